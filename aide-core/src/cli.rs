@@ -1,0 +1,429 @@
+//! The command-line harness every tool runs through.
+//!
+//! A tool implements [`Tool`]: a typed request (its flags, which also
+//! deserialise from a JSON `--request`), a typed output, and one function from
+//! the first to the second. [`main`] does the rest the same way for every
+//! tool: common flags, `--schema`, request parsing, the envelope, formats,
+//! errors and exit codes, panics, broken pipes and the execution log.
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Instant, SystemTime};
+
+use clap::parser::ValueSource;
+use clap::{Args, Command, FromArgMatches};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::envelope::{
+    Diagnostic, Envelope, ErrorEnvelope, Format, Stats, Stdout, diag, sort_diagnostics, stderr_line, to_json_string,
+};
+use crate::error::{AideError, code};
+use crate::log::{ExecutionLog, RunRecord};
+
+/// Flags every tool has. Not part of the request.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CommonArgs {
+    /// Print one JSON document.
+    #[arg(long, global = true, conflicts_with = "jsonl")]
+    pub json: bool,
+    /// Print one JSON record per line, then a summary record.
+    #[arg(long, global = true)]
+    pub jsonl: bool,
+    /// Indent JSON (implies --json).
+    #[arg(long, global = true)]
+    pub pretty: bool,
+    /// Read the request as JSON from FILE (`-` for stdin) instead of flags.
+    #[arg(long, value_name = "FILE")]
+    pub request: Option<String>,
+    /// Print the JSON Schema of the request and the output, then exit.
+    #[arg(long)]
+    pub schema: bool,
+    /// Do not record this run in the execution log (also: AIDE_LOG=off).
+    #[arg(long, global = true)]
+    pub no_log: bool,
+}
+
+impl CommonArgs {
+    pub fn format(&self) -> Format {
+        if self.jsonl {
+            Format::Jsonl
+        } else if self.json || self.pretty {
+            Format::Json { pretty: self.pretty }
+        } else {
+            Format::Text
+        }
+    }
+}
+
+/// How a tool's output is shown beyond JSON.
+pub trait Render {
+    /// The compact text form.
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()>;
+    /// False when the run found nothing (exit status 1, as grep).
+    fn found(&self) -> bool {
+        true
+    }
+    /// For `--jsonl`: the result field holding the records and the record
+    /// type written into each line's `type`.
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+}
+
+/// Mutable state of one run, given to the tool.
+#[derive(Debug)]
+pub struct RunContext {
+    pub execution_id: String,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Extra fields for `stats`.
+    pub stats: serde_json::Map<String, Value>,
+}
+
+impl RunContext {
+    pub fn new(execution_id: String) -> Self {
+        RunContext { execution_id, diagnostics: Vec::new(), stats: Default::default() }
+    }
+
+    pub fn diagnose(&mut self, d: Diagnostic) {
+        self.diagnostics.push(d);
+    }
+}
+
+/// A tool: a typed request, a typed output, and the function between them.
+pub trait Tool {
+    const NAME: &'static str;
+    const VERSION: &'static str;
+    const ABOUT: &'static str;
+    /// Alternative request field names accepted in `--request` JSON.
+    const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[];
+    type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema;
+    type Output: Serialize + JsonSchema + Render;
+
+    fn run(request: Self::Request, ctx: &mut RunContext) -> Result<Self::Output, AideError>;
+
+    /// The root the request works in, for the execution log.
+    fn root(_request: &Self::Request) -> Option<PathBuf> {
+        None
+    }
+}
+
+/// Runs `T` on the process arguments and exits with its status.
+pub fn main<T: Tool>() -> ! {
+    let status = run::<T>(std::env::args_os().collect());
+    std::process::exit(status)
+}
+
+/// Everything the harness knows about a run, for the log.
+struct Run<'a> {
+    tool: &'a str,
+    version: &'a str,
+    execution_id: String,
+    argv: Vec<String>,
+    started: SystemTime,
+    clock: Instant,
+    format: Format,
+    log: bool,
+    request_json: Option<String>,
+    root: Option<PathBuf>,
+    diagnostics: Vec<Diagnostic>,
+    stats_extra: serde_json::Map<String, Value>,
+}
+
+impl<'a> Run<'a> {
+    fn new(tool: &'a str, version: &'a str, argv: &[OsString]) -> Self {
+        let argv: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        // Before flags parse, guess the format so even a usage error is JSON
+        // for a harness that asked for JSON.
+        let format = if argv.iter().any(|a| a == "--jsonl") {
+            Format::Jsonl
+        } else if argv.iter().any(|a| a == "--json" || a == "--pretty") {
+            Format::Json { pretty: argv.iter().any(|a| a == "--pretty") }
+        } else {
+            Format::Text
+        };
+        Run {
+            tool,
+            version,
+            execution_id: crate::ids::new_execution_id(),
+            log: !argv.iter().any(|a| a == "--no-log") && !crate::log::disabled_by_env(),
+            argv,
+            started: SystemTime::now(),
+            clock: Instant::now(),
+            format,
+            request_json: None,
+            root: None,
+            diagnostics: Vec::new(),
+            stats_extra: Default::default(),
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        let ms = self.clock.elapsed().as_secs_f64() * 1000.0;
+        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0, extra: self.stats_extra.clone() }
+    }
+
+    /// Prints a failure in the run's format and logs it; returns the exit status.
+    fn fail(&mut self, out: &mut Stdout, err: &AideError) -> i32 {
+        let status = err.exit_status().code();
+        stderr_line(&format!("{}: {err}", self.tool));
+        sort_diagnostics(&mut self.diagnostics);
+        let stats = self.stats();
+        let doc = ErrorEnvelope::new(self.tool, self.version, &self.execution_id, err, &self.diagnostics, &stats);
+        let compact = to_json_string(&doc, false).unwrap_or_else(|_| String::from("{\"ok\":false}"));
+        match self.format {
+            Format::Text => {}
+            Format::Json { pretty: true } => {
+                let text = to_json_string(&doc, true).unwrap_or_else(|_| compact.clone());
+                let _ = out.write_str(&(text + "\n"));
+            }
+            Format::Json { pretty: false } => {
+                let _ = out.write_str(&format!("{compact}\n"));
+            }
+            Format::Jsonl => {
+                let line = with_type("error", serde_json::from_str(&compact).unwrap_or(Value::Null));
+                let _ = out.write_str(&format!("{line}\n"));
+            }
+        }
+        self.write_log(status, false, Some(err.code.name), compact);
+        status
+    }
+
+    fn write_log(&mut self, exit_code: i32, ok: bool, error_code: Option<&str>, result_json: String) {
+        if !self.log {
+            return;
+        }
+        let record = RunRecord {
+            execution_id: self.execution_id.clone(),
+            tool: self.tool.to_string(),
+            version: self.version.to_string(),
+            argv: self.argv.clone(),
+            request: self.request_json.clone(),
+            cwd: std::env::current_dir().ok().map(|p| p.display().to_string()),
+            root: self.root.as_ref().map(|p| p.display().to_string()),
+            started: self.started,
+            duration: self.clock.elapsed(),
+            exit_code,
+            ok,
+            error_code: error_code.map(str::to_string),
+            result_json,
+        };
+        if let Err(e) = ExecutionLog::open_default().and_then(|mut log| log.record(&record)) {
+            // The result is already printed; a log failure only warns.
+            stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
+        }
+    }
+}
+
+/// Inserts `"type": kind` as the first field of an object.
+fn with_type(kind: &str, value: Value) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert("type".into(), Value::String(kind.into()));
+    if let Value::Object(obj) = value {
+        m.extend(obj);
+    }
+    Value::Object(m)
+}
+
+static PANIC_MESSAGE: Mutex<Option<String>> = Mutex::new(None);
+
+/// Keeps panics off stderr and remembers the message, so a panic becomes a
+/// structured `internal` error instead of a backtrace.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_string());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        *crate::walk::lock(&PANIC_MESSAGE) = Some(format!("{msg}{at}"));
+    }));
+}
+
+/// Runs `f`, turning a panic into an `internal` error.
+pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, AideError>) -> Result<T, AideError> {
+    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            let msg = crate::walk::lock(&PANIC_MESSAGE).take().unwrap_or_else(|| "panic".into());
+            Err(AideError::internal(format!("the tool panicked: {msg}")))
+        }
+    }
+}
+
+/// Parses the command line for `T`; Ok(None) means help or version was
+/// printed and the process should exit 0.
+fn parse_cli<T: Tool>(argv: &[OsString]) -> Result<Option<(CommonArgs, clap::ArgMatches)>, AideError> {
+    let mut cmd = Command::new(T::NAME).version(T::VERSION).about(T::ABOUT);
+    cmd = CommonArgs::augment_args(cmd);
+    cmd = T::Request::augment_args(cmd);
+    let matches = match cmd.try_get_matches_from_mut(argv) {
+        Ok(m) => m,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = Stdout::new().write_str(&e.render().to_string());
+                return Ok(None);
+            }
+            return Err(clap_error(&e));
+        }
+    };
+    let common = CommonArgs::from_arg_matches(&matches).map_err(|e| clap_error(&e))?;
+    Ok(Some((common, matches)))
+}
+
+/// A clap error as `invalid_arguments`.
+pub fn clap_error(e: &clap::Error) -> AideError {
+    let rendered = e.render().to_string();
+    let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
+    AideError::new(code::INVALID_ARGUMENTS, first).with_hint("see --help for the flags")
+}
+
+/// Builds the request from flags, or from `--request` (then no request flag
+/// may be given).
+fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Result<T::Request, AideError> {
+    let Some(source) = &common.request else {
+        return T::Request::from_arg_matches(matches).map_err(|e| clap_error(&e));
+    };
+    let probe = T::Request::augment_args(Command::new("probe"));
+    let given: Vec<String> = probe
+        .get_arguments()
+        .filter(|a| matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
+        .map(|a| a.get_long().map(|l| format!("--{l}")).unwrap_or_else(|| a.get_id().to_string()))
+        .collect();
+    if !given.is_empty() {
+        return Err(AideError::new(
+            code::INVALID_ARGUMENTS,
+            format!("--request cannot be combined with {}", given.join(", ")),
+        )
+        .with_hint("put every field in the request JSON, or use flags only"));
+    }
+    let text = crate::request::read_request_source(source)?;
+    crate::request::parse_request::<T::Request>(&text, T::REQUEST_ALIASES)
+}
+
+/// Runs `T` on `argv` and returns the exit status.
+pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
+    install_panic_hook();
+    let mut out = Stdout::new();
+    let mut run = Run::new(T::NAME, T::VERSION, &argv);
+
+    let (common, matches) = match parse_cli::<T>(&argv) {
+        Ok(Some(p)) => p,
+        Ok(None) => return 0,
+        Err(e) => return run.fail(&mut out, &e),
+    };
+    run.format = common.format();
+    run.log = run.log && !common.no_log;
+
+    if common.schema {
+        let doc = crate::request::schema_document::<T::Request, T::Output>(T::NAME, T::VERSION);
+        let text = to_json_string(&doc, true).unwrap_or_default();
+        let _ = out.write_str(&(text + "\n"));
+        return 0;
+    }
+
+    let request = match build_request::<T>(&common, &matches) {
+        Ok(r) => r,
+        Err(e) => return run.fail(&mut out, &e),
+    };
+    run.request_json = serde_json::to_string(&request).ok();
+    run.root = T::root(&request);
+
+    let mut ctx = RunContext::new(run.execution_id.clone());
+    let result = catch_panic(|| T::run(request, &mut ctx));
+    run.diagnostics = ctx.diagnostics;
+    run.stats_extra = ctx.stats;
+    sort_diagnostics(&mut run.diagnostics);
+    let output = match result {
+        Ok(o) => o,
+        Err(e) => return run.fail(&mut out, &e),
+    };
+
+    let status = if output.found() { 0 } else { 1 };
+    match emit(&mut run, &mut out, &output, status) {
+        Ok(()) => status,
+        Err(e) => {
+            stderr_line(&format!("{}: {e}", T::NAME));
+            4
+        }
+    }
+}
+
+/// Prints the output in the chosen format and logs the run.
+fn emit<O: Serialize + Render>(run: &mut Run<'_>, out: &mut Stdout, output: &O, status: i32) -> Result<(), AideError> {
+    let stats = run.stats();
+    let env = Envelope {
+        tool: run.tool,
+        version: run.version,
+        execution_id: &run.execution_id,
+        ok: true,
+        result: output,
+        diagnostics: &run.diagnostics,
+        stats: &stats,
+    };
+    let need_compact = run.log || matches!(run.format, Format::Json { pretty: false });
+    let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
+    let io_err = |e: io::Error| AideError::new(code::IO_ERROR, format!("writing output: {e}"));
+    match run.format {
+        Format::Text => {
+            out.write_with(|w| output.render_text(w)).map_err(io_err)?;
+            // Diagnostics go to stderr in text mode, briefly.
+            const SHOWN: usize = 20;
+            for d in run.diagnostics.iter().take(SHOWN) {
+                let path = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+                stderr_line(&format!("{}: warning[{}]: {path}{}", run.tool, d.code, d.message));
+            }
+            if run.diagnostics.len() > SHOWN {
+                stderr_line(&format!(
+                    "{}: … and {} more warnings (see --json)",
+                    run.tool,
+                    run.diagnostics.len() - SHOWN
+                ));
+            }
+        }
+        Format::Json { pretty } => {
+            let text = match (&compact, pretty) {
+                (Some(c), false) => c.clone(),
+                _ => to_json_string(&env, true)?,
+            };
+            out.write_with(|w| {
+                w.write_all(text.as_bytes())?;
+                w.write_all(b"\n")
+            })
+            .map_err(io_err)?;
+        }
+        Format::Jsonl => {
+            let mut value = serde_json::to_value(&env).map_err(|e| AideError::internal(e.to_string()))?;
+            let records = match (output.jsonl_records(), value.as_object_mut()) {
+                (Some((field, kind)), Some(obj)) => match obj.shift_remove(field) {
+                    Some(Value::Array(items)) => Some((kind, items)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            out.write_with(|w| {
+                if let Some((kind, items)) = records {
+                    for item in items {
+                        serde_json::to_writer(&mut *w, &with_type(kind, item))?;
+                        w.write_all(b"\n")?;
+                    }
+                }
+                serde_json::to_writer(&mut *w, &with_type("summary", value))?;
+                w.write_all(b"\n")
+            })
+            .map_err(io_err)?;
+        }
+    }
+    if let Some(compact) = compact {
+        run.write_log(status, true, None, compact);
+    }
+    Ok(())
+}

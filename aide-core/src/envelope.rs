@@ -1,0 +1,237 @@
+//! The output envelope, diagnostics, formats and the stdout writer.
+//!
+//! Every JSON document a tool prints is
+//!
+//! ```json
+//! { "tool": "llm-search", "version": "0.1.0", "execution_id": "0192…",
+//!   "ok": true, …the tool's result fields…,
+//!   "diagnostics": [ { "code": "binary_file", "path": "img.png", "message": "…" } ],
+//!   "stats": { "elapsed_ms": 1.25 } }
+//! ```
+//!
+//! and a failure is the same envelope with `"ok": false` and
+//! `"error": { "code", "message", "hint", "details" }` in place of the result.
+//! With `--jsonl` each record of the tool's main list is one line
+//! (`{"type": "match", …}`) and a last line `{"type": "summary", …}` carries the
+//! rest of the envelope.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::error::{AideError, ErrorBody};
+
+/// Stable diagnostic codes. Part of the wire format: add, never rename.
+pub mod diag {
+    /// A file with NUL bytes was skipped.
+    pub const BINARY_FILE: &str = "binary_file";
+    /// A file over the size limit was skipped.
+    pub const FILE_TOO_LARGE: &str = "file_too_large";
+    /// A file could not be read.
+    pub const UNREADABLE: &str = "unreadable";
+    /// A symlink whose target does not exist was skipped.
+    pub const BROKEN_SYMLINK: &str = "broken_symlink";
+    /// A symlink was not followed (pass `--follow`).
+    pub const SYMLINK_NOT_FOLLOWED: &str = "symlink_not_followed";
+    /// A followed symlink led outside the root.
+    pub const OUTSIDE_ROOT: &str = "outside_root";
+    /// The walk could not read a directory or ignore file.
+    pub const WALK_ERROR: &str = "walk_error";
+    /// A file in an encoding the tool does not search (UTF-16) was skipped.
+    pub const UNSUPPORTED_ENCODING: &str = "unsupported_encoding";
+    /// Text that is not valid UTF-8 was shown lossily.
+    pub const LOSSY_UTF8: &str = "lossy_utf8";
+    /// A file did not parse cleanly.
+    pub const PARSE_ERROR: &str = "parse_error";
+    /// The run could not be written to the execution log.
+    pub const LOG_FAILED: &str = "log_failed";
+    /// The output was cut to respect a limit.
+    pub const OUTPUT_TRUNCATED: &str = "output_truncated";
+}
+
+/// A warning attached to a result: the run succeeded, but something was
+/// skipped or approximated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+pub struct Diagnostic {
+    /// Stable snake_case code.
+    pub code: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        Diagnostic { code: code.to_string(), path: None, message: message.into() }
+    }
+
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+}
+
+/// Deterministic diagnostic order: by path (none first), code, message.
+pub fn sort_diagnostics(d: &mut [Diagnostic]) {
+    d.sort_by(|a, b| {
+        (a.path.as_deref().map(str::as_bytes), &a.code, &a.message).cmp(&(
+            b.path.as_deref().map(str::as_bytes),
+            &b.code,
+            &b.message,
+        ))
+    });
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Compact text for people and token-thrifty agents.
+    Text,
+    /// One JSON document.
+    Json { pretty: bool },
+    /// One JSON record per line, then a summary record.
+    Jsonl,
+}
+
+impl Format {
+    pub fn is_json(self) -> bool {
+        !matches!(self, Format::Text)
+    }
+}
+
+/// Run statistics. `elapsed_ms` is always present; tools add their own.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Stats {
+    /// Wall time of the run in milliseconds.
+    pub elapsed_ms: f64,
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The envelope of a successful run, generic over the tool's result.
+#[derive(Debug, Serialize)]
+pub struct Envelope<'a, T: Serialize> {
+    pub tool: &'a str,
+    pub version: &'a str,
+    pub execution_id: &'a str,
+    pub ok: bool,
+    #[serde(flatten)]
+    pub result: &'a T,
+    pub diagnostics: &'a [Diagnostic],
+    pub stats: &'a Stats,
+}
+
+/// The envelope of a failed run.
+#[derive(Debug, Serialize)]
+pub struct ErrorEnvelope<'a> {
+    pub tool: &'a str,
+    pub version: &'a str,
+    pub execution_id: &'a str,
+    pub ok: bool,
+    pub error: ErrorBody,
+    pub diagnostics: &'a [Diagnostic],
+    pub stats: &'a Stats,
+}
+
+impl<'a> ErrorEnvelope<'a> {
+    pub fn new(
+        tool: &'a str,
+        version: &'a str,
+        execution_id: &'a str,
+        error: &AideError,
+        diagnostics: &'a [Diagnostic],
+        stats: &'a Stats,
+    ) -> Self {
+        ErrorEnvelope { tool, version, execution_id, ok: false, error: error.into(), diagnostics, stats }
+    }
+}
+
+/// Serialises `value` compactly or indented.
+pub fn to_json_string<T: Serialize + ?Sized>(value: &T, pretty: bool) -> Result<String, AideError> {
+    let r = if pretty { serde_json::to_string_pretty(value) } else { serde_json::to_string(value) };
+    r.map_err(|e| AideError::internal(format!("serialising output: {e}")))
+}
+
+/// Writes to stdout, treating a closed pipe (`| head`) as success: once the
+/// reader is gone, further output is dropped silently.
+#[derive(Debug)]
+pub struct Stdout {
+    out: io::BufWriter<io::Stdout>,
+    closed: bool,
+}
+
+impl Default for Stdout {
+    fn default() -> Self {
+        Stdout { out: io::BufWriter::with_capacity(64 * 1024, io::stdout()), closed: false }
+    }
+}
+
+impl Stdout {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Runs `f` against the buffered stdout; a broken pipe ends output quietly,
+    /// any other error is returned.
+    pub fn write_with(&mut self, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match f(&mut self.out).and_then(|()| self.out.flush()) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    pub fn write_str(&mut self, s: &str) -> io::Result<()> {
+        self.write_with(|w| w.write_all(s.as_bytes()))
+    }
+}
+
+/// Writes one line to stderr, ignoring failures (there is nowhere left to
+/// report them).
+pub fn stderr_line(line: &str) {
+    let mut err = io::stderr().lock();
+    let _ = writeln!(err, "{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct R {
+        matches: Vec<u32>,
+        truncated: bool,
+    }
+
+    #[test]
+    fn envelope_field_order_is_fixed() {
+        let stats = Stats { elapsed_ms: 1.5, extra: Default::default() };
+        let r = R { matches: vec![1], truncated: false };
+        let env = Envelope { tool: "t", version: "1", execution_id: "x", ok: true, result: &r, diagnostics: &[], stats: &stats };
+        assert_eq!(
+            to_json_string(&env, false).unwrap(),
+            r#"{"tool":"t","version":"1","execution_id":"x","ok":true,"matches":[1],"truncated":false,"diagnostics":[],"stats":{"elapsed_ms":1.5}}"#
+        );
+    }
+
+    #[test]
+    fn diagnostics_sort_deterministically() {
+        let mut d = vec![
+            Diagnostic::new("b", "m").with_path("z"),
+            Diagnostic::new("a", "m").with_path("z"),
+            Diagnostic::new("c", "m"),
+            Diagnostic::new("a", "m").with_path("a"),
+        ];
+        sort_diagnostics(&mut d);
+        let got: Vec<_> = d.iter().map(|d| (d.path.clone(), d.code.clone())).collect();
+        assert_eq!(
+            got,
+            vec![(None, "c".into()), (Some("a".into()), "a".into()), (Some("z".into()), "a".into()), (Some("z".into()), "b".into())]
+        );
+    }
+}

@@ -1,0 +1,224 @@
+//! Errors, stable error codes and exit statuses.
+//!
+//! Libraries define their own `thiserror` enums and convert them into
+//! [`AideError`] with one of the [`ErrorCode`] constants below. This module is
+//! the one place where a code is tied to an exit status, so every tool exits
+//! the same way for the same kind of failure.
+//!
+//! | exit | meaning |
+//! |------|---------|
+//! | 0 | success |
+//! | 1 | success, but nothing was found |
+//! | 2 | invalid input: bad flags, bad request JSON, invalid pattern |
+//! | 3 | conflict or failed precondition: re-read and retry |
+//! | 4 | runtime failure: I/O, permission, timeout, internal |
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The process exit status of a tool run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitStatus {
+    Success,
+    NothingFound,
+    InvalidInput,
+    Conflict,
+    Runtime,
+}
+
+impl ExitStatus {
+    pub fn code(self) -> i32 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::NothingFound => 1,
+            ExitStatus::InvalidInput => 2,
+            ExitStatus::Conflict => 3,
+            ExitStatus::Runtime => 4,
+        }
+    }
+}
+
+/// The class of a failure, which decides its exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    InvalidInput,
+    Conflict,
+    Runtime,
+}
+
+impl ErrorClass {
+    pub fn exit_status(self) -> ExitStatus {
+        match self {
+            ErrorClass::InvalidInput => ExitStatus::InvalidInput,
+            ErrorClass::Conflict => ExitStatus::Conflict,
+            ErrorClass::Runtime => ExitStatus::Runtime,
+        }
+    }
+}
+
+/// A stable, snake_case error code together with its class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorCode {
+    pub name: &'static str,
+    pub class: ErrorClass,
+}
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $ident:ident = $name:literal, $class:ident;)*) => {
+        $( $(#[$doc])* pub const $ident: ErrorCode = ErrorCode { name: $name, class: ErrorClass::$class }; )*
+        /// Every code, for documentation and tests.
+        pub const ALL: &[ErrorCode] = &[$($ident),*];
+    };
+}
+
+/// The registry of error codes. Codes are part of the wire format: never
+/// rename one, only add.
+pub mod code {
+    use super::{ErrorClass, ErrorCode};
+
+    codes! {
+        /// Flags that do not parse or contradict each other.
+        INVALID_ARGUMENTS = "invalid_arguments", InvalidInput;
+        /// A `--request` document that is not valid JSON or has wrong or unknown fields.
+        INVALID_REQUEST = "invalid_request", InvalidInput;
+        /// A regular expression or glob that does not compile.
+        INVALID_PATTERN = "invalid_pattern", InvalidInput;
+        /// A glob given with `--glob` that does not compile.
+        INVALID_GLOB = "invalid_glob", InvalidInput;
+        /// A path that leads outside `--root`.
+        PATH_OUTSIDE_ROOT = "path_outside_root", InvalidInput;
+        /// A path, id or record that does not exist.
+        NOT_FOUND = "not_found", InvalidInput;
+        /// A `--type` or `--language` that is not known.
+        UNKNOWN_LANGUAGE = "unknown_language", InvalidInput;
+        /// The file changed since it was read: its checksum differs.
+        CHECKSUM_MISMATCH = "checksum_mismatch", Conflict;
+        /// Another process holds the resource.
+        CONFLICT = "conflict", Conflict;
+        /// I/O failed.
+        IO_ERROR = "io_error", Runtime;
+        /// The operating system refused access.
+        PERMISSION_DENIED = "permission_denied", Runtime;
+        /// The operation ran out of time.
+        TIMEOUT = "timeout", Runtime;
+        /// The execution log could not be read or written.
+        LOG_UNAVAILABLE = "log_unavailable", Runtime;
+        /// A stored result was too large to keep whole.
+        RESULT_CAPPED = "result_capped", Runtime;
+        /// A bug: a panic or an invariant that did not hold.
+        INTERNAL = "internal", Runtime;
+    }
+}
+
+/// A failure as every tool reports it: `{"code", "message", "hint", "details"}`.
+#[derive(Debug, Clone)]
+pub struct AideError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub hint: Option<String>,
+    pub details: Value,
+}
+
+impl AideError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        AideError { code, message: message.into(), hint: None, details: Value::Null }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = details;
+        self
+    }
+
+    pub fn exit_status(&self) -> ExitStatus {
+        self.code.class.exit_status()
+    }
+
+    /// An I/O error on `path`, classified by its kind.
+    pub fn io(path: &str, err: &std::io::Error) -> Self {
+        use std::io::ErrorKind;
+        let (code, hint) = match err.kind() {
+            ErrorKind::NotFound => (code::NOT_FOUND, "check the path; paths are relative to --root"),
+            ErrorKind::PermissionDenied => (code::PERMISSION_DENIED, "check the file's permissions"),
+            _ => (code::IO_ERROR, "retry; if it persists, check the disk and the path"),
+        };
+        AideError::new(code, format!("{path}: {err}"))
+            .with_hint(hint)
+            .with_details(serde_json::json!({ "path": path }))
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        AideError::new(code::INTERNAL, message)
+            .with_hint("this is a bug in aide; please report it with the command line")
+    }
+}
+
+impl fmt::Display for AideError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error[{}]: {}", self.code.name, self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " (hint: {hint})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for AideError {}
+
+/// The wire form of an error.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ErrorBody {
+    /// Stable snake_case code.
+    pub code: String,
+    pub message: String,
+    pub hint: Option<String>,
+    pub details: Value,
+}
+
+impl From<&AideError> for ErrorBody {
+    fn from(e: &AideError) -> Self {
+        ErrorBody {
+            code: e.code.name.to_string(),
+            message: e.message.clone(),
+            hint: e.hint.clone(),
+            details: e.details.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_snake_case() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in code::ALL {
+            assert!(seen.insert(c.name), "duplicate code {}", c.name);
+            assert!(c.name.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_'), "{}", c.name);
+        }
+    }
+
+    #[test]
+    fn classes_map_to_documented_exit_codes() {
+        assert_eq!(code::INVALID_PATTERN.class.exit_status().code(), 2);
+        assert_eq!(code::CHECKSUM_MISMATCH.class.exit_status().code(), 3);
+        assert_eq!(code::IO_ERROR.class.exit_status().code(), 4);
+        assert_eq!(ExitStatus::NothingFound.code(), 1);
+    }
+
+    #[test]
+    fn io_errors_are_classified() {
+        let e = AideError::io("a.txt", &std::io::Error::from(std::io::ErrorKind::NotFound));
+        assert_eq!(e.code, code::NOT_FOUND);
+        let e = AideError::io("a.txt", &std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        assert_eq!(e.code, code::PERMISSION_DENIED);
+    }
+}

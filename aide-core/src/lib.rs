@@ -1,0 +1,44 @@
+//! # aide-core: the contract every aide tool follows
+//!
+//! The tools (`llm-search`, `llm-read`, …) are thin adapters over library
+//! functions; this crate holds what they share, once:
+//!
+//! * [`envelope`] — the JSON envelope (`tool`, `version`, `execution_id`, `ok`,
+//!   result fields, `diagnostics`, `stats`), diagnostics, the three formats
+//!   (compact text, `--json`, `--jsonl`) and a stdout writer for which a broken
+//!   pipe is success.
+//! * [`error`] — [`AideError`] with stable snake_case codes, each tied to one
+//!   exit status: 0 success, 1 nothing found, 2 invalid input, 3 conflict or
+//!   failed precondition, 4 runtime failure.
+//! * [`cli`] — the harness: a [`cli::Tool`] gets flags or a JSON `--request`,
+//!   `--schema`, panics turned into errors, and the execution log, for free.
+//! * [`span`] — byte offsets ⇄ 1-based line and Unicode-scalar column, exact for
+//!   UTF-8, CRLF, missing final newlines and invalid UTF-8.
+//! * [`checksum`] — SHA-256 in lowercase hex, as `sha256sum` prints it.
+//! * [`ids`] and [`ordering`] — UUIDv7 execution ids, stable span ids, and the
+//!   canonical order (path byte-wise, then byte offset).
+//! * [`root`] — root confinement: no path leaves `--root`.
+//! * [`walk`] — file walking with ripgrep's ignore semantics.
+//! * [`lang`] — language detection by extension.
+//! * [`log`] — the SQLite execution log behind `aide log`.
+//!
+//! The wire format is documented in `docs/CONTRACT.md`.
+
+pub mod checksum;
+pub mod cli;
+pub mod envelope;
+pub mod error;
+pub mod ids;
+pub mod lang;
+pub mod log;
+pub mod ordering;
+pub mod request;
+pub mod root;
+pub mod span;
+pub mod walk;
+
+pub use envelope::{Diagnostic, Format};
+pub use error::{AideError, ErrorCode, ExitStatus, code};
+pub use lang::Lang;
+pub use root::Root;
+pub use span::{LineIndex, Position};

@@ -1,0 +1,468 @@
+//! The execution log: every run's request and structured result, retrievable
+//! by `execution_id` (`aide log show ID`) after an agent's context was
+//! compacted.
+//!
+//! Store: SQLite in WAL mode at `$AIDE_HOME/log.db` (see [`aide_home`]), written
+//! with a busy timeout and `BEGIN IMMEDIATE`, retried on contention, so many
+//! concurrent processes lose no row. Logging never fails a tool: a failure
+//! becomes a `log_failed` diagnostic. `--no-log` or `AIDE_LOG=off` disables it.
+//!
+//! Limits (environment variables override the defaults):
+//!
+//! | what | default | variable |
+//! |------|---------|----------|
+//! | a stored result | 8 MiB; larger results are recorded without their body and flagged `result_capped` | `AIDE_LOG_MAX_RESULT_BYTES` |
+//! | runs kept | 10,000 newest | `AIDE_LOG_MAX_RUNS` |
+//! | age of runs kept | 30 days | `AIDE_LOG_MAX_AGE` (e.g. `7d`, `12h`) |
+//!
+//! Retention is applied automatically on about one run in 32, and on demand by
+//! `aide log prune`.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AideError, code};
+
+const SCHEMA_VERSION: i64 = 1;
+const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
+const DEFAULT_MAX_RUNS: u64 = 10_000;
+const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+/// How long a writer keeps retrying under contention before giving up.
+const CONTENTION_DEADLINE: Duration = Duration::from_secs(30);
+
+/// The directory where aide keeps its state: `$AIDE_HOME`, else
+/// `$XDG_STATE_HOME/aide`, else `~/.local/state/aide`.
+pub fn aide_home() -> PathBuf {
+    if let Some(h) = std::env::var_os("AIDE_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(h);
+    }
+    if let Some(x) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(x).join("aide");
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    home.join(".local/state/aide")
+}
+
+/// Whether logging is switched off by the environment (`AIDE_LOG=off|0|false|no`).
+pub fn disabled_by_env() -> bool {
+    std::env::var("AIDE_LOG").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no"))
+}
+
+/// One run to record.
+#[derive(Debug, Clone)]
+pub struct RunRecord {
+    pub execution_id: String,
+    pub tool: String,
+    pub version: String,
+    pub argv: Vec<String>,
+    pub request: Option<String>,
+    pub cwd: Option<String>,
+    pub root: Option<String>,
+    pub started: SystemTime,
+    pub duration: Duration,
+    pub exit_code: i32,
+    pub ok: bool,
+    pub error_code: Option<String>,
+    /// The complete JSON document of the result, compact.
+    pub result_json: String,
+}
+
+/// A stored run, as `aide log` lists it.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RunSummary {
+    pub execution_id: String,
+    pub tool: String,
+    pub version: String,
+    pub argv: Vec<String>,
+    pub cwd: Option<String>,
+    pub root: Option<String>,
+    /// UTC, RFC 3339.
+    pub started_at: String,
+    pub finished_at: String,
+    pub duration_ms: f64,
+    pub exit_code: i32,
+    pub ok: bool,
+    pub error_code: Option<String>,
+    pub result_bytes: u64,
+    /// The result was larger than the store keeps and was not stored.
+    pub result_capped: bool,
+}
+
+/// A stored run with its request and result.
+#[derive(Debug, Clone)]
+pub struct StoredRun {
+    pub summary: RunSummary,
+    pub request: Option<String>,
+    pub result_json: Option<String>,
+}
+
+/// Filters for listing runs.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub tool: Option<String>,
+    pub limit: usize,
+    /// Only runs started at or after this time.
+    pub since: Option<SystemTime>,
+}
+
+/// What pruning removed.
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
+pub struct PruneReport {
+    pub removed: u64,
+    pub remaining: u64,
+}
+
+/// The execution log store.
+#[derive(Debug)]
+pub struct ExecutionLog {
+    conn: Connection,
+    path: PathBuf,
+}
+
+fn log_err(path: &Path, e: impl std::fmt::Display) -> AideError {
+    AideError::new(code::LOG_UNAVAILABLE, format!("execution log {}: {e}", path.display()))
+        .with_hint("check that $AIDE_HOME is writable, or pass --no-log / set AIDE_LOG=off")
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
+/// Retries `f` while SQLite reports contention, with growing jittered sleeps,
+/// up to [`CONTENTION_DEADLINE`].
+fn with_retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = Instant::now();
+    let mut attempt: u32 = 0;
+    loop {
+        match f() {
+            Err(e) if is_busy(&e) && start.elapsed() < CONTENTION_DEADLINE => {
+                attempt += 1;
+                let jitter = u64::from(std::process::id() % 7);
+                std::thread::sleep(Duration::from_millis(u64::from(attempt.min(20)) * 2 + jitter));
+            }
+            other => return other,
+        }
+    }
+}
+
+impl ExecutionLog {
+    /// Opens (creating if needed) the log under `home`.
+    pub fn open_in(home: &Path) -> Result<ExecutionLog, AideError> {
+        let path = home.join("log.db");
+        std::fs::create_dir_all(home).map_err(|e| log_err(&path, e))?;
+        let conn = with_retry(|| {
+            let conn = Connection::open(&path)?;
+            conn.busy_timeout(Duration::from_secs(10))?;
+            conn.pragma_update(None, "journal_mode", "WAL")?;
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            if version < SCHEMA_VERSION {
+                let mut conn = conn;
+                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                tx.execute_batch(
+                    "CREATE TABLE IF NOT EXISTS runs (
+                        execution_id TEXT PRIMARY KEY,
+                        tool TEXT NOT NULL,
+                        version TEXT NOT NULL,
+                        argv TEXT NOT NULL,
+                        request TEXT,
+                        cwd TEXT,
+                        root TEXT,
+                        started_ms INTEGER NOT NULL,
+                        started_at TEXT NOT NULL,
+                        finished_at TEXT NOT NULL,
+                        duration_ms REAL NOT NULL,
+                        exit_code INTEGER NOT NULL,
+                        ok INTEGER NOT NULL,
+                        error_code TEXT,
+                        result TEXT,
+                        result_bytes INTEGER NOT NULL,
+                        result_capped INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);
+                    CREATE INDEX IF NOT EXISTS runs_tool_started ON runs(tool, started_ms);
+                    PRAGMA user_version = 1;",
+                )?;
+                tx.commit()?;
+                return Ok(conn);
+            }
+            Ok(conn)
+        })
+        .map_err(|e| log_err(&path, e))?;
+        Ok(ExecutionLog { conn, path })
+    }
+
+    /// Opens the log at [`aide_home`].
+    pub fn open_default() -> Result<ExecutionLog, AideError> {
+        Self::open_in(&aide_home())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records a run. Applies retention on about one run in 32.
+    pub fn record(&mut self, run: &RunRecord) -> Result<(), AideError> {
+        let max_result = env_parse("AIDE_LOG_MAX_RESULT_BYTES").unwrap_or(DEFAULT_MAX_RESULT_BYTES);
+        let capped = run.result_json.len() > max_result;
+        let started_ms = millis(run.started);
+        let finished = run.started + run.duration;
+        let argv = serde_json::to_string(&run.argv).map_err(|e| log_err(&self.path, e))?;
+        let path = self.path.clone();
+        with_retry(|| {
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute(
+                "INSERT OR REPLACE INTO runs (execution_id, tool, version, argv, request, cwd, root, started_ms,
+                    started_at, finished_at, duration_ms, exit_code, ok, error_code, result, result_bytes, result_capped)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                params![
+                    run.execution_id,
+                    run.tool,
+                    run.version,
+                    argv,
+                    run.request,
+                    run.cwd,
+                    run.root,
+                    started_ms,
+                    rfc3339(run.started),
+                    rfc3339(finished),
+                    run.duration.as_secs_f64() * 1000.0,
+                    run.exit_code,
+                    run.ok,
+                    run.error_code,
+                    (!capped).then_some(run.result_json.as_str()),
+                    run.result_json.len() as i64,
+                    capped,
+                ],
+            )?;
+            tx.commit()
+        })
+        .map_err(|e| log_err(&path, e))?;
+        // The execution id's random tail decides, so pruning is spread evenly
+        // across processes without coordination.
+        if run.execution_id.as_bytes().last().is_some_and(|b| b % 32 == 0) {
+            self.prune(None, None)?;
+        }
+        Ok(())
+    }
+
+    /// Removes runs older than `older_than` (default: the configured maximum
+    /// age) and all but the newest `keep` (default: the configured maximum).
+    pub fn prune(&mut self, older_than: Option<Duration>, keep: Option<u64>) -> Result<PruneReport, AideError> {
+        let max_age = older_than
+            .or_else(|| std::env::var("AIDE_LOG_MAX_AGE").ok().and_then(|v| humantime::parse_duration(&v).ok()))
+            .unwrap_or(DEFAULT_MAX_AGE);
+        let keep = keep.or_else(|| env_parse("AIDE_LOG_MAX_RUNS")).unwrap_or(DEFAULT_MAX_RUNS);
+        let cutoff = millis(SystemTime::now().checked_sub(max_age).unwrap_or(UNIX_EPOCH));
+        let keep_i = i64::try_from(keep).unwrap_or(i64::MAX);
+        let path = self.path.clone();
+        with_retry(|| {
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let mut removed = tx.execute("DELETE FROM runs WHERE started_ms < ?1", params![cutoff])? as u64;
+            removed += tx.execute(
+                "DELETE FROM runs WHERE execution_id NOT IN
+                    (SELECT execution_id FROM runs ORDER BY started_ms DESC, execution_id DESC LIMIT ?1)",
+                params![keep_i],
+            )? as u64;
+            let remaining: i64 = tx.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
+            tx.commit()?;
+            Ok(PruneReport { removed, remaining: remaining as u64 })
+        })
+        .map_err(|e| log_err(&path, e))
+    }
+
+    /// Runs, newest first.
+    pub fn list(&self, filter: &ListFilter) -> Result<Vec<RunSummary>, AideError> {
+        let since = filter.since.map(millis).unwrap_or(i64::MIN);
+        let limit = i64::try_from(filter.limit).unwrap_or(i64::MAX);
+        let mut stmt = self
+            .conn
+            .prepare(&format!(
+                "SELECT {SUMMARY_COLUMNS} FROM runs
+                 WHERE (?1 IS NULL OR tool = ?1) AND started_ms >= ?2
+                 ORDER BY started_ms DESC, execution_id DESC LIMIT ?3"
+            ))
+            .map_err(|e| log_err(&self.path, e))?;
+        let rows = stmt
+            .query_map(params![filter.tool, since, limit], summary_from_row)
+            .map_err(|e| log_err(&self.path, e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| log_err(&self.path, e))
+    }
+
+    /// The run with this id, or the one run whose id starts with `id` (at
+    /// least 8 characters). Errors if none or several match.
+    pub fn get(&self, id: &str) -> Result<StoredRun, AideError> {
+        let sql = format!("SELECT {SUMMARY_COLUMNS}, request, result FROM runs WHERE execution_id = ?1");
+        let exact = self
+            .conn
+            .query_row(&sql, params![id], stored_from_row)
+            .optional()
+            .map_err(|e| log_err(&self.path, e))?;
+        if let Some(run) = exact {
+            return Ok(run);
+        }
+        let not_found = || {
+            AideError::new(code::NOT_FOUND, format!("no run with execution_id `{id}` in the log"))
+                .with_hint("list recent runs with `aide log list`; runs older than the retention limits are pruned")
+                .with_details(serde_json::json!({ "execution_id": id }))
+        };
+        if id.len() < 8 || !id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
+            return Err(not_found());
+        }
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS}, request, result FROM runs WHERE execution_id >= ?1 AND execution_id < ?2 LIMIT 2"
+        );
+        let upper = format!("{id}\u{10FFFF}");
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| log_err(&self.path, e))?;
+        let found = stmt
+            .query_map(params![id, upper], stored_from_row)
+            .map_err(|e| log_err(&self.path, e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| log_err(&self.path, e))?;
+        match found.len() {
+            0 => Err(not_found()),
+            1 => Ok(found.into_iter().next().ok_or_else(|| AideError::internal("row vanished"))?),
+            _ => Err(AideError::new(code::INVALID_ARGUMENTS, format!("execution_id prefix `{id}` matches several runs"))
+                .with_hint("give more characters of the id")),
+        }
+    }
+}
+
+const SUMMARY_COLUMNS: &str = "execution_id, tool, version, argv, cwd, root, started_at, finished_at, duration_ms, \
+                               exit_code, ok, error_code, result_bytes, result_capped";
+
+fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
+    let argv: String = r.get(3)?;
+    Ok(RunSummary {
+        execution_id: r.get(0)?,
+        tool: r.get(1)?,
+        version: r.get(2)?,
+        argv: serde_json::from_str(&argv).unwrap_or_default(),
+        cwd: r.get(4)?,
+        root: r.get(5)?,
+        started_at: r.get(6)?,
+        finished_at: r.get(7)?,
+        duration_ms: r.get(8)?,
+        exit_code: r.get(9)?,
+        ok: r.get(10)?,
+        error_code: r.get(11)?,
+        result_bytes: r.get::<_, i64>(12)? as u64,
+        result_capped: r.get(13)?,
+    })
+}
+
+fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRun> {
+    Ok(StoredRun { summary: summary_from_row(r)?, request: r.get(14)?, result_json: r.get(15)? })
+}
+
+fn env_parse<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok()?.trim().parse().ok()
+}
+
+fn millis(t: SystemTime) -> i64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    }
+}
+
+/// UTC RFC 3339 with millisecond precision, e.g. `2026-01-20T18:30:00.123Z`.
+pub fn rfc3339(t: SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}
+
+/// Parses a point in time: RFC 3339 (`2026-01-20T18:30:00Z`) or a duration
+/// ago (`2h`, `7d`, `30min`).
+pub fn parse_since(s: &str) -> Result<SystemTime, AideError> {
+    if let Ok(t) = humantime::parse_rfc3339_weak(s) {
+        return Ok(t);
+    }
+    let d = humantime::parse_duration(s).map_err(|_| {
+        AideError::new(code::INVALID_ARGUMENTS, format!("`{s}` is neither a time nor a duration"))
+            .with_hint("use RFC 3339 like 2026-01-20T18:30:00Z, or a duration ago like 2h or 7d")
+    })?;
+    Ok(SystemTime::now().checked_sub(d).unwrap_or(UNIX_EPOCH))
+}
+
+/// Parses a duration such as `7d`, `12h`, `30min`.
+pub fn parse_duration(s: &str) -> Result<Duration, AideError> {
+    humantime::parse_duration(s).map_err(|e| {
+        AideError::new(code::INVALID_ARGUMENTS, format!("`{s}` is not a duration: {e}"))
+            .with_hint("use a duration like 30s, 10min, 12h or 7d")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, tool: &str, started: SystemTime, result: &str) -> RunRecord {
+        RunRecord {
+            execution_id: id.into(),
+            tool: tool.into(),
+            version: "0.1.0".into(),
+            argv: vec![tool.into(), "--json".into()],
+            request: Some("{}".into()),
+            cwd: Some("/tmp".into()),
+            root: Some("/tmp".into()),
+            started,
+            duration: Duration::from_millis(3),
+            exit_code: 0,
+            ok: true,
+            error_code: None,
+            result_json: result.into(),
+        }
+    }
+
+    #[test]
+    fn records_lists_and_gets_runs() {
+        let home = tempfile::tempdir().unwrap();
+        let mut log = ExecutionLog::open_in(home.path()).unwrap();
+        let now = SystemTime::now();
+        log.record(&record("0190aaaa-0000-7000-8000-000000000001", "llm-search", now, r#"{"a":1}"#)).unwrap();
+        log.record(&record("0190aaaa-0000-7000-8000-000000000002", "llm-read", now + Duration::from_millis(5), "{}"))
+            .unwrap();
+        let all = log.list(&ListFilter { limit: 10, ..Default::default() }).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].tool, "llm-read", "newest first");
+        let search = log.list(&ListFilter { limit: 10, tool: Some("llm-search".into()), ..Default::default() }).unwrap();
+        assert_eq!(search.len(), 1);
+        let got = log.get("0190aaaa-0000-7000-8000-000000000001").unwrap();
+        assert_eq!(got.result_json.as_deref(), Some(r#"{"a":1}"#));
+        assert_eq!(got.summary.argv, vec!["llm-search", "--json"]);
+        // Unique prefix works; ambiguous prefix and unknown ids are errors.
+        assert_eq!(log.get("0190aaaa-0000-7000-8000-00000000000").unwrap_err().code, code::INVALID_ARGUMENTS);
+        assert_eq!(log.get("ffffffff").unwrap_err().code, code::NOT_FOUND);
+        assert_eq!(log.get("x").unwrap_err().code, code::NOT_FOUND);
+    }
+
+    #[test]
+    fn prunes_by_age_and_count() {
+        let home = tempfile::tempdir().unwrap();
+        let mut log = ExecutionLog::open_in(home.path()).unwrap();
+        let now = SystemTime::now();
+        for i in 0..5u64 {
+            let t = now - Duration::from_secs(3600 * 24 * (10 - i));
+            log.record(&record(&format!("id-{i}"), "t", t, "{}")).unwrap();
+        }
+        let r = log.prune(Some(Duration::from_secs(3600 * 24 * 8)), None).unwrap();
+        assert_eq!((r.removed, r.remaining), (2, 3));
+        let r = log.prune(Some(Duration::from_secs(3600 * 24 * 365)), Some(1)).unwrap();
+        assert_eq!((r.removed, r.remaining), (2, 1));
+        assert_eq!(log.list(&ListFilter { limit: 10, ..Default::default() }).unwrap()[0].execution_id, "id-4");
+    }
+
+    #[test]
+    fn parses_times() {
+        assert!(parse_since("2h").is_ok());
+        assert!(parse_since("2026-01-20T18:30:00Z").is_ok());
+        assert_eq!(parse_since("yesterday-ish").unwrap_err().code, code::INVALID_ARGUMENTS);
+        assert_eq!(parse_duration("7d").unwrap(), Duration::from_secs(7 * 86400));
+    }
+}

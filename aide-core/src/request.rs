@@ -1,0 +1,206 @@
+//! JSON requests and schemas.
+//!
+//! Every tool takes its arguments either as flags or as one JSON request
+//! (`--request FILE`, `--request -` for stdin) whose fields mirror the flags
+//! in snake_case. Unknown fields are refused with the closest known name.
+//! `--schema` prints the JSON Schema of the request and of the output.
+
+use std::collections::BTreeSet;
+use std::io::Read;
+
+use schemars::{JsonSchema, Schema};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{AideError, code};
+
+/// Reads the request document from a file, or stdin for `-`.
+pub fn read_request_source(source: &str) -> Result<String, AideError> {
+    let mut text = String::new();
+    if source == "-" {
+        std::io::stdin().read_to_string(&mut text).map_err(|e| {
+            AideError::new(code::INVALID_REQUEST, format!("reading the request from stdin: {e}"))
+                .with_hint("pipe one JSON object into --request -")
+        })?;
+    } else {
+        text = std::fs::read_to_string(source).map_err(|e| {
+            AideError::new(code::INVALID_REQUEST, format!("reading the request file {source}: {e}"))
+                .with_hint("--request takes a path to a JSON file, or - for stdin")
+        })?;
+    }
+    Ok(text)
+}
+
+/// Parses a request document into `T`.
+///
+/// `aliases` maps accepted alternative names to canonical field names (e.g.
+/// the seed's `file_glob` to `glob`); giving both is an error.
+pub fn parse_request<T: DeserializeOwned + JsonSchema>(text: &str, aliases: &[(&str, &str)]) -> Result<T, AideError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        AideError::new(code::INVALID_REQUEST, format!("the request is not valid JSON: {e}"))
+            .with_hint("the request must be one JSON object whose fields mirror the flags")
+            .with_details(serde_json::json!({ "line": e.line(), "column": e.column() }))
+    })?;
+    request_from_value(value, aliases)
+}
+
+/// Like [`parse_request`], from an already parsed value.
+pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
+    mut value: Value,
+    aliases: &[(&str, &str)],
+) -> Result<T, AideError> {
+    let Value::Object(map) = &mut value else {
+        return Err(AideError::new(code::INVALID_REQUEST, "the request must be a JSON object")
+            .with_hint("see --schema for the fields"));
+    };
+    for (alias, canonical) in aliases {
+        if let Some(v) = map.remove(*alias) {
+            if map.contains_key(*canonical) {
+                return Err(AideError::new(
+                    code::INVALID_REQUEST,
+                    format!("the request gives both `{alias}` and `{canonical}`"),
+                )
+                .with_hint(format!("`{alias}` is another name for `{canonical}`; give one")));
+            }
+            map.insert((*canonical).to_string(), v);
+        }
+    }
+    let schema = schemars::schema_for!(T);
+    let known = property_names(&schema);
+    for key in map.keys() {
+        if !known.contains(key.as_str()) {
+            let mut hint = match closest(key, known.iter().map(String::as_str)) {
+                Some(c) => format!("did you mean `{c}`? "),
+                None => String::new(),
+            };
+            hint.push_str(&format!("known fields: {}", known.iter().cloned().collect::<Vec<_>>().join(", ")));
+            return Err(AideError::new(code::INVALID_REQUEST, format!("unknown field `{key}` in the request"))
+                .with_hint(hint)
+                .with_details(serde_json::json!({ "field": key })));
+        }
+    }
+    serde_json::from_value(value).map_err(|e| {
+        AideError::new(code::INVALID_REQUEST, format!("invalid request: {e}"))
+            .with_hint("see --schema for the fields and their types")
+    })
+}
+
+/// The top-level property names of an object schema, following `$ref`,
+/// `allOf` and flattened groups.
+fn property_names(schema: &Schema) -> BTreeSet<String> {
+    let root = schema.as_value();
+    let mut out = BTreeSet::new();
+    collect_properties(root, root, &mut out, 0);
+    out
+}
+
+fn collect_properties(root: &Value, node: &Value, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    if let Some(props) = node.get("properties").and_then(Value::as_object) {
+        out.extend(props.keys().cloned());
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(list) = node.get(key).and_then(Value::as_array) {
+            for sub in list {
+                collect_properties(root, sub, out, depth + 1);
+            }
+        }
+    }
+    if let Some(r) = node.get("$ref").and_then(Value::as_str) {
+        if let Some(target) = r.strip_prefix('#').and_then(|p| root.pointer(p)) {
+            collect_properties(root, target, out, depth + 1);
+        }
+    }
+}
+
+/// The candidate closest to `word` by edit distance, if any is close enough
+/// to be a plausible typo.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let max = (word.chars().count() / 3).max(2);
+    candidates
+        .into_iter()
+        .map(|c| (levenshtein(&word.to_lowercase(), &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= max)
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Edit distance (insertions, deletions, substitutions) between two strings.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The document `--schema` prints: the request's and the output's schemas.
+pub fn schema_document<Req: JsonSchema, Out: JsonSchema>(tool: &str, version: &str) -> Value {
+    serde_json::json!({
+        "tool": tool,
+        "version": version,
+        "request": schemars::schema_for!(Req),
+        "output": schemars::schema_for!(Out),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize, JsonSchema, Default)]
+    #[serde(default)]
+    struct Inner {
+        hidden: bool,
+    }
+
+    #[derive(Debug, serde::Deserialize, JsonSchema, Default)]
+    #[serde(default)]
+    struct Req {
+        pattern: String,
+        glob: Vec<String>,
+        #[serde(flatten)]
+        inner: Inner,
+    }
+
+    #[test]
+    fn accepts_known_fields_flattened_fields_and_aliases() {
+        let r: Req = parse_request(r#"{"pattern":"fn","file_glob":["*.rs"],"hidden":true}"#, &[("file_glob", "glob")]).unwrap();
+        assert_eq!(r.pattern, "fn");
+        assert_eq!(r.glob, vec!["*.rs"]);
+        assert!(r.inner.hidden);
+    }
+
+    #[test]
+    fn refuses_unknown_fields_with_suggestion() {
+        let e = parse_request::<Req>(r#"{"patern":"fn"}"#, &[]).unwrap_err();
+        assert_eq!(e.code, code::INVALID_REQUEST);
+        assert!(e.hint.as_deref().unwrap().contains("did you mean `pattern`"), "{:?}", e.hint);
+    }
+
+    #[test]
+    fn refuses_bad_json_wrong_types_and_alias_clashes() {
+        assert_eq!(parse_request::<Req>("{", &[]).unwrap_err().code, code::INVALID_REQUEST);
+        assert_eq!(parse_request::<Req>("[]", &[]).unwrap_err().code, code::INVALID_REQUEST);
+        assert_eq!(parse_request::<Req>(r#"{"pattern":3}"#, &[]).unwrap_err().code, code::INVALID_REQUEST);
+        let e = parse_request::<Req>(r#"{"glob":[],"file_glob":[]}"#, &[("file_glob", "glob")]).unwrap_err();
+        assert_eq!(e.code, code::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn edit_distance() {
+        assert_eq!(levenshtein("kitten", "sitting"), 3);
+        assert_eq!(levenshtein("", "abc"), 3);
+        assert_eq!(closest("findDefinitons", ["findDefinitions", "search", "lines"]), Some("findDefinitions"));
+        assert_eq!(closest("zzz", ["findDefinitions"]), None);
+    }
+}

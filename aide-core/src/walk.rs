@@ -1,0 +1,282 @@
+//! File walking with ripgrep's semantics.
+//!
+//! `.gitignore`, `.ignore` and `.git/info/exclude` are honoured and hidden
+//! files skipped unless `--hidden`/`--no-ignore`; `--glob` takes gitignore-style
+//! globs relative to the root (`!` excludes); `--type` keeps files of the given
+//! languages. Nothing is skipped silently: unreadable directories, symlinks
+//! that are not followed or lead outside the root, broken symlinks and files
+//! over the size limit each become a [`Diagnostic`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::overrides::OverrideBuilder;
+use ignore::{WalkBuilder, WalkState};
+use serde::{Deserialize, Serialize};
+
+use crate::envelope::{Diagnostic, diag};
+use crate::error::{AideError, code};
+use crate::lang::Lang;
+use crate::root::{Root, to_slash};
+
+/// Walking options shared by every tool that reads a tree. Flattened into
+/// each tool's flags and request.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default)]
+pub struct WalkArgs {
+    /// Include or exclude files by glob (gitignore syntax, relative to the
+    /// root; prefix with `!` to exclude). Repeatable.
+    #[arg(long = "glob", short = 'g', value_name = "GLOB")]
+    pub glob: Vec<String>,
+    /// Only files of this language (rust, python, typescript, tsx, javascript,
+    /// c, cpp, java, go). Repeatable.
+    #[arg(long = "type", short = 't', value_name = "LANG")]
+    #[serde(rename = "type")]
+    pub r#type: Vec<String>,
+    /// Search hidden files and directories.
+    #[arg(long, short = '.')]
+    pub hidden: bool,
+    /// Do not honour .gitignore, .ignore and similar files.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Follow symbolic links (targets outside the root are still refused).
+    #[arg(long, short = 'L')]
+    pub follow: bool,
+    /// Descend at most this many directories below the root.
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<usize>,
+    /// Skip files larger than this many bytes (suffixes K, M, G allowed on the
+    /// command line).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_filesize: Option<u64>,
+}
+
+/// A file found by the walk.
+#[derive(Debug, Clone)]
+pub struct WalkedFile {
+    pub abs: PathBuf,
+    /// Relative to the root, `/`-separated.
+    pub rel: String,
+    pub depth: usize,
+}
+
+/// A prepared walk over a root.
+#[derive(Debug)]
+pub struct Walker<'a> {
+    root: &'a Root,
+    args: WalkArgs,
+    langs: Vec<Lang>,
+    overrides: ignore::overrides::Override,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(root: &'a Root, args: &WalkArgs) -> Result<Walker<'a>, AideError> {
+        let langs = args.r#type.iter().map(|t| t.parse()).collect::<Result<Vec<Lang>, _>>()?;
+        let mut ob = OverrideBuilder::new(root.path());
+        for g in &args.glob {
+            ob.add(g).map_err(|e| {
+                AideError::new(code::INVALID_GLOB, format!("invalid glob `{g}`: {e}"))
+                    .with_hint("globs use gitignore syntax, e.g. `*.rs`, `src/**/*.py`, `!tests/`")
+                    .with_details(serde_json::json!({ "glob": g }))
+            })?;
+        }
+        let overrides = ob.build().map_err(|e| AideError::new(code::INVALID_GLOB, e.to_string()))?;
+        Ok(Walker { root, args: args.clone(), langs, overrides })
+    }
+
+    pub fn max_filesize(&self) -> Option<u64> {
+        self.args.max_filesize
+    }
+
+    fn builder(&self, threads: usize) -> WalkBuilder {
+        let mut b = WalkBuilder::new(self.root.path());
+        b.hidden(!self.args.hidden)
+            .ignore(!self.args.no_ignore)
+            .git_ignore(!self.args.no_ignore)
+            .git_global(!self.args.no_ignore)
+            .git_exclude(!self.args.no_ignore)
+            .parents(!self.args.no_ignore)
+            // ripgrep honours .gitignore even outside a git repository.
+            .require_git(false)
+            .follow_links(self.args.follow)
+            .max_depth(self.args.max_depth)
+            .overrides(self.overrides.clone())
+            .threads(threads);
+        b
+    }
+
+    /// Classifies one walk entry: a file to visit, or a diagnostic, or nothing
+    /// (directories).
+    fn classify(&self, result: Result<ignore::DirEntry, ignore::Error>) -> Option<Result<WalkedFile, Diagnostic>> {
+        let entry = match result {
+            Ok(e) => e,
+            Err(err) => return Some(Err(walk_error(self.root, &err))),
+        };
+        let ft = entry.file_type()?;
+        let rel = self.root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
+        if ft.is_symlink() {
+            // Only reached when not following links.
+            let d = match std::fs::metadata(entry.path()) {
+                Err(_) => Diagnostic::new(diag::BROKEN_SYMLINK, "broken symlink skipped").with_path(rel),
+                Ok(_) => Diagnostic::new(diag::SYMLINK_NOT_FOLLOWED, "symlink not followed (use --follow)")
+                    .with_path(rel),
+            };
+            return Some(Err(d));
+        }
+        if !ft.is_file() {
+            return None;
+        }
+        if self.args.follow && !entry.path().canonicalize().is_ok_and(|c| c.starts_with(self.root.path())) {
+            return Some(Err(Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked file outside the root skipped")
+                .with_path(rel)));
+        }
+        if !self.langs.is_empty() && !Lang::from_path(entry.path()).is_some_and(|l| self.langs.contains(&l)) {
+            return None;
+        }
+        Some(Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth() }))
+    }
+
+    /// Visits every file in parallel. `make_visitor` is called once per worker
+    /// thread; its visitor gets each file that thread finds. Returns the
+    /// walk's diagnostics, sorted.
+    pub fn visit_parallel<M, V>(&self, threads: usize, make_visitor: M) -> Vec<Diagnostic>
+    where
+        M: Fn() -> V + Sync,
+        V: FnMut(WalkedFile) + Send,
+    {
+        let diagnostics = Mutex::new(Vec::new());
+        self.builder(threads).build_parallel().run(|| {
+            let mut visit = make_visitor();
+            let diagnostics = &diagnostics;
+            Box::new(move |result| {
+                match self.classify(result) {
+                    Some(Ok(file)) => visit(file),
+                    Some(Err(d)) => lock(diagnostics).push(d),
+                    None => {}
+                }
+                WalkState::Continue
+            })
+        });
+        let mut diagnostics = diagnostics.into_inner().unwrap_or_else(|p| p.into_inner());
+        crate::envelope::sort_diagnostics(&mut diagnostics);
+        diagnostics
+    }
+
+    /// Every file, sorted by relative path, and the walk's diagnostics.
+    pub fn collect(&self, threads: usize) -> (Vec<WalkedFile>, Vec<Diagnostic>) {
+        let files = Mutex::new(Vec::new());
+        let diagnostics = self.visit_parallel(threads, || {
+            let files = &files;
+            move |f| lock(files).push(f)
+        });
+        let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
+        files.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
+        (files, diagnostics)
+    }
+}
+
+/// Locks a mutex, recovering from poisoning (a panicking visitor must not
+/// lose what others collected).
+pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn walk_error(root: &Root, err: &ignore::Error) -> Diagnostic {
+    let path = error_path(err).map(|p| root.relative(p).unwrap_or_else(|| to_slash(p)));
+    let d = Diagnostic::new(diag::WALK_ERROR, err.to_string());
+    match path {
+        Some(p) => d.with_path(p),
+        None => d,
+    }
+}
+
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => error_path(err),
+        ignore::Error::Loop { child, .. } => Some(child),
+        _ => None,
+    }
+}
+
+/// Parses `123`, `10K`, `5M`, `1G` (binary multiples) into bytes.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let mult = match c.to_ascii_uppercase() {
+                'K' => 1u64 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                _ => return Err(format!("unknown size suffix `{c}` (use K, M or G)")),
+            };
+            (&s[..i], mult)
+        }
+        _ => (s, 1),
+    };
+    let n: u64 = num.parse().map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 10M)"))?;
+    n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> (tempfile::TempDir, Root) {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path();
+        for f in ["src/main.rs", "src/lib.py", "README.md", ".hidden/x.rs", "target/out.rs", "docs/a.rs"] {
+            std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
+            std::fs::write(p.join(f), "x").unwrap();
+        }
+        std::fs::write(p.join(".gitignore"), "target/\n").unwrap();
+        let root = Root::new(p).unwrap();
+        (d, root)
+    }
+
+    fn paths(root: &Root, args: WalkArgs) -> Vec<String> {
+        let (files, _) = Walker::new(root, &args).unwrap().collect(2);
+        files.into_iter().map(|f| f.rel).collect()
+    }
+
+    #[test]
+    fn honours_gitignore_hidden_and_sorts() {
+        let (_d, root) = tree();
+        assert_eq!(paths(&root, WalkArgs::default()), [".gitignore", "README.md", "docs/a.rs", "src/lib.py", "src/main.rs"]
+            .into_iter()
+            .filter(|p| !p.starts_with('.'))
+            .collect::<Vec<_>>());
+        let all = paths(&root, WalkArgs { hidden: true, no_ignore: true, ..Default::default() });
+        assert!(all.contains(&"target/out.rs".to_string()) && all.contains(&".hidden/x.rs".to_string()));
+    }
+
+    #[test]
+    fn globs_and_types_filter() {
+        let (_d, root) = tree();
+        assert_eq!(paths(&root, WalkArgs { glob: vec!["*.rs".into()], ..Default::default() }), ["docs/a.rs", "src/main.rs"]);
+        assert_eq!(paths(&root, WalkArgs { glob: vec!["*.rs".into(), "!docs/".into()], ..Default::default() }), ["src/main.rs"]);
+        assert_eq!(paths(&root, WalkArgs { r#type: vec!["py".into()], ..Default::default() }), ["src/lib.py"]);
+        let e = Walker::new(&root, &WalkArgs { glob: vec!["a[".into()], ..Default::default() }).unwrap_err();
+        assert_eq!(e.code, code::INVALID_GLOB);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_reported_not_silently_skipped() {
+        let (d, root) = tree();
+        std::os::unix::fs::symlink(d.path().join("missing"), d.path().join("broken")).unwrap();
+        std::os::unix::fs::symlink(d.path().join("README.md"), d.path().join("good")).unwrap();
+        let (_, diags) = Walker::new(&root, &WalkArgs::default()).unwrap().collect(1);
+        let codes: Vec<_> = diags.iter().map(|d| (d.code.as_str(), d.path.as_deref())).collect();
+        assert_eq!(codes, [(diag::BROKEN_SYMLINK, Some("broken")), (diag::SYMLINK_NOT_FOLLOWED, Some("good"))]);
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("10").unwrap(), 10);
+        assert_eq!(parse_size("2K").unwrap(), 2048);
+        assert_eq!(parse_size("1m").unwrap(), 1 << 20);
+        assert!(parse_size("1X").is_err());
+        assert!(parse_size("abc").is_err());
+    }
+}
