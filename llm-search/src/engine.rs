@@ -1,0 +1,619 @@
+//! The search itself: parallel walk, one grep searcher per thread, then a
+//! deterministic sort and the page the request asked for.
+
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use aide_core::envelope::{Diagnostic, diag};
+use aide_core::walk::{WalkedFile, Walker, lock};
+use aide_core::{AideError, LineIndex, Root, code};
+use grep_matcher::{Match as Span, Matcher};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+
+use crate::output::{Capture, FileCount, Match, SearchOutput};
+use crate::{Mode, SearchRequest};
+
+/// How far past a multi-line match the regex may look (as ripgrep).
+const MAX_LOOK_AHEAD: usize = 128;
+
+/// Why a search could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    #[error("no pattern given")]
+    NoPattern,
+    #[error("invalid regex `{pattern}`: {message}")]
+    InvalidRegex { pattern: String, index: usize, message: String, offset: Option<usize>, column: Option<usize> },
+    #[error("--multiline-dotall needs --multiline")]
+    DotallWithoutMultiline,
+}
+
+impl From<SearchError> for AideError {
+    fn from(e: SearchError) -> AideError {
+        let msg = e.to_string();
+        match e {
+            SearchError::NoPattern => AideError::new(code::INVALID_ARGUMENTS, msg)
+                .with_hint("give a regular expression with --pattern (or -e, repeatable)"),
+            SearchError::DotallWithoutMultiline => {
+                AideError::new(code::INVALID_ARGUMENTS, msg).with_hint("add --multiline (-U)")
+            }
+            SearchError::InvalidRegex { pattern, index, offset, column, message } => {
+                let hint = if message.contains("literal") && message.contains("\\n") {
+                    "to match across lines add --multiline (-U)"
+                } else {
+                    "escape regex metacharacters with \\, or pass --fixed-strings (-F) to search for the text literally"
+                };
+                AideError::new(code::INVALID_PATTERN, msg).with_hint(hint).with_details(serde_json::json!({
+                    "pattern": pattern, "pattern_index": index, "offset": offset, "column": column,
+                }))
+            }
+        }
+    }
+}
+
+/// Searches `root` for `req` and returns the page of results plus the
+/// diagnostics of files that were skipped or cut short.
+pub fn search(root: &Root, req: &SearchRequest) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
+    if req.pattern.is_empty() {
+        return Err(SearchError::NoPattern.into());
+    }
+    if req.multiline_dotall && !req.multiline {
+        return Err(SearchError::DotallWithoutMultiline.into());
+    }
+    let matcher = build_matcher(req)?;
+    let capture_regexes = if req.captures { capture_regexes(req) } else { Vec::new() };
+    let walker = Walker::new(root, &req.walk)?;
+    let (before, after) = req.context_lines();
+    let searcher_builder = {
+        let mut b = SearcherBuilder::new();
+        b.line_number(true)
+            .multi_line(req.multiline)
+            .before_context(before)
+            .after_context(after)
+            .binary_detection(BinaryDetection::quit(b'\x00'))
+            // Offsets must stay offsets into the file's own bytes.
+            .encoding(None)
+            .bom_sniffing(false);
+        b
+    };
+    let threads = req.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+
+    let results: Mutex<Vec<FileResult>> = Mutex::new(Vec::new());
+    let diagnostics: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
+    let files_searched = AtomicUsize::new(0);
+    let settings = FileSettings {
+        matcher: &matcher,
+        capture_regexes: &capture_regexes,
+        mode: req.mode,
+        context: (before, after),
+        max_line_len: req.max_line_len,
+        max_filesize: walker.max_filesize(),
+    };
+
+    let walk_diagnostics = walker.visit_parallel(threads, || {
+        let mut searcher = searcher_builder.build();
+        let (results, diagnostics, files_searched, settings) = (&results, &diagnostics, &files_searched, &settings);
+        move |file: WalkedFile| match search_file(&mut searcher, settings, &file) {
+            FileOutcome::Skipped(d) => lock(diagnostics).push(d),
+            FileOutcome::Searched(result, diag) => {
+                files_searched.fetch_add(1, Ordering::Relaxed);
+                if let Some(d) = diag {
+                    lock(diagnostics).push(d);
+                }
+                if result.count > 0 {
+                    lock(results).push(result);
+                }
+            }
+        }
+    });
+
+    let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    results.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    let mut diagnostics = diagnostics.into_inner().unwrap_or_else(|p| p.into_inner());
+    diagnostics.extend(walk_diagnostics);
+
+    let output = paginate(req, results, files_searched.into_inner(), &mut diagnostics);
+    Ok((output, diagnostics))
+}
+
+fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, AideError> {
+    let mut b = RegexMatcherBuilder::new();
+    b.case_smart(req.smart_case)
+        .case_insensitive(req.ignore_case)
+        .multi_line(true)
+        .unicode(true)
+        .octal(false)
+        .fixed_strings(req.fixed_strings)
+        .word(req.word);
+    if req.multiline {
+        b.dot_matches_new_line(req.multiline_dotall);
+    } else {
+        b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
+    }
+    b.build_many(&req.pattern).map_err(|e| pattern_error(req, &e).into())
+}
+
+/// Locates a pattern error precisely with regex-syntax, which reports spans.
+fn pattern_error(req: &SearchRequest, err: &grep_regex::Error) -> SearchError {
+    if !req.fixed_strings {
+        for (index, p) in req.pattern.iter().enumerate() {
+            let parsed = regex_syntax::ParserBuilder::new().multi_line(true).build().parse(p);
+            let located = match &parsed {
+                Err(regex_syntax::Error::Parse(e)) => Some((e.kind().to_string(), e.span().start)),
+                Err(regex_syntax::Error::Translate(e)) => Some((e.kind().to_string(), e.span().start)),
+                _ => None,
+            };
+            if let Some((message, at)) = located {
+                return SearchError::InvalidRegex {
+                    pattern: p.clone(),
+                    index,
+                    message: format!("{message} (at column {})", at.column),
+                    offset: Some(at.offset),
+                    column: Some(at.column),
+                };
+            }
+        }
+    }
+    let first_line = err.to_string().lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").to_string();
+    SearchError::InvalidRegex {
+        pattern: req.pattern.join(" | "),
+        index: 0,
+        message: first_line.trim_start_matches("error: ").to_string(),
+        offset: None,
+        column: None,
+    }
+}
+
+/// One regex per pattern, to recover capture groups and their names. A
+/// match is attributed to the first pattern that reproduces its exact span.
+fn capture_regexes(req: &SearchRequest) -> Vec<regex::bytes::Regex> {
+    req.pattern
+        .iter()
+        .filter_map(|p| {
+            let p = if req.fixed_strings { regex::escape(p) } else { p.clone() };
+            let insensitive = req.ignore_case || (req.smart_case && !p.chars().any(char::is_uppercase));
+            let p = if req.word { format!(r"\b(?:{p})\b") } else { p };
+            regex::bytes::RegexBuilder::new(&p)
+                .case_insensitive(insensitive)
+                .multi_line(true)
+                .dot_matches_new_line(req.multiline_dotall)
+                .build()
+                .ok()
+        })
+        .collect()
+}
+
+struct FileSettings<'a> {
+    matcher: &'a RegexMatcher,
+    capture_regexes: &'a [regex::bytes::Regex],
+    mode: Mode,
+    context: (usize, usize),
+    max_line_len: usize,
+    max_filesize: Option<u64>,
+}
+
+/// The matches of one file.
+struct FileResult {
+    path: String,
+    matches: Vec<Match>,
+    count: usize,
+    lines: usize,
+}
+
+enum FileOutcome {
+    Skipped(Diagnostic),
+    Searched(FileResult, Option<Diagnostic>),
+}
+
+fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile) -> FileOutcome {
+    let f = match std::fs::File::open(&file.abs) {
+        Ok(f) => f,
+        Err(e) => return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel)),
+    };
+    if let Some(max) = s.max_filesize {
+        if let Ok(md) = f.metadata() {
+            if md.len() > max {
+                return FileOutcome::Skipped(
+                    Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes is over --max-filesize {max}", md.len()))
+                        .with_path(&file.rel),
+                );
+            }
+        }
+    }
+    let mut reader = PeekReader { inner: f, head: [0; 2], head_len: 0 };
+    let mut sink = FileSink {
+        settings: s,
+        path: &file.rel,
+        matches: Vec::new(),
+        count: 0,
+        lines: 0,
+        seen_lines: BTreeMap::new(),
+        pending: Vec::new(),
+        binary_offset: None,
+    };
+    if let Err(e) = searcher.search_reader(s.matcher, &mut reader, &mut sink) {
+        return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
+    }
+    let diagnostic = match sink.binary_offset {
+        Some(_) if reader.is_utf16() => {
+            // Offsets into transcoded text would lie; skip the file whole.
+            let d = Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file (byte order mark) not searched")
+                .with_path(&file.rel);
+            return FileOutcome::Skipped(d);
+        }
+        Some(offset) => Some(
+            Diagnostic::new(
+                diag::BINARY_FILE,
+                format!(
+                    "binary file: NUL byte at offset {offset}; search stopped there ({} match(es) found before it kept)",
+                    sink.count
+                ),
+            )
+            .with_path(&file.rel),
+        ),
+        None => None,
+    };
+    sink.finish_context();
+    FileOutcome::Searched(FileResult { path: file.rel.clone(), matches: sink.matches, count: sink.count, lines: sink.lines }, diagnostic)
+}
+
+/// Remembers the first bytes read, to recognise a UTF-16 byte order mark
+/// without another read.
+struct PeekReader<R> {
+    inner: R,
+    head: [u8; 2],
+    head_len: usize,
+}
+
+impl<R: Read> Read for PeekReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        while self.head_len < 2 && self.head_len < n {
+            self.head[self.head_len] = buf[self.head_len];
+            self.head_len += 1;
+        }
+        Ok(n)
+    }
+}
+
+impl<R> PeekReader<R> {
+    fn is_utf16(&self) -> bool {
+        self.head_len == 2 && (self.head == [0xFF, 0xFE] || self.head == [0xFE, 0xFF])
+    }
+}
+
+/// A match whose context is not complete yet (after-context lines arrive later).
+struct Pending {
+    index: usize,
+    first_line: u64,
+    last_line: u64,
+}
+
+struct FileSink<'a> {
+    settings: &'a FileSettings<'a>,
+    path: &'a str,
+    matches: Vec<Match>,
+    count: usize,
+    lines: usize,
+    /// Every line the searcher reported (matched or context), for rebuilding
+    /// each match's own context. Only kept when context is asked for.
+    seen_lines: BTreeMap<u64, Vec<u8>>,
+    pending: Vec<Pending>,
+    binary_offset: Option<u64>,
+}
+
+impl FileSink<'_> {
+    fn wants_context(&self) -> bool {
+        self.settings.mode == Mode::Content && (self.settings.context.0 > 0 || self.settings.context.1 > 0)
+    }
+
+    fn remember_line(&mut self, number: u64, bytes: &[u8]) {
+        self.seen_lines.entry(number).or_insert_with(|| bytes.to_vec());
+    }
+
+    fn line_text(&self, number: u64) -> Option<(String, bool, bool)> {
+        let bytes = self.seen_lines.get(&number)?;
+        let (text, lossy) = lossy(trim_terminator(bytes));
+        let (text, cut) = shorten(text, self.settings.max_line_len);
+        Some((text, lossy, cut))
+    }
+
+    /// Fills in the context of every pending match.
+    fn finish_context(&mut self) {
+        let (before, after) = self.settings.context;
+        for p in std::mem::take(&mut self.pending) {
+            let mut lossy_any = false;
+            let mut cut_any = false;
+            let mut collect = |range: std::ops::RangeInclusive<u64>| -> Vec<String> {
+                range
+                    .filter_map(|n| self.line_text(n))
+                    .map(|(t, l, c)| {
+                        lossy_any |= l;
+                        cut_any |= c;
+                        t
+                    })
+                    .collect()
+            };
+            let from = p.first_line.saturating_sub(before as u64).max(1);
+            let context_before = if p.first_line > 1 { collect(from..=p.first_line - 1) } else { Vec::new() };
+            let context_after = collect(p.last_line + 1..=p.last_line + after as u64);
+            let m = &mut self.matches[p.index];
+            m.context_before = context_before;
+            m.context_after = context_after;
+            m.lossy |= lossy_any;
+            m.line_truncated |= cut_any;
+        }
+        self.seen_lines.clear();
+    }
+}
+
+impl Sink for FileSink<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        let buf = mat.buffer();
+        let range = mat.bytes_range_in_buffer();
+        let first_line = mat.line_number().unwrap_or(1);
+        self.lines += mat.lines().count();
+        if self.wants_context() {
+            for (i, line) in mat.lines().enumerate() {
+                self.remember_line(first_line + i as u64, line);
+            }
+        }
+        // The bytes the regex may see: the matched lines, plus look-ahead in
+        // multi-line mode, minus the terminator in line mode (as ripgrep).
+        let multi_line = searcher.multi_line_with_matcher(self.settings.matcher);
+        let end = if multi_line {
+            (range.end + MAX_LOOK_AHEAD).min(buf.len())
+        } else {
+            range.start + trim_terminator(&buf[range.clone()]).len()
+        };
+        let haystack = &buf[..end];
+        let mut spans: Vec<Span> = Vec::new();
+        self.settings
+            .matcher
+            .find_iter_at(haystack, range.start, |m| {
+                if m.start() >= range.end {
+                    return false;
+                }
+                spans.push(m);
+                true
+            })
+            .map_err(io::Error::other)?;
+        // Like ripgrep, no empty match at the very end of the bytes.
+        if spans.last().is_some_and(|m| m.is_empty() && m.start() >= buf.len()) {
+            spans.pop();
+        }
+        self.count += spans.len();
+        if self.settings.mode != Mode::Content || spans.is_empty() {
+            return Ok(true);
+        }
+
+        let base = mat.absolute_byte_offset() as usize;
+        let local = &haystack[range.start..];
+        let index = LineIndex::new(local);
+        for m in spans {
+            let (rs, re) = (m.start() - range.start, m.end() - range.start);
+            let start = index.position(local, rs);
+            let end_pos = index.position(local, re);
+            let last_rel_line = if re > rs { index.line_of(re - 1) } else { start.line };
+            let text_start = index.line_range(start.line).map_or(rs, |r| r.start);
+            let text_end = index.line_content_range(local, last_rel_line).map_or(re, |r| r.end).max(rs);
+            let matched = &local[rs..re];
+            let (text, lossy_text) = lossy(matched);
+            let (text, cut_text) = shorten(text, self.settings.max_line_len);
+            let (line_text, lossy_line) = lossy(&local[text_start..text_end]);
+            let (line_text, cut_line) = shorten(line_text, self.settings.max_line_len);
+            let byte_start = base + rs;
+            let byte_end = base + re;
+            let captures = (!self.settings.capture_regexes.is_empty())
+                .then(|| captures_of(self.settings, local, rs, re, base));
+            let line = first_line as usize + start.line - 1;
+            let end_line = first_line as usize + end_pos.line - 1;
+            self.matches.push(Match {
+                match_id: aide_core::ids::span_id(self.path, byte_start, byte_end, matched),
+                path: self.path.to_string(),
+                byte_start,
+                byte_end,
+                line,
+                column: start.column,
+                end_line,
+                end_column: end_pos.column,
+                text,
+                line_text,
+                context_before: Vec::new(),
+                context_after: Vec::new(),
+                captures,
+                lossy: lossy_text || lossy_line,
+                line_truncated: cut_text || cut_line,
+            });
+            if self.wants_context() {
+                self.pending.push(Pending {
+                    index: self.matches.len() - 1,
+                    first_line: line as u64,
+                    last_line: first_line + last_rel_line as u64 - 1,
+                });
+            }
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _searcher: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, io::Error> {
+        if self.wants_context() {
+            if let Some(n) = ctx.line_number() {
+                self.remember_line(n, ctx.bytes());
+            }
+        }
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _searcher: &Searcher, binary_byte_offset: u64) -> Result<bool, io::Error> {
+        self.binary_offset = Some(binary_byte_offset);
+        Ok(true)
+    }
+}
+
+/// The capture groups of the match at `rs..re` of `local`.
+fn captures_of(s: &FileSettings<'_>, local: &[u8], rs: usize, re: usize, base: usize) -> Vec<Capture> {
+    for regex in s.capture_regexes {
+        let Some(caps) = regex.captures_at(local, rs) else { continue };
+        let Some(whole) = caps.get(0) else { continue };
+        if whole.start() != rs || whole.end() != re {
+            continue;
+        }
+        return regex
+            .capture_names()
+            .enumerate()
+            .map(|(index, name)| {
+                let g = caps.get(index);
+                Capture {
+                    index,
+                    name: name.map(str::to_string),
+                    byte_start: g.map(|g| base + g.start()),
+                    byte_end: g.map(|g| base + g.end()),
+                    text: g.map(|g| lossy(g.as_bytes()).0),
+                }
+            })
+            .collect();
+    }
+    // No single pattern reproduces the span (e.g. --word edge cases): report
+    // the whole match only.
+    vec![Capture {
+        index: 0,
+        name: None,
+        byte_start: Some(base + rs),
+        byte_end: Some(base + re),
+        text: Some(lossy(&local[rs..re]).0),
+    }]
+}
+
+fn trim_terminator(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// UTF-8 text of `bytes`, replacing invalid sequences; true if any were.
+fn lossy(bytes: &[u8]) -> (String, bool) {
+    match String::from_utf8_lossy(bytes) {
+        std::borrow::Cow::Borrowed(s) => (s.to_string(), false),
+        std::borrow::Cow::Owned(s) => (s, true),
+    }
+}
+
+/// Cuts `text` to `max` characters with a visible marker; `max == 0` never cuts.
+fn shorten(text: String, max: usize) -> (String, bool) {
+    if max == 0 {
+        return (text, false);
+    }
+    match text.char_indices().nth(max) {
+        None => (text, false),
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            let mut out = text[..cut].to_string();
+            out.push_str(&format!("…[+{rest} chars]"));
+            (out, true)
+        }
+    }
+}
+
+/// Applies --offset, --limit and --max-output-bytes to the sorted results.
+fn paginate(
+    req: &SearchRequest,
+    results: Vec<FileResult>,
+    files_searched: usize,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> SearchOutput {
+    let total_matches = results.iter().map(|r| r.count).sum();
+    let total_lines = results.iter().map(|r| r.lines).sum();
+    let files_with_matches = results.len();
+    let mut output = SearchOutput {
+        mode: req.mode,
+        matches: Vec::new(),
+        files: Vec::new(),
+        total_matches,
+        total_lines,
+        files_with_matches,
+        files_searched,
+        truncated: false,
+        next_offset: None,
+    };
+    let total_items;
+    let kept;
+    match req.mode {
+        Mode::Content => {
+            let all: Vec<Match> = results.into_iter().flat_map(|r| r.matches).collect();
+            total_items = all.len();
+            output.matches = page(all, req, &mut output.truncated);
+            kept = output.matches.len();
+        }
+        Mode::Files | Mode::Count => {
+            let all: Vec<FileCount> =
+                results.into_iter().map(|r| FileCount { path: r.path, matches: r.count, lines: r.lines }).collect();
+            total_items = all.len();
+            output.files = page(all, req, &mut output.truncated);
+            kept = output.files.len();
+        }
+    }
+    let next = req.offset.saturating_add(kept);
+    if next < total_items {
+        output.truncated = true;
+        output.next_offset = Some(next);
+    }
+    if output.truncated && req.max_output_bytes.is_some() && output.next_offset.is_some() {
+        diagnostics.push(Diagnostic::new(
+            diag::OUTPUT_TRUNCATED,
+            format!("output cut at {kept} results to stay under --max-output-bytes; continue with --offset {next}"),
+        ));
+    }
+    output
+}
+
+/// The window of `items` the request asks for.
+fn page<T: serde::Serialize>(items: Vec<T>, req: &SearchRequest, byte_capped: &mut bool) -> Vec<T> {
+    let mut window: Vec<T> = items.into_iter().skip(req.offset).take(req.limit.unwrap_or(usize::MAX)).collect();
+    if let Some(cap) = req.max_output_bytes {
+        let mut used = 0usize;
+        let mut keep = 0usize;
+        for item in &window {
+            let size = serde_json::to_vec(item).map_or(0, |v| v.len()) + 1;
+            if used + size > cap {
+                break;
+            }
+            used += size;
+            keep += 1;
+        }
+        if keep < window.len() {
+            window.truncate(keep);
+            *byte_capped = true;
+        }
+    }
+    window
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shorten_marks_cuts() {
+        assert_eq!(shorten("abcdef".into(), 3), ("abc…[+3 chars]".into(), true));
+        assert_eq!(shorten("abc".into(), 3), ("abc".into(), false));
+        assert_eq!(shorten("日本語です".into(), 2), ("日本…[+3 chars]".into(), true));
+        assert_eq!(shorten("abc".into(), 0), ("abc".into(), false));
+    }
+
+    #[test]
+    fn terminators_trimmed() {
+        assert_eq!(trim_terminator(b"a\r\n"), b"a");
+        assert_eq!(trim_terminator(b"a\n"), b"a");
+        assert_eq!(trim_terminator(b"a"), b"a");
+    }
+
+    #[test]
+    fn lossy_flags_invalid_utf8() {
+        assert_eq!(lossy(b"ok"), ("ok".into(), false));
+        assert_eq!(lossy(b"a\xffb"), ("a\u{FFFD}b".into(), true));
+    }
+}

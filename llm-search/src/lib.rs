@@ -1,0 +1,214 @@
+//! # llm-search: ripgrep's matches as span-exact, deterministic JSON
+//!
+//! Searches a tree in parallel with ripgrep's own engine (`grep-searcher`,
+//! `grep-regex`, the `ignore` walker), then sorts every match by (path
+//! byte-wise, byte_start), so the output is identical on every run whatever
+//! the thread count. `--limit`/`--offset` page through that sorted list.
+//!
+//! ## Wire format (`--json`)
+//!
+//! Inside the aide envelope (`tool`, `version`, `execution_id`, `ok`, …,
+//! `diagnostics`, `stats`):
+//!
+//! ```json
+//! { "mode": "content",
+//!   "matches": [ { "match_id": "9f2c…", "path": "src/main.rs",
+//!                  "byte_start": 120, "byte_end": 123,
+//!                  "line": 10, "column": 4, "end_line": 10, "end_column": 7,
+//!                  "match": "foo", "line_text": "let foo = 1;",
+//!                  "context_before": ["…"], "context_after": ["…"] } ],
+//!   "files": [],
+//!   "total_matches": 1, "files_searched": 12, "files_with_matches": 1,
+//!   "truncated": false, "next_offset": null }
+//! ```
+//!
+//! * Offsets are into the file's bytes as stored (no BOM transcoding); `line`
+//!   and `column` are 1-based, columns count Unicode scalar values; the end
+//!   position is that of `byte_end` (exclusive).
+//! * `match_id` is stable: derived from path, span and matched bytes.
+//! * Text that is not valid UTF-8 is shown lossily and the match carries
+//!   `"lossy": true`; a line longer than `--max-line-len` characters is cut
+//!   with a `…[+N chars]` marker and `"line_truncated": true`.
+//! * `--captures` adds `captures`: every capture group's span of each match.
+//! * `--mode files` and `--mode count` fill `files` (`path`, `matches`,
+//!   `lines`) instead of `matches`.
+//! * Binary files (a NUL byte), UTF-16 files, files over `--max-filesize`,
+//!   unreadable files and symlinks not followed each produce a diagnostic.
+//!   As ripgrep does, matches found before a NUL byte's buffer are kept.
+//!
+//! Exit status: 0 with matches, 1 without, 2 for an invalid pattern or
+//! request, 4 for a runtime failure.
+
+mod engine;
+mod output;
+
+use std::path::PathBuf;
+
+use aide_core::cli::{RunContext, Tool};
+use aide_core::walk::WalkArgs;
+use aide_core::{AideError, Root};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use engine::{SearchError, search};
+pub use output::{Capture, FileCount, Match, SearchOutput};
+
+/// What to report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Every match with its span and context.
+    #[default]
+    Content,
+    /// The files with matches, with their match counts.
+    Files,
+    /// Match and line counts per file and in total.
+    Count,
+}
+
+/// A search request: the flags, or the same fields as `--request` JSON.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SearchRequest {
+    /// A regular expression (Rust regex syntax). Repeat `-e` to search for
+    /// several; a line matching any of them matches.
+    #[arg(long = "pattern", short = 'e', value_name = "REGEX")]
+    #[serde(deserialize_with = "one_or_many")]
+    #[schemars(schema_with = "one_or_many_schema")]
+    pub pattern: Vec<String>,
+    /// Directory to search; every path in the output is relative to it.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub walk: WalkArgs,
+    /// Treat the patterns as literal text, not regular expressions.
+    #[arg(long, short = 'F')]
+    pub fixed_strings: bool,
+    /// Match case-insensitively.
+    #[arg(long, short = 'i')]
+    pub ignore_case: bool,
+    /// Case-insensitive unless a pattern has an uppercase letter.
+    #[arg(long, short = 'S')]
+    pub smart_case: bool,
+    /// Only match whole words.
+    #[arg(long, short = 'w')]
+    pub word: bool,
+    /// Let matches span lines (`\n` can be matched explicitly).
+    #[arg(long, short = 'U')]
+    pub multiline: bool,
+    /// With --multiline, let `.` match newlines too.
+    #[arg(long)]
+    pub multiline_dotall: bool,
+    /// Lines of context before each match.
+    #[arg(long, short = 'B', value_name = "N")]
+    pub before_context: Option<usize>,
+    /// Lines of context after each match.
+    #[arg(long, short = 'A', value_name = "N")]
+    pub after_context: Option<usize>,
+    /// Lines of context before and after each match.
+    #[arg(long, short = 'C', value_name = "N")]
+    pub context: Option<usize>,
+    /// Cut shown lines longer than this many characters (0: never).
+    #[arg(long, value_name = "CHARS", default_value_t = 500)]
+    pub max_line_len: usize,
+    /// What to report: content (matches), files, or count.
+    #[arg(long, value_enum, default_value_t = Mode::Content)]
+    pub mode: Mode,
+    /// Report every capture group's span of each match.
+    #[arg(long)]
+    pub captures: bool,
+    /// At most this many results (matches, or files in files/count mode),
+    /// counted after sorting.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Skip this many results first (continue from a previous `next_offset`).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: usize,
+    /// Cut the result list, at a whole result, before its JSON exceeds this
+    /// many bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub max_output_bytes: Option<usize>,
+    /// Worker threads (default: the number of CPUs). The output does not
+    /// depend on it.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+impl Default for SearchRequest {
+    fn default() -> Self {
+        SearchRequest {
+            pattern: Vec::new(),
+            root: None,
+            walk: WalkArgs::default(),
+            fixed_strings: false,
+            ignore_case: false,
+            smart_case: false,
+            word: false,
+            multiline: false,
+            multiline_dotall: false,
+            before_context: None,
+            after_context: None,
+            context: None,
+            max_line_len: 500,
+            mode: Mode::Content,
+            captures: false,
+            limit: None,
+            offset: 0,
+            max_output_bytes: None,
+            threads: None,
+        }
+    }
+}
+
+impl SearchRequest {
+    /// Lines of context before and after each match.
+    pub fn context_lines(&self) -> (usize, usize) {
+        let both = self.context.unwrap_or(0);
+        (self.before_context.unwrap_or(both), self.after_context.unwrap_or(both))
+    }
+}
+
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
+}
+
+fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "A regular expression, or a list of them.",
+        "anyOf": [ { "type": "string" }, { "type": "array", "items": { "type": "string" } } ]
+    })
+}
+
+/// The `llm-search` tool.
+#[derive(Debug)]
+pub struct LlmSearch;
+
+impl Tool for LlmSearch {
+    const NAME: &'static str = "llm-search";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const ABOUT: &'static str = "Search a tree with ripgrep's engine; span-exact, sorted, deterministic output.";
+    const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("file_glob", "glob"), ("patterns", "pattern")];
+    type Request = SearchRequest;
+    type Output = SearchOutput;
+
+    fn run(request: SearchRequest, ctx: &mut RunContext) -> Result<SearchOutput, AideError> {
+        let root = Root::from_option(request.root.as_deref())?;
+        let (output, diagnostics) = search(&root, &request)?;
+        ctx.diagnostics.extend(diagnostics);
+        Ok(output)
+    }
+
+    fn root(request: &SearchRequest) -> Option<PathBuf> {
+        request.root.clone().or_else(|| std::env::current_dir().ok())
+    }
+}

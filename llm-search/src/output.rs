@@ -1,0 +1,131 @@
+//! The result of a search and its text form.
+
+use std::io::{self, Write};
+
+use aide_core::cli::Render;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::Mode;
+
+/// One match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Match {
+    /// Stable id of this span: the same on every run while the file is unchanged.
+    pub match_id: String,
+    pub path: String,
+    pub byte_start: usize,
+    pub byte_end: usize,
+    pub line: usize,
+    pub column: usize,
+    /// Position of `byte_end` (exclusive).
+    pub end_line: usize,
+    pub end_column: usize,
+    /// The matched text.
+    #[serde(rename = "match")]
+    pub text: String,
+    /// The line(s) the match is on, without the line terminator.
+    pub line_text: String,
+    pub context_before: Vec<String>,
+    pub context_after: Vec<String>,
+    /// Capture group spans, with `--captures`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captures: Option<Vec<Capture>>,
+    /// Some text of this match was not valid UTF-8 and is shown lossily.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
+    /// A shown line was cut at --max-line-len.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub line_truncated: bool,
+}
+
+/// The span of one capture group of a match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Capture {
+    /// Group number; 0 is the whole match.
+    pub index: usize,
+    pub name: Option<String>,
+    /// None when the group did not participate in the match.
+    pub byte_start: Option<usize>,
+    pub byte_end: Option<usize>,
+    #[serde(rename = "match")]
+    pub text: Option<String>,
+}
+
+/// Counts for one file, in files and count modes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct FileCount {
+    pub path: String,
+    /// Number of matches.
+    pub matches: usize,
+    /// Number of lines with a match.
+    pub lines: usize,
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SearchOutput {
+    pub mode: Mode,
+    /// The matches (content mode), sorted by path, then byte_start.
+    pub matches: Vec<Match>,
+    /// Files with matches (files and count modes), sorted by path.
+    pub files: Vec<FileCount>,
+    /// Matches in all files, whatever --limit and --offset cut.
+    pub total_matches: usize,
+    pub total_lines: usize,
+    pub files_searched: usize,
+    pub files_with_matches: usize,
+    /// More results remain past this page or a cap.
+    pub truncated: bool,
+    /// The --offset that continues after this page, when truncated.
+    pub next_offset: Option<usize>,
+}
+
+impl Render for SearchOutput {
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        match self.mode {
+            Mode::Content => {
+                for m in &self.matches {
+                    let first_context_line = m.line - m.context_before.len();
+                    for (i, text) in m.context_before.iter().enumerate() {
+                        writeln!(w, "{}-{}- {}", m.path, first_context_line + i, text)?;
+                    }
+                    writeln!(w, "{}:{}:{}: {}", m.path, m.line, m.column, m.line_text)?;
+                    for (i, text) in m.context_after.iter().enumerate() {
+                        writeln!(w, "{}-{}- {}", m.path, m.end_line + 1 + i, text)?;
+                    }
+                }
+            }
+            Mode::Files => {
+                for f in &self.files {
+                    writeln!(w, "{}", f.path)?;
+                }
+            }
+            Mode::Count => {
+                for f in &self.files {
+                    writeln!(w, "{}:{}", f.path, f.matches)?;
+                }
+                writeln!(
+                    w,
+                    "total: {} matches on {} lines in {} of {} files",
+                    self.total_matches, self.total_lines, self.files_with_matches, self.files_searched
+                )?;
+            }
+        }
+        if let Some(next) = self.next_offset {
+            writeln!(w, "[truncated: more results; continue with --offset {next}]")?;
+        }
+        Ok(())
+    }
+
+    fn found(&self) -> bool {
+        self.total_matches > 0
+    }
+
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        match self.mode {
+            Mode::Content => Some(("matches", "match")),
+            Mode::Files | Mode::Count => Some(("files", "file")),
+        }
+    }
+}
