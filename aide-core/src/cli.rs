@@ -74,6 +74,11 @@ pub trait Render {
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
         None
     }
+    /// A JSON document to print verbatim in JSON modes instead of the
+    /// envelope (`aide log show` prints a stored result exactly as it was).
+    fn raw_json(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Mutable state of one run, given to the tool.
@@ -102,6 +107,8 @@ pub trait Tool {
     const ABOUT: &'static str;
     /// Alternative request field names accepted in `--request` JSON.
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[];
+    /// Whether runs of this tool are recorded in the execution log.
+    const LOG: bool = true;
     type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema;
     type Output: Serialize + JsonSchema + Render;
 
@@ -321,7 +328,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
         Err(e) => return run.fail(&mut out, &e),
     };
     run.format = common.format();
-    run.log = run.log && !common.no_log;
+    run.log = run.log && !common.no_log && T::LOG;
 
     if common.schema {
         let doc = crate::request::schema_document::<T::Request, T::Output>(T::NAME, T::VERSION);
@@ -369,9 +376,24 @@ fn emit<O: Serialize + Render>(run: &mut Run<'_>, out: &mut Stdout, output: &O, 
         diagnostics: &run.diagnostics,
         stats: &stats,
     };
+    let io_err = |e: io::Error| AideError::new(code::IO_ERROR, format!("writing output: {e}"));
+    if let (Some(raw), true) = (output.raw_json(), run.format.is_json()) {
+        let text = match run.format {
+            Format::Json { pretty: true } => serde_json::from_str::<Value>(raw)
+                .ok()
+                .and_then(|v| to_json_string(&v, true).ok())
+                .unwrap_or_else(|| raw.to_string()),
+            _ => raw.to_string(),
+        };
+        out.write_with(|w| {
+            w.write_all(text.as_bytes())?;
+            w.write_all(b"\n")
+        })
+        .map_err(io_err)?;
+        return Ok(());
+    }
     let need_compact = run.log || matches!(run.format, Format::Json { pretty: false });
     let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
-    let io_err = |e: io::Error| AideError::new(code::IO_ERROR, format!("writing output: {e}"));
     match run.format {
         Format::Text => {
             out.write_with(|w| output.render_text(w)).map_err(io_err)?;

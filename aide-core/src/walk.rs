@@ -1,6 +1,7 @@
 //! File walking with ripgrep's semantics.
 //!
-//! `.gitignore`, `.ignore` and `.git/info/exclude` are honoured and hidden
+//! `.gitignore` (inside a git repository, as ripgrep), `.ignore` and
+//! `.git/info/exclude` are honoured and hidden
 //! files skipped unless `--hidden`/`--no-ignore`; `--glob` takes gitignore-style
 //! globs relative to the root (`!` excludes); `--type` keeps files of the given
 //! languages. Nothing is skipped silently: unreadable directories, symlinks
@@ -96,8 +97,9 @@ impl<'a> Walker<'a> {
             .git_global(!self.args.no_ignore)
             .git_exclude(!self.args.no_ignore)
             .parents(!self.args.no_ignore)
-            // ripgrep honours .gitignore even outside a git repository.
-            .require_git(false)
+            // As ripgrep: .gitignore counts only inside a git repository
+            // (.ignore files count everywhere).
+            .require_git(true)
             .follow_links(self.args.follow)
             .max_depth(self.args.max_depth)
             .overrides(self.overrides.clone())
@@ -229,7 +231,7 @@ mod tests {
             std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
             std::fs::write(p.join(f), "x").unwrap();
         }
-        std::fs::write(p.join(".gitignore"), "target/\n").unwrap();
+        std::fs::write(p.join(".ignore"), "target/\n").unwrap();
         let root = Root::new(p).unwrap();
         (d, root)
     }
@@ -242,10 +244,7 @@ mod tests {
     #[test]
     fn honours_gitignore_hidden_and_sorts() {
         let (_d, root) = tree();
-        assert_eq!(paths(&root, WalkArgs::default()), [".gitignore", "README.md", "docs/a.rs", "src/lib.py", "src/main.rs"]
-            .into_iter()
-            .filter(|p| !p.starts_with('.'))
-            .collect::<Vec<_>>());
+        assert_eq!(paths(&root, WalkArgs::default()), ["README.md", "docs/a.rs", "src/lib.py", "src/main.rs"]);
         let all = paths(&root, WalkArgs { hidden: true, no_ignore: true, ..Default::default() });
         assert!(all.contains(&"target/out.rs".to_string()) && all.contains(&".hidden/x.rs".to_string()));
     }

@@ -1,0 +1,253 @@
+//! # aide: the umbrella command
+//!
+//! * `aide log list [--tool T] [--limit N] [--since TIME]` — recent runs of
+//!   every tool, newest first.
+//! * `aide log show ID` — the stored result of run `ID` (a unique prefix of at
+//!   least 8 characters will do). With `--json` it prints the JSON document
+//!   exactly as the tool printed it, so an agent can recover a result after its
+//!   context was compacted.
+//! * `aide log prune [--older-than DURATION] [--keep N]` — apply retention now.
+//! * `aide tools` — the aide tools, whether each is installed, and its request
+//!   and output schemas (`<tool> --schema`).
+//!
+//! Wire format: the aide envelope with `runs` (list), `removed`/`remaining`
+//! (prune) or `tools` (tools); `log show --json` prints the stored document
+//! instead of an envelope. Runs of `aide` itself are not logged.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use aide_core::cli::{Render, RunContext, Tool};
+use aide_core::error::code;
+use aide_core::log::{ExecutionLog, ListFilter, PruneReport, RunSummary};
+use aide_core::AideError;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The aide tools, with what each is for.
+pub const TOOLS: &[(&str, &str)] = &[
+    ("llm-search", "Regex search of a tree with ripgrep's engine; span-exact, sorted, deterministic JSON."),
+    ("llm-ast-search", "Tree-sitter structural search, symbols, definitions and references, syntax validation."),
+    ("llm-transform", "Checksum-guarded, all-or-nothing file edits with undo."),
+    ("llm-read", "Line-numbered reads with checksums to edit against."),
+    ("llm-discover", "Fuzzy file finding, listing and workspace structure."),
+    ("llm-shell", "Persistent shell sessions, syntax check, explain and risk, performance history."),
+    ("llm-jobs", "Background jobs that outlive the caller, with status, wait, logs and kill."),
+];
+
+/// The request: one subcommand.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+pub struct AideRequest {
+    #[command(subcommand)]
+    pub command: AideCommand,
+}
+
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AideCommand {
+    /// Read the execution log.
+    Log {
+        #[command(subcommand)]
+        action: LogAction,
+    },
+    /// List the aide tools, whether each is installed, and their schemas.
+    Tools,
+}
+
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LogAction {
+    /// Recent runs, newest first.
+    List {
+        /// Only runs of this tool (e.g. llm-search).
+        #[arg(long)]
+        tool: Option<String>,
+        /// At most this many runs.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+        /// Only runs since this time: RFC 3339, or a duration ago such as 2h or 7d.
+        #[arg(long)]
+        since: Option<String>,
+    },
+    /// The stored result of one run.
+    Show {
+        /// The execution_id, or a unique prefix of at least 8 characters.
+        id: String,
+    },
+    /// Remove old runs now (retention also runs automatically).
+    Prune {
+        /// Remove runs older than this (e.g. 7d, 12h). Default: 30 days or $AIDE_LOG_MAX_AGE.
+        #[arg(long)]
+        older_than: Option<String>,
+        /// Keep at most this many newest runs. Default: 10000 or $AIDE_LOG_MAX_RUNS.
+        #[arg(long)]
+        keep: Option<u64>,
+    },
+}
+
+/// One tool as `aide tools` reports it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ToolInfo {
+    pub name: String,
+    pub description: String,
+    pub installed: bool,
+    pub path: Option<String>,
+    /// The tool's `--schema` document: request and output schemas.
+    pub schema: Option<serde_json::Value>,
+}
+
+/// The output of a subcommand.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum AideOutput {
+    Runs {
+        runs: Vec<RunSummary>,
+    },
+    Show {
+        run: RunSummary,
+        /// The stored JSON document of the run.
+        #[serde(skip)]
+        result_json: String,
+    },
+    Prune(PruneReport),
+    Tools {
+        tools: Vec<ToolInfo>,
+    },
+}
+
+impl Render for AideOutput {
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        match self {
+            AideOutput::Runs { runs } => {
+                for r in runs {
+                    let args = r.argv.iter().skip(1).cloned().collect::<Vec<_>>().join(" ");
+                    writeln!(
+                        w,
+                        "{} {} exit={} {:.1}ms {} {}",
+                        r.execution_id, r.started_at, r.exit_code, r.duration_ms, r.tool, args
+                    )?;
+                }
+            }
+            AideOutput::Show { run, result_json } => {
+                writeln!(w, "execution_id: {}", run.execution_id)?;
+                writeln!(w, "tool: {} {}", run.tool, run.version)?;
+                writeln!(w, "argv: {}", run.argv.join(" "))?;
+                writeln!(w, "started_at: {}  duration_ms: {:.3}  exit_code: {}", run.started_at, run.duration_ms, run.exit_code)?;
+                writeln!(w, "result:")?;
+                writeln!(w, "{result_json}")?;
+            }
+            AideOutput::Prune(p) => writeln!(w, "removed {} runs, {} remain", p.removed, p.remaining)?,
+            AideOutput::Tools { tools } => {
+                for t in tools {
+                    let state = if t.installed { "installed" } else { "not installed" };
+                    writeln!(w, "{:<16} {:<14} {}", t.name, state, t.description)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn found(&self) -> bool {
+        !matches!(self, AideOutput::Runs { runs } if runs.is_empty())
+    }
+
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            AideOutput::Runs { .. } => Some(("runs", "run")),
+            AideOutput::Tools { .. } => Some(("tools", "tool")),
+            _ => None,
+        }
+    }
+
+    fn raw_json(&self) -> Option<&str> {
+        match self {
+            AideOutput::Show { result_json, .. } => Some(result_json),
+            _ => None,
+        }
+    }
+}
+
+/// The `aide` command.
+#[derive(Debug)]
+pub struct Aide;
+
+impl Tool for Aide {
+    const NAME: &'static str = "aide";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const ABOUT: &'static str = "The aide umbrella: execution-log retrieval and the list of tools.";
+    const LOG: bool = false;
+    type Request = AideRequest;
+    type Output = AideOutput;
+
+    fn run(request: AideRequest, _ctx: &mut RunContext) -> Result<AideOutput, AideError> {
+        match request.command {
+            AideCommand::Log { action } => run_log(action),
+            AideCommand::Tools => Ok(AideOutput::Tools { tools: list_tools() }),
+        }
+    }
+}
+
+fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
+    let mut log = ExecutionLog::open_default()?;
+    match action {
+        LogAction::List { tool, limit, since } => {
+            let since = since.as_deref().map(aide_core::log::parse_since).transpose()?;
+            let runs = log.list(&ListFilter { tool, limit, since })?;
+            Ok(AideOutput::Runs { runs })
+        }
+        LogAction::Show { id } => {
+            let stored = log.get(&id)?;
+            if stored.summary.result_capped {
+                return Err(AideError::new(
+                    code::RESULT_CAPPED,
+                    format!(
+                        "run {} produced {} bytes of JSON, more than the log keeps",
+                        stored.summary.execution_id, stored.summary.result_bytes
+                    ),
+                )
+                .with_hint("re-run the tool with a narrower request or --limit, or raise AIDE_LOG_MAX_RESULT_BYTES"));
+            }
+            let result_json = stored
+                .result_json
+                .ok_or_else(|| AideError::internal("a stored run has no result and is not flagged as capped"))?;
+            Ok(AideOutput::Show { run: stored.summary, result_json })
+        }
+        LogAction::Prune { older_than, keep } => {
+            let older_than = older_than.as_deref().map(aide_core::log::parse_duration).transpose()?;
+            Ok(AideOutput::Prune(log.prune(older_than, keep)?))
+        }
+    }
+}
+
+/// Where a tool's binary is: beside this executable first, then on PATH.
+fn find_tool(name: &str) -> Option<PathBuf> {
+    let beside = std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join(name)));
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
+        .unwrap_or_default();
+    beside.into_iter().chain(on_path).find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    p.is_file()
+}
+
+fn list_tools() -> Vec<ToolInfo> {
+    TOOLS
+        .iter()
+        .map(|(name, description)| {
+            let path = find_tool(name);
+            let schema = path.as_ref().and_then(|p| {
+                let out = std::process::Command::new(p).arg("--schema").env("AIDE_LOG", "off").output().ok()?;
+                serde_json::from_slice(&out.stdout).ok()
+            });
+            ToolInfo {
+                name: name.to_string(),
+                description: description.to_string(),
+                installed: path.is_some(),
+                path: path.map(|p| p.display().to_string()),
+                schema,
+            }
+        })
+        .collect()
+}

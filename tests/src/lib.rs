@@ -1,0 +1,160 @@
+//! Helpers for the end-to-end tests: temporary trees, the real binaries
+//! (built once per test run), and typed views of their JSON output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+pub mod wire;
+
+/// The directory holding the workspace's built binaries, building them once
+/// per test process so the tests never run stale executables.
+pub fn bin_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        // target/<profile>/deps/e2e-hash -> target/<profile>
+        let dir = exe.parent().and_then(Path::parent).expect("target profile dir").to_path_buf();
+        let release = dir.file_name().is_some_and(|n| n == "release");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "--workspace", "--bins", "--manifest-path"]).arg(&manifest);
+        if release {
+            cmd.arg("--release");
+        }
+        if let Some(target) = dir.parent() {
+            cmd.env("CARGO_TARGET_DIR", target);
+        }
+        let status = cmd.status().expect("running cargo build for the binaries");
+        assert!(status.success(), "building the workspace binaries failed");
+        dir
+    })
+}
+
+/// A temporary tree to run tools in, with its own `AIDE_HOME`.
+#[derive(Debug)]
+pub struct TestDir {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Default for TestDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestDir {
+    pub fn new() -> TestDir {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().join("root");
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&root).expect("create root");
+        TestDir { _tmp: tmp, root, home }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// Makes the root a git repository, so `.gitignore` applies (as in ripgrep,
+    /// `.gitignore` is honoured only inside a repository; `.ignore` always).
+    pub fn git_init(&self) -> &Self {
+        let status = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&self.root)
+            .status()
+            .expect("git is required for the tests");
+        assert!(status.success(), "git init failed");
+        self
+    }
+
+    /// Writes `contents` to `rel` under the root, creating folders.
+    pub fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> &Self {
+        let p = self.root.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("create parent");
+        }
+        std::fs::write(&p, contents).expect("write file");
+        self
+    }
+
+    /// A command for `tool`, run in the root with this dir's `AIDE_HOME`.
+    pub fn cmd(&self, tool: &str) -> TestCommand {
+        let mut cmd = Command::new(bin_dir().join(tool));
+        cmd.current_dir(&self.root).env("AIDE_HOME", &self.home).env_remove("AIDE_LOG");
+        TestCommand { cmd, stdin: None }
+    }
+}
+
+/// A command under test.
+#[derive(Debug)]
+pub struct TestCommand {
+    pub cmd: Command,
+    stdin: Option<Vec<u8>>,
+}
+
+impl TestCommand {
+    pub fn arg(mut self, a: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.arg(a);
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.env(k, v);
+        self
+    }
+
+    pub fn stdin(mut self, input: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(input.into());
+        self
+    }
+
+    pub fn output(mut self) -> Output {
+        use std::io::Write;
+        self.cmd.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        self.cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = self.cmd.spawn().expect("spawn tool");
+        if let Some(input) = self.stdin.take() {
+            let mut stdin = child.stdin.take().expect("stdin");
+            stdin.write_all(&input).expect("write stdin");
+        }
+        child.wait_with_output().expect("wait for tool")
+    }
+
+    /// Runs, asserts the exit code, and returns stdout as text.
+    pub fn expect_exit(self, code: i32) -> (String, String) {
+        let desc = format!("{:?}", self.cmd);
+        let out = self.output();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(code), "{desc}\nstdout:\n{stdout}\nstderr:\n{stderr}");
+        (stdout, stderr)
+    }
+
+    /// Runs with `--json`, asserts the exit code, and parses the document.
+    pub fn json<T: serde::de::DeserializeOwned>(self, code: i32) -> T {
+        let (stdout, _) = self.arg("--json").expect_exit(code);
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("output is not the expected JSON ({e}):\n{stdout}"))
+    }
+}
+
+/// Whether a program is on PATH.
+pub fn have(program: &str) -> bool {
+    Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
+}
