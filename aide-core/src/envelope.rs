@@ -62,7 +62,11 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(code: &str, message: impl Into<String>) -> Self {
-        Diagnostic { code: code.to_string(), path: None, message: message.into() }
+        Diagnostic {
+            code: code.to_string(),
+            path: None,
+            message: message.into(),
+        }
     }
 
     pub fn with_path(mut self, path: impl Into<String>) -> Self {
@@ -142,13 +146,25 @@ impl<'a> ErrorEnvelope<'a> {
         diagnostics: &'a [Diagnostic],
         stats: &'a Stats,
     ) -> Self {
-        ErrorEnvelope { tool, version, execution_id, ok: false, error: error.into(), diagnostics, stats }
+        ErrorEnvelope {
+            tool,
+            version,
+            execution_id,
+            ok: false,
+            error: error.into(),
+            diagnostics,
+            stats,
+        }
     }
 }
 
 /// Serialises `value` compactly or indented.
 pub fn to_json_string<T: Serialize + ?Sized>(value: &T, pretty: bool) -> Result<String, AideError> {
-    let r = if pretty { serde_json::to_string_pretty(value) } else { serde_json::to_string(value) };
+    let r = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    };
     r.map_err(|e| AideError::internal(format!("serialising output: {e}")))
 }
 
@@ -162,7 +178,10 @@ pub struct Stdout {
 
 impl Default for Stdout {
     fn default() -> Self {
-        Stdout { out: io::BufWriter::with_capacity(64 * 1024, io::stdout()), closed: false }
+        Stdout {
+            out: io::BufWriter::with_capacity(64 * 1024, io::stdout()),
+            closed: false,
+        }
     }
 }
 
@@ -173,7 +192,10 @@ impl Stdout {
 
     /// Runs `f` against the buffered stdout; a broken pipe ends output quietly,
     /// any other error is returned.
-    pub fn write_with(&mut self, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+    pub fn write_with(
+        &mut self,
+        f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
         if self.closed {
             return Ok(());
         }
@@ -210,9 +232,23 @@ mod tests {
 
     #[test]
     fn envelope_field_order_is_fixed() {
-        let stats = Stats { elapsed_ms: 1.5, extra: Default::default() };
-        let r = R { matches: vec![1], truncated: false };
-        let env = Envelope { tool: "t", version: "1", execution_id: "x", ok: true, result: &r, diagnostics: &[], stats: &stats };
+        let stats = Stats {
+            elapsed_ms: 1.5,
+            extra: Default::default(),
+        };
+        let r = R {
+            matches: vec![1],
+            truncated: false,
+        };
+        let env = Envelope {
+            tool: "t",
+            version: "1",
+            execution_id: "x",
+            ok: true,
+            result: &r,
+            diagnostics: &[],
+            stats: &stats,
+        };
         assert_eq!(
             to_json_string(&env, false).unwrap(),
             r#"{"tool":"t","version":"1","execution_id":"x","ok":true,"matches":[1],"truncated":false,"diagnostics":[],"stats":{"elapsed_ms":1.5}}"#
@@ -231,7 +267,12 @@ mod tests {
         let got: Vec<_> = d.iter().map(|d| (d.path.clone(), d.code.clone())).collect();
         assert_eq!(
             got,
-            vec![(None, "c".into()), (Some("a".into()), "a".into()), (Some("z".into()), "a".into()), (Some("z".into()), "b".into())]
+            vec![
+                (None, "c".into()),
+                (Some("a".into()), "a".into()),
+                (Some("z".into()), "a".into()),
+                (Some("z".into()), "b".into())
+            ]
         );
     }
 }

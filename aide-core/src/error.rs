@@ -119,12 +119,18 @@ pub struct AideError {
     pub code: ErrorCode,
     pub message: String,
     pub hint: Option<String>,
-    pub details: Value,
+    /// Structured context (boxed: errors travel in `Result`s and stay small).
+    pub details: Option<Box<Value>>,
 }
 
 impl AideError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        AideError { code, message: message.into(), hint: None, details: Value::Null }
+        AideError {
+            code,
+            message: message.into(),
+            hint: None,
+            details: None,
+        }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -133,7 +139,7 @@ impl AideError {
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
-        self.details = details;
+        self.details = Some(Box::new(details));
         self
     }
 
@@ -145,9 +151,17 @@ impl AideError {
     pub fn io(path: &str, err: &std::io::Error) -> Self {
         use std::io::ErrorKind;
         let (code, hint) = match err.kind() {
-            ErrorKind::NotFound => (code::NOT_FOUND, "check the path; paths are relative to --root"),
-            ErrorKind::PermissionDenied => (code::PERMISSION_DENIED, "check the file's permissions"),
-            _ => (code::IO_ERROR, "retry; if it persists, check the disk and the path"),
+            ErrorKind::NotFound => (
+                code::NOT_FOUND,
+                "check the path; paths are relative to --root",
+            ),
+            ErrorKind::PermissionDenied => {
+                (code::PERMISSION_DENIED, "check the file's permissions")
+            }
+            _ => (
+                code::IO_ERROR,
+                "retry; if it persists, check the disk and the path",
+            ),
         };
         AideError::new(code, format!("{path}: {err}"))
             .with_hint(hint)
@@ -188,7 +202,7 @@ impl From<&AideError> for ErrorBody {
             code: e.code.name.to_string(),
             message: e.message.clone(),
             hint: e.hint.clone(),
-            details: e.details.clone(),
+            details: e.details.as_deref().cloned().unwrap_or(Value::Null),
         }
     }
 }
@@ -202,7 +216,13 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for c in code::ALL {
             assert!(seen.insert(c.name), "duplicate code {}", c.name);
-            assert!(c.name.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_'), "{}", c.name);
+            assert!(
+                c.name
+                    .chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch == '_'),
+                "{}",
+                c.name
+            );
         }
     }
 
@@ -218,7 +238,10 @@ mod tests {
     fn io_errors_are_classified() {
         let e = AideError::io("a.txt", &std::io::Error::from(std::io::ErrorKind::NotFound));
         assert_eq!(e.code, code::NOT_FOUND);
-        let e = AideError::io("a.txt", &std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        let e = AideError::io(
+            "a.txt",
+            &std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        );
         assert_eq!(e.code, code::PERMISSION_DENIED);
     }
 }

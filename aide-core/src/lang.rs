@@ -8,7 +8,19 @@ use serde::{Deserialize, Serialize};
 use crate::error::{AideError, code};
 
 /// A language the tools know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
     Rust,
@@ -23,8 +35,17 @@ pub enum Lang {
 }
 
 impl Lang {
-    pub const ALL: [Lang; 9] =
-        [Lang::Rust, Lang::Python, Lang::TypeScript, Lang::Tsx, Lang::JavaScript, Lang::C, Lang::Cpp, Lang::Java, Lang::Go];
+    pub const ALL: [Lang; 9] = [
+        Lang::Rust,
+        Lang::Python,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::JavaScript,
+        Lang::C,
+        Lang::Cpp,
+        Lang::Java,
+        Lang::Go,
+    ];
 
     /// The canonical name, as accepted by `--type` and `--language`.
     pub fn name(self) -> &'static str {
@@ -57,7 +78,9 @@ impl Lang {
     }
 
     pub fn from_extension(ext: &str) -> Option<Lang> {
-        Lang::ALL.into_iter().find(|l| l.extensions().contains(&ext))
+        Lang::ALL
+            .into_iter()
+            .find(|l| l.extensions().contains(&ext))
     }
 
     pub fn from_path(path: &Path) -> Option<Lang> {
@@ -82,8 +105,11 @@ impl FromStr for Lang {
             "go" | "golang" => Lang::Go,
             _ => {
                 let known: Vec<_> = Lang::ALL.iter().map(|l| l.name()).collect();
-                return Err(AideError::new(code::UNKNOWN_LANGUAGE, format!("unknown language `{s}`"))
-                    .with_hint(format!("use one of: {}", known.join(", "))));
+                return Err(AideError::new(
+                    code::UNKNOWN_LANGUAGE,
+                    format!("unknown language `{s}`"),
+                )
+                .with_hint(format!("use one of: {}", known.join(", "))));
             }
         };
         Ok(lang)
@@ -132,7 +158,10 @@ mod tests {
     fn parses_names_and_aliases() {
         assert_eq!("RS".parse::<Lang>().unwrap(), Lang::Rust);
         assert_eq!("c++".parse::<Lang>().unwrap(), Lang::Cpp);
-        assert_eq!("cobol".parse::<Lang>().unwrap_err().code, code::UNKNOWN_LANGUAGE);
+        assert_eq!(
+            "cobol".parse::<Lang>().unwrap_err().code,
+            code::UNKNOWN_LANGUAGE
+        );
         for l in Lang::ALL {
             assert_eq!(l.name().parse::<Lang>().unwrap(), l);
         }

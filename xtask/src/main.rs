@@ -1,0 +1,109 @@
+//! Project tasks, run as `cargo xtask <task>`:
+//!
+//! * `ci` — what `.ci/run` runs: fmt check, clippy with warnings denied, tests.
+//! * `corpus` — builds the benchmark corpus in `target/corpus/`: the crates of
+//!   `xtask/corpus/Cargo.lock` vendored, a few PyPI wheels and npm packages, all
+//!   at pinned versions.
+//! * `bench <tool>` — benchmarks a tool against its anchor tools in one run,
+//!   writes `target/bench/<tool>.json` and updates `docs/BENCHMARKS.md`.
+// Peak memory of a child needs wait4(2); that is the only unsafe code here.
+#![allow(unsafe_code)]
+
+mod bench;
+mod corpus;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "xtask", about = "aide project tasks")]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// fmt check, clippy (warnings denied), and the test suite.
+    Ci,
+    /// Build the benchmark corpus in target/corpus/.
+    Corpus {
+        /// Rebuild even if the corpus exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Benchmark a tool against its anchors (search).
+    Bench {
+        /// The tool: search.
+        tool: String,
+        /// Timed runs per command.
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// Untimed warm-up runs per command.
+        #[arg(long, default_value_t = 2)]
+        warmup: usize,
+    },
+}
+
+pub type Result<T> = std::result::Result<T, String>;
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.task {
+        Task::Ci => ci(),
+        Task::Corpus { force } => corpus::build(force).map(|_| ()),
+        Task::Bench { tool, runs, warmup } => bench::run(&tool, runs, warmup),
+    };
+    if let Err(e) = result {
+        say(&format!("xtask: error: {e}"));
+        std::process::exit(1);
+    }
+}
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Progress and results go to stderr/stdout of a developer's terminal.
+pub fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Runs a command in the workspace, failing on a non-zero exit.
+pub fn run(program: &str, args: &[&str]) -> Result<()> {
+    say(&format!("$ {program} {}", args.join(" ")));
+    let status = Command::new(program)
+        .args(args)
+        .current_dir(workspace())
+        .status()
+        .map_err(|e| format!("running {program}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{program} {} failed: {status}", args.join(" ")))
+    }
+}
+
+fn ci() -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(&cargo, &["fmt", "--all", "--", "--check"])?;
+    run(
+        &cargo,
+        &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    run(&cargo, &["test", "--workspace"])
+}
