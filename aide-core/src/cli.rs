@@ -21,8 +21,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::envelope::{
-    Diagnostic, Envelope, ErrorEnvelope, Format, Stats, Stdout, diag, sort_diagnostics,
-    stderr_line, to_json_string,
+    Diagnostic, Envelope, ErrorEnvelope, Format, Stats, Stdout, diag, sort_diagnostics, stderr_line, to_json_string,
 };
 use crate::error::{AideError, code};
 use crate::log::{ExecutionLog, RunRecord};
@@ -55,9 +54,7 @@ impl CommonArgs {
         if self.jsonl {
             Format::Jsonl
         } else if self.json || self.pretty {
-            Format::Json {
-                pretty: self.pretty,
-            }
+            Format::Json { pretty: self.pretty }
         } else {
             Format::Text
         }
@@ -95,11 +92,7 @@ pub struct RunContext {
 
 impl RunContext {
     pub fn new(execution_id: String) -> Self {
-        RunContext {
-            execution_id,
-            diagnostics: Vec::new(),
-            stats: Default::default(),
-        }
+        RunContext { execution_id, diagnostics: Vec::new(), stats: Default::default() }
     }
 
     pub fn diagnose(&mut self, d: Diagnostic) {
@@ -151,18 +144,13 @@ struct Run<'a> {
 
 impl<'a> Run<'a> {
     fn new(tool: &'a str, version: &'a str, argv: &[OsString]) -> Self {
-        let argv: Vec<String> = argv
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let argv: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
         // Before flags parse, guess the format so even a usage error is JSON
         // for a harness that asked for JSON.
         let format = if argv.iter().any(|a| a == "--jsonl") {
             Format::Jsonl
         } else if argv.iter().any(|a| a == "--json" || a == "--pretty") {
-            Format::Json {
-                pretty: argv.iter().any(|a| a == "--pretty"),
-            }
+            Format::Json { pretty: argv.iter().any(|a| a == "--pretty") }
         } else {
             Format::Text
         };
@@ -184,10 +172,7 @@ impl<'a> Run<'a> {
 
     fn stats(&self) -> Stats {
         let ms = self.clock.elapsed().as_secs_f64() * 1000.0;
-        Stats {
-            elapsed_ms: (ms * 1000.0).round() / 1000.0,
-            extra: self.stats_extra.clone(),
-        }
+        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0, extra: self.stats_extra.clone() }
     }
 
     /// Prints a failure in the run's format and logs it; returns the exit status.
@@ -196,16 +181,8 @@ impl<'a> Run<'a> {
         stderr_line(&format!("{}: {err}", self.tool));
         sort_diagnostics(&mut self.diagnostics);
         let stats = self.stats();
-        let doc = ErrorEnvelope::new(
-            self.tool,
-            self.version,
-            &self.execution_id,
-            err,
-            &self.diagnostics,
-            &stats,
-        );
-        let compact =
-            to_json_string(&doc, false).unwrap_or_else(|_| String::from("{\"ok\":false}"));
+        let doc = ErrorEnvelope::new(self.tool, self.version, &self.execution_id, err, &self.diagnostics, &stats);
+        let compact = to_json_string(&doc, false).unwrap_or_else(|_| String::from("{\"ok\":false}"));
         match self.format {
             Format::Text => {}
             Format::Json { pretty: true } => {
@@ -216,10 +193,7 @@ impl<'a> Run<'a> {
                 let _ = out.write_str(&format!("{compact}\n"));
             }
             Format::Jsonl => {
-                let line = with_type(
-                    "error",
-                    serde_json::from_str(&compact).unwrap_or(Value::Null),
-                );
+                let line = with_type("error", serde_json::from_str(&compact).unwrap_or(Value::Null));
                 let _ = out.write_str(&format!("{line}\n"));
             }
         }
@@ -227,13 +201,7 @@ impl<'a> Run<'a> {
         status
     }
 
-    fn write_log(
-        &mut self,
-        exit_code: i32,
-        ok: bool,
-        error_code: Option<&str>,
-        result_json: String,
-    ) {
+    fn write_log(&mut self, exit_code: i32, ok: bool, error_code: Option<&str>, result_json: String) {
         if !self.log {
             return;
         }
@@ -243,9 +211,7 @@ impl<'a> Run<'a> {
             version: self.version.to_string(),
             argv: self.argv.clone(),
             request: self.request_json.clone(),
-            cwd: std::env::current_dir()
-                .ok()
-                .map(|p| p.display().to_string()),
+            cwd: std::env::current_dir().ok().map(|p| p.display().to_string()),
             root: self.root.as_ref().map(|p| p.display().to_string()),
             started: self.started,
             duration: self.clock.elapsed(),
@@ -256,12 +222,7 @@ impl<'a> Run<'a> {
         };
         if let Err(e) = ExecutionLog::open_default().and_then(|mut log| log.record(&record)) {
             // The result is already printed; a log failure only warns.
-            stderr_line(&format!(
-                "{}: warning[{}]: {}",
-                self.tool,
-                diag::LOG_FAILED,
-                e.message
-            ));
+            stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
         }
     }
 }
@@ -288,10 +249,7 @@ pub fn install_panic_hook() {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "panic".to_string());
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         *crate::walk::lock(&PANIC_MESSAGE) = Some(format!("{msg}{at}"));
     }));
 }
@@ -301,9 +259,7 @@ pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, AideError>) -> Result<T, Aid
     match std::panic::catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(_) => {
-            let msg = crate::walk::lock(&PANIC_MESSAGE)
-                .take()
-                .unwrap_or_else(|| "panic".into());
+            let msg = crate::walk::lock(&PANIC_MESSAGE).take().unwrap_or_else(|| "panic".into());
             Err(AideError::internal(format!("the tool panicked: {msg}")))
         }
     }
@@ -311,9 +267,7 @@ pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, AideError>) -> Result<T, Aid
 
 /// Parses the command line for `T`; Ok(None) means help or version was
 /// printed and the process should exit 0.
-fn parse_cli<T: Tool>(
-    argv: &[OsString],
-) -> Result<Option<(CommonArgs, clap::ArgMatches)>, AideError> {
+fn parse_cli<T: Tool>(argv: &[OsString]) -> Result<Option<(CommonArgs, clap::ArgMatches)>, AideError> {
     let mut cmd = Command::new(T::NAME).version(T::VERSION).about(T::ABOUT);
     cmd = CommonArgs::augment_args(cmd);
     cmd = T::Request::augment_args(cmd);
@@ -335,21 +289,13 @@ fn parse_cli<T: Tool>(
 /// A clap error as `invalid_arguments`.
 pub fn clap_error(e: &clap::Error) -> AideError {
     let rendered = e.render().to_string();
-    let first = rendered
-        .lines()
-        .next()
-        .unwrap_or("invalid arguments")
-        .trim_start_matches("error: ")
-        .to_string();
+    let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
     AideError::new(code::INVALID_ARGUMENTS, first).with_hint("see --help for the flags")
 }
 
 /// Builds the request from flags, or from `--request` (then no request flag
 /// may be given).
-fn build_request<T: Tool>(
-    common: &CommonArgs,
-    matches: &clap::ArgMatches,
-) -> Result<T::Request, AideError> {
+fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Result<T::Request, AideError> {
     let Some(source) = &common.request else {
         return T::Request::from_arg_matches(matches).map_err(|e| clap_error(&e));
     };
@@ -357,11 +303,7 @@ fn build_request<T: Tool>(
     let given: Vec<String> = probe
         .get_arguments()
         .filter(|a| matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
-        .map(|a| {
-            a.get_long()
-                .map(|l| format!("--{l}"))
-                .unwrap_or_else(|| a.get_id().to_string())
-        })
+        .map(|a| a.get_long().map(|l| format!("--{l}")).unwrap_or_else(|| a.get_id().to_string()))
         .collect();
     if !given.is_empty() {
         return Err(AideError::new(
@@ -423,12 +365,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
 }
 
 /// Prints the output in the chosen format and logs the run.
-fn emit<O: Serialize + Render>(
-    run: &mut Run<'_>,
-    out: &mut Stdout,
-    output: &O,
-    status: i32,
-) -> Result<(), AideError> {
+fn emit<O: Serialize + Render>(run: &mut Run<'_>, out: &mut Stdout, output: &O, status: i32) -> Result<(), AideError> {
     let stats = run.stats();
     let env = Envelope {
         tool: run.tool,
@@ -456,26 +393,15 @@ fn emit<O: Serialize + Render>(
         return Ok(());
     }
     let need_compact = run.log || matches!(run.format, Format::Json { pretty: false });
-    let compact = if need_compact {
-        Some(to_json_string(&env, false)?)
-    } else {
-        None
-    };
+    let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
     match run.format {
         Format::Text => {
             out.write_with(|w| output.render_text(w)).map_err(io_err)?;
             // Diagnostics go to stderr in text mode, briefly.
             const SHOWN: usize = 20;
             for d in run.diagnostics.iter().take(SHOWN) {
-                let path = d
-                    .path
-                    .as_deref()
-                    .map(|p| format!("{p}: "))
-                    .unwrap_or_default();
-                stderr_line(&format!(
-                    "{}: warning[{}]: {path}{}",
-                    run.tool, d.code, d.message
-                ));
+                let path = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+                stderr_line(&format!("{}: warning[{}]: {path}{}", run.tool, d.code, d.message));
             }
             if run.diagnostics.len() > SHOWN {
                 stderr_line(&format!(
@@ -497,8 +423,7 @@ fn emit<O: Serialize + Render>(
             .map_err(io_err)?;
         }
         Format::Jsonl => {
-            let mut value =
-                serde_json::to_value(&env).map_err(|e| AideError::internal(e.to_string()))?;
+            let mut value = serde_json::to_value(&env).map_err(|e| AideError::internal(e.to_string()))?;
             let records = match (output.jsonl_records(), value.as_object_mut()) {
                 (Some((field, kind)), Some(obj)) => match obj.shift_remove(field) {
                     Some(Value::Array(items)) => Some((kind, items)),

@@ -62,11 +62,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(code: &str, message: impl Into<String>) -> Self {
-        Diagnostic {
-            code: code.to_string(),
-            path: None,
-            message: message.into(),
-        }
+        Diagnostic { code: code.to_string(), path: None, message: message.into() }
     }
 
     pub fn with_path(mut self, path: impl Into<String>) -> Self {
@@ -146,25 +142,13 @@ impl<'a> ErrorEnvelope<'a> {
         diagnostics: &'a [Diagnostic],
         stats: &'a Stats,
     ) -> Self {
-        ErrorEnvelope {
-            tool,
-            version,
-            execution_id,
-            ok: false,
-            error: error.into(),
-            diagnostics,
-            stats,
-        }
+        ErrorEnvelope { tool, version, execution_id, ok: false, error: error.into(), diagnostics, stats }
     }
 }
 
 /// Serialises `value` compactly or indented.
 pub fn to_json_string<T: Serialize + ?Sized>(value: &T, pretty: bool) -> Result<String, AideError> {
-    let r = if pretty {
-        serde_json::to_string_pretty(value)
-    } else {
-        serde_json::to_string(value)
-    };
+    let r = if pretty { serde_json::to_string_pretty(value) } else { serde_json::to_string(value) };
     r.map_err(|e| AideError::internal(format!("serialising output: {e}")))
 }
 
@@ -178,10 +162,7 @@ pub struct Stdout {
 
 impl Default for Stdout {
     fn default() -> Self {
-        Stdout {
-            out: io::BufWriter::with_capacity(64 * 1024, io::stdout()),
-            closed: false,
-        }
+        Stdout { out: io::BufWriter::with_capacity(64 * 1024, io::stdout()), closed: false }
     }
 }
 
@@ -192,10 +173,7 @@ impl Stdout {
 
     /// Runs `f` against the buffered stdout; a broken pipe ends output quietly,
     /// any other error is returned.
-    pub fn write_with(
-        &mut self,
-        f: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    ) -> io::Result<()> {
+    pub fn write_with(&mut self, f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
         if self.closed {
             return Ok(());
         }
@@ -232,14 +210,8 @@ mod tests {
 
     #[test]
     fn envelope_field_order_is_fixed() {
-        let stats = Stats {
-            elapsed_ms: 1.5,
-            extra: Default::default(),
-        };
-        let r = R {
-            matches: vec![1],
-            truncated: false,
-        };
+        let stats = Stats { elapsed_ms: 1.5, extra: Default::default() };
+        let r = R { matches: vec![1], truncated: false };
         let env = Envelope {
             tool: "t",
             version: "1",

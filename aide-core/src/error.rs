@@ -125,12 +125,7 @@ pub struct AideError {
 
 impl AideError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        AideError {
-            code,
-            message: message.into(),
-            hint: None,
-            details: None,
-        }
+        AideError { code, message: message.into(), hint: None, details: None }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -151,21 +146,11 @@ impl AideError {
     pub fn io(path: &str, err: &std::io::Error) -> Self {
         use std::io::ErrorKind;
         let (code, hint) = match err.kind() {
-            ErrorKind::NotFound => (
-                code::NOT_FOUND,
-                "check the path; paths are relative to --root",
-            ),
-            ErrorKind::PermissionDenied => {
-                (code::PERMISSION_DENIED, "check the file's permissions")
-            }
-            _ => (
-                code::IO_ERROR,
-                "retry; if it persists, check the disk and the path",
-            ),
+            ErrorKind::NotFound => (code::NOT_FOUND, "check the path; paths are relative to --root"),
+            ErrorKind::PermissionDenied => (code::PERMISSION_DENIED, "check the file's permissions"),
+            _ => (code::IO_ERROR, "retry; if it persists, check the disk and the path"),
         };
-        AideError::new(code, format!("{path}: {err}"))
-            .with_hint(hint)
-            .with_details(serde_json::json!({ "path": path }))
+        AideError::new(code, format!("{path}: {err}")).with_hint(hint).with_details(serde_json::json!({ "path": path }))
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
@@ -216,13 +201,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for c in code::ALL {
             assert!(seen.insert(c.name), "duplicate code {}", c.name);
-            assert!(
-                c.name
-                    .chars()
-                    .all(|ch| ch.is_ascii_lowercase() || ch == '_'),
-                "{}",
-                c.name
-            );
+            assert!(c.name.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_'), "{}", c.name);
         }
     }
 
@@ -238,10 +217,7 @@ mod tests {
     fn io_errors_are_classified() {
         let e = AideError::io("a.txt", &std::io::Error::from(std::io::ErrorKind::NotFound));
         assert_eq!(e.code, code::NOT_FOUND);
-        let e = AideError::io(
-            "a.txt",
-            &std::io::Error::from(std::io::ErrorKind::PermissionDenied),
-        );
+        let e = AideError::io("a.txt", &std::io::Error::from(std::io::ErrorKind::PermissionDenied));
         assert_eq!(e.code, code::PERMISSION_DENIED);
     }
 }

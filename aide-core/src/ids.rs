@@ -13,12 +13,7 @@ pub fn new_execution_id() -> String {
 /// no two different inputs share an encoding.
 pub fn span_id(path: &str, byte_start: usize, byte_end: usize, bytes: &[u8]) -> String {
     let mut h = Sha256::new();
-    for part in [
-        path.as_bytes(),
-        &byte_start.to_le_bytes(),
-        &byte_end.to_le_bytes(),
-        bytes,
-    ] {
+    for part in [path.as_bytes(), &byte_start.to_le_bytes(), &byte_end.to_le_bytes(), bytes] {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part);
     }

@@ -8,19 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{AideError, code};
 
 /// A language the tools know.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Lang {
     Rust,
@@ -78,9 +66,7 @@ impl Lang {
     }
 
     pub fn from_extension(ext: &str) -> Option<Lang> {
-        Lang::ALL
-            .into_iter()
-            .find(|l| l.extensions().contains(&ext))
+        Lang::ALL.into_iter().find(|l| l.extensions().contains(&ext))
     }
 
     pub fn from_path(path: &Path) -> Option<Lang> {
@@ -105,11 +91,8 @@ impl FromStr for Lang {
             "go" | "golang" => Lang::Go,
             _ => {
                 let known: Vec<_> = Lang::ALL.iter().map(|l| l.name()).collect();
-                return Err(AideError::new(
-                    code::UNKNOWN_LANGUAGE,
-                    format!("unknown language `{s}`"),
-                )
-                .with_hint(format!("use one of: {}", known.join(", "))));
+                return Err(AideError::new(code::UNKNOWN_LANGUAGE, format!("unknown language `{s}`"))
+                    .with_hint(format!("use one of: {}", known.join(", "))));
             }
         };
         Ok(lang)
@@ -158,10 +141,7 @@ mod tests {
     fn parses_names_and_aliases() {
         assert_eq!("RS".parse::<Lang>().unwrap(), Lang::Rust);
         assert_eq!("c++".parse::<Lang>().unwrap(), Lang::Cpp);
-        assert_eq!(
-            "cobol".parse::<Lang>().unwrap_err().code,
-            code::UNKNOWN_LANGUAGE
-        );
+        assert_eq!("cobol".parse::<Lang>().unwrap_err().code, code::UNKNOWN_LANGUAGE);
         for l in Lang::ALL {
             assert_eq!(l.name().parse::<Lang>().unwrap(), l);
         }

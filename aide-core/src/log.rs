@@ -42,20 +42,13 @@ pub fn aide_home() -> PathBuf {
     if let Some(x) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(x).join("aide");
     }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
     home.join(".local/state/aide")
 }
 
 /// Whether logging is switched off by the environment (`AIDE_LOG=off|0|false|no`).
 pub fn disabled_by_env() -> bool {
-    std::env::var("AIDE_LOG").is_ok_and(|v| {
-        matches!(
-            v.to_ascii_lowercase().as_str(),
-            "off" | "0" | "false" | "no"
-        )
-    })
+    std::env::var("AIDE_LOG").is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "off" | "0" | "false" | "no"))
 }
 
 /// One run to record.
@@ -130,18 +123,12 @@ pub struct ExecutionLog {
 }
 
 fn log_err(path: &Path, e: impl std::fmt::Display) -> AideError {
-    AideError::new(
-        code::LOG_UNAVAILABLE,
-        format!("execution log {}: {e}", path.display()),
-    )
-    .with_hint("check that $AIDE_HOME is writable, or pass --no-log / set AIDE_LOG=off")
+    AideError::new(code::LOG_UNAVAILABLE, format!("execution log {}: {e}", path.display()))
+        .with_hint("check that $AIDE_HOME is writable, or pass --no-log / set AIDE_LOG=off")
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked)
-    )
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked))
 }
 
 /// Retries `f` while SQLite reports contention, with growing jittered sleeps,
@@ -154,9 +141,7 @@ fn with_retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result
             Err(e) if is_busy(&e) && start.elapsed() < CONTENTION_DEADLINE => {
                 attempt += 1;
                 let jitter = u64::from(std::process::id() % 7);
-                std::thread::sleep(Duration::from_millis(
-                    u64::from(attempt.min(20)) * 2 + jitter,
-                ));
+                std::thread::sleep(Duration::from_millis(u64::from(attempt.min(20)) * 2 + jitter));
             }
             other => return other,
         }
@@ -258,12 +243,7 @@ impl ExecutionLog {
         .map_err(|e| log_err(&path, e))?;
         // The execution id's random tail decides, so pruning is spread evenly
         // across processes without coordination.
-        if run
-            .execution_id
-            .as_bytes()
-            .last()
-            .is_some_and(|b| b % 32 == 0)
-        {
+        if run.execution_id.as_bytes().last().is_some_and(|b| b % 32 == 0) {
             self.prune(None, None)?;
         }
         Ok(())
@@ -271,21 +251,11 @@ impl ExecutionLog {
 
     /// Removes runs older than `older_than` (default: the configured maximum
     /// age) and all but the newest `keep` (default: the configured maximum).
-    pub fn prune(
-        &mut self,
-        older_than: Option<Duration>,
-        keep: Option<u64>,
-    ) -> Result<PruneReport, AideError> {
+    pub fn prune(&mut self, older_than: Option<Duration>, keep: Option<u64>) -> Result<PruneReport, AideError> {
         let max_age = older_than
-            .or_else(|| {
-                std::env::var("AIDE_LOG_MAX_AGE")
-                    .ok()
-                    .and_then(|v| humantime::parse_duration(&v).ok())
-            })
+            .or_else(|| std::env::var("AIDE_LOG_MAX_AGE").ok().and_then(|v| humantime::parse_duration(&v).ok()))
             .unwrap_or(DEFAULT_MAX_AGE);
-        let keep = keep
-            .or_else(|| env_parse("AIDE_LOG_MAX_RUNS"))
-            .unwrap_or(DEFAULT_MAX_RUNS);
+        let keep = keep.or_else(|| env_parse("AIDE_LOG_MAX_RUNS")).unwrap_or(DEFAULT_MAX_RUNS);
         let cutoff = millis(SystemTime::now().checked_sub(max_age).unwrap_or(UNIX_EPOCH));
         let keep_i = i64::try_from(keep).unwrap_or(i64::MAX);
         let path = self.path.clone();
@@ -316,23 +286,17 @@ impl ExecutionLog {
                  ORDER BY started_ms DESC, execution_id DESC LIMIT ?3"
             ))
             .map_err(|e| log_err(&self.path, e))?;
-        let rows = stmt
-            .query_map(params![filter.tool, since, limit], summary_from_row)
-            .map_err(|e| log_err(&self.path, e))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| log_err(&self.path, e))
+        let rows =
+            stmt.query_map(params![filter.tool, since, limit], summary_from_row).map_err(|e| log_err(&self.path, e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| log_err(&self.path, e))
     }
 
     /// The run with this id, or the one run whose id starts with `id` (at
     /// least 8 characters). Errors if none or several match.
     pub fn get(&self, id: &str) -> Result<StoredRun, AideError> {
-        let sql =
-            format!("SELECT {SUMMARY_COLUMNS}, request, result FROM runs WHERE execution_id = ?1");
-        let exact = self
-            .conn
-            .query_row(&sql, params![id], stored_from_row)
-            .optional()
-            .map_err(|e| log_err(&self.path, e))?;
+        let sql = format!("SELECT {SUMMARY_COLUMNS}, request, result FROM runs WHERE execution_id = ?1");
+        let exact =
+            self.conn.query_row(&sql, params![id], stored_from_row).optional().map_err(|e| log_err(&self.path, e))?;
         if let Some(run) = exact {
             return Ok(run);
         }
@@ -348,10 +312,7 @@ impl ExecutionLog {
             "SELECT {SUMMARY_COLUMNS}, request, result FROM runs WHERE execution_id >= ?1 AND execution_id < ?2 LIMIT 2"
         );
         let upper = format!("{id}\u{10FFFF}");
-        let mut stmt = self
-            .conn
-            .prepare(&sql)
-            .map_err(|e| log_err(&self.path, e))?;
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| log_err(&self.path, e))?;
         let found = stmt
             .query_map(params![id, upper], stored_from_row)
             .map_err(|e| log_err(&self.path, e))?
@@ -359,15 +320,11 @@ impl ExecutionLog {
             .map_err(|e| log_err(&self.path, e))?;
         match found.len() {
             0 => Err(not_found()),
-            1 => Ok(found
-                .into_iter()
-                .next()
-                .ok_or_else(|| AideError::internal("row vanished"))?),
-            _ => Err(AideError::new(
-                code::INVALID_ARGUMENTS,
-                format!("execution_id prefix `{id}` matches several runs"),
-            )
-            .with_hint("give more characters of the id")),
+            1 => Ok(found.into_iter().next().ok_or_else(|| AideError::internal("row vanished"))?),
+            _ => {
+                Err(AideError::new(code::INVALID_ARGUMENTS, format!("execution_id prefix `{id}` matches several runs"))
+                    .with_hint("give more characters of the id"))
+            }
         }
     }
 }
@@ -396,11 +353,7 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
 }
 
 fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRun> {
-    Ok(StoredRun {
-        summary: summary_from_row(r)?,
-        request: r.get(14)?,
-        result_json: r.get(15)?,
-    })
+    Ok(StoredRun { summary: summary_from_row(r)?, request: r.get(14)?, result_json: r.get(15)? })
 }
 
 fn env_parse<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -426,11 +379,8 @@ pub fn parse_since(s: &str) -> Result<SystemTime, AideError> {
         return Ok(t);
     }
     let d = humantime::parse_duration(s).map_err(|_| {
-        AideError::new(
-            code::INVALID_ARGUMENTS,
-            format!("`{s}` is neither a time nor a duration"),
-        )
-        .with_hint("use RFC 3339 like 2026-01-20T18:30:00Z, or a duration ago like 2h or 7d")
+        AideError::new(code::INVALID_ARGUMENTS, format!("`{s}` is neither a time nor a duration"))
+            .with_hint("use RFC 3339 like 2026-01-20T18:30:00Z, or a duration ago like 2h or 7d")
     })?;
     Ok(SystemTime::now().checked_sub(d).unwrap_or(UNIX_EPOCH))
 }
@@ -438,11 +388,8 @@ pub fn parse_since(s: &str) -> Result<SystemTime, AideError> {
 /// Parses a duration such as `7d`, `12h`, `30min`.
 pub fn parse_duration(s: &str) -> Result<Duration, AideError> {
     humantime::parse_duration(s).map_err(|e| {
-        AideError::new(
-            code::INVALID_ARGUMENTS,
-            format!("`{s}` is not a duration: {e}"),
-        )
-        .with_hint("use a duration like 30s, 10min, 12h or 7d")
+        AideError::new(code::INVALID_ARGUMENTS, format!("`{s}` is not a duration: {e}"))
+            .with_hint("use a duration like 30s, 10min, 12h or 7d")
     })
 }
 
@@ -473,46 +420,20 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let mut log = ExecutionLog::open_in(home.path()).unwrap();
         let now = SystemTime::now();
-        log.record(&record(
-            "0190aaaa-0000-7000-8000-000000000001",
-            "llm-search",
-            now,
-            r#"{"a":1}"#,
-        ))
-        .unwrap();
-        log.record(&record(
-            "0190aaaa-0000-7000-8000-000000000002",
-            "llm-read",
-            now + Duration::from_millis(5),
-            "{}",
-        ))
-        .unwrap();
-        let all = log
-            .list(&ListFilter {
-                limit: 10,
-                ..Default::default()
-            })
+        log.record(&record("0190aaaa-0000-7000-8000-000000000001", "llm-search", now, r#"{"a":1}"#)).unwrap();
+        log.record(&record("0190aaaa-0000-7000-8000-000000000002", "llm-read", now + Duration::from_millis(5), "{}"))
             .unwrap();
+        let all = log.list(&ListFilter { limit: 10, ..Default::default() }).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[0].tool, "llm-read", "newest first");
-        let search = log
-            .list(&ListFilter {
-                limit: 10,
-                tool: Some("llm-search".into()),
-                ..Default::default()
-            })
-            .unwrap();
+        let search =
+            log.list(&ListFilter { limit: 10, tool: Some("llm-search".into()), ..Default::default() }).unwrap();
         assert_eq!(search.len(), 1);
         let got = log.get("0190aaaa-0000-7000-8000-000000000001").unwrap();
         assert_eq!(got.result_json.as_deref(), Some(r#"{"a":1}"#));
         assert_eq!(got.summary.argv, vec!["llm-search", "--json"]);
         // Unique prefix works; ambiguous prefix and unknown ids are errors.
-        assert_eq!(
-            log.get("0190aaaa-0000-7000-8000-00000000000")
-                .unwrap_err()
-                .code,
-            code::INVALID_ARGUMENTS
-        );
+        assert_eq!(log.get("0190aaaa-0000-7000-8000-00000000000").unwrap_err().code, code::INVALID_ARGUMENTS);
         assert_eq!(log.get("ffffffff").unwrap_err().code, code::NOT_FOUND);
         assert_eq!(log.get("x").unwrap_err().code, code::NOT_FOUND);
     }
@@ -524,39 +445,20 @@ mod tests {
         let now = SystemTime::now();
         for i in 0..5u64 {
             let t = now - Duration::from_secs(3600 * 24 * (10 - i));
-            log.record(&record(&format!("id-{i}"), "t", t, "{}"))
-                .unwrap();
+            log.record(&record(&format!("id-{i}"), "t", t, "{}")).unwrap();
         }
-        let r = log
-            .prune(Some(Duration::from_secs(3600 * 24 * 8)), None)
-            .unwrap();
+        let r = log.prune(Some(Duration::from_secs(3600 * 24 * 8)), None).unwrap();
         assert_eq!((r.removed, r.remaining), (2, 3));
-        let r = log
-            .prune(Some(Duration::from_secs(3600 * 24 * 365)), Some(1))
-            .unwrap();
+        let r = log.prune(Some(Duration::from_secs(3600 * 24 * 365)), Some(1)).unwrap();
         assert_eq!((r.removed, r.remaining), (2, 1));
-        assert_eq!(
-            log.list(&ListFilter {
-                limit: 10,
-                ..Default::default()
-            })
-            .unwrap()[0]
-                .execution_id,
-            "id-4"
-        );
+        assert_eq!(log.list(&ListFilter { limit: 10, ..Default::default() }).unwrap()[0].execution_id, "id-4");
     }
 
     #[test]
     fn parses_times() {
         assert!(parse_since("2h").is_ok());
         assert!(parse_since("2026-01-20T18:30:00Z").is_ok());
-        assert_eq!(
-            parse_since("yesterday-ish").unwrap_err().code,
-            code::INVALID_ARGUMENTS
-        );
-        assert_eq!(
-            parse_duration("7d").unwrap(),
-            Duration::from_secs(7 * 86400)
-        );
+        assert_eq!(parse_since("yesterday-ish").unwrap_err().code, code::INVALID_ARGUMENTS);
+        assert_eq!(parse_duration("7d").unwrap(), Duration::from_secs(7 * 86400));
     }
 }

@@ -11,10 +11,7 @@ pub trait Located {
 
 /// The order of every list of located results: path byte-wise, then byte_start.
 pub fn cmp_location(a_path: &str, a_start: usize, b_path: &str, b_start: usize) -> Ordering {
-    a_path
-        .as_bytes()
-        .cmp(b_path.as_bytes())
-        .then(a_start.cmp(&b_start))
+    a_path.as_bytes().cmp(b_path.as_bytes()).then(a_start.cmp(&b_start))
 }
 
 /// Sorts `items` into the canonical order. Stable, so equal keys keep their
@@ -39,24 +36,9 @@ mod tests {
 
     #[test]
     fn sorts_by_path_bytes_then_offset() {
-        let mut v = vec![
-            L("b.rs", 1),
-            L("a/z.rs", 9),
-            L("a.rs", 5),
-            L("a.rs", 2),
-            L("B.rs", 0),
-        ];
+        let mut v = vec![L("b.rs", 1), L("a/z.rs", 9), L("a.rs", 5), L("a.rs", 2), L("B.rs", 0)];
         sort_by_location(&mut v);
         let got: Vec<_> = v.iter().map(|l| (l.0, l.1)).collect();
-        assert_eq!(
-            got,
-            vec![
-                ("B.rs", 0),
-                ("a.rs", 2),
-                ("a.rs", 5),
-                ("a/z.rs", 9),
-                ("b.rs", 1)
-            ]
-        );
+        assert_eq!(got, vec![("B.rs", 0), ("a.rs", 2), ("a.rs", 5), ("a/z.rs", 9), ("b.rs", 1)]);
     }
 }

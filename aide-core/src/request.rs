@@ -19,19 +19,13 @@ pub fn read_request_source(source: &str) -> Result<String, AideError> {
     let mut text = String::new();
     if source == "-" {
         std::io::stdin().read_to_string(&mut text).map_err(|e| {
-            AideError::new(
-                code::INVALID_REQUEST,
-                format!("reading the request from stdin: {e}"),
-            )
-            .with_hint("pipe one JSON object into --request -")
+            AideError::new(code::INVALID_REQUEST, format!("reading the request from stdin: {e}"))
+                .with_hint("pipe one JSON object into --request -")
         })?;
     } else {
         text = std::fs::read_to_string(source).map_err(|e| {
-            AideError::new(
-                code::INVALID_REQUEST,
-                format!("reading the request file {source}: {e}"),
-            )
-            .with_hint("--request takes a path to a JSON file, or - for stdin")
+            AideError::new(code::INVALID_REQUEST, format!("reading the request file {source}: {e}"))
+                .with_hint("--request takes a path to a JSON file, or - for stdin")
         })?;
     }
     Ok(text)
@@ -41,17 +35,11 @@ pub fn read_request_source(source: &str) -> Result<String, AideError> {
 ///
 /// `aliases` maps accepted alternative names to canonical field names (e.g.
 /// the seed's `file_glob` to `glob`); giving both is an error.
-pub fn parse_request<T: DeserializeOwned + JsonSchema>(
-    text: &str,
-    aliases: &[(&str, &str)],
-) -> Result<T, AideError> {
+pub fn parse_request<T: DeserializeOwned + JsonSchema>(text: &str, aliases: &[(&str, &str)]) -> Result<T, AideError> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        AideError::new(
-            code::INVALID_REQUEST,
-            format!("the request is not valid JSON: {e}"),
-        )
-        .with_hint("the request must be one JSON object whose fields mirror the flags")
-        .with_details(serde_json::json!({ "line": e.line(), "column": e.column() }))
+        AideError::new(code::INVALID_REQUEST, format!("the request is not valid JSON: {e}"))
+            .with_hint("the request must be one JSON object whose fields mirror the flags")
+            .with_details(serde_json::json!({ "line": e.line(), "column": e.column() }))
     })?;
     request_from_value(value, aliases)
 }
@@ -62,10 +50,8 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
     aliases: &[(&str, &str)],
 ) -> Result<T, AideError> {
     let Value::Object(map) = &mut value else {
-        return Err(
-            AideError::new(code::INVALID_REQUEST, "the request must be a JSON object")
-                .with_hint("see --schema for the fields"),
-        );
+        return Err(AideError::new(code::INVALID_REQUEST, "the request must be a JSON object")
+            .with_hint("see --schema for the fields"));
     };
     for (alias, canonical) in aliases {
         if let Some(v) = map.remove(*alias) {
@@ -74,9 +60,7 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
                     code::INVALID_REQUEST,
                     format!("the request gives both `{alias}` and `{canonical}`"),
                 )
-                .with_hint(format!(
-                    "`{alias}` is another name for `{canonical}`; give one"
-                )));
+                .with_hint(format!("`{alias}` is another name for `{canonical}`; give one")));
             }
             map.insert((*canonical).to_string(), v);
         }
@@ -89,16 +73,10 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
                 Some(c) => format!("did you mean `{c}`? "),
                 None => String::new(),
             };
-            hint.push_str(&format!(
-                "known fields: {}",
-                known.iter().cloned().collect::<Vec<_>>().join(", ")
-            ));
-            return Err(AideError::new(
-                code::INVALID_REQUEST,
-                format!("unknown field `{key}` in the request"),
-            )
-            .with_hint(hint)
-            .with_details(serde_json::json!({ "field": key })));
+            hint.push_str(&format!("known fields: {}", known.iter().cloned().collect::<Vec<_>>().join(", ")));
+            return Err(AideError::new(code::INVALID_REQUEST, format!("unknown field `{key}` in the request"))
+                .with_hint(hint)
+                .with_details(serde_json::json!({ "field": key })));
         }
     }
     serde_json::from_value(value).map_err(|e| {
@@ -196,11 +174,8 @@ mod tests {
 
     #[test]
     fn accepts_known_fields_flattened_fields_and_aliases() {
-        let r: Req = parse_request(
-            r#"{"pattern":"fn","file_glob":["*.rs"],"hidden":true}"#,
-            &[("file_glob", "glob")],
-        )
-        .unwrap();
+        let r: Req =
+            parse_request(r#"{"pattern":"fn","file_glob":["*.rs"],"hidden":true}"#, &[("file_glob", "glob")]).unwrap();
         assert_eq!(r.pattern, "fn");
         assert_eq!(r.glob, vec!["*.rs"]);
         assert!(r.inner.hidden);
@@ -210,34 +185,15 @@ mod tests {
     fn refuses_unknown_fields_with_suggestion() {
         let e = parse_request::<Req>(r#"{"patern":"fn"}"#, &[]).unwrap_err();
         assert_eq!(e.code, code::INVALID_REQUEST);
-        assert!(
-            e.hint
-                .as_deref()
-                .unwrap()
-                .contains("did you mean `pattern`"),
-            "{:?}",
-            e.hint
-        );
+        assert!(e.hint.as_deref().unwrap().contains("did you mean `pattern`"), "{:?}", e.hint);
     }
 
     #[test]
     fn refuses_bad_json_wrong_types_and_alias_clashes() {
-        assert_eq!(
-            parse_request::<Req>("{", &[]).unwrap_err().code,
-            code::INVALID_REQUEST
-        );
-        assert_eq!(
-            parse_request::<Req>("[]", &[]).unwrap_err().code,
-            code::INVALID_REQUEST
-        );
-        assert_eq!(
-            parse_request::<Req>(r#"{"pattern":3}"#, &[])
-                .unwrap_err()
-                .code,
-            code::INVALID_REQUEST
-        );
-        let e = parse_request::<Req>(r#"{"glob":[],"file_glob":[]}"#, &[("file_glob", "glob")])
-            .unwrap_err();
+        assert_eq!(parse_request::<Req>("{", &[]).unwrap_err().code, code::INVALID_REQUEST);
+        assert_eq!(parse_request::<Req>("[]", &[]).unwrap_err().code, code::INVALID_REQUEST);
+        assert_eq!(parse_request::<Req>(r#"{"pattern":3}"#, &[]).unwrap_err().code, code::INVALID_REQUEST);
+        let e = parse_request::<Req>(r#"{"glob":[],"file_glob":[]}"#, &[("file_glob", "glob")]).unwrap_err();
         assert_eq!(e.code, code::INVALID_REQUEST);
     }
 
@@ -245,10 +201,7 @@ mod tests {
     fn edit_distance() {
         assert_eq!(levenshtein("kitten", "sitting"), 3);
         assert_eq!(levenshtein("", "abc"), 3);
-        assert_eq!(
-            closest("findDefinitons", ["findDefinitions", "search", "lines"]),
-            Some("findDefinitions")
-        );
+        assert_eq!(closest("findDefinitons", ["findDefinitions", "search", "lines"]), Some("findDefinitions"));
         assert_eq!(closest("zzz", ["findDefinitions"]), None);
     }
 }

@@ -23,15 +23,12 @@ impl Root {
         if shown.contains('\0') {
             return Err(outside(&shown, "the root contains a NUL byte"));
         }
-        let canonical = dir.canonicalize().map_err(|e| {
-            AideError::io(&shown, &e).with_hint("--root must name an existing directory")
-        })?;
+        let canonical = dir
+            .canonicalize()
+            .map_err(|e| AideError::io(&shown, &e).with_hint("--root must name an existing directory"))?;
         if !canonical.is_dir() {
-            return Err(AideError::new(
-                code::INVALID_ARGUMENTS,
-                format!("root {shown} is not a directory"),
-            )
-            .with_hint("--root must name a directory"));
+            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("root {shown} is not a directory"))
+                .with_hint("--root must name a directory"));
         }
         Ok(Root { canonical })
     }
@@ -56,15 +53,12 @@ impl Root {
             return Err(outside(user_path, "the path contains a NUL byte"));
         }
         if user_path.is_empty() {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "empty path")
-                .with_hint("give a path relative to --root"));
+            return Err(
+                AideError::new(code::INVALID_ARGUMENTS, "empty path").with_hint("give a path relative to --root")
+            );
         }
         let given = Path::new(user_path);
-        let joined = if given.is_absolute() {
-            given.to_path_buf()
-        } else {
-            self.canonical.join(given)
-        };
+        let joined = if given.is_absolute() { given.to_path_buf() } else { self.canonical.join(given) };
         // Lexical normalisation first, so `a/../../x` is refused even when `a`
         // does not exist.
         let mut normal = PathBuf::new();
@@ -72,10 +66,7 @@ impl Root {
             match comp {
                 Component::ParentDir => {
                     if !normal.pop() {
-                        return Err(outside(
-                            user_path,
-                            "the path climbs above the filesystem root",
-                        ));
+                        return Err(outside(user_path, "the path climbs above the filesystem root"));
                     }
                 }
                 Component::CurDir => {}
@@ -91,10 +82,7 @@ impl Root {
         loop {
             match existing.symlink_metadata() {
                 Ok(_) => break,
-                Err(_) => match (
-                    existing.file_name().map(|n| n.to_os_string()),
-                    existing.parent(),
-                ) {
+                Err(_) => match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
                     (Some(name), Some(parent)) => {
                         rest.push(name);
                         existing = parent.to_path_buf();
@@ -107,17 +95,13 @@ impl Root {
             Ok(c) => c,
             // A dangling symlink: refuse rather than guess where it leads.
             Err(e) if existing.symlink_metadata().is_ok() => {
-                return Err(AideError::io(user_path, &e).with_hint(
-                    "the path is a broken symlink; point it at a file inside the root",
-                ));
+                return Err(AideError::io(user_path, &e)
+                    .with_hint("the path is a broken symlink; point it at a file inside the root"));
             }
             Err(e) => return Err(AideError::io(user_path, &e)),
         };
         if !resolved.starts_with(&self.canonical) {
-            return Err(outside(
-                user_path,
-                "the path resolves through a symlink to outside the root",
-            ));
+            return Err(outside(user_path, "the path resolves through a symlink to outside the root"));
         }
         for name in rest.into_iter().rev() {
             resolved.push(name);
@@ -185,13 +169,7 @@ mod tests {
     #[test]
     fn refuses_escapes() {
         let (dir, root) = setup();
-        for bad in [
-            "../secret",
-            "src/../../secret",
-            "a\0b",
-            "/etc/passwd",
-            "nope/../../x",
-        ] {
+        for bad in ["../secret", "src/../../secret", "a\0b", "/etc/passwd", "nope/../../x"] {
             let e = root.resolve(bad).unwrap_err();
             assert_eq!(e.code, code::PATH_OUTSIDE_ROOT, "{bad}");
         }
@@ -203,25 +181,12 @@ mod tests {
     #[test]
     fn refuses_symlinks_that_leave_the_root() {
         let (dir, root) = setup();
-        std::os::unix::fs::symlink(dir.path().join("secret"), dir.path().join("root/link"))
-            .unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret"), dir.path().join("root/link")).unwrap();
         std::os::unix::fs::symlink(dir.path(), dir.path().join("root/up")).unwrap();
-        assert_eq!(
-            root.resolve("link").unwrap_err().code,
-            code::PATH_OUTSIDE_ROOT
-        );
-        assert_eq!(
-            root.resolve("up/secret").unwrap_err().code,
-            code::PATH_OUTSIDE_ROOT
-        );
-        assert_eq!(
-            root.resolve("up/new-file").unwrap_err().code,
-            code::PATH_OUTSIDE_ROOT
-        );
+        assert_eq!(root.resolve("link").unwrap_err().code, code::PATH_OUTSIDE_ROOT);
+        assert_eq!(root.resolve("up/secret").unwrap_err().code, code::PATH_OUTSIDE_ROOT);
+        assert_eq!(root.resolve("up/new-file").unwrap_err().code, code::PATH_OUTSIDE_ROOT);
         std::os::unix::fs::symlink("src/a.rs", dir.path().join("root/inner")).unwrap();
-        assert_eq!(
-            root.relative(&root.resolve("inner").unwrap()).unwrap(),
-            "src/a.rs"
-        );
+        assert_eq!(root.relative(&root.resolve("inner").unwrap()).unwrap(), "src/a.rs");
     }
 }

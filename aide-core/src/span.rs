@@ -14,9 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A 1-based line and column.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Position {
     pub line: usize,
     pub column: usize,
@@ -35,10 +33,7 @@ impl LineIndex {
         let mut line_starts = Vec::with_capacity(bytes.len() / 32 + 1);
         line_starts.push(0);
         line_starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
-        LineIndex {
-            line_starts,
-            len: bytes.len(),
-        }
+        LineIndex { line_starts, len: bytes.len() }
     }
 
     /// Number of lines. A buffer ending in `\n` has an empty last line that is
@@ -107,10 +102,7 @@ impl LineIndex {
         while char_start > start && !is_char_boundary(bytes, char_start) {
             char_start -= 1;
         }
-        Position {
-            line,
-            column: count_columns(&bytes[start..char_start]) + 1,
-        }
+        Position { line, column: count_columns(&bytes[start..char_start]) + 1 }
     }
 
     /// The byte offset of `pos`, or None when the line does not exist or the
@@ -124,9 +116,7 @@ impl LineIndex {
             Some(r) => r,
             // The end of a buffer that ends in a newline (or is empty) is the
             // start of an empty last line: a cursor can stand there.
-            None if pos.line == self.line_starts.len()
-                && self.line_starts[pos.line - 1] == self.len =>
-            {
+            None if pos.line == self.line_starts.len() && self.line_starts[pos.line - 1] == self.len => {
                 self.len..self.len
             }
             None => return None,
@@ -156,10 +146,7 @@ impl LineIndex {
 /// Number of columns in `bytes`: Unicode scalar values, plus one per
 /// maximal invalid UTF-8 sequence.
 fn count_columns(bytes: &[u8]) -> usize {
-    bytes
-        .utf8_chunks()
-        .map(|chunk| chunk.valid().chars().count() + usize::from(!chunk.invalid().is_empty()))
-        .sum()
+    bytes.utf8_chunks().map(|chunk| chunk.valid().chars().count() + usize::from(!chunk.invalid().is_empty())).sum()
 }
 
 /// Whether `offset` lies on a UTF-8 character boundary of `bytes` (invalid

@@ -52,13 +52,14 @@ pub struct WalkArgs {
     pub max_filesize: Option<u64>,
 }
 
-/// A file found by the walk.
+/// A file (or, with [`Walker::include_dirs`], a directory) found by the walk.
 #[derive(Debug, Clone)]
 pub struct WalkedFile {
     pub abs: PathBuf,
     /// Relative to the root, `/`-separated.
     pub rel: String,
     pub depth: usize,
+    pub is_dir: bool,
 }
 
 /// A prepared walk over a root.
@@ -68,15 +69,12 @@ pub struct Walker<'a> {
     args: WalkArgs,
     langs: Vec<Lang>,
     overrides: ignore::overrides::Override,
+    include_dirs: bool,
 }
 
 impl<'a> Walker<'a> {
     pub fn new(root: &'a Root, args: &WalkArgs) -> Result<Walker<'a>, AideError> {
-        let langs = args
-            .r#type
-            .iter()
-            .map(|t| t.parse())
-            .collect::<Result<Vec<Lang>, _>>()?;
+        let langs = args.r#type.iter().map(|t| t.parse()).collect::<Result<Vec<Lang>, _>>()?;
         let mut ob = OverrideBuilder::new(root.path());
         for g in &args.glob {
             ob.add(g).map_err(|e| {
@@ -85,15 +83,14 @@ impl<'a> Walker<'a> {
                     .with_details(serde_json::json!({ "glob": g }))
             })?;
         }
-        let overrides = ob
-            .build()
-            .map_err(|e| AideError::new(code::INVALID_GLOB, e.to_string()))?;
-        Ok(Walker {
-            root,
-            args: args.clone(),
-            langs,
-            overrides,
-        })
+        let overrides = ob.build().map_err(|e| AideError::new(code::INVALID_GLOB, e.to_string()))?;
+        Ok(Walker { root, args: args.clone(), langs, overrides, include_dirs: false })
+    }
+
+    /// Also visit directories (never the root itself).
+    pub fn include_dirs(mut self, yes: bool) -> Self {
+        self.include_dirs = yes;
+        self
     }
 
     pub fn max_filesize(&self) -> Option<u64> {
@@ -120,58 +117,39 @@ impl<'a> Walker<'a> {
 
     /// Classifies one walk entry: a file to visit, or a diagnostic, or nothing
     /// (directories).
-    fn classify(
-        &self,
-        result: Result<ignore::DirEntry, ignore::Error>,
-    ) -> Option<Result<WalkedFile, Diagnostic>> {
+    fn classify(&self, result: Result<ignore::DirEntry, ignore::Error>) -> Option<Result<WalkedFile, Diagnostic>> {
         let entry = match result {
             Ok(e) => e,
             Err(err) => return Some(Err(walk_error(self.root, &err))),
         };
         let ft = entry.file_type()?;
-        let rel = self
-            .root
-            .relative(entry.path())
-            .unwrap_or_else(|| to_slash(entry.path()));
+        let rel = self.root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
         if ft.is_symlink() {
             // Only reached when not following links.
             let d = match std::fs::metadata(entry.path()) {
-                Err(_) => {
-                    Diagnostic::new(diag::BROKEN_SYMLINK, "broken symlink skipped").with_path(rel)
+                Err(_) => Diagnostic::new(diag::BROKEN_SYMLINK, "broken symlink skipped").with_path(rel),
+                Ok(_) => {
+                    Diagnostic::new(diag::SYMLINK_NOT_FOLLOWED, "symlink not followed (use --follow)").with_path(rel)
                 }
-                Ok(_) => Diagnostic::new(
-                    diag::SYMLINK_NOT_FOLLOWED,
-                    "symlink not followed (use --follow)",
-                )
-                .with_path(rel),
             };
             return Some(Err(d));
+        }
+        if ft.is_dir() {
+            return (self.include_dirs && entry.depth() > 0)
+                .then(|| Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: true }));
         }
         if !ft.is_file() {
             return None;
         }
-        if self.args.follow
-            && !entry
-                .path()
-                .canonicalize()
-                .is_ok_and(|c| c.starts_with(self.root.path()))
-        {
-            return Some(Err(Diagnostic::new(
-                diag::OUTSIDE_ROOT,
-                "symlinked file outside the root skipped",
-            )
-            .with_path(rel)));
+        if self.args.follow && !entry.path().canonicalize().is_ok_and(|c| c.starts_with(self.root.path())) {
+            return Some(Err(
+                Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked file outside the root skipped").with_path(rel)
+            ));
         }
-        if !self.langs.is_empty()
-            && !Lang::from_path(entry.path()).is_some_and(|l| self.langs.contains(&l))
-        {
+        if !self.langs.is_empty() && !Lang::from_path(entry.path()).is_some_and(|l| self.langs.contains(&l)) {
             return None;
         }
-        Some(Ok(WalkedFile {
-            abs: entry.path().to_path_buf(),
-            rel,
-            depth: entry.depth(),
-        }))
+        Some(Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: false }))
     }
 
     /// Visits every file in parallel. `make_visitor` is called once per worker
@@ -200,17 +178,52 @@ impl<'a> Walker<'a> {
         diagnostics
     }
 
+    /// Maps every file in parallel, keeping the `Some` results (in no
+    /// particular order: callers sort). Each thread buffers its own results
+    /// and hands them over once, when it finishes.
+    pub fn filter_map_parallel<T, M, F>(&self, threads: usize, make_mapper: M) -> (Vec<T>, Vec<Diagnostic>)
+    where
+        T: Send,
+        M: Fn() -> F + Sync,
+        F: FnMut(WalkedFile) -> Option<T> + Send,
+    {
+        let out = Mutex::new(Vec::new());
+        let diagnostics = self.visit_parallel(threads, || {
+            let mut map = make_mapper();
+            let mut buffer = ThreadBuffer { items: Vec::new(), out: &out };
+            move |file| {
+                if let Some(item) = map(file) {
+                    buffer.items.push(item);
+                }
+            }
+        });
+        (out.into_inner().unwrap_or_else(|p| p.into_inner()), diagnostics)
+    }
+
     /// Every file, sorted by relative path, and the walk's diagnostics.
     pub fn collect(&self, threads: usize) -> (Vec<WalkedFile>, Vec<Diagnostic>) {
-        let files = Mutex::new(Vec::new());
-        let diagnostics = self.visit_parallel(threads, || {
-            let files = &files;
-            move |f| lock(files).push(f)
-        });
-        let mut files = files.into_inner().unwrap_or_else(|p| p.into_inner());
+        let (mut files, diagnostics) = self.filter_map_parallel(threads, || Some);
         files.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
         (files, diagnostics)
     }
+}
+
+/// A worker thread's results, moved to the shared list when the thread's
+/// visitor is dropped at the end of the walk.
+struct ThreadBuffer<'a, T> {
+    items: Vec<T>,
+    out: &'a Mutex<Vec<T>>,
+}
+
+impl<T> Drop for ThreadBuffer<'_, T> {
+    fn drop(&mut self) {
+        lock(self.out).append(&mut self.items);
+    }
+}
+
+/// The default number of worker threads: the number of CPUs.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Locks a mutex, recovering from poisoning (a panicking visitor must not
@@ -231,9 +244,7 @@ fn walk_error(root: &Root, err: &ignore::Error) -> Diagnostic {
 fn error_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            error_path(err)
-        }
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => error_path(err),
         ignore::Error::Loop { child, .. } => Some(child),
         _ => None,
     }
@@ -254,11 +265,8 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         }
         _ => (s, 1),
     };
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 10M)"))?;
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("`{s}` is too large"))
+    let n: u64 = num.parse().map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 10M)"))?;
+    n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
 }
 
 #[cfg(test)]
@@ -268,14 +276,7 @@ mod tests {
     fn tree() -> (tempfile::TempDir, Root) {
         let d = tempfile::tempdir().unwrap();
         let p = d.path();
-        for f in [
-            "src/main.rs",
-            "src/lib.py",
-            "README.md",
-            ".hidden/x.rs",
-            "target/out.rs",
-            "docs/a.rs",
-        ] {
+        for f in ["src/main.rs", "src/lib.py", "README.md", ".hidden/x.rs", "target/out.rs", "docs/a.rs"] {
             std::fs::create_dir_all(p.join(f).parent().unwrap()).unwrap();
             std::fs::write(p.join(f), "x").unwrap();
         }
@@ -292,64 +293,24 @@ mod tests {
     #[test]
     fn honours_gitignore_hidden_and_sorts() {
         let (_d, root) = tree();
-        assert_eq!(
-            paths(&root, WalkArgs::default()),
-            ["README.md", "docs/a.rs", "src/lib.py", "src/main.rs"]
-        );
-        let all = paths(
-            &root,
-            WalkArgs {
-                hidden: true,
-                no_ignore: true,
-                ..Default::default()
-            },
-        );
-        assert!(
-            all.contains(&"target/out.rs".to_string()) && all.contains(&".hidden/x.rs".to_string())
-        );
+        assert_eq!(paths(&root, WalkArgs::default()), ["README.md", "docs/a.rs", "src/lib.py", "src/main.rs"]);
+        let all = paths(&root, WalkArgs { hidden: true, no_ignore: true, ..Default::default() });
+        assert!(all.contains(&"target/out.rs".to_string()) && all.contains(&".hidden/x.rs".to_string()));
     }
 
     #[test]
     fn globs_and_types_filter() {
         let (_d, root) = tree();
         assert_eq!(
-            paths(
-                &root,
-                WalkArgs {
-                    glob: vec!["*.rs".into()],
-                    ..Default::default()
-                }
-            ),
+            paths(&root, WalkArgs { glob: vec!["*.rs".into()], ..Default::default() }),
             ["docs/a.rs", "src/main.rs"]
         );
         assert_eq!(
-            paths(
-                &root,
-                WalkArgs {
-                    glob: vec!["*.rs".into(), "!docs/".into()],
-                    ..Default::default()
-                }
-            ),
+            paths(&root, WalkArgs { glob: vec!["*.rs".into(), "!docs/".into()], ..Default::default() }),
             ["src/main.rs"]
         );
-        assert_eq!(
-            paths(
-                &root,
-                WalkArgs {
-                    r#type: vec!["py".into()],
-                    ..Default::default()
-                }
-            ),
-            ["src/lib.py"]
-        );
-        let e = Walker::new(
-            &root,
-            &WalkArgs {
-                glob: vec!["a[".into()],
-                ..Default::default()
-            },
-        )
-        .unwrap_err();
+        assert_eq!(paths(&root, WalkArgs { r#type: vec!["py".into()], ..Default::default() }), ["src/lib.py"]);
+        let e = Walker::new(&root, &WalkArgs { glob: vec!["a[".into()], ..Default::default() }).unwrap_err();
         assert_eq!(e.code, code::INVALID_GLOB);
     }
 
@@ -360,17 +321,16 @@ mod tests {
         std::os::unix::fs::symlink(d.path().join("missing"), d.path().join("broken")).unwrap();
         std::os::unix::fs::symlink(d.path().join("README.md"), d.path().join("good")).unwrap();
         let (_, diags) = Walker::new(&root, &WalkArgs::default()).unwrap().collect(1);
-        let codes: Vec<_> = diags
-            .iter()
-            .map(|d| (d.code.as_str(), d.path.as_deref()))
-            .collect();
-        assert_eq!(
-            codes,
-            [
-                (diag::BROKEN_SYMLINK, Some("broken")),
-                (diag::SYMLINK_NOT_FOLLOWED, Some("good"))
-            ]
-        );
+        let codes: Vec<_> = diags.iter().map(|d| (d.code.as_str(), d.path.as_deref())).collect();
+        assert_eq!(codes, [(diag::BROKEN_SYMLINK, Some("broken")), (diag::SYMLINK_NOT_FOLLOWED, Some("good"))]);
+    }
+
+    #[test]
+    fn directories_on_request() {
+        let (_d, root) = tree();
+        let (all, _) = Walker::new(&root, &WalkArgs::default()).unwrap().include_dirs(true).collect(2);
+        let dirs: Vec<_> = all.iter().filter(|f| f.is_dir).map(|f| f.rel.as_str()).collect();
+        assert_eq!(dirs, ["docs", "src"]);
     }
 
     #[test]

@@ -26,34 +26,13 @@ use serde::{Deserialize, Serialize};
 
 /// The aide tools, with what each is for.
 pub const TOOLS: &[(&str, &str)] = &[
-    (
-        "llm-search",
-        "Regex search of a tree with ripgrep's engine; span-exact, sorted, deterministic JSON.",
-    ),
-    (
-        "llm-ast-search",
-        "Tree-sitter structural search, symbols, definitions and references, syntax validation.",
-    ),
-    (
-        "llm-transform",
-        "Checksum-guarded, all-or-nothing file edits with undo.",
-    ),
-    (
-        "llm-read",
-        "Line-numbered reads with checksums to edit against.",
-    ),
-    (
-        "llm-discover",
-        "Fuzzy file finding, listing and workspace structure.",
-    ),
-    (
-        "llm-shell",
-        "Persistent shell sessions, syntax check, explain and risk, performance history.",
-    ),
-    (
-        "llm-jobs",
-        "Background jobs that outlive the caller, with status, wait, logs and kill.",
-    ),
+    ("llm-search", "Regex search of a tree with ripgrep's engine; span-exact, sorted, deterministic JSON."),
+    ("llm-ast-search", "Tree-sitter structural search, symbols, definitions and references, syntax validation."),
+    ("llm-transform", "Checksum-guarded, all-or-nothing file edits with undo."),
+    ("llm-read", "Line-numbered reads with checksums to edit against."),
+    ("llm-discover", "Fuzzy file finding, listing and workspace structure."),
+    ("llm-shell", "Persistent shell sessions, syntax check, explain and risk, performance history."),
+    ("llm-jobs", "Background jobs that outlive the caller, with status, wait, logs and kill."),
 ];
 
 /// The request: one subcommand.
@@ -161,16 +140,10 @@ impl Render for AideOutput {
                 writeln!(w, "result:")?;
                 writeln!(w, "{result_json}")?;
             }
-            AideOutput::Prune(p) => {
-                writeln!(w, "removed {} runs, {} remain", p.removed, p.remaining)?
-            }
+            AideOutput::Prune(p) => writeln!(w, "removed {} runs, {} remain", p.removed, p.remaining)?,
             AideOutput::Tools { tools } => {
                 for t in tools {
-                    let state = if t.installed {
-                        "installed"
-                    } else {
-                        "not installed"
-                    };
+                    let state = if t.installed { "installed" } else { "not installed" };
                     writeln!(w, "{:<16} {:<14} {}", t.name, state, t.description)?;
                 }
             }
@@ -213,9 +186,7 @@ impl Tool for Aide {
     fn run(request: AideRequest, _ctx: &mut RunContext) -> Result<AideOutput, AideError> {
         match request.command {
             AideCommand::Log { action } => run_log(action),
-            AideCommand::Tools => Ok(AideOutput::Tools {
-                tools: list_tools(),
-            }),
+            AideCommand::Tools => Ok(AideOutput::Tools { tools: list_tools() }),
         }
     }
 }
@@ -224,10 +195,7 @@ fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
     let mut log = ExecutionLog::open_default()?;
     match action {
         LogAction::List { tool, limit, since } => {
-            let since = since
-                .as_deref()
-                .map(aide_core::log::parse_since)
-                .transpose()?;
+            let since = since.as_deref().map(aide_core::log::parse_since).transpose()?;
             let runs = log.list(&ListFilter { tool, limit, since })?;
             Ok(AideOutput::Runs { runs })
         }
@@ -243,19 +211,13 @@ fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
                 )
                 .with_hint("re-run the tool with a narrower request or --limit, or raise AIDE_LOG_MAX_RESULT_BYTES"));
             }
-            let result_json = stored.result_json.ok_or_else(|| {
-                AideError::internal("a stored run has no result and is not flagged as capped")
-            })?;
-            Ok(AideOutput::Show {
-                run: Box::new(stored.summary),
-                result_json,
-            })
+            let result_json = stored
+                .result_json
+                .ok_or_else(|| AideError::internal("a stored run has no result and is not flagged as capped"))?;
+            Ok(AideOutput::Show { run: Box::new(stored.summary), result_json })
         }
         LogAction::Prune { older_than, keep } => {
-            let older_than = older_than
-                .as_deref()
-                .map(aide_core::log::parse_duration)
-                .transpose()?;
+            let older_than = older_than.as_deref().map(aide_core::log::parse_duration).transpose()?;
             Ok(AideOutput::Prune(log.prune(older_than, keep)?))
         }
     }
@@ -263,15 +225,9 @@ fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
 
 /// Where a tool's binary is: beside this executable first, then on PATH.
 fn find_tool(name: &str) -> Option<PathBuf> {
-    let beside = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.parent().map(|d| d.join(name)));
+    let beside = std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join(name)));
     let on_path = std::env::var_os("PATH")
-        .map(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join(name))
-                .collect::<Vec<_>>()
-        })
+        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
         .unwrap_or_default();
     beside.into_iter().chain(on_path).find(|p| is_executable(p))
 }
@@ -286,11 +242,7 @@ fn list_tools() -> Vec<ToolInfo> {
         .map(|(name, description)| {
             let path = find_tool(name);
             let schema = path.as_ref().and_then(|p| {
-                let out = std::process::Command::new(p)
-                    .arg("--schema")
-                    .env("AIDE_LOG", "off")
-                    .output()
-                    .ok()?;
+                let out = std::process::Command::new(p).arg("--schema").env("AIDE_LOG", "off").output().ok()?;
                 serde_json::from_slice(&out.stdout).ok()
             });
             ToolInfo {

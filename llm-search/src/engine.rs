@@ -3,11 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aide_core::envelope::{Diagnostic, diag};
-use aide_core::walk::{WalkedFile, Walker, lock};
+use aide_core::walk::{WalkedFile, Walker};
 use aide_core::{AideError, LineIndex, Root, code};
 use grep_matcher::{Match as Span, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -25,13 +24,7 @@ pub enum SearchError {
     #[error("no pattern given")]
     NoPattern,
     #[error("invalid regex `{pattern}`: {message}")]
-    InvalidRegex {
-        pattern: String,
-        index: usize,
-        message: String,
-        offset: Option<usize>,
-        column: Option<usize>,
-    },
+    InvalidRegex { pattern: String, index: usize, message: String, offset: Option<usize>, column: Option<usize> },
     #[error("--multiline-dotall needs --multiline")]
     DotallWithoutMultiline,
 }
@@ -45,13 +38,7 @@ impl From<SearchError> for AideError {
             SearchError::DotallWithoutMultiline => {
                 AideError::new(code::INVALID_ARGUMENTS, msg).with_hint("add --multiline (-U)")
             }
-            SearchError::InvalidRegex {
-                pattern,
-                index,
-                offset,
-                column,
-                message,
-            } => {
+            SearchError::InvalidRegex { pattern, index, offset, column, message } => {
                 let hint = if message.contains("literal") && message.contains("\\n") {
                     "to match across lines add --multiline (-U)"
                 } else {
@@ -67,10 +54,7 @@ impl From<SearchError> for AideError {
 
 /// Searches `root` for `req` and returns the page of results plus the
 /// diagnostics of files that were skipped or cut short.
-pub fn search(
-    root: &Root,
-    req: &SearchRequest,
-) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
+pub fn search(root: &Root, req: &SearchRequest) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
     if req.pattern.is_empty() {
         return Err(SearchError::NoPattern.into());
     }
@@ -78,11 +62,7 @@ pub fn search(
         return Err(SearchError::DotallWithoutMultiline.into());
     }
     let matcher = build_matcher(req)?;
-    let capture_regexes = if req.captures {
-        capture_regexes(req)
-    } else {
-        Vec::new()
-    };
+    let capture_regexes = if req.captures { capture_regexes(req) } else { Vec::new() };
     let walker = Walker::new(root, &req.walk)?;
     let (before, after) = req.context_lines();
     let searcher_builder = {
@@ -97,13 +77,7 @@ pub fn search(
             .bom_sniffing(false);
         b
     };
-    let threads = req
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
-
-    let results: Mutex<Vec<FileResult>> = Mutex::new(Vec::new());
-    let diagnostics: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
+    let threads = req.threads.unwrap_or_else(aide_core::walk::default_threads).max(1);
     let files_searched = AtomicUsize::new(0);
     let settings = FileSettings {
         matcher: &matcher,
@@ -114,28 +88,35 @@ pub fn search(
         max_filesize: walker.max_filesize(),
     };
 
-    let walk_diagnostics = walker.visit_parallel(threads, || {
+    let (outcomes, walk_diagnostics) = walker.filter_map_parallel(threads, || {
         let mut searcher = searcher_builder.build();
-        let (results, diagnostics, files_searched, settings) =
-            (&results, &diagnostics, &files_searched, &settings);
-        move |file: WalkedFile| match search_file(&mut searcher, settings, &file) {
-            FileOutcome::Skipped(d) => lock(diagnostics).push(d),
-            FileOutcome::Searched(result, diag) => {
+        let (files_searched, settings) = (&files_searched, &settings);
+        move |file: WalkedFile| {
+            let outcome = search_file(&mut searcher, settings, &file);
+            if let FileOutcome::Searched(result, diagnostic) = &outcome {
                 files_searched.fetch_add(1, Ordering::Relaxed);
-                if let Some(d) = diag {
-                    lock(diagnostics).push(d);
-                }
-                if result.count > 0 {
-                    lock(results).push(result);
+                if result.count == 0 && diagnostic.is_none() {
+                    return None;
                 }
             }
+            Some(outcome)
         }
     });
 
-    let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut results = Vec::new();
+    let mut diagnostics = walk_diagnostics;
+    for outcome in outcomes {
+        match outcome {
+            FileOutcome::Skipped(d) => diagnostics.push(d),
+            FileOutcome::Searched(result, d) => {
+                diagnostics.extend(d);
+                if result.count > 0 {
+                    results.push(result);
+                }
+            }
+        }
+    }
     results.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
-    let mut diagnostics = diagnostics.into_inner().unwrap_or_else(|p| p.into_inner());
-    diagnostics.extend(walk_diagnostics);
 
     let output = paginate(req, results, files_searched.into_inner(), &mut diagnostics);
     Ok((output, diagnostics))
@@ -155,23 +136,17 @@ fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, AideError> {
     } else {
         b.line_terminator(Some(b'\n')).dot_matches_new_line(false);
     }
-    b.build_many(&req.pattern)
-        .map_err(|e| pattern_error(req, &e).into())
+    b.build_many(&req.pattern).map_err(|e| pattern_error(req, &e).into())
 }
 
 /// Locates a pattern error precisely with regex-syntax, which reports spans.
 fn pattern_error(req: &SearchRequest, err: &grep_regex::Error) -> SearchError {
     if !req.fixed_strings {
         for (index, p) in req.pattern.iter().enumerate() {
-            let parsed = regex_syntax::ParserBuilder::new()
-                .multi_line(true)
-                .build()
-                .parse(p);
+            let parsed = regex_syntax::ParserBuilder::new().multi_line(true).build().parse(p);
             let located = match &parsed {
                 Err(regex_syntax::Error::Parse(e)) => Some((e.kind().to_string(), e.span().start)),
-                Err(regex_syntax::Error::Translate(e)) => {
-                    Some((e.kind().to_string(), e.span().start))
-                }
+                Err(regex_syntax::Error::Translate(e)) => Some((e.kind().to_string(), e.span().start)),
                 _ => None,
             };
             if let Some((message, at)) = located {
@@ -185,12 +160,7 @@ fn pattern_error(req: &SearchRequest, err: &grep_regex::Error) -> SearchError {
             }
         }
     }
-    let first_line = err
-        .to_string()
-        .lines()
-        .rfind(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .to_string();
+    let first_line = err.to_string().lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").to_string();
     SearchError::InvalidRegex {
         pattern: req.pattern.join(" | "),
         index: 0,
@@ -206,13 +176,8 @@ fn capture_regexes(req: &SearchRequest) -> Vec<regex::bytes::Regex> {
     req.pattern
         .iter()
         .filter_map(|p| {
-            let p = if req.fixed_strings {
-                regex::escape(p)
-            } else {
-                p.clone()
-            };
-            let insensitive =
-                req.ignore_case || (req.smart_case && !p.chars().any(char::is_uppercase));
+            let p = if req.fixed_strings { regex::escape(p) } else { p.clone() };
+            let insensitive = req.ignore_case || (req.smart_case && !p.chars().any(char::is_uppercase));
             let p = if req.word { format!(r"\b(?:{p})\b") } else { p };
             regex::bytes::RegexBuilder::new(&p)
                 .case_insensitive(insensitive)
@@ -250,29 +215,20 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile)
     let f = match std::fs::File::open(&file.abs) {
         Ok(f) => f,
         Err(e) => {
-            return FileOutcome::Skipped(
-                Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel),
-            );
+            return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
         }
     };
     if let Some(max) = s.max_filesize {
         if let Ok(md) = f.metadata() {
             if md.len() > max {
                 return FileOutcome::Skipped(
-                    Diagnostic::new(
-                        diag::FILE_TOO_LARGE,
-                        format!("{} bytes is over --max-filesize {max}", md.len()),
-                    )
-                    .with_path(&file.rel),
+                    Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes is over --max-filesize {max}", md.len()))
+                        .with_path(&file.rel),
                 );
             }
         }
     }
-    let mut reader = PeekReader {
-        inner: f,
-        head: [0; 2],
-        head_len: 0,
-    };
+    let mut reader = PeekReader { inner: f, head: [0; 2], head_len: 0 };
     let mut sink = FileSink {
         settings: s,
         path: &file.rel,
@@ -284,9 +240,7 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile)
         binary_offset: None,
     };
     if let Err(e) = searcher.search_reader(s.matcher, &mut reader, &mut sink) {
-        return FileOutcome::Skipped(
-            Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel),
-        );
+        return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
     }
     let diagnostic = match sink.binary_offset {
         Some(_) if reader.is_utf16() => {
@@ -309,12 +263,7 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile)
     };
     sink.finish_context();
     FileOutcome::Searched(
-        FileResult {
-            path: file.rel.clone(),
-            matches: sink.matches,
-            count: sink.count,
-            lines: sink.lines,
-        },
+        FileResult { path: file.rel.clone(), matches: sink.matches, count: sink.count, lines: sink.lines },
         diagnostic,
     )
 }
@@ -366,14 +315,11 @@ struct FileSink<'a> {
 
 impl FileSink<'_> {
     fn wants_context(&self) -> bool {
-        self.settings.mode == Mode::Content
-            && (self.settings.context.0 > 0 || self.settings.context.1 > 0)
+        self.settings.mode == Mode::Content && (self.settings.context.0 > 0 || self.settings.context.1 > 0)
     }
 
     fn remember_line(&mut self, number: u64, bytes: &[u8]) {
-        self.seen_lines
-            .entry(number)
-            .or_insert_with(|| bytes.to_vec());
+        self.seen_lines.entry(number).or_insert_with(|| bytes.to_vec());
     }
 
     fn line_text(&self, number: u64) -> Option<(String, bool, bool)> {
@@ -400,11 +346,7 @@ impl FileSink<'_> {
                     .collect()
             };
             let from = p.first_line.saturating_sub(before as u64).max(1);
-            let context_before = if p.first_line > 1 {
-                collect(from..=p.first_line - 1)
-            } else {
-                Vec::new()
-            };
+            let context_before = if p.first_line > 1 { collect(from..=p.first_line - 1) } else { Vec::new() };
             let context_after = collect(p.last_line + 1..=p.last_line + after as u64);
             let m = &mut self.matches[p.index];
             m.context_before = context_before;
@@ -450,10 +392,7 @@ impl Sink for FileSink<'_> {
             })
             .map_err(io::Error::other)?;
         // Like ripgrep, no empty match at the very end of the bytes.
-        if spans
-            .last()
-            .is_some_and(|m| m.is_empty() && m.start() >= buf.len())
-        {
+        if spans.last().is_some_and(|m| m.is_empty() && m.start() >= buf.len()) {
             spans.pop();
         }
         self.count += spans.len();
@@ -468,16 +407,9 @@ impl Sink for FileSink<'_> {
             let (rs, re) = (m.start() - range.start, m.end() - range.start);
             let start = index.position(local, rs);
             let end_pos = index.position(local, re);
-            let last_rel_line = if re > rs {
-                index.line_of(re - 1)
-            } else {
-                start.line
-            };
+            let last_rel_line = if re > rs { index.line_of(re - 1) } else { start.line };
             let text_start = index.line_range(start.line).map_or(rs, |r| r.start);
-            let text_end = index
-                .line_content_range(local, last_rel_line)
-                .map_or(re, |r| r.end)
-                .max(rs);
+            let text_end = index.line_content_range(local, last_rel_line).map_or(re, |r| r.end).max(rs);
             let matched = &local[rs..re];
             let (text, lossy_text) = lossy(matched);
             let (text, cut_text) = shorten(text, self.settings.max_line_len);
@@ -485,8 +417,8 @@ impl Sink for FileSink<'_> {
             let (line_text, cut_line) = shorten(line_text, self.settings.max_line_len);
             let byte_start = base + rs;
             let byte_end = base + re;
-            let captures = (!self.settings.capture_regexes.is_empty())
-                .then(|| captures_of(self.settings, local, rs, re, base));
+            let captures =
+                (!self.settings.capture_regexes.is_empty()).then(|| captures_of(self.settings, local, rs, re, base));
             let line = first_line as usize + start.line - 1;
             let end_line = first_line as usize + end_pos.line - 1;
             self.matches.push(Match {
@@ -526,24 +458,14 @@ impl Sink for FileSink<'_> {
         Ok(true)
     }
 
-    fn binary_data(
-        &mut self,
-        _searcher: &Searcher,
-        binary_byte_offset: u64,
-    ) -> Result<bool, io::Error> {
+    fn binary_data(&mut self, _searcher: &Searcher, binary_byte_offset: u64) -> Result<bool, io::Error> {
         self.binary_offset = Some(binary_byte_offset);
         Ok(true)
     }
 }
 
 /// The capture groups of the match at `rs..re` of `local`.
-fn captures_of(
-    s: &FileSettings<'_>,
-    local: &[u8],
-    rs: usize,
-    re: usize,
-    base: usize,
-) -> Vec<Capture> {
+fn captures_of(s: &FileSettings<'_>, local: &[u8], rs: usize, re: usize, base: usize) -> Vec<Capture> {
     for regex in s.capture_regexes {
         let Some(caps) = regex.captures_at(local, rs) else {
             continue;
@@ -638,14 +560,8 @@ fn paginate(
             kept = output.matches.len();
         }
         Mode::Files | Mode::Count => {
-            let all: Vec<FileCount> = results
-                .into_iter()
-                .map(|r| FileCount {
-                    path: r.path,
-                    matches: r.count,
-                    lines: r.lines,
-                })
-                .collect();
+            let all: Vec<FileCount> =
+                results.into_iter().map(|r| FileCount { path: r.path, matches: r.count, lines: r.lines }).collect();
             total_items = all.len();
             output.files = page(all, req, &mut output.truncated);
             kept = output.files.len();
@@ -667,11 +583,7 @@ fn paginate(
 
 /// The window of `items` the request asks for.
 fn page<T: serde::Serialize>(items: Vec<T>, req: &SearchRequest, byte_capped: &mut bool) -> Vec<T> {
-    let mut window: Vec<T> = items
-        .into_iter()
-        .skip(req.offset)
-        .take(req.limit.unwrap_or(usize::MAX))
-        .collect();
+    let mut window: Vec<T> = items.into_iter().skip(req.offset).take(req.limit.unwrap_or(usize::MAX)).collect();
     if let Some(cap) = req.max_output_bytes {
         let mut used = 0usize;
         let mut keep = 0usize;
@@ -699,10 +611,7 @@ mod tests {
     fn shorten_marks_cuts() {
         assert_eq!(shorten("abcdef".into(), 3), ("abc…[+3 chars]".into(), true));
         assert_eq!(shorten("abc".into(), 3), ("abc".into(), false));
-        assert_eq!(
-            shorten("日本語です".into(), 2),
-            ("日本…[+3 chars]".into(), true)
-        );
+        assert_eq!(shorten("日本語です".into(), 2), ("日本…[+3 chars]".into(), true));
         assert_eq!(shorten("abc".into(), 0), ("abc".into(), false));
     }
 

@@ -54,9 +54,7 @@ pub use engine::{SearchError, search};
 pub use output::{Capture, FileCount, Match, SearchOutput};
 
 /// What to report.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Every match with its span and context.
@@ -167,10 +165,7 @@ impl SearchRequest {
     /// Lines of context before and after each match.
     pub fn context_lines(&self) -> (usize, usize) {
         let both = self.context.unwrap_or(0);
-        (
-            self.before_context.unwrap_or(both),
-            self.after_context.unwrap_or(both),
-        )
+        (self.before_context.unwrap_or(both), self.after_context.unwrap_or(both))
     }
 }
 
@@ -201,10 +196,8 @@ pub struct LlmSearch;
 impl Tool for LlmSearch {
     const NAME: &'static str = "llm-search";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
-    const ABOUT: &'static str =
-        "Search a tree with ripgrep's engine; span-exact, sorted, deterministic output.";
-    const REQUEST_ALIASES: &'static [(&'static str, &'static str)] =
-        &[("file_glob", "glob"), ("patterns", "pattern")];
+    const ABOUT: &'static str = "Search a tree with ripgrep's engine; span-exact, sorted, deterministic output.";
+    const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("file_glob", "glob"), ("patterns", "pattern")];
     type Request = SearchRequest;
     type Output = SearchOutput;
 
@@ -216,9 +209,6 @@ impl Tool for LlmSearch {
     }
 
     fn root(request: &SearchRequest) -> Option<PathBuf> {
-        request
-            .root
-            .clone()
-            .or_else(|| std::env::current_dir().ok())
+        request.root.clone().or_else(|| std::env::current_dir().ok())
     }
 }

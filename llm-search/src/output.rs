@@ -108,18 +108,12 @@ impl Render for SearchOutput {
                 writeln!(
                     w,
                     "total: {} matches on {} lines in {} of {} files",
-                    self.total_matches,
-                    self.total_lines,
-                    self.files_with_matches,
-                    self.files_searched
+                    self.total_matches, self.total_lines, self.files_with_matches, self.files_searched
                 )?;
             }
         }
         if let Some(next) = self.next_offset {
-            writeln!(
-                w,
-                "[truncated: more results; continue with --offset {next}]"
-            )?;
+            writeln!(w, "[truncated: more results; continue with --offset {next}]")?;
         }
         Ok(())
     }

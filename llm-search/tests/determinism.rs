@@ -7,11 +7,8 @@ use proptest::prelude::*;
 
 fn tree_strategy() -> impl Strategy<Value = Vec<(String, String)>> {
     let name = "[a-c]{1,2}(/[a-c]{1,2}){0,2}\\.txt";
-    let body = proptest::collection::vec(
-        prop_oneof!["ab", "ba", "a", "b", "\n", "é", "\r\n", " "],
-        0..40,
-    )
-    .prop_map(|parts| parts.concat());
+    let body = proptest::collection::vec(prop_oneof!["ab", "ba", "a", "b", "\n", "é", "\r\n", " "], 0..40)
+        .prop_map(|parts| parts.concat());
     proptest::collection::vec((name, body), 1..25)
 }
 

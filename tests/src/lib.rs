@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
+pub mod ripgrep;
 pub mod wire;
 
 /// The directory holding the workspace's built binaries, building them once
@@ -14,23 +15,12 @@ pub fn bin_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let exe = std::env::current_exe().expect("test executable path");
         // target/<profile>/deps/e2e-hash -> target/<profile>
-        let dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target profile dir")
-            .to_path_buf();
+        let dir = exe.parent().and_then(Path::parent).expect("target profile dir").to_path_buf();
         let release = dir.file_name().is_some_and(|n| n == "release");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
         let mut cmd = Command::new(cargo);
-        cmd.args([
-            "build",
-            "--quiet",
-            "--workspace",
-            "--bins",
-            "--manifest-path",
-        ])
-        .arg(&manifest);
+        cmd.args(["build", "--quiet", "--workspace", "--bins", "--manifest-path"]).arg(&manifest);
         if release {
             cmd.arg("--release");
         }
@@ -63,11 +53,7 @@ impl TestDir {
         let root = tmp.path().join("root");
         let home = tmp.path().join("home");
         std::fs::create_dir_all(&root).expect("create root");
-        TestDir {
-            _tmp: tmp,
-            root,
-            home,
-        }
+        TestDir { _tmp: tmp, root, home }
     }
 
     pub fn root(&self) -> &Path {
@@ -103,9 +89,7 @@ impl TestDir {
     /// A command for `tool`, run in the root with this dir's `AIDE_HOME`.
     pub fn cmd(&self, tool: &str) -> TestCommand {
         let mut cmd = Command::new(bin_dir().join(tool));
-        cmd.current_dir(&self.root)
-            .env("AIDE_HOME", &self.home)
-            .env_remove("AIDE_LOG");
+        cmd.current_dir(&self.root).env("AIDE_HOME", &self.home).env_remove("AIDE_LOG");
         TestCommand { cmd, stdin: None }
     }
 }
@@ -144,11 +128,7 @@ impl TestCommand {
 
     pub fn output(mut self) -> Output {
         use std::io::Write;
-        self.cmd.stdin(if self.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
+        self.cmd.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
         self.cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = self.cmd.spawn().expect("spawn tool");
         if let Some(input) = self.stdin.take() {
@@ -164,28 +144,18 @@ impl TestCommand {
         let out = self.output();
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(
-            out.status.code(),
-            Some(code),
-            "{desc}\nstdout:\n{stdout}\nstderr:\n{stderr}"
-        );
+        assert_eq!(out.status.code(), Some(code), "{desc}\nstdout:\n{stdout}\nstderr:\n{stderr}");
         (stdout, stderr)
     }
 
     /// Runs with `--json`, asserts the exit code, and parses the document.
     pub fn json<T: serde::de::DeserializeOwned>(self, code: i32) -> T {
         let (stdout, _) = self.arg("--json").expect_exit(code);
-        serde_json::from_str(&stdout)
-            .unwrap_or_else(|e| panic!("output is not the expected JSON ({e}):\n{stdout}"))
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("output is not the expected JSON ({e}):\n{stdout}"))
     }
 }
 
 /// Whether a program is on PATH.
 pub fn have(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok()
+    Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }

@@ -69,11 +69,7 @@ fn run_once(cmd: &Cmd) -> Result<(Duration, i64, i32)> {
     if r < 0 {
         return Err(format!("wait4 failed for {}", cmd.label));
     }
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
     Ok((elapsed, usage.ru_maxrss, code))
 }
 
@@ -128,26 +124,13 @@ fn round3(x: f64) -> f64 {
 pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
     match tool {
         "search" => bench_search(runs, warmup),
-        other => Err(format!(
-            "no benchmark for `{other}` yet (available: search)"
-        )),
+        other => Err(format!("no benchmark for `{other}` yet (available: search)")),
     }
 }
 
 fn require(program: &str, install: &str) -> Result<()> {
-    let ok = Command::new(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok();
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "`{program}` is needed for this benchmark: {install}"
-        ))
-    }
+    let ok = Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+    if ok { Ok(()) } else { Err(format!("`{program}` is needed for this benchmark: {install}")) }
 }
 
 fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
@@ -159,6 +142,9 @@ fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
 #[derive(Debug, Serialize)]
 struct Case {
     name: String,
+    /// Whether our match set equals ripgrep's, checked before timing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verified: Option<Verification>,
     results: Vec<Measured>,
     /// ours median / anchor median, per anchor label.
     ratios: Vec<(String, f64)>,
@@ -200,32 +186,75 @@ fn corpus_info(root: &Path) -> CorpusInfo {
             }
         }
     }
-    CorpusInfo {
-        path: "target/corpus".into(),
-        files,
-        bytes,
+    CorpusInfo { path: "target/corpus".into(), files, bytes }
+}
+
+/// The outcome of comparing our (path, line, byte_start, byte_end) set with rg's.
+#[derive(Debug, Serialize)]
+struct Verification {
+    agrees: bool,
+    matches: usize,
+    only_ours: usize,
+    only_rg: usize,
+    /// Files we skip as UTF-16 (rg transcodes them), left out of the comparison.
+    utf16_files_excluded: usize,
+}
+
+/// Runs llm-search and rg with the same pattern on `root` and compares.
+fn verify_against_rg(ours: &Path, root: &Path, flags: &[&str], pattern: &str) -> Result<Verification> {
+    use std::collections::BTreeSet;
+    let mut args: Vec<&str> = vec!["--json", "--no-log", "--max-line-len", "0"];
+    args.extend_from_slice(flags);
+    args.extend(["--pattern", pattern]);
+    let out = Command::new(ours).args(&args).current_dir(root).output().map_err(|e| e.to_string())?;
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("our output: {e}"))?;
+    let utf16: BTreeSet<&str> = doc["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["code"] == "unsupported_encoding")
+        .filter_map(|d| d["path"].as_str())
+        .collect();
+    let mine: BTreeSet<aide_tests::ripgrep::Span> = doc["matches"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            Some((
+                m["path"].as_str()?.to_string(),
+                m["line"].as_u64()? as usize,
+                m["byte_start"].as_u64()? as usize,
+                m["byte_end"].as_u64()? as usize,
+            ))
+        })
+        .collect();
+    let mut rg_args: Vec<&str> = flags.to_vec();
+    rg_args.extend(["--regexp", pattern]);
+    let theirs: BTreeSet<_> =
+        aide_tests::ripgrep::rg_spans(root, &rg_args).into_iter().filter(|s| !utf16.contains(s.0.as_str())).collect();
+    let only_ours = mine.difference(&theirs).count();
+    let only_rg = theirs.difference(&mine).count();
+    for s in mine.symmetric_difference(&theirs).take(5) {
+        say(&format!("  differs: {s:?}"));
     }
+    Ok(Verification {
+        agrees: only_ours == 0 && only_rg == 0,
+        matches: mine.len(),
+        only_ours,
+        only_rg,
+        utf16_files_excluded: utf16.len(),
+    })
 }
 
 fn case(name: &str, cmds: Vec<Cmd>, runs: usize, warmup: usize) -> Result<Case> {
     say(&format!("bench: {name}"));
     let results = measure(&cmds, runs, warmup)?;
     let ours = results[0].median_ms;
-    let ratios = results[1..]
-        .iter()
-        .map(|r| (r.label.clone(), round3(ours / r.median_ms.max(1e-9))))
-        .collect();
+    let ratios = results[1..].iter().map(|r| (r.label.clone(), round3(ours / r.median_ms.max(1e-9)))).collect();
     for r in &results {
-        say(&format!(
-            "  {:<28} median {:>9.2} ms  peak {:>7.1} MiB",
-            r.label, r.median_ms, r.peak_rss_mib
-        ));
+        say(&format!("  {:<28} median {:>9.2} ms  peak {:>7.1} MiB", r.label, r.median_ms, r.peak_rss_mib));
     }
-    Ok(Case {
-        name: name.into(),
-        results,
-        ratios,
-    })
+    Ok(Case { name: name.into(), verified: None, results, ratios })
 }
 
 fn bench_search(runs: usize, warmup: usize) -> Result<()> {
@@ -245,6 +274,9 @@ fn bench_search(runs: usize, warmup: usize) -> Result<()> {
         ("word `-w unsafe`", &["-w", "unsafe"]),
         ("unicode class `\\p{Greek}+`", &[r"\p{Greek}+"]),
     ];
+    // Time every case first, verify afterwards: a child's peak RSS starts at
+    // its parent's (ru_maxrss survives exec), so the parent must stay small
+    // while it spawns timed runs.
     let mut cases = Vec::new();
     for (name, args) in patterns {
         let (flags, pattern) = args.split_at(args.len() - 1);
@@ -273,31 +305,33 @@ fn bench_search(runs: usize, warmup: usize) -> Result<()> {
     let _ = std::fs::remove_dir_all(&small);
     std::fs::create_dir_all(&small).map_err(|e| e.to_string())?;
     for i in 0..10 {
-        std::fs::write(
-            small.join(format!("f{i}.rs")),
-            format!("fn f{i}() {{}}\nstruct S{i};\n"),
-        )
-        .map_err(|e| e.to_string())?;
+        std::fs::write(small.join(format!("f{i}.rs")), format!("fn f{i}() {{}}\nstruct S{i};\n"))
+            .map_err(|e| e.to_string())?;
     }
     cases.push(case(
         "start-up: 10-file tree, `fn`",
         vec![
-            Cmd::new(
-                "llm-search --json (logged)",
-                &[&ours_s, "--json", "--pattern", "fn"],
-                &small,
-            )
-            .env("AIDE_HOME", &home_s),
+            Cmd::new("llm-search --json (logged)", &[&ours_s, "--json", "--pattern", "fn"], &small)
+                .env("AIDE_HOME", &home_s),
             Cmd::new("rg --json", &["rg", "--json", "--no-config", "fn"], &small),
-            Cmd::new(
-                "llm-search --json --no-log",
-                &[&ours_s, "--json", "--no-log", "--pattern", "fn"],
-                &small,
-            ),
+            Cmd::new("llm-search --json --no-log", &[&ours_s, "--json", "--no-log", "--pattern", "fn"], &small),
         ],
         runs.max(30),
         warmup.max(5),
     )?);
+
+    for ((name, args), measured) in patterns.iter().zip(cases.iter_mut()) {
+        let (flags, pattern) = args.split_at(args.len() - 1);
+        let v = verify_against_rg(&ours, &corpus, flags, pattern[0])?;
+        say(&format!(
+            "verify {name}: {} ({} matches, {} only ours, {} only rg)",
+            if v.agrees { "same matches as rg" } else { "DIFFERS from rg" },
+            v.matches,
+            v.only_ours,
+            v.only_rg
+        ));
+        measured.verified = Some(v);
+    }
 
     let report = Report {
         tool: "search".into(),
@@ -322,7 +356,7 @@ fn write_report(report: &Report) -> Result<()> {
     let mut md = format!(
         "Measured {} on {} cores; corpus: {} files, {:.0} MiB; {} timed runs after {} warm-up runs, interleaved.\n\
          Reproduce: `cargo xtask bench {}`.\n\n\
-         | case | command | median ms | peak RSS MiB | ratio (ours / this) |\n|---|---|---:|---:|---:|\n",
+         | case | same matches as rg | command | median ms | peak RSS MiB | ratio (ours / this) |\n|---|---|---|---:|---:|---:|\n",
         report.date,
         report.cores,
         report.corpus.files,
@@ -336,11 +370,7 @@ fn write_report(report: &Report) -> Result<()> {
             let ratio = if i == 0 {
                 String::from("—")
             } else {
-                c.ratios
-                    .iter()
-                    .find(|(l, _)| *l == r.label)
-                    .map(|(_, x)| format!("{x:.2}"))
-                    .unwrap_or_default()
+                c.ratios.iter().find(|(l, _)| *l == r.label).map(|(_, x)| format!("{x:.2}")).unwrap_or_default()
             };
             let name = if i == 0 { c.name.as_str() } else { "" };
             md.push_str(&format!(

@@ -11,19 +11,8 @@ use std::process::Command;
 
 use crate::{Result, say, workspace};
 
-const PYTHON: &[&str] = &[
-    "django==5.1.5",
-    "requests==2.32.3",
-    "flask==3.1.0",
-    "werkzeug==3.1.3",
-];
-const NPM: &[&str] = &[
-    "typescript@5.7.3",
-    "lodash@4.17.21",
-    "express@4.21.2",
-    "react@19.0.0",
-    "rxjs@7.8.1",
-];
+const PYTHON: &[&str] = &["django==5.1.5", "requests==2.32.3", "flask==3.1.0", "werkzeug==3.1.3"];
+const NPM: &[&str] = &["typescript@5.7.3", "lodash@4.17.21", "express@4.21.2", "react@19.0.0", "rxjs@7.8.1"];
 
 pub fn dir() -> PathBuf {
     workspace().join("target/corpus")
@@ -58,31 +47,14 @@ pub fn build(force: bool) -> Result<PathBuf> {
     std::fs::create_dir_all(&python).map_err(|e| e.to_string())?;
     step(
         Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--no-deps",
-                "--only-binary",
-                ":all:",
-                "-d",
-            ])
+            .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:", "-d"])
             .arg(&wheels)
             .args(PYTHON),
     )?;
     for entry in std::fs::read_dir(&wheels).map_err(|e| e.to_string())? {
         let wheel = entry.map_err(|e| e.to_string())?.path();
-        let name = wheel
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        step(
-            Command::new("python3")
-                .args(["-m", "zipfile", "-e"])
-                .arg(&wheel)
-                .arg(python.join(name)),
-        )?;
+        let name = wheel.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        step(Command::new("python3").args(["-m", "zipfile", "-e"]).arg(&wheel).arg(python.join(name)))?;
     }
     std::fs::remove_dir_all(&wheels).map_err(|e| e.to_string())?;
 
@@ -90,27 +62,13 @@ pub fn build(force: bool) -> Result<PathBuf> {
     let npm = root.join("npm");
     std::fs::create_dir_all(&tarballs).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&npm).map_err(|e| e.to_string())?;
-    step(
-        Command::new("npm")
-            .args(["pack", "--silent", "--pack-destination"])
-            .arg(&tarballs)
-            .args(NPM),
-    )?;
+    step(Command::new("npm").args(["pack", "--silent", "--pack-destination"]).arg(&tarballs).args(NPM))?;
     for entry in std::fs::read_dir(&tarballs).map_err(|e| e.to_string())? {
         let tgz = entry.map_err(|e| e.to_string())?.path();
-        let name = tgz
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = tgz.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let dest = npm.join(name);
         std::fs::create_dir_all(&dest).map_err(|e| e.to_string())?;
-        step(
-            Command::new("tar")
-                .arg("xzf")
-                .arg(&tgz)
-                .arg("-C")
-                .arg(&dest),
-        )?;
+        step(Command::new("tar").arg("xzf").arg(&tgz).arg("-C").arg(&dest))?;
     }
     std::fs::remove_dir_all(&tarballs).map_err(|e| e.to_string())?;
 
@@ -122,9 +80,5 @@ pub fn build(force: bool) -> Result<PathBuf> {
 fn step(cmd: &mut Command) -> Result<()> {
     say(&format!("$ {cmd:?}"));
     let status = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{cmd:?} failed: {status}"))
-    }
+    if status.success() { Ok(()) } else { Err(format!("{cmd:?} failed: {status}")) }
 }

@@ -64,10 +64,7 @@ fn main() {
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
 }
 
 /// Progress and results go to stderr/stdout of a developer's terminal.
@@ -84,26 +81,12 @@ pub fn run(program: &str, args: &[&str]) -> Result<()> {
         .current_dir(workspace())
         .status()
         .map_err(|e| format!("running {program}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{program} {} failed: {status}", args.join(" ")))
-    }
+    if status.success() { Ok(()) } else { Err(format!("{program} {} failed: {status}", args.join(" "))) }
 }
 
 fn ci() -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     run(&cargo, &["fmt", "--all", "--", "--check"])?;
-    run(
-        &cargo,
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
+    run(&cargo, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
     run(&cargo, &["test", "--workspace"])
 }

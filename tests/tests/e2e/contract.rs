@@ -7,8 +7,7 @@ use serde_json::Value;
 
 fn tree() -> TestDir {
     let t = TestDir::new();
-    t.write("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n")
-        .write("src/lib.rs", "pub fn lib() {}\n");
+    t.write("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n").write("src/lib.rs", "pub fn lib() {}\n");
     t
 }
 
@@ -31,21 +30,13 @@ fn uuid_version(id: &str) -> Option<char> {
 #[test]
 fn invalid_input_is_exit_2_with_code_and_hint_on_stdout_and_one_stderr_line() {
     let t = tree();
-    let out = t
-        .cmd("llm-search")
-        .args(["--pattern", "a(b", "--json"])
-        .output();
+    let out = t.cmd("llm-search").args(["--pattern", "a(b", "--json"]).output();
     assert_eq!(out.status.code(), Some(2));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["ok"], false);
     assert_eq!(doc["error"]["code"], "invalid_pattern");
     assert_eq!(doc["error"]["details"]["column"], 2);
-    assert!(
-        doc["error"]["hint"]
-            .as_str()
-            .unwrap()
-            .contains("--fixed-strings")
-    );
+    assert!(doc["error"]["hint"].as_str().unwrap().contains("--fixed-strings"));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("error[invalid_pattern]"));
@@ -73,49 +64,28 @@ fn no_pattern_is_a_clear_error() {
 fn request_json_mirrors_flags_and_accepts_the_seed_shape() {
     let t = tree();
     let root = t.root().display().to_string();
-    let req = serde_json::json!({ "pattern": "fn", "root": root, "file_glob": ["**/main.rs"] })
-        .to_string();
-    let from_stdin: Envelope<SearchResult> = t
-        .cmd("llm-search")
-        .args(["--request", "-"])
-        .stdin(req.clone())
-        .json(0);
-    let by_flags: Envelope<SearchResult> = t
-        .cmd("llm-search")
-        .args(["--pattern", "fn", "--root", &root, "--glob", "**/main.rs"])
-        .json(0);
+    let req = serde_json::json!({ "pattern": "fn", "root": root, "file_glob": ["**/main.rs"] }).to_string();
+    let from_stdin: Envelope<SearchResult> = t.cmd("llm-search").args(["--request", "-"]).stdin(req.clone()).json(0);
+    let by_flags: Envelope<SearchResult> =
+        t.cmd("llm-search").args(["--pattern", "fn", "--root", &root, "--glob", "**/main.rs"]).json(0);
     assert_eq!(from_stdin.result, by_flags.result);
     assert_eq!(from_stdin.result.matches.len(), 1);
     std::fs::write(t.home().with_file_name("req.json"), &req).unwrap();
-    let from_file: Envelope<SearchResult> = t
-        .cmd("llm-search")
-        .arg("--request")
-        .arg(t.home().with_file_name("req.json"))
-        .json(0);
+    let from_file: Envelope<SearchResult> =
+        t.cmd("llm-search").arg("--request").arg(t.home().with_file_name("req.json")).json(0);
     assert_eq!(from_file.result, by_flags.result);
 }
 
 #[test]
 fn request_json_refuses_unknown_fields_bad_json_and_mixing_with_flags() {
     let t = tree();
-    let e: ErrorResult = t
-        .cmd("llm-search")
-        .args(["--request", "-"])
-        .stdin(r#"{"patern":"fn"}"#)
-        .json(2);
+    let e: ErrorResult = t.cmd("llm-search").args(["--request", "-"]).stdin(r#"{"patern":"fn"}"#).json(2);
     assert_eq!(e.error.code, "invalid_request");
     assert!(e.error.hint.unwrap().contains("did you mean `pattern`"));
-    let e: ErrorResult = t
-        .cmd("llm-search")
-        .args(["--request", "-"])
-        .stdin("{not json")
-        .json(2);
+    let e: ErrorResult = t.cmd("llm-search").args(["--request", "-"]).stdin("{not json").json(2);
     assert_eq!(e.error.code, "invalid_request");
-    let e: ErrorResult = t
-        .cmd("llm-search")
-        .args(["--request", "-", "--pattern", "x"])
-        .stdin(r#"{"pattern":"fn"}"#)
-        .json(2);
+    let e: ErrorResult =
+        t.cmd("llm-search").args(["--request", "-", "--pattern", "x"]).stdin(r#"{"pattern":"fn"}"#).json(2);
     assert_eq!(e.error.code, "invalid_arguments");
     assert!(e.error.message.contains("--pattern"));
 }
@@ -126,13 +96,8 @@ fn schema_describes_request_and_output() {
     let (stdout, _) = t.cmd("llm-search").arg("--schema").expect_exit(0);
     let doc: Value = serde_json::from_str(&stdout).unwrap();
     let req_props = doc["request"]["properties"].as_object().unwrap();
-    for field in [
-        "pattern", "root", "glob", "hidden", "limit", "offset", "mode",
-    ] {
-        assert!(
-            req_props.contains_key(field),
-            "request schema lacks {field}"
-        );
+    for field in ["pattern", "root", "glob", "hidden", "limit", "offset", "mode"] {
+        assert!(req_props.contains_key(field), "request schema lacks {field}");
     }
     let out_props = doc["output"]["properties"].as_object().unwrap();
     for field in ["matches", "total_matches", "truncated", "next_offset"] {
@@ -143,14 +108,8 @@ fn schema_describes_request_and_output() {
 #[test]
 fn jsonl_is_one_record_per_line_then_a_summary() {
     let t = tree();
-    let (stdout, _) = t
-        .cmd("llm-search")
-        .args(["--pattern", "fn", "--jsonl"])
-        .expect_exit(0);
-    let lines: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let (stdout, _) = t.cmd("llm-search").args(["--pattern", "fn", "--jsonl"]).expect_exit(0);
+    let lines: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 3);
     assert_eq!(lines[0]["type"], "match");
     assert_eq!(lines[0]["path"], "src/lib.rs");
@@ -162,14 +121,8 @@ fn jsonl_is_one_record_per_line_then_a_summary() {
 #[test]
 fn pretty_output_is_the_same_document() {
     let t = tree();
-    let (pretty, _) = t
-        .cmd("llm-search")
-        .args(["--pattern", "fn", "--pretty"])
-        .expect_exit(0);
-    let (compact, _) = t
-        .cmd("llm-search")
-        .args(["--pattern", "fn", "--json"])
-        .expect_exit(0);
+    let (pretty, _) = t.cmd("llm-search").args(["--pattern", "fn", "--pretty"]).expect_exit(0);
+    let (compact, _) = t.cmd("llm-search").args(["--pattern", "fn", "--json"]).expect_exit(0);
     let mut a: Value = serde_json::from_str(&pretty).unwrap();
     let mut b: Value = serde_json::from_str(&compact).unwrap();
     assert!(pretty.lines().count() > 10);
@@ -186,10 +139,7 @@ fn broken_pipe_is_success() {
     let body: String = (0..20_000).map(|i| format!("match line {i}\n")).collect();
     t.write("big.txt", body);
     let bin = aide_tests::bin_dir().join("llm-search");
-    let script = format!(
-        "'{}' --pattern match | head -n 1; exit ${{PIPESTATUS[0]}}",
-        bin.display()
-    );
+    let script = format!("'{}' --pattern match | head -n 1; exit ${{PIPESTATUS[0]}}", bin.display());
     let out = std::process::Command::new("bash")
         .args(["-c", &script])
         .current_dir(t.root())
@@ -197,22 +147,14 @@ fn broken_pipe_is_success() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
 
 #[test]
 fn paths_outside_the_root_are_refused() {
     let t = tree();
-    let e: ErrorResult = t
-        .cmd("llm-search")
-        .args(["--pattern", "x", "--root", "/definitely/not/here"])
-        .json(2);
+    let e: ErrorResult = t.cmd("llm-search").args(["--pattern", "x", "--root", "/definitely/not/here"]).json(2);
     assert_eq!(e.error.code, "not_found");
 }
 

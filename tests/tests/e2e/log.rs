@@ -15,43 +15,27 @@ fn tree() -> TestDir {
 #[test]
 fn log_show_returns_the_exact_document_the_tool_printed() {
     let t = tree();
-    let (printed, _) = t
-        .cmd("llm-search")
-        .args(["--pattern", "alpha", "--json"])
-        .expect_exit(0);
+    let (printed, _) = t.cmd("llm-search").args(["--pattern", "alpha", "--json"]).expect_exit(0);
     let env: Envelope<SearchResult> = serde_json::from_str(&printed).unwrap();
-    let (shown, _) = t
-        .cmd("aide")
-        .args(["log", "show", &env.execution_id, "--json"])
-        .expect_exit(0);
+    let (shown, _) = t.cmd("aide").args(["log", "show", &env.execution_id, "--json"]).expect_exit(0);
     assert_eq!(shown, printed);
     // A unique prefix finds it too.
-    let (shown, _) = t
-        .cmd("aide")
-        .args(["log", "show", &env.execution_id[..13], "--json"])
-        .expect_exit(0);
+    let (shown, _) = t.cmd("aide").args(["log", "show", &env.execution_id[..13], "--json"]).expect_exit(0);
     assert_eq!(shown, printed);
 }
 
 #[test]
 fn text_runs_store_their_json_result_and_failures_are_logged() {
     let t = tree();
-    t.cmd("llm-search")
-        .args(["--pattern", "alpha"])
-        .expect_exit(0);
-    t.cmd("llm-search")
-        .args(["--pattern", "(", "--json"])
-        .expect_exit(2);
+    t.cmd("llm-search").args(["--pattern", "alpha"]).expect_exit(0);
+    t.cmd("llm-search").args(["--pattern", "(", "--json"]).expect_exit(2);
     let runs: Envelope<Runs> = t.cmd("aide").args(["log", "list"]).json(0);
     assert_eq!(runs.result.runs.len(), 2);
     let failed = &runs.result.runs[0];
     assert_eq!((failed.exit_code, failed.ok), (2, false));
     let ok = &runs.result.runs[1];
     assert_eq!(ok.exit_code, 0);
-    let (doc, _) = t
-        .cmd("aide")
-        .args(["log", "show", &ok.execution_id, "--json"])
-        .expect_exit(0);
+    let (doc, _) = t.cmd("aide").args(["log", "show", &ok.execution_id, "--json"]).expect_exit(0);
     let env: Envelope<SearchResult> = serde_json::from_str(&doc).unwrap();
     assert_eq!(env.result.total_matches, 2);
 }
@@ -59,13 +43,8 @@ fn text_runs_store_their_json_result_and_failures_are_logged() {
 #[test]
 fn no_log_flag_and_env_disable_logging() {
     let t = tree();
-    t.cmd("llm-search")
-        .args(["--pattern", "alpha", "--no-log"])
-        .expect_exit(0);
-    t.cmd("llm-search")
-        .args(["--pattern", "alpha"])
-        .env("AIDE_LOG", "off")
-        .expect_exit(0);
+    t.cmd("llm-search").args(["--pattern", "alpha", "--no-log"]).expect_exit(0);
+    t.cmd("llm-search").args(["--pattern", "alpha"]).env("AIDE_LOG", "off").expect_exit(0);
     let runs: Envelope<Runs> = t.cmd("aide").args(["log", "list"]).json(1);
     assert!(runs.result.runs.is_empty());
 }
@@ -74,38 +53,24 @@ fn no_log_flag_and_env_disable_logging() {
 fn list_filters_by_tool_and_limit_and_unknown_ids_are_errors() {
     let t = tree();
     for _ in 0..3 {
-        t.cmd("llm-search")
-            .args(["--pattern", "alpha"])
-            .expect_exit(0);
+        t.cmd("llm-search").args(["--pattern", "alpha"]).expect_exit(0);
     }
-    let runs: Envelope<Runs> = t
-        .cmd("aide")
-        .args(["log", "list", "--limit", "2", "--tool", "llm-search"])
-        .json(0);
+    let runs: Envelope<Runs> = t.cmd("aide").args(["log", "list", "--limit", "2", "--tool", "llm-search"]).json(0);
     assert_eq!(runs.result.runs.len(), 2);
-    let none: Envelope<Runs> = t
-        .cmd("aide")
-        .args(["log", "list", "--tool", "llm-read"])
-        .json(1);
+    let none: Envelope<Runs> = t.cmd("aide").args(["log", "list", "--tool", "llm-read"]).json(1);
     assert!(none.result.runs.is_empty());
-    let e: aide_tests::wire::ErrorResult =
-        t.cmd("aide").args(["log", "show", "0000000000"]).json(2);
+    let e: aide_tests::wire::ErrorResult = t.cmd("aide").args(["log", "show", "0000000000"]).json(2);
     assert_eq!(e.error.code, "not_found");
 }
 
 #[test]
 fn oversized_results_are_capped_with_a_flag() {
     let t = tree();
-    t.cmd("llm-search")
-        .args(["--pattern", "alpha"])
-        .env("AIDE_LOG_MAX_RESULT_BYTES", "10")
-        .expect_exit(0);
+    t.cmd("llm-search").args(["--pattern", "alpha"]).env("AIDE_LOG_MAX_RESULT_BYTES", "10").expect_exit(0);
     let runs: Envelope<Runs> = t.cmd("aide").args(["log", "list"]).json(0);
     assert!(runs.result.runs[0].result_capped);
-    let e: aide_tests::wire::ErrorResult = t
-        .cmd("aide")
-        .args(["log", "show", &runs.result.runs[0].execution_id])
-        .json(4);
+    let e: aide_tests::wire::ErrorResult =
+        t.cmd("aide").args(["log", "show", &runs.result.runs[0].execution_id]).json(4);
     assert_eq!(e.error.code, "result_capped");
 }
 
@@ -113,14 +78,9 @@ fn oversized_results_are_capped_with_a_flag() {
 fn prune_keeps_the_newest() {
     let t = tree();
     for _ in 0..4 {
-        t.cmd("llm-search")
-            .args(["--pattern", "alpha"])
-            .expect_exit(0);
+        t.cmd("llm-search").args(["--pattern", "alpha"]).expect_exit(0);
     }
-    let (out, _) = t
-        .cmd("aide")
-        .args(["log", "prune", "--keep", "1"])
-        .expect_exit(0);
+    let (out, _) = t.cmd("aide").args(["log", "prune", "--keep", "1"]).expect_exit(0);
     assert!(out.contains("removed 3 runs, 1 remain"), "{out}");
 }
 
@@ -155,15 +115,7 @@ fn concurrent_processes_lose_no_row() {
         ids.insert(env.execution_id);
     }
     assert_eq!(ids.len(), 200);
-    let runs: Envelope<Runs> = t
-        .cmd("aide")
-        .args(["log", "list", "--limit", "1000"])
-        .json(0);
-    let logged: BTreeSet<_> = runs
-        .result
-        .runs
-        .into_iter()
-        .map(|r| r.execution_id)
-        .collect();
+    let runs: Envelope<Runs> = t.cmd("aide").args(["log", "list", "--limit", "1000"]).json(0);
+    let logged: BTreeSet<_> = runs.result.runs.into_iter().map(|r| r.execution_id).collect();
     assert_eq!(logged, ids);
 }

@@ -8,35 +8,16 @@ fn search(t: &TestDir, args: &[&str], code: i32) -> Envelope<SearchResult> {
 }
 
 fn spans(r: &SearchResult) -> Vec<(String, usize, usize)> {
-    r.matches
-        .iter()
-        .map(|m| (m.path.clone(), m.byte_start, m.byte_end))
-        .collect()
+    r.matches.iter().map(|m| (m.path.clone(), m.byte_start, m.byte_end)).collect()
 }
 
 #[test]
 fn matches_are_sorted_by_path_bytes_then_offset() {
     let t = TestDir::new();
-    t.write("b.txt", "x x\n")
-        .write("a/z.txt", "x\n")
-        .write("a.txt", "x\n")
-        .write("B.txt", "x\n");
+    t.write("b.txt", "x x\n").write("a/z.txt", "x\n").write("a.txt", "x\n").write("B.txt", "x\n");
     let r = search(&t, &["--pattern", "x"], 0).result;
-    let got: Vec<_> = r
-        .matches
-        .iter()
-        .map(|m| (m.path.as_str(), m.byte_start))
-        .collect();
-    assert_eq!(
-        got,
-        [
-            ("B.txt", 0),
-            ("a.txt", 0),
-            ("a/z.txt", 0),
-            ("b.txt", 0),
-            ("b.txt", 2)
-        ]
-    );
+    let got: Vec<_> = r.matches.iter().map(|m| (m.path.as_str(), m.byte_start)).collect();
+    assert_eq!(got, [("B.txt", 0), ("a.txt", 0), ("a/z.txt", 0), ("b.txt", 0), ("b.txt", 2)]);
 }
 
 #[test]
@@ -47,22 +28,12 @@ fn spans_lines_and_unicode_columns_are_exact() {
     let r = search(&t, &["--pattern", "wörld"], 0).result;
     assert_eq!(r.matches.len(), 3);
     for m in &r.matches {
-        assert_eq!(
-            &text.as_bytes()[m.byte_start..m.byte_end],
-            "wörld".as_bytes()
-        );
+        assert_eq!(&text.as_bytes()[m.byte_start..m.byte_end], "wörld".as_bytes());
         assert_eq!(m.text, "wörld");
     }
-    let pos: Vec<_> = r
-        .matches
-        .iter()
-        .map(|m| (m.line, m.column, m.end_line, m.end_column))
-        .collect();
+    let pos: Vec<_> = r.matches.iter().map(|m| (m.line, m.column, m.end_line, m.end_column)).collect();
     assert_eq!(pos, [(1, 7, 1, 12), (2, 4, 2, 9), (3, 12, 3, 17)]);
-    assert_eq!(
-        r.matches[0].line_text, "héllo wörld",
-        "CR is not part of the shown line"
-    );
+    assert_eq!(r.matches[0].line_text, "héllo wörld", "CR is not part of the shown line");
     assert_eq!(r.matches[2].line_text, "no newline wörld");
 }
 
@@ -85,20 +56,9 @@ fn limit_offset_and_next_offset_page_through_the_sorted_list() {
     let t = TestDir::new();
     t.write("a.txt", "m\nm\nm\n").write("b.txt", "m\nm\n");
     let all = search(&t, &["--pattern", "m"], 0).result;
-    assert_eq!(
-        (all.total_matches, all.truncated, all.next_offset),
-        (5, false, None)
-    );
+    assert_eq!((all.total_matches, all.truncated, all.next_offset), (5, false, None));
     let p1 = search(&t, &["--pattern", "m", "--limit", "2"], 0).result;
-    assert_eq!(
-        (
-            p1.matches.len(),
-            p1.total_matches,
-            p1.truncated,
-            p1.next_offset
-        ),
-        (2, 5, true, Some(2))
-    );
+    assert_eq!((p1.matches.len(), p1.total_matches, p1.truncated, p1.next_offset), (2, 5, true, Some(2)));
     let p2 = search(&t, &["--pattern", "m", "--limit", "2", "--offset", "2"], 0).result;
     let p3 = search(&t, &["--pattern", "m", "--limit", "2", "--offset", "4"], 0).result;
     assert_eq!(p3.next_offset, None);
@@ -114,10 +74,7 @@ fn max_output_bytes_cuts_at_a_whole_match_and_says_so() {
     let r = &env.result;
     assert!(r.truncated && !r.matches.is_empty() && r.matches.len() < 50);
     assert_eq!(r.next_offset, Some(r.matches.len()));
-    let bytes: usize = r.matches.len()
-        * serde_json::to_string(&serde_json::json!(null))
-            .unwrap()
-            .len();
+    let bytes: usize = r.matches.len() * serde_json::to_string(&serde_json::json!(null)).unwrap().len();
     assert!(bytes < 1000);
     assert!(env.diagnostics.iter().any(|d| d.code == "output_truncated"));
 }
@@ -125,29 +82,14 @@ fn max_output_bytes_cuts_at_a_whole_match_and_says_so() {
 #[test]
 fn files_and_count_modes_share_the_schema() {
     let t = TestDir::new();
-    t.write("a.txt", "x x\nx\n")
-        .write("b.txt", "y\n")
-        .write("c.txt", "x\n");
+    t.write("a.txt", "x x\nx\n").write("b.txt", "y\n").write("c.txt", "x\n");
     let f = search(&t, &["--pattern", "x", "--mode", "files"], 0).result;
     assert!(f.matches.is_empty());
-    let files: Vec<_> = f
-        .files
-        .iter()
-        .map(|f| (f.path.as_str(), f.matches, f.lines))
-        .collect();
+    let files: Vec<_> = f.files.iter().map(|f| (f.path.as_str(), f.matches, f.lines)).collect();
     assert_eq!(files, [("a.txt", 3, 2), ("c.txt", 1, 1)]);
-    assert_eq!(
-        (f.total_matches, f.files_with_matches, f.files_searched),
-        (4, 2, 3)
-    );
-    let (text, _) = t
-        .cmd("llm-search")
-        .args(["--pattern", "x", "--mode", "count"])
-        .expect_exit(0);
-    assert_eq!(
-        text,
-        "a.txt:3\nc.txt:1\ntotal: 4 matches on 3 lines in 2 of 3 files\n"
-    );
+    assert_eq!((f.total_matches, f.files_with_matches, f.files_searched), (4, 2, 3));
+    let (text, _) = t.cmd("llm-search").args(["--pattern", "x", "--mode", "count"]).expect_exit(0);
+    assert_eq!(text, "a.txt:3\nc.txt:1\ntotal: 4 matches on 3 lines in 2 of 3 files\n");
 }
 
 #[test]
@@ -155,10 +97,7 @@ fn text_mode_is_editor_clickable() {
     let t = TestDir::new();
     t.write("src/a.rs", "fn main() {}\n  fn helper() {}\n");
     let (text, _) = t.cmd("llm-search").args(["--pattern", "fn"]).expect_exit(0);
-    assert_eq!(
-        text,
-        "src/a.rs:1:1: fn main() {}\nsrc/a.rs:2:3:   fn helper() {}\n"
-    );
+    assert_eq!(text, "src/a.rs:1:1: fn main() {}\nsrc/a.rs:2:3:   fn helper() {}\n");
 }
 
 #[test]
@@ -180,23 +119,14 @@ fn grep_options_behave_as_in_ripgrep() {
 fn multiline_matches_span_lines() {
     let t = TestDir::new();
     t.write("m.txt", "start\nfoo\nbar\nend\n");
-    let e: aide_tests::wire::ErrorResult =
-        t.cmd("llm-search").args(["--pattern", r"foo\nbar"]).json(2);
+    let e: aide_tests::wire::ErrorResult = t.cmd("llm-search").args(["--pattern", r"foo\nbar"]).json(2);
     assert_eq!(e.error.code, "invalid_pattern");
     assert!(e.error.hint.unwrap().contains("--multiline"));
     let r = search(&t, &["--pattern", r"foo\nbar", "--multiline"], 0).result;
     let m = &r.matches[0];
-    assert_eq!(
-        (m.line, m.end_line, m.byte_start, m.byte_end),
-        (2, 3, 6, 13)
-    );
+    assert_eq!((m.line, m.end_line, m.byte_start, m.byte_end), (2, 3, 6, 13));
     assert_eq!(m.line_text, "foo\nbar");
-    let r = search(
-        &t,
-        &["--pattern", "foo.bar", "--multiline", "--multiline-dotall"],
-        0,
-    )
-    .result;
+    let r = search(&t, &["--pattern", "foo.bar", "--multiline", "--multiline-dotall"], 0).result;
     assert_eq!(r.total_matches, 1);
 }
 
@@ -204,17 +134,9 @@ fn multiline_matches_span_lines() {
 fn captures_report_group_spans_and_names() {
     let t = TestDir::new();
     t.write("a.rs", "let total = 42;\n");
-    let r = search(
-        &t,
-        &["--pattern", r"let (?P<name>\w+) = (\d+)", "--captures"],
-        0,
-    )
-    .result;
+    let r = search(&t, &["--pattern", r"let (?P<name>\w+) = (\d+)", "--captures"], 0).result;
     let caps = r.matches[0].captures.as_ref().unwrap();
-    let got: Vec<_> = caps
-        .iter()
-        .map(|c| (c.index, c.name.as_deref(), c.text.as_deref(), c.byte_start))
-        .collect();
+    let got: Vec<_> = caps.iter().map(|c| (c.index, c.name.as_deref(), c.text.as_deref(), c.byte_start)).collect();
     assert_eq!(
         got,
         [
@@ -244,10 +166,7 @@ fn invalid_utf8_is_shown_lossily_with_exact_offsets() {
     let r = search(&t, &["--pattern", "needle"], 0).result;
     let m = &r.matches[0];
     assert_eq!((m.byte_start, m.byte_end), (6, 12));
-    assert_eq!(
-        m.column, 7,
-        "each of the two invalid bytes is a sequence of its own: one column each"
-    );
+    assert_eq!(m.column, 7, "each of the two invalid bytes is a sequence of its own: one column each");
     assert!(m.lossy);
     assert!(m.line_text.contains('\u{FFFD}'));
 }
@@ -264,16 +183,9 @@ fn skipped_files_are_reported_never_silent() {
     #[cfg(unix)]
     std::os::unix::fs::symlink(t.root().join("missing"), t.root().join("dangling")).unwrap();
     let env = search(&t, &["--pattern", "needle", "--max-filesize", "1K"], 0);
-    let codes: Vec<_> = env
-        .diagnostics
-        .iter()
-        .map(|d| (d.code.as_str(), d.path.as_deref().unwrap_or("")))
-        .collect();
+    let codes: Vec<_> = env.diagnostics.iter().map(|d| (d.code.as_str(), d.path.as_deref().unwrap_or(""))).collect();
     assert!(codes.contains(&("binary_file", "bin.dat")), "{codes:?}");
-    assert!(
-        codes.contains(&("unsupported_encoding", "wide.txt")),
-        "{codes:?}"
-    );
+    assert!(codes.contains(&("unsupported_encoding", "wide.txt")), "{codes:?}");
     assert!(codes.contains(&("file_too_large", "big.txt")), "{codes:?}");
     #[cfg(unix)]
     assert!(codes.contains(&("broken_symlink", "dangling")), "{codes:?}");
@@ -293,29 +205,15 @@ fn ignore_rules_hidden_globs_and_types() {
     let paths = |args: &[&str]| -> Vec<String> {
         let mut a = vec!["--pattern", "hit"];
         a.extend_from_slice(args);
-        search(&t, &a, 0)
-            .result
-            .matches
-            .into_iter()
-            .map(|m| m.path)
-            .collect()
+        search(&t, &a, 0).result.matches.into_iter().map(|m| m.path).collect()
     };
     assert_eq!(paths(&[]), ["docs/c.rs", "src/a.rs", "src/b.py"]);
     // As ripgrep, --hidden includes .git itself; agents exclude it with a glob.
-    assert_eq!(
-        paths(&["--hidden", "--glob", "!.git/"]),
-        [".hidden/x.rs", "docs/c.rs", "src/a.rs", "src/b.py"]
-    );
-    assert_eq!(
-        paths(&["--no-ignore"]),
-        ["docs/c.rs", "src/a.rs", "src/b.py", "target/x.rs"]
-    );
+    assert_eq!(paths(&["--hidden", "--glob", "!.git/"]), [".hidden/x.rs", "docs/c.rs", "src/a.rs", "src/b.py"]);
+    assert_eq!(paths(&["--no-ignore"]), ["docs/c.rs", "src/a.rs", "src/b.py", "target/x.rs"]);
     assert_eq!(paths(&["--glob", "*.rs", "--glob", "!docs/"]), ["src/a.rs"]);
     assert_eq!(paths(&["--type", "python"]), ["src/b.py"]);
-    let e: aide_tests::wire::ErrorResult = t
-        .cmd("llm-search")
-        .args(["--pattern", "x", "--type", "cobol"])
-        .json(2);
+    let e: aide_tests::wire::ErrorResult = t.cmd("llm-search").args(["--pattern", "x", "--type", "cobol"]).json(2);
     assert_eq!(e.error.code, "unknown_language");
 }
 
@@ -331,24 +229,11 @@ fn no_match_exits_one_with_an_empty_result() {
 fn match_ids_are_stable_and_output_identical_across_runs_and_thread_counts() {
     let t = TestDir::new();
     for i in 0..60 {
-        t.write(
-            &format!("d{}/f{i}.txt", i % 7),
-            format!("alpha {i}\nbeta\nalpha again {i}\n"),
-        );
+        t.write(&format!("d{}/f{i}.txt", i % 7), format!("alpha {i}\nbeta\nalpha again {i}\n"));
     }
     let run = |threads: &str| {
-        let (out, _) = t
-            .cmd("llm-search")
-            .args([
-                "--pattern",
-                "alpha",
-                "-C",
-                "1",
-                "--threads",
-                threads,
-                "--json",
-            ])
-            .expect_exit(0);
+        let (out, _) =
+            t.cmd("llm-search").args(["--pattern", "alpha", "-C", "1", "--threads", threads, "--json"]).expect_exit(0);
         let mut v: serde_json::Value = serde_json::from_str(&out).unwrap();
         v["execution_id"] = serde_json::Value::Null;
         v["stats"] = serde_json::Value::Null;
