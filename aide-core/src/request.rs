@@ -143,6 +143,28 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Deserialises a string or a list of strings into a list, so a request may
+/// say `"pattern": "fn"` or `"pattern": ["fn", "struct"]`.
+pub fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match <OneOrMany as serde::Deserialize>::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
+}
+
+/// The JSON Schema of [`one_or_many`] fields.
+pub fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> Schema {
+    schemars::json_schema!({
+        "anyOf": [ { "type": "string" }, { "type": "array", "items": { "type": "string" } } ]
+    })
+}
+
 /// The document `--schema` prints: the request's and the output's schemas.
 pub fn schema_document<Req: JsonSchema, Out: JsonSchema>(tool: &str, version: &str) -> Value {
     serde_json::json!({

@@ -28,6 +28,8 @@ pub struct WalkArgs {
     /// Include or exclude files by glob (gitignore syntax, relative to the
     /// root; prefix with `!` to exclude). Repeatable.
     #[arg(long = "glob", short = 'g', value_name = "GLOB")]
+    #[serde(deserialize_with = "crate::request::one_or_many")]
+    #[schemars(schema_with = "crate::request::one_or_many_schema")]
     pub glob: Vec<String>,
     /// Only files of this language (rust, python, typescript, tsx, javascript,
     /// c, cpp, java, go). Repeatable.

@@ -73,8 +73,8 @@ pub struct SearchRequest {
     /// A regular expression (Rust regex syntax). Repeat `-e` to search for
     /// several; a line matching any of them matches.
     #[arg(long = "pattern", short = 'e', value_name = "REGEX")]
-    #[serde(deserialize_with = "one_or_many")]
-    #[schemars(schema_with = "one_or_many_schema")]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
     pub pattern: Vec<String>,
     /// Directory to search; every path in the output is relative to it.
     #[arg(long, value_name = "DIR")]
@@ -167,26 +167,6 @@ impl SearchRequest {
         let both = self.context.unwrap_or(0);
         (self.before_context.unwrap_or(both), self.after_context.unwrap_or(both))
     }
-}
-
-fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        One(String),
-        Many(Vec<String>),
-    }
-    Ok(match OneOrMany::deserialize(d)? {
-        OneOrMany::One(s) => vec![s],
-        OneOrMany::Many(v) => v,
-    })
-}
-
-fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "description": "A regular expression, or a list of them.",
-        "anyOf": [ { "type": "string" }, { "type": "array", "items": { "type": "string" } } ]
-    })
 }
 
 /// The `llm-search` tool.

@@ -1,0 +1,250 @@
+//! Ranking paths against a query: nucleo (fzf's algorithm) for matching and
+//! scoring, with path-aware tiers so the file an agent names comes first.
+
+use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use aide_core::{AideError, code};
+
+use crate::{Found, Kind};
+
+/// Why a path matched, best first. The tier decides the score band.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    ExactPath,
+    ExactBasename,
+    BasenamePrefix,
+    BasenameSubstring,
+    PathSubstring,
+    BasenameFuzzy,
+    PathFuzzy,
+    /// Listed without a query.
+    Listed,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::ExactPath => "exact_path",
+            Reason::ExactBasename => "exact_basename",
+            Reason::BasenamePrefix => "basename_prefix",
+            Reason::BasenameSubstring => "basename_substring",
+            Reason::PathSubstring => "path_substring",
+            Reason::BasenameFuzzy => "basename_fuzzy",
+            Reason::PathFuzzy => "path_fuzzy",
+            Reason::Listed => "listed",
+        }
+    }
+
+    pub fn text(self) -> &'static str {
+        match self {
+            Reason::ExactPath => "the path is the query",
+            Reason::ExactBasename => "the file name (or name without extension) is the query",
+            Reason::BasenamePrefix => "the file name starts with the query",
+            Reason::BasenameSubstring => "the file name contains the query",
+            Reason::PathSubstring => "the path contains the query",
+            Reason::BasenameFuzzy => "the query's characters appear in order in the file name",
+            Reason::PathFuzzy => "the query's characters appear in order in the path",
+            Reason::Listed => "matches the listing's globs and types",
+        }
+    }
+
+    /// The score band of the tier: (lowest, highest).
+    fn band(self) -> (f64, f64) {
+        match self {
+            Reason::ExactPath => (1.0, 1.0),
+            Reason::ExactBasename => (0.90, 0.98),
+            Reason::BasenamePrefix => (0.78, 0.88),
+            Reason::BasenameSubstring => (0.66, 0.76),
+            Reason::PathSubstring => (0.56, 0.64),
+            Reason::BasenameFuzzy => (0.40, 0.54),
+            Reason::PathFuzzy => (0.05, 0.38),
+            Reason::Listed => (1.0, 1.0),
+        }
+    }
+}
+
+/// Reusable per-thread buffers.
+pub struct Scratch {
+    matcher: Matcher,
+    chars: Vec<char>,
+    indices: Vec<u32>,
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch { matcher: Matcher::new(Config::DEFAULT.match_paths()), chars: Vec::new(), indices: Vec::new() }
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A parsed query.
+#[derive(Debug)]
+pub struct Ranker {
+    pattern: Pattern,
+    /// The query when it is one plain fuzzy term, folded for comparison.
+    plain: Option<String>,
+    case_sensitive: bool,
+    /// The score of a perfect match of every positive term.
+    best_score: f64,
+}
+
+impl Ranker {
+    pub fn new(query: &str) -> Result<Ranker, AideError> {
+        if query.trim().is_empty() {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, "the query is empty")
+                .with_hint("give some characters of the path, or leave --query out to list files"));
+        }
+        let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+        if pattern.atoms.iter().all(|a| a.negative) {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, "the query has only negated terms")
+                .with_hint("add a term to look for, e.g. `main !test`"));
+        }
+        let case_sensitive = query.chars().any(char::is_uppercase);
+        let single = pattern.atoms.len() == 1 && pattern.atoms[0].kind == AtomKind::Fuzzy && !pattern.atoms[0].negative;
+        let plain = single.then(|| fold(query.trim(), case_sensitive));
+        let mut matcher = Matcher::new(Config::DEFAULT.match_paths());
+        let best_score = pattern
+            .atoms
+            .iter()
+            .filter(|a| !a.negative)
+            .map(|a| f64::from(a.score(a.needle_text(), &mut matcher).unwrap_or(1)))
+            .sum::<f64>()
+            .max(1.0);
+        Ok(Ranker { pattern, plain, case_sensitive, best_score })
+    }
+
+    /// Ranks `path`, or None if it does not match.
+    pub fn rank(&self, path: &str, kind: Kind, s: &mut Scratch) -> Option<Found> {
+        s.indices.clear();
+        let path_score = self.pattern.indices(Utf32Str::new(path, &mut s.chars), &mut s.matcher, &mut s.indices)?;
+        let basename = path.rsplit('/').next().unwrap_or(path);
+        let reason = self.reason(path, basename, s);
+        let raw = match reason {
+            Reason::BasenameFuzzy | Reason::BasenamePrefix | Reason::BasenameSubstring | Reason::ExactBasename => self
+                .pattern
+                .score(Utf32Str::new(basename, &mut s.chars), &mut s.matcher)
+                .unwrap_or(path_score),
+            _ => path_score,
+        };
+        let quality = (f64::from(raw) / self.best_score).min(1.0);
+        let chars = path.chars().count();
+        let shortness = 1.0 - (chars.min(256) as f64 / 256.0);
+        let depth = path.matches('/').count();
+        let shallowness = 1.0 / (1.0 + depth as f64);
+        let q = 0.6 * quality + 0.25 * shortness + 0.15 * shallowness;
+        let (lo, hi) = reason.band();
+        let score = round4(lo + (hi - lo) * q);
+        s.indices.sort_unstable();
+        s.indices.dedup();
+        Some(Found {
+            path: path.to_string(),
+            kind,
+            score,
+            reason,
+            reason_text: reason.text(),
+            matched: s.indices.clone(),
+        })
+    }
+
+    fn reason(&self, path: &str, basename: &str, s: &mut Scratch) -> Reason {
+        if let Some(q) = &self.plain {
+            let path_f = fold(path, self.case_sensitive);
+            let base_f = fold(basename, self.case_sensitive);
+            let stem = match base_f.rfind('.') {
+                Some(i) if i > 0 => &base_f[..i],
+                _ => base_f.as_str(),
+            };
+            if path_f == *q {
+                return Reason::ExactPath;
+            }
+            if base_f == *q || stem == q {
+                return Reason::ExactBasename;
+            }
+            if base_f.starts_with(q.as_str()) {
+                return Reason::BasenamePrefix;
+            }
+            if base_f.contains(q.as_str()) {
+                return Reason::BasenameSubstring;
+            }
+            if path_f.contains(q.as_str()) {
+                return Reason::PathSubstring;
+            }
+        }
+        if self.pattern.score(Utf32Str::new(basename, &mut s.chars), &mut s.matcher).is_some() {
+            Reason::BasenameFuzzy
+        } else {
+            Reason::PathFuzzy
+        }
+    }
+}
+
+fn fold(s: &str, case_sensitive: bool) -> String {
+    if case_sensitive { s.to_string() } else { s.to_lowercase() }
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(query: &str, paths: &[&str]) -> String {
+        let r = Ranker::new(query).unwrap();
+        let mut s = Scratch::new();
+        let mut found: Vec<Found> = paths.iter().filter_map(|p| r.rank(p, Kind::File, &mut s)).collect();
+        found.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+        found.first().map(|f| f.path.clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn tiers_order_as_documented() {
+        let mut tiers = vec![
+            Reason::PathFuzzy,
+            Reason::ExactPath,
+            Reason::BasenameFuzzy,
+            Reason::ExactBasename,
+            Reason::PathSubstring,
+            Reason::BasenamePrefix,
+            Reason::BasenameSubstring,
+        ];
+        tiers.sort_by(|a, b| b.band().1.total_cmp(&a.band().1));
+        for pair in tiers.windows(2) {
+            assert!(pair[0].band().0 > pair[1].band().1, "{:?} overlaps {:?}", pair[0], pair[1]);
+        }
+    }
+
+    #[test]
+    fn exact_basename_beats_prefix_and_fuzzy() {
+        assert_eq!(first("main", &["docs/maintenance.md", "src/main.rs", "src/domain.rs"]), "src/main.rs");
+        assert_eq!(first("vector", &["src/vec/tor.rs", "src/vector.rs", "src/vector_ops.rs"]), "src/vector.rs");
+    }
+
+    #[test]
+    fn scores_are_in_unit_range_and_matched_positions_point_at_the_query() {
+        let r = Ranker::new("vec").unwrap();
+        let mut s = Scratch::new();
+        let f = r.rank("src/vec.rs", Kind::File, &mut s).unwrap();
+        assert!(f.score > 0.0 && f.score <= 1.0);
+        assert_eq!(f.matched, [4, 5, 6]);
+        assert_eq!(r.rank("src/vec.rs", Kind::File, &mut s).unwrap().score, f.score);
+        let exact = Ranker::new("src/vec.rs").unwrap().rank("src/vec.rs", Kind::File, &mut s).unwrap();
+        assert_eq!((exact.score, exact.reason), (1.0, Reason::ExactPath));
+    }
+
+    #[test]
+    fn empty_and_negative_only_queries_are_errors() {
+        assert_eq!(Ranker::new("  ").unwrap_err().code, code::INVALID_ARGUMENTS);
+        assert_eq!(Ranker::new("!test").unwrap_err().code, code::INVALID_ARGUMENTS);
+    }
+}
