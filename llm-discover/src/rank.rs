@@ -129,10 +129,9 @@ impl Ranker {
         let basename = path.rsplit('/').next().unwrap_or(path);
         let reason = self.reason(path, basename, s);
         let raw = match reason {
-            Reason::BasenameFuzzy | Reason::BasenamePrefix | Reason::BasenameSubstring | Reason::ExactBasename => self
-                .pattern
-                .score(Utf32Str::new(basename, &mut s.chars), &mut s.matcher)
-                .unwrap_or(path_score),
+            Reason::BasenameFuzzy | Reason::BasenamePrefix | Reason::BasenameSubstring | Reason::ExactBasename => {
+                self.pattern.score(Utf32Str::new(basename, &mut s.chars), &mut s.matcher).unwrap_or(path_score)
+            }
             _ => path_score,
         };
         let quality = (f64::from(raw) / self.best_score).min(1.0);
@@ -209,7 +208,7 @@ mod tests {
 
     #[test]
     fn tiers_order_as_documented() {
-        let mut tiers = vec![
+        let mut tiers = [
             Reason::PathFuzzy,
             Reason::ExactPath,
             Reason::BasenameFuzzy,

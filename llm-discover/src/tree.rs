@@ -76,7 +76,8 @@ fn render(node: &Node, prefix: &str, out: &mut String, shown: &mut usize, limit:
     let mut files: Vec<&String> = node.files.iter().collect();
     files.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     let count = node.dirs.len() + files.len();
-    let children = node.dirs.iter().map(|(name, child)| (name, Some(child))).chain(files.into_iter().map(|f| (f, None)));
+    let children =
+        node.dirs.iter().map(|(name, child)| (name, Some(child))).chain(files.into_iter().map(|f| (f, None)));
     for (i, (name, child)) in children.enumerate() {
         if *shown >= limit {
             return true;
@@ -108,7 +109,9 @@ mod tests {
     #[test]
     fn renders_directories_first_with_counts() {
         let d = tempfile::tempdir().unwrap();
-        for (f, body) in [("src/main.rs", "fn main(){}"), ("src/a/b.rs", ""), ("README.md", "hello"), ("Cargo.toml", "")] {
+        for (f, body) in
+            [("src/main.rs", "fn main(){}"), ("src/a/b.rs", ""), ("README.md", "hello"), ("Cargo.toml", "")]
+        {
             std::fs::create_dir_all(d.path().join(f).parent().unwrap()).unwrap();
             std::fs::write(d.path().join(f), body).unwrap();
         }

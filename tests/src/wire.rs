@@ -114,3 +114,29 @@ pub struct RunSummary {
 pub struct Runs {
     pub runs: Vec<RunSummary>,
 }
+
+#[derive(Debug, Deserialize, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoverResult {
+    pub mode: String,
+    pub query: Option<String>,
+    pub results: Vec<Found>,
+    pub total: usize,
+    pub truncated: bool,
+    pub next_offset: Option<usize>,
+    pub tree: Option<String>,
+    pub files: Option<usize>,
+    pub directories: Option<usize>,
+    pub total_size: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Found {
+    pub path: String,
+    pub kind: String,
+    pub score: f64,
+    pub reason: String,
+    pub reason_text: String,
+    pub matched: Vec<u32>,
+}

@@ -2,6 +2,7 @@
 //! into typed structs.
 
 mod contract;
+mod discover;
 mod log;
 mod search;
 mod search_differential;
