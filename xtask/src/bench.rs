@@ -124,7 +124,8 @@ fn round3(x: f64) -> f64 {
 pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
     match tool {
         "search" => bench_search(runs, warmup),
-        other => Err(format!("no benchmark for `{other}` yet (available: search)")),
+        "discover" => bench_discover(runs, warmup),
+        other => Err(format!("no benchmark for `{other}` yet (available: search, discover)")),
     }
 }
 
@@ -142,6 +143,9 @@ fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
 #[derive(Debug, Serialize)]
 struct Case {
     name: String,
+    /// For discovery: our first result and fzf's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_results: Option<FirstResults>,
     /// Whether our match set equals ripgrep's, checked before timing.
     #[serde(skip_serializing_if = "Option::is_none")]
     verified: Option<Verification>,
@@ -254,7 +258,7 @@ fn case(name: &str, cmds: Vec<Cmd>, runs: usize, warmup: usize) -> Result<Case> 
     for r in &results {
         say(&format!("  {:<28} median {:>9.2} ms  peak {:>7.1} MiB", r.label, r.median_ms, r.peak_rss_mib));
     }
-    Ok(Case { name: name.into(), verified: None, results, ratios })
+    Ok(Case { name: name.into(), first_results: None, verified: None, results, ratios })
 }
 
 fn bench_search(runs: usize, warmup: usize) -> Result<()> {
@@ -345,6 +349,11 @@ fn bench_search(runs: usize, warmup: usize) -> Result<()> {
     write_report(&report)
 }
 
+/// Text safe inside a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
 fn write_report(report: &Report) -> Result<()> {
     let out_dir = workspace().join("target/bench");
     std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
@@ -356,7 +365,7 @@ fn write_report(report: &Report) -> Result<()> {
     let mut md = format!(
         "Measured {} on {} cores; corpus: {} files, {:.0} MiB; {} timed runs after {} warm-up runs, interleaved.\n\
          Reproduce: `cargo xtask bench {}`.\n\n\
-         | case | same matches as rg | command | median ms | peak RSS MiB | ratio (ours / this) |\n|---|---|---|---:|---:|---:|\n",
+         | case | check | command | median ms | peak RSS MiB | ratio (ours / this) |\n|---|---|---|---:|---:|---:|\n",
         report.date,
         report.cores,
         report.corpus.files,
@@ -373,9 +382,20 @@ fn write_report(report: &Report) -> Result<()> {
                 c.ratios.iter().find(|(l, _)| *l == r.label).map(|(_, x)| format!("{x:.2}")).unwrap_or_default()
             };
             let name = if i == 0 { c.name.as_str() } else { "" };
+            let check = match (&c.verified, &c.first_results, i) {
+                (Some(v), _, 0) if v.agrees => format!("same matches as rg ({})", v.matches),
+                (Some(v), _, 0) => format!("DIFFERS from rg ({} only ours, {} only rg)", v.only_ours, v.only_rg),
+                (_, Some(f), 0) if f.agree => format!("same first result as fzf: `{}`", f.ours),
+                (_, Some(f), 0) => format!("first: ours `{}`, fzf `{}`", f.ours, f.fzf),
+                _ => String::new(),
+            };
             md.push_str(&format!(
-                "| {name} | `{}` | {:.2} | {:.1} | {ratio} |\n",
-                r.label, r.median_ms, r.peak_rss_mib
+                "| {} | {} | `{}` | {:.2} | {:.1} | {ratio} |\n",
+                cell(name),
+                cell(&check),
+                cell(&r.label),
+                r.median_ms,
+                r.peak_rss_mib
             ));
         }
     }
@@ -391,4 +411,101 @@ fn write_report(report: &Report) -> Result<()> {
     std::fs::write(&doc_path, updated).map_err(|e| e.to_string())?;
     say(&format!("updated {}", doc_path.display()));
     Ok(())
+}
+
+/// Our first result and fzf's for one query.
+#[derive(Debug, Serialize)]
+struct FirstResults {
+    ours: String,
+    fzf: String,
+    agree: bool,
+}
+
+fn first_line(cmd: &mut Command) -> Result<String> {
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    Ok(String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or("").to_string())
+}
+
+/// Writes a deterministic tree of `n` empty files with realistic names.
+fn generated_tree(dir: &Path, n: usize) -> Result<()> {
+    const WORDS: &[&str] = &[
+        "agent", "api", "auth", "buffer", "cache", "client", "config", "core", "data", "db", "engine", "event",
+        "handler", "http", "index", "io", "lexer", "main", "model", "net", "parser", "query", "render", "router",
+        "server", "service", "session", "store", "stream", "task", "test", "token", "util", "vector", "view", "worker",
+    ];
+    const EXT: &[&str] = &["rs", "py", "ts", "tsx", "go", "java", "c", "h", "md", "json"];
+    let done = dir.join(".complete");
+    if done.exists() {
+        return Ok(());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |m: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m as u64) as usize
+    };
+    for i in 0..n {
+        let depth = 1 + next(4);
+        let mut p = dir.to_path_buf();
+        for _ in 0..depth {
+            p.push(WORDS[next(WORDS.len())]);
+        }
+        std::fs::create_dir_all(&p).map_err(|e| e.to_string())?;
+        let name = format!("{}_{}_{i}.{}", WORDS[next(WORDS.len())], WORDS[next(WORDS.len())], EXT[next(EXT.len())]);
+        std::fs::write(p.join(name), "").map_err(|e| e.to_string())?;
+    }
+    std::fs::write(done, "").map_err(|e| e.to_string())
+}
+
+fn bench_discover(runs: usize, warmup: usize) -> Result<()> {
+    require("fdfind", "apt-get install fd-find")?;
+    require("fzf", "apt-get install fzf")?;
+    let ours = release_binary("llm-discover", "llm-discover")?;
+    let corpus = crate::corpus::build(false)?;
+    let generated = workspace().join("target/bench/discover-200k");
+    say("generating 200,000 paths (once)");
+    generated_tree(&generated, 200_000)?;
+    let home = workspace().join("target/bench/aide-home");
+    let ours_s = ours.display().to_string();
+    let home_s = home.display().to_string();
+
+    let sets: &[(&str, &Path, &[&str])] = &[
+        ("corpus", &corpus, &["mod.rs", "serde_json lib", "django views", "tokio runtime", "readme", "lodash.js", "express router", "Cargo.toml"]),
+        ("200k paths", &generated, &["vector", "parser lexer", "agmod", "session_store", "handler.go", "rtr"]),
+    ];
+    let mut cases = Vec::new();
+    for (set, dir, queries) in sets {
+        for q in *queries {
+            let fzf = format!("fdfind --type f . | fzf --filter '{q}' --scheme=path");
+            let mut c = case(
+                &format!("{set}: `{q}`"),
+                vec![
+                    Cmd::new("llm-discover --json", &[&ours_s, "--json", "--query", q], dir).env("AIDE_HOME", &home_s),
+                    Cmd::new("fdfind | fzf --filter", &["bash", "-c", &fzf], dir),
+                ],
+                runs,
+                warmup,
+            )?;
+            let ours_first = first_line(
+                Command::new(&ours).args(["--no-log", "--limit", "1", "--query", q]).current_dir(dir),
+            )?;
+            let ours_first = ours_first.split("  ").next().unwrap_or("").to_string();
+            let fzf_first = first_line(Command::new("bash").args(["-c", &fzf]).current_dir(dir))?;
+            say(&format!("  first: ours {ours_first} / fzf {fzf_first}"));
+            c.first_results = Some(FirstResults { agree: ours_first == fzf_first, ours: ours_first, fzf: fzf_first });
+            cases.push(c);
+        }
+    }
+    let report = Report {
+        tool: "discover".into(),
+        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        runs,
+        warmup,
+        corpus: corpus_info(&corpus),
+        cases,
+    };
+    write_report(&report)
 }
