@@ -82,17 +82,30 @@ pub trait Render {
 }
 
 /// Mutable state of one run, given to the tool.
-#[derive(Debug)]
 pub struct RunContext {
     pub execution_id: String,
     pub diagnostics: Vec<Diagnostic>,
     /// Extra fields for `stats`.
     pub stats: serde_json::Map<String, Value>,
+    /// In text mode, stdout for output that streams while the tool runs
+    /// (`llm-jobs logs --follow`); None in JSON modes, where only the final
+    /// document may be printed.
+    pub live: Option<Box<dyn Write>>,
+}
+
+impl std::fmt::Debug for RunContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunContext")
+            .field("execution_id", &self.execution_id)
+            .field("diagnostics", &self.diagnostics)
+            .field("live", &self.live.is_some())
+            .finish()
+    }
 }
 
 impl RunContext {
     pub fn new(execution_id: String) -> Self {
-        RunContext { execution_id, diagnostics: Vec::new(), stats: Default::default() }
+        RunContext { execution_id, diagnostics: Vec::new(), stats: Default::default(), live: None }
     }
 
     pub fn diagnose(&mut self, d: Diagnostic) {
@@ -345,6 +358,9 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
     run.root = T::root(&request);
 
     let mut ctx = RunContext::new(run.execution_id.clone());
+    if run.format == Format::Text {
+        ctx.live = Some(Box::new(io::stdout()));
+    }
     let result = catch_panic(|| T::run(request, &mut ctx));
     run.diagnostics = ctx.diagnostics;
     run.stats_extra = ctx.stats;

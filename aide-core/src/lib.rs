@@ -20,7 +20,8 @@
 //! * [`root`] — root confinement: no path leaves `--root`.
 //! * [`walk`] — file walking with ripgrep's ignore semantics.
 //! * [`lang`] — language detection by extension.
-//! * [`log`] — the SQLite execution log behind `aide log`.
+//! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
+//!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores.
 //!
 //! The wire format is documented in `docs/CONTRACT.md`.
 
@@ -35,6 +36,7 @@ pub mod ordering;
 pub mod request;
 pub mod root;
 pub mod span;
+pub mod store;
 pub mod walk;
 
 pub use envelope::{Diagnostic, Format};

@@ -19,7 +19,9 @@
 //! `aide log prune`.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::store::with_retry;
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
@@ -27,11 +29,32 @@ use serde::{Deserialize, Serialize};
 use crate::error::{AideError, code};
 
 const SCHEMA_VERSION: i64 = 1;
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS runs (
+        execution_id TEXT PRIMARY KEY,
+        tool TEXT NOT NULL,
+        version TEXT NOT NULL,
+        argv TEXT NOT NULL,
+        request TEXT,
+        cwd TEXT,
+        root TEXT,
+        started_ms INTEGER NOT NULL,
+        started_at TEXT NOT NULL,
+        finished_at TEXT NOT NULL,
+        duration_ms REAL NOT NULL,
+        exit_code INTEGER NOT NULL,
+        ok INTEGER NOT NULL,
+        error_code TEXT,
+        result TEXT,
+        result_bytes INTEGER NOT NULL,
+        result_capped INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);
+    CREATE INDEX IF NOT EXISTS runs_tool_started ON runs(tool, started_ms);
+    PRAGMA user_version = 1;";
 const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
 const DEFAULT_MAX_RUNS: u64 = 10_000;
 const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
-/// How long a writer keeps retrying under contention before giving up.
-const CONTENTION_DEADLINE: Duration = Duration::from_secs(30);
 
 /// The directory where aide keeps its state: `$AIDE_HOME`, else
 /// `$XDG_STATE_HOME/aide`, else `~/.local/state/aide`.
@@ -127,71 +150,11 @@ fn log_err(path: &Path, e: impl std::fmt::Display) -> AideError {
         .with_hint("check that $AIDE_HOME is writable, or pass --no-log / set AIDE_LOG=off")
 }
 
-fn is_busy(e: &rusqlite::Error) -> bool {
-    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked))
-}
-
-/// Retries `f` while SQLite reports contention, with growing jittered sleeps,
-/// up to [`CONTENTION_DEADLINE`].
-fn with_retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
-    let start = Instant::now();
-    let mut attempt: u32 = 0;
-    loop {
-        match f() {
-            Err(e) if is_busy(&e) && start.elapsed() < CONTENTION_DEADLINE => {
-                attempt += 1;
-                let jitter = u64::from(std::process::id() % 7);
-                std::thread::sleep(Duration::from_millis(u64::from(attempt.min(20)) * 2 + jitter));
-            }
-            other => return other,
-        }
-    }
-}
-
 impl ExecutionLog {
     /// Opens (creating if needed) the log under `home`.
     pub fn open_in(home: &Path) -> Result<ExecutionLog, AideError> {
         let path = home.join("log.db");
-        std::fs::create_dir_all(home).map_err(|e| log_err(&path, e))?;
-        let conn = with_retry(|| {
-            let conn = Connection::open(&path)?;
-            conn.busy_timeout(Duration::from_secs(10))?;
-            conn.pragma_update(None, "journal_mode", "WAL")?;
-            conn.pragma_update(None, "synchronous", "NORMAL")?;
-            let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-            if version < SCHEMA_VERSION {
-                let mut conn = conn;
-                let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-                tx.execute_batch(
-                    "CREATE TABLE IF NOT EXISTS runs (
-                        execution_id TEXT PRIMARY KEY,
-                        tool TEXT NOT NULL,
-                        version TEXT NOT NULL,
-                        argv TEXT NOT NULL,
-                        request TEXT,
-                        cwd TEXT,
-                        root TEXT,
-                        started_ms INTEGER NOT NULL,
-                        started_at TEXT NOT NULL,
-                        finished_at TEXT NOT NULL,
-                        duration_ms REAL NOT NULL,
-                        exit_code INTEGER NOT NULL,
-                        ok INTEGER NOT NULL,
-                        error_code TEXT,
-                        result TEXT,
-                        result_bytes INTEGER NOT NULL,
-                        result_capped INTEGER NOT NULL DEFAULT 0
-                    );
-                    CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);
-                    CREATE INDEX IF NOT EXISTS runs_tool_started ON runs(tool, started_ms);
-                    PRAGMA user_version = 1;",
-                )?;
-                tx.commit()?;
-                return Ok(conn);
-            }
-            Ok(conn)
-        })
-        .map_err(|e| log_err(&path, e))?;
+        let conn = crate::store::open(&path, SCHEMA_VERSION, SCHEMA).map_err(|e| log_err(&path, e))?;
         Ok(ExecutionLog { conn, path })
     }
 
@@ -447,7 +410,7 @@ mod tests {
             let t = now - Duration::from_secs(3600 * 24 * (10 - i));
             log.record(&record(&format!("id-{i}"), "t", t, "{}")).unwrap();
         }
-        let r = log.prune(Some(Duration::from_secs(3600 * 24 * 8)), None).unwrap();
+        let r = log.prune(Some(Duration::from_secs(3600 * 24 * 8 + 3600 * 12)), None).unwrap();
         assert_eq!((r.removed, r.remaining), (2, 3));
         let r = log.prune(Some(Duration::from_secs(3600 * 24 * 365)), Some(1)).unwrap();
         assert_eq!((r.removed, r.remaining), (2, 1));

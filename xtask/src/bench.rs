@@ -472,7 +472,20 @@ fn bench_discover(runs: usize, warmup: usize) -> Result<()> {
     let home_s = home.display().to_string();
 
     let sets: &[(&str, &Path, &[&str])] = &[
-        ("corpus", &corpus, &["mod.rs", "serde_json lib", "django views", "tokio runtime", "readme", "lodash.js", "express router", "Cargo.toml"]),
+        (
+            "corpus",
+            &corpus,
+            &[
+                "mod.rs",
+                "serde_json lib",
+                "django views",
+                "tokio runtime",
+                "readme",
+                "lodash.js",
+                "express router",
+                "Cargo.toml",
+            ],
+        ),
         ("200k paths", &generated, &["vector", "parser lexer", "agmod", "session_store", "handler.go", "rtr"]),
     ];
     let mut cases = Vec::new();
@@ -488,9 +501,8 @@ fn bench_discover(runs: usize, warmup: usize) -> Result<()> {
                 runs,
                 warmup,
             )?;
-            let ours_first = first_line(
-                Command::new(&ours).args(["--no-log", "--limit", "1", "--query", q]).current_dir(dir),
-            )?;
+            let ours_first =
+                first_line(Command::new(&ours).args(["--no-log", "--limit", "1", "--query", q]).current_dir(dir))?;
             let ours_first = ours_first.split("  ").next().unwrap_or("").to_string();
             let fzf_first = first_line(Command::new("bash").args(["-c", &fzf]).current_dir(dir))?;
             say(&format!("  first: ours {ours_first} / fzf {fzf_first}"));

@@ -1,8 +1,11 @@
 //! End-to-end tests: the real binaries on temporary trees, their JSON parsed
 //! into typed structs.
+// Test helpers may unwrap: a panic is how a test fails.
+#![allow(clippy::unwrap_used)]
 
 mod contract;
 mod discover;
+mod jobs;
 mod log;
 mod search;
 mod search_differential;

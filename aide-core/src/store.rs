@@ -1,0 +1,80 @@
+//! SQLite stores shared by the tools (the execution log, the job table):
+//! WAL mode, a busy timeout, schema creation under `BEGIN IMMEDIATE`, and a
+//! retry loop for contention, so many concurrent processes never lose a write.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, TransactionBehavior};
+
+/// How long a writer keeps retrying under contention before giving up.
+const CONTENTION_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Whether an error is SQLite saying another process holds the lock.
+pub fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy) | Some(rusqlite::ErrorCode::DatabaseLocked))
+}
+
+/// Retries `f` while SQLite reports contention, with growing jittered
+/// sleeps, for up to 30 seconds.
+pub fn with_retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let start = Instant::now();
+    let mut attempt: u32 = 0;
+    loop {
+        match f() {
+            Err(e) if is_busy(&e) && start.elapsed() < CONTENTION_DEADLINE => {
+                attempt += 1;
+                let jitter = u64::from(std::process::id() % 7);
+                std::thread::sleep(Duration::from_millis(u64::from(attempt.min(20)) * 2 + jitter));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Opens the database at `path` (creating its folder), in WAL mode, and
+/// applies `schema` once, when the file's `user_version` is below `version`.
+/// `schema` must end by setting `PRAGMA user_version` to `version`.
+pub fn open(path: &Path, version: i64, schema: &str) -> rusqlite::Result<Connection> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+                Some(format!("creating {}: {e}", dir.display())),
+            )
+        })?;
+    }
+    with_retry(|| {
+        let mut conn = Connection::open(path)?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+        if current < version {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute_batch(schema)?;
+            tx.commit()?;
+        }
+        Ok(conn)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_schema_once_and_reopens() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/db.sqlite");
+        let schema = "CREATE TABLE IF NOT EXISTS t (x INTEGER); PRAGMA user_version = 1;";
+        let conn = open(&path, 1, schema).unwrap();
+        conn.execute("INSERT INTO t VALUES (1)", []).unwrap();
+        drop(conn);
+        let conn = open(&path, 1, schema).unwrap();
+        let n: i64 = conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, 1);
+        let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+    }
+}

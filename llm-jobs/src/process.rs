@@ -1,0 +1,80 @@
+//! Processes: liveness by pid *and* start time (a reused pid is never taken
+//! for the job), signals to whole process groups.
+
+use rustix::process::{Pid, Signal};
+
+/// A process's start time in clock ticks since boot (`/proc/PID/stat`, field 22).
+pub fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields follow the last ')'.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether the process `pid` that started at `start` still runs (zombies count as gone).
+pub fn is_alive(pid: u32, start: u64) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    let Some(close) = stat.rfind(')') else { return false };
+    let mut fields = stat[close + 1..].split_whitespace();
+    let state = fields.next().unwrap_or("");
+    if state == "Z" || state == "X" {
+        return false;
+    }
+    fields.nth(18).and_then(|s| s.parse::<u64>().ok()) == Some(start)
+}
+
+/// Whether any process of the group led by `pgid` is still there.
+pub fn group_alive(pgid: u32) -> bool {
+    to_pid(pgid).is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
+}
+
+/// Sends `signal` to the process group `pgid`.
+pub fn signal_group(pgid: u32, signal: Signal) -> std::io::Result<()> {
+    let pid = to_pid(pgid).ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    rustix::process::kill_process_group(pid, signal).map_err(std::io::Error::from)
+}
+
+fn to_pid(raw: u32) -> Option<Pid> {
+    i32::try_from(raw).ok().and_then(Pid::from_raw)
+}
+
+/// Parses a signal name (`TERM`, `SIGKILL`, `int`) or number.
+pub fn parse_signal(s: &str) -> Option<Signal> {
+    let upper = s.trim().to_ascii_uppercase();
+    let name = upper.strip_prefix("SIG").unwrap_or(&upper);
+    let sig = match name {
+        "HUP" | "1" => Signal::HUP,
+        "INT" | "2" => Signal::INT,
+        "QUIT" | "3" => Signal::QUIT,
+        "KILL" | "9" => Signal::KILL,
+        "USR1" | "10" => Signal::USR1,
+        "USR2" | "12" => Signal::USR2,
+        "TERM" | "15" => Signal::TERM,
+        "CONT" | "18" => Signal::CONT,
+        "STOP" | "19" => Signal::STOP,
+        _ => return None,
+    };
+    Some(sig)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_process_is_alive_and_a_wrong_start_time_is_not() {
+        let me = std::process::id();
+        let start = start_time(me).unwrap();
+        assert!(is_alive(me, start));
+        assert!(!is_alive(me, start + 1));
+        assert!(!is_alive(u32::MAX - 1, start));
+    }
+
+    #[test]
+    fn signals_parse() {
+        assert_eq!(parse_signal("TERM"), Some(Signal::TERM));
+        assert_eq!(parse_signal("sigkill"), Some(Signal::KILL));
+        assert_eq!(parse_signal("9"), Some(Signal::KILL));
+        assert_eq!(parse_signal("BOGUS"), None);
+    }
+}

@@ -1,0 +1,318 @@
+//! The job table: one SQLite database under `$AIDE_HOME/jobs/`, each job's
+//! output in `$AIDE_HOME/jobs/<id>/{stdout,stderr,merged}`.
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use aide_core::store::with_retry;
+use aide_core::{AideError, code};
+use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
+
+use crate::Status;
+
+const SCHEMA_VERSION: i64 = 1;
+const SCHEMA: &str = "
+    CREATE TABLE IF NOT EXISTS jobs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT,
+        command TEXT NOT NULL,
+        cwd TEXT NOT NULL,
+        env TEXT NOT NULL,
+        session TEXT,
+        grp TEXT NOT NULL,
+        after TEXT NOT NULL,
+        timeout_ms INTEGER,
+        max_output INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT,
+        pid INTEGER,
+        pid_start INTEGER,
+        supervisor_pid INTEGER,
+        supervisor_start INTEGER,
+        exit_code INTEGER,
+        signal INTEGER,
+        created_ms INTEGER NOT NULL,
+        started_ms INTEGER,
+        finished_ms INTEGER,
+        stdout_bytes INTEGER NOT NULL DEFAULT 0,
+        stderr_bytes INTEGER NOT NULL DEFAULT 0,
+        dropped_bytes INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status, grp);
+    CREATE TABLE IF NOT EXISTS groups (name TEXT PRIMARY KEY, parallel INTEGER NOT NULL);
+    PRAGMA user_version = 1;";
+
+/// A job as stored.
+#[derive(Debug, Clone)]
+pub struct JobRow {
+    pub id: i64,
+    pub name: Option<String>,
+    pub command: String,
+    pub cwd: String,
+    pub env: Vec<(String, String)>,
+    pub session: Option<String>,
+    pub group: String,
+    pub after: Vec<i64>,
+    pub timeout_ms: Option<i64>,
+    pub max_output: i64,
+    pub status: Status,
+    pub reason: Option<String>,
+    pub pid: Option<u32>,
+    pub pid_start: Option<u64>,
+    pub supervisor_pid: Option<u32>,
+    pub supervisor_start: Option<u64>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub created_ms: i64,
+    pub started_ms: Option<i64>,
+    pub finished_ms: Option<i64>,
+    pub stdout_bytes: i64,
+    pub stderr_bytes: i64,
+    pub dropped_bytes: i64,
+}
+
+/// A new job to insert.
+#[derive(Debug, Clone)]
+pub struct NewJob {
+    pub name: Option<String>,
+    pub command: String,
+    pub cwd: String,
+    pub env: Vec<(String, String)>,
+    pub session: Option<String>,
+    pub group: String,
+    pub after: Vec<i64>,
+    pub timeout_ms: Option<i64>,
+    pub max_output: i64,
+}
+
+/// How a job ended, as its supervisor records it.
+#[derive(Debug, Clone)]
+pub struct Ending {
+    pub status: Status,
+    pub reason: Option<String>,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout_bytes: i64,
+    pub stderr_bytes: i64,
+    pub dropped_bytes: i64,
+}
+
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// The folder holding jobs: `$AIDE_HOME/jobs`.
+pub fn jobs_dir() -> PathBuf {
+    aide_core::log::aide_home().join("jobs")
+}
+
+fn db_err(e: impl std::fmt::Display) -> AideError {
+    AideError::new(code::IO_ERROR, format!("job store: {e}")).with_hint("check that $AIDE_HOME is writable")
+}
+
+const COLUMNS: &str = "id, name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, reason, pid, \
+    pid_start, supervisor_pid, supervisor_start, exit_code, signal, created_ms, started_ms, finished_ms, \
+    stdout_bytes, stderr_bytes, dropped_bytes";
+
+fn row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
+    let env: String = r.get(4)?;
+    let after: String = r.get(7)?;
+    let status: String = r.get(10)?;
+    Ok(JobRow {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        command: r.get(2)?,
+        cwd: r.get(3)?,
+        env: serde_json::from_str(&env).unwrap_or_default(),
+        session: r.get(5)?,
+        group: r.get(6)?,
+        after: serde_json::from_str(&after).unwrap_or_default(),
+        timeout_ms: r.get(8)?,
+        max_output: r.get(9)?,
+        status: Status::parse(&status).unwrap_or(Status::Lost),
+        reason: r.get(11)?,
+        pid: r.get::<_, Option<i64>>(12)?.and_then(|p| u32::try_from(p).ok()),
+        pid_start: r.get::<_, Option<i64>>(13)?.map(|v| v as u64),
+        supervisor_pid: r.get::<_, Option<i64>>(14)?.and_then(|p| u32::try_from(p).ok()),
+        supervisor_start: r.get::<_, Option<i64>>(15)?.map(|v| v as u64),
+        exit_code: r.get(16)?,
+        signal: r.get(17)?,
+        created_ms: r.get(18)?,
+        started_ms: r.get(19)?,
+        finished_ms: r.get(20)?,
+        stdout_bytes: r.get(21)?,
+        stderr_bytes: r.get(22)?,
+        dropped_bytes: r.get(23)?,
+    })
+}
+
+/// The job store.
+#[derive(Debug)]
+pub struct JobStore {
+    conn: Connection,
+    dir: PathBuf,
+}
+
+impl JobStore {
+    pub fn open() -> Result<JobStore, AideError> {
+        Self::open_in(&jobs_dir())
+    }
+
+    pub fn open_in(dir: &Path) -> Result<JobStore, AideError> {
+        let conn = aide_core::store::open(&dir.join("jobs.db"), SCHEMA_VERSION, SCHEMA).map_err(db_err)?;
+        Ok(JobStore { conn, dir: dir.to_path_buf() })
+    }
+
+    /// The folder of job `id`'s output files.
+    pub fn job_dir(&self, id: i64) -> PathBuf {
+        self.dir.join(id.to_string())
+    }
+
+    pub fn insert(&mut self, job: &NewJob) -> Result<i64, AideError> {
+        let env = serde_json::to_string(&job.env).map_err(db_err)?;
+        let after = serde_json::to_string(&job.after).map_err(db_err)?;
+        with_retry(|| {
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute(
+                "INSERT INTO jobs (name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, created_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Queued', ?10)",
+                params![
+                    job.name,
+                    job.command,
+                    job.cwd,
+                    env,
+                    job.session,
+                    job.group,
+                    after,
+                    job.timeout_ms,
+                    job.max_output,
+                    now_ms()
+                ],
+            )?;
+            let id = tx.last_insert_rowid();
+            tx.commit()?;
+            Ok(id)
+        })
+        .map_err(db_err)
+    }
+
+    pub fn get(&self, id: i64) -> Result<Option<JobRow>, AideError> {
+        self.conn
+            .query_row(&format!("SELECT {COLUMNS} FROM jobs WHERE id = ?1"), params![id], row)
+            .optional()
+            .map_err(db_err)
+    }
+
+    /// Job `id`, or a `not_found` error.
+    pub fn require(&self, id: i64) -> Result<JobRow, AideError> {
+        self.get(id)?.ok_or_else(|| {
+            AideError::new(code::NOT_FOUND, format!("no job #{id}"))
+                .with_hint("list jobs with `llm-jobs list`")
+                .with_details(serde_json::json!({ "job_id": id }))
+        })
+    }
+
+    pub fn all(&self) -> Result<Vec<JobRow>, AideError> {
+        let mut stmt = self.conn.prepare(&format!("SELECT {COLUMNS} FROM jobs ORDER BY id")).map_err(db_err)?;
+        let rows = stmt.query_map([], row).map_err(db_err)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
+    }
+
+    /// Runs an update in an immediate transaction; returns the rows changed.
+    fn update(&mut self, sql: &str, params: impl rusqlite::Params + Clone) -> Result<usize, AideError> {
+        with_retry(|| {
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let n = tx.execute(sql, params.clone())?;
+            tx.commit()?;
+            Ok(n)
+        })
+        .map_err(db_err)
+    }
+
+    pub fn set_supervisor(&mut self, id: i64, pid: u32, start: u64) -> Result<(), AideError> {
+        self.update(
+            "UPDATE jobs SET supervisor_pid = ?2, supervisor_start = ?3 WHERE id = ?1",
+            params![id, i64::from(pid), start as i64],
+        )
+        .map(|_| ())
+    }
+
+    /// Marks a still-queued job as started if its group has room. Returns
+    /// false when the group is full (the check and the update are one
+    /// transaction, so concurrent supervisors never overfill a group).
+    pub fn try_start(&mut self, id: i64, group: &str) -> Result<bool, AideError> {
+        with_retry(|| {
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let limit: Option<i64> =
+                tx.query_row("SELECT parallel FROM groups WHERE name = ?1", params![group], |r| r.get(0)).optional()?;
+            let running: i64 =
+                tx.query_row("SELECT COUNT(*) FROM jobs WHERE grp = ?1 AND status = 'Running'", params![group], |r| {
+                    r.get(0)
+                })?;
+            if limit.is_some_and(|l| running >= l) {
+                return Ok(false);
+            }
+            let n = tx.execute(
+                "UPDATE jobs SET status = 'Running', started_ms = ?2 WHERE id = ?1 AND status = 'Queued'",
+                params![id, now_ms()],
+            )?;
+            tx.commit()?;
+            Ok(n == 1)
+        })
+        .map_err(db_err)
+    }
+
+    pub fn set_pid(&mut self, id: i64, pid: u32, start: u64) -> Result<(), AideError> {
+        self.update("UPDATE jobs SET pid = ?2, pid_start = ?3 WHERE id = ?1", params![id, i64::from(pid), start as i64])
+            .map(|_| ())
+    }
+
+    pub fn set_reason(&mut self, id: i64, reason: Option<&str>) -> Result<(), AideError> {
+        self.update("UPDATE jobs SET reason = ?2 WHERE id = ?1", params![id, reason]).map(|_| ())
+    }
+
+    /// Records the end of a job that is still queued or running. Returns
+    /// false if something else recorded an end first.
+    pub fn finish(&mut self, id: i64, end: &Ending) -> Result<bool, AideError> {
+        self.update(
+            "UPDATE jobs SET status = ?2, reason = COALESCE(?3, reason), exit_code = ?4, signal = ?5, finished_ms = ?6,
+                started_ms = COALESCE(started_ms, ?6), stdout_bytes = ?7, stderr_bytes = ?8, dropped_bytes = ?9
+             WHERE id = ?1 AND status IN ('Queued', 'Running')",
+            params![
+                id,
+                end.status.as_str(),
+                end.reason,
+                end.exit_code,
+                end.signal,
+                now_ms(),
+                end.stdout_bytes,
+                end.stderr_bytes,
+                end.dropped_bytes
+            ],
+        )
+        .map(|n| n == 1)
+    }
+
+    pub fn set_group(&mut self, name: &str, parallel: i64) -> Result<(), AideError> {
+        self.update(
+            "INSERT INTO groups (name, parallel) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET parallel = ?2",
+            params![name, parallel],
+        )
+        .map(|_| ())
+    }
+
+    pub fn groups(&self) -> Result<Vec<(String, i64)>, AideError> {
+        let mut stmt = self.conn.prepare("SELECT name, parallel FROM groups ORDER BY name").map_err(db_err)?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(db_err)?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(db_err)
+    }
+
+    /// Deletes a job's record and output.
+    pub fn remove(&mut self, id: i64) -> Result<(), AideError> {
+        self.update("DELETE FROM jobs WHERE id = ?1", params![id])?;
+        match std::fs::remove_dir_all(self.job_dir(id)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(AideError::io(&format!("job {id} output"), &e)),
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,302 @@
+//! The per-job supervisor.
+//!
+//! `spawn` starts `llm-jobs __detach ID`, which starts `llm-jobs __supervise
+//! ID` and exits at once: the supervisor is orphaned to init, so no caller
+//! ever has to reap it and no zombie is left. The supervisor makes itself a
+//! session leader (`setsid`: no terminal, no SIGHUP when one closes), waits
+//! for its dependencies and a slot in its group, runs the command with bash
+//! in a process group of its own, copies its output to files (capped), kills
+//! the group on timeout, and records the end in one transaction.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use aide_core::AideError;
+use aide_core::walk::lock;
+
+use crate::Status;
+use crate::process;
+use crate::store::{Ending, JobRow, JobStore};
+
+const DETACH: &str = "__detach";
+const SUPERVISE: &str = "__supervise";
+/// How often a queued job looks again at its dependencies and group.
+const QUEUE_POLL: Duration = Duration::from_millis(50);
+/// After a timeout's TERM, how long before KILL.
+const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
+/// How long to keep reading output after the command exits (a background
+/// grandchild may hold the pipes open forever).
+const DRAIN_LIMIT: Duration = Duration::from_secs(1);
+
+/// Runs the hidden supervisor commands; None for any other command line.
+pub fn run_internal_command() -> Option<i32> {
+    let args: Vec<String> = std::env::args().collect();
+    let id = || args.get(2).and_then(|s| s.parse::<i64>().ok());
+    match args.get(1).map(String::as_str) {
+        Some(DETACH) => Some(id().map_or(2, detach)),
+        Some(SUPERVISE) => Some(id().map_or(2, supervise)),
+        _ => None,
+    }
+}
+
+/// Starts the supervisor of job `id` through the detaching launcher and
+/// waits only for the launcher, which exits at once.
+pub fn launch(exe: &Path, id: i64) -> std::io::Result<()> {
+    let status = Command::new(exe)
+        .arg(DETACH)
+        .arg(id.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()?;
+    if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("launcher exited with {status}"))) }
+}
+
+fn detach(id: i64) -> i32 {
+    let Ok(exe) = std::env::current_exe() else { return 4 };
+    let spawned = Command::new(exe)
+        .arg(SUPERVISE)
+        .arg(id.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    if spawned.is_ok() { 0 } else { 4 }
+}
+
+fn supervise(id: i64) -> i32 {
+    // A fresh session: the job outlives the caller's terminal.
+    let _ = rustix::process::setsid();
+    match supervise_job(id) {
+        Ok(()) => 0,
+        Err(e) => {
+            if let Ok(mut store) = JobStore::open() {
+                let _ = store.finish(id, &failed(format!("supervisor error: {}", e.message)));
+            }
+            4
+        }
+    }
+}
+
+fn failed(reason: String) -> Ending {
+    Ending {
+        status: Status::Failed,
+        reason: Some(reason),
+        exit_code: None,
+        signal: None,
+        stdout_bytes: 0,
+        stderr_bytes: 0,
+        dropped_bytes: 0,
+    }
+}
+
+enum Deps {
+    Ready,
+    Waiting(String),
+    Failed(String),
+}
+
+fn dependencies(store: &JobStore, job: &JobRow) -> Result<Deps, AideError> {
+    for dep in &job.after {
+        let Some(d) = store.get(*dep)? else {
+            return Ok(Deps::Failed(format!("dependency #{dep} no longer exists")));
+        };
+        let d = crate::refresh(store, d)?;
+        match d.status {
+            Status::Done => {}
+            Status::Queued | Status::Running => return Ok(Deps::Waiting(format!("waiting for job #{dep}"))),
+            other => return Ok(Deps::Failed(format!("dependency #{dep} ended {}", other.as_str()))),
+        }
+    }
+    Ok(Deps::Ready)
+}
+
+fn supervise_job(id: i64) -> Result<(), AideError> {
+    let mut store = JobStore::open()?;
+    let me = std::process::id();
+    store.set_supervisor(id, me, process::start_time(me).unwrap_or(0))?;
+
+    let mut last_reason: Option<String> = None;
+    let job = loop {
+        let job = store.require(id)?;
+        if job.status != Status::Queued {
+            return Ok(()); // killed or removed while queued
+        }
+        let waiting = match dependencies(&store, &job)? {
+            Deps::Failed(reason) => {
+                store.finish(id, &failed(reason))?;
+                return Ok(());
+            }
+            Deps::Waiting(reason) => Some(reason),
+            Deps::Ready if store.try_start(id, &job.group)? => break job,
+            Deps::Ready => Some(format!("waiting for a free slot in group `{}`", job.group)),
+        };
+        if waiting != last_reason {
+            store.set_reason(id, waiting.as_deref())?;
+            last_reason = waiting;
+        }
+        std::thread::sleep(QUEUE_POLL);
+    };
+    if last_reason.is_some() {
+        store.set_reason(id, None)?;
+    }
+    run_job(&mut store, &job)
+}
+
+/// Output files of one job, with the byte cap.
+struct Outputs {
+    merged: Mutex<File>,
+    cap: i64,
+    dropped: AtomicI64,
+    merged_written: AtomicI64,
+}
+
+fn copy_stream(mut from: impl Read, mut to: File, out: &Outputs, written: &AtomicI64) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let chunk = &buf[..n];
+        let kept = (out.cap - written.load(Ordering::Relaxed)).clamp(0, n as i64) as usize;
+        if kept > 0 && to.write_all(&chunk[..kept]).is_ok() {
+            written.fetch_add(kept as i64, Ordering::Relaxed);
+        }
+        out.dropped.fetch_add((n - kept) as i64, Ordering::Relaxed);
+        // The merged view keeps both streams in order of arrival, capped at twice the per-stream cap.
+        let merged_room = (2 * out.cap - out.merged_written.load(Ordering::Relaxed)).clamp(0, n as i64) as usize;
+        if merged_room > 0 && lock(&out.merged).write_all(&chunk[..merged_room]).is_ok() {
+            out.merged_written.fetch_add(merged_room as i64, Ordering::Relaxed);
+        }
+    }
+}
+
+fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
+    let dir = store.job_dir(job.id);
+    let io = |e: std::io::Error| AideError::io(&dir.display().to_string(), &e);
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let stdout_file = File::create(dir.join("stdout")).map_err(io)?;
+    let stderr_file = File::create(dir.join("stderr")).map_err(io)?;
+    let merged_file = File::create(dir.join("merged")).map_err(io)?;
+
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(&job.command)
+        .current_dir(&job.cwd)
+        .envs(job.env.iter().map(|(k, v)| (k, v)))
+        .env("LLM_JOB_ID", job.id.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            store.finish(job.id, &failed(format!("could not start bash in {}: {e}", job.cwd)))?;
+            return Ok(());
+        }
+    };
+    let pid = child.id();
+    store.set_pid(job.id, pid, process::start_time(pid).unwrap_or(0))?;
+
+    let outputs = Arc::new(Outputs {
+        merged: Mutex::new(merged_file),
+        cap: job.max_output,
+        dropped: AtomicI64::new(0),
+        merged_written: AtomicI64::new(0),
+    });
+    let stdout_written = Arc::new(AtomicI64::new(0));
+    let stderr_written = Arc::new(AtomicI64::new(0));
+    let (drained_tx, drained_rx) = mpsc::channel::<()>();
+    let mut readers = 0;
+    if let Some(pipe) = child.stdout.take() {
+        let (o, w, tx) = (outputs.clone(), stdout_written.clone(), drained_tx.clone());
+        std::thread::spawn(move || {
+            copy_stream(pipe, stdout_file, &o, &w);
+            let _ = tx.send(());
+        });
+        readers += 1;
+    }
+    if let Some(pipe) = child.stderr.take() {
+        let (o, w, tx) = (outputs.clone(), stderr_written.clone(), drained_tx.clone());
+        std::thread::spawn(move || {
+            copy_stream(pipe, stderr_file, &o, &w);
+            let _ = tx.send(());
+        });
+        readers += 1;
+    }
+    drop(drained_tx);
+
+    // Wait in a thread so the end is seen the moment it happens, while this
+    // thread keeps the timeout.
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait());
+    });
+    let deadline = job.timeout_ms.map(|ms| Instant::now() + Duration::from_millis(ms.max(0) as u64));
+    let mut timed_out = false;
+    let mut kill_at: Option<Instant> = None;
+    let status = loop {
+        let wait_for = match (kill_at, deadline, timed_out) {
+            (Some(k), _, _) => k.saturating_duration_since(Instant::now()),
+            (None, Some(d), false) => d.saturating_duration_since(Instant::now()),
+            _ => Duration::from_secs(3600),
+        };
+        match done_rx.recv_timeout(wait_for) {
+            Ok(status) => break status,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                break Err(std::io::Error::other("lost track of the command"));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if !timed_out && deadline.is_some_and(|d| Instant::now() >= d) {
+                    timed_out = true;
+                    let _ = process::signal_group(pid, rustix::process::Signal::TERM);
+                    kill_at = Some(Instant::now() + TIMEOUT_GRACE);
+                } else if kill_at.is_some_and(|k| Instant::now() >= k) {
+                    let _ = process::signal_group(pid, rustix::process::Signal::KILL);
+                    kill_at = None;
+                }
+            }
+        }
+    };
+    if timed_out {
+        // Whatever the group left behind goes too.
+        let _ = process::signal_group(pid, rustix::process::Signal::KILL);
+    }
+    let drain_until = Instant::now() + DRAIN_LIMIT;
+    for _ in 0..readers {
+        if drained_rx.recv_timeout(drain_until.saturating_duration_since(Instant::now())).is_err() {
+            break;
+        }
+    }
+
+    use std::os::unix::process::ExitStatusExt;
+    let (status, exit_code, signal, reason) = match status {
+        Ok(s) if timed_out => (Status::TimedOut, s.code(), s.signal(), Some("timed out".to_string())),
+        Ok(s) => match (s.code(), s.signal()) {
+            (Some(0), _) => (Status::Done, Some(0), None, None),
+            (Some(c), _) => (Status::Failed, Some(c), None, None),
+            (None, sig) => (Status::Killed, None, sig, None),
+        },
+        Err(e) => (Status::Lost, None, None, Some(format!("waiting for the command failed: {e}"))),
+    };
+    store.finish(
+        job.id,
+        &Ending {
+            status,
+            reason,
+            exit_code,
+            signal,
+            stdout_bytes: stdout_written.load(Ordering::Relaxed),
+            stderr_bytes: stderr_written.load(Ordering::Relaxed),
+            dropped_bytes: outputs.dropped.load(Ordering::Relaxed),
+        },
+    )?;
+    Ok(())
+}
