@@ -133,6 +133,16 @@ pub trait Tool {
     }
 }
 
+/// Finds the executable `name` of another aide tool: beside the running
+/// executable first (an install puts the tools together), then on PATH.
+pub fn find_executable(name: &str) -> Option<PathBuf> {
+    let beside = std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join(name)));
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
+        .unwrap_or_default();
+    beside.into_iter().chain(on_path).find(|p| p.is_file())
+}
+
 /// Runs `T` on the process arguments and exits with its status.
 pub fn main<T: Tool>() -> ! {
     let status = run::<T>(std::env::args_os().collect());

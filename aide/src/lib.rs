@@ -15,7 +15,6 @@
 //! instead of an envelope. Runs of `aide` itself are not logged.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
 
 use aide_core::AideError;
 use aide_core::cli::{Render, RunContext, Tool};
@@ -223,24 +222,11 @@ fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
     }
 }
 
-/// Where a tool's binary is: beside this executable first, then on PATH.
-fn find_tool(name: &str) -> Option<PathBuf> {
-    let beside = std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join(name)));
-    let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
-        .unwrap_or_default();
-    beside.into_iter().chain(on_path).find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    p.is_file()
-}
-
 fn list_tools() -> Vec<ToolInfo> {
     TOOLS
         .iter()
         .map(|(name, description)| {
-            let path = find_tool(name);
+            let path = aide_core::cli::find_executable(name);
             let schema = path.as_ref().and_then(|p| {
                 let out = std::process::Command::new(p).arg("--schema").env("AIDE_LOG", "off").output().ok()?;
                 serde_json::from_slice(&out.stdout).ok()

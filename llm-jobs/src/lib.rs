@@ -525,21 +525,11 @@ pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
 /// The `llm-jobs` executable that supervises jobs: this one, or the one
 /// beside it, or on PATH.
 pub fn supervisor_exe() -> Result<PathBuf, AideError> {
-    let current = std::env::current_exe().ok();
-    if let Some(c) = &current {
-        if c.file_stem().is_some_and(|n| n == "llm-jobs") {
-            return Ok(c.clone());
-        }
-        if let Some(beside) = c.parent().map(|d| d.join("llm-jobs")).filter(|p| p.is_file()) {
-            return Ok(beside);
-        }
-    }
-    std::env::var_os("PATH")
-        .and_then(|p| std::env::split_paths(&p).map(|d| d.join("llm-jobs")).find(|p| p.is_file()))
-        .ok_or_else(|| {
-            AideError::new(code::NOT_FOUND, "the llm-jobs executable was not found")
-                .with_hint("install llm-jobs beside this tool or on PATH")
-        })
+    let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-jobs"));
+    current.or_else(|| aide_core::cli::find_executable("llm-jobs")).ok_or_else(|| {
+        AideError::new(code::NOT_FOUND, "the llm-jobs executable was not found")
+            .with_hint("install llm-jobs beside this tool or on PATH")
+    })
 }
 
 fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>, AideError> {

@@ -215,22 +215,18 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let stderr_written = Arc::new(AtomicI64::new(0));
     let (drained_tx, drained_rx) = mpsc::channel::<()>();
     let mut readers = 0;
-    if let Some(pipe) = child.stdout.take() {
-        let (o, w, tx) = (outputs.clone(), stdout_written.clone(), drained_tx.clone());
-        std::thread::spawn(move || {
-            copy_stream(pipe, stdout_file, &o, &w);
-            let _ = tx.send(());
-        });
-        readers += 1;
-    }
-    if let Some(pipe) = child.stderr.take() {
-        let (o, w, tx) = (outputs.clone(), stderr_written.clone(), drained_tx.clone());
-        std::thread::spawn(move || {
-            copy_stream(pipe, stderr_file, &o, &w);
-            let _ = tx.send(());
-        });
-        readers += 1;
-    }
+    let mut start_reader = |pipe: Option<Box<dyn Read + Send>>, file: File, written: &Arc<AtomicI64>| {
+        if let Some(pipe) = pipe {
+            let (o, w, tx) = (outputs.clone(), written.clone(), drained_tx.clone());
+            std::thread::spawn(move || {
+                copy_stream(pipe, file, &o, &w);
+                let _ = tx.send(());
+            });
+            readers += 1;
+        }
+    };
+    start_reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>), stdout_file, &stdout_written);
+    start_reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>), stderr_file, &stderr_written);
     drop(drained_tx);
 
     // Wait in a thread so the end is seen the moment it happens, while this

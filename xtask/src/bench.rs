@@ -165,6 +165,20 @@ struct Report {
     cases: Vec<Case>,
 }
 
+impl Report {
+    fn new(tool: &str, runs: usize, warmup: usize, corpus: &Path, cases: Vec<Case>) -> Report {
+        Report {
+            tool: tool.into(),
+            date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            runs,
+            warmup,
+            corpus: corpus_info(corpus),
+            cases,
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 struct CorpusInfo {
     path: String,
@@ -337,16 +351,7 @@ fn bench_search(runs: usize, warmup: usize) -> Result<()> {
         measured.verified = Some(v);
     }
 
-    let report = Report {
-        tool: "search".into(),
-        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        runs,
-        warmup,
-        corpus: corpus_info(&corpus),
-        cases,
-    };
-    write_report(&report)
+    write_report(&Report::new("search", runs, warmup, &corpus, cases))
 }
 
 /// Text safe inside a Markdown table cell.
@@ -510,14 +515,5 @@ fn bench_discover(runs: usize, warmup: usize) -> Result<()> {
             cases.push(c);
         }
     }
-    let report = Report {
-        tool: "discover".into(),
-        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        runs,
-        warmup,
-        corpus: corpus_info(&corpus),
-        cases,
-    };
-    write_report(&report)
+    write_report(&Report::new("discover", runs, warmup, &corpus, cases))
 }
