@@ -96,8 +96,10 @@ pub mod code {
         UNKNOWN_LANGUAGE = "unknown_language", InvalidInput;
         /// The file changed since it was read: its checksum differs.
         CHECKSUM_MISMATCH = "checksum_mismatch", Conflict;
-        /// Another process holds the resource.
+        /// Another process holds the resource, or it is in a state that forbids the action.
         CONFLICT = "conflict", Conflict;
+        /// A shell command's estimated risk is above the allowed level; nothing was run.
+        RISK_DENIED = "risk_denied", Conflict;
         /// I/O failed.
         IO_ERROR = "io_error", Runtime;
         /// The operating system refused access.

@@ -20,6 +20,7 @@
 //! * [`root`] — root confinement: no path leaves `--root`.
 //! * [`walk`] — file walking with ripgrep's ignore semantics.
 //! * [`lang`] — language detection by extension.
+//! * [`fsutil`] — atomic file writes.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
 //!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores.
 //!
@@ -29,6 +30,7 @@ pub mod checksum;
 pub mod cli;
 pub mod envelope;
 pub mod error;
+pub mod fsutil;
 pub mod ids;
 pub mod lang;
 pub mod log;

@@ -1,0 +1,39 @@
+//! File-system helpers shared by the tools that write state.
+
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder,
+/// fsync, rename over the target, fsync of the folder. Readers see the old
+/// content or the new, never a mix; a crash leaves one of the two.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), crate::ids::new_execution_id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        std::fs::File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_leaves_no_temporary_files() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+}

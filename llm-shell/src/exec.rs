@@ -1,0 +1,329 @@
+//! Running one command in a session.
+//!
+//! bash starts with an empty environment, sources the session's `state.sh`,
+//! and `eval`s the command in the shell itself, so `cd`, `export`, functions
+//! and options it sets stay. An EXIT trap writes the new state (variables but
+//! bash's special and read-only ones, functions, aliases, the working
+//! directory, `set +o` and `shopt -p`) whatever way the shell ends — normally,
+//! by `exit`, under `set -e`, or on the TERM of a timeout. The new state
+//! replaces the old only when the trap completed.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use aide_core::fsutil::write_atomic;
+use aide_core::{AideError, code};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::session::Session;
+
+/// The wrapper bash runs; `$1` is the session folder.
+const WRAPPER: &str = r#"__aide_t0=$EPOCHREALTIME
+__aide_dir=$1
+set --
+__aide_save() {
+  local __aide_rc=$? __aide_t2=$EPOCHREALTIME __aide_opts __aide_n __aide_d __aide_f
+  __aide_opts="$(set +o; shopt -p)"
+  set +eux
+  {
+    for __aide_n in $(compgen -v); do
+      case "$__aide_n" in
+        __aide_*|BASH|BASH_*|BASHOPTS|BASHPID|COLUMNS|COMP_*|DIRSTACK|EPOCHREALTIME|EPOCHSECONDS|EUID|FUNCNAME|GROUPS|HISTCMD|HOSTTYPE|IFS|LINENO|LINES|MACHTYPE|OPTERR|OPTIND|OSTYPE|PIPESTATUS|PPID|PS4|PWD|OLDPWD|RANDOM|SECONDS|SHELLOPTS|SHLVL|SRANDOM|UID|_) continue ;;
+      esac
+      __aide_d=$(declare -p "$__aide_n" 2>/dev/null) || continue
+      __aide_f=${__aide_d#declare -}
+      __aide_f=${__aide_f%% *}
+      case "$__aide_f" in *r*) continue ;; esac
+      printf '%s\n' "$__aide_d"
+    done
+    for __aide_n in $(compgen -A function); do
+      case "$__aide_n" in __aide_*) continue ;; esac
+      declare -f "$__aide_n"
+    done
+    alias -p
+    printf 'cd -- %q 2>/dev/null\n' "$PWD"
+    printf '%s\n' "$__aide_opts"
+  } > "$__aide_dir/state.next" 2>/dev/null
+  printf '%s\n%s\n%s %s %s\n' "$__aide_rc" "$PWD" "$__aide_t0" "$__aide_t1" "$__aide_t2" > "$__aide_dir/result"
+}
+trap __aide_save EXIT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+source "$__aide_dir/state.sh" >/dev/null 2>&1
+__aide_t1=$EPOCHREALTIME
+shopt -s expand_aliases
+IFS= read -r -d '' __aide_cmd < "$__aide_dir/command"
+read -r __aide_last < "$__aide_dir/last_exit" 2>/dev/null || __aide_last=0
+__aide_ret() { return "$1"; }
+# $? starts as the previous command's exit code (unless set -e would stop on it).
+if [[ $- == *e* ]]; then true; else __aide_ret "${__aide_last:-0}"; fi
+eval "$__aide_cmd"
+"#;
+
+/// After a timeout's TERM, how long before KILL.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// Per-phase timings of one exec, in microseconds.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Phases {
+    /// Parsing the command (brush-parser).
+    pub parse_us: f64,
+    /// Restoring the session state in bash.
+    pub restore_us: f64,
+    /// Running the command.
+    pub execute_us: f64,
+    /// Saving state, collecting and redacting output.
+    pub capture_us: f64,
+    pub total_us: f64,
+}
+
+/// The result of `llm-shell exec`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ExecOutput {
+    pub session_id: Option<String>,
+    pub command: String,
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// Bytes the command wrote, whatever was kept.
+    pub stdout_bytes: u64,
+    pub stderr_bytes: u64,
+    /// Output over --max-output: head and tail kept, the middle cut.
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    pub execution_time_ms: f64,
+    pub timed_out: bool,
+    /// The working directory after the command.
+    pub working_dir: String,
+    /// Secrets replaced by [REDACTED].
+    pub redactions: usize,
+    pub performance: Phases,
+}
+
+/// Output kept as head and tail.
+struct Capture {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    total: u64,
+    half: usize,
+}
+
+impl Capture {
+    fn new(max: usize) -> Capture {
+        Capture { head: Vec::new(), tail: Default::default(), total: 0, half: (max / 2).max(1) }
+    }
+
+    fn push(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        let room = self.half.saturating_sub(self.head.len());
+        let (to_head, rest) = chunk.split_at(room.min(chunk.len()));
+        self.head.extend_from_slice(to_head);
+        self.tail.extend(rest);
+        while self.tail.len() > self.half {
+            self.tail.pop_front();
+        }
+    }
+
+    fn finish(self) -> (String, u64, bool) {
+        let kept = (self.head.len() + self.tail.len()) as u64;
+        let truncated = kept < self.total;
+        let mut bytes = self.head;
+        if truncated {
+            bytes.extend_from_slice(format!("\n…[{} bytes omitted]…\n", self.total - kept).as_bytes());
+        }
+        bytes.extend(self.tail);
+        (String::from_utf8_lossy(&bytes).into_owned(), self.total, truncated)
+    }
+}
+
+fn reader(mut pipe: impl Read + Send + 'static, max: usize) -> mpsc::Receiver<Capture> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut cap = Capture::new(max);
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            cap.push(&buf[..n]);
+        }
+        let _ = tx.send(cap);
+    });
+    rx
+}
+
+fn epoch_us(s: &str) -> Option<f64> {
+    s.replace(',', ".").parse::<f64>().ok().map(|x| x * 1e6)
+}
+
+/// Runs `command` in `session`; the caller holds the session lock.
+pub fn run(
+    session: &mut Session,
+    command: &str,
+    timeout: Option<Duration>,
+    max_output: usize,
+    redact: bool,
+) -> Result<ExecOutput, AideError> {
+    let clock = Instant::now();
+    let parse_start = Instant::now();
+    let _ = crate::syntax::parse(command);
+    let parse_us = parse_start.elapsed().as_secs_f64() * 1e6;
+
+    let dir = session.dir.clone();
+    let io = |what: &str, e: std::io::Error| AideError::io(what, &e);
+    for stale in ["state.next", "result"] {
+        let _ = std::fs::remove_file(dir.join(stale));
+    }
+    write_atomic(&dir.join("command"), command.as_bytes()).map_err(|e| io("command file", e))?;
+    let last = format!("{}\n", session.meta.last_exit_code.unwrap_or(0));
+    write_atomic(&dir.join("last_exit"), last.as_bytes()).map_err(|e| io("last exit code", e))?;
+    write_atomic(&dir.join("exec.sh"), WRAPPER.as_bytes()).map_err(|e| io("wrapper", e))?;
+
+    let mut cmd = Command::new("bash");
+    cmd.arg("--noprofile")
+        .arg("--norc")
+        .arg(dir.join("exec.sh"))
+        .arg(&dir)
+        .env_clear()
+        // bash needs a PATH before state.sh sets the session's.
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .current_dir(&session.meta.working_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if !Path::new(&session.meta.working_dir).is_dir() {
+        cmd.current_dir("/");
+    }
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd.spawn().map_err(|e| {
+        AideError::new(code::IO_ERROR, format!("could not start bash: {e}")).with_hint("llm-shell needs bash on PATH")
+    })?;
+    let pid = child.id();
+    let out_rx = child.stdout.take().map(|p| reader(p, max_output));
+    let err_rx = child.stderr.take().map(|p| reader(p, max_output));
+
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait());
+    });
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let mut timed_out = false;
+    let status = loop {
+        let wait = match (deadline, timed_out) {
+            (Some(d), false) => d.saturating_duration_since(Instant::now()),
+            (_, true) => KILL_GRACE,
+            (None, false) => Duration::from_secs(3600),
+        };
+        match done_rx.recv_timeout(wait) {
+            Ok(s) => break s.ok(),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+            Err(mpsc::RecvTimeoutError::Timeout) if !timed_out && deadline.is_some_and(|d| Instant::now() >= d) => {
+                timed_out = true;
+                signal_group(pid, rustix::process::Signal::TERM);
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) if timed_out => signal_group(pid, rustix::process::Signal::KILL),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    };
+    if timed_out {
+        // Children that ignored TERM go too; the session itself lives on.
+        signal_group(pid, rustix::process::Signal::KILL);
+    }
+    let capture_start = Instant::now();
+    let collect = |rx: Option<mpsc::Receiver<Capture>>| {
+        rx.and_then(|r| r.recv_timeout(Duration::from_secs(2)).ok()).map(Capture::finish).unwrap_or((
+            String::new(),
+            0,
+            false,
+        ))
+    };
+    let (mut stdout, stdout_bytes, stdout_truncated) = collect(out_rx);
+    let (mut stderr, stderr_bytes, stderr_truncated) = collect(err_rx);
+
+    // The trap's result: exit code, working directory, timestamps.
+    let result = std::fs::read_to_string(dir.join("result")).ok();
+    let mut lines = result.as_deref().unwrap_or("").lines();
+    let trap_code = lines.next().and_then(|l| l.trim().parse::<i32>().ok());
+    let trap_cwd = lines.next().map(str::to_string);
+    let stamps: Vec<f64> = lines.next().unwrap_or("").split_whitespace().filter_map(epoch_us).collect();
+    if result.is_some() && dir.join("state.next").is_file() {
+        std::fs::rename(dir.join("state.next"), session.state_path()).map_err(|e| io("session state", e))?;
+    }
+    let exit_code = {
+        use std::os::unix::process::ExitStatusExt;
+        match (trap_code, status) {
+            (Some(c), _) => c,
+            (None, Some(s)) => s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0)),
+            (None, None) => -1,
+        }
+    };
+    let mut redactions = 0;
+    if redact {
+        let (o, n) = crate::redact::redact(&stdout);
+        let (e, m) = crate::redact::redact(&stderr);
+        stdout = o;
+        stderr = e;
+        redactions = n + m;
+    }
+    if let Some(cwd) = trap_cwd {
+        session.meta.working_dir = cwd;
+    }
+    session.meta.last_exit_code = Some(exit_code);
+    session.meta.exec_count += 1;
+    let (restore_us, execute_us) = match stamps.as_slice() {
+        [t0, t1, t2] => ((t1 - t0).max(0.0), (t2 - t1).max(0.0)),
+        _ => (0.0, 0.0),
+    };
+    let capture_us = capture_start.elapsed().as_secs_f64() * 1e6;
+    let total_us = clock.elapsed().as_secs_f64() * 1e6;
+    let round = |x: f64| (x * 10.0).round() / 10.0;
+    Ok(ExecOutput {
+        session_id: None,
+        command: command.to_string(),
+        exit_code,
+        stdout,
+        stderr,
+        stdout_bytes,
+        stderr_bytes,
+        stdout_truncated,
+        stderr_truncated,
+        execution_time_ms: (total_us / 1000.0 * 1000.0).round() / 1000.0,
+        timed_out,
+        working_dir: session.meta.working_dir.clone(),
+        redactions,
+        performance: Phases {
+            parse_us: round(parse_us),
+            restore_us: round(restore_us),
+            execute_us: round(execute_us),
+            capture_us: round(capture_us),
+            total_us: round(total_us),
+        },
+    })
+}
+
+fn signal_group(pid: u32, sig: rustix::process::Signal) {
+    if let Some(p) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(p, sig);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_keeps_head_and_tail() {
+        let mut c = Capture::new(10);
+        c.push(b"0123456789abcdefghij");
+        let (text, total, cut) = c.finish();
+        assert_eq!((total, cut), (20, true));
+        assert_eq!(text, "01234\n…[10 bytes omitted]…\nfghij");
+        let mut c = Capture::new(100);
+        c.push(b"short");
+        assert_eq!(c.finish(), ("short".to_string(), 5, false));
+    }
+}

@@ -1,0 +1,542 @@
+//! # llm-shell: persistent shell sessions for agents
+//!
+//! State carries forward across separate invocations without a daemon:
+//! each `exec` runs bash afresh, restores the session's saved state, runs the
+//! command in the shell itself and saves the state again (see [`exec`]).
+//!
+//! * `session new|list|show|rm`, `env --session ID --set K=V --unset K`
+//! * `exec [--session ID] [--timeout S] [--max-output BYTES] [--max-risk L]
+//!   [--no-redact] [--background] -- COMMAND`
+//! * `check -- COMMAND` (parse only: brush-parser, with `bash -n` as a second opinion)
+//! * `explain -- COMMAND` (steps, when each runs, risk and its reasons, ShellCheck)
+//! * `perf [--session ID] [--last N]` (aggregate, recent, anomalies)
+//! * `compare --baseline REV [--command CMD] [--iterations N] [--warmup N]`
+//!
+//! ## Wire format (`--json`, inside the aide envelope)
+//!
+//! * `exec`: `{ "exit_code", "stdout", "stderr", "stdout_bytes", "stdout_truncated", …,
+//!   "execution_time_ms", "timed_out", "working_dir", "redactions",
+//!   "performance": { "parse_us", "restore_us", "execute_us", "capture_us", "total_us" } }`
+//! * `session show`: `{ "session_id", "working_dir", "environment", "active_jobs",
+//!   "last_exit_code", "uptime_seconds" }`
+//! * `env`: `{ "updated": [...], "session_id" }`
+//! * `check`: `{ "valid", "ast" | "error", "line", "column", "suggestion", "bash_n", "disagreement" }`
+//! * `explain`: `{ "steps": [ { "step", "command", "description", "will_execute_if",
+//!   "estimated_risk", "risk_reasons" } ], "overall_risk", "warnings", "shellcheck" }`
+//!
+//! Exit status: 0 (also when the command itself failed: see `exit_code`);
+//! 1 when `check` finds the command invalid; 2 invalid input; 3
+//! `risk_denied` (nothing was run); 4 runtime failure.
+
+pub mod compare;
+pub mod exec;
+pub mod explain;
+pub mod perf;
+pub mod redact;
+pub mod session;
+pub mod syntax;
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use aide_core::cli::{Render, RunContext, Tool};
+use aide_core::{AideError, code};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use explain::Risk;
+
+/// Output kept per stream by default; the head and tail of anything longer.
+pub const DEFAULT_MAX_OUTPUT: usize = 256 * 1024;
+
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionAction {
+    /// Start a session.
+    New {
+        /// Working directory (default: the current one).
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Variables to export, NAME=value. Repeatable.
+        #[arg(long = "env", value_name = "K=V")]
+        #[serde(default)]
+        env: Vec<String>,
+    },
+    /// The sessions.
+    List,
+    /// A session's state: directory, environment, jobs, last exit code.
+    Show { id: String },
+    /// Delete a session.
+    Rm { id: String },
+}
+
+/// `llm-shell exec` options.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ExecArgs {
+    /// The session to run in; without it the command runs in a fresh, throwaway one.
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Kill the command after this many seconds (TERM to its process group, KILL 2 s later).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Bytes kept per stream; longer output keeps its head and tail.
+    #[arg(long, value_name = "BYTES")]
+    pub max_output: Option<usize>,
+    /// Refuse the command (error risk_denied, nothing run) if its risk is above this.
+    #[arg(long, value_enum)]
+    pub max_risk: Option<Risk>,
+    /// Show secrets in the output instead of [REDACTED].
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Hand the command to llm-jobs and return the job.
+    #[arg(long)]
+    pub background: bool,
+    /// The command, run with bash.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "COMMAND")]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ShellCommand {
+    /// Sessions: new, list, show, rm.
+    Session {
+        #[command(subcommand)]
+        action: SessionAction,
+    },
+    /// Set or unset a session's environment variables.
+    Env {
+        #[arg(long)]
+        session: String,
+        /// NAME=value to export. Repeatable.
+        #[arg(long, value_name = "K=V")]
+        #[serde(default)]
+        set: Vec<String>,
+        /// NAME to remove. Repeatable.
+        #[arg(long, value_name = "K")]
+        #[serde(default)]
+        unset: Vec<String>,
+    },
+    /// Run a command in a session.
+    Exec(ExecArgs),
+    /// Parse a command without running it.
+    Check {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "COMMAND")]
+        #[serde(deserialize_with = "aide_core::request::one_or_many")]
+        #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+        command: Vec<String>,
+    },
+    /// Explain a command step by step, with its risk.
+    Explain {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "COMMAND")]
+        #[serde(deserialize_with = "aide_core::request::one_or_many")]
+        #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+        command: Vec<String>,
+    },
+    /// Timing history and anomalies.
+    Perf {
+        /// One session (default: all).
+        #[arg(long)]
+        session: Option<String>,
+        /// How many recent commands to show and check for anomalies.
+        #[arg(long, default_value_t = 10)]
+        #[serde(default = "ten")]
+        last: usize,
+    },
+    /// Time a command on a baseline revision against the current tree.
+    Compare {
+        /// The baseline git revision.
+        #[arg(long)]
+        baseline: String,
+        #[arg(long, default_value = "cargo test")]
+        #[serde(default = "cargo_test")]
+        command: String,
+        #[arg(long, default_value_t = 5)]
+        #[serde(default = "five")]
+        iterations: usize,
+        #[arg(long, default_value_t = 1)]
+        #[serde(default = "one")]
+        warmup: usize,
+    },
+}
+
+fn ten() -> usize {
+    10
+}
+fn five() -> usize {
+    5
+}
+fn one() -> usize {
+    1
+}
+fn cargo_test() -> String {
+    "cargo test".into()
+}
+
+/// The request: one subcommand.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+pub struct ShellRequest {
+    #[command(subcommand)]
+    pub command: ShellCommand,
+}
+
+/// A session as `session show` gives it (the seed's `query_session_state`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SessionState {
+    pub session_id: String,
+    pub working_dir: String,
+    pub environment: BTreeMap<String, String>,
+    pub active_jobs: Vec<llm_jobs::JobView>,
+    pub last_exit_code: Option<i32>,
+    pub uptime_seconds: f64,
+    pub exec_count: u64,
+}
+
+/// The output of a subcommand.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ShellOutput {
+    Session(Box<SessionState>),
+    Sessions { sessions: Vec<session::Meta> },
+    Removed { removed: String },
+    Env { updated: Vec<String>, session_id: String },
+    Exec(Box<exec::ExecOutput>),
+    Background { session_id: Option<String>, job: llm_jobs::SpawnOutput },
+    Check(Box<syntax::CheckOutput>),
+    Explain(Box<explain::ExplainOutput>),
+    Perf(perf::PerfOutput),
+    Compare(Box<compare::CompareOutput>),
+}
+
+impl Render for ShellOutput {
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        match self {
+            ShellOutput::Session(s) => {
+                writeln!(w, "session {} in {}", s.session_id, s.working_dir)?;
+                let code = s.last_exit_code.map_or("none".to_string(), |c| c.to_string());
+                writeln!(w, "last exit code {code}, {} commands, up {:.0}s", s.exec_count, s.uptime_seconds)?;
+                writeln!(w, "{} exported variables, {} active jobs", s.environment.len(), s.active_jobs.len())?;
+            }
+            ShellOutput::Sessions { sessions } => {
+                for s in sessions {
+                    writeln!(w, "{} {} ({} commands)", s.session_id, s.working_dir, s.exec_count)?;
+                }
+            }
+            ShellOutput::Removed { removed } => writeln!(w, "removed session {removed}")?,
+            ShellOutput::Env { updated, session_id } => writeln!(w, "{session_id}: {}", updated.join(" "))?,
+            ShellOutput::Exec(e) => {
+                w.write_all(e.stdout.as_bytes())?;
+                if !e.stderr.is_empty() {
+                    w.write_all(e.stderr.as_bytes())?;
+                }
+                let extra = if e.timed_out { " (timed out)" } else { "" };
+                writeln!(w, "[exit {}{extra}, {:.1} ms, in {}]", e.exit_code, e.execution_time_ms, e.working_dir)?;
+            }
+            ShellOutput::Background { job, .. } => {
+                writeln!(w, "job {} {}: {}", job.job_id, job.status.as_str(), job.command)?;
+            }
+            ShellOutput::Check(c) => {
+                if c.valid {
+                    writeln!(w, "valid")?;
+                } else {
+                    let at = match (c.line, c.column) {
+                        (Some(l), Some(col)) => format!(" at {l}:{col}"),
+                        _ => String::new(),
+                    };
+                    writeln!(w, "invalid{at}: {}", c.error.as_deref().unwrap_or(""))?;
+                    if let Some(s) = &c.suggestion {
+                        writeln!(w, "suggestion: {s}")?;
+                    }
+                }
+                if c.disagreement {
+                    writeln!(w, "note: bash -n disagrees")?;
+                }
+            }
+            ShellOutput::Explain(e) => {
+                writeln!(w, "{}", e.explanation)?;
+                for s in &e.steps {
+                    writeln!(
+                        w,
+                        "{}. {} — {} [{}; risk {}]",
+                        s.step,
+                        s.command,
+                        s.description,
+                        s.will_execute_if,
+                        s.estimated_risk.as_str()
+                    )?;
+                    for r in &s.risk_reasons {
+                        writeln!(w, "   ! {r}")?;
+                    }
+                }
+                for warning in &e.warnings {
+                    writeln!(w, "warning: {warning}")?;
+                }
+                writeln!(w, "overall risk: {}", e.overall_risk.as_str())?;
+            }
+            ShellOutput::Perf(p) => {
+                let a = &p.aggregate;
+                writeln!(
+                    w,
+                    "{} commands; avg execute {:.0} µs, total {:.0} µs",
+                    a.total_commands, a.avg_execute_us, a.avg_total_us
+                )?;
+                for r in &p.recent {
+                    writeln!(w, "{:>10.0} µs  exit {}  {}", r.execute_us, r.exit_code, r.command)?;
+                }
+                for an in &p.anomalies {
+                    writeln!(
+                        w,
+                        "anomaly ({}): {} took {:.0} µs, {:+.0}% over its median {:.0} µs",
+                        an.severity, an.command, an.actual_us, an.deviation_percent, an.baseline_us
+                    )?;
+                }
+            }
+            ShellOutput::Compare(c) => {
+                writeln!(
+                    w,
+                    "baseline {}: {:.2} ms ± {:.2}",
+                    short(&c.baseline.commit),
+                    c.baseline.avg_time_ms,
+                    c.baseline.std_dev_ms
+                )?;
+                writeln!(
+                    w,
+                    "current  {}: {:.2} ms ± {:.2}",
+                    short(&c.current.commit),
+                    c.current.avg_time_ms,
+                    c.current.std_dev_ms
+                )?;
+                let verdict = if c.significant { "significant" } else { "not significant" };
+                writeln!(
+                    w,
+                    "improvement {:+.2}% ({verdict}; Welch p={:.4}, Mann–Whitney p={:.4})",
+                    c.improvement_percent, c.welch_p_value, c.mann_whitney_p_value
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `check` of an invalid command exits 1, so `check && run` works in scripts.
+    fn found(&self) -> bool {
+        !matches!(self, ShellOutput::Check(c) if !c.valid)
+    }
+
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            ShellOutput::Sessions { .. } => Some(("sessions", "session")),
+            _ => None,
+        }
+    }
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
+}
+
+fn session_state(s: &session::Session) -> Result<SessionState, AideError> {
+    Ok(SessionState {
+        session_id: s.meta.session_id.clone(),
+        working_dir: s.meta.working_dir.clone(),
+        environment: s.environment(),
+        active_jobs: llm_jobs::session_jobs(&s.meta.session_id)?,
+        last_exit_code: s.meta.last_exit_code,
+        uptime_seconds: ((session::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
+        exec_count: s.meta.exec_count,
+    })
+}
+
+fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput, AideError> {
+    let pairs = session::parse_pairs(set)?;
+    for name in unset {
+        session::parse_pairs(&[format!("{name}=")])?;
+    }
+    if pairs.is_empty() && unset.is_empty() {
+        return Err(
+            AideError::new(code::INVALID_ARGUMENTS, "nothing to change").with_hint("give --set K=V or --unset K")
+        );
+    }
+    let mut script = String::new();
+    for (k, v) in &pairs {
+        script.push_str(&format!("export {k}={}\n", session::shell_quote(v)));
+    }
+    for k in unset {
+        script.push_str(&format!("unset {k}\n"));
+    }
+    let mut s = session::open(id)?;
+    let _lock = s.lock()?;
+    let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, false)?;
+    if out.exit_code != 0 {
+        return Err(AideError::new(code::IO_ERROR, format!("updating the environment failed: {}", out.stderr.trim())));
+    }
+    s.save_meta()?;
+    let mut updated: Vec<String> = pairs.into_iter().map(|(k, _)| k).collect();
+    updated.extend(unset.iter().cloned());
+    Ok(ShellOutput::Env { updated, session_id: s.meta.session_id })
+}
+
+fn run_exec(args: &ExecArgs) -> Result<ShellOutput, AideError> {
+    let command = args.command.join(" ");
+    if command.trim().is_empty() {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, "no command given").with_hint("llm-shell exec -- COMMAND"));
+    }
+    if let Some(t) = args.timeout {
+        if !(t > 0.0 && t.is_finite()) {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
+        }
+    }
+    // A session, or a throwaway one in a temporary folder.
+    let temp;
+    let mut session = match &args.session {
+        Some(id) => session::open(id)?,
+        None => {
+            temp = std::env::temp_dir().join(format!("aide-shell-{}", aide_core::ids::new_execution_id()));
+            let cwd = std::env::current_dir().map_err(|e| AideError::io(".", &e))?;
+            session::create_in(&temp, "once", &cwd, &session::starting_env(&[]))?
+        }
+    };
+    let cleanup = TempDir(args.session.is_none().then(|| session.dir.parent().map(PathBuf::from)).flatten());
+    let _lock = session.lock()?;
+
+    if let Some(max) = args.max_risk {
+        let e = explain::explain(&command, std::path::Path::new(&session.meta.working_dir)).map_err(|msg| {
+            AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
+                .with_hint("check it with `llm-shell check`")
+        })?;
+        if e.overall_risk > max {
+            return Err(AideError::new(
+                code::RISK_DENIED,
+                format!("the command's risk is {}, above --max-risk {}", e.overall_risk.as_str(), max.as_str()),
+            )
+            .with_hint("nothing was run; raise --max-risk if this is intended")
+            .with_details(serde_json::json!({ "overall_risk": e.overall_risk, "risk_reasons": e.risk_reasons })));
+        }
+    }
+
+    if args.background {
+        let job_command = format!(
+            "source {} >/dev/null 2>&1\n{command}",
+            session::shell_quote(&session.state_path().display().to_string())
+        );
+        let spawn = llm_jobs::SpawnArgs {
+            name: None,
+            session: args.session.clone(),
+            cwd: Some(PathBuf::from(&session.meta.working_dir)),
+            env: Vec::new(),
+            timeout: args.timeout,
+            after: Vec::new(),
+            group: "default".into(),
+            max_output: llm_jobs::DEFAULT_MAX_OUTPUT,
+            command: vec![job_command],
+        };
+        let job = llm_jobs::spawn(&spawn, &llm_jobs::supervisor_exe()?)?;
+        drop(cleanup);
+        return Ok(ShellOutput::Background { session_id: args.session.clone(), job });
+    }
+
+    let timeout = args.timeout.map(Duration::from_secs_f64);
+    let mut out =
+        exec::run(&mut session, &command, timeout, args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT), !args.no_redact)?;
+    if args.session.is_some() {
+        session.save_meta()?;
+        out.session_id = Some(session.meta.session_id.clone());
+        let p = &out.performance;
+        perf::append(
+            &session,
+            &perf::PerfRecord {
+                session_id: session.meta.session_id.clone(),
+                command: command.clone(),
+                at: aide_core::log::rfc3339(std::time::SystemTime::now()),
+                exit_code: out.exit_code,
+                timed_out: out.timed_out,
+                parse_us: p.parse_us,
+                restore_us: p.restore_us,
+                execute_us: p.execute_us,
+                capture_us: p.capture_us,
+                total_us: p.total_us,
+            },
+        )?;
+    }
+    drop(cleanup);
+    Ok(ShellOutput::Exec(Box::new(out)))
+}
+
+/// Removes a throwaway session's folder when dropped.
+struct TempDir(Option<PathBuf>);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if let Some(d) = &self.0 {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+fn run_perf(session: Option<&str>, last: usize) -> Result<ShellOutput, AideError> {
+    let mut records = Vec::new();
+    match session {
+        Some(id) => records = perf::load(&session::open(id)?),
+        None => {
+            for meta in session::list()? {
+                records.extend(perf::load(&session::open(&meta.session_id)?));
+            }
+            records.sort_by(|a, b| a.at.cmp(&b.at));
+        }
+    }
+    Ok(ShellOutput::Perf(perf::analyse(&records, last)))
+}
+
+/// Runs one subcommand.
+pub fn execute(command: &ShellCommand) -> Result<ShellOutput, AideError> {
+    match command {
+        ShellCommand::Session { action } => match action {
+            SessionAction::New { cwd, env } => {
+                let s = session::create(cwd.as_deref(), &session::parse_pairs(env)?)?;
+                Ok(ShellOutput::Session(Box::new(session_state(&s)?)))
+            }
+            SessionAction::List => Ok(ShellOutput::Sessions { sessions: session::list()? }),
+            SessionAction::Show { id } => Ok(ShellOutput::Session(Box::new(session_state(&session::open(id)?)?))),
+            SessionAction::Rm { id } => {
+                session::remove(id)?;
+                Ok(ShellOutput::Removed { removed: id.clone() })
+            }
+        },
+        ShellCommand::Env { session, set, unset } => env_update(session, set, unset),
+        ShellCommand::Exec(args) => run_exec(args),
+        ShellCommand::Check { command } => Ok(ShellOutput::Check(Box::new(syntax::check(&command.join(" "))))),
+        ShellCommand::Explain { command } => {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            let text = command.join(" ");
+            explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e))).map_err(|msg| {
+                AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
+                    .with_hint("see `llm-shell check` for where")
+            })
+        }
+        ShellCommand::Perf { session, last } => run_perf(session.as_deref(), *last),
+        ShellCommand::Compare { baseline, command, iterations, warmup } => {
+            let cwd = std::env::current_dir().map_err(|e| AideError::io(".", &e))?;
+            Ok(ShellOutput::Compare(Box::new(compare::compare(&cwd, baseline, command, *iterations, *warmup)?)))
+        }
+    }
+}
+
+/// The `llm-shell` tool.
+#[derive(Debug)]
+pub struct LlmShell;
+
+impl Tool for LlmShell {
+    const NAME: &'static str = "llm-shell";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const ABOUT: &'static str = "Persistent shell sessions for agents: exec, check, explain, perf, compare.";
+    type Request = ShellRequest;
+    type Output = ShellOutput;
+
+    fn run(request: ShellRequest, _ctx: &mut RunContext) -> Result<ShellOutput, AideError> {
+        execute(&request.command)
+    }
+}

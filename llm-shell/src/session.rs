@@ -1,0 +1,252 @@
+//! Sessions on disk: `$AIDE_HOME/shell/sessions/<id>/` holds `meta.json`,
+//! `state.sh` (the shell state as a script bash can source: variables,
+//! functions, aliases, the working directory, `set`/`shopt` options),
+//! `perf.jsonl` (one line per exec) and `lock`. Writes are atomic; a
+//! per-session lock makes execs on one session run one after the other.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use aide_core::fsutil::write_atomic;
+use aide_core::{AideError, code};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What a session remembers besides its shell state.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Meta {
+    pub session_id: String,
+    pub created_ms: i64,
+    pub working_dir: String,
+    pub last_exit_code: Option<i32>,
+    pub exec_count: u64,
+}
+
+/// Defaults that keep commands from waiting for a person.
+pub const NON_INTERACTIVE: &[(&str, &str)] =
+    &[("PAGER", "cat"), ("GIT_PAGER", "cat"), ("GIT_TERMINAL_PROMPT", "0"), ("DEBIAN_FRONTEND", "noninteractive")];
+
+/// Variables bash sets itself; never saved or restored.
+const SHELL_OWNED: &[&str] =
+    &["BASHOPTS", "SHELLOPTS", "PWD", "OLDPWD", "SHLVL", "_", "EUID", "UID", "PPID", "BASHPID"];
+
+pub fn sessions_dir() -> PathBuf {
+    aide_core::log::aide_home().join("shell/sessions")
+}
+
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn io_err(what: &str, e: &std::io::Error) -> AideError {
+    AideError::io(what, e)
+}
+
+/// Quotes `s` for bash with single quotes.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The initial state script of a session: the given environment, exported,
+/// and the working directory.
+pub fn initial_state(cwd: &Path, env: &BTreeMap<String, String>) -> String {
+    let mut script = String::new();
+    for (k, v) in env {
+        if is_identifier(k) && !SHELL_OWNED.contains(&k.as_str()) && !k.starts_with("BASH_") {
+            script.push_str(&format!("declare -x {k}={}\n", shell_quote(v)));
+        }
+    }
+    script.push_str(&format!("cd -- {} 2>/dev/null\n", shell_quote(&cwd.display().to_string())));
+    script
+}
+
+/// The environment a new session starts from: this process's, the
+/// non-interactive defaults, then the caller's `K=V` pairs.
+pub fn starting_env(extra: &[(String, String)]) -> BTreeMap<String, String> {
+    let mut env: BTreeMap<String, String> = std::env::vars().collect();
+    for (k, v) in NON_INTERACTIVE {
+        env.insert((*k).to_string(), (*v).to_string());
+    }
+    for (k, v) in extra {
+        env.insert(k.clone(), v.clone());
+    }
+    env
+}
+
+pub fn parse_pairs(pairs: &[String]) -> Result<Vec<(String, String)>, AideError> {
+    pairs
+        .iter()
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) if is_identifier(k) => Ok((k.to_string(), v.to_string())),
+            _ => Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{p}` is not NAME=value"))
+                .with_hint("names are letters, digits and _, not starting with a digit")),
+        })
+        .collect()
+}
+
+/// One session's folder.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub dir: PathBuf,
+    pub meta: Meta,
+}
+
+impl Session {
+    pub fn state_path(&self) -> PathBuf {
+        self.dir.join("state.sh")
+    }
+
+    pub fn perf_path(&self) -> PathBuf {
+        self.dir.join("perf.jsonl")
+    }
+
+    pub fn save_meta(&self) -> Result<(), AideError> {
+        let json = serde_json::to_vec_pretty(&self.meta).map_err(|e| AideError::internal(e.to_string()))?;
+        write_atomic(&self.dir.join("meta.json"), &json).map_err(|e| io_err("session meta", &e))
+    }
+
+    /// Holds the session's lock until the returned file is dropped.
+    pub fn lock(&self) -> Result<std::fs::File, AideError> {
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.dir.join("lock"))
+            .map_err(|e| io_err("session lock", &e))?;
+        f.lock().map_err(|e| io_err("session lock", &e))?;
+        Ok(f)
+    }
+
+    /// The exported variables of the saved state, as bash sees them.
+    pub fn environment(&self) -> BTreeMap<String, String> {
+        let script = r#"source "$1" >/dev/null 2>&1; for n in $(compgen -e); do printf '%s=%s\0' "$n" "${!n}"; done"#;
+        let out = std::process::Command::new("bash")
+            .args(["--noprofile", "--norc", "-c", script, "bash"])
+            .arg(self.state_path())
+            .env_clear()
+            .stdin(std::process::Stdio::null())
+            .output();
+        let mut env = BTreeMap::new();
+        if let Ok(out) = out {
+            for pair in out.stdout.split(|&b| b == 0).filter(|p| !p.is_empty()) {
+                let pair = String::from_utf8_lossy(pair);
+                if let Some((k, v)) = pair.split_once('=') {
+                    if !SHELL_OWNED.contains(&k) {
+                        env.insert(k.to_string(), v.to_string());
+                    }
+                }
+            }
+        }
+        env
+    }
+}
+
+/// Creates a session in `parent` (the sessions folder, or a temporary one).
+pub fn create_in(parent: &Path, id: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Result<Session, AideError> {
+    let dir = parent.join(id);
+    std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir.display().to_string(), &e))?;
+    write_atomic(&dir.join("state.sh"), initial_state(cwd, env).as_bytes()).map_err(|e| io_err("session state", &e))?;
+    let session = Session {
+        dir,
+        meta: Meta {
+            session_id: id.to_string(),
+            created_ms: now_ms(),
+            working_dir: cwd.display().to_string(),
+            last_exit_code: None,
+            exec_count: 0,
+        },
+    };
+    session.save_meta()?;
+    Ok(session)
+}
+
+pub fn create(cwd: Option<&Path>, extra_env: &[(String, String)]) -> Result<Session, AideError> {
+    let cwd = match cwd {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| io_err(".", &e))?,
+    };
+    let cwd = cwd
+        .canonicalize()
+        .map_err(|e| io_err(&cwd.display().to_string(), &e).with_hint("--cwd must name an existing directory"))?;
+    let id = format!("s-{}", &aide_core::ids::new_execution_id().replace('-', "")[20..]);
+    create_in(&sessions_dir(), &id, &cwd, &starting_env(extra_env))
+}
+
+pub fn open(id: &str) -> Result<Session, AideError> {
+    if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') || id.is_empty() {
+        return Err(not_found(id));
+    }
+    let dir = sessions_dir().join(id);
+    let meta = std::fs::read(dir.join("meta.json")).map_err(|_| not_found(id))?;
+    let meta: Meta = serde_json::from_slice(&meta).map_err(|e| AideError::internal(format!("session meta: {e}")))?;
+    Ok(Session { dir, meta })
+}
+
+fn not_found(id: &str) -> AideError {
+    AideError::new(code::NOT_FOUND, format!("no session `{id}`"))
+        .with_hint("create one with `llm-shell session new`, or list them with `llm-shell session list`")
+        .with_details(serde_json::json!({ "session_id": id }))
+}
+
+pub fn list() -> Result<Vec<Meta>, AideError> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(sessions_dir()) else { return Ok(out) };
+    for entry in rd.flatten() {
+        if let Some(id) = entry.file_name().to_str() {
+            if let Ok(s) = open(id) {
+                out.push(s.meta);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then_with(|| a.session_id.cmp(&b.session_id)));
+    Ok(out)
+}
+
+pub fn remove(id: &str) -> Result<(), AideError> {
+    let s = open(id)?;
+    let _lock = s.lock()?;
+    std::fs::remove_dir_all(&s.dir).map_err(|e| io_err(&s.dir.display().to_string(), &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_survives_bash() {
+        for s in ["plain", "it's", "a b", "$HOME", "\"q\"", "new\nline", "back\\slash"] {
+            let out = std::process::Command::new("bash")
+                .args(["--noprofile", "--norc", "-c", &format!("printf %s {}", shell_quote(s))])
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), s);
+        }
+    }
+
+    #[test]
+    fn initial_state_exports_valid_names_only() {
+        let mut env = BTreeMap::new();
+        env.insert("GOOD".to_string(), "x y".to_string());
+        env.insert("bad.name".to_string(), "z".to_string());
+        env.insert("SHLVL".to_string(), "3".to_string());
+        let s = initial_state(Path::new("/tmp"), &env);
+        assert!(s.contains("declare -x GOOD='x y'"));
+        assert!(!s.contains("bad.name") && !s.contains("SHLVL"));
+        assert!(s.ends_with("cd -- '/tmp' 2>/dev/null\n"));
+    }
+
+    #[test]
+    fn pairs_parse() {
+        assert_eq!(parse_pairs(&["A=1".into()]).unwrap(), vec![("A".into(), "1".into())]);
+        assert!(parse_pairs(&["1A=x".into()]).is_err());
+        assert!(parse_pairs(&["NOEQ".into()]).is_err());
+    }
+}
