@@ -108,10 +108,10 @@ fn collect_properties(root: &Value, node: &Value, out: &mut BTreeSet<String>, de
             }
         }
     }
-    if let Some(r) = node.get("$ref").and_then(Value::as_str) {
-        if let Some(target) = r.strip_prefix('#').and_then(|p| root.pointer(p)) {
-            collect_properties(root, target, out, depth + 1);
-        }
+    if let Some(r) = node.get("$ref").and_then(Value::as_str)
+        && let Some(target) = r.strip_prefix('#').and_then(|p| root.pointer(p))
+    {
+        collect_properties(root, target, out, depth + 1);
     }
 }
 

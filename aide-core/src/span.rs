@@ -164,12 +164,11 @@ pub fn is_char_boundary(bytes: &[u8], offset: usize) -> bool {
     let from = offset.saturating_sub(3);
     for start in from..offset {
         let end = (start + 4).min(bytes.len());
-        if let Some(chunk) = bytes[start..end].utf8_chunks().next() {
-            if let Some(c) = chunk.valid().chars().next() {
-                if start + c.len_utf8() > offset {
-                    return false;
-                }
-            }
+        if let Some(chunk) = bytes[start..end].utf8_chunks().next()
+            && let Some(c) = chunk.valid().chars().next()
+            && start + c.len_utf8() > offset
+        {
+            return false;
         }
     }
     true

@@ -559,10 +559,10 @@ pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
     if !cwd.is_dir() {
         return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{} is not a directory", cwd.display())));
     }
-    if let Some(t) = args.timeout {
-        if !(t > 0.0 && t.is_finite()) {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
-        }
+    if let Some(t) = args.timeout
+        && !(t > 0.0 && t.is_finite())
+    {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
     }
     let env = parse_env(&args.env)?;
     let mut store = JobStore::open()?;

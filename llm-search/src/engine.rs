@@ -218,15 +218,14 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile)
             return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
         }
     };
-    if let Some(max) = s.max_filesize {
-        if let Ok(md) = f.metadata() {
-            if md.len() > max {
-                return FileOutcome::Skipped(
-                    Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes is over --max-filesize {max}", md.len()))
-                        .with_path(&file.rel),
-                );
-            }
-        }
+    if let Some(max) = s.max_filesize
+        && let Ok(md) = f.metadata()
+        && md.len() > max
+    {
+        return FileOutcome::Skipped(
+            Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes is over --max-filesize {max}", md.len()))
+                .with_path(&file.rel),
+        );
     }
     let mut reader = PeekReader { inner: f, head: [0; 2], head_len: 0 };
     let mut sink = FileSink {
@@ -450,10 +449,10 @@ impl Sink for FileSink<'_> {
     }
 
     fn context(&mut self, _searcher: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, io::Error> {
-        if self.wants_context() {
-            if let Some(n) = ctx.line_number() {
-                self.remember_line(n, ctx.bytes());
-            }
+        if self.wants_context()
+            && let Some(n) = ctx.line_number()
+        {
+            self.remember_line(n, ctx.bytes());
         }
         Ok(true)
     }

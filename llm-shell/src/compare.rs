@@ -149,7 +149,7 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
     let u1 = r1 - n1f * (n1f + 1.0) / 2.0;
     let mu = n1f * n2f / 2.0;
     let sigma = (n1f * n2f / 12.0 * ((nf + 1.0) - tie_term / (nf * (nf - 1.0)))).sqrt();
-    if !(sigma > 0.0) {
+    if sigma.is_nan() || sigma <= 0.0 {
         return 1.0;
     }
     let z = ((u1 - mu).abs() - 0.5).max(0.0) / sigma;

@@ -173,15 +173,14 @@ impl Walker<'_> {
             let cond = if i == 0 { condition.to_string() } else { format!("in a pipeline with step {first_step}") };
             let before = self.steps.len();
             self.command(c, &cond);
-            if downloads && i > 0 {
-                if let Some(prog) = program_of(c) {
-                    if is_interpreter(base(&prog)) {
-                        if let Some(step) = self.steps.get_mut(before) {
-                            step.estimated_risk = Risk::Critical;
-                            step.risk_reasons.push("runs code downloaded from the network (curl|sh)".into());
-                        }
-                    }
-                }
+            if downloads
+                && i > 0
+                && let Some(prog) = program_of(c)
+                && is_interpreter(base(&prog))
+                && let Some(step) = self.steps.get_mut(before)
+            {
+                step.estimated_risk = Risk::Critical;
+                step.risk_reasons.push("runs code downloaded from the network (curl|sh)".into());
             }
         }
     }

@@ -385,10 +385,10 @@ fn run_exec(args: &ExecArgs) -> Result<ShellOutput, AideError> {
     if command.trim().is_empty() {
         return Err(AideError::new(code::INVALID_ARGUMENTS, "no command given").with_hint("llm-shell exec -- COMMAND"));
     }
-    if let Some(t) = args.timeout {
-        if !(t > 0.0 && t.is_finite()) {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
-        }
+    if let Some(t) = args.timeout
+        && !(t > 0.0 && t.is_finite())
+    {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
     }
     // A session, or a throwaway one in a temporary folder.
     let temp;

@@ -138,10 +138,10 @@ impl Session {
         if let Ok(out) = out {
             for pair in out.stdout.split(|&b| b == 0).filter(|p| !p.is_empty()) {
                 let pair = String::from_utf8_lossy(pair);
-                if let Some((k, v)) = pair.split_once('=') {
-                    if !SHELL_OWNED.contains(&k) {
-                        env.insert(k.to_string(), v.to_string());
-                    }
+                if let Some((k, v)) = pair.split_once('=')
+                    && !SHELL_OWNED.contains(&k)
+                {
+                    env.insert(k.to_string(), v.to_string());
                 }
             }
         }
@@ -200,10 +200,10 @@ pub fn list() -> Result<Vec<Meta>, AideError> {
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir(sessions_dir()) else { return Ok(out) };
     for entry in rd.flatten() {
-        if let Some(id) = entry.file_name().to_str() {
-            if let Ok(s) = open(id) {
-                out.push(s.meta);
-            }
+        if let Some(id) = entry.file_name().to_str()
+            && let Ok(s) = open(id)
+        {
+            out.push(s.meta);
         }
     }
     out.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then_with(|| a.session_id.cmp(&b.session_id)));

@@ -109,7 +109,7 @@ pub fn check(command: &str) -> CheckOutput {
 }
 
 pub fn program_json(p: &brush_parser::ast::Program) -> Value {
-    let lists: Vec<Value> = p.complete_commands.iter().flat_map(|c| compound_list_json(c)).collect();
+    let lists: Vec<Value> = p.complete_commands.iter().flat_map(compound_list_json).collect();
     json!({ "type": "Program", "lists": lists })
 }
 
@@ -163,13 +163,10 @@ pub fn substitutions(word: &str) -> Vec<String> {
     let bytes = word.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let open = if word[i..].starts_with("$(") && !word[i..].starts_with("$((") {
-            Some(2)
-        } else if word[i..].starts_with("<(") || word[i..].starts_with(">(") {
-            Some(2)
-        } else {
-            None
-        };
+        let rest = &word[i..];
+        let opens_substitution =
+            (rest.starts_with("$(") && !rest.starts_with("$((")) || rest.starts_with("<(") || rest.starts_with(">(");
+        let open = opens_substitution.then_some(2);
         if let Some(skip) = open {
             let mut depth = 1;
             let mut j = i + skip;
