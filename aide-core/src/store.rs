@@ -49,6 +49,10 @@ pub fn open(path: &Path, version: i64, schema: &str) -> rusqlite::Result<Connect
         conn.busy_timeout(Duration::from_secs(10))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Every tool run is a short process: checkpointing the WAL each time
+        // the last connection closes would cost several fsyncs per run.
+        // SQLite's automatic checkpoint (every ~1000 pages) keeps it bounded.
+        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if current < version {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

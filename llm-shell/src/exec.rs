@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use aide_core::fsutil::write_atomic;
+use aide_core::fsutil::replace;
 use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -26,27 +26,29 @@ const WRAPPER: &str = r#"__aide_t0=$EPOCHREALTIME
 __aide_dir=$1
 set --
 __aide_save() {
-  local __aide_rc=$? __aide_t2=$EPOCHREALTIME __aide_opts __aide_n __aide_d __aide_f
-  __aide_opts="$(set +o; shopt -p)"
+  local __aide_rc=$? __aide_t2=$EPOCHREALTIME __aide_n __aide_f __aide_names
+  # Options first, before this function changes any; builtins only, no subshells.
+  { set +o; shopt -p; } > "$__aide_dir/options.next" 2>/dev/null
   set +eux
   {
-    for __aide_n in $(compgen -v); do
+    compgen -v > "$__aide_dir/names" 2>/dev/null
+    mapfile -t __aide_names < "$__aide_dir/names"
+    for __aide_n in "${__aide_names[@]}"; do
       case "$__aide_n" in
         __aide_*|BASH|BASH_*|BASHOPTS|BASHPID|COLUMNS|COMP_*|DIRSTACK|EPOCHREALTIME|EPOCHSECONDS|EUID|FUNCNAME|GROUPS|HISTCMD|HOSTTYPE|IFS|LINENO|LINES|MACHTYPE|OPTERR|OPTIND|OSTYPE|PIPESTATUS|PPID|PS4|PWD|OLDPWD|RANDOM|SECONDS|SHELLOPTS|SHLVL|SRANDOM|UID|_) continue ;;
       esac
-      __aide_d=$(declare -p "$__aide_n" 2>/dev/null) || continue
-      __aide_f=${__aide_d#declare -}
-      __aide_f=${__aide_f%% *}
+      __aide_f=${!__aide_n@a}
       case "$__aide_f" in *r*) continue ;; esac
-      printf '%s\n' "$__aide_d"
+      declare -p "$__aide_n" 2>/dev/null
     done
-    for __aide_n in $(compgen -A function); do
+    compgen -A function > "$__aide_dir/names" 2>/dev/null
+    mapfile -t __aide_names < "$__aide_dir/names"
+    for __aide_n in "${__aide_names[@]}"; do
       case "$__aide_n" in __aide_*) continue ;; esac
       declare -f "$__aide_n"
     done
     alias -p
     printf 'cd -- %q 2>/dev/null\n' "$PWD"
-    printf '%s\n' "$__aide_opts"
   } > "$__aide_dir/state.next" 2>/dev/null
   printf '%s\n%s\n%s %s %s\n' "$__aide_rc" "$PWD" "$__aide_t0" "$__aide_t1" "$__aide_t2" > "$__aide_dir/result"
 }
@@ -54,11 +56,14 @@ trap __aide_save EXIT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 source "$__aide_dir/state.sh" >/dev/null 2>&1
-__aide_t1=$EPOCHREALTIME
-shopt -s expand_aliases
 IFS= read -r -d '' __aide_cmd < "$__aide_dir/command"
 read -r __aide_last < "$__aide_dir/last_exit" 2>/dev/null || __aide_last=0
 __aide_ret() { return "$1"; }
+shopt -s expand_aliases
+# The session's set/shopt options come last, so none of them (set -e,
+# set -u) applies to the lines above.
+if [[ -f "$__aide_dir/options.sh" ]]; then source "$__aide_dir/options.sh" >/dev/null 2>&1; fi
+__aide_t1=$EPOCHREALTIME
 # $? starts as the previous command's exit code (unless set -e would stop on it).
 if [[ $- == *e* ]]; then true; else __aide_ret "${__aide_last:-0}"; fi
 eval "$__aide_cmd"
@@ -175,13 +180,16 @@ pub fn run(
 
     let dir = session.dir.clone();
     let io = |what: &str, e: std::io::Error| AideError::io(what, &e);
-    for stale in ["state.next", "result"] {
+    for stale in ["state.next", "options.next", "result"] {
         let _ = std::fs::remove_file(dir.join(stale));
     }
-    write_atomic(&dir.join("command"), command.as_bytes()).map_err(|e| io("command file", e))?;
+    // Scratch files of one exec: atomic for readers, no need to reach the disk.
+    replace(&dir.join("command"), command.as_bytes()).map_err(|e| io("command file", e))?;
     let last = format!("{}\n", session.meta.last_exit_code.unwrap_or(0));
-    write_atomic(&dir.join("last_exit"), last.as_bytes()).map_err(|e| io("last exit code", e))?;
-    write_atomic(&dir.join("exec.sh"), WRAPPER.as_bytes()).map_err(|e| io("wrapper", e))?;
+    replace(&dir.join("last_exit"), last.as_bytes()).map_err(|e| io("last exit code", e))?;
+    if std::fs::read(dir.join("exec.sh")).ok().as_deref() != Some(WRAPPER.as_bytes()) {
+        replace(&dir.join("exec.sh"), WRAPPER.as_bytes()).map_err(|e| io("wrapper", e))?;
+    }
 
     let mut cmd = Command::new("bash");
     cmd.arg("--noprofile")
@@ -252,6 +260,9 @@ pub fn run(
     let stamps: Vec<f64> = lines.next().unwrap_or("").split_whitespace().filter_map(epoch_us).collect();
     if result.is_some() && dir.join("state.next").is_file() {
         std::fs::rename(dir.join("state.next"), session.state_path()).map_err(|e| io("session state", e))?;
+        if dir.join("options.next").is_file() {
+            std::fs::rename(dir.join("options.next"), dir.join("options.sh")).map_err(|e| io("session options", e))?;
+        }
     }
     let exit_code = {
         use std::os::unix::process::ExitStatusExt;

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use aide_core::fsutil::write_atomic;
+use aide_core::fsutil::{replace, write_atomic};
 use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -110,7 +110,7 @@ impl Session {
 
     pub fn save_meta(&self) -> Result<(), AideError> {
         let json = serde_json::to_vec_pretty(&self.meta).map_err(|e| AideError::internal(e.to_string()))?;
-        write_atomic(&self.dir.join("meta.json"), &json).map_err(|e| io_err("session meta", &e))
+        replace(&self.dir.join("meta.json"), &json).map_err(|e| io_err("session meta", &e))
     }
 
     /// Holds the session's lock until the returned file is dropped.

@@ -9,3 +9,4 @@ mod jobs;
 mod log;
 mod search;
 mod search_differential;
+mod shell;
