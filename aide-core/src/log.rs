@@ -14,6 +14,7 @@
 //! | a stored result | 8 MiB; larger results are recorded without their body and flagged `result_capped` | `AIDE_LOG_MAX_RESULT_BYTES` |
 //! | runs kept | 10,000 newest | `AIDE_LOG_MAX_RUNS` |
 //! | age of runs kept | 30 days | `AIDE_LOG_MAX_AGE` (e.g. `7d`, `12h`) |
+//! | stored results in all | 256 MiB, newest kept | `AIDE_LOG_MAX_BYTES` |
 //!
 //! Retention is applied automatically on about one run in 32, and on demand by
 //! `aide log prune`.
@@ -55,6 +56,7 @@ const SCHEMA: &str = "
 const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
 const DEFAULT_MAX_RUNS: u64 = 10_000;
 const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
+const DEFAULT_MAX_BYTES: i64 = 256 << 20;
 
 /// The directory where aide keeps its state: `$AIDE_HOME`, else
 /// `$XDG_STATE_HOME/aide`, else `~/.local/state/aide`.
@@ -131,6 +133,29 @@ pub struct ListFilter {
     pub since: Option<SystemTime>,
 }
 
+/// The retention limits of the log.
+#[derive(Debug, Clone, Copy)]
+pub struct Retention {
+    pub max_age: Duration,
+    pub max_runs: u64,
+    /// Total bytes of stored results.
+    pub max_bytes: i64,
+}
+
+impl Retention {
+    /// The defaults, overridden by `AIDE_LOG_MAX_AGE`, `AIDE_LOG_MAX_RUNS`, `AIDE_LOG_MAX_BYTES`.
+    pub fn from_env() -> Retention {
+        Retention {
+            max_age: std::env::var("AIDE_LOG_MAX_AGE")
+                .ok()
+                .and_then(|v| humantime::parse_duration(&v).ok())
+                .unwrap_or(DEFAULT_MAX_AGE),
+            max_runs: env_parse("AIDE_LOG_MAX_RUNS").unwrap_or(DEFAULT_MAX_RUNS),
+            max_bytes: env_parse("AIDE_LOG_MAX_BYTES").unwrap_or(DEFAULT_MAX_BYTES),
+        }
+    }
+}
+
 /// What pruning removed.
 #[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 pub struct PruneReport {
@@ -204,21 +229,32 @@ impl ExecutionLog {
             tx.commit()
         })
         .map_err(|e| log_err(&path, e))?;
-        // The execution id's random tail decides, so pruning is spread evenly
-        // across processes without coordination.
-        if run.execution_id.as_bytes().last().is_some_and(|b| b % 32 == 0) {
+        // The execution id's random tail (hex) decides, so pruning is spread
+        // evenly across processes without coordination: one run in 32.
+        let tail = run.execution_id.get(run.execution_id.len().saturating_sub(2)..).unwrap_or("");
+        if u8::from_str_radix(tail, 16).is_ok_and(|b| b % 32 == 0) {
             self.prune(None, None)?;
         }
         Ok(())
     }
 
     /// Removes runs older than `older_than` (default: the configured maximum
-    /// age) and all but the newest `keep` (default: the configured maximum).
+    /// age), all but the newest `keep` (default: the configured maximum), and
+    /// the oldest runs while the stored results exceed the size limit.
     pub fn prune(&mut self, older_than: Option<Duration>, keep: Option<u64>) -> Result<PruneReport, AideError> {
-        let max_age = older_than
-            .or_else(|| std::env::var("AIDE_LOG_MAX_AGE").ok().and_then(|v| humantime::parse_duration(&v).ok()))
-            .unwrap_or(DEFAULT_MAX_AGE);
-        let keep = keep.or_else(|| env_parse("AIDE_LOG_MAX_RUNS")).unwrap_or(DEFAULT_MAX_RUNS);
+        let mut limits = Retention::from_env();
+        if let Some(age) = older_than {
+            limits.max_age = age;
+        }
+        if let Some(keep) = keep {
+            limits.max_runs = keep;
+        }
+        self.prune_with(&limits)
+    }
+
+    /// Applies `limits`.
+    pub fn prune_with(&mut self, limits: &Retention) -> Result<PruneReport, AideError> {
+        let (max_age, keep, max_bytes) = (limits.max_age, limits.max_runs, limits.max_bytes);
         let cutoff = millis(SystemTime::now().checked_sub(max_age).unwrap_or(UNIX_EPOCH));
         let keep_i = i64::try_from(keep).unwrap_or(i64::MAX);
         let path = self.path.clone();
@@ -229,6 +265,15 @@ impl ExecutionLog {
                 "DELETE FROM runs WHERE execution_id NOT IN
                     (SELECT execution_id FROM runs ORDER BY started_ms DESC, execution_id DESC LIMIT ?1)",
                 params![keep_i],
+            )? as u64;
+            // Keep the newest runs whose stored results fit in max_bytes.
+            removed += tx.execute(
+                "DELETE FROM runs WHERE execution_id IN (
+                    SELECT execution_id FROM (
+                        SELECT execution_id, SUM(CASE WHEN result_capped THEN 0 ELSE result_bytes END)
+                            OVER (ORDER BY started_ms DESC, execution_id DESC) AS running
+                        FROM runs) WHERE running > ?1)",
+                params![max_bytes],
             )? as u64;
             let remaining: i64 = tx.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
             tx.commit()?;
@@ -323,7 +368,13 @@ fn env_parse<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok()?.trim().parse().ok()
 }
 
-fn millis(t: SystemTime) -> i64 {
+/// Milliseconds since the Unix epoch, now.
+pub fn now_ms() -> i64 {
+    millis(SystemTime::now())
+}
+
+/// Milliseconds since the Unix epoch of `t` (negative before it).
+pub fn millis(t: SystemTime) -> i64 {
     match t.duration_since(UNIX_EPOCH) {
         Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
         Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
@@ -333,6 +384,11 @@ fn millis(t: SystemTime) -> i64 {
 /// UTC RFC 3339 with millisecond precision, e.g. `2026-01-20T18:30:00.123Z`.
 pub fn rfc3339(t: SystemTime) -> String {
     humantime::format_rfc3339_millis(t).to_string()
+}
+
+/// [`rfc3339`] of a time in milliseconds since the Unix epoch.
+pub fn rfc3339_ms(ms: i64) -> String {
+    rfc3339(UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0)))
 }
 
 /// Parses a point in time: RFC 3339 (`2026-01-20T18:30:00Z`) or a duration
@@ -415,6 +471,28 @@ mod tests {
         let r = log.prune(Some(Duration::from_secs(3600 * 24 * 365)), Some(1)).unwrap();
         assert_eq!((r.removed, r.remaining), (2, 1));
         assert_eq!(log.list(&ListFilter { limit: 10, ..Default::default() }).unwrap()[0].execution_id, "id-4");
+    }
+
+    #[test]
+    fn prunes_by_total_size_keeping_the_newest() {
+        let home = tempfile::tempdir().unwrap();
+        let mut log = ExecutionLog::open_in(home.path()).unwrap();
+        let now = SystemTime::now();
+        let result = "x".repeat(100);
+        for i in 0..4u64 {
+            log.record(&record(&format!("id-{i}"), "t", now + Duration::from_millis(i), &result)).unwrap();
+        }
+        // 4 × 100 bytes is over a 250-byte limit: the oldest go until two fit.
+        let limits = Retention { max_bytes: 250, ..Retention::from_env() };
+        let r = log.prune_with(&limits).unwrap();
+        assert_eq!((r.removed, r.remaining), (2, 2));
+        let kept: Vec<_> = log
+            .list(&ListFilter { limit: 10, ..Default::default() })
+            .unwrap()
+            .into_iter()
+            .map(|r| r.execution_id)
+            .collect();
+        assert_eq!(kept, ["id-3", "id-2"]);
     }
 
     #[test]

@@ -165,6 +165,26 @@ pub fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> Schema {
     })
 }
 
+/// Parses `NAME=value` pairs (`--env`, `--set`). Names must be shell
+/// identifiers, so every tool can export them.
+pub fn parse_env_pairs(pairs: &[String]) -> Result<Vec<(String, String)>, AideError> {
+    pairs
+        .iter()
+        .map(|p| match p.split_once('=') {
+            Some((k, v)) if is_identifier(k) => Ok((k.to_string(), v.to_string())),
+            _ => Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{p}` is not NAME=value"))
+                .with_hint("names are letters, digits and _, not starting with a digit")),
+        })
+        .collect()
+}
+
+/// Whether `s` is a shell identifier: `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// The document `--schema` prints: the request's and the output's schemas.
 pub fn schema_document<Req: JsonSchema, Out: JsonSchema>(tool: &str, version: &str) -> Value {
     serde_json::json!({
@@ -217,6 +237,17 @@ mod tests {
         assert_eq!(parse_request::<Req>(r#"{"pattern":3}"#, &[]).unwrap_err().code, code::INVALID_REQUEST);
         let e = parse_request::<Req>(r#"{"glob":[],"file_glob":[]}"#, &[("file_glob", "glob")]).unwrap_err();
         assert_eq!(e.code, code::INVALID_REQUEST);
+    }
+
+    #[test]
+    fn env_pairs() {
+        assert_eq!(
+            parse_env_pairs(&["A=1".into(), "B=x=y".into()]).unwrap(),
+            vec![("A".into(), "1".into()), ("B".into(), "x=y".into())]
+        );
+        for bad in ["=1", "NOEQ", "1A=x", "a.b=c"] {
+            assert_eq!(parse_env_pairs(&[bad.into()]).unwrap_err().code, code::INVALID_ARGUMENTS, "{bad}");
+        }
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub fn open(path: &Path, version: i64, schema: &str) -> rusqlite::Result<Connect
         // the last connection closes would cost several fsyncs per run.
         // SQLite's automatic checkpoint (every ~1000 pages) keeps it bounded.
         conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        // A large result once must not leave a large WAL file behind.
+        conn.pragma_update(None, "journal_size_limit", 16 * 1024 * 1024)?;
         let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if current < version {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -308,12 +308,12 @@ pub struct JobView {
 }
 
 fn time(ms: i64) -> String {
-    aide_core::log::rfc3339(std::time::UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64))
+    aide_core::log::rfc3339_ms(ms)
 }
 
 impl From<&JobRow> for JobView {
     fn from(j: &JobRow) -> Self {
-        let end = j.finished_ms.unwrap_or_else(store::now_ms);
+        let end = j.finished_ms.unwrap_or_else(aide_core::log::now_ms);
         JobView {
             id: j.id,
             pid: j.pid,
@@ -502,7 +502,7 @@ pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
     let alive = match (job.supervisor_pid, job.supervisor_start) {
         (Some(pid), Some(start)) => process::is_alive(pid, start),
         // Not registered yet: give the launcher time before calling it lost.
-        _ => store::now_ms() - job.created_ms < 10_000,
+        _ => aide_core::log::now_ms() - job.created_ms < 10_000,
     };
     if alive {
         return Ok(job);
@@ -532,17 +532,6 @@ pub fn supervisor_exe() -> Result<PathBuf, AideError> {
     })
 }
 
-fn parse_env(pairs: &[String]) -> Result<Vec<(String, String)>, AideError> {
-    pairs
-        .iter()
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-            _ => Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{p}` is not K=V"))
-                .with_hint("write --env NAME=value")),
-        })
-        .collect()
-}
-
 /// Starts a job. `exe` is the llm-jobs executable that will supervise it.
 pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
     let command = args.command.join(" ");
@@ -564,7 +553,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
     {
         return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
     }
-    let env = parse_env(&args.env)?;
+    let env = aide_core::request::parse_env_pairs(&args.env)?;
     let mut store = JobStore::open()?;
     for dep in &args.after {
         store.require(*dep)?;
@@ -863,7 +852,8 @@ fn remove(id: i64, force: bool) -> Result<JobsOutput, AideError> {
 
 fn prune(args: &PruneArgs) -> Result<JobsOutput, AideError> {
     let older = args.older_than.as_deref().map(aide_core::log::parse_duration).transpose()?;
-    let cutoff = older.map_or(i64::MAX, |d| store::now_ms() - i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let cutoff =
+        older.map_or(i64::MAX, |d| aide_core::log::now_ms() - i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let mut store = JobStore::open()?;
     let mut removed = Vec::new();
     for j in store.all()? {
@@ -947,16 +937,6 @@ mod tests {
         assert_eq!(tail_lines(b"a\nb\nc", 2), b"b\nc");
         assert_eq!(tail_lines(b"a\nb\n", 5), b"a\nb\n");
         assert_eq!(tail_lines(b"a\nb\n", 0), b"");
-    }
-
-    #[test]
-    fn env_pairs_parse() {
-        assert_eq!(
-            parse_env(&["A=1".into(), "B=x=y".into()]).unwrap(),
-            vec![("A".into(), "1".into()), ("B".into(), "x=y".into())]
-        );
-        assert_eq!(parse_env(&["=1".into()]).unwrap_err().code, code::INVALID_ARGUMENTS);
-        assert_eq!(parse_env(&["NOEQ".into()]).unwrap_err().code, code::INVALID_ARGUMENTS);
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //! output in `$AIDE_HOME/jobs/<id>/{stdout,stderr,merged}`.
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use aide_core::log::now_ms;
 use aide_core::store::with_retry;
 use aide_core::{AideError, code};
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
@@ -95,10 +95,6 @@ pub struct Ending {
     pub stdout_bytes: i64,
     pub stderr_bytes: i64,
     pub dropped_bytes: i64,
-}
-
-pub fn now_ms() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 /// The folder holding jobs: `$AIDE_HOME/jobs`.

@@ -346,15 +346,15 @@ fn session_state(s: &session::Session) -> Result<SessionState, AideError> {
         environment: s.environment(),
         active_jobs: llm_jobs::session_jobs(&s.meta.session_id)?,
         last_exit_code: s.meta.last_exit_code,
-        uptime_seconds: ((session::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
+        uptime_seconds: ((aide_core::log::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
         exec_count: s.meta.exec_count,
     })
 }
 
 fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput, AideError> {
-    let pairs = session::parse_pairs(set)?;
+    let pairs = aide_core::request::parse_env_pairs(set)?;
     for name in unset {
-        session::parse_pairs(&[format!("{name}=")])?;
+        aide_core::request::parse_env_pairs(&[format!("{name}=")])?;
     }
     if pairs.is_empty() && unset.is_empty() {
         return Err(
@@ -496,7 +496,7 @@ pub fn execute(command: &ShellCommand) -> Result<ShellOutput, AideError> {
     match command {
         ShellCommand::Session { action } => match action {
             SessionAction::New { cwd, env } => {
-                let s = session::create(cwd.as_deref(), &session::parse_pairs(env)?)?;
+                let s = session::create(cwd.as_deref(), &aide_core::request::parse_env_pairs(env)?)?;
                 Ok(ShellOutput::Session(Box::new(session_state(&s)?)))
             }
             SessionAction::List => Ok(ShellOutput::Sessions { sessions: session::list()? }),

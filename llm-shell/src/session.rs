@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use aide_core::fsutil::{replace, write_atomic};
+use aide_core::log::now_ms;
+use aide_core::request::is_identifier;
 use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -34,12 +36,6 @@ pub fn sessions_dir() -> PathBuf {
     aide_core::log::aide_home().join("shell/sessions")
 }
 
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-}
-
 fn io_err(what: &str, e: &std::io::Error) -> AideError {
     AideError::io(what, e)
 }
@@ -47,12 +43,6 @@ fn io_err(what: &str, e: &std::io::Error) -> AideError {
 /// Quotes `s` for bash with single quotes.
 pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The initial state script of a session: the given environment, exported,
@@ -79,17 +69,6 @@ pub fn starting_env(extra: &[(String, String)]) -> BTreeMap<String, String> {
         env.insert(k.clone(), v.clone());
     }
     env
-}
-
-pub fn parse_pairs(pairs: &[String]) -> Result<Vec<(String, String)>, AideError> {
-    pairs
-        .iter()
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) if is_identifier(k) => Ok((k.to_string(), v.to_string())),
-            _ => Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{p}` is not NAME=value"))
-                .with_hint("names are letters, digits and _, not starting with a digit")),
-        })
-        .collect()
 }
 
 /// One session's folder.
@@ -241,12 +220,5 @@ mod tests {
         assert!(s.contains("declare -x GOOD='x y'"));
         assert!(!s.contains("bad.name") && !s.contains("SHLVL"));
         assert!(s.ends_with("cd -- '/tmp' 2>/dev/null\n"));
-    }
-
-    #[test]
-    fn pairs_parse() {
-        assert_eq!(parse_pairs(&["A=1".into()]).unwrap(), vec![("A".into(), "1".into())]);
-        assert!(parse_pairs(&["1A=x".into()]).is_err());
-        assert!(parse_pairs(&["NOEQ".into()]).is_err());
     }
 }

@@ -698,12 +698,15 @@ fn bench_shell(runs: usize, warmup: usize) -> Result<()> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let ours_s = ours.display().to_string();
     let home_s = home.display().to_string();
-    let out = output_of(Command::new(&ours).env("AIDE_HOME", &home).args(["--json", "session", "new", "--cwd"]).arg(&dir))?;
+    let out =
+        output_of(Command::new(&ours).env("AIDE_HOME", &home).args(["--json", "session", "new", "--cwd"]).arg(&dir))?;
     let v: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
     let session = v["session_id"].as_str().ok_or("no session id")?.to_string();
 
     let mut cases = Vec::new();
-    for (name, command) in [("trivial command `true`", "true"), ("interpreter start `python3 -c pass`", "python3 -c pass")] {
+    for (name, command) in
+        [("trivial command `true`", "true"), ("interpreter start `python3 -c pass`", "python3 -c pass")]
+    {
         cases.push(case(
             &format!("exec overhead: {name}"),
             vec![
@@ -719,21 +722,27 @@ fn bench_shell(runs: usize, warmup: usize) -> Result<()> {
     let repo = workspace();
     let mut compare = case(
         "compare --baseline HEAD --command true --iterations 10",
-        vec![Cmd::new(
-            "llm-shell compare",
-            &[&ours_s, "compare", "--baseline", "HEAD", "--command", "true", "--iterations", "10", "--warmup", "1"],
-            &repo,
-        )
-        .env("AIDE_HOME", &home_s)],
+        vec![
+            Cmd::new(
+                "llm-shell compare",
+                &[&ours_s, "compare", "--baseline", "HEAD", "--command", "true", "--iterations", "10", "--warmup", "1"],
+                &repo,
+            )
+            .env("AIDE_HOME", &home_s),
+        ],
         3,
         1,
     )?;
-    let out = output_of(
-        Command::new(&ours)
-            .env("AIDE_HOME", &home)
-            .current_dir(&repo)
-            .args(["--json", "compare", "--baseline", "HEAD", "--command", "true", "--iterations", "10"]),
-    )?;
+    let out = output_of(Command::new(&ours).env("AIDE_HOME", &home).current_dir(&repo).args([
+        "--json",
+        "compare",
+        "--baseline",
+        "HEAD",
+        "--command",
+        "true",
+        "--iterations",
+        "10",
+    ]))?;
     let v: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
     say(&format!(
         "  compare HEAD vs HEAD: improvement {}%, Welch p {}, significant {}",
