@@ -49,11 +49,10 @@ pub fn open(path: &Path, version: i64, schema: &str) -> rusqlite::Result<Connect
         conn.busy_timeout(Duration::from_secs(10))?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        // Every tool run is a short process: checkpointing the WAL each time
-        // the last connection closes would cost several fsyncs per run.
-        // SQLite's automatic checkpoint (every ~1000 pages) keeps it bounded.
-        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-        // A large result once must not leave a large WAL file behind.
+        // The checkpoint when the last connection closes stays on: every tool
+        // run is a short process, and the next one would otherwise have to
+        // rebuild the WAL index by reading the whole WAL. A large result once
+        // must not leave a large WAL file behind either.
         conn.pragma_update(None, "journal_size_limit", 16 * 1024 * 1024)?;
         let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
         if current < version {

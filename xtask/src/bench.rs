@@ -474,7 +474,8 @@ fn bench_discover(runs: usize, warmup: usize) -> Result<()> {
     let generated = workspace().join("target/bench/discover-200k");
     say("generating 200,000 paths (once)");
     generated_tree(&generated, 200_000)?;
-    let home = workspace().join("target/bench/aide-home");
+    let home = workspace().join("target/bench/aide-home-discover");
+    let _ = std::fs::remove_dir_all(&home);
     let ours_s = ours.display().to_string();
     let home_s = home.display().to_string();
 
