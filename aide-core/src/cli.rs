@@ -163,6 +163,9 @@ struct Run<'a> {
     root: Option<PathBuf>,
     diagnostics: Vec<Diagnostic>,
     stats_extra: serde_json::Map<String, Value>,
+    /// Opened before the tool runs, so a log that cannot be opened shows as
+    /// a diagnostic in the result instead of only on stderr.
+    log_handle: Option<ExecutionLog>,
 }
 
 impl<'a> Run<'a> {
@@ -190,6 +193,23 @@ impl<'a> Run<'a> {
             root: None,
             diagnostics: Vec::new(),
             stats_extra: Default::default(),
+            log_handle: None,
+        }
+    }
+
+    /// Opens the execution log if logging is on; a failure becomes a
+    /// `log_failed` diagnostic and switches logging off for this run.
+    fn open_log(&mut self) {
+        if !self.log {
+            return;
+        }
+        match ExecutionLog::open_default() {
+            Ok(log) => self.log_handle = Some(log),
+            Err(e) => {
+                self.log = false;
+                self.diagnostics
+                    .push(Diagnostic::new(diag::LOG_FAILED, format!("this run is not logged: {}", e.message)));
+            }
         }
     }
 
@@ -243,7 +263,11 @@ impl<'a> Run<'a> {
             error_code: error_code.map(str::to_string),
             result_json,
         };
-        if let Err(e) = ExecutionLog::open_default().and_then(|mut log| log.record(&record)) {
+        let result = match self.log_handle.as_mut() {
+            Some(log) => log.record(&record),
+            None => ExecutionLog::open_default().and_then(|mut log| log.record(&record)),
+        };
+        if let Err(e) = result {
             // The result is already printed; a log failure only warns.
             stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
         }
@@ -366,13 +390,14 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
     };
     run.request_json = serde_json::to_string(&request).ok();
     run.root = T::root(&request);
+    run.open_log();
 
     let mut ctx = RunContext::new(run.execution_id.clone());
     if run.format == Format::Text {
         ctx.live = Some(Box::new(io::stdout()));
     }
     let result = catch_panic(|| T::run(request, &mut ctx));
-    run.diagnostics = ctx.diagnostics;
+    run.diagnostics.extend(ctx.diagnostics);
     run.stats_extra = ctx.stats;
     sort_diagnostics(&mut run.diagnostics);
     let output = match result {

@@ -119,3 +119,15 @@ fn concurrent_processes_lose_no_row() {
     let logged: BTreeSet<_> = runs.result.runs.into_iter().map(|r| r.execution_id).collect();
     assert_eq!(logged, ids);
 }
+
+#[test]
+fn an_unwritable_log_is_a_diagnostic_not_a_failure() {
+    let t = tree();
+    // AIDE_HOME is a file, so the log cannot be created below it.
+    let blocker = t.home().with_file_name("not-a-dir");
+    std::fs::write(&blocker, "").unwrap();
+    let (out, _) = t.cmd("llm-search").args(["--pattern", "alpha", "--json"]).env("AIDE_HOME", &blocker).expect_exit(0);
+    let env: Envelope<SearchResult> = serde_json::from_str(&out).unwrap();
+    assert_eq!(env.result.total_matches, 2);
+    assert!(env.diagnostics.iter().any(|d| d.code == "log_failed"), "{:?}", env.diagnostics);
+}
