@@ -318,6 +318,14 @@ fn parse_cli<T: Tool>(argv: &[OsString]) -> Result<Option<(CommonArgs, clap::Arg
     let mut cmd = Command::new(T::NAME).version(T::VERSION).about(T::ABOUT);
     cmd = CommonArgs::augment_args(cmd);
     cmd = T::Request::augment_args(cmd);
+    // With --schema or --request the request's own required flags and
+    // subcommands are not on the command line: parse leniently.
+    if argv.iter().any(|a| {
+        let a = a.to_string_lossy();
+        a == "--schema" || a == "--request" || a.starts_with("--request=")
+    }) {
+        cmd = cmd.ignore_errors(true);
+    }
     let matches = match cmd.try_get_matches_from_mut(argv) {
         Ok(m) => m,
         Err(e) => {
@@ -352,6 +360,10 @@ fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Re
         .filter(|a| matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
         .map(|a| a.get_long().map(|l| format!("--{l}")).unwrap_or_else(|| a.get_id().to_string()))
         .collect();
+    let mut given = given;
+    if let Some(sub) = matches.subcommand_name() {
+        given.push(format!("the subcommand `{sub}`"));
+    }
     if !given.is_empty() {
         return Err(AideError::new(
             code::INVALID_ARGUMENTS,

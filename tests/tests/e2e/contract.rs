@@ -166,3 +166,28 @@ fn help_and_version_exit_zero() {
     let (stdout, _) = t.cmd("llm-search").arg("--version").expect_exit(0);
     assert!(stdout.starts_with("llm-search "));
 }
+
+#[test]
+fn every_tool_prints_its_schema_and_takes_a_json_request() {
+    let t = tree();
+    for tool in ["llm-search", "llm-discover", "llm-jobs", "llm-shell", "aide"] {
+        let (stdout, _) = t.cmd(tool).arg("--schema").expect_exit(0);
+        let doc: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(doc["tool"], tool);
+        assert!(doc["request"].is_object() && doc["output"].is_object(), "{tool}");
+    }
+    // A subcommand tool, by request.
+    let (stdout, _) =
+        t.cmd("llm-jobs").args(["--request", "-", "--json"]).stdin(r#"{"command": {"list": {}}}"#).expect_exit(0);
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["total_count"], 0);
+    let (stdout, _) = t
+        .cmd("llm-shell")
+        .args(["--request", "-", "--json"])
+        .stdin(r#"{"command": {"check": {"command": "echo hi | wc -c"}}}"#)
+        .expect_exit(0);
+    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap()["valid"], true);
+    let e: ErrorResult =
+        t.cmd("llm-jobs").args(["--request", "-", "--json", "list"]).stdin(r#"{"command": {"list": {}}}"#).json(2);
+    assert!(e.error.message.contains("subcommand"), "{}", e.error.message);
+}
