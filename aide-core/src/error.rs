@@ -174,7 +174,7 @@ impl fmt::Display for AideError {
 impl std::error::Error for AideError {}
 
 /// The wire form of an error.
-#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ErrorBody {
     /// Stable snake_case code.
     pub code: String,

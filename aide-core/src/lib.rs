@@ -20,7 +20,7 @@
 //! * [`root`] — root confinement: no path leaves `--root`.
 //! * [`walk`] — file walking with ripgrep's ignore semantics.
 //! * [`lang`] — language detection by extension.
-//! * [`fsutil`] — atomic file writes.
+//! * [`fsutil`] — atomic file writes; [`text`] — lossy text, line cuts.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
 //!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores.
 //!
@@ -39,6 +39,7 @@ pub mod request;
 pub mod root;
 pub mod span;
 pub mod store;
+pub mod text;
 pub mod walk;
 
 pub use envelope::{Diagnostic, Format};

@@ -6,6 +6,7 @@ use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aide_core::envelope::{Diagnostic, diag};
+use aide_core::text::{lossy, shorten, trim_terminator};
 use aide_core::walk::{WalkedFile, Walker};
 use aide_core::{AideError, LineIndex, Root, code};
 use grep_matcher::{Match as Span, Matcher};
@@ -499,35 +500,6 @@ fn captures_of(s: &FileSettings<'_>, local: &[u8], rs: usize, re: usize, base: u
     }]
 }
 
-fn trim_terminator(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// UTF-8 text of `bytes`, replacing invalid sequences; true if any were.
-fn lossy(bytes: &[u8]) -> (String, bool) {
-    match String::from_utf8_lossy(bytes) {
-        std::borrow::Cow::Borrowed(s) => (s.to_string(), false),
-        std::borrow::Cow::Owned(s) => (s, true),
-    }
-}
-
-/// Cuts `text` to `max` characters with a visible marker; `max == 0` never cuts.
-fn shorten(text: String, max: usize) -> (String, bool) {
-    if max == 0 {
-        return (text, false);
-    }
-    match text.char_indices().nth(max) {
-        None => (text, false),
-        Some((cut, _)) => {
-            let rest = text[cut..].chars().count();
-            let mut out = text[..cut].to_string();
-            out.push_str(&format!("…[+{rest} chars]"));
-            (out, true)
-        }
-    }
-}
-
 /// Applies --offset, --limit and --max-output-bytes to the sorted results.
 fn paginate(
     req: &SearchRequest,
@@ -600,30 +572,4 @@ fn page<T: serde::Serialize>(items: Vec<T>, req: &SearchRequest, byte_capped: &m
         }
     }
     window
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shorten_marks_cuts() {
-        assert_eq!(shorten("abcdef".into(), 3), ("abc…[+3 chars]".into(), true));
-        assert_eq!(shorten("abc".into(), 3), ("abc".into(), false));
-        assert_eq!(shorten("日本語です".into(), 2), ("日本…[+3 chars]".into(), true));
-        assert_eq!(shorten("abc".into(), 0), ("abc".into(), false));
-    }
-
-    #[test]
-    fn terminators_trimmed() {
-        assert_eq!(trim_terminator(b"a\r\n"), b"a");
-        assert_eq!(trim_terminator(b"a\n"), b"a");
-        assert_eq!(trim_terminator(b"a"), b"a");
-    }
-
-    #[test]
-    fn lossy_flags_invalid_utf8() {
-        assert_eq!(lossy(b"ok"), ("ok".into(), false));
-        assert_eq!(lossy(b"a\xffb"), ("a\u{FFFD}b".into(), true));
-    }
 }

@@ -155,6 +155,19 @@ impl TestCommand {
     }
 }
 
+/// Sends SIGKILL to the process group `pgid`.
+///
+/// Spelled `kill -s KILL -- -PGID` on purpose: procps-ng's `kill -9 -PGID`
+/// parses the group as a signal and signals process group 9 instead, which
+/// can take down unrelated processes.
+pub fn kill_process_group(pgid: u32) {
+    let _ = Command::new("kill")
+        .args(["-s", "KILL", "--", &format!("-{pgid}")])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+}
+
 /// Whether a program is on PATH.
 pub fn have(program: &str) -> bool {
     Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()

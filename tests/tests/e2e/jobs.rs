@@ -88,7 +88,7 @@ fn a_job_survives_its_spawning_process_being_killed() {
     let spawned = t.root().join("spawned.json");
     eventually("the job to be spawned", || std::fs::read_to_string(&spawned).is_ok_and(|s| s.contains("job_id")));
     // Kill the spawning shell and everything in its session.
-    let _ = Command::new("kill").args(["-9", &format!("-{}", parent.id())]).status();
+    aide_tests::kill_process_group(parent.id());
     let _ = parent.kill();
     let _ = parent.wait();
     let id =
@@ -130,10 +130,10 @@ fn a_killed_supervisor_turns_the_job_lost() {
     let job = status(&t, id);
     let supervisor = job["supervisor_pid"].as_u64().unwrap();
     let pid = job["pid"].as_u64().unwrap();
-    Command::new("kill").args(["-9", &supervisor.to_string()]).status().unwrap();
+    Command::new("kill").args(["-s", "KILL", &supervisor.to_string()]).status().unwrap();
     eventually("the job to be Lost", || status(&t, id)["status"] == "Lost");
     assert!(status(&t, id)["reason"].as_str().unwrap().contains("supervisor"));
-    let _ = Command::new("kill").args(["-9", &format!("-{pid}")]).status();
+    aide_tests::kill_process_group(u32::try_from(pid).unwrap());
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod contract;
 mod discover;
 mod jobs;
 mod log;
+mod read;
 mod search;
 mod search_differential;
 mod shell;

@@ -1,0 +1,382 @@
+//! # llm-read: reads an agent can edit against
+//!
+//! `llm-read PATH... [--lines A:B | --offset N --limit M]` prints numbered
+//! lines (like `cat -n`) or, with `--json`, one entry per file:
+//!
+//! ```json
+//! { "files": [ { "path": "src/main.rs", "ok": true, "content": "fn main() {\n",
+//!     "start_line": 1, "end_line": 1, "line_count": 3, "size_bytes": 30,
+//!     "byte_start": 0, "byte_end": 12,
+//!     "checksum": "<sha256 of the whole file>", "eol": "lf", "bom": false,
+//!     "encoding": "utf-8", "final_newline": true, "truncated": false } ] }
+//! ```
+//!
+//! * `checksum` is the SHA-256 of the whole file as stored: pass it to
+//!   llm-transform as `checksum_before`. `byte_start`/`byte_end` delimit the
+//!   returned range in the file's bytes (the BOM included in the offsets).
+//! * `--lines A:B` is 1-based and inclusive (`A:` to the end, `:B` from the
+//!   start); `--offset N` skips N lines (0-based, as the seed's `read_file`)
+//!   and `--limit M` takes M lines (default 2000).
+//! * `content` is the range as text, with the file's own line endings;
+//!   invalid UTF-8 is shown lossily with `"lossy": true`. A line longer than
+//!   `--max-line-len` characters is cut with a `…[+N chars]` marker and
+//!   `"truncated": true` (in `content` only: offsets and checksum stay exact).
+//! * Several files in one call: a file that cannot be read is an entry with
+//!   `"ok": false` and an `error` (`not_found`, `binary_file`,
+//!   `path_outside_root`, …), the others are read. With a single path its
+//!   failure is the run's error.
+//!
+//! Exit status: 0 when every file was read; 1 when some but not all were; the
+//! error's status (2 or 4) when a single file, or every file, failed.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use aide_core::cli::{Render, RunContext, Tool};
+use aide_core::error::ErrorBody;
+use aide_core::{AideError, LineIndex, Root, code};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Lines returned when no range is given.
+pub const DEFAULT_LIMIT: usize = 2000;
+
+/// A read request: the flags, or the same fields as `--request` JSON.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ReadRequest {
+    /// Files to read, relative to --root.
+    #[arg(required = true, value_name = "PATH")]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub path: Vec<String>,
+    /// Directory the paths are relative to; nothing outside it is read.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Line range A:B, 1-based and inclusive (A: and :B allowed).
+    #[arg(long, value_name = "A:B", conflicts_with = "offset")]
+    pub lines: Option<String>,
+    /// Lines to skip first (0-based).
+    #[arg(long, value_name = "N")]
+    pub offset: Option<usize>,
+    /// Lines to return.
+    #[arg(long, value_name = "M")]
+    pub limit: Option<usize>,
+    /// Cut shown lines longer than this many characters (0: never).
+    #[arg(long, value_name = "CHARS", default_value_t = 2000)]
+    pub max_line_len: usize,
+}
+
+impl Default for ReadRequest {
+    fn default() -> Self {
+        ReadRequest { path: Vec::new(), root: None, lines: None, offset: None, limit: None, max_line_len: 2000 }
+    }
+}
+
+/// Line endings of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Eol {
+    Lf,
+    Crlf,
+    Mixed,
+    /// No line ending at all (a single line without newline, or empty).
+    None,
+}
+
+/// One file read.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileRead {
+    pub path: String,
+    pub ok: bool,
+    #[serde(flatten)]
+    pub read: Option<Box<Content>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorBody>,
+}
+
+/// The content and facts of a file read.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Content {
+    pub content: String,
+    /// First and last line returned, 1-based (0 and 0 for an empty range).
+    pub start_line: usize,
+    pub end_line: usize,
+    pub line_count: usize,
+    pub size_bytes: u64,
+    pub byte_start: usize,
+    pub byte_end: usize,
+    /// SHA-256 of the whole file.
+    pub checksum: String,
+    pub eol: Eol,
+    pub bom: bool,
+    /// utf-8, or unknown when the bytes are not valid UTF-8.
+    pub encoding: String,
+    pub final_newline: bool,
+    /// A line was cut at --max-line-len, or lines remain past --limit.
+    pub truncated: bool,
+    /// Pass as --offset to continue after this range, when lines remain.
+    pub next_offset: Option<usize>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lossy: bool,
+}
+
+/// The result of a read.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ReadOutput {
+    pub files: Vec<FileRead>,
+}
+
+impl Render for ReadOutput {
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        let several = self.files.len() > 1;
+        for f in &self.files {
+            if several {
+                writeln!(w, "==> {} <==", f.path)?;
+            }
+            match (&f.read, &f.error) {
+                (Some(c), _) => {
+                    for (i, line) in c.content.split_inclusive('\n').enumerate() {
+                        let line = line.strip_suffix('\n').unwrap_or(line);
+                        let line = line.strip_suffix('\r').unwrap_or(line);
+                        writeln!(w, "{:>6}\t{line}", c.start_line + i)?;
+                    }
+                    if let Some(next) = c.next_offset {
+                        writeln!(w, "[{} lines in all; continue with --offset {next}]", c.line_count)?;
+                    }
+                }
+                (None, Some(e)) => writeln!(w, "error[{}]: {}", e.code, e.message)?,
+                (None, None) => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn found(&self) -> bool {
+        self.files.iter().all(|f| f.ok)
+    }
+
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        Some(("files", "file"))
+    }
+}
+
+/// The line range a request asks for: (skip, take).
+fn range(req: &ReadRequest) -> Result<(usize, usize), AideError> {
+    let bad = |why: &str| {
+        AideError::new(code::INVALID_ARGUMENTS, format!("--lines {}: {why}", req.lines.as_deref().unwrap_or("")))
+            .with_hint("write --lines 10:20 (1-based, inclusive), 10: or :20")
+    };
+    if let Some(spec) = &req.lines {
+        let (a, b) = spec.split_once(':').ok_or_else(|| bad("expected A:B"))?;
+        let parse = |s: &str| -> Result<Option<usize>, AideError> {
+            if s.trim().is_empty() {
+                Ok(None)
+            } else {
+                s.trim().parse().map(Some).map_err(|_| bad("not a line number"))
+            }
+        };
+        let start = parse(a)?.unwrap_or(1);
+        let end = parse(b)?;
+        if start == 0 || end == Some(0) {
+            return Err(bad("lines are numbered from 1"));
+        }
+        if end.is_some_and(|e| e < start) {
+            return Err(bad("the end is before the start"));
+        }
+        return Ok((start - 1, end.map_or(usize::MAX, |e| e - start + 1)));
+    }
+    Ok((req.offset.unwrap_or(0), req.limit.unwrap_or(DEFAULT_LIMIT)))
+}
+
+/// Reads one file.
+pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len: usize) -> Result<Content, AideError> {
+    let abs = root.resolve(rel)?;
+    if abs.is_dir() {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a directory"))
+            .with_hint("list it with llm-discover, or read a file inside it"));
+    }
+    let bytes = std::fs::read(&abs).map_err(|e| AideError::io(rel, &e))?;
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is UTF-16; only UTF-8 text is read"))
+            .with_hint("convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"));
+    }
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a binary file (it has NUL bytes)"))
+            .with_hint("llm-read shows text files only"));
+    }
+    let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
+    let index = LineIndex::new(&bytes);
+    let line_count = index.line_count();
+    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+    let lf = count_newlines(&bytes) - crlf;
+    let eol = match (lf, crlf) {
+        (0, 0) => Eol::None,
+        (_, 0) => Eol::Lf,
+        (0, _) => Eol::Crlf,
+        _ => Eol::Mixed,
+    };
+    let first = skip + 1;
+    let last = first.saturating_add(take).saturating_sub(1).min(line_count);
+    let (byte_start, byte_end, start_line, end_line) = if take == 0 || first > line_count {
+        let at = index.line_range(first).map_or(bytes.len(), |r| r.start).min(bytes.len());
+        (at, at, 0, 0)
+    } else {
+        let s = index.line_range(first).map_or(bytes.len(), |r| r.start);
+        let e = index.line_range(last).map_or(bytes.len(), |r| r.end);
+        (s, e, first, last)
+    };
+    let mut slice = &bytes[byte_start..byte_end];
+    if byte_start == 0 && bom {
+        slice = &slice[3..];
+    }
+    let (text, lossy) = aide_core::text::lossy(slice);
+    let mut cut = false;
+    let content: String = if max_line_len == 0 {
+        text
+    } else {
+        text.split_inclusive('\n')
+            .map(|line| {
+                let body = line.strip_suffix('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).unwrap_or(line);
+                let ending = &line[body.len()..];
+                let (shown, c) = aide_core::text::shorten(body.to_string(), max_line_len);
+                cut |= c;
+                shown + ending
+            })
+            .collect()
+    };
+    let more = end_line > 0 && end_line < line_count;
+    Ok(Content {
+        content,
+        start_line,
+        end_line,
+        line_count,
+        size_bytes: bytes.len() as u64,
+        byte_start,
+        byte_end,
+        checksum: aide_core::checksum::sha256_hex(&bytes),
+        eol,
+        bom,
+        encoding: if std::str::from_utf8(&bytes).is_ok() { "utf-8".into() } else { "unknown".into() },
+        final_newline: bytes.ends_with(b"\n"),
+        truncated: cut || more,
+        next_offset: more.then_some(end_line),
+        lossy,
+    })
+}
+
+fn count_newlines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// Reads every path of the request.
+pub fn read(req: &ReadRequest) -> Result<ReadOutput, AideError> {
+    let root = Root::from_option(req.root.as_deref())?;
+    let (skip, take) = range(req)?;
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for path in &req.path {
+        match read_file(&root, path, skip, take, req.max_line_len) {
+            Ok(c) => files.push(FileRead { path: path.clone(), ok: true, read: Some(Box::new(c)), error: None }),
+            Err(e) => {
+                files.push(FileRead { path: path.clone(), ok: false, read: None, error: Some((&e).into()) });
+                errors.push(e);
+            }
+        }
+    }
+    // A single file's failure (or every file's) is the run's error.
+    if errors.len() == req.path.len() && !errors.is_empty() {
+        return Err(errors.swap_remove(0));
+    }
+    Ok(ReadOutput { files })
+}
+
+/// The `llm-read` tool.
+#[derive(Debug)]
+pub struct LlmRead;
+
+impl Tool for LlmRead {
+    const NAME: &'static str = "llm-read";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const ABOUT: &'static str = "Read files with line numbers and checksums to edit against.";
+    type Request = ReadRequest;
+    type Output = ReadOutput;
+
+    fn run(request: ReadRequest, _ctx: &mut RunContext) -> Result<ReadOutput, AideError> {
+        read(&request)
+    }
+
+    fn root(request: &ReadRequest) -> Option<PathBuf> {
+        request.root.clone().or_else(|| std::env::current_dir().ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Root) {
+        let d = tempfile::tempdir().unwrap();
+        for (name, body) in files {
+            std::fs::write(d.path().join(name), body).unwrap();
+        }
+        let root = Root::new(d.path()).unwrap();
+        (d, root)
+    }
+
+    #[test]
+    fn ranges_slice_exact_bytes() {
+        let body = b"one\r\ntwo\r\nthree\r\n";
+        let (_d, root) = setup(&[("a.txt", body)]);
+        let c = read_file(&root, "a.txt", 1, 1, 0).unwrap();
+        assert_eq!((c.start_line, c.end_line, c.line_count), (2, 2, 3));
+        assert_eq!(&body[c.byte_start..c.byte_end], b"two\r\n");
+        assert_eq!(c.content, "two\r\n");
+        assert_eq!((c.eol, c.final_newline, c.truncated, c.next_offset), (Eol::Crlf, true, true, Some(2)));
+        assert_eq!(c.checksum, aide_core::checksum::sha256_hex(body));
+        let past = read_file(&root, "a.txt", 10, 5, 0).unwrap();
+        assert_eq!((past.start_line, past.end_line, past.content.as_str()), (0, 0, ""));
+    }
+
+    #[test]
+    fn bom_mixed_endings_and_no_final_newline() {
+        let (_d, root) = setup(&[("b.txt", b"\xEF\xBB\xBFa\nb\r\nc")]);
+        let c = read_file(&root, "b.txt", 0, 10, 0).unwrap();
+        assert!(c.bom);
+        assert_eq!(c.content, "a\nb\r\nc");
+        assert_eq!((c.byte_start, c.byte_end), (0, 9));
+        assert_eq!((c.eol, c.final_newline, c.line_count), (Eol::Mixed, false, 3));
+    }
+
+    #[test]
+    fn long_lines_are_cut_in_content_only() {
+        let long = format!("{}\nshort\n", "x".repeat(50));
+        let (_d, root) = setup(&[("l.txt", long.as_bytes())]);
+        let c = read_file(&root, "l.txt", 0, 10, 10).unwrap();
+        assert_eq!(c.content, format!("{}…[+40 chars]\nshort\n", "x".repeat(10)));
+        assert!(c.truncated);
+        assert_eq!(c.byte_end, long.len());
+    }
+
+    #[test]
+    fn binary_utf16_and_escapes_are_refused() {
+        let (_d, root) = setup(&[("bin", b"a\0b"), ("w.txt", b"\xFF\xFEa\0")]);
+        assert_eq!(read_file(&root, "bin", 0, 10, 0).unwrap_err().code, code::INVALID_ARGUMENTS);
+        assert!(read_file(&root, "w.txt", 0, 10, 0).unwrap_err().message.contains("UTF-16"));
+        assert_eq!(read_file(&root, "../x", 0, 10, 0).unwrap_err().code, code::PATH_OUTSIDE_ROOT);
+        assert_eq!(read_file(&root, "missing", 0, 10, 0).unwrap_err().code, code::NOT_FOUND);
+    }
+
+    #[test]
+    fn line_specs_parse() {
+        let req = |lines: &str| ReadRequest { lines: Some(lines.into()), ..ReadRequest::default() };
+        assert_eq!(range(&req("3:5")).unwrap(), (2, 3));
+        assert_eq!(range(&req("3:")).unwrap(), (2, usize::MAX));
+        assert_eq!(range(&req(":2")).unwrap(), (0, 2));
+        for bad in ["0:3", "5:3", "x", "a:b"] {
+            assert_eq!(range(&req(bad)).unwrap_err().code, code::INVALID_ARGUMENTS, "{bad}");
+        }
+        let offset = ReadRequest { offset: Some(100), limit: Some(50), ..ReadRequest::default() };
+        assert_eq!(range(&offset).unwrap(), (100, 50));
+    }
+}
