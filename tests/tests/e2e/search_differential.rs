@@ -26,7 +26,7 @@ fn generated_tree() -> TestDir {
         "src/main.rs",
         "use std::io;\n\nfn main() {\n    let foo = bar();\n    println!(\"{foo}\");\n}\n\nfn bar() -> u32 { 42 }\n",
     );
-    t.write("src/lib.rs", "pub struct User { name: String }\npub struct UserId(u64);\nimpl User {\n    pub fn new() -> Self { todo!() }\n}\n");
+    t.write("src/lib.rs", "pub struct User { name: String }\npub struct UserId(u64);\nimpl User {\n    pub fn new() -> Self { Self { name: String::new() } }\n}\n");
     t.write("src/crlf.rs", "fn crlf_one() {}\r\nfn crlf_two() {}\r\nfoo\r\nbar\r\n");
     t.write("src/no_newline.py", "def foo():\n    return 'café'\n# foo at end");
     t.write("docs/unicode.md", "Ünïcödé foo wörds\nΑλφα βήτα foo γάμμα\n日本語 foo テキスト\nemoji 🦀 foo 🦀\n");
