@@ -21,6 +21,7 @@
 //! * [`walk`] — file walking with ripgrep's ignore semantics.
 //! * [`lang`] — language detection by extension.
 //! * [`fsutil`] — atomic file writes; [`text`] — lossy text, line cuts.
+//! * [`process`] — process groups: signals and waiting with a timeout.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
 //!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores.
 //!
@@ -35,6 +36,7 @@ pub mod ids;
 pub mod lang;
 pub mod log;
 pub mod ordering;
+pub mod process;
 pub mod request;
 pub mod root;
 pub mod span;

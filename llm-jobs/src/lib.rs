@@ -809,13 +809,13 @@ fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
             killed(&mut store, signal.as_raw(), "killed before it started")?;
         }
         Some(pid) => {
-            let _ = process::signal_group(pid, signal);
+            let _ = aide_core::process::signal_group(pid, signal);
             let grace_end = Instant::now() + Duration::from_secs_f64(args.grace.max(0.0));
-            while process::group_alive(pid) && Instant::now() < grace_end {
+            while aide_core::process::group_alive(pid) && Instant::now() < grace_end {
                 std::thread::sleep(Duration::from_millis(10));
             }
-            if process::group_alive(pid) {
-                let _ = process::signal_group(pid, rustix::process::Signal::KILL);
+            if aide_core::process::group_alive(pid) {
+                let _ = aide_core::process::signal_group(pid, rustix::process::Signal::KILL);
             }
             // The supervisor records the end; wait for it briefly, then record it ourselves.
             let settle = Instant::now() + Duration::from_secs(3);

@@ -1,7 +1,7 @@
 //! Processes: liveness by pid *and* start time (a reused pid is never taken
-//! for the job), signals to whole process groups.
+//! for the job), and signal names. Group signalling is in aide-core.
 
-use rustix::process::{Pid, Signal};
+use rustix::process::Signal;
 
 /// A process's start time in clock ticks since boot (`/proc/PID/stat`, field 22).
 pub fn start_time(pid: u32) -> Option<u64> {
@@ -21,21 +21,6 @@ pub fn is_alive(pid: u32, start: u64) -> bool {
         return false;
     }
     fields.nth(18).and_then(|s| s.parse::<u64>().ok()) == Some(start)
-}
-
-/// Whether any process of the group led by `pgid` is still there.
-pub fn group_alive(pgid: u32) -> bool {
-    to_pid(pgid).is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
-}
-
-/// Sends `signal` to the process group `pgid`.
-pub fn signal_group(pgid: u32, signal: Signal) -> std::io::Result<()> {
-    let pid = to_pid(pgid).ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    rustix::process::kill_process_group(pid, signal).map_err(std::io::Error::from)
-}
-
-fn to_pid(raw: u32) -> Option<Pid> {
-    i32::try_from(raw).ok().and_then(Pid::from_raw)
 }
 
 /// Parses a signal name (`TERM`, `SIGKILL`, `int`) or number.

@@ -229,42 +229,9 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     start_reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>), stderr_file, &stderr_written);
     drop(drained_tx);
 
-    // Wait in a thread so the end is seen the moment it happens, while this
-    // thread keeps the timeout.
-    let (done_tx, done_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done_tx.send(child.wait());
-    });
-    let deadline = job.timeout_ms.map(|ms| Instant::now() + Duration::from_millis(ms.max(0) as u64));
-    let mut timed_out = false;
-    let mut kill_at: Option<Instant> = None;
-    let status = loop {
-        let wait_for = match (kill_at, deadline, timed_out) {
-            (Some(k), _, _) => k.saturating_duration_since(Instant::now()),
-            (None, Some(d), false) => d.saturating_duration_since(Instant::now()),
-            _ => Duration::from_secs(3600),
-        };
-        match done_rx.recv_timeout(wait_for) {
-            Ok(status) => break status,
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                break Err(std::io::Error::other("lost track of the command"));
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if !timed_out && deadline.is_some_and(|d| Instant::now() >= d) {
-                    timed_out = true;
-                    let _ = process::signal_group(pid, rustix::process::Signal::TERM);
-                    kill_at = Some(Instant::now() + TIMEOUT_GRACE);
-                } else if kill_at.is_some_and(|k| Instant::now() >= k) {
-                    let _ = process::signal_group(pid, rustix::process::Signal::KILL);
-                    kill_at = None;
-                }
-            }
-        }
-    };
-    if timed_out {
-        // Whatever the group left behind goes too.
-        let _ = process::signal_group(pid, rustix::process::Signal::KILL);
-    }
+    let timeout = job.timeout_ms.map(|ms| Duration::from_millis(ms.max(0) as u64));
+    let aide_core::process::Waited { status, timed_out } =
+        aide_core::process::wait_with_timeout(child, timeout, TIMEOUT_GRACE);
     let drain_until = Instant::now() + DRAIN_LIMIT;
     for _ in 0..readers {
         if drained_rx.recv_timeout(drain_until.saturating_duration_since(Instant::now())).is_err() {

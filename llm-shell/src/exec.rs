@@ -210,37 +210,12 @@ pub fn run(
     let mut child = cmd.spawn().map_err(|e| {
         AideError::new(code::IO_ERROR, format!("could not start bash: {e}")).with_hint("llm-shell needs bash on PATH")
     })?;
-    let pid = child.id();
     let out_rx = child.stdout.take().map(|p| reader(p, max_output));
     let err_rx = child.stderr.take().map(|p| reader(p, max_output));
 
-    let (done_tx, done_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = done_tx.send(child.wait());
-    });
-    let deadline = timeout.map(|t| Instant::now() + t);
-    let mut timed_out = false;
-    let status = loop {
-        let wait = match (deadline, timed_out) {
-            (Some(d), false) => d.saturating_duration_since(Instant::now()),
-            (_, true) => KILL_GRACE,
-            (None, false) => Duration::from_secs(3600),
-        };
-        match done_rx.recv_timeout(wait) {
-            Ok(s) => break s.ok(),
-            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-            Err(mpsc::RecvTimeoutError::Timeout) if !timed_out && deadline.is_some_and(|d| Instant::now() >= d) => {
-                timed_out = true;
-                signal_group(pid, rustix::process::Signal::TERM);
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) if timed_out => signal_group(pid, rustix::process::Signal::KILL),
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-        }
-    };
-    if timed_out {
-        // Children that ignored TERM go too; the session itself lives on.
-        signal_group(pid, rustix::process::Signal::KILL);
-    }
+    // Children that ignore TERM go too; the session itself lives on.
+    let waited = aide_core::process::wait_with_timeout(child, timeout, KILL_GRACE);
+    let (status, timed_out) = (waited.status.ok(), waited.timed_out);
     let capture_start = Instant::now();
     let collect = |rx: Option<mpsc::Receiver<Capture>>| {
         rx.and_then(|r| r.recv_timeout(Duration::from_secs(2)).ok()).map(Capture::finish).unwrap_or((
@@ -314,12 +289,6 @@ pub fn run(
             total_us: round(total_us),
         },
     })
-}
-
-fn signal_group(pid: u32, sig: rustix::process::Signal) {
-    if let Some(p) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) {
-        let _ = rustix::process::kill_process_group(p, sig);
-    }
 }
 
 #[cfg(test)]

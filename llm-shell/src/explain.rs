@@ -83,31 +83,42 @@ struct Walker<'a> {
 /// Explains `command` as it would run in `cwd` (used to tell whether a
 /// redirection overwrites an existing file). Errors if it does not parse.
 pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, String> {
-    let program = syntax::parse(command).map_err(|(msg, _)| msg)?;
-    let mut w = Walker { cwd, steps: Vec::new(), warnings: Vec::new() };
-    for list in &program.complete_commands {
-        w.list(list, "always");
-    }
+    let mut w = walk(command, cwd)?;
     if command.contains(":(){") || command.contains(": (){") {
         mark_fork_bomb(&mut w.steps);
     }
-    let overall_risk = w.steps.iter().map(|s| s.estimated_risk).max().unwrap_or_default();
-    let mut risk_reasons: Vec<String> = Vec::new();
-    for r in w.steps.iter().flat_map(|s| s.risk_reasons.iter()) {
-        if !risk_reasons.contains(r) {
-            risk_reasons.push(r.clone());
-        }
-    }
-    let explanation = summary(&w.steps);
+    let (overall_risk, risk_reasons) = risk_of_steps(&w.steps);
     Ok(ExplainOutput {
         command: command.to_string(),
-        explanation,
+        explanation: summary(&w.steps),
         steps: w.steps,
         overall_risk,
         risk_reasons,
         warnings: w.warnings,
         shellcheck: shellcheck(command),
     })
+}
+
+/// The steps and warnings of `command`.
+fn walk<'a>(command: &str, cwd: &'a Path) -> Result<Walker<'a>, String> {
+    let program = syntax::parse(command).map_err(|(msg, _)| msg)?;
+    let mut w = Walker { cwd, steps: Vec::new(), warnings: Vec::new() };
+    for list in &program.complete_commands {
+        w.list(list, "always");
+    }
+    Ok(w)
+}
+
+/// The highest risk of `steps` and their reasons, each once.
+fn risk_of_steps(steps: &[Step]) -> (Risk, Vec<String>) {
+    let overall = steps.iter().map(|s| s.estimated_risk).max().unwrap_or_default();
+    let mut reasons: Vec<String> = Vec::new();
+    for r in steps.iter().flat_map(|s| s.risk_reasons.iter()) {
+        if !reasons.contains(r) {
+            reasons.push(r.clone());
+        }
+    }
+    (overall, reasons)
 }
 
 fn mark_fork_bomb(steps: &mut [Step]) {
@@ -219,11 +230,10 @@ impl Walker<'_> {
                     }
                 }
                 for sub in words.iter().flat_map(|w| syntax::substitutions(w)) {
-                    if let Ok(inner) = explain_quiet(&sub, self.cwd) {
-                        if inner.overall_risk > risk {
-                            risk = inner.overall_risk;
-                        }
-                        reasons.extend(inner.risk_reasons.into_iter().map(|r| format!("in $(…): {r}")));
+                    if let Ok(inner) = walk(&sub, self.cwd) {
+                        let (inner_risk, inner_reasons) = risk_of_steps(&inner.steps);
+                        risk = risk.max(inner_risk);
+                        reasons.extend(inner_reasons.into_iter().map(|r| format!("in $(…): {r}")));
                     }
                 }
                 let description =
@@ -308,25 +318,6 @@ impl Walker<'_> {
             }),
         }
     }
-}
-
-fn explain_quiet(command: &str, cwd: &Path) -> Result<ExplainOutput, String> {
-    let program = syntax::parse(command).map_err(|(m, _)| m)?;
-    let mut w = Walker { cwd, steps: Vec::new(), warnings: Vec::new() };
-    for list in &program.complete_commands {
-        w.list(list, "always");
-    }
-    let overall_risk = w.steps.iter().map(|s| s.estimated_risk).max().unwrap_or_default();
-    let risk_reasons = w.steps.iter().flat_map(|s| s.risk_reasons.clone()).collect();
-    Ok(ExplainOutput {
-        command: command.into(),
-        explanation: String::new(),
-        steps: w.steps,
-        overall_risk,
-        risk_reasons,
-        warnings: w.warnings,
-        shellcheck: None,
-    })
 }
 
 fn program_of(c: &Command) -> Option<String> {

@@ -353,8 +353,9 @@ fn session_state(s: &session::Session) -> Result<SessionState, AideError> {
 
 fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput, AideError> {
     let pairs = aide_core::request::parse_env_pairs(set)?;
-    for name in unset {
-        aide_core::request::parse_env_pairs(&[format!("{name}=")])?;
+    if let Some(bad) = unset.iter().find(|n| !aide_core::request::is_identifier(n)) {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{bad}` is not a variable name"))
+            .with_hint("names are letters, digits and _, not starting with a digit"));
     }
     if pairs.is_empty() && unset.is_empty() {
         return Err(

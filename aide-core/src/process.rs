@@ -1,0 +1,112 @@
+//! Child processes run in a process group of their own: signalling the whole
+//! group, and waiting with a timeout that takes the group down (TERM, then
+//! KILL after a grace period, then KILL for whatever it left behind).
+
+use std::process::{Child, ExitStatus};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal};
+
+fn to_pid(raw: u32) -> Option<Pid> {
+    i32::try_from(raw).ok().and_then(Pid::from_raw)
+}
+
+/// Sends `signal` to the process group `pgid` (never to group 0 or -1: a pid
+/// that does not convert is refused).
+pub fn signal_group(pgid: u32, signal: Signal) -> std::io::Result<()> {
+    let pid = to_pid(pgid).ok_or_else(|| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    rustix::process::kill_process_group(pid, signal).map_err(std::io::Error::from)
+}
+
+/// Whether any process of the group `pgid` is still there.
+pub fn group_alive(pgid: u32) -> bool {
+    to_pid(pgid).is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
+}
+
+/// How a wait ended.
+#[derive(Debug)]
+pub struct Waited {
+    pub status: std::io::Result<ExitStatus>,
+    /// The timeout passed and the group was signalled.
+    pub timed_out: bool,
+}
+
+/// Waits for `child`, the leader of its own process group. Past `timeout`
+/// the group gets TERM, and KILL `grace` later; after a timed-out child ends,
+/// what is left of its group gets KILL. The end is seen the moment it
+/// happens: the wait runs in a thread while this one keeps the clock.
+pub fn wait_with_timeout(mut child: Child, timeout: Option<Duration>, grace: Duration) -> Waited {
+    let pgid = child.id();
+    let (done_tx, done_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(child.wait());
+    });
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let mut timed_out = false;
+    let mut kill_at: Option<Instant> = None;
+    let status = loop {
+        let wait_for = match (kill_at, deadline, timed_out) {
+            (Some(k), _, _) => k.saturating_duration_since(Instant::now()),
+            (None, Some(d), false) => d.saturating_duration_since(Instant::now()),
+            _ => Duration::from_secs(3600),
+        };
+        match done_rx.recv_timeout(wait_for) {
+            Ok(status) => break status,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Err(std::io::Error::other("lost track of the command")),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if !timed_out && deadline.is_some_and(|d| Instant::now() >= d) {
+                    timed_out = true;
+                    let _ = signal_group(pgid, Signal::TERM);
+                    kill_at = Some(Instant::now() + grace);
+                } else if kill_at.is_some_and(|k| Instant::now() >= k) {
+                    let _ = signal_group(pgid, Signal::KILL);
+                    kill_at = None;
+                }
+            }
+        }
+    };
+    if timed_out {
+        let _ = signal_group(pgid, Signal::KILL);
+    }
+    Waited { status, timed_out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::CommandExt;
+
+    fn spawn(script: &str) -> Child {
+        let mut cmd = std::process::Command::new("bash");
+        cmd.args(["-c", script]).process_group(0);
+        cmd.spawn().unwrap()
+    }
+
+    #[test]
+    fn waits_for_a_quick_child() {
+        let w = wait_with_timeout(spawn("exit 3"), Some(Duration::from_secs(30)), Duration::from_secs(1));
+        assert_eq!((w.status.unwrap().code(), w.timed_out), (Some(3), false));
+    }
+
+    #[test]
+    fn a_timeout_takes_down_the_group_even_when_term_is_ignored() {
+        let child = spawn("trap '' TERM; sleep 30 & sleep 30");
+        let pgid = child.id();
+        let started = Instant::now();
+        let w = wait_with_timeout(child, Some(Duration::from_millis(200)), Duration::from_millis(300));
+        assert!(w.timed_out);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let gone = Instant::now() + Duration::from_secs(5);
+        while group_alive(pgid) && Instant::now() < gone {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!group_alive(pgid));
+    }
+
+    #[test]
+    fn pid_zero_is_refused() {
+        assert!(signal_group(0, Signal::TERM).is_err());
+        assert!(!group_alive(0));
+    }
+}
