@@ -69,6 +69,12 @@ pub trait Render {
     fn found(&self) -> bool {
         true
     }
+    /// The exit status of a successful run: 0, or 1 when nothing was found.
+    /// A check that ran but failed (files with syntax errors) overrides it
+    /// with 3.
+    fn exit_status(&self) -> i32 {
+        if self.found() { 0 } else { 1 }
+    }
     /// For `--jsonl`: the result field holding the records and the record
     /// type written into each line's `type`.
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
@@ -417,7 +423,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
         Err(e) => return run.fail(&mut out, &e),
     };
 
-    let status = if output.found() { 0 } else { 1 };
+    let status = output.exit_status();
     match emit(&mut run, &mut out, &output, status) {
         Ok(()) => status,
         Err(e) => {

@@ -88,6 +88,10 @@ pub mod code {
         INVALID_PATTERN = "invalid_pattern", InvalidInput;
         /// A glob given with `--glob` that does not compile.
         INVALID_GLOB = "invalid_glob", InvalidInput;
+        /// A tree-sitter query that does not compile (the details give its line and column).
+        INVALID_QUERY = "invalid_query", InvalidInput;
+        /// A Dialect program that does not parse or type-check (the details give its line and column).
+        INVALID_PROGRAM = "invalid_program", InvalidInput;
         /// A path that leads outside `--root`.
         PATH_OUTSIDE_ROOT = "path_outside_root", InvalidInput;
         /// A path, id or record that does not exist.

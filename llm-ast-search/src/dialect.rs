@@ -1,0 +1,571 @@
+//! # Dialect: a small functional language for IDE queries
+//!
+//! A program is one expression, or several separated by `;` (then the value
+//! is the list of their values). `//` starts a comment to the end of the line.
+//!
+//! ```text
+//! program := expr (";" expr)* ";"?
+//! expr    := call | string | integer
+//! call    := IDENT "(" [ expr ("," expr)* ","? ] ")"
+//! string  := "`" any character but "`" "`"       (raw: `#\[test\]` is the regex #\[test\])
+//!          | "\"" JSON string body "\""          (escapes as in JSON)
+//! integer := [0-9]+
+//! ```
+//!
+//! | function | arguments | value |
+//! |---|---|---|
+//! | `findDefinitions(name)`, alias `findDefinition` | name: string or definitions | definitions |
+//! | `findReferences(name)` | name: string or definitions | references |
+//! | `search(path, pattern)` | path: file or folder; pattern: regex | matches |
+//! | `search(path, pattern, ext)` | ext: `.rs` or `rs`, for a folder | matches |
+//! | `lines(path, start, end)` | 1-based, inclusive | range |
+//!
+//! A name is an identifier or the end of a name path (`Agent/run`,
+//! `ns::K::m`). A definitions value can be passed wherever a name is
+//! expected: `findReferences(findDefinition(`validateToken`))` finds the
+//! references of every name defined. Matching is by name, not by type
+//! resolution.
+//!
+//! Values (JSON): definitions `[{ "name", "kind", "namePath", "definedAt":
+//! { "path", "start": {"line","column"}, "end": {"line","column"} } }]`;
+//! references and matches are ranges `{ "path", "start", "end" }` with
+//! `"name"`, `"kind"`, `"enclosing"` or `"text"`; `lines` gives a range with
+//! its `"content"`. Lines and columns are 1-based.
+//!
+//! The program is parsed and type-checked before anything runs. Errors are
+//! `invalid_program` with the line and column in the program, what was
+//! expected, and the closest function name for a misspelt one.
+
+use aide_core::{AideError, code};
+use serde_json::{Value, json};
+
+/// A position in the program, 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Str(String, Pos),
+    Int(i64, Pos),
+    Call { name: String, args: Vec<Expr>, pos: Pos },
+}
+
+impl Expr {
+    fn pos(&self) -> Pos {
+        match self {
+            Expr::Str(_, p) | Expr::Int(_, p) => *p,
+            Expr::Call { pos, .. } => *pos,
+        }
+    }
+}
+
+/// The types of Dialect values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    Str,
+    Int,
+    Definitions,
+    References,
+    Matches,
+    Range,
+}
+
+impl Type {
+    fn describe(self) -> &'static str {
+        match self {
+            Type::Str => "a string",
+            Type::Int => "an integer",
+            Type::Definitions => "definitions",
+            Type::References => "references",
+            Type::Matches => "search matches",
+            Type::Range => "a line range",
+        }
+    }
+}
+
+/// A parameter: its name and the types it accepts.
+struct Param {
+    name: &'static str,
+    accepts: &'static [Type],
+}
+
+struct Function {
+    name: &'static str,
+    params: &'static [Param],
+    /// How many trailing parameters may be left out.
+    optional: usize,
+    returns: Type,
+}
+
+const NAME: Param = Param { name: "name", accepts: &[Type::Str, Type::Definitions] };
+const PATH: Param = Param { name: "path", accepts: &[Type::Str] };
+
+const FUNCTIONS: &[Function] = &[
+    Function { name: "findDefinitions", params: &[NAME], optional: 0, returns: Type::Definitions },
+    Function { name: "findDefinition", params: &[NAME], optional: 0, returns: Type::Definitions },
+    Function { name: "findReferences", params: &[NAME], optional: 0, returns: Type::References },
+    Function {
+        name: "search",
+        params: &[
+            PATH,
+            Param { name: "pattern", accepts: &[Type::Str] },
+            Param { name: "extension", accepts: &[Type::Str] },
+        ],
+        optional: 1,
+        returns: Type::Matches,
+    },
+    Function {
+        name: "lines",
+        params: &[PATH, Param { name: "start", accepts: &[Type::Int] }, Param { name: "end", accepts: &[Type::Int] }],
+        optional: 0,
+        returns: Type::Range,
+    },
+];
+
+/// What the interpreter asks of the tree: the tool's engines.
+pub trait Backend {
+    /// `[{name, kind, namePath, definedAt}]` for a name.
+    fn definitions(&self, name: &str) -> Result<Vec<Value>, AideError>;
+    /// References (ranges with name, kind, enclosing, text) of identifiers.
+    fn references(&self, names: &[String]) -> Result<Vec<Value>, AideError>;
+    fn search(&self, path: &str, pattern: &str, extension: Option<&str>) -> Result<Vec<Value>, AideError>;
+    fn lines(&self, path: &str, start: usize, end: usize) -> Result<Value, AideError>;
+}
+
+fn error(program: &str, pos: Pos, message: impl Into<String>) -> AideError {
+    let message = message.into();
+    let line_text = program.lines().nth(pos.line - 1).unwrap_or("");
+    let caret = format!("{}^", " ".repeat(line_text[..].chars().take(pos.column - 1).count()));
+    AideError::new(code::INVALID_PROGRAM, format!("{message} (at {}:{})", pos.line, pos.column)).with_details(json!({
+        "line": pos.line,
+        "column": pos.column,
+        "offset": pos.offset,
+        "snippet": format!("{line_text}\n{caret}"),
+    }))
+}
+
+/// The program's tokens.
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    Str(String),
+    Int(i64),
+    LParen,
+    RParen,
+    Comma,
+    Semi,
+    End,
+}
+
+fn describe(tok: &Tok) -> String {
+    match tok {
+        Tok::Ident(s) => format!("`{s}`"),
+        Tok::Str(_) => "a string".into(),
+        Tok::Int(n) => format!("`{n}`"),
+        Tok::LParen => "`(`".into(),
+        Tok::RParen => "`)`".into(),
+        Tok::Comma => "`,`".into(),
+        Tok::Semi => "`;`".into(),
+        Tok::End => "the end of the program".into(),
+    }
+}
+
+fn lex(program: &str) -> Result<Vec<(Tok, Pos)>, AideError> {
+    let mut out = Vec::new();
+    let chars: Vec<(usize, char)> = program.char_indices().collect();
+    let (mut i, mut line, mut col) = (0usize, 1usize, 1usize);
+    let pos_at = |i: usize, line: usize, col: usize| Pos {
+        offset: chars.get(i).map_or(program.len(), |c| c.0),
+        line,
+        column: col,
+    };
+    // Advances over chars[i], keeping line and column.
+    let step = |i: &mut usize, line: &mut usize, col: &mut usize| {
+        if chars[*i].1 == '\n' {
+            *line += 1;
+            *col = 1;
+        } else {
+            *col += 1;
+        }
+        *i += 1;
+    };
+    while i < chars.len() {
+        let c = chars[i].1;
+        let start = pos_at(i, line, col);
+        match c {
+            c if c.is_whitespace() => step(&mut i, &mut line, &mut col),
+            '/' if chars.get(i + 1).map(|c| c.1) == Some('/') => {
+                while i < chars.len() && chars[i].1 != '\n' {
+                    step(&mut i, &mut line, &mut col);
+                }
+            }
+            '(' | ')' | ',' | ';' => {
+                out.push((
+                    match c {
+                        '(' => Tok::LParen,
+                        ')' => Tok::RParen,
+                        ',' => Tok::Comma,
+                        _ => Tok::Semi,
+                    },
+                    start,
+                ));
+                step(&mut i, &mut line, &mut col);
+            }
+            '`' | '\'' => {
+                step(&mut i, &mut line, &mut col);
+                let mut s = String::new();
+                loop {
+                    match chars.get(i) {
+                        None => {
+                            return Err(error(program, start, format!("unterminated string: expected a closing {c}")));
+                        }
+                        Some(&(_, d)) if d == c => break,
+                        Some(&(_, d)) => {
+                            s.push(d);
+                            step(&mut i, &mut line, &mut col);
+                        }
+                    }
+                }
+                step(&mut i, &mut line, &mut col);
+                out.push((Tok::Str(s), start));
+            }
+            '"' => {
+                let from = chars[i].0;
+                step(&mut i, &mut line, &mut col);
+                let mut escaped = false;
+                loop {
+                    match chars.get(i) {
+                        None => return Err(error(program, start, "unterminated string: expected a closing \"")),
+                        Some(&(_, '"')) if !escaped => break,
+                        Some(&(_, d)) => {
+                            escaped = d == '\\' && !escaped;
+                            step(&mut i, &mut line, &mut col);
+                        }
+                    }
+                }
+                let to = chars[i].0 + 1;
+                step(&mut i, &mut line, &mut col);
+                let s: String = serde_json::from_str(&program[from..to])
+                    .map_err(|e| error(program, start, format!("invalid escape in string: {e}")))?;
+                out.push((Tok::Str(s), start));
+            }
+            c if c.is_ascii_digit() => {
+                let mut n = String::new();
+                while let Some(&(_, d)) = chars.get(i).filter(|c| c.1.is_ascii_digit()) {
+                    n.push(d);
+                    step(&mut i, &mut line, &mut col);
+                }
+                let value = n.parse().map_err(|_| error(program, start, format!("integer {n} is too large")))?;
+                out.push((Tok::Int(value), start));
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let mut s = String::new();
+                while let Some(&(_, d)) = chars.get(i).filter(|c| c.1.is_alphanumeric() || c.1 == '_') {
+                    s.push(d);
+                    step(&mut i, &mut line, &mut col);
+                }
+                out.push((Tok::Ident(s), start));
+            }
+            other => {
+                return Err(error(program, start, format!("unexpected character `{other}`"))
+                    .with_hint("write strings in backticks (`like this`), e.g. findDefinitions(`MyClass`)"));
+            }
+        }
+    }
+    out.push((Tok::End, pos_at(chars.len(), line, col)));
+    Ok(out)
+}
+
+struct Parser<'p> {
+    program: &'p str,
+    toks: Vec<(Tok, Pos)>,
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> &(Tok, Pos) {
+        &self.toks[self.at.min(self.toks.len() - 1)]
+    }
+
+    fn bump(&mut self) -> (Tok, Pos) {
+        let t = self.peek().clone();
+        self.at += 1;
+        t
+    }
+
+    fn expected(&self, what: &str) -> AideError {
+        let (tok, pos) = self.peek();
+        error(self.program, *pos, format!("expected {what}, found {}", describe(tok)))
+    }
+
+    fn expr(&mut self) -> Result<Expr, AideError> {
+        match self.bump() {
+            (Tok::Str(s), pos) => Ok(Expr::Str(s, pos)),
+            (Tok::Int(n), pos) => Ok(Expr::Int(n, pos)),
+            (Tok::Ident(name), pos) => {
+                if self.peek().0 != Tok::LParen {
+                    return Err(self
+                        .expected(&format!("`(` after the function name `{name}`"))
+                        .with_hint("call a function, e.g. findDefinitions(`Name`); names are written in backticks"));
+                }
+                self.bump();
+                let mut args = Vec::new();
+                loop {
+                    if self.peek().0 == Tok::RParen {
+                        self.bump();
+                        break;
+                    }
+                    args.push(self.expr()?);
+                    match self.peek().0 {
+                        Tok::Comma => {
+                            self.bump();
+                        }
+                        Tok::RParen => {}
+                        _ => return Err(self.expected("`,` or `)` after an argument")),
+                    }
+                }
+                Ok(Expr::Call { name, args, pos })
+            }
+            _ => {
+                self.at -= 1;
+                Err(self
+                    .expected("a function call, a string or an integer")
+                    .with_hint("e.g. findDefinitions(`MyClass`) or lines(`src/main.rs`, 10, 15)"))
+            }
+        }
+    }
+}
+
+/// Parses a program into its expressions.
+pub fn parse(program: &str) -> Result<Vec<Expr>, AideError> {
+    let toks = lex(program)?;
+    let mut p = Parser { program, toks, at: 0 };
+    let mut exprs = Vec::new();
+    loop {
+        if p.peek().0 == Tok::End {
+            break;
+        }
+        exprs.push(p.expr()?);
+        match p.peek().0 {
+            Tok::Semi => {
+                p.bump();
+            }
+            Tok::End => break,
+            _ => return Err(p.expected("`;` or the end of the program")),
+        }
+    }
+    if exprs.is_empty() {
+        return Err(error(program, p.peek().1, "the program is empty").with_hint("e.g. findDefinitions(`MyClass`)"));
+    }
+    Ok(exprs)
+}
+
+fn function(program: &str, name: &str, pos: Pos) -> Result<&'static Function, AideError> {
+    FUNCTIONS.iter().find(|f| f.name == name).ok_or_else(|| {
+        let names: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();
+        let err = error(program, pos, format!("unknown function `{name}`"));
+        match aide_core::request::closest(name, names.iter().copied()) {
+            Some(c) => err.with_hint(format!("did you mean `{c}`? Functions: {}", names.join(", "))),
+            None => err.with_hint(format!("functions: {}", names.join(", "))),
+        }
+    })
+}
+
+/// Type-checks an expression, returning its type.
+pub fn check(program: &str, expr: &Expr) -> Result<Type, AideError> {
+    match expr {
+        Expr::Str(..) => Ok(Type::Str),
+        Expr::Int(..) => Ok(Type::Int),
+        Expr::Call { name, args, pos } => {
+            let f = function(program, name, *pos)?;
+            let (min, max) = (f.params.len() - f.optional, f.params.len());
+            if args.len() < min || args.len() > max {
+                let wanted = if min == max { format!("{min}") } else { format!("{min} or {max}") };
+                let params: Vec<&str> = f.params.iter().map(|p| p.name).collect();
+                return Err(error(
+                    program,
+                    *pos,
+                    format!("`{name}` takes {wanted} argument{}, got {}", if max == 1 { "" } else { "s" }, args.len()),
+                )
+                .with_hint(format!("{name}({})", params.join(", "))));
+            }
+            for (arg, param) in args.iter().zip(f.params) {
+                let t = check(program, arg)?;
+                if !param.accepts.contains(&t) {
+                    let accepted: Vec<&str> = param.accepts.iter().map(|t| t.describe()).collect();
+                    return Err(error(
+                        program,
+                        arg.pos(),
+                        format!(
+                            "argument `{}` of `{name}` must be {}, found {}",
+                            param.name,
+                            accepted.join(" or "),
+                            t.describe()
+                        ),
+                    ));
+                }
+            }
+            Ok(f.returns)
+        }
+    }
+}
+
+/// Names a `name` argument stands for: a string, or the names of definitions.
+fn names_of(value: &Value) -> Vec<String> {
+    match value {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => {
+            let mut names: Vec<String> =
+                items.iter().filter_map(|d| d.get("name").and_then(Value::as_str).map(str::to_string)).collect();
+            names.sort();
+            names.dedup();
+            names
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<Value, AideError> {
+    let (name, args, pos) = match expr {
+        Expr::Str(s, _) => return Ok(Value::String(s.clone())),
+        Expr::Int(n, _) => return Ok(json!(n)),
+        Expr::Call { name, args, pos } => (name.as_str(), args, *pos),
+    };
+    let values = args.iter().map(|a| eval(program, a, backend)).collect::<Result<Vec<_>, _>>()?;
+    let at = |e: AideError| {
+        let mut e = e;
+        e.message = format!("{name} at {}:{}: {}", pos.line, pos.column, e.message);
+        e
+    };
+    let str_arg = |i: usize| values.get(i).and_then(Value::as_str);
+    let int_arg = |i: usize| values.get(i).and_then(Value::as_i64).unwrap_or(0);
+    match name {
+        "findDefinitions" | "findDefinition" => {
+            let mut out = Vec::new();
+            for n in names_of(&values[0]) {
+                out.extend(backend.definitions(&n).map_err(at)?);
+            }
+            Ok(Value::Array(out))
+        }
+        "findReferences" => Ok(Value::Array(backend.references(&names_of(&values[0])).map_err(at)?)),
+        "search" => Ok(Value::Array(
+            backend.search(str_arg(0).unwrap_or(""), str_arg(1).unwrap_or(""), str_arg(2)).map_err(at)?,
+        )),
+        "lines" => {
+            let (start, end) = (int_arg(1), int_arg(2));
+            if start < 1 || end < start {
+                return Err(error(
+                    program,
+                    args[1].pos(),
+                    format!("lines {start} to {end} is not a range: lines are 1-based and start ≤ end"),
+                ));
+            }
+            backend.lines(str_arg(0).unwrap_or(""), start as usize, end as usize).map_err(at)
+        }
+        other => Err(function(program, other, pos).err().unwrap_or_else(|| AideError::internal("unhandled function"))),
+    }
+}
+
+/// Parses, checks and runs a program: one value, or a list of values for a
+/// program of several expressions.
+pub fn run(program: &str, backend: &dyn Backend) -> Result<Value, AideError> {
+    let exprs = parse(program)?;
+    for e in &exprs {
+        check(program, e)?;
+    }
+    let mut values = exprs.iter().map(|e| eval(program, e, backend)).collect::<Result<Vec<_>, _>>()?;
+    Ok(if values.len() == 1 { values.remove(0) } else { Value::Array(values) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A backend that records what it was asked.
+    struct Echo;
+
+    impl Backend for Echo {
+        fn definitions(&self, name: &str) -> Result<Vec<Value>, AideError> {
+            Ok(vec![json!({ "name": name, "kind": "function" })])
+        }
+        fn references(&self, names: &[String]) -> Result<Vec<Value>, AideError> {
+            Ok(names.iter().map(|n| json!({ "name": n })).collect())
+        }
+        fn search(&self, path: &str, pattern: &str, ext: Option<&str>) -> Result<Vec<Value>, AideError> {
+            Ok(vec![json!([path, pattern, ext])])
+        }
+        fn lines(&self, path: &str, start: usize, end: usize) -> Result<Value, AideError> {
+            Ok(json!([path, start, end]))
+        }
+    }
+
+    fn err(program: &str) -> AideError {
+        run(program, &Echo).unwrap_err()
+    }
+
+    #[test]
+    fn every_seed_program_runs() {
+        assert_eq!(run("findDefinitions(`MyClass`)", &Echo).unwrap()[0]["name"], "MyClass");
+        assert_eq!(run("findDefinition(`MyClass`)", &Echo).unwrap()[0]["name"], "MyClass");
+        assert_eq!(run("findReferences(`validateToken`)", &Echo).unwrap(), json!([{ "name": "validateToken" }]));
+        assert_eq!(
+            run("search(`src/auth.rs`, `async fn`)", &Echo).unwrap(),
+            json!([["src/auth.rs", "async fn", null]])
+        );
+        assert_eq!(
+            run("search(`src`, `struct.*User`, `.rs`)", &Echo).unwrap(),
+            json!([["src", "struct.*User", ".rs"]])
+        );
+        assert_eq!(run(r"search(`tests`, `#\[test\]`)", &Echo).unwrap(), json!([["tests", r"#\[test\]", null]]));
+        assert_eq!(run("lines(`src/main.rs`, 10, 15)", &Echo).unwrap(), json!(["src/main.rs", 10, 15]));
+        assert_eq!(
+            run("findReferences(findDefinition(`validateToken`))", &Echo).unwrap(),
+            json!([{ "name": "validateToken" }])
+        );
+    }
+
+    #[test]
+    fn several_expressions_comments_and_json_strings() {
+        let v = run("// two\nfindDefinitions(\"A\\u0042\");\nlines('x', 1, 1);", &Echo).unwrap();
+        assert_eq!(v[0][0]["name"], "AB");
+        assert_eq!(v[1], json!(["x", 1, 1]));
+    }
+
+    #[test]
+    fn typos_get_the_closest_function() {
+        let e = err("findDefintions(`X`)");
+        assert_eq!(e.code, code::INVALID_PROGRAM);
+        assert!(e.message.contains("unknown function `findDefintions`") && e.message.contains("1:1"), "{}", e.message);
+        assert!(e.hint.unwrap().contains("did you mean `findDefinitions`"));
+    }
+
+    #[test]
+    fn errors_point_at_the_position_and_say_what_was_expected() {
+        let e = err("findDefinitions(`X`");
+        assert!(e.message.contains("expected `,` or `)`") && e.message.contains("1:20"), "{}", e.message);
+        let e = err("lines(`a`, `b`, 3)");
+        assert!(
+            e.message.contains("argument `start` of `lines` must be an integer, found a string (at 1:12)"),
+            "{}",
+            e.message
+        );
+        let e = err("search(`a`)");
+        assert!(e.message.contains("`search` takes 2 or 3 arguments, got 1"), "{}", e.message);
+        let e = err("findDefinitions(`a`) findReferences(`b`)");
+        assert!(e.message.contains("expected `;` or the end of the program, found `findReferences`"), "{}", e.message);
+        let e = err("findDefinitions(MyClass)");
+        assert!(e.message.contains("expected `(` after the function name `MyClass`"), "{}", e.message);
+        let e = err("findDefinitions(`unterminated)");
+        assert!(e.message.contains("unterminated string") && e.message.contains("1:17"), "{}", e.message);
+        let e = err("lines(`a`, 5, 2)");
+        assert!(e.message.contains("not a range"), "{}", e.message);
+        let e = err("findReferences(lines(`a`, 1, 2))");
+        assert!(e.message.contains("must be a string or definitions, found a line range"), "{}", e.message);
+        assert!(err("  ").message.contains("empty"));
+        assert!(err("find#").message.contains("unexpected character `#`"));
+    }
+}

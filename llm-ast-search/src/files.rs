@@ -1,0 +1,216 @@
+//! Which files a request covers, read and parsed in parallel.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use aide_core::envelope::diag;
+use aide_core::walk::{WalkArgs, Walker, lock};
+use aide_core::{AideError, Diagnostic, Lang, LineIndex, Root, code};
+use tree_sitter::Tree;
+
+use crate::validate::{SyntaxIssue, syntax_issues};
+
+/// A parsed source file.
+pub struct SourceFile {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    pub lang: Lang,
+    pub source: Vec<u8>,
+    pub tree: Tree,
+    pub index: LineIndex,
+}
+
+impl SourceFile {
+    /// Reads and parses `abs` as `lang`.
+    pub fn parse(path: String, lang: Lang, source: Vec<u8>) -> Result<SourceFile, Diagnostic> {
+        let Some(tree) = crate::language::parse(lang, &source) else {
+            return Err(Diagnostic::new(diag::PARSE_ERROR, format!("tree-sitter could not parse this file as {lang}"))
+                .with_path(path));
+        };
+        let index = LineIndex::new(&source);
+        Ok(SourceFile { path, lang, source, tree, index })
+    }
+
+    pub fn syntax_issues(&self) -> Vec<SyntaxIssue> {
+        syntax_issues(&self.tree, &self.source, &self.index)
+    }
+
+    /// A `parse_error` diagnostic if the file has syntax errors: results from
+    /// it may be incomplete, and the user must know.
+    pub fn parse_diagnostic(&self) -> Option<Diagnostic> {
+        if !self.tree.root_node().has_error() {
+            return None;
+        }
+        let issues = self.syntax_issues();
+        let first = issues.first()?;
+        Some(
+            Diagnostic::new(
+                diag::PARSE_ERROR,
+                format!(
+                    "{} syntax error{} (first at {}:{}: {}); symbols near them may be missing (see --validate)",
+                    issues.len(),
+                    if issues.len() == 1 { "" } else { "s" },
+                    first.line,
+                    first.column,
+                    first.message
+                ),
+            )
+            .with_path(self.path.clone()),
+        )
+    }
+}
+
+/// The files of a request: explicit paths (files or directories under the
+/// root), or the whole root; filtered by language and the walk options.
+pub struct Scope<'a> {
+    pub root: &'a Root,
+    pub paths: &'a [String],
+    pub walk: &'a WalkArgs,
+    /// Only files of this language; explicit files are parsed as it whatever
+    /// their extension.
+    pub language: Option<Lang>,
+    pub threads: usize,
+}
+
+/// Why a file was not parsed, if it was not.
+fn read_source(abs: &Path, rel: &str, max_filesize: Option<u64>) -> Result<Vec<u8>, Diagnostic> {
+    if let Some(max) = max_filesize
+        && let Ok(meta) = std::fs::metadata(abs)
+        && meta.len() > max
+    {
+        return Err(Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes, over --max-filesize {max}", meta.len()))
+            .with_path(rel));
+    }
+    let bytes = std::fs::read(abs)
+        .map_err(|e| Diagnostic::new(diag::UNREADABLE, format!("cannot read: {e}")).with_path(rel))?;
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err(Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file skipped").with_path(rel));
+    }
+    let head = &bytes[..bytes.len().min(8192)];
+    if memchr::memchr(0, head).is_some() {
+        return Err(Diagnostic::new(diag::BINARY_FILE, "binary file (NUL byte) skipped").with_path(rel));
+    }
+    Ok(bytes)
+}
+
+/// A file to look at: where it is and how to parse it.
+struct Candidate {
+    abs: std::path::PathBuf,
+    rel: String,
+    lang: Lang,
+}
+
+impl Scope<'_> {
+    /// The candidate files, sorted by path, and the walk's diagnostics.
+    fn candidates(&self) -> Result<(Vec<Candidate>, Vec<Diagnostic>), AideError> {
+        let mut out = Vec::new();
+        let mut diagnostics = Vec::new();
+        let wanted = |path: &Path| -> Option<Lang> {
+            let detected = Lang::from_path(path)?;
+            match self.language {
+                None => Some(detected),
+                Some(l) if l == detected => Some(l),
+                _ => None,
+            }
+        };
+        let walk_dir = |dir_root: &Root, prefix: &str, out: &mut Vec<Candidate>, diags: &mut Vec<Diagnostic>| {
+            let walker = Walker::new(dir_root, self.walk)?;
+            let (files, d) = walker.collect(self.threads);
+            diags.extend(d.into_iter().map(|mut d| {
+                d.path = d.path.map(|p| join(prefix, &p));
+                d
+            }));
+            out.extend(files.into_iter().filter_map(|f| {
+                let lang = wanted(&f.abs)?;
+                Some(Candidate { rel: join(prefix, &f.rel), abs: f.abs, lang })
+            }));
+            Ok::<(), AideError>(())
+        };
+        if self.paths.is_empty() {
+            walk_dir(self.root, "", &mut out, &mut diagnostics)?;
+        }
+        for p in self.paths {
+            let abs = self.root.resolve(p)?;
+            let rel = self.root.relative(&abs).unwrap_or_else(|| p.clone());
+            let meta = std::fs::metadata(&abs).map_err(|e| {
+                AideError::new(code::NOT_FOUND, format!("{p}: {e}")).with_hint("paths are relative to --root")
+            })?;
+            if meta.is_dir() {
+                let sub = Root::new(&abs)?;
+                let prefix = if rel.is_empty() || rel == "." { String::new() } else { rel };
+                walk_dir(&sub, &prefix, &mut out, &mut diagnostics)?;
+                continue;
+            }
+            let lang = match self.language.or_else(|| Lang::from_path(&abs)) {
+                Some(l) => l,
+                None => {
+                    return Err(AideError::new(
+                        code::UNKNOWN_LANGUAGE,
+                        format!("cannot tell the language of {p} from its extension"),
+                    )
+                    .with_hint("name it with --language"));
+                }
+            };
+            out.push(Candidate { abs, rel, lang });
+        }
+        out.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
+        out.dedup_by(|a, b| a.rel == b.rel);
+        Ok((out, diagnostics))
+    }
+
+    /// Parses every file of the scope (only those containing `needle`, when
+    /// given) and maps it with `f`, in parallel. Results come back sorted by
+    /// path; diagnostics (unreadable, binary, syntax errors…) beside them.
+    pub fn map_files<T, F>(&self, needle: Option<&[u8]>, f: F) -> Result<(Vec<T>, Vec<Diagnostic>), AideError>
+    where
+        T: Send,
+        F: Fn(&SourceFile, &mut Vec<Diagnostic>) -> T + Sync,
+    {
+        let (candidates, mut diagnostics) = self.candidates()?;
+        let max_filesize = self.walk.max_filesize;
+        let results: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::new());
+        let shared_diags: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
+        let next = AtomicUsize::new(0);
+        let threads = self.threads.clamp(1, candidates.len().max(1));
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    let mut diags = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(c) = candidates.get(i) else { break };
+                        let source = match read_source(&c.abs, &c.rel, max_filesize) {
+                            Ok(s) => s,
+                            Err(d) => {
+                                diags.push(d);
+                                continue;
+                            }
+                        };
+                        if let Some(n) = needle
+                            && memchr::memmem::find(&source, n).is_none()
+                        {
+                            continue;
+                        }
+                        match SourceFile::parse(c.rel.clone(), c.lang, source) {
+                            Ok(file) => mine.push((i, f(&file, &mut diags))),
+                            Err(d) => diags.push(d),
+                        }
+                    }
+                    lock(&results).append(&mut mine);
+                    lock(&shared_diags).append(&mut diags);
+                });
+            }
+        });
+        let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        results.sort_by_key(|(i, _)| *i);
+        diagnostics.extend(shared_diags.into_inner().unwrap_or_else(|p| p.into_inner()));
+        aide_core::envelope::sort_diagnostics(&mut diagnostics);
+        Ok((results.into_iter().map(|(_, t)| t).collect(), diagnostics))
+    }
+}
+
+fn join(prefix: &str, rel: &str) -> String {
+    if prefix.is_empty() { rel.to_string() } else { format!("{prefix}/{rel}") }
+}

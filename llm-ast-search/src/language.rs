@@ -1,0 +1,157 @@
+//! Grammars, parsing, and the tags queries (the grammars' own plus our
+//! overlays) for each language.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use aide_core::Lang;
+use tree_sitter::{Language, Parser, Query, Tree};
+
+/// The tree-sitter grammar of a language (TSX has its own grammar).
+pub fn grammar(lang: Lang) -> Language {
+    match lang {
+        Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Lang::Python => tree_sitter_python::LANGUAGE.into(),
+        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Lang::C => tree_sitter_c::LANGUAGE.into(),
+        Lang::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Lang::Java => tree_sitter_java::LANGUAGE.into(),
+        Lang::Go => tree_sitter_go::LANGUAGE.into(),
+    }
+}
+
+thread_local! {
+    /// One parser per thread and language: creating one per file costs more
+    /// than parsing a small file.
+    static PARSERS: RefCell<HashMap<Lang, Parser>> = RefCell::new(HashMap::new());
+}
+
+/// Parses `source` as `lang`. None only if tree-sitter gives up (it does not
+/// on valid grammars without a timeout); callers report it as a parse error.
+pub fn parse(lang: Lang, source: &[u8]) -> Option<Tree> {
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let parser = parsers.entry(lang).or_insert_with(|| {
+            let mut p = Parser::new();
+            // A grammar bundled with this binary always matches the library's ABI.
+            let _ = p.set_language(&grammar(lang));
+            p
+        });
+        parser.parse(source, None)
+    })
+}
+
+/// Our additions to the grammars' tags queries, where those fall short:
+/// references the grammars do not tag (C and C++ ship none; Rust's scoped
+/// calls `m::f()`, types and struct literals; qualified C++ calls).
+fn tags_overlay(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Rust => {
+            r#"
+(call_expression function: (scoped_identifier name: (identifier) @name)) @reference.call
+(call_expression function: (generic_function function: (identifier) @name)) @reference.call
+(call_expression function: (generic_function function: (scoped_identifier name: (identifier) @name))) @reference.call
+(call_expression function: (generic_function function: (field_expression field: (field_identifier) @name))) @reference.call
+(macro_invocation macro: (scoped_identifier name: (identifier) @name)) @reference.call
+(type_identifier) @name @reference.type
+(struct_expression name: (type_identifier) @name) @reference.class
+(use_declaration argument: (scoped_identifier name: (identifier) @name)) @reference.import
+(use_list (identifier) @name) @reference.import
+(use_list (scoped_identifier name: (identifier) @name)) @reference.import
+"#
+        }
+        Lang::C => {
+            r#"
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(type_identifier) @name @reference.type
+"#
+        }
+        Lang::Cpp => {
+            r#"
+(call_expression function: (identifier) @name) @reference.call
+(call_expression function: (field_expression field: (field_identifier) @name)) @reference.call
+(call_expression function: (qualified_identifier name: (identifier) @name)) @reference.call
+(call_expression function: (template_function name: (identifier) @name)) @reference.call
+(call_expression function: (qualified_identifier name: (template_function name: (identifier) @name))) @reference.call
+(new_expression type: (type_identifier) @name) @reference.class
+(type_identifier) @name @reference.type
+"#
+        }
+        Lang::Python => {
+            r#"
+(class_definition superclasses: (argument_list (identifier) @name)) @reference.class
+(import_from_statement name: (dotted_name (identifier) @name)) @reference.import
+"#
+        }
+        Lang::Java => {
+            r#"
+(type_identifier) @name @reference.type
+"#
+        }
+        Lang::Go => "",
+        Lang::JavaScript => {
+            r#"
+(import_specifier name: (identifier) @name) @reference.import
+"#
+        }
+        Lang::TypeScript | Lang::Tsx => {
+            r#"
+(import_specifier name: (identifier) @name) @reference.import
+(type_identifier) @name @reference.type
+"#
+        }
+    }
+}
+
+/// The grammar's tags query text (TypeScript's builds on JavaScript's).
+fn grammar_tags(lang: Lang) -> String {
+    match lang {
+        Lang::Rust => tree_sitter_rust::TAGS_QUERY.to_string(),
+        Lang::Python => tree_sitter_python::TAGS_QUERY.to_string(),
+        Lang::TypeScript | Lang::Tsx => {
+            format!("{}\n{}", tree_sitter_javascript::TAGS_QUERY, tree_sitter_typescript::TAGS_QUERY)
+        }
+        Lang::JavaScript => tree_sitter_javascript::TAGS_QUERY.to_string(),
+        Lang::C => tree_sitter_c::TAGS_QUERY.to_string(),
+        Lang::Cpp => tree_sitter_cpp::TAGS_QUERY.to_string(),
+        Lang::Java => tree_sitter_java::TAGS_QUERY.to_string(),
+        Lang::Go => tree_sitter_go::TAGS_QUERY.to_string(),
+    }
+}
+
+/// The compiled tags query of a language: the grammar's plus our overlay.
+/// Compiled once per process.
+pub fn tags_query(lang: Lang) -> &'static Query {
+    static QUERIES: OnceLock<HashMap<Lang, Query>> = OnceLock::new();
+    let all = QUERIES.get_or_init(|| {
+        Lang::ALL
+            .into_iter()
+            .map(|l| {
+                let text = format!("{}\n{}", grammar_tags(l), tags_overlay(l));
+                // The query texts are constants tested below; a failure here is a bug.
+                #[allow(clippy::expect_used)]
+                let q = Query::new(&grammar(l), &text).expect("bundled tags query compiles");
+                (l, q)
+            })
+            .collect()
+    });
+    &all[&lang]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_grammar_parses_and_every_tags_query_compiles() {
+        for lang in Lang::ALL {
+            assert!(parse(lang, b"x").is_some(), "{lang}");
+            let q = tags_query(lang);
+            assert!(q.capture_names().contains(&"name"), "{lang}");
+        }
+    }
+}

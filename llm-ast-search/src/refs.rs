@@ -1,0 +1,257 @@
+//! Definitions and references of a name, by name: the symbol finder's
+//! definitions plus the tags queries' (the grammars' and our overlays'), and
+//! every identifier spelled like the name that is not a definition, typed
+//! `call`, `type`, `class`, `implementation` or `import` where a tags query
+//! says so, else `usage`. Identifiers never occur in comments or strings, so
+//! neither do references.
+
+use std::collections::{HashMap, HashSet};
+
+use aide_core::{Lang, LineIndex};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, QueryCursor};
+
+use crate::files::SourceFile;
+use crate::symbols::{NameMatch, Symbol, SymbolKind, enclosing, name_match, outline};
+
+/// A use of a name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Reference {
+    pub path: String,
+    pub name: String,
+    /// `call`, `type`, `class` (instantiation), `implementation`, `import`,
+    /// or `usage` (any other mention of the identifier).
+    pub kind: String,
+    pub byte_start: usize,
+    pub byte_end: usize,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    /// The name path of the innermost symbol containing the reference.
+    pub enclosing: Option<String>,
+    pub enclosing_kind: Option<SymbolKind>,
+    /// The line of the reference, without its line terminator.
+    pub line_text: String,
+}
+
+/// Node kinds that are identifiers (leaves spelling a name) in the nine grammars.
+fn is_identifier(kind: &str) -> bool {
+    kind.ends_with("identifier") || kind == "identifier"
+}
+
+/// Tags captured on a name node: (name span) → tag (`reference.call`…).
+fn tags_at(file: &SourceFile, start: usize, end: usize) -> Vec<String> {
+    let query = crate::language::tags_query(file.lang);
+    let Some(name_index) = query.capture_index_for_name("name") else {
+        return Vec::new();
+    };
+    let mut cursor = QueryCursor::new();
+    cursor.set_byte_range(start..end);
+    let mut tags = Vec::new();
+    let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
+    while let Some(m) = matches.next() {
+        if !m.captures.iter().any(|c| c.index == name_index && c.node.byte_range() == (start..end)) {
+            continue;
+        }
+        for c in m.captures {
+            let tag = query.capture_names()[c.index as usize];
+            if tag.starts_with("reference.") || tag.starts_with("definition.") {
+                tags.push(tag.to_string());
+            }
+        }
+    }
+    tags
+}
+
+/// The kind a tags `definition.*` names, for definitions only the tags find.
+fn tag_kind(tag: &str) -> SymbolKind {
+    match tag.trim_start_matches("definition.") {
+        "method" => SymbolKind::Method,
+        "class" => SymbolKind::Class,
+        "interface" => SymbolKind::Interface,
+        "module" => SymbolKind::Module,
+        "type" => SymbolKind::TypeAlias,
+        "constant" => SymbolKind::Constant,
+        "macro" => SymbolKind::Macro,
+        _ => SymbolKind::Function,
+    }
+}
+
+/// The identifier leaf exactly at `start..end`, if there is one.
+fn identifier_at(file: &SourceFile, start: usize, end: usize) -> Option<Node<'_>> {
+    let node = file.tree.root_node().descendant_for_byte_range(start, end)?;
+    (node.byte_range() == (start..end) && node.child_count() == 0 && is_identifier(node.kind())).then_some(node)
+}
+
+/// Definitions spelled `name` that only the tags queries know (a JS function
+/// assigned to a property, a Python module variable…).
+fn tag_definitions(file: &SourceFile, name: &str, symbols: &[Symbol]) -> Vec<Symbol> {
+    let known: HashSet<(usize, usize)> = symbols.iter().filter_map(|s| s.name_span).collect();
+    let mut out = Vec::new();
+    for start in memchr::memmem::find_iter(&file.source, name.as_bytes()) {
+        let end = start + name.len();
+        if known.contains(&(start, end)) || identifier_at(file, start, end).is_none() {
+            continue;
+        }
+        let Some(tag) = tags_at(file, start, end).into_iter().find(|t| t.starts_with("definition.")) else {
+            continue;
+        };
+        out.push(tag_symbol(file, start, end, &tag, symbols));
+    }
+    out
+}
+
+fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &str, symbols: &[Symbol]) -> Symbol {
+    let name = String::from_utf8_lossy(&file.source[start..end]).into_owned();
+    let parent = enclosing(symbols, start);
+    // The definition's span: the statement around the name, as the tags
+    // query matched it, approximated by the name's line.
+    let line = file.index.line_of(start);
+    let range = file.index.line_content_range(&file.source, line).unwrap_or(start..end);
+    let from = file.index.position(&file.source, range.start);
+    let to = file.index.position(&file.source, range.end);
+    let signature = String::from_utf8_lossy(&file.source[range.clone()]).trim().to_string();
+    Symbol {
+        path: file.path.clone(),
+        name_path: parent.map_or_else(|| name.clone(), |p| format!("{}/{name}", p.name_path)),
+        parent: parent.map(|p| p.name_path.clone()),
+        depth: parent.map_or(1, |p| p.depth + 1),
+        name,
+        kind: tag_kind(tag),
+        node_kind: tag.to_string(),
+        byte_start: range.start,
+        byte_end: range.end,
+        line: from.line,
+        column: from.column,
+        end_line: to.line,
+        end_column: to.column,
+        signature: aide_core::text::shorten(signature, 200).0,
+        name_span: Some((start, end)),
+    }
+}
+
+/// The identifier a (possibly qualified) query names: `K::m` → `m`,
+/// `impl Agent/run` → `run`.
+pub fn last_identifier(query: &str) -> &str {
+    let tail = query.rsplit('/').next().unwrap_or(query);
+    let tail = tail.rsplit("::").next().unwrap_or(tail);
+    let tail = tail.rsplit('.').next().unwrap_or(tail);
+    tail.trim()
+}
+
+/// The definitions in `file` matching `query` (a name, or the end of a name
+/// path), with how they matched.
+pub fn definitions_in(file: &SourceFile, query: &str) -> Vec<(NameMatch, Symbol)> {
+    let symbols = outline(file.lang, &file.path, &file.source, &file.tree, &file.index);
+    let extra = tag_definitions(file, last_identifier(query), &symbols);
+    symbols
+        .into_iter()
+        .chain(extra)
+        .filter_map(|s| match name_match(&s, query) {
+            Some(m @ (NameMatch::Exact | NameMatch::PathSuffix)) => Some((m, s)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The references to identifier `name` in `file`: every identifier spelled
+/// `name` that is not itself a definition.
+pub fn references_in(file: &SourceFile, name: &str) -> Vec<Reference> {
+    if name.is_empty() {
+        return Vec::new();
+    }
+    let symbols = outline(file.lang, &file.path, &file.source, &file.tree, &file.index);
+    let definitions: HashSet<(usize, usize)> = symbols.iter().filter_map(|s| s.name_span).collect();
+    let mut out = Vec::new();
+    let mut tag_cache: HashMap<(usize, usize), Vec<String>> = HashMap::new();
+    for start in memchr::memmem::find_iter(&file.source, name.as_bytes()) {
+        let end = start + name.len();
+        if definitions.contains(&(start, end)) || identifier_at(file, start, end).is_none() {
+            continue;
+        }
+        let tags = tag_cache.entry((start, end)).or_insert_with(|| tags_at(file, start, end));
+        if tags.iter().any(|t| t.starts_with("definition.")) && !tags.iter().any(|t| t.starts_with("reference.")) {
+            continue;
+        }
+        let kind =
+            ["reference.call", "reference.class", "reference.implementation", "reference.import", "reference.type"]
+                .into_iter()
+                .find(|k| tags.iter().any(|t| t == k))
+                .map_or("usage", |k| k.trim_start_matches("reference."));
+        out.push(reference(file, &symbols, name, kind, start, end));
+    }
+    out
+}
+
+fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: &str, start: usize, end: usize) -> Reference {
+    let from = file.index.position(&file.source, start);
+    let to = file.index.position(&file.source, end);
+    let parent = enclosing(symbols, start);
+    Reference {
+        path: file.path.clone(),
+        name: name.to_string(),
+        kind: kind.to_string(),
+        byte_start: start,
+        byte_end: end,
+        line: from.line,
+        column: from.column,
+        end_line: to.line,
+        end_column: to.column,
+        enclosing: parent.map(|p| p.name_path.clone()),
+        enclosing_kind: parent.map(|p| p.kind),
+        line_text: line_text(&file.index, &file.source, from.line),
+    }
+}
+
+/// Line `line` (1-based) without its terminator, lossily, cut at 300 characters.
+pub fn line_text(index: &LineIndex, source: &[u8], line: usize) -> String {
+    let range = index.line_content_range(source, line).unwrap_or(0..0);
+    let (text, _) = aide_core::text::lossy(&source[range]);
+    aide_core::text::shorten(text, 300).0
+}
+
+/// Languages whose tags queries ship no references at all (ours fill them in).
+pub fn overlay_only_references(lang: Lang) -> bool {
+    matches!(lang, Lang::C | Lang::Cpp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(lang: Lang, src: &str) -> SourceFile {
+        SourceFile::parse("f".into(), lang, src.as_bytes().to_vec()).unwrap_or_else(|_| panic!("parse"))
+    }
+
+    fn refs(lang: Lang, src: &str, name: &str) -> Vec<(usize, String, Option<String>)> {
+        references_in(&file(lang, src), name).into_iter().map(|r| (r.line, r.kind, r.enclosing)).collect()
+    }
+
+    #[test]
+    fn rust_references_skip_comments_strings_and_the_definition() {
+        let src = "fn helper() {}\n// helper here\nfn main() {\n    let s = \"helper\";\n    helper();\n    m::helper();\n}\n";
+        assert_eq!(
+            refs(Lang::Rust, src, "helper"),
+            vec![(5, "call".into(), Some("main".into())), (6, "call".into(), Some("main".into()))]
+        );
+    }
+
+    #[test]
+    fn c_and_cpp_get_call_references_from_the_overlay() {
+        let src = "int add(int a, int b);\nint main(void) { return add(1, 2); }\n";
+        let found = refs(Lang::C, src, "add");
+        assert_eq!(found, vec![(2, "call".into(), Some("main".into()))]);
+        let src = "namespace ns { int f(); }\nint g() { return ns::f(); }\n";
+        assert_eq!(refs(Lang::Cpp, src, "f"), vec![(2, "call".into(), Some("g".into()))]);
+    }
+
+    #[test]
+    fn qualified_queries_reduce_to_their_last_identifier() {
+        assert_eq!(last_identifier("impl Agent/run"), "run");
+        assert_eq!(last_identifier("ns::K::m"), "m");
+        assert_eq!(last_identifier("validateToken"), "validateToken");
+    }
+}

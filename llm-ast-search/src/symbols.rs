@@ -1,0 +1,706 @@
+//! The symbol finder: every definition in a file with a normalized kind, its
+//! name path, span and one-line signature. llm-transform's block operations
+//! find their targets through [`outline`] too.
+
+use std::str::FromStr;
+
+use aide_core::{AideError, Lang, LineIndex, code};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Tree};
+
+/// A symbol's kind, the same words for every language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum SymbolKind {
+    Function,
+    /// A function defined inside a class, impl, trait, interface or type.
+    Method,
+    Struct,
+    Enum,
+    Union,
+    TypeAlias,
+    Trait,
+    Interface,
+    Impl,
+    Class,
+    Module,
+    Namespace,
+    Constant,
+    Static,
+    Macro,
+    Field,
+    Variant,
+    /// A C or C++ function prototype: declared here, defined elsewhere.
+    Declaration,
+}
+
+impl SymbolKind {
+    pub const ALL: [SymbolKind; 18] = [
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Struct,
+        SymbolKind::Enum,
+        SymbolKind::Union,
+        SymbolKind::TypeAlias,
+        SymbolKind::Trait,
+        SymbolKind::Interface,
+        SymbolKind::Impl,
+        SymbolKind::Class,
+        SymbolKind::Module,
+        SymbolKind::Namespace,
+        SymbolKind::Constant,
+        SymbolKind::Static,
+        SymbolKind::Macro,
+        SymbolKind::Field,
+        SymbolKind::Variant,
+        SymbolKind::Declaration,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SymbolKind::Function => "Function",
+            SymbolKind::Method => "Method",
+            SymbolKind::Struct => "Struct",
+            SymbolKind::Enum => "Enum",
+            SymbolKind::Union => "Union",
+            SymbolKind::TypeAlias => "TypeAlias",
+            SymbolKind::Trait => "Trait",
+            SymbolKind::Interface => "Interface",
+            SymbolKind::Impl => "Impl",
+            SymbolKind::Class => "Class",
+            SymbolKind::Module => "Module",
+            SymbolKind::Namespace => "Namespace",
+            SymbolKind::Constant => "Constant",
+            SymbolKind::Static => "Static",
+            SymbolKind::Macro => "Macro",
+            SymbolKind::Field => "Field",
+            SymbolKind::Variant => "Variant",
+            SymbolKind::Declaration => "Declaration",
+        }
+    }
+
+    /// snake_case, as the Dialect's results show kinds (`"type_alias"`).
+    pub fn snake_name(self) -> String {
+        let mut out = String::new();
+        for (i, c) in self.name().chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    }
+
+    /// Kinds that contain methods: a function directly inside one is a Method.
+    fn holds_methods(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Impl
+                | SymbolKind::Trait
+                | SymbolKind::Class
+                | SymbolKind::Interface
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Union
+        )
+    }
+}
+
+impl std::fmt::Display for SymbolKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SymbolKind {
+    type Err = AideError;
+
+    /// Case-insensitive, with the usual short forms (`fn`, `mod`, `type`,
+    /// `const`, `var`…).
+    fn from_str(s: &str) -> Result<SymbolKind, AideError> {
+        let lower = s.to_ascii_lowercase().replace(['_', '-'], "");
+        let kind = match lower.as_str() {
+            "fn" | "func" | "function" => SymbolKind::Function,
+            "method" => SymbolKind::Method,
+            "type" | "typealias" | "typedef" | "alias" => SymbolKind::TypeAlias,
+            "mod" | "module" => SymbolKind::Module,
+            "const" | "constant" => SymbolKind::Constant,
+            "static" | "var" | "variable" => SymbolKind::Static,
+            "ns" | "namespace" => SymbolKind::Namespace,
+            "variant" | "enumvariant" | "enumerator" | "enumconstant" => SymbolKind::Variant,
+            "field" | "property" => SymbolKind::Field,
+            "decl" | "declaration" | "prototype" => SymbolKind::Declaration,
+            other => match SymbolKind::ALL.into_iter().find(|k| k.name().to_ascii_lowercase() == other) {
+                Some(k) => k,
+                None => {
+                    let names: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.name()).collect();
+                    let mut err = AideError::new(code::INVALID_ARGUMENTS, format!("unknown symbol kind `{s}`"));
+                    err = match aide_core::request::closest(s, names.iter().copied()) {
+                        Some(c) => err.with_hint(format!("did you mean `{c}`? Kinds: {}", names.join(", "))),
+                        None => err.with_hint(format!("kinds: {}", names.join(", "))),
+                    };
+                    return Err(err);
+                }
+            },
+        };
+        Ok(kind)
+    }
+}
+
+/// One symbol of a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Symbol {
+    pub path: String,
+    pub name: String,
+    pub kind: SymbolKind,
+    /// The grammar's node kind (`function_item`, `class_declaration`…).
+    pub node_kind: String,
+    /// Names from the outermost enclosing symbol to this one, `/`-separated:
+    /// `impl Agent/run`, `net/Client/connect`, `Outer/Inner/method`.
+    pub name_path: String,
+    /// The enclosing symbol's name path, if any.
+    pub parent: Option<String>,
+    /// 1 for a top-level symbol, 2 for one inside it, …
+    pub depth: usize,
+    pub byte_start: usize,
+    pub byte_end: usize,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    /// The declaration up to its body, on one line.
+    pub signature: String,
+    /// Span of the name itself (for telling a definition from a use).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Option<(usize, usize)>,
+}
+
+/// What a node defines, if anything.
+struct Def<'t> {
+    kind: SymbolKind,
+    name: String,
+    name_node: Option<Node<'t>>,
+    /// Scope written into the name (`K::m`, Go receivers): extra name-path
+    /// components before the name.
+    qualifier: Vec<String>,
+}
+
+/// Every symbol of a parsed file, in source order (outer before inner).
+pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineIndex) -> Vec<Symbol> {
+    let mut symbols: Vec<Symbol> = Vec::new();
+    // Open symbols: (node id, index into `symbols`).
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut cursor = tree.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_named() {
+            let parent = open.last().map(|&(_, i)| &symbols[i]);
+            if let Some(def) = definition(lang, node, source, parent.map(|p| p.kind)) {
+                let symbol = make_symbol(path, node, def, parent, source, index);
+                open.push((node.id(), symbols.len()));
+                symbols.push(symbol);
+            }
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if open.last().map(|o| o.0) == Some(cursor.node().id()) {
+                open.pop();
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return symbols;
+            }
+        }
+    }
+}
+
+fn make_symbol(
+    path: &str,
+    node: Node<'_>,
+    def: Def<'_>,
+    parent: Option<&Symbol>,
+    source: &[u8],
+    index: &LineIndex,
+) -> Symbol {
+    let mut components: Vec<String> = Vec::new();
+    if let Some(p) = parent {
+        components.push(p.name_path.clone());
+    }
+    components.extend(def.qualifier.iter().cloned());
+    let parent_path = if components.is_empty() { None } else { Some(components.join("/")) };
+    components.push(def.name.clone());
+    let (start, end) = (node.start_byte(), node.end_byte());
+    let from = index.position(source, start);
+    let to = index.position(source, end);
+    Symbol {
+        path: path.to_string(),
+        name: def.name,
+        kind: def.kind,
+        node_kind: node.kind().to_string(),
+        name_path: components.join("/"),
+        parent: parent_path,
+        depth: parent.map_or(1, |p| p.depth + 1),
+        byte_start: start,
+        byte_end: end,
+        line: from.line,
+        column: from.column,
+        end_line: to.line,
+        end_column: to.column,
+        signature: signature(node, source),
+        name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
+    }
+}
+
+/// The text of a node, whitespace runs collapsed to one space.
+pub fn node_text_collapsed(node: Node<'_>, source: &[u8]) -> String {
+    collapse(&String::from_utf8_lossy(&source[node.byte_range()]))
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> {
+    String::from_utf8_lossy(&source[node.byte_range()])
+}
+
+/// The declaration up to its body (or its first line), on one line, at most
+/// 200 characters.
+fn signature(node: Node<'_>, source: &[u8]) -> String {
+    const MAX: usize = 200;
+    let body_start = ["body", "value"]
+        .iter()
+        .filter_map(|f| node.child_by_field_name(f))
+        .map(|b| b.start_byte())
+        .find(|&b| b > node.start_byte());
+    let raw = match body_start {
+        Some(b) => String::from_utf8_lossy(&source[node.start_byte()..b]).into_owned(),
+        None => {
+            let bytes = &source[node.byte_range()];
+            let first = bytes.split(|&c| c == b'\n').next().unwrap_or(bytes);
+            String::from_utf8_lossy(first).into_owned()
+        }
+    };
+    let mut sig = collapse(&raw);
+    if body_start.is_some() {
+        // The opener of the body: `{`, `=` or Python's `:`.
+        sig = sig.trim_end_matches(['{', '=', ':']).trim_end().to_string();
+    }
+    aide_core::text::shorten(sig, MAX).0
+}
+
+fn named<'t>(node: Node<'t>, field: &str) -> Option<Node<'t>> {
+    node.child_by_field_name(field)
+}
+
+fn by_name<'t>(kind: SymbolKind, node: Node<'t>, source: &[u8]) -> Option<Def<'t>> {
+    let n = named(node, "name")?;
+    Some(Def { kind, name: text(n, source).into_owned(), name_node: Some(n), qualifier: Vec::new() })
+}
+
+fn function_or_method(parent: Option<SymbolKind>) -> SymbolKind {
+    if parent.is_some_and(SymbolKind::holds_methods) { SymbolKind::Method } else { SymbolKind::Function }
+}
+
+/// What `node` defines in `lang`, given the kind of the enclosing symbol.
+fn definition<'t>(lang: Lang, node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+    match lang {
+        Lang::Rust => rust(node, source, parent),
+        Lang::Python => python(node, source, parent),
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => javascript(node, source, parent),
+        Lang::C | Lang::Cpp => c_family(node, source, parent),
+        Lang::Java => java(node, source, parent),
+        Lang::Go => go(node, source),
+    }
+}
+
+fn rust<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+    use SymbolKind as K;
+    let kind = match node.kind() {
+        "function_item" => function_or_method(parent),
+        "function_signature_item" => {
+            if parent.is_some_and(K::holds_methods) {
+                K::Method
+            } else {
+                K::Declaration
+            }
+        }
+        "struct_item" => K::Struct,
+        "enum_item" => K::Enum,
+        "union_item" => K::Union,
+        "type_item" | "associated_type" => K::TypeAlias,
+        "trait_item" => K::Trait,
+        "mod_item" => K::Module,
+        "const_item" => K::Constant,
+        "static_item" => K::Static,
+        "macro_definition" => K::Macro,
+        "enum_variant" => K::Variant,
+        "field_declaration" => K::Field,
+        "impl_item" => {
+            let ty = named(node, "type")?;
+            let name = match named(node, "trait") {
+                Some(tr) => {
+                    format!("impl {} for {}", node_text_collapsed(tr, source), node_text_collapsed(ty, source))
+                }
+                None => format!("impl {}", node_text_collapsed(ty, source)),
+            };
+            return Some(Def { kind: K::Impl, name, name_node: None, qualifier: Vec::new() });
+        }
+        _ => return None,
+    };
+    by_name(kind, node, source)
+}
+
+fn python<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+    match node.kind() {
+        "function_definition" => by_name(function_or_method(parent), node, source),
+        "class_definition" => by_name(SymbolKind::Class, node, source),
+        "assignment" => {
+            // `X = …` at module level (UPPER_CASE: a constant) or in a class body (a field).
+            let left = named(node, "left").filter(|l| l.kind() == "identifier")?;
+            let statement = node.parent().filter(|p| p.kind() == "expression_statement")?;
+            let container = statement.parent()?;
+            let name = text(left, source).into_owned();
+            let kind = match container.kind() {
+                "module" if name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(char::is_lowercase) => {
+                    SymbolKind::Constant
+                }
+                "block" if container.parent().is_some_and(|c| c.kind() == "class_definition") => SymbolKind::Field,
+                _ => return None,
+            };
+            Some(Def { kind, name, name_node: Some(left), qualifier: Vec::new() })
+        }
+        _ => None,
+    }
+}
+
+fn is_function_value(node: Option<Node<'_>>) -> bool {
+    node.is_some_and(|v| {
+        matches!(v.kind(), "arrow_function" | "function_expression" | "function" | "generator_function")
+    })
+}
+
+fn javascript<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+    use SymbolKind as K;
+    let kind = match node.kind() {
+        "function_declaration" | "generator_function_declaration" | "function_signature" => K::Function,
+        "class_declaration" | "abstract_class_declaration" | "class" => K::Class,
+        "method_definition" | "method_signature" | "abstract_method_signature" => K::Method,
+        "interface_declaration" => K::Interface,
+        "type_alias_declaration" => K::TypeAlias,
+        "enum_declaration" => K::Enum,
+        "internal_module" => K::Namespace,
+        "module" => K::Module,
+        "property_signature" => K::Field,
+        "enum_assignment" => K::Variant,
+        "property_identifier" if node.parent().is_some_and(|p| p.kind() == "enum_body") => {
+            return Some(Def {
+                kind: K::Variant,
+                name: text(node, source).into_owned(),
+                name_node: None,
+                qualifier: vec![],
+            });
+        }
+        "public_field_definition" | "field_definition" => {
+            let name = named(node, "name").or_else(|| named(node, "property"))?;
+            let kind = if is_function_value(named(node, "value")) { K::Method } else { K::Field };
+            return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
+        }
+        "variable_declarator" => {
+            let name = named(node, "name").filter(|n| n.kind() == "identifier")?;
+            let kind = if is_function_value(named(node, "value")) {
+                function_or_method(parent)
+            } else {
+                // `const X = …` at the top level of a module.
+                let decl = node.parent().filter(|d| d.kind() == "lexical_declaration")?;
+                let top = decl.parent().map(|p| match p.kind() {
+                    "export_statement" => p.parent(),
+                    _ => Some(p),
+                });
+                let at_top = top.flatten().is_some_and(|p| p.kind() == "program");
+                let is_const = decl.child(0).is_some_and(|k| k.kind() == "const");
+                if !(at_top && is_const) {
+                    return None;
+                }
+                K::Constant
+            };
+            return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
+        }
+        _ => return None,
+    };
+    by_name(kind, node, source)
+}
+
+/// The innermost declarator of a C/C++ declarator chain that names something
+/// (`*f(int)` → `f(int)` → `f`), and whether a function declarator was passed.
+fn c_declarator_name<'t>(mut decl: Node<'t>) -> (Option<Node<'t>>, bool) {
+    let mut is_function = false;
+    loop {
+        match decl.kind() {
+            "function_declarator" => is_function = true,
+            "pointer_declarator"
+            | "reference_declarator"
+            | "parenthesized_declarator"
+            | "attributed_declarator"
+            | "array_declarator"
+            | "init_declarator" => {}
+            "identifier"
+            | "field_identifier"
+            | "type_identifier"
+            | "qualified_identifier"
+            | "destructor_name"
+            | "operator_name"
+            | "template_function"
+            | "primitive_type" => return (Some(decl), is_function),
+            _ => return (None, is_function),
+        }
+        match named(decl, "declarator").or_else(|| decl.named_child(0)) {
+            Some(d) => decl = d,
+            None => return (None, is_function),
+        }
+    }
+}
+
+/// Splits `ns::K::m` into (["ns", "K"], "m").
+fn split_qualified(node: Node<'_>, source: &[u8]) -> (Vec<String>, String) {
+    let full = node_text_collapsed(node, source);
+    let mut parts: Vec<String> = Vec::new();
+    let mut depth = 0usize;
+    let mut current = String::new();
+    let chars: Vec<char> = full.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 && chars.get(i + 1) == Some(&':') => {
+                parts.push(std::mem::take(&mut current).trim().to_string());
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+        i += 1;
+    }
+    let name = current.trim().to_string();
+    parts.retain(|p| !p.is_empty());
+    (parts, name)
+}
+
+fn c_family<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+    use SymbolKind as K;
+    let with_body = || named(node, "body").is_some();
+    let kind = match node.kind() {
+        "function_definition" | "declaration" | "field_declaration" => {
+            let (name, is_function) = c_declarator_name(named(node, "declarator")?);
+            let name = name?;
+            let kind = match (node.kind(), is_function) {
+                ("function_definition", _) => function_or_method(parent),
+                (_, true) => K::Declaration,
+                ("field_declaration", false) => K::Field,
+                _ => return None,
+            };
+            let (qualifier, simple) = if name.kind() == "qualified_identifier" {
+                split_qualified(name, source)
+            } else {
+                (Vec::new(), text(name, source).into_owned())
+            };
+            let kind = if kind == K::Function && !qualifier.is_empty() { K::Method } else { kind };
+            return Some(Def { kind, name: simple, name_node: last_name_node(name), qualifier });
+        }
+        "struct_specifier" if with_body() => K::Struct,
+        "union_specifier" if with_body() => K::Union,
+        "enum_specifier" if with_body() => K::Enum,
+        "class_specifier" if with_body() => K::Class,
+        "namespace_definition" => K::Namespace,
+        "enumerator" => K::Variant,
+        "preproc_def" | "preproc_function_def" => K::Macro,
+        "alias_declaration" => K::TypeAlias,
+        "concept_definition" => K::Interface,
+        "type_definition" => {
+            let (name, _) = c_declarator_name(named(node, "declarator")?);
+            let name = name?;
+            return Some(Def {
+                kind: K::TypeAlias,
+                name: text(name, source).into_owned(),
+                name_node: Some(name),
+                qualifier: vec![],
+            });
+        }
+        _ => return None,
+    };
+    by_name(kind, node, source)
+}
+
+/// The node of the last component of a possibly qualified name.
+fn last_name_node(mut node: Node<'_>) -> Option<Node<'_>> {
+    while node.kind() == "qualified_identifier" {
+        node = named(node, "name")?;
+    }
+    Some(node)
+}
+
+fn java<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+    use SymbolKind as K;
+    let kind = match node.kind() {
+        "class_declaration" | "record_declaration" => K::Class,
+        "interface_declaration" | "annotation_type_declaration" => K::Interface,
+        "enum_declaration" => K::Enum,
+        "method_declaration" | "constructor_declaration" | "compact_constructor_declaration" => {
+            function_or_method(parent)
+        }
+        "annotation_type_element_declaration" => K::Method,
+        "enum_constant" => K::Variant,
+        "field_declaration" | "constant_declaration" => {
+            let declarator = named(node, "declarator")?;
+            let name = named(declarator, "name")?;
+            let kind = if node.kind() == "constant_declaration" { K::Constant } else { K::Field };
+            return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
+        }
+        _ => return None,
+    };
+    by_name(kind, node, source)
+}
+
+fn go<'t>(node: Node<'t>, source: &[u8]) -> Option<Def<'t>> {
+    use SymbolKind as K;
+    let kind = match node.kind() {
+        "function_declaration" => K::Function,
+        "method_declaration" => {
+            let mut def = by_name(K::Method, node, source)?;
+            def.qualifier = go_receiver_type(node, source).into_iter().collect();
+            return Some(def);
+        }
+        "type_spec" => match named(node, "type").map(|t| t.kind()) {
+            Some("struct_type") => K::Struct,
+            Some("interface_type") => K::Interface,
+            _ => K::TypeAlias,
+        },
+        "type_alias" => K::TypeAlias,
+        "const_spec" => K::Constant,
+        "var_spec" if node.parent().and_then(|p| p.parent()).is_some_and(|p| p.kind() == "source_file") => K::Static,
+        "field_declaration" => K::Field,
+        "method_elem" => K::Method,
+        _ => return None,
+    };
+    by_name(kind, node, source)
+}
+
+/// `func (c *Client[T]) Connect()` → `Client`.
+fn go_receiver_type(method: Node<'_>, source: &[u8]) -> Option<String> {
+    let receiver = named(method, "receiver")?;
+    let param = receiver.named_child(0)?;
+    let mut ty = named(param, "type")?;
+    loop {
+        match ty.kind() {
+            "pointer_type" | "parenthesized_type" => ty = ty.named_child(0)?,
+            "generic_type" => ty = named(ty, "type")?,
+            _ => return Some(text(ty, source).into_owned()),
+        }
+    }
+}
+
+/// The innermost symbol whose span contains `offset`.
+pub fn enclosing(symbols: &[Symbol], offset: usize) -> Option<&Symbol> {
+    symbols.iter().filter(|s| s.byte_start <= offset && offset < s.byte_end).max_by_key(|s| s.depth)
+}
+
+/// How `--name` matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NameMatch {
+    /// The symbol's name, or its whole name path.
+    Exact,
+    /// The end of the name path (`Agent/run` for `impl Agent/run`).
+    PathSuffix,
+    /// A part of the name.
+    Substring,
+}
+
+/// How a symbol matches `query`, if at all.
+pub fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
+    if symbol.name == query || symbol.name_path == query {
+        return Some(NameMatch::Exact);
+    }
+    if let Some(head) = symbol.name_path.strip_suffix(query)
+        && (head.ends_with('/') || head.ends_with(' ') || head.ends_with("::"))
+    {
+        return Some(NameMatch::PathSuffix);
+    }
+    // `K::m` for a C++ name path `K/m`.
+    if query.contains("::") {
+        return name_match(symbol, &query.replace("::", "/"));
+    }
+    symbol.name.contains(query).then_some(NameMatch::Substring)
+}
+
+/// The symbols matching `query` at the best tier that has any: exact names
+/// first, then name-path suffixes, then substrings.
+pub fn filter_by_name(symbols: Vec<Symbol>, query: &str) -> (Vec<Symbol>, Option<NameMatch>) {
+    let tagged: Vec<(NameMatch, Symbol)> =
+        symbols.into_iter().filter_map(|s| name_match(&s, query).map(|m| (m, s))).collect();
+    let Some(best) = tagged.iter().map(|(m, _)| *m).min() else {
+        return (Vec::new(), None);
+    };
+    (tagged.into_iter().filter(|(m, _)| *m == best).map(|(_, s)| s).collect(), Some(best))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outline_of(lang: Lang, src: &str) -> Vec<Symbol> {
+        let tree = crate::language::parse(lang, src.as_bytes()).expect("parse");
+        outline(lang, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()))
+    }
+
+    fn brief(symbols: &[Symbol]) -> Vec<String> {
+        symbols.iter().map(|s| format!("{} {}", s.kind, s.name_path)).collect()
+    }
+
+    #[test]
+    fn kinds_parse_case_insensitively_with_short_forms() {
+        assert_eq!("fn".parse::<SymbolKind>().unwrap(), SymbolKind::Function);
+        assert_eq!("TYPE_ALIAS".parse::<SymbolKind>().unwrap(), SymbolKind::TypeAlias);
+        assert_eq!("interface".parse::<SymbolKind>().unwrap(), SymbolKind::Interface);
+        let err = "strcut".parse::<SymbolKind>().unwrap_err();
+        assert!(err.hint.unwrap().contains("Struct"));
+        assert_eq!(SymbolKind::TypeAlias.snake_name(), "type_alias");
+    }
+
+    #[test]
+    fn spans_slice_exactly_the_symbol() {
+        let src = "struct A;\nimpl A {\n    fn run(&self) {}\n}\n";
+        for s in outline_of(Lang::Rust, src) {
+            let text = &src[s.byte_start..s.byte_end];
+            assert!(text.contains(&s.name) || s.kind == SymbolKind::Impl, "{text}");
+        }
+    }
+
+    #[test]
+    fn cpp_qualified_definitions_split_their_scope() {
+        let src = "namespace ns { class K { void m(); }; }\nvoid ns::K::m() {}\n";
+        let b = brief(&outline_of(Lang::Cpp, src));
+        assert!(b.contains(&"Method ns/K/m".to_string()), "{b:?}");
+        assert!(b.contains(&"Declaration ns/K/m".to_string()), "{b:?}");
+    }
+
+    #[test]
+    fn name_matching_tiers() {
+        let src = "struct Agent;\nimpl Agent {\n    fn run(&self) {}\n    fn runner(&self) {}\n}\n";
+        let all = outline_of(Lang::Rust, src);
+        let (hits, how) = filter_by_name(all.clone(), "run");
+        assert_eq!((brief(&hits), how), (vec!["Method impl Agent/run".to_string()], Some(NameMatch::Exact)));
+        let (hits, how) = filter_by_name(all.clone(), "Agent/run");
+        assert_eq!((hits.len(), how), (1, Some(NameMatch::PathSuffix)));
+        let (hits, how) = filter_by_name(all, "unne");
+        assert_eq!((brief(&hits), how), (vec!["Method impl Agent/runner".to_string()], Some(NameMatch::Substring)));
+    }
+}
