@@ -390,13 +390,17 @@ fn javascript<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
     let kind = match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => K::Function,
         "class_declaration" | "abstract_class_declaration" | "class" => K::Class,
-        "method_definition" | "method_signature" | "abstract_method_signature" => K::Method,
+        "method_definition" | "abstract_method_signature" => K::Method,
+        // Signatures inside interfaces and classes, not in inline object types.
+        "method_signature" if node.parent().is_some_and(|p| matches!(p.kind(), "interface_body" | "class_body")) => {
+            K::Method
+        }
+        "property_signature" if node.parent().is_some_and(|p| p.kind() == "interface_body") => K::Field,
         "interface_declaration" => K::Interface,
         "type_alias_declaration" => K::TypeAlias,
         "enum_declaration" => K::Enum,
         "internal_module" => K::Namespace,
         "module" => K::Module,
-        "property_signature" => K::Field,
         "enum_assignment" => K::Variant,
         "property_identifier" if node.parent().is_some_and(|p| p.kind() == "enum_body") => {
             return Some(Def {

@@ -3,6 +3,7 @@
 // Test helpers may unwrap: a panic is how a test fails.
 #![allow(clippy::unwrap_used)]
 
+mod ast;
 mod contract;
 mod discover;
 mod jobs;
