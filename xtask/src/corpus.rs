@@ -5,6 +5,10 @@
 //!   committed `Cargo.lock` (Rust, plus the C of bundled -sys crates).
 //! * `python/` — wheels of a few pure-Python projects, unpacked.
 //! * `npm/` — a few npm packages (JavaScript, TypeScript), unpacked.
+//! * `debian/` — Go, Java and C++ from Debian's packages (`golang-1.19-src`,
+//!   the JDK's `src.zip`, `googletest`): part of the Go standard library,
+//!   `java.util` and `java.io`, and GoogleTest. Built on its own, so an older
+//!   corpus gains it without being rebuilt.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -23,6 +27,7 @@ pub fn build(force: bool) -> Result<PathBuf> {
     let root = dir();
     let done = root.join(".complete");
     if done.exists() && !force {
+        debian(&root)?;
         say(&format!("corpus ready at {}", root.display()));
         return Ok(root);
     }
@@ -73,8 +78,49 @@ pub fn build(force: bool) -> Result<PathBuf> {
     std::fs::remove_dir_all(&tarballs).map_err(|e| e.to_string())?;
 
     std::fs::write(&done, "").map_err(|e| e.to_string())?;
+    debian(&root)?;
     say(&format!("corpus built at {}", root.display()));
     Ok(root)
+}
+
+/// Go standard library packages copied into the corpus.
+const GO_PACKAGES: &[&str] = &["net/http", "go", "encoding", "fmt", "strings", "sort", "bufio", "text"];
+const GO_SRC: &str = "/usr/share/go-1.19/src";
+const JDK_SRC: &str = "/usr/lib/jvm/java-17-openjdk-amd64/lib/src.zip";
+const GOOGLETEST: &str = "/usr/src/googletest";
+
+/// Adds `debian/` (Go, Java, C++ sources from Debian's packages) if missing.
+fn debian(root: &std::path::Path) -> Result<()> {
+    let dir = root.join("debian");
+    let done = dir.join(".complete");
+    if done.exists() {
+        return Ok(());
+    }
+    for (path, package) in
+        [(GO_SRC, "golang-1.19-src"), (JDK_SRC, "openjdk-17-jdk-headless"), (GOOGLETEST, "googletest")]
+    {
+        if !std::path::Path::new(path).exists() {
+            return Err(format!("{path} is missing: apt-get install {package}"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let go = dir.join("go");
+    for pkg in GO_PACKAGES {
+        let dest = go.join(pkg);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        step(Command::new("cp").arg("-r").arg(format!("{GO_SRC}/{pkg}")).arg(&dest))?;
+    }
+    let java = dir.join("java");
+    std::fs::create_dir_all(&java).map_err(|e| e.to_string())?;
+    step(
+        Command::new("unzip")
+            .args(["-q", "-o", JDK_SRC, "java.base/java/util/*", "java.base/java/io/*", "-d"])
+            .arg(&java),
+    )?;
+    step(Command::new("cp").arg("-r").arg(GOOGLETEST).arg(dir.join("googletest")))?;
+    std::fs::write(&done, "").map_err(|e| e.to_string())
 }
 
 fn step(cmd: &mut Command) -> Result<()> {
