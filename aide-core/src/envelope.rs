@@ -47,6 +47,8 @@ pub mod diag {
     pub const LOG_FAILED: &str = "log_failed";
     /// The output was cut to respect a limit.
     pub const OUTPUT_TRUNCATED: &str = "output_truncated";
+    /// rustfmt was asked for but could not run or failed; the file is written unformatted.
+    pub const RUSTFMT_FAILED: &str = "rustfmt_failed";
 }
 
 /// A warning attached to a result: the run succeeded, but something was

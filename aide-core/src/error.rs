@@ -102,6 +102,14 @@ pub mod code {
         CHECKSUM_MISMATCH = "checksum_mismatch", Conflict;
         /// Another process holds the resource, or it is in a state that forbids the action.
         CONFLICT = "conflict", Conflict;
+        /// A byte span that is out of range, reversed, cuts a UTF-8 character or overlaps another: the offsets are stale.
+        INVALID_SPAN = "invalid_span", Conflict;
+        /// An edit's target text or symbol is not in the file (the details list near misses).
+        NO_MATCH = "no_match", Conflict;
+        /// An edit's target matches more than once (the details list the candidates).
+        AMBIGUOUS = "ambiguous", Conflict;
+        /// An edit would add syntax errors to a file (the details give their locations).
+        NEW_SYNTAX_ERRORS = "new_syntax_errors", Conflict;
         /// A shell command's estimated risk is above the allowed level; nothing was run.
         RISK_DENIED = "risk_denied", Conflict;
         /// I/O failed.

@@ -5,14 +5,25 @@ use std::path::Path;
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,
 /// fsync, rename over the target, fsync of the folder. Readers see the old
-/// content or the new, never a mix; a crash leaves one of the two.
+/// content or the new, never a mix; a crash leaves one of the two. An
+/// existing file keeps its permissions.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    write_atomic_with(path, bytes, permissions)
+}
+
+/// [`write_atomic`], giving the new file `permissions` (None: the default
+/// for a new file).
+pub fn write_atomic_with(path: &Path, bytes: &[u8], permissions: Option<std::fs::Permissions>) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), crate::ids::new_execution_id()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
+        if let Some(p) = permissions {
+            f.set_permissions(p)?;
+        }
         f.sync_all()?;
         std::fs::rename(&tmp, path)?;
         std::fs::File::open(dir)?.sync_all()
@@ -47,6 +58,10 @@ mod tests {
         write_atomic(&p, b"two").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o750)).unwrap();
+        write_atomic(&p, b"two and a half").unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o750);
         replace(&p, b"three").unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"three");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);

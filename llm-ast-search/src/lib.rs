@@ -584,10 +584,12 @@ pub fn run(request: &AstRequest, ctx: &mut RunContext) -> Result<AstOutput, Aide
                     .with_hint("a query is written against one grammar, e.g. --language rust"));
             };
             let compiled = query::compile(lang, text)?;
-            let (per_file, diagnostics) = engine.scope().map_files(None, |file, diags| {
-                diags.extend(file.parse_diagnostic());
-                query::run(&compiled, file, request.max_text)
-            })?;
+            let needle = query::required_literal(&compiled, text);
+            let (per_file, diagnostics) =
+                engine.scope().map_files(needle.as_deref().map(str::as_bytes), |file, diags| {
+                    diags.extend(file.parse_diagnostic());
+                    query::run(&compiled, file, request.max_text)
+                })?;
             ctx.diagnostics.extend(diagnostics);
             let files = per_file.len();
             let (symbols, page) = page(per_file.into_iter().flatten().collect(), request, files);

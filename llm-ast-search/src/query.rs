@@ -9,7 +9,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Query, QueryCursor, QueryErrorKind};
 
 use crate::files::SourceFile;
-use crate::symbols::{Symbol, SymbolKind, outline};
+use crate::symbols::{SymbolKind, kind_at};
 
 /// One capture of a query match (the seed's `symbols` entry).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -66,17 +66,35 @@ pub fn compile(lang: Lang, text: &str) -> Result<Query, AideError> {
     })
 }
 
-/// The kind of the symbol the node defines or names.
-fn kind_of(symbols: &[Symbol], start: usize, end: usize) -> Option<SymbolKind> {
-    symbols
-        .iter()
-        .find(|s| (s.byte_start, s.byte_end) == (start, end) || s.name_span == Some((start, end)))
-        .map(|s| s.kind)
+/// A literal every match must contain, when the query says so safely: one
+/// pattern, an `(#eq? @capture "literal")` predicate, and no quantifier or
+/// alternation that could leave the capture out. Files without it need not
+/// be parsed.
+pub fn required_literal(query: &Query, text: &str) -> Option<String> {
+    static EQ: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
+    let re = EQ.get_or_init(|| regex::Regex::new(r#"\(#eq\?\s+@[\w.]+\s+"((?:[^"\\]|\\.)*)"\s*\)"#).ok()).as_ref()?;
+    // Predicate names end in `?` or `!`; any other `?`, `*` or `[` may make the capture optional.
+    let without_predicates: String = text
+        .split('#')
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.trim_start_matches(|c: char| c.is_alphanumeric() || c == '-').trim_start_matches(['?', '!'])
+            }
+        })
+        .collect();
+    if query.pattern_count() != 1 || without_predicates.contains(['?', '*', '[']) {
+        return None;
+    }
+    let caps = re.captures(text)?;
+    let literal = caps.get(1)?.as_str();
+    (!literal.is_empty() && !literal.contains('\\')).then(|| literal.to_string())
 }
 
 /// Every capture of `query` in `file`, deduplicated, in source order.
 pub fn run(query: &Query, file: &SourceFile, max_text: usize) -> Vec<Capture> {
-    let symbols = outline(file.lang, &file.path, &file.source, &file.tree, &file.index);
     let mut cursor = QueryCursor::new();
     let mut out: Vec<Capture> = Vec::new();
     let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
@@ -90,7 +108,7 @@ pub fn run(query: &Query, file: &SourceFile, max_text: usize) -> Vec<Capture> {
             let to = file.index.position(&file.source, end);
             out.push(Capture {
                 symbol,
-                kind: kind_of(&symbols, start, end),
+                kind: kind_at(file.lang, c.node, &file.source),
                 capture: query.capture_names()[c.index as usize].to_string(),
                 node_kind: c.node.kind().to_string(),
                 path: file.path.clone(),
@@ -107,4 +125,21 @@ pub fn run(query: &Query, file: &SourceFile, max_text: usize) -> Vec<Capture> {
     out.sort_by(|a, b| (a.byte_start, a.byte_end, &a.capture).cmp(&(b.byte_start, b.byte_end, &b.capture)));
     out.dedup_by(|a, b| (a.byte_start, a.byte_end, &a.capture) == (b.byte_start, b.byte_end, &b.capture));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_required_literal_is_taken_only_when_every_match_needs_it() {
+        let lit = |q: &str| required_literal(&compile(Lang::Rust, q).unwrap(), q);
+        let q = r#"(call_expression function: (field_expression field: (field_identifier) @m) (#eq? @m "unwrap"))"#;
+        assert_eq!(lit(q).as_deref(), Some("unwrap"));
+        assert_eq!(lit(r#"((identifier) @i (#not-eq? @i "x"))"#), None);
+        assert_eq!(lit(r#"((identifier)? @i (#eq? @i "x"))"#), None);
+        assert_eq!(lit(r#"[(identifier) (type_identifier)] @i (#eq? @i "x")"#), None);
+        assert_eq!(lit("(function_item) @f"), None);
+        assert_eq!(lit(r#"((identifier) @i (#eq? @i "x")) ((type_identifier) @t)"#), None);
+    }
 }

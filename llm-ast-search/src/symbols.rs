@@ -611,6 +611,86 @@ fn go_receiver_type(method: Node<'_>, source: &[u8]) -> Option<String> {
     }
 }
 
+/// The kind of the symbol `node` defines or names, without outlining the
+/// whole file: `node`'s own definition, or that of the definition whose name
+/// it is.
+pub fn kind_at(lang: Lang, node: Node<'_>, source: &[u8]) -> Option<SymbolKind> {
+    // The kind of the nearest enclosing definition decides method or function.
+    let enclosing = |n: Node<'_>| {
+        let mut at = n.parent();
+        while let Some(a) = at {
+            if let Some(d) = definition(lang, a, source, None) {
+                return Some(d.kind);
+            }
+            at = a.parent();
+        }
+        None
+    };
+    if let Some(d) = definition(lang, node, source, enclosing(node)) {
+        return Some(d.kind);
+    }
+    let mut at = node.parent();
+    // C declarators put the name a few levels down.
+    for _ in 0..4 {
+        let a = at?;
+        if let Some(d) = definition(lang, a, source, enclosing(a)) {
+            return d.name_node.is_some_and(|n| n.id() == node.id()).then_some(d.kind);
+        }
+        at = a.parent();
+    }
+    None
+}
+
+/// Where text inserted "before" a symbol must go so it stays outside the
+/// symbol: before its wrappers (Python decorators, `export`, C++
+/// `template<…>`) and the attributes and comments attached above it (Rust
+/// `#[…]`, doc comments), on no blank line.
+pub fn leading_start(tree: &Tree, source: &[u8], symbol: &Symbol) -> usize {
+    let Some(mut node) = tree.root_node().descendant_for_byte_range(symbol.byte_start, symbol.byte_end).map(|mut n| {
+        // The smallest node with the span may be a child; find the symbol's own.
+        while n.kind() != symbol.node_kind && n.byte_range() == (symbol.byte_start..symbol.byte_end) {
+            match n.parent() {
+                Some(p) if p.byte_range() == n.byte_range() => n = p,
+                _ => break,
+            }
+        }
+        n
+    }) else {
+        return symbol.byte_start;
+    };
+    while let Some(p) = node.parent() {
+        if matches!(p.kind(), "decorated_definition" | "export_statement" | "template_declaration") {
+            node = p;
+        } else {
+            break;
+        }
+    }
+    let mut start = node.start_byte();
+    let mut current = node;
+    while let Some(prev) = current.prev_sibling() {
+        let attached = matches!(
+            prev.kind(),
+            "attribute_item"
+                | "inner_attribute_item"
+                | "line_comment"
+                | "block_comment"
+                | "comment"
+                | "decorator"
+                | "annotation"
+        );
+        // Attached: nothing but one line break (and indentation) in between.
+        let gap = &source[prev.end_byte()..current.start_byte()];
+        let newlines = gap.iter().filter(|&&b| b == b'\n').count();
+        let ends_with_newline = source.get(prev.end_byte().wrapping_sub(1)) == Some(&b'\n');
+        if !attached || newlines + usize::from(ends_with_newline) > 1 || prev.kind() == "inner_attribute_item" {
+            break;
+        }
+        start = prev.start_byte();
+        current = prev;
+    }
+    start
+}
+
 /// The innermost symbol whose span contains `offset`.
 pub fn enclosing(symbols: &[Symbol], offset: usize) -> Option<&Symbol> {
     symbols.iter().filter(|s| s.byte_start <= offset && offset < s.byte_end).max_by_key(|s| s.depth)
@@ -694,6 +774,20 @@ mod tests {
         let b = brief(&outline_of(Lang::Cpp, src));
         assert!(b.contains(&"Method ns/K/m".to_string()), "{b:?}");
         assert!(b.contains(&"Declaration ns/K/m".to_string()), "{b:?}");
+    }
+
+    #[test]
+    fn leading_start_includes_attributes_doc_comments_and_decorators() {
+        let src = "fn a() {}\n\n/// Doc.\n#[inline]\nfn b() {}\n";
+        let tree = crate::language::parse(Lang::Rust, src.as_bytes()).unwrap();
+        let symbols = outline(Lang::Rust, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
+        let b = symbols.iter().find(|s| s.name == "b").unwrap();
+        assert_eq!(&src[leading_start(&tree, src.as_bytes(), b)..], "/// Doc.\n#[inline]\nfn b() {}\n");
+        let src = "x = 1\n\n@decorator\ndef f():\n    pass\n";
+        let tree = crate::language::parse(Lang::Python, src.as_bytes()).unwrap();
+        let symbols = outline(Lang::Python, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
+        let f = symbols.iter().find(|s| s.name == "f").unwrap();
+        assert_eq!(&src[leading_start(&tree, src.as_bytes(), f)..], "@decorator\ndef f():\n    pass\n");
     }
 
     #[test]

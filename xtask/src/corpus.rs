@@ -96,9 +96,7 @@ fn debian(root: &std::path::Path) -> Result<()> {
     if done.exists() {
         return Ok(());
     }
-    for (path, package) in
-        [(GO_SRC, "golang-1.19-src"), (JDK_SRC, "openjdk-17-source"), (GOOGLETEST, "googletest")]
-    {
+    for (path, package) in [(GO_SRC, "golang-1.19-src"), (JDK_SRC, "openjdk-17-source"), (GOOGLETEST, "googletest")] {
         if !std::path::Path::new(path).exists() {
             return Err(format!("{path} is missing: apt-get install {package}"));
         }

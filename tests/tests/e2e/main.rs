@@ -12,3 +12,4 @@ mod read;
 mod search;
 mod search_differential;
 mod shell;
+mod transform;

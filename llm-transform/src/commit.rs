@@ -1,0 +1,304 @@
+//! Writing a verified plan: per-file locks, pre-images kept for undo, atomic
+//! writes, and rollback if a write fails midway.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use aide_core::checksum::sha256_hex;
+use aide_core::fsutil::{write_atomic, write_atomic_with};
+use aide_core::{AideError, code};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::plan::FileState;
+
+/// Exclusive locks on a set of files, held until dropped.
+#[derive(Debug)]
+pub struct Locks {
+    _files: Vec<File>,
+}
+
+/// The lock file of a path: `$AIDE_HOME/transform/locks/<sha256 of the path>`.
+fn lock_path(abs: &Path) -> Result<PathBuf, AideError> {
+    let dir = aide_core::log::aide_home().join("transform/locks");
+    std::fs::create_dir_all(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
+    Ok(dir.join(sha256_hex(abs.as_os_str().as_encoded_bytes())))
+}
+
+/// Locks every path (in sorted order, so two transforms never deadlock);
+/// one held by another transform is a `conflict`.
+pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, AideError> {
+    let mut paths: Vec<&Path> = paths.into_iter().collect();
+    paths.sort();
+    paths.dedup();
+    let mut files = Vec::new();
+    for p in paths {
+        let lp = lock_path(p)?;
+        let f = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lp)
+            .map_err(|e| AideError::io(&lp.display().to_string(), &e))?;
+        match f.try_lock() {
+            Ok(()) => files.push(f),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(AideError::new(
+                    code::CONFLICT,
+                    format!("{} is being changed by another transform", p.display()),
+                )
+                .with_hint("wait for it to finish, read the file again, and retry")
+                .with_details(json!({ "path": p.display().to_string() })));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(AideError::io(&lp.display().to_string(), &e)),
+        }
+    }
+    Ok(Locks { _files: files })
+}
+
+/// One file of a stored transform: enough to put it back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UndoFile {
+    pub abs: PathBuf,
+    pub rel: String,
+    /// Name of the pre-image file in the transform's folder; None if the
+    /// transform created the file.
+    pub pre_image: Option<String>,
+    pub checksum_before: Option<String>,
+    /// None if the transform deleted (or renamed away) the file.
+    pub checksum_after: Option<String>,
+    #[serde(default)]
+    pub mode: Option<u32>,
+}
+
+/// The record of an applied transform, in `$AIDE_HOME/transform/undo/<execution_id>/`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UndoManifest {
+    pub execution_id: String,
+    pub created_ms: i64,
+    pub files: Vec<UndoFile>,
+    #[serde(default)]
+    pub undone_by: Option<String>,
+}
+
+pub fn undo_dir() -> PathBuf {
+    aide_core::log::aide_home().join("transform/undo")
+}
+
+/// Whether a file's content on disk matches what a plan expects it to be.
+fn on_disk(abs: &Path) -> Result<Option<Vec<u8>>, AideError> {
+    match std::fs::read(abs) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(AideError::io(&abs.display().to_string(), &e)),
+    }
+}
+
+fn mode_of(p: &Option<std::fs::Permissions>) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    p.as_ref().map(PermissionsExt::mode)
+}
+
+/// Writes the changed files of a plan. The pre-images are stored first
+/// (durably), then each file is replaced atomically; if one write fails, the
+/// files already written are put back and the error returned.
+pub fn commit(execution_id: &str, changed: &[&FileState]) -> Result<(), AideError> {
+    // Re-check under the lock that nothing changed since the plan read the files.
+    for f in changed {
+        if on_disk(&f.abs)? != f.original {
+            return Err(AideError::new(
+                code::CONFLICT,
+                format!("{} changed while the transform was being prepared", f.rel),
+            )
+            .with_hint("read the file again and retry")
+            .with_details(json!({ "path": f.rel })));
+        }
+    }
+    let dir = undo_dir().join(execution_id);
+    std::fs::create_dir_all(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
+    let mut files = Vec::new();
+    for (i, f) in changed.iter().enumerate() {
+        let pre_image = match &f.original {
+            Some(bytes) => {
+                let name = format!("{i}.pre");
+                write_atomic(&dir.join(&name), bytes).map_err(|e| AideError::io(&name, &e))?;
+                Some(name)
+            }
+            None => None,
+        };
+        files.push(UndoFile {
+            abs: f.abs.clone(),
+            rel: f.rel.clone(),
+            pre_image,
+            checksum_before: f.original.as_deref().map(sha256_hex),
+            checksum_after: f.current.as_deref().map(sha256_hex),
+            mode: mode_of(&f.permissions),
+        });
+    }
+    let manifest = UndoManifest {
+        execution_id: execution_id.into(),
+        created_ms: aide_core::log::now_ms(),
+        files,
+        undone_by: None,
+    };
+    let text = serde_json::to_vec_pretty(&manifest).map_err(|e| AideError::internal(e.to_string()))?;
+    write_atomic(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))?;
+
+    // Fault injection for the rollback test: fail the write after N files.
+    let fail_after: Option<usize> = std::env::var("AIDE_TEST_FAIL_AFTER_WRITES").ok().and_then(|v| v.parse().ok());
+    let mut done: Vec<&FileState> = Vec::new();
+    for f in changed {
+        let result = match fail_after {
+            Some(n) if done.len() >= n => Err(std::io::Error::other("injected failure (AIDE_TEST_FAIL_AFTER_WRITES)")),
+            _ => write_one(f),
+        };
+        if let Err(e) = result {
+            let mut restore_failures = Vec::new();
+            for w in done.iter().rev() {
+                if let Err(r) = restore(w) {
+                    restore_failures.push(format!("{}: {r}", w.rel));
+                }
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+            return Err(AideError::new(code::IO_ERROR, format!("writing {} failed: {e}; nothing was changed", f.rel))
+                .with_details(json!({ "path": f.rel, "restore_failures": restore_failures })));
+        }
+        done.push(f);
+    }
+    Ok(())
+}
+
+/// Writes (or deletes) one file to its planned content.
+fn write_one(f: &FileState) -> std::io::Result<()> {
+    match &f.current {
+        Some(bytes) => {
+            if let Some(parent) = f.abs.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            write_atomic_with(&f.abs, bytes, f.permissions.clone())
+        }
+        None => std::fs::remove_file(&f.abs),
+    }
+}
+
+/// Puts one file back to its content before the plan.
+fn restore(f: &FileState) -> std::io::Result<()> {
+    match &f.original {
+        Some(bytes) => write_atomic_with(&f.abs, bytes, f.permissions.clone()),
+        None => std::fs::remove_file(&f.abs),
+    }
+}
+
+/// What undo did to one file.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Restored {
+    pub path: String,
+    /// `restored`, `recreated` (it had been deleted) or `removed` (the transform created it).
+    pub action: String,
+    pub checksum: Option<String>,
+}
+
+pub fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest), AideError> {
+    let root = undo_dir();
+    let dir = if execution_id.len() >= 8 && execution_id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+        let mut found: Vec<PathBuf> =
+            std::fs::read_dir(&root).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+        found.retain(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(execution_id)));
+        match found.len() {
+            1 => found.remove(0),
+            0 => {
+                return Err(AideError::new(code::NOT_FOUND, format!("no applied transform {execution_id}"))
+                    .with_hint("undo takes the execution_id an applied (not dry-run) llm-transform printed"));
+            }
+            n => {
+                return Err(AideError::new(
+                    code::INVALID_ARGUMENTS,
+                    format!("{n} transforms start with {execution_id}"),
+                )
+                .with_hint("give more of the execution_id"));
+            }
+        }
+    } else {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{execution_id}` is not an execution id"))
+            .with_hint("give the execution_id (at least 8 characters) of an applied transform"));
+    };
+    let text = std::fs::read(dir.join("manifest.json")).map_err(|e| AideError::io("undo manifest", &e))?;
+    let manifest: UndoManifest =
+        serde_json::from_slice(&text).map_err(|e| AideError::internal(format!("undo manifest is corrupt: {e}")))?;
+    Ok((dir, manifest))
+}
+
+/// The most recent applied transforms not yet undone, newest first.
+pub fn recent(count: usize) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
+        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    // UUIDv7 ids sort by time.
+    ids.sort();
+    ids.into_iter().rev().filter(|id| load_manifest(id).is_ok_and(|(_, m)| m.undone_by.is_none())).take(count).collect()
+}
+
+/// Restores the files of transform `execution_id`, if every one still has
+/// the checksum the transform left.
+pub fn undo(execution_id: &str, by: &str) -> Result<Vec<Restored>, AideError> {
+    let (dir, mut manifest) = load_manifest(execution_id)?;
+    if let Some(other) = &manifest.undone_by {
+        return Err(AideError::new(
+            code::CONFLICT,
+            format!("transform {} was already undone (by {other})", manifest.execution_id),
+        )
+        .with_hint("each transform can be undone once"));
+    }
+    let _locks = lock_all(manifest.files.iter().map(|f| f.abs.as_path()))?;
+    let mut changed = Vec::new();
+    for f in &manifest.files {
+        let now = on_disk(&f.abs)?.map(|b| sha256_hex(&b));
+        if now != f.checksum_after {
+            changed.push(json!({ "path": f.rel, "expected": f.checksum_after, "current": now }));
+        }
+    }
+    if !changed.is_empty() {
+        let names: Vec<String> = changed.iter().filter_map(|c| c["path"].as_str().map(str::to_string)).collect();
+        return Err(AideError::new(
+            code::CONFLICT,
+            format!("cannot undo {}: changed since: {}", manifest.execution_id, names.join(", ")),
+        )
+        .with_hint("undo the later transforms first (newest first), or restore the files by hand")
+        .with_details(json!({ "changed": changed })));
+    }
+    let mut states = Vec::new();
+    for f in &manifest.files {
+        use std::os::unix::fs::PermissionsExt;
+        let original = match &f.pre_image {
+            Some(name) => Some(std::fs::read(dir.join(name)).map_err(|e| AideError::io(name, &e))?),
+            None => None,
+        };
+        states.push(FileState {
+            abs: f.abs.clone(),
+            rel: f.rel.clone(),
+            original: on_disk(&f.abs)?,
+            current: original,
+            permissions: f.mode.map(std::fs::Permissions::from_mode),
+            rustfmt: false,
+            cargo_check: false,
+            renamed_from: None,
+        });
+    }
+    let refs: Vec<&FileState> = states.iter().collect();
+    commit(by, &refs)?;
+    manifest.undone_by = Some(by.to_string());
+    let text = serde_json::to_vec_pretty(&manifest).map_err(|e| AideError::internal(e.to_string()))?;
+    write_atomic(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))?;
+    Ok(states
+        .iter()
+        .map(|s| Restored {
+            path: s.rel.clone(),
+            action: match (&s.original, &s.current) {
+                (None, Some(_)) => "recreated".into(),
+                (Some(_), None) => "removed".into(),
+                _ => "restored".into(),
+            },
+            checksum: s.current.as_deref().map(sha256_hex),
+        })
+        .collect())
+}

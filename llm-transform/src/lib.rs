@@ -1,0 +1,521 @@
+//! # llm-transform: edits that never corrupt a file
+//!
+//! `llm-transform --file PATH --edits EDITS.json` (the seed's form), or any
+//! request as `--request` JSON / an `--edits` document:
+//!
+//! ```json
+//! { "edits": [ { "path": "src/a.rs", "byte_start": 120, "byte_end": 132,
+//!                "replacement": "bar", "checksum_before": "<sha256>" } ],
+//!   "operations": [
+//!     { "op": "patch", "path": "src/a.rs", "old_text": "…", "new_text": "…" },
+//!     { "op": "replace_block", "path": "src/agent.rs", "kind": "function", "name": "run",
+//!       "module_path": "impl Agent", "new_block": "…", "expected_old_hash": "…" },
+//!     { "op": "insert_after_block", … "snippet": "…" }, { "op": "insert_before_block", … },
+//!     { "op": "write", "path": "…", "content": "…", "create_dirs": true },
+//!     { "op": "delete", "path": "…" }, { "op": "rename", "path": "…", "to": "…" } ] }
+//! ```
+//!
+//! The seed's `rust_replace_block` / `rust_insert_after_block` are accepted
+//! as `op` names with their fields as written (`new_block`, `snippet`,
+//! `module_path`, `line_hint`, `expected_old_hash`, `expected_old_block`,
+//! `run_rustfmt`, `run_cargo_check`).
+//!
+//! Output, inside the aide envelope:
+//!
+//! ```json
+//! { "mode": "transform", "applied": 2, "skipped": 0, "errors": [],
+//!   "checksum_after": "<sha256, when one file changed>", "dry_run": false, "no_op": false,
+//!   "files": [ { "path": "src/a.rs", "action": "modified", "checksum_before": "…",
+//!                "checksum_after": "…", "lines_added": 1, "lines_removed": 1,
+//!                "formatted": false, "diff": null } ],
+//!   "operations": [ { "index": 0, "op": "patch", "path": "src/a.rs", "status": "applied", "line": 12, "note": null } ],
+//!   "undo": "llm-transform undo <execution_id>", "cargo_check": null }
+//! ```
+//!
+//! Rules:
+//! * **All or nothing.** Every edit and operation is checked in memory
+//!   first; any failure rejects the whole request (exit 3 for a stale
+//!   checksum, no match, ambiguity, new syntax errors or a lock held by
+//!   another transform; 2 for a malformed request) and nothing is written.
+//!   Then each file is written atomically (temporary file, fsync, rename,
+//!   fsync of the folder) keeping its permissions; a failed write puts back
+//!   the files already written. A lock per file is held from reading to
+//!   renaming.
+//! * **Byte-faithful.** Everything outside the edited spans is kept exactly:
+//!   BOM, line endings, final newline, tabs. Span edits and `write` content
+//!   are literal bytes; text inserted by `patch` and block operations takes
+//!   the file's line ending (CRLF files get CRLF).
+//! * Span edits (all against the file as read, applied from the end) run
+//!   before operations; operations run in order, each on the result of the
+//!   previous.
+//! * **Guards.** A file in a known language whose edit adds syntax errors is
+//!   refused (`new_syntax_errors`) unless `--allow-syntax-errors`.
+//!   `--rustfmt`/`run_rustfmt` formats edited Rust files; `--cargo-check`/
+//!   `run_cargo_check` runs `cargo check` after writing and reports it.
+//! * `--dry-run` shows the unified diffs and would-be checksums, writing
+//!   nothing. An applied transform keeps its pre-images:
+//!   `llm-transform undo <execution_id>` restores them if the files still
+//!   have the checksums it left (`undo --last N` undoes the newest N).
+
+pub mod commit;
+pub mod plan;
+pub mod request;
+pub mod text;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use aide_core::checksum::sha256_hex;
+use aide_core::cli::{Render, RunContext, Tool};
+use aide_core::envelope::Diagnostic;
+use aide_core::{AideError, Lang, LineIndex, Root, code};
+use llm_ast_search::validate::{SyntaxIssue, syntax_issues};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::commit::Restored;
+use crate::plan::{FileState, OpReport, Plan};
+use crate::request::{EditsDocument, Operation, SpanEdit};
+
+/// A request: flags, or the same fields as `--request` JSON.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct TransformRequest {
+    #[command(subcommand)]
+    pub command: Option<Subcommand>,
+    /// The file span edits without a `path` apply to.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<String>,
+    /// A JSON file (`-` for stdin) with `{"edits": [...], "operations": [...]}`.
+    #[arg(long = "edits", value_name = "JSON_FILE")]
+    #[serde(skip)]
+    pub edits_file: Option<String>,
+    /// Span edits (request JSON only; on the command line, use --edits).
+    #[arg(skip)]
+    pub edits: Vec<SpanEdit>,
+    /// Operations (request JSON only; on the command line, use --edits).
+    #[arg(skip)]
+    pub operations: Vec<Operation>,
+    /// Directory the paths are relative to; nothing outside it is touched.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Show the diff and would-be checksums; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Apply even if the result has syntax errors the file did not have.
+    #[arg(long)]
+    pub allow_syntax_errors: bool,
+    /// Format every edited Rust file with rustfmt.
+    #[arg(long)]
+    pub rustfmt: bool,
+    /// Run `cargo check` after writing and report its diagnostics.
+    #[arg(long)]
+    pub cargo_check: bool,
+    /// Include each file's unified diff in the output of an applied transform.
+    #[arg(long)]
+    pub diff: bool,
+}
+
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Subcommand {
+    /// Restore the files a transform changed, if nothing changed them since.
+    Undo {
+        /// Execution ids of applied transforms (at least 8 characters), undone in the order given.
+        #[arg(value_name = "EXECUTION_ID")]
+        execution_ids: Vec<String>,
+        /// Undo the newest N transforms not yet undone, newest first.
+        #[arg(long, value_name = "N", conflicts_with = "execution_ids")]
+        last: Option<usize>,
+    },
+}
+
+/// One file of the result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileChange {
+    pub path: String,
+    /// `modified`, `created`, `deleted` or `unchanged`.
+    pub action: String,
+    pub checksum_before: Option<String>,
+    pub checksum_after: Option<String>,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    /// rustfmt formatted the result.
+    pub formatted: bool,
+    pub renamed_from: Option<String>,
+    /// Unified diff (with --dry-run or --diff).
+    pub diff: Option<String>,
+}
+
+/// `cargo check`'s verdict after the write.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CargoCheck {
+    pub ok: bool,
+    pub directory: String,
+    /// `path:line:col: error: message` lines.
+    pub errors: Vec<String>,
+    pub warnings: usize,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum TransformOutput {
+    Transform {
+        applied: usize,
+        skipped: usize,
+        /// Always empty: a failing request is an error, and nothing is written.
+        errors: Vec<String>,
+        /// The new checksum, when exactly one file changed.
+        checksum_after: Option<String>,
+        dry_run: bool,
+        /// Every edit was already in place: nothing to write.
+        no_op: bool,
+        files: Vec<FileChange>,
+        operations: Vec<OpReport>,
+        /// How to undo this transform, when it wrote something.
+        undo: Option<String>,
+        cargo_check: Option<CargoCheck>,
+    },
+    Undo {
+        undone: Vec<String>,
+        files: Vec<Restored>,
+    },
+}
+
+impl Render for TransformOutput {
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        match self {
+            TransformOutput::Transform { applied, skipped, dry_run, no_op, files, undo, cargo_check, .. } => {
+                let verb = if *dry_run { "would apply" } else { "applied" };
+                writeln!(w, "{verb} {applied}, skipped {skipped}{}", if *no_op { " (no change)" } else { "" })?;
+                for f in files {
+                    writeln!(
+                        w,
+                        "{} {} (+{} -{}){}",
+                        f.action,
+                        f.path,
+                        f.lines_added,
+                        f.lines_removed,
+                        f.checksum_after.as_deref().map(|c| format!(" sha256 {c}")).unwrap_or_default()
+                    )?;
+                    if let Some(d) = &f.diff {
+                        w.write_all(d.as_bytes())?;
+                    }
+                }
+                if let Some(c) = cargo_check {
+                    writeln!(w, "cargo check: {}", if c.ok { "ok" } else { "failed" })?;
+                    for e in &c.errors {
+                        writeln!(w, "  {e}")?;
+                    }
+                }
+                if let Some(u) = undo {
+                    writeln!(w, "undo: {u}")?;
+                }
+                Ok(())
+            }
+            TransformOutput::Undo { files, .. } => {
+                for f in files {
+                    writeln!(w, "{} {}", f.action, f.path)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The issues of `after` that `before` did not have (compared by kind,
+/// message and the text of their line).
+fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec<SyntaxIssue> {
+    let issues = |bytes: &[u8]| -> Vec<(SyntaxIssue, String)> {
+        let Some(tree) = llm_ast_search::language::parse(lang, bytes) else { return Vec::new() };
+        let index = LineIndex::new(bytes);
+        syntax_issues(&tree, bytes, &index)
+            .into_iter()
+            .map(|i| {
+                let line = llm_ast_search::refs::line_text(&index, bytes, i.line);
+                (i, line)
+            })
+            .collect()
+    };
+    let mut old: Vec<(String, String)> =
+        before.map(|b| issues(b).into_iter().map(|(i, l)| (i.message, l)).collect()).unwrap_or_default();
+    let mut fresh = Vec::new();
+    for (issue, line) in issues(after) {
+        match old.iter().position(|(m, l)| *m == issue.message && *l == line) {
+            Some(p) => {
+                old.remove(p);
+            }
+            None => fresh.push(issue),
+        }
+    }
+    fresh
+}
+
+/// The edition of the crate `file` belongs to, for rustfmt.
+fn rust_edition(file: &Path) -> String {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if let Ok(toml) = std::fs::read_to_string(d.join("Cargo.toml")) {
+            for edition in ["2024", "2021", "2018", "2015"] {
+                if toml.contains(&format!("edition = \"{edition}\"")) {
+                    return edition.into();
+                }
+            }
+            if toml.contains("edition.workspace = true") {
+                dir = d.parent();
+                continue;
+            }
+            return "2015".into();
+        }
+        dir = d.parent();
+    }
+    "2021".into()
+}
+
+/// Formats Rust source with rustfmt; None (with a diagnostic) if it cannot.
+fn rustfmt(file: &FileState, bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
+    let child = Command::new("rustfmt")
+        .args(["--emit", "stdout", "--quiet", "--edition", &rust_edition(&file.abs)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            diagnostics.push(
+                Diagnostic::new(aide_core::envelope::diag::RUSTFMT_FAILED, format!("rustfmt not run: {e}"))
+                    .with_path(&file.rel),
+            );
+            return None;
+        }
+    };
+    let mut stdin = child.stdin.take()?;
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    if out.status.success() {
+        Some(out.stdout)
+    } else {
+        let msg = String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").to_string();
+        diagnostics.push(
+            Diagnostic::new(
+                aide_core::envelope::diag::RUSTFMT_FAILED,
+                format!("rustfmt failed, file left unformatted: {msg}"),
+            )
+            .with_path(&file.rel),
+        );
+        None
+    }
+}
+
+/// Runs `cargo check` in the crate of `file` and summarises it.
+fn cargo_check(file: &Path, root: &Root) -> CargoCheck {
+    let mut dir = file.parent();
+    while let Some(d) = dir {
+        if d.join("Cargo.toml").is_file() {
+            break;
+        }
+        dir = d.parent();
+    }
+    let dir = dir.unwrap_or(root.path()).to_path_buf();
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["check", "--quiet", "--message-format", "short"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output();
+    let shown = root.relative(&dir).unwrap_or_else(|| dir.display().to_string());
+    match out {
+        Ok(o) => {
+            let text = String::from_utf8_lossy(&o.stderr);
+            CargoCheck {
+                ok: o.status.success(),
+                directory: shown,
+                errors: text.lines().filter(|l| l.contains("error")).map(str::to_string).take(50).collect(),
+                warnings: text.lines().filter(|l| l.contains(": warning")).count(),
+            }
+        }
+        Err(e) => CargoCheck { ok: false, directory: shown, errors: vec![format!("cargo not run: {e}")], warnings: 0 },
+    }
+}
+
+/// Runs a transform request.
+pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<TransformOutput, AideError> {
+    let root = Root::from_option(request.root.as_deref())?;
+    let mut doc = EditsDocument {
+        file: request.file.clone(),
+        edits: request.edits.clone(),
+        operations: request.operations.clone(),
+    };
+    if let Some(source) = &request.edits_file {
+        let text = aide_core::request::read_request_source(source)?;
+        let from_file: EditsDocument = serde_json::from_str(&text).map_err(|e| {
+            AideError::new(code::INVALID_REQUEST, format!("{source}: {e}"))
+                .with_hint("the edits file is {\"edits\": [{\"byte_start\", \"byte_end\", \"replacement\", \"checksum_before\"}], \"operations\": [...]}")
+        })?;
+        doc.file = doc.file.or(from_file.file);
+        doc.edits.extend(from_file.edits);
+        doc.operations.extend(from_file.operations);
+    }
+    if doc.edits.is_empty() && doc.operations.is_empty() {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, "nothing to do: no edits and no operations")
+            .with_hint("llm-transform --file PATH --edits EDITS.json, or --request with edits/operations"));
+    }
+
+    let mut plan = Plan::default();
+    // Read every file once, then lock them all before any check: the lock is
+    // held from verification to rename.
+    let mut paths: Vec<String> = doc.edits.iter().filter_map(|e| e.path.clone().or_else(|| doc.file.clone())).collect();
+    for op in &doc.operations {
+        paths.push(op.path().to_string());
+        if let Operation::Rename { to, .. } = op {
+            paths.push(to.clone());
+        }
+    }
+    let abs: Vec<PathBuf> = paths.iter().map(|p| root.resolve(p)).collect::<Result<_, _>>()?;
+    let _locks = commit::lock_all(abs.iter().map(PathBuf::as_path))?;
+
+    plan.span_edits(&root, &doc.edits, doc.file.as_deref())?;
+    for (i, op) in doc.operations.iter().enumerate() {
+        plan.operation(&root, i, op)?;
+    }
+
+    // Guards and formatting, file by file.
+    let mut formatted = std::collections::BTreeSet::new();
+    for f in plan.files.values_mut() {
+        let (Some(after), Some(lang)) = (f.current.clone(), Lang::from_path(&f.abs)) else { continue };
+        if f.current == f.original {
+            continue;
+        }
+        if !request.allow_syntax_errors {
+            let fresh = new_issues(lang, f.original.as_deref(), &after);
+            if !fresh.is_empty() {
+                let first = &fresh[0];
+                return Err(AideError::new(
+                    code::NEW_SYNTAX_ERRORS,
+                    format!(
+                        "{}: the edit adds {} syntax error{} (first at {}:{}: {}); nothing was written",
+                        f.rel,
+                        fresh.len(),
+                        if fresh.len() == 1 { "" } else { "s" },
+                        first.line,
+                        first.column,
+                        first.message
+                    ),
+                )
+                .with_hint("fix the new text, or pass --allow-syntax-errors to write it anyway")
+                .with_details(json!({ "path": f.rel, "errors": fresh })));
+            }
+        }
+        if lang == Lang::Rust
+            && (request.rustfmt || f.rustfmt)
+            && let Some(pretty) = rustfmt(f, &after, &mut ctx.diagnostics)
+        {
+            if pretty != after {
+                formatted.insert(f.rel.clone());
+            }
+            f.current = Some(pretty);
+        }
+    }
+
+    let changed: Vec<&FileState> = plan.files.values().filter(|f| f.current != f.original).collect();
+    let show_diff = request.dry_run || request.diff;
+    let files: Vec<FileChange> = plan
+        .files
+        .values()
+        .map(|f| {
+            let (added, removed) = text::line_counts(f.original.as_deref(), f.current.as_deref());
+            FileChange {
+                path: f.rel.clone(),
+                action: match (&f.original, &f.current) {
+                    (None, Some(_)) => "created",
+                    (Some(_), None) => "deleted",
+                    (a, b) if a == b => "unchanged",
+                    _ => "modified",
+                }
+                .into(),
+                checksum_before: f.original.as_deref().map(sha256_hex),
+                checksum_after: f.current.as_deref().map(sha256_hex),
+                lines_added: added,
+                lines_removed: removed,
+                formatted: formatted.contains(&f.rel),
+                renamed_from: f.renamed_from.clone(),
+                diff: (show_diff && f.current != f.original)
+                    .then(|| text::unified_diff(&f.rel, f.original.as_deref(), f.current.as_deref())),
+            }
+        })
+        .collect();
+    let no_op = changed.is_empty();
+    let wrote = !request.dry_run && !no_op;
+    if wrote {
+        commit::commit(&ctx.execution_id, &changed)?;
+    }
+    let check = if wrote && (request.cargo_check || changed.iter().any(|f| f.cargo_check)) {
+        changed.iter().find(|f| f.abs.extension().is_some_and(|e| e == "rs")).map(|f| cargo_check(&f.abs, &root))
+    } else {
+        None
+    };
+    let applied = plan.reports.iter().filter(|r| r.status == "applied").count();
+    let skipped = plan.reports.len() - applied;
+    let checksum_after = match changed.as_slice() {
+        [one] => one.current.as_deref().map(sha256_hex),
+        _ => None,
+    };
+    Ok(TransformOutput::Transform {
+        applied,
+        skipped,
+        errors: Vec::new(),
+        checksum_after,
+        dry_run: request.dry_run,
+        no_op,
+        files,
+        operations: plan.reports,
+        undo: wrote.then(|| format!("llm-transform undo {}", ctx.execution_id)),
+        cargo_check: check,
+    })
+}
+
+/// The `llm-transform` tool.
+#[derive(Debug)]
+pub struct LlmTransform;
+
+impl Tool for LlmTransform {
+    const NAME: &'static str = "llm-transform";
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const ABOUT: &'static str = "Checksum-guarded, all-or-nothing edits: span edits, patches, AST block edits, undo.";
+    type Request = TransformRequest;
+    type Output = TransformOutput;
+
+    fn run(request: TransformRequest, ctx: &mut RunContext) -> Result<TransformOutput, AideError> {
+        match &request.command {
+            Some(Subcommand::Undo { execution_ids, last }) => {
+                let ids = match last {
+                    Some(n) => commit::recent(*n),
+                    None => execution_ids.clone(),
+                };
+                if ids.is_empty() {
+                    return Err(AideError::new(code::INVALID_ARGUMENTS, "nothing to undo")
+                        .with_hint("llm-transform undo EXECUTION_ID, or undo --last N"));
+                }
+                let mut files = Vec::new();
+                let mut undone = Vec::new();
+                for id in &ids {
+                    // Each undo is itself a transform, stored under its own id.
+                    let by =
+                        if undone.is_empty() { ctx.execution_id.clone() } else { aide_core::ids::new_execution_id() };
+                    files.extend(commit::undo(id, &by)?);
+                    undone.push(id.clone());
+                }
+                Ok(TransformOutput::Undo { undone, files })
+            }
+            None => transform(&request, ctx),
+        }
+    }
+
+    fn root(request: &TransformRequest) -> Option<PathBuf> {
+        request.root.clone().or_else(|| std::env::current_dir().ok())
+    }
+}

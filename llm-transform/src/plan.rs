@@ -1,0 +1,515 @@
+//! Applying a request in memory: every check happens here, before any file
+//! is touched.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use aide_core::checksum::sha256_hex;
+use aide_core::{AideError, Lang, LineIndex, Root, code};
+use llm_ast_search::symbols::{Symbol, SymbolKind, leading_start, outline};
+use serde_json::json;
+
+use crate::request::{BlockTarget, Operation, SpanEdit};
+use crate::text::{Eol, apply_span_edits, near_miss, to_eol};
+
+/// A file as the plan sees it: what is on disk now and what it will be.
+#[derive(Debug, Clone)]
+pub struct FileState {
+    pub abs: PathBuf,
+    pub rel: String,
+    /// None: the file does not exist (yet).
+    pub original: Option<Vec<u8>>,
+    pub current: Option<Vec<u8>>,
+    /// Permissions to give the file when it is written (a renamed file keeps its own).
+    pub permissions: Option<std::fs::Permissions>,
+    pub rustfmt: bool,
+    pub cargo_check: bool,
+    pub renamed_from: Option<String>,
+}
+
+/// What one operation did.
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct OpReport {
+    pub index: usize,
+    pub op: String,
+    pub path: String,
+    /// `applied`, or `no_op` when the file already had the result.
+    pub status: String,
+    /// Line of the target (1-based) where there is one.
+    pub line: Option<usize>,
+    /// How the target was found, when that is worth knowing (`fuzzy`, `replace_all: 3 matches`).
+    pub note: Option<String>,
+}
+
+/// All files a request touches, keyed by absolute path.
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub files: BTreeMap<PathBuf, FileState>,
+    pub reports: Vec<OpReport>,
+}
+
+fn mismatch(rel: &str, expected: &str, actual: Option<&[u8]>) -> AideError {
+    let current = actual.map(sha256_hex);
+    AideError::new(code::CHECKSUM_MISMATCH, format!("{rel} changed since it was read: its checksum differs"))
+        .with_hint("read the file again (llm-read) and redo the edit against its current content")
+        .with_details(json!({ "path": rel, "expected": expected, "current": current }))
+}
+
+impl Plan {
+    /// The state of `rel`, read from disk the first time.
+    pub fn file(&mut self, root: &Root, rel: &str) -> Result<&mut FileState, AideError> {
+        let abs = root.resolve(rel)?;
+        if !self.files.contains_key(&abs) {
+            let (original, permissions) = match std::fs::symlink_metadata(&abs) {
+                Ok(m) if m.is_dir() => {
+                    return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a directory"))
+                        .with_hint("edits apply to files"));
+                }
+                Ok(m) => (Some(std::fs::read(&abs).map_err(|e| AideError::io(rel, &e))?), Some(m.permissions())),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
+                Err(e) => return Err(AideError::io(rel, &e)),
+            };
+            let shown = root.relative(&abs).unwrap_or_else(|| rel.to_string());
+            self.files.insert(
+                abs.clone(),
+                FileState {
+                    abs: abs.clone(),
+                    rel: shown,
+                    current: original.clone(),
+                    original,
+                    permissions,
+                    rustfmt: false,
+                    cargo_check: false,
+                    renamed_from: None,
+                },
+            );
+        }
+        self.files.get_mut(&abs).ok_or_else(|| AideError::internal("file state vanished"))
+    }
+
+    /// Applies the span edits: all against the files' content before any
+    /// operation, each file's batch in reverse byte order.
+    pub fn span_edits(&mut self, root: &Root, edits: &[SpanEdit], default_file: Option<&str>) -> Result<(), AideError> {
+        let mut by_file: BTreeMap<String, Vec<(usize, &SpanEdit)>> = BTreeMap::new();
+        for (i, e) in edits.iter().enumerate() {
+            let Some(path) = e.path.as_deref().or(default_file) else {
+                return Err(AideError::new(code::INVALID_REQUEST, format!("edit {i} has no path"))
+                    .with_hint("give --file, or a `path` in each edit"));
+            };
+            by_file.entry(path.to_string()).or_default().push((i, e));
+        }
+        for (path, edits) in by_file {
+            let file = self.file(root, &path)?;
+            let rel = file.rel.clone();
+            let Some(bytes) = file.current.clone() else {
+                return Err(AideError::new(code::NOT_FOUND, format!("{rel} does not exist"))
+                    .with_hint("span edits change existing files; create one with a `write` operation"));
+            };
+            for (i, e) in &edits {
+                let Some(expected) = e.checksum_before.as_deref() else {
+                    return Err(AideError::new(code::INVALID_REQUEST, format!("edit {i} has no checksum_before"))
+                        .with_hint(
+                            "span edits need the file's SHA-256 (llm-read's `checksum`) to refuse stale offsets",
+                        ));
+                };
+                if sha256_hex(&bytes) != expected {
+                    return Err(mismatch(&rel, expected, Some(&bytes)));
+                }
+            }
+            let spans: Vec<(usize, usize, &[u8])> =
+                edits.iter().map(|(_, e)| (e.byte_start, e.byte_end, e.replacement.as_bytes())).collect();
+            let new = apply_span_edits(&bytes, &spans).map_err(|reason| {
+                AideError::new(code::INVALID_SPAN, format!("{rel}: {reason}; nothing was written"))
+                    .with_hint("spans are byte offsets into the file as llm-read reports them: read it again")
+                    .with_details(json!({ "path": rel, "current": sha256_hex(&bytes), "size": bytes.len() }))
+            })?;
+            let unchanged = new == bytes;
+            let file = self.file(root, &path)?;
+            file.current = Some(new);
+            for (i, e) in edits {
+                self.reports.push(OpReport {
+                    index: i,
+                    op: "edit".into(),
+                    path: rel.clone(),
+                    status: if unchanged { "no_op".into() } else { "applied".into() },
+                    line: Some(LineIndex::new(&bytes).line_of(e.byte_start.min(bytes.len()))),
+                    note: None,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies one operation to the current contents.
+    pub fn operation(&mut self, root: &Root, index: usize, op: &Operation) -> Result<(), AideError> {
+        let path = op.path().to_string();
+        let (line, note, before, after) = match op {
+            Operation::Patch { old_text, new_text, replace_all, fuzzy, checksum_before, .. } => {
+                let file = self.file(root, &path)?;
+                let rel = file.rel.clone();
+                let bytes = existing(file)?;
+                check_sum(&rel, checksum_before.as_deref(), &bytes)?;
+                let (new, line, note) = patch(&rel, &bytes, old_text, new_text, *replace_all, *fuzzy)?;
+                (Some(line), note, Some(bytes), Some(new))
+            }
+            Operation::ReplaceBlock { new_block, .. }
+            | Operation::InsertAfterBlock { snippet: new_block, .. }
+            | Operation::InsertBeforeBlock { snippet: new_block, .. } => {
+                let target = op.target().unwrap_or_default();
+                let file = self.file(root, &path)?;
+                file.rustfmt |= target.run_rustfmt;
+                file.cargo_check |= target.run_cargo_check;
+                let rel = file.rel.clone();
+                let bytes = existing(file)?;
+                let (new, line) = block(&rel, &bytes, op, &target, new_block)?;
+                (Some(line), None, Some(bytes), Some(new))
+            }
+            Operation::Write { content, create_dirs, checksum_before, .. } => {
+                let file = self.file(root, &path)?;
+                let rel = file.rel.clone();
+                let before = file.current.clone();
+                if let (Some(expected), Some(now)) = (checksum_before.as_deref(), before.as_deref()) {
+                    check_sum(&rel, Some(expected), now)?;
+                }
+                if before.is_some() && checksum_before.is_none() {
+                    return Err(AideError::new(
+                        code::CONFLICT,
+                        format!("{rel} exists; overwriting it needs its checksum"),
+                    )
+                    .with_hint(
+                        "give checksum_before (llm-read's `checksum`) to overwrite, so nothing unseen is lost",
+                    ));
+                }
+                ensure_parent(&file.abs, &rel, *create_dirs)?;
+                (None, None, before, Some(content.clone().into_bytes()))
+            }
+            Operation::Delete { checksum_before, .. } => {
+                let file = self.file(root, &path)?;
+                let rel = file.rel.clone();
+                let bytes = existing(file)?;
+                check_sum(&rel, checksum_before.as_deref(), &bytes)?;
+                (None, None, Some(bytes), None)
+            }
+            Operation::Rename { to, create_dirs, checksum_before, .. } => {
+                let file = self.file(root, &path)?;
+                let rel = file.rel.clone();
+                let bytes = existing(file)?;
+                check_sum(&rel, checksum_before.as_deref(), &bytes)?;
+                let permissions = file.permissions.clone();
+                file.current = None;
+                let dest = self.file(root, to)?;
+                if dest.current.is_some() {
+                    return Err(AideError::new(
+                        code::CONFLICT,
+                        format!("cannot rename {rel} to {}: it exists", dest.rel),
+                    )
+                    .with_hint("delete the destination first, or pick another name"));
+                }
+                ensure_parent(&dest.abs, &dest.rel, *create_dirs)?;
+                dest.current = Some(bytes);
+                dest.permissions = permissions;
+                dest.renamed_from = Some(rel.clone());
+                self.reports.push(OpReport {
+                    index,
+                    op: op.name().into(),
+                    path: rel,
+                    status: "applied".into(),
+                    line: None,
+                    note: Some(format!("to {to}")),
+                });
+                return Ok(());
+            }
+        };
+        let unchanged = before == after;
+        let file = self.file(root, &path)?;
+        file.current = after;
+        let rel = file.rel.clone();
+        self.reports.push(OpReport {
+            index,
+            op: op.name().into(),
+            path: rel,
+            status: if unchanged { "no_op".into() } else { "applied".into() },
+            line,
+            note,
+        });
+        Ok(())
+    }
+}
+
+fn existing(file: &FileState) -> Result<Vec<u8>, AideError> {
+    file.current.clone().ok_or_else(|| {
+        AideError::new(code::NOT_FOUND, format!("{} does not exist", file.rel))
+            .with_hint("check the path (relative to --root); create files with a `write` operation")
+    })
+}
+
+fn check_sum(rel: &str, expected: Option<&str>, bytes: &[u8]) -> Result<(), AideError> {
+    match expected {
+        Some(e) if sha256_hex(bytes) != e => Err(mismatch(rel, e, Some(bytes))),
+        _ => Ok(()),
+    }
+}
+
+fn ensure_parent(abs: &std::path::Path, rel: &str, create_dirs: bool) -> Result<(), AideError> {
+    match abs.parent() {
+        Some(p) if !p.is_dir() && !create_dirs => {
+            Err(AideError::new(code::NOT_FOUND, format!("the folder of {rel} does not exist"))
+                .with_hint("set create_dirs: true to create it"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `old_text` → `new_text`, exact (or whitespace-insensitive with `fuzzy`).
+fn patch(
+    rel: &str,
+    bytes: &[u8],
+    old_text: &str,
+    new_text: &str,
+    replace_all: bool,
+    fuzzy: bool,
+) -> Result<(Vec<u8>, usize, Option<String>), AideError> {
+    if old_text.is_empty() {
+        return Err(AideError::new(code::INVALID_REQUEST, "patch old_text is empty")
+            .with_hint("give the exact text to replace; to insert, use insert_after_block or a span edit"));
+    }
+    let eol = Eol::of(bytes);
+    let old = to_eol(old_text, eol);
+    let new = to_eol(new_text, eol);
+    let index = LineIndex::new(bytes);
+    let mut starts: Vec<(usize, usize)> =
+        memchr::memmem::find_iter(bytes, old.as_bytes()).map(|s| (s, s + old.len())).collect();
+    // find_iter reports overlapping starts; keep non-overlapping ones.
+    let mut last_end = 0;
+    starts.retain(|&(s, e)| {
+        let keep = s >= last_end;
+        if keep {
+            last_end = e;
+        }
+        keep
+    });
+    let mut note = None;
+    if starts.is_empty() && fuzzy {
+        let tokens: Vec<String> = old_text.split_whitespace().map(regex::escape).collect();
+        // A trailing line break in old_text is part of what it replaces.
+        let tail = if old_text.ends_with('\n') { r"[ \t]*\r?\n" } else { "" };
+        let pattern = format!("(?-u:{}{tail})", tokens.join(r"\s+"));
+        if let Ok(re) = regex::bytes::Regex::new(&pattern) {
+            starts = re.find_iter(bytes).map(|m| (m.start(), m.end())).collect();
+            note = Some("fuzzy: matched ignoring whitespace differences".to_string());
+        }
+    }
+    let lines: Vec<usize> = starts.iter().map(|&(s, _)| index.line_of(s)).collect();
+    match starts.len() {
+        0 => {
+            let miss = near_miss(bytes, &old);
+            let mut err = AideError::new(code::NO_MATCH, format!("{rel}: old_text matches nothing"))
+                .with_details(json!({ "path": rel, "count": 0, "near_miss": miss, "checksum": sha256_hex(bytes) }));
+            err = match &miss {
+                Some(m) if m.whitespace_only => err.with_hint(format!(
+                    "the text at line {} differs only in whitespace; copy it exactly (or set fuzzy: true)",
+                    m.line
+                )),
+                Some(m) => {
+                    err.with_hint(format!("the closest text is at line {} (see details.near_miss.diff)", m.line))
+                }
+                None => err.with_hint("read the file again (llm-read) and copy old_text exactly"),
+            };
+            Err(err)
+        }
+        n if n > 1 && !replace_all => Err(AideError::new(
+            code::AMBIGUOUS,
+            format!("{rel}: old_text matches {n} times (lines {})", join_lines(&lines)),
+        )
+        .with_hint("add surrounding lines to old_text so it matches once, or set replace_all: true")
+        .with_details(json!({ "path": rel, "count": n, "lines": lines }))),
+        n => {
+            let spans: Vec<(usize, usize, &[u8])> = starts.iter().map(|&(s, e)| (s, e, new.as_bytes())).collect();
+            let out = apply_span_edits(bytes, &spans).map_err(AideError::internal)?;
+            if n > 1 {
+                note = Some(format!("replace_all: {n} matches (lines {})", join_lines(&lines)));
+            }
+            Ok((out, lines[0], note))
+        }
+    }
+}
+
+fn join_lines(lines: &[usize]) -> String {
+    lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// Whether a symbol's kind satisfies the requested kind: `function` also
+/// covers methods, as in the seed (`kind: "function"` with `impl Agent`).
+fn kind_matches(wanted: &str, kind: SymbolKind) -> Result<bool, AideError> {
+    let parsed: SymbolKind = wanted.parse()?;
+    Ok(parsed == kind || (parsed == SymbolKind::Function && kind == SymbolKind::Method))
+}
+
+/// `impl Foo<T>` → `impl Foo`: generics do not have to be spelled out.
+fn without_generics(s: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn name_matches(symbol: &Symbol, name: &str) -> bool {
+    if symbol.name == name || without_generics(&symbol.name) == without_generics(name) {
+        return true;
+    }
+    // An impl is found by its type or trait: `Agent` finds `impl Agent` and `impl Display for Agent`.
+    symbol.kind == SymbolKind::Impl && {
+        let n = without_generics(&symbol.name);
+        n == format!("impl {name}")
+            || n.ends_with(&format!(" for {name}"))
+            || n.starts_with(&format!("impl {name} for"))
+    }
+}
+
+fn module_matches(symbol: &Symbol, module_path: &str) -> bool {
+    let parent = without_generics(symbol.parent.as_deref().unwrap_or(""));
+    let wanted = without_generics(&module_path.replace("::", "/"));
+    parent == wanted || parent.ends_with(&format!("/{wanted}")) || {
+        // `Agent` for `impl Agent`, `impl Agent` for `impl Display for Agent`.
+        let last = parent.rsplit('/').next().unwrap_or("");
+        last == format!("impl {wanted}") || last.ends_with(&format!(" for {}", wanted.trim_start_matches("impl ")))
+    }
+}
+
+/// Finds the block an operation targets and applies it.
+fn block(
+    rel: &str,
+    bytes: &[u8],
+    op: &Operation,
+    target: &BlockTarget,
+    text: &str,
+) -> Result<(Vec<u8>, usize), AideError> {
+    let Some(lang) = Lang::from_path(std::path::Path::new(rel)) else {
+        return Err(AideError::new(code::UNKNOWN_LANGUAGE, format!("{rel}: block operations need a known language"))
+            .with_hint("block operations work on rust, python, typescript, tsx, javascript, c, cpp, java and go files; use patch otherwise"));
+    };
+    let Some(tree) = llm_ast_search::language::parse(lang, bytes) else {
+        return Err(AideError::internal(format!("{rel}: tree-sitter could not parse the file")));
+    };
+    let index = LineIndex::new(bytes);
+    let symbols = outline(lang, rel, bytes, &tree, &index);
+    let mut candidates: Vec<&Symbol> = Vec::new();
+    for s in &symbols {
+        if kind_matches(&target.kind, s.kind)? && name_matches(s, &target.name) {
+            candidates.push(s);
+        }
+    }
+    let by_name = candidates.clone();
+    if let Some(m) = target.module_path.as_deref().filter(|m| !m.is_empty()) {
+        candidates.retain(|s| module_matches(s, m));
+    }
+    let describe = |s: &Symbol| {
+        json!({ "kind": s.kind, "name_path": s.name_path, "line": s.line, "end_line": s.end_line,
+                "hash": sha256_hex(&bytes[s.byte_start..s.byte_end]) })
+    };
+    if candidates.len() > 1
+        && let Some(hint) = target.line_hint
+    {
+        let distance = |s: &&Symbol| {
+            if s.line <= hint && hint <= s.end_line { 0 } else { s.line.abs_diff(hint) }
+        };
+        let best = candidates.iter().map(distance).min().unwrap_or(0);
+        candidates.retain(|s| distance(s) == best);
+    }
+    let symbol = match candidates.as_slice() {
+        [one] => *one,
+        [] => {
+            let similar: Vec<_> = symbols
+                .iter()
+                .filter(|s| by_name.iter().any(|c| c.name_path == s.name_path) || s.name == target.name)
+                .map(describe)
+                .collect();
+            return Err(AideError::new(
+                code::NO_MATCH,
+                format!(
+                    "{rel}: no {} named `{}`{}",
+                    target.kind,
+                    target.name,
+                    target.module_path.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default()
+                ),
+            )
+            .with_hint("list the file's symbols with llm-ast-search PATH, and use their kind, name and module_path")
+            .with_details(json!({ "path": rel, "similar": similar })));
+        }
+        several => {
+            return Err(AideError::new(
+                code::AMBIGUOUS,
+                format!("{rel}: {} symbols match `{}`", several.len(), target.name),
+            )
+            .with_hint("add module_path (e.g. `impl Agent`) or line_hint to pick one")
+            .with_details(
+                json!({ "path": rel, "candidates": several.iter().map(|s| describe(s)).collect::<Vec<_>>() }),
+            ));
+        }
+    };
+    let old = &bytes[symbol.byte_start..symbol.byte_end];
+    if let Some(expected) = &target.expected_old_hash
+        && sha256_hex(old) != *expected
+    {
+        return Err(AideError::new(
+            code::CHECKSUM_MISMATCH,
+            format!("{rel}: `{}` changed since it was read", symbol.name_path),
+        )
+        .with_hint("read the block again and redo the edit")
+        .with_details(json!({ "path": rel, "expected": expected, "current": sha256_hex(old), "line": symbol.line })));
+    }
+    if let Some(expected) = &target.expected_old_block {
+        let eol = Eol::of(bytes);
+        if old != to_eol(expected, eol).as_bytes() && old != expected.as_bytes() {
+            return Err(AideError::new(
+                code::CHECKSUM_MISMATCH,
+                format!("{rel}: `{}` is not expected_old_block", symbol.name_path),
+            )
+            .with_hint("read the block again and redo the edit")
+            .with_details(json!({ "path": rel, "current": String::from_utf8_lossy(old), "line": symbol.line })));
+        }
+    }
+    let eol = Eol::of(bytes);
+    let text = to_eol(text, eol);
+    let eol_str = eol.as_str();
+    let (at, end, insert) = match op {
+        Operation::ReplaceBlock { .. } => {
+            // The span ends at the block's last character; a trailing newline
+            // in new_block would add a blank line.
+            let trimmed = text.strip_suffix(eol_str).unwrap_or(&text).to_string();
+            (symbol.byte_start, symbol.byte_end, trimmed)
+        }
+        Operation::InsertAfterBlock { .. } => {
+            // At the start of the line after the block.
+            let next_line = index.line_of(symbol.byte_end.saturating_sub(1).max(symbol.byte_start)) + 1;
+            let at = index.line_range(next_line).map_or(bytes.len(), |r| r.start);
+            let mut insert = String::new();
+            if at == bytes.len() && !bytes.ends_with(b"\n") {
+                insert.push_str(eol_str);
+            }
+            insert.push_str(&text);
+            if !insert.ends_with('\n') && at < bytes.len() {
+                insert.push_str(eol_str);
+            }
+            (at, at, insert)
+        }
+        _ => {
+            let lead = leading_start(&tree, bytes, symbol);
+            let at = index.line_range(index.line_of(lead)).map_or(lead, |r| r.start);
+            let mut insert = text.clone();
+            if !insert.ends_with('\n') {
+                insert.push_str(eol_str);
+            }
+            (at, at, insert)
+        }
+    };
+    let out = apply_span_edits(bytes, &[(at, end, insert.as_bytes())]).map_err(AideError::internal)?;
+    Ok((out, symbol.line))
+}
