@@ -72,6 +72,41 @@ impl Lang {
     pub fn from_path(path: &Path) -> Option<Lang> {
         Lang::from_extension(path.extension()?.to_str()?)
     }
+
+    /// Whether files with this path's extension may be of another language
+    /// than the extension says: `.h` headers are C or C++.
+    pub fn is_ambiguous(path: &Path) -> bool {
+        path.extension().is_some_and(|e| e == "h")
+    }
+
+    /// The language of a file from its extension and, for a `.h` header,
+    /// its content: C++ when it uses `::`, `class`, `namespace`, `template<`
+    /// or access specifiers (none of which C has).
+    pub fn from_path_and_content(path: &Path, content: &[u8]) -> Option<Lang> {
+        let lang = Lang::from_path(path)?;
+        if !Lang::is_ambiguous(path) {
+            return Some(lang);
+        }
+        let head = &content[..content.len().min(256 * 1024)];
+        let text = String::from_utf8_lossy(head);
+        let cpp = text.contains("::")
+            || text.lines().any(|l| {
+                let l = l.trim_start();
+                [
+                    "class ",
+                    "namespace ",
+                    "template <",
+                    "template<",
+                    "public:",
+                    "private:",
+                    "protected:",
+                    "using namespace",
+                ]
+                .iter()
+                .any(|p| l.starts_with(p))
+            });
+        Some(if cpp { Lang::Cpp } else { Lang::C })
+    }
 }
 
 impl FromStr for Lang {
@@ -135,6 +170,15 @@ mod tests {
             assert_eq!(Lang::from_path(Path::new(p)), Some(l), "{p}");
         }
         assert_eq!(Lang::from_path(Path::new("Makefile")), None);
+    }
+
+    #[test]
+    fn headers_are_c_or_cpp_by_content() {
+        let h = Path::new("a.h");
+        assert_eq!(Lang::from_path_and_content(h, b"int f(void);\nstruct s { int x; };\n"), Some(Lang::C));
+        assert_eq!(Lang::from_path_and_content(h, b"namespace ns {\nclass K {};\n}\n"), Some(Lang::Cpp));
+        assert_eq!(Lang::from_path_and_content(h, b"std::string f();\n"), Some(Lang::Cpp));
+        assert_eq!(Lang::from_path_and_content(Path::new("a.c"), b"std::x"), Some(Lang::C));
     }
 
     #[test]

@@ -99,6 +99,8 @@ struct Candidate {
     abs: std::path::PathBuf,
     rel: String,
     lang: Lang,
+    /// The language was named for this file (--language with an explicit path).
+    forced: bool,
 }
 
 impl Scope<'_> {
@@ -111,6 +113,8 @@ impl Scope<'_> {
             match self.language {
                 None => Some(detected),
                 Some(l) if l == detected => Some(l),
+                // A header may turn out to be C++ once read.
+                Some(Lang::Cpp) if Lang::is_ambiguous(path) => Some(Lang::Cpp),
                 _ => None,
             }
         };
@@ -123,7 +127,7 @@ impl Scope<'_> {
             }));
             out.extend(files.into_iter().filter_map(|f| {
                 let lang = wanted(&f.abs)?;
-                Some(Candidate { rel: join(prefix, &f.rel), abs: f.abs, lang })
+                Some(Candidate { rel: join(prefix, &f.rel), abs: f.abs, lang, forced: false })
             }));
             Ok::<(), AideError>(())
         };
@@ -152,7 +156,7 @@ impl Scope<'_> {
                     .with_hint("name it with --language"));
                 }
             };
-            out.push(Candidate { abs, rel, lang });
+            out.push(Candidate { abs, rel, lang, forced: self.language.is_some() });
         }
         out.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
         out.dedup_by(|a, b| a.rel == b.rel);
@@ -193,7 +197,16 @@ impl Scope<'_> {
                         {
                             continue;
                         }
-                        match SourceFile::parse(c.rel.clone(), c.lang, source) {
+                        // Headers: C or C++ by content, unless the language was named.
+                        let lang = if Lang::is_ambiguous(&c.abs) && !c.forced {
+                            Lang::from_path_and_content(&c.abs, &source).unwrap_or(c.lang)
+                        } else {
+                            c.lang
+                        };
+                        if self.language.is_some_and(|l| l != lang) {
+                            continue;
+                        }
+                        match SourceFile::parse(c.rel.clone(), lang, source) {
                             Ok(file) => mine.push((i, f(&file, &mut diags))),
                             Err(d) => diags.push(d),
                         }

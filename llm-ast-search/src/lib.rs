@@ -584,7 +584,7 @@ pub fn run(request: &AstRequest, ctx: &mut RunContext) -> Result<AstOutput, Aide
                     .with_hint("a query is written against one grammar, e.g. --language rust"));
             };
             let compiled = query::compile(lang, text)?;
-            let needle = query::required_literal(&compiled, text);
+            let needle = query::required_literal(&compiled);
             let (per_file, diagnostics) =
                 engine.scope().map_files(needle.as_deref().map(str::as_bytes), |file, diags| {
                     diags.extend(file.parse_diagnostic());

@@ -34,9 +34,39 @@ pub struct Capture {
     pub text_truncated: bool,
 }
 
+/// A compiled query, with what lets it run faster.
+#[derive(Debug)]
+pub struct CompiledQuery {
+    pub query: Query,
+    /// For a query that is one bare `(kind) @name` pattern: the ids of the
+    /// named node kinds so called, and the capture name.
+    single_kind: Option<(Vec<u16>, String)>,
+    text: String,
+}
+
+/// `(kind) @name` and nothing else (comments aside)?
+fn bare_kind_pattern(text: &str) -> Option<(String, String)> {
+    let code: String = text.lines().map(|l| l.split(';').next().unwrap_or("")).collect::<Vec<_>>().join(" ");
+    let re = regex::Regex::new(r"^\s*\(\s*([A-Za-z_]\w*)\s*\)\s*@([\w.-]+)\s*$").ok()?;
+    let caps = re.captures(&code)?;
+    Some((caps[1].to_string(), caps[2].to_string()))
+}
+
 /// Compiles `text` for `lang`; an invalid query is `invalid_query` with the
 /// position tree-sitter reports.
-pub fn compile(lang: Lang, text: &str) -> Result<Query, AideError> {
+pub fn compile(lang: Lang, text: &str) -> Result<CompiledQuery, AideError> {
+    let query = compile_query(lang, text)?;
+    let language = crate::language::grammar(lang);
+    let single_kind = bare_kind_pattern(text).and_then(|(kind, capture)| {
+        let ids: Vec<u16> = (0..language.node_kind_count() as u16)
+            .filter(|&id| language.node_kind_is_named(id) && language.node_kind_for_id(id) == Some(kind.as_str()))
+            .collect();
+        (!ids.is_empty()).then_some((ids, capture))
+    });
+    Ok(CompiledQuery { query, single_kind, text: text.to_string() })
+}
+
+fn compile_query(lang: Lang, text: &str) -> Result<Query, AideError> {
     Query::new(&crate::language::grammar(lang), text).map_err(|e| {
         let what = match e.kind {
             QueryErrorKind::Syntax => "syntax error",
@@ -70,7 +100,8 @@ pub fn compile(lang: Lang, text: &str) -> Result<Query, AideError> {
 /// pattern, an `(#eq? @capture "literal")` predicate, and no quantifier or
 /// alternation that could leave the capture out. Files without it need not
 /// be parsed.
-pub fn required_literal(query: &Query, text: &str) -> Option<String> {
+pub fn required_literal(compiled: &CompiledQuery) -> Option<String> {
+    let (query, text) = (&compiled.query, compiled.text.as_str());
     static EQ: std::sync::OnceLock<Option<regex::Regex>> = std::sync::OnceLock::new();
     let re = EQ.get_or_init(|| regex::Regex::new(r#"\(#eq\?\s+@[\w.]+\s+"((?:[^"\\]|\\.)*)"\s*\)"#).ok()).as_ref()?;
     // Predicate names end in `?` or `!`; any other `?`, `*` or `[` may make the capture optional.
@@ -94,32 +125,67 @@ pub fn required_literal(query: &Query, text: &str) -> Option<String> {
 }
 
 /// Every capture of `query` in `file`, deduplicated, in source order.
-pub fn run(query: &Query, file: &SourceFile, max_text: usize) -> Vec<Capture> {
-    let mut cursor = QueryCursor::new();
+pub fn run(compiled: &CompiledQuery, file: &SourceFile, max_text: usize) -> Vec<Capture> {
+    let query = &compiled.query;
     let mut out: Vec<Capture> = Vec::new();
-    let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
-    while let Some(m) = matches.next() {
-        for c in m.captures {
-            let (start, end) = (c.node.start_byte(), c.node.end_byte());
-            let (text, _) = aide_core::text::lossy(&file.source[start..end]);
-            let (symbol, text_truncated) =
-                if max_text == 0 { (text, false) } else { aide_core::text::shorten(text, max_text) };
-            let from = file.index.position(&file.source, start);
-            let to = file.index.position(&file.source, end);
-            out.push(Capture {
-                symbol,
-                kind: kind_at(file.lang, c.node, &file.source),
-                capture: query.capture_names()[c.index as usize].to_string(),
-                node_kind: c.node.kind().to_string(),
-                path: file.path.clone(),
-                byte_start: start,
-                byte_end: end,
-                line: from.line,
-                column: from.column,
-                end_line: to.line,
-                end_column: to.column,
-                text_truncated,
-            });
+    let capture = |node: tree_sitter::Node<'_>, name: &str| {
+        let (start, end) = (node.start_byte(), node.end_byte());
+        // Cut before converting: a captured function can be long.
+        let mut cut = end;
+        if max_text > 0 && end - start > max_text * 4 {
+            cut = start + max_text * 4;
+            while !aide_core::span::is_char_boundary(&file.source, cut) {
+                cut -= 1;
+            }
+        }
+        let (mut text, _) = aide_core::text::lossy(&file.source[start..cut]);
+        if cut < end {
+            text.push_str(&String::from_utf8_lossy(&file.source[cut..end]));
+        }
+        let (symbol, text_truncated) =
+            if max_text == 0 { (text, false) } else { aide_core::text::shorten(text, max_text) };
+        let from = file.index.position(&file.source, start);
+        let to = file.index.position(&file.source, end);
+        Capture {
+            symbol,
+            kind: kind_at(file.lang, node, &file.source),
+            capture: name.to_string(),
+            node_kind: node.kind().to_string(),
+            path: file.path.clone(),
+            byte_start: start,
+            byte_end: end,
+            line: from.line,
+            column: from.column,
+            end_line: to.line,
+            end_column: to.column,
+            text_truncated,
+        }
+    };
+    if let Some((ids, name)) = &compiled.single_kind {
+        // `(kind) @name` matches exactly the named nodes of that kind: a
+        // cursor walk finds them without the query engine's bookkeeping.
+        let mut cursor = file.tree.walk();
+        'walk: loop {
+            let node = cursor.node();
+            if node.is_named() && ids.contains(&node.kind_id()) {
+                out.push(capture(node, name.as_str()));
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+            }
+        }
+    } else {
+        let mut cursor = QueryCursor::new();
+        let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
+        while let Some(m) = matches.next() {
+            for c in m.captures {
+                out.push(capture(c.node, query.capture_names()[c.index as usize]));
+            }
         }
     }
     out.sort_by(|a, b| (a.byte_start, a.byte_end, &a.capture).cmp(&(b.byte_start, b.byte_end, &b.capture)));
@@ -132,8 +198,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_bare_kind_fast_path_finds_what_the_query_engine_finds() {
+        let src = "fn a() {}\nmod m {\n    fn b() { fn c() {} }\n}\nimpl X { fn d(&self) {} }\n";
+        let file = SourceFile::parse("f.rs".into(), Lang::Rust, src.as_bytes().to_vec()).unwrap_or_else(|_| panic!());
+        let fast = compile(Lang::Rust, "(function_item) @f ; every function").unwrap();
+        assert!(fast.single_kind.is_some());
+        let slow = compile(Lang::Rust, "((function_item) @f (#match? @f \"\"))").unwrap();
+        assert!(slow.single_kind.is_none());
+        let names = |c: &[Capture]| c.iter().map(|c| (c.byte_start, c.kind)).collect::<Vec<_>>();
+        let (a, b) = (run(&fast, &file, 200), run(&slow, &file, 200));
+        assert_eq!(a.len(), 4);
+        assert_eq!(names(&a), names(&b));
+    }
+
+    #[test]
     fn a_required_literal_is_taken_only_when_every_match_needs_it() {
-        let lit = |q: &str| required_literal(&compile(Lang::Rust, q).unwrap(), q);
+        let lit = |q: &str| required_literal(&compile(Lang::Rust, q).unwrap());
         let q = r#"(call_expression function: (field_expression field: (field_identifier) @m) (#eq? @m "unwrap"))"#;
         assert_eq!(lit(q).as_deref(), Some("unwrap"));
         assert_eq!(lit(r#"((identifier) @i (#not-eq? @i "x"))"#), None);

@@ -389,6 +389,12 @@ fn javascript<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
     use SymbolKind as K;
     let kind = match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => K::Function,
+        // A named function expression (`return function Impl() {…}`); anonymous ones are not symbols.
+        "function_expression" | "function" | "generator_function" => K::Function,
+        // `new (…): T` in an interface.
+        "construct_signature" if node.parent().is_some_and(|p| p.kind() == "interface_body") => {
+            return Some(Def { kind: K::Method, name: "new".into(), name_node: None, qualifier: vec![] });
+        }
         "class_declaration" | "abstract_class_declaration" | "class" => K::Class,
         "method_definition" | "abstract_method_signature" => K::Method,
         // Signatures inside interfaces and classes, not in inline object types.
@@ -415,10 +421,32 @@ fn javascript<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
             let kind = if is_function_value(named(node, "value")) { K::Method } else { K::Field };
             return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
         }
+        // `{ key: function () {…} }`: a method of an object literal.
+        "pair" if is_function_value(named(node, "value")) => {
+            let key = named(node, "key")?;
+            let name = text(key, source).trim_matches(['"', '\'', '`']).to_string();
+            return Some(Def { kind: K::Method, name, name_node: Some(key), qualifier: vec![] });
+        }
+        // `A.prototype.f = function…`, `exports.f = () => …`.
+        "assignment_expression" if is_function_value(named(node, "right")) => {
+            let left = named(node, "left").filter(|l| l.kind() == "member_expression")?;
+            let property = named(left, "property")?;
+            let object = named(left, "object").map(|o| text(o, source).into_owned()).unwrap_or_default();
+            let (kind, qualifier) = match object.strip_suffix(".prototype") {
+                Some(class) => (K::Method, vec![class.to_string()]),
+                None => (K::Function, vec![]),
+            };
+            return Some(Def { kind, name: text(property, source).into_owned(), name_node: Some(property), qualifier });
+        }
         "variable_declarator" => {
             let name = named(node, "name").filter(|n| n.kind() == "identifier")?;
-            let kind = if is_function_value(named(node, "value")) {
+            let value = named(node, "value");
+            let kind = if is_function_value(value) {
                 function_or_method(parent)
+            } else if value.is_some_and(|v| is_class_iife(v, &text(name, source), source)) {
+                // `var Action = (function (_super) { function Action() {…} … })(Base)`:
+                // how compiled TypeScript and older code declare a class.
+                K::Class
             } else {
                 // `const X = …` at the top level of a module.
                 let decl = node.parent().filter(|d| d.kind() == "lexical_declaration")?;
@@ -438,6 +466,25 @@ fn javascript<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
         _ => return None,
     };
     by_name(kind, node, source)
+}
+
+/// `(function (…) { … function NAME(…) … })(…)`: an immediately invoked
+/// function that declares a function of the variable's name.
+fn is_class_iife(value: Node<'_>, name: &str, source: &[u8]) -> bool {
+    let mut callee = match value.kind() {
+        "call_expression" => named(value, "function"),
+        "parenthesized_expression" => {
+            value.named_child(0).filter(|c| c.kind() == "call_expression").and_then(|c| named(c, "function"))
+        }
+        _ => None,
+    };
+    while let Some(c) = callee.filter(|c| c.kind() == "parenthesized_expression") {
+        callee = c.named_child(0);
+    }
+    callee.is_some_and(|f| {
+        matches!(f.kind(), "function_expression" | "function")
+            && memchr::memmem::find(&source[f.byte_range()], format!("function {name}(").as_bytes()).is_some()
+    })
 }
 
 /// The innermost declarator of a C/C++ declarator chain that names something
@@ -519,10 +566,20 @@ fn c_family<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Op
             let kind = if kind == K::Function && !qualifier.is_empty() { K::Method } else { kind };
             return Some(Def { kind, name: simple, name_node: last_name_node(name), qualifier });
         }
-        "struct_specifier" if with_body() => K::Struct,
-        "union_specifier" if with_body() => K::Union,
-        "enum_specifier" if with_body() => K::Enum,
-        "class_specifier" if with_body() => K::Class,
+        "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" if with_body() => {
+            let kind = match node.kind() {
+                "struct_specifier" => K::Struct,
+                "union_specifier" => K::Union,
+                "enum_specifier" => K::Enum,
+                _ => K::Class,
+            };
+            // A specialization `class Action<R(Args...)>` is named `Action`.
+            let mut name = named(node, "name")?;
+            if name.kind() == "template_type" {
+                name = named(name, "name")?;
+            }
+            return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
+        }
         "namespace_definition" => K::Namespace,
         "enumerator" => K::Variant,
         "preproc_def" | "preproc_function_def" => K::Macro,
@@ -788,6 +845,21 @@ mod tests {
         let symbols = outline(Lang::Python, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
         let f = symbols.iter().find(|s| s.name == "f").unwrap();
         assert_eq!(&src[leading_start(&tree, src.as_bytes(), f)..], "@decorator\ndef f():\n    pass\n");
+    }
+
+    #[test]
+    fn older_javascript_idioms_are_symbols() {
+        let src = "var Action = (function (_super) {\n  function Action() {}\n  Action.prototype.run = function () {};\n  return Action;\n})(Base);\nvar api = { get: function () {}, 'put': () => 1 };\nexports.make = function make() {};\n";
+        let b = brief(&outline_of(Lang::JavaScript, src));
+        for want in ["Class Action", "Function Action/Action", "Method Action/Action/run", "Method get", "Method put", "Function make"] {
+            assert!(b.contains(&want.to_string()), "{want} not in {b:?}");
+        }
+    }
+
+    #[test]
+    fn cpp_specializations_are_named_by_their_template() {
+        let b = brief(&outline_of(Lang::Cpp, "template <typename R>\nclass Action<R()> { void f(); };\n"));
+        assert_eq!(b[0], "Class Action");
     }
 
     #[test]

@@ -386,7 +386,8 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
     // Guards and formatting, file by file.
     let mut formatted = std::collections::BTreeSet::new();
     for f in plan.files.values_mut() {
-        let (Some(after), Some(lang)) = (f.current.clone(), Lang::from_path(&f.abs)) else { continue };
+        let Some(after) = f.current.clone() else { continue };
+        let Some(lang) = Lang::from_path_and_content(&f.abs, &after) else { continue };
         if f.current == f.original {
             continue;
         }

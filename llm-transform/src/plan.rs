@@ -391,7 +391,7 @@ fn block(
     target: &BlockTarget,
     text: &str,
 ) -> Result<(Vec<u8>, usize), AideError> {
-    let Some(lang) = Lang::from_path(std::path::Path::new(rel)) else {
+    let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
         return Err(AideError::new(code::UNKNOWN_LANGUAGE, format!("{rel}: block operations need a known language"))
             .with_hint("block operations work on rust, python, typescript, tsx, javascript, c, cpp, java and go files; use patch otherwise"));
     };

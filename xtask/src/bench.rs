@@ -852,7 +852,14 @@ fn ctags_recall(ours: &Path, corpus: &Path) -> Result<Vec<Recall>> {
         if !counted_ctags_kind(kind, language) || name.starts_with("__anon") {
             continue;
         }
-        let Some(ours_lang) = language_of(path) else { continue };
+        // Binned by ctags' own language (a `.h` header is C or C++ by its content for both tools).
+        let Some(ours_lang) = language_of(path).map(|by_ext| match language {
+            "C++" => "cpp",
+            "C" => "c",
+            _ => by_ext,
+        }) else {
+            continue;
+        };
         let line_no = tag["line"].as_u64().unwrap_or(0);
         let path = path.trim_start_matches("./").to_string();
         let entry = per_language.entry(ours_lang).or_default();
@@ -1013,12 +1020,12 @@ fn append_ast_tables(recall: &[Recall], sizes: &[OutlineSize]) -> Result<()> {
     }
     md.push_str(
         "\nOutline size on the same files (bytes; ours lists every nested symbol, ast-grep top-level items and members):\n\n\
-         | files | our symbols | ast-grep items | ours text | ours --json | ast-grep text | ast-grep --json=compact | ours text / ast-grep json |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+         | files | our symbols | ast-grep items | ours text | ours --json | ast-grep text | ast-grep --json=compact | ours text / ast-grep json | bytes per symbol: ours text, ours json, ast-grep json |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for s in sizes {
         md.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} | {} | {:.2} |\n",
+            "| `{}` | {} | {} | {} | {} | {} | {} | {:.2} | {:.0}, {:.0}, {:.0} |\n",
             s.files,
             s.ours_symbols,
             s.ast_grep_items,
@@ -1026,7 +1033,10 @@ fn append_ast_tables(recall: &[Recall], sizes: &[OutlineSize]) -> Result<()> {
             s.ours_json_bytes,
             s.ast_grep_text_bytes,
             s.ast_grep_json_bytes,
-            s.ours_text_bytes as f64 / s.ast_grep_json_bytes.max(1) as f64
+            s.ours_text_bytes as f64 / s.ast_grep_json_bytes.max(1) as f64,
+            s.ours_text_bytes as f64 / s.ours_symbols.max(1) as f64,
+            s.ours_json_bytes as f64 / s.ours_symbols.max(1) as f64,
+            s.ast_grep_json_bytes as f64 / s.ast_grep_items.max(1) as f64
         ));
     }
     let doc_path = workspace().join("docs/BENCHMARKS.md");
