@@ -220,6 +220,23 @@ mod tests {
     }
 
     #[test]
+    fn every_code_is_documented_in_the_contract_with_its_exit_status() {
+        let doc = include_str!("../../docs/CONTRACT.md");
+        for c in code::ALL {
+            let row = doc
+                .lines()
+                .find(|l| l.starts_with(&format!("| {} |", c.class.exit_status().code())))
+                .unwrap_or_else(|| panic!("no exit-status row for {}", c.name));
+            assert!(
+                row.contains(&format!("`{}`", c.name)),
+                "{} is not in the contract's exit {} row",
+                c.name,
+                c.class.exit_status().code()
+            );
+        }
+    }
+
+    #[test]
     fn classes_map_to_documented_exit_codes() {
         assert_eq!(code::INVALID_PATTERN.class.exit_status().code(), 2);
         assert_eq!(code::CHECKSUM_MISMATCH.class.exit_status().code(), 3);

@@ -851,7 +851,14 @@ mod tests {
     fn older_javascript_idioms_are_symbols() {
         let src = "var Action = (function (_super) {\n  function Action() {}\n  Action.prototype.run = function () {};\n  return Action;\n})(Base);\nvar api = { get: function () {}, 'put': () => 1 };\nexports.make = function make() {};\n";
         let b = brief(&outline_of(Lang::JavaScript, src));
-        for want in ["Class Action", "Function Action/Action", "Method Action/Action/run", "Method get", "Method put", "Function make"] {
+        for want in [
+            "Class Action",
+            "Function Action/Action",
+            "Method Action/Action/run",
+            "Method get",
+            "Method put",
+            "Function make",
+        ] {
             assert!(b.contains(&want.to_string()), "{want} not in {b:?}");
         }
     }

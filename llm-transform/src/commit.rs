@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use aide_core::checksum::sha256_hex;
-use aide_core::fsutil::{write_atomic, write_atomic_with};
+use aide_core::fsutil::{replace, write_atomic, write_atomic_with};
 use aide_core::{AideError, code};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -121,7 +121,9 @@ pub fn commit(execution_id: &str, changed: &[&FileState]) -> Result<(), AideErro
         let pre_image = match &f.original {
             Some(bytes) => {
                 let name = format!("{i}.pre");
-                write_atomic(&dir.join(&name), bytes).map_err(|e| AideError::io(&name, &e))?;
+                // Undo data is not fsynced: a power cut may lose the way
+                // back, never the files themselves.
+                replace(&dir.join(&name), bytes).map_err(|e| AideError::io(&name, &e))?;
                 Some(name)
             }
             None => None,
@@ -142,7 +144,7 @@ pub fn commit(execution_id: &str, changed: &[&FileState]) -> Result<(), AideErro
         undone_by: None,
     };
     let text = serde_json::to_vec_pretty(&manifest).map_err(|e| AideError::internal(e.to_string()))?;
-    write_atomic(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))?;
+    replace(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))?;
 
     // Fault injection for the rollback test: fail the write after N files.
     let fail_after: Option<usize> = std::env::var("AIDE_TEST_FAIL_AFTER_WRITES").ok().and_then(|v| v.parse().ok());

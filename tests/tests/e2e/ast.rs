@@ -520,3 +520,70 @@ fn request_json_takes_the_seed_fields() {
     assert_eq!(names, ["Agent", "Client"]);
     assert_eq!(v["symbols"][0]["kind"], "Struct");
 }
+
+/// Recall of universal-ctags' functions, methods, classes, structs, enums,
+/// traits and interfaces by our outline, per ctags language, in `dir`.
+fn ctags_recall(dir: &std::path::Path, ours: &Value) -> Vec<(String, usize, usize, Vec<String>)> {
+    use std::collections::{BTreeMap, HashMap};
+    let out = std::process::Command::new("ctags")
+        .args(["-R", "--output-format=json", "--fields=+nKl", "--exclude=target", "--exclude=.git", "-f", "-", "."])
+        .current_dir(dir)
+        .output()
+        .expect("universal-ctags is needed for the recall test (apt-get install universal-ctags)");
+    let mut symbols: HashMap<(String, String), Vec<(u64, u64)>> = HashMap::new();
+    for s in ours["symbols"].as_array().unwrap() {
+        symbols
+            .entry((s["path"].as_str().unwrap().to_string(), s["name"].as_str().unwrap().to_string()))
+            .or_default()
+            .push((s["line"].as_u64().unwrap(), s["end_line"].as_u64().unwrap()));
+    }
+    let mut per: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(tag) = serde_json::from_str::<Value>(line) else { continue };
+        let (kind, language) = (tag["kind"].as_str().unwrap_or(""), tag["language"].as_str().unwrap_or(""));
+        let counted = matches!(
+            kind,
+            "function" | "func" | "method" | "methodSpec" | "class" | "struct" | "enum" | "trait" | "interface"
+        ) || (kind == "member" && language == "Python");
+        let name = tag["name"].as_str().unwrap_or("");
+        if !counted || ["__anon", "AnonymousFunction", "AnonymousClass"].iter().any(|p| name.starts_with(p)) {
+            continue;
+        }
+        let path = tag["path"].as_str().unwrap_or("").trim_start_matches("./").to_string();
+        let line_no = tag["line"].as_u64().unwrap_or(0);
+        let e = per.entry(language.to_string()).or_default();
+        e.0 += 1;
+        if symbols
+            .get(&(path.clone(), name.to_string()))
+            .is_some_and(|r| r.iter().any(|&(a, b)| a <= line_no && line_no <= b))
+        {
+            e.1 += 1;
+        } else {
+            e.2.push(format!("{path}:{line_no} {kind} {name}"));
+        }
+    }
+    per.into_iter().map(|(l, (n, f, m))| (l, n, f, m)).collect()
+}
+
+#[test]
+fn ctags_definitions_are_found_in_every_language_and_in_this_repository() {
+    let t = fixture_tree();
+    let ours = ast(&t, &[], 0);
+    let recall = ctags_recall(t.root(), &ours);
+    assert!(recall.len() >= 8, "ctags saw too few languages: {recall:?}");
+    for (language, total, found, missed) in &recall {
+        assert!(*found as f64 >= 0.95 * *total as f64, "{language}: {found}/{total}; missed {missed:?}");
+    }
+    // This repository's own Rust.
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let ours: Value =
+        t.cmd("llm-ast-search").args(["--root"]).arg(repo).args(["--language", "rust", "--max-filesize", "2M"]).json(0);
+    for (language, total, found, missed) in ctags_recall(repo, &ours).iter().filter(|r| r.0 == "Rust") {
+        assert!(*total > 500, "{language}: only {total} ctags symbols");
+        assert!(
+            *found as f64 >= 0.95 * *total as f64,
+            "{language}: {found}/{total}; missed {:?}",
+            &missed[..missed.len().min(10)]
+        );
+    }
+}

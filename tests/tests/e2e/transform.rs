@@ -425,3 +425,42 @@ fn sigkill_at_any_moment_leaves_every_file_old_or_new() {
         }
     }
 }
+
+#[test]
+fn run_cargo_check_reports_type_errors_after_writing() {
+    let t = TestDir::new();
+    t.write("Cargo.toml", "[package]\nname = \"probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
+    t.write("src/lib.rs", "pub fn f() -> u32 {\n    1\n}\n");
+    let v = transform(
+        &t,
+        json!({ "operations": [{ "op": "rust_replace_block", "path": "src/lib.rs", "kind": "function", "name": "f",
+            "new_block": "pub fn f() -> u32 {\n    \"one\"\n}", "run_cargo_check": true }] }),
+        &[],
+        0,
+    );
+    let check = &v["cargo_check"];
+    assert_eq!(check["ok"], false, "{v}");
+    assert!(
+        check["errors"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains("src/lib.rs:2")),
+        "{check}"
+    );
+    // The edit itself stands (cargo check reports; it does not roll back).
+    assert!(String::from_utf8(read(&t, "src/lib.rs")).unwrap().contains("\"one\""));
+}
+
+#[test]
+fn unknown_fields_in_operations_are_refused() {
+    let t = TestDir::new();
+    t.write("a.txt", "x\n");
+    let v = transform(
+        &t,
+        json!({ "operations": [{ "op": "patch", "path": "a.txt", "old_text": "x", "new_text": "y", "replace_al": true }] }),
+        &[],
+        2,
+    );
+    assert_eq!(v["error"]["code"], "invalid_request");
+    assert!(v["error"]["message"].as_str().unwrap().contains("replace_al"), "{v}");
+    let v = transform(&t, json!({ "operations": [{ "op": "pacth", "path": "a.txt" }] }), &[], 2);
+    assert_eq!(v["error"]["code"], "invalid_request");
+    assert_eq!(read(&t, "a.txt"), b"x\n");
+}
