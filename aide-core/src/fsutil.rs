@@ -1,7 +1,7 @@
 //! File-system helpers shared by the tools that write state.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,
 /// fsync, rename over the target, fsync of the folder. Readers see the old
@@ -15,7 +15,22 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// [`write_atomic`], giving the new file `permissions` (None: the default
 /// for a new file).
 pub fn write_atomic_with(path: &Path, bytes: &[u8], permissions: Option<std::fs::Permissions>) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let tmp = write_temp_beside(path, bytes, permissions)?;
+    let result = std::fs::rename(&tmp, path).and_then(|()| sync_dir(path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes `bytes` to a new temporary file in `path`'s folder and fsyncs it,
+/// ready to be renamed over `path`. The caller renames it (or removes it).
+pub fn write_temp_beside(
+    path: &Path,
+    bytes: &[u8],
+    permissions: Option<std::fs::Permissions>,
+) -> std::io::Result<PathBuf> {
+    let dir = parent_dir(path);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), crate::ids::new_execution_id()));
     let result = (|| {
@@ -24,14 +39,24 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], permissions: Option<std::fs:
         if let Some(p) = permissions {
             f.set_permissions(p)?;
         }
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        std::fs::File::open(dir)?.sync_all()
+        f.sync_all()
     })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    match result {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
     }
-    result
+}
+
+/// fsyncs the folder holding `path`, so a rename in it survives a crash.
+pub fn sync_dir(path: &Path) -> std::io::Result<()> {
+    std::fs::File::open(parent_dir(path))?.sync_all()
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// Replaces `path` with `bytes` atomically for readers (temporary file and

@@ -48,4 +48,4 @@ pub use envelope::{Diagnostic, Format};
 pub use error::{AideError, ErrorCode, ExitStatus, code};
 pub use lang::Lang;
 pub use root::Root;
-pub use span::{LineIndex, Position};
+pub use span::{LineIndex, Position, Span};

@@ -20,6 +20,19 @@ pub struct Position {
     pub column: usize,
 }
 
+/// A byte span with the positions of both ends: the six fields every
+/// located record carries (flatten it into the record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Span {
+    pub byte_start: usize,
+    pub byte_end: usize,
+    pub line: usize,
+    pub column: usize,
+    /// The position of `byte_end` (exclusive).
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
 /// Line starts of a byte buffer, for exact offset ⇄ position conversion.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
@@ -46,6 +59,20 @@ impl LineIndex {
             n - 1
         } else {
             n
+        }
+    }
+
+    /// The span `start..end` of `bytes` with its positions.
+    pub fn span(&self, bytes: &[u8], start: usize, end: usize) -> Span {
+        let from = self.position(bytes, start);
+        let to = self.position(bytes, end);
+        Span {
+            byte_start: start,
+            byte_end: end,
+            line: from.line,
+            column: from.column,
+            end_line: to.line,
+            end_column: to.column,
         }
     }
 

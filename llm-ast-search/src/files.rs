@@ -51,8 +51,8 @@ impl SourceFile {
                     "{} syntax error{} (first at {}:{}: {}); symbols near them may be missing (see --validate)",
                     issues.len(),
                     if issues.len() == 1 { "" } else { "s" },
-                    first.line,
-                    first.column,
+                    first.span.line,
+                    first.span.column,
                     first.message
                 ),
             )

@@ -277,7 +277,11 @@ impl Render for AstOutput {
             AstOutput::Query { symbols, page } => {
                 for c in symbols {
                     let first = c.symbol.lines().next().unwrap_or("");
-                    writeln!(w, "{}:{}:{}: @{} {}: {first}", c.path, c.line, c.column, c.capture, c.node_kind)?;
+                    writeln!(
+                        w,
+                        "{}:{}:{}: @{} {}: {first}",
+                        c.path, c.span.line, c.span.column, c.capture, c.node_kind
+                    )?;
                 }
                 truncated_note(w, page)
             }
@@ -289,20 +293,32 @@ impl Render for AstOutput {
                         last_path = Some(&s.path);
                     }
                     let indent = "  ".repeat(s.depth);
-                    writeln!(w, "{indent}{} {} [{}-{}]", s.kind, s.name, s.line, s.end_line)?;
+                    writeln!(w, "{indent}{} {} [{}-{}]", s.kind, s.name, s.span.line, s.span.end_line)?;
                 }
                 truncated_note(w, page)
             }
             AstOutput::Definitions { definitions, page, .. } => {
                 for s in definitions {
-                    writeln!(w, "{}:{}:{}: {} {}  {}", s.path, s.line, s.column, s.kind, s.name_path, s.signature)?;
+                    writeln!(
+                        w,
+                        "{}:{}:{}: {} {}  {}",
+                        s.path, s.span.line, s.span.column, s.kind, s.name_path, s.signature
+                    )?;
                 }
                 truncated_note(w, page)
             }
             AstOutput::References { references, page, .. } => {
                 for r in references {
                     let inside = r.enclosing.as_deref().map(|e| format!(" in {e}")).unwrap_or_default();
-                    writeln!(w, "{}:{}:{}: [{}]{inside}: {}", r.path, r.line, r.column, r.kind, r.line_text.trim())?;
+                    writeln!(
+                        w,
+                        "{}:{}:{}: [{}]{inside}: {}",
+                        r.path,
+                        r.span.line,
+                        r.span.column,
+                        r.kind,
+                        r.line_text.trim()
+                    )?;
                 }
                 truncated_note(w, page)
             }
@@ -312,7 +328,7 @@ impl Render for AstOutput {
                         writeln!(w, "{}: ok", f.path)?;
                     }
                     for e in &f.errors {
-                        writeln!(w, "{}:{}:{}: error: {}", f.path, e.line, e.column, e.message)?;
+                        writeln!(w, "{}:{}:{}: error: {}", f.path, e.span.line, e.span.column, e.message)?;
                     }
                 }
                 Ok(())
@@ -447,8 +463,8 @@ impl Engine<'_> {
             all.extend(per_file.into_iter().flatten());
             diagnostics.extend(d);
         }
-        all.sort_by(|a, b| (a.path.as_bytes(), a.byte_start).cmp(&(b.path.as_bytes(), b.byte_start)));
-        all.dedup_by(|a, b| (&a.path, a.byte_start) == (&b.path, b.byte_start));
+        all.sort_by(|a, b| (a.path.as_bytes(), a.span.byte_start).cmp(&(b.path.as_bytes(), b.span.byte_start)));
+        all.dedup_by(|a, b| (&a.path, a.span.byte_start) == (&b.path, b.span.byte_start));
         aide_core::envelope::sort_diagnostics(&mut diagnostics);
         diagnostics.dedup_by(|a, b| a == b);
         Ok((all, files, diagnostics))
@@ -463,8 +479,8 @@ fn dialect_definition(s: &Symbol) -> Value {
         "namePath": s.name_path,
         "definedAt": {
             "path": s.path,
-            "start": { "line": s.line, "column": s.column },
-            "end": { "line": s.end_line, "column": s.end_column },
+            "start": { "line": s.span.line, "column": s.span.column },
+            "end": { "line": s.span.end_line, "column": s.span.end_column },
         },
     })
 }
@@ -489,8 +505,8 @@ impl dialect::Backend for DialectBackend<'_> {
             .map(|r| {
                 json!({
                     "path": r.path,
-                    "start": { "line": r.line, "column": r.column },
-                    "end": { "line": r.end_line, "column": r.end_column },
+                    "start": { "line": r.span.line, "column": r.span.column },
+                    "end": { "line": r.span.end_line, "column": r.span.end_column },
                     "name": r.name,
                     "kind": r.kind,
                     "enclosing": r.enclosing,

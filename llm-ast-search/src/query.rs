@@ -1,7 +1,7 @@
 //! Raw tree-sitter queries: every capture of every match, with the symbol
 //! kind of the captured definition where there is one.
 
-use aide_core::{AideError, Lang};
+use aide_core::{AideError, Lang, Span};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -24,12 +24,8 @@ pub struct Capture {
     /// The grammar's node kind of the captured node.
     pub node_kind: String,
     pub path: String,
-    pub byte_start: usize,
-    pub byte_end: usize,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+    #[serde(flatten)]
+    pub span: Span,
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub text_truncated: bool,
 }
@@ -144,20 +140,13 @@ pub fn run(compiled: &CompiledQuery, file: &SourceFile, max_text: usize) -> Vec<
         }
         let (symbol, text_truncated) =
             if max_text == 0 { (text, false) } else { aide_core::text::shorten(text, max_text) };
-        let from = file.index.position(&file.source, start);
-        let to = file.index.position(&file.source, end);
         Capture {
             symbol,
             kind: kind_at(file.lang, node, &file.source),
             capture: name.to_string(),
             node_kind: node.kind().to_string(),
             path: file.path.clone(),
-            byte_start: start,
-            byte_end: end,
-            line: from.line,
-            column: from.column,
-            end_line: to.line,
-            end_column: to.column,
+            span: file.index.span(&file.source, start, end),
             text_truncated,
         }
     };
@@ -188,8 +177,12 @@ pub fn run(compiled: &CompiledQuery, file: &SourceFile, max_text: usize) -> Vec<
             }
         }
     }
-    out.sort_by(|a, b| (a.byte_start, a.byte_end, &a.capture).cmp(&(b.byte_start, b.byte_end, &b.capture)));
-    out.dedup_by(|a, b| (a.byte_start, a.byte_end, &a.capture) == (b.byte_start, b.byte_end, &b.capture));
+    out.sort_by(|a, b| {
+        (a.span.byte_start, a.span.byte_end, &a.capture).cmp(&(b.span.byte_start, b.span.byte_end, &b.capture))
+    });
+    out.dedup_by(|a, b| {
+        (a.span.byte_start, a.span.byte_end, &a.capture) == (b.span.byte_start, b.span.byte_end, &b.capture)
+    });
     out
 }
 
@@ -205,7 +198,7 @@ mod tests {
         assert!(fast.single_kind.is_some());
         let slow = compile(Lang::Rust, "((function_item) @f (#match? @f \"\"))").unwrap();
         assert!(slow.single_kind.is_none());
-        let names = |c: &[Capture]| c.iter().map(|c| (c.byte_start, c.kind)).collect::<Vec<_>>();
+        let names = |c: &[Capture]| c.iter().map(|c| (c.span.byte_start, c.kind)).collect::<Vec<_>>();
         let (a, b) = (run(&fast, &file, 200), run(&slow, &file, 200));
         assert_eq!(a.len(), 4);
         assert_eq!(names(&a), names(&b));

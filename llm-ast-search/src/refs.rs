@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use aide_core::{Lang, LineIndex};
+use aide_core::{Lang, LineIndex, Span};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use streaming_iterator::StreamingIterator;
@@ -24,12 +24,8 @@ pub struct Reference {
     /// `call`, `type`, `class` (instantiation), `implementation`, `import`,
     /// or `usage` (any other mention of the identifier).
     pub kind: String,
-    pub byte_start: usize,
-    pub byte_end: usize,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+    #[serde(flatten)]
+    pub span: Span,
     /// The name path of the innermost symbol containing the reference.
     pub enclosing: Option<String>,
     pub enclosing_kind: Option<SymbolKind>,
@@ -43,7 +39,7 @@ fn is_identifier(kind: &str) -> bool {
 }
 
 /// Tags captured on a name node: (name span) → tag (`reference.call`…).
-fn tags_at(file: &SourceFile, start: usize, end: usize) -> Vec<String> {
+fn tags_at(file: &SourceFile, start: usize, end: usize) -> Vec<&'static str> {
     let query = crate::language::tags_query(file.lang);
     let Some(name_index) = query.capture_index_for_name("name") else {
         return Vec::new();
@@ -59,7 +55,7 @@ fn tags_at(file: &SourceFile, start: usize, end: usize) -> Vec<String> {
         for c in m.captures {
             let tag = query.capture_names()[c.index as usize];
             if tag.starts_with("reference.") || tag.starts_with("definition.") {
-                tags.push(tag.to_string());
+                tags.push(tag);
             }
         }
     }
@@ -99,20 +95,18 @@ fn tag_definitions(file: &SourceFile, name: &str, symbols: &[Symbol]) -> Vec<Sym
         let Some(tag) = tags_at(file, start, end).into_iter().find(|t| t.starts_with("definition.")) else {
             continue;
         };
-        out.push(tag_symbol(file, start, end, &tag, symbols));
+        out.push(tag_symbol(file, start, end, tag, symbols));
     }
     out
 }
 
-fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &str, symbols: &[Symbol]) -> Symbol {
+fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &'static str, symbols: &[Symbol]) -> Symbol {
     let name = String::from_utf8_lossy(&file.source[start..end]).into_owned();
     let parent = enclosing(symbols, start);
     // The definition's span: the statement around the name, as the tags
     // query matched it, approximated by the name's line.
     let line = file.index.line_of(start);
     let range = file.index.line_content_range(&file.source, line).unwrap_or(start..end);
-    let from = file.index.position(&file.source, range.start);
-    let to = file.index.position(&file.source, range.end);
     let signature = String::from_utf8_lossy(&file.source[range.clone()]).trim().to_string();
     Symbol {
         path: file.path.clone(),
@@ -121,13 +115,8 @@ fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &str, symbols: &
         depth: parent.map_or(1, |p| p.depth + 1),
         name,
         kind: tag_kind(tag),
-        node_kind: tag.to_string(),
-        byte_start: range.start,
-        byte_end: range.end,
-        line: from.line,
-        column: from.column,
-        end_line: to.line,
-        end_column: to.column,
+        node_kind: tag,
+        span: file.index.span(&file.source, range.start, range.end),
         signature: aide_core::text::shorten(signature, 200).0,
         name_span: Some((start, end)),
     }
@@ -166,7 +155,7 @@ pub fn references_in(file: &SourceFile, name: &str) -> Vec<Reference> {
     let symbols = outline(file.lang, &file.path, &file.source, &file.tree, &file.index);
     let definitions: HashSet<(usize, usize)> = symbols.iter().filter_map(|s| s.name_span).collect();
     let mut out = Vec::new();
-    let mut tag_cache: HashMap<(usize, usize), Vec<String>> = HashMap::new();
+    let mut tag_cache: HashMap<(usize, usize), Vec<&'static str>> = HashMap::new();
     for start in memchr::memmem::find_iter(&file.source, name.as_bytes()) {
         let end = start + name.len();
         if definitions.contains(&(start, end)) || identifier_at(file, start, end).is_none() {
@@ -187,22 +176,16 @@ pub fn references_in(file: &SourceFile, name: &str) -> Vec<Reference> {
 }
 
 fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: &str, start: usize, end: usize) -> Reference {
-    let from = file.index.position(&file.source, start);
-    let to = file.index.position(&file.source, end);
+    let span = file.index.span(&file.source, start, end);
     let parent = enclosing(symbols, start);
     Reference {
         path: file.path.clone(),
         name: name.to_string(),
         kind: kind.to_string(),
-        byte_start: start,
-        byte_end: end,
-        line: from.line,
-        column: from.column,
-        end_line: to.line,
-        end_column: to.column,
+        span,
         enclosing: parent.map(|p| p.name_path.clone()),
         enclosing_kind: parent.map(|p| p.kind),
-        line_text: line_text(&file.index, &file.source, from.line),
+        line_text: line_text(&file.index, &file.source, span.line),
     }
 }
 
@@ -227,7 +210,7 @@ mod tests {
     }
 
     fn refs(lang: Lang, src: &str, name: &str) -> Vec<(usize, String, Option<String>)> {
-        references_in(&file(lang, src), name).into_iter().map(|r| (r.line, r.kind, r.enclosing)).collect()
+        references_in(&file(lang, src), name).into_iter().map(|r| (r.span.line, r.kind, r.enclosing)).collect()
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::str::FromStr;
 
-use aide_core::{AideError, Lang, LineIndex, code};
+use aide_core::{AideError, Lang, LineIndex, Span, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Tree};
@@ -148,13 +148,13 @@ impl FromStr for SymbolKind {
 }
 
 /// One symbol of a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Symbol {
     pub path: String,
     pub name: String,
     pub kind: SymbolKind,
     /// The grammar's node kind (`function_item`, `class_declaration`…).
-    pub node_kind: String,
+    pub node_kind: &'static str,
     /// Names from the outermost enclosing symbol to this one, `/`-separated:
     /// `impl Agent/run`, `net/Client/connect`, `Outer/Inner/method`.
     pub name_path: String,
@@ -162,12 +162,8 @@ pub struct Symbol {
     pub parent: Option<String>,
     /// 1 for a top-level symbol, 2 for one inside it, …
     pub depth: usize,
-    pub byte_start: usize,
-    pub byte_end: usize,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+    #[serde(flatten)]
+    pub span: Span,
     /// The declaration up to its body, on one line.
     pub signature: String,
     /// Span of the name itself (for telling a definition from a use).
@@ -186,15 +182,142 @@ struct Def<'t> {
     qualifier: Vec<String>,
 }
 
+/// The node kinds [`definition`] can say yes to, per language: the outline
+/// asks it about these only (a table lookup instead of string matches on
+/// every node).
+fn definition_kinds(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::Rust => &[
+            "function_item",
+            "function_signature_item",
+            "struct_item",
+            "enum_item",
+            "union_item",
+            "type_item",
+            "associated_type",
+            "trait_item",
+            "mod_item",
+            "const_item",
+            "static_item",
+            "macro_definition",
+            "enum_variant",
+            "field_declaration",
+            "impl_item",
+        ],
+        Lang::Python => &["function_definition", "class_definition", "assignment"],
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[
+            "function_declaration",
+            "generator_function_declaration",
+            "function_signature",
+            "function_expression",
+            "function",
+            "generator_function",
+            "construct_signature",
+            "class_declaration",
+            "abstract_class_declaration",
+            "class",
+            "method_definition",
+            "abstract_method_signature",
+            "method_signature",
+            "property_signature",
+            "interface_declaration",
+            "type_alias_declaration",
+            "enum_declaration",
+            "internal_module",
+            "module",
+            "enum_assignment",
+            "property_identifier",
+            "public_field_definition",
+            "field_definition",
+            "pair",
+            "assignment_expression",
+            "variable_declarator",
+        ],
+        Lang::C | Lang::Cpp => &[
+            "function_definition",
+            "declaration",
+            "field_declaration",
+            "struct_specifier",
+            "union_specifier",
+            "enum_specifier",
+            "class_specifier",
+            "namespace_definition",
+            "enumerator",
+            "preproc_def",
+            "preproc_function_def",
+            "alias_declaration",
+            "concept_definition",
+            "type_definition",
+        ],
+        Lang::Java => &[
+            "class_declaration",
+            "record_declaration",
+            "interface_declaration",
+            "annotation_type_declaration",
+            "enum_declaration",
+            "method_declaration",
+            "constructor_declaration",
+            "compact_constructor_declaration",
+            "annotation_type_element_declaration",
+            "enum_constant",
+            "field_declaration",
+            "constant_declaration",
+        ],
+        Lang::Go => &[
+            "function_declaration",
+            "method_declaration",
+            "type_spec",
+            "type_alias",
+            "const_spec",
+            "var_spec",
+            "field_declaration",
+            "method_elem",
+        ],
+    }
+}
+
+/// Per language, indexed by node kind id: may a node of this kind define a symbol?
+fn definition_table(lang: Lang) -> &'static [bool] {
+    static TABLES: std::sync::OnceLock<std::collections::HashMap<Lang, Vec<bool>>> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        Lang::ALL
+            .into_iter()
+            .map(|l| {
+                let language = crate::language::grammar(l);
+                let kinds = definition_kinds(l);
+                let table = (0..language.node_kind_count() as u16)
+                    .map(|id| language.node_kind_for_id(id).is_some_and(|k| kinds.contains(&k)))
+                    .collect();
+                (l, table)
+            })
+            .collect()
+    });
+    tables.get(&lang).map_or(&[], Vec::as_slice)
+}
+
 /// Every symbol of a parsed file, in source order (outer before inner).
 pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineIndex) -> Vec<Symbol> {
+    outline_with(lang, path, source, tree, index, Some(definition_table(lang)))
+}
+
+/// [`outline`], asking [`definition`] about the kinds in `table` only (or
+/// about every named node).
+fn outline_with(
+    lang: Lang,
+    path: &str,
+    source: &[u8],
+    tree: &Tree,
+    index: &LineIndex,
+    table: Option<&[bool]>,
+) -> Vec<Symbol> {
     let mut symbols: Vec<Symbol> = Vec::new();
     // Open symbols: (node id, index into `symbols`).
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut cursor = tree.walk();
     loop {
         let node = cursor.node();
-        if node.is_named() {
+        let candidate = table.is_none_or(|t| t.get(usize::from(node.kind_id())).copied().unwrap_or(false));
+        if candidate && node.is_named() {
             let parent = open.last().map(|&(_, i)| &symbols[i]);
             if let Some(def) = definition(lang, node, source, parent.map(|p| p.kind)) {
                 let symbol = make_symbol(path, node, def, parent, source, index);
@@ -234,23 +357,15 @@ fn make_symbol(
     components.extend(def.qualifier.iter().cloned());
     let parent_path = if components.is_empty() { None } else { Some(components.join("/")) };
     components.push(def.name.clone());
-    let (start, end) = (node.start_byte(), node.end_byte());
-    let from = index.position(source, start);
-    let to = index.position(source, end);
     Symbol {
         path: path.to_string(),
         name: def.name,
         kind: def.kind,
-        node_kind: node.kind().to_string(),
+        node_kind: node.kind(),
         name_path: components.join("/"),
         parent: parent_path,
         depth: parent.map_or(1, |p| p.depth + 1),
-        byte_start: start,
-        byte_end: end,
-        line: from.line,
-        column: from.column,
-        end_line: to.line,
-        end_column: to.column,
+        span: index.span(source, node.start_byte(), node.end_byte()),
         signature: signature(node, source),
         name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
     }
@@ -703,17 +818,19 @@ pub fn kind_at(lang: Lang, node: Node<'_>, source: &[u8]) -> Option<SymbolKind> 
 /// `template<…>`) and the attributes and comments attached above it (Rust
 /// `#[…]`, doc comments), on no blank line.
 pub fn leading_start(tree: &Tree, source: &[u8], symbol: &Symbol) -> usize {
-    let Some(mut node) = tree.root_node().descendant_for_byte_range(symbol.byte_start, symbol.byte_end).map(|mut n| {
-        // The smallest node with the span may be a child; find the symbol's own.
-        while n.kind() != symbol.node_kind && n.byte_range() == (symbol.byte_start..symbol.byte_end) {
-            match n.parent() {
-                Some(p) if p.byte_range() == n.byte_range() => n = p,
-                _ => break,
+    let Some(mut node) =
+        tree.root_node().descendant_for_byte_range(symbol.span.byte_start, symbol.span.byte_end).map(|mut n| {
+            // The smallest node with the span may be a child; find the symbol's own.
+            while n.kind() != symbol.node_kind && n.byte_range() == (symbol.span.byte_start..symbol.span.byte_end) {
+                match n.parent() {
+                    Some(p) if p.byte_range() == n.byte_range() => n = p,
+                    _ => break,
+                }
             }
-        }
-        n
-    }) else {
-        return symbol.byte_start;
+            n
+        })
+    else {
+        return symbol.span.byte_start;
     };
     while let Some(p) = node.parent() {
         if matches!(p.kind(), "decorated_definition" | "export_statement" | "template_declaration") {
@@ -750,7 +867,7 @@ pub fn leading_start(tree: &Tree, source: &[u8], symbol: &Symbol) -> usize {
 
 /// The innermost symbol whose span contains `offset`.
 pub fn enclosing(symbols: &[Symbol], offset: usize) -> Option<&Symbol> {
-    symbols.iter().filter(|s| s.byte_start <= offset && offset < s.byte_end).max_by_key(|s| s.depth)
+    symbols.iter().filter(|s| s.span.byte_start <= offset && offset < s.span.byte_end).max_by_key(|s| s.depth)
 }
 
 /// How `--name` matched.
@@ -820,7 +937,7 @@ mod tests {
     fn spans_slice_exactly_the_symbol() {
         let src = "struct A;\nimpl A {\n    fn run(&self) {}\n}\n";
         for s in outline_of(Lang::Rust, src) {
-            let text = &src[s.byte_start..s.byte_end];
+            let text = &src[s.span.byte_start..s.span.byte_end];
             assert!(text.contains(&s.name) || s.kind == SymbolKind::Impl, "{text}");
         }
     }
@@ -867,6 +984,66 @@ mod tests {
     fn cpp_specializations_are_named_by_their_template() {
         let b = brief(&outline_of(Lang::Cpp, "template <typename R>\nclass Action<R()> { void f(); };\n"));
         assert_eq!(b[0], "Class Action");
+    }
+
+    #[test]
+    fn the_kind_table_changes_nothing() {
+        let samples: [(Lang, &str); 9] = [
+            (
+                Lang::Rust,
+                "mod m { pub struct S { a: u8 } impl S { fn f() {} } trait T { fn g(); } }\nconst C: u8 = 1;\nmacro_rules! m { () => {} }\nunion U { a: u8 }\nenum E { A }\ntype X = u8;\nstatic S2: u8 = 0;\n",
+            ),
+            (Lang::Python, "X = 1\nclass A:\n    y = 2\n    def f(self):\n        def g(): pass\n"),
+            (
+                Lang::JavaScript,
+                "class A { m() {} f = 1 }\nfunction g() {}\nconst h = () => 1;\nvar o = { k: function () {} };\nA.prototype.p = function () {};\nconst X = 2;\n",
+            ),
+            (
+                Lang::TypeScript,
+                "interface I { a: string; m(): void; new (): I }\ntype T = I;\nenum E { A, B = 1 }\nnamespace N { export function f() {} }\nabstract class C { abstract m(): void; x = 1 }\n",
+            ),
+            (Lang::Tsx, "function V() { return <div/>; }\nclass B { r() {} }\n"),
+            (
+                Lang::C,
+                "#define M 1\n#define F(x) x\ntypedef struct { int a; } P;\nstruct s { int b; };\nunion u { int c; };\nenum e { X };\nint p(void);\nint f(void) { return 0; }\n",
+            ),
+            (
+                Lang::Cpp,
+                "namespace n { class K { void m(); int x; }; template <typename T> struct S {}; using A = int; }\nvoid n::K::m() {}\n",
+            ),
+            (
+                Lang::Java,
+                "class A { int x; A() {} void m() {} interface I { int C = 1; void n(); } enum E { X } record R(int a) {} @interface Q { int v(); } }\n",
+            ),
+            (
+                Lang::Go,
+                "package p\ntype S struct { A int }\ntype I interface { M() }\ntype T = int\nconst C = 1\nvar V = 2\nfunc F() {}\nfunc (s *S) G() {}\n",
+            ),
+        ];
+        for (lang, src) in samples {
+            let tree = crate::language::parse(lang, src.as_bytes()).unwrap();
+            let index = LineIndex::new(src.as_bytes());
+            let fast = outline(lang, "f", src.as_bytes(), &tree, &index);
+            let slow = outline_with(lang, "f", src.as_bytes(), &tree, &index, None);
+            assert!(fast.len() >= 3, "{lang}: {:?}", brief(&fast));
+            assert_eq!(brief(&fast), brief(&slow), "{lang}");
+        }
+        // Every listed kind exists in a grammar that shares the list (a misspelt one would never match).
+        for lang in Lang::ALL {
+            let family: &[Lang] = match lang {
+                Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[Lang::JavaScript, Lang::TypeScript, Lang::Tsx],
+                Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
+                _ => std::slice::from_ref(&lang),
+            };
+            for kind in definition_kinds(lang) {
+                let known = family.iter().any(|&l| {
+                    let language = crate::language::grammar(l);
+                    (0..language.node_kind_count() as u16).any(|id| language.node_kind_for_id(id) == Some(*kind))
+                });
+                assert!(known, "{lang}: no node kind {kind}");
+            }
+            assert!(definition_table(lang).iter().any(|&b| b), "{lang}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! span, position and a short message. llm-transform's syntax guard compares
 //! these before and after an edit.
 
-use aide_core::LineIndex;
+use aide_core::{LineIndex, Span};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Tree};
@@ -14,12 +14,8 @@ pub struct SyntaxIssue {
     /// parser had to assume, such as a `;` or `}`).
     pub kind: IssueKind,
     pub message: String,
-    pub byte_start: usize,
-    pub byte_end: usize,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+    #[serde(flatten)]
+    pub span: Span,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -73,18 +69,7 @@ fn issue(kind: IssueKind, node: Node<'_>, source: &[u8], index: &LineIndex) -> S
             }
         }
     };
-    let from = index.position(source, node.start_byte());
-    let to = index.position(source, node.end_byte());
-    SyntaxIssue {
-        kind,
-        message,
-        byte_start: node.start_byte(),
-        byte_end: node.end_byte(),
-        line: from.line,
-        column: from.column,
-        end_line: to.line,
-        end_column: to.column,
-    }
+    SyntaxIssue { kind, message, span: index.span(source, node.start_byte(), node.end_byte()) }
 }
 
 #[cfg(test)]
@@ -107,12 +92,15 @@ mod tests {
     fn missing_and_unexpected_tokens_are_located() {
         let found = issues(Lang::Rust, "fn main() {\n    let x = 1\n}\n");
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!((found[0].kind, found[0].message.as_str(), found[0].line), (IssueKind::Missing, "missing `;`", 2));
+        assert_eq!(
+            (found[0].kind, found[0].message.as_str(), found[0].span.line),
+            (IssueKind::Missing, "missing `;`", 2)
+        );
         let found = issues(Lang::Python, "def f(:\n    pass\n");
-        assert!(found.iter().any(|i| i.line == 1 && i.column == 7), "{found:?}");
+        assert!(found.iter().any(|i| i.span.line == 1 && i.span.column == 7), "{found:?}");
         let found = issues(Lang::Rust, "fn f() {}\n@@ fn g() {}\n");
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!((found[0].kind, found[0].line, found[0].column), (IssueKind::Error, 2, 1));
+        assert_eq!((found[0].kind, found[0].span.line, found[0].span.column), (IssueKind::Error, 2, 1));
         assert!(found[0].message.starts_with("unexpected `@@`"), "{}", found[0].message);
     }
 }

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use aide_core::checksum::sha256_hex;
-use aide_core::fsutil::{replace, write_atomic, write_atomic_with};
+use aide_core::fsutil::{replace, write_atomic, write_atomic_with, write_temp_beside};
 use aide_core::{AideError, code};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -61,9 +61,9 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
 pub struct UndoFile {
     pub abs: PathBuf,
     pub rel: String,
-    /// Name of the pre-image file in the transform's folder; None if the
-    /// transform created the file.
-    pub pre_image: Option<String>,
+    /// Where the file's content before the transform is in the archive;
+    /// None if the transform created the file.
+    pub pre_image: Option<PreImage>,
     pub checksum_before: Option<String>,
     /// None if the transform deleted (or renamed away) the file.
     pub checksum_after: Option<String>,
@@ -99,9 +99,16 @@ fn mode_of(p: &Option<std::fs::Permissions>) -> Option<u32> {
     p.as_ref().map(PermissionsExt::mode)
 }
 
-/// Writes the changed files of a plan. The pre-images are stored first
-/// (durably), then each file is replaced atomically; if one write fails, the
-/// files already written are put back and the error returned.
+/// Writes the changed files of a plan, in three phases:
+///
+/// 1. every new version is written to a temporary file beside its target and
+///    fsynced (in parallel); a failure here removes the temporaries and
+///    nothing has changed;
+/// 2. the temporaries are renamed over their targets (deletions happen
+///    here); a failure puts back the files already replaced;
+/// 3. each folder touched is fsynced once.
+///
+/// The pre-images are stored first, for undo.
 pub fn commit(execution_id: &str, changed: &[&FileState]) -> Result<(), AideError> {
     // Re-check under the lock that nothing changed since the plan read the files.
     for f in changed {
@@ -114,20 +121,87 @@ pub fn commit(execution_id: &str, changed: &[&FileState]) -> Result<(), AideErro
             .with_details(json!({ "path": f.rel })));
         }
     }
+    let dir = store_pre_images(execution_id, changed)?;
+    let fail = |e: std::io::Error, rel: &str, restore_failures: Vec<String>| {
+        let _ = std::fs::remove_dir_all(&dir);
+        AideError::new(code::IO_ERROR, format!("writing {rel} failed: {e}; nothing was changed"))
+            .with_details(json!({ "path": rel, "restore_failures": restore_failures }))
+    };
+
+    // 1. Stage.
+    let staged: Vec<std::io::Result<Option<PathBuf>>> = parallel_map(changed, |f| match &f.current {
+        Some(bytes) => {
+            if let Some(parent) = f.abs.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            write_temp_beside(&f.abs, bytes, f.permissions.clone()).map(Some)
+        }
+        None => Ok(None),
+    });
+    if let Some(i) = staged.iter().position(Result::is_err) {
+        for t in staged.iter().flatten().flatten() {
+            let _ = std::fs::remove_file(t);
+        }
+        let e = match &staged[i] {
+            Err(e) => std::io::Error::new(e.kind(), e.to_string()),
+            Ok(_) => std::io::Error::other("staging failed"),
+        };
+        return Err(fail(e, &changed[i].rel, Vec::new()));
+    }
+    let temps: Vec<Option<PathBuf>> = staged.into_iter().map(|r| r.ok().flatten()).collect();
+
+    // 2. Rename (fault injection for the rollback test: fail after N files).
+    let fail_after: Option<usize> = std::env::var("AIDE_TEST_FAIL_AFTER_WRITES").ok().and_then(|v| v.parse().ok());
+    for (i, (f, temp)) in changed.iter().zip(&temps).enumerate() {
+        let result = match (fail_after, temp) {
+            (Some(n), _) if i >= n => Err(std::io::Error::other("injected failure (AIDE_TEST_FAIL_AFTER_WRITES)")),
+            (_, Some(t)) => std::fs::rename(t, &f.abs),
+            (_, None) => std::fs::remove_file(&f.abs),
+        };
+        if let Err(e) = result {
+            for t in temps[i..].iter().flatten() {
+                let _ = std::fs::remove_file(t);
+            }
+            let restore_failures =
+                changed[..i].iter().rev().filter_map(|w| restore(w).err().map(|r| format!("{}: {r}", w.rel))).collect();
+            return Err(fail(e, &f.rel, restore_failures));
+        }
+    }
+
+    // 3. Make the renames durable: each folder once.
+    let mut folders: Vec<&Path> = changed.iter().filter_map(|f| f.abs.parent()).collect();
+    folders.sort();
+    folders.dedup();
+    for folder in folders {
+        // The files are in place; a folder that cannot be synced costs durability only.
+        let _ = File::open(folder).and_then(|d| d.sync_all());
+    }
+    Ok(())
+}
+
+/// Maps `items` with `f` on a few threads (fsync-bound work), keeping order.
+fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8).min(items.len().max(1));
+    let chunk = items.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items.chunks(chunk).map(|c| s.spawn(|| c.iter().map(&f).collect::<Vec<R>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    })
+}
+
+/// Stores the pre-images (one archive) and the manifest for undo. Undo data
+/// is not fsynced: a power cut may lose the way back, never the files.
+fn store_pre_images(execution_id: &str, changed: &[&FileState]) -> Result<PathBuf, AideError> {
     let dir = undo_dir().join(execution_id);
     std::fs::create_dir_all(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
+    let mut archive = Vec::new();
     let mut files = Vec::new();
-    for (i, f) in changed.iter().enumerate() {
-        let pre_image = match &f.original {
-            Some(bytes) => {
-                let name = format!("{i}.pre");
-                // Undo data is not fsynced: a power cut may lose the way
-                // back, never the files themselves.
-                replace(&dir.join(&name), bytes).map_err(|e| AideError::io(&name, &e))?;
-                Some(name)
-            }
-            None => None,
-        };
+    for f in changed {
+        let pre_image = f.original.as_ref().map(|bytes| {
+            let range = PreImage { offset: archive.len() as u64, len: bytes.len() as u64 };
+            archive.extend_from_slice(bytes);
+            range
+        });
         files.push(UndoFile {
             abs: f.abs.clone(),
             rel: f.rel.clone(),
@@ -137,6 +211,7 @@ pub fn commit(execution_id: &str, changed: &[&FileState]) -> Result<(), AideErro
             mode: mode_of(&f.permissions),
         });
     }
+    replace(&dir.join(PRE_IMAGES), &archive).map_err(|e| AideError::io("undo pre-images", &e))?;
     let manifest = UndoManifest {
         execution_id: execution_id.into(),
         created_ms: aide_core::log::now_ms(),
@@ -145,42 +220,16 @@ pub fn commit(execution_id: &str, changed: &[&FileState]) -> Result<(), AideErro
     };
     let text = serde_json::to_vec_pretty(&manifest).map_err(|e| AideError::internal(e.to_string()))?;
     replace(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))?;
-
-    // Fault injection for the rollback test: fail the write after N files.
-    let fail_after: Option<usize> = std::env::var("AIDE_TEST_FAIL_AFTER_WRITES").ok().and_then(|v| v.parse().ok());
-    let mut done: Vec<&FileState> = Vec::new();
-    for f in changed {
-        let result = match fail_after {
-            Some(n) if done.len() >= n => Err(std::io::Error::other("injected failure (AIDE_TEST_FAIL_AFTER_WRITES)")),
-            _ => write_one(f),
-        };
-        if let Err(e) = result {
-            let mut restore_failures = Vec::new();
-            for w in done.iter().rev() {
-                if let Err(r) = restore(w) {
-                    restore_failures.push(format!("{}: {r}", w.rel));
-                }
-            }
-            let _ = std::fs::remove_dir_all(&dir);
-            return Err(AideError::new(code::IO_ERROR, format!("writing {} failed: {e}; nothing was changed", f.rel))
-                .with_details(json!({ "path": f.rel, "restore_failures": restore_failures })));
-        }
-        done.push(f);
-    }
-    Ok(())
+    Ok(dir)
 }
 
-/// Writes (or deletes) one file to its planned content.
-fn write_one(f: &FileState) -> std::io::Result<()> {
-    match &f.current {
-        Some(bytes) => {
-            if let Some(parent) = f.abs.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            write_atomic_with(&f.abs, bytes, f.permissions.clone())
-        }
-        None => std::fs::remove_file(&f.abs),
-    }
+const PRE_IMAGES: &str = "pre-images.bin";
+
+/// Where a file's pre-image lies in the transform's archive.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct PreImage {
+    pub offset: u64,
+    pub len: u64,
 }
 
 /// Puts one file back to its content before the plan.
@@ -268,11 +317,18 @@ pub fn undo(execution_id: &str, by: &str) -> Result<Vec<Restored>, AideError> {
         .with_hint("undo the later transforms first (newest first), or restore the files by hand")
         .with_details(json!({ "changed": changed })));
     }
+    let archive = std::fs::read(dir.join(PRE_IMAGES)).map_err(|e| AideError::io("undo pre-images", &e))?;
     let mut states = Vec::new();
     for f in &manifest.files {
         use std::os::unix::fs::PermissionsExt;
-        let original = match &f.pre_image {
-            Some(name) => Some(std::fs::read(dir.join(name)).map_err(|e| AideError::io(name, &e))?),
+        let original = match f.pre_image {
+            Some(PreImage { offset, len }) => {
+                let range = offset as usize..(offset + len) as usize;
+                let Some(bytes) = archive.get(range) else {
+                    return Err(AideError::internal(format!("the undo data of {} is truncated", f.rel)));
+                };
+                Some(bytes.to_vec())
+            }
             None => None,
         };
         states.push(FileState {

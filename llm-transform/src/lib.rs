@@ -234,7 +234,7 @@ fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec<SyntaxIssu
         syntax_issues(&tree, bytes, &index)
             .into_iter()
             .map(|i| {
-                let line = llm_ast_search::refs::line_text(&index, bytes, i.line);
+                let line = llm_ast_search::refs::line_text(&index, bytes, i.span.line);
                 (i, line)
             })
             .collect()
@@ -402,8 +402,8 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
                         f.rel,
                         fresh.len(),
                         if fresh.len() == 1 { "" } else { "s" },
-                        first.line,
-                        first.column,
+                        first.span.line,
+                        first.span.column,
                         first.message
                     ),
                 )
@@ -459,8 +459,12 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
     } else {
         None
     };
-    let applied = plan.reports.iter().filter(|r| r.status == "applied").count();
-    let skipped = plan.reports.len() - applied;
+    // Counted per edit and per operation (span edits are reported per file).
+    let edits_applied: usize = plan.edit_counts.iter().filter(|(_, same)| !same).map(|(n, _)| n).sum();
+    let edits_skipped: usize = plan.edit_counts.iter().filter(|(_, same)| *same).map(|(n, _)| n).sum();
+    let ops = plan.reports.iter().filter(|r| r.op != "edits");
+    let applied = edits_applied + ops.clone().filter(|r| r.status == "applied").count();
+    let skipped = edits_skipped + ops.filter(|r| r.status != "applied").count();
     let checksum_after = match changed.as_slice() {
         [one] => one.current.as_deref().map(sha256_hex),
         _ => None,

@@ -9,7 +9,7 @@ use aide_core::{AideError, Lang, LineIndex, Root, code};
 use llm_ast_search::symbols::{Symbol, SymbolKind, leading_start, outline};
 use serde_json::json;
 
-use crate::request::{BlockTarget, Operation, SpanEdit};
+use crate::request::{BlockOp, Operation, SpanEdit};
 use crate::text::{Eol, apply_span_edits, near_miss, to_eol};
 
 /// A file as the plan sees it: what is on disk now and what it will be.
@@ -46,6 +46,8 @@ pub struct OpReport {
 pub struct Plan {
     pub files: BTreeMap<PathBuf, FileState>,
     pub reports: Vec<OpReport>,
+    /// Per file with span edits: how many, and whether they changed nothing.
+    pub edit_counts: Vec<(usize, bool)>,
 }
 
 fn mismatch(rel: &str, expected: &str, actual: Option<&[u8]>) -> AideError {
@@ -126,16 +128,18 @@ impl Plan {
             let unchanged = new == bytes;
             let file = self.file(root, &path)?;
             file.current = Some(new);
-            for (i, e) in edits {
-                self.reports.push(OpReport {
-                    index: i,
-                    op: "edit".into(),
-                    path: rel.clone(),
-                    status: if unchanged { "no_op".into() } else { "applied".into() },
-                    line: Some(LineIndex::new(&bytes).line_of(e.byte_start.min(bytes.len()))),
-                    note: None,
-                });
-            }
+            // One report per file: a request of 10,000 span edits need not echo them.
+            let first = edits.iter().map(|(i, _)| *i).min().unwrap_or(0);
+            let lowest = edits.iter().map(|(_, e)| e.byte_start).min().unwrap_or(0);
+            self.edit_counts.push((edits.len(), unchanged));
+            self.reports.push(OpReport {
+                index: first,
+                op: "edits".into(),
+                path: rel.clone(),
+                status: if unchanged { "no_op".into() } else { "applied".into() },
+                line: Some(LineIndex::new(&bytes).line_of(lowest.min(bytes.len()))),
+                note: Some(format!("{} span edit{}", edits.len(), if edits.len() == 1 { "" } else { "s" })),
+            });
         }
         Ok(())
     }
@@ -152,16 +156,28 @@ impl Plan {
                 let (new, line, note) = patch(&rel, &bytes, old_text, new_text, *replace_all, *fuzzy)?;
                 (Some(line), note, Some(bytes), Some(new))
             }
-            Operation::ReplaceBlock { new_block, .. }
-            | Operation::InsertAfterBlock { snippet: new_block, .. }
-            | Operation::InsertBeforeBlock { snippet: new_block, .. } => {
-                let target = op.target().unwrap_or_default();
+            Operation::ReplaceBlock(target)
+            | Operation::InsertAfterBlock(target)
+            | Operation::InsertBeforeBlock(target) => {
+                let (field, text) = match op {
+                    Operation::ReplaceBlock(_) => ("new_block", target.new_block.as_deref()),
+                    _ => ("snippet", target.snippet.as_deref()),
+                };
+                let Some(text) = text else {
+                    return Err(AideError::new(
+                        code::INVALID_REQUEST,
+                        format!("operation {index} ({}) needs `{field}`", op.name()),
+                    )
+                    .with_hint(
+                        "replace_block takes new_block; insert_after_block and insert_before_block take snippet",
+                    ));
+                };
                 let file = self.file(root, &path)?;
                 file.rustfmt |= target.run_rustfmt;
                 file.cargo_check |= target.run_cargo_check;
                 let rel = file.rel.clone();
                 let bytes = existing(file)?;
-                let (new, line) = block(&rel, &bytes, op, &target, new_block)?;
+                let (new, line) = block(&rel, &bytes, op, target, text)?;
                 (Some(line), None, Some(bytes), Some(new))
             }
             Operation::Write { content, create_dirs, checksum_before, .. } => {
@@ -384,13 +400,7 @@ fn module_matches(symbol: &Symbol, module_path: &str) -> bool {
 }
 
 /// Finds the block an operation targets and applies it.
-fn block(
-    rel: &str,
-    bytes: &[u8],
-    op: &Operation,
-    target: &BlockTarget,
-    text: &str,
-) -> Result<(Vec<u8>, usize), AideError> {
+fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) -> Result<(Vec<u8>, usize), AideError> {
     let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
         return Err(AideError::new(code::UNKNOWN_LANGUAGE, format!("{rel}: block operations need a known language"))
             .with_hint("block operations work on rust, python, typescript, tsx, javascript, c, cpp, java and go files; use patch otherwise"));
@@ -411,14 +421,14 @@ fn block(
         candidates.retain(|s| module_matches(s, m));
     }
     let describe = |s: &Symbol| {
-        json!({ "kind": s.kind, "name_path": s.name_path, "line": s.line, "end_line": s.end_line,
-                "hash": sha256_hex(&bytes[s.byte_start..s.byte_end]) })
+        json!({ "kind": s.kind, "name_path": s.name_path, "line": s.span.line, "end_line": s.span.end_line,
+                "hash": sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]) })
     };
     if candidates.len() > 1
         && let Some(hint) = target.line_hint
     {
         let distance = |s: &&Symbol| {
-            if s.line <= hint && hint <= s.end_line { 0 } else { s.line.abs_diff(hint) }
+            if s.span.line <= hint && hint <= s.span.end_line { 0 } else { s.span.line.abs_diff(hint) }
         };
         let best = candidates.iter().map(distance).min().unwrap_or(0);
         candidates.retain(|s| distance(s) == best);
@@ -454,7 +464,7 @@ fn block(
             ));
         }
     };
-    let old = &bytes[symbol.byte_start..symbol.byte_end];
+    let old = &bytes[symbol.span.byte_start..symbol.span.byte_end];
     if let Some(expected) = &target.expected_old_hash
         && sha256_hex(old) != *expected
     {
@@ -463,7 +473,9 @@ fn block(
             format!("{rel}: `{}` changed since it was read", symbol.name_path),
         )
         .with_hint("read the block again and redo the edit")
-        .with_details(json!({ "path": rel, "expected": expected, "current": sha256_hex(old), "line": symbol.line })));
+        .with_details(
+            json!({ "path": rel, "expected": expected, "current": sha256_hex(old), "line": symbol.span.line }),
+        ));
     }
     if let Some(expected) = &target.expected_old_block {
         let eol = Eol::of(bytes);
@@ -473,22 +485,22 @@ fn block(
                 format!("{rel}: `{}` is not expected_old_block", symbol.name_path),
             )
             .with_hint("read the block again and redo the edit")
-            .with_details(json!({ "path": rel, "current": String::from_utf8_lossy(old), "line": symbol.line })));
+            .with_details(json!({ "path": rel, "current": String::from_utf8_lossy(old), "line": symbol.span.line })));
         }
     }
     let eol = Eol::of(bytes);
     let text = to_eol(text, eol);
     let eol_str = eol.as_str();
     let (at, end, insert) = match op {
-        Operation::ReplaceBlock { .. } => {
+        Operation::ReplaceBlock(_) => {
             // The span ends at the block's last character; a trailing newline
             // in new_block would add a blank line.
             let trimmed = text.strip_suffix(eol_str).unwrap_or(&text).to_string();
-            (symbol.byte_start, symbol.byte_end, trimmed)
+            (symbol.span.byte_start, symbol.span.byte_end, trimmed)
         }
-        Operation::InsertAfterBlock { .. } => {
+        Operation::InsertAfterBlock(_) => {
             // At the start of the line after the block.
-            let next_line = index.line_of(symbol.byte_end.saturating_sub(1).max(symbol.byte_start)) + 1;
+            let next_line = index.line_of(symbol.span.byte_end.saturating_sub(1).max(symbol.span.byte_start)) + 1;
             let at = index.line_range(next_line).map_or(bytes.len(), |r| r.start);
             let mut insert = String::new();
             if at == bytes.len() && !bytes.ends_with(b"\n") {
@@ -511,5 +523,5 @@ fn block(
         }
     };
     let out = apply_span_edits(bytes, &[(at, end, insert.as_bytes())]).map_err(AideError::internal)?;
-    Ok((out, symbol.line))
+    Ok((out, symbol.span.line))
 }

@@ -17,25 +17,39 @@ pub struct SpanEdit {
     pub checksum_before: Option<String>,
 }
 
-/// Which block an operation targets.
-#[derive(Debug, Clone, Default)]
-pub struct BlockTarget {
+/// A block operation: which symbol, guarded how, and the new text.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BlockOp {
+    pub path: String,
     /// function (also matches methods), method, struct, enum, trait, impl,
     /// class, interface, … (llm-ast-search's kinds, case-insensitive).
     pub kind: String,
     pub name: String,
     /// Disambiguates by the enclosing symbols: `impl Agent`, `net/Client`.
+    #[serde(default)]
     pub module_path: Option<String>,
     /// Picks the candidate nearest this line.
+    #[serde(default)]
     pub line_hint: Option<usize>,
     /// SHA-256 of the block's current text: refuse if it changed.
+    #[serde(default)]
     pub expected_old_hash: Option<String>,
     /// The block's current text, exactly: refuse if it differs.
+    #[serde(default)]
     pub expected_old_block: Option<String>,
     /// Format the file with rustfmt afterwards (Rust).
+    #[serde(default)]
     pub run_rustfmt: bool,
     /// Run `cargo check` afterwards and report its diagnostics.
+    #[serde(default)]
     pub run_cargo_check: bool,
+    /// replace_block: the whole new block.
+    #[serde(default)]
+    pub new_block: Option<String>,
+    /// insert_after_block / insert_before_block: the text to insert.
+    #[serde(default)]
+    pub snippet: Option<String>,
 }
 
 /// One operation. `op` names it; the seed's `rust_replace_block` and
@@ -56,87 +70,15 @@ pub enum Operation {
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Replace a whole symbol (function, struct, impl, class…).
+    /// Replace a whole symbol (function, struct, impl, class…) with `new_block`.
     #[serde(alias = "rust_replace_block")]
-    ReplaceBlock {
-        path: String,
-        /// function (also matches methods), method, struct, enum, trait, impl, class, interface…
-        kind: String,
-        name: String,
-        /// Disambiguates by the enclosing symbols: `impl Agent`, `net/Client`.
-        #[serde(default)]
-        module_path: Option<String>,
-        /// Picks the candidate nearest this line.
-        #[serde(default)]
-        line_hint: Option<usize>,
-        /// SHA-256 of the block's current text: refuse if it changed.
-        #[serde(default)]
-        expected_old_hash: Option<String>,
-        /// The block's current text, exactly: refuse if it differs.
-        #[serde(default)]
-        expected_old_block: Option<String>,
-        /// Format the file with rustfmt afterwards (Rust).
-        #[serde(default)]
-        run_rustfmt: bool,
-        /// Run `cargo check` afterwards and report its diagnostics.
-        #[serde(default)]
-        run_cargo_check: bool,
-        new_block: String,
-    },
+    ReplaceBlock(BlockOp),
     /// Insert `snippet` on the line after a symbol.
     #[serde(alias = "rust_insert_after_block")]
-    InsertAfterBlock {
-        path: String,
-        /// function (also matches methods), method, struct, enum, trait, impl, class, interface…
-        kind: String,
-        name: String,
-        /// Disambiguates by the enclosing symbols: `impl Agent`, `net/Client`.
-        #[serde(default)]
-        module_path: Option<String>,
-        /// Picks the candidate nearest this line.
-        #[serde(default)]
-        line_hint: Option<usize>,
-        /// SHA-256 of the block's current text: refuse if it changed.
-        #[serde(default)]
-        expected_old_hash: Option<String>,
-        /// The block's current text, exactly: refuse if it differs.
-        #[serde(default)]
-        expected_old_block: Option<String>,
-        /// Format the file with rustfmt afterwards (Rust).
-        #[serde(default)]
-        run_rustfmt: bool,
-        /// Run `cargo check` afterwards and report its diagnostics.
-        #[serde(default)]
-        run_cargo_check: bool,
-        snippet: String,
-    },
+    InsertAfterBlock(BlockOp),
     /// Insert `snippet` on the line before a symbol (and its attributes,
     /// decorators and doc comments).
-    InsertBeforeBlock {
-        path: String,
-        /// function (also matches methods), method, struct, enum, trait, impl, class, interface…
-        kind: String,
-        name: String,
-        /// Disambiguates by the enclosing symbols: `impl Agent`, `net/Client`.
-        #[serde(default)]
-        module_path: Option<String>,
-        /// Picks the candidate nearest this line.
-        #[serde(default)]
-        line_hint: Option<usize>,
-        /// SHA-256 of the block's current text: refuse if it changed.
-        #[serde(default)]
-        expected_old_hash: Option<String>,
-        /// The block's current text, exactly: refuse if it differs.
-        #[serde(default)]
-        expected_old_block: Option<String>,
-        /// Format the file with rustfmt afterwards (Rust).
-        #[serde(default)]
-        run_rustfmt: bool,
-        /// Run `cargo check` afterwards and report its diagnostics.
-        #[serde(default)]
-        run_cargo_check: bool,
-        snippet: String,
-    },
+    InsertBeforeBlock(BlockOp),
     /// Create or overwrite a file (guarded by `checksum_before` when it exists).
     Write {
         path: String,
@@ -167,9 +109,9 @@ impl Operation {
     pub fn name(&self) -> &'static str {
         match self {
             Operation::Patch { .. } => "patch",
-            Operation::ReplaceBlock { .. } => "replace_block",
-            Operation::InsertAfterBlock { .. } => "insert_after_block",
-            Operation::InsertBeforeBlock { .. } => "insert_before_block",
+            Operation::ReplaceBlock(_) => "replace_block",
+            Operation::InsertAfterBlock(_) => "insert_after_block",
+            Operation::InsertBeforeBlock(_) => "insert_before_block",
             Operation::Write { .. } => "write",
             Operation::Delete { .. } => "delete",
             Operation::Rename { .. } => "rename",
@@ -178,61 +120,18 @@ impl Operation {
 
     pub fn path(&self) -> &str {
         match self {
+            Operation::ReplaceBlock(b) | Operation::InsertAfterBlock(b) | Operation::InsertBeforeBlock(b) => &b.path,
             Operation::Patch { path, .. }
-            | Operation::ReplaceBlock { path, .. }
-            | Operation::InsertAfterBlock { path, .. }
-            | Operation::InsertBeforeBlock { path, .. }
             | Operation::Write { path, .. }
             | Operation::Delete { path, .. }
             | Operation::Rename { path, .. } => path,
         }
     }
 
-    /// The block an operation targets, if it is a block operation.
-    pub fn target(&self) -> Option<BlockTarget> {
+    /// The block operation, if it is one.
+    pub fn block(&self) -> Option<&BlockOp> {
         match self {
-            Operation::ReplaceBlock {
-                kind,
-                name,
-                module_path,
-                line_hint,
-                expected_old_hash,
-                expected_old_block,
-                run_rustfmt,
-                run_cargo_check,
-                ..
-            }
-            | Operation::InsertAfterBlock {
-                kind,
-                name,
-                module_path,
-                line_hint,
-                expected_old_hash,
-                expected_old_block,
-                run_rustfmt,
-                run_cargo_check,
-                ..
-            }
-            | Operation::InsertBeforeBlock {
-                kind,
-                name,
-                module_path,
-                line_hint,
-                expected_old_hash,
-                expected_old_block,
-                run_rustfmt,
-                run_cargo_check,
-                ..
-            } => Some(BlockTarget {
-                kind: kind.clone(),
-                name: name.clone(),
-                module_path: module_path.clone(),
-                line_hint: *line_hint,
-                expected_old_hash: expected_old_hash.clone(),
-                expected_old_block: expected_old_block.clone(),
-                run_rustfmt: *run_rustfmt,
-                run_cargo_check: *run_cargo_check,
-            }),
+            Operation::ReplaceBlock(b) | Operation::InsertAfterBlock(b) | Operation::InsertBeforeBlock(b) => Some(b),
             _ => None,
         }
     }

@@ -90,31 +90,7 @@ fn measure(cmds: &[Cmd], runs: usize, warmup: usize) -> Result<Vec<Measured>> {
             }
         }
     }
-    Ok(cmds
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let mut t = times[i].clone();
-            t.sort_by(f64::total_cmp);
-            let median = if t.is_empty() {
-                0.0
-            } else if t.len() % 2 == 1 {
-                t[t.len() / 2]
-            } else {
-                (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0
-            };
-            Measured {
-                label: c.label.clone(),
-                command: c.argv.join(" "),
-                median_ms: round3(median),
-                mean_ms: round3(t.iter().sum::<f64>() / t.len().max(1) as f64),
-                min_ms: round3(t.first().copied().unwrap_or(0.0)),
-                max_ms: round3(t.last().copied().unwrap_or(0.0)),
-                peak_rss_mib: round3(rss[i] as f64 / 1024.0),
-                exit_codes: codes[i].clone(),
-            }
-        })
-        .collect())
+    Ok(summarize(cmds, times, rss, codes))
 }
 
 fn round3(x: f64) -> f64 {
@@ -1128,7 +1104,13 @@ fn summarize(cmds: &[Cmd], times: Vec<Vec<f64>>, rss: Vec<i64>, codes: Vec<Vec<i
         .map(|(i, c)| {
             let mut t = times[i].clone();
             t.sort_by(f64::total_cmp);
-            let median = if t.is_empty() { 0.0 } else { t[t.len() / 2] };
+            let median = if t.is_empty() {
+                0.0
+            } else if t.len() % 2 == 1 {
+                t[t.len() / 2]
+            } else {
+                (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0
+            };
             Measured {
                 label: c.label.clone(),
                 command: c.argv.join(" "),
