@@ -288,7 +288,7 @@ impl Render for AstOutput {
             AstOutput::Symbols { symbols, page, .. } => {
                 let mut last_path: Option<&str> = None;
                 for s in symbols {
-                    if last_path != Some(s.path.as_str()) {
+                    if last_path != Some(&*s.path) {
                         writeln!(w, "{}", s.path)?;
                         last_path = Some(&s.path);
                     }
@@ -405,9 +405,13 @@ impl Engine<'_> {
     /// The outline of every file, filtered by kind, name and depth.
     pub fn symbols(&self) -> Result<Found<Symbol>, AideError> {
         let kinds = self.request.kind.iter().map(|k| k.parse()).collect::<Result<Vec<SymbolKind>, _>>()?;
+        let depth = self.request.depth;
         let (per_file, diagnostics) = self.scope().map_files(None, |file, diags| {
             diags.extend(file.parse_diagnostic());
-            symbols::outline(file.lang, &file.path, &file.source, &file.tree, &file.index)
+            match depth {
+                Some(d) => symbols::outline_to_depth(file.lang, &file.path, &file.source, &file.tree, &file.index, d),
+                None => symbols::outline(file.lang, &file.path, &file.source, &file.tree, &file.index),
+            }
         })?;
         let files = per_file.len();
         let mut all: Vec<Symbol> = per_file

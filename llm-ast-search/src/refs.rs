@@ -6,6 +6,7 @@
 //! neither do references.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use aide_core::{Lang, LineIndex, Span};
 use schemars::JsonSchema;
@@ -109,8 +110,8 @@ fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &'static str, sy
     let range = file.index.line_content_range(&file.source, line).unwrap_or(start..end);
     let signature = String::from_utf8_lossy(&file.source[range.clone()]).trim().to_string();
     Symbol {
-        path: file.path.clone(),
-        name_path: parent.map_or_else(|| name.clone(), |p| format!("{}/{name}", p.name_path)),
+        path: Arc::from(file.path.as_str()),
+        name_path: parent.map_or_else(|| name.clone(), |p| format!("{}/{name}", p.name_path)).into(),
         parent: parent.map(|p| p.name_path.clone()),
         depth: parent.map_or(1, |p| p.depth + 1),
         name,
@@ -183,7 +184,7 @@ fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: &str, star
         name: name.to_string(),
         kind: kind.to_string(),
         span,
-        enclosing: parent.map(|p| p.name_path.clone()),
+        enclosing: parent.map(|p| p.name_path.to_string()),
         enclosing_kind: parent.map(|p| p.kind),
         line_text: line_text(&file.index, &file.source, span.line),
     }

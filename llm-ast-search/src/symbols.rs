@@ -3,6 +3,7 @@
 //! find their targets through [`outline`] too.
 
 use std::str::FromStr;
+use std::sync::Arc;
 
 use aide_core::{AideError, Lang, LineIndex, Span, code};
 use schemars::JsonSchema;
@@ -150,16 +151,17 @@ impl FromStr for SymbolKind {
 /// One symbol of a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Symbol {
-    pub path: String,
+    /// Shared by the symbols of a file.
+    pub path: Arc<str>,
     pub name: String,
     pub kind: SymbolKind,
     /// The grammar's node kind (`function_item`, `class_declaration`…).
     pub node_kind: &'static str,
     /// Names from the outermost enclosing symbol to this one, `/`-separated:
     /// `impl Agent/run`, `net/Client/connect`, `Outer/Inner/method`.
-    pub name_path: String,
+    pub name_path: Arc<str>,
     /// The enclosing symbol's name path, if any.
-    pub parent: Option<String>,
+    pub parent: Option<Arc<str>>,
     /// 1 for a top-level symbol, 2 for one inside it, …
     pub depth: usize,
     #[serde(flatten)]
@@ -276,56 +278,165 @@ fn definition_kinds(lang: Lang) -> &'static [&'static str] {
     }
 }
 
-/// Per language, indexed by node kind id: may a node of this kind define a symbol?
-fn definition_table(lang: Lang) -> &'static [bool] {
-    static TABLES: std::sync::OnceLock<std::collections::HashMap<Lang, Vec<bool>>> = std::sync::OnceLock::new();
+/// Node kinds whose subtrees never hold a definition the outline reports
+/// (comments, strings, macro token trees, parameter and type-argument
+/// lists, imports…): the outline does not descend into them.
+fn opaque_kinds(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::Rust => &[
+            "line_comment",
+            "block_comment",
+            "string_literal",
+            "raw_string_literal",
+            "char_literal",
+            "token_tree",
+            "use_declaration",
+            "attribute_item",
+            "inner_attribute_item",
+            "parameters",
+            "type_arguments",
+            "type_parameters",
+            "where_clause",
+            "arguments",
+            "scoped_identifier",
+            "scoped_type_identifier",
+            "generic_type",
+            "reference_type",
+            "field_expression",
+            "macro_invocation",
+        ],
+        Lang::Python => &[
+            "comment",
+            "string",
+            "import_statement",
+            "import_from_statement",
+            "parameters",
+            "argument_list",
+            "decorator",
+        ],
+        Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[
+            "comment",
+            "string",
+            "template_string",
+            "regex",
+            "import_statement",
+            "type_annotation",
+            "type_arguments",
+            "type_parameters",
+        ],
+        Lang::C | Lang::Cpp => &[
+            "comment",
+            "string_literal",
+            "raw_string_literal",
+            "char_literal",
+            "preproc_include",
+            "parameter_list",
+            "argument_list",
+            "template_argument_list",
+            "template_parameter_list",
+            "attribute_specifier",
+        ],
+        Lang::Java => &[
+            "line_comment",
+            "block_comment",
+            "string_literal",
+            "import_declaration",
+            "formal_parameters",
+            "type_arguments",
+            "type_parameters",
+            "modifiers",
+        ],
+        Lang::Go => &[
+            "comment",
+            "interpreted_string_literal",
+            "raw_string_literal",
+            "import_declaration",
+            "parameter_list",
+            "type_arguments",
+        ],
+    }
+}
+
+/// Per language, indexed by node kind id: may a node of this kind define a
+/// symbol, and is its subtree worth entering?
+#[derive(Debug)]
+struct KindTables {
+    definition: Vec<bool>,
+    opaque: Vec<bool>,
+}
+
+fn kind_tables(lang: Lang) -> Option<&'static KindTables> {
+    static TABLES: std::sync::OnceLock<std::collections::HashMap<Lang, KindTables>> = std::sync::OnceLock::new();
     let tables = TABLES.get_or_init(|| {
         Lang::ALL
             .into_iter()
             .map(|l| {
                 let language = crate::language::grammar(l);
-                let kinds = definition_kinds(l);
-                let table = (0..language.node_kind_count() as u16)
-                    .map(|id| language.node_kind_for_id(id).is_some_and(|k| kinds.contains(&k)))
-                    .collect();
-                (l, table)
+                let table = |kinds: &[&str]| -> Vec<bool> {
+                    (0..language.node_kind_count() as u16)
+                        .map(|id| {
+                            language.node_kind_is_named(id)
+                                && language.node_kind_for_id(id).is_some_and(|k| kinds.contains(&k))
+                        })
+                        .collect()
+                };
+                (l, KindTables { definition: table(definition_kinds(l)), opaque: table(opaque_kinds(l)) })
             })
             .collect()
     });
-    tables.get(&lang).map_or(&[], Vec::as_slice)
+    tables.get(&lang)
 }
 
 /// Every symbol of a parsed file, in source order (outer before inner).
 pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineIndex) -> Vec<Symbol> {
-    outline_with(lang, path, source, tree, index, Some(definition_table(lang)))
+    outline_with(lang, path, source, tree, index, kind_tables(lang), None)
 }
 
-/// [`outline`], asking [`definition`] about the kinds in `table` only (or
-/// about every named node).
+/// The symbols down to nesting depth `max_depth` (1: top level), without
+/// walking below it.
+pub fn outline_to_depth(
+    lang: Lang,
+    path: &str,
+    source: &[u8],
+    tree: &Tree,
+    index: &LineIndex,
+    max_depth: usize,
+) -> Vec<Symbol> {
+    outline_with(lang, path, source, tree, index, kind_tables(lang), Some(max_depth))
+}
+
+/// [`outline`], asking [`definition`] about the kinds the tables allow and
+/// skipping opaque subtrees (or, without tables, every named node).
 fn outline_with(
     lang: Lang,
     path: &str,
     source: &[u8],
     tree: &Tree,
     index: &LineIndex,
-    table: Option<&[bool]>,
+    tables: Option<&KindTables>,
+    max_depth: Option<usize>,
 ) -> Vec<Symbol> {
+    let path: Arc<str> = Arc::from(path);
     let mut symbols: Vec<Symbol> = Vec::new();
     // Open symbols: (node id, index into `symbols`).
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut cursor = tree.walk();
+    let flag = |table: &[bool], id: u16| table.get(usize::from(id)).copied().unwrap_or(false);
     loop {
         let node = cursor.node();
-        let candidate = table.is_none_or(|t| t.get(usize::from(node.kind_id())).copied().unwrap_or(false));
+        let id = node.kind_id();
+        let candidate = tables.is_none_or(|t| flag(&t.definition, id));
+        let mut enter = tables.is_none_or(|t| !flag(&t.opaque, id));
         if candidate && node.is_named() {
             let parent = open.last().map(|&(_, i)| &symbols[i]);
             if let Some(def) = definition(lang, node, source, parent.map(|p| p.kind)) {
-                let symbol = make_symbol(path, node, def, parent, source, index);
+                let symbol = make_symbol(&path, node, def, parent, source, index);
+                enter &= max_depth.is_none_or(|m| symbol.depth < m);
                 open.push((node.id(), symbols.len()));
                 symbols.push(symbol);
             }
         }
-        if cursor.goto_first_child() {
+        if enter && cursor.goto_first_child() {
             continue;
         }
         loop {
@@ -343,26 +454,32 @@ fn outline_with(
 }
 
 fn make_symbol(
-    path: &str,
+    path: &Arc<str>,
     node: Node<'_>,
     def: Def<'_>,
     parent: Option<&Symbol>,
     source: &[u8],
     index: &LineIndex,
 ) -> Symbol {
-    let mut components: Vec<String> = Vec::new();
-    if let Some(p) = parent {
-        components.push(p.name_path.clone());
-    }
-    components.extend(def.qualifier.iter().cloned());
-    let parent_path = if components.is_empty() { None } else { Some(components.join("/")) };
-    components.push(def.name.clone());
+    // The parent's name path is shared, not copied, unless a qualifier extends it.
+    let parent_path: Option<Arc<str>> = match (parent, def.qualifier.is_empty()) {
+        (p, true) => p.map(|p| p.name_path.clone()),
+        (p, false) => {
+            let mut parts: Vec<&str> = p.map(|p| &*p.name_path).into_iter().collect();
+            parts.extend(def.qualifier.iter().map(String::as_str));
+            Some(Arc::from(parts.join("/")))
+        }
+    };
+    let name_path: Arc<str> = match &parent_path {
+        Some(p) => Arc::from(format!("{p}/{}", def.name)),
+        None => Arc::from(def.name.as_str()),
+    };
     Symbol {
-        path: path.to_string(),
+        path: path.clone(),
         name: def.name,
         kind: def.kind,
         node_kind: node.kind(),
-        name_path: components.join("/"),
+        name_path,
         parent: parent_path,
         depth: parent.map_or(1, |p| p.depth + 1),
         span: index.span(source, node.start_byte(), node.end_byte()),
@@ -884,7 +1001,7 @@ pub enum NameMatch {
 
 /// How a symbol matches `query`, if at all.
 pub fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
-    if symbol.name == query || symbol.name_path == query {
+    if symbol.name == query || &*symbol.name_path == query {
         return Some(NameMatch::Exact);
     }
     if let Some(head) = symbol.name_path.strip_suffix(query)
@@ -1024,7 +1141,7 @@ mod tests {
             let tree = crate::language::parse(lang, src.as_bytes()).unwrap();
             let index = LineIndex::new(src.as_bytes());
             let fast = outline(lang, "f", src.as_bytes(), &tree, &index);
-            let slow = outline_with(lang, "f", src.as_bytes(), &tree, &index, None);
+            let slow = outline_with(lang, "f", src.as_bytes(), &tree, &index, None, None);
             assert!(fast.len() >= 3, "{lang}: {:?}", brief(&fast));
             assert_eq!(brief(&fast), brief(&slow), "{lang}");
         }
@@ -1035,14 +1152,17 @@ mod tests {
                 Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
                 _ => std::slice::from_ref(&lang),
             };
-            for kind in definition_kinds(lang) {
+            for kind in definition_kinds(lang).iter().chain(opaque_kinds(lang)) {
                 let known = family.iter().any(|&l| {
                     let language = crate::language::grammar(l);
                     (0..language.node_kind_count() as u16).any(|id| language.node_kind_for_id(id) == Some(*kind))
                 });
                 assert!(known, "{lang}: no node kind {kind}");
             }
-            assert!(definition_table(lang).iter().any(|&b| b), "{lang}");
+            assert!(
+                kind_tables(lang).is_some_and(|t| t.definition.iter().any(|&b| b) && t.opaque.iter().any(|&b| b)),
+                "{lang}"
+            );
         }
     }
 
