@@ -323,7 +323,8 @@ pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, AideError>) -> Result<T, Aid
 fn parse_cli<T: Tool>(argv: &[OsString]) -> Result<Option<(CommonArgs, clap::ArgMatches)>, AideError> {
     let mut cmd = Command::new(T::NAME).version(T::VERSION).about(T::ABOUT);
     cmd = CommonArgs::augment_args(cmd);
-    cmd = T::Request::augment_args(cmd);
+    // The request struct's doc comment would otherwise replace the tool's description.
+    cmd = T::Request::augment_args(cmd).about(T::ABOUT);
     // With --schema or --request the request's own required flags and
     // subcommands are not on the command line: parse leniently.
     if argv.iter().any(|a| {

@@ -170,7 +170,9 @@ fn help_and_version_exit_zero() {
 #[test]
 fn every_tool_prints_its_schema_and_takes_a_json_request() {
     let t = tree();
-    for tool in ["llm-search", "llm-discover", "llm-jobs", "llm-shell", "aide"] {
+    for tool in
+        ["llm-search", "llm-ast-search", "llm-transform", "llm-read", "llm-discover", "llm-jobs", "llm-shell", "aide"]
+    {
         let (stdout, _) = t.cmd(tool).arg("--schema").expect_exit(0);
         let doc: Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(doc["tool"], tool);
@@ -190,4 +192,17 @@ fn every_tool_prints_its_schema_and_takes_a_json_request() {
     let e: ErrorResult =
         t.cmd("llm-jobs").args(["--request", "-", "--json", "list"]).stdin(r#"{"command": {"list": {}}}"#).json(2);
     assert!(e.error.message.contains("subcommand"), "{}", e.error.message);
+}
+
+#[test]
+fn every_tool_help_starts_with_its_own_description() {
+    let t = tree();
+    for tool in
+        ["llm-search", "llm-ast-search", "llm-transform", "llm-read", "llm-discover", "llm-jobs", "llm-shell", "aide"]
+    {
+        let (help, _) = t.cmd(tool).arg("--help").expect_exit(0);
+        let first = help.lines().next().unwrap_or("");
+        // Not the request struct's doc comment, which clap would put there.
+        assert!(!first.is_empty() && !first.contains("the same fields as"), "{tool}: help starts with {first:?}");
+    }
 }

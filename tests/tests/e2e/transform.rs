@@ -464,3 +464,43 @@ fn unknown_fields_in_operations_are_refused() {
     assert_eq!(v["error"]["code"], "invalid_request");
     assert_eq!(read(&t, "a.txt"), b"x\n");
 }
+
+#[test]
+fn block_operations_work_in_every_language_in_one_request() {
+    let t = TestDir::new();
+    t.write("a.go", "package p\n\nfunc (c *Client) Close() error {\n\treturn nil\n}\n");
+    t.write("A.java", "class A {\n    void run() {}\n    void stop() {}\n}\n");
+    t.write("k.cpp", "namespace n {\nclass K { void m(); };\n}\nvoid n::K::m() {}\n");
+    t.write("m.py", "class M:\n    def f(self):\n        return 1\n");
+    t.write("v.tsx", "export function View() {\n  return <div/>;\n}\n");
+    t.write("l.c", "int add(int a, int b) { return a + b; }\n");
+    let v = transform(
+        &t,
+        json!({ "operations": [
+            { "op": "replace_block", "path": "a.go", "kind": "method", "name": "Close", "module_path": "Client",
+              "new_block": "func (c *Client) Close() error {\n\treturn c.conn.Close()\n}" },
+            { "op": "replace_block", "path": "A.java", "kind": "method", "name": "stop", "new_block": "void stop() { run(); }" },
+            { "op": "replace_block", "path": "k.cpp", "kind": "method", "name": "m", "module_path": "n::K", "new_block": "void n::K::m() { return; }" },
+            { "op": "insert_after_block", "path": "m.py", "kind": "method", "name": "f", "module_path": "M",
+              "snippet": "\n    def g(self):\n        return 2\n" },
+            { "op": "replace_block", "path": "v.tsx", "kind": "function", "name": "View",
+              "new_block": "function View() {\n  return <span/>;\n}" },
+            { "op": "insert_before_block", "path": "l.c", "kind": "function", "name": "add", "snippet": "static int twice(int a) { return 2 * a; }" },
+        ]}),
+        &[],
+        0,
+    );
+    assert_eq!(v["applied"], 6, "{v}");
+    assert_eq!(read(&t, "a.go"), b"package p\n\nfunc (c *Client) Close() error {\n\treturn c.conn.Close()\n}\n");
+    assert_eq!(read(&t, "A.java"), b"class A {\n    void run() {}\n    void stop() { run(); }\n}\n");
+    assert_eq!(read(&t, "k.cpp"), b"namespace n {\nclass K { void m(); };\n}\nvoid n::K::m() { return; }\n");
+    assert_eq!(
+        read(&t, "m.py"),
+        b"class M:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n"
+    );
+    assert_eq!(read(&t, "v.tsx"), b"export function View() {\n  return <span/>;\n}\n");
+    assert_eq!(
+        read(&t, "l.c"),
+        b"static int twice(int a) { return 2 * a; }\nint add(int a, int b) { return a + b; }\n"
+    );
+}
