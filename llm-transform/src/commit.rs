@@ -360,3 +360,46 @@ pub fn undo(execution_id: &str, by: &str) -> Result<Vec<Restored>, AideError> {
         })
         .collect())
 }
+
+/// How much undo history is kept: transforms older than this, or beyond
+/// this many, are forgotten (oldest first).
+pub const UNDO_MAX_AGE_MS: i64 = 30 * 24 * 3600 * 1000;
+pub const UNDO_MAX_TRANSFORMS: usize = 1000;
+
+/// Forgets undo data past the retention limits. Transform ids are UUIDv7,
+/// so their names sort by time and carry their creation time.
+pub fn prune_undo(now_ms: i64) -> usize {
+    let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
+        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    ids.sort();
+    let excess = ids.len().saturating_sub(UNDO_MAX_TRANSFORMS);
+    let mut removed = 0;
+    for (i, id) in ids.iter().enumerate() {
+        let created = uuid_v7_ms(id);
+        let too_old = created.is_some_and(|c| now_ms - c > UNDO_MAX_AGE_MS);
+        if (i < excess || too_old) && std::fs::remove_dir_all(undo_dir().join(id)).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The creation time (ms since the epoch) a UUIDv7 carries in its first 48 bits.
+fn uuid_v7_ms(id: &str) -> Option<i64> {
+    let hex: String = id.chars().filter(|c| *c != '-').take(12).collect();
+    (hex.len() == 12).then(|| i64::from_str_radix(&hex, 16).ok()).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_v7_ids_carry_their_time() {
+        let id = aide_core::ids::new_execution_id();
+        let ms = uuid_v7_ms(&id).unwrap();
+        assert!((aide_core::log::now_ms() - ms).abs() < 60_000, "{id} → {ms}");
+        assert_eq!(uuid_v7_ms("not-an-id"), None);
+    }
+}

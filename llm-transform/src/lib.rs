@@ -55,7 +55,9 @@
 //! * `--dry-run` shows the unified diffs and would-be checksums, writing
 //!   nothing. An applied transform keeps its pre-images:
 //!   `llm-transform undo <execution_id>` restores them if the files still
-//!   have the checksums it left (`undo --last N` undoes the newest N).
+//!   have the checksums it left (`undo --last N` undoes the newest N). Undo
+//!   data lives in `$AIDE_HOME/transform/undo/` for 30 days, and for the
+//!   newest 1,000 transforms at most.
 
 pub mod commit;
 pub mod plan;
@@ -453,6 +455,7 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
     let wrote = !request.dry_run && !no_op;
     if wrote {
         commit::commit(&ctx.execution_id, &changed)?;
+        commit::prune_undo(aide_core::log::now_ms());
     }
     let check = if wrote && (request.cargo_check || changed.iter().any(|f| f.cargo_check)) {
         changed.iter().find(|f| f.abs.extension().is_some_and(|e| e == "rs")).map(|f| cargo_check(&f.abs, &root))

@@ -504,3 +504,15 @@ fn block_operations_work_in_every_language_in_one_request() {
         b"static int twice(int a) { return 2 * a; }\nint add(int a, int b) { return a + b; }\n"
     );
 }
+
+#[test]
+fn undo_data_older_than_thirty_days_is_forgotten() {
+    let t = TestDir::new();
+    t.write("a.txt", "a\n");
+    let old = t.home().join("transform/undo/00000000-0001-7000-8000-000000000000");
+    std::fs::create_dir_all(&old).unwrap();
+    std::fs::write(old.join("manifest.json"), "{}").unwrap();
+    let v = transform(&t, json!({ "operations": [{ "op": "patch", "path": "a.txt", "old_text": "a", "new_text": "b" }] }), &[], 0);
+    assert!(!old.exists(), "a 1970 transform's undo data survived");
+    assert!(t.home().join("transform/undo").join(v["execution_id"].as_str().unwrap()).exists());
+}
