@@ -467,7 +467,7 @@ impl Engine<'_> {
             all.extend(per_file.into_iter().flatten());
             diagnostics.extend(d);
         }
-        all.sort_by(|a, b| (a.path.as_bytes(), a.span.byte_start).cmp(&(b.path.as_bytes(), b.span.byte_start)));
+        all.sort_by(|a, b| aide_core::ordering::cmp_location(&a.path, a.span.byte_start, &b.path, b.span.byte_start));
         all.dedup_by(|a, b| (&a.path, a.span.byte_start) == (&b.path, b.span.byte_start));
         aide_core::envelope::sort_diagnostics(&mut diagnostics);
         diagnostics.dedup_by(|a, b| a == b);
@@ -549,8 +549,8 @@ impl dialect::Backend for DialectBackend<'_> {
             .map(|m| {
                 json!({
                     "path": m.path,
-                    "start": { "line": m.line, "column": m.column },
-                    "end": { "line": m.end_line, "column": m.end_column },
+                    "start": { "line": m.span.line, "column": m.span.column },
+                    "end": { "line": m.span.end_line, "column": m.span.end_column },
                     "match": m.text,
                     "text": m.line_text,
                 })

@@ -14,13 +14,8 @@ pub struct Match {
     /// Stable id of this span: the same on every run while the file is unchanged.
     pub match_id: String,
     pub path: String,
-    pub byte_start: usize,
-    pub byte_end: usize,
-    pub line: usize,
-    pub column: usize,
-    /// Position of `byte_end` (exclusive).
-    pub end_line: usize,
-    pub end_column: usize,
+    #[serde(flatten)]
+    pub span: aide_core::Span,
     /// The matched text.
     #[serde(rename = "match")]
     pub text: String,
@@ -86,13 +81,13 @@ impl Render for SearchOutput {
         match self.mode {
             Mode::Content => {
                 for m in &self.matches {
-                    let first_context_line = m.line - m.context_before.len();
+                    let first_context_line = m.span.line - m.context_before.len();
                     for (i, text) in m.context_before.iter().enumerate() {
                         writeln!(w, "{}-{}- {}", m.path, first_context_line + i, text)?;
                     }
-                    writeln!(w, "{}:{}:{}: {}", m.path, m.line, m.column, m.line_text)?;
+                    writeln!(w, "{}:{}:{}: {}", m.path, m.span.line, m.span.column, m.line_text)?;
                     for (i, text) in m.context_after.iter().enumerate() {
-                        writeln!(w, "{}-{}- {}", m.path, m.end_line + 1 + i, text)?;
+                        writeln!(w, "{}-{}- {}", m.path, m.span.end_line + 1 + i, text)?;
                     }
                 }
             }

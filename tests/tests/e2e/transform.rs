@@ -512,7 +512,12 @@ fn undo_data_older_than_thirty_days_is_forgotten() {
     let old = t.home().join("transform/undo/00000000-0001-7000-8000-000000000000");
     std::fs::create_dir_all(&old).unwrap();
     std::fs::write(old.join("manifest.json"), "{}").unwrap();
-    let v = transform(&t, json!({ "operations": [{ "op": "patch", "path": "a.txt", "old_text": "a", "new_text": "b" }] }), &[], 0);
+    let v = transform(
+        &t,
+        json!({ "operations": [{ "op": "patch", "path": "a.txt", "old_text": "a", "new_text": "b" }] }),
+        &[],
+        0,
+    );
     assert!(!old.exists(), "a 1970 transform's undo data survived");
     assert!(t.home().join("transform/undo").join(v["execution_id"].as_str().unwrap()).exists());
 }
