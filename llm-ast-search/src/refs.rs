@@ -77,6 +77,17 @@ fn tag_kind(tag: &str) -> SymbolKind {
     }
 }
 
+/// Rust macro arguments are token trees, not expressions: `f(…)` inside
+/// `assert_eq!(f(x), 1)` is a call all the same. The identifier is followed
+/// by a parenthesised token tree.
+fn called_in_macro(file: &SourceFile, start: usize, end: usize) -> bool {
+    file.lang == Lang::Rust
+        && identifier_at(file, start, end).is_some_and(|n| {
+            n.parent().is_some_and(|p| p.kind() == "token_tree")
+                && n.next_sibling().is_some_and(|s| s.kind() == "token_tree" && file.source.get(s.start_byte()) == Some(&b'('))
+        })
+}
+
 /// The identifier leaf exactly at `start..end`, if there is one.
 fn identifier_at(file: &SourceFile, start: usize, end: usize) -> Option<Node<'_>> {
     let node = file.tree.root_node().descendant_for_byte_range(start, end)?;
@@ -171,6 +182,7 @@ pub fn references_in(file: &SourceFile, name: &str) -> Vec<Reference> {
                 .into_iter()
                 .find(|k| tags.iter().any(|t| t == k))
                 .map_or("usage", |k| k.trim_start_matches("reference."));
+        let kind = if kind == "usage" && called_in_macro(file, start, end) { "call" } else { kind };
         out.push(reference(file, &symbols, name, kind, start, end));
     }
     out
@@ -220,6 +232,15 @@ mod tests {
         assert_eq!(
             refs(Lang::Rust, src, "helper"),
             vec![(5, "call".into(), Some("main".into())), (6, "call".into(), Some("main".into()))]
+        );
+    }
+
+    #[test]
+    fn calls_inside_rust_macro_arguments_are_calls() {
+        let src = "fn f(x: u8) -> u8 { x }\nfn t() { assert_eq!(f(1), 1); let g = f; println!(\"{}\", f); }\n";
+        assert_eq!(
+            refs(Lang::Rust, src, "f"),
+            vec![(2, "call".into(), Some("t".into())), (2, "usage".into(), Some("t".into())), (2, "usage".into(), Some("t".into()))]
         );
     }
 
