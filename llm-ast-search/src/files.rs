@@ -1,11 +1,10 @@
 //! Which files a request covers, read and parsed in parallel.
 
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aide_core::envelope::diag;
-use aide_core::walk::{WalkArgs, Walker, lock};
+use aide_core::walk::{WalkArgs, Walker};
 use aide_core::{AideError, Diagnostic, Lang, LineIndex, Root, code};
 use tree_sitter::Tree;
 
@@ -171,56 +170,97 @@ impl Scope<'_> {
         T: Send,
         F: Fn(&SourceFile, &mut Vec<Diagnostic>) -> T + Sync,
     {
+        let mut out = Vec::new();
+        let diagnostics = self.for_each_file(needle, f, |t| out.push(t))?;
+        Ok((out, diagnostics))
+    }
+
+    /// [`Scope::map_files`], handing each result to `sink` in path order as
+    /// soon as every earlier file is done, instead of collecting them.
+    pub fn for_each_file<T, F, S>(&self, needle: Option<&[u8]>, f: F, mut sink: S) -> Result<Vec<Diagnostic>, AideError>
+    where
+        T: Send,
+        F: Fn(&SourceFile, &mut Vec<Diagnostic>) -> T + Sync,
+        S: FnMut(T),
+    {
         let (candidates, mut diagnostics) = self.candidates()?;
         let max_filesize = self.walk.max_filesize;
-        let results: Mutex<Vec<(usize, T)>> = Mutex::new(Vec::new());
-        let shared_diags: Mutex<Vec<Diagnostic>> = Mutex::new(Vec::new());
         let next = AtomicUsize::new(0);
         let threads = self.threads.clamp(1, candidates.len().max(1));
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<T>, Vec<Diagnostic>)>();
+        let (f, candidates, next) = (&f, &candidates, &next);
         std::thread::scope(|s| {
             for _ in 0..threads {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    let mut diags = Vec::new();
+                let tx = tx.clone();
+                s.spawn(move || {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(c) = candidates.get(i) else { break };
-                        let source = match read_source(&c.abs, &c.rel, max_filesize) {
-                            Ok(s) => s,
-                            Err(d) => {
-                                diags.push(d);
-                                continue;
-                            }
-                        };
-                        if let Some(n) = needle
-                            && memchr::memmem::find(&source, n).is_none()
-                        {
-                            continue;
-                        }
-                        // Headers: C or C++ by content, unless the language was named.
-                        let lang = if Lang::is_ambiguous(&c.abs) && !c.forced {
-                            Lang::from_path_and_content(&c.abs, &source).unwrap_or(c.lang)
-                        } else {
-                            c.lang
-                        };
-                        if self.language.is_some_and(|l| l != lang) {
-                            continue;
-                        }
-                        match SourceFile::parse(c.rel.clone(), lang, source) {
-                            Ok(file) => mine.push((i, f(&file, &mut diags))),
-                            Err(d) => diags.push(d),
+                        let mut diags = Vec::new();
+                        let result = self.process(c, needle, max_filesize, f, &mut diags);
+                        if tx.send((i, result, diags)).is_err() {
+                            break;
                         }
                     }
-                    lock(&results).append(&mut mine);
-                    lock(&shared_diags).append(&mut diags);
                 });
             }
+            drop(tx);
+            // Results arrive in any order; hand them on in path order.
+            let mut pending = std::collections::BTreeMap::new();
+            let mut want = 0usize;
+            for (i, item, diags) in rx {
+                diagnostics.extend(diags);
+                pending.insert(i, item);
+                while let Some(item) = pending.remove(&want) {
+                    if let Some(t) = item {
+                        sink(t);
+                    }
+                    want += 1;
+                }
+            }
         });
-        let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-        results.sort_by_key(|(i, _)| *i);
-        diagnostics.extend(shared_diags.into_inner().unwrap_or_else(|p| p.into_inner()));
         aide_core::envelope::sort_diagnostics(&mut diagnostics);
-        Ok((results.into_iter().map(|(_, t)| t).collect(), diagnostics))
+        Ok(diagnostics)
+    }
+
+    /// Reads, filters and parses one candidate, then maps it.
+    fn process<T, F>(
+        &self,
+        c: &Candidate,
+        needle: Option<&[u8]>,
+        max_filesize: Option<u64>,
+        f: &F,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<T>
+    where
+        F: Fn(&SourceFile, &mut Vec<Diagnostic>) -> T,
+    {
+        let source = match read_source(&c.abs, &c.rel, max_filesize) {
+            Ok(s) => s,
+            Err(d) => {
+                diags.push(d);
+                return None;
+            }
+        };
+        if needle.is_some_and(|n| memchr::memmem::find(&source, n).is_none()) {
+            return None;
+        }
+        // Headers: C or C++ by content, unless the language was named.
+        let lang = if Lang::is_ambiguous(&c.abs) && !c.forced {
+            Lang::from_path_and_content(&c.abs, &source).unwrap_or(c.lang)
+        } else {
+            c.lang
+        };
+        if self.language.is_some_and(|l| l != lang) {
+            return None;
+        }
+        match SourceFile::parse(c.rel.clone(), lang, source) {
+            Ok(file) => Some(f(&file, diags)),
+            Err(d) => {
+                diags.push(d);
+                None
+            }
+        }
     }
 }
 

@@ -210,6 +210,10 @@ pub enum AstOutput {
         name_match: Option<NameMatch>,
         #[serde(flatten)]
         page: Page,
+        /// The text outline was printed file by file as it was found (text
+        /// mode without --name); `symbols` is then empty and the counts stand.
+        #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+        streamed: bool,
     },
     Definitions {
         name: String,
@@ -292,8 +296,16 @@ impl Render for AstOutput {
                         writeln!(w, "{}", s.path)?;
                         last_path = Some(&s.path);
                     }
-                    let indent = "  ".repeat(s.depth);
-                    writeln!(w, "{indent}{} {} [{}-{}]", s.kind, s.name, s.span.line, s.span.end_line)?;
+                    writeln!(
+                        w,
+                        "{:indent$}{} {} [{}-{}]",
+                        "",
+                        s.kind,
+                        s.name,
+                        s.span.line,
+                        s.span.end_line,
+                        indent = 2 * s.depth
+                    )?;
                 }
                 truncated_note(w, page)
             }
@@ -405,13 +417,9 @@ impl Engine<'_> {
     /// The outline of every file, filtered by kind, name and depth.
     pub fn symbols(&self) -> Result<Found<Symbol>, AideError> {
         let kinds = self.request.kind.iter().map(|k| k.parse()).collect::<Result<Vec<SymbolKind>, _>>()?;
-        let depth = self.request.depth;
         let (per_file, diagnostics) = self.scope().map_files(None, |file, diags| {
             diags.extend(file.parse_diagnostic());
-            match depth {
-                Some(d) => symbols::outline_to_depth(file.lang, &file.path, &file.source, &file.tree, &file.index, d),
-                None => symbols::outline(file.lang, &file.path, &file.source, &file.tree, &file.index),
-            }
+            self.outline_of(file)
         })?;
         let files = per_file.len();
         let mut all: Vec<Symbol> = per_file
@@ -425,6 +433,71 @@ impl Engine<'_> {
             (all, how) = symbols::filter_by_name(all, name);
         }
         Ok((all, how, files, diagnostics))
+    }
+
+    fn outline_of(&self, file: &files::SourceFile) -> Vec<Symbol> {
+        match self.request.depth {
+            Some(d) => symbols::outline_to_depth(file.lang, &file.path, &file.source, &file.tree, &file.index, d),
+            None => symbols::outline(file.lang, &file.path, &file.source, &file.tree, &file.index),
+        }
+    }
+
+    /// The text outline, written to `w` file by file in path order as files
+    /// are parsed, with --kind, --depth, --offset and --limit applied on the
+    /// way. A write error (a closed pipe) stops the printing, not the count.
+    pub fn stream_symbols(&self, w: &mut dyn Write) -> Result<(Page, Vec<aide_core::Diagnostic>), AideError> {
+        let kinds = self.request.kind.iter().map(|k| k.parse()).collect::<Result<Vec<SymbolKind>, _>>()?;
+        let (offset, limit) = (self.request.offset, self.request.limit.unwrap_or(usize::MAX));
+        let (mut total, mut files, mut printed) = (0usize, 0usize, 0usize);
+        let mut writing = true;
+        // Stdout is line-buffered: one write per line would cost a system call each.
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+        let diagnostics = self.scope().for_each_file(
+            None,
+            |file, diags| {
+                diags.extend(file.parse_diagnostic());
+                self.outline_of(file)
+            },
+            |symbols| {
+                files += 1;
+                let mut header_done = false;
+                for s in symbols {
+                    if !(kinds.is_empty() || kinds.contains(&s.kind)) || self.request.depth.is_some_and(|d| s.depth > d)
+                    {
+                        continue;
+                    }
+                    total += 1;
+                    if total <= offset || printed >= limit || !writing {
+                        continue;
+                    }
+                    printed += 1;
+                    let result = (|| {
+                        if !header_done {
+                            writeln!(w, "{}", s.path)?;
+                        }
+                        writeln!(
+                            w,
+                            "{:indent$}{} {} [{}-{}]",
+                            "",
+                            s.kind,
+                            s.name,
+                            s.span.line,
+                            s.span.end_line,
+                            indent = 2 * s.depth
+                        )
+                    })();
+                    header_done = true;
+                    writing &= result.is_ok();
+                }
+            },
+        )?;
+        if writing {
+            let _ = w.flush();
+        }
+        drop(w);
+        let truncated = total > offset.saturating_add(printed) && printed >= limit;
+        let next_offset = truncated.then_some(offset + printed);
+        Ok((Page { total, files_parsed: files, truncated, next_offset }, diagnostics))
     }
 
     /// The definitions of `name` across the scope, at the best name-match tier.
@@ -616,10 +689,18 @@ pub fn run(request: &AstRequest, ctx: &mut RunContext) -> Result<AstOutput, Aide
             Ok(AstOutput::Query { symbols, page })
         }
         Mode::Symbols => {
+            if request.name.is_none()
+                && let Some(live) = ctx.live.as_mut()
+            {
+                // Text outline: print file by file, holding nothing.
+                let (page, diagnostics) = engine.stream_symbols(live)?;
+                ctx.diagnostics.extend(diagnostics);
+                return Ok(AstOutput::Symbols { symbols: Vec::new(), name_match: None, page, streamed: true });
+            }
             let (all, name_match, files, diagnostics) = engine.symbols()?;
             ctx.diagnostics.extend(diagnostics);
             let (symbols, page) = page(all, request, files);
-            Ok(AstOutput::Symbols { symbols, name_match, page })
+            Ok(AstOutput::Symbols { symbols, name_match, page, streamed: false })
         }
         Mode::Definitions => {
             let name = request.definitions.clone().unwrap_or_default();

@@ -84,7 +84,8 @@ fn called_in_macro(file: &SourceFile, start: usize, end: usize) -> bool {
     file.lang == Lang::Rust
         && identifier_at(file, start, end).is_some_and(|n| {
             n.parent().is_some_and(|p| p.kind() == "token_tree")
-                && n.next_sibling().is_some_and(|s| s.kind() == "token_tree" && file.source.get(s.start_byte()) == Some(&b'('))
+                && n.next_sibling()
+                    .is_some_and(|s| s.kind() == "token_tree" && file.source.get(s.start_byte()) == Some(&b'('))
         })
 }
 
@@ -240,7 +241,11 @@ mod tests {
         let src = "fn f(x: u8) -> u8 { x }\nfn t() { assert_eq!(f(1), 1); let g = f; println!(\"{}\", f); }\n";
         assert_eq!(
             refs(Lang::Rust, src, "f"),
-            vec![(2, "call".into(), Some("t".into())), (2, "usage".into(), Some("t".into())), (2, "usage".into(), Some("t".into()))]
+            vec![
+                (2, "call".into(), Some("t".into())),
+                (2, "usage".into(), Some("t".into())),
+                (2, "usage".into(), Some("t".into()))
+            ]
         );
     }
 

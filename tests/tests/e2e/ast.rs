@@ -587,3 +587,16 @@ fn ctags_definitions_are_found_in_every_language_and_in_this_repository() {
         );
     }
 }
+
+#[test]
+fn the_text_outline_streams_and_pages_like_the_json_one() {
+    let t = fixture_tree();
+    let (text, _) = t.cmd("llm-ast-search").args(["py", "--offset", "1", "--limit", "2"]).expect_exit(0);
+    assert_eq!(text, "py/models.py\n  Class Outer [4-13]\n    Field limit [5-5]\n… 4 more (--offset 3)\n");
+    let v = ast(&t, &["py", "--offset", "1", "--limit", "2"], 0);
+    let names: Vec<&str> = v["symbols"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!((names, v["next_offset"].as_u64(), v["total"].as_u64()), (vec!["Outer", "limit"], Some(3), Some(7)));
+    // The run is logged with its counts.
+    let log: Value = t.cmd("aide").args(["log", "list", "--tool", "llm-ast-search", "--limit", "1"]).json(0);
+    assert!(log.to_string().contains("llm-ast-search"), "{log}");
+}
