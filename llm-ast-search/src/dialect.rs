@@ -535,6 +535,16 @@ mod tests {
         assert_eq!(v[1], json!(["x", 1, 1]));
     }
 
+    proptest::proptest! {
+        /// No program, however broken, panics: it runs or is an `invalid_program` (or a backend error).
+        #[test]
+        fn any_text_is_a_value_or_an_error(program in r#"[a-zA-Z(),;`'"0-9 \n/\\é#]{0,40}"#) {
+            if let Err(e) = run(&program, &Echo) {
+                proptest::prop_assert!(!e.message.is_empty());
+            }
+        }
+    }
+
     #[test]
     fn typos_get_the_closest_function() {
         let e = err("findDefintions(`X`)");

@@ -1166,6 +1166,23 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+        /// Whatever the bytes, every language's outline, kind lookups and
+        /// leading starts stay inside the file and never panic.
+        #[test]
+        fn any_bytes_outline_without_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+            for lang in Lang::ALL {
+                let tree = crate::language::parse(lang, &bytes).unwrap();
+                let index = LineIndex::new(&bytes);
+                for s in outline(lang, "f", &bytes, &tree, &index) {
+                    proptest::prop_assert!(s.span.byte_start <= s.span.byte_end && s.span.byte_end <= bytes.len());
+                    proptest::prop_assert!(leading_start(&tree, &bytes, &s) <= s.span.byte_start);
+                }
+            }
+        }
+    }
+
     #[test]
     fn name_matching_tiers() {
         let src = "struct Agent;\nimpl Agent {\n    fn run(&self) {}\n    fn runner(&self) {}\n}\n";
