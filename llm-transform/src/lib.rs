@@ -32,14 +32,20 @@
 //!   "undo": "llm-transform undo <execution_id>", "cargo_check": null }
 //! ```
 //!
+//! `applied`/`skipped` count span edits and operations; `operations` reports
+//! each operation, and the span edits once per file (`"op": "edits"`, with
+//! their number in `note`).
+//!
 //! Rules:
 //! * **All or nothing.** Every edit and operation is checked in memory
 //!   first; any failure rejects the whole request (exit 3 for a stale
 //!   checksum, no match, ambiguity, new syntax errors or a lock held by
 //!   another transform; 2 for a malformed request) and nothing is written.
-//!   Then each file is written atomically (temporary file, fsync, rename,
-//!   fsync of the folder) keeping its permissions; a failed write puts back
-//!   the files already written. A lock per file is held from reading to
+//!   Then every new version is written to a temporary file beside its
+//!   target and fsynced, the temporaries are renamed over the targets, and
+//!   each folder is fsynced; files keep their permissions. A failed write
+//!   removes the temporaries (nothing changed); a failed rename puts back
+//!   the files already replaced. A lock per file is held from reading to
 //!   renaming.
 //! * **Byte-faithful.** Everything outside the edited spans is kept exactly:
 //!   BOM, line endings, final newline, tabs. Span edits and `write` content
