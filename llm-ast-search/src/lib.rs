@@ -419,7 +419,7 @@ impl Engine<'_> {
         let kinds = self.request.kind.iter().map(|k| k.parse()).collect::<Result<Vec<SymbolKind>, _>>()?;
         let (per_file, diagnostics) = self.scope().map_files(None, |file, diags| {
             diags.extend(file.parse_diagnostic());
-            self.outline_of(file)
+            self.outline_of(file, true)
         })?;
         let files = per_file.len();
         let mut all: Vec<Symbol> = per_file
@@ -435,11 +435,9 @@ impl Engine<'_> {
         Ok((all, how, files, diagnostics))
     }
 
-    fn outline_of(&self, file: &files::SourceFile) -> Vec<Symbol> {
-        match self.request.depth {
-            Some(d) => symbols::outline_to_depth(file.lang, &file.path, &file.source, &file.tree, &file.index, d),
-            None => symbols::outline(file.lang, &file.path, &file.source, &file.tree, &file.index),
-        }
+    fn outline_of(&self, file: &files::SourceFile, signatures: bool) -> Vec<Symbol> {
+        let options = symbols::OutlineOptions { max_depth: self.request.depth, signatures };
+        symbols::outline_with_options(file.lang, &file.path, &file.source, &file.tree, &file.index, options)
     }
 
     /// The text outline, written to `w` file by file in path order as files
@@ -456,7 +454,8 @@ impl Engine<'_> {
             None,
             |file, diags| {
                 diags.extend(file.parse_diagnostic());
-                self.outline_of(file)
+                // The text outline shows no signatures: do not compute them.
+                self.outline_of(file, false)
             },
             |symbols| {
                 files += 1;

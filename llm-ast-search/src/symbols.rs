@@ -387,22 +387,36 @@ fn kind_tables(lang: Lang) -> Option<&'static KindTables> {
     tables.get(&lang)
 }
 
-/// Every symbol of a parsed file, in source order (outer before inner).
-pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineIndex) -> Vec<Symbol> {
-    outline_with(lang, path, source, tree, index, kind_tables(lang), None)
+/// What an outline computes.
+#[derive(Debug, Clone, Copy)]
+pub struct OutlineOptions {
+    /// Stop at this nesting depth (1: top level), without walking below it.
+    pub max_depth: Option<usize>,
+    /// Compute each symbol's one-line signature (the text outline shows none).
+    pub signatures: bool,
 }
 
-/// The symbols down to nesting depth `max_depth` (1: top level), without
-/// walking below it.
-pub fn outline_to_depth(
+impl Default for OutlineOptions {
+    fn default() -> Self {
+        OutlineOptions { max_depth: None, signatures: true }
+    }
+}
+
+/// Every symbol of a parsed file, in source order (outer before inner).
+pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineIndex) -> Vec<Symbol> {
+    outline_with(lang, path, source, tree, index, kind_tables(lang), OutlineOptions::default())
+}
+
+/// [`outline`] with options.
+pub fn outline_with_options(
     lang: Lang,
     path: &str,
     source: &[u8],
     tree: &Tree,
     index: &LineIndex,
-    max_depth: usize,
+    options: OutlineOptions,
 ) -> Vec<Symbol> {
-    outline_with(lang, path, source, tree, index, kind_tables(lang), Some(max_depth))
+    outline_with(lang, path, source, tree, index, kind_tables(lang), options)
 }
 
 /// [`outline`], asking [`definition`] about the kinds the tables allow and
@@ -414,7 +428,7 @@ fn outline_with(
     tree: &Tree,
     index: &LineIndex,
     tables: Option<&KindTables>,
-    max_depth: Option<usize>,
+    options: OutlineOptions,
 ) -> Vec<Symbol> {
     let path: Arc<str> = Arc::from(path);
     let mut symbols: Vec<Symbol> = Vec::new();
@@ -430,8 +444,8 @@ fn outline_with(
         if candidate && node.is_named() {
             let parent = open.last().map(|&(_, i)| &symbols[i]);
             if let Some(def) = definition(lang, node, source, parent.map(|p| p.kind)) {
-                let symbol = make_symbol(&path, node, def, parent, source, index);
-                enter &= max_depth.is_none_or(|m| symbol.depth < m);
+                let symbol = make_symbol(&path, node, def, parent, source, index, options.signatures);
+                enter &= options.max_depth.is_none_or(|m| symbol.depth < m);
                 open.push((node.id(), symbols.len()));
                 symbols.push(symbol);
             }
@@ -460,6 +474,7 @@ fn make_symbol(
     parent: Option<&Symbol>,
     source: &[u8],
     index: &LineIndex,
+    with_signature: bool,
 ) -> Symbol {
     // The parent's name path is shared, not copied, unless a qualifier extends it.
     let parent_path: Option<Arc<str>> = match (parent, def.qualifier.is_empty()) {
@@ -483,7 +498,7 @@ fn make_symbol(
         parent: parent_path,
         depth: parent.map_or(1, |p| p.depth + 1),
         span: index.span(source, node.start_byte(), node.end_byte()),
-        signature: signature(node, source),
+        signature: if with_signature { signature(node, source) } else { String::new() },
         name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
     }
 }
@@ -1141,7 +1156,7 @@ mod tests {
             let tree = crate::language::parse(lang, src.as_bytes()).unwrap();
             let index = LineIndex::new(src.as_bytes());
             let fast = outline(lang, "f", src.as_bytes(), &tree, &index);
-            let slow = outline_with(lang, "f", src.as_bytes(), &tree, &index, None, None);
+            let slow = outline_with(lang, "f", src.as_bytes(), &tree, &index, None, OutlineOptions::default());
             assert!(fast.len() >= 3, "{lang}: {:?}", brief(&fast));
             assert_eq!(brief(&fast), brief(&slow), "{lang}");
         }
