@@ -32,9 +32,73 @@ pub fn trim_terminator(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// A file's line endings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Eol {
+    Lf,
+    Crlf,
+    Mixed,
+    /// No line ending at all (a single line without newline, or empty).
+    None,
+}
+
+impl Eol {
+    /// The line endings `bytes` use.
+    pub fn of(bytes: &[u8]) -> Eol {
+        let all = memchr::memchr_iter(b'\n', bytes).count();
+        let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
+        match (all - crlf, crlf) {
+            (0, 0) => Eol::None,
+            (_, 0) => Eol::Lf,
+            (0, _) => Eol::Crlf,
+            _ => Eol::Mixed,
+        }
+    }
+
+    /// The line break to write into a file with these endings: CRLF only for
+    /// a file whose every break is CRLF.
+    pub fn line_break(self) -> &'static str {
+        if self == Eol::Crlf { "\r\n" } else { "\n" }
+    }
+}
+
+/// Why bytes are not text the tools read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonText {
+    /// A UTF-16 byte-order mark.
+    Utf16,
+    /// A NUL byte in the first 8 KiB.
+    Binary,
+}
+
+/// Whether `bytes` are not UTF-8-ish text: UTF-16 (by its BOM) or binary
+/// (a NUL in the first 8 KiB, as ripgrep and git decide).
+pub fn non_text(bytes: &[u8]) -> Option<NonText> {
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        Some(NonText::Utf16)
+    } else if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
+        Some(NonText::Binary)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_endings_and_non_text() {
+        assert_eq!(Eol::of(b"a\r\nb\r\n"), Eol::Crlf);
+        assert_eq!(Eol::of(b"a\r\nb\n"), Eol::Mixed);
+        assert_eq!(Eol::of(b"a\nb"), Eol::Lf);
+        assert_eq!(Eol::of(b"ab"), Eol::None);
+        assert_eq!((Eol::Crlf.line_break(), Eol::Mixed.line_break()), ("\r\n", "\n"));
+        assert_eq!(non_text(b"\xFF\xFEa\x00"), Some(NonText::Utf16));
+        assert_eq!(non_text(b"ab\x00"), Some(NonText::Binary));
+        assert_eq!(non_text("héllo".as_bytes()), None);
+    }
 
     #[test]
     fn shorten_marks_cuts() {

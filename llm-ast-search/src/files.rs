@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aide_core::envelope::diag;
+use aide_core::text::NonText;
 use aide_core::walk::{WalkArgs, Walker};
 use aide_core::{AideError, Diagnostic, Lang, LineIndex, Root, code};
 use tree_sitter::Tree;
@@ -83,14 +84,13 @@ fn read_source(abs: &Path, rel: &str, max_filesize: Option<u64>) -> Result<Vec<u
     }
     let bytes = std::fs::read(abs)
         .map_err(|e| Diagnostic::new(diag::UNREADABLE, format!("cannot read: {e}")).with_path(rel))?;
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file skipped").with_path(rel));
+    match aide_core::text::non_text(&bytes) {
+        Some(NonText::Utf16) => Err(Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file skipped").with_path(rel)),
+        Some(NonText::Binary) => {
+            Err(Diagnostic::new(diag::BINARY_FILE, "binary file (NUL byte) skipped").with_path(rel))
+        }
+        None => Ok(bytes),
     }
-    let head = &bytes[..bytes.len().min(8192)];
-    if memchr::memchr(0, head).is_some() {
-        return Err(Diagnostic::new(diag::BINARY_FILE, "binary file (NUL byte) skipped").with_path(rel));
-    }
-    Ok(bytes)
 }
 
 /// A file to look at: where it is and how to parse it.

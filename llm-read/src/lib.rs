@@ -34,6 +34,7 @@ use std::path::PathBuf;
 
 use aide_core::cli::{Render, RunContext, Tool};
 use aide_core::error::ErrorBody;
+use aide_core::text::NonText;
 use aide_core::{AideError, LineIndex, Root, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -73,16 +74,8 @@ impl Default for ReadRequest {
     }
 }
 
-/// Line endings of a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Eol {
-    Lf,
-    Crlf,
-    Mixed,
-    /// No line ending at all (a single line without newline, or empty).
-    None,
-}
+/// Line endings of a file (shared with llm-transform).
+pub use aide_core::text::Eol;
 
 /// One file read.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -197,25 +190,21 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
             .with_hint("list it with llm-discover, or read a file inside it"));
     }
     let bytes = std::fs::read(&abs).map_err(|e| AideError::io(rel, &e))?;
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is UTF-16; only UTF-8 text is read"))
-            .with_hint("convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"));
-    }
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a binary file (it has NUL bytes)"))
-            .with_hint("llm-read shows text files only"));
+    match aide_core::text::non_text(&bytes) {
+        Some(NonText::Utf16) => {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is UTF-16; only UTF-8 text is read"))
+                .with_hint("convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"));
+        }
+        Some(NonText::Binary) => {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a binary file (it has NUL bytes)"))
+                .with_hint("llm-read shows text files only"));
+        }
+        None => {}
     }
     let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
     let index = LineIndex::new(&bytes);
     let line_count = index.line_count();
-    let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
-    let lf = count_newlines(&bytes) - crlf;
-    let eol = match (lf, crlf) {
-        (0, 0) => Eol::None,
-        (_, 0) => Eol::Lf,
-        (0, _) => Eol::Crlf,
-        _ => Eol::Mixed,
-    };
+    let eol = Eol::of(&bytes);
     let first = skip + 1;
     let last = first.saturating_add(take).saturating_sub(1).min(line_count);
     let (byte_start, byte_end, start_line, end_line) = if take == 0 || first > line_count {
@@ -263,10 +252,6 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
         next_offset: more.then_some(end_line),
         lossy,
     })
-}
-
-fn count_newlines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
 }
 
 /// Reads every path of the request.

@@ -10,7 +10,9 @@ use llm_ast_search::symbols::{Symbol, SymbolKind, leading_start, outline};
 use serde_json::json;
 
 use crate::request::{BlockOp, Operation, SpanEdit};
-use crate::text::{Eol, apply_span_edits, near_miss, to_eol};
+use aide_core::text::Eol;
+
+use crate::text::{apply_span_edits, near_miss, to_eol};
 
 /// A file as the plan sees it: what is on disk now and what it will be.
 #[derive(Debug, Clone)]
@@ -477,20 +479,20 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
             json!({ "path": rel, "expected": expected, "current": sha256_hex(old), "line": symbol.span.line }),
         ));
     }
-    if let Some(expected) = &target.expected_old_block {
-        let eol = Eol::of(bytes);
-        if old != to_eol(expected, eol).as_bytes() && old != expected.as_bytes() {
-            return Err(AideError::new(
-                code::CHECKSUM_MISMATCH,
-                format!("{rel}: `{}` is not expected_old_block", symbol.name_path),
-            )
-            .with_hint("read the block again and redo the edit")
-            .with_details(json!({ "path": rel, "current": String::from_utf8_lossy(old), "line": symbol.span.line })));
-        }
-    }
     let eol = Eol::of(bytes);
+    if let Some(expected) = &target.expected_old_block
+        && old != to_eol(expected, eol).as_bytes()
+        && old != expected.as_bytes()
+    {
+        return Err(AideError::new(
+            code::CHECKSUM_MISMATCH,
+            format!("{rel}: `{}` is not expected_old_block", symbol.name_path),
+        )
+        .with_hint("read the block again and redo the edit")
+        .with_details(json!({ "path": rel, "current": String::from_utf8_lossy(old), "line": symbol.span.line })));
+    }
     let text = to_eol(text, eol);
-    let eol_str = eol.as_str();
+    let eol_str = eol.line_break();
     let (at, end, insert) = match op {
         Operation::ReplaceBlock(_) => {
             // The span ends at the block's last character; a trailing newline

@@ -1,36 +1,14 @@
 //! Byte-exact text work: span edits, line endings, near misses, diffs.
 
+use aide_core::text::Eol;
 use serde::Serialize;
 
-/// A file's line ending, for converting inserted text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Eol {
-    Lf,
-    Crlf,
-}
-
-impl Eol {
-    /// CRLF when every line break of the file is CRLF; LF otherwise (mixed
-    /// files get text as written, LF).
-    pub fn of(bytes: &[u8]) -> Eol {
-        let lf = memchr::memchr_iter(b'\n', bytes).count();
-        let crlf = memchr::memmem::find_iter(bytes, b"\r\n").count();
-        if crlf > 0 && crlf == lf { Eol::Crlf } else { Eol::Lf }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Eol::Lf => "\n",
-            Eol::Crlf => "\r\n",
-        }
-    }
-}
-
-/// `text` with its line breaks in the file's style.
+/// `text` with its line breaks in the style of a file with endings `eol`
+/// (CRLF only for an all-CRLF file; others get the text as written).
 pub fn to_eol(text: &str, eol: Eol) -> String {
     match eol {
-        Eol::Lf => text.to_string(),
         Eol::Crlf => text.replace("\r\n", "\n").replace('\n', "\r\n"),
+        _ => text.to_string(),
     }
 }
 
@@ -175,9 +153,8 @@ mod tests {
 
     #[test]
     fn line_endings_follow_the_file() {
-        assert_eq!(Eol::of(b"a\r\nb\r\n"), Eol::Crlf);
-        assert_eq!(Eol::of(b"a\r\nb\n"), Eol::Lf);
-        assert_eq!(to_eol("a\nb\r\nc", Eol::Crlf), "a\r\nb\r\nc");
+        assert_eq!(to_eol("a\nb\r\nc", Eol::of(b"a\r\nb\r\n")), "a\r\nb\r\nc");
+        assert_eq!(to_eol("a\nb", Eol::of(b"a\r\nb\n")), "a\nb");
     }
 
     #[test]
