@@ -18,11 +18,9 @@ pub struct Locks {
     _files: Vec<File>,
 }
 
-/// The lock file of a path: `$AIDE_HOME/transform/locks/<sha256 of the path>`.
-fn lock_path(abs: &Path) -> Result<PathBuf, AideError> {
-    let dir = aide_core::log::aide_home().join("transform/locks");
-    std::fs::create_dir_all(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
-    Ok(dir.join(sha256_hex(abs.as_os_str().as_encoded_bytes())))
+/// The lock file of a path: `<dir>/<sha256 of the path>`.
+fn lock_path(dir: &Path, abs: &Path) -> PathBuf {
+    dir.join(sha256_hex(abs.as_os_str().as_encoded_bytes()))
 }
 
 /// Locks every path (in sorted order, so two transforms never deadlock);
@@ -31,9 +29,12 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
     let mut paths: Vec<&Path> = paths.into_iter().collect();
     paths.sort();
     paths.dedup();
+    // `$AIDE_HOME/transform/locks/`
+    let dir = aide_core::log::aide_home().join("transform/locks");
+    std::fs::create_dir_all(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
     let mut files = Vec::new();
     for p in paths {
-        let lp = lock_path(p)?;
+        let lp = lock_path(&dir, p);
         let f = File::options()
             .create(true)
             .truncate(false)
@@ -301,9 +302,12 @@ pub fn undo(execution_id: &str, by: &str) -> Result<Vec<Restored>, AideError> {
         .with_hint("each transform can be undone once"));
     }
     let _locks = lock_all(manifest.files.iter().map(|f| f.abs.as_path()))?;
+    // Each file as it is now: checked against what the transform left, then
+    // the "before" of the undo itself.
+    let current: Vec<Option<Vec<u8>>> = manifest.files.iter().map(|f| on_disk(&f.abs)).collect::<Result<_, _>>()?;
     let mut changed = Vec::new();
-    for f in &manifest.files {
-        let now = on_disk(&f.abs)?.map(|b| sha256_hex(&b));
+    for (f, bytes) in manifest.files.iter().zip(&current) {
+        let now = bytes.as_deref().map(sha256_hex);
         if now != f.checksum_after {
             changed.push(json!({ "path": f.rel, "expected": f.checksum_after, "current": now }));
         }
@@ -319,7 +323,7 @@ pub fn undo(execution_id: &str, by: &str) -> Result<Vec<Restored>, AideError> {
     }
     let archive = std::fs::read(dir.join(PRE_IMAGES)).map_err(|e| AideError::io("undo pre-images", &e))?;
     let mut states = Vec::new();
-    for f in &manifest.files {
+    for (f, now) in manifest.files.iter().zip(current) {
         use std::os::unix::fs::PermissionsExt;
         let original = match f.pre_image {
             Some(PreImage { offset, len }) => {
@@ -334,7 +338,7 @@ pub fn undo(execution_id: &str, by: &str) -> Result<Vec<Restored>, AideError> {
         states.push(FileState {
             abs: f.abs.clone(),
             rel: f.rel.clone(),
-            original: on_disk(&f.abs)?,
+            original: now,
             current: original,
             permissions: f.mode.map(std::fs::Permissions::from_mode),
             rustfmt: false,

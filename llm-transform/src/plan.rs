@@ -50,6 +50,8 @@ pub struct Plan {
     pub reports: Vec<OpReport>,
     /// Per file with span edits: how many, and whether they changed nothing.
     pub edit_counts: Vec<(usize, bool)>,
+    /// Paths as given → resolved inside the root (resolving touches the disk).
+    resolved: std::collections::HashMap<String, PathBuf>,
 }
 
 fn mismatch(rel: &str, expected: &str, actual: Option<&[u8]>) -> AideError {
@@ -61,8 +63,18 @@ fn mismatch(rel: &str, expected: &str, actual: Option<&[u8]>) -> AideError {
 
 impl Plan {
     /// The state of `rel`, read from disk the first time.
-    pub fn file(&mut self, root: &Root, rel: &str) -> Result<&mut FileState, AideError> {
+    /// `rel` resolved inside the root, once per distinct path.
+    pub fn resolve(&mut self, root: &Root, rel: &str) -> Result<PathBuf, AideError> {
+        if let Some(abs) = self.resolved.get(rel) {
+            return Ok(abs.clone());
+        }
         let abs = root.resolve(rel)?;
+        self.resolved.insert(rel.to_string(), abs.clone());
+        Ok(abs)
+    }
+
+    pub fn file(&mut self, root: &Root, rel: &str) -> Result<&mut FileState, AideError> {
+        let abs = self.resolve(root, rel)?;
         if !self.files.contains_key(&abs) {
             let (original, permissions) = match std::fs::symlink_metadata(&abs) {
                 Ok(m) if m.is_dir() => {
@@ -358,9 +370,8 @@ fn join_lines(lines: &[usize]) -> String {
 
 /// Whether a symbol's kind satisfies the requested kind: `function` also
 /// covers methods, as in the seed (`kind: "function"` with `impl Agent`).
-fn kind_matches(wanted: &str, kind: SymbolKind) -> Result<bool, AideError> {
-    let parsed: SymbolKind = wanted.parse()?;
-    Ok(parsed == kind || (parsed == SymbolKind::Function && kind == SymbolKind::Method))
+fn kind_matches(wanted: SymbolKind, kind: SymbolKind) -> bool {
+    wanted == kind || (wanted == SymbolKind::Function && kind == SymbolKind::Method)
 }
 
 /// `impl Foo<T>` → `impl Foo`: generics do not have to be spelled out.
@@ -412,12 +423,9 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
     };
     let index = LineIndex::new(bytes);
     let symbols = outline(lang, rel, bytes, &tree, &index);
-    let mut candidates: Vec<&Symbol> = Vec::new();
-    for s in &symbols {
-        if kind_matches(&target.kind, s.kind)? && name_matches(s, &target.name) {
-            candidates.push(s);
-        }
-    }
+    let wanted: SymbolKind = target.kind.parse()?;
+    let mut candidates: Vec<&Symbol> =
+        symbols.iter().filter(|s| kind_matches(wanted, s.kind) && name_matches(s, &target.name)).collect();
     let by_name = candidates.clone();
     if let Some(m) = target.module_path.as_deref().filter(|m| !m.is_empty()) {
         candidates.retain(|s| module_matches(s, m));
