@@ -123,23 +123,22 @@ fn grammar_tags(lang: Lang) -> String {
     }
 }
 
+/// A value computed once per process and language, on first use: a run
+/// that reads only Rust never builds the other eight.
+pub(crate) fn per_language<T>(cells: &'static [OnceLock<T>; 9], lang: Lang, init: impl FnOnce() -> T) -> &'static T {
+    let i = Lang::ALL.iter().position(|&l| l == lang).unwrap_or(0);
+    cells[i].get_or_init(init)
+}
+
 /// The compiled tags query of a language: the grammar's plus our overlay.
-/// Compiled once per process.
 pub fn tags_query(lang: Lang) -> &'static Query {
-    static QUERIES: OnceLock<HashMap<Lang, Query>> = OnceLock::new();
-    let all = QUERIES.get_or_init(|| {
-        Lang::ALL
-            .into_iter()
-            .map(|l| {
-                let text = format!("{}\n{}", grammar_tags(l), tags_overlay(l));
-                // The query texts are constants tested below; a failure here is a bug.
-                #[allow(clippy::expect_used)]
-                let q = Query::new(&grammar(l), &text).expect("bundled tags query compiles");
-                (l, q)
-            })
-            .collect()
-    });
-    &all[&lang]
+    static QUERIES: [OnceLock<Query>; 9] = [const { OnceLock::new() }; 9];
+    per_language(&QUERIES, lang, || {
+        let text = format!("{}\n{}", grammar_tags(lang), tags_overlay(lang));
+        // The query texts are constants tested below; a failure here is a bug.
+        #[allow(clippy::expect_used)]
+        Query::new(&grammar(lang), &text).expect("bundled tags query compiles")
+    })
 }
 
 #[cfg(test)]

@@ -365,26 +365,19 @@ struct KindTables {
     opaque: Vec<bool>,
 }
 
-fn kind_tables(lang: Lang) -> Option<&'static KindTables> {
-    static TABLES: std::sync::OnceLock<std::collections::HashMap<Lang, KindTables>> = std::sync::OnceLock::new();
-    let tables = TABLES.get_or_init(|| {
-        Lang::ALL
-            .into_iter()
-            .map(|l| {
-                let language = crate::language::grammar(l);
-                let table = |kinds: &[&str]| -> Vec<bool> {
-                    (0..language.node_kind_count() as u16)
-                        .map(|id| {
-                            language.node_kind_is_named(id)
-                                && language.node_kind_for_id(id).is_some_and(|k| kinds.contains(&k))
-                        })
-                        .collect()
-                };
-                (l, KindTables { definition: table(definition_kinds(l)), opaque: table(opaque_kinds(l)) })
-            })
-            .collect()
-    });
-    tables.get(&lang)
+fn kind_tables(lang: Lang) -> &'static KindTables {
+    static TABLES: [std::sync::OnceLock<KindTables>; 9] = [const { std::sync::OnceLock::new() }; 9];
+    crate::language::per_language(&TABLES, lang, || {
+        let language = crate::language::grammar(lang);
+        let table = |kinds: &[&str]| -> Vec<bool> {
+            (0..language.node_kind_count() as u16)
+                .map(|id| {
+                    language.node_kind_is_named(id) && language.node_kind_for_id(id).is_some_and(|k| kinds.contains(&k))
+                })
+                .collect()
+        };
+        KindTables { definition: table(definition_kinds(lang)), opaque: table(opaque_kinds(lang)) }
+    })
 }
 
 /// What an outline computes.
@@ -404,7 +397,7 @@ impl Default for OutlineOptions {
 
 /// Every symbol of a parsed file, in source order (outer before inner).
 pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineIndex) -> Vec<Symbol> {
-    outline_with(lang, path, source, tree, index, kind_tables(lang), OutlineOptions::default())
+    outline_with(lang, path, source, tree, index, Some(kind_tables(lang)), OutlineOptions::default())
 }
 
 /// [`outline`] with options.
@@ -416,7 +409,7 @@ pub fn outline_with_options(
     index: &LineIndex,
     options: OutlineOptions,
 ) -> Vec<Symbol> {
-    outline_with(lang, path, source, tree, index, kind_tables(lang), options)
+    outline_with(lang, path, source, tree, index, Some(kind_tables(lang)), options)
 }
 
 /// [`outline`], asking [`definition`] about the kinds the tables allow and
@@ -1175,7 +1168,10 @@ mod tests {
                 assert!(known, "{lang}: no node kind {kind}");
             }
             assert!(
-                kind_tables(lang).is_some_and(|t| t.definition.iter().any(|&b| b) && t.opaque.iter().any(|&b| b)),
+                {
+                    let t = kind_tables(lang);
+                    t.definition.iter().any(|&b| b) && t.opaque.iter().any(|&b| b)
+                },
                 "{lang}"
             );
         }
