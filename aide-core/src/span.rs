@@ -76,6 +76,14 @@ impl LineIndex {
         }
     }
 
+    /// Line `line` (1-based) of `bytes` as text: without its terminator,
+    /// lossy where not UTF-8, cut at `max_chars` with a marker (0: never).
+    pub fn line_text(&self, bytes: &[u8], line: usize, max_chars: usize) -> String {
+        let range = self.line_content_range(bytes, line).unwrap_or(0..0);
+        let (text, _) = crate::text::lossy(&bytes[range]);
+        crate::text::shorten(text, max_chars).0
+    }
+
     /// The length of the indexed buffer in bytes.
     pub fn len(&self) -> usize {
         self.len

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use aide_core::{Lang, LineIndex, Span};
+use aide_core::{Lang, Span};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use streaming_iterator::StreamingIterator;
@@ -16,6 +16,9 @@ use tree_sitter::{Node, QueryCursor};
 
 use crate::files::SourceFile;
 use crate::symbols::{NameMatch, Symbol, SymbolKind, enclosing, name_match, outline};
+
+/// Longest line shown with a reference, in characters.
+pub const LINE_TEXT_CHARS: usize = 300;
 
 /// A use of a name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -199,20 +202,8 @@ fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: &str, star
         span,
         enclosing: parent.map(|p| p.name_path.to_string()),
         enclosing_kind: parent.map(|p| p.kind),
-        line_text: line_text(&file.index, &file.source, span.line),
+        line_text: file.index.line_text(&file.source, span.line, LINE_TEXT_CHARS),
     }
-}
-
-/// Line `line` (1-based) without its terminator, lossily, cut at 300 characters.
-pub fn line_text(index: &LineIndex, source: &[u8], line: usize) -> String {
-    let range = index.line_content_range(source, line).unwrap_or(0..0);
-    let (text, _) = aide_core::text::lossy(&source[range]);
-    aide_core::text::shorten(text, 300).0
-}
-
-/// Languages whose tags queries ship no references at all (ours fill them in).
-pub fn overlay_only_references(lang: Lang) -> bool {
-    matches!(lang, Lang::C | Lang::Cpp)
 }
 
 #[cfg(test)]

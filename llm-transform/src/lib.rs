@@ -242,7 +242,7 @@ fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec<SyntaxIssu
         syntax_issues(&tree, bytes, &index)
             .into_iter()
             .map(|i| {
-                let line = llm_ast_search::refs::line_text(&index, bytes, i.span.line);
+                let line = index.line_text(bytes, i.span.line, llm_ast_search::refs::LINE_TEXT_CHARS);
                 (i, line)
             })
             .collect()
