@@ -432,7 +432,7 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
         .files
         .values()
         .map(|f| {
-            let (added, removed) = text::line_counts(f.original.as_deref(), f.current.as_deref());
+            let (added, removed, diff) = text::diff(&f.rel, f.original.as_deref(), f.current.as_deref(), show_diff);
             FileChange {
                 path: f.rel.clone(),
                 action: match (&f.original, &f.current) {
@@ -448,8 +448,7 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
                 lines_removed: removed,
                 formatted: formatted.contains(&f.rel),
                 renamed_from: f.renamed_from.clone(),
-                diff: (show_diff && f.current != f.original)
-                    .then(|| text::unified_diff(&f.rel, f.original.as_deref(), f.current.as_deref())),
+                diff,
             }
         })
         .collect();

@@ -103,26 +103,17 @@ pub fn near_miss(bytes: &[u8], old: &str) -> Option<NearMiss> {
     })
 }
 
-/// A unified diff of one file, `a/` and `b/` prefixed as git does.
-pub fn unified_diff(rel: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> String {
-    let a = before.map(String::from_utf8_lossy).unwrap_or_default();
-    let b = after.map(String::from_utf8_lossy).unwrap_or_default();
-    let from = if before.is_some() { format!("a/{rel}") } else { "/dev/null".into() };
-    let to = if after.is_some() { format!("b/{rel}") } else { "/dev/null".into() };
-    similar::TextDiff::from_lines(a.as_ref(), b.as_ref())
-        .unified_diff()
-        .context_radius(3)
-        .header(&from, &to)
-        .to_string()
-}
-
-/// Lines added and removed between two versions.
-pub fn line_counts(before: Option<&[u8]>, after: Option<&[u8]>) -> (usize, usize) {
+/// Lines added and removed between two versions of a file, and with
+/// `unified` the unified diff (`a/` and `b/` prefixed as git does): one diff
+/// computed once, none for identical versions.
+pub fn diff(rel: &str, before: Option<&[u8]>, after: Option<&[u8]>, unified: bool) -> (usize, usize, Option<String>) {
+    if before == after {
+        return (0, 0, None);
+    }
     let a = before.map(String::from_utf8_lossy).unwrap_or_default();
     let b = after.map(String::from_utf8_lossy).unwrap_or_default();
     let diff = similar::TextDiff::from_lines(a.as_ref(), b.as_ref());
-    let mut added = 0;
-    let mut removed = 0;
+    let (mut added, mut removed) = (0, 0);
     for change in diff.iter_all_changes() {
         match change.tag() {
             similar::ChangeTag::Insert => added += 1,
@@ -130,7 +121,12 @@ pub fn line_counts(before: Option<&[u8]>, after: Option<&[u8]>) -> (usize, usize
             similar::ChangeTag::Equal => {}
         }
     }
-    (added, removed)
+    let text = unified.then(|| {
+        let from = if before.is_some() { format!("a/{rel}") } else { "/dev/null".into() };
+        let to = if after.is_some() { format!("b/{rel}") } else { "/dev/null".into() };
+        diff.unified_diff().context_radius(3).header(&from, &to).to_string()
+    });
+    (added, removed, text)
 }
 
 #[cfg(test)]
