@@ -416,18 +416,13 @@ impl Engine<'_> {
 
     /// The outline of every file, filtered by kind, name and depth.
     pub fn symbols(&self) -> Result<Found<Symbol>, AideError> {
-        let kinds = self.request.kind.iter().map(|k| k.parse()).collect::<Result<Vec<SymbolKind>, _>>()?;
+        let kinds = self.kinds()?;
         let (per_file, diagnostics) = self.scope().map_files(None, |file, diags| {
             diags.extend(file.parse_diagnostic());
-            self.outline_of(file, true)
+            self.outline_of(file, true, &kinds)
         })?;
         let files = per_file.len();
-        let mut all: Vec<Symbol> = per_file
-            .into_iter()
-            .flatten()
-            .filter(|s| kinds.is_empty() || kinds.contains(&s.kind))
-            .filter(|s| self.request.depth.is_none_or(|d| s.depth <= d))
-            .collect();
+        let mut all: Vec<Symbol> = per_file.into_iter().flatten().collect();
         let mut how = None;
         if let Some(name) = &self.request.name {
             (all, how) = symbols::filter_by_name(all, name);
@@ -435,16 +430,28 @@ impl Engine<'_> {
         Ok((all, how, files, diagnostics))
     }
 
-    fn outline_of(&self, file: &files::SourceFile, signatures: bool) -> Vec<Symbol> {
+    /// The --kind filter, parsed.
+    fn kinds(&self) -> Result<Vec<SymbolKind>, AideError> {
+        self.request.kind.iter().map(|k| k.parse()).collect()
+    }
+
+    /// A file's symbols down to --depth (the walk stops there) of the kinds
+    /// asked for (all when none).
+    fn outline_of(&self, file: &files::SourceFile, signatures: bool, kinds: &[SymbolKind]) -> Vec<Symbol> {
         let options = symbols::OutlineOptions { max_depth: self.request.depth, signatures };
-        symbols::outline_with_options(file.lang, &file.path, &file.source, &file.tree, &file.index, options)
+        let mut all =
+            symbols::outline_with_options(file.lang, &file.path, &file.source, &file.tree, &file.index, options);
+        if !kinds.is_empty() {
+            all.retain(|s| kinds.contains(&s.kind));
+        }
+        all
     }
 
     /// The text outline, written to `w` file by file in path order as files
     /// are parsed, with --kind, --depth, --offset and --limit applied on the
     /// way. A write error (a closed pipe) stops the printing, not the count.
     pub fn stream_symbols(&self, w: &mut dyn Write) -> Result<(Page, Vec<aide_core::Diagnostic>), AideError> {
-        let kinds = self.request.kind.iter().map(|k| k.parse()).collect::<Result<Vec<SymbolKind>, _>>()?;
+        let kinds = self.kinds()?;
         let (offset, limit) = (self.request.offset, self.request.limit.unwrap_or(usize::MAX));
         let (mut total, mut files, mut printed) = (0usize, 0usize, 0usize);
         let mut writing = true;
@@ -455,16 +462,12 @@ impl Engine<'_> {
             |file, diags| {
                 diags.extend(file.parse_diagnostic());
                 // The text outline shows no signatures: do not compute them.
-                self.outline_of(file, false)
+                self.outline_of(file, false, &kinds)
             },
             |symbols| {
                 files += 1;
                 let mut header_done = false;
                 for s in symbols {
-                    if !(kinds.is_empty() || kinds.contains(&s.kind)) || self.request.depth.is_some_and(|d| s.depth > d)
-                    {
-                        continue;
-                    }
                     total += 1;
                     if total <= offset || printed >= limit || !writing {
                         continue;
