@@ -133,6 +133,13 @@ pub trait Tool {
 
     fn run(request: Self::Request, ctx: &mut RunContext) -> Result<Self::Output, AideError>;
 
+    /// Brings a request built from flags or JSON into its one canonical form
+    /// (e.g. the words after `--` into `command` or `argv`) and refuses what
+    /// is contradictory, before the request is logged and run.
+    fn prepare(_request: &mut Self::Request) -> Result<(), AideError> {
+        Ok(())
+    }
+
     /// The root the request works in, for the execution log.
     fn root(_request: &Self::Request) -> Option<PathBuf> {
         None
@@ -403,7 +410,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
         return 0;
     }
 
-    let request = match build_request::<T>(&common, &matches) {
+    let request = match build_request::<T>(&common, &matches).and_then(|mut r| T::prepare(&mut r).map(|()| r)) {
         Ok(r) => r,
         Err(e) => return run.fail(&mut out, &e),
     };

@@ -10,6 +10,7 @@
 //! * [`error`] — [`AideError`] with stable snake_case codes, each tied to one
 //!   exit status: 0 success, 1 nothing found, 2 invalid input, 3 conflict or
 //!   failed precondition, 4 runtime failure.
+//! * [`command`] — what a tool runs: a shell line or a literal argv, quoted for bash.
 //! * [`cli`] — the harness: a [`cli::Tool`] gets flags or a JSON `--request`,
 //!   `--schema`, panics turned into errors, and the execution log, for free.
 //! * [`span`] — byte offsets ⇄ 1-based line and Unicode-scalar column, exact for
@@ -29,6 +30,7 @@
 
 pub mod checksum;
 pub mod cli;
+pub mod command;
 pub mod envelope;
 pub mod error;
 pub mod fsutil;

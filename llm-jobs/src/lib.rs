@@ -108,11 +108,12 @@ pub struct SpawnArgs {
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_OUTPUT)]
     #[serde(default = "default_max_output")]
     pub max_output: u64,
-    /// The command, run with bash -c.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "COMMAND")]
-    #[serde(deserialize_with = "aide_core::request::one_or_many")]
-    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
-    pub command: Vec<String>,
+    /// What to run, after `--`: one word is a shell command line (run with
+    /// bash -c); several words are a program and its arguments, each passed
+    /// literally.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub command: aide_core::command::CommandArgs,
 }
 
 fn default_group() -> String {
@@ -243,7 +244,9 @@ pub enum GroupAction {
 #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum JobsCommand {
-    /// Start a command in the background and return at once.
+    /// Start a command in the background and return at once. After `--`, one
+    /// word is a shell command line; several words are an argv, each word
+    /// passed literally.
     Spawn(SpawnArgs),
     /// The jobs, oldest first.
     List(ListArgs),
@@ -534,10 +537,10 @@ pub fn supervisor_exe() -> Result<PathBuf, AideError> {
 
 /// Starts a job. `exe` is the llm-jobs executable that will supervise it.
 pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
-    let command = args.command.join(" ");
-    if command.trim().is_empty() {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, "no command given").with_hint("llm-jobs spawn -- COMMAND"));
-    }
+    let mut what = args.command.clone();
+    what.normalize()?;
+    // The job runs `bash -c LINE`: an argv is quoted word by word.
+    let command = what.shell_line();
     let cwd = match &args.cwd {
         Some(d) => d.clone(),
         None => std::env::current_dir().map_err(|e| AideError::io(".", &e))?,
@@ -924,6 +927,13 @@ impl Tool for LlmJobs {
 
     fn run(request: JobsRequest, ctx: &mut RunContext) -> Result<JobsOutput, AideError> {
         execute(&request.command, ctx)
+    }
+
+    fn prepare(request: &mut JobsRequest) -> Result<(), AideError> {
+        match &mut request.command {
+            JobsCommand::Spawn(args) => args.command.normalize(),
+            _ => Ok(()),
+        }
     }
 }
 

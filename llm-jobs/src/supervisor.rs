@@ -35,7 +35,8 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 
 /// Runs the hidden supervisor commands; None for any other command line.
 pub fn run_internal_command() -> Option<i32> {
-    let args: Vec<String> = std::env::args().collect();
+    // args_os: any argument may be bytes that are not UTF-8 (an argv word).
+    let args: Vec<String> = std::env::args_os().take(3).map(|a| a.to_string_lossy().into_owned()).collect();
     let id = || args.get(2).and_then(|s| s.parse::<i64>().ok());
     match args.get(1).map(String::as_str) {
         Some(DETACH) => Some(id().map_or(2, detach)),

@@ -24,9 +24,13 @@
 //! * `explain`: `{ "steps": [ { "step", "command", "description", "will_execute_if",
 //!   "estimated_risk", "risk_reasons" } ], "overall_risk", "warnings", "shellcheck" }`
 //!
-//! Exit status: 0 (also when the command itself failed: see `exit_code`);
-//! 1 when `check` finds the command invalid; 2 invalid input; 3
-//! `risk_denied` (nothing was run); 4 runtime failure.
+//! Exit status: `exec` exits with the command's own status (0–255), 124 when
+//! it timed out (as `timeout`); every other subcommand exits 0, or 1 when
+//! `check` finds the command invalid. The tool's own failures keep the
+//! contract's codes — 2 invalid input, 3 `risk_denied` (nothing was run), 4
+//! runtime failure — and since a command may exit 2, 3 or 4 too, the JSON
+//! tells them apart: `"ok": true` with the command's `exit_code`, or
+//! `"ok": false` with the tool's `error`.
 
 pub mod compare;
 pub mod exec;
@@ -42,6 +46,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use aide_core::cli::{Render, RunContext, Tool};
+use aide_core::command::CommandArgs;
 use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -94,11 +99,11 @@ pub struct ExecArgs {
     /// Hand the command to llm-jobs and return the job.
     #[arg(long)]
     pub background: bool,
-    /// The command, run with bash.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "COMMAND")]
-    #[serde(deserialize_with = "aide_core::request::one_or_many")]
-    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
-    pub command: Vec<String>,
+    /// What to run, after `--`: one word is a shell command line; several
+    /// words are a program and its arguments, each passed literally.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub command: CommandArgs,
 }
 
 #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
@@ -122,21 +127,28 @@ pub enum ShellCommand {
         #[serde(default)]
         unset: Vec<String>,
     },
-    /// Run a command in a session.
+    /// Run a command in a session; exits with the command's own status.
+    ///
+    /// After `--`, one word is a shell command line (`-- 'cd src && make'`);
+    /// several words are a program and its arguments, each passed literally
+    /// (`-- printf '%s\n' 'a b'`). The exit status is the command's (0–255),
+    /// or 124 when it timed out. The tool's own failures exit 2 (invalid
+    /// input), 3 (risk_denied: nothing was run) or 4 (runtime); a command can
+    /// exit with those numbers too, so tell them apart by the JSON: `"ok":
+    /// true` and `exit_code` for the command, `"ok": false` and `error` for
+    /// the tool.
     Exec(ExecArgs),
     /// Parse a command without running it.
     Check {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "COMMAND")]
-        #[serde(deserialize_with = "aide_core::request::one_or_many")]
-        #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
-        command: Vec<String>,
+        #[command(flatten)]
+        #[serde(flatten)]
+        command: CommandArgs,
     },
     /// Explain a command step by step, with its risk.
     Explain {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true, value_name = "COMMAND")]
-        #[serde(deserialize_with = "aide_core::request::one_or_many")]
-        #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
-        command: Vec<String>,
+        #[command(flatten)]
+        #[serde(flatten)]
+        command: CommandArgs,
     },
     /// Timing history and anomalies.
     Perf {
@@ -327,6 +339,16 @@ impl Render for ShellOutput {
         !matches!(self, ShellOutput::Check(c) if !c.valid)
     }
 
+    /// `exec` exits with the command's own status, as `timeout`, `env` and
+    /// `ssh` do, so `llm-shell exec -- cargo test && deploy` is safe.
+    fn exit_status(&self) -> i32 {
+        match self {
+            ShellOutput::Exec(e) => exec_exit_status(e),
+            _ if self.found() => 0,
+            _ => 1,
+        }
+    }
+
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
         match self {
             ShellOutput::Sessions { .. } => Some(("sessions", "session")),
@@ -334,6 +356,19 @@ impl Render for ShellOutput {
         }
     }
 }
+
+/// Exit status of `exec`: the command's own (0–255), 124 when it timed out
+/// (as `timeout`), 125 when its status could not be read.
+pub fn exec_exit_status(e: &exec::ExecOutput) -> i32 {
+    match e.exit_code {
+        _ if e.timed_out => TIMEOUT_EXIT,
+        code @ 0..=255 => code,
+        _ => 125,
+    }
+}
+
+/// The exit status of an `exec` whose command timed out (as `timeout`).
+pub const TIMEOUT_EXIT: i32 = 124;
 
 fn short(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
@@ -382,10 +417,10 @@ fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput,
 }
 
 fn run_exec(args: &ExecArgs) -> Result<ShellOutput, AideError> {
-    let command = args.command.join(" ");
-    if command.trim().is_empty() {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, "no command given").with_hint("llm-shell exec -- COMMAND"));
-    }
+    let mut what = args.command.clone();
+    what.normalize()?;
+    // The session's bash evals this line: an argv is quoted word by word.
+    let command = what.shell_line();
     if let Some(t) = args.timeout
         && !(t > 0.0 && t.is_finite())
     {
@@ -433,7 +468,7 @@ fn run_exec(args: &ExecArgs) -> Result<ShellOutput, AideError> {
             after: Vec::new(),
             group: "default".into(),
             max_output: llm_jobs::DEFAULT_MAX_OUTPUT,
-            command: vec![job_command],
+            command: CommandArgs::line(job_command),
         };
         let job = llm_jobs::spawn(&spawn, &llm_jobs::supervisor_exe()?)?;
         drop(cleanup);
@@ -509,10 +544,10 @@ pub fn execute(command: &ShellCommand) -> Result<ShellOutput, AideError> {
         },
         ShellCommand::Env { session, set, unset } => env_update(session, set, unset),
         ShellCommand::Exec(args) => run_exec(args),
-        ShellCommand::Check { command } => Ok(ShellOutput::Check(Box::new(syntax::check(&command.join(" "))))),
+        ShellCommand::Check { command } => Ok(ShellOutput::Check(Box::new(syntax::check(&command.shell_line())))),
         ShellCommand::Explain { command } => {
             let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-            let text = command.join(" ");
+            let text = command.shell_line();
             explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e))).map_err(|msg| {
                 AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
                     .with_hint("see `llm-shell check` for where")
@@ -539,5 +574,13 @@ impl Tool for LlmShell {
 
     fn run(request: ShellRequest, _ctx: &mut RunContext) -> Result<ShellOutput, AideError> {
         execute(&request.command)
+    }
+
+    fn prepare(request: &mut ShellRequest) -> Result<(), AideError> {
+        match &mut request.command {
+            ShellCommand::Exec(args) => args.command.normalize(),
+            ShellCommand::Check { command } | ShellCommand::Explain { command } => command.normalize(),
+            _ => Ok(()),
+        }
     }
 }

@@ -172,3 +172,19 @@ pub fn kill_process_group(pgid: u32) {
 pub fn have(program: &str) -> bool {
     Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
+
+/// Pids of live processes whose command line contains `needle` (words
+/// joined by spaces), read from /proc: `pgrep -f` without procps.
+pub fn processes_with_cmdline(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return found };
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+        if line.contains(needle) && pid != std::process::id() {
+            found.push(pid);
+        }
+    }
+    found
+}

@@ -258,3 +258,40 @@ fn rm_refuses_active_jobs_and_prune_removes_finished() {
     assert_eq!(jobs(&t, &["list"], 0)["total_count"], 0);
     assert_eq!(jobs(&t, &["status", "999"], 2)["error"]["code"], "not_found");
 }
+
+#[test]
+fn several_words_after_dashes_are_an_argv_kept_literally() {
+    let t = TestDir::new();
+    let words = crate::shell::literal_words();
+    let out = t.cmd("llm-jobs").args(["--json", "spawn", "--", "printf", "%q\\n"]).args(&words).output();
+    let spawned: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = spawned["job_id"].as_i64().unwrap_or_else(|| panic!("{spawned}"));
+    let job = wait_one(&t, id, 0);
+    assert_eq!(job["stdout"].as_str().unwrap(), crate::shell::quoted_by_bash(&words), "{job}");
+    assert!(!t.root().join("pwned").exists(), "a word was run as code");
+
+    // The issue's reproduction: `bash -c 'sleep …; python3 …'` used to run `bash -c sleep`.
+    let id =
+        jobs(&t, &["spawn", "--", "bash", "-c", "sleep 0.1; echo \"second; command\""], 0)["job_id"].as_i64().unwrap();
+    assert_eq!(wait_one(&t, id, 0)["stdout"], "second; command\n");
+
+    // One word is a shell line.
+    let id = spawn(&t, &[], "echo one; echo two");
+    assert_eq!(wait_one(&t, id, 0)["stdout"], "one\ntwo\n");
+
+    // In JSON: `argv` or `command`, never a list under `command`.
+    let argv = t
+        .cmd("llm-jobs")
+        .args(["--json", "--request", "-"])
+        .stdin(r#"{"command": {"spawn": {"argv": ["printf", "[%s]", "a b", "*"]}}}"#)
+        .expect_exit(0)
+        .0;
+    let id = serde_json::from_str::<Value>(&argv).unwrap()["job_id"].as_i64().unwrap();
+    assert_eq!(wait_one(&t, id, 0)["stdout"], "[a b][*]");
+    let (list, _) = t
+        .cmd("llm-jobs")
+        .args(["--json", "--request", "-"])
+        .stdin(r#"{"command": {"spawn": {"command": ["printf", "x"]}}}"#)
+        .expect_exit(2);
+    assert!(list.contains("argv"), "{list}");
+}

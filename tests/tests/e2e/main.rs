@@ -11,5 +11,5 @@ mod log;
 mod read;
 mod search;
 mod search_differential;
-mod shell;
+pub(crate) mod shell;
 mod transform;

@@ -18,8 +18,20 @@ fn new_session(t: &TestDir) -> String {
     shell(t, &["session", "new", "--cwd", &root], 0)["session_id"].as_str().unwrap().to_string()
 }
 
+/// Runs one command line in a session; the process exits with the command's
+/// own status, which must be the JSON's `exit_code` (124 after a timeout).
 fn exec(t: &TestDir, session: &str, command: &str) -> Value {
-    shell(t, &["exec", "--session", session, "--", command], 0)
+    exec_args(t, &["--session", session, "--", command])
+}
+
+fn exec_args(t: &TestDir, args: &[&str]) -> Value {
+    let out = t.cmd("llm-shell").arg("--json").arg("exec").args(args).output();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+    assert_eq!(v["ok"], true, "{v}");
+    let expected = if v["timed_out"] == true { 124 } else { v["exit_code"].as_i64().unwrap() as i32 };
+    assert_eq!(out.status.code(), Some(expected), "the exit status is the command's: {v}");
+    v
 }
 
 #[test]
@@ -77,10 +89,9 @@ fn timeout_kills_the_process_tree_and_the_session_lives_on() {
     let t = TestDir::new();
     let s = new_session(&t);
     let started = Instant::now();
-    let r = shell(
+    let r = exec_args(
         &t,
-        &["exec", "--session", &s, "--timeout", "0.5", "--", "echo begun; (sleep 31.7; echo child) & sleep 31.7"],
-        0,
+        &["--session", &s, "--timeout", "0.5", "--", "echo begun; (sleep 31.7; echo child) & sleep 31.7"],
     );
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(r["timed_out"], true);
@@ -88,8 +99,7 @@ fn timeout_kills_the_process_tree_and_the_session_lives_on() {
     let r = exec(&t, &s, "echo still here");
     assert_eq!(r["stdout"], "still here\n");
     // No sleep of that tree survives.
-    let out = Command::new("pgrep").args(["-f", "sleep 31.7"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).trim().is_empty(), "leftover sleep processes");
+    assert!(aide_tests::processes_with_cmdline("sleep 31.7").is_empty(), "leftover sleep processes");
 }
 
 #[test]
@@ -277,4 +287,94 @@ fn compare_times_a_baseline_worktree_against_the_current_tree() {
     assert_eq!(worktrees.lines().count(), 1, "the baseline worktree was removed:\n{worktrees}");
     let e = shell(&t, &["compare", "--baseline", "no-such-rev", "--command", "true"], 2);
     assert_eq!(e["error"]["code"], "invalid_arguments");
+}
+
+/// The words of the issue's reproduction: spaces, quotes, `;`, `$`, globs,
+/// newlines, an empty word and bytes that are not UTF-8.
+pub(crate) fn literal_words() -> Vec<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStringExt;
+    let words: [&[u8]; 9] =
+        [b"a   b", b"c;d", b"$HOME", b"'q' \"dq\"", b"*", b"line\nbreak", b"", b"\xff\xfe", b"$(touch pwned)"];
+    words.iter().map(|w| std::ffi::OsString::from_vec(w.to_vec())).collect()
+}
+
+/// bash's `printf %q` of each literal word, one a line: what the command
+/// must have received if every word arrived intact.
+pub(crate) fn quoted_by_bash(words: &[std::ffi::OsString]) -> String {
+    let out = Command::new("bash").arg("-c").arg(r#"printf '%q\n' "$@""#).arg("_").args(words).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn several_words_after_dashes_are_an_argv_kept_literally() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let words = literal_words();
+    let out =
+        t.cmd("llm-shell").args(["--json", "exec", "--session", &s, "--", "printf", "%q\\n"]).args(&words).output();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["stdout"].as_str().unwrap(), quoted_by_bash(&words), "{v}");
+    assert!(!t.root().join("pwned").exists(), "a word was run as code");
+    // One word is a shell line: its `;` and `$` are the shell's.
+    let r = exec(&t, &s, "X=1; echo \"$X\"; echo two");
+    assert_eq!(r["stdout"], "1\ntwo\n");
+    // The JSON request says which it means.
+    let argv = t
+        .cmd("llm-shell")
+        .args(["--json", "--request", "-"])
+        .stdin(format!(
+            r#"{{"command": {{"exec": {{"session": "{s}", "argv": ["printf", "[%s]", "a;b", "$HOME"]}}}}}}"#
+        ))
+        .expect_exit(0)
+        .0;
+    assert_eq!(serde_json::from_str::<Value>(&argv).unwrap()["stdout"], "[a;b][$HOME]");
+    let ambiguous = t
+        .cmd("llm-shell")
+        .args(["--json", "--request", "-"])
+        .stdin(r#"{"command": {"exec": {"command": ["printf", "x"]}}}"#)
+        .expect_exit(2)
+        .0;
+    assert!(ambiguous.contains("argv"), "{ambiguous}");
+    let both = t
+        .cmd("llm-shell")
+        .args(["--json", "--request", "-"])
+        .stdin(r#"{"command": {"exec": {"command": "true", "argv": ["true"]}}}"#)
+        .expect_exit(2)
+        .0;
+    assert!(both.contains("invalid_request"), "{both}");
+    // check and explain follow the same rule.
+    let explained = shell(&t, &["explain", "--", "rm", "-rf", "a b; reboot"], 0);
+    assert_eq!(explained["steps"].as_array().unwrap().len(), 1, "{explained}");
+}
+
+#[test]
+fn exec_exits_with_the_commands_own_status() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    for (line, code) in [("true", 0), ("false", 1), ("exit 3", 3), ("exit 42", 42), ("exit 255", 255)] {
+        let (stdout, _) = t.cmd("llm-shell").args(["exec", "--session", &s, "--", line]).expect_exit(code);
+        assert!(stdout.contains(&format!("[exit {code}")), "{stdout}");
+    }
+    // `llm-shell exec -- cargo test && deploy` must not deploy after a failure.
+    let gate = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "{} exec --session {s} -- 'exit 1' && touch deployed",
+            aide_tests::bin_dir().join("llm-shell").display()
+        ))
+        .current_dir(t.root())
+        .env("AIDE_HOME", t.home())
+        .status()
+        .unwrap();
+    assert_eq!(gate.code(), Some(1));
+    assert!(!t.root().join("deployed").exists());
+    // A timeout is 124, as `timeout` says it.
+    let r = exec_args(&t, &["--session", &s, "--timeout", "0.3", "--", "sleep 20"]);
+    assert_eq!(r["timed_out"], true);
+    // The tool's own failures keep the contract's codes, with `ok: false`.
+    let denied = shell(&t, &["exec", "--session", &s, "--max-risk", "low", "--", "rm -rf /"], 3);
+    assert_eq!((denied["ok"].as_bool(), denied["error"]["code"].as_str()), (Some(false), Some("risk_denied")));
+    let unknown = shell(&t, &["exec", "--session", "no-such-session", "--", "true"], 2);
+    assert_eq!(unknown["ok"], false);
 }

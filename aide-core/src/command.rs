@@ -1,0 +1,257 @@
+//! What a tool runs: a shell command line, or an argv kept word for word.
+//!
+//! The rule is the one `ssh`, `watch` and `timeout` users expect: after `--`,
+//! **one** argument is a shell command line (`llm-shell exec -- 'cd src && make'`),
+//! **several** arguments are an argv whose words are passed literally
+//! (`llm-jobs spawn -- printf '[%s]\n' 'a   b' 'c;d'` prints `[a   b]` and
+//! `[c;d]`: nothing is split, expanded or run twice). A JSON request says
+//! which it means: `"command": "a shell line"` or `"argv": ["word", …]`,
+//! exactly one of them.
+//!
+//! The tools run everything through bash, so an argv becomes a bash line
+//! with each word quoted ([`quote_word`]); quoting is lossless, non-UTF-8
+//! bytes and control characters included (`$'\xff'`), so the line is also
+//! what the tools show and log.
+
+use std::ffi::OsString;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AideError, code};
+
+/// The command of a request: `command` or `argv` in JSON, the words after
+/// `--` on the command line. Flatten it into a request struct.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct CommandArgs {
+    /// A shell command line, run by bash as written (on the command line: one word after `--`).
+    #[arg(skip)]
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "shell_line")]
+    pub command: Option<String>,
+    /// An argv: the program and its arguments, each passed literally (on the command line: several words after `--`).
+    #[arg(skip)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
+    /// One word: a shell command line. Several words: an argv, each word
+    /// passed literally (no splitting, globbing or expansion).
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND",
+        value_parser = clap::value_parser!(OsString)
+    )]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub words: Vec<OsString>,
+}
+
+/// `command` must be one string: a list would leave open whether its words
+/// are an argv or pieces of a line.
+fn shell_line<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    match value {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s)),
+        Some(serde_json::Value::Array(_)) => Err(serde::de::Error::custom(
+            "`command` is one shell command line (a string); give a list of words as `argv`",
+        )),
+        Some(other) => Err(serde::de::Error::custom(format!("`command` must be a string, not {other}"))),
+    }
+}
+
+impl CommandArgs {
+    /// A shell command line.
+    pub fn line(line: impl Into<String>) -> CommandArgs {
+        CommandArgs { command: Some(line.into()), ..Default::default() }
+    }
+
+    /// Moves the words given after `--` into `command` (one word) or `argv`
+    /// (several), and checks that exactly one of the two is set. Idempotent.
+    pub fn normalize(&mut self) -> Result<(), AideError> {
+        let words = std::mem::take(&mut self.words);
+        if !words.is_empty() {
+            if self.command.is_some() || self.argv.is_some() {
+                return Err(AideError::new(code::INVALID_ARGUMENTS, "the command is given twice"));
+            }
+            match <[OsString; 1]>::try_from(words) {
+                Ok([one]) => {
+                    let line = one.into_string().map_err(|_| {
+                        AideError::new(code::INVALID_ARGUMENTS, "the command line is not valid UTF-8")
+                            .with_hint("pass the program and its arguments as separate words after --; they are quoted for bash byte for byte")
+                    })?;
+                    self.command = Some(line);
+                }
+                Err(words) => match words.iter().map(|w| w.to_str().map(str::to_string)).collect::<Option<Vec<_>>>() {
+                    Some(argv) => self.argv = Some(argv),
+                    // Words that are not UTF-8 cannot travel as JSON strings:
+                    // keep them as the equivalent, quoted line.
+                    None => self.command = Some(quote_argv(&words)),
+                },
+            }
+        }
+        match (&self.command, &self.argv) {
+            (Some(_), Some(_)) => {
+                Err(AideError::new(code::INVALID_REQUEST, "the request gives both `command` and `argv`")
+                    .with_hint("`command` is a shell line, `argv` a list of literal words: give one"))
+            }
+            (Some(c), None) if c.trim().is_empty() => Err(no_command()),
+            (None, Some(a)) if a.is_empty() => Err(no_command()),
+            (None, None) => Err(no_command()),
+            _ => Ok(()),
+        }
+    }
+
+    /// The bash line that runs the command: `command` as written, or `argv`
+    /// with each word quoted. Call after [`CommandArgs::normalize`].
+    pub fn shell_line(&self) -> String {
+        match (&self.command, &self.argv) {
+            (Some(c), _) => c.clone(),
+            (None, Some(argv)) => quote_argv(argv),
+            (None, None) => quote_argv(&self.words),
+        }
+    }
+}
+
+fn no_command() -> AideError {
+    AideError::new(code::INVALID_ARGUMENTS, "no command given")
+        .with_hint("after --, give one shell line ('make && make test') or a program and its arguments")
+}
+
+/// The words as one bash line that runs exactly that argv.
+pub fn quote_argv<S: AsRef<std::ffi::OsStr>>(words: &[S]) -> String {
+    words.iter().map(|w| quote_word(w.as_ref().as_encoded_bytes())).collect::<Vec<_>>().join(" ")
+}
+
+/// One word quoted for bash, byte for byte: bare when it holds only
+/// characters bash never interprets, in single quotes when it is printable
+/// UTF-8, and in ANSI-C quotes (`$'…'`) when it holds control characters or
+/// bytes that are not UTF-8.
+pub fn quote_word(word: &[u8]) -> String {
+    // No `=`: a bare first word `A=1` would be an assignment, not a program.
+    let safe = |b: u8| b.is_ascii_alphanumeric() || b"_-+:,./@%".contains(&b);
+    if !word.is_empty() && word.iter().all(|&b| safe(b)) {
+        return String::from_utf8_lossy(word).into_owned();
+    }
+    match std::str::from_utf8(word) {
+        Ok(s) if !s.chars().any(char::is_control) => format!("'{}'", s.replace('\'', r"'\''")),
+        _ => {
+            let mut out = String::from("$'");
+            for chunk in word.utf8_chunks() {
+                for c in chunk.valid().chars() {
+                    match c {
+                        '\\' => out.push_str(r"\\"),
+                        '\'' => out.push_str(r"\'"),
+                        '\n' => out.push_str(r"\n"),
+                        '\t' => out.push_str(r"\t"),
+                        '\r' => out.push_str(r"\r"),
+                        c if c.is_control() => {
+                            let mut buf = [0; 4];
+                            for b in c.encode_utf8(&mut buf).bytes() {
+                                out.push_str(&format!("\\x{b:02x}"));
+                            }
+                        }
+                        c => out.push(c),
+                    }
+                }
+                for b in chunk.invalid() {
+                    out.push_str(&format!("\\x{b:02x}"));
+                }
+            }
+            out.push('\'');
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words bash makes of a line, as printf receives them.
+    fn bash_words(line: &str) -> Vec<Vec<u8>> {
+        let out =
+            std::process::Command::new("bash").arg("-c").arg(format!("printf '%s\\0' {line}")).output().expect("bash");
+        let mut words: Vec<Vec<u8>> = out.stdout.split(|&b| b == 0).map(<[u8]>::to_vec).collect();
+        words.pop();
+        words
+    }
+
+    #[test]
+    fn quoted_words_reach_bash_byte_for_byte() {
+        let words: Vec<&[u8]> = vec![
+            b"plain",
+            b"a   b",
+            b"c;d",
+            b"$HOME",
+            b"'single'",
+            b"\"double\"",
+            b"*.rs",
+            b"line\nbreak",
+            b"",
+            b"\xff\xfe bytes",
+            b"tab\there",
+            b"back\\slash",
+            b"-n",
+            b"caf\xc3\xa9",
+            b"!bang",
+            b"~",
+            b"a{b,c}",
+            b"`cmd`",
+            b"$(cmd)",
+            b"A=1",
+        ];
+        let line = words.iter().map(|w| quote_word(w)).collect::<Vec<_>>().join(" ");
+        let expected: Vec<Vec<u8>> = words.iter().map(|w| w.to_vec()).collect();
+        assert_eq!(bash_words(&line), expected, "{line}");
+    }
+
+    #[test]
+    fn safe_words_stay_bare() {
+        assert_eq!(quote_word(b"cargo"), "cargo");
+        assert_eq!(quote_word(b"--release"), "--release");
+        assert_eq!(quote_word(b"src/main.rs"), "src/main.rs");
+        assert_eq!(quote_word(b"a b"), "'a b'");
+        assert_eq!(quote_word(b"it's"), r"'it'\''s'");
+        assert_eq!(quote_word(b""), "''");
+        assert_eq!(quote_word(b"\xff"), r"$'\xff'");
+    }
+
+    #[test]
+    fn one_word_is_a_line_several_are_an_argv() {
+        let mut one = CommandArgs { words: vec!["cd src && make".into()], ..Default::default() };
+        one.normalize().unwrap();
+        assert_eq!((one.command.as_deref(), one.argv.as_ref()), (Some("cd src && make"), None));
+        assert_eq!(one.shell_line(), "cd src && make");
+
+        let mut many =
+            CommandArgs { words: vec!["printf".into(), "[%s]\\n".into(), "a   b".into()], ..Default::default() };
+        many.normalize().unwrap();
+        assert_eq!(many.argv.as_deref(), Some(&["printf".to_string(), "[%s]\\n".into(), "a   b".into()][..]));
+        assert_eq!(many.shell_line(), r"printf '[%s]\n' 'a   b'");
+        many.normalize().unwrap();
+    }
+
+    #[test]
+    fn non_utf8_words_become_a_quoted_line_and_a_non_utf8_line_is_refused() {
+        use std::os::unix::ffi::OsStringExt;
+        let mut bytes =
+            CommandArgs { words: vec!["echo".into(), OsString::from_vec(b"\xff".to_vec())], ..Default::default() };
+        bytes.normalize().unwrap();
+        assert_eq!(bytes.command.as_deref(), Some(r"echo $'\xff'"));
+        let mut line = CommandArgs { words: vec![OsString::from_vec(b"echo \xff".to_vec())], ..Default::default() };
+        assert_eq!(line.normalize().unwrap_err().code, code::INVALID_ARGUMENTS);
+    }
+
+    #[test]
+    fn exactly_one_of_command_and_argv() {
+        let both = CommandArgs { command: Some("x".into()), argv: Some(vec!["y".into()]), words: vec![] };
+        assert_eq!(both.clone().normalize().unwrap_err().code, code::INVALID_REQUEST);
+        assert_eq!(CommandArgs::default().normalize().unwrap_err().code, code::INVALID_ARGUMENTS);
+        assert_eq!(CommandArgs::line("  ").normalize().unwrap_err().code, code::INVALID_ARGUMENTS);
+        let list: Result<CommandArgs, _> = serde_json::from_str(r#"{"command": ["a", "b"]}"#);
+        assert!(list.unwrap_err().to_string().contains("argv"));
+        let argv: CommandArgs = serde_json::from_str(r#"{"argv": ["printf", "%s", "a b"]}"#).unwrap();
+        assert_eq!(argv.shell_line(), "printf %s 'a b'");
+    }
+}
