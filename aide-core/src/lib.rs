@@ -23,6 +23,7 @@
 //! * [`lang`] — language detection by extension.
 //! * [`fsutil`] — atomic file writes; [`text`] — lossy text, line cuts.
 //! * [`process`] — process groups: signals and waiting with a timeout.
+//! * [`redact`] — secrets in command output replaced by `[REDACTED]`.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
 //!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores.
 //!
@@ -39,6 +40,7 @@ pub mod lang;
 pub mod log;
 pub mod ordering;
 pub mod process;
+pub mod redact;
 pub mod request;
 pub mod root;
 pub mod span;

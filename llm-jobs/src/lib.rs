@@ -157,11 +157,14 @@ pub struct WaitArgs {
     /// Lines of stdout and stderr to include from the end.
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub tail: usize,
+    /// Show secrets in the output instead of [REDACTED].
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 impl Default for WaitArgs {
     fn default() -> Self {
-        WaitArgs { ids: Vec::new(), all: false, any: false, timeout: 300.0, tail: 50 }
+        WaitArgs { ids: Vec::new(), all: false, any: false, timeout: 300.0, tail: 50, no_redact: false }
     }
 }
 
@@ -195,6 +198,9 @@ pub struct LogsArgs {
     /// With --follow, stop after this many seconds.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Show secrets in the output instead of [REDACTED].
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 /// `llm-jobs kill` options.
@@ -368,6 +374,8 @@ pub struct WaitedJob {
     pub stdout: String,
     /// The last lines of stderr.
     pub stderr: String,
+    /// Secrets replaced by [REDACTED] in stdout and stderr.
+    pub redactions: usize,
 }
 
 /// A piece of a job's output.
@@ -382,6 +390,9 @@ pub struct LogsOutput {
     pub next_offset: u64,
     /// Some bytes were not valid UTF-8 and are shown lossily.
     pub lossy: bool,
+    /// Secrets replaced by [REDACTED] in `content` (offsets stay those of
+    /// the stored output).
+    pub redactions: usize,
     pub status: Status,
     /// With --follow in text mode, the content was printed as it arrived.
     #[serde(skip)]
@@ -703,10 +714,13 @@ fn wait(args: &WaitArgs) -> Result<JobsOutput, AideError> {
     let waited = jobs
         .iter()
         .map(|j| {
-            let tail = |s: Stream| {
+            let mut redactions = 0;
+            let mut tail = |s: Stream| {
                 let (bytes, _, _) = read_from(&output_path(&store, j.id, s), 0, 64 * 1024);
-                String::from_utf8_lossy(tail_lines(&bytes, args.tail)).into_owned()
+                let text = String::from_utf8_lossy(tail_lines(&bytes, args.tail)).into_owned();
+                redacted(text, !args.no_redact, &mut redactions)
             };
+            let (stdout, stderr) = (tail(Stream::Stdout), tail(Stream::Stderr));
             let view = JobView::from(j);
             WaitedJob {
                 job_id: j.id,
@@ -715,8 +729,9 @@ fn wait(args: &WaitArgs) -> Result<JobsOutput, AideError> {
                 signal: j.signal,
                 reason: j.reason.clone(),
                 duration_seconds: view.duration_seconds,
-                stdout: tail(Stream::Stdout),
-                stderr: tail(Stream::Stderr),
+                stdout,
+                stderr,
+                redactions,
             }
         })
         .collect();
@@ -738,18 +753,26 @@ fn logs(args: &LogsArgs, ctx: &mut RunContext) -> Result<JobsOutput, AideError> 
     let mut streamed = false;
     if args.follow {
         let deadline = args.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
-        if let Some(live) = ctx.live.as_mut() {
-            let _ = live.write_all(&content).and_then(|()| live.flush());
-            streamed = true;
-        }
+        // Printed a whole line at a time, so a secret is redacted before any of it shows.
+        let mut printed = 0;
+        let mut print_lines = |content: &[u8], all: bool, live: &mut Option<Box<dyn Write>>| {
+            let Some(live) = live.as_mut() else { return };
+            let upto = if all { content.len() } else { content.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) };
+            if upto > printed {
+                let text = String::from_utf8_lossy(&content[printed..upto]).into_owned();
+                let text = redacted(text, !args.no_redact, &mut 0);
+                let _ = live.write_all(text.as_bytes()).and_then(|()| live.flush());
+                printed = upto;
+            }
+        };
+        streamed = ctx.live.is_some();
+        print_lines(&content, false, &mut ctx.live);
         loop {
             let finished = !status.is_active();
             let (more, _, end) = read_from(&path, next, u64::MAX);
             if !more.is_empty() {
-                if let Some(live) = ctx.live.as_mut() {
-                    let _ = live.write_all(&more).and_then(|()| live.flush());
-                }
                 content.extend_from_slice(&more);
+                print_lines(&content, false, &mut ctx.live);
                 next = end;
             } else if finished || deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
@@ -757,6 +780,7 @@ fn logs(args: &LogsArgs, ctx: &mut RunContext) -> Result<JobsOutput, AideError> 
             std::thread::sleep(Duration::from_millis(20));
             status = refresh(&store, store.require(args.id)?)?.status;
         }
+        print_lines(&content, true, &mut ctx.live);
     }
     Ok(logs_output(args, status, content, start, next, streamed))
 }
@@ -766,6 +790,8 @@ fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, ne
         Ok(s) => (s, false),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     };
+    let mut redactions = 0;
+    let content = redacted(content, !args.no_redact, &mut redactions);
     JobsOutput::Logs(LogsOutput {
         job_id: args.id,
         stream: args.stream,
@@ -773,9 +799,20 @@ fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, ne
         start_offset: start,
         next_offset: next,
         lossy,
+        redactions,
         status,
         streamed,
     })
+}
+
+/// `text` with its secrets replaced when `redact`, counting them.
+fn redacted(text: String, redact: bool, count: &mut usize) -> String {
+    if !redact {
+        return text;
+    }
+    let (text, n) = aide_core::redact::redact(&text);
+    *count += n;
+    text
 }
 
 fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {

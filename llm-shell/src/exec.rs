@@ -249,8 +249,8 @@ pub fn run(
     };
     let mut redactions = 0;
     if redact {
-        let (o, n) = crate::redact::redact(&stdout);
-        let (e, m) = crate::redact::redact(&stderr);
+        let (o, n) = aide_core::redact::redact(&stdout);
+        let (e, m) = aide_core::redact::redact(&stderr);
         stdout = o;
         stderr = e;
         redactions = n + m;

@@ -36,7 +36,6 @@ pub mod compare;
 pub mod exec;
 pub mod explain;
 pub mod perf;
-pub mod redact;
 pub mod session;
 pub mod syntax;
 

@@ -295,3 +295,27 @@ fn several_words_after_dashes_are_an_argv_kept_literally() {
         .expect_exit(2);
     assert!(list.contains("argv"), "{list}");
 }
+
+#[test]
+fn job_output_is_redacted_on_every_path_that_returns_it() {
+    let t = TestDir::new();
+    let print = "echo AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCY; echo DB_PASSWORD=hunter2hunter2 >&2; \
+                 printf 'Authorization: Bearer abcdefghijklmnop123\\n'";
+    let id = spawn(&t, &[], print);
+    let waited = wait_one(&t, id, 0);
+    let both = format!("{}{}", waited["stdout"], waited["stderr"]);
+    for secret in ["wJalrXUtnFEMI", "hunter2", "abcdefghijklmnop123"] {
+        assert!(!both.contains(secret), "wait leaks {secret}: {waited}");
+    }
+    assert_eq!(waited["redactions"], 3, "{waited}");
+    let logs = jobs(&t, &["logs", &id.to_string()], 0);
+    assert!(!logs["content"].as_str().unwrap().contains("hunter2"), "{logs}");
+    assert_eq!(logs["redactions"], 3, "{logs}");
+    let (followed, _) = t.cmd("llm-jobs").args(["logs", &id.to_string(), "--follow"]).expect_exit(0);
+    assert!(followed.contains("DB_PASSWORD=[REDACTED]") && !followed.contains("hunter2"), "{followed}");
+    let (tail, _) =
+        t.cmd("llm-jobs").args(["logs", &id.to_string(), "--tail", "1", "--stream", "stdout"]).expect_exit(0);
+    assert!(!tail.contains("abcdefghijklmnop123"), "{tail}");
+    let raw = jobs(&t, &["logs", &id.to_string(), "--no-redact"], 0);
+    assert!(raw["content"].as_str().unwrap().contains("hunter2hunter2"), "{raw}");
+}

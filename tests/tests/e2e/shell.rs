@@ -378,3 +378,40 @@ fn exec_exits_with_the_commands_own_status() {
     let unknown = shell(&t, &["exec", "--session", "no-such-session", "--", "true"], 2);
     assert_eq!(unknown["ok"], false);
 }
+
+#[test]
+fn env_output_does_not_leak_common_secret_names() {
+    let t = TestDir::new();
+    let root = t.root().display().to_string();
+    let s = shell(
+        &t,
+        &[
+            "session",
+            "new",
+            "--cwd",
+            &root,
+            "--env",
+            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMIK7MDENGbPxRfiCY",
+            "--env",
+            "DB_PASSWORD=hunter2hunter2",
+            "--env",
+            "GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB",
+        ],
+        0,
+    )["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = exec(
+        &t,
+        &s,
+        "env; printf -- '-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0B\\n-----END PRIVATE KEY-----\\n'",
+    );
+    let out = r["stdout"].as_str().unwrap();
+    for secret in ["wJalrXUtnFEMI", "hunter2", "ghp_0123", "MIIEvQIBADANBgkqhkiG9w0B"] {
+        assert!(!out.contains(secret), "{secret} leaks: {out}");
+    }
+    assert!(out.contains("DB_PASSWORD=[REDACTED]"), "{out}");
+    assert!(r["redactions"].as_u64().unwrap() >= 4, "{r}");
+    assert!(out.contains("PWD="), "the working directory is not a secret: {out}");
+}

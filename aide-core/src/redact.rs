@@ -1,0 +1,365 @@
+//! Redaction of secrets in output returned to a caller (`llm-shell exec`,
+//! `llm-jobs logs` and `wait`).
+//!
+//! What is replaced by `[REDACTED]`:
+//! * the value of an assignment or key whose name has a secret part —
+//!   `SECRET`, `PASSWORD`, `PASSWD`, `PASS`, `PASSPHRASE`, `TOKEN`,
+//!   `CREDENTIAL(S)`, `APIKEY`, or `KEY` after `API`, `PRIVATE`, `SECRET`,
+//!   `ACCESS`, `CLIENT`, `SIGNING`, `ENCRYPTION`, `MASTER` — where parts are
+//!   split at `_`, `-`, `.` and camelCase humps (`AWS_SECRET_ACCESS_KEY=…`,
+//!   `DB_PASSWORD=…`, `"clientSecret": "…"`, `--password=…`, `--token …`);
+//! * `Authorization:` values and `Bearer`/`Basic` credentials;
+//! * PEM private-key blocks, also when cut before their END line;
+//! * credentials in URLs (`https://user:…@host`);
+//! * tokens by their shape: GitHub, GitLab, Slack, Stripe, AWS access key
+//!   ids, Google API keys and OAuth tokens, OpenAI/Anthropic keys, npm, PyPI,
+//!   Hugging Face, SendGrid, JWTs.
+//!
+//! Not replaced: hashes, UUIDs, checksums and ids (no rule matches a bare
+//! hex or UUID string), and names that only contain a secret word inside a
+//! longer part (`secretary`, `tokens`, `passwordless`, `PWD`).
+
+use std::sync::OnceLock;
+
+use regex::{Captures, Regex};
+
+/// What a secret is replaced with.
+pub const MARK: &str = "[REDACTED]";
+
+/// A rule: a pattern, and which capture group holds the secret (0: all of it).
+struct Rule {
+    re: Regex,
+    group: usize,
+    /// Keep the match unless its `name` group has a secret part.
+    needs_secret_name: bool,
+}
+
+fn rules() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let rule = |p: &str, group: usize, needs_secret_name: bool| Rule {
+            re: Regex::new(p).unwrap_or_else(|e| panic!("redaction pattern {p}: {e}")),
+            group,
+            needs_secret_name,
+        };
+        vec![
+            // PEM private keys, whole; a block cut before END to the end of its base64.
+            rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----", 0, false),
+            rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:\r?\n[A-Za-z0-9+/=:\- ]*)*", 0, false),
+            // Authorization headers and schemes.
+            rule(r#"(?i)\bauthorization\b["']?\s*[:=]\s*["']?((?:(?:bearer|basic|token|digest|bot)\s+)?[^\s"',]{6,})"#, 1, false),
+            rule(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{12,}=*)", 1, false),
+            rule(r"\bBasic\s+([A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/=]|$)", 1, false),
+            // Credentials in URLs.
+            rule(r"(?i)[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]{3,})@", 1, false),
+            // Token shapes.
+            rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", 0, false),
+            rule(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", 0, false),
+            rule(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", 0, false),
+            rule(r"\bgl(?:pat|dt|rt|ptt|ft)-[A-Za-z0-9_\-]{20,}", 0, false),
+            rule(r"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}", 0, false),
+            rule(r"\bxapp-\d-[A-Za-z0-9\-]{10,}", 0, false),
+            rule(r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}", 0, false),
+            rule(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b", 0, false),
+            rule(r"\bwhsec_[A-Za-z0-9]{20,}\b", 0, false),
+            rule(r"\bsk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_\-]{20,}", 0, false),
+            rule(r"\bAIza[0-9A-Za-z_\-]{35}\b", 0, false),
+            rule(r"\bya29\.[0-9A-Za-z_\-]{20,}", 0, false),
+            rule(r"\bGOCSPX-[0-9A-Za-z_\-]{20,}", 0, false),
+            rule(r"\bnpm_[A-Za-z0-9]{36}\b", 0, false),
+            rule(r"\bpypi-AgE[A-Za-z0-9_\-]{20,}", 0, false),
+            rule(r"\bhf_[A-Za-z0-9]{30,}\b", 0, false),
+            rule(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", 0, false),
+            rule(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, false),
+            // `--password VALUE` style flags.
+            rule(
+                r"(?i)--?(?P<name>[a-z][a-z0-9\-]*)[ \t]+(?:\x22(?P<dq>[^\x22\n]{3,})\x22|'(?P<sq>[^'\n]{3,})'|(?P<bare>[^\s\x22'-][^\s\x22']{2,}))",
+                0,
+                true,
+            ),
+            // NAME=value, NAME: value, "name": "value".
+            rule(
+                r#"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)["']?[ \t]*(?::|=)[ \t]*(?:"(?P<dq>[^"\n]{3,})"|'(?P<sq>[^'\n]{3,})'|(?P<bare>[^\s"',;]{3,}))"#,
+                0,
+                true,
+            ),
+        ]
+    })
+}
+
+/// Substrings (lowercased) one of which every secret the rules find
+/// contains, so most text skips the regexes.
+const NEEDLES: &[&str] = &[
+    "private key",
+    "authorization",
+    "bearer",
+    "basic",
+    "://",
+    "akia",
+    "asia",
+    "gh",
+    "gl",
+    "xox",
+    "xapp-",
+    "_live_",
+    "_test_",
+    "whsec_",
+    "sk-",
+    "aiza",
+    "ya29.",
+    "gocspx-",
+    "npm_",
+    "pypi-",
+    "hf_",
+    "sg.",
+    "eyj",
+    "secret",
+    "pass",
+    "token",
+    "credential",
+    "key",
+];
+
+/// Whether a variable or key name has a secret part (see the module doc).
+pub fn is_secret_name(name: &str) -> bool {
+    let parts = name_parts(name);
+    parts.iter().enumerate().any(|(i, part)| {
+        let prev = i.checked_sub(1).map(|j| parts[j].as_str());
+        match part.as_str() {
+            "secret" | "secrets" | "password" | "passwd" | "pass" | "passphrase" | "token" | "credential"
+            | "credentials" | "apikey" | "privatekey" | "secretkey" => true,
+            "key" => matches!(
+                prev,
+                Some("api" | "private" | "secret" | "access" | "client" | "signing" | "encryption" | "master")
+            ),
+            _ => false,
+        }
+    })
+}
+
+/// A name split at `_`, `-`, `.` and camelCase humps, lowercased.
+fn name_parts(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut prev: Option<char> = None;
+    for c in name.chars() {
+        if matches!(c, '_' | '-' | '.') {
+            if !current.is_empty() {
+                parts.push(std::mem::take(&mut current));
+            }
+        } else {
+            if c.is_uppercase() && prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) && !current.is_empty() {
+                parts.push(std::mem::take(&mut current));
+            }
+            current.extend(c.to_lowercase());
+        }
+        prev = Some(c);
+    }
+    if !current.is_empty() {
+        parts.push(current);
+    }
+    parts
+}
+
+/// Replaces secrets in `text`; returns the new text and how many were replaced.
+pub fn redact(text: &str) -> (String, usize) {
+    let lower = text.to_ascii_lowercase();
+    if !NEEDLES.iter().any(|n| lower.contains(n)) {
+        return (text.to_string(), 0);
+    }
+    let mut out = text.to_string();
+    let mut count = 0;
+    for rule in rules() {
+        if !rule.re.is_match(&out) {
+            continue;
+        }
+        let replaced = rule.re.replace_all(&out, |caps: &Captures<'_>| {
+            let whole = caps.get(0).map_or("", |m| m.as_str());
+            let secret = if rule.needs_secret_name {
+                let named = caps.name("name").is_some_and(|n| is_secret_name(n.as_str()));
+                let value = ["dq", "sq", "bare"].iter().find_map(|g| caps.name(g));
+                match value {
+                    Some(v) if named && v.as_str() != MARK && !v.as_str().starts_with(MARK) => Some(v),
+                    _ => None,
+                }
+            } else {
+                caps.get(rule.group)
+            };
+            match (secret, caps.get(0)) {
+                (Some(s), Some(m)) if !s.as_str().contains(MARK) => {
+                    count += 1;
+                    let (start, end) = (s.start() - m.start(), s.end() - m.start());
+                    format!("{}{MARK}{}", &whole[..start], &whole[end..])
+                }
+                _ => whole.to_string(),
+            }
+        });
+        out = replaced.into_owned();
+    }
+    (out, count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Secrets of every kind the module doc names (all fake), each with the
+    /// part that must not survive.
+    const SECRETS: &[(&str, &str)] = &[
+        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+        ("export AWS_SECRET_ACCESS_KEY=\"wJalrXUtnFEMI/K7MDENG/bPxRfiCY\"", "wJalrXUtnFEMI"),
+        ("DB_PASSWORD=hunter2hunter2", "hunter2"),
+        ("POSTGRES_PASSWORD: s3cr3t-pw", "s3cr3t-pw"),
+        ("MYSQL_ROOT_PASSWD=rootpw123", "rootpw123"),
+        ("REDIS_PASS=redispass99", "redispass99"),
+        ("GITHUB_TOKEN=abcdef0123456789abcdef", "abcdef0123456789"),
+        ("NPM_AUTH_TOKEN='npmtokvalue123'", "npmtokvalue123"),
+        ("STRIPE_API_KEY=stripe-api-key-value", "stripe-api-key-value"),
+        ("OPENAI_APIKEY=some-api-key-value", "some-api-key-value"),
+        ("GCP_PRIVATE_KEY=pk-material-value", "pk-material-value"),
+        ("AZURE_CLIENT_SECRET=azcs~value.123", "azcs~value.123"),
+        ("GOOGLE_APPLICATION_CREDENTIALS_JSON=credblob123", "credblob123"),
+        ("JWT_SIGNING_KEY=signing-key-material", "signing-key-material"),
+        ("{\"clientSecret\": \"cs-value-4242\"}", "cs-value-4242"),
+        ("{\"password\":\"pw-in-json\"}", "pw-in-json"),
+        ("api_key: yaml-api-key-value", "yaml-api-key-value"),
+        ("db.password=dotted-pw-value", "dotted-pw-value"),
+        ("mysql --password=cli-pw-value -u root", "cli-pw-value"),
+        ("deploy --token cli-token-value --verbose", "cli-token-value"),
+        ("Authorization: Bearer abc.def.ghi-bearer-token", "abc.def.ghi-bearer-token"),
+        ("curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA=='", "dXNlcjpwYXNzd29yZA"),
+        ("authorization=token ghtoken-style-value", "ghtoken-style-value"),
+        ("header Bearer eyJhbGciOiJIUzI1NiJ9abcdef", "eyJhbGciOiJIUzI1NiJ9abcdef"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nlinetwo==\n-----END RSA PRIVATE KEY-----",
+            "MIIEowIBAAKCAQEA7bq",
+        ),
+        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\ncutoff", "b3BlbnNzaC1rZXktdjEAAAAA"),
+        ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg\n-----END EC PRIVATE KEY-----", "MHcCAQEEIBkg"),
+        ("https://deploy:urlpassword@git.example.com/repo.git", "urlpassword"),
+        ("key AKIAIOSFODNN7EXAMPLE in use", "AKIAIOSFODNN7EXAMPLE"),
+        ("session ASIAIOSFODNN7EXAMPL2", "ASIAIOSFODNN7EXAMPL2"),
+        ("ghp_0123456789abcdefghijklmnopqrstuvwxyzAB", "ghp_0123456789"),
+        ("gho_0123456789abcdefghijklmnopqrstuvwxyzAB", "gho_0123456789"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv", "github_pat_11ABCDEFG"),
+        ("glpat-abcdefghij0123456789", "glpat-abcdefghij"),
+        ("xoxb-123456789012-1234567890123-AbCdEfGhIjKl", "xoxb-123456789012"),
+        ("xapp-1-A0123456789-0123456789012-abcdef", "xapp-1-A0123456789"),
+        ("https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "T00000000/B00000000"),
+        ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
+        ("rk_test_4eC39HqLyjWDarjtT1zdp7dc", "rk_test_4eC39"),
+        ("whsec_abcdefghijklmnopqrstuvwx", "whsec_abcdefghijkl"),
+        ("sk-proj-abcdefghijklmnopqrstuvwxyz012345", "sk-proj-abcdefghij"),
+        ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "sk-ant-api03-abcdefghij"),
+        ("AIzaSyA-abcdefghijklmnopqrstuvwxyz01234", "AIzaSyA-abcdefghij"),
+        ("ya29.a0AfH6SMBabcdefghijklmnopqrstuv", "ya29.a0AfH6SMB"),
+        ("GOCSPX-abcdefghijklmnopqrstuvwx", "GOCSPX-abcdefghij"),
+        ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abcdefghij"),
+        ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdo", "pypi-AgEIcHlwaS5v"),
+        ("hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf_abcdefghij"),
+        ("SG.abcdefghijklmnopqrst.abcdefghijklmnopqrstuvwxyz", "SG.abcdefghijklmn"),
+        (
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "dozjgNryP4J3jVmNHl0w5N",
+        ),
+    ];
+
+    /// Text that looks like a secret and is not: hashes, UUIDs, our own
+    /// checksums and ids, ordinary words near secret words.
+    const LOOK_ALIKES: &[&str] = &[
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "\"checksum\":\"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\"",
+        "commit 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12",
+        "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+        "md5 d41d8cd98f00b204e9800998ecf8427e",
+        "550e8400-e29b-41d4-a716-446655440000",
+        "\"execution_id\":\"01a2017e-98ba-7694-bf18-c96a653c90e5\"",
+        "\"span_id\":\"7f3a9c1e2b4d6f80\"",
+        "password policy updated",
+        "test result: ok. 42 passed; 0 failed",
+        "secretary=Jane Doe",
+        "max_tokens=4096",
+        "tokens: 1234",
+        "passwordless=true",
+        "PWD=/home/user/project",
+        "OLDPWD=/tmp",
+        "KEY=value",
+        "primary_key=id",
+        "sort --key=2 file.txt",
+        "monkey=banana",
+        "keyboard: us",
+        "the token bucket refills",
+        "Basic usage: run the tool",
+        "Bearer of bad news",
+        "disk-usage report",
+        "task-list-entry",
+        "sk-learn",
+        "ghost_town",
+        "gluten free",
+        "AKIA is a prefix",
+        "https://example.com/path?q=1",
+        "http://localhost:8080/api",
+        "ssh://git@github.com/owner/repo.git",
+        "-----BEGIN CERTIFICATE-----",
+        "-----BEGIN PUBLIC KEY-----",
+        "version=1.2.3",
+        "TOKEN_TYPE=",
+        "password:",
+        "password=ab",
+        "the passing grade",
+        "compass=north",
+        "PASSED=12",
+        "byte_start=120 byte_end=140",
+        "dGhpcyBpcyBub3QgYSBzZWNyZXQ=",
+        "user=bob host=db.internal",
+        "x-api-version: 2",
+        "eyJ is how JWTs start",
+    ];
+
+    #[test]
+    fn every_secret_in_the_corpus_is_redacted() {
+        assert!(SECRETS.len() >= 40);
+        for (text, secret_part) in SECRETS {
+            let (out, n) = redact(text);
+            assert!(n >= 1, "not redacted: {text}");
+            assert!(!out.contains(secret_part), "{secret_part} survives in {out}");
+            assert!(out.contains(MARK), "{out}");
+        }
+        // All of them in one text, as `env` would print them.
+        let all: Vec<&str> = SECRETS.iter().map(|(t, _)| *t).collect();
+        let (out, _) = redact(&all.join("\n"));
+        for (_, secret_part) in SECRETS {
+            assert!(!out.contains(secret_part), "{secret_part} survives in the joined text");
+        }
+    }
+
+    #[test]
+    fn no_look_alike_is_redacted() {
+        assert!(LOOK_ALIKES.len() >= 40);
+        for text in LOOK_ALIKES {
+            assert_eq!(redact(text), (text.to_string(), 0), "redacted a look-alike: {text}");
+        }
+        let joined = LOOK_ALIKES.join("\n");
+        assert_eq!(redact(&joined).1, 0);
+    }
+
+    #[test]
+    fn assignments_keep_their_shape() {
+        let (out, n) = redact("password=hunter22 user=bob\ntoken: 'abc123xyz'\n");
+        assert_eq!(n, 2, "{out}");
+        assert_eq!(out, "password=[REDACTED] user=bob\ntoken: '[REDACTED]'\n");
+        let (out, _) = redact("https://user:s3cret@example.com/x");
+        assert_eq!(out, "https://user:[REDACTED]@example.com/x");
+        // Redacting twice changes nothing more.
+        assert_eq!(redact(&out), (out.clone(), 0));
+    }
+
+    #[test]
+    fn name_parts_split_at_separators_and_humps() {
+        assert_eq!(name_parts("AWS_SECRET_ACCESS_KEY"), ["aws", "secret", "access", "key"]);
+        assert_eq!(name_parts("clientSecret"), ["client", "secret"]);
+        assert_eq!(name_parts("db.password-2"), ["db", "password", "2"]);
+        assert!(is_secret_name("apiKey") && is_secret_name("X_API_KEY") && is_secret_name("DB_PASS"));
+        assert!(!is_secret_name("KEY") && !is_secret_name("primary_key") && !is_secret_name("PWD"));
+    }
+}
