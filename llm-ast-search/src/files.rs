@@ -33,7 +33,7 @@ impl SourceFile {
     }
 
     pub fn syntax_issues(&self) -> Vec<SyntaxIssue> {
-        syntax_issues(&self.tree, &self.source, &self.index)
+        syntax_issues(self.lang, &self.tree, &self.source, &self.index)
     }
 
     /// A `parse_error` diagnostic if the file has syntax errors: results from

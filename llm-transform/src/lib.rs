@@ -233,13 +233,43 @@ impl Render for TransformOutput {
     }
 }
 
+/// Python's own verdict on a file, as a second opinion beside tree-sitter
+/// (which tolerates some indentation errors): the line and message of the
+/// `SyntaxError` `compile()` raises, or None when it compiles or python3 is
+/// not on PATH.
+fn python_compile_error(bytes: &[u8]) -> Option<(usize, String)> {
+    use std::io::Write as _;
+    const CHECK: &str = "import sys\ntry:\n    compile(sys.stdin.buffer.read(), 'file', 'exec', dont_inherit=True)\nexcept SyntaxError as e:\n    print(e.lineno or 0)\n    print(e.msg)\n    sys.exit(3)\n";
+    let mut child = std::process::Command::new("python3")
+        .args(["-I", "-c", CHECK])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let feeder = {
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || stdin.write_all(&bytes))
+    };
+    let out = child.wait_with_output().ok()?;
+    let _ = feeder.join();
+    if out.status.code() != Some(3) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let line = lines.next()?.trim().parse().ok()?;
+    Some((line, lines.next().unwrap_or("syntax error").to_string()))
+}
+
 /// The issues of `after` that `before` did not have (compared by kind,
 /// message and the text of their line).
 fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec<SyntaxIssue> {
     let issues = |bytes: &[u8]| -> Vec<(SyntaxIssue, String)> {
         let Some(tree) = llm_ast_search::language::parse(lang, bytes) else { return Vec::new() };
         let index = LineIndex::new(bytes);
-        syntax_issues(&tree, bytes, &index)
+        syntax_issues(lang, &tree, bytes, &index)
             .into_iter()
             .map(|i| {
                 let line = index.line_text(bytes, i.span.line, llm_ast_search::refs::LINE_TEXT_CHARS);
@@ -413,6 +443,17 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
                 )
                 .with_hint("fix the new text, or pass --allow-syntax-errors to write it anyway")
                 .with_details(json!({ "path": f.rel, "errors": fresh })));
+            }
+            if lang == Lang::Python
+                && let Some((line, message)) = python_compile_error(&after)
+                && f.original.as_deref().is_none_or(|before| python_compile_error(before).is_none())
+            {
+                return Err(AideError::new(
+                    code::NEW_SYNTAX_ERRORS,
+                    format!("{}: the edit makes the file fail python3's compile() (at line {line}: {message}); nothing was written", f.rel),
+                )
+                .with_hint("fix the new text (indentation?), or pass --allow-syntax-errors to write it anyway")
+                .with_details(json!({ "path": f.rel, "errors": [{ "kind": "python_compile", "message": message, "line": line }] })));
             }
         }
         if lang == Lang::Rust

@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::request::{BlockOp, Operation, SpanEdit};
 use aide_core::text::Eol;
 
-use crate::text::{apply_span_edits, near_miss, to_eol};
+use crate::text::{Indent, apply_span_edits, near_miss, reindent, to_eol};
 
 /// A file as the plan sees it: what is on disk now and what it will be.
 #[derive(Debug, Clone)]
@@ -499,7 +499,17 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
         .with_hint("read the block again and redo the edit")
         .with_details(json!({ "path": rel, "current": String::from_utf8_lossy(old), "line": symbol.span.line })));
     }
-    let text = to_eol(text, eol);
+    // The new block sits at the target's indentation, in the file's style,
+    // whatever indentation the caller gave it.
+    let line_start = index.line_range(symbol.span.line).map_or(0, |r| r.start);
+    let target_indent = {
+        let line = &bytes[line_start..symbol.span.byte_start.max(line_start)];
+        let ws = line.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+        String::from_utf8_lossy(&line[..ws]).into_owned()
+    };
+    let replacing = matches!(op, Operation::ReplaceBlock(_));
+    let text = reindent(text, &target_indent, replacing, Indent::of(bytes));
+    let text = to_eol(&text, eol);
     let eol_str = eol.line_break();
     let (at, end, insert) = match op {
         Operation::ReplaceBlock(_) => {

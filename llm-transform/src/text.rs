@@ -197,3 +197,179 @@ mod tests {
         }
     }
 }
+
+/// How a file indents: with tabs, or with spaces in steps of `unit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Indent {
+    Tabs,
+    Spaces(usize),
+}
+
+impl Indent {
+    /// The style most of the file's indented lines use (None for a file with
+    /// no indented line). The space step is the most common increase from
+    /// one line's indentation to the next.
+    pub fn of(bytes: &[u8]) -> Option<Indent> {
+        let (mut tabs, mut spaces) = (0usize, 0usize);
+        let mut steps = std::collections::BTreeMap::<usize, usize>::new();
+        let mut prev = 0;
+        for line in bytes.split(|&b| b == b'\n') {
+            let body = line.iter().position(|b| !matches!(b, b' ' | b'\t'));
+            let Some(width) = body else { continue }; // blank
+            if line[width] == b'*' {
+                continue; // ` * ` continuation of a block comment
+            }
+            match line.first() {
+                Some(b'\t') => tabs += 1,
+                Some(b' ') => spaces += 1,
+                _ => {}
+            }
+            if !line[..width].contains(&b'\t') {
+                if width > prev {
+                    *steps.entry(width - prev).or_default() += 1;
+                }
+                prev = width;
+            }
+        }
+        if tabs == 0 && spaces == 0 {
+            return None;
+        }
+        if tabs > spaces {
+            return Some(Indent::Tabs);
+        }
+        let unit = steps.iter().max_by_key(|(step, n)| (**n, std::cmp::Reverse(**step))).map_or(4, |(s, _)| *s);
+        Some(Indent::Spaces(unit.clamp(1, 8)))
+    }
+}
+
+/// `block` re-indented to sit at `target` (the whitespace that starts the
+/// target's line), whatever indentation the caller gave it:
+///
+/// * a first line indented by `I` makes `I` the block's own base, and every
+///   line keeps its indentation relative to it;
+/// * a bare first line (as a symbol's span starts) with the other lines
+///   already at `target` depth (copied from the file) keeps them there;
+///   otherwise the other lines are relative to the first.
+///
+/// With `first_in_place` the first line gets no indentation (it replaces
+/// text that starts after the target's own indentation). Blank lines stay
+/// empty; indentation is converted to the file's tabs or spaces.
+pub fn reindent(block: &str, target: &str, first_in_place: bool, file: Option<Indent>) -> String {
+    let lines: Vec<&str> = block.split_inclusive('\n').collect();
+    let is_blank = |l: &str| l.trim().is_empty();
+    let first_indent = lines.first().map_or("", |l| leading(l));
+    let rest: Vec<&str> = lines.iter().skip(1).copied().filter(|l| !is_blank(l)).collect();
+    let base = if !first_indent.is_empty() {
+        first_indent
+    } else {
+        let closing = |l: &str| l.starts_with(['}', ')', ']']) || l.starts_with("end") || l.starts_with("</");
+        let copied_from_file = !target.is_empty()
+            && !rest.is_empty()
+            && rest.iter().all(|l| l.starts_with(target))
+            && rest.iter().all(|l| {
+                let inner = &l[target.len()..];
+                !leading(inner).is_empty() || closing(inner)
+            });
+        if copied_from_file { target } else { "" }
+    };
+    // The block's own style, to convert to the file's.
+    let relative: Vec<&str> = rest.iter().map(|l| strip_prefix_width(leading(l), base)).collect();
+    let block_uses_tabs = relative.iter().any(|w| w.starts_with('\t'));
+    let block_unit = relative.iter().map(|w| w.len()).filter(|&n| n > 0).min().unwrap_or(4);
+    let convert = |ws: &str| -> String {
+        match (file, block_uses_tabs) {
+            (Some(Indent::Tabs), false) if !ws.is_empty() => {
+                let n =
+                    ws.chars().filter(|&c| c == ' ').count() + ws.chars().filter(|&c| c == '\t').count() * block_unit;
+                format!("{}{}", "\t".repeat(n / block_unit), " ".repeat(n % block_unit))
+            }
+            (Some(Indent::Spaces(unit)), true) => ws.replace('\t', &" ".repeat(unit)),
+            _ => ws.to_string(),
+        }
+    };
+    let mut out = String::with_capacity(block.len() + lines.len() * target.len());
+    for (i, line) in lines.iter().enumerate() {
+        let body = line.trim_start_matches([' ', '\t']);
+        if is_blank(line) {
+            out.push_str(&line[line.trim_end_matches(['\r', '\n']).len()..]);
+            continue;
+        }
+        if !(i == 0 && first_in_place) {
+            out.push_str(target);
+        }
+        if i > 0 || !first_indent.is_empty() {
+            out.push_str(&convert(strip_prefix_width(leading(line), base)));
+        }
+        out.push_str(body);
+    }
+    out
+}
+
+/// The spaces and tabs that start `line`.
+fn leading(line: &str) -> &str {
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// `ws` without the leading part that `base` accounts for: all of `base`
+/// when `ws` starts with it, else as many characters as `base` has.
+fn strip_prefix_width<'a>(ws: &'a str, base: &str) -> &'a str {
+    ws.strip_prefix(base).unwrap_or_else(|| &ws[base.len().min(ws.len())..])
+}
+
+#[cfg(test)]
+mod reindent_tests {
+    use super::*;
+
+    const FOUR: Option<Indent> = Some(Indent::Spaces(4));
+
+    #[test]
+    fn a_bare_python_method_takes_the_class_indentation() {
+        let block = "def open_session(self, app, request):\n    return None";
+        assert_eq!(reindent(block, "    ", true, FOUR), "def open_session(self, app, request):\n        return None");
+        assert_eq!(
+            reindent(block, "    ", false, FOUR),
+            "    def open_session(self, app, request):\n        return None"
+        );
+    }
+
+    #[test]
+    fn a_pre_indented_block_is_not_indented_twice() {
+        let block = "    def f(self):\n        if x:\n            return 1\n";
+        assert_eq!(reindent(block, "    ", true, FOUR), "def f(self):\n        if x:\n            return 1\n");
+        let deeper = "        def f(self):\n            return 1";
+        assert_eq!(reindent(deeper, "  ", false, Some(Indent::Spaces(2))), "  def f(self):\n      return 1");
+    }
+
+    #[test]
+    fn a_span_copied_from_the_file_keeps_its_depth() {
+        // As llm-read shows a symbol's byte range: first line bare, the rest at file depth.
+        let copied = "fn run(&self) {\n        self.go();\n    }";
+        assert_eq!(reindent(copied, "    ", true, FOUR), copied);
+        let py = "def f(self):\n        x = 1\n        return x";
+        assert_eq!(reindent(py, "    ", true, FOUR), py);
+        // Dedented nested Python stays relative to its first line.
+        let dedented = "def f(self):\n    if x:\n        return 1";
+        assert_eq!(reindent(dedented, "    ", true, FOUR), "def f(self):\n        if x:\n            return 1");
+        let rust = "fn run(&self) {\n    self.go();\n}";
+        assert_eq!(reindent(rust, "    ", true, FOUR), "fn run(&self) {\n        self.go();\n    }");
+    }
+
+    #[test]
+    fn tabs_and_spaces_follow_the_file() {
+        assert_eq!(
+            reindent("func (c *C) F() {\n    return\n}", "", true, Some(Indent::Tabs)),
+            "func (c *C) F() {\n\treturn\n}"
+        );
+        assert_eq!(reindent("def f():\n\treturn 1", "    ", false, FOUR), "    def f():\n        return 1");
+        assert_eq!(reindent("a\n\n  b\n", "\t", false, Some(Indent::Tabs)), "\ta\n\n\t\tb\n");
+    }
+
+    #[test]
+    fn file_indentation_is_detected() {
+        assert_eq!(Indent::of(b"class A:\n    def f(self):\n        pass\n"), Some(Indent::Spaces(4)));
+        assert_eq!(Indent::of(b"a:\n  b:\n    c\n  d\n"), Some(Indent::Spaces(2)));
+        assert_eq!(Indent::of(b"func f() {\n\tx()\n}\n"), Some(Indent::Tabs));
+        assert_eq!(Indent::of(b"flat\nfile\n"), None);
+        assert_eq!(Indent::of(b"/*\n * doc\n */\nint x;\n"), None);
+    }
+}

@@ -521,3 +521,83 @@ fn undo_data_older_than_thirty_days_is_forgotten() {
     assert!(!old.exists(), "a 1970 transform's undo data survived");
     assert!(t.home().join("transform/undo").join(v["execution_id"].as_str().unwrap()).exists());
 }
+
+const SESSIONS_PY: &str = "class SessionInterface:\n    \"\"\"Base.\"\"\"\n\n    def open_session(self, app, request):\n        raise NotImplementedError()\n\n    def save_session(self, app, session, response):\n        raise NotImplementedError()\n";
+
+/// Python's own verdict on a file, when python3 is on PATH (the expected
+/// text is asserted either way).
+fn python_accepts(t: &TestDir, rel: &str) -> bool {
+    if !aide_tests::have("python3") {
+        aide_tests::skip("python3", "compile() check of an edited Python file");
+        return true;
+    }
+    std::process::Command::new("python3")
+        .args(["-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')"])
+        .arg(t.root().join(rel))
+        .status()
+        .unwrap()
+        .success()
+}
+
+#[test]
+fn python_block_edits_take_the_targets_indentation_whatever_the_caller_gave() {
+    let t = TestDir::new();
+    // Bare first line, body relative to it (the reproduction).
+    t.write("bare.py", SESSIONS_PY);
+    let op = |path: &str, block: &str| {
+        json!({ "operations": [{ "op": "replace_block", "path": path, "kind": "method", "name": "open_session",
+                                 "module_path": "SessionInterface", "new_block": block }] })
+    };
+    transform(&t, op("bare.py", "def open_session(self, app, request):\n    return None"), &[], 0);
+    let expected = SESSIONS_PY
+        .replace("        raise NotImplementedError()\n\n    def save", "        return None\n\n    def save");
+    assert_eq!(String::from_utf8(read(&t, "bare.py")).unwrap(), expected);
+    assert!(python_accepts(&t, "bare.py"));
+    // Pre-indented: the first line is not indented twice.
+    t.write("pre.py", SESSIONS_PY);
+    transform(&t, op("pre.py", "    def open_session(self, app, request):\n        return None\n"), &[], 0);
+    assert_eq!(String::from_utf8(read(&t, "pre.py")).unwrap(), expected);
+    // Inserted blocks sit beside their neighbour, at its depth.
+    t.write("ins.py", SESSIONS_PY);
+    let insert = json!({ "operations": [
+        { "op": "insert_after_block", "path": "ins.py", "kind": "method", "name": "open_session", "snippet": "\ndef touch(self):\n    if self:\n        return 1" },
+        { "op": "insert_before_block", "path": "ins.py", "kind": "method", "name": "open_session", "snippet": "def first(self):\n    pass\n" },
+    ]});
+    transform(&t, insert, &[], 0);
+    let got = String::from_utf8(read(&t, "ins.py")).unwrap();
+    assert!(got.contains("    def first(self):\n        pass\n    def open_session"), "{got}");
+    assert!(got.contains("\n    def touch(self):\n        if self:\n            return 1\n"), "{got}");
+    assert!(python_accepts(&t, "ins.py"));
+}
+
+#[test]
+fn go_block_edits_keep_the_files_tabs() {
+    let t = TestDir::new();
+    let go = "package main\n\ntype Command struct{}\n\nfunc (c *Command) Name() string {\n\treturn \"x\"\n}\n";
+    t.write("cmd.go", go);
+    let op = json!({ "operations": [{ "op": "replace_block", "path": "cmd.go", "kind": "method", "name": "Name",
+        "new_block": "func (c *Command) Name() string {\n    if c == nil {\n        return \"\"\n    }\n    return \"y\"\n}" }] });
+    transform(&t, op, &[], 0);
+    let got = String::from_utf8(read(&t, "cmd.go")).unwrap();
+    assert!(
+        got.ends_with("func (c *Command) Name() string {\n\tif c == nil {\n\t\treturn \"\"\n\t}\n\treturn \"y\"\n}\n"),
+        "{got}"
+    );
+}
+
+#[test]
+fn the_guard_catches_python_indentation_that_tree_sitter_tolerates() {
+    let t = TestDir::new();
+    t.write("s.py", SESSIONS_PY);
+    // A patch that pulls the body out to the def's column.
+    let patch = json!({ "operations": [{ "op": "patch", "path": "s.py",
+        "old_text": "        raise NotImplementedError()\n\n    def save", "new_text": "    raise NotImplementedError()\n\n    def save" }] });
+    let v = transform(&t, patch.clone(), &[], 3);
+    assert_eq!(v["error"]["code"], "new_syntax_errors", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("indented block"), "{v}");
+    assert_eq!(read(&t, "s.py"), SESSIONS_PY.as_bytes(), "nothing written");
+    // --validate sees the same in a file written by other means.
+    t.write("broken.py", "class A:\n    def f(self):\n    return None\n");
+    let (out, _) = t.cmd("llm-ast-search").args(["--validate", "broken.py"]).expect_exit(3);
+    assert!(out.contains("broken.py:2:") && out.contains("expected an indented block"), "{out}");
+}
