@@ -189,6 +189,16 @@ pub fn processes_with_cmdline(needle: &str) -> Vec<u32> {
     found
 }
 
+/// Whether the oracle `program` is on PATH; when it is not, the check is
+/// reported as skipped (see [`skip`]) and the caller returns early.
+pub fn oracle(program: &str, what: &str) -> bool {
+    if have(program) {
+        return true;
+    }
+    skip(program, what);
+    false
+}
+
 /// Reports, visibly, that a test (or part of one) did not run because an
 /// outside oracle is missing; skips are numbered, so a run shows how many.
 /// Where `AIDE_REQUIRE_ORACLES` is set (CI sets it), a missing oracle is a

@@ -349,7 +349,7 @@ fn undo_restores_several_steps_and_refuses_files_changed_since() {
 
 #[test]
 fn rustfmt_formats_on_request() {
-    if !aide_tests::have("rustfmt") {
+    if !aide_tests::oracle("rustfmt", "llm-transform formats with rustfmt on request") {
         return;
     }
     let t = TestDir::new();
