@@ -97,6 +97,9 @@ pub struct RunContext {
     /// (`llm-jobs logs --follow`); None in JSON modes, where only the final
     /// document may be printed.
     pub live: Option<Box<dyn Write>>,
+    /// The format the result will be printed in (an output budget such as
+    /// `--max-output-bytes` counts the bytes of this format).
+    pub format: Format,
 }
 
 impl std::fmt::Debug for RunContext {
@@ -111,7 +114,13 @@ impl std::fmt::Debug for RunContext {
 
 impl RunContext {
     pub fn new(execution_id: String) -> Self {
-        RunContext { execution_id, diagnostics: Vec::new(), stats: Default::default(), live: None }
+        RunContext {
+            execution_id,
+            diagnostics: Vec::new(),
+            stats: Default::default(),
+            live: None,
+            format: Format::Text,
+        }
     }
 
     pub fn diagnose(&mut self, d: Diagnostic) {
@@ -419,6 +428,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
     run.open_log();
 
     let mut ctx = RunContext::new(run.execution_id.clone());
+    ctx.format = run.format;
     if run.format == Format::Text {
         ctx.live = Some(Box::new(io::stdout()));
     }

@@ -205,6 +205,9 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
     let index = LineIndex::new(&bytes);
     let line_count = index.line_count();
     let eol = Eol::of(&bytes);
+    if skip > 0 && skip >= line_count {
+        return Err(past_the_end(rel, skip, line_count));
+    }
     let first = skip + 1;
     let last = first.saturating_add(take).saturating_sub(1).min(line_count);
     let (byte_start, byte_end, start_line, end_line) = if take == 0 || first > line_count {
@@ -252,6 +255,27 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
         next_offset: more.then_some(end_line),
         lossy,
     })
+}
+
+/// A range that starts after the file's last line: the caller's idea of the
+/// file is stale (or off by some lines), which is worth an error, not an
+/// empty success.
+fn past_the_end(rel: &str, skip: usize, line_count: usize) -> AideError {
+    let hint = if line_count == 0 {
+        "the file is empty".to_string()
+    } else {
+        format!("read --lines 1:{line_count} (or --offset 0); --offset {} starts at the last line", line_count - 1)
+    };
+    AideError::new(
+        code::INVALID_SPAN,
+        format!(
+            "{rel} has {line_count} line{}; the range starts at line {}",
+            if line_count == 1 { "" } else { "s" },
+            skip + 1
+        ),
+    )
+    .with_hint(hint)
+    .with_details(serde_json::json!({ "path": rel, "line_count": line_count, "start_line": skip + 1 }))
 }
 
 /// Reads every path of the request.
@@ -319,8 +343,12 @@ mod tests {
         assert_eq!(c.content, "two\r\n");
         assert_eq!((c.eol, c.final_newline, c.truncated, c.next_offset), (Eol::Crlf, true, true, Some(2)));
         assert_eq!(c.checksum, aide_core::checksum::sha256_hex(body));
-        let past = read_file(&root, "a.txt", 10, 5, 0).unwrap();
-        assert_eq!((past.start_line, past.end_line, past.content.as_str()), (0, 0, ""));
+        let past = read_file(&root, "a.txt", 10, 5, 0).unwrap_err();
+        assert_eq!(past.code, code::INVALID_SPAN);
+        assert!(past.message.contains("has 3 lines"), "{}", past.message);
+        assert_eq!(past.details.as_ref().unwrap()["line_count"], 3);
+        // The last line itself, and an empty file from the start, are fine.
+        assert_eq!(read_file(&root, "a.txt", 2, 5, 0).unwrap().content, "three\r\n");
     }
 
     #[test]

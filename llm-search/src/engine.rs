@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::text::{lossy, shorten, trim_terminator};
 use aide_core::walk::{WalkedFile, Walker};
-use aide_core::{AideError, LineIndex, Root, code};
+use aide_core::{AideError, Format, LineIndex, Root, code};
 use grep_matcher::{Match as Span, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
@@ -54,8 +54,19 @@ impl From<SearchError> for AideError {
 }
 
 /// Searches `root` for `req` and returns the page of results plus the
-/// diagnostics of files that were skipped or cut short.
+/// diagnostics of files that were skipped or cut short. `--max-output-bytes`
+/// counts compact JSON; see [`search_as`].
 pub fn search(root: &Root, req: &SearchRequest) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
+    search_as(root, req, Format::Json { pretty: false })
+}
+
+/// [`search`], with `--max-output-bytes` counting the bytes of the results
+/// as they will be printed in `format`.
+pub fn search_as(
+    root: &Root,
+    req: &SearchRequest,
+    format: Format,
+) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
     if req.pattern.is_empty() {
         return Err(SearchError::NoPattern.into());
     }
@@ -119,7 +130,7 @@ pub fn search(root: &Root, req: &SearchRequest) -> Result<(SearchOutput, Vec<Dia
     }
     results.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
 
-    let output = paginate(req, results, files_searched.into_inner(), &mut diagnostics);
+    let output = paginate(req, results, files_searched.into_inner(), format, &mut diagnostics);
     Ok((output, diagnostics))
 }
 
@@ -507,6 +518,7 @@ fn paginate(
     req: &SearchRequest,
     results: Vec<FileResult>,
     files_searched: usize,
+    format: Format,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> SearchOutput {
     let total_matches = results.iter().map(|r| r.count).sum();
@@ -525,43 +537,71 @@ fn paginate(
     };
     let total_items;
     let kept;
+    let mut byte_capped = false;
     match req.mode {
         Mode::Content => {
             let all: Vec<Match> = results.into_iter().flat_map(|r| r.matches).collect();
             total_items = all.len();
-            output.matches = page(all, req, &mut output.truncated);
+            output.matches = page(all, req, &mut byte_capped, |m, w| crate::output::write_match(w, m), format, "match");
             kept = output.matches.len();
         }
         Mode::Files | Mode::Count => {
             let all: Vec<FileCount> =
                 results.into_iter().map(|r| FileCount { path: r.path, matches: r.count, lines: r.lines }).collect();
             total_items = all.len();
-            output.files = page(all, req, &mut output.truncated);
+            let mode = req.mode;
+            output.files =
+                page(all, req, &mut byte_capped, |f, w| crate::output::write_file(w, f, mode), format, "file");
             kept = output.files.len();
         }
     }
+    output.truncated = byte_capped;
     let next = req.offset.saturating_add(kept);
     if next < total_items {
         output.truncated = true;
         output.next_offset = Some(next);
     }
-    if output.truncated && req.max_output_bytes.is_some() && output.next_offset.is_some() {
+    if byte_capped && output.next_offset.is_some() {
         diagnostics.push(Diagnostic::new(
             diag::OUTPUT_TRUNCATED,
-            format!("output cut at {kept} results to stay under --max-output-bytes; continue with --offset {next}"),
+            format!(
+                "output cut at {kept} of {total_items} results to stay under --max-output-bytes {}; continue with --offset {next}",
+                req.max_output_bytes.unwrap_or(0)
+            ),
         ));
     }
     output
 }
 
-/// The window of `items` the request asks for.
-fn page<T: serde::Serialize>(items: Vec<T>, req: &SearchRequest, byte_capped: &mut bool) -> Vec<T> {
+/// The window of `items` the request asks for, cut before the items as
+/// printed in `format` (`write_text` for text) pass --max-output-bytes.
+fn page<T: serde::Serialize>(
+    items: Vec<T>,
+    req: &SearchRequest,
+    byte_capped: &mut bool,
+    write_text: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
+    format: Format,
+    record_type: &str,
+) -> Vec<T> {
     let mut window: Vec<T> = items.into_iter().skip(req.offset).take(req.limit.unwrap_or(usize::MAX)).collect();
     if let Some(cap) = req.max_output_bytes {
         let mut used = 0usize;
         let mut keep = 0usize;
+        let mut buf = Vec::new();
         for item in &window {
-            let size = serde_json::to_vec(item).map_or(0, |v| v.len()) + 1;
+            buf.clear();
+            let size = match format {
+                Format::Text => write_text(item, &mut buf).map_or(0, |()| buf.len()),
+                // The item, and the comma or newline after it.
+                Format::Json { pretty: false } => serde_json::to_writer(&mut buf, item).map_or(0, |()| buf.len() + 1),
+                Format::Json { pretty: true } => {
+                    serde_json::to_writer_pretty(&mut buf, item).map_or(0, |()| buf.len() + 6)
+                }
+                // {"type":"match", … }\n
+                Format::Jsonl => {
+                    serde_json::to_writer(&mut buf, item).map_or(0, |()| buf.len() + record_type.len() + 11)
+                }
+            };
             if used + size > cap {
                 break;
             }

@@ -50,7 +50,7 @@ use aide_core::{AideError, Root};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use engine::{SearchError, search};
+pub use engine::{SearchError, search, search_as};
 pub use output::{Capture, FileCount, Match, SearchOutput};
 
 /// What to report.
@@ -183,7 +183,7 @@ impl Tool for LlmSearch {
 
     fn run(request: SearchRequest, ctx: &mut RunContext) -> Result<SearchOutput, AideError> {
         let root = Root::from_option(request.root.as_deref())?;
-        let (output, diagnostics) = search(&root, &request)?;
+        let (output, diagnostics) = search_as(&root, &request, ctx.format)?;
         ctx.diagnostics.extend(diagnostics);
         Ok(output)
     }

@@ -76,39 +76,55 @@ pub struct SearchOutput {
     pub next_offset: Option<usize>,
 }
 
+/// One match as text mode prints it: its context lines around
+/// `path:line:column: text`.
+pub fn write_match(w: &mut dyn Write, m: &Match) -> io::Result<()> {
+    let first_context_line = m.span.line - m.context_before.len();
+    for (i, text) in m.context_before.iter().enumerate() {
+        writeln!(w, "{}-{}- {}", m.path, first_context_line + i, text)?;
+    }
+    writeln!(w, "{}:{}:{}: {}", m.path, m.span.line, m.span.column, m.line_text)?;
+    for (i, text) in m.context_after.iter().enumerate() {
+        writeln!(w, "{}-{}- {}", m.path, m.span.end_line + 1 + i, text)?;
+    }
+    Ok(())
+}
+
+/// One file as text mode prints it in files or count mode.
+pub fn write_file(w: &mut dyn Write, f: &FileCount, mode: Mode) -> io::Result<()> {
+    match mode {
+        Mode::Count => writeln!(w, "{}:{}", f.path, f.matches),
+        _ => writeln!(w, "{}", f.path),
+    }
+}
+
 impl Render for SearchOutput {
     fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
         match self.mode {
             Mode::Content => {
                 for m in &self.matches {
-                    let first_context_line = m.span.line - m.context_before.len();
-                    for (i, text) in m.context_before.iter().enumerate() {
-                        writeln!(w, "{}-{}- {}", m.path, first_context_line + i, text)?;
-                    }
-                    writeln!(w, "{}:{}:{}: {}", m.path, m.span.line, m.span.column, m.line_text)?;
-                    for (i, text) in m.context_after.iter().enumerate() {
-                        writeln!(w, "{}-{}- {}", m.path, m.span.end_line + 1 + i, text)?;
-                    }
+                    write_match(w, m)?;
                 }
             }
-            Mode::Files => {
+            Mode::Files | Mode::Count => {
                 for f in &self.files {
-                    writeln!(w, "{}", f.path)?;
+                    write_file(w, f, self.mode)?;
                 }
-            }
-            Mode::Count => {
-                for f in &self.files {
-                    writeln!(w, "{}:{}", f.path, f.matches)?;
-                }
-                writeln!(
-                    w,
-                    "total: {} matches on {} lines in {} of {} files",
-                    self.total_matches, self.total_lines, self.files_with_matches, self.files_searched
-                )?;
             }
         }
+        if self.mode == Mode::Count {
+            writeln!(
+                w,
+                "total: {} matches on {} lines in {} of {} files",
+                self.total_matches, self.total_lines, self.files_with_matches, self.files_searched
+            )?;
+        }
         if let Some(next) = self.next_offset {
-            writeln!(w, "[truncated: more results; continue with --offset {next}]")?;
+            let (shown, total, what) = match self.mode {
+                Mode::Content => (self.matches.len(), self.total_matches, "matches"),
+                Mode::Files | Mode::Count => (self.files.len(), self.files_with_matches, "files"),
+            };
+            writeln!(w, "[truncated: {shown} of {total} {what} shown; continue with --offset {next}]")?;
         }
         Ok(())
     }

@@ -53,3 +53,27 @@ fn several_files_one_unreadable_is_an_entry_not_a_failure() {
     let e = read(&t, &["../outside.txt"], 2);
     assert_eq!(e["error"]["code"], "path_outside_root");
 }
+
+#[test]
+fn a_range_past_the_end_says_how_long_the_file_is() {
+    let t = TestDir::new();
+    let body: String = (1..=682).map(|i| format!("line {i}\n")).collect();
+    t.write("long.txt", &body).write("short.txt", "a\nb\n").write("empty.txt", "");
+    let (out, err) = t.cmd("llm-read").args(["long.txt", "--lines", "900:1000"]).expect_exit(3);
+    assert!(out.is_empty() && err.contains("invalid_span") && err.contains("has 682 lines"), "{err}");
+    let v: serde_json::Value = t.cmd("llm-read").args(["long.txt", "--offset", "682"]).json(3);
+    assert_eq!(
+        (v["error"]["code"].as_str(), v["error"]["details"]["line_count"].as_u64()),
+        (Some("invalid_span"), Some(682))
+    );
+    // The last line, and an empty file read from its start, are not errors.
+    let last: serde_json::Value = t.cmd("llm-read").args(["long.txt", "--lines", "682:700"]).json(0);
+    assert_eq!(last["files"][0]["content"], "line 682\n");
+    let empty: serde_json::Value = t.cmd("llm-read").args(["empty.txt"]).json(0);
+    assert_eq!((empty["files"][0]["content"].as_str(), empty["files"][0]["line_count"].as_u64()), (Some(""), Some(0)));
+    // With several files, the short one is an entry with the error, in text and JSON alike.
+    let (text, _) = t.cmd("llm-read").args(["long.txt", "short.txt", "--lines", "600:601"]).expect_exit(1);
+    assert!(text.contains("   600\tline 600") && text.contains("error[invalid_span]: short.txt has 2 lines"), "{text}");
+    let v: serde_json::Value = t.cmd("llm-read").args(["long.txt", "short.txt", "--lines", "600:601"]).json(1);
+    assert_eq!(v["files"][1]["error"]["code"], "invalid_span");
+}

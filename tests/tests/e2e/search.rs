@@ -244,3 +244,31 @@ fn match_ids_are_stable_and_output_identical_across_runs_and_thread_counts() {
         assert_eq!(run(threads), first, "threads={threads}");
     }
 }
+
+#[test]
+fn max_output_bytes_counts_the_format_printed_and_the_note_says_the_total() {
+    let t = TestDir::new();
+    let body: String = (0..200).map(|i| format!("let value_{i} = compute({i});\n")).collect();
+    t.write("a.rs", &body);
+    // Text: the printed match lines stay under the budget, and the note says how many in all.
+    let (text, _) = t.cmd("llm-search").args(["--pattern", "value_", "--max-output-bytes", "300"]).expect_exit(0);
+    let (lines, note): (Vec<&str>, Vec<&str>) = text.lines().partition(|l| !l.starts_with("[truncated"));
+    let printed: usize = lines.iter().map(|l| l.len() + 1).sum();
+    assert!(printed <= 300 && printed > 200, "{printed} bytes: {text}");
+    assert_eq!(
+        note,
+        [format!("[truncated: {} of 200 matches shown; continue with --offset {}]", lines.len(), lines.len()).as_str()]
+    );
+    // JSON: the match records stay under the budget; text lines are shorter, so text shows more per page.
+    let v: serde_json::Value = t.cmd("llm-search").args(["--pattern", "value_", "--max-output-bytes", "300"]).json(0);
+    let records = v["matches"].as_array().unwrap();
+    let json_bytes: usize = records.iter().map(|m| m.to_string().len() + 1).sum();
+    assert!(
+        json_bytes <= 300 && records.len() < lines.len(),
+        "{} JSON records vs {} text lines",
+        records.len(),
+        lines.len()
+    );
+    let diag = v["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "output_truncated").unwrap();
+    assert!(diag["message"].as_str().unwrap().contains(&format!("{} of 200", records.len())), "{diag}");
+}
