@@ -114,9 +114,13 @@ pub struct AstRequest {
     /// `Agent/run` or `ns::K::m`).
     #[arg(long, value_name = "NAME")]
     pub definitions: Option<String>,
-    /// Find the references to NAME.
+    /// Find the references to NAME (its uses; see --include-definition).
     #[arg(long, value_name = "NAME")]
     pub references: Option<String>,
+    /// With --references: list the places that define NAME too, as
+    /// references of kind `definition`.
+    #[arg(long)]
+    pub include_definition: bool,
     /// Report every syntax error of the files; exit 3 if there is any.
     #[arg(long)]
     pub validate: bool,
@@ -229,6 +233,9 @@ pub enum AstOutput {
         /// Always `by_name`: every identifier spelled like the name, outside
         /// comments and strings, not resolved by type.
         matching: String,
+        /// Whether the places that define the name are listed too (as
+        /// references of kind `definition`; `--include-definition`).
+        includes_definitions: bool,
         references: Vec<Reference>,
         #[serde(flatten)]
         page: Page,
@@ -296,16 +303,7 @@ impl Render for AstOutput {
                         writeln!(w, "{}", s.path)?;
                         last_path = Some(&s.path);
                     }
-                    writeln!(
-                        w,
-                        "{:indent$}{} {} [{}-{}]",
-                        "",
-                        s.kind,
-                        s.name,
-                        s.span.line,
-                        s.span.end_line,
-                        indent = 2 * s.depth
-                    )?;
+                    write_outline_line(w, s)?;
                 }
                 truncated_note(w, page)
             }
@@ -313,13 +311,23 @@ impl Render for AstOutput {
                 for s in definitions {
                     writeln!(
                         w,
-                        "{}:{}:{}: {} {}  {}",
-                        s.path, s.span.line, s.span.column, s.kind, s.name_path, s.signature
+                        "{}:{}:{}: {} {} [{}-{}]  {}",
+                        s.path,
+                        s.span.line,
+                        s.span.column,
+                        s.kind,
+                        s.name_path,
+                        s.span.line,
+                        s.span.end_line,
+                        s.signature
                     )?;
                 }
                 truncated_note(w, page)
             }
-            AstOutput::References { references, page, .. } => {
+            AstOutput::References { name, references, page, includes_definitions, .. } => {
+                if !includes_definitions {
+                    writeln!(w, "(uses of `{name}` only; --include-definition adds where it is defined)")?;
+                }
                 for r in references {
                     let inside = r.enclosing.as_deref().map(|e| format!(" in {e}")).unwrap_or_default();
                     writeln!(
@@ -383,6 +391,11 @@ impl Render for AstOutput {
             AstOutput::Dialect { .. } => None,
         }
     }
+}
+
+/// One outline line: `Kind name/path [start-end]`, indented by nesting.
+fn write_outline_line(w: &mut dyn Write, s: &Symbol) -> io::Result<()> {
+    writeln!(w, "{:indent$}{} {} [{}-{}]", "", s.kind, s.name_path, s.span.line, s.span.end_line, indent = 2 * s.depth)
 }
 
 fn truncated_note(w: &mut dyn Write, page: &Page) -> io::Result<()> {
@@ -477,16 +490,7 @@ impl Engine<'_> {
                         if !header_done {
                             writeln!(w, "{}", s.path)?;
                         }
-                        writeln!(
-                            w,
-                            "{:indent$}{} {} [{}-{}]",
-                            "",
-                            s.kind,
-                            s.name,
-                            s.span.line,
-                            s.span.end_line,
-                            indent = 2 * s.depth
-                        )
+                        write_outline_line(&mut w, &s)
                     })();
                     header_done = true;
                     writing &= result.is_ok();
@@ -524,6 +528,7 @@ impl Engine<'_> {
     pub fn references(
         &self,
         names: &[String],
+        include_definitions: bool,
     ) -> Result<(Vec<Reference>, usize, Vec<aide_core::Diagnostic>), AideError> {
         let mut all = Vec::new();
         let mut files = 0;
@@ -536,7 +541,7 @@ impl Engine<'_> {
             }
             let (per_file, d) = self.scope().map_files(Some(ident.as_bytes()), |file, diags| {
                 diags.extend(file.parse_diagnostic());
-                refs::references_in(file, &ident)
+                refs::references_in(file, &ident, include_definitions)
             })?;
             files += per_file.len();
             all.extend(per_file.into_iter().flatten());
@@ -577,7 +582,7 @@ impl dialect::Backend for DialectBackend<'_> {
     }
 
     fn references(&self, names: &[String]) -> Result<Vec<Value>, AideError> {
-        let (refs, _, d) = self.engine.references(names)?;
+        let (refs, _, d) = self.engine.references(names, false)?;
         self.diagnostics.borrow_mut().extend(d);
         Ok(refs
             .iter()
@@ -713,10 +718,17 @@ pub fn run(request: &AstRequest, ctx: &mut RunContext) -> Result<AstOutput, Aide
         }
         Mode::References => {
             let name = request.references.clone().unwrap_or_default();
-            let (all, files, diagnostics) = engine.references(std::slice::from_ref(&name))?;
+            let (all, files, diagnostics) =
+                engine.references(std::slice::from_ref(&name), request.include_definition)?;
             ctx.diagnostics.extend(diagnostics);
             let (references, page) = page(all, request, files);
-            Ok(AstOutput::References { name, matching: "by_name".into(), references, page })
+            Ok(AstOutput::References {
+                name,
+                matching: "by_name".into(),
+                includes_definitions: request.include_definition,
+                references,
+                page,
+            })
         }
         Mode::Validate => {
             if request.paths.is_empty() && request.walk.glob.is_empty() && request.root.is_none() {

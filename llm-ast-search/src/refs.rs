@@ -26,7 +26,8 @@ pub struct Reference {
     pub path: String,
     pub name: String,
     /// `call`, `type`, `class` (instantiation), `implementation`, `import`,
-    /// or `usage` (any other mention of the identifier).
+    /// `usage` (any other mention of the identifier), or `definition` (with
+    /// `--include-definition`).
     pub kind: String,
     #[serde(flatten)]
     pub span: Span,
@@ -164,7 +165,10 @@ pub fn definitions_in(file: &SourceFile, query: &str) -> Vec<(NameMatch, Symbol)
 
 /// The references to identifier `name` in `file`: every identifier spelled
 /// `name` that is not itself a definition.
-pub fn references_in(file: &SourceFile, name: &str) -> Vec<Reference> {
+/// The references to `name` in `file`; with `include_definitions`, the
+/// places that define it too, as references of kind `definition` whose
+/// `enclosing` is the definition's parent.
+pub fn references_in(file: &SourceFile, name: &str, include_definitions: bool) -> Vec<Reference> {
     if name.is_empty() {
         return Vec::new();
     }
@@ -174,11 +178,20 @@ pub fn references_in(file: &SourceFile, name: &str) -> Vec<Reference> {
     let mut tag_cache: HashMap<(usize, usize), Vec<&'static str>> = HashMap::new();
     for start in memchr::memmem::find_iter(&file.source, name.as_bytes()) {
         let end = start + name.len();
-        if definitions.contains(&(start, end)) || identifier_at(file, start, end).is_none() {
+        if identifier_at(file, start, end).is_none() {
+            continue;
+        }
+        if definitions.contains(&(start, end)) {
+            if include_definitions {
+                out.push(definition_site(file, &symbols, name, start, end));
+            }
             continue;
         }
         let tags = tag_cache.entry((start, end)).or_insert_with(|| tags_at(file, start, end));
         if tags.iter().any(|t| t.starts_with("definition.")) && !tags.iter().any(|t| t.starts_with("reference.")) {
+            if include_definitions {
+                out.push(reference(file, &symbols, name, "definition", start, end));
+            }
             continue;
         }
         let kind =
@@ -190,6 +203,16 @@ pub fn references_in(file: &SourceFile, name: &str) -> Vec<Reference> {
         out.push(reference(file, &symbols, name, kind, start, end));
     }
     out
+}
+
+/// A definition's name as a reference of kind `definition`, enclosed by the
+/// definition's parent (not by the definition itself).
+fn definition_site(file: &SourceFile, symbols: &[Symbol], name: &str, start: usize, end: usize) -> Reference {
+    let mut r = reference(file, symbols, name, "definition", start, end);
+    let parent = symbols.iter().find(|s| s.name_span == Some((start, end))).and_then(|s| s.parent.as_deref());
+    r.enclosing = parent.map(str::to_string);
+    r.enclosing_kind = parent.and_then(|p| symbols.iter().find(|s| &*s.name_path == p)).map(|s| s.kind);
+    r
 }
 
 fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: &str, start: usize, end: usize) -> Reference {
@@ -215,7 +238,7 @@ mod tests {
     }
 
     fn refs(lang: Lang, src: &str, name: &str) -> Vec<(usize, String, Option<String>)> {
-        references_in(&file(lang, src), name).into_iter().map(|r| (r.span.line, r.kind, r.enclosing)).collect()
+        references_in(&file(lang, src), name, false).into_iter().map(|r| (r.span.line, r.kind, r.enclosing)).collect()
     }
 
     #[test]

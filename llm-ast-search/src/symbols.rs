@@ -894,16 +894,25 @@ fn go<'t>(node: Node<'t>, source: &[u8]) -> Option<Def<'t>> {
     by_name(kind, node, source)
 }
 
-/// `func (c *Client[T]) Connect()` → `Client`.
+/// `func (c *Client[T]) Connect()` → `(*Client)`, `func (c Client) Len()` →
+/// `Client`: the receiver as Go writes it in a method expression.
 fn go_receiver_type(method: Node<'_>, source: &[u8]) -> Option<String> {
     let receiver = named(method, "receiver")?;
     let param = receiver.named_child(0)?;
     let mut ty = named(param, "type")?;
+    let mut pointer = false;
     loop {
         match ty.kind() {
-            "pointer_type" | "parenthesized_type" => ty = ty.named_child(0)?,
+            "pointer_type" => {
+                pointer = true;
+                ty = ty.named_child(0)?;
+            }
+            "parenthesized_type" => ty = ty.named_child(0)?,
             "generic_type" => ty = named(ty, "type")?,
-            _ => return Some(text(ty, source).into_owned()),
+            _ => {
+                let name = text(ty, source);
+                return Some(if pointer { format!("(*{name})") } else { name.into_owned() });
+            }
         }
     }
 }

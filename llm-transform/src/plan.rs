@@ -403,8 +403,12 @@ fn name_matches(symbol: &Symbol, name: &str) -> bool {
 }
 
 fn module_matches(symbol: &Symbol, module_path: &str) -> bool {
+    // Go receivers: `Command` and `(*Command)` name the same type.
+    let receiver = |s: &str| s.strip_prefix("(*").and_then(|r| r.strip_suffix(')')).map(str::to_string);
     let parent = without_generics(symbol.parent.as_deref().unwrap_or(""));
+    let parent = receiver(&parent).unwrap_or(parent);
     let wanted = without_generics(&module_path.replace("::", "/"));
+    let wanted = receiver(&wanted).unwrap_or(wanted);
     parent == wanted || parent.ends_with(&format!("/{wanted}")) || {
         // `Agent` for `impl Agent`, `impl Agent` for `impl Display for Agent`.
         let last = parent.rsplit('/').next().unwrap_or("");
@@ -464,11 +468,31 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
             .with_details(json!({ "path": rel, "similar": similar })));
         }
         several => {
+            // Shown in text mode too: the candidates, and a hint in the
+            // file's own terms (its parents' names, its lines).
+            let listed: Vec<String> = several
+                .iter()
+                .map(|s| {
+                    let hash = sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]);
+                    format!("{} at {rel}:{}-{} (hash {})", s.name_path, s.span.line, s.span.end_line, &hash[..12])
+                })
+                .collect();
+            let mut parents: Vec<&str> = several.iter().filter_map(|s| s.parent.as_deref()).collect();
+            parents.dedup();
+            let lines: Vec<String> = several.iter().map(|s| s.span.line.to_string()).collect();
+            let hint = match parents.as_slice() {
+                [_, _, ..] => format!(
+                    "add module_path (one of {}) or line_hint (one of {}) to pick one",
+                    parents.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+                    lines.join(", ")
+                ),
+                _ => format!("add line_hint (one of {}) to pick one", lines.join(", ")),
+            };
             return Err(AideError::new(
                 code::AMBIGUOUS,
-                format!("{rel}: {} symbols match `{}`", several.len(), target.name),
+                format!("{rel}: {} symbols match `{}`: {}", several.len(), target.name, listed.join("; ")),
             )
-            .with_hint("add module_path (e.g. `impl Agent`) or line_hint to pick one")
+            .with_hint(hint)
             .with_details(
                 json!({ "path": rel, "candidates": several.iter().map(|s| describe(s)).collect::<Vec<_>>() }),
             ));

@@ -257,8 +257,10 @@ impl Indent {
 pub fn reindent(block: &str, target: &str, first_in_place: bool, file: Option<Indent>) -> String {
     let lines: Vec<&str> = block.split_inclusive('\n').collect();
     let is_blank = |l: &str| l.trim().is_empty();
-    let first_indent = lines.first().map_or("", |l| leading(l));
-    let rest: Vec<&str> = lines.iter().skip(1).copied().filter(|l| !is_blank(l)).collect();
+    // The first line with text sets the base (a snippet often starts with a blank line).
+    let head = lines.iter().position(|l| !is_blank(l)).unwrap_or(0);
+    let first_indent = lines.get(head).map_or("", |l| leading(l));
+    let rest: Vec<&str> = lines.iter().skip(head + 1).copied().filter(|l| !is_blank(l)).collect();
     let base = if !first_indent.is_empty() {
         first_indent
     } else {
@@ -297,7 +299,7 @@ pub fn reindent(block: &str, target: &str, first_in_place: bool, file: Option<In
         if !(i == 0 && first_in_place) {
             out.push_str(target);
         }
-        if i > 0 || !first_indent.is_empty() {
+        if i > head || !first_indent.is_empty() {
             out.push_str(&convert(strip_prefix_width(leading(line), base)));
         }
         out.push_str(body);
@@ -362,6 +364,16 @@ mod reindent_tests {
         );
         assert_eq!(reindent("def f():\n\treturn 1", "    ", false, FOUR), "    def f():\n        return 1");
         assert_eq!(reindent("a\n\n  b\n", "\t", false, Some(Indent::Tabs)), "\ta\n\n\t\tb\n");
+    }
+
+    #[test]
+    fn a_leading_blank_line_does_not_hide_the_base() {
+        let snippet = "\n    fn helper() -> bool {\n        true\n    }\n";
+        assert_eq!(reindent(snippet, "    ", false, FOUR), snippet);
+        assert_eq!(
+            reindent("\ndef g(self):\n    return 2\n", "    ", false, FOUR),
+            "\n    def g(self):\n        return 2\n"
+        );
     }
 
     #[test]

@@ -139,7 +139,7 @@ const FIXTURES: &[(&str, &str, &[&str])] = &[
             "TypeAlias ID",
             "Constant Max",
             "Static global",
-            "Method Client/Connect",
+            "Method (*Client)/Connect",
             "Function helper",
         ],
     ),
@@ -194,12 +194,12 @@ fn symbols_in_every_language_have_kinds_name_paths_and_exact_spans() {
 }
 
 #[test]
-fn symbols_text_is_kind_name_and_line_range_indented_by_nesting() {
+fn symbols_text_is_kind_name_path_and_line_range_indented_by_nesting() {
     let t = fixture_tree();
     let (out, _) = t.cmd("llm-ast-search").args(["py/models.py"]).expect_exit(0);
     assert_eq!(
         out,
-        "py/models.py\n  Constant MAX_SIZE [1-1]\n  Class Outer [4-13]\n    Field limit [5-5]\n    Class Inner [7-9]\n      Method method [8-9]\n    Method build [12-13]\n  Function helper [15-17]\n"
+        "py/models.py\n  Constant MAX_SIZE [1-1]\n  Class Outer [4-13]\n    Field Outer/limit [5-5]\n    Class Outer/Inner [7-9]\n      Method Outer/Inner/method [8-9]\n    Method Outer/build [12-13]\n  Function helper [15-17]\n"
     );
 }
 
@@ -320,7 +320,7 @@ fn references_by_name_skip_comments_strings_and_definitions() {
         [
             "cpp/client.cpp:8 call in net/Client/connect",
             "cpp/client.cpp:11 call in net/Client/close",
-            "go/client.go:9 call in Client/Connect",
+            "go/client.go:9 call in (*Client)/Connect",
             "java/A.java:5 call in A/run",
             "py/models.py:9 call in Outer/Inner/method",
             "src/agent.rs:14 call in impl Agent/run",
@@ -388,7 +388,7 @@ fn definitions_have_normalized_kinds_and_qualified_names() {
         ]
     );
     assert_eq!(defs(&["--definitions", "Shape"]), ["web/shapes.ts:1 Interface Shape"]);
-    assert_eq!(defs(&["--definitions", "Connect"]), ["go/client.go:9 Method Client/Connect"]);
+    assert_eq!(defs(&["--definitions", "Connect"]), ["go/client.go:9 Method (*Client)/Connect"]);
     let v = ast(&t, &["--definitions", "absent"], 1);
     assert_eq!(v["definitions"], Value::Array(vec![]));
 }
@@ -493,8 +493,10 @@ fn dialect_functions_compose_and_return_seed_shapes() {
         serde_json::json!({ "path": "py/models.py", "start": { "line": 4, "column": 1 },
             "end": { "line": 5, "column": 14 }, "content": "class Outer:\n    limit = 5\n" })
     );
-    let v = run("lines(`py/models.py`, 400, 401)", 2);
-    assert!(v["error"]["message"].as_str().unwrap().contains("line 400 does not exist"));
+    // Past the end, as llm-read says it: the file's line count, invalid_span.
+    let v = run("lines(`py/models.py`, 400, 401)", 3);
+    assert_eq!(v["error"]["code"], "invalid_span");
+    assert!(v["error"]["message"].as_str().unwrap().contains("has 17 lines"), "{v}");
 
     let v = run("findDefinitons(`Agent`)", 2);
     assert_eq!(v["error"]["code"], "invalid_program");
@@ -595,11 +597,61 @@ fn ctags_definitions_are_found_in_every_language_and_in_this_repository() {
 fn the_text_outline_streams_and_pages_like_the_json_one() {
     let t = fixture_tree();
     let (text, _) = t.cmd("llm-ast-search").args(["py", "--offset", "1", "--limit", "2"]).expect_exit(0);
-    assert_eq!(text, "py/models.py\n  Class Outer [4-13]\n    Field limit [5-5]\n… 4 more (--offset 3)\n");
+    assert_eq!(text, "py/models.py\n  Class Outer [4-13]\n    Field Outer/limit [5-5]\n… 4 more (--offset 3)\n");
     let v = ast(&t, &["py", "--offset", "1", "--limit", "2"], 0);
     let names: Vec<&str> = v["symbols"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!((names, v["next_offset"].as_u64(), v["total"].as_u64()), (vec!["Outer", "limit"], Some(3), Some(7)));
     // The run is logged with its counts.
     let log: Value = t.cmd("aide").args(["log", "list", "--tool", "llm-ast-search", "--limit", "1"]).json(0);
     assert!(log.to_string().contains("llm-ast-search"), "{log}");
+}
+
+#[test]
+fn text_output_names_symbols_by_their_name_path_so_ambiguity_can_be_acted_on() {
+    let t = TestDir::new();
+    t.write(
+        "cmd.go",
+        "package cobra\n\ntype Command struct{ name string }\n\nfunc (c *Command) Name() string {\n\treturn c.name\n}\n\nfunc (c Command) Len() int { return 0 }\n",
+    );
+    t.write("sessions.py", "class SessionInterface:\n    def open_session(self):\n        pass\n\nclass Other:\n    def open_session(self):\n        pass\n");
+    let (outline, _) = t.cmd("llm-ast-search").arg("cmd.go").expect_exit(0);
+    assert!(
+        outline.contains("Method (*Command)/Name [5-7]") && outline.contains("Method Command/Len [9-9]"),
+        "{outline}"
+    );
+    // Definitions: name path and both ends.
+    let (defs, _) = t.cmd("llm-ast-search").args(["--definitions", "open_session"]).expect_exit(0);
+    assert_eq!(
+        defs,
+        "sessions.py:2:5: Method SessionInterface/open_session [2-3]  def open_session(self)\n\
+         sessions.py:6:5: Method Other/open_session [6-7]  def open_session(self)\n"
+    );
+    // References say whether the definitions are in, and can include them.
+    let (uses, _) = t.cmd("llm-ast-search").args(["--references", "Name"]).expect_exit(1);
+    assert!(uses.starts_with("(uses of `Name` only; --include-definition adds where it is defined)"), "{uses}");
+    let v = ast(&t, &["--references", "open_session", "--include-definition"], 0);
+    assert_eq!(v["includes_definitions"], true);
+    let sites: Vec<(String, String)> = v["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["kind"].as_str().unwrap().to_string(), r["enclosing"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(sites, [("definition".into(), "SessionInterface".into()), ("definition".into(), "Other".into())]);
+    // An ambiguous edit lists the candidates in text mode, with a hint in the file's own terms.
+    let (_, err) = t
+        .cmd("llm-transform")
+        .args(["--request", "-"])
+        .stdin(r#"{"operations": [{"op": "replace_block", "path": "sessions.py", "kind": "method", "name": "open_session", "new_block": "def open_session(self):\n    return 1"}]}"#)
+        .expect_exit(3);
+    assert!(err.contains("SessionInterface/open_session at sessions.py:2-3 (hash "), "{err}");
+    assert!(err.contains("Other/open_session at sessions.py:6-7"), "{err}");
+    assert!(err.contains("module_path (one of `SessionInterface`, `Other`)") && !err.contains("impl Agent"), "{err}");
+    // And the Go receiver, given either way, picks the method.
+    let v = t
+        .cmd("llm-transform")
+        .args(["--request", "-"])
+        .stdin(r#"{"operations": [{"op": "replace_block", "path": "cmd.go", "kind": "method", "name": "Name", "module_path": "Command", "new_block": "func (c *Command) Name() string {\n\treturn \"x\"\n}"}]}"#)
+        .json::<Value>(0);
+    assert_eq!(v["ok"], true);
 }
