@@ -135,6 +135,10 @@ pub trait Tool {
     const ABOUT: &'static str;
     /// Alternative request field names accepted in `--request` JSON.
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[];
+    /// Request fields whose flags only say how a result is shown or whether
+    /// it is applied (`dry_run`, `diff`, …), not what is asked: given on the
+    /// command line, they may accompany `--request` and override its field.
+    const OUTPUT_FLAGS: &'static [&'static str] = &[];
     /// Whether runs of this tool are recorded in the execution log.
     const LOG: bool = true;
     type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema;
@@ -378,12 +382,25 @@ fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Re
         return T::Request::from_arg_matches(matches).map_err(|e| clap_error(&e));
     };
     let probe = T::Request::augment_args(Command::new("probe"));
-    let given: Vec<String> = probe
-        .get_arguments()
-        .filter(|a| matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
-        .map(|a| a.get_long().map(|l| format!("--{l}")).unwrap_or_else(|| a.get_id().to_string()))
-        .collect();
-    let mut given = given;
+    let mut given = Vec::new();
+    let mut overrides = serde_json::Map::new();
+    for arg in probe.get_arguments() {
+        let id = arg.get_id().as_str();
+        if matches.value_source(id) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        if T::OUTPUT_FLAGS.contains(&id) {
+            let value = if matches!(arg.get_action(), clap::ArgAction::SetTrue) {
+                Value::Bool(matches.get_flag(id))
+            } else {
+                let raw = matches.get_raw(id).and_then(|mut v| v.next()).map(|v| v.to_string_lossy().into_owned());
+                raw.map(|r| serde_json::from_str(&r).unwrap_or(Value::String(r))).unwrap_or(Value::Null)
+            };
+            overrides.insert(id.to_string(), value);
+        } else {
+            given.push(arg.get_long().map(|l| format!("--{l}")).unwrap_or_else(|| id.to_string()));
+        }
+    }
     if let Some(sub) = matches.subcommand_name() {
         given.push(format!("the subcommand `{sub}`"));
     }
@@ -392,10 +409,23 @@ fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Re
             code::INVALID_ARGUMENTS,
             format!("--request cannot be combined with {}", given.join(", ")),
         )
-        .with_hint("put every field in the request JSON, or use flags only"));
+        .with_hint(match T::OUTPUT_FLAGS {
+            [] => "put every field in the request JSON, or use flags only".to_string(),
+            flags => format!(
+                "put every field in the request JSON, or use flags only; only {} may accompany --request",
+                flags.iter().map(|f| format!("--{}", f.replace('_', "-"))).collect::<Vec<_>>().join(", ")
+            ),
+        }));
     }
     let text = crate::request::read_request_source(source)?;
-    crate::request::parse_request::<T::Request>(&text, T::REQUEST_ALIASES)
+    if overrides.is_empty() {
+        return crate::request::parse_request::<T::Request>(&text, T::REQUEST_ALIASES);
+    }
+    let mut value = crate::request::parse_request_value(&text)?;
+    if let Value::Object(map) = &mut value {
+        map.extend(overrides);
+    }
+    crate::request::request_from_value::<T::Request>(value, T::REQUEST_ALIASES)
 }
 
 /// Runs `T` on `argv` and returns the exit status.

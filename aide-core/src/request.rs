@@ -36,12 +36,16 @@ pub fn read_request_source(source: &str) -> Result<String, AideError> {
 /// `aliases` maps accepted alternative names to canonical field names (e.g.
 /// the seed's `file_glob` to `glob`); giving both is an error.
 pub fn parse_request<T: DeserializeOwned + JsonSchema>(text: &str, aliases: &[(&str, &str)]) -> Result<T, AideError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| {
+    request_from_value(parse_request_value(text)?, aliases)
+}
+
+/// The request document as JSON, or `invalid_request` with where it broke.
+pub fn parse_request_value(text: &str) -> Result<Value, AideError> {
+    serde_json::from_str(text).map_err(|e| {
         AideError::new(code::INVALID_REQUEST, format!("the request is not valid JSON: {e}"))
             .with_hint("the request must be one JSON object whose fields mirror the flags")
             .with_details(serde_json::json!({ "line": e.line(), "column": e.column() }))
-    })?;
-    request_from_value(value, aliases)
+    })
 }
 
 /// Like [`parse_request`], from an already parsed value.

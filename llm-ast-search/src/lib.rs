@@ -354,7 +354,8 @@ impl Render for AstOutput {
                 Ok(())
             }
             AstOutput::Dialect { value, .. } => {
-                let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+                // Compact, like every tool's JSON; --pretty indents the envelope.
+                let text = serde_json::to_string(value).map_err(io::Error::other)?;
                 writeln!(w, "{text}")
             }
         }

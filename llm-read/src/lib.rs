@@ -308,6 +308,7 @@ impl Tool for LlmRead {
     const NAME: &'static str = "llm-read";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Read files with line numbers and checksums to edit against.";
+    const OUTPUT_FLAGS: &'static [&'static str] = &["max_line_len"];
     type Request = ReadRequest;
     type Output = ReadOutput;
 

@@ -178,6 +178,7 @@ impl Tool for LlmSearch {
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Search a tree with ripgrep's engine; span-exact, sorted, deterministic output.";
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("file_glob", "glob"), ("patterns", "pattern")];
+    const OUTPUT_FLAGS: &'static [&'static str] = &["max_output_bytes", "max_line_len"];
     type Request = SearchRequest;
     type Output = SearchOutput;
 

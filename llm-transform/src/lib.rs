@@ -536,6 +536,7 @@ impl Tool for LlmTransform {
     const NAME: &'static str = "llm-transform";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Checksum-guarded, all-or-nothing edits: span edits, patches, AST block edits, undo.";
+    const OUTPUT_FLAGS: &'static [&'static str] = &["dry_run", "diff", "cargo_check"];
     type Request = TransformRequest;
     type Output = TransformOutput;
 

@@ -470,6 +470,10 @@ fn dialect_functions_compose_and_return_seed_shapes() {
             "definedAt": { "path": "src/agent.rs", "start": { "line": 4, "column": 1 }, "end": { "line": 4, "column": 34 } } }])
     );
     assert_eq!(run("findDefinition(`Agent`)", 0)["value"], v["value"]);
+    // Text mode prints the value as compact JSON, one line, like every tool.
+    let (text, _) = t.cmd("llm-ast-search").args(["--dialect", "findDefinitions(`Agent`)"]).expect_exit(0);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v["value"]);
 
     let v = run("findReferences(findDefinition(`validateToken`))", 0);
     let lines: Vec<u64> = v["value"].as_array().unwrap().iter().map(|r| r["start"]["line"].as_u64().unwrap()).collect();

@@ -601,3 +601,24 @@ fn the_guard_catches_python_indentation_that_tree_sitter_tolerates() {
     let (out, _) = t.cmd("llm-ast-search").args(["--validate", "broken.py"]).expect_exit(3);
     assert!(out.contains("broken.py:2:") && out.contains("expected an indented block"), "{out}");
 }
+
+#[test]
+fn output_flags_accompany_a_request() {
+    let t = TestDir::new();
+    t.write("a.txt", "old\n");
+    let request = r#"{"operations": [{"op": "patch", "path": "a.txt", "old_text": "old", "new_text": "new"}]}"#;
+    // --dry-run with --request: a diff, nothing written.
+    let v: Value = t.cmd("llm-transform").args(["--request", "-", "--dry-run"]).stdin(request).json(0);
+    assert_eq!(v["dry_run"], true, "{v}");
+    assert!(v["files"][0]["diff"].as_str().unwrap().contains("+new"), "{v}");
+    assert_eq!(read(&t, "a.txt"), b"old\n");
+    // --diff with --request: applied, and the diff shown.
+    let v: Value = t.cmd("llm-transform").args(["--diff", "--request", "-"]).stdin(request).json(0);
+    assert!(v["files"][0]["diff"].as_str().unwrap().contains("-old"), "{v}");
+    assert_eq!(read(&t, "a.txt"), b"new\n");
+    // A flag that changes what is asked still cannot be mixed in.
+    let (out, _) = t.cmd("llm-transform").args(["--request", "-", "--file", "a.txt"]).stdin(request).expect_exit(2);
+    assert!(out.is_empty());
+    let v: Value = t.cmd("llm-transform").args(["--request", "-", "--file", "a.txt"]).stdin(request).json(2);
+    assert!(v["error"]["hint"].as_str().unwrap().contains("--dry-run"), "{v}");
+}
