@@ -103,12 +103,16 @@ impl Ranker {
             return Err(AideError::new(code::INVALID_ARGUMENTS, "the query is empty")
                 .with_hint("give some characters of the path, or leave --query out to list files"));
         }
-        let pattern = Pattern::parse(query, CaseMatching::Smart, Normalization::Smart);
+        // Smart case, except that a camelCase query names words, not cases:
+        // `appRouter` finds `app.router.js`, `app_router.py` and `AppRouter.ts`.
+        let camel = has_camel_hump(query);
+        let case_sensitive = query.chars().any(char::is_uppercase) && !camel;
+        let case = if camel { CaseMatching::Ignore } else { CaseMatching::Smart };
+        let pattern = Pattern::parse(query, case, Normalization::Smart);
         if pattern.atoms.iter().all(|a| a.negative) {
             return Err(AideError::new(code::INVALID_ARGUMENTS, "the query has only negated terms")
                 .with_hint("add a term to look for, e.g. `main !test`"));
         }
-        let case_sensitive = query.chars().any(char::is_uppercase);
         let single = pattern.atoms.len() == 1 && pattern.atoms[0].kind == AtomKind::Fuzzy && !pattern.atoms[0].negative;
         let plain = single.then(|| fold(query.trim(), case_sensitive));
         let mut matcher = Matcher::new(Config::DEFAULT.match_paths());
@@ -186,6 +190,12 @@ impl Ranker {
     }
 }
 
+/// Whether `query` has an uppercase letter right after a lowercase letter
+/// or digit (`appRouter`, `parseV2Config`): a camelCase word boundary.
+fn has_camel_hump(query: &str) -> bool {
+    query.chars().zip(query.chars().skip(1)).any(|(a, b)| (a.is_lowercase() || a.is_ascii_digit()) && b.is_uppercase())
+}
+
 fn fold(s: &str, case_sensitive: bool) -> String {
     if case_sensitive { s.to_string() } else { s.to_lowercase() }
 }
@@ -239,6 +249,20 @@ mod tests {
         assert_eq!(r.rank("src/vec.rs", Kind::File, &mut s).unwrap().score, f.score);
         let exact = Ranker::new("src/vec.rs").unwrap().rank("src/vec.rs", Kind::File, &mut s).unwrap();
         assert_eq!((exact.score, exact.reason), (1.0, Reason::ExactPath));
+    }
+
+    #[test]
+    fn camel_case_queries_match_across_separators_and_cases() {
+        let paths = ["src/app.router.js", "lib/app_router.py", "web/AppRouter.ts", "src/apple.rs"];
+        let r = Ranker::new("appRouter").unwrap();
+        let mut s = Scratch::new();
+        let found: Vec<&str> = paths.iter().copied().filter(|p| r.rank(p, Kind::File, &mut s).is_some()).collect();
+        assert_eq!(found, ["src/app.router.js", "lib/app_router.py", "web/AppRouter.ts"]);
+        assert_eq!(r.rank("web/AppRouter.ts", Kind::File, &mut s).unwrap().reason, Reason::ExactBasename);
+        // A capital that starts a word is still smart case.
+        let upper = Ranker::new("Router").unwrap();
+        assert!(upper.rank("src/app.router.js", Kind::File, &mut s).is_none());
+        assert!(upper.rank("web/AppRouter.ts", Kind::File, &mut s).is_some());
     }
 
     #[test]

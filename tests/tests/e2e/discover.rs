@@ -200,3 +200,16 @@ fn bad_queries_and_no_match() {
     let none = discover(&t, &["--query", "zzzzqqq"], 1);
     assert_eq!(none.total, 0);
 }
+
+#[test]
+fn camel_case_queries_find_files_named_with_separators() {
+    let t = TestDir::new();
+    t.write("src/app.router.js", "")
+        .write("lib/app_router.py", "")
+        .write("web/AppRouter.ts", "")
+        .write("src/apple.rs", "");
+    let v: serde_json::Value = t.cmd("llm-discover").args(["--query", "appRouter"]).json(0);
+    let mut paths: Vec<&str> = v["results"].as_array().unwrap().iter().map(|r| r["path"].as_str().unwrap()).collect();
+    paths.sort();
+    assert_eq!(paths, ["lib/app_router.py", "src/app.router.js", "web/AppRouter.ts"]);
+}
