@@ -9,6 +9,7 @@ mod discover;
 mod jobs;
 mod log;
 mod read;
+mod readme;
 mod search;
 mod search_differential;
 pub(crate) mod shell;
