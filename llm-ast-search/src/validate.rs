@@ -47,22 +47,12 @@ pub fn syntax_issues(lang: Lang, tree: &Tree, source: &[u8], index: &LineIndex) 
     issues
 }
 
-fn innermost_errors(tree: &Tree, source: &[u8], index: &LineIndex, issues: &mut Vec<SyntaxIssue>) {
+/// Visits `tree`'s nodes in source order; `visit` says whether to go into
+/// the node's children.
+fn preorder<'t>(tree: &'t Tree, mut visit: impl FnMut(Node<'t>) -> bool) {
     let mut cursor = tree.walk();
     loop {
-        let node = cursor.node();
-        let mut descend = node.has_error();
-        if node.is_error() {
-            let mut children = node.walk();
-            let holds_errors = node.children(&mut children).any(|c| c.has_error());
-            if !holds_errors {
-                issues.push(issue(IssueKind::Error, node, source, index));
-                descend = false;
-            }
-        } else if node.is_missing() {
-            issues.push(issue(IssueKind::Missing, node, source, index));
-        }
-        if descend && cursor.goto_first_child() {
+        if visit(cursor.node()) && cursor.goto_first_child() {
             continue;
         }
         loop {
@@ -74,6 +64,22 @@ fn innermost_errors(tree: &Tree, source: &[u8], index: &LineIndex, issues: &mut 
             }
         }
     }
+}
+
+fn innermost_errors(tree: &Tree, source: &[u8], index: &LineIndex, issues: &mut Vec<SyntaxIssue>) {
+    preorder(tree, |node| {
+        if node.is_error() {
+            let mut children = node.walk();
+            let holds_errors = node.children(&mut children).any(|c| c.has_error());
+            if !holds_errors {
+                issues.push(issue(IssueKind::Error, node, source, index));
+                return false;
+            }
+        } else if node.is_missing() {
+            issues.push(issue(IssueKind::Missing, node, source, index));
+        }
+        node.has_error()
+    });
 }
 
 /// The first line of `node`'s text, whitespace squeezed, at most
@@ -109,9 +115,7 @@ fn issue(kind: IssueKind, node: Node<'_>, source: &[u8], index: &LineIndex) -> S
 /// header (`def f():` then `return` at the `def`'s column): tree-sitter
 /// parses them without an ERROR, Python refuses them (IndentationError).
 fn python_indentation(tree: &Tree, source: &[u8], index: &LineIndex, issues: &mut Vec<SyntaxIssue>) {
-    let mut cursor = tree.walk();
-    loop {
-        let node = cursor.node();
+    preorder(tree, |node| {
         if node.kind() == "block"
             && let Some(header) = node.parent()
             && let Some(problem) = python_block_problem(header, node, source)
@@ -130,18 +134,8 @@ fn python_indentation(tree: &Tree, source: &[u8], index: &LineIndex, issues: &mu
                 span: index.span(source, at.start_byte(), at.end_byte()),
             });
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
+        true
+    });
 }
 
 enum BlockProblem<'t> {

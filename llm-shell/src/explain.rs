@@ -608,18 +608,9 @@ fn describe(program: &str, words: &[String]) -> String {
 
 /// ShellCheck's findings for `command`, if shellcheck is installed.
 fn shellcheck(command: &str) -> Option<Vec<Finding>> {
-    use std::io::Write;
-    let mut child = std::process::Command::new("shellcheck")
-        .args(["--format=json", "--shell=bash", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let _ = stdin.write_all(command.as_bytes());
-    drop(stdin);
-    let out = child.wait_with_output().ok()?;
+    let mut shellcheck = std::process::Command::new("shellcheck");
+    shellcheck.args(["--format=json", "--shell=bash", "-"]);
+    let out = aide_core::process::output_for_input(shellcheck, command.as_bytes()).ok()?;
     serde_json::from_slice::<Vec<Finding>>(&out.stdout).ok()
 }
 

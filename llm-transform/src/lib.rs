@@ -238,22 +238,10 @@ impl Render for TransformOutput {
 /// `SyntaxError` `compile()` raises, or None when it compiles or python3 is
 /// not on PATH.
 fn python_compile_error(bytes: &[u8]) -> Option<(usize, String)> {
-    use std::io::Write as _;
     const CHECK: &str = "import sys\ntry:\n    compile(sys.stdin.buffer.read(), 'file', 'exec', dont_inherit=True)\nexcept SyntaxError as e:\n    print(e.lineno or 0)\n    print(e.msg)\n    sys.exit(3)\n";
-    let mut child = std::process::Command::new("python3")
-        .args(["-I", "-c", CHECK])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdin = child.stdin.take()?;
-    let feeder = {
-        let bytes = bytes.to_vec();
-        std::thread::spawn(move || stdin.write_all(&bytes))
-    };
-    let out = child.wait_with_output().ok()?;
-    let _ = feeder.join();
+    let mut python = std::process::Command::new("python3");
+    python.args(["-I", "-c", CHECK]);
+    let out = aide_core::process::output_for_input(python, bytes).ok()?;
     if out.status.code() != Some(3) {
         return None;
     }
