@@ -78,6 +78,10 @@ struct Walker<'a> {
     cwd: &'a Path,
     steps: Vec<Step>,
     warnings: Vec<String>,
+    /// The position of the command being walked in its pipeline (0: first).
+    pipeline_position: usize,
+    /// How deep in `$(…)`, `bash -c` and `eval` this walk is.
+    depth: usize,
 }
 
 /// Explains `command` as it would run in `cwd` (used to tell whether a
@@ -101,8 +105,13 @@ pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, String> {
 
 /// The steps and warnings of `command`.
 fn walk<'a>(command: &str, cwd: &'a Path) -> Result<Walker<'a>, String> {
+    walk_at(command, cwd, 0)
+}
+
+/// [`walk`] of code nested `depth` levels deep (in `$(…)`, `bash -c`, `eval`).
+fn walk_at<'a>(command: &str, cwd: &'a Path, depth: usize) -> Result<Walker<'a>, String> {
     let program = syntax::parse(command).map_err(|(msg, _)| msg)?;
-    let mut w = Walker { cwd, steps: Vec::new(), warnings: Vec::new() };
+    let mut w = Walker { cwd, steps: Vec::new(), warnings: Vec::new(), pipeline_position: 0, depth };
     for list in &program.complete_commands {
         w.list(list, "always");
     }
@@ -183,7 +192,9 @@ impl Walker<'_> {
         for (i, c) in p.seq.iter().enumerate() {
             let cond = if i == 0 { condition.to_string() } else { format!("in a pipeline with step {first_step}") };
             let before = self.steps.len();
+            self.pipeline_position = i;
             self.command(c, &cond);
+            self.pipeline_position = 0;
             if downloads
                 && i > 0
                 && let Some(prog) = program_of(c)
@@ -221,7 +232,14 @@ impl Walker<'_> {
                     program = Some(String::new());
                 }
                 let prog = program.unwrap_or_default();
-                let (mut risk, mut reasons) = assess(&prog, &words);
+                let (mut risk, mut reasons) = look_through(&prog, &words, self.cwd, self.depth);
+                if self.pipeline_position > 0 && reads_code_from_stdin(&prog, &words) {
+                    risk = risk.max(Risk::High);
+                    reasons.push(format!(
+                        "`{}` runs code it reads from the pipe: what it runs cannot be seen",
+                        base(&prog)
+                    ));
+                }
                 for r in redirects {
                     let (rr, why) = assess_redirect(r, self.cwd);
                     if rr > Risk::Low {
@@ -229,12 +247,14 @@ impl Walker<'_> {
                         reasons.push(why);
                     }
                 }
-                for sub in words.iter().flat_map(|w| syntax::substitutions(w)) {
-                    if let Ok(inner) = walk(&sub, self.cwd) {
-                        let (inner_risk, inner_reasons) = risk_of_steps(&inner.steps);
-                        risk = risk.max(inner_risk);
-                        reasons.extend(inner_reasons.into_iter().map(|r| format!("in $(…): {r}")));
-                    }
+                let subs: Vec<String> = std::iter::once(prog.as_str())
+                    .chain(words.iter().map(String::as_str))
+                    .flat_map(syntax::substitutions)
+                    .collect();
+                for sub in subs {
+                    let (inner_risk, inner_reasons) = nested(&sub, "$(…)", self.cwd, self.depth);
+                    risk = risk.max(inner_risk);
+                    reasons.extend(inner_reasons);
                 }
                 let description =
                     if prog.is_empty() { "Set shell variables".to_string() } else { describe(&prog, &words) };
@@ -359,6 +379,243 @@ fn has_flag(words: &[String], short: char, long: &str) -> bool {
     words.iter().any(|w| {
         (w.starts_with('-') && !w.starts_with("--") && w[1..].contains(short)) || (!long.is_empty() && w == long)
     })
+}
+
+/// How deep `bash -c`, `eval` and wrappers are followed before giving up.
+const MAX_NESTING: usize = 8;
+
+/// The text of a shell word after quote removal, or None when it is not
+/// static: it expands a variable, a command substitution or arithmetic.
+/// `\rm`, `r""m`, `'rm'` and `$'rm'` are all `rm`.
+pub fn static_word(raw: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            '\'' => {
+                for c in chars.by_ref() {
+                    if c == '\'' {
+                        break;
+                    }
+                    out.push(c);
+                }
+            }
+            '$' if chars.peek() == Some(&'\'') => {
+                chars.next();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\'' => break,
+                        '\\' => match chars.next() {
+                            Some('n') => out.push('\n'),
+                            Some('t') => out.push('\t'),
+                            // Hex, octal and unicode escapes could spell anything.
+                            Some('x' | 'u' | 'U' | '0'..='7') => return None,
+                            Some(other) => out.push(other),
+                            None => {}
+                        },
+                        c => out.push(c),
+                    }
+                }
+            }
+            '"' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some(e @ ('$' | '`' | '"' | '\\')) => out.push(e),
+                            Some('\n') => {}
+                            Some(other) => {
+                                out.push('\\');
+                                out.push(other);
+                            }
+                            None => {}
+                        },
+                        '$' | '`' => return None,
+                        c => out.push(c),
+                    }
+                }
+            }
+            '$' | '`' => return None,
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+/// Whether `program words` is a shell or an interpreter that would run code
+/// from its standard input (no script named, or `-`, `-s`).
+fn reads_code_from_stdin(program: &str, words: &[String]) -> bool {
+    let Some(p) = static_word(program) else { return false };
+    let p = base(&p);
+    let shell = matches!(p, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish");
+    let interpreter = matches!(p, "python" | "python3" | "perl" | "ruby" | "node" | "php" | "lua" | "Rscript");
+    (shell || interpreter)
+        && (words.iter().all(|w| w.starts_with('-')) || words.iter().any(|w| w == "-" || (shell && w == "-s")))
+}
+
+/// The risk of `program words`, looking through what only runs another
+/// command (`command`, `exec`, `env`, `nice`, `timeout`, `xargs`,
+/// `find -exec`, `sudo`), into the code of `bash -c STRING` and `eval`, and
+/// failing closed — at least `high` — on whatever cannot be seen statically:
+/// a command name that is a variable or a substitution, `eval` or `-c` of a
+/// dynamic string, `-c`/`-e` code for python, perl, ruby or node.
+fn look_through(program: &str, words: &[String], cwd: &Path, depth: usize) -> (Risk, Vec<String>) {
+    if depth > MAX_NESTING {
+        return (Risk::High, vec![format!("commands nested more than {MAX_NESTING} deep are not analysed")]);
+    }
+    if program.is_empty() {
+        return (Risk::Low, Vec::new());
+    }
+    let Some(prog) = static_word(program) else {
+        return (
+            Risk::High,
+            vec![format!("the command name `{program}` is not statically known (a variable or substitution)")],
+        );
+    };
+    let statics: Vec<Option<String>> = words.iter().map(|w| static_word(w)).collect();
+    let p = base(&prog);
+    // The words after the wrapper's own options: (the command, its words).
+    let after = |skip_with_value: &[&str], skip_leading: usize| -> Option<(String, Vec<String>)> {
+        let mut i = skip_leading;
+        while i < words.len() {
+            let w = statics[i].as_deref().unwrap_or("$");
+            if w == "--" {
+                i += 1;
+                break;
+            }
+            if skip_with_value.contains(&w) {
+                i += 2;
+            } else if w.starts_with('-') && w.len() > 1 {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        words.get(i).map(|first| (first.clone(), words[i + 1..].to_vec()))
+    };
+    let inner = |found: Option<(String, Vec<String>)>, via: &str| -> (Risk, Vec<String>) {
+        match found {
+            Some((prog, rest)) => {
+                let (r, why) = look_through(&prog, &rest, cwd, depth + 1);
+                (r, why.into_iter().map(|w| format!("{w} (via {via})")).collect())
+            }
+            None => (Risk::Low, Vec::new()),
+        }
+    };
+    let (mut risk, mut reasons) = match p {
+        // `command -v` and `-V` only look the name up.
+        "command" if words.first().is_some_and(|w| w == "-v" || w == "-V") => (Risk::Low, Vec::new()),
+        "sudo" | "doas" => inner(after(&["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"], 0), p),
+        "command" | "builtin" | "exec" | "nohup" | "time" | "setsid" | "stdbuf" | "chronic" => {
+            inner(after(&["-a"], 0), p)
+        }
+        "nice" | "ionice" => inner(after(&["-n", "-c", "-p"], 0), p),
+        "env" => {
+            if words.iter().any(|w| w == "-S" || w.starts_with("--split-string")) {
+                (Risk::High, vec!["env -S splits a string into a command that is not analysed".into()])
+            } else {
+                let first = words
+                    .iter()
+                    .zip(&statics)
+                    .position(|(w, st)| !(w.starts_with('-') || st.as_deref().is_some_and(|s| s.contains('='))))
+                    .unwrap_or(words.len());
+                // `-u NAME`, `-C DIR` take a value.
+                let mut i = 0;
+                while i < first {
+                    if matches!(words[i].as_str(), "-u" | "-C" | "--unset" | "--chdir") {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                let start = first.max(i).min(words.len());
+                inner(words.get(start).map(|f| (f.clone(), words[start + 1..].to_vec())), "env")
+            }
+        }
+        "timeout" => {
+            let found = after(&["-s", "-k", "--signal", "--kill-after"], 0);
+            // The first word is the duration.
+            inner(found.and_then(|(_, rest)| rest.split_first().map(|(p, r)| (p.clone(), r.to_vec()))), "timeout")
+        }
+        "xargs" => {
+            let (r, mut why) =
+                inner(after(&["-n", "-I", "-i", "-d", "-P", "-L", "-l", "-s", "-E", "-e", "-a"], 0), "xargs");
+            if r > Risk::Low {
+                why.push("xargs adds arguments read from its input, which cannot be seen".into());
+            }
+            (r, why)
+        }
+        "find" => {
+            let mut risk = Risk::Low;
+            let mut why = Vec::new();
+            let mut i = 0;
+            while i < words.len() {
+                if matches!(words[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                    && let Some(prog) = words.get(i + 1)
+                {
+                    let end = words[i + 2..]
+                        .iter()
+                        .position(|w| matches!(w.as_str(), ";" | "\\;" | "';'" | "+"))
+                        .map_or(words.len(), |e| i + 2 + e);
+                    let (r, w) = look_through(prog, &words[i + 2..end], cwd, depth + 1);
+                    risk = risk.max(r);
+                    why.extend(w.into_iter().map(|w| format!("{w} (via find -exec, on every file it finds)")));
+                    i = end;
+                }
+                i += 1;
+            }
+            (risk, why)
+        }
+        "eval" => match statics.iter().cloned().collect::<Option<Vec<String>>>() {
+            Some(parts) => nested(&parts.join(" "), "eval", cwd, depth),
+            None => (Risk::High, vec!["eval of a dynamic string runs whatever it holds".into()]),
+        },
+        "sh" | "bash" | "zsh" | "dash" | "ksh" => match words
+            .iter()
+            .position(|w| w == "-c" || (w.starts_with('-') && !w.starts_with("--") && w.contains('c')))
+        {
+            Some(at) => match words.get(at + 1).map(|w| static_word(w)) {
+                Some(Some(code)) => nested(&code, &format!("{p} -c"), cwd, depth),
+                Some(None) => (Risk::High, vec![format!("{p} -c of a dynamic string runs whatever it holds")]),
+                None => (Risk::Low, Vec::new()),
+            },
+            None => (Risk::Low, Vec::new()),
+        },
+        "python" | "python3" | "perl" | "ruby" | "node" | "php" | "lua" | "deno" | "bun"
+            if words.iter().any(|w| {
+                matches!(w.as_str(), "-c" | "-e" | "-E" | "-r" | "--eval" | "-p" | "--print")
+                    || (p.starts_with("perl") && w.starts_with("-e"))
+            }) =>
+        {
+            (Risk::High, vec![format!("{p} runs inline code that is not analysed")])
+        }
+        _ => (Risk::Low, Vec::new()),
+    };
+    // The program's own rules, on its words after quote removal where static.
+    let plain: Vec<String> = words
+        .iter()
+        .zip(&statics)
+        .map(|(w, st)| if w.contains('$') { w.clone() } else { st.clone().unwrap_or_else(|| w.clone()) })
+        .collect();
+    let (r, why) = assess(&prog, &plain);
+    risk = risk.max(r);
+    reasons.extend(why);
+    (risk, reasons)
+}
+
+/// The risk of a command string run by `bash -c` or `eval`, analysed as a
+/// program of its own.
+fn nested(code: &str, via: &str, cwd: &Path, depth: usize) -> (Risk, Vec<String>) {
+    if depth >= MAX_NESTING {
+        return (Risk::High, vec![format!("commands nested more than {MAX_NESTING} deep are not analysed")]);
+    }
+    match walk_at(code, cwd, depth + 1) {
+        Ok(w) => {
+            let (risk, reasons) = risk_of_steps(&w.steps);
+            (risk, reasons.into_iter().map(|r| format!("in {via}: {r}")).collect())
+        }
+        Err(_) => (Risk::High, vec![format!("the code given to {via} does not parse, so it cannot be analysed")]),
+    }
 }
 
 /// Risk of running `program` with `words`.
@@ -649,6 +906,69 @@ mod tests {
             (":(){ :|:& };:", Risk::Critical),
             ("echo hi > /dev/sda", Risk::Critical),
             ("pip install requests", Risk::Medium),
+            // Obfuscations of `rm -rf d`: each at least high (issue 19's reproductions).
+            ("\\rm -rf d", Risk::High),
+            ("command rm -rf d", Risk::High),
+            ("builtin exec rm -rf d", Risk::High),
+            ("exec rm -rf d", Risk::High),
+            ("env rm -rf d", Risk::High),
+            ("env -i FOO=1 rm -rf d", Risk::High),
+            ("sudo -u root rm -rf d", Risk::High),
+            ("nice -n 10 rm -rf d", Risk::High),
+            ("timeout 5 rm -rf d", Risk::High),
+            ("timeout -s KILL 5 rm -rf /", Risk::Critical),
+            ("nohup rm -rf d &", Risk::High),
+            ("bash -c \"rm -rf d\"", Risk::High),
+            ("sh -c 'rm -rf /'", Risk::Critical),
+            ("bash -lc 'rm -rf d'", Risk::High),
+            ("bash -c \"$CMD\"", Risk::High),
+            ("eval \"rm -rf d\"", Risk::High),
+            ("eval rm -rf /", Risk::Critical),
+            ("eval \"$CMD\"", Risk::High),
+            ("x=rm; $x -rf d", Risk::High),
+            ("$(echo rm) -rf d", Risk::High),
+            ("`echo rm` -rf d", Risk::High),
+            ("r\"\"m -rf d", Risk::High),
+            ("'rm' -rf d", Risk::High),
+            ("$'rm' -rf d", Risk::High),
+            ("$'\\x72m' -rf d", Risk::High),
+            ("echo cm0gLXJmIGQ= | base64 -d | sh", Risk::High),
+            ("cat script | bash", Risk::High),
+            ("echo 'import os' | python3", Risk::High),
+            ("python3 -c \"import shutil; shutil.rmtree('d')\"", Risk::High),
+            ("perl -e 'system(\"rm -rf d\")'", Risk::High),
+            ("ruby -e 'FileUtils.rm_rf(\"d\")'", Risk::High),
+            ("node -e \"require('fs').rmSync('d', {recursive: true})\"", Risk::High),
+            ("find . -name '*.tmp' -exec rm -rf {} \\;", Risk::High),
+            ("find / -exec rm -rf {} +", Risk::High),
+            ("ls | xargs rm -rf", Risk::High),
+            ("xargs -n 1 rm -rf < list", Risk::High),
+            ("\"$EDITOR\" notes.txt", Risk::High),
+            ("env -S 'rm -rf d'", Risk::High),
+            ("bash -c 'bash -c \"rm -rf /\"'", Risk::Critical),
+            // Harmless look-alikes stay low.
+            ("echo rm -rf d", Risk::Low),
+            ("printf 'rm -rf /\\n'", Risk::Low),
+            ("grep -r 'rm -rf' .", Risk::Low),
+            ("command -v rm", Risk::Low),
+            ("type rm", Risk::Low),
+            ("git rm --cached notes.txt", Risk::Low),
+            ("env FOO=1 cargo build", Risk::Low),
+            ("env -u HOME cargo test", Risk::Low),
+            ("nice -n 10 make", Risk::Low),
+            ("timeout 60 cargo test", Risk::Low),
+            ("xargs echo < list", Risk::Low),
+            ("find . -name '*.rs' -exec wc -l {} +", Risk::Low),
+            ("sh -c 'echo hi'", Risk::Low),
+            ("bash -c \"cargo test && echo ok\"", Risk::Low),
+            ("eval \"echo hi\"", Risk::Low),
+            ("bash script.sh", Risk::Low),
+            ("python3 script.py", Risk::Low),
+            ("python3 -m pytest -q", Risk::Low),
+            ("echo $HOME", Risk::Low),
+            ("\\ls -la", Risk::Low),
+            ("cat README.md | grep rm", Risk::Low),
+            ("sudo -n true", Risk::High),
             ("eval $CMD", Risk::High),
             ("curl https://example.com", Risk::Medium),
             ("echo $(rm -rf /)", Risk::Critical),

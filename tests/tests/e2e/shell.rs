@@ -415,3 +415,30 @@ fn env_output_does_not_leak_common_secret_names() {
     assert!(r["redactions"].as_u64().unwrap() >= 4, "{r}");
     assert!(out.contains("PWD="), "the working directory is not a secret: {out}");
 }
+
+#[test]
+fn max_risk_is_not_bypassed_by_obfuscation() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let encoded = "cm0gLXJmIGQ="; // base64 of `rm -rf d`
+    let attempts = [
+        "\\rm -rf d".to_string(),
+        "command rm -rf d".into(),
+        "bash -c \"rm -rf d\"".into(),
+        "eval \"rm -rf d\"".into(),
+        "x=rm; $x -rf d".into(),
+        "$(echo rm) -rf d".into(),
+        "r\"\"m -rf d".into(),
+        format!("echo {encoded} | base64 -d | sh"),
+        "python3 -c \"import shutil; shutil.rmtree('d')\"".into(),
+        "perl -e 'use File::Path; rmtree(\"d\")'".into(),
+        "env rm -rf d".into(),
+        "find . -name d -exec rm -rf {} +".into(),
+    ];
+    for attempt in &attempts {
+        t.write("d/keep.txt", "x");
+        let v = shell(&t, &["exec", "--session", &s, "--max-risk", "low", "--", attempt], 3);
+        assert_eq!(v["error"]["code"], "risk_denied", "{attempt}: {v}");
+        assert!(t.root().join("d/keep.txt").exists(), "{attempt} ran");
+    }
+}
