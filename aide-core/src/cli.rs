@@ -441,6 +441,15 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
     };
     run.format = common.format();
     run.log = run.log && !common.no_log && T::LOG;
+    let request_flag_given = argv.iter().skip(1).take_while(|a| *a != "--").any(|a| {
+        let a = a.to_string_lossy();
+        a == "--request" || a.starts_with("--request=")
+    });
+    if request_flag_given && common.request.is_none() {
+        let e = AideError::new(code::INVALID_ARGUMENTS, "--request must come before the subcommand")
+            .with_hint(format!("write `{} --request FILE`: the request names the subcommand itself", T::NAME));
+        return run.fail(&mut out, &e);
+    }
 
     if common.schema {
         let doc = crate::request::schema_document::<T::Request, T::Output>(T::NAME, T::VERSION);

@@ -37,7 +37,6 @@ pub struct CommandArgs {
     /// passed literally (no splitting, globbing or expansion).
     #[arg(
         trailing_var_arg = true,
-        allow_hyphen_values = true,
         value_name = "COMMAND",
         value_parser = clap::value_parser!(OsString)
     )]

@@ -169,6 +169,16 @@ pub fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> Schema {
     })
 }
 
+/// Refuses `--limit 0`: a page of nothing would hand back the offset it was
+/// given, and a caller paging by `next_offset` would loop forever.
+pub fn check_limit(limit: Option<usize>) -> Result<(), AideError> {
+    match limit {
+        Some(0) => Err(AideError::new(code::INVALID_ARGUMENTS, "--limit must be at least 1")
+            .with_hint("leave --limit out for every result, or give a page size of 1 or more")),
+        _ => Ok(()),
+    }
+}
+
 /// Parses `NAME=value` pairs (`--env`, `--set`). Names must be shell
 /// identifiers, so every tool can export them.
 pub fn parse_env_pairs(pairs: &[String]) -> Result<Vec<(String, String)>, AideError> {

@@ -673,6 +673,7 @@ fn escape_glob(path: &str) -> String {
 /// Runs a request.
 pub fn run(request: &AstRequest, ctx: &mut RunContext) -> Result<AstOutput, AideError> {
     let mode = request.mode()?;
+    aide_core::request::check_limit(request.limit)?;
     let root = Root::from_option(request.root.as_deref())?;
     let language = request.language.as_deref().map(str::parse::<Lang>).transpose()?;
     let threads = request.threads.unwrap_or_else(default_threads).max(1);

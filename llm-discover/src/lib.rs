@@ -196,6 +196,7 @@ fn split_types(types: &[String]) -> (bool, bool, Vec<String>) {
 
 /// Runs a discovery request.
 pub fn discover(root: &Root, req: &DiscoverRequest) -> Result<(DiscoverOutput, Vec<aide_core::Diagnostic>), AideError> {
+    aide_core::request::check_limit(req.limit)?;
     let threads = req.threads.unwrap_or_else(default_threads).max(1);
     let (want_files, want_dirs, langs) = split_types(&req.walk.r#type);
     let mut walk = req.walk.clone();

@@ -109,9 +109,14 @@ impl Ranker {
         let case_sensitive = query.chars().any(char::is_uppercase) && !camel;
         let case = if camel { CaseMatching::Ignore } else { CaseMatching::Smart };
         let pattern = Pattern::parse(query, case, Normalization::Smart);
-        if pattern.atoms.iter().all(|a| a.negative) {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "the query has only negated terms")
-                .with_hint("add a term to look for, e.g. `main !test`"));
+        if pattern.atoms.iter().all(|a| a.negative || a.needle_text().is_empty()) {
+            let message = if pattern.atoms.iter().any(|a| a.negative && !a.needle_text().is_empty()) {
+                "the query has only negated terms"
+            } else {
+                "the query has no characters to look for (`'`, `^`, `$` and `!` alone are operators)"
+            };
+            return Err(AideError::new(code::INVALID_ARGUMENTS, message)
+                .with_hint("add a term to look for, e.g. `main !test` or `^src/`"));
         }
         let single = pattern.atoms.len() == 1 && pattern.atoms[0].kind == AtomKind::Fuzzy && !pattern.atoms[0].negative;
         let plain = single.then(|| fold(query.trim(), case_sensitive));

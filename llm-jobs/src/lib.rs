@@ -142,8 +142,8 @@ pub struct ListArgs {
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct WaitArgs {
-    /// The jobs to wait for.
-    #[arg(required = true, value_name = "ID")]
+    /// The jobs to wait for (none: every job that is queued or running now).
+    #[arg(value_name = "ID")]
     pub ids: Vec<i64>,
     /// Return when every job has ended (the default).
     #[arg(long, conflicts_with = "any")]
@@ -694,6 +694,17 @@ fn wait(args: &WaitArgs) -> Result<JobsOutput, AideError> {
     for id in &args.ids {
         store.require(*id)?;
     }
+    let mut args = args.clone();
+    if args.ids.is_empty() {
+        // Every active job; none is an empty, successful wait.
+        for j in store.all()? {
+            let j = refresh(&store, j)?;
+            if j.status.is_active() {
+                args.ids.push(j.id);
+            }
+        }
+    }
+    let args = &args;
     if !(args.timeout >= 0.0 && args.timeout.is_finite()) {
         return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a number of seconds"));
     }

@@ -179,6 +179,7 @@ fn range(req: &ReadRequest) -> Result<(usize, usize), AideError> {
         }
         return Ok((start - 1, end.map_or(usize::MAX, |e| e - start + 1)));
     }
+    aide_core::request::check_limit(req.limit)?;
     Ok((req.offset.unwrap_or(0), req.limit.unwrap_or(DEFAULT_LIMIT)))
 }
 

@@ -70,6 +70,7 @@ pub fn search_as(
     if req.pattern.is_empty() {
         return Err(SearchError::NoPattern.into());
     }
+    aide_core::request::check_limit(req.limit)?;
     if req.multiline_dotall && !req.multiline {
         return Err(SearchError::DotallWithoutMultiline.into());
     }
@@ -602,7 +603,10 @@ fn page<T: serde::Serialize>(
                     serde_json::to_writer(&mut buf, item).map_or(0, |()| buf.len() + record_type.len() + 11)
                 }
             };
-            if used + size > cap {
+            // The first result is shown even when it alone is over the
+            // budget: a page must advance, or a caller paging by
+            // next_offset would loop.
+            if used + size > cap && keep > 0 {
                 break;
             }
             used += size;

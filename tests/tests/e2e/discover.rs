@@ -213,3 +213,15 @@ fn camel_case_queries_find_files_named_with_separators() {
     paths.sort();
     assert_eq!(paths, ["lib/app_router.py", "src/app.router.js", "web/AppRouter.ts"]);
 }
+
+#[test]
+fn operator_only_queries_name_the_right_cause() {
+    let t = TestDir::new();
+    t.write("a.rs", "");
+    for q in ["'", "^$", "^"] {
+        let v: serde_json::Value = t.cmd("llm-discover").args(["--query", q]).json(2);
+        assert!(v["error"]["message"].as_str().unwrap().contains("no characters to look for"), "{q}: {v}");
+    }
+    let v: serde_json::Value = t.cmd("llm-discover").args(["--query", "!test"]).json(2);
+    assert!(v["error"]["message"].as_str().unwrap().contains("only negated"), "{v}");
+}

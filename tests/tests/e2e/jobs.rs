@@ -319,3 +319,15 @@ fn job_output_is_redacted_on_every_path_that_returns_it() {
     let raw = jobs(&t, &["logs", &id.to_string(), "--no-redact"], 0);
     assert!(raw["content"].as_str().unwrap().contains("hunter2hunter2"), "{raw}");
 }
+
+#[test]
+fn misplaced_request_and_empty_waits_are_clear() {
+    let t = TestDir::new();
+    // --request after the subcommand used to be taken as the command to run.
+    let v = jobs(&t, &["spawn", "--request", "f.json"], 2);
+    assert!(v["error"]["message"].as_str().unwrap().contains("before the subcommand"), "{v}");
+    assert_eq!(jobs(&t, &["list"], 0)["total_count"], 0, "nothing was spawned");
+    // Waiting for every job when there is none: an empty, successful wait.
+    let v = jobs(&t, &["wait", "--all"], 0);
+    assert_eq!((v["jobs"].as_array().map(Vec::len), v["timed_out"].as_bool()), (Some(0), Some(false)));
+}

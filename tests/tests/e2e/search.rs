@@ -272,3 +272,24 @@ fn max_output_bytes_counts_the_format_printed_and_the_note_says_the_total() {
     let diag = v["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "output_truncated").unwrap();
     assert!(diag["message"].as_str().unwrap().contains(&format!("{} of 200", records.len())), "{diag}");
 }
+
+#[test]
+fn every_page_advances_or_says_why_it_cannot() {
+    let t = TestDir::new();
+    t.write("a.txt", format!("{}\nshort x\n", "x".repeat(400)));
+    // --limit 0 would hand back the offset it was given: refused.
+    let v: serde_json::Value = t.cmd("llm-search").args(["--pattern", "x", "--limit", "0"]).json(2);
+    assert_eq!(v["error"]["code"], "invalid_arguments");
+    for tool in [
+        &["llm-ast-search", "--limit", "0"][..],
+        &["llm-discover", "--limit", "0"],
+        &["llm-read", "a.txt", "--limit", "0"],
+    ] {
+        t.cmd(tool[0]).args(&tool[1..]).expect_exit(2);
+    }
+    // One match larger than the budget is still shown, and the page advances.
+    let v: serde_json::Value =
+        t.cmd("llm-search").args(["--pattern", "x+", "--max-output-bytes", "50", "--max-line-len", "0"]).json(0);
+    assert_eq!(v["matches"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["next_offset"], 1);
+}
