@@ -469,7 +469,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
     let mut ctx = RunContext::new(run.execution_id.clone());
     ctx.format = run.format;
     if run.format == Format::Text {
-        ctx.live = Some(Box::new(io::stdout()));
+        ctx.live = Some(Box::new(crate::text::TerminalSafe::new(io::stdout())));
     }
     let result = catch_panic(|| T::run(request, &mut ctx));
     run.diagnostics.extend(ctx.diagnostics);
@@ -522,7 +522,12 @@ fn emit<O: Serialize + Render>(run: &mut Run<'_>, out: &mut Stdout, output: &O, 
     let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
     match run.format {
         Format::Text => {
-            out.write_with(|w| output.render_text(w)).map_err(io_err)?;
+            out.write_with(|w| {
+                let mut safe = crate::text::TerminalSafe::new(w);
+                output.render_text(&mut safe)?;
+                safe.flush()
+            })
+            .map_err(io_err)?;
             // Diagnostics go to stderr in text mode, briefly.
             const SHOWN: usize = 20;
             for d in run.diagnostics.iter().take(SHOWN) {

@@ -197,7 +197,7 @@ impl Stdout {
 /// report them).
 pub fn stderr_line(line: &str) {
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "{line}");
+    let _ = writeln!(err, "{}", crate::text::escape_controls(line));
 }
 
 #[cfg(test)]

@@ -121,3 +121,105 @@ mod tests {
         assert_eq!(lossy(b"a\xffb"), ("a\u{FFFD}b".into(), true));
     }
 }
+
+/// `s` with every control character escaped (`\n`, `\t`, `\r`, `\x1b`,
+/// `\u{9b}`…), for names printed in text mode: a file name holding a newline
+/// or an escape sequence must not forge output lines or drive the terminal.
+pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x80 && c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A writer for text mode that passes line breaks and tabs through and
+/// escapes every other control character (ESC, CR, BEL, C1 controls such as
+/// U+009B CSI), so nothing a file or a command prints can rewrite the
+/// terminal.
+#[derive(Debug)]
+pub struct TerminalSafe<W: std::io::Write> {
+    inner: W,
+    /// A 0xC2 byte seen at the end of the last write (the first half of a
+    /// possible C1 control).
+    pending_c2: bool,
+}
+
+impl<W: std::io::Write> TerminalSafe<W> {
+    pub fn new(inner: W) -> TerminalSafe<W> {
+        TerminalSafe { inner, pending_c2: false }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for TerminalSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut out = Vec::with_capacity(buf.len());
+        let mut bytes = buf.iter().copied().peekable();
+        if std::mem::take(&mut self.pending_c2) {
+            match bytes.peek() {
+                Some(&b) if (0x80..0xa0).contains(&b) => {
+                    bytes.next();
+                    out.extend_from_slice(format!("\\u{{{b:x}}}").as_bytes());
+                }
+                _ => out.push(0xc2),
+            }
+        }
+        while let Some(b) = bytes.next() {
+            match b {
+                b'\n' | b'\t' => out.push(b),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                0x00..=0x1f | 0x7f => out.extend_from_slice(format!("\\x{b:02x}").as_bytes()),
+                0xc2 => match bytes.peek() {
+                    Some(&n) if (0x80..0xa0).contains(&n) => {
+                        bytes.next();
+                        out.extend_from_slice(format!("\\u{{{n:x}}}").as_bytes());
+                    }
+                    Some(_) => out.push(b),
+                    None => self.pending_c2 = true,
+                },
+                b => out.push(b),
+            }
+        }
+        self.inner.write_all(&out)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if std::mem::take(&mut self.pending_c2) {
+            self.inner.write_all(&[0xc2])?;
+        }
+        self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod terminal_tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn names_with_controls_are_escaped() {
+        assert_eq!(escape_controls("plain/path.rs"), "plain/path.rs");
+        assert_eq!(escape_controls("evil\nsrc/fake.rs:1:1: x"), "evil\\nsrc/fake.rs:1:1: x");
+        assert_eq!(escape_controls("a\x1b[2Jb\u{9b}c\td"), "a\\x1b[2Jb\\u{9b}c\\td");
+    }
+
+    #[test]
+    fn the_writer_passes_text_and_escapes_controls_even_across_writes() {
+        let mut w = TerminalSafe::new(Vec::new());
+        w.write_all(b"ok\tline\n\x1b[31mred\r\x07 caf\xc3\xa9 \xc2").unwrap();
+        w.write_all(b"\x9b2J end\n").unwrap();
+        w.flush().unwrap();
+        assert_eq!(String::from_utf8(w.inner).unwrap(), "ok\tline\n\\x1b[31mred\\r\\x07 café \\u{9b}2J end\n");
+    }
+}

@@ -73,6 +73,7 @@ pub mod refs;
 pub mod symbols;
 pub mod validate;
 
+use aide_core::text::escape_controls;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -291,7 +292,11 @@ impl Render for AstOutput {
                     writeln!(
                         w,
                         "{}:{}:{}: @{} {}: {first}",
-                        c.path, c.span.line, c.span.column, c.capture, c.node_kind
+                        escape_controls(&c.path),
+                        c.span.line,
+                        c.span.column,
+                        c.capture,
+                        c.node_kind
                     )?;
                 }
                 truncated_note(w, page)
@@ -300,7 +305,7 @@ impl Render for AstOutput {
                 let mut last_path: Option<&str> = None;
                 for s in symbols {
                     if last_path != Some(&*s.path) {
-                        writeln!(w, "{}", s.path)?;
+                        writeln!(w, "{}", escape_controls(&s.path))?;
                         last_path = Some(&s.path);
                     }
                     write_outline_line(w, s)?;
@@ -312,7 +317,7 @@ impl Render for AstOutput {
                     writeln!(
                         w,
                         "{}:{}:{}: {} {} [{}-{}]  {}",
-                        s.path,
+                        escape_controls(&s.path),
                         s.span.line,
                         s.span.column,
                         s.kind,
@@ -333,7 +338,7 @@ impl Render for AstOutput {
                     writeln!(
                         w,
                         "{}:{}:{}: [{}]{inside}: {}",
-                        r.path,
+                        escape_controls(&r.path),
                         r.span.line,
                         r.span.column,
                         r.kind,
@@ -345,10 +350,11 @@ impl Render for AstOutput {
             AstOutput::Validate { files, .. } => {
                 for f in files {
                     if f.valid {
-                        writeln!(w, "{}: ok", f.path)?;
+                        writeln!(w, "{}: ok", escape_controls(&f.path))?;
                     }
                     for e in &f.errors {
-                        writeln!(w, "{}:{}:{}: error: {}", f.path, e.span.line, e.span.column, e.message)?;
+                        let path = escape_controls(&f.path);
+                        writeln!(w, "{path}:{}:{}: error: {}", e.span.line, e.span.column, e.message)?;
                     }
                 }
                 Ok(())
@@ -489,7 +495,7 @@ impl Engine<'_> {
                     printed += 1;
                     let result = (|| {
                         if !header_done {
-                            writeln!(w, "{}", s.path)?;
+                            writeln!(w, "{}", escape_controls(&s.path))?;
                         }
                         write_outline_line(&mut w, &s)
                     })();

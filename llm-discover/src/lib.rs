@@ -33,6 +33,7 @@
 mod rank;
 mod tree;
 
+use aide_core::text::escape_controls;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -149,13 +150,13 @@ impl Render for DiscoverOutput {
             Mode::Query => {
                 for f in &self.results {
                     let slash = if f.kind == Kind::Dir { "/" } else { "" };
-                    writeln!(w, "{}{slash}  {:.4} {}", f.path, f.score, f.reason.as_str())?;
+                    writeln!(w, "{}{slash}  {:.4} {}", escape_controls(&f.path), f.score, f.reason.as_str())?;
                 }
             }
             Mode::List => {
                 for f in &self.results {
                     let slash = if f.kind == Kind::Dir { "/" } else { "" };
-                    writeln!(w, "{}{slash}", f.path)?;
+                    writeln!(w, "{}{slash}", escape_controls(&f.path))?;
                 }
             }
         }

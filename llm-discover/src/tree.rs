@@ -87,7 +87,7 @@ fn render(node: &Node, prefix: &str, out: &mut String, shown: &mut usize, limit:
         let (branch, indent) = if last { ("└── ", "    ") } else { ("├── ", "│   ") };
         out.push_str(prefix);
         out.push_str(branch);
-        out.push_str(name);
+        out.push_str(&aide_core::text::escape_controls(name));
         if let Some(child) = child {
             out.push_str("/\n");
             if render(child, &format!("{prefix}{indent}"), out, shown, limit) {

@@ -125,7 +125,7 @@ impl Render for ReadOutput {
         let several = self.files.len() > 1;
         for f in &self.files {
             if several {
-                writeln!(w, "==> {} <==", f.path)?;
+                writeln!(w, "==> {} <==", aide_core::text::escape_controls(&f.path))?;
             }
             match (&f.read, &f.error) {
                 (Some(c), _) => {

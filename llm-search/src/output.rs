@@ -1,5 +1,6 @@
 //! The result of a search and its text form.
 
+use aide_core::text::escape_controls;
 use std::io::{self, Write};
 
 use aide_core::cli::Render;
@@ -79,22 +80,24 @@ pub struct SearchOutput {
 /// One match as text mode prints it: its context lines around
 /// `path:line:column: text`.
 pub fn write_match(w: &mut dyn Write, m: &Match) -> io::Result<()> {
+    let path = escape_controls(&m.path);
     let first_context_line = m.span.line - m.context_before.len();
     for (i, text) in m.context_before.iter().enumerate() {
-        writeln!(w, "{}-{}- {}", m.path, first_context_line + i, text)?;
+        writeln!(w, "{path}-{}- {text}", first_context_line + i)?;
     }
-    writeln!(w, "{}:{}:{}: {}", m.path, m.span.line, m.span.column, m.line_text)?;
+    writeln!(w, "{path}:{}:{}: {}", m.span.line, m.span.column, m.line_text)?;
     for (i, text) in m.context_after.iter().enumerate() {
-        writeln!(w, "{}-{}- {}", m.path, m.span.end_line + 1 + i, text)?;
+        writeln!(w, "{path}-{}- {text}", m.span.end_line + 1 + i)?;
     }
     Ok(())
 }
 
 /// One file as text mode prints it in files or count mode.
 pub fn write_file(w: &mut dyn Write, f: &FileCount, mode: Mode) -> io::Result<()> {
+    let path = escape_controls(&f.path);
     match mode {
-        Mode::Count => writeln!(w, "{}:{}", f.path, f.matches),
-        _ => writeln!(w, "{}", f.path),
+        Mode::Count => writeln!(w, "{path}:{}", f.matches),
+        _ => writeln!(w, "{path}"),
     }
 }
 

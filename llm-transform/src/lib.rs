@@ -203,7 +203,7 @@ impl Render for TransformOutput {
                         w,
                         "{} {} (+{} -{}){}",
                         f.action,
-                        f.path,
+                        aide_core::text::escape_controls(&f.path),
                         f.lines_added,
                         f.lines_removed,
                         f.checksum_after.as_deref().map(|c| format!(" sha256 {c}")).unwrap_or_default()
@@ -225,7 +225,7 @@ impl Render for TransformOutput {
             }
             TransformOutput::Undo { files, .. } => {
                 for f in files {
-                    writeln!(w, "{} {}", f.action, f.path)?;
+                    writeln!(w, "{} {}", f.action, aide_core::text::escape_controls(&f.path))?;
                 }
                 Ok(())
             }
