@@ -314,6 +314,9 @@ pub struct JobView {
     pub stderr_bytes: i64,
     /// Output over the cap, counted but not kept.
     pub dropped_bytes: i64,
+    /// For a Lost job: whether processes of its command's group still run
+    /// (`llm-jobs kill` stops them); null for other jobs.
+    pub processes_alive: Option<bool>,
 }
 
 fn time(ms: i64) -> String {
@@ -344,8 +347,14 @@ impl From<&JobRow> for JobView {
             stdout_bytes: j.stdout_bytes,
             stderr_bytes: j.stderr_bytes,
             dropped_bytes: j.dropped_bytes,
+            processes_alive: (j.status == Status::Lost).then(|| lost_processes_alive(j)),
         }
     }
+}
+
+/// Whether a Lost job's command group still has processes of its own.
+fn lost_processes_alive(j: &JobRow) -> bool {
+    matches!((j.pid, j.pid_start), (Some(pid), Some(start)) if process::job_group_alive(pid, start))
 }
 
 /// What `spawn` returns.
@@ -413,13 +422,35 @@ pub struct GroupView {
 #[serde(untagged)]
 pub enum JobsOutput {
     Spawned(SpawnOutput),
-    Jobs { jobs: Vec<JobView>, active_count: usize, total_count: usize },
-    Job { job: JobView },
-    Waited { jobs: Vec<WaitedJob>, timed_out: bool },
+    Jobs {
+        jobs: Vec<JobView>,
+        active_count: usize,
+        total_count: usize,
+    },
+    Job {
+        job: JobView,
+    },
+    Waited {
+        jobs: Vec<WaitedJob>,
+        timed_out: bool,
+    },
     Logs(LogsOutput),
-    Killed { job_id: i64, status: Status, signal: Option<i32>, already_finished: bool },
-    Removed { removed: Vec<i64> },
-    Groups { groups: Vec<GroupView> },
+    Killed {
+        job_id: i64,
+        status: Status,
+        signal: Option<i32>,
+        already_finished: bool,
+        /// A Lost job whose processes still ran: they were signalled (after
+        /// checking by start time that the group is still the job's).
+        #[serde(default)]
+        lost_processes_signalled: bool,
+    },
+    Removed {
+        removed: Vec<i64>,
+    },
+    Groups {
+        groups: Vec<GroupView>,
+    },
 }
 
 impl Render for JobsOutput {
@@ -466,8 +497,12 @@ impl Render for JobsOutput {
                     w.write_all(l.content.as_bytes())?;
                 }
             }
-            JobsOutput::Killed { job_id, status, already_finished, .. } => {
-                let note = if *already_finished { " (it had already ended)" } else { "" };
+            JobsOutput::Killed { job_id, status, already_finished, lost_processes_signalled, .. } => {
+                let note = match (already_finished, lost_processes_signalled) {
+                    (_, true) => " (its supervisor was gone; its processes were stopped)",
+                    (true, false) => " (it had already ended)",
+                    _ => "",
+                };
                 writeln!(w, "job {job_id} {}{note}", status.as_str())?;
             }
             JobsOutput::Removed { removed } => {
@@ -834,11 +869,20 @@ fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
     let mut store = JobStore::open()?;
     let job = refresh(&store, store.require(args.id)?)?;
     if !job.status.is_active() {
+        // A Lost job's command may outlive its supervisor: stop it, if the
+        // group is verifiably still the job's.
+        let lost_processes_signalled = job.status == Status::Lost && lost_processes_alive(&job) && {
+            if let Some(pid) = job.pid {
+                stop_group(pid, signal, args.grace);
+            }
+            true
+        };
         return Ok(JobsOutput::Killed {
             job_id: job.id,
             status: job.status,
-            signal: job.signal,
-            already_finished: true,
+            signal: if lost_processes_signalled { Some(signal.as_raw()) } else { job.signal },
+            already_finished: !lost_processes_signalled,
+            lost_processes_signalled,
         });
     }
     let killed = |store: &mut JobStore, sig: i32, reason: &str| {
@@ -860,14 +904,7 @@ fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
             killed(&mut store, signal.as_raw(), "killed before it started")?;
         }
         Some(pid) => {
-            let _ = aide_core::process::signal_group(pid, signal);
-            let grace_end = Instant::now() + Duration::from_secs_f64(args.grace.max(0.0));
-            while aide_core::process::group_alive(pid) && Instant::now() < grace_end {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            if aide_core::process::group_alive(pid) {
-                let _ = aide_core::process::signal_group(pid, rustix::process::Signal::KILL);
-            }
+            stop_group(pid, signal, args.grace);
             // The supervisor records the end; wait for it briefly, then record it ourselves.
             let settle = Instant::now() + Duration::from_secs(3);
             loop {
@@ -884,7 +921,25 @@ fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
         }
     }
     let j = store.require(job.id)?;
-    Ok(JobsOutput::Killed { job_id: j.id, status: j.status, signal: j.signal, already_finished: false })
+    Ok(JobsOutput::Killed {
+        job_id: j.id,
+        status: j.status,
+        signal: j.signal,
+        already_finished: false,
+        lost_processes_signalled: false,
+    })
+}
+
+/// Signals process group `pgid`, and KILLs what is left after `grace` seconds.
+fn stop_group(pgid: u32, signal: rustix::process::Signal, grace: f64) {
+    let _ = aide_core::process::signal_group(pgid, signal);
+    let grace_end = Instant::now() + Duration::from_secs_f64(grace.max(0.0));
+    while aide_core::process::group_alive(pgid) && Instant::now() < grace_end {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if aide_core::process::group_alive(pgid) {
+        let _ = aide_core::process::signal_group(pgid, rustix::process::Signal::KILL);
+    }
 }
 
 fn remove(id: i64, force: bool) -> Result<JobsOutput, AideError> {

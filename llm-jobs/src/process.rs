@@ -63,3 +63,36 @@ mod tests {
         assert_eq!(parse_signal("BOGUS"), None);
     }
 }
+
+/// Whether the process group a job's command led (`pgid`, whose leader
+/// started at `leader_start`) still has members that are the job's own: the
+/// leader itself with its recorded start time, or — the leader gone —
+/// members that started no earlier than it did (a group id is only reused
+/// once every member of the old group is gone, so an older member means an
+/// unrelated group).
+pub fn job_group_alive(pgid: u32, leader_start: u64) -> bool {
+    if is_alive(pgid, leader_start) {
+        return true;
+    }
+    if start_time(pgid).is_some() {
+        return false; // the pid now belongs to another process
+    }
+    group_members(pgid).iter().any(|&(_, start)| start >= leader_start)
+}
+
+/// Live (non-zombie) members of process group `pgid`, with their start times.
+fn group_members(pgid: u32) -> Vec<(u32, u64)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    let mut members = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        let Some(close) = stat.rfind(')') else { continue };
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let zombie = matches!(fields.first(), Some(&"Z") | Some(&"X"));
+        if !zombie && fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid) {
+            members.push((pid, fields.get(19).and_then(|s| s.parse().ok()).unwrap_or(0)));
+        }
+    }
+    members
+}

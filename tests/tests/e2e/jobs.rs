@@ -132,8 +132,24 @@ fn a_killed_supervisor_turns_the_job_lost() {
     let pid = job["pid"].as_u64().unwrap();
     Command::new("kill").args(["-s", "KILL", &supervisor.to_string()]).status().unwrap();
     eventually("the job to be Lost", || status(&t, id)["status"] == "Lost");
-    assert!(status(&t, id)["reason"].as_str().unwrap().contains("supervisor"));
-    aide_tests::kill_process_group(u32::try_from(pid).unwrap());
+    let lost = status(&t, id);
+    assert!(lost["reason"].as_str().unwrap().contains("supervisor"));
+    // Its command outlived the supervisor, and says so; kill stops it.
+    assert_eq!(lost["processes_alive"], true, "{lost}");
+    assert!(!group_members(pid).is_empty());
+    let k = jobs(&t, &["kill", &id.to_string(), "--grace", "1"], 0);
+    assert_eq!(
+        (k["lost_processes_signalled"].as_bool(), k["already_finished"].as_bool()),
+        (Some(true), Some(false)),
+        "{k}"
+    );
+    eventually("the orphaned group to be gone", || group_members(pid).is_empty());
+    assert_eq!(status(&t, id)["processes_alive"], false);
+    let again = jobs(&t, &["kill", &id.to_string()], 0);
+    assert_eq!(
+        (again["lost_processes_signalled"].as_bool(), again["already_finished"].as_bool()),
+        (Some(false), Some(true))
+    );
 }
 
 #[test]
