@@ -42,28 +42,6 @@ pub fn parse_signal(s: &str) -> Option<Signal> {
     Some(sig)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn own_process_is_alive_and_a_wrong_start_time_is_not() {
-        let me = std::process::id();
-        let start = start_time(me).unwrap();
-        assert!(is_alive(me, start));
-        assert!(!is_alive(me, start + 1));
-        assert!(!is_alive(u32::MAX - 1, start));
-    }
-
-    #[test]
-    fn signals_parse() {
-        assert_eq!(parse_signal("TERM"), Some(Signal::TERM));
-        assert_eq!(parse_signal("sigkill"), Some(Signal::KILL));
-        assert_eq!(parse_signal("9"), Some(Signal::KILL));
-        assert_eq!(parse_signal("BOGUS"), None);
-    }
-}
-
 /// Whether the process group a job's command led (`pgid`, whose leader
 /// started at `leader_start`) still has members that are the job's own: the
 /// leader itself with its recorded start time, or — the leader gone —
@@ -95,4 +73,26 @@ fn group_members(pgid: u32) -> Vec<(u32, u64)> {
         }
     }
     members
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_process_is_alive_and_a_wrong_start_time_is_not() {
+        let me = std::process::id();
+        let start = start_time(me).unwrap();
+        assert!(is_alive(me, start));
+        assert!(!is_alive(me, start + 1));
+        assert!(!is_alive(u32::MAX - 1, start));
+    }
+
+    #[test]
+    fn signals_parse() {
+        assert_eq!(parse_signal("TERM"), Some(Signal::TERM));
+        assert_eq!(parse_signal("sigkill"), Some(Signal::KILL));
+        assert_eq!(parse_signal("9"), Some(Signal::KILL));
+        assert_eq!(parse_signal("BOGUS"), None);
+    }
 }
