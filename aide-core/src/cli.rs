@@ -141,6 +141,9 @@ pub trait Tool {
     const OUTPUT_FLAGS: &'static [&'static str] = &[];
     /// Whether runs of this tool are recorded in the execution log.
     const LOG: bool = true;
+    /// Whether the results this tool logs hold command output, whose secrets
+    /// the log stores redacted even when the run printed them (`--no-redact`).
+    const REDACT_LOGGED_RESULT: bool = false;
     type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema;
     type Output: Serialize + JsonSchema + Render;
 
@@ -192,6 +195,8 @@ struct Run<'a> {
     /// Opened before the tool runs, so a log that cannot be opened shows as
     /// a diagnostic in the result instead of only on stderr.
     log_handle: Option<ExecutionLog>,
+    /// Whether the logged result is redacted too (argv and request always are).
+    redact_result: bool,
 }
 
 impl<'a> Run<'a> {
@@ -220,6 +225,7 @@ impl<'a> Run<'a> {
             diagnostics: Vec::new(),
             stats_extra: Default::default(),
             log_handle: None,
+            redact_result: false,
         }
     }
 
@@ -274,12 +280,16 @@ impl<'a> Run<'a> {
         if !self.log {
             return;
         }
+        // Command lines and requests may carry secrets (`export TOKEN=…`):
+        // the log keeps them redacted.
+        let redact = |s: &str| crate::redact::redact(s).0;
+        let result_json = if self.redact_result { redact(&result_json) } else { result_json };
         let record = RunRecord {
             execution_id: self.execution_id.clone(),
             tool: self.tool.to_string(),
             version: self.version.to_string(),
-            argv: self.argv.clone(),
-            request: self.request_json.clone(),
+            argv: self.argv.iter().map(|a| redact(a)).collect(),
+            request: self.request_json.as_deref().map(redact),
             cwd: std::env::current_dir().ok().map(|p| p.display().to_string()),
             root: self.root.as_ref().map(|p| p.display().to_string()),
             started: self.started,
@@ -441,6 +451,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
     };
     run.format = common.format();
     run.log = run.log && !common.no_log && T::LOG;
+    run.redact_result = T::REDACT_LOGGED_RESULT;
     let request_flag_given = argv.iter().skip(1).take_while(|a| *a != "--").any(|a| {
         let a = a.to_string_lossy();
         a == "--request" || a.starts_with("--request=")

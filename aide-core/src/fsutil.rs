@@ -50,6 +50,28 @@ pub fn write_temp_beside(
     }
 }
 
+/// Creates `dir` (and missing parents) readable by the owner only (0700),
+/// for state under `$AIDE_HOME`: session variables, job output and undo data
+/// are nobody else's business.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+/// Options that create a file readable by the owner only (0600).
+pub fn private_file() -> std::fs::OpenOptions {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.mode(0o600);
+    options
+}
+
+/// Permissions for a file only its owner may read (0600).
+pub fn private_permissions() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(0o600)
+}
+
 /// fsyncs the folder holding `path`, so a rename in it survives a crash.
 pub fn sync_dir(path: &Path) -> std::io::Result<()> {
     std::fs::File::open(parent_dir(path))?.sync_all()
@@ -66,7 +88,8 @@ pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path)).inspect_err(|_| {
+    let write = |tmp: &Path| private_file().write(true).create(true).truncate(true).open(tmp)?.write_all(bytes);
+    write(&tmp).and_then(|()| std::fs::rename(&tmp, path)).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
 }

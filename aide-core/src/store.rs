@@ -36,14 +36,23 @@ pub fn with_retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Re
 /// applies `schema` once, when the file's `user_version` is below `version`.
 /// `schema` must end by setting `PRAGMA user_version` to `version`.
 pub fn open(path: &Path, version: i64, schema: &str) -> rusqlite::Result<Connection> {
+    let cant_open = |what: &Path, e: std::io::Error| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            Some(format!("creating {}: {e}", what.display())),
+        )
+    };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
-                Some(format!("creating {}: {e}", dir.display())),
-            )
-        })?;
+        crate::fsutil::private_dir(dir).map_err(|e| cant_open(dir, e))?;
     }
+    // Created 0600 before SQLite opens it; its -wal and -shm files take the
+    // database's mode.
+    crate::fsutil::private_file()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| cant_open(path, e))?;
     with_retry(|| {
         let mut conn = Connection::open(path)?;
         conn.busy_timeout(Duration::from_secs(10))?;

@@ -1025,6 +1025,7 @@ impl Tool for LlmJobs {
     const NAME: &'static str = "llm-jobs";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Background jobs that outlive the caller: spawn, list, wait, logs, kill.";
+    const REDACT_LOGGED_RESULT: bool = true;
     type Request = JobsRequest;
     type Output = JobsOutput;
 

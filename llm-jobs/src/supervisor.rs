@@ -181,10 +181,12 @@ fn copy_stream(mut from: impl Read, mut to: File, out: &Outputs, written: &Atomi
 fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let dir = store.job_dir(job.id);
     let io = |e: std::io::Error| AideError::io(&dir.display().to_string(), &e);
-    std::fs::create_dir_all(&dir).map_err(io)?;
-    let stdout_file = File::create(dir.join("stdout")).map_err(io)?;
-    let stderr_file = File::create(dir.join("stderr")).map_err(io)?;
-    let merged_file = File::create(dir.join("merged")).map_err(io)?;
+    aide_core::fsutil::private_dir(&dir).map_err(io)?;
+    let create =
+        |name: &str| aide_core::fsutil::private_file().write(true).create(true).truncate(true).open(dir.join(name));
+    let stdout_file = create("stdout").map_err(io)?;
+    let stderr_file = create("stderr").map_err(io)?;
+    let merged_file = create("merged").map_err(io)?;
 
     let mut cmd = Command::new("bash");
     cmd.arg("-c")

@@ -27,6 +27,8 @@ __aide_dir=$1
 set --
 __aide_save() {
   local __aide_rc=$? __aide_t2=$EPOCHREALTIME __aide_n __aide_f __aide_names
+  # The saved state holds exported values: only its owner may read it.
+  umask 077
   # Options first, before this function changes any; builtins only, no subshells.
   { set +o; shopt -p; } > "$__aide_dir/options.next" 2>/dev/null
   set +eux
@@ -227,6 +229,8 @@ pub fn run(
     let (mut stdout, stdout_bytes, stdout_truncated) = collect(out_rx);
     let (mut stderr, stderr_bytes, stderr_truncated) = collect(err_rx);
 
+    // The command text is scratch, and may hold secrets: gone once run.
+    let _ = std::fs::remove_file(dir.join("command"));
     // The trap's result: exit code, working directory, timestamps.
     let result = std::fs::read_to_string(dir.join("result")).ok();
     let mut lines = result.as_deref().unwrap_or("").lines();

@@ -485,7 +485,8 @@ fn run_exec(args: &ExecArgs) -> Result<ShellOutput, AideError> {
             &session,
             &perf::PerfRecord {
                 session_id: session.meta.session_id.clone(),
-                command: command.clone(),
+                // The history keeps the command redacted (`export TOKEN=…`).
+                command: aide_core::redact::redact(&command).0,
                 at: aide_core::log::rfc3339(std::time::SystemTime::now()),
                 exit_code: out.exit_code,
                 timed_out: out.timed_out,
@@ -568,6 +569,7 @@ impl Tool for LlmShell {
     const NAME: &'static str = "llm-shell";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Persistent shell sessions for agents: exec, check, explain, perf, compare.";
+    const REDACT_LOGGED_RESULT: bool = true;
     type Request = ShellRequest;
     type Output = ShellOutput;
 

@@ -70,7 +70,7 @@ const MIN_HISTORY: usize = 3;
 pub fn append(session: &Session, record: &PerfRecord) -> Result<(), AideError> {
     let mut line = serde_json::to_vec(record).map_err(|e| AideError::internal(e.to_string()))?;
     line.push(b'\n');
-    let mut f = std::fs::OpenOptions::new()
+    let mut f = aide_core::fsutil::private_file()
         .create(true)
         .append(true)
         .open(session.perf_path())

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use aide_core::fsutil::{replace, write_atomic};
+use aide_core::fsutil::{private_permissions, replace, write_atomic_with};
 use aide_core::log::now_ms;
 use aide_core::request::is_identifier;
 use aide_core::{AideError, code};
@@ -94,7 +94,7 @@ impl Session {
 
     /// Holds the session's lock until the returned file is dropped.
     pub fn lock(&self) -> Result<std::fs::File, AideError> {
-        let f = std::fs::OpenOptions::new()
+        let f = aide_core::fsutil::private_file()
             .create(true)
             .truncate(false)
             .write(true)
@@ -131,8 +131,10 @@ impl Session {
 /// Creates a session in `parent` (the sessions folder, or a temporary one).
 pub fn create_in(parent: &Path, id: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Result<Session, AideError> {
     let dir = parent.join(id);
-    std::fs::create_dir_all(&dir).map_err(|e| io_err(&dir.display().to_string(), &e))?;
-    write_atomic(&dir.join("state.sh"), initial_state(cwd, env).as_bytes()).map_err(|e| io_err("session state", &e))?;
+    aide_core::fsutil::private_dir(&dir).map_err(|e| io_err(&dir.display().to_string(), &e))?;
+    // The state keeps exported values (it must), so only its owner may read it.
+    write_atomic_with(&dir.join("state.sh"), initial_state(cwd, env).as_bytes(), Some(private_permissions()))
+        .map_err(|e| io_err("session state", &e))?;
     let session = Session {
         dir,
         meta: Meta {

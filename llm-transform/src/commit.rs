@@ -5,7 +5,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use aide_core::checksum::sha256_hex;
-use aide_core::fsutil::{replace, write_atomic, write_atomic_with, write_temp_beside};
+use aide_core::fsutil::{replace, write_atomic_with, write_temp_beside};
 use aide_core::{AideError, code};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -31,11 +31,11 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
     paths.dedup();
     // `$AIDE_HOME/transform/locks/`
     let dir = aide_core::log::aide_home().join("transform/locks");
-    std::fs::create_dir_all(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
+    aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
     let mut files = Vec::new();
     for p in paths {
         let lp = lock_path(&dir, p);
-        let f = File::options()
+        let f = aide_core::fsutil::private_file()
             .create(true)
             .truncate(false)
             .write(true)
@@ -194,7 +194,7 @@ fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + S
 /// is not fsynced: a power cut may lose the way back, never the files.
 fn store_pre_images(execution_id: &str, changed: &[&FileState]) -> Result<PathBuf, AideError> {
     let dir = undo_dir().join(execution_id);
-    std::fs::create_dir_all(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
+    aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
     let mut archive = Vec::new();
     let mut files = Vec::new();
     for f in changed {
@@ -350,7 +350,8 @@ pub fn undo(execution_id: &str, by: &str) -> Result<Vec<Restored>, AideError> {
     commit(by, &refs)?;
     manifest.undone_by = Some(by.to_string());
     let text = serde_json::to_vec_pretty(&manifest).map_err(|e| AideError::internal(e.to_string()))?;
-    write_atomic(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))?;
+    write_atomic_with(&dir.join("manifest.json"), &text, Some(aide_core::fsutil::private_permissions()))
+        .map_err(|e| AideError::io("undo manifest", &e))?;
     Ok(states
         .iter()
         .map(|s| Restored {

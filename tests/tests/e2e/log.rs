@@ -131,3 +131,41 @@ fn an_unwritable_log_is_a_diagnostic_not_a_failure() {
     assert_eq!(env.result.total_matches, 2);
     assert!(env.diagnostics.iter().any(|d| d.code == "log_failed"), "{:?}", env.diagnostics);
 }
+
+#[test]
+fn aide_home_and_everything_under_it_is_private_and_stores_commands_redacted() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = TestDir::new();
+    t.write("a.txt", "old\n");
+    let secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let s: serde_json::Value = t.cmd("llm-shell").args(["--json", "session", "new"]).json(0);
+    let s = s["session_id"].as_str().unwrap().to_string();
+    t.cmd("llm-shell")
+        .args(["exec", "--session", &s, "--", &format!("export GITHUB_TOKEN={secret}; echo hi")])
+        .expect_exit(0);
+    t.cmd("llm-jobs").args(["spawn", "--", &format!("echo DB_PASSWORD=hunter2hunter2 TOKEN={secret}")]).expect_exit(0);
+    t.cmd("llm-jobs").args(["wait", "--all"]).expect_exit(0);
+    t.cmd("llm-transform")
+        .args(["--request", "-"])
+        .stdin(r#"{"operations": [{"op": "patch", "path": "a.txt", "old_text": "old", "new_text": "new"}]}"#)
+        .expect_exit(0);
+    t.cmd("llm-search").args(["--pattern", "new"]).expect_exit(0);
+    let mut seen = 0;
+    let mut stack = vec![t.home().to_path_buf()];
+    while let Some(p) = stack.pop() {
+        let meta = std::fs::symlink_metadata(&p).unwrap();
+        let mode = meta.permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{} is mode {mode:o}: readable by others", p.display());
+        seen += 1;
+        if meta.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else if !p.to_string_lossy().contains("state.sh") && !p.to_string_lossy().contains("/jobs/") {
+            // Session state must keep exported values (it is private); the
+            // perf history, the command file and the log store the command redacted.
+            let bytes = std::fs::read(&p).unwrap();
+            let hit = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
+            assert!(!hit, "{} stores the secret in plain text", p.display());
+        }
+    }
+    assert!(seen > 10, "only {seen} entries under AIDE_HOME");
+}
