@@ -49,6 +49,8 @@ pub mod diag {
     pub const OUTPUT_TRUNCATED: &str = "output_truncated";
     /// rustfmt was asked for but could not run or failed; the file is written unformatted.
     pub const RUSTFMT_FAILED: &str = "rustfmt_failed";
+    /// `--threads` asked for more worker threads than the cap; the cap was used.
+    pub const THREADS_CAPPED: &str = "threads_capped";
 }
 
 /// A warning attached to a result: the run succeeded, but something was

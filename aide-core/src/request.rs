@@ -14,19 +14,31 @@ use serde_json::Value;
 
 use crate::error::{AideError, code};
 
+/// The largest request document taken (64 MiB): more is refused before it
+/// is parsed, so a runaway request cannot exhaust memory.
+pub const MAX_REQUEST_BYTES: u64 = 64 << 20;
+
 /// Reads the request document from a file, or stdin for `-`.
 pub fn read_request_source(source: &str) -> Result<String, AideError> {
     let mut text = String::new();
-    if source == "-" {
-        std::io::stdin().read_to_string(&mut text).map_err(|e| {
+    let read = if source == "-" {
+        std::io::stdin().take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| {
             AideError::new(code::INVALID_REQUEST, format!("reading the request from stdin: {e}"))
                 .with_hint("pipe one JSON object into --request -")
-        })?;
+        })
     } else {
-        text = std::fs::read_to_string(source).map_err(|e| {
+        std::fs::File::open(source).and_then(|f| f.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text)).map_err(|e| {
             AideError::new(code::INVALID_REQUEST, format!("reading the request file {source}: {e}"))
                 .with_hint("--request takes a path to a JSON file, or - for stdin")
-        })?;
+        })
+    };
+    read?;
+    if text.len() as u64 > MAX_REQUEST_BYTES {
+        return Err(AideError::new(
+            code::INVALID_REQUEST,
+            format!("the request is over {} MiB", MAX_REQUEST_BYTES >> 20),
+        )
+        .with_hint("split the work into several requests"));
     }
     Ok(text)
 }

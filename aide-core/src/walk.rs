@@ -228,6 +228,30 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// The most worker threads a run uses: 4× the CPUs, at most 64 (more only
+/// costs memory and start-up; `--threads 100000` once ran for 14 minutes).
+pub fn max_threads() -> usize {
+    (4 * default_threads()).min(64)
+}
+
+/// The worker threads for `--threads requested`: the CPUs by default, at
+/// least 1, at most [`max_threads`] — with a `threads_capped` diagnostic
+/// when the request was cut.
+pub fn worker_threads(requested: Option<usize>, diagnostics: &mut Vec<Diagnostic>) -> usize {
+    let max = max_threads();
+    match requested {
+        None => default_threads().min(max),
+        Some(n) if n > max => {
+            diagnostics.push(Diagnostic::new(
+                diag::THREADS_CAPPED,
+                format!("--threads {n} is over the cap of {max} (4× the CPUs, at most 64); {max} were used"),
+            ));
+            max
+        }
+        Some(n) => n.max(1),
+    }
+}
+
 /// Locks a mutex, recovering from poisoning (a panicking visitor must not
 /// lose what others collected).
 pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -78,7 +78,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use aide_core::cli::{Render, RunContext, Tool};
-use aide_core::walk::{WalkArgs, default_threads};
+use aide_core::walk::WalkArgs;
 use aide_core::{AideError, Lang, Root, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -682,7 +682,7 @@ pub fn run(request: &AstRequest, ctx: &mut RunContext) -> Result<AstOutput, Aide
     aide_core::request::check_limit(request.limit)?;
     let root = Root::from_option(request.root.as_deref())?;
     let language = request.language.as_deref().map(str::parse::<Lang>).transpose()?;
-    let threads = request.threads.unwrap_or_else(default_threads).max(1);
+    let threads = aide_core::walk::worker_threads(request.threads, &mut ctx.diagnostics);
     let engine = Engine { root: &root, request, language, threads };
     match mode {
         Mode::Query => {

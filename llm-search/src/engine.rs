@@ -90,7 +90,8 @@ pub fn search_as(
             .bom_sniffing(false);
         b
     };
-    let threads = req.threads.unwrap_or_else(aide_core::walk::default_threads).max(1);
+    let mut thread_diagnostics = Vec::new();
+    let threads = aide_core::walk::worker_threads(req.threads, &mut thread_diagnostics);
     let files_searched = AtomicUsize::new(0);
     let settings = FileSettings {
         matcher: &matcher,
@@ -118,6 +119,7 @@ pub fn search_as(
 
     let mut results = Vec::new();
     let mut diagnostics = walk_diagnostics;
+    diagnostics.extend(thread_diagnostics);
     for outcome in outcomes {
         match outcome {
             FileOutcome::Skipped(d) => diagnostics.push(d),
@@ -135,7 +137,19 @@ pub fn search_as(
     Ok((output, diagnostics))
 }
 
+/// The most bytes of patterns one search takes (a 50 MB pattern once took
+/// 4.8 GB to compile; a 300 MB one was killed for lack of memory).
+pub const MAX_PATTERN_BYTES: usize = 1 << 20;
+
 fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, AideError> {
+    let total: usize = req.pattern.iter().map(String::len).sum();
+    if total > MAX_PATTERN_BYTES {
+        return Err(AideError::new(
+            code::INVALID_PATTERN,
+            format!("the patterns are {total} bytes; at most {MAX_PATTERN_BYTES} are taken"),
+        )
+        .with_hint("search for a distinctive part, or use several searches"));
+    }
     let mut b = RegexMatcherBuilder::new();
     b.case_smart(req.smart_case)
         .case_insensitive(req.ignore_case)

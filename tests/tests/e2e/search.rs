@@ -293,3 +293,19 @@ fn every_page_advances_or_says_why_it_cannot() {
     assert_eq!(v["matches"].as_array().unwrap().len(), 1, "{v}");
     assert_eq!(v["next_offset"], 1);
 }
+
+#[test]
+fn threads_and_pattern_sizes_are_bounded() {
+    let t = TestDir::new();
+    t.write("a.txt", "needle\n");
+    let v: serde_json::Value = t.cmd("llm-search").args(["--pattern", "needle", "--threads", "100000"]).json(0);
+    assert_eq!(v["total_matches"], 1);
+    assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "threads_capped"), "{v}");
+    let v: serde_json::Value = t.cmd("llm-ast-search").args(["--threads", "100000"]).json(1);
+    assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| d["code"] == "threads_capped"), "{v}");
+    // A pattern over 1 MiB is refused before it is compiled.
+    let huge = "a".repeat((1 << 20) + 1);
+    t.write("p.json", serde_json::json!({ "pattern": huge }).to_string());
+    let v: serde_json::Value = t.cmd("llm-search").args(["--request", "p.json"]).json(2);
+    assert_eq!(v["error"]["code"], "invalid_pattern", "{}", v["error"]);
+}
