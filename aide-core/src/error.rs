@@ -90,6 +90,8 @@ pub mod code {
         INVALID_GLOB = "invalid_glob", InvalidInput;
         /// A tree-sitter query that does not compile (the details give its line and column).
         INVALID_QUERY = "invalid_query", InvalidInput;
+        /// Input nested deeper than the tools analyse (brackets, `$(…)`, `if` blocks, calls): refused instead of overflowing the stack.
+        INPUT_TOO_DEEP = "input_too_deep", InvalidInput;
         /// A Dialect program that does not parse or type-check (the details give its line and column).
         INVALID_PROGRAM = "invalid_program", InvalidInput;
         /// A path that leads outside `--root`.

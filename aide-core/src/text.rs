@@ -223,3 +223,53 @@ mod terminal_tests {
         assert_eq!(String::from_utf8(w.inner).unwrap(), "ok\tline\n\\x1b[31mred\\r\\x07 café \\u{9b}2J end\n");
     }
 }
+
+/// How deep any input a parser recurses over may nest (brackets, `$(…)`,
+/// shell blocks, Dialect calls): deeper input is refused with
+/// `input_too_deep` before a parser can overflow the stack on it.
+pub const MAX_NESTING: usize = 256;
+
+/// The deepest nesting of `(`, `[` and `{` in `text`, counted without
+/// regard to quotes (a conservative bound for every parser that recurses).
+pub fn bracket_depth(text: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for b in text.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Refuses `text` when it nests deeper than [`MAX_NESTING`] (`depth` as the
+/// caller measured it): `input_too_deep`, exit 2.
+pub fn check_depth(what: &str, depth: usize) -> Result<(), crate::AideError> {
+    if depth <= MAX_NESTING {
+        return Ok(());
+    }
+    Err(crate::AideError::new(
+        crate::code::INPUT_TOO_DEEP,
+        format!("{what} nests {depth} levels deep; at most {MAX_NESTING} are analysed"),
+    )
+    .with_hint("flatten it, or split it into several parts"))
+}
+
+#[cfg(test)]
+mod depth_tests {
+    use super::*;
+
+    #[test]
+    fn bracket_depth_counts_the_deepest_nesting() {
+        assert_eq!(bracket_depth("a(b[c]{d})"), 2);
+        assert_eq!(bracket_depth("f(g(h[0]))"), 3);
+        assert_eq!(bracket_depth(")))((("), 3);
+        assert_eq!(bracket_depth(""), 0);
+        assert!(check_depth("x", MAX_NESTING).is_ok());
+        assert_eq!(check_depth("x", MAX_NESTING + 1).unwrap_err().code, crate::code::INPUT_TOO_DEEP);
+    }
+}

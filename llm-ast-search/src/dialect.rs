@@ -342,6 +342,7 @@ impl Parser<'_> {
 
 /// Parses a program into its expressions.
 pub fn parse(program: &str) -> Result<Vec<Expr>, AideError> {
+    aide_core::text::check_depth("the program", aide_core::text::bracket_depth(program))?;
     let toks = lex(program)?;
     let mut p = Parser { program, toks, at: 0 };
     let mut exprs = Vec::new();

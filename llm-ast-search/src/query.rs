@@ -51,6 +51,7 @@ fn bare_kind_pattern(text: &str) -> Option<(String, String)> {
 /// Compiles `text` for `lang`; an invalid query is `invalid_query` with the
 /// position tree-sitter reports.
 pub fn compile(lang: Lang, text: &str) -> Result<CompiledQuery, AideError> {
+    aide_core::text::check_depth("the query", aide_core::text::bracket_depth(text))?;
     let query = compile_query(lang, text)?;
     let language = crate::language::grammar(lang);
     let single_kind = bare_kind_pattern(text).and_then(|(kind, capture)| {

@@ -439,6 +439,7 @@ fn run_exec(args: &ExecArgs) -> Result<ShellOutput, AideError> {
     let _lock = session.lock()?;
 
     if let Some(max) = args.max_risk {
+        aide_core::text::check_depth("the command", syntax::nesting_depth(&command))?;
         let e = explain::explain(&command, std::path::Path::new(&session.meta.working_dir)).map_err(|msg| {
             AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
                 .with_hint("check it with `llm-shell check`")
@@ -544,10 +545,15 @@ pub fn execute(command: &ShellCommand) -> Result<ShellOutput, AideError> {
         },
         ShellCommand::Env { session, set, unset } => env_update(session, set, unset),
         ShellCommand::Exec(args) => run_exec(args),
-        ShellCommand::Check { command } => Ok(ShellOutput::Check(Box::new(syntax::check(&command.shell_line())))),
+        ShellCommand::Check { command } => {
+            let text = command.shell_line();
+            aide_core::text::check_depth("the command", syntax::nesting_depth(&text))?;
+            Ok(ShellOutput::Check(Box::new(syntax::check(&text))))
+        }
         ShellCommand::Explain { command } => {
             let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             let text = command.shell_line();
+            aide_core::text::check_depth("the command", syntax::nesting_depth(&text))?;
             explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e))).map_err(|msg| {
                 AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
                     .with_hint("see `llm-shell check` for where")

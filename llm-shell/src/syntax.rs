@@ -35,6 +35,9 @@ pub struct BashN {
 
 /// Parses `command` with brush-parser.
 pub fn parse(command: &str) -> Result<brush_parser::ast::Program, (String, Option<(usize, usize)>)> {
+    if let Err(e) = aide_core::text::check_depth("the command", nesting_depth(command)) {
+        return Err((e.message, None));
+    }
     let options = brush_parser::ParserOptions::default();
     let mut parser = brush_parser::Parser::new(std::io::BufReader::new(command.as_bytes()), &options);
     parser.parse_program().map_err(|e| {
@@ -44,6 +47,23 @@ pub fn parse(command: &str) -> Result<brush_parser::ast::Program, (String, Optio
         };
         (e.to_string(), at)
     })
+}
+
+/// How deep `command` nests: brackets (`$(`, `(`, `{`, `[`) and the
+/// keywords that open and close blocks (`if` … `fi`, loops, `case`).
+pub fn nesting_depth(command: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for word in command.split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|') {
+        match word {
+            "if" | "while" | "until" | "for" | "case" | "select" => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            "fi" | "done" | "esac" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max.max(aide_core::text::bracket_depth(command))
 }
 
 /// `bash -n`: bash's own parse, nothing run.

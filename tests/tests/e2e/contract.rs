@@ -234,3 +234,28 @@ fn text_output_escapes_control_characters_in_names_and_content() {
     let v: serde_json::Value = t.cmd("llm-search").args(["--pattern", "needle", "--mode", "files"]).json(0);
     assert!(v["files"].as_array().unwrap().iter().any(|f| f["path"] == evil), "{v}");
 }
+
+#[test]
+fn input_nested_too_deep_is_refused_not_a_crash() {
+    let t = aide_tests::TestDir::new();
+    t.write("a.rs", "fn a() {}\n");
+    let deep_shell = format!("echo {}x{}", "$(echo ".repeat(10_000), ")".repeat(10_000));
+    let deep_ifs = format!("{}true{}", "if true; then ".repeat(1_000), "; fi".repeat(1_000));
+    for (args, what) in [
+        (vec!["check", "--", deep_shell.as_str()], "check"),
+        (vec!["explain", "--", deep_shell.as_str()], "explain"),
+        (vec!["explain", "--", deep_ifs.as_str()], "explain of nested ifs"),
+        (vec!["exec", "--max-risk", "low", "--", deep_shell.as_str()], "exec --max-risk"),
+    ] {
+        let (stdout, _) = t.cmd("llm-shell").arg("--json").args(&args).expect_exit(2);
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["error"]["code"], "input_too_deep", "{what}: {}", v["error"]);
+    }
+    let deep_query = format!("{}identifier{} @x", "(".repeat(50_000), ")".repeat(50_000));
+    let v: serde_json::Value = t.cmd("llm-ast-search").args(["--language", "rust", "--query", &deep_query]).json(2);
+    assert_eq!(v["error"]["code"], "input_too_deep");
+    let deep_program = format!("{}`a.rs`{}", "lines(".repeat(100_000), ", 1, 1)".repeat(100_000));
+    t.write("deep.json", serde_json::json!({ "dialect": deep_program }).to_string());
+    let v: serde_json::Value = t.cmd("llm-ast-search").args(["--request", "deep.json"]).json(2);
+    assert_eq!(v["error"]["code"], "input_too_deep");
+}
