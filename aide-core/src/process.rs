@@ -49,14 +49,29 @@ pub struct Waited {
     pub status: std::io::Result<ExitStatus>,
     /// The timeout passed and the group was signalled.
     pub timed_out: bool,
+    /// The cancel flag was raised and the group was taken down.
+    pub cancelled: bool,
 }
 
 /// Waits for `child`, the leader of its own process group. Past `timeout`
 /// the group gets TERM, and KILL `grace` later; after a timed-out child ends,
 /// what is left of its group gets KILL. The end is seen the moment it
 /// happens: the wait runs in a thread while this one keeps the clock.
-pub fn wait_with_timeout(mut child: Child, timeout: Option<Duration>, grace: Duration) -> Waited {
+pub fn wait_with_timeout(child: Child, timeout: Option<Duration>, grace: Duration) -> Waited {
+    wait_with_timeout_or_cancel(child, timeout, grace, None)
+}
+
+/// [`wait_with_timeout`], also taking the group down (TERM, KILL `grace`
+/// later) as soon as `cancel` is non-zero — set by a signal handler to the
+/// signal's number, so that a killed tool does not leave its command running.
+pub fn wait_with_timeout_or_cancel(
+    mut child: Child,
+    timeout: Option<Duration>,
+    grace: Duration,
+    cancel: Option<&std::sync::atomic::AtomicUsize>,
+) -> Waited {
     let pgid = child.id();
+    let mut cancelled = false;
     let (done_tx, done_rx) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = done_tx.send(child.wait());
@@ -70,6 +85,15 @@ pub fn wait_with_timeout(mut child: Child, timeout: Option<Duration>, grace: Dur
             (None, Some(d), false) => d.saturating_duration_since(Instant::now()),
             _ => Duration::from_secs(3600),
         };
+        // A cancel flag is polled: a signal handler can only set it.
+        let wait_for = if cancel.is_some() { wait_for.min(Duration::from_millis(20)) } else { wait_for };
+        if !cancelled && !timed_out && cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed) != 0) {
+            cancelled = true;
+            timed_out = true; // from here on, the same path as a timeout
+            let _ = signal_group(pgid, Signal::TERM);
+            kill_at = Some(Instant::now() + grace);
+            continue;
+        }
         match done_rx.recv_timeout(wait_for) {
             Ok(status) => break status,
             Err(mpsc::RecvTimeoutError::Disconnected) => break Err(std::io::Error::other("lost track of the command")),
@@ -88,7 +112,7 @@ pub fn wait_with_timeout(mut child: Child, timeout: Option<Duration>, grace: Dur
     if timed_out {
         let _ = signal_group(pgid, Signal::KILL);
     }
-    Waited { status, timed_out }
+    Waited { status, timed_out: timed_out && !cancelled, cancelled }
 }
 
 #[cfg(test)]

@@ -233,7 +233,7 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     drop(drained_tx);
 
     let timeout = job.timeout_ms.map(|ms| Duration::from_millis(ms.max(0) as u64));
-    let aide_core::process::Waited { status, timed_out } =
+    let aide_core::process::Waited { status, timed_out, .. } =
         aide_core::process::wait_with_timeout(child, timeout, TIMEOUT_GRACE);
     let drain_until = Instant::now() + DRAIN_LIMIT;
     for _ in 0..readers {

@@ -46,30 +46,54 @@ __aide_save() {
     compgen -A function > "$__aide_dir/names" 2>/dev/null
     mapfile -t __aide_names < "$__aide_dir/names"
     for __aide_n in "${__aide_names[@]}"; do
-      case "$__aide_n" in __aide_*) continue ;; esac
+      case "$__aide_n" in __aide_*|trap) continue ;; esac
       declare -f "$__aide_n"
     done
     alias -p
     printf 'cd -- %q 2>/dev/null\n' "$PWD"
   } > "$__aide_dir/state.next" 2>/dev/null
   printf '%s\n%s\n%s %s %s\n' "$__aide_rc" "$PWD" "$__aide_t0" "$__aide_t1" "$__aide_t2" > "$__aide_dir/result"
+  # A command's own `trap … EXIT` (kept aside by the trap function below)
+  # runs after the state is saved, seeing the command's exit status in $?.
+  if [[ -n ${__aide_user_exit-} && ${__aide_user_exit} != - ]]; then
+    __aide_ret "$__aide_rc"
+    eval "$__aide_user_exit"
+  fi
 }
+__aide_ret() { return "$1"; }
 trap __aide_save EXIT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 source "$__aide_dir/state.sh" >/dev/null 2>&1
 IFS= read -r -d '' __aide_cmd < "$__aide_dir/command"
 read -r __aide_last < "$__aide_dir/last_exit" 2>/dev/null || __aide_last=0
-__aide_ret() { return "$1"; }
 shopt -s expand_aliases
 # The session's set/shopt options come last, so none of them (set -e,
 # set -u) applies to the lines above.
 if [[ -f "$__aide_dir/options.sh" ]]; then source "$__aide_dir/options.sh" >/dev/null 2>&1; fi
 __aide_t1=$EPOCHREALTIME
+trap() {
+  if [[ $# -ge 2 && $1 != -* ]] || [[ $# -ge 2 && $1 == - ]]; then
+    local __aide_action=$1 __aide_sig
+    shift
+    for __aide_sig in "$@"; do
+      case "$__aide_sig" in
+        EXIT|exit|SIGEXIT|0) __aide_user_exit=$__aide_action ;;
+        *) builtin trap -- "$__aide_action" "$__aide_sig" ;;
+      esac
+    done
+    return 0
+  fi
+  builtin trap "$@"
+}
 # $? starts as the previous command's exit code (unless set -e would stop on it).
 if [[ $- == *e* ]]; then true; else __aide_ret "${__aide_last:-0}"; fi
 eval "$__aide_cmd"
 "#;
+
+/// How long to keep reading output after bash exits (a background child may
+/// hold the pipes open for as long as it runs).
+const DRAIN_LIMIT: Duration = Duration::from_millis(500);
 
 /// After a timeout's TERM, how long before KILL.
 const KILL_GRACE: Duration = Duration::from_secs(2);
@@ -108,10 +132,14 @@ pub struct ExecOutput {
     pub working_dir: String,
     /// Secrets replaced by [REDACTED].
     pub redactions: usize,
+    /// A background process the command started still held its output
+    /// open when it returned: `stdout`/`stderr` are what arrived until then.
+    pub background_output: bool,
     pub performance: Phases,
 }
 
 /// Output kept as head and tail.
+#[derive(Clone)]
 struct Capture {
     head: Vec<u8>,
     tail: std::collections::VecDeque<u8>,
@@ -147,20 +175,37 @@ impl Capture {
     }
 }
 
-fn reader(mut pipe: impl Read + Send + 'static, max: usize) -> mpsc::Receiver<Capture> {
-    let (tx, rx) = mpsc::channel();
+/// A stream being read: what has arrived so far, and a message at its end.
+struct Reading {
+    capture: std::sync::Arc<std::sync::Mutex<Capture>>,
+    ended: mpsc::Receiver<()>,
+}
+
+fn reader(mut pipe: impl Read + Send + 'static, max: usize) -> Reading {
+    let (tx, ended) = mpsc::channel();
+    let capture = std::sync::Arc::new(std::sync::Mutex::new(Capture::new(max)));
+    let shared = capture.clone();
     std::thread::spawn(move || {
-        let mut cap = Capture::new(max);
         let mut buf = vec![0u8; 64 * 1024];
         while let Ok(n) = pipe.read(&mut buf) {
             if n == 0 {
                 break;
             }
-            cap.push(&buf[..n]);
+            aide_core::walk::lock(&shared).push(&buf[..n]);
         }
-        let _ = tx.send(cap);
+        let _ = tx.send(());
     });
-    rx
+    Reading { capture, ended }
+}
+
+/// What a stream gave: all of it once it ended, or — when a background
+/// child still holds the pipe open after `deadline` — what arrived so far
+/// (the second value is then false).
+fn collect(reading: Option<Reading>, deadline: Instant) -> ((String, u64, bool), bool) {
+    let Some(r) = reading else { return ((String::new(), 0, false), true) };
+    let ended = r.ended.recv_timeout(deadline.saturating_duration_since(Instant::now())).is_ok();
+    let capture = aide_core::walk::lock(&r.capture).clone();
+    (capture.finish(), ended)
 }
 
 fn epoch_us(s: &str) -> Option<f64> {
@@ -215,19 +260,34 @@ pub fn run(
     let out_rx = child.stdout.take().map(|p| reader(p, max_output));
     let err_rx = child.stderr.take().map(|p| reader(p, max_output));
 
-    // Children that ignore TERM go too; the session itself lives on.
-    let waited = aide_core::process::wait_with_timeout(child, timeout, KILL_GRACE);
+    // Children that ignore TERM go too; the session itself lives on. A TERM,
+    // INT or HUP to llm-shell itself takes the command's group down first.
+    let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let handlers: Vec<_> = [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP]
+        .into_iter()
+        .filter_map(|sig| {
+            let number = usize::try_from(sig).unwrap_or(15);
+            signal_hook::flag::register_usize(sig, interrupted.clone(), number).ok()
+        })
+        .collect();
+    let waited =
+        aide_core::process::wait_with_timeout_or_cancel(child, timeout, KILL_GRACE, Some(interrupted.as_ref()));
+    for id in handlers {
+        signal_hook::low_level::unregister(id);
+    }
+    if waited.cancelled {
+        // Die of the signal, as the caller meant, now that the command is gone.
+        let sig = i32::try_from(interrupted.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(15);
+        let _ = signal_hook::low_level::emulate_default_handler(sig);
+    }
     let (status, timed_out) = (waited.status.ok(), waited.timed_out);
     let capture_start = Instant::now();
-    let collect = |rx: Option<mpsc::Receiver<Capture>>| {
-        rx.and_then(|r| r.recv_timeout(Duration::from_secs(2)).ok()).map(Capture::finish).unwrap_or((
-            String::new(),
-            0,
-            false,
-        ))
-    };
-    let (mut stdout, stdout_bytes, stdout_truncated) = collect(out_rx);
-    let (mut stderr, stderr_bytes, stderr_truncated) = collect(err_rx);
+    // A background child (`sleep 30 &`) may hold the pipes open: what the
+    // command wrote before it returned is kept all the same, and said so.
+    let drain_until = Instant::now() + DRAIN_LIMIT;
+    let ((mut stdout, stdout_bytes, stdout_truncated), out_ended) = collect(out_rx, drain_until);
+    let ((mut stderr, stderr_bytes, stderr_truncated), err_ended) = collect(err_rx, drain_until);
+    let background_output = !(out_ended && err_ended);
 
     // The command text is scratch, and may hold secrets: gone once run.
     let _ = std::fs::remove_file(dir.join("command"));
@@ -285,6 +345,7 @@ pub fn run(
         timed_out,
         working_dir: session.meta.working_dir.clone(),
         redactions,
+        background_output,
         performance: Phases {
             parse_us: round(parse_us),
             restore_us: round(restore_us),

@@ -245,7 +245,13 @@ impl Render for ShellOutput {
                 if !e.stderr.is_empty() {
                     w.write_all(e.stderr.as_bytes())?;
                 }
-                let extra = if e.timed_out { " (timed out)" } else { "" };
+                let extra = match (e.timed_out, e.background_output) {
+                    (true, _) => " (timed out)",
+                    (false, true) => {
+                        " (a background process still holds the output open; shown: what came until the command returned)"
+                    }
+                    _ => "",
+                };
                 writeln!(w, "[exit {}{extra}, {:.1} ms, in {}]", e.exit_code, e.execution_time_ms, e.working_dir)?;
             }
             ShellOutput::Background { job, .. } => {

@@ -442,3 +442,66 @@ fn max_risk_is_not_bypassed_by_obfuscation() {
         assert!(t.root().join("d/keep.txt").exists(), "{attempt} ran");
     }
 }
+
+#[test]
+fn output_before_a_background_child_is_never_lost() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let started = Instant::now();
+    let r = exec(&t, &s, "sleep 30.3 & echo spawned");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(r["stdout"], "spawned\n", "{r}");
+    assert_eq!(r["background_output"], true, "{r}");
+    for pid in aide_tests::processes_with_cmdline("sleep 30.3") {
+        let _ = Command::new("kill").arg(pid.to_string()).status();
+    }
+    let plain = exec(&t, &s, "echo done");
+    assert_eq!(plain["background_output"], false);
+}
+
+#[test]
+fn a_commands_own_exit_trap_runs_and_the_state_is_still_saved() {
+    let t = TestDir::new();
+    t.write("sub/.keep", "");
+    let s = new_session(&t);
+    let r = exec(&t, &s, "set -u; trap 'echo bye from the trap' EXIT; cd sub; export KEPT=yes; set +u; exit 4");
+    assert_eq!(r["exit_code"], 4);
+    assert!(r["stdout"].as_str().unwrap().contains("bye from the trap"), "{r}");
+    let r = exec(&t, &s, "echo \"$(basename \"$PWD\") $KEPT $UNSET_IS_FINE\"");
+    assert_eq!(r["stdout"], "sub yes \n", "{r}");
+    // Traps on other signals still work as bash's.
+    let r = exec(&t, &s, "trap 'echo got usr1' USR1; kill -USR1 $$; trap - EXIT; echo after");
+    assert_eq!(r["stdout"], "got usr1\nafter\n", "{r}");
+}
+
+#[test]
+fn a_killed_llm_shell_takes_its_command_with_it() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    for signal in ["TERM", "INT", "HUP"] {
+        // Unique to this run, so nothing left by another run is counted.
+        let marker = format!("sleep 4{}.{}", signal.len(), std::process::id());
+        let mut child = Command::new(aide_tests::bin_dir().join("llm-shell"))
+            .args(["exec", "--session", &s, "--", &format!("{marker} & {marker}")])
+            .env("AIDE_HOME", t.home())
+            .current_dir(t.root())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let up = Instant::now() + Duration::from_secs(10);
+        // llm-shell itself (its argv holds the marker) and the two sleeps.
+        while aide_tests::processes_with_cmdline(&marker).len() < 3 && Instant::now() < up {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(aide_tests::processes_with_cmdline(&marker).len(), 3, "the command did not start");
+        Command::new("kill").args(["-s", signal, &child.id().to_string()]).status().unwrap();
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "{signal}: llm-shell must die of the signal");
+        let gone = Instant::now() + Duration::from_secs(10);
+        while !aide_tests::processes_with_cmdline(&marker).is_empty() && Instant::now() < gone {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(aide_tests::processes_with_cmdline(&marker).is_empty(), "{signal} left the command running");
+    }
+}
