@@ -92,6 +92,13 @@ pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, String> {
         mark_fork_bomb(&mut w.steps);
     }
     let (overall_risk, risk_reasons) = risk_of_steps(&w.steps);
+    // ShellCheck takes minutes on a 100,000-step pipeline: past a size, it is left out, and said so.
+    let shellcheck = if command.len() <= MAX_SHELLCHECK_BYTES {
+        shellcheck(command)
+    } else {
+        w.warnings.push(format!("ShellCheck was not run: the command is over {} KiB", MAX_SHELLCHECK_BYTES >> 10));
+        None
+    };
     Ok(ExplainOutput {
         command: command.to_string(),
         explanation: summary(&w.steps),
@@ -99,7 +106,7 @@ pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, String> {
         overall_risk,
         risk_reasons,
         warnings: w.warnings,
-        shellcheck: shellcheck(command),
+        shellcheck,
     })
 }
 
@@ -380,6 +387,9 @@ fn has_flag(words: &[String], short: char, long: &str) -> bool {
         (w.starts_with('-') && !w.starts_with("--") && w[1..].contains(short)) || (!long.is_empty() && w == long)
     })
 }
+
+/// The longest command ShellCheck is asked about.
+const MAX_SHELLCHECK_BYTES: usize = 64 << 10;
 
 /// How deep `bash -c`, `eval` and wrappers are followed before giving up.
 const MAX_NESTING: usize = 8;
