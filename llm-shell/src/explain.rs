@@ -990,6 +990,15 @@ mod tests {
     }
 
     #[test]
+    fn huge_commands_are_explained_without_shellcheck_and_say_so() {
+        let pipes = vec!["true"; 20_000].join(" | ");
+        let e = explain(&pipes, Path::new("/nonexistent")).unwrap();
+        assert_eq!((e.steps.len(), e.overall_risk), (20_000, Risk::Low));
+        assert!(e.shellcheck.is_none());
+        assert!(e.warnings.iter().any(|w| w.contains("ShellCheck was not run")), "{:?}", e.warnings);
+    }
+
+    #[test]
     fn steps_say_when_they_run() {
         let e = explain("cargo test && cargo build || echo failed; ls | wc -l", Path::new(".")).unwrap();
         let conds: Vec<_> = e.steps.iter().map(|s| s.will_execute_if.as_str()).collect();
