@@ -25,6 +25,13 @@ use crate::session::Session;
 const WRAPPER: &str = r#"__aide_t0=$EPOCHREALTIME
 __aide_dir=$1
 set --
+# stdin is a pipe from llm-shell, which writes "done" when it has seen the
+# command end. Should llm-shell die first (even by SIGKILL), the pipe closes
+# without it, and this watcher takes the command's process group down.
+exec 3<&0 </dev/null
+{ IFS= read -r -u 3 __aide_w; [[ $__aide_w == done ]] || kill -KILL -- -$$; } >/dev/null 2>&1 &
+disown $! 2>/dev/null
+exec 3<&-
 __aide_save() {
   local __aide_rc=$? __aide_t2=$EPOCHREALTIME __aide_n __aide_f __aide_names
   # The saved state holds exported values: only its owner may read it.
@@ -238,6 +245,8 @@ pub fn run(
         replace(&dir.join("exec.sh"), WRAPPER.as_bytes()).map_err(|e| io("wrapper", e))?;
     }
 
+    // The wrapper's watcher reads the other end: see WRAPPER.
+    let (watch_reader, mut watch_writer) = std::io::pipe().map_err(|e| io("watch pipe", e))?;
     let mut cmd = Command::new("bash");
     cmd.arg("--noprofile")
         .arg("--norc")
@@ -247,7 +256,7 @@ pub fn run(
         // bash needs a PATH before state.sh sets the session's.
         .env("PATH", "/usr/local/bin:/usr/bin:/bin")
         .current_dir(&session.meta.working_dir)
-        .stdin(Stdio::null())
+        .stdin(Stdio::from(watch_reader))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     if !Path::new(&session.meta.working_dir).is_dir() {
@@ -275,6 +284,12 @@ pub fn run(
     for id in handlers {
         signal_hook::low_level::unregister(id);
     }
+    if !waited.cancelled {
+        // The command ended under our eyes: the watcher lets its background children be.
+        use std::io::Write as _;
+        let _ = watch_writer.write_all(b"done\n");
+    }
+    drop(watch_writer);
     if waited.cancelled {
         // Die of the signal, as the caller meant, now that the command is gone.
         let sig = i32::try_from(interrupted.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(15);

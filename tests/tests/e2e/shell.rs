@@ -476,9 +476,11 @@ fn a_commands_own_exit_trap_runs_and_the_state_is_still_saved() {
 
 #[test]
 fn a_killed_llm_shell_takes_its_command_with_it() {
+    // TERM, INT and HUP are caught; KILL cannot be, and the wrapper's
+    // watcher sees llm-shell's end of its stdin pipe close without "done".
     let t = TestDir::new();
     let s = new_session(&t);
-    for signal in ["TERM", "INT", "HUP"] {
+    for signal in ["TERM", "INT", "HUP", "KILL"] {
         // Unique to this run, so nothing left by another run is counted.
         let marker = format!("sleep 4{}.{}", signal.len(), std::process::id());
         let mut child = Command::new(aide_tests::bin_dir().join("llm-shell"))
