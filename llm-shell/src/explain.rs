@@ -472,7 +472,7 @@ fn reads_code_from_stdin(program: &str, words: &[String]) -> bool {
 /// dynamic string, `-c`/`-e` code for python, perl, ruby or node.
 fn look_through(program: &str, words: &[String], cwd: &Path, depth: usize) -> (Risk, Vec<String>) {
     if depth > MAX_NESTING {
-        return (Risk::High, vec![format!("commands nested more than {MAX_NESTING} deep are not analysed")]);
+        return too_deep();
     }
     if program.is_empty() {
         return (Risk::Low, Vec::new());
@@ -516,7 +516,7 @@ fn look_through(program: &str, words: &[String], cwd: &Path, depth: usize) -> (R
     let (mut risk, mut reasons) = match p {
         // `command -v` and `-V` only look the name up.
         "command" if words.first().is_some_and(|w| w == "-v" || w == "-V") => (Risk::Low, Vec::new()),
-        "sudo" | "doas" => inner(after(&["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"], 0), p),
+        "sudo" | "doas" | "pkexec" => inner(after(&["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"], 0), p),
         "command" | "builtin" | "exec" | "nohup" | "time" | "setsid" | "stdbuf" | "chronic" => {
             inner(after(&["-a"], 0), p)
         }
@@ -576,11 +576,20 @@ fn look_through(program: &str, words: &[String], cwd: &Path, depth: usize) -> (R
             }
             (risk, why)
         }
-        "eval" => match statics.iter().cloned().collect::<Option<Vec<String>>>() {
-            Some(parts) => nested(&parts.join(" "), "eval", cwd, depth),
-            None => (Risk::High, vec!["eval of a dynamic string runs whatever it holds".into()]),
-        },
-        "sh" | "bash" | "zsh" | "dash" | "ksh" => match words
+        "eval" => {
+            // Static code is analysed; a `$` anywhere (even quoted for later)
+            // runs whatever the variable holds then.
+            let (mut risk, mut why) = match statics.iter().cloned().collect::<Option<Vec<String>>>() {
+                Some(parts) => nested(&parts.join(" "), "eval", cwd, depth),
+                None => (Risk::Low, Vec::new()),
+            };
+            if words.iter().any(|w| w.contains('$')) {
+                risk = risk.max(Risk::High);
+                why.push("eval of a variable or dynamic string runs whatever it holds".into());
+            }
+            (risk, why)
+        }
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "su" => match words
             .iter()
             .position(|w| w == "-c" || (w.starts_with('-') && !w.starts_with("--") && w.contains('c')))
         {
@@ -613,11 +622,16 @@ fn look_through(program: &str, words: &[String], cwd: &Path, depth: usize) -> (R
     (risk, reasons)
 }
 
+/// What is nested deeper than [`MAX_NESTING`] is not analysed, and so rated high.
+fn too_deep() -> (Risk, Vec<String>) {
+    (Risk::High, vec![format!("commands nested more than {MAX_NESTING} deep are not analysed")])
+}
+
 /// The risk of a command string run by `bash -c` or `eval`, analysed as a
 /// program of its own.
 fn nested(code: &str, via: &str, cwd: &Path, depth: usize) -> (Risk, Vec<String>) {
     if depth >= MAX_NESTING {
-        return (Risk::High, vec![format!("commands nested more than {MAX_NESTING} deep are not analysed")]);
+        return too_deep();
     }
     match walk_at(code, cwd, depth + 1) {
         Ok(w) => {
@@ -655,17 +669,8 @@ fn assess(program: &str, words: &[String]) -> (Risk, Vec<String>) {
                 raise(Risk::Medium, "deletes files");
             }
         }
-        "sudo" | "su" | "doas" | "pkexec" => {
-            raise(Risk::High, "runs with elevated privileges");
-            let inner: Vec<String> = words.iter().skip_while(|w| w.starts_with('-')).cloned().collect();
-            if let Some((prog, rest)) = inner.split_first() {
-                let (r, why) = assess(prog, rest);
-                if r > Risk::Low {
-                    risk = risk.max(r);
-                    reasons.extend(why);
-                }
-            }
-        }
+        // The command they run is rated by `look_through`.
+        "sudo" | "su" | "doas" | "pkexec" => raise(Risk::High, "runs with elevated privileges"),
         "dd" => {
             if words.iter().any(|w| w.starts_with("of=/dev/")) {
                 raise(Risk::Critical, "dd writes to a device");
@@ -712,9 +717,6 @@ fn assess(program: &str, words: &[String]) -> (Risk, Vec<String>) {
             } else {
                 raise(Risk::Medium, "terminates processes");
             }
-        }
-        "eval" if words.iter().any(|w| w.contains('$')) => {
-            raise(Risk::High, "eval of a variable runs whatever it holds")
         }
         "apt" | "apt-get" | "yum" | "dnf" | "pacman" | "apk" | "zypper" | "brew" | "snap"
             if targets
@@ -987,6 +989,20 @@ mod tests {
         for (cmd, expected) in cases {
             assert_eq!(risk_of(cmd), *expected, "{cmd}");
         }
+    }
+
+    #[test]
+    fn wrapped_commands_are_rated_once_with_each_reason_once() {
+        for cmd in ["sudo rm -rf d", "eval \"$X\"", "pkexec rm -rf /", "su -c 'rm -rf /'", "sudo -u root eval \"$X\""] {
+            let e = explain(cmd, Path::new("/nonexistent")).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            for r in &e.risk_reasons {
+                let core = r.split(" (via ").next().unwrap_or(r).trim_start_matches("in su -c: ");
+                assert!(seen.insert(core.to_string()), "{cmd}: `{core}` twice in {:?}", e.risk_reasons);
+            }
+        }
+        assert_eq!(risk_of("pkexec rm -rf /"), Risk::Critical);
+        assert_eq!(risk_of("su -c 'rm -rf /'"), Risk::Critical);
     }
 
     #[test]
