@@ -80,7 +80,7 @@ shopt -s expand_aliases
 if [[ -f "$__aide_dir/options.sh" ]]; then source "$__aide_dir/options.sh" >/dev/null 2>&1; fi
 __aide_t1=$EPOCHREALTIME
 trap() {
-  if [[ $# -ge 2 && $1 != -* ]] || [[ $# -ge 2 && $1 == - ]]; then
+  if [[ $# -ge 2 && ( $1 != -* || $1 == - ) ]]; then
     local __aide_action=$1 __aide_sig
     shift
     for __aide_sig in "$@"; do

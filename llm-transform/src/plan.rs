@@ -477,8 +477,12 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
                     format!("{} at {rel}:{}-{} (hash {})", s.name_path, s.span.line, s.span.end_line, &hash[..12])
                 })
                 .collect();
-            let mut parents: Vec<&str> = several.iter().filter_map(|s| s.parent.as_deref()).collect();
-            parents.dedup();
+            let mut parents: Vec<&str> = Vec::new();
+            for p in several.iter().filter_map(|s| s.parent.as_deref()) {
+                if !parents.contains(&p) {
+                    parents.push(p);
+                }
+            }
             let lines: Vec<String> = several.iter().map(|s| s.span.line.to_string()).collect();
             let hint = match parents.as_slice() {
                 [_, _, ..] => format!(

@@ -651,6 +651,14 @@ fn text_output_names_symbols_by_their_name_path_so_ambiguity_can_be_acted_on() {
     assert!(err.contains("SessionInterface/open_session at sessions.py:2-3 (hash "), "{err}");
     assert!(err.contains("Other/open_session at sessions.py:6-7"), "{err}");
     assert!(err.contains("module_path (one of `SessionInterface`, `Other`)") && !err.contains("impl Agent"), "{err}");
+    // Each parent is offered once, even when candidates alternate between them.
+    t.write("again.py", "class A:\n    def run(self):\n        pass\n\nclass B:\n    def run(self):\n        pass\n\nclass A:\n    def run(self):\n        pass\n");
+    let (_, err) = t
+        .cmd("llm-transform")
+        .args(["--request", "-"])
+        .stdin(r#"{"operations": [{"op": "replace_block", "path": "again.py", "kind": "method", "name": "run", "new_block": "def run(self):\n    return 1"}]}"#)
+        .expect_exit(3);
+    assert!(err.contains("module_path (one of `A`, `B`) or line_hint (one of 2, 6, 10)"), "{err}");
     // And the Go receiver, given either way, picks the method.
     let v = t
         .cmd("llm-transform")
