@@ -163,7 +163,13 @@ impl<W: std::io::Write> TerminalSafe<W> {
 
 impl<W: std::io::Write> std::io::Write for TerminalSafe<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let mut out = Vec::with_capacity(buf.len());
+        // Almost all output has nothing to escape: pass it through as is.
+        let needs_escape = |b: &u8| matches!(b, 0x00..=0x08 | 0x0b..=0x1f | 0x7f | 0xc2);
+        if !self.pending_c2 && !buf.iter().any(needs_escape) {
+            self.inner.write_all(buf)?;
+            return Ok(buf.len());
+        }
+        let mut out = Vec::with_capacity(buf.len() + 16);
         let mut bytes = buf.iter().copied().peekable();
         if std::mem::take(&mut self.pending_c2) {
             match bytes.peek() {
