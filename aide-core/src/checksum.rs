@@ -13,17 +13,36 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Lowercase hex SHA-256 of the file at `path`, streamed.
 pub fn file_sha256(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
+    reader_sha256(std::fs::File::open(path)?)
+}
+
+/// Lowercase hex SHA-256 of everything `reader` yields, streamed.
+pub fn reader_sha256(mut reader: impl Read) -> std::io::Result<String> {
+    let mut hasher = Hasher::default();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
-        let n = file.read(&mut buf)?;
+        let n = reader.read(&mut buf)?;
         if n == 0 {
             break;
         }
         hasher.update(&buf[..n]);
     }
-    Ok(to_hex(&hasher.finalize()))
+    Ok(hasher.finish())
+}
+
+/// An SHA-256 fed piece by piece (a file read in chunks).
+#[derive(Default)]
+pub struct Hasher(Sha256);
+
+impl Hasher {
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The lowercase hex digest.
+    pub fn finish(self) -> String {
+        to_hex(&self.0.finalize())
+    }
 }
 
 /// Whether `s` looks like a checksum this module produces (64 lowercase hex digits).

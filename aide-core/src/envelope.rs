@@ -51,6 +51,14 @@ pub mod diag {
     pub const RUSTFMT_FAILED: &str = "rustfmt_failed";
     /// `--threads` asked for more worker threads than the cap; the cap was used.
     pub const THREADS_CAPPED: &str = "threads_capped";
+    /// A FIFO, socket or device met in a walk was skipped (never opened: it could block).
+    pub const NOT_A_REGULAR_FILE: &str = "not_a_regular_file";
+    /// A followed symlink leads back into a directory the walk is already in.
+    pub const SYMLINK_LOOP: &str = "symlink_loop";
+    /// An interrupted transform of this root was completed (or rolled back) before this run.
+    pub const TRANSFORM_RECOVERED: &str = "transform_recovered";
+    /// A file's content before a transform was too large to keep for undo.
+    pub const UNDO_NOT_KEPT: &str = "undo_not_kept";
 }
 
 /// A warning attached to a result: the run succeeded, but something was

@@ -98,6 +98,8 @@ pub mod code {
         PATH_OUTSIDE_ROOT = "path_outside_root", InvalidInput;
         /// A path, id or record that does not exist.
         NOT_FOUND = "not_found", InvalidInput;
+        /// A path that names a FIFO, socket or device (or a directory where a file is meant): the tools read and write regular files only.
+        NOT_A_REGULAR_FILE = "not_a_regular_file", InvalidInput;
         /// A `--type` or `--language` that is not known.
         UNKNOWN_LANGUAGE = "unknown_language", InvalidInput;
         /// The file changed since it was read: its checksum differs.

@@ -115,6 +115,53 @@ pub fn wait_with_timeout_or_cancel(
     Waited { status, timed_out: timed_out && !cancelled, cancelled }
 }
 
+/// Defers SIGINT, SIGTERM, SIGHUP and SIGQUIT while it lives (the rename
+/// phase of a commit): they stay pending and act, with their usual effect,
+/// when it is dropped. Blocks them on the calling thread only, so the
+/// caller must be the process's only thread meanwhile.
+#[must_use = "signals are deferred only while the guard lives"]
+pub struct DeferSignals {
+    old: libc::sigset_t,
+}
+
+// The one unsafe block of the tools: no safe wrapper of pthread_sigmask
+// exists in rustix, and signal-hook cannot give a signal its default
+// action back once handled.
+#[allow(unsafe_code)]
+impl DeferSignals {
+    pub fn new() -> DeferSignals {
+        // SAFETY: sigset_t is plain data, filled by sigemptyset/sigaddset
+        // before use; pthread_sigmask only reads `set` and writes `old`.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                libc::sigaddset(&mut set, sig);
+            }
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            DeferSignals { old }
+        }
+    }
+}
+
+impl Default for DeferSignals {
+    fn default() -> Self {
+        DeferSignals::new()
+    }
+}
+
+#[allow(unsafe_code)]
+impl Drop for DeferSignals {
+    fn drop(&mut self) {
+        // SAFETY: restores the mask saved by `new`; a pending signal is
+        // delivered now.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

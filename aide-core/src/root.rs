@@ -5,15 +5,165 @@
 //! through a symlink, or by being absolute — is refused with
 //! `path_outside_root`, as is a path with a NUL byte. Paths in output are
 //! relative to the root with `/` separators.
+//!
+//! Checking a path and then opening it by name is a race: a directory
+//! swapped for a symlink in between leads the open outside. So every open,
+//! create, rename and delete goes through a descriptor of the root held
+//! from the start, with `openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`
+//! (and `RESOLVE_NO_SYMLINKS` on paths already resolved, where a symlink
+//! can only be a swap): the kernel refuses any step that leaves the root,
+//! atomically. Where `openat2` is missing (Linux < 5.6, some sandboxes) the
+//! same is done by walking each component with `O_NOFOLLOW` from the root's
+//! descriptor.
 
+use std::ffi::OsStr;
+use std::fs::File;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use rustix::fs::{Mode, OFlags, ResolveFlags};
+use rustix::io::Errno;
 
 use crate::error::{AideError, code};
 
-/// A canonical root directory.
+/// A canonical root directory, and a descriptor of it that every open
+/// beneath it starts from.
 #[derive(Debug, Clone)]
 pub struct Root {
     canonical: PathBuf,
+    dir: Arc<OwnedFd>,
+}
+
+/// Why a file beneath the root could not be opened.
+#[derive(Debug)]
+pub enum OpenFailure {
+    /// The path leads (or, mid-open, came to lead) outside the root.
+    Outside(&'static str),
+    /// A directory where a file was meant.
+    Directory,
+    /// A FIFO, socket or device: never read (it could block forever).
+    NotRegular(&'static str),
+    Io(std::io::Error),
+}
+
+impl OpenFailure {
+    /// The error a named path gets.
+    pub fn into_error(self, shown: &str) -> AideError {
+        match self {
+            OpenFailure::Outside(why) => outside(shown, why),
+            OpenFailure::Directory => AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is a directory"))
+                .with_hint("name a file; list a directory with llm-discover")
+                .with_details(serde_json::json!({ "path": shown, "kind": "directory" })),
+            OpenFailure::NotRegular(kind) => {
+                AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is a {kind}, not a regular file"))
+                    .with_hint("the tools read and write regular files only")
+                    .with_details(serde_json::json!({ "path": shown, "kind": kind }))
+            }
+            OpenFailure::Io(e) => AideError::io(shown, &e),
+        }
+    }
+
+    /// The diagnostic a file met in a walk gets.
+    pub fn into_diagnostic(self, rel: &str) -> crate::Diagnostic {
+        use crate::envelope::diag;
+        let (code, message) = match self {
+            OpenFailure::Outside(why) => (diag::OUTSIDE_ROOT, why.to_string()),
+            OpenFailure::Directory => (diag::NOT_A_REGULAR_FILE, "a directory, skipped".to_string()),
+            OpenFailure::NotRegular(kind) => (diag::NOT_A_REGULAR_FILE, format!("a {kind}, skipped")),
+            OpenFailure::Io(e) => (diag::UNREADABLE, e.to_string()),
+        };
+        crate::Diagnostic::new(code, message).with_path(rel)
+    }
+}
+
+impl From<Errno> for OpenFailure {
+    fn from(e: Errno) -> Self {
+        OpenFailure::Io(e.into())
+    }
+}
+
+/// The kind of a file that is not regular, by its mode.
+pub fn special_kind(mode: u32) -> Option<&'static str> {
+    match rustix::fs::FileType::from_raw_mode(mode) {
+        rustix::fs::FileType::RegularFile => None,
+        rustix::fs::FileType::Directory => Some("directory"),
+        rustix::fs::FileType::Fifo => Some("fifo"),
+        rustix::fs::FileType::Socket => Some("socket"),
+        rustix::fs::FileType::CharacterDevice => Some("character device"),
+        rustix::fs::FileType::BlockDevice => Some("block device"),
+        rustix::fs::FileType::Symlink => Some("symlink"),
+        rustix::fs::FileType::Unknown => Some("special file"),
+    }
+}
+
+/// Whether `openat2` works here: 0 unknown, 1 yes, 2 no (use the fallback).
+static OPENAT2: AtomicU8 = AtomicU8::new(0);
+
+/// Opens `rel` (relative, no `..`) beneath `dir`: `openat2` with
+/// `RESOLVE_BENEATH`, or a component walk where that is missing.
+/// `follow`: symlinks that stay beneath are followed; otherwise any symlink
+/// on the way fails with ELOOP.
+fn open_beneath(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags, mode: Mode, follow: bool) -> Result<OwnedFd, Errno> {
+    let rel = if rel.as_os_str().is_empty() { Path::new(".") } else { rel };
+    // openat2 refuses O_PATH with any flag but O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC.
+    let flags =
+        if flags.contains(OFlags::PATH) { flags | OFlags::CLOEXEC } else { flags | OFlags::CLOEXEC | OFlags::NOCTTY };
+    if OPENAT2.load(Ordering::Relaxed) != 2 {
+        let mut resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+        if !follow {
+            resolve |= ResolveFlags::NO_SYMLINKS;
+        }
+        // EAGAIN: the kernel saw a concurrent rename that could have let `..`
+        // escape, and asks for a retry.
+        for _ in 0..16 {
+            match rustix::fs::openat2(dir, rel, flags, mode, resolve) {
+                Err(Errno::AGAIN) => continue,
+                Err(Errno::NOSYS) => {
+                    OPENAT2.store(2, Ordering::Relaxed);
+                    break;
+                }
+                other => {
+                    OPENAT2.store(1, Ordering::Relaxed);
+                    return other;
+                }
+            }
+        }
+        if OPENAT2.load(Ordering::Relaxed) != 2 {
+            return Err(Errno::AGAIN);
+        }
+    }
+    // The fallback never follows a symlink: callers resolve paths first.
+    open_nofollow_walk(dir, rel, flags, mode)
+}
+
+/// Opens `rel` from `dir` one component at a time, each with `O_NOFOLLOW`.
+fn open_nofollow_walk(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags, mode: Mode) -> Result<OwnedFd, Errno> {
+    let parts: Vec<&OsStr> = rel
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(Ok(s)),
+            Component::CurDir => None,
+            _ => Some(Err(Errno::XDEV)),
+        })
+        .collect::<Result<_, _>>()?;
+    let Some((last, folders)) = parts.split_last() else {
+        return rustix::fs::openat(dir, ".", flags, mode);
+    };
+    let mut current: Option<OwnedFd> = None;
+    for part in folders {
+        let from = current.as_ref().map_or(dir, |d| d.as_fd());
+        let next = rustix::fs::openat(
+            from,
+            *part,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        current = Some(next);
+    }
+    let from = current.as_ref().map_or(dir, |d| d.as_fd());
+    rustix::fs::openat(from, *last, flags | OFlags::NOFOLLOW, mode)
 }
 
 impl Root {
@@ -30,7 +180,24 @@ impl Root {
             return Err(AideError::new(code::INVALID_ARGUMENTS, format!("root {shown} is not a directory"))
                 .with_hint("--root must name a directory"));
         }
-        Ok(Root { canonical })
+        let dir = rustix::fs::open(&canonical, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+            .map_err(|e| AideError::io(&shown, &e.into()))?;
+        Ok(Root { canonical, dir: Arc::new(dir) })
+    }
+
+    /// The folder `abs` (inside this root, resolved) as a root of its own,
+    /// opened beneath this one: a swap since it was resolved cannot make it
+    /// an outside folder.
+    pub fn subdir(&self, abs: &Path) -> Result<Root, AideError> {
+        let shown = abs.display().to_string();
+        let rel = abs.strip_prefix(&self.canonical).map_err(|_| outside(&shown, "the path leads outside the root"))?;
+        let dir = open_beneath(self.dir.as_fd(), rel, OFlags::PATH | OFlags::DIRECTORY, Mode::empty(), false).map_err(
+            |e| match e {
+                Errno::XDEV | Errno::LOOP => outside(&shown, "a symlink on the path changed while it was opened"),
+                e => AideError::io(&shown, &e.into()),
+            },
+        )?;
+        Ok(Root { canonical: abs.to_path_buf(), dir: Arc::new(dir) })
     }
 
     /// Opens `dir` if given, else the current directory.
@@ -109,6 +276,109 @@ impl Root {
         Ok(resolved)
     }
 
+    /// `path` (relative to the root, or absolute inside it) as a relative
+    /// path without `.` or `..`, by its letters alone; None if the letters
+    /// leave the root (or it is absolute elsewhere: it may still lead inside
+    /// through a symlink, which [`Root::resolve`] decides).
+    pub fn lexical(&self, path: &Path) -> Option<PathBuf> {
+        let rel = if path.is_absolute() { path.strip_prefix(&self.canonical).ok()? } else { path };
+        let mut out = PathBuf::new();
+        for comp in rel.components() {
+            match comp {
+                Component::Normal(s) => out.push(s),
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if !out.pop() {
+                        return None;
+                    }
+                }
+                Component::RootDir | Component::Prefix(_) => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// Opens a file for reading, race-free beneath the root: a symlink (or a
+    /// directory swapped for one mid-open) that leads outside fails with
+    /// [`OpenFailure::Outside`], never opens the outside file. FIFOs,
+    /// sockets and devices are opened without blocking and refused.
+    pub fn open_file(&self, path: &Path) -> Result<File, OpenFailure> {
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK;
+        let fd = match self.lexical(path) {
+            Some(rel) => match open_beneath(self.dir.as_fd(), &rel, flags, Mode::empty(), true) {
+                // Leaves the root, or through an absolute symlink (which
+                // RESOLVE_BENEATH refuses even when it points inside).
+                Err(Errno::XDEV | Errno::LOOP) => self.open_resolved(path, flags)?,
+                // The fallback does not follow symlinks: resolve first.
+                Err(Errno::NOTDIR) if OPENAT2.load(Ordering::Relaxed) == 2 => self.open_resolved(path, flags)?,
+                other => other?,
+            },
+            None => self.open_resolved(path, flags)?,
+        };
+        let stat = rustix::fs::fstat(&fd)?;
+        match special_kind(stat.st_mode) {
+            None => {}
+            Some("directory") => return Err(OpenFailure::Directory),
+            Some(kind) => return Err(OpenFailure::NotRegular(kind)),
+        }
+        // Regular files ignore O_NONBLOCK; clear it anyway for whoever reads on.
+        let _ = rustix::fs::fcntl_setfl(&fd, OFlags::empty());
+        Ok(File::from(fd))
+    }
+
+    /// Resolves `path` through its symlinks, then opens the resolved path
+    /// with no symlink allowed on the way: one appearing now is a swap.
+    fn open_resolved(&self, path: &Path, flags: OFlags) -> Result<OwnedFd, OpenFailure> {
+        let shown = path.to_string_lossy();
+        let abs = self.resolve(&shown).map_err(|e| match e.code {
+            c if c == code::PATH_OUTSIDE_ROOT => OpenFailure::Outside("the path leads outside the root"),
+            _ => OpenFailure::Io(std::io::Error::new(std::io::ErrorKind::NotFound, e.message)),
+        })?;
+        let rel =
+            abs.strip_prefix(&self.canonical).map_err(|_| OpenFailure::Outside("the path leads outside the root"))?;
+        match open_beneath(self.dir.as_fd(), rel, flags, Mode::empty(), false) {
+            Err(Errno::XDEV | Errno::LOOP) => {
+                Err(OpenFailure::Outside("a symlink on the path changed while it was opened"))
+            }
+            other => Ok(other?),
+        }
+    }
+
+    /// Opens the directory `rel_dir` (relative, already resolved, so with no
+    /// symlink on it) for `*at` calls, creating missing folders when
+    /// `create` is set. A symlink met on the way is a swap: `Outside`.
+    pub fn open_dir(&self, rel_dir: &Path, create: bool) -> Result<OwnedFd, OpenFailure> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY;
+        match open_beneath(self.dir.as_fd(), rel_dir, flags, Mode::empty(), false) {
+            Ok(fd) => return Ok(fd),
+            Err(Errno::XDEV | Errno::LOOP) => {
+                return Err(OpenFailure::Outside("a symlink on the path changed while it was opened"));
+            }
+            Err(Errno::NOENT) if create => {}
+            Err(Errno::NOTDIR) => return Err(OpenFailure::NotRegular("path through a file")),
+            Err(e) => return Err(e.into()),
+        }
+        let mut current = rustix::fs::openat(self.dir.as_fd(), ".", flags | OFlags::CLOEXEC, Mode::empty())?;
+        for comp in rel_dir.components() {
+            let Component::Normal(part) = comp else {
+                return Err(OpenFailure::Outside("the path leads outside the root"));
+            };
+            match rustix::fs::mkdirat(&current, part, Mode::from_raw_mode(0o777)) {
+                Ok(()) | Err(Errno::EXIST) => {}
+                Err(e) => return Err(e.into()),
+            }
+            current =
+                match rustix::fs::openat(&current, part, flags | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty()) {
+                    Ok(fd) => fd,
+                    Err(Errno::LOOP | Errno::NOTDIR) => {
+                        return Err(OpenFailure::Outside("a symlink on the path changed while it was opened"));
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+        }
+        Ok(current)
+    }
+
     /// The `/`-separated path of `abs` relative to the root, or None if it
     /// is not inside the root. The root itself is `.`.
     pub fn relative(&self, abs: &Path) -> Option<String> {
@@ -175,6 +445,59 @@ mod tests {
         }
         let abs_inside = dir.path().join("root/src/a.rs");
         assert!(root.resolve(abs_inside.to_str().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn opens_beneath_the_root_only() {
+        let (dir, root) = setup();
+        std::os::unix::fs::symlink(dir.path().join("secret"), dir.path().join("root/abs-out")).unwrap();
+        std::os::unix::fs::symlink("../secret", dir.path().join("root/rel-out")).unwrap();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("root/up")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("root/src/a.rs"), dir.path().join("root/abs-in")).unwrap();
+        std::os::unix::fs::symlink("src/a.rs", dir.path().join("root/rel-in")).unwrap();
+        let read = |p: &str| root.open_file(Path::new(p)).map(|f| std::io::read_to_string(f).unwrap());
+        for inside in ["src/a.rs", "rel-in", "abs-in", "./src/../src/a.rs"] {
+            assert_eq!(read(inside).unwrap(), "x", "{inside}");
+        }
+        assert_eq!(read(dir.path().join("root/src/a.rs").to_str().unwrap()).unwrap(), "x");
+        for escape in ["abs-out", "rel-out", "up/secret", "../secret", "/etc/passwd"] {
+            assert!(matches!(read(escape), Err(OpenFailure::Outside(_))), "{escape}: {:?}", read(escape));
+        }
+        assert!(matches!(read("src"), Err(OpenFailure::Directory)));
+        assert!(matches!(read("missing"), Err(OpenFailure::Io(_))));
+        // A FIFO is refused at once, not waited on.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.path().join("root/pipe"),
+            rustix::fs::FileType::Fifo,
+            Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(matches!(read("pipe"), Err(OpenFailure::NotRegular("fifo"))));
+    }
+
+    #[test]
+    fn the_fallback_walk_refuses_every_symlink() {
+        let (dir, root) = setup();
+        std::os::unix::fs::symlink("src", dir.path().join("root/s")).unwrap();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("root/up")).unwrap();
+        let open = |p: &str| open_nofollow_walk(root.dir.as_fd(), Path::new(p), OFlags::RDONLY, Mode::empty());
+        assert!(open("src/a.rs").is_ok());
+        assert_eq!(open("s/a.rs").unwrap_err(), Errno::NOTDIR);
+        assert_eq!(open("up/secret").unwrap_err(), Errno::NOTDIR);
+        assert_eq!(open("../secret").unwrap_err(), Errno::XDEV);
+    }
+
+    #[test]
+    fn opens_and_creates_folders_beneath() {
+        let (dir, root) = setup();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("root/up")).unwrap();
+        root.open_dir(Path::new("new/deeper"), true).unwrap();
+        assert!(dir.path().join("root/new/deeper").is_dir());
+        assert!(matches!(root.open_dir(Path::new("up"), true), Err(OpenFailure::Outside(_))));
+        assert!(matches!(root.open_dir(Path::new("up/made"), true), Err(OpenFailure::Outside(_))));
+        assert!(!dir.path().join("made").exists());
     }
 
     #[cfg(unix)]

@@ -89,6 +89,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn paths_escape_losslessly() {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = std::ffi::OsStr::from_bytes(b"a\xff\\b\xc3.txt");
+        let shown = escape_path(odd, false);
+        assert_eq!(shown, "a\\xff\\\\b\\xc3.txt");
+        assert_eq!(unescape_path(&shown).unwrap(), odd);
+        assert_eq!(escape_path(std::ffi::OsStr::new("plain\\name"), false), "plain\\name");
+        let always = escape_path(std::ffi::OsStr::new("plain\\name"), true);
+        assert_eq!(unescape_path(&always).unwrap(), "plain\\name");
+        assert_eq!(unescape_path("no-escapes"), None);
+        assert_eq!(unescape_path("bad\\q"), None);
+    }
+
+    #[test]
     fn line_endings_and_non_text() {
         assert_eq!(Eol::of(b"a\r\nb\r\n"), Eol::Crlf);
         assert_eq!(Eol::of(b"a\r\nb\n"), Eol::Mixed);
@@ -119,6 +133,78 @@ mod tests {
     fn lossy_flags_invalid_utf8() {
         assert_eq!(lossy(b"ok"), ("ok".into(), false));
         assert_eq!(lossy(b"a\xffb"), ("a\u{FFFD}b".into(), true));
+    }
+}
+
+/// A file name (or path) as text, losslessly: valid UTF-8 is itself
+/// (unless `always`, which doubles backslashes so the form is never
+/// ambiguous), and a name that is not valid UTF-8 has each stray byte as
+/// `\xHH` and each backslash as `\\`. [`unescape_path`] turns it back.
+pub fn escape_path(name: &std::ffi::OsStr, always: bool) -> std::borrow::Cow<'_, str> {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = name.as_bytes();
+    if !always && let Ok(s) = std::str::from_utf8(bytes) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether a path shown as text is the escaped form of a name that is not
+/// valid UTF-8 (or was escaped with `always`).
+pub fn unescape_path(text: &str) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::OsStringExt;
+    if !text.contains('\\') {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1)) {
+            (b'\\', Some(b'\\')) => {
+                out.push(b'\\');
+                i += 2;
+            }
+            (b'\\', Some(b'x')) => {
+                let hex = text.get(i + 2..i + 4)?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 4;
+            }
+            (b'\\', _) => return None,
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Some(std::ffi::OsString::from_vec(out))
+}
+
+/// Serde for paths in stored records (journals, undo manifests): the
+/// `always` escaped form, so any name (not valid UTF-8 too) round-trips.
+pub mod path_serde {
+    use std::path::PathBuf;
+
+    pub fn serialize<S: serde::Serializer>(path: &std::path::Path, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::escape_path(path.as_os_str(), true))
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        let text: String = serde::Deserialize::deserialize(d)?;
+        Ok(super::unescape_path(&text).map_or_else(|| PathBuf::from(&text), PathBuf::from))
     }
 }
 

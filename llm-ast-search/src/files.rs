@@ -74,15 +74,19 @@ pub struct Scope<'a> {
 }
 
 /// Why a file was not parsed, if it was not.
-fn read_source(abs: &Path, rel: &str, max_filesize: Option<u64>) -> Result<Vec<u8>, Diagnostic> {
+fn read_source(root: &Root, abs: &Path, rel: &str, max_filesize: Option<u64>) -> Result<Vec<u8>, Diagnostic> {
+    // Opened beneath the root (a swapped folder cannot lead outside), and
+    // never a FIFO or device, which could block the run.
+    let mut file = root.open_file(abs).map_err(|e| e.into_diagnostic(rel))?;
     if let Some(max) = max_filesize
-        && let Ok(meta) = std::fs::metadata(abs)
+        && let Ok(meta) = file.metadata()
         && meta.len() > max
     {
         return Err(Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes, over --max-filesize {max}", meta.len()))
             .with_path(rel));
     }
-    let bytes = std::fs::read(abs)
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut file, &mut bytes)
         .map_err(|e| Diagnostic::new(diag::UNREADABLE, format!("cannot read: {e}")).with_path(rel))?;
     match aide_core::text::non_text(&bytes) {
         Some(NonText::Utf16) => Err(Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file skipped").with_path(rel)),
@@ -140,7 +144,7 @@ impl Scope<'_> {
                 AideError::new(code::NOT_FOUND, format!("{p}: {e}")).with_hint("paths are relative to --root")
             })?;
             if meta.is_dir() {
-                let sub = Root::new(&abs)?;
+                let sub = self.root.subdir(&abs)?;
                 let prefix = if rel.is_empty() || rel == "." { String::new() } else { rel };
                 walk_dir(&sub, &prefix, &mut out, &mut diagnostics)?;
                 continue;
@@ -235,7 +239,7 @@ impl Scope<'_> {
     where
         F: Fn(&SourceFile, &mut Vec<Diagnostic>) -> T,
     {
-        let source = match read_source(&c.abs, &c.rel, max_filesize) {
+        let source = match read_source(self.root, &c.abs, &c.rel, max_filesize) {
             Ok(s) => s,
             Err(d) => {
                 diags.push(d);

@@ -34,10 +34,13 @@ use std::path::PathBuf;
 
 use aide_core::cli::{Render, RunContext, Tool};
 use aide_core::error::ErrorBody;
+use aide_core::root::OpenFailure;
 use aide_core::text::NonText;
-use aide_core::{AideError, LineIndex, Root, code};
+use aide_core::{AideError, Root, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+pub mod scan;
 
 /// Lines returned when no range is given.
 pub const DEFAULT_LIMIT: usize = 2000;
@@ -183,45 +186,36 @@ fn range(req: &ReadRequest) -> Result<(usize, usize), AideError> {
     Ok((req.offset.unwrap_or(0), req.limit.unwrap_or(DEFAULT_LIMIT)))
 }
 
-/// Reads one file.
+/// Reads one file, streaming: memory holds the range asked for, not the file.
 pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len: usize) -> Result<Content, AideError> {
-    let abs = root.resolve(rel)?;
-    if abs.is_dir() {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a directory"))
-            .with_hint("list it with llm-discover, or read a file inside it"));
-    }
-    let bytes = std::fs::read(&abs).map_err(|e| AideError::io(rel, &e))?;
-    match aide_core::text::non_text(&bytes) {
-        Some(NonText::Utf16) => {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is UTF-16; only UTF-8 text is read"))
-                .with_hint("convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)"));
+    let file = root.open_file(std::path::Path::new(rel)).map_err(|e| match e {
+        OpenFailure::Directory => AideError::new(code::NOT_A_REGULAR_FILE, format!("{rel} is a directory"))
+            .with_hint("list it with llm-discover, or read a file inside it")
+            .with_details(serde_json::json!({ "path": rel, "kind": "directory" })),
+        other => other.into_error(rel),
+    })?;
+    let scanned = scan::scan(file, skip.saturating_add(1), take, 256 * 1024).map_err(|e| match e {
+        scan::ScanError::NonText(NonText::Utf16) => {
+            AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is UTF-16; only UTF-8 text is read"))
+                .with_hint("convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)")
         }
-        Some(NonText::Binary) => {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a binary file (it has NUL bytes)"))
-                .with_hint("llm-read shows text files only"));
+        scan::ScanError::NonText(NonText::Binary) => {
+            AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a binary file (it has NUL bytes)"))
+                .with_hint("llm-read shows text files only")
         }
-        None => {}
-    }
-    let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
-    let index = LineIndex::new(&bytes);
-    let line_count = index.line_count();
-    let eol = Eol::of(&bytes);
+        scan::ScanError::Io(e) => AideError::io(rel, &e),
+    })?;
+    let line_count = scanned.line_count;
     if skip > 0 && skip >= line_count {
         return Err(past_the_end(rel, skip, line_count));
     }
     let first = skip + 1;
     let last = first.saturating_add(take).saturating_sub(1).min(line_count);
-    let (byte_start, byte_end, start_line, end_line) = if take == 0 || first > line_count {
-        let at = index.line_range(first).map_or(bytes.len(), |r| r.start).min(bytes.len());
-        (at, at, 0, 0)
-    } else {
-        let s = index.line_range(first).map_or(bytes.len(), |r| r.start);
-        let e = index.line_range(last).map_or(bytes.len(), |r| r.end);
-        (s, e, first, last)
-    };
-    let mut slice = &bytes[byte_start..byte_end];
-    if byte_start == 0 && bom {
-        slice = &slice[3..];
+    let (start_line, end_line) = if take == 0 || first > line_count { (0, 0) } else { (first, last) };
+    let (byte_start, byte_end) = (scanned.range_start as usize, scanned.range_end as usize);
+    let mut slice = &scanned.range[..];
+    if byte_start == 0 && scanned.bom {
+        slice = slice.get(3..).unwrap_or_default();
     }
     let (text, lossy) = aide_core::text::lossy(slice);
     let mut cut = false;
@@ -244,14 +238,14 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
         start_line,
         end_line,
         line_count,
-        size_bytes: bytes.len() as u64,
+        size_bytes: scanned.size,
         byte_start,
         byte_end,
-        checksum: aide_core::checksum::sha256_hex(&bytes),
-        eol,
-        bom,
-        encoding: if std::str::from_utf8(&bytes).is_ok() { "utf-8".into() } else { "unknown".into() },
-        final_newline: bytes.ends_with(b"\n"),
+        checksum: scanned.checksum,
+        eol: scanned.eol,
+        bom: scanned.bom,
+        encoding: if scanned.utf8 { "utf-8".into() } else { "unknown".into() },
+        final_newline: scanned.final_newline,
         truncated: cut || more,
         next_offset: more.then_some(end_line),
         lossy,
@@ -285,8 +279,11 @@ pub fn read(req: &ReadRequest) -> Result<ReadOutput, AideError> {
     let (skip, take) = range(req)?;
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    for path in &req.path {
-        match read_file(&root, path, skip, take, req.max_line_len) {
+    for given in &req.path {
+        // Every path is shown relative to the root, however it was given.
+        let shown = root.lexical(std::path::Path::new(given)).map(|p| aide_core::root::to_slash(&p));
+        let path = shown.as_ref().unwrap_or(given);
+        match read_file(&root, given, skip, take, req.max_line_len) {
             Ok(c) => files.push(FileRead { path: path.clone(), ok: true, read: Some(Box::new(c)), error: None }),
             Err(e) => {
                 files.push(FileRead { path: path.clone(), ok: false, read: None, error: Some((&e).into()) });

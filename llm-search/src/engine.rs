@@ -94,6 +94,7 @@ pub fn search_as(
     let threads = aide_core::walk::worker_threads(req.threads, &mut thread_diagnostics);
     let files_searched = AtomicUsize::new(0);
     let settings = FileSettings {
+        root,
         matcher: &matcher,
         capture_regexes: &capture_regexes,
         mode: req.mode,
@@ -217,6 +218,7 @@ fn capture_regexes(req: &SearchRequest) -> Vec<regex::bytes::Regex> {
 }
 
 struct FileSettings<'a> {
+    root: &'a Root,
     matcher: &'a RegexMatcher,
     capture_regexes: &'a [regex::bytes::Regex],
     mode: Mode,
@@ -239,11 +241,11 @@ enum FileOutcome {
 }
 
 fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile) -> FileOutcome {
-    let f = match std::fs::File::open(&file.abs) {
+    // Opened beneath the root: a folder swapped for a symlink since the
+    // walk listed it cannot lead the read outside.
+    let f = match s.root.open_file(&file.abs) {
         Ok(f) => f,
-        Err(e) => {
-            return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
-        }
+        Err(e) => return FileOutcome::Skipped(e.into_diagnostic(&file.rel)),
     };
     if let Some(max) = s.max_filesize
         && let Ok(md) = f.metadata()

@@ -1,15 +1,43 @@
-//! Writing a verified plan: per-file locks, pre-images kept for undo, atomic
-//! writes, and rollback if a write fails midway.
+//! Writing a verified plan, all or nothing, even across a crash.
+//!
+//! 1. Each target's folder is opened beneath the root (`openat2`), once;
+//!    every later step is an `*at` call on that descriptor, so a folder
+//!    swapped for a symlink meanwhile cannot lead a write outside.
+//! 2. A journal naming every file, its temporary, and its checksums before
+//!    and after is written durably (and locked) before anything else.
+//! 3. The pre-images are stored for undo.
+//! 4. Every new version is written to its temporary beside the target and
+//!    fsynced; owner, group and mode are the target's.
+//! 5. Every target is read again and compared with what the plan read (its
+//!    identity and its bytes): a file another program changed meanwhile
+//!    aborts the whole transform with `conflict`, nothing written.
+//! 6. With SIGINT/SIGTERM/SIGHUP/SIGQUIT deferred, the temporaries are
+//!    renamed over their targets (each target's identity checked once more
+//!    just before), each folder is fsynced, and the journal is removed.
+//!
+//! A failure in steps 1–5 removes the temporaries: nothing changed. A
+//! failure in step 6 puts back the files already replaced. A crash (kill -9,
+//! power loss) leaves the journal: the next llm-transform run on the root
+//! (or `llm-transform recover`) finishes the transform if any file was
+//! already replaced, or rolls it back if none was (see [`crate::journal`]).
 
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use aide_core::checksum::sha256_hex;
-use aide_core::fsutil::{replace, write_atomic_with, write_temp_beside};
-use aide_core::{AideError, code};
-use serde::{Deserialize, Serialize};
+use aide_core::envelope::Diagnostic;
+use aide_core::root::OpenFailure;
+use aide_core::{AideError, Root, code};
+use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
+use rustix::io::Errno;
 use serde_json::json;
 
+use crate::journal::Journal;
 use crate::plan::FileState;
 
 /// Exclusive locks on a set of files, held until dropped.
@@ -57,354 +85,365 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
     Ok(Locks { _files: files })
 }
 
-/// One file of a stored transform: enough to put it back.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct UndoFile {
-    pub abs: PathBuf,
-    pub rel: String,
-    /// Where the file's content before the transform is in the archive;
-    /// None if the transform created the file.
-    pub pre_image: Option<PreImage>,
-    pub checksum_before: Option<String>,
-    /// None if the transform deleted (or renamed away) the file.
-    pub checksum_after: Option<String>,
-    #[serde(default)]
-    pub mode: Option<u32>,
+/// Who a file is, and when it last changed: two stamps that differ mean
+/// another program replaced or wrote the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime: (i64, i64),
+    pub ctime: (i64, i64),
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
 }
 
-/// The record of an applied transform, in `$AIDE_HOME/transform/undo/<execution_id>/`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct UndoManifest {
-    pub execution_id: String,
-    pub created_ms: i64,
-    pub files: Vec<UndoFile>,
-    #[serde(default)]
-    pub undone_by: Option<String>,
-}
-
-pub fn undo_dir() -> PathBuf {
-    aide_core::log::aide_home().join("transform/undo")
-}
-
-/// Whether a file's content on disk matches what a plan expects it to be.
-fn on_disk(abs: &Path) -> Result<Option<Vec<u8>>, AideError> {
-    match std::fs::read(abs) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(AideError::io(&abs.display().to_string(), &e)),
-    }
-}
-
-fn mode_of(p: &Option<std::fs::Permissions>) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    p.as_ref().map(PermissionsExt::mode)
-}
-
-/// Writes the changed files of a plan, in three phases:
-///
-/// 1. every new version is written to a temporary file beside its target and
-///    fsynced (in parallel); a failure here removes the temporaries and
-///    nothing has changed;
-/// 2. the temporaries are renamed over their targets (deletions happen
-///    here); a failure puts back the files already replaced;
-/// 3. each folder touched is fsynced once.
-///
-/// The pre-images are stored first, for undo.
-pub fn commit(execution_id: &str, changed: &[&FileState]) -> Result<(), AideError> {
-    // Re-check under the lock that nothing changed since the plan read the files.
-    for f in changed {
-        if on_disk(&f.abs)? != f.original {
-            return Err(AideError::new(
-                code::CONFLICT,
-                format!("{} changed while the transform was being prepared", f.rel),
-            )
-            .with_hint("read the file again and retry")
-            .with_details(json!({ "path": f.rel })));
+impl Stamp {
+    pub fn of(stat: &rustix::fs::Stat) -> Stamp {
+        Stamp {
+            dev: stat.st_dev,
+            ino: stat.st_ino,
+            size: stat.st_size as u64,
+            mtime: (stat.st_mtime, stat.st_mtime_nsec as i64),
+            ctime: (stat.st_ctime, stat.st_ctime_nsec as i64),
+            mode: stat.st_mode,
+            uid: stat.st_uid,
+            gid: stat.st_gid,
         }
     }
-    let dir = store_pre_images(execution_id, changed)?;
-    let fail = |e: std::io::Error, rel: &str, restore_failures: Vec<String>| {
-        let _ = std::fs::remove_dir_all(&dir);
-        AideError::new(code::IO_ERROR, format!("writing {rel} failed: {e}; nothing was changed"))
-            .with_details(json!({ "path": rel, "restore_failures": restore_failures }))
+}
+
+/// A file as it is on disk now: its bytes and stamp, or None if absent.
+pub type OnDisk = Option<(Vec<u8>, Stamp)>;
+
+/// Reads `name` in the folder `dir`, never following a symlink (on a path
+/// already resolved, a symlink is a swap) and never opening a FIFO or device.
+pub fn read_at(dir: &OwnedFd, name: &OsStr) -> Result<OnDisk, OpenFailure> {
+    let fd = match rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(Errno::LOOP) => return Err(OpenFailure::Outside("a symlink on the path changed while it was opened")),
+        Err(e) => return Err(e.into()),
+    };
+    let stat = rustix::fs::fstat(&fd)?;
+    match aide_core::root::special_kind(stat.st_mode) {
+        None => {}
+        Some("directory") => return Err(OpenFailure::Directory),
+        Some(kind) => return Err(OpenFailure::NotRegular(kind)),
+    }
+    let mut bytes = Vec::with_capacity(stat.st_size as usize);
+    File::from(fd).read_to_end(&mut bytes).map_err(OpenFailure::Io)?;
+    Ok(Some((bytes, Stamp::of(&stat))))
+}
+
+/// A file of the root as it is now, by its resolved absolute path: its
+/// content and stamp (None if absent), read beneath the root.
+pub fn read_state(root: &Root, abs: &Path, shown: &str) -> Result<OnDisk, AideError> {
+    let (Some(parent), Some(name)) = (abs.parent(), abs.file_name()) else {
+        return Err(AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is not a file path")));
+    };
+    let rel = parent
+        .strip_prefix(root.path())
+        .map_err(|_| OpenFailure::Outside("the path leads outside the root").into_error(shown))?;
+    let dir = match root.open_dir(rel, false) {
+        Ok(d) => d,
+        Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into_error(shown)),
+    };
+    read_at(&dir, name).map_err(|e| e.into_error(shown))
+}
+
+/// The stamp of `name` in `dir` now, or None if it is absent.
+fn stamp_at(dir: &OwnedFd, name: &OsStr) -> Result<Option<Stamp>, Errno> {
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => Ok(Some(Stamp::of(&stat))),
+        Err(Errno::NOENT) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// One file to write: its folder (opened beneath the root), its name, and
+/// its temporary.
+pub struct Target<'a> {
+    pub file: &'a FileState,
+    pub dir: Arc<OwnedFd>,
+    pub name: OsString,
+    /// None: the file is to be deleted.
+    pub temp: Option<OsString>,
+}
+
+/// The name of a temporary beside `name`, unique to this process and call.
+pub fn temp_name(name: &OsStr) -> OsString {
+    let mut t = OsString::from(".");
+    t.push(name);
+    t.push(format!(".{}.{}.tmp", std::process::id(), aide_core::ids::new_execution_id()));
+    t
+}
+
+/// The folder and name of every file, each folder opened once beneath the
+/// root (created for files that are to be created, when the plan allowed).
+pub fn targets<'a>(root: &Root, files: &[&'a FileState]) -> Result<Vec<Target<'a>>, AideError> {
+    let mut dirs: HashMap<PathBuf, Arc<OwnedFd>> = HashMap::new();
+    let mut out = Vec::with_capacity(files.len());
+    for f in files {
+        let (Some(parent), Some(name)) = (f.abs.parent(), f.abs.file_name()) else {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{} is not a file path", f.rel)));
+        };
+        let dir = match dirs.get(parent) {
+            Some(d) => d.clone(),
+            None => {
+                let rel = parent.strip_prefix(root.path()).map_err(|_| {
+                    AideError::new(code::PATH_OUTSIDE_ROOT, format!("{}: outside the root", f.rel))
+                        .with_hint("give a path inside --root")
+                })?;
+                let d = Arc::new(root.open_dir(rel, f.current.is_some()).map_err(|e| e.into_error(&f.rel))?);
+                dirs.insert(parent.to_path_buf(), d.clone());
+                d
+            }
+        };
+        out.push(Target { file: f, dir, name: name.to_os_string(), temp: f.current.as_ref().map(|_| temp_name(name)) });
+    }
+    Ok(out)
+}
+
+/// Writes `bytes` to the new file `temp` in `dir` and fsyncs it, with the
+/// owner, group and mode of the file it will replace (`like`), or the
+/// default mode for a new file.
+pub fn stage_at(
+    dir: &OwnedFd,
+    temp: &OsStr,
+    bytes: &[u8],
+    mode: Option<u32>,
+    like: Option<Stamp>,
+) -> std::io::Result<()> {
+    let create = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    // A new file gets 0666 less the umask, as any editor would make it.
+    let fd = rustix::fs::openat(dir, temp, create, Mode::from_raw_mode(if mode.is_some() { 0o600 } else { 0o666 }))?;
+    let mut file = File::from(fd);
+    let result = (|| {
+        file.write_all(bytes)?;
+        if let Some(old) = like {
+            // Owner and group as before, when permitted (as root, or a group
+            // the user is in); the mode after, since chown clears set-id bits.
+            let mine = rustix::fs::fstat(&file)?;
+            if (mine.st_uid, mine.st_gid) != (old.uid, old.gid)
+                && rustix::fs::fchown(
+                    &file,
+                    Some(rustix::fs::Uid::from_raw(old.uid)),
+                    Some(rustix::fs::Gid::from_raw(old.gid)),
+                )
+                .is_err()
+            {
+                let _ = rustix::fs::fchown(&file, None, Some(rustix::fs::Gid::from_raw(old.gid)));
+            }
+        }
+        if let Some(mode) = mode {
+            rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777))?;
+        }
+        file.sync_all()
+    })();
+    if result.is_err() {
+        let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
+    }
+    result
+}
+
+fn mode_of(f: &FileState) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    f.permissions.as_ref().map(PermissionsExt::mode)
+}
+
+/// Milliseconds to wait, from a test hook's environment variable.
+fn test_hook_ms(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// Removes the temporaries of `targets` (those that exist).
+fn remove_temps(targets: &[Target<'_>]) {
+    for t in targets {
+        if let Some(temp) = &t.temp {
+            let _ = rustix::fs::unlinkat(&*t.dir, temp.as_os_str(), AtFlags::empty());
+        }
+    }
+}
+
+/// The error for a file another program changed after the plan read it.
+fn changed_meanwhile(rel: &str) -> AideError {
+    AideError::new(
+        code::CONFLICT,
+        format!("{rel} was changed by another program while the transform was being written; nothing was written"),
+    )
+    .with_hint("read the file again and redo the edit against its current content")
+    .with_details(json!({ "path": rel }))
+}
+
+/// Writes the changed files of a plan (see the module doc). Returns the
+/// diagnostics of the write (pre-images too large to keep for undo).
+pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result<Vec<Diagnostic>, AideError> {
+    let targets = targets(root, changed)?;
+    let journal = Journal::begin(root, execution_id, &targets)?;
+    let (undo_dir, diagnostics) = crate::undo::store_pre_images(root, execution_id, changed)?;
+    let abandon = |journal: Journal, targets: &[Target<'_>]| {
+        remove_temps(targets);
+        let _ = std::fs::remove_dir_all(&undo_dir);
+        journal.finish();
     };
 
-    // 1. Stage.
-    let staged: Vec<std::io::Result<Option<PathBuf>>> = parallel_map(changed, |f| match &f.current {
-        Some(bytes) => {
-            if let Some(parent) = f.abs.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            write_temp_beside(&f.abs, bytes, f.permissions.clone()).map(Some)
-        }
-        None => Ok(None),
+    // 4. Stage.
+    let staged: Vec<std::io::Result<()>> = parallel_map(&targets, |t| match (&t.temp, &t.file.current) {
+        (Some(temp), Some(bytes)) => stage_at(&t.dir, temp, bytes, mode_of(t.file), t.file.stamp),
+        _ => Ok(()),
     });
     if let Some(i) = staged.iter().position(Result::is_err) {
-        for t in staged.iter().flatten().flatten() {
-            let _ = std::fs::remove_file(t);
-        }
-        let e = match &staged[i] {
-            Err(e) => std::io::Error::new(e.kind(), e.to_string()),
-            Ok(_) => std::io::Error::other("staging failed"),
+        let reason = match &staged[i] {
+            Err(e) => e.to_string(),
+            Ok(()) => String::new(),
         };
-        return Err(fail(e, &changed[i].rel, Vec::new()));
+        abandon(journal, &targets);
+        let rel = &changed[i].rel;
+        return Err(AideError::new(code::IO_ERROR, format!("writing {rel} failed: {reason}; nothing was changed"))
+            .with_details(json!({ "path": rel })));
     }
-    let temps: Vec<Option<PathBuf>> = staged.into_iter().map(|r| r.ok().flatten()).collect();
+    if let Some(ms) = test_hook_ms("AIDE_TEST_PAUSE_BEFORE_VERIFY_MS") {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
 
-    // 2. Rename (fault injection for the rollback test: fail after N files).
-    let fail_after: Option<usize> = std::env::var("AIDE_TEST_FAIL_AFTER_WRITES").ok().and_then(|v| v.parse().ok());
-    for (i, (f, temp)) in changed.iter().zip(&temps).enumerate() {
-        let result = match (fail_after, temp) {
-            (Some(n), _) if i >= n => Err(std::io::Error::other("injected failure (AIDE_TEST_FAIL_AFTER_WRITES)")),
-            (_, Some(t)) => std::fs::rename(t, &f.abs),
-            (_, None) => std::fs::remove_file(&f.abs),
+    // 5. Verify: every target still what the plan read.
+    let verified: Vec<bool> = parallel_map(&targets, |t| match read_at(&t.dir, &t.name) {
+        Ok(Some((bytes, stamp))) => {
+            t.file.original.as_deref() == Some(&bytes[..]) && t.file.stamp.is_none_or(|s| same_file(s, stamp))
+        }
+        Ok(None) => t.file.original.is_none(),
+        Err(_) => false,
+    });
+    if let Some(i) = verified.iter().position(|ok| !ok) {
+        abandon(journal, &targets);
+        return Err(changed_meanwhile(&changed[i].rel));
+    }
+
+    // 6. Rename, with termination signals held until the tree is whole.
+    let deferred = aide_core::process::DeferSignals::new();
+    let fail_after = test_hook_ms("AIDE_TEST_FAIL_AFTER_WRITES").map(|n| n as usize);
+    let delay = test_hook_ms("AIDE_TEST_RENAME_DELAY_MS").map(std::time::Duration::from_millis);
+    for (i, t) in targets.iter().enumerate() {
+        if let Some(d) = delay {
+            std::thread::sleep(d);
+        }
+        let result = if fail_after.is_some_and(|n| i >= n) {
+            Err(ReplaceFailure::Io(std::io::Error::other("injected failure (AIDE_TEST_FAIL_AFTER_WRITES)")))
+        } else {
+            replace_one(t)
         };
-        if let Err(e) = result {
-            for t in temps[i..].iter().flatten() {
-                let _ = std::fs::remove_file(t);
+        if let Err(failure) = result {
+            remove_temps(&targets[i..]);
+            let restore_failures: Vec<String> = targets[..i]
+                .iter()
+                .rev()
+                .filter_map(|w| restore(w).err().map(|r| format!("{}: {r}", w.file.rel)))
+                .collect();
+            let _ = std::fs::remove_dir_all(&undo_dir);
+            journal.finish();
+            drop(deferred);
+            let e = match failure {
+                ReplaceFailure::Changed => return Err(changed_meanwhile(&t.file.rel)),
+                ReplaceFailure::Io(e) => e,
+            };
+            return Err(AideError::new(
+                code::IO_ERROR,
+                format!("writing {} failed: {e}; nothing was changed", t.file.rel),
+            )
+            .with_details(json!({ "path": t.file.rel, "restore_failures": restore_failures })));
+        }
+    }
+    let mut synced: Vec<&Path> = Vec::new();
+    for t in &targets {
+        let folder = t.file.abs.parent().unwrap_or(root.path());
+        if !synced.contains(&folder) {
+            synced.push(folder);
+            // The files are in place; a folder that cannot be synced costs durability only.
+            let _ = rustix::fs::fsync(t.dir.as_fd());
+        }
+    }
+    journal.finish();
+    drop(deferred);
+    Ok(diagnostics)
+}
+
+/// Whether two stamps are the same file, unchanged.
+fn same_file(a: Stamp, b: Stamp) -> bool {
+    (a.dev, a.ino, a.size, a.mtime, a.ctime) == (b.dev, b.ino, b.size, b.mtime, b.ctime)
+}
+
+/// Why one file could not be put in place.
+enum ReplaceFailure {
+    /// Another program changed (or created) the target since it was verified.
+    Changed,
+    Io(std::io::Error),
+}
+
+impl From<Errno> for ReplaceFailure {
+    fn from(e: Errno) -> Self {
+        ReplaceFailure::Io(e.into())
+    }
+}
+
+/// Puts one staged file in place (or deletes one), after checking once more
+/// that nobody changed the target since it was verified.
+fn replace_one(t: &Target<'_>) -> Result<(), ReplaceFailure> {
+    let now = stamp_at(&t.dir, &t.name)?;
+    let unchanged = match (now, t.file.stamp) {
+        (Some(now), Some(then)) => same_file(now, then),
+        (None, None) => true,
+        _ => false,
+    };
+    if !unchanged {
+        return Err(ReplaceFailure::Changed);
+    }
+    match &t.temp {
+        // A file the plan creates must not replace one created meanwhile.
+        Some(temp) if t.file.original.is_none() => {
+            match rustix::fs::renameat_with(
+                &*t.dir,
+                temp.as_os_str(),
+                &*t.dir,
+                t.name.as_os_str(),
+                RenameFlags::NOREPLACE,
+            ) {
+                Err(Errno::EXIST) => return Err(ReplaceFailure::Changed),
+                other => other?,
             }
-            let restore_failures =
-                changed[..i].iter().rev().filter_map(|w| restore(w).err().map(|r| format!("{}: {r}", w.rel))).collect();
-            return Err(fail(e, &f.rel, restore_failures));
         }
-    }
-
-    // 3. Make the renames durable: each folder once.
-    let mut folders: Vec<&Path> = changed.iter().filter_map(|f| f.abs.parent()).collect();
-    folders.sort();
-    folders.dedup();
-    for folder in folders {
-        // The files are in place; a folder that cannot be synced costs durability only.
-        let _ = File::open(folder).and_then(|d| d.sync_all());
+        Some(temp) => rustix::fs::renameat(&*t.dir, temp.as_os_str(), &*t.dir, t.name.as_os_str())?,
+        None => rustix::fs::unlinkat(&*t.dir, t.name.as_os_str(), AtFlags::empty())?,
     }
     Ok(())
 }
 
+/// Puts one replaced file back to its content before the plan.
+fn restore(t: &Target<'_>) -> std::io::Result<()> {
+    match &t.file.original {
+        Some(bytes) => {
+            let temp = temp_name(&t.name);
+            stage_at(&t.dir, &temp, bytes, mode_of(t.file), t.file.stamp)?;
+            rustix::fs::renameat(&*t.dir, temp.as_os_str(), &*t.dir, t.name.as_os_str())?;
+            Ok(())
+        }
+        None => Ok(rustix::fs::unlinkat(&*t.dir, t.name.as_os_str(), AtFlags::empty())?),
+    }
+}
+
 /// Maps `items` with `f` on a few threads (fsync-bound work), keeping order.
-fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
+pub fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8).min(items.len().max(1));
     let chunk = items.len().div_ceil(threads).max(1);
     std::thread::scope(|s| {
         let handles: Vec<_> = items.chunks(chunk).map(|c| s.spawn(|| c.iter().map(&f).collect::<Vec<R>>())).collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
     })
-}
-
-/// Stores the pre-images (one archive) and the manifest for undo. Undo data
-/// is not fsynced: a power cut may lose the way back, never the files.
-fn store_pre_images(execution_id: &str, changed: &[&FileState]) -> Result<PathBuf, AideError> {
-    let dir = undo_dir().join(execution_id);
-    aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
-    let mut archive = Vec::new();
-    let mut files = Vec::new();
-    for f in changed {
-        let pre_image = f.original.as_ref().map(|bytes| {
-            let range = PreImage { offset: archive.len() as u64, len: bytes.len() as u64 };
-            archive.extend_from_slice(bytes);
-            range
-        });
-        files.push(UndoFile {
-            abs: f.abs.clone(),
-            rel: f.rel.clone(),
-            pre_image,
-            checksum_before: f.original.as_deref().map(sha256_hex),
-            checksum_after: f.current.as_deref().map(sha256_hex),
-            mode: mode_of(&f.permissions),
-        });
-    }
-    replace(&dir.join(PRE_IMAGES), &archive).map_err(|e| AideError::io("undo pre-images", &e))?;
-    let manifest = UndoManifest {
-        execution_id: execution_id.into(),
-        created_ms: aide_core::log::now_ms(),
-        files,
-        undone_by: None,
-    };
-    let text = serde_json::to_vec_pretty(&manifest).map_err(|e| AideError::internal(e.to_string()))?;
-    replace(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))?;
-    Ok(dir)
-}
-
-const PRE_IMAGES: &str = "pre-images.bin";
-
-/// Where a file's pre-image lies in the transform's archive.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct PreImage {
-    pub offset: u64,
-    pub len: u64,
-}
-
-/// Puts one file back to its content before the plan.
-fn restore(f: &FileState) -> std::io::Result<()> {
-    match &f.original {
-        Some(bytes) => write_atomic_with(&f.abs, bytes, f.permissions.clone()),
-        None => std::fs::remove_file(&f.abs),
-    }
-}
-
-/// What undo did to one file.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Restored {
-    pub path: String,
-    /// `restored`, `recreated` (it had been deleted) or `removed` (the transform created it).
-    pub action: String,
-    pub checksum: Option<String>,
-}
-
-pub fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest), AideError> {
-    let root = undo_dir();
-    let dir = if execution_id.len() >= 8 && execution_id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
-        let mut found: Vec<PathBuf> =
-            std::fs::read_dir(&root).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-        found.retain(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(execution_id)));
-        match found.len() {
-            1 => found.remove(0),
-            0 => {
-                return Err(AideError::new(code::NOT_FOUND, format!("no applied transform {execution_id}"))
-                    .with_hint("undo takes the execution_id an applied (not dry-run) llm-transform printed"));
-            }
-            n => {
-                return Err(AideError::new(
-                    code::INVALID_ARGUMENTS,
-                    format!("{n} transforms start with {execution_id}"),
-                )
-                .with_hint("give more of the execution_id"));
-            }
-        }
-    } else {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{execution_id}` is not an execution id"))
-            .with_hint("give the execution_id (at least 8 characters) of an applied transform"));
-    };
-    let text = std::fs::read(dir.join("manifest.json")).map_err(|e| AideError::io("undo manifest", &e))?;
-    let manifest: UndoManifest =
-        serde_json::from_slice(&text).map_err(|e| AideError::internal(format!("undo manifest is corrupt: {e}")))?;
-    Ok((dir, manifest))
-}
-
-/// The most recent applied transforms not yet undone, newest first.
-pub fn recent(count: usize) -> Vec<String> {
-    let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
-        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    // UUIDv7 ids sort by time.
-    ids.sort();
-    ids.into_iter().rev().filter(|id| load_manifest(id).is_ok_and(|(_, m)| m.undone_by.is_none())).take(count).collect()
-}
-
-/// Restores the files of transform `execution_id`, if every one still has
-/// the checksum the transform left.
-pub fn undo(execution_id: &str, by: &str) -> Result<Vec<Restored>, AideError> {
-    let (dir, mut manifest) = load_manifest(execution_id)?;
-    if let Some(other) = &manifest.undone_by {
-        return Err(AideError::new(
-            code::CONFLICT,
-            format!("transform {} was already undone (by {other})", manifest.execution_id),
-        )
-        .with_hint("each transform can be undone once"));
-    }
-    let _locks = lock_all(manifest.files.iter().map(|f| f.abs.as_path()))?;
-    // Each file as it is now: checked against what the transform left, then
-    // the "before" of the undo itself.
-    let current: Vec<Option<Vec<u8>>> = manifest.files.iter().map(|f| on_disk(&f.abs)).collect::<Result<_, _>>()?;
-    let mut changed = Vec::new();
-    for (f, bytes) in manifest.files.iter().zip(&current) {
-        let now = bytes.as_deref().map(sha256_hex);
-        if now != f.checksum_after {
-            changed.push(json!({ "path": f.rel, "expected": f.checksum_after, "current": now }));
-        }
-    }
-    if !changed.is_empty() {
-        let names: Vec<String> = changed.iter().filter_map(|c| c["path"].as_str().map(str::to_string)).collect();
-        return Err(AideError::new(
-            code::CONFLICT,
-            format!("cannot undo {}: changed since: {}", manifest.execution_id, names.join(", ")),
-        )
-        .with_hint("undo the later transforms first (newest first), or restore the files by hand")
-        .with_details(json!({ "changed": changed })));
-    }
-    let archive = std::fs::read(dir.join(PRE_IMAGES)).map_err(|e| AideError::io("undo pre-images", &e))?;
-    let mut states = Vec::new();
-    for (f, now) in manifest.files.iter().zip(current) {
-        use std::os::unix::fs::PermissionsExt;
-        let original = match f.pre_image {
-            Some(PreImage { offset, len }) => {
-                let range = offset as usize..(offset + len) as usize;
-                let Some(bytes) = archive.get(range) else {
-                    return Err(AideError::internal(format!("the undo data of {} is truncated", f.rel)));
-                };
-                Some(bytes.to_vec())
-            }
-            None => None,
-        };
-        states.push(FileState {
-            abs: f.abs.clone(),
-            rel: f.rel.clone(),
-            original: now,
-            current: original,
-            permissions: f.mode.map(std::fs::Permissions::from_mode),
-            rustfmt: false,
-            cargo_check: false,
-            renamed_from: None,
-        });
-    }
-    let refs: Vec<&FileState> = states.iter().collect();
-    commit(by, &refs)?;
-    manifest.undone_by = Some(by.to_string());
-    let text = serde_json::to_vec_pretty(&manifest).map_err(|e| AideError::internal(e.to_string()))?;
-    write_atomic_with(&dir.join("manifest.json"), &text, Some(aide_core::fsutil::private_permissions()))
-        .map_err(|e| AideError::io("undo manifest", &e))?;
-    Ok(states
-        .iter()
-        .map(|s| Restored {
-            path: s.rel.clone(),
-            action: match (&s.original, &s.current) {
-                (None, Some(_)) => "recreated".into(),
-                (Some(_), None) => "removed".into(),
-                _ => "restored".into(),
-            },
-            checksum: s.current.as_deref().map(sha256_hex),
-        })
-        .collect())
-}
-
-/// How much undo history is kept: transforms older than this, or beyond
-/// this many, are forgotten (oldest first).
-pub const UNDO_MAX_AGE_MS: i64 = 30 * 24 * 3600 * 1000;
-pub const UNDO_MAX_TRANSFORMS: usize = 1000;
-
-/// Forgets undo data past the retention limits. Transform ids are UUIDv7,
-/// so their names sort by time and carry their creation time.
-pub fn prune_undo(now_ms: i64) -> usize {
-    let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
-        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-        .unwrap_or_default();
-    ids.sort();
-    let excess = ids.len().saturating_sub(UNDO_MAX_TRANSFORMS);
-    let mut removed = 0;
-    for (i, id) in ids.iter().enumerate() {
-        let created = uuid_v7_ms(id);
-        let too_old = created.is_some_and(|c| now_ms - c > UNDO_MAX_AGE_MS);
-        if (i < excess || too_old) && std::fs::remove_dir_all(undo_dir().join(id)).is_ok() {
-            removed += 1;
-        }
-    }
-    removed
-}
-
-/// The creation time (ms since the epoch) a UUIDv7 carries in its first 48 bits.
-fn uuid_v7_ms(id: &str) -> Option<i64> {
-    let hex: String = id.chars().filter(|c| *c != '-').take(12).collect();
-    (hex.len() == 12).then(|| i64::from_str_radix(&hex, 16).ok()).flatten()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uuid_v7_ids_carry_their_time() {
-        let id = aide_core::ids::new_execution_id();
-        let ms = uuid_v7_ms(&id).unwrap();
-        assert!((aide_core::log::now_ms() - ms).abs() < 60_000, "{id} → {ms}");
-        assert_eq!(uuid_v7_ms("not-an-id"), None);
-    }
 }

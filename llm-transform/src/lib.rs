@@ -66,9 +66,11 @@
 //!   newest 1,000 transforms at most.
 
 pub mod commit;
+pub mod journal;
 pub mod plan;
 pub mod request;
 pub mod text;
+pub mod undo;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -83,9 +85,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::commit::Restored;
+use crate::journal::Recovered;
 use crate::plan::{FileState, OpReport, Plan};
 use crate::request::{EditsDocument, Operation, SpanEdit};
+use crate::undo::Restored;
 
 /// A request: flags, or the same fields as `--request` JSON.
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
@@ -124,6 +127,10 @@ pub struct TransformRequest {
     /// Include each file's unified diff in the output of an applied transform.
     #[arg(long)]
     pub diff: bool,
+    /// Write files that have no write permission (0444): they are refused
+    /// otherwise, and keep their mode either way.
+    #[arg(long)]
+    pub allow_read_only: bool,
 }
 
 #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
@@ -138,6 +145,10 @@ pub enum Subcommand {
         #[arg(long, value_name = "N", conflicts_with = "execution_ids")]
         last: Option<usize>,
     },
+    /// Finish or roll back transforms of this root that were interrupted
+    /// mid-commit (kill -9, power loss). Every transform run does this
+    /// first; this does it alone.
+    Recover,
 }
 
 /// One file of the result.
@@ -190,6 +201,10 @@ pub enum TransformOutput {
         undone: Vec<String>,
         files: Vec<Restored>,
     },
+    Recover {
+        /// The interrupted transforms of this root, and what was done with each.
+        recovered: Vec<Recovered>,
+    },
 }
 
 impl Render for TransformOutput {
@@ -225,7 +240,25 @@ impl Render for TransformOutput {
             }
             TransformOutput::Undo { files, .. } => {
                 for f in files {
-                    writeln!(w, "{} {}", f.action, aide_core::text::escape_controls(&f.path))?;
+                    let action = serde_json::to_value(f.action).ok();
+                    let action = action.as_ref().and_then(|v| v.as_str()).unwrap_or("restored");
+                    writeln!(w, "{action} {}", aide_core::text::escape_controls(&f.path))?;
+                }
+                Ok(())
+            }
+            TransformOutput::Recover { recovered } => {
+                if recovered.is_empty() {
+                    writeln!(w, "nothing to recover")?;
+                }
+                for r in recovered {
+                    let action = match r.action {
+                        journal::RecoveryAction::Completed => "completed",
+                        journal::RecoveryAction::RolledBack => "rolled back",
+                    };
+                    writeln!(w, "{action} {} ({} files)", r.execution_id, r.files)?;
+                    for c in &r.conflicts {
+                        writeln!(w, "  changed since, left as is: {}", aide_core::text::escape_controls(c))?;
+                    }
                 }
                 Ok(())
             }
@@ -365,6 +398,8 @@ fn cargo_check(file: &Path, root: &Root) -> CargoCheck {
 /// Runs a transform request.
 pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<TransformOutput, AideError> {
     let root = Root::from_option(request.root.as_deref())?;
+    // An earlier transform of this root killed mid-commit is made whole first.
+    ctx.diagnostics.extend(journal::diagnostics(&journal::recover(&root)?));
     let mut doc = EditsDocument {
         file: request.file.clone(),
         edits: request.edits.clone(),
@@ -456,6 +491,16 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
     }
 
     let changed: Vec<&FileState> = plan.files.values().filter(|f| f.current != f.original).collect();
+    if !request.allow_read_only
+        && let Some(f) = changed.iter().find(|f| f.stamp.is_some_and(|s| s.mode & 0o222 == 0))
+    {
+        return Err(AideError::new(
+            code::PERMISSION_DENIED,
+            format!("{} is read-only (no write permission); nothing was written", f.rel),
+        )
+        .with_hint("pass --allow-read-only to change it anyway (it stays read-only)")
+        .with_details(json!({ "path": f.rel })));
+    }
     let show_diff = request.dry_run || request.diff;
     let files: Vec<FileChange> = plan
         .files
@@ -484,8 +529,9 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
     let no_op = changed.is_empty();
     let wrote = !request.dry_run && !no_op;
     if wrote {
-        commit::commit(&ctx.execution_id, &changed)?;
-        commit::prune_undo(aide_core::log::now_ms());
+        let written = commit::commit(&root, &ctx.execution_id, &changed)?;
+        ctx.diagnostics.extend(written);
+        undo::prune_undo(aide_core::log::now_ms());
     }
     let check = if wrote && (request.cargo_check || changed.iter().any(|f| f.cargo_check)) {
         changed.iter().find(|f| f.abs.extension().is_some_and(|e| e == "rs")).map(|f| cargo_check(&f.abs, &root))
@@ -530,9 +576,15 @@ impl Tool for LlmTransform {
 
     fn run(request: TransformRequest, ctx: &mut RunContext) -> Result<TransformOutput, AideError> {
         match &request.command {
+            Some(Subcommand::Recover) => {
+                let root = Root::from_option(request.root.as_deref())?;
+                Ok(TransformOutput::Recover { recovered: journal::recover(&root)? })
+            }
             Some(Subcommand::Undo { execution_ids, last }) => {
+                let root = Root::from_option(request.root.as_deref())?;
+                ctx.diagnostics.extend(journal::diagnostics(&journal::recover(&root)?));
                 let ids = match last {
-                    Some(n) => commit::recent(*n),
+                    Some(n) => undo::recent(&root, *n),
                     None => execution_ids.clone(),
                 };
                 if ids.is_empty() {
@@ -545,7 +597,9 @@ impl Tool for LlmTransform {
                     // Each undo is itself a transform, stored under its own id.
                     let by =
                         if undone.is_empty() { ctx.execution_id.clone() } else { aide_core::ids::new_execution_id() };
-                    files.extend(commit::undo(id, &by)?);
+                    let (restored, diagnostics) = undo::undo(&root, id, &by)?;
+                    files.extend(restored);
+                    ctx.diagnostics.extend(diagnostics);
                     undone.push(id.clone());
                 }
                 Ok(TransformOutput::Undo { undone, files })

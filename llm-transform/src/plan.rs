@@ -24,6 +24,8 @@ pub struct FileState {
     pub current: Option<Vec<u8>>,
     /// Permissions to give the file when it is written (a renamed file keeps its own).
     pub permissions: Option<std::fs::Permissions>,
+    /// The file's identity when the plan read it (None: it did not exist).
+    pub stamp: Option<crate::commit::Stamp>,
     pub rustfmt: bool,
     pub cargo_check: bool,
     pub renamed_from: Option<String>,
@@ -68,6 +70,11 @@ impl Plan {
         if let Some(abs) = self.resolved.get(rel) {
             return Ok(abs.clone());
         }
+        if rel.ends_with('/') {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel}: a file path never ends in `/`"))
+                .with_hint("name the file itself, without the trailing `/`")
+                .with_details(json!({ "path": rel })));
+        }
         let abs = root.resolve(rel)?;
         self.resolved.insert(rel.to_string(), abs.clone());
         Ok(abs)
@@ -76,14 +83,14 @@ impl Plan {
     pub fn file(&mut self, root: &Root, rel: &str) -> Result<&mut FileState, AideError> {
         let abs = self.resolve(root, rel)?;
         if !self.files.contains_key(&abs) {
-            let (original, permissions) = match std::fs::symlink_metadata(&abs) {
-                Ok(m) if m.is_dir() => {
-                    return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a directory"))
-                        .with_hint("edits apply to files"));
+            // Read beneath the root, never through a symlink swapped in
+            // since the path was resolved, never a FIFO or device.
+            let (original, permissions, stamp) = match crate::commit::read_state(root, &abs, rel)? {
+                Some((bytes, stamp)) => {
+                    use std::os::unix::fs::PermissionsExt;
+                    (Some(bytes), Some(std::fs::Permissions::from_mode(stamp.mode & 0o7777)), Some(stamp))
                 }
-                Ok(m) => (Some(std::fs::read(&abs).map_err(|e| AideError::io(rel, &e))?), Some(m.permissions())),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => (None, None),
-                Err(e) => return Err(AideError::io(rel, &e)),
+                None => (None, None, None),
             };
             let shown = root.relative(&abs).unwrap_or_else(|| rel.to_string());
             self.files.insert(
@@ -94,6 +101,7 @@ impl Plan {
                     current: original.clone(),
                     original,
                     permissions,
+                    stamp,
                     rustfmt: false,
                     cargo_check: false,
                     renamed_from: None,
@@ -121,6 +129,9 @@ impl Plan {
                 return Err(AideError::new(code::NOT_FOUND, format!("{rel} does not exist"))
                     .with_hint("span edits change existing files; create one with a `write` operation"));
             };
+            // Hashed once per file, not once per edit: 100,000 edits of one
+            // file must not hash it 100,000 times.
+            let actual = sha256_hex(&bytes);
             for (i, e) in &edits {
                 let Some(expected) = e.checksum_before.as_deref() else {
                     return Err(AideError::new(code::INVALID_REQUEST, format!("edit {i} has no checksum_before"))
@@ -128,7 +139,7 @@ impl Plan {
                             "span edits need the file's SHA-256 (llm-read's `checksum`) to refuse stale offsets",
                         ));
                 };
-                if sha256_hex(&bytes) != expected {
+                if actual != expected {
                     return Err(mismatch(&rel, expected, Some(&bytes)));
                 }
             }

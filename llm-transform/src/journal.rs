@@ -1,0 +1,274 @@
+//! The commit journal: what makes a multi-file transform atomic across a
+//! crash.
+//!
+//! Before a commit writes anything it records, durably, in
+//! `$AIDE_HOME/transform/journal/<execution_id>.json`: the root, and for each
+//! file its path, its temporary's name and its checksums before and after.
+//! The committing process holds a lock on the journal until it removes it,
+//! after the last rename. A journal nobody holds is a commit that died
+//! (kill -9, power loss, a crash). Recovery, which every llm-transform run on
+//! the root does first (and `llm-transform recover` does alone):
+//!
+//! * if no file has its new content yet, the commit died before its first
+//!   rename: the temporaries are removed and the transform never happened
+//!   (its undo data goes too);
+//! * otherwise every temporary had been written and fsynced (renames start
+//!   only after all are): the remaining ones are renamed into place, so the
+//!   transform happened whole and `undo` works as for any other.
+//!
+//! A file that has neither its old nor its new content was changed by
+//! someone else after the crash: it is left as it is and named in the
+//! report.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use aide_core::checksum::sha256_hex;
+use aide_core::{AideError, Root};
+use rustix::fs::AtFlags;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::commit::{Target, read_at};
+
+/// One file of a commit in flight.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct JournalFile {
+    /// Relative to the root.
+    #[serde(with = "aide_core::text::path_serde")]
+    path: PathBuf,
+    /// The temporary's name in the file's folder; None for a deletion.
+    #[serde(with = "opt_name")]
+    temp: Option<OsString>,
+    checksum_before: Option<String>,
+    checksum_after: Option<String>,
+}
+
+/// `Option<OsString>` in the escaped form of [`aide_core::text::path_serde`].
+mod opt_name {
+    use std::ffi::OsString;
+
+    pub fn serialize<S: serde::Serializer>(name: &Option<OsString>, s: S) -> Result<S::Ok, S::Error> {
+        match name {
+            Some(n) => s.serialize_some(&aide_core::text::escape_path(n, true)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<OsString>, D::Error> {
+        let text: Option<String> = serde::Deserialize::deserialize(d)?;
+        Ok(text.map(|t| aide_core::text::unescape_path(&t).unwrap_or_else(|| OsString::from(t))))
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct JournalRecord {
+    execution_id: String,
+    #[serde(with = "aide_core::text::path_serde")]
+    root: PathBuf,
+    files: Vec<JournalFile>,
+}
+
+fn journal_dir() -> PathBuf {
+    aide_core::log::aide_home().join("transform/journal")
+}
+
+/// A commit's journal, locked while the commit runs.
+pub struct Journal {
+    path: PathBuf,
+    _lock: File,
+}
+
+impl Journal {
+    /// Writes and fsyncs the journal of a commit about to start, and locks it.
+    pub fn begin(root: &Root, execution_id: &str, targets: &[Target<'_>]) -> Result<Journal, AideError> {
+        let dir = journal_dir();
+        aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io("transform journal", &e))?;
+        let record = JournalRecord {
+            execution_id: execution_id.to_string(),
+            root: root.path().to_path_buf(),
+            files: targets
+                .iter()
+                .map(|t| JournalFile {
+                    path: t.file.abs.strip_prefix(root.path()).unwrap_or(&t.file.abs).to_path_buf(),
+                    temp: t.temp.clone(),
+                    checksum_before: t.file.original.as_deref().map(sha256_hex),
+                    checksum_after: t.file.current.as_deref().map(sha256_hex),
+                })
+                .collect(),
+        };
+        let text = serde_json::to_vec(&record).map_err(|e| AideError::internal(e.to_string()))?;
+        let path = dir.join(format!("{execution_id}.json"));
+        // Locked before it has content: a recovery never takes a journal
+        // that is still being written for one that died.
+        let write = || -> std::io::Result<File> {
+            let mut file = aide_core::fsutil::private_file().write(true).create_new(true).open(&path)?;
+            file.lock()?;
+            file.write_all(&text)?;
+            file.sync_all()?;
+            aide_core::fsutil::sync_dir(&path)?;
+            Ok(file)
+        };
+        let lock = write().map_err(|e| {
+            let _ = std::fs::remove_file(&path);
+            AideError::io("transform journal", &e)
+        })?;
+        Ok(Journal { path, _lock: lock })
+    }
+
+    /// The commit ended (done, or undone in-process): the journal goes.
+    pub fn finish(self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// What recovery did with one interrupted transform.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Recovered {
+    pub execution_id: String,
+    pub action: RecoveryAction,
+    /// Files put into their new state (completed) or left in their old one (rolled back).
+    pub files: usize,
+    /// Files that have neither their old nor their new content: changed by
+    /// someone else since the crash, left as they are.
+    pub conflicts: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryAction {
+    /// Some files had been replaced: the rest were, from the staged temporaries.
+    Completed,
+    /// No file had been replaced: the temporaries were removed.
+    RolledBack,
+}
+
+/// Finishes or rolls back every interrupted transform of `root`.
+pub fn recover(root: &Root) -> Result<Vec<Recovered>, AideError> {
+    let mut names: Vec<PathBuf> = match std::fs::read_dir(journal_dir()) {
+        Ok(rd) => rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect(),
+        Err(_) => return Ok(Vec::new()),
+    };
+    names.sort();
+    let mut out = Vec::new();
+    for path in names {
+        let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { continue };
+        // Held by a live commit: not ours to touch.
+        if file.try_lock().is_err() {
+            continue;
+        }
+        let record: JournalRecord = match std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()) {
+            Some(r) => r,
+            // Empty or cut short: the commit died while writing its journal,
+            // before it wrote anything else.
+            None => {
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+        };
+        if record.root != root.path() {
+            continue;
+        }
+        out.push(recover_one(root, &record)?);
+        let _ = std::fs::remove_file(&path);
+    }
+    Ok(out)
+}
+
+/// The state of one journalled file now.
+enum Now {
+    Before,
+    After,
+    Other,
+}
+
+fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideError> {
+    let abs: Vec<PathBuf> = record.files.iter().map(|f| root.path().join(&f.path)).collect();
+    let _locks = crate::commit::lock_all(abs.iter().map(PathBuf::as_path))?;
+    let mut states = Vec::new();
+    for f in &record.files {
+        let shown = aide_core::text::escape_path(f.path.as_os_str(), false).into_owned();
+        let parent = f.path.parent().unwrap_or(Path::new(""));
+        let dir = root.open_dir(parent, false).map_err(|e| e.into_error(&shown))?;
+        let name = f.path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        let now = match read_at(&dir, &name) {
+            Ok(Some((bytes, _))) => Some(sha256_hex(&bytes)),
+            Ok(None) => None,
+            Err(e) => return Err(e.into_error(&shown)),
+        };
+        let state = if now == f.checksum_after {
+            Now::After
+        } else if now == f.checksum_before {
+            Now::Before
+        } else {
+            Now::Other
+        };
+        states.push((shown, dir, name, state));
+    }
+    let any_after = states.iter().any(|(_, _, _, s)| matches!(s, Now::After));
+    let mut conflicts = Vec::new();
+    let mut files = 0;
+    for (f, (shown, dir, name, state)) in record.files.iter().zip(&states) {
+        match (state, any_after) {
+            (Now::Other, _) => conflicts.push(shown.clone()),
+            (Now::Before, true) => {
+                match &f.temp {
+                    Some(temp) => {
+                        // Only a temporary with the new content goes in.
+                        let staged = read_at(dir, temp).ok().flatten().map(|(b, _)| sha256_hex(&b));
+                        if staged.is_some() && staged == f.checksum_after {
+                            rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str())
+                                .map_err(|e| AideError::io(shown, &e.into()))?;
+                            files += 1;
+                        } else {
+                            conflicts.push(shown.clone());
+                        }
+                    }
+                    None => {
+                        rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty())
+                            .map_err(|e| AideError::io(shown, &e.into()))?;
+                        files += 1;
+                    }
+                }
+            }
+            (Now::After, _) | (Now::Before, false) => files += 1,
+        }
+        if let Some(temp) = &f.temp {
+            let _ = rustix::fs::unlinkat(dir, temp.as_os_str(), AtFlags::empty());
+        }
+        let _ = rustix::fs::fsync(dir);
+    }
+    if !any_after {
+        // The transform never happened: nothing to undo.
+        let _ = std::fs::remove_dir_all(crate::undo::undo_dir().join(&record.execution_id));
+    }
+    Ok(Recovered {
+        execution_id: record.execution_id.clone(),
+        action: if any_after { RecoveryAction::Completed } else { RecoveryAction::RolledBack },
+        files,
+        conflicts,
+    })
+}
+
+/// Recovery as diagnostics, for a run that recovered on its way.
+pub fn diagnostics(recovered: &[Recovered]) -> Vec<aide_core::Diagnostic> {
+    recovered
+        .iter()
+        .map(|r| {
+            let what = match r.action {
+                RecoveryAction::Completed => "completed",
+                RecoveryAction::RolledBack => "rolled back (nothing of it had been written)",
+            };
+            let mut message = format!("an interrupted transform ({}) of this root was {what}", r.execution_id);
+            if !r.conflicts.is_empty() {
+                message.push_str(&format!(
+                    "; changed by someone else since, left as they are: {}",
+                    r.conflicts.join(", ")
+                ));
+            }
+            aide_core::Diagnostic::new(aide_core::envelope::diag::TRANSFORM_RECOVERED, message)
+        })
+        .collect()
+}

@@ -1,0 +1,373 @@
+//! Undo: every applied transform keeps its files' pre-images in
+//! `$AIDE_HOME/transform/undo/<execution_id>/` (one archive and a manifest
+//! naming the root), for 30 days and the newest 1,000 transforms. Undo acts
+//! only on the root it is run in: `--last N` counts that root's transforms,
+//! and a transform of another root needs that root. A pre-image over
+//! [`UNDO_MAX_PRE_IMAGE_BYTES`] is not kept (an `undo_not_kept`
+//! diagnostic says so at the transform); undoing such a transform is
+//! refused rather than half done.
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use aide_core::checksum::sha256_hex;
+use aide_core::envelope::{Diagnostic, diag};
+use aide_core::{AideError, Root, code};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::commit::{commit, lock_all, read_state};
+use crate::plan::FileState;
+
+/// The largest pre-image kept for undo (per file).
+pub const UNDO_MAX_PRE_IMAGE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// How much undo history is kept: transforms older than this, or beyond
+/// this many, are forgotten (oldest first).
+pub const UNDO_MAX_AGE_MS: i64 = 30 * 24 * 3600 * 1000;
+pub const UNDO_MAX_TRANSFORMS: usize = 1000;
+
+/// One file of a stored transform: enough to put it back.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UndoFile {
+    #[serde(with = "aide_core::text::path_serde")]
+    pub abs: PathBuf,
+    pub rel: String,
+    /// Where the file's content before the transform is in the archive;
+    /// None if the transform created the file (or it was not kept).
+    pub pre_image: Option<PreImage>,
+    pub checksum_before: Option<String>,
+    /// None if the transform deleted (or renamed away) the file.
+    pub checksum_after: Option<String>,
+    #[serde(default)]
+    pub mode: Option<u32>,
+    /// The pre-image was over the size cap and was not kept.
+    #[serde(default)]
+    pub not_kept: bool,
+}
+
+/// The record of an applied transform, in `$AIDE_HOME/transform/undo/<execution_id>/`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct UndoManifest {
+    pub execution_id: String,
+    /// The root the transform ran in (absent in records of older versions).
+    #[serde(default, with = "opt_path")]
+    pub root: Option<PathBuf>,
+    pub created_ms: i64,
+    pub files: Vec<UndoFile>,
+    #[serde(default)]
+    pub undone_by: Option<String>,
+}
+
+mod opt_path {
+    use std::path::PathBuf;
+
+    pub fn serialize<S: serde::Serializer>(p: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+        match p {
+            Some(p) => s.serialize_some(&aide_core::text::escape_path(p.as_os_str(), true)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+        let text: Option<String> = serde::Deserialize::deserialize(d)?;
+        Ok(text.map(|t| aide_core::text::unescape_path(&t).map_or_else(|| PathBuf::from(&t), PathBuf::from)))
+    }
+}
+
+impl UndoManifest {
+    /// Whether the transform was made under `root`.
+    fn belongs_to(&self, root: &Root) -> bool {
+        match &self.root {
+            Some(r) => r == root.path(),
+            None => self.files.iter().all(|f| f.abs.starts_with(root.path())),
+        }
+    }
+}
+
+/// Where a file's pre-image lies in the transform's archive.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct PreImage {
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// What undo did to one file.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Restored {
+    pub path: String,
+    pub action: RestoreAction,
+    pub checksum: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RestoreAction {
+    /// The file has its content from before the transform again.
+    Restored,
+    /// The transform had deleted it: it is back.
+    Recreated,
+    /// The transform had created it: it is gone.
+    Removed,
+}
+
+pub fn undo_dir() -> PathBuf {
+    aide_core::log::aide_home().join("transform/undo")
+}
+
+const PRE_IMAGES: &str = "pre-images.bin";
+
+/// Stores the pre-images (one archive) and the manifest for undo. Undo data
+/// is not fsynced: a power cut may lose the way back, never the files.
+pub fn store_pre_images(
+    root: &Root,
+    execution_id: &str,
+    changed: &[&FileState],
+) -> Result<(PathBuf, Vec<Diagnostic>), AideError> {
+    let dir = undo_dir().join(execution_id);
+    aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
+    let mut diagnostics = Vec::new();
+    let mut archive = aide_core::fsutil::private_file()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(dir.join(PRE_IMAGES))
+        .map_err(|e| AideError::io("undo pre-images", &e))?;
+    let mut offset = 0u64;
+    let mut files = Vec::new();
+    for f in changed {
+        let mut not_kept = false;
+        let pre_image = match &f.original {
+            Some(bytes) if bytes.len() as u64 > UNDO_MAX_PRE_IMAGE_BYTES => {
+                not_kept = true;
+                diagnostics.push(
+                    Diagnostic::new(
+                        diag::UNDO_NOT_KEPT,
+                        format!(
+                            "{} bytes is over the undo cap of {UNDO_MAX_PRE_IMAGE_BYTES} bytes: its old content was not kept, so this transform cannot be undone",
+                            bytes.len()
+                        ),
+                    )
+                    .with_path(&f.rel),
+                );
+                None
+            }
+            Some(bytes) => {
+                archive.write_all(bytes).map_err(|e| AideError::io("undo pre-images", &e))?;
+                let range = PreImage { offset, len: bytes.len() as u64 };
+                offset += bytes.len() as u64;
+                Some(range)
+            }
+            None => None,
+        };
+        use std::os::unix::fs::PermissionsExt;
+        files.push(UndoFile {
+            abs: f.abs.clone(),
+            rel: f.rel.clone(),
+            pre_image,
+            checksum_before: f.original.as_deref().map(sha256_hex),
+            checksum_after: f.current.as_deref().map(sha256_hex),
+            mode: f.permissions.as_ref().map(PermissionsExt::mode),
+            not_kept,
+        });
+    }
+    let manifest = UndoManifest {
+        execution_id: execution_id.into(),
+        root: Some(root.path().to_path_buf()),
+        created_ms: aide_core::log::now_ms(),
+        files,
+        undone_by: None,
+    };
+    write_manifest(&dir, &manifest)?;
+    Ok((dir, diagnostics))
+}
+
+fn write_manifest(dir: &Path, manifest: &UndoManifest) -> Result<(), AideError> {
+    let text = serde_json::to_vec_pretty(manifest).map_err(|e| AideError::internal(e.to_string()))?;
+    aide_core::fsutil::replace(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))
+}
+
+pub fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest), AideError> {
+    let root = undo_dir();
+    let dir = if execution_id.len() >= 8 && execution_id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+        let mut found: Vec<PathBuf> =
+            std::fs::read_dir(&root).map(|rd| rd.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+        found.retain(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(execution_id)));
+        match found.len() {
+            1 => found.remove(0),
+            0 => {
+                return Err(AideError::new(code::NOT_FOUND, format!("no applied transform {execution_id}"))
+                    .with_hint("undo takes the execution_id an applied (not dry-run) llm-transform printed"));
+            }
+            n => {
+                return Err(AideError::new(
+                    code::INVALID_ARGUMENTS,
+                    format!("{n} transforms start with {execution_id}"),
+                )
+                .with_hint("give more of the execution_id"));
+            }
+        }
+    } else {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{execution_id}` is not an execution id"))
+            .with_hint("give the execution_id (at least 8 characters) of an applied transform"));
+    };
+    let text = std::fs::read(dir.join("manifest.json")).map_err(|e| AideError::io("undo manifest", &e))?;
+    let manifest: UndoManifest =
+        serde_json::from_slice(&text).map_err(|e| AideError::internal(format!("undo manifest is corrupt: {e}")))?;
+    Ok((dir, manifest))
+}
+
+/// The most recent applied transforms of `root` not yet undone, newest first.
+pub fn recent(root: &Root, count: usize) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
+        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    // UUIDv7 ids sort by time.
+    ids.sort();
+    ids.into_iter()
+        .rev()
+        .filter(|id| load_manifest(id).is_ok_and(|(_, m)| m.undone_by.is_none() && m.belongs_to(root)))
+        .take(count)
+        .collect()
+}
+
+/// Restores the files of transform `execution_id`, if it was made under
+/// `root` and every file still has the checksum the transform left.
+pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>, Vec<Diagnostic>), AideError> {
+    let (dir, mut manifest) = load_manifest(execution_id)?;
+    if !manifest.belongs_to(root) {
+        let theirs = manifest.root.as_ref().map_or_else(|| "another root".to_string(), |r| r.display().to_string());
+        return Err(AideError::new(
+            code::CONFLICT,
+            format!("transform {} was made under {theirs}, not under this root", manifest.execution_id),
+        )
+        .with_hint(format!("undo acts on --root only: run it with --root {theirs}"))
+        .with_details(json!({ "root": theirs })));
+    }
+    if let Some(other) = &manifest.undone_by {
+        return Err(AideError::new(
+            code::CONFLICT,
+            format!("transform {} was already undone (by {other})", manifest.execution_id),
+        )
+        .with_hint("each transform can be undone once"));
+    }
+    if let Some(big) = manifest.files.iter().find(|f| f.not_kept) {
+        return Err(AideError::new(
+            code::CONFLICT,
+            format!(
+                "cannot undo {}: the old content of {} was over the undo size cap and was not kept",
+                manifest.execution_id, big.rel
+            ),
+        )
+        .with_hint("restore the file from version control; nothing was changed")
+        .with_details(json!({ "path": big.rel })));
+    }
+    let _locks = lock_all(manifest.files.iter().map(|f| f.abs.as_path()))?;
+    // Each file as it is now: checked against what the transform left, then
+    // the "before" of the undo itself.
+    let current: Vec<_> = manifest.files.iter().map(|f| read_state(root, &f.abs, &f.rel)).collect::<Result<_, _>>()?;
+    let mut changed = Vec::new();
+    for (f, now) in manifest.files.iter().zip(&current) {
+        let now = now.as_ref().map(|(bytes, _)| sha256_hex(bytes));
+        if now != f.checksum_after {
+            changed.push(json!({ "path": f.rel, "expected": f.checksum_after, "current": now }));
+        }
+    }
+    if !changed.is_empty() {
+        let names: Vec<String> = changed.iter().filter_map(|c| c["path"].as_str().map(str::to_string)).collect();
+        return Err(AideError::new(
+            code::CONFLICT,
+            format!("cannot undo {}: changed since: {}", manifest.execution_id, names.join(", ")),
+        )
+        .with_hint("undo the later transforms first (newest first), or restore the files by hand")
+        .with_details(json!({ "changed": changed })));
+    }
+    let archive = File::open(dir.join(PRE_IMAGES)).map_err(|e| AideError::io("undo pre-images", &e))?;
+    let mut states = Vec::new();
+    for (f, now) in manifest.files.iter().zip(current) {
+        use std::os::unix::fs::PermissionsExt;
+        let original = match f.pre_image {
+            Some(PreImage { offset, len }) => {
+                let mut bytes = vec![0; len as usize];
+                archive
+                    .read_exact_at(&mut bytes, offset)
+                    .map_err(|_| AideError::internal(format!("the undo data of {} is truncated", f.rel)))?;
+                Some(bytes)
+            }
+            None => None,
+        };
+        let (now_bytes, stamp) = match now {
+            Some((b, s)) => (Some(b), Some(s)),
+            None => (None, None),
+        };
+        states.push(FileState {
+            abs: f.abs.clone(),
+            rel: f.rel.clone(),
+            original: now_bytes,
+            current: original,
+            permissions: f.mode.map(std::fs::Permissions::from_mode),
+            stamp,
+            rustfmt: false,
+            cargo_check: false,
+            renamed_from: None,
+        });
+    }
+    let refs: Vec<&FileState> = states.iter().collect();
+    let diagnostics = commit(root, by, &refs)?;
+    manifest.undone_by = Some(by.to_string());
+    write_manifest(&dir, &manifest)?;
+    let restored = states
+        .iter()
+        .map(|s| Restored {
+            path: s.rel.clone(),
+            action: match (&s.original, &s.current) {
+                (None, Some(_)) => RestoreAction::Recreated,
+                (Some(_), None) => RestoreAction::Removed,
+                _ => RestoreAction::Restored,
+            },
+            checksum: s.current.as_deref().map(sha256_hex),
+        })
+        .collect();
+    Ok((restored, diagnostics))
+}
+
+/// Forgets undo data past the retention limits. Transform ids are UUIDv7,
+/// so their names sort by time and carry their creation time.
+pub fn prune_undo(now_ms: i64) -> usize {
+    let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
+        .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    ids.sort();
+    let excess = ids.len().saturating_sub(UNDO_MAX_TRANSFORMS);
+    let mut removed = 0;
+    for (i, id) in ids.iter().enumerate() {
+        let created = uuid_v7_ms(id);
+        let too_old = created.is_some_and(|c| now_ms - c > UNDO_MAX_AGE_MS);
+        if (i < excess || too_old) && std::fs::remove_dir_all(undo_dir().join(id)).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The creation time (ms since the epoch) a UUIDv7 carries in its first 48 bits.
+fn uuid_v7_ms(id: &str) -> Option<i64> {
+    let hex: String = id.chars().filter(|c| *c != '-').take(12).collect();
+    (hex.len() == 12).then(|| i64::from_str_radix(&hex, 16).ok()).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_v7_ids_carry_their_time() {
+        let id = aide_core::ids::new_execution_id();
+        let ms = uuid_v7_ms(&id).unwrap();
+        assert!((aide_core::log::now_ms() - ms).abs() < 60_000, "{id} → {ms}");
+        assert_eq!(uuid_v7_ms("not-an-id"), None);
+    }
+}
