@@ -216,7 +216,23 @@ impl Root {
     /// path need not exist (writing tools create files), but every part that
     /// exists is resolved through symlinks and must stay inside the root.
     pub fn resolve(&self, user_path: &str) -> Result<PathBuf, AideError> {
-        if user_path.contains('\0') {
+        if let Some(raw) = self.unescaped(user_path) {
+            return self.resolve_path(&raw, user_path);
+        }
+        self.resolve_path(Path::new(user_path), user_path)
+    }
+
+    /// The name a path shown escaped (a name that is not valid UTF-8, see
+    /// [`to_slash`]) stands for, when no file has the escaped form itself.
+    pub fn unescaped(&self, user_path: &str) -> Option<PathBuf> {
+        let raw = PathBuf::from(crate::text::unescape_path(user_path)?);
+        let literal = Path::new(user_path);
+        let literal = if literal.is_absolute() { literal.to_path_buf() } else { self.canonical.join(literal) };
+        literal.symlink_metadata().is_err().then_some(raw)
+    }
+
+    fn resolve_path(&self, given: &Path, user_path: &str) -> Result<PathBuf, AideError> {
+        if given.as_os_str().as_encoded_bytes().contains(&0) {
             return Err(outside(user_path, "the path contains a NUL byte"));
         }
         if user_path.is_empty() {
@@ -224,7 +240,6 @@ impl Root {
                 AideError::new(code::INVALID_ARGUMENTS, "empty path").with_hint("give a path relative to --root")
             );
         }
-        let given = Path::new(user_path);
         let joined = if given.is_absolute() { given.to_path_buf() } else { self.canonical.join(given) };
         // Lexical normalisation first, so `a/../../x` is refused even when `a`
         // does not exist.
@@ -387,7 +402,9 @@ impl Root {
     }
 }
 
-/// A relative path with `/` separators; the empty path is `.`.
+/// A relative path with `/` separators; the empty path is `.`. A name that
+/// is not valid UTF-8 is shown escaped ([`crate::text::escape_path`]), so it
+/// stays addressable: every tool accepts that form back.
 pub fn to_slash(rel: &Path) -> String {
     let mut out = String::new();
     for comp in rel.components() {
@@ -395,7 +412,7 @@ pub fn to_slash(rel: &Path) -> String {
             if !out.is_empty() {
                 out.push('/');
             }
-            out.push_str(&s.to_string_lossy());
+            out.push_str(&crate::text::escape_path(s, false));
         }
     }
     if out.is_empty() {

@@ -99,8 +99,32 @@ impl<'a> Walker<'a> {
         self.args.max_filesize
     }
 
-    fn builder(&self, threads: usize) -> WalkBuilder {
+    /// `pruned` collects the `outside_root` diagnostics of followed links
+    /// that are not walked.
+    fn builder(&self, threads: usize, pruned: &std::sync::Arc<Mutex<Vec<Diagnostic>>>) -> WalkBuilder {
         let mut b = WalkBuilder::new(self.root.path());
+        if self.args.follow {
+            // A followed link to a folder outside the root is pruned at the
+            // link, with one diagnostic: never walked (a link to `/` would
+            // never end), and never thousands of per-file diagnostics.
+            let root = self.root.path().to_path_buf();
+            let rel_root = self.root.clone();
+            let pruned = pruned.clone();
+            b.filter_entry(move |entry| {
+                if !entry.path_is_symlink() || !entry.file_type().is_some_and(|t| t.is_dir()) {
+                    return true;
+                }
+                let inside = entry.path().canonicalize().is_ok_and(|c| c.starts_with(&root));
+                if !inside {
+                    let rel = rel_root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
+                    lock(&pruned).push(
+                        Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked folder leads outside the root; not walked")
+                            .with_path(rel),
+                    );
+                }
+                inside
+            });
+        }
         b.hidden(!self.args.hidden)
             .ignore(!self.args.no_ignore)
             .git_ignore(!self.args.no_ignore)
@@ -151,6 +175,7 @@ impl<'a> Walker<'a> {
         if !self.langs.is_empty() && !Lang::from_path(entry.path()).is_some_and(|l| self.langs.contains(&l)) {
             return None;
         }
+
         Some(Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: false }))
     }
 
@@ -163,12 +188,25 @@ impl<'a> Walker<'a> {
         V: FnMut(WalkedFile) + Send,
     {
         let diagnostics = Mutex::new(Vec::new());
-        self.builder(threads).build_parallel().run(|| {
+        let pruned = std::sync::Arc::new(Mutex::new(Vec::new()));
+        self.builder(threads, &pruned).build_parallel().run(|| {
             let mut visit = make_visitor();
             let diagnostics = &diagnostics;
             Box::new(move |result| {
                 match self.classify(result) {
-                    Some(Ok(file)) => visit(file),
+                    Some(Ok(file)) => {
+                        if file.abs.to_str().is_none() {
+                            // Still visited, under a name the tools accept back.
+                            lock(diagnostics).push(
+                                Diagnostic::new(
+                                    diag::LOSSY_UTF8,
+                                    "the file name is not UTF-8: shown with \\xHH for each stray byte (and \\\\ for a backslash), a form every tool accepts back",
+                                )
+                                .with_path(&file.rel),
+                            );
+                        }
+                        visit(file)
+                    }
                     Some(Err(d)) => lock(diagnostics).push(d),
                     None => {}
                 }
@@ -176,6 +214,7 @@ impl<'a> Walker<'a> {
             })
         });
         let mut diagnostics = diagnostics.into_inner().unwrap_or_else(|p| p.into_inner());
+        diagnostics.append(&mut lock(&pruned));
         crate::envelope::sort_diagnostics(&mut diagnostics);
         diagnostics
     }
@@ -260,10 +299,24 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 fn walk_error(root: &Root, err: &ignore::Error) -> Diagnostic {
     let path = error_path(err).map(|p| root.relative(p).unwrap_or_else(|| to_slash(p)));
-    let d = Diagnostic::new(diag::WALK_ERROR, err.to_string());
+    let d = if is_loop(err) {
+        Diagnostic::new(diag::SYMLINK_LOOP, format!("{err}; not walked again"))
+    } else {
+        Diagnostic::new(diag::WALK_ERROR, err.to_string())
+    };
     match path {
         Some(p) => d.with_path(p),
         None => d,
+    }
+}
+
+fn is_loop(err: &ignore::Error) -> bool {
+    match err {
+        ignore::Error::Loop { .. } => true,
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
+        _ => false,
     }
 }
 

@@ -188,7 +188,9 @@ fn range(req: &ReadRequest) -> Result<(usize, usize), AideError> {
 
 /// Reads one file, streaming: memory holds the range asked for, not the file.
 pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len: usize) -> Result<Content, AideError> {
-    let file = root.open_file(std::path::Path::new(rel)).map_err(|e| match e {
+    // A name shown escaped (not valid UTF-8) is accepted back.
+    let path = root.unescaped(rel).unwrap_or_else(|| PathBuf::from(rel));
+    let file = root.open_file(&path).map_err(|e| match e {
         OpenFailure::Directory => AideError::new(code::NOT_A_REGULAR_FILE, format!("{rel} is a directory"))
             .with_hint("list it with llm-discover, or read a file inside it")
             .with_details(serde_json::json!({ "path": rel, "kind": "directory" })),

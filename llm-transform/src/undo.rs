@@ -3,7 +3,7 @@
 //! naming the root), for 30 days and the newest 1,000 transforms. Undo acts
 //! only on the root it is run in: `--last N` counts that root's transforms,
 //! and a transform of another root needs that root. A pre-image over
-//! [`UNDO_MAX_PRE_IMAGE_BYTES`] is not kept (an `undo_not_kept`
+//! [`UNDO_MAX_PRE_IMAGE_BYTES`] (or `AIDE_UNDO_MAX_BYTES`) is not kept (an `undo_not_kept`
 //! diagnostic says so at the transform); undoing such a transform is
 //! refused rather than half done.
 
@@ -22,8 +22,14 @@ use serde_json::json;
 use crate::commit::{commit, lock_all, read_state};
 use crate::plan::FileState;
 
-/// The largest pre-image kept for undo (per file).
+/// The largest pre-image kept for undo (per file), unless
+/// `AIDE_UNDO_MAX_BYTES` sets another.
 pub const UNDO_MAX_PRE_IMAGE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The pre-image cap in force: `AIDE_UNDO_MAX_BYTES`, or the default.
+pub fn undo_cap() -> u64 {
+    std::env::var("AIDE_UNDO_MAX_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(UNDO_MAX_PRE_IMAGE_BYTES)
+}
 
 /// How much undo history is kept: transforms older than this, or beyond
 /// this many, are forgotten (oldest first).
@@ -138,16 +144,17 @@ pub fn store_pre_images(
         .map_err(|e| AideError::io("undo pre-images", &e))?;
     let mut offset = 0u64;
     let mut files = Vec::new();
+    let cap = undo_cap();
     for f in changed {
         let mut not_kept = false;
         let pre_image = match &f.original {
-            Some(bytes) if bytes.len() as u64 > UNDO_MAX_PRE_IMAGE_BYTES => {
+            Some(bytes) if bytes.len() as u64 > cap => {
                 not_kept = true;
                 diagnostics.push(
                     Diagnostic::new(
                         diag::UNDO_NOT_KEPT,
                         format!(
-                            "{} bytes is over the undo cap of {UNDO_MAX_PRE_IMAGE_BYTES} bytes: its old content was not kept, so this transform cannot be undone",
+                            "{} bytes is over the undo cap of {cap} bytes (AIDE_UNDO_MAX_BYTES): its old content was not kept, so this transform cannot be undone",
                             bytes.len()
                         ),
                     )
