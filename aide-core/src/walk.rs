@@ -165,7 +165,18 @@ impl<'a> Walker<'a> {
                 .then(|| Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: true }));
         }
         if !ft.is_file() {
-            return None;
+            // A FIFO, socket or device: never opened (a FIFO would block).
+            use std::os::unix::fs::FileTypeExt;
+            let kind = if ft.is_fifo() {
+                "fifo"
+            } else if ft.is_socket() {
+                "socket"
+            } else if ft.is_block_device() || ft.is_char_device() {
+                "device"
+            } else {
+                "special file"
+            };
+            return Some(Err(Diagnostic::new(diag::NOT_A_REGULAR_FILE, format!("a {kind}, skipped")).with_path(rel)));
         }
         if self.args.follow && !entry.path().canonicalize().is_ok_and(|c| c.starts_with(self.root.path())) {
             return Some(Err(

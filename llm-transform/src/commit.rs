@@ -259,7 +259,8 @@ fn mode_of(f: &FileState) -> Option<u32> {
     f.permissions.as_ref().map(PermissionsExt::mode)
 }
 
-/// Milliseconds to wait, from a test hook's environment variable.
+/// A number from a test hook's environment variable (the crash and race
+/// tests widen the windows they aim at with these).
 fn test_hook_ms(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
@@ -330,7 +331,7 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
     // 6. Rename, with termination signals held until the tree is whole.
     let deferred = aide_core::process::DeferSignals::new();
     let fail_after = test_hook_ms("AIDE_TEST_FAIL_AFTER_WRITES").map(|n| n as usize);
-    let delay = test_hook_ms("AIDE_TEST_RENAME_DELAY_MS").map(std::time::Duration::from_millis);
+    let delay = test_hook_ms("AIDE_TEST_RENAME_DELAY_US").map(std::time::Duration::from_micros);
     for (i, t) in targets.iter().enumerate() {
         if let Some(d) = delay {
             std::thread::sleep(d);

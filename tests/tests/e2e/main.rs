@@ -10,6 +10,7 @@ mod jobs;
 mod log;
 mod read;
 mod readme;
+mod safety;
 mod search;
 mod search_differential;
 pub(crate) mod shell;
