@@ -41,12 +41,15 @@
 //!   first; any failure rejects the whole request (exit 3 for a stale
 //!   checksum, no match, ambiguity, new syntax errors or a lock held by
 //!   another transform; 2 for a malformed request) and nothing is written.
-//!   Then every new version is written to a temporary file beside its
-//!   target and fsynced, the temporaries are renamed over the targets, and
-//!   each folder is fsynced; files keep their permissions. A failed write
-//!   removes the temporaries (nothing changed); a failed rename puts back
-//!   the files already replaced. A lock per file is held from reading to
-//!   renaming.
+//!   Then the commit ([`commit`]): a durable journal, every new version
+//!   staged beside its target and fsynced, every target re-verified
+//!   (identity and bytes: a file another program changed meanwhile is a
+//!   `conflict`, nothing written), then the renames with SIGINT/SIGTERM
+//!   deferred. Files keep their mode, owner and group; a read-only file is
+//!   refused unless `--allow-read-only`. A lock per file is held from
+//!   reading to renaming. A commit killed midway is completed or rolled
+//!   back by the next run on the root, or by `llm-transform recover`
+//!   ([`journal`]). Every file is opened beneath the root, race-free.
 //! * **Byte-faithful.** Everything outside the edited spans is kept exactly:
 //!   BOM, line endings, final newline, tabs. Span edits and `write` content
 //!   are literal bytes; text inserted by `patch` and block operations takes
@@ -61,9 +64,10 @@
 //! * `--dry-run` shows the unified diffs and would-be checksums, writing
 //!   nothing. An applied transform keeps its pre-images:
 //!   `llm-transform undo <execution_id>` restores them if the files still
-//!   have the checksums it left (`undo --last N` undoes the newest N). Undo
-//!   data lives in `$AIDE_HOME/transform/undo/` for 30 days, and for the
-//!   newest 1,000 transforms at most.
+//!   have the checksums it left (`undo --last N` undoes the newest N of the
+//!   root). Undo acts on `--root` only. Undo data lives in
+//!   `$AIDE_HOME/transform/undo/` for 30 days, and for the newest 1,000
+//!   transforms at most ([`undo`]).
 
 pub mod commit;
 pub mod journal;
