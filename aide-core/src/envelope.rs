@@ -57,6 +57,8 @@ pub mod diag {
     pub const SYMLINK_LOOP: &str = "symlink_loop";
     /// An interrupted transform of this root was completed (or rolled back) before this run.
     pub const TRANSFORM_RECOVERED: &str = "transform_recovered";
+    /// An interrupted transform of this root awaits recovery (a dry run reports it, writing nothing).
+    pub const TRANSFORM_PENDING: &str = "transform_pending";
     /// A file's content before a transform was too large to keep for undo.
     pub const UNDO_NOT_KEPT: &str = "undo_not_kept";
 }

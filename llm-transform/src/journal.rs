@@ -82,8 +82,13 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// Writes and fsyncs the journal of a commit about to start, and locks it.
+    /// Writes the journal of a commit about to start, and locks it. It is
+    /// fsynced when the commit renames more than one file: a single rename
+    /// is atomic by itself, so after a power loss its journal could only
+    /// have named a stray temporary (a kill -9 keeps the page cache, and the
+    /// journal with it). That saves a one-file edit two fsyncs.
     pub fn begin(root: &Root, execution_id: &str, targets: &[Target<'_>]) -> Result<Journal, AideError> {
+        let durable = targets.len() > 1;
         let dir = journal_dir();
         aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io("transform journal", &e))?;
         let record = JournalRecord {
@@ -107,8 +112,10 @@ impl Journal {
             let mut file = aide_core::fsutil::private_file().write(true).create_new(true).open(&path)?;
             file.lock()?;
             file.write_all(&text)?;
-            file.sync_all()?;
-            aide_core::fsutil::sync_dir(&path)?;
+            if durable {
+                file.sync_all()?;
+                aide_core::fsutil::sync_dir(&path)?;
+            }
             Ok(file)
         };
         let lock = write().map_err(|e| {
@@ -143,6 +150,27 @@ pub enum RecoveryAction {
     Completed,
     /// No file had been replaced: the temporaries were removed.
     RolledBack,
+}
+
+/// The interrupted transforms of `root` (journals nobody holds), without
+/// touching them: what a dry run reports instead of recovering.
+pub fn pending(root: &Root) -> Vec<String> {
+    let mut ids = Vec::new();
+    let Ok(rd) = std::fs::read_dir(journal_dir()) else { return ids };
+    for entry in rd.flatten() {
+        let path = entry.path();
+        let Ok(file) = File::open(&path) else { continue };
+        if file.try_lock_shared().is_err() {
+            continue;
+        }
+        if let Some(record) = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<JournalRecord>(&b).ok())
+            && record.root == root.path()
+        {
+            ids.push(record.execution_id);
+        }
+    }
+    ids.sort();
+    ids
 }
 
 /// Finishes or rolls back every interrupted transform of `root`.

@@ -402,8 +402,18 @@ fn cargo_check(file: &Path, root: &Root) -> CargoCheck {
 /// Runs a transform request.
 pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<TransformOutput, AideError> {
     let root = Root::from_option(request.root.as_deref())?;
-    // An earlier transform of this root killed mid-commit is made whole first.
-    ctx.diagnostics.extend(journal::diagnostics(&journal::recover(&root)?));
+    // An earlier transform of this root killed mid-commit is made whole
+    // first; a dry run writes nothing, so it only says so.
+    if request.dry_run {
+        for id in journal::pending(&root) {
+            ctx.diagnostics.push(Diagnostic::new(
+                aide_core::envelope::diag::TRANSFORM_PENDING,
+                format!("an interrupted transform ({id}) of this root awaits recovery: the next transform, or `llm-transform recover`, completes or rolls it back"),
+            ));
+        }
+    } else {
+        ctx.diagnostics.extend(journal::diagnostics(&journal::recover(&root)?));
+    }
     let mut doc = EditsDocument {
         file: request.file.clone(),
         edits: request.edits.clone(),

@@ -147,6 +147,13 @@ fn an_unfinished_commit_is_recovered_by_the_next_transform_too() {
     let (new, _) = states(&t, 50);
     assert!(new > 0 && new < 50, "{new} new files: the kill missed the rename phase");
     t.write("other.txt", "a\n");
+    let patch = json!({ "operations": [{ "op": "patch", "path": "other.txt", "old_text": "a", "new_text": "b" }] });
+    // A dry run writes nothing: it only says a transform awaits recovery.
+    let mut dry = patch.clone();
+    dry["dry_run"] = json!(true);
+    let d: Value = t.cmd("llm-transform").args(["--request", "-"]).stdin(dry.to_string()).json(0);
+    assert_eq!(d["diagnostics"][0]["code"], "transform_pending", "{d}");
+    assert_eq!(states(&t, 50).0, new, "the dry run wrote nothing");
     let v: Value = t
         .cmd("llm-transform")
         .args(["--request", "-"])
