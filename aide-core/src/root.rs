@@ -110,6 +110,11 @@ fn open_beneath(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags, mode: Mode, foll
     // openat2 refuses O_PATH with any flag but O_DIRECTORY, O_NOFOLLOW, O_CLOEXEC.
     let flags =
         if flags.contains(OFlags::PATH) { flags | OFlags::CLOEXEC } else { flags | OFlags::CLOEXEC | OFlags::NOCTTY };
+    // AIDE_NO_OPENAT2 forces the fallback (to test it, or for a sandbox
+    // whose openat2 misbehaves).
+    if OPENAT2.load(Ordering::Relaxed) == 0 && std::env::var_os("AIDE_NO_OPENAT2").is_some() {
+        OPENAT2.store(2, Ordering::Relaxed);
+    }
     if OPENAT2.load(Ordering::Relaxed) != 2 {
         let mut resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
         if !follow {
@@ -120,7 +125,14 @@ fn open_beneath(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags, mode: Mode, foll
         for _ in 0..16 {
             match rustix::fs::openat2(dir, rel, flags, mode, resolve) {
                 Err(Errno::AGAIN) => continue,
+                // ENOSYS: before Linux 5.6. EPERM on a first call: a seccomp
+                // sandbox that refuses the syscall (an EPERM once openat2 has
+                // worked is the file's own).
                 Err(Errno::NOSYS) => {
+                    OPENAT2.store(2, Ordering::Relaxed);
+                    break;
+                }
+                Err(Errno::PERM) if OPENAT2.load(Ordering::Relaxed) == 0 => {
                     OPENAT2.store(2, Ordering::Relaxed);
                     break;
                 }
