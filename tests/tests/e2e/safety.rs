@@ -31,6 +31,11 @@ fn journals(t: &TestDir) -> usize {
     std::fs::read_dir(t.home().join("transform/journal")).map_or(0, |rd| rd.count())
 }
 
+/// Runs llm-transform on `request` and returns its JSON, asserting the exit code.
+fn run_request(t: &TestDir, request: &Value, code: i32) -> Value {
+    t.cmd("llm-transform").args(["--request", "-"]).stdin(request.to_string()).json(code)
+}
+
 /// Spawns llm-transform on `request` with extra environment, not waiting.
 fn spawn_transform(t: &TestDir, request: &Value, env: &[(&str, String)]) -> Child {
     let mut cmd = Command::new(bin_dir().join("llm-transform"));
@@ -78,6 +83,18 @@ fn states(t: &TestDir, n: usize) -> (usize, usize) {
         }
     }
     (new, old)
+}
+
+/// Starts a transform of `n` files with renames `delay_us` apart, and
+/// returns once the first file has its new content (the renames are on).
+fn spawn_until_renaming(t: &TestDir, n: usize, delay_us: u32) -> Child {
+    let request = many_files(t, n);
+    let child = spawn_transform(t, &request, &[("AIDE_TEST_RENAME_DELAY_US", delay_us.to_string())]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while states(t, n).0 == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child
 }
 
 #[test]
@@ -135,13 +152,8 @@ fn a_transform_killed_anywhere_in_its_commit_is_made_whole_by_the_next_run() {
 #[test]
 fn an_unfinished_commit_is_recovered_by_the_next_transform_too() {
     let t = TestDir::new();
-    let request = many_files(&t, 50);
-    let mut child = spawn_transform(&t, &request, &[("AIDE_TEST_RENAME_DELAY_US", "20000".to_string())]);
-    // Kill once the first file is new.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while states(&t, 50).0 == 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    // Killed once the first file is new.
+    let mut child = spawn_until_renaming(&t, 50, 20_000);
     let _ = child.kill();
     let _ = child.wait();
     let (new, _) = states(&t, 50);
@@ -151,17 +163,10 @@ fn an_unfinished_commit_is_recovered_by_the_next_transform_too() {
     // A dry run writes nothing: it only says a transform awaits recovery.
     let mut dry = patch.clone();
     dry["dry_run"] = json!(true);
-    let d: Value = t.cmd("llm-transform").args(["--request", "-"]).stdin(dry.to_string()).json(0);
+    let d = run_request(&t, &dry, 0);
     assert_eq!(d["diagnostics"][0]["code"], "transform_pending", "{d}");
     assert_eq!(states(&t, 50).0, new, "the dry run wrote nothing");
-    let v: Value = t
-        .cmd("llm-transform")
-        .args(["--request", "-"])
-        .stdin(
-            json!({ "operations": [{ "op": "patch", "path": "other.txt", "old_text": "a", "new_text": "b" }] })
-                .to_string(),
-        )
-        .json(0);
+    let v = run_request(&t, &patch, 0);
     assert_eq!(states(&t, 50), (50, 0));
     let d = &v["diagnostics"][0];
     assert_eq!(d["code"], "transform_recovered", "{v}");
@@ -174,12 +179,7 @@ fn sigterm_and_sigint_during_the_renames_wait_for_the_tree_to_be_whole() {
     use std::os::unix::process::ExitStatusExt;
     for signal in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
         let t = TestDir::new();
-        let request = many_files(&t, 100);
-        let mut child = spawn_transform(&t, &request, &[("AIDE_TEST_RENAME_DELAY_US", "5000".to_string())]);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while states(&t, 100).0 == 0 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        let mut child = spawn_until_renaming(&t, 100, 5_000);
         let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
         rustix::process::kill_process(pid, signal).unwrap();
         let status = child.wait().unwrap();
@@ -342,14 +342,8 @@ fn undo_acts_only_on_its_own_root() {
     let other = t.root().parent().unwrap().join("other");
     std::fs::create_dir_all(&other).unwrap();
     t.write("a.txt", "old\n");
-    let v: Value = t
-        .cmd("llm-transform")
-        .args(["--request", "-"])
-        .stdin(
-            json!({ "operations": [{ "op": "patch", "path": "a.txt", "old_text": "old", "new_text": "new" }] })
-                .to_string(),
-        )
-        .json(0);
+    let patch = json!({ "operations": [{ "op": "patch", "path": "a.txt", "old_text": "old", "new_text": "new" }] });
+    let v = run_request(&t, &patch, 0);
     let id = v["execution_id"].as_str().unwrap().to_string();
     // From another root: --last counts that root's transforms (none)…
     let e: Value = t.cmd("llm-transform").arg("--root").arg(&other).args(["undo", "--last", "1"]).json(2);
@@ -371,12 +365,12 @@ fn files_keep_their_mode_owner_and_group_and_paths_ending_in_a_slash_are_refused
     let path = t.root().join("ro.txt");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
     let patch = json!({ "operations": [{ "op": "patch", "path": "ro.txt", "old_text": "old", "new_text": "new" }] });
-    let e: Value = t.cmd("llm-transform").args(["--request", "-"]).stdin(patch.to_string()).json(4);
+    let e = run_request(&t, &patch, 4);
     assert_eq!(e["error"]["code"], "permission_denied");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "old\n");
     let mut asked = patch.clone();
     asked["allow_read_only"] = json!(true);
-    t.cmd("llm-transform").args(["--request", "-"]).stdin(asked.to_string()).json::<Value>(0);
+    run_request(&t, &asked, 0);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
     assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o444);
 
@@ -386,7 +380,7 @@ fn files_keep_their_mode_owner_and_group_and_paths_ending_in_a_slash_are_refused
         std::os::unix::fs::chown(&owned, Some(4242), Some(4343)).unwrap();
         let patch =
             json!({ "operations": [{ "op": "patch", "path": "owned.txt", "old_text": "old", "new_text": "new" }] });
-        t.cmd("llm-transform").args(["--request", "-"]).stdin(patch.to_string()).json::<Value>(0);
+        run_request(&t, &patch, 0);
         let m = std::fs::metadata(&owned).unwrap();
         assert_eq!((m.uid(), m.gid()), (4242, 4343), "owner and group are kept");
     } else {
@@ -394,7 +388,7 @@ fn files_keep_their_mode_owner_and_group_and_paths_ending_in_a_slash_are_refused
     }
 
     let write = json!({ "operations": [{ "op": "write", "path": "made/", "content": "x" }] });
-    let e: Value = t.cmd("llm-transform").args(["--request", "-"]).stdin(write.to_string()).json(2);
+    let e = run_request(&t, &write, 2);
     assert_eq!(e["error"]["code"], "invalid_arguments");
     assert!(!t.root().join("made").exists());
 }
@@ -429,7 +423,7 @@ fn fifos_are_refused_or_skipped_never_waited_on() {
     let e: Value = t.cmd("llm-ast-search").args(["--symbols", "src/pipe.rs"]).json(2);
     assert_eq!(e["error"]["code"], "not_a_regular_file");
     let patch = json!({ "operations": [{ "op": "patch", "path": "pipe.txt", "old_text": "a", "new_text": "b" }] });
-    let e: Value = t.cmd("llm-transform").args(["--request", "-"]).stdin(patch.to_string()).json(2);
+    let e = run_request(&t, &patch, 2);
     assert_eq!(e["error"]["code"], "not_a_regular_file");
 }
 
@@ -490,7 +484,7 @@ fn names_that_are_not_utf8_are_shown_escaped_and_accepted_back() {
     assert_eq!(r["files"][0]["path"], "caf\\xe9.txt");
     let patch =
         json!({ "operations": [{ "op": "patch", "path": "caf\\xe9.txt", "old_text": "needle", "new_text": "pin" }] });
-    t.cmd("llm-transform").args(["--request", "-"]).stdin(patch.to_string()).json::<Value>(0);
+    run_request(&t, &patch, 0);
     assert_eq!(std::fs::read(t.root().join(raw)).unwrap(), b"pin\n");
 }
 
