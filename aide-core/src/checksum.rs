@@ -13,11 +13,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 
 /// Lowercase hex SHA-256 of the file at `path`, streamed.
 pub fn file_sha256(path: &Path) -> std::io::Result<String> {
-    reader_sha256(std::fs::File::open(path)?)
-}
-
-/// Lowercase hex SHA-256 of everything `reader` yields, streamed.
-pub fn reader_sha256(mut reader: impl Read) -> std::io::Result<String> {
+    let mut reader = std::fs::File::open(path)?;
     let mut hasher = Hasher::default();
     let mut buf = vec![0u8; 64 * 1024];
     loop {

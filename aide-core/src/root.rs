@@ -49,6 +49,19 @@ pub enum OpenFailure {
 }
 
 impl OpenFailure {
+    /// A symlink appeared on a path already resolved: a swap, refused.
+    pub const SWAPPED: OpenFailure = OpenFailure::Outside("a symlink on the path changed while it was opened");
+
+    /// `Ok` for a regular file's mode; the failure a directory, FIFO,
+    /// socket or device gets otherwise.
+    pub fn check_regular(mode: u32) -> Result<(), OpenFailure> {
+        match special_kind(mode) {
+            None => Ok(()),
+            Some("directory") => Err(OpenFailure::Directory),
+            Some(kind) => Err(OpenFailure::NotRegular(kind)),
+        }
+    }
+
     /// The error a named path gets.
     pub fn into_error(self, shown: &str) -> AideError {
         match self {
@@ -205,7 +218,7 @@ impl Root {
         let rel = abs.strip_prefix(&self.canonical).map_err(|_| outside(&shown, "the path leads outside the root"))?;
         let dir = open_beneath(self.dir.as_fd(), rel, OFlags::PATH | OFlags::DIRECTORY, Mode::empty(), false).map_err(
             |e| match e {
-                Errno::XDEV | Errno::LOOP => outside(&shown, "a symlink on the path changed while it was opened"),
+                Errno::XDEV | Errno::LOOP => OpenFailure::SWAPPED.into_error(&shown),
                 e => AideError::io(&shown, &e.into()),
             },
         )?;
@@ -342,31 +355,23 @@ impl Root {
             },
             None => self.open_resolved(path, flags)?,
         };
-        let stat = rustix::fs::fstat(&fd)?;
-        match special_kind(stat.st_mode) {
-            None => {}
-            Some("directory") => return Err(OpenFailure::Directory),
-            Some(kind) => return Err(OpenFailure::NotRegular(kind)),
-        }
-        // Regular files ignore O_NONBLOCK; clear it anyway for whoever reads on.
-        let _ = rustix::fs::fcntl_setfl(&fd, OFlags::empty());
+        // O_NONBLOCK kept FIFOs from blocking the open; regular files ignore it.
+        OpenFailure::check_regular(rustix::fs::fstat(&fd)?.st_mode)?;
         Ok(File::from(fd))
     }
 
     /// Resolves `path` through its symlinks, then opens the resolved path
     /// with no symlink allowed on the way: one appearing now is a swap.
     fn open_resolved(&self, path: &Path, flags: OFlags) -> Result<OwnedFd, OpenFailure> {
-        let shown = path.to_string_lossy();
-        let abs = self.resolve(&shown).map_err(|e| match e.code {
+        // The path itself, not its lossy text: a name that is not UTF-8 must resolve too.
+        let abs = self.resolve_path(path, &path.to_string_lossy()).map_err(|e| match e.code {
             c if c == code::PATH_OUTSIDE_ROOT => OpenFailure::Outside("the path leads outside the root"),
             _ => OpenFailure::Io(std::io::Error::new(std::io::ErrorKind::NotFound, e.message)),
         })?;
         let rel =
             abs.strip_prefix(&self.canonical).map_err(|_| OpenFailure::Outside("the path leads outside the root"))?;
         match open_beneath(self.dir.as_fd(), rel, flags, Mode::empty(), false) {
-            Err(Errno::XDEV | Errno::LOOP) => {
-                Err(OpenFailure::Outside("a symlink on the path changed while it was opened"))
-            }
+            Err(Errno::XDEV | Errno::LOOP) => Err(OpenFailure::SWAPPED),
             other => Ok(other?),
         }
     }
@@ -379,7 +384,7 @@ impl Root {
         match open_beneath(self.dir.as_fd(), rel_dir, flags, Mode::empty(), false) {
             Ok(fd) => return Ok(fd),
             Err(Errno::XDEV | Errno::LOOP) => {
-                return Err(OpenFailure::Outside("a symlink on the path changed while it was opened"));
+                return Err(OpenFailure::SWAPPED);
             }
             Err(Errno::NOENT) if create => {}
             Err(Errno::NOTDIR) => return Err(OpenFailure::NotRegular("path through a file")),
@@ -398,7 +403,7 @@ impl Root {
                 match rustix::fs::openat(&current, part, flags | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty()) {
                     Ok(fd) => fd,
                     Err(Errno::LOOP | Errno::NOTDIR) => {
-                        return Err(OpenFailure::Outside("a symlink on the path changed while it was opened"));
+                        return Err(OpenFailure::SWAPPED);
                     }
                     Err(e) => return Err(e.into()),
                 };
@@ -504,6 +509,19 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(read("pipe"), Err(OpenFailure::NotRegular("fifo"))));
+    }
+
+    #[test]
+    fn a_name_that_is_not_utf8_opens_through_an_absolute_symlink() {
+        use std::os::unix::ffi::OsStrExt;
+        let (dir, root) = setup();
+        let odd = dir.path().join("root").join(OsStr::from_bytes(b"d\xff"));
+        std::fs::create_dir(&odd).unwrap();
+        std::fs::write(odd.join("f.txt"), "y").unwrap();
+        // RESOLVE_BENEATH refuses absolute symlinks: this one is resolved first.
+        std::os::unix::fs::symlink(odd.join("f.txt"), odd.join("abs")).unwrap();
+        let f = root.open_file(Path::new(OsStr::from_bytes(b"d\xff/abs"))).unwrap();
+        assert_eq!(std::io::read_to_string(f).unwrap(), "y");
     }
 
     #[test]

@@ -208,6 +208,23 @@ pub mod path_serde {
     }
 }
 
+/// [`path_serde`] for an optional path.
+pub mod opt_path_serde {
+    use std::path::PathBuf;
+
+    pub fn serialize<S: serde::Serializer>(path: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
+        match path {
+            Some(p) => s.serialize_some(&super::escape_path(p.as_os_str(), true)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+        let text: Option<String> = serde::Deserialize::deserialize(d)?;
+        Ok(text.map(|t| super::unescape_path(&t).map_or_else(|| PathBuf::from(&t), PathBuf::from)))
+    }
+}
+
 /// `s` with every control character escaped (`\n`, `\t`, `\r`, `\x1b`,
 /// `\u{9b}`…), for names printed in text mode: a file name holding a newline
 /// or an escape sequence must not forge output lines or drive the terminal.

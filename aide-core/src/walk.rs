@@ -107,16 +107,15 @@ impl<'a> Walker<'a> {
             // A followed link to a folder outside the root is pruned at the
             // link, with one diagnostic: never walked (a link to `/` would
             // never end), and never thousands of per-file diagnostics.
-            let root = self.root.path().to_path_buf();
-            let rel_root = self.root.clone();
+            let root = self.root.clone();
             let pruned = pruned.clone();
             b.filter_entry(move |entry| {
                 if !entry.path_is_symlink() || !entry.file_type().is_some_and(|t| t.is_dir()) {
                     return true;
                 }
-                let inside = entry.path().canonicalize().is_ok_and(|c| c.starts_with(&root));
+                let inside = entry.path().canonicalize().is_ok_and(|c| c.starts_with(root.path()));
                 if !inside {
-                    let rel = rel_root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
+                    let rel = root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
                     lock(&pruned).push(
                         Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked folder leads outside the root; not walked")
                             .with_path(rel),

@@ -143,17 +143,9 @@ impl Scope<'_> {
             let meta = std::fs::metadata(&abs).map_err(|e| {
                 AideError::new(code::NOT_FOUND, format!("{p}: {e}")).with_hint("paths are relative to --root")
             })?;
-            if !meta.is_dir() && !meta.is_file() {
-                use std::os::unix::fs::FileTypeExt;
-                let ft = meta.file_type();
-                let kind = if ft.is_fifo() {
-                    "fifo"
-                } else if ft.is_socket() {
-                    "socket"
-                } else {
-                    "device"
-                };
-                return Err(aide_core::root::OpenFailure::NotRegular(kind).into_error(&rel));
+            if !meta.is_dir() {
+                use std::os::unix::fs::MetadataExt;
+                aide_core::root::OpenFailure::check_regular(meta.mode()).map_err(|e| e.into_error(&rel))?;
             }
             if meta.is_dir() {
                 let sub = self.root.subdir(&abs)?;

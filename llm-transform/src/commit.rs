@@ -128,29 +128,31 @@ pub fn read_at(dir: &OwnedFd, name: &OsStr) -> Result<OnDisk, OpenFailure> {
     ) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(None),
-        Err(Errno::LOOP) => return Err(OpenFailure::Outside("a symlink on the path changed while it was opened")),
+        Err(Errno::LOOP) => return Err(OpenFailure::SWAPPED),
         Err(e) => return Err(e.into()),
     };
     let stat = rustix::fs::fstat(&fd)?;
-    match aide_core::root::special_kind(stat.st_mode) {
-        None => {}
-        Some("directory") => return Err(OpenFailure::Directory),
-        Some(kind) => return Err(OpenFailure::NotRegular(kind)),
-    }
+    OpenFailure::check_regular(stat.st_mode)?;
     let mut bytes = Vec::with_capacity(stat.st_size as usize);
     File::from(fd).read_to_end(&mut bytes).map_err(OpenFailure::Io)?;
     Ok(Some((bytes, Stamp::of(&stat))))
 }
 
-/// A file of the root as it is now, by its resolved absolute path: its
-/// content and stamp (None if absent), read beneath the root.
-pub fn read_state(root: &Root, abs: &Path, shown: &str) -> Result<OnDisk, AideError> {
+/// A resolved absolute path as its folder (relative to the root) and name.
+fn folder_and_name<'p>(root: &Root, abs: &'p Path, shown: &str) -> Result<(&'p Path, &'p OsStr), AideError> {
     let (Some(parent), Some(name)) = (abs.parent(), abs.file_name()) else {
         return Err(AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is not a file path")));
     };
     let rel = parent
         .strip_prefix(root.path())
         .map_err(|_| OpenFailure::Outside("the path leads outside the root").into_error(shown))?;
+    Ok((rel, name))
+}
+
+/// A file of the root as it is now, by its resolved absolute path: its
+/// content and stamp (None if absent), read beneath the root.
+pub fn read_state(root: &Root, abs: &Path, shown: &str) -> Result<OnDisk, AideError> {
+    let (rel, name) = folder_and_name(root, abs, shown)?;
     let dir = match root.open_dir(rel, false) {
         Ok(d) => d,
         Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -189,21 +191,15 @@ pub fn temp_name(name: &OsStr) -> OsString {
 /// The folder and name of every file, each folder opened once beneath the
 /// root (created for files that are to be created, when the plan allowed).
 pub fn targets<'a>(root: &Root, files: &[&'a FileState]) -> Result<Vec<Target<'a>>, AideError> {
-    let mut dirs: HashMap<PathBuf, Arc<OwnedFd>> = HashMap::new();
+    let mut dirs: HashMap<&Path, Arc<OwnedFd>> = HashMap::new();
     let mut out = Vec::with_capacity(files.len());
     for f in files {
-        let (Some(parent), Some(name)) = (f.abs.parent(), f.abs.file_name()) else {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{} is not a file path", f.rel)));
-        };
-        let dir = match dirs.get(parent) {
+        let (rel, name) = folder_and_name(root, &f.abs, &f.rel)?;
+        let dir = match dirs.get(rel) {
             Some(d) => d.clone(),
             None => {
-                let rel = parent.strip_prefix(root.path()).map_err(|_| {
-                    AideError::new(code::PATH_OUTSIDE_ROOT, format!("{}: outside the root", f.rel))
-                        .with_hint("give a path inside --root")
-                })?;
                 let d = Arc::new(root.open_dir(rel, f.current.is_some()).map_err(|e| e.into_error(&f.rel))?);
-                dirs.insert(parent.to_path_buf(), d.clone());
+                dirs.insert(rel, d.clone());
                 d
             }
         };

@@ -20,7 +20,6 @@
 //! someone else after the crash: it is left as it is and named in the
 //! report.
 
-use std::ffi::OsString;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -40,27 +39,10 @@ struct JournalFile {
     #[serde(with = "aide_core::text::path_serde")]
     path: PathBuf,
     /// The temporary's name in the file's folder; None for a deletion.
-    #[serde(with = "opt_name")]
-    temp: Option<OsString>,
+    #[serde(with = "aide_core::text::opt_path_serde")]
+    temp: Option<PathBuf>,
     checksum_before: Option<String>,
     checksum_after: Option<String>,
-}
-
-/// `Option<OsString>` in the escaped form of [`aide_core::text::path_serde`].
-mod opt_name {
-    use std::ffi::OsString;
-
-    pub fn serialize<S: serde::Serializer>(name: &Option<OsString>, s: S) -> Result<S::Ok, S::Error> {
-        match name {
-            Some(n) => s.serialize_some(&aide_core::text::escape_path(n, true)),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<OsString>, D::Error> {
-        let text: Option<String> = serde::Deserialize::deserialize(d)?;
-        Ok(text.map(|t| aide_core::text::unescape_path(&t).unwrap_or_else(|| OsString::from(t))))
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -98,7 +80,7 @@ impl Journal {
                 .iter()
                 .map(|t| JournalFile {
                     path: t.file.abs.strip_prefix(root.path()).unwrap_or(&t.file.abs).to_path_buf(),
-                    temp: t.temp.clone(),
+                    temp: t.temp.clone().map(PathBuf::from),
                     checksum_before: t.file.original.as_deref().map(sha256_hex),
                     checksum_after: t.file.current.as_deref().map(sha256_hex),
                 })
@@ -152,55 +134,64 @@ pub enum RecoveryAction {
     RolledBack,
 }
 
+/// A journal no live commit holds, locked now by this process.
+struct Unheld {
+    path: PathBuf,
+    /// None: empty or cut short (the commit died while writing its journal,
+    /// before it wrote anything else).
+    record: Option<JournalRecord>,
+    _lock: File,
+}
+
+/// Every journal nobody holds, in name order, each locked (shared when
+/// `exclusive` is false: to look, not to touch).
+fn unheld(exclusive: bool) -> Vec<Unheld> {
+    let mut paths: Vec<PathBuf> = match std::fs::read_dir(journal_dir()) {
+        Ok(rd) => rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect(),
+        Err(_) => return Vec::new(),
+    };
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let Ok(mut file) = File::open(&path) else { continue };
+        // Held by a live commit: not ours to touch.
+        let locked = if exclusive { file.try_lock() } else { file.try_lock_shared() };
+        if locked.is_err() {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        let record =
+            std::io::Read::read_to_end(&mut file, &mut bytes).ok().and_then(|_| serde_json::from_slice(&bytes).ok());
+        out.push(Unheld { path, record, _lock: file });
+    }
+    out
+}
+
 /// The interrupted transforms of `root` (journals nobody holds), without
 /// touching them: what a dry run reports instead of recovering.
 pub fn pending(root: &Root) -> Vec<String> {
-    let mut ids = Vec::new();
-    let Ok(rd) = std::fs::read_dir(journal_dir()) else { return ids };
-    for entry in rd.flatten() {
-        let path = entry.path();
-        let Ok(file) = File::open(&path) else { continue };
-        if file.try_lock_shared().is_err() {
-            continue;
-        }
-        if let Some(record) = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<JournalRecord>(&b).ok())
-            && record.root == root.path()
-        {
-            ids.push(record.execution_id);
-        }
-    }
-    ids.sort();
-    ids
+    unheld(false)
+        .into_iter()
+        .filter_map(|j| j.record)
+        .filter(|r| r.root == root.path())
+        .map(|r| r.execution_id)
+        .collect()
 }
 
 /// Finishes or rolls back every interrupted transform of `root`.
 pub fn recover(root: &Root) -> Result<Vec<Recovered>, AideError> {
-    let mut names: Vec<PathBuf> = match std::fs::read_dir(journal_dir()) {
-        Ok(rd) => rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect(),
-        Err(_) => return Ok(Vec::new()),
-    };
-    names.sort();
     let mut out = Vec::new();
-    for path in names {
-        let Ok(file) = std::fs::OpenOptions::new().read(true).write(true).open(&path) else { continue };
-        // Held by a live commit: not ours to touch.
-        if file.try_lock().is_err() {
-            continue;
-        }
-        let record: JournalRecord = match std::fs::read(&path).ok().and_then(|b| serde_json::from_slice(&b).ok()) {
-            Some(r) => r,
-            // Empty or cut short: the commit died while writing its journal,
-            // before it wrote anything else.
-            None => {
-                let _ = std::fs::remove_file(&path);
-                continue;
+    for journal in unheld(true) {
+        match &journal.record {
+            Some(record) if record.root == root.path() => {
+                out.push(recover_one(root, record)?);
+                let _ = std::fs::remove_file(&journal.path);
             }
-        };
-        if record.root != root.path() {
-            continue;
+            Some(_) => {}
+            None => {
+                let _ = std::fs::remove_file(&journal.path);
+            }
         }
-        out.push(recover_one(root, &record)?);
-        let _ = std::fs::remove_file(&path);
     }
     Ok(out)
 }
@@ -245,7 +236,7 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
                 match &f.temp {
                     Some(temp) => {
                         // Only a temporary with the new content goes in.
-                        let staged = read_at(dir, temp).ok().flatten().map(|(b, _)| sha256_hex(&b));
+                        let staged = read_at(dir, temp.as_os_str()).ok().flatten().map(|(b, _)| sha256_hex(&b));
                         if staged.is_some() && staged == f.checksum_after {
                             rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str())
                                 .map_err(|e| AideError::io(shown, &e.into()))?;

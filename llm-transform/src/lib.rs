@@ -244,9 +244,7 @@ impl Render for TransformOutput {
             }
             TransformOutput::Undo { files, .. } => {
                 for f in files {
-                    let action = serde_json::to_value(f.action).ok();
-                    let action = action.as_ref().and_then(|v| v.as_str()).unwrap_or("restored");
-                    writeln!(w, "{action} {}", aide_core::text::escape_controls(&f.path))?;
+                    writeln!(w, "{} {}", f.action.as_str(), aide_core::text::escape_controls(&f.path))?;
                 }
                 Ok(())
             }
@@ -399,6 +397,13 @@ fn cargo_check(file: &Path, root: &Root) -> CargoCheck {
     }
 }
 
+/// Makes whole, before a run writes anything, the transforms of `root` that
+/// were killed mid-commit, and says so in the run's diagnostics.
+fn recover_first(root: &Root, ctx: &mut RunContext) -> Result<(), AideError> {
+    ctx.diagnostics.extend(journal::diagnostics(&journal::recover(root)?));
+    Ok(())
+}
+
 /// Runs a transform request.
 pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<TransformOutput, AideError> {
     let root = Root::from_option(request.root.as_deref())?;
@@ -412,7 +417,7 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
             ));
         }
     } else {
-        ctx.diagnostics.extend(journal::diagnostics(&journal::recover(&root)?));
+        recover_first(&root, ctx)?;
     }
     let mut doc = EditsDocument {
         file: request.file.clone(),
@@ -596,7 +601,7 @@ impl Tool for LlmTransform {
             }
             Some(Subcommand::Undo { execution_ids, last }) => {
                 let root = Root::from_option(request.root.as_deref())?;
-                ctx.diagnostics.extend(journal::diagnostics(&journal::recover(&root)?));
+                recover_first(&root, ctx)?;
                 let ids = match last {
                     Some(n) => undo::recent(&root, *n),
                     None => execution_ids.clone(),

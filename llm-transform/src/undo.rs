@@ -60,28 +60,12 @@ pub struct UndoFile {
 pub struct UndoManifest {
     pub execution_id: String,
     /// The root the transform ran in (absent in records of older versions).
-    #[serde(default, with = "opt_path")]
+    #[serde(default, with = "aide_core::text::opt_path_serde")]
     pub root: Option<PathBuf>,
     pub created_ms: i64,
     pub files: Vec<UndoFile>,
     #[serde(default)]
     pub undone_by: Option<String>,
-}
-
-mod opt_path {
-    use std::path::PathBuf;
-
-    pub fn serialize<S: serde::Serializer>(p: &Option<PathBuf>, s: S) -> Result<S::Ok, S::Error> {
-        match p {
-            Some(p) => s.serialize_some(&aide_core::text::escape_path(p.as_os_str(), true)),
-            None => s.serialize_none(),
-        }
-    }
-
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
-        let text: Option<String> = serde::Deserialize::deserialize(d)?;
-        Ok(text.map(|t| aide_core::text::unescape_path(&t).map_or_else(|| PathBuf::from(&t), PathBuf::from)))
-    }
 }
 
 impl UndoManifest {
@@ -118,6 +102,16 @@ pub enum RestoreAction {
     Recreated,
     /// The transform had created it: it is gone.
     Removed,
+}
+
+impl RestoreAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RestoreAction::Restored => "restored",
+            RestoreAction::Recreated => "recreated",
+            RestoreAction::Removed => "removed",
+        }
+    }
 }
 
 pub fn undo_dir() -> PathBuf {

@@ -157,6 +157,11 @@ fn ast(t: &TestDir, args: &[&str], code: i32) -> Value {
     t.cmd("llm-ast-search").args(args).json(code)
 }
 
+/// The text-mode error of an llm-transform request that is refused (exit 3).
+fn refused_transform(t: &TestDir, request: &str) -> String {
+    t.cmd("llm-transform").args(["--request", "-"]).stdin(request).expect_exit(3).1
+}
+
 fn source_of(path: &str) -> &'static str {
     FIXTURES.iter().find(|f| f.0 == path).map(|f| f.1).unwrap()
 }
@@ -643,21 +648,19 @@ fn text_output_names_symbols_by_their_name_path_so_ambiguity_can_be_acted_on() {
         .collect();
     assert_eq!(sites, [("definition".into(), "SessionInterface".into()), ("definition".into(), "Other".into())]);
     // An ambiguous edit lists the candidates in text mode, with a hint in the file's own terms.
-    let (_, err) = t
-        .cmd("llm-transform")
-        .args(["--request", "-"])
-        .stdin(r#"{"operations": [{"op": "replace_block", "path": "sessions.py", "kind": "method", "name": "open_session", "new_block": "def open_session(self):\n    return 1"}]}"#)
-        .expect_exit(3);
+    let err = refused_transform(
+        &t,
+        r#"{"operations": [{"op": "replace_block", "path": "sessions.py", "kind": "method", "name": "open_session", "new_block": "def open_session(self):\n    return 1"}]}"#,
+    );
     assert!(err.contains("SessionInterface/open_session at sessions.py:2-3 (hash "), "{err}");
     assert!(err.contains("Other/open_session at sessions.py:6-7"), "{err}");
     assert!(err.contains("module_path (one of `SessionInterface`, `Other`)") && !err.contains("impl Agent"), "{err}");
     // Each parent is offered once, even when candidates alternate between them.
     t.write("again.py", "class A:\n    def run(self):\n        pass\n\nclass B:\n    def run(self):\n        pass\n\nclass A:\n    def run(self):\n        pass\n");
-    let (_, err) = t
-        .cmd("llm-transform")
-        .args(["--request", "-"])
-        .stdin(r#"{"operations": [{"op": "replace_block", "path": "again.py", "kind": "method", "name": "run", "new_block": "def run(self):\n    return 1"}]}"#)
-        .expect_exit(3);
+    let err = refused_transform(
+        &t,
+        r#"{"operations": [{"op": "replace_block", "path": "again.py", "kind": "method", "name": "run", "new_block": "def run(self):\n    return 1"}]}"#,
+    );
     assert!(err.contains("module_path (one of `A`, `B`) or line_hint (one of 2, 6, 10)"), "{err}");
     // And the Go receiver, given either way, picks the method.
     let v = t
