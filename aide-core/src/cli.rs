@@ -3,8 +3,9 @@
 //! A tool implements [`Tool`]: a typed request (its flags, which also
 //! deserialise from a JSON `--request`), a typed output, and one function from
 //! the first to the second. [`main`] does the rest the same way for every
-//! tool: common flags, `--schema`, request parsing, the envelope, formats,
-//! errors and exit codes, panics, broken pipes and the execution log.
+//! tool: common flags, `--schema`, request parsing, the [`Context`] (Ctrl-C
+//! raising its cancellation flag where the tool allows), the envelope,
+//! formats, errors and exit codes, panics, broken pipes and the execution log.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -15,16 +16,15 @@ use std::time::{Instant, SystemTime};
 
 use clap::parser::ValueSource;
 use clap::{Args, Command, FromArgMatches};
-use schemars::JsonSchema;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::envelope::{
     Diagnostic, Envelope, ErrorEnvelope, Format, Stats, Stdout, diag, sort_diagnostics, stderr_line, to_json_string,
 };
-use crate::error::{AideError, code};
+use crate::error::{AideError, ExitStatus, code};
 use crate::log::{ExecutionLog, RunRecord};
+pub use crate::tool::{Context, Outcome, Render, Tool};
 
 /// Flags every tool has. Not part of the request.
 #[derive(Debug, Clone, Default, clap::Args)]
@@ -61,107 +61,6 @@ impl CommonArgs {
     }
 }
 
-/// How a tool's output is shown beyond JSON.
-pub trait Render {
-    /// The compact text form.
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()>;
-    /// False when the run found nothing (exit status 1, as grep).
-    fn found(&self) -> bool {
-        true
-    }
-    /// The exit status of a successful run: 0, or 1 when nothing was found.
-    /// A check that ran but failed (files with syntax errors) overrides it
-    /// with 3.
-    fn exit_status(&self) -> i32 {
-        if self.found() { 0 } else { 1 }
-    }
-    /// For `--jsonl`: the result field holding the records and the record
-    /// type written into each line's `type`.
-    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
-        None
-    }
-    /// A JSON document to print verbatim in JSON modes instead of the
-    /// envelope (`aide log show` prints a stored result exactly as it was).
-    fn raw_json(&self) -> Option<&str> {
-        None
-    }
-}
-
-/// Mutable state of one run, given to the tool.
-pub struct RunContext {
-    pub execution_id: String,
-    pub diagnostics: Vec<Diagnostic>,
-    /// Extra fields for `stats`.
-    pub stats: serde_json::Map<String, Value>,
-    /// In text mode, stdout for output that streams while the tool runs
-    /// (`llm-jobs logs --follow`); None in JSON modes, where only the final
-    /// document may be printed.
-    pub live: Option<Box<dyn Write>>,
-    /// The format the result will be printed in (an output budget such as
-    /// `--max-output-bytes` counts the bytes of this format).
-    pub format: Format,
-}
-
-impl std::fmt::Debug for RunContext {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunContext")
-            .field("execution_id", &self.execution_id)
-            .field("diagnostics", &self.diagnostics)
-            .field("live", &self.live.is_some())
-            .finish()
-    }
-}
-
-impl RunContext {
-    pub fn new(execution_id: String) -> Self {
-        RunContext {
-            execution_id,
-            diagnostics: Vec::new(),
-            stats: Default::default(),
-            live: None,
-            format: Format::Text,
-        }
-    }
-
-    pub fn diagnose(&mut self, d: Diagnostic) {
-        self.diagnostics.push(d);
-    }
-}
-
-/// A tool: a typed request, a typed output, and the function between them.
-pub trait Tool {
-    const NAME: &'static str;
-    const VERSION: &'static str;
-    const ABOUT: &'static str;
-    /// Alternative request field names accepted in `--request` JSON.
-    const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[];
-    /// Request fields whose flags only say how a result is shown or whether
-    /// it is applied (`dry_run`, `diff`, …), not what is asked: given on the
-    /// command line, they may accompany `--request` and override its field.
-    const OUTPUT_FLAGS: &'static [&'static str] = &[];
-    /// Whether runs of this tool are recorded in the execution log.
-    const LOG: bool = true;
-    /// Whether the results this tool logs hold command output, whose secrets
-    /// the log stores redacted even when the run printed them (`--no-redact`).
-    const REDACT_LOGGED_RESULT: bool = false;
-    type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema;
-    type Output: Serialize + JsonSchema + Render;
-
-    fn run(request: Self::Request, ctx: &mut RunContext) -> Result<Self::Output, AideError>;
-
-    /// Brings a request built from flags or JSON into its one canonical form
-    /// (e.g. the words after `--` into `command` or `argv`) and refuses what
-    /// is contradictory, before the request is logged and run.
-    fn prepare(_request: &mut Self::Request) -> Result<(), AideError> {
-        Ok(())
-    }
-
-    /// The root the request works in, for the execution log.
-    fn root(_request: &Self::Request) -> Option<PathBuf> {
-        None
-    }
-}
-
 /// Finds the executable `name` of another aide tool: beside the running
 /// executable first (an install puts the tools together), then on PATH.
 pub fn find_executable(name: &str) -> Option<PathBuf> {
@@ -175,7 +74,7 @@ pub fn find_executable(name: &str) -> Option<PathBuf> {
 /// Runs `T` on the process arguments and exits with its status.
 pub fn main<T: Tool>() -> ! {
     let status = run::<T>(std::env::args_os().collect());
-    std::process::exit(status)
+    std::process::exit(status.code())
 }
 
 /// Everything the harness knows about a run, for the log.
@@ -191,7 +90,6 @@ struct Run<'a> {
     request_json: Option<String>,
     root: Option<PathBuf>,
     diagnostics: Vec<Diagnostic>,
-    stats_extra: serde_json::Map<String, Value>,
     /// Opened before the tool runs, so a log that cannot be opened shows as
     /// a diagnostic in the result instead of only on stderr.
     log_handle: Option<ExecutionLog>,
@@ -223,7 +121,6 @@ impl<'a> Run<'a> {
             request_json: None,
             root: None,
             diagnostics: Vec::new(),
-            stats_extra: Default::default(),
             log_handle: None,
             redact_result: false,
         }
@@ -247,12 +144,12 @@ impl<'a> Run<'a> {
 
     fn stats(&self) -> Stats {
         let ms = self.clock.elapsed().as_secs_f64() * 1000.0;
-        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0, extra: self.stats_extra.clone() }
+        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0, extra: Default::default() }
     }
 
     /// Prints a failure in the run's format and logs it; returns the exit status.
-    fn fail(&mut self, out: &mut Stdout, err: &AideError) -> i32 {
-        let status = err.exit_status().code();
+    fn fail(&mut self, out: &mut Stdout, err: &AideError) -> ExitStatus {
+        let status = err.exit_status();
         stderr_line(&format!("{}: {err}", self.tool));
         sort_diagnostics(&mut self.diagnostics);
         let stats = self.stats();
@@ -276,7 +173,7 @@ impl<'a> Run<'a> {
         status
     }
 
-    fn write_log(&mut self, exit_code: i32, ok: bool, error_code: Option<&str>, result_json: String) {
+    fn write_log(&mut self, status: ExitStatus, ok: bool, error_code: Option<&str>, result_json: String) {
         if !self.log {
             return;
         }
@@ -294,7 +191,7 @@ impl<'a> Run<'a> {
             root: self.root.as_ref().map(|p| p.display().to_string()),
             started: self.started,
             duration: self.clock.elapsed(),
-            exit_code,
+            exit_code: status.code(),
             ok,
             error_code: error_code.map(str::to_string),
             result_json,
@@ -439,14 +336,14 @@ fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Re
 }
 
 /// Runs `T` on `argv` and returns the exit status.
-pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
+pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     install_panic_hook();
     let mut out = Stdout::new();
     let mut run = Run::new(T::NAME, T::VERSION, &argv);
 
     let (common, matches) = match parse_cli::<T>(&argv) {
         Ok(Some(p)) => p,
-        Ok(None) => return 0,
+        Ok(None) => return ExitStatus::Success,
         Err(e) => return run.fail(&mut out, &e),
     };
     run.format = common.format();
@@ -466,7 +363,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
         let doc = crate::request::schema_document::<T::Request, T::Output>(T::NAME, T::VERSION);
         let text = to_json_string(&doc, true).unwrap_or_default();
         let _ = out.write_str(&(text + "\n"));
-        return 0;
+        return ExitStatus::Success;
     }
 
     let request = match build_request::<T>(&common, &matches).and_then(|mut r| T::prepare(&mut r).map(|()| r)) {
@@ -474,20 +371,33 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
         Err(e) => return run.fail(&mut out, &e),
     };
     run.request_json = serde_json::to_string(&request).ok();
-    run.root = T::root(&request);
     run.open_log();
 
-    let mut ctx = RunContext::new(run.execution_id.clone());
-    ctx.format = run.format;
+    let mut ctx = Context::new(run.execution_id.clone()).with_format(run.format);
     if run.format == Format::Text {
-        ctx.live = Some(Box::new(crate::text::TerminalSafe::new(io::stdout())));
+        ctx = ctx.with_live(Box::new(crate::text::TerminalSafe::new(io::stdout())));
     }
-    let result = catch_panic(|| T::run(request, &mut ctx));
-    run.diagnostics.extend(ctx.diagnostics);
-    run.stats_extra = ctx.stats;
-    sort_diagnostics(&mut run.diagnostics);
+    // Ctrl-C raises the flag (the run ends with `cancelled`, printed and
+    // logged) instead of killing the process, where the tool allows it.
+    let handlers: Vec<_> = if T::cancel_on_interrupt(&request) {
+        [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]
+            .into_iter()
+            .filter_map(|sig| signal_hook::flag::register(sig, ctx.cancel.flag().clone()).ok())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let result = catch_panic(|| T::run(request, &ctx));
+    for id in handlers {
+        signal_hook::low_level::unregister(id);
+    }
+    run.root = ctx.opened_root();
     let output = match result {
-        Ok(o) => o,
+        Ok(outcome) => {
+            run.diagnostics.extend(outcome.diagnostics);
+            sort_diagnostics(&mut run.diagnostics);
+            outcome.output
+        }
         Err(e) => return run.fail(&mut out, &e),
     };
 
@@ -496,13 +406,18 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> i32 {
         Ok(()) => status,
         Err(e) => {
             stderr_line(&format!("{}: {e}", T::NAME));
-            4
+            e.exit_status()
         }
     }
 }
 
 /// Prints the output in the chosen format and logs the run.
-fn emit<O: Serialize + Render>(run: &mut Run<'_>, out: &mut Stdout, output: &O, status: i32) -> Result<(), AideError> {
+fn emit<O: Serialize + Render>(
+    run: &mut Run<'_>,
+    out: &mut Stdout,
+    output: &O,
+    status: ExitStatus,
+) -> Result<(), AideError> {
     let stats = run.stats();
     let env = Envelope {
         tool: run.tool,

@@ -12,6 +12,7 @@
 //! | 2 | invalid input: bad flags, bad request JSON, invalid pattern |
 //! | 3 | conflict or failed precondition: re-read and retry |
 //! | 4 | runtime failure: I/O, permission, timeout, internal |
+//! | 130 | cancelled (Ctrl-C, or the caller's cancellation flag) |
 
 use std::fmt;
 
@@ -19,14 +20,20 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// The process exit status of a tool run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
     Success,
     NothingFound,
     InvalidInput,
+    /// A conflict or failed precondition; also a check that ran and failed
+    /// (`llm-ast-search --validate` of files with syntax errors).
     Conflict,
     Runtime,
+    /// The run was cancelled before it finished (128 + SIGINT, as a shell
+    /// reports a Ctrl-C).
+    Cancelled,
+    /// A command's own status, passed through (`llm-shell exec`).
+    Command(u8),
 }
 
 impl ExitStatus {
@@ -37,7 +44,14 @@ impl ExitStatus {
             ExitStatus::InvalidInput => 2,
             ExitStatus::Conflict => 3,
             ExitStatus::Runtime => 4,
+            ExitStatus::Cancelled => 130,
+            ExitStatus::Command(code) => i32::from(code),
         }
+    }
+
+    /// Success, or NothingFound when the run found nothing (as grep).
+    pub fn found(found: bool) -> ExitStatus {
+        if found { ExitStatus::Success } else { ExitStatus::NothingFound }
     }
 }
 
@@ -47,6 +61,7 @@ pub enum ErrorClass {
     InvalidInput,
     Conflict,
     Runtime,
+    Cancelled,
 }
 
 impl ErrorClass {
@@ -55,6 +70,7 @@ impl ErrorClass {
             ErrorClass::InvalidInput => ExitStatus::InvalidInput,
             ErrorClass::Conflict => ExitStatus::Conflict,
             ErrorClass::Runtime => ExitStatus::Runtime,
+            ErrorClass::Cancelled => ExitStatus::Cancelled,
         }
     }
 }
@@ -128,6 +144,8 @@ pub mod code {
         RESULT_CAPPED = "result_capped", Runtime;
         /// A bug: a panic or an invariant that did not hold.
         INTERNAL = "internal", Runtime;
+        /// The run was cancelled (Ctrl-C, or the caller's cancellation flag) before it finished; nothing was changed.
+        CANCELLED = "cancelled", Cancelled;
     }
 }
 
@@ -169,6 +187,12 @@ impl AideError {
             _ => (code::IO_ERROR, "retry; if it persists, check the disk and the path"),
         };
         AideError::new(code, format!("{path}: {err}")).with_hint(hint).with_details(serde_json::json!({ "path": path }))
+    }
+
+    /// The run was cancelled before it finished.
+    pub fn cancelled() -> Self {
+        AideError::new(code::CANCELLED, "cancelled before the run finished; nothing was changed")
+            .with_hint("run it again to get the whole result")
     }
 
     pub fn internal(message: impl Into<String>) -> Self {

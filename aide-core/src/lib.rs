@@ -46,6 +46,7 @@ pub mod root;
 pub mod span;
 pub mod store;
 pub mod text;
+pub mod tool;
 pub mod walk;
 
 pub use envelope::{Diagnostic, Format};

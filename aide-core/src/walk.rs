@@ -19,6 +19,7 @@ use crate::envelope::{Diagnostic, diag};
 use crate::error::{AideError, code};
 use crate::lang::Lang;
 use crate::root::{Root, to_slash};
+use crate::tool::{Cancel, Context, ProgressSink};
 
 /// Walking options shared by every tool that reads a tree. Flattened into
 /// each tool's flags and request.
@@ -72,6 +73,8 @@ pub struct Walker<'a> {
     langs: Vec<Lang>,
     overrides: ignore::overrides::Override,
     include_dirs: bool,
+    cancel: Cancel,
+    progress: ProgressSink,
 }
 
 impl<'a> Walker<'a> {
@@ -86,12 +89,38 @@ impl<'a> Walker<'a> {
             })?;
         }
         let overrides = ob.build().map_err(|e| AideError::new(code::INVALID_GLOB, e.to_string()))?;
-        Ok(Walker { root, args: args.clone(), langs, overrides, include_dirs: false })
+        Ok(Walker {
+            root,
+            args: args.clone(),
+            langs,
+            overrides,
+            include_dirs: false,
+            cancel: Cancel::new(),
+            progress: ProgressSink::default(),
+        })
     }
 
     /// Also visit directories (never the root itself).
     pub fn include_dirs(mut self, yes: bool) -> Self {
         self.include_dirs = yes;
+        self
+    }
+
+    /// Stops at the caller's cancellation flag (the walk then ends with a
+    /// `cancelled` error) and reports each file visited to its progress sink.
+    pub fn watched(self, ctx: &Context) -> Self {
+        self.cancelled_by(&ctx.cancel).reporting_to(&ctx.progress)
+    }
+
+    /// Stops at `cancel` (the walk then ends with a `cancelled` error).
+    pub fn cancelled_by(mut self, cancel: &Cancel) -> Self {
+        self.cancel = cancel.clone();
+        self
+    }
+
+    /// Reports each file visited to `progress`.
+    pub fn reporting_to(mut self, progress: &ProgressSink) -> Self {
+        self.progress = progress.clone();
         self
     }
 
@@ -191,18 +220,24 @@ impl<'a> Walker<'a> {
 
     /// Visits every file in parallel. `make_visitor` is called once per worker
     /// thread; its visitor gets each file that thread finds. Returns the
-    /// walk's diagnostics, sorted.
-    pub fn visit_parallel<M, V>(&self, threads: usize, make_visitor: M) -> Vec<Diagnostic>
+    /// walk's diagnostics, sorted, or `cancelled` when the flag of
+    /// [`Walker::watched`] was raised (checked before every entry).
+    pub fn visit_parallel<M, V>(&self, threads: usize, make_visitor: M) -> Result<Vec<Diagnostic>, AideError>
     where
         M: Fn() -> V + Sync,
         V: FnMut(WalkedFile) + Send,
     {
         let diagnostics = Mutex::new(Vec::new());
         let pruned = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let progress = self.progress.counter(None);
         self.builder(threads, &pruned).build_parallel().run(|| {
             let mut visit = make_visitor();
             let diagnostics = &diagnostics;
+            let progress = &progress;
             Box::new(move |result| {
+                if self.cancel.is_cancelled() {
+                    return WalkState::Quit;
+                }
                 match self.classify(result) {
                     Some(Ok(file)) => {
                         if file.abs.to_str().is_none() {
@@ -215,7 +250,8 @@ impl<'a> Walker<'a> {
                                 .with_path(&file.rel),
                             );
                         }
-                        visit(file)
+                        visit(file);
+                        progress.tick();
                     }
                     Some(Err(d)) => lock(diagnostics).push(d),
                     None => {}
@@ -226,13 +262,18 @@ impl<'a> Walker<'a> {
         let mut diagnostics = diagnostics.into_inner().unwrap_or_else(|p| p.into_inner());
         diagnostics.append(&mut lock(&pruned));
         crate::envelope::sort_diagnostics(&mut diagnostics);
-        diagnostics
+        self.cancel.check()?;
+        Ok(diagnostics)
     }
 
     /// Maps every file in parallel, keeping the `Some` results (in no
     /// particular order: callers sort). Each thread buffers its own results
     /// and hands them over once, when it finishes.
-    pub fn filter_map_parallel<T, M, F>(&self, threads: usize, make_mapper: M) -> (Vec<T>, Vec<Diagnostic>)
+    pub fn filter_map_parallel<T, M, F>(
+        &self,
+        threads: usize,
+        make_mapper: M,
+    ) -> Result<(Vec<T>, Vec<Diagnostic>), AideError>
     where
         T: Send,
         M: Fn() -> F + Sync,
@@ -247,15 +288,15 @@ impl<'a> Walker<'a> {
                     buffer.items.push(item);
                 }
             }
-        });
-        (out.into_inner().unwrap_or_else(|p| p.into_inner()), diagnostics)
+        })?;
+        Ok((out.into_inner().unwrap_or_else(|p| p.into_inner()), diagnostics))
     }
 
     /// Every file, sorted by relative path, and the walk's diagnostics.
-    pub fn collect(&self, threads: usize) -> (Vec<WalkedFile>, Vec<Diagnostic>) {
-        let (mut files, diagnostics) = self.filter_map_parallel(threads, || Some);
+    pub fn collect(&self, threads: usize) -> Result<(Vec<WalkedFile>, Vec<Diagnostic>), AideError> {
+        let (mut files, diagnostics) = self.filter_map_parallel(threads, || Some)?;
         files.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
-        (files, diagnostics)
+        Ok((files, diagnostics))
     }
 }
 
@@ -375,7 +416,7 @@ mod tests {
     }
 
     fn paths(root: &Root, args: WalkArgs) -> Vec<String> {
-        let (files, _) = Walker::new(root, &args).unwrap().collect(2);
+        let (files, _) = Walker::new(root, &args).unwrap().collect(2).unwrap();
         files.into_iter().map(|f| f.rel).collect()
     }
 
@@ -409,7 +450,7 @@ mod tests {
         let (d, root) = tree();
         std::os::unix::fs::symlink(d.path().join("missing"), d.path().join("broken")).unwrap();
         std::os::unix::fs::symlink(d.path().join("README.md"), d.path().join("good")).unwrap();
-        let (_, diags) = Walker::new(&root, &WalkArgs::default()).unwrap().collect(1);
+        let (_, diags) = Walker::new(&root, &WalkArgs::default()).unwrap().collect(1).unwrap();
         let codes: Vec<_> = diags.iter().map(|d| (d.code.as_str(), d.path.as_deref())).collect();
         assert_eq!(codes, [(diag::BROKEN_SYMLINK, Some("broken")), (diag::SYMLINK_NOT_FOLLOWED, Some("good"))]);
     }
@@ -417,7 +458,7 @@ mod tests {
     #[test]
     fn directories_on_request() {
         let (_d, root) = tree();
-        let (all, _) = Walker::new(&root, &WalkArgs::default()).unwrap().include_dirs(true).collect(2);
+        let (all, _) = Walker::new(&root, &WalkArgs::default()).unwrap().include_dirs(true).collect(2).unwrap();
         let dirs: Vec<_> = all.iter().filter(|f| f.is_dir).map(|f| f.rel.as_str()).collect();
         assert_eq!(dirs, ["docs", "src"]);
     }

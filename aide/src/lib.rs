@@ -17,9 +17,9 @@
 use std::io::{self, Write};
 
 use aide_core::AideError;
-use aide_core::cli::{Render, RunContext, Tool};
 use aide_core::error::code;
 use aide_core::log::{ExecutionLog, ListFilter, PruneReport, RunSummary};
+use aide_core::tool::{Context, Outcome, Render, Tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -182,11 +182,12 @@ impl Tool for Aide {
     type Request = AideRequest;
     type Output = AideOutput;
 
-    fn run(request: AideRequest, _ctx: &mut RunContext) -> Result<AideOutput, AideError> {
+    fn run(request: AideRequest, _ctx: &Context) -> Result<Outcome<AideOutput>, AideError> {
         match request.command {
             AideCommand::Log { action } => run_log(action),
             AideCommand::Tools => Ok(AideOutput::Tools { tools: list_tools() }),
         }
+        .map(Outcome::new)
     }
 }
 

@@ -26,18 +26,123 @@
 //! references of every name defined. Matching is by name, not by type
 //! resolution.
 //!
-//! Values (JSON): definitions `[{ "name", "kind", "namePath", "definedAt":
-//! { "path", "start": {"line","column"}, "end": {"line","column"} } }]`;
-//! references and matches are ranges `{ "path", "start", "end" }` with
-//! `"name"`, `"kind"`, `"enclosing"` or `"text"`; `lines` gives a range with
-//! its `"content"`. Lines and columns are 1-based.
+//! Values (JSON, typed by [`DialectValue`]): definitions `[{ "name", "kind",
+//! "name_path", "defined_at": { "path", "start": {"line","column"}, "end":
+//! {"line","column"} } }]`; references and matches are ranges `{ "path",
+//! "start", "end" }` with `"name"`, `"kind"`, `"enclosing"` or `"match"` and
+//! `"text"`; `lines` gives a range with its `"content"`. Lines and columns are
+//! 1-based.
 //!
 //! The program is parsed and type-checked before anything runs. Errors are
 //! `invalid_program` with the line and column in the program, what was
 //! expected, and the closest function name for a misspelt one.
 
 use aide_core::{AideError, code};
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::refs::RefKind;
+use crate::symbols::SymbolKind;
+
+/// A 1-based line and column (columns count Unicode scalar values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Point {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// A range of a file; `end` is exclusive.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Range {
+    pub path: String,
+    pub start: Point,
+    pub end: Point,
+}
+
+/// A definition found by `findDefinitions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Definition {
+    pub name: String,
+    pub kind: SymbolKind,
+    /// The name with its enclosing symbols, `/`-separated (`Agent/run`).
+    pub name_path: String,
+    pub defined_at: Range,
+}
+
+/// A reference found by `findReferences`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ReferenceSite {
+    #[serde(flatten)]
+    pub range: Range,
+    pub name: String,
+    pub kind: RefKind,
+    /// The name path of the innermost symbol containing the reference.
+    pub enclosing: Option<String>,
+    /// The line of the reference.
+    pub text: String,
+}
+
+/// A regex match found by `search`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct SearchMatch {
+    #[serde(flatten)]
+    pub range: Range,
+    /// The matched text.
+    #[serde(rename = "match")]
+    pub matched: String,
+    /// The line of the match.
+    pub text: String,
+}
+
+/// Lines read by `lines`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct LineRange {
+    #[serde(flatten)]
+    pub range: Range,
+    pub content: String,
+}
+
+/// The value of a Dialect expression, or of a program of several (`Several`,
+/// in order).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum DialectValue {
+    Definitions(Vec<Definition>),
+    References(Vec<ReferenceSite>),
+    Matches(Vec<SearchMatch>),
+    Lines(LineRange),
+    Text(String),
+    Integer(i64),
+    Several(Vec<DialectValue>),
+}
+
+impl DialectValue {
+    /// False for an empty list (of every value, for `Several`).
+    pub fn is_found(&self) -> bool {
+        match self {
+            DialectValue::Definitions(v) => !v.is_empty(),
+            DialectValue::References(v) => !v.is_empty(),
+            DialectValue::Matches(v) => !v.is_empty(),
+            DialectValue::Several(v) => !v.is_empty(),
+            DialectValue::Lines(_) | DialectValue::Text(_) | DialectValue::Integer(_) => true,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            DialectValue::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn as_int(&self) -> Option<i64> {
+        match self {
+            DialectValue::Integer(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
 
 /// A position in the program, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,12 +233,12 @@ const FUNCTIONS: &[Function] = &[
 
 /// What the interpreter asks of the tree: the tool's engines.
 pub trait Backend {
-    /// `[{name, kind, namePath, definedAt}]` for a name.
-    fn definitions(&self, name: &str) -> Result<Vec<Value>, AideError>;
-    /// References (ranges with name, kind, enclosing, text) of identifiers.
-    fn references(&self, names: &[String]) -> Result<Vec<Value>, AideError>;
-    fn search(&self, path: &str, pattern: &str, extension: Option<&str>) -> Result<Vec<Value>, AideError>;
-    fn lines(&self, path: &str, start: usize, end: usize) -> Result<Value, AideError>;
+    /// The definitions of a name.
+    fn definitions(&self, name: &str) -> Result<Vec<Definition>, AideError>;
+    /// The references of identifiers.
+    fn references(&self, names: &[String]) -> Result<Vec<ReferenceSite>, AideError>;
+    fn search(&self, path: &str, pattern: &str, extension: Option<&str>) -> Result<Vec<SearchMatch>, AideError>;
+    fn lines(&self, path: &str, start: usize, end: usize) -> Result<LineRange, AideError>;
 }
 
 fn error(program: &str, pos: Pos, message: impl Into<String>) -> AideError {
@@ -416,12 +521,11 @@ pub fn check(program: &str, expr: &Expr) -> Result<Type, AideError> {
 }
 
 /// Names a `name` argument stands for: a string, or the names of definitions.
-fn names_of(value: &Value) -> Vec<String> {
+fn names_of(value: &DialectValue) -> Vec<String> {
     match value {
-        Value::String(s) => vec![s.clone()],
-        Value::Array(items) => {
-            let mut names: Vec<String> =
-                items.iter().filter_map(|d| d.get("name").and_then(Value::as_str).map(str::to_string)).collect();
+        DialectValue::Text(s) => vec![s.clone()],
+        DialectValue::Definitions(items) => {
+            let mut names: Vec<String> = items.iter().map(|d| d.name.clone()).collect();
             names.sort();
             names.dedup();
             names
@@ -430,10 +534,10 @@ fn names_of(value: &Value) -> Vec<String> {
     }
 }
 
-fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<Value, AideError> {
+fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<DialectValue, AideError> {
     let (name, args, pos) = match expr {
-        Expr::Str(s, _) => return Ok(Value::String(s.clone())),
-        Expr::Int(n, _) => return Ok(json!(n)),
+        Expr::Str(s, _) => return Ok(DialectValue::Text(s.clone())),
+        Expr::Int(n, _) => return Ok(DialectValue::Integer(*n)),
         Expr::Call { name, args, pos } => (name.as_str(), args, *pos),
     };
     let values = args.iter().map(|a| eval(program, a, backend)).collect::<Result<Vec<_>, _>>()?;
@@ -442,18 +546,23 @@ fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<Value, Aide
         e.message = format!("{name} at {}:{}: {}", pos.line, pos.column, e.message);
         e
     };
-    let str_arg = |i: usize| values.get(i).and_then(Value::as_str);
-    let int_arg = |i: usize| values.get(i).and_then(Value::as_i64).unwrap_or(0);
+    let str_arg = |i: usize| values.get(i).and_then(DialectValue::as_str);
+    let int_arg = |i: usize| values.get(i).and_then(DialectValue::as_int).unwrap_or(0);
+    let Some(first) = values.first() else {
+        return Err(function(program, name, pos)
+            .err()
+            .unwrap_or_else(|| AideError::internal("a call without arguments")));
+    };
     match name {
         "findDefinitions" | "findDefinition" => {
             let mut out = Vec::new();
-            for n in names_of(&values[0]) {
+            for n in names_of(first) {
                 out.extend(backend.definitions(&n).map_err(at)?);
             }
-            Ok(Value::Array(out))
+            Ok(DialectValue::Definitions(out))
         }
-        "findReferences" => Ok(Value::Array(backend.references(&names_of(&values[0])).map_err(at)?)),
-        "search" => Ok(Value::Array(
+        "findReferences" => Ok(DialectValue::References(backend.references(&names_of(first)).map_err(at)?)),
+        "search" => Ok(DialectValue::Matches(
             backend.search(str_arg(0).unwrap_or(""), str_arg(1).unwrap_or(""), str_arg(2)).map_err(at)?,
         )),
         "lines" => {
@@ -465,7 +574,7 @@ fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<Value, Aide
                     format!("lines {start} to {end} is not a range: lines are 1-based and start ≤ end"),
                 ));
             }
-            backend.lines(str_arg(0).unwrap_or(""), start as usize, end as usize).map_err(at)
+            backend.lines(str_arg(0).unwrap_or(""), start as usize, end as usize).map(DialectValue::Lines).map_err(at)
         }
         other => Err(function(program, other, pos).err().unwrap_or_else(|| AideError::internal("unhandled function"))),
     }
@@ -473,34 +582,53 @@ fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<Value, Aide
 
 /// Parses, checks and runs a program: one value, or a list of values for a
 /// program of several expressions.
-pub fn run(program: &str, backend: &dyn Backend) -> Result<Value, AideError> {
+pub fn run(program: &str, backend: &dyn Backend) -> Result<DialectValue, AideError> {
     let exprs = parse(program)?;
     for e in &exprs {
         check(program, e)?;
     }
     let mut values = exprs.iter().map(|e| eval(program, e, backend)).collect::<Result<Vec<_>, _>>()?;
-    Ok(if values.len() == 1 { values.remove(0) } else { Value::Array(values) })
+    Ok(if values.len() == 1 { values.remove(0) } else { DialectValue::Several(values) })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A backend that records what it was asked.
+    /// A backend that records what it was asked: the arguments come back
+    /// in the fields of its values.
     struct Echo;
 
+    fn range(path: &str) -> Range {
+        Range { path: path.into(), start: Point { line: 1, column: 1 }, end: Point { line: 1, column: 1 } }
+    }
+
     impl Backend for Echo {
-        fn definitions(&self, name: &str) -> Result<Vec<Value>, AideError> {
-            Ok(vec![json!({ "name": name, "kind": "function" })])
+        fn definitions(&self, name: &str) -> Result<Vec<Definition>, AideError> {
+            Ok(vec![Definition {
+                name: name.into(),
+                kind: SymbolKind::Function,
+                name_path: name.into(),
+                defined_at: range("d"),
+            }])
         }
-        fn references(&self, names: &[String]) -> Result<Vec<Value>, AideError> {
-            Ok(names.iter().map(|n| json!({ "name": n })).collect())
+        fn references(&self, names: &[String]) -> Result<Vec<ReferenceSite>, AideError> {
+            Ok(names
+                .iter()
+                .map(|n| ReferenceSite {
+                    range: range("r"),
+                    name: n.clone(),
+                    kind: RefKind::Usage,
+                    enclosing: None,
+                    text: String::new(),
+                })
+                .collect())
         }
-        fn search(&self, path: &str, pattern: &str, ext: Option<&str>) -> Result<Vec<Value>, AideError> {
-            Ok(vec![json!([path, pattern, ext])])
+        fn search(&self, path: &str, pattern: &str, ext: Option<&str>) -> Result<Vec<SearchMatch>, AideError> {
+            Ok(vec![SearchMatch { range: range(path), matched: pattern.into(), text: ext.unwrap_or("-").into() }])
         }
-        fn lines(&self, path: &str, start: usize, end: usize) -> Result<Value, AideError> {
-            Ok(json!([path, start, end]))
+        fn lines(&self, path: &str, start: usize, end: usize) -> Result<LineRange, AideError> {
+            Ok(LineRange { range: range(path), content: format!("{start}-{end}") })
         }
     }
 
@@ -508,32 +636,38 @@ mod tests {
         run(program, &Echo).unwrap_err()
     }
 
+    /// The value as JSON, as the tool prints it.
+    fn json_of(program: &str) -> serde_json::Value {
+        serde_json::to_value(run(program, &Echo).unwrap()).unwrap()
+    }
+
     #[test]
     fn every_seed_program_runs() {
-        assert_eq!(run("findDefinitions(`MyClass`)", &Echo).unwrap()[0]["name"], "MyClass");
-        assert_eq!(run("findDefinition(`MyClass`)", &Echo).unwrap()[0]["name"], "MyClass");
-        assert_eq!(run("findReferences(`validateToken`)", &Echo).unwrap(), json!([{ "name": "validateToken" }]));
+        assert_eq!(json_of("findDefinitions(`MyClass`)")[0]["name"], "MyClass");
+        assert_eq!(json_of("findDefinition(`MyClass`)")[0]["name_path"], "MyClass");
+        assert_eq!(json_of("findReferences(`validateToken`)")[0]["name"], "validateToken");
+        let m = json_of("search(`src/auth.rs`, `async fn`)");
         assert_eq!(
-            run("search(`src/auth.rs`, `async fn`)", &Echo).unwrap(),
-            json!([["src/auth.rs", "async fn", null]])
+            (&m[0]["path"], &m[0]["match"], &m[0]["text"]),
+            (&json!("src/auth.rs"), &json!("async fn"), &json!("-"))
         );
+        let m = json_of("search(`src`, `struct.*User`, `.rs`)");
         assert_eq!(
-            run("search(`src`, `struct.*User`, `.rs`)", &Echo).unwrap(),
-            json!([["src", "struct.*User", ".rs"]])
+            (&m[0]["path"], &m[0]["match"], &m[0]["text"]),
+            (&json!("src"), &json!("struct.*User"), &json!(".rs"))
         );
-        assert_eq!(run(r"search(`tests`, `#\[test\]`)", &Echo).unwrap(), json!([["tests", r"#\[test\]", null]]));
-        assert_eq!(run("lines(`src/main.rs`, 10, 15)", &Echo).unwrap(), json!(["src/main.rs", 10, 15]));
-        assert_eq!(
-            run("findReferences(findDefinition(`validateToken`))", &Echo).unwrap(),
-            json!([{ "name": "validateToken" }])
-        );
+        assert_eq!(json_of(r"search(`tests`, `#\[test\]`)")[0]["match"], r"#\[test\]");
+        let l = json_of("lines(`src/main.rs`, 10, 15)");
+        assert_eq!((&l["path"], &l["content"]), (&json!("src/main.rs"), &json!("10-15")));
+        let r = json_of("findReferences(findDefinition(`validateToken`))");
+        assert_eq!((r[0]["name"].as_str(), r[0]["kind"].as_str()), (Some("validateToken"), Some("usage")));
     }
 
     #[test]
     fn several_expressions_comments_and_json_strings() {
-        let v = run("// two\nfindDefinitions(\"A\\u0042\");\nlines('x', 1, 1);", &Echo).unwrap();
+        let v = json_of("// two\nfindDefinitions(\"A\\u0042\");\nlines('x', 1, 1);");
         assert_eq!(v[0][0]["name"], "AB");
-        assert_eq!(v[1], json!(["x", 1, 1]));
+        assert_eq!(v[1]["content"], "1-1");
     }
 
     proptest::proptest! {

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aide_core::envelope::diag;
 use aide_core::text::NonText;
+use aide_core::tool::Context;
 use aide_core::walk::{WalkArgs, Walker};
 use aide_core::{AideError, Diagnostic, Lang, LineIndex, Root, code};
 use tree_sitter::Tree;
@@ -71,6 +72,9 @@ pub struct Scope<'a> {
     /// their extension.
     pub language: Option<Lang>,
     pub threads: usize,
+    /// The run's cancellation flag (checked between files) and progress
+    /// sink (files parsed of the candidates).
+    pub ctx: &'a Context,
 }
 
 /// Why a file was not parsed, if it was not.
@@ -122,8 +126,8 @@ impl Scope<'_> {
             }
         };
         let walk_dir = |dir_root: &Root, prefix: &str, out: &mut Vec<Candidate>, diags: &mut Vec<Diagnostic>| {
-            let walker = Walker::new(dir_root, self.walk)?;
-            let (files, d) = walker.collect(self.threads);
+            let walker = Walker::new(dir_root, self.walk)?.cancelled_by(&self.ctx.cancel);
+            let (files, d) = walker.collect(self.threads)?;
             diags.extend(d.into_iter().map(|mut d| {
                 d.path = d.path.map(|p| join(prefix, &p));
                 d
@@ -196,16 +200,21 @@ impl Scope<'_> {
         let next = AtomicUsize::new(0);
         let threads = self.threads.clamp(1, candidates.len().max(1));
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<T>, Vec<Diagnostic>)>();
-        let (f, candidates, next) = (&f, &candidates, &next);
+        let progress = self.ctx.progress.counter(Some(candidates.len() as u64));
+        let (f, candidates, next, progress) = (&f, &candidates, &next, &progress);
         std::thread::scope(|s| {
             for _ in 0..threads {
                 let tx = tx.clone();
                 s.spawn(move || {
                     loop {
+                        if self.ctx.cancel.is_cancelled() {
+                            break;
+                        }
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(c) = candidates.get(i) else { break };
                         let mut diags = Vec::new();
                         let result = self.process(c, needle, max_filesize, f, &mut diags);
+                        progress.tick();
                         if tx.send((i, result, diags)).is_err() {
                             break;
                         }
@@ -227,6 +236,7 @@ impl Scope<'_> {
                 }
             }
         });
+        self.ctx.check_cancel()?;
         aide_core::envelope::sort_diagnostics(&mut diagnostics);
         Ok(diagnostics)
     }

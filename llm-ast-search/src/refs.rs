@@ -25,10 +25,7 @@ pub const LINE_TEXT_CHARS: usize = 300;
 pub struct Reference {
     pub path: String,
     pub name: String,
-    /// `call`, `type`, `class` (instantiation), `implementation`, `import`,
-    /// `usage` (any other mention of the identifier), or `definition` (with
-    /// `--include-definition`).
-    pub kind: String,
+    pub kind: RefKind,
     #[serde(flatten)]
     pub span: Span,
     /// The name path of the innermost symbol containing the reference.
@@ -36,6 +33,54 @@ pub struct Reference {
     pub enclosing_kind: Option<SymbolKind>,
     /// The line of the reference, without its line terminator.
     pub line_text: String,
+}
+
+/// How a reference uses the name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RefKind {
+    Call,
+    Type,
+    /// An instantiation.
+    Class,
+    Implementation,
+    Import,
+    /// Any other mention of the identifier.
+    Usage,
+    /// A place that defines the name (with `--include-definition`).
+    Definition,
+}
+
+impl RefKind {
+    /// The kind a tags query's `reference.*` capture names.
+    fn from_tag(tag: &str) -> Option<RefKind> {
+        Some(match tag {
+            "reference.call" => RefKind::Call,
+            "reference.class" => RefKind::Class,
+            "reference.implementation" => RefKind::Implementation,
+            "reference.import" => RefKind::Import,
+            "reference.type" => RefKind::Type,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefKind::Call => "call",
+            RefKind::Type => "type",
+            RefKind::Class => "class",
+            RefKind::Implementation => "implementation",
+            RefKind::Import => "import",
+            RefKind::Usage => "usage",
+            RefKind::Definition => "definition",
+        }
+    }
+}
+
+impl std::fmt::Display for RefKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Node kinds that are identifiers (leaves spelling a name) in the nine grammars.
@@ -190,16 +235,16 @@ pub fn references_in(file: &SourceFile, name: &str, include_definitions: bool) -
         let tags = tag_cache.entry((start, end)).or_insert_with(|| tags_at(file, start, end));
         if tags.iter().any(|t| t.starts_with("definition.")) && !tags.iter().any(|t| t.starts_with("reference.")) {
             if include_definitions {
-                out.push(reference(file, &symbols, name, "definition", start, end));
+                out.push(reference(file, &symbols, name, RefKind::Definition, start, end));
             }
             continue;
         }
-        let kind =
-            ["reference.call", "reference.class", "reference.implementation", "reference.import", "reference.type"]
-                .into_iter()
-                .find(|k| tags.iter().any(|t| t == k))
-                .map_or("usage", |k| k.trim_start_matches("reference."));
-        let kind = if kind == "usage" && called_in_macro(file, start, end) { "call" } else { kind };
+        // The first of call, class, implementation, import, type that is tagged.
+        let kind = [RefKind::Call, RefKind::Class, RefKind::Implementation, RefKind::Import, RefKind::Type]
+            .into_iter()
+            .find(|k| tags.iter().any(|t| RefKind::from_tag(t) == Some(*k)))
+            .unwrap_or(RefKind::Usage);
+        let kind = if kind == RefKind::Usage && called_in_macro(file, start, end) { RefKind::Call } else { kind };
         out.push(reference(file, &symbols, name, kind, start, end));
     }
     out
@@ -208,20 +253,20 @@ pub fn references_in(file: &SourceFile, name: &str, include_definitions: bool) -
 /// A definition's name as a reference of kind `definition`, enclosed by the
 /// definition's parent (not by the definition itself).
 fn definition_site(file: &SourceFile, symbols: &[Symbol], name: &str, start: usize, end: usize) -> Reference {
-    let mut r = reference(file, symbols, name, "definition", start, end);
+    let mut r = reference(file, symbols, name, RefKind::Definition, start, end);
     let parent = symbols.iter().find(|s| s.name_span == Some((start, end))).and_then(|s| s.parent.as_deref());
     r.enclosing = parent.map(str::to_string);
     r.enclosing_kind = parent.and_then(|p| symbols.iter().find(|s| &*s.name_path == p)).map(|s| s.kind);
     r
 }
 
-fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: &str, start: usize, end: usize) -> Reference {
+fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: RefKind, start: usize, end: usize) -> Reference {
     let span = file.index.span(&file.source, start, end);
     let parent = enclosing(symbols, start);
     Reference {
         path: file.path.clone(),
         name: name.to_string(),
-        kind: kind.to_string(),
+        kind,
         span,
         enclosing: parent.map(|p| p.name_path.to_string()),
         enclosing_kind: parent.map(|p| p.kind),
@@ -238,7 +283,10 @@ mod tests {
     }
 
     fn refs(lang: Lang, src: &str, name: &str) -> Vec<(usize, String, Option<String>)> {
-        references_in(&file(lang, src), name, false).into_iter().map(|r| (r.span.line, r.kind, r.enclosing)).collect()
+        references_in(&file(lang, src), name, false)
+            .into_iter()
+            .map(|r| (r.span.line, r.kind.to_string(), r.enclosing))
+            .collect()
     }
 
     #[test]

@@ -37,7 +37,7 @@ use aide_core::text::escape_controls;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use aide_core::cli::{Render, RunContext, Tool};
+use aide_core::tool::{Context, Outcome, Render, Tool};
 use aide_core::walk::{WalkArgs, Walker, default_threads};
 use aide_core::{AideError, Root, code};
 use schemars::JsonSchema;
@@ -195,8 +195,8 @@ fn split_types(types: &[String]) -> (bool, bool, Vec<String>) {
     (files, dirs, langs)
 }
 
-/// Runs a discovery request.
-pub fn discover(root: &Root, req: &DiscoverRequest) -> Result<(DiscoverOutput, Vec<aide_core::Diagnostic>), AideError> {
+/// Runs a discovery request; stops at the context's cancellation flag.
+pub fn discover(root: &Root, req: &DiscoverRequest, ctx: &Context) -> Result<Outcome<DiscoverOutput>, AideError> {
     aide_core::request::check_limit(req.limit)?;
     let threads = req.threads.unwrap_or_else(default_threads).max(1);
     let (want_files, want_dirs, langs) = split_types(&req.walk.r#type);
@@ -208,11 +208,11 @@ pub fn discover(root: &Root, req: &DiscoverRequest) -> Result<(DiscoverOutput, V
             return Err(AideError::new(code::INVALID_ARGUMENTS, "--tree does not take --query")
                 .with_hint("use --tree alone (with --glob or --max-depth), or --query alone"));
         }
-        let walker = Walker::new(root, &walk)?.include_dirs(true);
-        return Ok(tree::build(&walker, threads, req.limit.unwrap_or(DEFAULT_TREE_LIMIT)));
+        let walker = Walker::new(root, &walk)?.include_dirs(true).watched(ctx);
+        return tree::build(&walker, threads, req.limit.unwrap_or(DEFAULT_TREE_LIMIT));
     }
 
-    let walker = Walker::new(root, &walk)?.include_dirs(want_dirs);
+    let walker = Walker::new(root, &walk)?.include_dirs(want_dirs).watched(ctx);
     let keep = |is_dir: bool| if is_dir { want_dirs } else { want_files };
     let (mut found, diagnostics, mode) = match req.query.as_deref() {
         Some(q) => {
@@ -227,7 +227,7 @@ pub fn discover(root: &Root, req: &DiscoverRequest) -> Result<(DiscoverOutput, V
                     let kind = if f.is_dir { Kind::Dir } else { Kind::File };
                     ranker.rank(&f.rel, kind, &mut scratch)
                 }
-            });
+            })?;
             (found, diagnostics, Mode::Query)
         }
         None => {
@@ -242,7 +242,7 @@ pub fn discover(root: &Root, req: &DiscoverRequest) -> Result<(DiscoverOutput, V
                         matched: Vec::new(),
                     })
                 }
-            });
+            })?;
             (found, diagnostics, Mode::List)
         }
     };
@@ -264,7 +264,7 @@ pub fn discover(root: &Root, req: &DiscoverRequest) -> Result<(DiscoverOutput, V
         directories: None,
         total_size: None,
     };
-    Ok((output, diagnostics))
+    Ok(Outcome::with_diagnostics(output, diagnostics))
 }
 
 /// The `llm-discover` tool.
@@ -279,14 +279,13 @@ impl Tool for LlmDiscover {
     type Request = DiscoverRequest;
     type Output = DiscoverOutput;
 
-    fn run(request: DiscoverRequest, ctx: &mut RunContext) -> Result<DiscoverOutput, AideError> {
-        let root = Root::from_option(request.root.as_deref())?;
-        let (output, diagnostics) = discover(&root, &request)?;
-        ctx.diagnostics.extend(diagnostics);
-        Ok(output)
+    fn run(request: DiscoverRequest, ctx: &Context) -> Result<Outcome<DiscoverOutput>, AideError> {
+        let root = ctx.open_root(request.root.as_deref())?;
+        discover(&root, &request, ctx)
     }
 
-    fn root(request: &DiscoverRequest) -> Option<PathBuf> {
-        request.root.clone().or_else(|| std::env::current_dir().ok())
+    /// It only reads: Ctrl-C ends it with `cancelled`.
+    fn cancel_on_interrupt(_request: &DiscoverRequest) -> bool {
+        true
     }
 }

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use aide_core::Diagnostic;
+use aide_core::AideError;
+use aide_core::tool::Outcome;
 use aide_core::walk::Walker;
 
 use crate::{DiscoverOutput, Mode};
@@ -25,13 +26,13 @@ impl Node {
 }
 
 /// Builds the tree of everything `walker` visits, showing at most `limit` entries.
-pub fn build(walker: &Walker<'_>, threads: usize, limit: usize) -> (DiscoverOutput, Vec<Diagnostic>) {
+pub fn build(walker: &Walker<'_>, threads: usize, limit: usize) -> Result<Outcome<DiscoverOutput>, AideError> {
     let (entries, diagnostics) = walker.filter_map_parallel(threads, || {
         |f: aide_core::walk::WalkedFile| {
             let size = if f.is_dir { 0 } else { std::fs::symlink_metadata(&f.abs).map_or(0, |m| m.len()) };
             Some((f.rel, f.is_dir, size))
         }
-    });
+    })?;
     let mut root = Node::default();
     let mut files = 0usize;
     let mut directories = 0usize;
@@ -68,7 +69,7 @@ pub fn build(walker: &Walker<'_>, threads: usize, limit: usize) -> (DiscoverOutp
         directories: Some(directories),
         total_size: Some(total_size),
     };
-    (output, diagnostics)
+    Ok(Outcome::with_diagnostics(output, diagnostics))
 }
 
 /// Appends `node`'s children; returns true when `limit` cut the output.
@@ -117,13 +118,13 @@ mod tests {
         }
         let root = Root::new(d.path()).unwrap();
         let walker = Walker::new(&root, &WalkArgs::default()).unwrap().include_dirs(true);
-        let (out, _) = build(&walker, 2, 100);
+        let out = build(&walker, 2, 100).unwrap().output;
         assert_eq!(
             out.tree.unwrap(),
             ".\n├── src/\n│   ├── a/\n│   │   └── b.rs\n│   └── main.rs\n├── Cargo.toml\n└── README.md\n"
         );
         assert_eq!((out.files, out.directories, out.total_size), (Some(4), Some(2), Some(16)));
-        let (cut, _) = build(&walker, 2, 3);
+        let cut = build(&walker, 2, 3).unwrap().output;
         assert!(cut.truncated);
         assert_eq!(cut.tree.unwrap(), ".\n├── src/\n│   ├── a/\n│   │   └── b.rs\n… (3 more entries; raise --limit)\n");
     }

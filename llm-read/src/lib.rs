@@ -32,10 +32,10 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use aide_core::cli::{Render, RunContext, Tool};
 use aide_core::error::ErrorBody;
 use aide_core::root::OpenFailure;
 use aide_core::text::NonText;
+use aide_core::tool::{Context, Outcome, Render, Tool};
 use aide_core::{AideError, Root, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -275,17 +275,20 @@ fn past_the_end(rel: &str, skip: usize, line_count: usize) -> AideError {
     .with_details(serde_json::json!({ "path": rel, "line_count": line_count, "start_line": skip + 1 }))
 }
 
-/// Reads every path of the request.
-pub fn read(req: &ReadRequest) -> Result<ReadOutput, AideError> {
-    let root = Root::from_option(req.root.as_deref())?;
+/// Reads every path of the request; stops at the context's cancellation
+/// flag between files and reports each file read.
+pub fn read(root: &Root, req: &ReadRequest, ctx: &Context) -> Result<Outcome<ReadOutput>, AideError> {
     let (skip, take) = range(req)?;
     let mut files = Vec::new();
     let mut errors = Vec::new();
+    let progress = ctx.progress.counter(Some(req.path.len() as u64));
     for given in &req.path {
+        ctx.check_cancel()?;
+        progress.tick();
         // Every path is shown relative to the root, however it was given.
         let shown = root.lexical(std::path::Path::new(given)).map(|p| aide_core::root::to_slash(&p));
         let path = shown.as_ref().unwrap_or(given);
-        match read_file(&root, given, skip, take, req.max_line_len) {
+        match read_file(root, given, skip, take, req.max_line_len) {
             Ok(c) => files.push(FileRead { path: path.clone(), ok: true, read: Some(Box::new(c)), error: None }),
             Err(e) => {
                 files.push(FileRead { path: path.clone(), ok: false, read: None, error: Some((&e).into()) });
@@ -297,7 +300,7 @@ pub fn read(req: &ReadRequest) -> Result<ReadOutput, AideError> {
     if errors.len() == req.path.len() && !errors.is_empty() {
         return Err(errors.swap_remove(0));
     }
-    Ok(ReadOutput { files })
+    Ok(Outcome::new(ReadOutput { files }))
 }
 
 /// The `llm-read` tool.
@@ -312,12 +315,14 @@ impl Tool for LlmRead {
     type Request = ReadRequest;
     type Output = ReadOutput;
 
-    fn run(request: ReadRequest, _ctx: &mut RunContext) -> Result<ReadOutput, AideError> {
-        read(&request)
+    fn run(request: ReadRequest, ctx: &Context) -> Result<Outcome<ReadOutput>, AideError> {
+        let root = ctx.open_root(request.root.as_deref())?;
+        read(&root, &request, ctx)
     }
 
-    fn root(request: &ReadRequest) -> Option<PathBuf> {
-        request.root.clone().or_else(|| std::env::current_dir().ok())
+    /// It only reads: Ctrl-C ends it with `cancelled`.
+    fn cancel_on_interrupt(_request: &ReadRequest) -> bool {
+        true
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::text::{lossy, shorten, trim_terminator};
+use aide_core::tool::{Context, Outcome};
 use aide_core::walk::{WalkedFile, Walker};
 use aide_core::{AideError, Format, LineIndex, Root, code};
 use grep_matcher::{Match as Span, Matcher};
@@ -55,18 +56,10 @@ impl From<SearchError> for AideError {
 
 /// Searches `root` for `req` and returns the page of results plus the
 /// diagnostics of files that were skipped or cut short. `--max-output-bytes`
-/// counts compact JSON; see [`search_as`].
-pub fn search(root: &Root, req: &SearchRequest) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
-    search_as(root, req, Format::Json { pretty: false })
-}
-
-/// [`search`], with `--max-output-bytes` counting the bytes of the results
-/// as they will be printed in `format`.
-pub fn search_as(
-    root: &Root,
-    req: &SearchRequest,
-    format: Format,
-) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
+/// counts the bytes of the results as they will be printed in the context's
+/// format. Stops at the context's cancellation flag; reports files searched.
+pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome<SearchOutput>, AideError> {
+    let format = ctx.format;
     if req.pattern.is_empty() {
         return Err(SearchError::NoPattern.into());
     }
@@ -76,7 +69,7 @@ pub fn search_as(
     }
     let matcher = build_matcher(req)?;
     let capture_regexes = if req.captures { capture_regexes(req) } else { Vec::new() };
-    let walker = Walker::new(root, &req.walk)?;
+    let walker = Walker::new(root, &req.walk)?.watched(ctx);
     let (before, after) = req.context_lines();
     let searcher_builder = {
         let mut b = SearcherBuilder::new();
@@ -116,7 +109,7 @@ pub fn search_as(
             }
             Some(outcome)
         }
-    });
+    })?;
 
     let mut results = Vec::new();
     let mut diagnostics = walk_diagnostics;
@@ -135,7 +128,7 @@ pub fn search_as(
     results.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
 
     let output = paginate(req, results, files_searched.into_inner(), format, &mut diagnostics);
-    Ok((output, diagnostics))
+    Ok(Outcome::with_diagnostics(output, diagnostics))
 }
 
 /// The most bytes of patterns one search takes (a 50 MB pattern once took

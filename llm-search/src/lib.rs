@@ -44,13 +44,13 @@ mod output;
 
 use std::path::PathBuf;
 
-use aide_core::cli::{RunContext, Tool};
+use aide_core::AideError;
+use aide_core::tool::{Context, Outcome, Tool};
 use aide_core::walk::WalkArgs;
-use aide_core::{AideError, Root};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use engine::{SearchError, search, search_as};
+pub use engine::{SearchError, search};
 pub use output::{Capture, FileCount, Match, SearchOutput};
 
 /// What to report.
@@ -182,14 +182,13 @@ impl Tool for LlmSearch {
     type Request = SearchRequest;
     type Output = SearchOutput;
 
-    fn run(request: SearchRequest, ctx: &mut RunContext) -> Result<SearchOutput, AideError> {
-        let root = Root::from_option(request.root.as_deref())?;
-        let (output, diagnostics) = search_as(&root, &request, ctx.format)?;
-        ctx.diagnostics.extend(diagnostics);
-        Ok(output)
+    fn run(request: SearchRequest, ctx: &Context) -> Result<Outcome<SearchOutput>, AideError> {
+        let root = ctx.open_root(request.root.as_deref())?;
+        search(&root, &request, ctx)
     }
 
-    fn root(request: &SearchRequest) -> Option<PathBuf> {
-        request.root.clone().or_else(|| std::env::current_dir().ok())
+    /// It only reads: Ctrl-C ends it with `cancelled`.
+    fn cancel_on_interrupt(_request: &SearchRequest) -> bool {
+        true
     }
 }

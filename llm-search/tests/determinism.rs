@@ -2,6 +2,7 @@
 //! and for every thread count.
 
 use aide_core::Root;
+use aide_core::tool::Context;
 use llm_search::{SearchRequest, search};
 use proptest::prelude::*;
 
@@ -40,8 +41,8 @@ proptest! {
                 threads: Some(threads),
                 ..SearchRequest::default()
             };
-            let (out, diags) = search(&root, &req).unwrap();
-            (serde_json::to_string(&out).unwrap(), diags)
+            let outcome = search(&root, &req, &Context::new("test")).unwrap();
+            (serde_json::to_string(&outcome.output).unwrap(), outcome.diagnostics)
         };
         let baseline = run(1);
         for threads in [1, 2, 3, 8] {

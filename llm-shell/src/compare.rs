@@ -6,10 +6,10 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+
 use std::time::Instant;
 
+use aide_core::tool::{Context, Progress};
 use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -195,6 +195,7 @@ pub fn compare(
     command: &str,
     iterations: usize,
     warmup: usize,
+    ctx: &Context,
 ) -> Result<CompareOutput, AideError> {
     if iterations < 2 {
         return Err(AideError::new(code::INVALID_ARGUMENTS, "--iterations must be at least 2")
@@ -207,10 +208,6 @@ pub fn compare(
     let rel =
         cwd.canonicalize().ok().and_then(|c| c.strip_prefix(&top).ok().map(Path::to_path_buf)).unwrap_or_default();
 
-    let interrupted = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        let _ = signal_hook::flag::register(sig, interrupted.clone());
-    }
     let path = std::env::temp_dir().join(format!("aide-compare-{}", aide_core::ids::new_execution_id()));
     git(&top, &["worktree", "add", "--detach", &path.display().to_string(), &base_commit])?;
     let worktree = Worktree { repo: top.clone(), path };
@@ -236,10 +233,8 @@ pub fn compare(
     let (mut fail_a, mut fail_b) = (0, 0);
     for round in 0..warmup + iterations {
         for (dir, samples, fails) in [(&base_dir, &mut a, &mut fail_a), (&current_dir, &mut b, &mut fail_b)] {
-            if interrupted.load(Ordering::Relaxed) {
-                return Err(AideError::new(code::INTERNAL, "interrupted; the baseline worktree was removed")
-                    .with_hint("run compare again"));
-            }
+            // Cancelled (Ctrl-C): the worktree is removed on the way out.
+            ctx.check_cancel()?;
             let (ms, ok) = time_once(command, dir)?;
             if round >= warmup {
                 samples.push(ms);
@@ -249,6 +244,7 @@ pub fn compare(
             }
             done += 1;
             tick(done);
+            ctx.progress.report(Progress { done: done as u64, total: Some(total as u64) });
         }
     }
     if progress {

@@ -44,9 +44,9 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use aide_core::cli::{Render, RunContext, Tool};
 use aide_core::command::CommandArgs;
-use aide_core::{AideError, code};
+use aide_core::tool::{Context, Outcome, Render, Tool};
+use aide_core::{AideError, ExitStatus, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -346,11 +346,10 @@ impl Render for ShellOutput {
 
     /// `exec` exits with the command's own status, as `timeout`, `env` and
     /// `ssh` do, so `llm-shell exec -- cargo test && deploy` is safe.
-    fn exit_status(&self) -> i32 {
+    fn exit_status(&self) -> ExitStatus {
         match self {
             ShellOutput::Exec(e) => exec_exit_status(e),
-            _ if self.found() => 0,
-            _ => 1,
+            _ => ExitStatus::found(self.found()),
         }
     }
 
@@ -364,16 +363,18 @@ impl Render for ShellOutput {
 
 /// Exit status of `exec`: the command's own (0–255), 124 when it timed out
 /// (as `timeout`), 125 when its status could not be read.
-pub fn exec_exit_status(e: &exec::ExecOutput) -> i32 {
-    match e.exit_code {
+pub fn exec_exit_status(e: &exec::ExecOutput) -> ExitStatus {
+    match u8::try_from(e.exit_code) {
         _ if e.timed_out => TIMEOUT_EXIT,
-        code @ 0..=255 => code,
-        _ => 125,
+        Ok(code) => ExitStatus::Command(code),
+        Err(_) => UNREADABLE_EXIT,
     }
 }
 
 /// The exit status of an `exec` whose command timed out (as `timeout`).
-pub const TIMEOUT_EXIT: i32 = 124;
+pub const TIMEOUT_EXIT: ExitStatus = ExitStatus::Command(124);
+/// The exit status of an `exec` whose command's status could not be read.
+pub const UNREADABLE_EXIT: ExitStatus = ExitStatus::Command(125);
 
 fn short(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
@@ -421,7 +422,7 @@ fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput,
     Ok(ShellOutput::Env { updated, session_id: s.meta.session_id })
 }
 
-fn run_exec(args: &ExecArgs) -> Result<ShellOutput, AideError> {
+fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     let mut what = args.command.clone();
     what.normalize()?;
     // The session's bash evals this line: an argv is quoted word by word.
@@ -465,18 +466,21 @@ fn run_exec(args: &ExecArgs) -> Result<ShellOutput, AideError> {
             "source {} >/dev/null 2>&1\n{command}",
             session::shell_quote(&session.state_path().display().to_string())
         );
-        let spawn = llm_jobs::SpawnArgs {
-            name: None,
-            session: args.session.clone(),
-            cwd: Some(PathBuf::from(&session.meta.working_dir)),
-            env: Vec::new(),
-            timeout: args.timeout,
-            after: Vec::new(),
-            group: "default".into(),
-            max_output: llm_jobs::DEFAULT_MAX_OUTPUT,
-            command: CommandArgs::line(job_command),
+        // Through llm-jobs' own entry point, as any caller of it would.
+        let mut request = llm_jobs::JobsRequest {
+            command: llm_jobs::JobsCommand::Spawn(llm_jobs::SpawnArgs {
+                session: args.session.clone(),
+                cwd: Some(PathBuf::from(&session.meta.working_dir)),
+                timeout: args.timeout,
+                command: CommandArgs::line(job_command),
+                ..llm_jobs::SpawnArgs::default()
+            }),
         };
-        let job = llm_jobs::spawn(&spawn, &llm_jobs::supervisor_exe()?)?;
+        llm_jobs::LlmJobs::prepare(&mut request)?;
+        let job = match llm_jobs::LlmJobs::run(request, ctx)?.output {
+            llm_jobs::JobsOutput::Spawned(job) => job,
+            other => return Err(AideError::internal(format!("llm-jobs spawn answered {other:?}"))),
+        };
         drop(cleanup);
         return Ok(ShellOutput::Background { session_id: args.session.clone(), job });
     }
@@ -535,7 +539,7 @@ fn run_perf(session: Option<&str>, last: usize) -> Result<ShellOutput, AideError
 }
 
 /// Runs one subcommand.
-pub fn execute(command: &ShellCommand) -> Result<ShellOutput, AideError> {
+pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, AideError> {
     match command {
         ShellCommand::Session { action } => match action {
             SessionAction::New { cwd, env } => {
@@ -550,7 +554,7 @@ pub fn execute(command: &ShellCommand) -> Result<ShellOutput, AideError> {
             }
         },
         ShellCommand::Env { session, set, unset } => env_update(session, set, unset),
-        ShellCommand::Exec(args) => run_exec(args),
+        ShellCommand::Exec(args) => run_exec(args, ctx),
         ShellCommand::Check { command } => {
             let text = command.shell_line();
             aide_core::text::check_depth("the command", syntax::nesting_depth(&text))?;
@@ -568,7 +572,7 @@ pub fn execute(command: &ShellCommand) -> Result<ShellOutput, AideError> {
         ShellCommand::Perf { session, last } => run_perf(session.as_deref(), *last),
         ShellCommand::Compare { baseline, command, iterations, warmup } => {
             let cwd = std::env::current_dir().map_err(|e| AideError::io(".", &e))?;
-            Ok(ShellOutput::Compare(Box::new(compare::compare(&cwd, baseline, command, *iterations, *warmup)?)))
+            Ok(ShellOutput::Compare(Box::new(compare::compare(&cwd, baseline, command, *iterations, *warmup, ctx)?)))
         }
     }
 }
@@ -585,8 +589,8 @@ impl Tool for LlmShell {
     type Request = ShellRequest;
     type Output = ShellOutput;
 
-    fn run(request: ShellRequest, _ctx: &mut RunContext) -> Result<ShellOutput, AideError> {
-        execute(&request.command)
+    fn run(request: ShellRequest, ctx: &Context) -> Result<Outcome<ShellOutput>, AideError> {
+        execute(&request.command, ctx).map(Outcome::new)
     }
 
     fn prepare(request: &mut ShellRequest) -> Result<(), AideError> {
@@ -595,5 +599,12 @@ impl Tool for LlmShell {
             ShellCommand::Check { command } | ShellCommand::Explain { command } => command.normalize(),
             _ => Ok(()),
         }
+    }
+
+    /// A comparison only times commands in a throwaway worktree: Ctrl-C
+    /// ends it with `cancelled` and the worktree removed. `exec` takes its
+    /// command's process group down itself.
+    fn cancel_on_interrupt(request: &ShellRequest) -> bool {
+        matches!(request.command, ShellCommand::Compare { .. })
     }
 }

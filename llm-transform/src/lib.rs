@@ -70,6 +70,7 @@
 //!   transforms at most ([`undo`]).
 
 pub mod commit;
+mod guards;
 pub mod journal;
 pub mod plan;
 pub mod request;
@@ -77,21 +78,20 @@ pub mod text;
 pub mod undo;
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 
 use aide_core::checksum::sha256_hex;
-use aide_core::cli::{Render, RunContext, Tool};
 use aide_core::envelope::Diagnostic;
-use aide_core::{AideError, Lang, LineIndex, Root, code};
-use llm_ast_search::validate::{SyntaxIssue, syntax_issues};
+use aide_core::tool::{Context, Outcome, Render, Tool};
+use aide_core::{AideError, Lang, Root, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+pub use crate::guards::CargoCheck;
 use crate::journal::Recovered;
-use crate::plan::{FileState, OpReport, Plan};
-use crate::request::{EditsDocument, Operation, SpanEdit};
+use crate::plan::{FileState, OpReport, OpStatus, Plan};
+use crate::request::{EditsDocument, OpName, Operation, SpanEdit};
 use crate::undo::Restored;
 
 /// A request: flags, or the same fields as `--request` JSON.
@@ -155,12 +155,32 @@ pub enum Subcommand {
     Recover,
 }
 
+/// What a transform does to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileAction {
+    Modified,
+    Created,
+    Deleted,
+    Unchanged,
+}
+
+impl FileAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileAction::Modified => "modified",
+            FileAction::Created => "created",
+            FileAction::Deleted => "deleted",
+            FileAction::Unchanged => "unchanged",
+        }
+    }
+}
+
 /// One file of the result.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct FileChange {
     pub path: String,
-    /// `modified`, `created`, `deleted` or `unchanged`.
-    pub action: String,
+    pub action: FileAction,
     pub checksum_before: Option<String>,
     pub checksum_after: Option<String>,
     pub lines_added: usize,
@@ -170,16 +190,6 @@ pub struct FileChange {
     pub renamed_from: Option<String>,
     /// Unified diff (with --dry-run or --diff).
     pub diff: Option<String>,
-}
-
-/// `cargo check`'s verdict after the write.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct CargoCheck {
-    pub ok: bool,
-    pub directory: String,
-    /// `path:line:col: error: message` lines.
-    pub errors: Vec<String>,
-    pub warnings: usize,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -221,7 +231,7 @@ impl Render for TransformOutput {
                     writeln!(
                         w,
                         "{} {} (+{} -{}){}",
-                        f.action,
+                        f.action.as_str(),
                         aide_core::text::escape_controls(&f.path),
                         f.lines_added,
                         f.lines_removed,
@@ -268,156 +278,32 @@ impl Render for TransformOutput {
     }
 }
 
-/// Python's own verdict on a file, as a second opinion beside tree-sitter
-/// (which tolerates some indentation errors): the line and message of the
-/// `SyntaxError` `compile()` raises, or None when it compiles or python3 is
-/// not on PATH.
-fn python_compile_error(bytes: &[u8]) -> Option<(usize, String)> {
-    const CHECK: &str = "import sys\ntry:\n    compile(sys.stdin.buffer.read(), 'file', 'exec', dont_inherit=True)\nexcept SyntaxError as e:\n    print(e.lineno or 0)\n    print(e.msg)\n    sys.exit(3)\n";
-    let mut python = std::process::Command::new("python3");
-    python.args(["-I", "-c", CHECK]);
-    let out = aide_core::process::output_for_input(python, bytes).ok()?;
-    if out.status.code() != Some(3) {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut lines = text.lines();
-    let line = lines.next()?.trim().parse().ok()?;
-    Some((line, lines.next().unwrap_or("syntax error").to_string()))
-}
-
-/// The issues of `after` that `before` did not have (compared by kind,
-/// message and the text of their line).
-fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec<SyntaxIssue> {
-    let issues = |bytes: &[u8]| -> Vec<(SyntaxIssue, String)> {
-        let Some(tree) = llm_ast_search::language::parse(lang, bytes) else { return Vec::new() };
-        let index = LineIndex::new(bytes);
-        syntax_issues(lang, &tree, bytes, &index)
-            .into_iter()
-            .map(|i| {
-                let line = index.line_text(bytes, i.span.line, llm_ast_search::refs::LINE_TEXT_CHARS);
-                (i, line)
-            })
-            .collect()
-    };
-    let mut old: Vec<(String, String)> =
-        before.map(|b| issues(b).into_iter().map(|(i, l)| (i.message, l)).collect()).unwrap_or_default();
-    let mut fresh = Vec::new();
-    for (issue, line) in issues(after) {
-        match old.iter().position(|(m, l)| *m == issue.message && *l == line) {
-            Some(p) => {
-                old.remove(p);
-            }
-            None => fresh.push(issue),
-        }
-    }
-    fresh
-}
-
-/// The folders holding a Cargo.toml, from `file`'s own upwards.
-fn manifest_dirs(file: &Path) -> impl Iterator<Item = &Path> {
-    file.ancestors().skip(1).filter(|d| d.join("Cargo.toml").is_file())
-}
-
-/// The edition of the crate `file` belongs to, for rustfmt.
-fn rust_edition(file: &Path) -> String {
-    for dir in manifest_dirs(file) {
-        let toml = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
-        for edition in ["2024", "2021", "2018", "2015"] {
-            if toml.contains(&format!("edition = \"{edition}\"")) {
-                return edition.into();
-            }
-        }
-        // A workspace member takes the workspace's edition, further up.
-        if !toml.contains("edition.workspace = true") {
-            return "2015".into();
-        }
-    }
-    "2021".into()
-}
-
-/// Formats Rust source with rustfmt; None (with a diagnostic) if it cannot.
-fn rustfmt(file: &FileState, bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
-    let child = Command::new("rustfmt")
-        .args(["--emit", "stdout", "--quiet", "--edition", &rust_edition(&file.abs)])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            diagnostics.push(
-                Diagnostic::new(aide_core::envelope::diag::RUSTFMT_FAILED, format!("rustfmt not run: {e}"))
-                    .with_path(&file.rel),
-            );
-            return None;
-        }
-    };
-    let mut stdin = child.stdin.take()?;
-    let input = bytes.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().ok()?;
-    let _ = writer.join();
-    if out.status.success() {
-        Some(out.stdout)
-    } else {
-        let msg = String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").to_string();
-        diagnostics.push(
-            Diagnostic::new(
-                aide_core::envelope::diag::RUSTFMT_FAILED,
-                format!("rustfmt failed, file left unformatted: {msg}"),
-            )
-            .with_path(&file.rel),
-        );
-        None
-    }
-}
-
-/// Runs `cargo check` in the crate of `file` and summarises it.
-fn cargo_check(file: &Path, root: &Root) -> CargoCheck {
-    let dir = manifest_dirs(file).next().unwrap_or(root.path()).to_path_buf();
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["check", "--quiet", "--message-format", "short"])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output();
-    let shown = root.relative(&dir).unwrap_or_else(|| dir.display().to_string());
-    match out {
-        Ok(o) => {
-            let text = String::from_utf8_lossy(&o.stderr);
-            CargoCheck {
-                ok: o.status.success(),
-                directory: shown,
-                errors: text.lines().filter(|l| l.contains("error")).map(str::to_string).take(50).collect(),
-                warnings: text.lines().filter(|l| l.contains(": warning")).count(),
-            }
-        }
-        Err(e) => CargoCheck { ok: false, directory: shown, errors: vec![format!("cargo not run: {e}")], warnings: 0 },
-    }
-}
-
 /// Makes whole, before a run writes anything, the transforms of `root` that
-/// were killed mid-commit, and says so in the run's diagnostics.
-fn recover_first(root: &Root, ctx: &mut RunContext) -> Result<(), AideError> {
-    ctx.diagnostics.extend(journal::diagnostics(&journal::recover(root)?));
-    Ok(())
+/// were killed mid-commit; the diagnostics say so.
+fn recover_first(root: &Root) -> Result<Vec<Diagnostic>, AideError> {
+    Ok(journal::diagnostics(&journal::recover(root)?))
 }
 
-/// Runs a transform request.
-pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<TransformOutput, AideError> {
-    let root = Root::from_option(request.root.as_deref())?;
+/// Runs a transform request on `root`: plans every edit (stopping at the
+/// context's cancellation flag between operations; never once the commit
+/// has begun), checks the guards, and commits all or nothing.
+pub fn transform(
+    root: &Root,
+    request: &TransformRequest,
+    ctx: &Context,
+) -> Result<Outcome<TransformOutput>, AideError> {
+    let mut diagnostics = Vec::new();
     // An earlier transform of this root killed mid-commit is made whole
     // first; a dry run writes nothing, so it only says so.
     if request.dry_run {
-        for id in journal::pending(&root) {
-            ctx.diagnostics.push(Diagnostic::new(
+        for id in journal::pending(root) {
+            diagnostics.push(Diagnostic::new(
                 aide_core::envelope::diag::TRANSFORM_PENDING,
                 format!("an interrupted transform ({id}) of this root awaits recovery: the next transform, or `llm-transform recover`, completes or rolls it back"),
             ));
         }
     } else {
-        recover_first(&root, ctx)?;
+        diagnostics.extend(recover_first(root)?);
     }
     let mut doc = EditsDocument {
         file: request.file.clone(),
@@ -451,12 +337,16 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
             paths.insert(to);
         }
     }
-    let abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(&root, p)).collect::<Result<_, _>>()?;
+    let abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(root, p)).collect::<Result<_, _>>()?;
     let _locks = commit::lock_all(abs.iter().map(PathBuf::as_path))?;
 
-    plan.span_edits(&root, &doc.edits, doc.file.as_deref())?;
+    let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
+    plan.span_edits(root, &doc.edits, doc.file.as_deref())?;
+    progress.tick();
     for (i, op) in doc.operations.iter().enumerate() {
-        plan.operation(&root, i, op)?;
+        ctx.check_cancel()?;
+        plan.operation(root, i, op)?;
+        progress.tick();
     }
 
     // Guards and formatting, file by file.
@@ -468,7 +358,7 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
             continue;
         }
         if !request.allow_syntax_errors {
-            let fresh = new_issues(lang, f.original.as_deref(), &after);
+            let fresh = guards::new_issues(lang, f.original.as_deref(), &after);
             if !fresh.is_empty() {
                 let first = &fresh[0];
                 return Err(AideError::new(
@@ -487,8 +377,8 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
                 .with_details(json!({ "path": f.rel, "errors": fresh })));
             }
             if lang == Lang::Python
-                && let Some((line, message)) = python_compile_error(&after)
-                && f.original.as_deref().is_none_or(|before| python_compile_error(before).is_none())
+                && let Some((line, message)) = guards::python_compile_error(&after)
+                && f.original.as_deref().is_none_or(|before| guards::python_compile_error(before).is_none())
             {
                 return Err(AideError::new(
                     code::NEW_SYNTAX_ERRORS,
@@ -500,7 +390,7 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
         }
         if lang == Lang::Rust
             && (request.rustfmt || f.rustfmt)
-            && let Some(pretty) = rustfmt(f, &after, &mut ctx.diagnostics)
+            && let Some(pretty) = guards::rustfmt(f, &after, &mut diagnostics)
         {
             if pretty != after {
                 formatted.insert(f.rel.clone());
@@ -529,12 +419,11 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
             FileChange {
                 path: f.rel.clone(),
                 action: match (&f.original, &f.current) {
-                    (None, Some(_)) => "created",
-                    (Some(_), None) => "deleted",
-                    (a, b) if a == b => "unchanged",
-                    _ => "modified",
-                }
-                .into(),
+                    (None, Some(_)) => FileAction::Created,
+                    (Some(_), None) => FileAction::Deleted,
+                    (a, b) if a == b => FileAction::Unchanged,
+                    _ => FileAction::Modified,
+                },
                 checksum_before: f.original.as_deref().map(sha256_hex),
                 checksum_after: f.current.as_deref().map(sha256_hex),
                 lines_added: added,
@@ -548,26 +437,28 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
     let no_op = changed.is_empty();
     let wrote = !request.dry_run && !no_op;
     if wrote {
-        let written = commit::commit(&root, &ctx.execution_id, &changed)?;
-        ctx.diagnostics.extend(written);
+        // The last moment a cancellation stops the run: from here the
+        // commit goes to its end.
+        ctx.check_cancel()?;
+        diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed)?);
         undo::prune_undo(aide_core::log::now_ms());
     }
     let check = if wrote && (request.cargo_check || changed.iter().any(|f| f.cargo_check)) {
-        changed.iter().find(|f| f.abs.extension().is_some_and(|e| e == "rs")).map(|f| cargo_check(&f.abs, &root))
+        changed.iter().find(|f| f.abs.extension().is_some_and(|e| e == "rs")).map(|f| guards::cargo_check(&f.abs, root))
     } else {
         None
     };
     // Counted per edit and per operation (span edits are reported per file).
     let edits_applied: usize = plan.edit_counts.iter().filter(|(_, same)| !same).map(|(n, _)| n).sum();
     let edits_skipped: usize = plan.edit_counts.iter().filter(|(_, same)| *same).map(|(n, _)| n).sum();
-    let ops = plan.reports.iter().filter(|r| r.op != "edits");
-    let applied = edits_applied + ops.clone().filter(|r| r.status == "applied").count();
-    let skipped = edits_skipped + ops.filter(|r| r.status != "applied").count();
+    let ops = plan.reports.iter().filter(|r| r.op != OpName::Edits);
+    let applied = edits_applied + ops.clone().filter(|r| r.status == OpStatus::Applied).count();
+    let skipped = edits_skipped + ops.filter(|r| r.status != OpStatus::Applied).count();
     let checksum_after = match changed.as_slice() {
         [one] => one.current.as_deref().map(sha256_hex),
         _ => None,
     };
-    Ok(TransformOutput::Transform {
+    let output = TransformOutput::Transform {
         applied,
         skipped,
         errors: Vec::new(),
@@ -578,7 +469,8 @@ pub fn transform(request: &TransformRequest, ctx: &mut RunContext) -> Result<Tra
         operations: plan.reports,
         undo: wrote.then(|| format!("llm-transform undo {}", ctx.execution_id)),
         cargo_check: check,
-    })
+    };
+    Ok(Outcome::with_diagnostics(output, diagnostics))
 }
 
 /// The `llm-transform` tool.
@@ -593,15 +485,14 @@ impl Tool for LlmTransform {
     type Request = TransformRequest;
     type Output = TransformOutput;
 
-    fn run(request: TransformRequest, ctx: &mut RunContext) -> Result<TransformOutput, AideError> {
+    fn run(request: TransformRequest, ctx: &Context) -> Result<Outcome<TransformOutput>, AideError> {
+        let root = ctx.open_root(request.root.as_deref())?;
         match &request.command {
             Some(Subcommand::Recover) => {
-                let root = Root::from_option(request.root.as_deref())?;
-                Ok(TransformOutput::Recover { recovered: journal::recover(&root)? })
+                Ok(Outcome::new(TransformOutput::Recover { recovered: journal::recover(&root)? }))
             }
             Some(Subcommand::Undo { execution_ids, last }) => {
-                let root = Root::from_option(request.root.as_deref())?;
-                recover_first(&root, ctx)?;
+                let mut diagnostics = recover_first(&root)?;
                 let ids = match last {
                     Some(n) => undo::recent(&root, *n),
                     None => execution_ids.clone(),
@@ -616,18 +507,14 @@ impl Tool for LlmTransform {
                     // Each undo is itself a transform, stored under its own id.
                     let by =
                         if undone.is_empty() { ctx.execution_id.clone() } else { aide_core::ids::new_execution_id() };
-                    let (restored, diagnostics) = undo::undo(&root, id, &by)?;
+                    let (restored, undo_diagnostics) = undo::undo(&root, id, &by)?;
                     files.extend(restored);
-                    ctx.diagnostics.extend(diagnostics);
+                    diagnostics.extend(undo_diagnostics);
                     undone.push(id.clone());
                 }
-                Ok(TransformOutput::Undo { undone, files })
+                Ok(Outcome::with_diagnostics(TransformOutput::Undo { undone, files }, diagnostics))
             }
-            None => transform(&request, ctx),
+            None => transform(&root, &request, ctx),
         }
-    }
-
-    fn root(request: &TransformRequest) -> Option<PathBuf> {
-        request.root.clone().or_else(|| std::env::current_dir().ok())
     }
 }

@@ -9,7 +9,7 @@ use aide_core::{AideError, Lang, LineIndex, Root, code};
 use llm_ast_search::symbols::{Symbol, SymbolKind, leading_start, outline};
 use serde_json::json;
 
-use crate::request::{BlockOp, Operation, SpanEdit};
+use crate::request::{BlockOp, OpName, Operation, SpanEdit};
 use aide_core::text::Eol;
 
 use crate::text::{Indent, apply_span_edits, near_miss, reindent, to_eol};
@@ -35,14 +35,28 @@ pub struct FileState {
 #[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
 pub struct OpReport {
     pub index: usize,
-    pub op: String,
+    pub op: OpName,
     pub path: String,
-    /// `applied`, or `no_op` when the file already had the result.
-    pub status: String,
+    pub status: OpStatus,
     /// Line of the target (1-based) where there is one.
     pub line: Option<usize>,
     /// How the target was found, when that is worth knowing (`fuzzy`, `replace_all: 3 matches`).
     pub note: Option<String>,
+}
+
+/// Whether an operation changed its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OpStatus {
+    Applied,
+    /// The file already had the result.
+    NoOp,
+}
+
+impl OpStatus {
+    fn of(unchanged: bool) -> OpStatus {
+        if unchanged { OpStatus::NoOp } else { OpStatus::Applied }
+    }
 }
 
 /// All files a request touches, keyed by absolute path.
@@ -159,9 +173,9 @@ impl Plan {
             self.edit_counts.push((edits.len(), unchanged));
             self.reports.push(OpReport {
                 index: first,
-                op: "edits".into(),
+                op: OpName::Edits,
                 path: rel.clone(),
-                status: if unchanged { "no_op".into() } else { "applied".into() },
+                status: OpStatus::of(unchanged),
                 line: Some(LineIndex::new(&bytes).line_of(lowest.min(bytes.len()))),
                 note: Some(format!("{} span edit{}", edits.len(), if edits.len() == 1 { "" } else { "s" })),
             });
@@ -191,7 +205,7 @@ impl Plan {
                 let Some(text) = text else {
                     return Err(AideError::new(
                         code::INVALID_REQUEST,
-                        format!("operation {index} ({}) needs `{field}`", op.name()),
+                        format!("operation {index} ({}) needs `{field}`", op.name().as_str()),
                     )
                     .with_hint(
                         "replace_block takes new_block; insert_after_block and insert_before_block take snippet",
@@ -252,9 +266,9 @@ impl Plan {
                 dest.renamed_from = Some(rel.clone());
                 self.reports.push(OpReport {
                     index,
-                    op: op.name().into(),
+                    op: op.name(),
                     path: rel,
-                    status: "applied".into(),
+                    status: OpStatus::Applied,
                     line: None,
                     note: Some(format!("to {to}")),
                 });
@@ -265,14 +279,7 @@ impl Plan {
         let file = self.file(root, &path)?;
         file.current = after;
         let rel = file.rel.clone();
-        self.reports.push(OpReport {
-            index,
-            op: op.name().into(),
-            path: rel,
-            status: if unchanged { "no_op".into() } else { "applied".into() },
-            line,
-            note,
-        });
+        self.reports.push(OpReport { index, op: op.name(), path: rel, status: OpStatus::of(unchanged), line, note });
         Ok(())
     }
 }
@@ -445,7 +452,7 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
     };
     let index = LineIndex::new(bytes);
     let symbols = outline(lang, rel, bytes, &tree, &index);
-    let wanted: SymbolKind = target.kind.parse()?;
+    let wanted = target.kind;
     let mut candidates: Vec<&Symbol> =
         symbols.iter().filter(|s| kind_matches(wanted, s.kind) && name_matches(s, &target.name)).collect();
     let by_name = candidates.clone();

@@ -1,5 +1,6 @@
 //! The request: span edits and operations, as the seed writes them.
 
+use llm_ast_search::symbols::SymbolKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -18,13 +19,16 @@ pub struct SpanEdit {
 }
 
 /// A block operation: which symbol, guarded how, and the new text.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BlockOp {
     pub path: String,
     /// function (also matches methods), method, struct, enum, trait, impl,
-    /// class, interface, … (llm-ast-search's kinds, case-insensitive).
-    pub kind: String,
+    /// class, interface, … (llm-ast-search's kinds, case-insensitive; the
+    /// short forms `fn`, `mod`, `type`, `const` too).
+    #[serde(deserialize_with = "symbol_kind")]
+    #[schemars(schema_with = "symbol_kind_schema")]
+    pub kind: SymbolKind,
     pub name: String,
     /// Disambiguates by the enclosing symbols: `impl Agent`, `net/Client`.
     #[serde(default)]
@@ -50,6 +54,20 @@ pub struct BlockOp {
     /// insert_after_block / insert_before_block: the text to insert.
     #[serde(default)]
     pub snippet: Option<String>,
+}
+
+/// A symbol kind as a request writes it: any case, short forms allowed.
+fn symbol_kind<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SymbolKind, D::Error> {
+    let text = String::deserialize(d)?;
+    text.parse().map_err(|e: aide_core::AideError| {
+        serde::de::Error::custom(format!("{}{}", e.message, e.hint.map(|h| format!(" ({h})")).unwrap_or_default()))
+    })
+}
+
+/// The kinds in both spellings the tools print (`function`, `Function`).
+fn symbol_kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<String> = SymbolKind::ALL.iter().flat_map(|k| [k.snake_name(), k.name().to_string()]).collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
 }
 
 /// One operation. `op` names it; the seed's `rust_replace_block` and
@@ -105,16 +123,46 @@ pub enum Operation {
     },
 }
 
-impl Operation {
-    pub fn name(&self) -> &'static str {
+/// The name of what an operation report is about: an operation, or the
+/// span edits of one file (`edits`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OpName {
+    Edits,
+    Patch,
+    ReplaceBlock,
+    InsertAfterBlock,
+    InsertBeforeBlock,
+    Write,
+    Delete,
+    Rename,
+}
+
+impl OpName {
+    pub fn as_str(self) -> &'static str {
         match self {
-            Operation::Patch { .. } => "patch",
-            Operation::ReplaceBlock(_) => "replace_block",
-            Operation::InsertAfterBlock(_) => "insert_after_block",
-            Operation::InsertBeforeBlock(_) => "insert_before_block",
-            Operation::Write { .. } => "write",
-            Operation::Delete { .. } => "delete",
-            Operation::Rename { .. } => "rename",
+            OpName::Edits => "edits",
+            OpName::Patch => "patch",
+            OpName::ReplaceBlock => "replace_block",
+            OpName::InsertAfterBlock => "insert_after_block",
+            OpName::InsertBeforeBlock => "insert_before_block",
+            OpName::Write => "write",
+            OpName::Delete => "delete",
+            OpName::Rename => "rename",
+        }
+    }
+}
+
+impl Operation {
+    pub fn name(&self) -> OpName {
+        match self {
+            Operation::Patch { .. } => OpName::Patch,
+            Operation::ReplaceBlock(_) => OpName::ReplaceBlock,
+            Operation::InsertAfterBlock(_) => OpName::InsertAfterBlock,
+            Operation::InsertBeforeBlock(_) => OpName::InsertBeforeBlock,
+            Operation::Write { .. } => OpName::Write,
+            Operation::Delete { .. } => OpName::Delete,
+            Operation::Rename { .. } => OpName::Rename,
         }
     }
 

@@ -471,8 +471,8 @@ fn dialect_functions_compose_and_return_seed_shapes() {
     assert_eq!(v["mode"], "dialect");
     assert_eq!(
         v["value"],
-        serde_json::json!([{ "name": "Agent", "kind": "struct", "namePath": "Agent",
-            "definedAt": { "path": "src/agent.rs", "start": { "line": 4, "column": 1 }, "end": { "line": 4, "column": 34 } } }])
+        serde_json::json!([{ "name": "Agent", "kind": "Struct", "name_path": "Agent",
+            "defined_at": { "path": "src/agent.rs", "start": { "line": 4, "column": 1 }, "end": { "line": 4, "column": 34 } } }])
     );
     assert_eq!(run("findDefinition(`Agent`)", 0)["value"], v["value"]);
     // Text mode prints the value as compact JSON, one line, like every tool.

@@ -1,0 +1,347 @@
+//! One shape for every tool.
+//!
+//! A tool is a typed request, a typed output, and one function between them:
+//!
+//! ```text
+//! Tool::run(request, &Context) -> Result<Outcome<Output>, AideError>
+//! ```
+//!
+//! The [`Context`] carries what is the caller's, not the request's: the
+//! execution id, the directory a relative `root` is resolved against, a
+//! cancellation flag, a progress sink and, in text mode, a live-output sink.
+//! The [`Outcome`] is the output plus the diagnostics of the run. The CLI
+//! harness ([`crate::cli`]) calls `run`; so will the MCP server; and a tool
+//! that uses another (llm-shell spawning a job) calls the other's `run` with
+//! the other's typed request.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use clap::{Args, FromArgMatches};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::envelope::{Diagnostic, Format};
+use crate::error::{AideError, ExitStatus};
+use crate::root::Root;
+
+/// A tool: a typed request, a typed output, and the function between them.
+pub trait Tool {
+    const NAME: &'static str;
+    const VERSION: &'static str;
+    const ABOUT: &'static str;
+    /// Alternative request field names accepted in `--request` JSON.
+    const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[];
+    /// Request fields whose flags only say how a result is shown or whether
+    /// it is applied (`dry_run`, `diff`, …), not what is asked: given on the
+    /// command line, they may accompany `--request` and override its field.
+    const OUTPUT_FLAGS: &'static [&'static str] = &[];
+    /// Whether runs of this tool are recorded in the execution log.
+    const LOG: bool = true;
+    /// Whether the results this tool logs hold command output, whose secrets
+    /// the log stores redacted even when the run printed them (`--no-redact`).
+    const REDACT_LOGGED_RESULT: bool = false;
+    type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema;
+    type Output: Serialize + JsonSchema + Render;
+
+    fn run(request: Self::Request, ctx: &Context) -> Result<Outcome<Self::Output>, AideError>;
+
+    /// Brings a request built from flags or JSON into its one canonical form
+    /// (e.g. the words after `--` into `command` or `argv`) and refuses what
+    /// is contradictory, before the request is logged and run.
+    fn prepare(_request: &mut Self::Request) -> Result<(), AideError> {
+        Ok(())
+    }
+
+    /// Whether Ctrl-C (or SIGTERM) on the command line raises the
+    /// cancellation flag for this request (the run then ends with a
+    /// `cancelled` error, printed and logged) instead of killing the
+    /// process. Only for runs that change nothing while they check the flag:
+    /// a commit is never cut short.
+    fn cancel_on_interrupt(_request: &Self::Request) -> bool {
+        false
+    }
+}
+
+/// How a tool's output is shown beyond JSON.
+pub trait Render {
+    /// The compact text form.
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()>;
+    /// False when the run found nothing (exit status 1, as grep).
+    fn found(&self) -> bool {
+        true
+    }
+    /// The exit status of a successful run: success, or nothing found.
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::found(self.found())
+    }
+    /// For `--jsonl`: the result field holding the records and the record
+    /// type written into each line's `type`.
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        None
+    }
+    /// A JSON document to print verbatim in JSON modes instead of the
+    /// envelope (`aide log show` prints a stored result exactly as it was).
+    fn raw_json(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// What a run returns: its output and the diagnostics (what was skipped or
+/// approximated on the way).
+#[derive(Debug, Clone)]
+pub struct Outcome<T> {
+    pub output: T,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<T> Outcome<T> {
+    pub fn new(output: T) -> Self {
+        Outcome { output, diagnostics: Vec::new() }
+    }
+
+    pub fn with_diagnostics(output: T, diagnostics: Vec<Diagnostic>) -> Self {
+        Outcome { output, diagnostics }
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Outcome<U> {
+        Outcome { output: f(self.output), diagnostics: self.diagnostics }
+    }
+}
+
+/// A cancellation flag, shared by the caller (a signal handler, an MCP
+/// `notifications/cancelled`) and the run, which checks it between files or
+/// iterations.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// `Err(cancelled)` once the flag is raised.
+    pub fn check(&self) -> Result<(), AideError> {
+        if self.is_cancelled() { Err(AideError::cancelled()) } else { Ok(()) }
+    }
+
+    /// The flag itself, for a signal handler to raise.
+    pub fn flag(&self) -> &Arc<AtomicBool> {
+        &self.0
+    }
+}
+
+/// How far a run is: units done (files, iterations) and, where known, the total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Progress {
+    pub done: u64,
+    pub total: Option<u64>,
+}
+
+type ProgressFn = dyn Fn(Progress) + Send + Sync;
+
+/// Where a run reports its progress. Called from worker threads, possibly
+/// once per file: a sink that forwards it somewhere slow throttles itself.
+#[derive(Clone, Default)]
+pub struct ProgressSink(Option<Arc<ProgressFn>>);
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "ProgressSink(..)" } else { "ProgressSink(none)" })
+    }
+}
+
+impl ProgressSink {
+    pub fn new(report: impl Fn(Progress) + Send + Sync + 'static) -> ProgressSink {
+        ProgressSink(Some(Arc::new(report)))
+    }
+
+    pub fn report(&self, progress: Progress) {
+        if let Some(report) = &self.0 {
+            report(progress);
+        }
+    }
+
+    /// A counter that reports each unit done.
+    pub fn counter(&self, total: Option<u64>) -> ProgressCounter {
+        ProgressCounter { done: AtomicU64::new(0), total, sink: self.clone() }
+    }
+}
+
+/// Counts units done (from any thread) and reports each to the sink.
+#[derive(Debug)]
+pub struct ProgressCounter {
+    done: AtomicU64,
+    total: Option<u64>,
+    sink: ProgressSink,
+}
+
+impl ProgressCounter {
+    pub fn tick(&self) {
+        if self.sink.0.is_some() {
+            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            self.sink.report(Progress { done, total: self.total });
+        }
+    }
+}
+
+type LiveSink = Mutex<Box<dyn Write + Send>>;
+
+/// What a run gets from its caller besides the request.
+pub struct Context {
+    /// The id this run is logged under (and undone by, for a transform).
+    pub execution_id: String,
+    /// The directory a relative `root` is resolved against; None: the
+    /// process's working directory.
+    pub working_dir: Option<PathBuf>,
+    pub cancel: Cancel,
+    pub progress: ProgressSink,
+    /// The format the result will be printed in (an output budget such as
+    /// `--max-output-bytes` counts the bytes of this format).
+    pub format: Format,
+    /// In text mode, stdout for output that streams while the tool runs
+    /// (the text outline, `llm-jobs logs --follow`); None where only the
+    /// final document may be printed.
+    live: Option<LiveSink>,
+    /// The root the run opened, for the execution log.
+    opened_root: Mutex<Option<PathBuf>>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("execution_id", &self.execution_id)
+            .field("working_dir", &self.working_dir)
+            .field("cancel", &self.cancel)
+            .field("format", &self.format)
+            .field("live", &self.live.is_some())
+            .finish()
+    }
+}
+
+impl Context {
+    /// A context for a run printed as compact JSON: no live output, no
+    /// progress, a flag nobody raises.
+    pub fn new(execution_id: impl Into<String>) -> Context {
+        Context {
+            execution_id: execution_id.into(),
+            working_dir: None,
+            cancel: Cancel::new(),
+            progress: ProgressSink::default(),
+            format: Format::Json { pretty: false },
+            live: None,
+            opened_root: Mutex::new(None),
+        }
+    }
+
+    pub fn with_cancel(mut self, cancel: Cancel) -> Context {
+        self.cancel = cancel;
+        self
+    }
+
+    pub fn with_progress(mut self, progress: ProgressSink) -> Context {
+        self.progress = progress;
+        self
+    }
+
+    pub fn with_format(mut self, format: Format) -> Context {
+        self.format = format;
+        self
+    }
+
+    pub fn with_working_dir(mut self, dir: impl Into<PathBuf>) -> Context {
+        self.working_dir = Some(dir.into());
+        self
+    }
+
+    pub fn with_live(mut self, live: Box<dyn Write + Send>) -> Context {
+        self.live = Some(Mutex::new(live));
+        self
+    }
+
+    /// The live-output sink, when the caller streams text.
+    pub fn live(&self) -> Option<MutexGuard<'_, Box<dyn Write + Send>>> {
+        self.live.as_ref().map(crate::walk::lock)
+    }
+
+    pub fn has_live(&self) -> bool {
+        self.live.is_some()
+    }
+
+    /// `Err(cancelled)` once the caller raised the flag.
+    pub fn check_cancel(&self) -> Result<(), AideError> {
+        self.cancel.check()
+    }
+
+    /// Opens the root a request names (relative to the working directory),
+    /// or the working directory itself, and remembers it for the log.
+    pub fn open_root(&self, requested: Option<&Path>) -> Result<Root, AideError> {
+        let dir = match (requested, &self.working_dir) {
+            (Some(r), Some(base)) => base.join(r),
+            (Some(r), None) => r.to_path_buf(),
+            (None, Some(base)) => base.clone(),
+            (None, None) => PathBuf::from("."),
+        };
+        let root = Root::new(&dir)?;
+        *crate::walk::lock(&self.opened_root) = Some(root.path().to_path_buf());
+        Ok(root)
+    }
+
+    /// The root the run opened, if it opened one.
+    pub fn opened_root(&self) -> Option<PathBuf> {
+        crate::walk::lock(&self.opened_root).clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_raised_flag_is_a_cancelled_error() {
+        let ctx = Context::new("id");
+        assert!(ctx.check_cancel().is_ok());
+        let flag = ctx.cancel.clone();
+        flag.cancel();
+        let e = ctx.check_cancel().unwrap_err();
+        assert_eq!(e.code, crate::code::CANCELLED);
+        assert_eq!(e.exit_status(), ExitStatus::Cancelled);
+    }
+
+    #[test]
+    fn a_counter_reports_every_unit_with_its_total() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = {
+            let seen = seen.clone();
+            ProgressSink::new(move |p| seen.lock().unwrap().push(p))
+        };
+        let counter = sink.counter(Some(2));
+        counter.tick();
+        counter.tick();
+        assert_eq!(
+            *seen.lock().unwrap(),
+            vec![Progress { done: 1, total: Some(2) }, Progress { done: 2, total: Some(2) }]
+        );
+    }
+
+    #[test]
+    fn the_opened_root_is_resolved_against_the_working_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let ctx = Context::new("id").with_working_dir(dir.path());
+        let root = ctx.open_root(Some(Path::new("sub"))).unwrap();
+        assert_eq!(root.path(), dir.path().canonicalize().unwrap().join("sub"));
+        assert_eq!(ctx.opened_root(), Some(root.path().to_path_buf()));
+    }
+}

@@ -1,0 +1,366 @@
+//! The engine: the scope of files of a request, and each mode run over it.
+
+use std::io::Write;
+
+use aide_core::text::escape_controls;
+use aide_core::tool::{Context, Outcome};
+use aide_core::{AideError, Lang, Root, code};
+
+use crate::dialect::{Definition, LineRange, Point, Range, ReferenceSite, SearchMatch};
+use crate::files::{self, Scope};
+use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline_line};
+use crate::refs::{self, Reference};
+use crate::symbols::{self, NameMatch, Symbol, SymbolKind};
+use crate::{AstRequest, Mode, dialect, query};
+
+/// Results, how a name matched, the number of files parsed, diagnostics.
+pub type Found<T> = (Vec<T>, Option<NameMatch>, usize, Vec<aide_core::Diagnostic>);
+
+/// Everything a run needs to read the tree.
+pub struct Engine<'a> {
+    pub root: &'a Root,
+    pub request: &'a AstRequest,
+    pub language: Option<Lang>,
+    pub threads: usize,
+    pub ctx: &'a Context,
+}
+
+impl Engine<'_> {
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            root: self.root,
+            paths: &self.request.paths,
+            walk: &self.request.walk,
+            language: self.language,
+            threads: self.threads,
+            ctx: self.ctx,
+        }
+    }
+
+    /// The outline of every file, filtered by kind, name and depth.
+    pub fn symbols(&self) -> Result<Found<Symbol>, AideError> {
+        let kinds = self.kinds()?;
+        let (per_file, diagnostics) = self.scope().map_files(None, |file, diags| {
+            diags.extend(file.parse_diagnostic());
+            self.outline_of(file, true, &kinds)
+        })?;
+        let files = per_file.len();
+        let mut all: Vec<Symbol> = per_file.into_iter().flatten().collect();
+        let mut how = None;
+        if let Some(name) = &self.request.name {
+            (all, how) = symbols::filter_by_name(all, name);
+        }
+        Ok((all, how, files, diagnostics))
+    }
+
+    /// The --kind filter, parsed.
+    fn kinds(&self) -> Result<Vec<SymbolKind>, AideError> {
+        self.request.kind.iter().map(|k| k.parse()).collect()
+    }
+
+    /// A file's symbols down to --depth (the walk stops there) of the kinds
+    /// asked for (all when none).
+    fn outline_of(&self, file: &files::SourceFile, signatures: bool, kinds: &[SymbolKind]) -> Vec<Symbol> {
+        let options = symbols::OutlineOptions { max_depth: self.request.depth, signatures };
+        let mut all =
+            symbols::outline_with_options(file.lang, &file.path, &file.source, &file.tree, &file.index, options);
+        if !kinds.is_empty() {
+            all.retain(|s| kinds.contains(&s.kind));
+        }
+        all
+    }
+
+    /// The text outline, written to `w` file by file in path order as files
+    /// are parsed, with --kind, --depth, --offset and --limit applied on the
+    /// way. A write error (a closed pipe) stops the printing, not the count.
+    pub fn stream_symbols(&self, w: &mut dyn Write) -> Result<(Page, Vec<aide_core::Diagnostic>), AideError> {
+        let kinds = self.kinds()?;
+        let (offset, limit) = (self.request.offset, self.request.limit.unwrap_or(usize::MAX));
+        let (mut total, mut files, mut printed) = (0usize, 0usize, 0usize);
+        let mut writing = true;
+        // Stdout is line-buffered: one write per line would cost a system call each.
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+        let diagnostics = self.scope().for_each_file(
+            None,
+            |file, diags| {
+                diags.extend(file.parse_diagnostic());
+                // The text outline shows no signatures: do not compute them.
+                self.outline_of(file, false, &kinds)
+            },
+            |symbols| {
+                files += 1;
+                let mut header_done = false;
+                for s in symbols {
+                    total += 1;
+                    if total <= offset || printed >= limit || !writing {
+                        continue;
+                    }
+                    printed += 1;
+                    let result = (|| {
+                        if !header_done {
+                            writeln!(w, "{}", escape_controls(&s.path))?;
+                        }
+                        write_outline_line(&mut w, &s)
+                    })();
+                    header_done = true;
+                    writing &= result.is_ok();
+                }
+            },
+        )?;
+        if writing {
+            let _ = w.flush();
+        }
+        drop(w);
+        let truncated = total > offset.saturating_add(printed) && printed >= limit;
+        let next_offset = truncated.then_some(offset + printed);
+        Ok((Page { total, files_parsed: files, truncated, next_offset }, diagnostics))
+    }
+
+    /// The definitions of `name` across the scope, at the best name-match tier.
+    pub fn definitions(&self, name: &str) -> Result<Found<Symbol>, AideError> {
+        let needle = refs::last_identifier(name);
+        if needle.is_empty() {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, "the name to look up is empty")
+                .with_hint("give a name such as `MyClass` or `Agent/run`"));
+        }
+        let (per_file, diagnostics) = self.scope().map_files(Some(needle.as_bytes()), |file, diags| {
+            diags.extend(file.parse_diagnostic());
+            refs::definitions_in(file, name)
+        })?;
+        let files = per_file.len();
+        let all: Vec<(NameMatch, Symbol)> = per_file.into_iter().flatten().collect();
+        let best = all.iter().map(|(m, _)| *m).min();
+        let defs = all.into_iter().filter(|(m, _)| Some(*m) == best).map(|(_, s)| s).collect();
+        Ok((defs, best, files, diagnostics))
+    }
+
+    /// The references to the identifiers `names` across the scope.
+    pub fn references(
+        &self,
+        names: &[String],
+        include_definitions: bool,
+    ) -> Result<(Vec<Reference>, usize, Vec<aide_core::Diagnostic>), AideError> {
+        let mut all = Vec::new();
+        let mut files = 0;
+        let mut diagnostics = Vec::new();
+        for name in names {
+            let ident = refs::last_identifier(name).to_string();
+            if ident.is_empty() {
+                return Err(AideError::new(code::INVALID_ARGUMENTS, "the name to look up is empty")
+                    .with_hint("give a name such as `validateToken`"));
+            }
+            let (per_file, d) = self.scope().map_files(Some(ident.as_bytes()), |file, diags| {
+                diags.extend(file.parse_diagnostic());
+                refs::references_in(file, &ident, include_definitions)
+            })?;
+            files += per_file.len();
+            all.extend(per_file.into_iter().flatten());
+            diagnostics.extend(d);
+        }
+        all.sort_by(|a, b| aide_core::ordering::cmp_location(&a.path, a.span.byte_start, &b.path, b.span.byte_start));
+        all.dedup_by(|a, b| (&a.path, a.span.byte_start) == (&b.path, b.span.byte_start));
+        aide_core::envelope::sort_diagnostics(&mut diagnostics);
+        diagnostics.dedup_by(|a, b| a == b);
+        Ok((all, files, diagnostics))
+    }
+}
+
+fn point(line: usize, column: usize) -> Point {
+    Point { line, column }
+}
+
+fn range_of(path: &str, span: &aide_core::Span) -> Range {
+    Range { path: path.to_string(), start: point(span.line, span.column), end: point(span.end_line, span.end_column) }
+}
+
+struct DialectBackend<'a> {
+    engine: &'a Engine<'a>,
+    diagnostics: std::cell::RefCell<Vec<aide_core::Diagnostic>>,
+}
+
+impl dialect::Backend for DialectBackend<'_> {
+    fn definitions(&self, name: &str) -> Result<Vec<Definition>, AideError> {
+        let (defs, _, _, d) = self.engine.definitions(name)?;
+        self.diagnostics.borrow_mut().extend(d);
+        Ok(defs
+            .iter()
+            .map(|s| Definition {
+                name: s.name.to_string(),
+                kind: s.kind,
+                name_path: s.name_path.to_string(),
+                defined_at: range_of(&s.path, &s.span),
+            })
+            .collect())
+    }
+
+    fn references(&self, names: &[String]) -> Result<Vec<ReferenceSite>, AideError> {
+        let (refs, _, d) = self.engine.references(names, false)?;
+        self.diagnostics.borrow_mut().extend(d);
+        Ok(refs
+            .into_iter()
+            .map(|r| ReferenceSite {
+                range: range_of(&r.path, &r.span),
+                name: r.name,
+                kind: r.kind,
+                enclosing: r.enclosing,
+                text: r.line_text,
+            })
+            .collect())
+    }
+
+    fn search(&self, path: &str, pattern: &str, extension: Option<&str>) -> Result<Vec<SearchMatch>, AideError> {
+        let root = self.engine.root;
+        let abs = root.resolve(path)?;
+        let meta = std::fs::metadata(&abs).map_err(|e| {
+            AideError::new(code::NOT_FOUND, format!("{path}: {e}")).with_hint("paths are relative to --root")
+        })?;
+        let rel = root.relative(&abs).unwrap_or_else(|| path.to_string());
+        let at_root = rel == "." || rel.is_empty();
+        let ext = extension.map(|e| escape_glob(e.trim_start_matches('.')));
+        // One glob (whitelist globs are alternatives, so they cannot be combined).
+        let glob = match (meta.is_dir(), at_root, ext) {
+            (false, _, _) => Some(format!("/{}", escape_glob(&rel))),
+            (true, true, None) => None,
+            (true, true, Some(ext)) => Some(format!("*.{ext}")),
+            (true, false, None) => Some(format!("/{}/**", escape_glob(&rel))),
+            (true, false, Some(ext)) => Some(format!("/{}/**/*.{ext}", escape_glob(&rel))),
+        };
+        let mut request = llm_search::SearchRequest { pattern: vec![pattern.to_string()], ..Default::default() };
+        request.walk = self.engine.request.walk.clone();
+        request.walk.glob = glob.into_iter().collect();
+        request.threads = Some(self.engine.threads);
+        let found = llm_search::search(root, &request, self.engine.ctx)?;
+        self.diagnostics.borrow_mut().extend(found.diagnostics);
+        Ok(found
+            .output
+            .matches
+            .into_iter()
+            .map(|m| SearchMatch { range: range_of(&m.path, &m.span), matched: m.text, text: m.line_text })
+            .collect())
+    }
+
+    fn lines(&self, path: &str, start: usize, end: usize) -> Result<LineRange, AideError> {
+        let content = llm_read::read_file(self.engine.root, path, start - 1, end - start + 1, 0)?;
+        if content.start_line == 0 {
+            return Err(AideError::new(
+                code::INVALID_ARGUMENTS,
+                format!("{path} has {} lines; line {start} does not exist", content.line_count),
+            )
+            .with_hint(format!("ask for lines 1 to {}", content.line_count)));
+        }
+        let last = content.content.lines().last().unwrap_or("");
+        let end = point(content.end_line, last.chars().count() + 1);
+        let range = Range { path: path.to_string(), start: point(content.start_line, 1), end };
+        Ok(LineRange { range, content: content.content })
+    }
+}
+
+/// Escapes glob metacharacters so a path matches only itself.
+fn escape_glob(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\' | '!') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Runs a request: opens its root in the context and runs its mode.
+pub fn run(request: &AstRequest, ctx: &Context) -> Result<Outcome<AstOutput>, AideError> {
+    let mode = request.mode()?;
+    aide_core::request::check_limit(request.limit)?;
+    let root = ctx.open_root(request.root.as_deref())?;
+    let language = request.language.as_deref().map(str::parse::<Lang>).transpose()?;
+    let mut notes = Vec::new();
+    let threads = aide_core::walk::worker_threads(request.threads, &mut notes);
+    let engine = Engine { root: &root, request, language, threads, ctx };
+    let mut outcome = engine.run(mode)?;
+    outcome.diagnostics.extend(notes);
+    Ok(outcome)
+}
+
+impl Engine<'_> {
+    fn run(&self, mode: Mode) -> Result<Outcome<AstOutput>, AideError> {
+        let request = self.request;
+        match mode {
+            Mode::Query => {
+                let text = request.query.as_deref().unwrap_or_default();
+                let Some(lang) = self.language else {
+                    return Err(AideError::new(code::INVALID_ARGUMENTS, "--query needs --language")
+                        .with_hint("a query is written against one grammar, e.g. --language rust"));
+                };
+                let compiled = query::compile(lang, text)?;
+                let needle = query::required_literal(&compiled);
+                let (per_file, diagnostics) =
+                    self.scope().map_files(needle.as_deref().map(str::as_bytes), |file, diags| {
+                        diags.extend(file.parse_diagnostic());
+                        query::run(&compiled, file, request.max_text)
+                    })?;
+                let files = per_file.len();
+                let (symbols, page) = page(per_file.into_iter().flatten().collect(), request, files);
+                Ok(Outcome::with_diagnostics(AstOutput::Query { symbols, page }, diagnostics))
+            }
+            Mode::Symbols => {
+                if request.name.is_none()
+                    && let Some(mut live) = self.ctx.live()
+                {
+                    // Text outline: print file by file, holding nothing.
+                    let (page, diagnostics) = self.stream_symbols(&mut **live)?;
+                    let output = AstOutput::Symbols { symbols: Vec::new(), name_match: None, page, streamed: true };
+                    return Ok(Outcome::with_diagnostics(output, diagnostics));
+                }
+                let (all, name_match, files, diagnostics) = self.symbols()?;
+                let (symbols, page) = page(all, request, files);
+                let output = AstOutput::Symbols { symbols, name_match, page, streamed: false };
+                Ok(Outcome::with_diagnostics(output, diagnostics))
+            }
+            Mode::Definitions => {
+                let name = request.definitions.clone().unwrap_or_default();
+                let (defs, name_match, files, diagnostics) = self.definitions(&name)?;
+                let (definitions, page) = page(defs, request, files);
+                let output = AstOutput::Definitions { name, matching: Matching::ByName, name_match, definitions, page };
+                Ok(Outcome::with_diagnostics(output, diagnostics))
+            }
+            Mode::References => {
+                let name = request.references.clone().unwrap_or_default();
+                let (all, files, diagnostics) =
+                    self.references(std::slice::from_ref(&name), request.include_definition)?;
+                let (references, page) = page(all, request, files);
+                let output = AstOutput::References {
+                    name,
+                    matching: Matching::ByName,
+                    includes_definitions: request.include_definition,
+                    references,
+                    page,
+                };
+                Ok(Outcome::with_diagnostics(output, diagnostics))
+            }
+            Mode::Validate => {
+                if request.paths.is_empty() && request.walk.glob.is_empty() && request.root.is_none() {
+                    return Err(AideError::new(code::INVALID_ARGUMENTS, "--validate needs the files to check")
+                        .with_hint(
+                            "name files or folders: llm-ast-search --validate src/main.rs (or --root DIR for a whole tree)",
+                        ));
+                }
+                let (files, diagnostics) = self.scope().map_files(None, |file, _| {
+                    let errors = file.syntax_issues();
+                    FileValidation { path: file.path.clone(), language: file.lang, valid: errors.is_empty(), errors }
+                })?;
+                let invalid_files = files.iter().filter(|f| !f.valid).count();
+                let output = AstOutput::Validate { valid: invalid_files == 0, invalid_files, files };
+                Ok(Outcome::with_diagnostics(output, diagnostics))
+            }
+            Mode::Dialect => {
+                let program = request.dialect.clone().unwrap_or_default();
+                let backend = DialectBackend { engine: self, diagnostics: Default::default() };
+                let value = dialect::run(&program, &backend)?;
+                let mut diagnostics = backend.diagnostics.into_inner();
+                aide_core::envelope::sort_diagnostics(&mut diagnostics);
+                diagnostics.dedup_by(|a, b| a == b);
+                Ok(Outcome::with_diagnostics(AstOutput::Dialect { program, value }, diagnostics))
+            }
+        }
+    }
+}

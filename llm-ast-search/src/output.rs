@@ -1,0 +1,233 @@
+//! What a run returns, by mode, and its compact text form.
+
+use std::io::{self, Write};
+
+use aide_core::text::escape_controls;
+use aide_core::tool::Render;
+use aide_core::{ExitStatus, Lang};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::dialect::DialectValue;
+use crate::refs::Reference;
+use crate::symbols::{NameMatch, Symbol};
+use crate::validate::SyntaxIssue;
+use crate::{AstRequest, query};
+
+/// The result of a run, by mode.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum AstOutput {
+    Query {
+        symbols: Vec<query::Capture>,
+        #[serde(flatten)]
+        page: Page,
+    },
+    Symbols {
+        symbols: Vec<Symbol>,
+        /// How --name matched (exact, path_suffix or substring), when given.
+        name_match: Option<NameMatch>,
+        #[serde(flatten)]
+        page: Page,
+        /// The text outline was printed file by file as it was found (text
+        /// mode without --name); `symbols` is then empty and the counts stand.
+        #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+        streamed: bool,
+    },
+    Definitions {
+        name: String,
+        /// How definitions are found: by their name, not by type resolution.
+        matching: Matching,
+        name_match: Option<NameMatch>,
+        definitions: Vec<Symbol>,
+        #[serde(flatten)]
+        page: Page,
+    },
+    References {
+        name: String,
+        /// How references are found: every identifier spelled like the
+        /// name, outside comments and strings, not resolved by type.
+        matching: Matching,
+        /// Whether the places that define the name are listed too (as
+        /// references of kind `definition`; `--include-definition`).
+        includes_definitions: bool,
+        references: Vec<Reference>,
+        #[serde(flatten)]
+        page: Page,
+    },
+    Validate {
+        valid: bool,
+        invalid_files: usize,
+        files: Vec<FileValidation>,
+    },
+    Dialect {
+        program: String,
+        value: DialectValue,
+    },
+}
+
+/// How names are matched to definitions and references.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Matching {
+    /// By the name alone, not by type resolution.
+    ByName,
+}
+
+/// Counts and paging shared by the list modes.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Page {
+    /// Results before --limit/--offset.
+    pub total: usize,
+    pub files_parsed: usize,
+    pub truncated: bool,
+    /// Pass as --offset to get the next page.
+    pub next_offset: Option<usize>,
+}
+
+/// The syntax errors of one file.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileValidation {
+    pub path: String,
+    pub language: Lang,
+    pub valid: bool,
+    pub errors: Vec<SyntaxIssue>,
+}
+
+/// Cuts `items` to the requested page.
+pub(crate) fn page<T>(items: Vec<T>, req: &AstRequest, files_parsed: usize) -> (Vec<T>, Page) {
+    let total = items.len();
+    let rest: Vec<T> = items.into_iter().skip(req.offset).collect();
+    let take = req.limit.unwrap_or(usize::MAX);
+    let truncated = rest.len() > take;
+    let shown: Vec<T> = rest.into_iter().take(take).collect();
+    let next_offset = truncated.then_some(req.offset + shown.len());
+    (shown, Page { total, files_parsed, truncated, next_offset })
+}
+
+impl Render for AstOutput {
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        match self {
+            AstOutput::Query { symbols, page } => {
+                for c in symbols {
+                    let first = c.symbol.lines().next().unwrap_or("");
+                    writeln!(
+                        w,
+                        "{}:{}:{}: @{} {}: {first}",
+                        escape_controls(&c.path),
+                        c.span.line,
+                        c.span.column,
+                        c.capture,
+                        c.node_kind
+                    )?;
+                }
+                truncated_note(w, page)
+            }
+            AstOutput::Symbols { symbols, page, .. } => {
+                let mut last_path: Option<&str> = None;
+                for s in symbols {
+                    if last_path != Some(&*s.path) {
+                        writeln!(w, "{}", escape_controls(&s.path))?;
+                        last_path = Some(&s.path);
+                    }
+                    write_outline_line(w, s)?;
+                }
+                truncated_note(w, page)
+            }
+            AstOutput::Definitions { definitions, page, .. } => {
+                for s in definitions {
+                    writeln!(
+                        w,
+                        "{}:{}:{}: {} {} [{}-{}]  {}",
+                        escape_controls(&s.path),
+                        s.span.line,
+                        s.span.column,
+                        s.kind,
+                        s.name_path,
+                        s.span.line,
+                        s.span.end_line,
+                        s.signature
+                    )?;
+                }
+                truncated_note(w, page)
+            }
+            AstOutput::References { name, references, page, includes_definitions, .. } => {
+                if !includes_definitions {
+                    writeln!(w, "(uses of `{name}` only; --include-definition adds where it is defined)")?;
+                }
+                for r in references {
+                    let inside = r.enclosing.as_deref().map(|e| format!(" in {e}")).unwrap_or_default();
+                    writeln!(
+                        w,
+                        "{}:{}:{}: [{}]{inside}: {}",
+                        escape_controls(&r.path),
+                        r.span.line,
+                        r.span.column,
+                        r.kind,
+                        r.line_text.trim()
+                    )?;
+                }
+                truncated_note(w, page)
+            }
+            AstOutput::Validate { files, .. } => {
+                for f in files {
+                    if f.valid {
+                        writeln!(w, "{}: ok", escape_controls(&f.path))?;
+                    }
+                    for e in &f.errors {
+                        let path = escape_controls(&f.path);
+                        writeln!(w, "{path}:{}:{}: error: {}", e.span.line, e.span.column, e.message)?;
+                    }
+                }
+                Ok(())
+            }
+            AstOutput::Dialect { value, .. } => {
+                // Compact, like every tool's JSON; --pretty indents the envelope.
+                let text = serde_json::to_string(value).map_err(io::Error::other)?;
+                writeln!(w, "{text}")
+            }
+        }
+    }
+
+    fn found(&self) -> bool {
+        match self {
+            AstOutput::Query { page, .. }
+            | AstOutput::Symbols { page, .. }
+            | AstOutput::Definitions { page, .. }
+            | AstOutput::References { page, .. } => page.total > 0,
+            AstOutput::Validate { files, .. } => !files.is_empty(),
+            AstOutput::Dialect { value, .. } => value.is_found(),
+        }
+    }
+
+    /// A validation that found syntax errors ran, but its check failed.
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            AstOutput::Validate { valid: false, .. } => ExitStatus::Conflict,
+            _ => ExitStatus::found(self.found()),
+        }
+    }
+
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            AstOutput::Query { .. } => Some(("symbols", "capture")),
+            AstOutput::Symbols { .. } => Some(("symbols", "symbol")),
+            AstOutput::Definitions { .. } => Some(("definitions", "definition")),
+            AstOutput::References { .. } => Some(("references", "reference")),
+            AstOutput::Validate { .. } => Some(("files", "file")),
+            AstOutput::Dialect { .. } => None,
+        }
+    }
+}
+
+/// One outline line: `Kind name/path [start-end]`, indented by nesting.
+pub(crate) fn write_outline_line(w: &mut dyn Write, s: &Symbol) -> io::Result<()> {
+    writeln!(w, "{:indent$}{} {} [{}-{}]", "", s.kind, s.name_path, s.span.line, s.span.end_line, indent = 2 * s.depth)
+}
+
+fn truncated_note(w: &mut dyn Write, page: &Page) -> io::Result<()> {
+    match page.next_offset {
+        Some(next) => writeln!(w, "… {} more (--offset {next})", page.total - next),
+        None => Ok(()),
+    }
+}

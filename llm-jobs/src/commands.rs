@@ -1,0 +1,495 @@
+//! The subcommands.
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use aide_core::tool::{Context, Progress};
+use aide_core::{AideError, code};
+
+use crate::request::*;
+use crate::store::{self, JobRow, JobStore};
+use crate::view::*;
+use crate::{process, supervisor};
+
+/// Re-reads an active job's liveness: a job whose supervisor is gone
+/// without recording an end becomes Lost.
+pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
+    if !job.status.is_active() {
+        return Ok(job);
+    }
+    let alive = match (job.supervisor_pid, job.supervisor_start) {
+        (Some(pid), Some(start)) => process::is_alive(pid, start),
+        // Not registered yet: give the launcher time before calling it lost.
+        _ => aide_core::log::now_ms() - job.created_ms < 10_000,
+    };
+    if alive {
+        return Ok(job);
+    }
+    // Reopen for writing: the caller's handle may be shared read-only.
+    let mut writer = JobStore::open()?;
+    let ending = store::Ending {
+        status: Status::Lost,
+        reason: Some("its supervisor vanished without recording an end".into()),
+        exit_code: None,
+        signal: None,
+        stdout_bytes: job.stdout_bytes,
+        stderr_bytes: job.stderr_bytes,
+        dropped_bytes: job.dropped_bytes,
+    };
+    writer.finish(job.id, &ending)?;
+    store.require(job.id)
+}
+
+/// The `llm-jobs` executable that supervises jobs: this one, or the one
+/// beside it, or on PATH.
+pub fn supervisor_exe() -> Result<PathBuf, AideError> {
+    let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-jobs"));
+    current.or_else(|| aide_core::cli::find_executable("llm-jobs")).ok_or_else(|| {
+        AideError::new(code::NOT_FOUND, "the llm-jobs executable was not found")
+            .with_hint("install llm-jobs beside this tool or on PATH")
+    })
+}
+
+/// Starts a job. `exe` is the llm-jobs executable that will supervise it.
+pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
+    let mut what = args.command.clone();
+    what.normalize()?;
+    // The job runs `bash -c LINE`: an argv is quoted word by word.
+    let command = what.shell_line();
+    let cwd = match &args.cwd {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().map_err(|e| AideError::io(".", &e))?,
+    };
+    let cwd = cwd.canonicalize().map_err(|e| {
+        AideError::io(&cwd.display().to_string(), &e).with_hint("--cwd must name an existing directory")
+    })?;
+    if !cwd.is_dir() {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{} is not a directory", cwd.display())));
+    }
+    if let Some(t) = args.timeout
+        && !(t > 0.0 && t.is_finite())
+    {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
+    }
+    let env = aide_core::request::parse_env_pairs(&args.env)?;
+    let mut store = JobStore::open()?;
+    for dep in &args.after {
+        store.require(*dep)?;
+    }
+    let id = store.insert(&store::NewJob {
+        name: args.name.clone(),
+        command: command.clone(),
+        cwd: cwd.display().to_string(),
+        env,
+        session: args.session.clone(),
+        group: args.group.clone(),
+        after: args.after.clone(),
+        timeout_ms: args.timeout.map(|t| (t * 1000.0) as i64),
+        max_output: i64::try_from(args.max_output).unwrap_or(i64::MAX),
+    })?;
+    if let Err(e) = supervisor::launch(exe, id) {
+        let reason = format!("could not start its supervisor: {e}");
+        store.finish(
+            id,
+            &store::Ending {
+                status: Status::Failed,
+                reason: Some(reason.clone()),
+                exit_code: None,
+                signal: None,
+                stdout_bytes: 0,
+                stderr_bytes: 0,
+                dropped_bytes: 0,
+            },
+        )?;
+        return Err(AideError::new(code::IO_ERROR, reason));
+    }
+    // Report the pid once the supervisor has started the command, or the
+    // reason it waits; never block for long.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let job = loop {
+        let job = store.require(id)?;
+        let settled = match job.status {
+            Status::Running => job.pid.is_some(),
+            Status::Queued => job.reason.is_some(),
+            _ => true,
+        };
+        if settled || Instant::now() >= deadline {
+            break job;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    Ok(SpawnOutput {
+        job_id: job.id,
+        pid: job.pid,
+        command: job.command,
+        status: job.status,
+        started_at: job.started_ms.map(time),
+        name: job.name,
+        group: job.group,
+        reason: job.reason,
+    })
+}
+
+fn list(args: &ListArgs) -> Result<JobsOutput, AideError> {
+    let store = JobStore::open()?;
+    let mut jobs = Vec::new();
+    for j in store.all()? {
+        let j = refresh(&store, j)?;
+        let keep = args.status.is_none_or(|s| s == j.status)
+            && args.name.as_ref().is_none_or(|n| j.name.as_ref() == Some(n))
+            && args.session.as_ref().is_none_or(|s| j.session.as_ref() == Some(s))
+            && args.group.as_ref().is_none_or(|g| &j.group == g);
+        if keep {
+            jobs.push(JobView::from(&j));
+        }
+    }
+    let active_count = jobs.iter().filter(|j| j.status.is_active()).count();
+    Ok(JobsOutput::Jobs { total_count: jobs.len(), active_count, jobs })
+}
+
+/// The active jobs of an llm-shell session.
+pub fn session_jobs(session: &str) -> Result<Vec<JobView>, AideError> {
+    match list(&ListArgs { session: Some(session.to_string()), ..Default::default() })? {
+        JobsOutput::Jobs { jobs, .. } => Ok(jobs.into_iter().filter(|j| j.status.is_active()).collect()),
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn output_path(store: &JobStore, id: i64, stream: Stream) -> PathBuf {
+    let file = match stream {
+        Stream::Stdout => "stdout",
+        Stream::Stderr => "stderr",
+        Stream::Both => "merged",
+    };
+    store.job_dir(id).join(file)
+}
+
+/// Bytes of `path` from `offset` to the end (at most `max` from the end).
+fn read_from(path: &Path, offset: u64, max: u64) -> (Vec<u8>, u64, u64) {
+    let Ok(mut f) = std::fs::File::open(path) else { return (Vec::new(), offset, offset) };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let start = offset.min(len).max(len.saturating_sub(max));
+    let mut buf = Vec::new();
+    if f.seek(SeekFrom::Start(start)).is_ok() {
+        let _ = f.take(len - start).read_to_end(&mut buf);
+    }
+    let end = start + buf.len() as u64;
+    (buf, start, end)
+}
+
+/// The last `lines` lines of `bytes` (at most 64 KiB).
+pub(crate) fn tail_lines(bytes: &[u8], lines: usize) -> &[u8] {
+    let bytes = &bytes[bytes.len().saturating_sub(64 * 1024)..];
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let mut seen = 0;
+    for (i, &b) in body.iter().enumerate().rev() {
+        if b == b'\n' {
+            seen += 1;
+            if seen == lines {
+                return &bytes[i + 1..];
+            }
+        }
+    }
+    if lines == 0 { &bytes[bytes.len()..] } else { bytes }
+}
+
+/// Waits for jobs; stops at the context's cancellation flag, and reports
+/// the jobs ended of those waited for.
+fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
+    let store = JobStore::open()?;
+    for id in &args.ids {
+        store.require(*id)?;
+    }
+    let mut args = args.clone();
+    if args.ids.is_empty() {
+        // Every active job; none is an empty, successful wait.
+        for j in store.all()? {
+            let j = refresh(&store, j)?;
+            if j.status.is_active() {
+                args.ids.push(j.id);
+            }
+        }
+    }
+    let args = &args;
+    if !(args.timeout >= 0.0 && args.timeout.is_finite()) {
+        return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a number of seconds"));
+    }
+    let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
+    let (jobs, timed_out) = loop {
+        let jobs: Vec<JobRow> =
+            args.ids.iter().map(|id| store.require(*id).and_then(|j| refresh(&store, j))).collect::<Result<_, _>>()?;
+        let ended = jobs.iter().filter(|j| !j.status.is_active()).count();
+        ctx.progress.report(Progress { done: ended as u64, total: Some(jobs.len() as u64) });
+        let done = if args.any { ended > 0 } else { ended == jobs.len() };
+        if done {
+            break (jobs, false);
+        }
+        if Instant::now() >= deadline {
+            break (jobs, true);
+        }
+        ctx.check_cancel()?;
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let waited = jobs
+        .iter()
+        .map(|j| {
+            let mut redactions = 0;
+            let mut tail = |s: Stream| {
+                let (bytes, _, _) = read_from(&output_path(&store, j.id, s), 0, 64 * 1024);
+                let text = String::from_utf8_lossy(tail_lines(&bytes, args.tail)).into_owned();
+                redacted(text, !args.no_redact, &mut redactions)
+            };
+            let (stdout, stderr) = (tail(Stream::Stdout), tail(Stream::Stderr));
+            let view = JobView::from(j);
+            WaitedJob {
+                job_id: j.id,
+                status: j.status,
+                exit_code: j.exit_code,
+                signal: j.signal,
+                reason: j.reason.clone(),
+                duration_seconds: view.duration_seconds,
+                stdout,
+                stderr,
+                redactions,
+            }
+        })
+        .collect();
+    Ok(JobsOutput::Waited { jobs: waited, timed_out })
+}
+
+/// A job's output; with `--follow`, printed live as it grows (in text mode)
+/// until the job ends, the timeout passes or the run is cancelled.
+fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
+    let store = JobStore::open()?;
+    let job = refresh(&store, store.require(args.id)?)?;
+    let path = output_path(&store, args.id, args.stream);
+    let (mut content, start, mut next) = read_from(&path, args.since_offset.unwrap_or(0), u64::MAX);
+    if let (Some(n), None) = (args.tail, args.since_offset) {
+        let kept = tail_lines(&content, n);
+        let skipped = (content.len() - kept.len()) as u64;
+        content = kept.to_vec();
+        return Ok(logs_output(args, job.status, content, start + skipped, next, false));
+    }
+    let mut status = job.status;
+    let mut streamed = false;
+    if args.follow {
+        let deadline = args.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
+        // Printed a whole line at a time, so a secret is redacted before any of it shows.
+        let mut printed = 0;
+        let mut print_lines = |content: &[u8], all: bool| {
+            let Some(mut live) = ctx.live() else { return };
+            let upto = if all { content.len() } else { content.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) };
+            if upto > printed {
+                let text = String::from_utf8_lossy(&content[printed..upto]).into_owned();
+                let text = redacted(text, !args.no_redact, &mut 0);
+                let _ = live.write_all(text.as_bytes()).and_then(|()| live.flush());
+                printed = upto;
+            }
+        };
+        streamed = ctx.has_live();
+        print_lines(&content, false);
+        loop {
+            ctx.check_cancel()?;
+            let finished = !status.is_active();
+            let (more, _, end) = read_from(&path, next, u64::MAX);
+            if !more.is_empty() {
+                content.extend_from_slice(&more);
+                print_lines(&content, false);
+                next = end;
+            } else if finished || deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+            status = refresh(&store, store.require(args.id)?)?.status;
+        }
+        print_lines(&content, true);
+    }
+    Ok(logs_output(args, status, content, start, next, streamed))
+}
+
+fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, next: u64, streamed: bool) -> JobsOutput {
+    let (content, lossy) = match String::from_utf8(content) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    let mut redactions = 0;
+    let content = redacted(content, !args.no_redact, &mut redactions);
+    JobsOutput::Logs(LogsOutput {
+        job_id: args.id,
+        stream: args.stream,
+        content,
+        start_offset: start,
+        next_offset: next,
+        lossy,
+        redactions,
+        status,
+        streamed,
+    })
+}
+
+/// `text` with its secrets replaced when `redact`, counting them.
+fn redacted(text: String, redact: bool, count: &mut usize) -> String {
+    if !redact {
+        return text;
+    }
+    let (text, n) = aide_core::redact::redact(&text);
+    *count += n;
+    text
+}
+
+fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
+    let signal = process::parse_signal(&args.signal).ok_or_else(|| {
+        AideError::new(code::INVALID_ARGUMENTS, format!("unknown signal `{}`", args.signal))
+            .with_hint("use TERM, INT, HUP, QUIT, KILL, USR1, USR2, STOP, CONT or their numbers")
+    })?;
+    let mut store = JobStore::open()?;
+    let job = refresh(&store, store.require(args.id)?)?;
+    if !job.status.is_active() {
+        // A Lost job's command may outlive its supervisor: stop it, if the
+        // group is verifiably still the job's.
+        let lost_processes_signalled = job.status == Status::Lost && lost_processes_alive(&job) && {
+            if let Some(pid) = job.pid {
+                stop_group(pid, signal, args.grace);
+            }
+            true
+        };
+        return Ok(JobsOutput::Killed {
+            job_id: job.id,
+            status: job.status,
+            signal: if lost_processes_signalled { Some(signal.as_raw()) } else { job.signal },
+            already_finished: !lost_processes_signalled,
+            lost_processes_signalled,
+        });
+    }
+    let killed = |store: &mut JobStore, sig: i32, reason: &str| {
+        store.finish(
+            job.id,
+            &store::Ending {
+                status: Status::Killed,
+                reason: Some(reason.to_string()),
+                exit_code: None,
+                signal: Some(sig),
+                stdout_bytes: job.stdout_bytes,
+                stderr_bytes: job.stderr_bytes,
+                dropped_bytes: job.dropped_bytes,
+            },
+        )
+    };
+    match job.pid {
+        None => {
+            killed(&mut store, signal.as_raw(), "killed before it started")?;
+        }
+        Some(pid) => {
+            stop_group(pid, signal, args.grace);
+            // The supervisor records the end; wait for it briefly, then record it ourselves.
+            let settle = Instant::now() + Duration::from_secs(3);
+            loop {
+                let j = refresh(&store, store.require(job.id)?)?;
+                if !j.status.is_active() {
+                    break;
+                }
+                if Instant::now() >= settle {
+                    killed(&mut store, signal.as_raw(), "killed; its supervisor did not record the end")?;
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+    let j = store.require(job.id)?;
+    Ok(JobsOutput::Killed {
+        job_id: j.id,
+        status: j.status,
+        signal: j.signal,
+        already_finished: false,
+        lost_processes_signalled: false,
+    })
+}
+
+/// Signals process group `pgid`, and KILLs what is left after `grace` seconds.
+fn stop_group(pgid: u32, signal: rustix::process::Signal, grace: f64) {
+    let _ = aide_core::process::signal_group(pgid, signal);
+    let grace_end = Instant::now() + Duration::from_secs_f64(grace.max(0.0));
+    while aide_core::process::group_alive(pgid) && Instant::now() < grace_end {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if aide_core::process::group_alive(pgid) {
+        let _ = aide_core::process::signal_group(pgid, rustix::process::Signal::KILL);
+    }
+}
+
+fn remove(id: i64, force: bool) -> Result<JobsOutput, AideError> {
+    let mut store = JobStore::open()?;
+    let job = refresh(&store, store.require(id)?)?;
+    if job.status.is_active() {
+        if !force {
+            return Err(AideError::new(code::CONFLICT, format!("job #{id} is still {}", job.status.as_str()))
+                .with_hint("kill it first, or pass --force"));
+        }
+        kill(&KillArgs { id, signal: "KILL".into(), grace: 0.0 })?;
+    }
+    store.remove(id)?;
+    Ok(JobsOutput::Removed { removed: vec![id] })
+}
+
+fn prune(args: &PruneArgs) -> Result<JobsOutput, AideError> {
+    let older = args.older_than.as_deref().map(aide_core::log::parse_duration).transpose()?;
+    let cutoff =
+        older.map_or(i64::MAX, |d| aide_core::log::now_ms() - i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    let mut store = JobStore::open()?;
+    let mut removed = Vec::new();
+    for j in store.all()? {
+        let j = refresh(&store, j)?;
+        if !j.status.is_active() && j.finished_ms.is_some_and(|f| f <= cutoff) {
+            store.remove(j.id)?;
+            removed.push(j.id);
+        }
+    }
+    Ok(JobsOutput::Removed { removed })
+}
+
+fn groups(action: &GroupAction) -> Result<JobsOutput, AideError> {
+    let mut store = JobStore::open()?;
+    if let GroupAction::Set { name, parallel } = action {
+        if *parallel == 0 {
+            return Err(AideError::new(code::INVALID_ARGUMENTS, "--parallel must be at least 1"));
+        }
+        store.set_group(name, i64::from(*parallel))?;
+    }
+    let limits = store.groups()?;
+    let jobs = store.all()?;
+    let mut names: Vec<String> = limits.iter().map(|(n, _)| n.clone()).collect();
+    names.extend(jobs.iter().map(|j| j.group.clone()));
+    names.sort();
+    names.dedup();
+    let groups = names
+        .into_iter()
+        .map(|name| GroupView {
+            parallel: limits.iter().find(|(n, _)| *n == name).map(|(_, p)| *p),
+            running: jobs.iter().filter(|j| j.group == name && j.status == Status::Running).count(),
+            queued: jobs.iter().filter(|j| j.group == name && j.status == Status::Queued).count(),
+            name,
+        })
+        .collect();
+    Ok(JobsOutput::Groups { groups })
+}
+
+/// Runs one subcommand.
+pub fn execute(command: &JobsCommand, ctx: &Context) -> Result<JobsOutput, AideError> {
+    match command {
+        JobsCommand::Spawn(args) => Ok(JobsOutput::Spawned(spawn(args, &supervisor_exe()?)?)),
+        JobsCommand::List(args) => list(args),
+        JobsCommand::Status { id } => {
+            let store = JobStore::open()?;
+            let job = refresh(&store, store.require(*id)?)?;
+            Ok(JobsOutput::Job { job: JobView::from(&job) })
+        }
+        JobsCommand::Wait(args) => wait(args, ctx),
+        JobsCommand::Logs(args) => logs(args, ctx),
+        JobsCommand::Kill(args) => kill(args),
+        JobsCommand::Rm { id, force } => remove(*id, *force),
+        JobsCommand::Prune(args) => prune(args),
+        JobsCommand::Group { action } => groups(action),
+    }
+}

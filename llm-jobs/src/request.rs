@@ -1,0 +1,242 @@
+//! The request: one subcommand and its options.
+
+use std::path::PathBuf;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::Status;
+
+/// Output kept per stream by default (64 MiB); more is counted, not kept.
+pub const DEFAULT_MAX_OUTPUT: u64 = 64 << 20;
+
+/// `llm-jobs spawn` options. `Default` is what a JSON request leaves out.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SpawnArgs {
+    /// A human-readable name.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The llm-shell session this job belongs to (for filtering).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Working directory (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Environment variables for the job, K=V. Repeatable.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Kill the job's process group after this many seconds (TERM, then KILL 5 s later).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Start only after these jobs end Done; if one ends otherwise, this job fails. Repeatable.
+    #[arg(long, value_name = "ID", num_args = 1..)]
+    pub after: Vec<i64>,
+    /// The group whose parallel limit applies (see `llm-jobs group set`).
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_GROUP)]
+    pub group: String,
+    /// Bytes of output kept per stream; the rest is counted as dropped.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_OUTPUT)]
+    pub max_output: u64,
+    /// What to run, after `--`: one word is a shell command line (run with
+    /// bash -c); several words are a program and its arguments, each passed
+    /// literally.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub command: aide_core::command::CommandArgs,
+}
+
+/// The group a job joins unless told otherwise.
+pub const DEFAULT_GROUP: &str = "default";
+
+impl Default for SpawnArgs {
+    fn default() -> Self {
+        SpawnArgs {
+            name: None,
+            session: None,
+            cwd: None,
+            env: Vec::new(),
+            timeout: None,
+            after: Vec::new(),
+            group: DEFAULT_GROUP.into(),
+            max_output: DEFAULT_MAX_OUTPUT,
+            command: Default::default(),
+        }
+    }
+}
+
+/// `llm-jobs list` filters.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ListArgs {
+    #[arg(long, value_enum)]
+    pub status: Option<Status>,
+    #[arg(long)]
+    pub name: Option<String>,
+    #[arg(long)]
+    pub session: Option<String>,
+    #[arg(long)]
+    pub group: Option<String>,
+}
+
+/// `llm-jobs wait` options.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct WaitArgs {
+    /// The jobs to wait for (none: every job that is queued or running now).
+    #[arg(value_name = "ID")]
+    pub ids: Vec<i64>,
+    /// Return when every job has ended (the default).
+    #[arg(long, conflicts_with = "any")]
+    pub all: bool,
+    /// Return when any one job has ended.
+    #[arg(long)]
+    pub any: bool,
+    /// Give up after this many seconds, leaving the jobs running.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    pub timeout: f64,
+    /// Lines of stdout and stderr to include from the end.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub tail: usize,
+    /// Show secrets in the output instead of [REDACTED].
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+impl Default for WaitArgs {
+    fn default() -> Self {
+        WaitArgs { ids: Vec::new(), all: false, any: false, timeout: 300.0, tail: 50, no_redact: false }
+    }
+}
+
+/// Which output of a job.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+    /// Both, merged in order of arrival.
+    #[default]
+    Both,
+}
+
+/// `llm-jobs logs` options.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct LogsArgs {
+    pub id: i64,
+    #[arg(long, value_enum, default_value_t = Stream::Both)]
+    pub stream: Stream,
+    /// Only the last N lines.
+    #[arg(long, value_name = "N")]
+    pub tail: Option<usize>,
+    /// Only what comes after this byte offset (a previous `next_offset`).
+    #[arg(long, value_name = "BYTES")]
+    pub since_offset: Option<u64>,
+    /// Keep reading until the job ends (in text mode, printing as output arrives).
+    #[arg(long)]
+    pub follow: bool,
+    /// With --follow, stop after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Show secrets in the output instead of [REDACTED].
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+/// `llm-jobs kill` options.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct KillArgs {
+    pub id: i64,
+    /// The signal (TERM, INT, KILL, HUP, … or a number).
+    #[arg(long, default_value = "TERM")]
+    pub signal: String,
+    /// Seconds to wait after the signal before KILL.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub grace: f64,
+}
+
+impl Default for KillArgs {
+    fn default() -> Self {
+        KillArgs { id: 0, signal: "TERM".into(), grace: 5.0 }
+    }
+}
+
+/// `llm-jobs prune` options.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct PruneArgs {
+    /// Remove finished jobs (the default, and the only jobs prune removes).
+    #[arg(long)]
+    pub finished: bool,
+    /// Only jobs that finished longer ago than this (e.g. 1h, 7d).
+    #[arg(long, value_name = "DURATION")]
+    pub older_than: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupAction {
+    /// Set a group's parallel limit.
+    Set {
+        name: String,
+        #[arg(long)]
+        parallel: u32,
+    },
+    /// The groups with their limits and counts.
+    List,
+}
+
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobsCommand {
+    /// Start a command in the background and return at once. After `--`, one
+    /// word is a shell command line; several words are an argv, each word
+    /// passed literally.
+    Spawn(SpawnArgs),
+    /// The jobs, oldest first.
+    List(ListArgs),
+    /// One job.
+    Status { id: i64 },
+    /// Wait for jobs to end; exits 1 if one did not end Done.
+    Wait(WaitArgs),
+    /// A job's output.
+    Logs(LogsArgs),
+    /// Signal a job's whole process group (TERM, then KILL after --grace).
+    Kill(KillArgs),
+    /// Remove a finished job and its output.
+    Rm {
+        id: i64,
+        /// Kill it first if it is still active.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Remove finished jobs.
+    Prune(PruneArgs),
+    /// Groups and their parallel limits.
+    Group {
+        #[command(subcommand)]
+        action: GroupAction,
+    },
+}
+
+/// The request: one subcommand.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+pub struct JobsRequest {
+    #[command(subcommand)]
+    pub command: JobsCommand,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_spawn_is_what_a_request_leaves_out() {
+        let parsed: SpawnArgs = serde_json::from_str("{}").unwrap();
+        let default = SpawnArgs::default();
+        assert_eq!((parsed.group.as_str(), parsed.max_output), (DEFAULT_GROUP, DEFAULT_MAX_OUTPUT));
+        assert_eq!((default.group, default.max_output), (parsed.group, parsed.max_output));
+    }
+}

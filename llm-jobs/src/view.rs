@@ -1,0 +1,302 @@
+//! What the subcommands return, and its compact text form.
+
+use std::io::{self, Write};
+
+use aide_core::tool::Render;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::process;
+use crate::request::Stream;
+use crate::store::JobRow;
+
+/// A job's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
+pub enum Status {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Killed,
+    TimedOut,
+    Lost,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Queued => "Queued",
+            Status::Running => "Running",
+            Status::Done => "Done",
+            Status::Failed => "Failed",
+            Status::Killed => "Killed",
+            Status::TimedOut => "TimedOut",
+            Status::Lost => "Lost",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Status> {
+        [Status::Queued, Status::Running, Status::Done, Status::Failed, Status::Killed, Status::TimedOut, Status::Lost]
+            .into_iter()
+            .find(|st| st.as_str().eq_ignore_ascii_case(s))
+    }
+
+    pub fn is_active(self) -> bool {
+        matches!(self, Status::Queued | Status::Running)
+    }
+}
+
+/// A job as `list` and `status` show it: flat fields.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct JobView {
+    pub id: i64,
+    /// The command's pid, which leads its process group.
+    pub pid: Option<u32>,
+    /// The pid of the job's supervisor.
+    pub supervisor_pid: Option<u32>,
+    pub command: String,
+    pub name: Option<String>,
+    pub status: Status,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    /// Why a job failed, was lost, or is still queued.
+    pub reason: Option<String>,
+    pub group: String,
+    pub session: Option<String>,
+    pub after: Vec<i64>,
+    pub cwd: String,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    pub duration_seconds: Option<f64>,
+    pub stdout_bytes: i64,
+    pub stderr_bytes: i64,
+    /// Output over the cap, counted but not kept.
+    pub dropped_bytes: i64,
+    /// For a Lost job: whether processes of its command's group still run
+    /// (`llm-jobs kill` stops them); null for other jobs.
+    pub processes_alive: Option<bool>,
+}
+
+pub(crate) fn time(ms: i64) -> String {
+    aide_core::log::rfc3339_ms(ms)
+}
+
+impl From<&JobRow> for JobView {
+    fn from(j: &JobRow) -> Self {
+        let end = j.finished_ms.unwrap_or_else(aide_core::log::now_ms);
+        JobView {
+            id: j.id,
+            pid: j.pid,
+            supervisor_pid: j.supervisor_pid,
+            command: j.command.clone(),
+            name: j.name.clone(),
+            status: j.status,
+            exit_code: j.exit_code,
+            signal: j.signal,
+            reason: j.reason.clone(),
+            group: j.group.clone(),
+            session: j.session.clone(),
+            after: j.after.clone(),
+            cwd: j.cwd.clone(),
+            created_at: time(j.created_ms),
+            started_at: j.started_ms.map(time),
+            finished_at: j.finished_ms.map(time),
+            duration_seconds: j.started_ms.map(|s| ((end - s).max(0) as f64 / 1000.0 * 1000.0).round() / 1000.0),
+            stdout_bytes: j.stdout_bytes,
+            stderr_bytes: j.stderr_bytes,
+            dropped_bytes: j.dropped_bytes,
+            processes_alive: (j.status == Status::Lost).then(|| lost_processes_alive(j)),
+        }
+    }
+}
+
+/// Whether a Lost job's command group still has processes of its own.
+pub(crate) fn lost_processes_alive(j: &JobRow) -> bool {
+    matches!((j.pid, j.pid_start), (Some(pid), Some(start)) if process::job_group_alive(pid, start))
+}
+
+/// What `spawn` returns.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SpawnOutput {
+    pub job_id: i64,
+    pub pid: Option<u32>,
+    pub command: String,
+    pub status: Status,
+    pub started_at: Option<String>,
+    pub name: Option<String>,
+    pub group: String,
+    pub reason: Option<String>,
+}
+
+/// One job as `wait` reports it (the seed's `wait_for_job`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct WaitedJob {
+    pub job_id: i64,
+    pub status: Status,
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub reason: Option<String>,
+    pub duration_seconds: Option<f64>,
+    /// The last lines of stdout.
+    pub stdout: String,
+    /// The last lines of stderr.
+    pub stderr: String,
+    /// Secrets replaced by [REDACTED] in stdout and stderr.
+    pub redactions: usize,
+}
+
+/// A piece of a job's output.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LogsOutput {
+    pub job_id: i64,
+    pub stream: Stream,
+    pub content: String,
+    /// Byte offset of `content` in the stream's file.
+    pub start_offset: u64,
+    /// Pass as --since-offset to read only what comes next.
+    pub next_offset: u64,
+    /// Some bytes were not valid UTF-8 and are shown lossily.
+    pub lossy: bool,
+    /// Secrets replaced by [REDACTED] in `content` (offsets stay those of
+    /// the stored output).
+    pub redactions: usize,
+    pub status: Status,
+    /// With --follow in text mode, the content was printed as it arrived.
+    #[serde(skip)]
+    pub streamed: bool,
+}
+
+/// A group and its load.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct GroupView {
+    pub name: String,
+    pub parallel: Option<i64>,
+    pub running: usize,
+    pub queued: usize,
+}
+
+/// The output of a subcommand.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum JobsOutput {
+    Spawned(SpawnOutput),
+    Jobs {
+        jobs: Vec<JobView>,
+        active_count: usize,
+        total_count: usize,
+    },
+    Job {
+        job: JobView,
+    },
+    Waited {
+        jobs: Vec<WaitedJob>,
+        timed_out: bool,
+    },
+    Logs(LogsOutput),
+    Killed {
+        job_id: i64,
+        status: Status,
+        signal: Option<i32>,
+        already_finished: bool,
+        /// A Lost job whose processes still ran: they were signalled (after
+        /// checking by start time that the group is still the job's).
+        #[serde(default)]
+        lost_processes_signalled: bool,
+    },
+    Removed {
+        removed: Vec<i64>,
+    },
+    Groups {
+        groups: Vec<GroupView>,
+    },
+}
+
+impl Render for JobsOutput {
+    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+        match self {
+            JobsOutput::Spawned(s) => {
+                let pid = s.pid.map(|p| format!(" pid {p}")).unwrap_or_default();
+                let why = s.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
+                writeln!(w, "job {} {}{pid}{why}: {}", s.job_id, s.status.as_str(), s.command)?;
+            }
+            JobsOutput::Jobs { jobs, active_count, total_count } => {
+                for j in jobs {
+                    write_job_line(w, j)?;
+                }
+                writeln!(w, "{active_count} active, {total_count} in all")?;
+            }
+            JobsOutput::Job { job } => {
+                write_job_line(w, job)?;
+                if let Some(r) = &job.reason {
+                    writeln!(w, "  reason: {r}")?;
+                }
+            }
+            JobsOutput::Waited { jobs, timed_out } => {
+                for j in jobs {
+                    let code = j.exit_code.map(|c| format!(" exit {c}")).unwrap_or_default();
+                    let sig = j.signal.map(|s| format!(" signal {s}")).unwrap_or_default();
+                    writeln!(w, "job {} {}{code}{sig}", j.job_id, j.status.as_str())?;
+                    for (label, text) in [("stdout", &j.stdout), ("stderr", &j.stderr)] {
+                        if !text.is_empty() {
+                            writeln!(w, "--- {label} (tail) ---")?;
+                            w.write_all(text.as_bytes())?;
+                            if !text.ends_with('\n') {
+                                writeln!(w)?;
+                            }
+                        }
+                    }
+                }
+                if *timed_out {
+                    writeln!(w, "[wait timed out; the jobs keep running]")?;
+                }
+            }
+            JobsOutput::Logs(l) => {
+                if !l.streamed {
+                    w.write_all(l.content.as_bytes())?;
+                }
+            }
+            JobsOutput::Killed { job_id, status, already_finished, lost_processes_signalled, .. } => {
+                let note = match (already_finished, lost_processes_signalled) {
+                    (_, true) => " (its supervisor was gone; its processes were stopped)",
+                    (true, false) => " (it had already ended)",
+                    _ => "",
+                };
+                writeln!(w, "job {job_id} {}{note}", status.as_str())?;
+            }
+            JobsOutput::Removed { removed } => {
+                let ids: Vec<String> = removed.iter().map(i64::to_string).collect();
+                writeln!(w, "removed {} job(s): {}", removed.len(), ids.join(" "))?;
+            }
+            JobsOutput::Groups { groups } => {
+                for g in groups {
+                    let limit = g.parallel.map_or("unlimited".to_string(), |p| p.to_string());
+                    writeln!(w, "{} parallel={limit} running={} queued={}", g.name, g.running, g.queued)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn found(&self) -> bool {
+        match self {
+            JobsOutput::Waited { jobs, timed_out } => !timed_out && jobs.iter().all(|j| j.status == Status::Done),
+            _ => true,
+        }
+    }
+
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            JobsOutput::Jobs { .. } | JobsOutput::Waited { .. } => Some(("jobs", "job")),
+            JobsOutput::Groups { .. } => Some(("groups", "group")),
+            _ => None,
+        }
+    }
+}
+
+fn write_job_line(w: &mut dyn Write, j: &JobView) -> io::Result<()> {
+    let code = j.exit_code.map(|c| format!(" exit={c}")).unwrap_or_default();
+    let dur = j.duration_seconds.map(|d| format!(" {d:.1}s")).unwrap_or_default();
+    let name = j.name.as_deref().map(|n| format!(" [{n}]")).unwrap_or_default();
+    writeln!(w, "{:>4} {:<8}{code}{dur}{name} {}", j.id, j.status.as_str(), j.command)
+}

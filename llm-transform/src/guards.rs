@@ -1,0 +1,153 @@
+//! The guards a transform passes before it writes (syntax, python3's
+//! `compile()`), and what it runs after (rustfmt, `cargo check`).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use aide_core::envelope::Diagnostic;
+use aide_core::{Lang, LineIndex, Root};
+use llm_ast_search::validate::{SyntaxIssue, syntax_issues};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::plan::FileState;
+
+/// `cargo check`'s verdict after the write.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CargoCheck {
+    pub ok: bool,
+    pub directory: String,
+    /// `path:line:col: error: message` lines.
+    pub errors: Vec<String>,
+    pub warnings: usize,
+}
+
+/// Python's own verdict on a file, as a second opinion beside tree-sitter
+/// (which tolerates some indentation errors): the line and message of the
+/// `SyntaxError` `compile()` raises, or None when it compiles or python3 is
+/// not on PATH.
+pub(crate) fn python_compile_error(bytes: &[u8]) -> Option<(usize, String)> {
+    const CHECK: &str = "import sys\ntry:\n    compile(sys.stdin.buffer.read(), 'file', 'exec', dont_inherit=True)\nexcept SyntaxError as e:\n    print(e.lineno or 0)\n    print(e.msg)\n    sys.exit(3)\n";
+    let mut python = std::process::Command::new("python3");
+    python.args(["-I", "-c", CHECK]);
+    let out = aide_core::process::output_for_input(python, bytes).ok()?;
+    if out.status.code() != Some(3) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let line = lines.next()?.trim().parse().ok()?;
+    Some((line, lines.next().unwrap_or("syntax error").to_string()))
+}
+
+/// The issues of `after` that `before` did not have (compared by kind,
+/// message and the text of their line).
+pub(crate) fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec<SyntaxIssue> {
+    let issues = |bytes: &[u8]| -> Vec<(SyntaxIssue, String)> {
+        let Some(tree) = llm_ast_search::language::parse(lang, bytes) else { return Vec::new() };
+        let index = LineIndex::new(bytes);
+        syntax_issues(lang, &tree, bytes, &index)
+            .into_iter()
+            .map(|i| {
+                let line = index.line_text(bytes, i.span.line, llm_ast_search::refs::LINE_TEXT_CHARS);
+                (i, line)
+            })
+            .collect()
+    };
+    let mut old: Vec<(String, String)> =
+        before.map(|b| issues(b).into_iter().map(|(i, l)| (i.message, l)).collect()).unwrap_or_default();
+    let mut fresh = Vec::new();
+    for (issue, line) in issues(after) {
+        match old.iter().position(|(m, l)| *m == issue.message && *l == line) {
+            Some(p) => {
+                old.remove(p);
+            }
+            None => fresh.push(issue),
+        }
+    }
+    fresh
+}
+
+/// The folders holding a Cargo.toml, from `file`'s own upwards.
+fn manifest_dirs(file: &Path) -> impl Iterator<Item = &Path> {
+    file.ancestors().skip(1).filter(|d| d.join("Cargo.toml").is_file())
+}
+
+/// The edition of the crate `file` belongs to, for rustfmt.
+fn rust_edition(file: &Path) -> String {
+    for dir in manifest_dirs(file) {
+        let toml = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+        for edition in ["2024", "2021", "2018", "2015"] {
+            if toml.contains(&format!("edition = \"{edition}\"")) {
+                return edition.into();
+            }
+        }
+        // A workspace member takes the workspace's edition, further up.
+        if !toml.contains("edition.workspace = true") {
+            return "2015".into();
+        }
+    }
+    "2021".into()
+}
+
+/// Formats Rust source with rustfmt; None (with a diagnostic) if it cannot.
+pub(crate) fn rustfmt(file: &FileState, bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
+    let child = Command::new("rustfmt")
+        .args(["--emit", "stdout", "--quiet", "--edition", &rust_edition(&file.abs)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            diagnostics.push(
+                Diagnostic::new(aide_core::envelope::diag::RUSTFMT_FAILED, format!("rustfmt not run: {e}"))
+                    .with_path(&file.rel),
+            );
+            return None;
+        }
+    };
+    let mut stdin = child.stdin.take()?;
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    if out.status.success() {
+        Some(out.stdout)
+    } else {
+        let msg = String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").to_string();
+        diagnostics.push(
+            Diagnostic::new(
+                aide_core::envelope::diag::RUSTFMT_FAILED,
+                format!("rustfmt failed, file left unformatted: {msg}"),
+            )
+            .with_path(&file.rel),
+        );
+        None
+    }
+}
+
+/// Runs `cargo check` in the crate of `file` and summarises it.
+pub(crate) fn cargo_check(file: &Path, root: &Root) -> CargoCheck {
+    let dir = manifest_dirs(file).next().unwrap_or(root.path()).to_path_buf();
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["check", "--quiet", "--message-format", "short"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output();
+    let shown = root.relative(&dir).unwrap_or_else(|| dir.display().to_string());
+    match out {
+        Ok(o) => {
+            let text = String::from_utf8_lossy(&o.stderr);
+            CargoCheck {
+                ok: o.status.success(),
+                directory: shown,
+                errors: text.lines().filter(|l| l.contains("error")).map(str::to_string).take(50).collect(),
+                warnings: text.lines().filter(|l| l.contains(": warning")).count(),
+            }
+        }
+        Err(e) => CargoCheck { ok: false, directory: shown, errors: vec![format!("cargo not run: {e}")], warnings: 0 },
+    }
+}
