@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod ast;
+mod cancel;
 mod contract;
 mod discover;
 mod jobs;
