@@ -123,11 +123,15 @@ pub struct Stats {
 }
 
 /// The envelope of a successful run, generic over the tool's result.
-#[derive(Debug, Serialize)]
+// Its schema (within `Document`) is the output schema `--schema` prints:
+// derived from the type serialised, it cannot drift from the output.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Envelope<'a, T: Serialize> {
     pub tool: &'a str,
     pub version: &'a str,
+    /// UUIDv7 of this run; `aide log show ID` retrieves it.
     pub execution_id: &'a str,
+    #[schemars(extend("const" = true))]
     pub ok: bool,
     #[serde(flatten)]
     pub result: &'a T,
@@ -136,15 +140,24 @@ pub struct Envelope<'a, T: Serialize> {
 }
 
 /// The envelope of a failed run.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct ErrorEnvelope<'a> {
     pub tool: &'a str,
     pub version: &'a str,
     pub execution_id: &'a str,
+    #[schemars(extend("const" = false))]
     pub ok: bool,
     pub error: ErrorBody,
     pub diagnostics: &'a [Diagnostic],
     pub stats: &'a Stats,
+}
+
+/// Every JSON document a tool prints (`--json`): a result or an error.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Document<'a, T: Serialize> {
+    Success(Envelope<'a, T>),
+    Failure(ErrorEnvelope<'a>),
 }
 
 impl<'a> ErrorEnvelope<'a> {

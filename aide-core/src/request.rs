@@ -211,13 +211,17 @@ pub fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The document `--schema` prints: the request's and the output's schemas.
-pub fn schema_document<Req: JsonSchema, Out: JsonSchema>(tool: &str, version: &str) -> Value {
+/// The document `--schema` prints: the request's schema, and the output's:
+/// the whole document a run prints, its result in the envelope or an error.
+pub fn schema_document<Req: JsonSchema, Out: JsonSchema + serde::Serialize + 'static>(
+    tool: &str,
+    version: &str,
+) -> Value {
     serde_json::json!({
         "tool": tool,
         "version": version,
         "request": schemars::schema_for!(Req),
-        "output": schemars::schema_for!(Out),
+        "output": schemars::schema_for!(crate::envelope::Document<'static, Out>),
     })
 }
 

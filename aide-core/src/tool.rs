@@ -45,7 +45,7 @@ pub trait Tool {
     /// the log stores redacted even when the run printed them (`--no-redact`).
     const REDACT_LOGGED_RESULT: bool = false;
     type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema;
-    type Output: Serialize + JsonSchema + Render;
+    type Output: Serialize + JsonSchema + Render + 'static;
 
     fn run(request: Self::Request, ctx: &Context) -> Result<Outcome<Self::Output>, AideError>;
 

@@ -113,7 +113,7 @@ pub struct Content {
     pub truncated: bool,
     /// Pass as --offset to continue after this range, when lines remain.
     pub next_offset: Option<usize>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub lossy: bool,
 }
 

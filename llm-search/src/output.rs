@@ -28,10 +28,10 @@ pub struct Match {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub captures: Option<Vec<Capture>>,
     /// Some text of this match was not valid UTF-8 and is shown lossily.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub lossy: bool,
     /// A shown line was cut at --max-line-len.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub line_truncated: bool,
 }
 

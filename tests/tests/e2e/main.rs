@@ -12,6 +12,7 @@ mod log;
 mod read;
 mod readme;
 mod safety;
+mod schemas;
 mod search;
 mod search_differential;
 pub(crate) mod shell;
