@@ -78,7 +78,7 @@ fn tree() -> TestDir {
     let mut notes = format!("a needle\n{}needle\nbad ", "x".repeat(600)).into_bytes();
     notes.extend_from_slice(b"\xff byte needle\n");
     t.write("notes.txt", notes);
-    t.write("bin.dat", b"needle\0binary".to_vec());
+    t.write("bin.dat", b"needle\0binary");
     t
 }
 
