@@ -25,7 +25,10 @@
 //! * [`process`] — process groups: signals and waiting with a timeout.
 //! * [`redact`] — secrets in command output replaced by `[REDACTED]`.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
-//!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores.
+//!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores;
+//!   [`home`] — where the state lives; [`time`] — epoch milliseconds, RFC 3339.
+//! * [`tool`] — the one shape of a tool: `run(request, &Context) -> Outcome`.
+//! * [`suggest`] — did-you-mean for misspelt names.
 //!
 //! The wire format is documented in `docs/CONTRACT.md`.
 
@@ -35,6 +38,7 @@ pub mod command;
 pub mod envelope;
 pub mod error;
 pub mod fsutil;
+pub mod home;
 pub mod ids;
 pub mod lang;
 pub mod log;
@@ -45,7 +49,9 @@ pub mod request;
 pub mod root;
 pub mod span;
 pub mod store;
+pub mod suggest;
 pub mod text;
+pub mod time;
 pub mod tool;
 pub mod walk;
 

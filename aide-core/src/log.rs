@@ -28,6 +28,8 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AideError, code};
+use crate::home::aide_home;
+use crate::time::{millis, rfc3339};
 
 const SCHEMA_VERSION: i64 = 1;
 const SCHEMA: &str = "
@@ -57,39 +59,6 @@ const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
 const DEFAULT_MAX_RUNS: u64 = 10_000;
 const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
 const DEFAULT_MAX_BYTES: i64 = 256 << 20;
-
-/// The directory where aide keeps its state: `$AIDE_HOME`, else
-/// `$XDG_STATE_HOME/aide`, else `~/.local/state/aide`.
-///
-/// The first call in a process creates it readable by its owner only (0700)
-/// and takes group and other access away from an existing one: it holds
-/// command output, session variables and pre-images of edited files.
-pub fn aide_home() -> PathBuf {
-    let home = if let Some(h) = std::env::var_os("AIDE_HOME").filter(|v| !v.is_empty()) {
-        PathBuf::from(h)
-    } else if let Some(x) = std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
-        PathBuf::from(x).join("aide")
-    } else {
-        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
-        home.join(".local/state/aide")
-    };
-    static MADE_PRIVATE: std::sync::OnceLock<()> = std::sync::OnceLock::new();
-    MADE_PRIVATE.get_or_init(|| make_private(&home));
-    home
-}
-
-/// Creates `home` with mode 0700, or narrows an existing one to it.
-fn make_private(home: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    if crate::fsutil::private_dir(home).is_err() {
-        return; // reported by whoever then fails to write there
-    }
-    if let Ok(meta) = std::fs::metadata(home)
-        && meta.permissions().mode() & 0o077 != 0
-    {
-        let _ = std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o700));
-    }
-}
 
 /// Whether logging is switched off by the environment (`AIDE_LOG=off|0|false|no`).
 pub fn disabled_by_env() -> bool {
@@ -388,50 +357,6 @@ fn env_parse<T: std::str::FromStr>(name: &str) -> Option<T> {
     std::env::var(name).ok()?.trim().parse().ok()
 }
 
-/// Milliseconds since the Unix epoch, now.
-pub fn now_ms() -> i64 {
-    millis(SystemTime::now())
-}
-
-/// Milliseconds since the Unix epoch of `t` (negative before it).
-pub fn millis(t: SystemTime) -> i64 {
-    match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
-        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
-    }
-}
-
-/// UTC RFC 3339 with millisecond precision, e.g. `2026-01-20T18:30:00.123Z`.
-pub fn rfc3339(t: SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
-}
-
-/// [`rfc3339`] of a time in milliseconds since the Unix epoch.
-pub fn rfc3339_ms(ms: i64) -> String {
-    rfc3339(UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0)))
-}
-
-/// Parses a point in time: RFC 3339 (`2026-01-20T18:30:00Z`) or a duration
-/// ago (`2h`, `7d`, `30min`).
-pub fn parse_since(s: &str) -> Result<SystemTime, AideError> {
-    if let Ok(t) = humantime::parse_rfc3339_weak(s) {
-        return Ok(t);
-    }
-    let d = humantime::parse_duration(s).map_err(|_| {
-        AideError::new(code::INVALID_ARGUMENTS, format!("`{s}` is neither a time nor a duration"))
-            .with_hint("use RFC 3339 like 2026-01-20T18:30:00Z, or a duration ago like 2h or 7d")
-    })?;
-    Ok(SystemTime::now().checked_sub(d).unwrap_or(UNIX_EPOCH))
-}
-
-/// Parses a duration such as `7d`, `12h`, `30min`.
-pub fn parse_duration(s: &str) -> Result<Duration, AideError> {
-    humantime::parse_duration(s).map_err(|e| {
-        AideError::new(code::INVALID_ARGUMENTS, format!("`{s}` is not a duration: {e}"))
-            .with_hint("use a duration like 30s, 10min, 12h or 7d")
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,13 +438,5 @@ mod tests {
             .map(|r| r.execution_id)
             .collect();
         assert_eq!(kept, ["id-3", "id-2"]);
-    }
-
-    #[test]
-    fn parses_times() {
-        assert!(parse_since("2h").is_ok());
-        assert!(parse_since("2026-01-20T18:30:00Z").is_ok());
-        assert_eq!(parse_since("yesterday-ish").unwrap_err().code, code::INVALID_ARGUMENTS);
-        assert_eq!(parse_duration("7d").unwrap(), Duration::from_secs(7 * 86400));
     }
 }

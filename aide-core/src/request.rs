@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{AideError, code};
+use crate::suggest::closest;
 
 /// The largest request document taken (64 MiB): more is refused before it
 /// is parsed, so a runaway request cannot exhaust memory.
@@ -129,34 +130,6 @@ fn collect_properties(root: &Value, node: &Value, out: &mut BTreeSet<String>, de
     {
         collect_properties(root, target, out, depth + 1);
     }
-}
-
-/// The candidate closest to `word` by edit distance, if any is close enough
-/// to be a plausible typo.
-pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let max = (word.chars().count() / 3).max(2);
-    candidates
-        .into_iter()
-        .map(|c| (levenshtein(&word.to_lowercase(), &c.to_lowercase()), c))
-        .filter(|(d, _)| *d <= max)
-        .min()
-        .map(|(_, c)| c)
-}
-
-/// Edit distance (insertions, deletions, substitutions) between two strings.
-pub fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }
 
 /// Deserialises a string or a list of strings into a list, so a request may
@@ -278,13 +251,5 @@ mod tests {
         for bad in ["=1", "NOEQ", "1A=x", "a.b=c"] {
             assert_eq!(parse_env_pairs(&[bad.into()]).unwrap_err().code, code::INVALID_ARGUMENTS, "{bad}");
         }
-    }
-
-    #[test]
-    fn edit_distance() {
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
-        assert_eq!(levenshtein("", "abc"), 3);
-        assert_eq!(closest("findDefinitons", ["findDefinitions", "search", "lines"]), Some("findDefinitions"));
-        assert_eq!(closest("zzz", ["findDefinitions"]), None);
     }
 }

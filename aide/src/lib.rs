@@ -195,7 +195,7 @@ fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
     let mut log = ExecutionLog::open_default()?;
     match action {
         LogAction::List { tool, limit, since } => {
-            let since = since.as_deref().map(aide_core::log::parse_since).transpose()?;
+            let since = since.as_deref().map(aide_core::time::parse_since).transpose()?;
             let runs = log.list(&ListFilter { tool, limit, since })?;
             Ok(AideOutput::Runs { runs })
         }
@@ -217,7 +217,7 @@ fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
             Ok(AideOutput::Show { run: Box::new(stored.summary), result_json })
         }
         LogAction::Prune { older_than, keep } => {
-            let older_than = older_than.as_deref().map(aide_core::log::parse_duration).transpose()?;
+            let older_than = older_than.as_deref().map(aide_core::time::parse_duration).transpose()?;
             Ok(AideOutput::Prune(log.prune(older_than, keep)?))
         }
     }

@@ -474,7 +474,7 @@ fn function(program: &str, name: &str, pos: Pos) -> Result<&'static Function, Ai
     FUNCTIONS.iter().find(|f| f.name == name).ok_or_else(|| {
         let names: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();
         let err = error(program, pos, format!("unknown function `{name}`"));
-        match aide_core::request::closest(name, names.iter().copied()) {
+        match aide_core::suggest::closest(name, names.iter().copied()) {
             Some(c) => err.with_hint(format!("did you mean `{c}`? Functions: {}", names.join(", "))),
             None => err.with_hint(format!("functions: {}", names.join(", "))),
         }

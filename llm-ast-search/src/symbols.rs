@@ -136,7 +136,7 @@ impl FromStr for SymbolKind {
                 None => {
                     let names: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.name()).collect();
                     let mut err = AideError::new(code::INVALID_ARGUMENTS, format!("unknown symbol kind `{s}`"));
-                    err = match aide_core::request::closest(s, names.iter().copied()) {
+                    err = match aide_core::suggest::closest(s, names.iter().copied()) {
                         Some(c) => err.with_hint(format!("did you mean `{c}`? Kinds: {}", names.join(", "))),
                         None => err.with_hint(format!("kinds: {}", names.join(", "))),
                     };

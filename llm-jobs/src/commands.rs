@@ -21,7 +21,7 @@ pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
     let alive = match (job.supervisor_pid, job.supervisor_start) {
         (Some(pid), Some(start)) => process::is_alive(pid, start),
         // Not registered yet: give the launcher time before calling it lost.
-        _ => aide_core::log::now_ms() - job.created_ms < 10_000,
+        _ => aide_core::time::now_ms() - job.created_ms < 10_000,
     };
     if alive {
         return Ok(job);
@@ -434,9 +434,9 @@ fn remove(id: i64, force: bool) -> Result<JobsOutput, AideError> {
 }
 
 fn prune(args: &PruneArgs) -> Result<JobsOutput, AideError> {
-    let older = args.older_than.as_deref().map(aide_core::log::parse_duration).transpose()?;
+    let older = args.older_than.as_deref().map(aide_core::time::parse_duration).transpose()?;
     let cutoff =
-        older.map_or(i64::MAX, |d| aide_core::log::now_ms() - i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        older.map_or(i64::MAX, |d| aide_core::time::now_ms() - i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let mut store = JobStore::open()?;
     let mut removed = Vec::new();
     for j in store.all()? {

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use aide_core::log::now_ms;
 use aide_core::store::with_retry;
+use aide_core::time::now_ms;
 use aide_core::{AideError, code};
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
@@ -99,7 +99,7 @@ pub struct Ending {
 
 /// The folder holding jobs: `$AIDE_HOME/jobs`.
 pub fn jobs_dir() -> PathBuf {
-    aide_core::log::aide_home().join("jobs")
+    aide_core::home::aide_home().join("jobs")
 }
 
 fn db_err(e: impl std::fmt::Display) -> AideError {

@@ -79,12 +79,12 @@ pub struct JobView {
 }
 
 pub(crate) fn time(ms: i64) -> String {
-    aide_core::log::rfc3339_ms(ms)
+    aide_core::time::rfc3339_ms(ms)
 }
 
 impl From<&JobRow> for JobView {
     fn from(j: &JobRow) -> Self {
-        let end = j.finished_ms.unwrap_or_else(aide_core::log::now_ms);
+        let end = j.finished_ms.unwrap_or_else(aide_core::time::now_ms);
         JobView {
             id: j.id,
             pid: j.pid,

@@ -387,7 +387,7 @@ fn session_state(s: &session::Session) -> Result<SessionState, AideError> {
         environment: s.environment(),
         active_jobs: llm_jobs::session_jobs(&s.meta.session_id)?,
         last_exit_code: s.meta.last_exit_code,
-        uptime_seconds: ((aide_core::log::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
+        uptime_seconds: ((aide_core::time::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
         exec_count: s.meta.exec_count,
     })
 }
@@ -498,7 +498,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
                 session_id: session.meta.session_id.clone(),
                 // The history keeps the command redacted (`export TOKEN=…`).
                 command: aide_core::redact::redact(&command).0,
-                at: aide_core::log::rfc3339(std::time::SystemTime::now()),
+                at: aide_core::time::rfc3339(std::time::SystemTime::now()),
                 exit_code: out.exit_code,
                 timed_out: out.timed_out,
                 parse_us: p.parse_us,

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use aide_core::fsutil::{private_permissions, replace, write_atomic_with};
-use aide_core::log::now_ms;
 use aide_core::request::is_identifier;
+use aide_core::time::now_ms;
 use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -33,7 +33,7 @@ const SHELL_OWNED: &[&str] =
     &["BASHOPTS", "SHELLOPTS", "PWD", "OLDPWD", "SHLVL", "_", "EUID", "UID", "PPID", "BASHPID"];
 
 pub fn sessions_dir() -> PathBuf {
-    aide_core::log::aide_home().join("shell/sessions")
+    aide_core::home::aide_home().join("shell/sessions")
 }
 
 fn io_err(what: &str, e: &std::io::Error) -> AideError {

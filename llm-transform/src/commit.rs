@@ -58,7 +58,7 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
     paths.sort();
     paths.dedup();
     // `$AIDE_HOME/transform/locks/`
-    let dir = aide_core::log::aide_home().join("transform/locks");
+    let dir = aide_core::home::aide_home().join("transform/locks");
     aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
     let mut files = Vec::new();
     for p in paths {

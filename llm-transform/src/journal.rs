@@ -54,7 +54,7 @@ struct JournalRecord {
 }
 
 fn journal_dir() -> PathBuf {
-    aide_core::log::aide_home().join("transform/journal")
+    aide_core::home::aide_home().join("transform/journal")
 }
 
 /// A commit's journal, locked while the commit runs.

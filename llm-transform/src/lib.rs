@@ -441,7 +441,7 @@ pub fn transform(
         // commit goes to its end.
         ctx.check_cancel()?;
         diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed)?);
-        undo::prune_undo(aide_core::log::now_ms());
+        undo::prune_undo(aide_core::time::now_ms());
     }
     let check = if wrote && (request.cargo_check || changed.iter().any(|f| f.cargo_check)) {
         changed.iter().find(|f| f.abs.extension().is_some_and(|e| e == "rs")).map(|f| guards::cargo_check(&f.abs, root))

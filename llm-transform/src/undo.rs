@@ -115,7 +115,7 @@ impl RestoreAction {
 }
 
 pub fn undo_dir() -> PathBuf {
-    aide_core::log::aide_home().join("transform/undo")
+    aide_core::home::aide_home().join("transform/undo")
 }
 
 const PRE_IMAGES: &str = "pre-images.bin";
@@ -178,7 +178,7 @@ pub fn store_pre_images(
     let manifest = UndoManifest {
         execution_id: execution_id.into(),
         root: Some(root.path().to_path_buf()),
-        created_ms: aide_core::log::now_ms(),
+        created_ms: aide_core::time::now_ms(),
         files,
         undone_by: None,
     };
@@ -368,7 +368,7 @@ mod tests {
     fn uuid_v7_ids_carry_their_time() {
         let id = aide_core::ids::new_execution_id();
         let ms = uuid_v7_ms(&id).unwrap();
-        assert!((aide_core::log::now_ms() - ms).abs() < 60_000, "{id} → {ms}");
+        assert!((aide_core::time::now_ms() - ms).abs() < 60_000, "{id} → {ms}");
         assert_eq!(uuid_v7_ms("not-an-id"), None);
     }
 }
