@@ -99,10 +99,14 @@ fn schema_describes_request_and_output() {
     for field in ["pattern", "root", "glob", "hidden", "limit", "offset", "mode"] {
         assert!(req_props.contains_key(field), "request schema lacks {field}");
     }
-    let out_props = doc["output"]["properties"].as_object().unwrap();
-    for field in ["matches", "total_matches", "truncated", "next_offset"] {
+    // The output is the whole document: the envelope with the result, or with the error.
+    let defs = &doc["output"]["$defs"];
+    let out_props = defs["Envelope"]["properties"].as_object().unwrap();
+    for field in ["tool", "execution_id", "ok", "matches", "total_matches", "truncated", "next_offset", "diagnostics"] {
         assert!(out_props.contains_key(field), "output schema lacks {field}");
     }
+    let err_props = defs["ErrorEnvelope"]["properties"].as_object().unwrap();
+    assert!(err_props.contains_key("error") && !err_props.contains_key("matches"));
 }
 
 #[test]

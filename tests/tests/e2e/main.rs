@@ -16,4 +16,5 @@ mod schemas;
 mod search;
 mod search_differential;
 pub(crate) mod shell;
+mod snapshots;
 mod transform;
