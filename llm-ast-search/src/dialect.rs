@@ -548,10 +548,9 @@ fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<DialectValu
     };
     let str_arg = |i: usize| values.get(i).and_then(DialectValue::as_str);
     let int_arg = |i: usize| values.get(i).and_then(DialectValue::as_int).unwrap_or(0);
+    // `check` has refused calls with too few arguments before anything ran.
     let Some(first) = values.first() else {
-        return Err(function(program, name, pos)
-            .err()
-            .unwrap_or_else(|| AideError::internal("a call without arguments")));
+        return Err(AideError::internal(format!("`{name}` reached evaluation without arguments")));
     };
     match name {
         "findDefinitions" | "findDefinition" => {
