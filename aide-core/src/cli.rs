@@ -144,7 +144,7 @@ impl<'a> Run<'a> {
 
     fn stats(&self) -> Stats {
         let ms = self.clock.elapsed().as_secs_f64() * 1000.0;
-        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0, extra: Default::default() }
+        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0 }
     }
 
     /// Prints a failure in the run's format and logs it; returns the exit status.

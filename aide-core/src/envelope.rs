@@ -113,13 +113,11 @@ impl Format {
     }
 }
 
-/// Run statistics. `elapsed_ms` is always present; tools add their own.
+/// Run statistics.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Stats {
     /// Wall time of the run in milliseconds.
     pub elapsed_ms: f64,
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 /// The envelope of a successful run, generic over the tool's result.
@@ -237,7 +235,7 @@ mod tests {
 
     #[test]
     fn envelope_field_order_is_fixed() {
-        let stats = Stats { elapsed_ms: 1.5, extra: Default::default() };
+        let stats = Stats { elapsed_ms: 1.5 };
         let r = R { matches: vec![1], truncated: false };
         let env = Envelope {
             tool: "t",

@@ -9,9 +9,9 @@
 //!   pipe is success.
 //! * [`error`] — [`AideError`] with stable snake_case codes, each tied to one
 //!   exit status: 0 success, 1 nothing found, 2 invalid input, 3 conflict or
-//!   failed precondition, 4 runtime failure.
+//!   failed precondition, 4 runtime failure, 130 cancelled.
 //! * [`command`] — what a tool runs: a shell line or a literal argv, quoted for bash.
-//! * [`cli`] — the harness: a [`cli::Tool`] gets flags or a JSON `--request`,
+//! * [`cli`] — the harness: a [`tool::Tool`] gets flags or a JSON `--request`,
 //!   `--schema`, panics turned into errors, and the execution log, for free.
 //! * [`span`] — byte offsets ⇄ 1-based line and Unicode-scalar column, exact for
 //!   UTF-8, CRLF, missing final newlines and invalid UTF-8.

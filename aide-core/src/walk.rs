@@ -109,18 +109,14 @@ impl<'a> Walker<'a> {
     /// Stops at the caller's cancellation flag (the walk then ends with a
     /// `cancelled` error) and reports each file visited to its progress sink.
     pub fn watched(self, ctx: &Context) -> Self {
-        self.cancelled_by(&ctx.cancel).reporting_to(&ctx.progress)
+        let mut walker = self.cancelled_by(&ctx.cancel);
+        walker.progress = ctx.progress.clone();
+        walker
     }
 
     /// Stops at `cancel` (the walk then ends with a `cancelled` error).
     pub fn cancelled_by(mut self, cancel: &Cancel) -> Self {
         self.cancel = cancel.clone();
-        self
-    }
-
-    /// Reports each file visited to `progress`.
-    pub fn reporting_to(mut self, progress: &ProgressSink) -> Self {
-        self.progress = progress.clone();
         self
     }
 

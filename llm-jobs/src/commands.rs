@@ -216,11 +216,16 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
         return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a number of seconds"));
     }
     let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
+    let mut reported = None;
     let (jobs, timed_out) = loop {
         let jobs: Vec<JobRow> =
             args.ids.iter().map(|id| store.require(*id).and_then(|j| refresh(&store, j))).collect::<Result<_, _>>()?;
         let ended = jobs.iter().filter(|j| !j.status.is_active()).count();
-        ctx.progress.report(Progress { done: ended as u64, total: Some(jobs.len() as u64) });
+        // Polled every 5 ms: reported when the count changes, not each time.
+        if reported != Some(ended) {
+            reported = Some(ended);
+            ctx.progress.report(Progress { done: ended as u64, total: Some(jobs.len() as u64) });
+        }
         let done = if args.any { ended > 0 } else { ended == jobs.len() };
         if done {
             break (jobs, false);

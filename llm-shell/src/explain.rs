@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use aide_core::{AideError, code};
 use brush_parser::ast::{
     AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoFileRedirectTarget, IoRedirect,
     Pipeline, SeparatorOperator,
@@ -85,9 +86,14 @@ struct Walker<'a> {
 }
 
 /// Explains `command` as it would run in `cwd` (used to tell whether a
-/// redirection overwrites an existing file). Errors if it does not parse.
-pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, String> {
-    let mut w = walk(command, cwd)?;
+/// redirection overwrites an existing file). Refuses a command nested too
+/// deep to walk (`input_too_deep`) or that does not parse (`invalid_arguments`).
+pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, AideError> {
+    aide_core::text::check_depth("the command", syntax::nesting_depth(command))?;
+    let mut w = walk(command, cwd).map_err(|msg| {
+        AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
+            .with_hint("see `llm-shell check` for where")
+    })?;
     if command.contains(":(){") || command.contains(": (){") {
         mark_fork_bomb(&mut w.steps);
     }

@@ -446,11 +446,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     let _lock = session.lock()?;
 
     if let Some(max) = args.max_risk {
-        aide_core::text::check_depth("the command", syntax::nesting_depth(&command))?;
-        let e = explain::explain(&command, std::path::Path::new(&session.meta.working_dir)).map_err(|msg| {
-            AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
-                .with_hint("check it with `llm-shell check`")
-        })?;
+        let e = explain::explain(&command, std::path::Path::new(&session.meta.working_dir))?;
         if e.overall_risk > max {
             return Err(AideError::new(
                 code::RISK_DENIED,
@@ -563,11 +559,7 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
         ShellCommand::Explain { command } => {
             let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             let text = command.shell_line();
-            aide_core::text::check_depth("the command", syntax::nesting_depth(&text))?;
-            explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e))).map_err(|msg| {
-                AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
-                    .with_hint("see `llm-shell check` for where")
-            })
+            explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e)))
         }
         ShellCommand::Perf { session, last } => run_perf(session.as_deref(), *last),
         ShellCommand::Compare { baseline, command, iterations, warmup } => {

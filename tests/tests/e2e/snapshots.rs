@@ -13,15 +13,11 @@ fn settings(t: &TestDir) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     s.set_snapshot_path("snapshots");
     s.set_prepend_module_to_snapshot(false);
-    s.add_filter(&regex_escape(&t.root().display().to_string()), "[ROOT]");
+    s.add_filter(&regex::escape(&t.root().display().to_string()), "[ROOT]");
     s.add_filter(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}", "[EXECUTION_ID]");
     s.add_filter(r"s-[0-9a-f]{12}", "[SESSION]");
     s.add_filter(r"\d+(\.\d+)?(ms|s)\b", "[TIME]");
     s
-}
-
-fn regex_escape(text: &str) -> String {
-    text.chars().flat_map(|c| if "\\.+*?()|[]{}^$".contains(c) { vec!['\\', c] } else { vec![c] }).collect()
 }
 
 fn tree() -> TestDir {
