@@ -32,11 +32,11 @@ use std::sync::Arc;
 use aide_core::checksum::sha256_hex;
 use aide_core::envelope::Diagnostic;
 use aide_core::root::OpenFailure;
-use aide_core::{AideError, Root, code};
+use aide_core::{AideError, Root};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
-use serde_json::json;
 
+use crate::error::TransformError;
 use crate::journal::Journal;
 use crate::plan::FileState;
 
@@ -72,12 +72,7 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
         match f.try_lock() {
             Ok(()) => files.push(f),
             Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(AideError::new(
-                    code::CONFLICT,
-                    format!("{} is being changed by another transform", p.display()),
-                )
-                .with_hint("wait for it to finish, read the file again, and retry")
-                .with_details(json!({ "path": p.display().to_string() })));
+                return Err(TransformError::Locked { path: p.display().to_string() }.into());
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(AideError::io(&lp.display().to_string(), &e)),
         }
@@ -141,7 +136,7 @@ pub fn read_at(dir: &OwnedFd, name: &OsStr) -> Result<OnDisk, OpenFailure> {
 /// A resolved absolute path as its folder (relative to the root) and name.
 fn folder_and_name<'p>(root: &Root, abs: &'p Path, shown: &str) -> Result<(&'p Path, &'p OsStr), AideError> {
     let (Some(parent), Some(name)) = (abs.parent(), abs.file_name()) else {
-        return Err(AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is not a file path")));
+        return Err(TransformError::NotAFilePath { path: shown.to_string() }.into());
     };
     let rel = parent
         .strip_prefix(root.path())
@@ -272,12 +267,7 @@ fn remove_temps(targets: &[Target<'_>]) {
 
 /// The error for a file another program changed after the plan read it.
 fn changed_meanwhile(rel: &str) -> AideError {
-    AideError::new(
-        code::CONFLICT,
-        format!("{rel} was changed by another program while the transform was being written; nothing was written"),
-    )
-    .with_hint("read the file again and redo the edit against its current content")
-    .with_details(json!({ "path": rel }))
+    TransformError::ChangedMeanwhile { path: rel.to_string() }.into()
 }
 
 /// Writes the changed files of a plan (see the module doc). Returns the
@@ -304,8 +294,7 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
         };
         abandon(journal, &targets);
         let rel = &changed[i].rel;
-        return Err(AideError::new(code::IO_ERROR, format!("writing {rel} failed: {reason}; nothing was changed"))
-            .with_details(json!({ "path": rel })));
+        return Err(TransformError::WriteFailed { path: rel.clone(), reason, restore_failures: None }.into());
     }
     if let Some(ms) = test_hook_ms("AIDE_TEST_PAUSE_BEFORE_VERIFY_MS") {
         std::thread::sleep(std::time::Duration::from_millis(ms));
@@ -351,11 +340,12 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
                 ReplaceFailure::Changed => return Err(changed_meanwhile(&t.file.rel)),
                 ReplaceFailure::Io(e) => e,
             };
-            return Err(AideError::new(
-                code::IO_ERROR,
-                format!("writing {} failed: {e}; nothing was changed", t.file.rel),
-            )
-            .with_details(json!({ "path": t.file.rel, "restore_failures": restore_failures })));
+            return Err(TransformError::WriteFailed {
+                path: t.file.rel.clone(),
+                reason: e.to_string(),
+                restore_failures: Some(restore_failures),
+            }
+            .into());
         }
     }
     let mut synced: Vec<&Path> = Vec::new();

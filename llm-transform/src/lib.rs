@@ -70,6 +70,7 @@
 //!   transforms at most ([`undo`]).
 
 pub mod commit;
+pub mod error;
 mod guards;
 pub mod journal;
 pub mod plan;
@@ -83,11 +84,11 @@ use std::path::PathBuf;
 use aide_core::checksum::sha256_hex;
 use aide_core::envelope::Diagnostic;
 use aide_core::tool::{Context, Outcome, Render, Tool};
-use aide_core::{AideError, Lang, Root, code};
+use aide_core::{AideError, Lang, Root};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
+use crate::error::TransformError;
 pub use crate::guards::CargoCheck;
 use crate::journal::Recovered;
 use crate::plan::{FileState, OpReport, OpStatus, Plan};
@@ -312,17 +313,14 @@ pub fn transform(
     };
     if let Some(source) = &request.edits_file {
         let text = aide_core::request::read_request_source(source)?;
-        let from_file: EditsDocument = serde_json::from_str(&text).map_err(|e| {
-            AideError::new(code::INVALID_REQUEST, format!("{source}: {e}"))
-                .with_hint("the edits file is {\"edits\": [{\"byte_start\", \"byte_end\", \"replacement\", \"checksum_before\"}], \"operations\": [...]}")
-        })?;
+        let from_file: EditsDocument = serde_json::from_str(&text)
+            .map_err(|e| TransformError::EditsFile { source_name: source.clone(), message: e.to_string() })?;
         doc.file = doc.file.or(from_file.file);
         doc.edits.extend(from_file.edits);
         doc.operations.extend(from_file.operations);
     }
     if doc.edits.is_empty() && doc.operations.is_empty() {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, "nothing to do: no edits and no operations")
-            .with_hint("llm-transform --file PATH --edits EDITS.json, or --request with edits/operations"));
+        return Err(TransformError::NothingToDo.into());
     }
 
     let mut plan = Plan::default();
@@ -360,32 +358,13 @@ pub fn transform(
         if !request.allow_syntax_errors {
             let fresh = guards::new_issues(lang, f.original.as_deref(), &after);
             if !fresh.is_empty() {
-                let first = &fresh[0];
-                return Err(AideError::new(
-                    code::NEW_SYNTAX_ERRORS,
-                    format!(
-                        "{}: the edit adds {} syntax error{} (first at {}:{}: {}); nothing was written",
-                        f.rel,
-                        fresh.len(),
-                        if fresh.len() == 1 { "" } else { "s" },
-                        first.span.line,
-                        first.span.column,
-                        first.message
-                    ),
-                )
-                .with_hint("fix the new text, or pass --allow-syntax-errors to write it anyway")
-                .with_details(json!({ "path": f.rel, "errors": fresh })));
+                return Err(TransformError::NewSyntaxErrors { path: f.rel.clone(), errors: fresh }.into());
             }
             if lang == Lang::Python
                 && let Some((line, message)) = guards::python_compile_error(&after)
                 && f.original.as_deref().is_none_or(|before| guards::python_compile_error(before).is_none())
             {
-                return Err(AideError::new(
-                    code::NEW_SYNTAX_ERRORS,
-                    format!("{}: the edit makes the file fail python3's compile() (at line {line}: {message}); nothing was written", f.rel),
-                )
-                .with_hint("fix the new text (indentation?), or pass --allow-syntax-errors to write it anyway")
-                .with_details(json!({ "path": f.rel, "errors": [{ "kind": "python_compile", "message": message, "line": line }] })));
+                return Err(TransformError::PythonCompile { path: f.rel.clone(), line, message }.into());
             }
         }
         if lang == Lang::Rust
@@ -403,12 +382,7 @@ pub fn transform(
     if !request.allow_read_only
         && let Some(f) = changed.iter().find(|f| f.stamp.is_some_and(|s| s.mode & 0o222 == 0))
     {
-        return Err(AideError::new(
-            code::PERMISSION_DENIED,
-            format!("{} is read-only (no write permission); nothing was written", f.rel),
-        )
-        .with_hint("pass --allow-read-only to change it anyway (it stays read-only)")
-        .with_details(json!({ "path": f.rel })));
+        return Err(TransformError::ReadOnly { path: f.rel.clone() }.into());
     }
     let show_diff = request.dry_run || request.diff;
     let files: Vec<FileChange> = plan
@@ -498,8 +472,7 @@ impl Tool for LlmTransform {
                     None => execution_ids.clone(),
                 };
                 if ids.is_empty() {
-                    return Err(AideError::new(code::INVALID_ARGUMENTS, "nothing to undo")
-                        .with_hint("llm-transform undo EXECUTION_ID, or undo --last N"));
+                    return Err(TransformError::NothingToUndo.into());
                 }
                 let mut files = Vec::new();
                 let mut undone = Vec::new();

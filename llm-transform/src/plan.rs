@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use aide_core::checksum::sha256_hex;
-use aide_core::{AideError, Lang, LineIndex, Root, code};
+use aide_core::{AideError, Lang, LineIndex, Root};
 use llm_ast_search::symbols::{Symbol, SymbolKind, leading_start, outline};
-use serde_json::json;
 
+use crate::error::{BlockCandidate, TransformError, join_lines};
 use crate::request::{BlockOp, OpName, Operation, SpanEdit};
 use aide_core::text::Eol;
 
@@ -71,10 +71,12 @@ pub struct Plan {
 }
 
 fn mismatch(rel: &str, expected: &str, actual: Option<&[u8]>) -> AideError {
-    let current = actual.map(sha256_hex);
-    AideError::new(code::CHECKSUM_MISMATCH, format!("{rel} changed since it was read: its checksum differs"))
-        .with_hint("read the file again (llm-read) and redo the edit against its current content")
-        .with_details(json!({ "path": rel, "expected": expected, "current": current }))
+    TransformError::ChecksumMismatch {
+        path: rel.to_string(),
+        expected: expected.to_string(),
+        current: actual.map(sha256_hex),
+    }
+    .into()
 }
 
 impl Plan {
@@ -85,9 +87,7 @@ impl Plan {
             return Ok(abs.clone());
         }
         if rel.ends_with('/') {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{rel}: a file path never ends in `/`"))
-                .with_hint("name the file itself, without the trailing `/`")
-                .with_details(json!({ "path": rel })));
+            return Err(TransformError::TrailingSlash { path: rel.to_string() }.into());
         }
         let abs = root.resolve(rel)?;
         self.resolved.insert(rel.to_string(), abs.clone());
@@ -131,8 +131,7 @@ impl Plan {
         let mut by_file: BTreeMap<String, Vec<(usize, &SpanEdit)>> = BTreeMap::new();
         for (i, e) in edits.iter().enumerate() {
             let Some(path) = e.path.as_deref().or(default_file) else {
-                return Err(AideError::new(code::INVALID_REQUEST, format!("edit {i} has no path"))
-                    .with_hint("give --file, or a `path` in each edit"));
+                return Err(TransformError::EditWithoutPath { index: i }.into());
             };
             by_file.entry(path.to_string()).or_default().push((i, e));
         }
@@ -140,18 +139,14 @@ impl Plan {
             let file = self.file(root, &path)?;
             let rel = file.rel.clone();
             let Some(bytes) = file.current.clone() else {
-                return Err(AideError::new(code::NOT_FOUND, format!("{rel} does not exist"))
-                    .with_hint("span edits change existing files; create one with a `write` operation"));
+                return Err(TransformError::SpanTargetMissing { path: rel }.into());
             };
             // Hashed once per file, not once per edit: 100,000 edits of one
             // file must not hash it 100,000 times.
             let actual = sha256_hex(&bytes);
             for (i, e) in &edits {
                 let Some(expected) = e.checksum_before.as_deref() else {
-                    return Err(AideError::new(code::INVALID_REQUEST, format!("edit {i} has no checksum_before"))
-                        .with_hint(
-                            "span edits need the file's SHA-256 (llm-read's `checksum`) to refuse stale offsets",
-                        ));
+                    return Err(TransformError::EditWithoutChecksum { index: *i }.into());
                 };
                 if actual != expected {
                     return Err(mismatch(&rel, expected, Some(&bytes)));
@@ -159,10 +154,11 @@ impl Plan {
             }
             let spans: Vec<(usize, usize, &[u8])> =
                 edits.iter().map(|(_, e)| (e.byte_start, e.byte_end, e.replacement.as_bytes())).collect();
-            let new = apply_span_edits(&bytes, &spans).map_err(|reason| {
-                AideError::new(code::INVALID_SPAN, format!("{rel}: {reason}; nothing was written"))
-                    .with_hint("spans are byte offsets into the file as llm-read reports them: read it again")
-                    .with_details(json!({ "path": rel, "current": sha256_hex(&bytes), "size": bytes.len() }))
+            let new = apply_span_edits(&bytes, &spans).map_err(|reason| TransformError::InvalidSpan {
+                path: rel.clone(),
+                reason,
+                current: actual.clone(),
+                size: bytes.len(),
             })?;
             let unchanged = new == bytes;
             let file = self.file(root, &path)?;
@@ -203,13 +199,7 @@ impl Plan {
                     _ => ("snippet", target.snippet.as_deref()),
                 };
                 let Some(text) = text else {
-                    return Err(AideError::new(
-                        code::INVALID_REQUEST,
-                        format!("operation {index} ({}) needs `{field}`", op.name().as_str()),
-                    )
-                    .with_hint(
-                        "replace_block takes new_block; insert_after_block and insert_before_block take snippet",
-                    ));
+                    return Err(TransformError::OperationField { index, op: op.name(), field }.into());
                 };
                 let file = self.file(root, &path)?;
                 file.rustfmt |= target.run_rustfmt;
@@ -227,13 +217,7 @@ impl Plan {
                     check_sum(&rel, Some(expected), now)?;
                 }
                 if before.is_some() && checksum_before.is_none() {
-                    return Err(AideError::new(
-                        code::CONFLICT,
-                        format!("{rel} exists; overwriting it needs its checksum"),
-                    )
-                    .with_hint(
-                        "give checksum_before (llm-read's `checksum`) to overwrite, so nothing unseen is lost",
-                    ));
+                    return Err(TransformError::OverwriteWithoutChecksum { path: rel }.into());
                 }
                 ensure_parent(&file.abs, &rel, *create_dirs)?;
                 (None, None, before, Some(content.clone().into_bytes()))
@@ -254,11 +238,7 @@ impl Plan {
                 file.current = None;
                 let dest = self.file(root, to)?;
                 if dest.current.is_some() {
-                    return Err(AideError::new(
-                        code::CONFLICT,
-                        format!("cannot rename {rel} to {}: it exists", dest.rel),
-                    )
-                    .with_hint("delete the destination first, or pick another name"));
+                    return Err(TransformError::RenameTargetExists { path: rel, to: dest.rel.clone() }.into());
                 }
                 ensure_parent(&dest.abs, &dest.rel, *create_dirs)?;
                 dest.current = Some(bytes);
@@ -285,10 +265,7 @@ impl Plan {
 }
 
 fn existing(file: &FileState) -> Result<Vec<u8>, AideError> {
-    file.current.clone().ok_or_else(|| {
-        AideError::new(code::NOT_FOUND, format!("{} does not exist", file.rel))
-            .with_hint("check the path (relative to --root); create files with a `write` operation")
-    })
+    file.current.clone().ok_or_else(|| TransformError::Missing { path: file.rel.clone() }.into())
 }
 
 fn check_sum(rel: &str, expected: Option<&str>, bytes: &[u8]) -> Result<(), AideError> {
@@ -300,10 +277,7 @@ fn check_sum(rel: &str, expected: Option<&str>, bytes: &[u8]) -> Result<(), Aide
 
 fn ensure_parent(abs: &std::path::Path, rel: &str, create_dirs: bool) -> Result<(), AideError> {
     match abs.parent() {
-        Some(p) if !p.is_dir() && !create_dirs => {
-            Err(AideError::new(code::NOT_FOUND, format!("the folder of {rel} does not exist"))
-                .with_hint("set create_dirs: true to create it"))
-        }
+        Some(p) if !p.is_dir() && !create_dirs => Err(TransformError::FolderMissing { path: rel.to_string() }.into()),
         _ => Ok(()),
     }
 }
@@ -318,8 +292,7 @@ fn patch(
     fuzzy: bool,
 ) -> Result<(Vec<u8>, usize, Option<String>), AideError> {
     if old_text.is_empty() {
-        return Err(AideError::new(code::INVALID_REQUEST, "patch old_text is empty")
-            .with_hint("give the exact text to replace; to insert, use insert_after_block or a span edit"));
+        return Err(TransformError::EmptyOldText.into());
     }
     let eol = Eol::of(bytes);
     let old = to_eol(old_text, eol);
@@ -356,28 +329,15 @@ fn patch(
         lines.push(line);
     }
     match starts.len() {
-        0 => {
-            let miss = near_miss(bytes, &old);
-            let mut err = AideError::new(code::NO_MATCH, format!("{rel}: old_text matches nothing"))
-                .with_details(json!({ "path": rel, "count": 0, "near_miss": miss, "checksum": sha256_hex(bytes) }));
-            err = match &miss {
-                Some(m) if m.whitespace_only => err.with_hint(format!(
-                    "the text at line {} differs only in whitespace; copy it exactly (or set fuzzy: true)",
-                    m.line
-                )),
-                Some(m) => {
-                    err.with_hint(format!("the closest text is at line {} (see details.near_miss.diff)", m.line))
-                }
-                None => err.with_hint("read the file again (llm-read) and copy old_text exactly"),
-            };
-            Err(err)
+        0 => Err(TransformError::NoMatch {
+            path: rel.to_string(),
+            near_miss: near_miss(bytes, &old),
+            checksum: sha256_hex(bytes),
         }
-        n if n > 1 && !replace_all => Err(AideError::new(
-            code::AMBIGUOUS,
-            format!("{rel}: old_text matches {n} times (lines {})", join_lines(&lines)),
-        )
-        .with_hint("add surrounding lines to old_text so it matches once, or set replace_all: true")
-        .with_details(json!({ "path": rel, "count": n, "lines": lines }))),
+        .into()),
+        n if n > 1 && !replace_all => {
+            Err(TransformError::AmbiguousText { path: rel.to_string(), count: n, lines }.into())
+        }
         n => {
             let spans: Vec<(usize, usize, &[u8])> = starts.iter().map(|&(s, e)| (s, e, new.as_bytes())).collect();
             let out = apply_span_edits(bytes, &spans).map_err(AideError::internal)?;
@@ -387,10 +347,6 @@ fn patch(
             Ok((out, lines[0], note))
         }
     }
-}
-
-fn join_lines(lines: &[usize]) -> String {
-    lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// Whether a symbol's kind satisfies the requested kind: `function` also
@@ -444,8 +400,7 @@ fn module_matches(symbol: &Symbol, module_path: &str) -> bool {
 /// Finds the block an operation targets and applies it.
 fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) -> Result<(Vec<u8>, usize), AideError> {
     let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
-        return Err(AideError::new(code::UNKNOWN_LANGUAGE, format!("{rel}: block operations need a known language"))
-            .with_hint("block operations work on rust, python, typescript, tsx, javascript, c, cpp, java and go files; use patch otherwise"));
+        return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
     };
     let Some(tree) = llm_ast_search::language::parse(lang, bytes) else {
         return Err(AideError::internal(format!("{rel}: tree-sitter could not parse the file")));
@@ -459,9 +414,13 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
     if let Some(m) = target.module_path.as_deref().filter(|m| !m.is_empty()) {
         candidates.retain(|s| module_matches(s, m));
     }
-    let describe = |s: &Symbol| {
-        json!({ "kind": s.kind, "name_path": s.name_path, "line": s.span.line, "end_line": s.span.end_line,
-                "hash": sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]) })
+    let describe = |s: &Symbol| BlockCandidate {
+        kind: s.kind,
+        name_path: s.name_path.to_string(),
+        line: s.span.line,
+        end_line: s.span.end_line,
+        hash: sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]),
+        parent: s.parent.as_deref().map(str::to_string),
     };
     if candidates.len() > 1
         && let Some(hint) = target.line_hint
@@ -480,77 +439,51 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
                 .filter(|s| by_name.iter().any(|c| c.name_path == s.name_path) || s.name == target.name)
                 .map(describe)
                 .collect();
-            return Err(AideError::new(
-                code::NO_MATCH,
-                format!(
-                    "{rel}: no {} named `{}`{}",
-                    target.kind,
-                    target.name,
-                    target.module_path.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default()
-                ),
-            )
-            .with_hint("list the file's symbols with llm-ast-search PATH, and use their kind, name and module_path")
-            .with_details(json!({ "path": rel, "similar": similar })));
+            return Err(TransformError::NoBlock {
+                path: rel.to_string(),
+                kind: target.kind,
+                name: target.name.clone(),
+                module_path: target.module_path.clone(),
+                similar,
+            }
+            .into());
         }
         several => {
             // Shown in text mode too: the candidates, and a hint in the
             // file's own terms (its parents' names, its lines).
-            let listed: Vec<String> = several
-                .iter()
-                .map(|s| {
-                    let hash = sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]);
-                    format!("{} at {rel}:{}-{} (hash {})", s.name_path, s.span.line, s.span.end_line, &hash[..12])
-                })
-                .collect();
-            let mut parents: Vec<&str> = Vec::new();
-            for p in several.iter().filter_map(|s| s.parent.as_deref()) {
-                if !parents.contains(&p) {
-                    parents.push(p);
-                }
+            return Err(TransformError::AmbiguousBlock {
+                path: rel.to_string(),
+                name: target.name.clone(),
+                candidates: several.iter().map(|s| describe(s)).collect(),
             }
-            let lines: Vec<String> = several.iter().map(|s| s.span.line.to_string()).collect();
-            let hint = match parents.as_slice() {
-                [_, _, ..] => format!(
-                    "add module_path (one of {}) or line_hint (one of {}) to pick one",
-                    parents.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
-                    lines.join(", ")
-                ),
-                _ => format!("add line_hint (one of {}) to pick one", lines.join(", ")),
-            };
-            return Err(AideError::new(
-                code::AMBIGUOUS,
-                format!("{rel}: {} symbols match `{}`: {}", several.len(), target.name, listed.join("; ")),
-            )
-            .with_hint(hint)
-            .with_details(
-                json!({ "path": rel, "candidates": several.iter().map(|s| describe(s)).collect::<Vec<_>>() }),
-            ));
+            .into());
         }
     };
     let old = &bytes[symbol.span.byte_start..symbol.span.byte_end];
     if let Some(expected) = &target.expected_old_hash
         && sha256_hex(old) != *expected
     {
-        return Err(AideError::new(
-            code::CHECKSUM_MISMATCH,
-            format!("{rel}: `{}` changed since it was read", symbol.name_path),
-        )
-        .with_hint("read the block again and redo the edit")
-        .with_details(
-            json!({ "path": rel, "expected": expected, "current": sha256_hex(old), "line": symbol.span.line }),
-        ));
+        return Err(TransformError::BlockHashMismatch {
+            path: rel.to_string(),
+            name_path: symbol.name_path.to_string(),
+            expected: expected.clone(),
+            current: sha256_hex(old),
+            line: symbol.span.line,
+        }
+        .into());
     }
     let eol = Eol::of(bytes);
     if let Some(expected) = &target.expected_old_block
         && old != to_eol(expected, eol).as_bytes()
         && old != expected.as_bytes()
     {
-        return Err(AideError::new(
-            code::CHECKSUM_MISMATCH,
-            format!("{rel}: `{}` is not expected_old_block", symbol.name_path),
-        )
-        .with_hint("read the block again and redo the edit")
-        .with_details(json!({ "path": rel, "current": String::from_utf8_lossy(old), "line": symbol.span.line })));
+        return Err(TransformError::BlockTextMismatch {
+            path: rel.to_string(),
+            name_path: symbol.name_path.to_string(),
+            current: String::from_utf8_lossy(old).into_owned(),
+            line: symbol.span.line,
+        }
+        .into());
     }
     // The new block sits at the target's indentation, in the file's style,
     // whatever indentation the caller gave it.

@@ -14,12 +14,12 @@ use std::path::{Path, PathBuf};
 
 use aide_core::checksum::sha256_hex;
 use aide_core::envelope::{Diagnostic, diag};
-use aide_core::{AideError, Root, code};
+use aide_core::{AideError, Root};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::commit::{commit, lock_all, read_state};
+use crate::error::{ChangedFile, TransformError};
 use crate::plan::FileState;
 
 /// The largest pre-image kept for undo (per file), unless
@@ -200,20 +200,14 @@ pub fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest), Aide
         match found.len() {
             1 => found.remove(0),
             0 => {
-                return Err(AideError::new(code::NOT_FOUND, format!("no applied transform {execution_id}"))
-                    .with_hint("undo takes the execution_id an applied (not dry-run) llm-transform printed"));
+                return Err(TransformError::NoSuchTransform { id: execution_id.to_string() }.into());
             }
             n => {
-                return Err(AideError::new(
-                    code::INVALID_ARGUMENTS,
-                    format!("{n} transforms start with {execution_id}"),
-                )
-                .with_hint("give more of the execution_id"));
+                return Err(TransformError::AmbiguousExecutionId { id: execution_id.to_string(), count: n }.into());
             }
         }
     } else {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{execution_id}` is not an execution id"))
-            .with_hint("give the execution_id (at least 8 characters) of an applied transform"));
+        return Err(TransformError::NotAnExecutionId { id: execution_id.to_string() }.into());
     };
     let text = std::fs::read(dir.join("manifest.json")).map_err(|e| AideError::io("undo manifest", &e))?;
     let manifest: UndoManifest =
@@ -241,30 +235,13 @@ pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>,
     let (dir, mut manifest) = load_manifest(execution_id)?;
     if !manifest.belongs_to(root) {
         let theirs = manifest.root.as_ref().map_or_else(|| "another root".to_string(), |r| r.display().to_string());
-        return Err(AideError::new(
-            code::CONFLICT,
-            format!("transform {} was made under {theirs}, not under this root", manifest.execution_id),
-        )
-        .with_hint(format!("undo acts on --root only: run it with --root {theirs}"))
-        .with_details(json!({ "root": theirs })));
+        return Err(TransformError::OtherRoot { id: manifest.execution_id, root: theirs }.into());
     }
     if let Some(other) = &manifest.undone_by {
-        return Err(AideError::new(
-            code::CONFLICT,
-            format!("transform {} was already undone (by {other})", manifest.execution_id),
-        )
-        .with_hint("each transform can be undone once"));
+        return Err(TransformError::AlreadyUndone { id: manifest.execution_id.clone(), by: other.clone() }.into());
     }
     if let Some(big) = manifest.files.iter().find(|f| f.not_kept) {
-        return Err(AideError::new(
-            code::CONFLICT,
-            format!(
-                "cannot undo {}: the old content of {} was over the undo size cap and was not kept",
-                manifest.execution_id, big.rel
-            ),
-        )
-        .with_hint("restore the file from version control; nothing was changed")
-        .with_details(json!({ "path": big.rel })));
+        return Err(TransformError::PreImageNotKept { id: manifest.execution_id.clone(), path: big.rel.clone() }.into());
     }
     let _locks = lock_all(manifest.files.iter().map(|f| f.abs.as_path()))?;
     // Each file as it is now: checked against what the transform left, then
@@ -274,17 +251,11 @@ pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>,
     for (f, now) in manifest.files.iter().zip(&current) {
         let now = now.as_ref().map(|(bytes, _)| sha256_hex(bytes));
         if now != f.checksum_after {
-            changed.push(json!({ "path": f.rel, "expected": f.checksum_after, "current": now }));
+            changed.push(ChangedFile { path: f.rel.clone(), expected: f.checksum_after.clone(), current: now });
         }
     }
     if !changed.is_empty() {
-        let names: Vec<String> = changed.iter().filter_map(|c| c["path"].as_str().map(str::to_string)).collect();
-        return Err(AideError::new(
-            code::CONFLICT,
-            format!("cannot undo {}: changed since: {}", manifest.execution_id, names.join(", ")),
-        )
-        .with_hint("undo the later transforms first (newest first), or restore the files by hand")
-        .with_details(json!({ "changed": changed })));
+        return Err(TransformError::ChangedSinceTransform { id: manifest.execution_id, changed }.into());
     }
     let archive = File::open(dir.join(PRE_IMAGES)).map_err(|e| AideError::io("undo pre-images", &e))?;
     let mut states = Vec::new();

@@ -1,0 +1,278 @@
+//! Every way a transform is refused, as one enum converted once into the
+//! contract's [`AideError`] (code, hint, details). Errors of the shared
+//! machinery (root confinement, I/O, cancellation) stay `AideError`s.
+
+use aide_core::{AideError, code};
+use llm_ast_search::symbols::SymbolKind;
+use llm_ast_search::validate::SyntaxIssue;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::request::OpName;
+use crate::text::NearMiss;
+
+/// A block an operation could have meant, as listed when none or several match.
+#[derive(Debug, Clone, Serialize)]
+pub struct BlockCandidate {
+    pub kind: SymbolKind,
+    pub name_path: String,
+    pub line: usize,
+    pub end_line: usize,
+    /// SHA-256 of the block's bytes (`expected_old_hash`).
+    pub hash: String,
+    /// Where it sits, for the hint's `module_path` choices.
+    #[serde(skip)]
+    pub parent: Option<String>,
+}
+
+/// A file an undo would overwrite that changed since the transform.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangedFile {
+    pub path: String,
+    pub expected: Option<String>,
+    pub current: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TransformError {
+    // The request.
+    #[error("{source_name}: {message}")]
+    EditsFile { source_name: String, message: String },
+    #[error("nothing to do: no edits and no operations")]
+    NothingToDo,
+    #[error("edit {index} has no path")]
+    EditWithoutPath { index: usize },
+    #[error("edit {index} has no checksum_before")]
+    EditWithoutChecksum { index: usize },
+    #[error("operation {index} ({}) needs `{field}`", .op.as_str())]
+    OperationField { index: usize, op: OpName, field: &'static str },
+    #[error("patch old_text is empty")]
+    EmptyOldText,
+    #[error("{path}: a file path never ends in `/`")]
+    TrailingSlash { path: String },
+
+    // The files as they are.
+    #[error("{path} does not exist")]
+    SpanTargetMissing { path: String },
+    #[error("{path} does not exist")]
+    Missing { path: String },
+    #[error("the folder of {path} does not exist")]
+    FolderMissing { path: String },
+    #[error("{path} is not a file path")]
+    NotAFilePath { path: String },
+    #[error("{path} changed since it was read: its checksum differs")]
+    ChecksumMismatch { path: String, expected: String, current: Option<String> },
+    #[error("{path}: {reason}; nothing was written")]
+    InvalidSpan { path: String, reason: String, current: String, size: usize },
+    #[error("{path} exists; overwriting it needs its checksum")]
+    OverwriteWithoutChecksum { path: String },
+    #[error("cannot rename {path} to {to}: it exists")]
+    RenameTargetExists { path: String, to: String },
+    #[error("{path} is read-only (no write permission); nothing was written")]
+    ReadOnly { path: String },
+
+    // Finding the text or block an operation targets.
+    #[error("{path}: old_text matches nothing")]
+    NoMatch { path: String, near_miss: Option<NearMiss>, checksum: String },
+    #[error("{path}: old_text matches {count} times (lines {})", join_lines(.lines))]
+    AmbiguousText { path: String, count: usize, lines: Vec<usize> },
+    #[error("{path}: block operations need a known language")]
+    UnknownLanguage { path: String },
+    #[error("{path}: no {kind} named `{name}`{}", .module_path.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default())]
+    NoBlock { path: String, kind: SymbolKind, name: String, module_path: Option<String>, similar: Vec<BlockCandidate> },
+    #[error("{path}: {} symbols match `{name}`: {}", .candidates.len(), listing(.path, .candidates))]
+    AmbiguousBlock { path: String, name: String, candidates: Vec<BlockCandidate> },
+    #[error("{path}: `{name_path}` changed since it was read")]
+    BlockHashMismatch { path: String, name_path: String, expected: String, current: String, line: usize },
+    #[error("{path}: `{name_path}` is not expected_old_block")]
+    BlockTextMismatch { path: String, name_path: String, current: String, line: usize },
+
+    // The guards.
+    #[error(
+        "{path}: the edit adds {} syntax error{} (first at {}:{}: {}); nothing was written",
+        .errors.len(), if .errors.len() == 1 { "" } else { "s" },
+        .errors.first().map_or(0, |e| e.span.line), .errors.first().map_or(0, |e| e.span.column),
+        .errors.first().map_or("", |e| e.message.as_str())
+    )]
+    NewSyntaxErrors { path: String, errors: Vec<SyntaxIssue> },
+    #[error(
+        "{path}: the edit makes the file fail python3's compile() (at line {line}: {message}); nothing was written"
+    )]
+    PythonCompile { path: String, line: usize, message: String },
+
+    // Writing.
+    #[error("{path} is being changed by another transform")]
+    Locked { path: String },
+    #[error("{path} was changed by another program while the transform was being written; nothing was written")]
+    ChangedMeanwhile { path: String },
+    #[error("writing {path} failed: {reason}; nothing was changed")]
+    WriteFailed { path: String, reason: String, restore_failures: Option<Vec<String>> },
+
+    // Undo.
+    #[error("nothing to undo")]
+    NothingToUndo,
+    #[error("`{id}` is not an execution id")]
+    NotAnExecutionId { id: String },
+    #[error("no applied transform {id}")]
+    NoSuchTransform { id: String },
+    #[error("{count} transforms start with {id}")]
+    AmbiguousExecutionId { id: String, count: usize },
+    #[error("transform {id} was made under {root}, not under this root")]
+    OtherRoot { id: String, root: String },
+    #[error("transform {id} was already undone (by {by})")]
+    AlreadyUndone { id: String, by: String },
+    #[error("cannot undo {id}: the old content of {path} was over the undo size cap and was not kept")]
+    PreImageNotKept { id: String, path: String },
+    #[error("cannot undo {id}: changed since: {}", .changed.iter().map(|c| c.path.as_str()).collect::<Vec<_>>().join(", "))]
+    ChangedSinceTransform { id: String, changed: Vec<ChangedFile> },
+}
+
+pub(crate) fn join_lines(lines: &[usize]) -> String {
+    lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// Each candidate with where it is and the start of its hash, so text mode
+/// shows enough to pick one.
+fn listing(path: &str, candidates: &[BlockCandidate]) -> String {
+    candidates
+        .iter()
+        .map(|c| {
+            format!("{} at {path}:{}-{} (hash {})", c.name_path, c.line, c.end_line, &c.hash[..c.hash.len().min(12)])
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The hint for an ambiguous block, in the file's own terms: its parents'
+/// names when they differ, its lines otherwise.
+fn pick_one_hint(candidates: &[BlockCandidate]) -> String {
+    let mut parents: Vec<&str> = Vec::new();
+    for p in candidates.iter().filter_map(|c| c.parent.as_deref()) {
+        if !parents.contains(&p) {
+            parents.push(p);
+        }
+    }
+    let lines = join_lines(&candidates.iter().map(|c| c.line).collect::<Vec<_>>());
+    match parents.as_slice() {
+        [_, _, ..] => format!(
+            "add module_path (one of {}) or line_hint (one of {lines}) to pick one",
+            parents.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+        ),
+        _ => format!("add line_hint (one of {lines}) to pick one"),
+    }
+}
+
+impl From<TransformError> for AideError {
+    fn from(e: TransformError) -> AideError {
+        use TransformError as E;
+        let message = e.to_string();
+        let error = |c| AideError::new(c, message.clone());
+        match e {
+            E::EditsFile { .. } => error(code::INVALID_REQUEST).with_hint(
+                "the edits file is {\"edits\": [{\"byte_start\", \"byte_end\", \"replacement\", \"checksum_before\"}], \"operations\": [...]}",
+            ),
+            E::NothingToDo => error(code::INVALID_ARGUMENTS)
+                .with_hint("llm-transform --file PATH --edits EDITS.json, or --request with edits/operations"),
+            E::EditWithoutPath { .. } => {
+                error(code::INVALID_REQUEST).with_hint("give --file, or a `path` in each edit")
+            }
+            E::EditWithoutChecksum { .. } => error(code::INVALID_REQUEST)
+                .with_hint("span edits need the file's SHA-256 (llm-read's `checksum`) to refuse stale offsets"),
+            E::OperationField { .. } => error(code::INVALID_REQUEST)
+                .with_hint("replace_block takes new_block; insert_after_block and insert_before_block take snippet"),
+            E::EmptyOldText => error(code::INVALID_REQUEST)
+                .with_hint("give the exact text to replace; to insert, use insert_after_block or a span edit"),
+            E::TrailingSlash { path } => error(code::INVALID_ARGUMENTS)
+                .with_hint("name the file itself, without the trailing `/`")
+                .with_details(json!({ "path": path })),
+            E::SpanTargetMissing { .. } => error(code::NOT_FOUND)
+                .with_hint("span edits change existing files; create one with a `write` operation"),
+            E::Missing { .. } => error(code::NOT_FOUND)
+                .with_hint("check the path (relative to --root); create files with a `write` operation"),
+            E::FolderMissing { .. } => error(code::NOT_FOUND).with_hint("set create_dirs: true to create it"),
+            E::NotAFilePath { .. } => error(code::NOT_A_REGULAR_FILE),
+            E::ChecksumMismatch { path, expected, current } => error(code::CHECKSUM_MISMATCH)
+                .with_hint("read the file again (llm-read) and redo the edit against its current content")
+                .with_details(json!({ "path": path, "expected": expected, "current": current })),
+            E::InvalidSpan { path, current, size, .. } => error(code::INVALID_SPAN)
+                .with_hint("spans are byte offsets into the file as llm-read reports them: read it again")
+                .with_details(json!({ "path": path, "current": current, "size": size })),
+            E::OverwriteWithoutChecksum { .. } => error(code::CONFLICT)
+                .with_hint("give checksum_before (llm-read's `checksum`) to overwrite, so nothing unseen is lost"),
+            E::RenameTargetExists { .. } => {
+                error(code::CONFLICT).with_hint("delete the destination first, or pick another name")
+            }
+            E::ReadOnly { path } => error(code::PERMISSION_DENIED)
+                .with_hint("pass --allow-read-only to change it anyway (it stays read-only)")
+                .with_details(json!({ "path": path })),
+            E::NoMatch { path, near_miss, checksum } => {
+                let hint = match &near_miss {
+                    Some(m) if m.whitespace_only => format!(
+                        "the text at line {} differs only in whitespace; copy it exactly (or set fuzzy: true)",
+                        m.line
+                    ),
+                    Some(m) => format!("the closest text is at line {} (see details.near_miss.diff)", m.line),
+                    None => "read the file again (llm-read) and copy old_text exactly".to_string(),
+                };
+                error(code::NO_MATCH).with_hint(hint).with_details(
+                    json!({ "path": path, "count": 0, "near_miss": near_miss, "checksum": checksum }),
+                )
+            }
+            E::AmbiguousText { path, count, lines } => error(code::AMBIGUOUS)
+                .with_hint("add surrounding lines to old_text so it matches once, or set replace_all: true")
+                .with_details(json!({ "path": path, "count": count, "lines": lines })),
+            E::UnknownLanguage { .. } => error(code::UNKNOWN_LANGUAGE).with_hint(
+                "block operations work on rust, python, typescript, tsx, javascript, c, cpp, java and go files; use patch otherwise",
+            ),
+            E::NoBlock { path, similar, .. } => error(code::NO_MATCH)
+                .with_hint("list the file's symbols with llm-ast-search PATH, and use their kind, name and module_path")
+                .with_details(json!({ "path": path, "similar": similar })),
+            E::AmbiguousBlock { path, candidates, .. } => error(code::AMBIGUOUS)
+                .with_hint(pick_one_hint(&candidates))
+                .with_details(json!({ "path": path, "candidates": candidates })),
+            E::BlockHashMismatch { path, expected, current, line, .. } => error(code::CHECKSUM_MISMATCH)
+                .with_hint("read the block again and redo the edit")
+                .with_details(json!({ "path": path, "expected": expected, "current": current, "line": line })),
+            E::BlockTextMismatch { path, current, line, .. } => error(code::CHECKSUM_MISMATCH)
+                .with_hint("read the block again and redo the edit")
+                .with_details(json!({ "path": path, "current": current, "line": line })),
+            E::NewSyntaxErrors { path, errors } => error(code::NEW_SYNTAX_ERRORS)
+                .with_hint("fix the new text, or pass --allow-syntax-errors to write it anyway")
+                .with_details(json!({ "path": path, "errors": errors })),
+            E::PythonCompile { path, line, message } => error(code::NEW_SYNTAX_ERRORS)
+                .with_hint("fix the new text (indentation?), or pass --allow-syntax-errors to write it anyway")
+                .with_details(json!({ "path": path, "errors": [{ "kind": "python_compile", "message": message, "line": line }] })),
+            E::Locked { path } => error(code::CONFLICT)
+                .with_hint("wait for it to finish, read the file again, and retry")
+                .with_details(json!({ "path": path })),
+            E::ChangedMeanwhile { path } => error(code::CONFLICT)
+                .with_hint("read the file again and redo the edit against its current content")
+                .with_details(json!({ "path": path })),
+            E::WriteFailed { path, restore_failures: None, .. } => {
+                error(code::IO_ERROR).with_details(json!({ "path": path }))
+            }
+            E::WriteFailed { path, restore_failures: Some(failures), .. } => error(code::IO_ERROR)
+                .with_details(json!({ "path": path, "restore_failures": failures })),
+            E::NothingToUndo => {
+                error(code::INVALID_ARGUMENTS).with_hint("llm-transform undo EXECUTION_ID, or undo --last N")
+            }
+            E::NotAnExecutionId { .. } => error(code::INVALID_ARGUMENTS)
+                .with_hint("give the execution_id (at least 8 characters) of an applied transform"),
+            E::NoSuchTransform { .. } => error(code::NOT_FOUND)
+                .with_hint("undo takes the execution_id an applied (not dry-run) llm-transform printed"),
+            E::AmbiguousExecutionId { .. } => {
+                error(code::INVALID_ARGUMENTS).with_hint("give more of the execution_id")
+            }
+            E::OtherRoot { root, .. } => error(code::CONFLICT)
+                .with_hint(format!("undo acts on --root only: run it with --root {root}"))
+                .with_details(json!({ "root": root })),
+            E::AlreadyUndone { .. } => error(code::CONFLICT).with_hint("each transform can be undone once"),
+            E::PreImageNotKept { path, .. } => error(code::CONFLICT)
+                .with_hint("restore the file from version control; nothing was changed")
+                .with_details(json!({ "path": path })),
+            E::ChangedSinceTransform { changed, .. } => error(code::CONFLICT)
+                .with_hint("undo the later transforms first (newest first), or restore the files by hand")
+                .with_details(json!({ "changed": changed })),
+        }
+    }
+}
