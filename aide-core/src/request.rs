@@ -164,6 +164,18 @@ pub fn check_limit(limit: Option<usize>) -> Result<(), AideError> {
     }
 }
 
+/// Refuses a `--timeout` (or other seconds flag) that is not a positive,
+/// finite number of seconds; `None` (no limit) passes.
+pub fn check_timeout(flag: &str, seconds: Option<f64>) -> Result<(), AideError> {
+    match seconds {
+        Some(t) if !(t > 0.0 && t.is_finite()) => {
+            Err(AideError::new(code::INVALID_ARGUMENTS, format!("{flag} must be a positive number of seconds"))
+                .with_hint(format!("give {flag} 30 or 0.5, or leave it out for no limit")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Parses `NAME=value` pairs (`--env`, `--set`). Names must be shell
 /// identifiers, so every tool can export them.
 pub fn parse_env_pairs(pairs: &[String]) -> Result<Vec<(String, String)>, AideError> {

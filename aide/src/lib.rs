@@ -14,14 +14,17 @@
 //! (prune) or `tools` (tools); `log show --json` prints the stored document
 //! instead of an envelope. Runs of `aide` itself are not logged.
 
+pub mod error;
+
 use std::io::{self, Write};
 
 use aide_core::AideError;
-use aide_core::error::code;
 use aide_core::log::{ExecutionLog, ListFilter, PruneReport, RunSummary};
 use aide_core::tool::{Context, Outcome, Render, Tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::error::AideToolError;
 
 /// The aide tools, with what each is for.
 pub const TOOLS: &[(&str, &str)] = &[
@@ -202,14 +205,11 @@ fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
         LogAction::Show { id } => {
             let stored = log.get(&id)?;
             if stored.summary.result_capped {
-                return Err(AideError::new(
-                    code::RESULT_CAPPED,
-                    format!(
-                        "run {} produced {} bytes of JSON, more than the log keeps",
-                        stored.summary.execution_id, stored.summary.result_bytes
-                    ),
-                )
-                .with_hint("re-run the tool with a narrower request or --limit, or raise AIDE_LOG_MAX_RESULT_BYTES"));
+                return Err(AideToolError::ResultCapped {
+                    execution_id: stored.summary.execution_id,
+                    bytes: stored.summary.result_bytes,
+                }
+                .into());
             }
             let result_json = stored
                 .result_json

@@ -37,11 +37,11 @@
 //! `invalid_program` with the line and column in the program, what was
 //! expected, and the closest function name for a misspelt one.
 
-use aide_core::{AideError, code};
+use aide_core::AideError;
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::json;
 
+use crate::error::AstError;
 use crate::refs::RefKind;
 use crate::symbols::SymbolKind;
 
@@ -245,12 +245,14 @@ fn error(program: &str, pos: Pos, message: impl Into<String>) -> AideError {
     let message = message.into();
     let line_text = program.lines().nth(pos.line - 1).unwrap_or("");
     let caret = format!("{}^", " ".repeat(line_text[..].chars().take(pos.column - 1).count()));
-    AideError::new(code::INVALID_PROGRAM, format!("{message} (at {}:{})", pos.line, pos.column)).with_details(json!({
-        "line": pos.line,
-        "column": pos.column,
-        "offset": pos.offset,
-        "snippet": format!("{line_text}\n{caret}"),
-    }))
+    AstError::InvalidProgram {
+        message,
+        line: pos.line,
+        column: pos.column,
+        offset: pos.offset,
+        snippet: format!("{line_text}\n{caret}"),
+    }
+    .into()
 }
 
 /// The program's tokens.
@@ -593,6 +595,8 @@ pub fn run(program: &str, backend: &dyn Backend) -> Result<DialectValue, AideErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aide_core::code;
+    use serde_json::json;
 
     /// A backend that records what it was asked: the arguments come back
     /// in the fields of its values.

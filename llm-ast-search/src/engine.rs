@@ -4,9 +4,10 @@ use std::io::Write;
 
 use aide_core::text::escape_controls;
 use aide_core::tool::{Context, Outcome};
-use aide_core::{AideError, Lang, Root, code};
+use aide_core::{AideError, Lang, Root};
 
 use crate::dialect::{Definition, LineRange, Point, Range, ReferenceSite, SearchMatch};
+use crate::error::AstError;
 use crate::files::{self, Scope};
 use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline_line};
 use crate::refs::{self, Reference};
@@ -120,8 +121,7 @@ impl Engine<'_> {
     pub fn definitions(&self, name: &str) -> Result<Found<Symbol>, AideError> {
         let needle = refs::last_identifier(name);
         if needle.is_empty() {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "the name to look up is empty")
-                .with_hint("give a name such as `MyClass` or `Agent/run`"));
+            return Err(AstError::EmptyName { example: "`MyClass` or `Agent/run`" }.into());
         }
         let (per_file, diagnostics) = self.scope().map_files(Some(needle.as_bytes()), |file, diags| {
             diags.extend(file.parse_diagnostic());
@@ -146,8 +146,7 @@ impl Engine<'_> {
         for name in names {
             let ident = refs::last_identifier(name).to_string();
             if ident.is_empty() {
-                return Err(AideError::new(code::INVALID_ARGUMENTS, "the name to look up is empty")
-                    .with_hint("give a name such as `validateToken`"));
+                return Err(AstError::EmptyName { example: "`validateToken`" }.into());
             }
             let (per_file, d) = self.scope().map_files(Some(ident.as_bytes()), |file, diags| {
                 diags.extend(file.parse_diagnostic());
@@ -211,9 +210,8 @@ impl dialect::Backend for DialectBackend<'_> {
     fn search(&self, path: &str, pattern: &str, extension: Option<&str>) -> Result<Vec<SearchMatch>, AideError> {
         let root = self.engine.root;
         let abs = root.resolve(path)?;
-        let meta = std::fs::metadata(&abs).map_err(|e| {
-            AideError::new(code::NOT_FOUND, format!("{path}: {e}")).with_hint("paths are relative to --root")
-        })?;
+        let meta = std::fs::metadata(&abs)
+            .map_err(|e| AstError::PathUnreadable { path: path.to_string(), message: e.to_string() })?;
         let rel = root.relative(&abs).unwrap_or_else(|| path.to_string());
         let at_root = rel == "." || rel.is_empty();
         let ext = extension.map(|e| escape_glob(e.trim_start_matches('.')));
@@ -242,11 +240,7 @@ impl dialect::Backend for DialectBackend<'_> {
     fn lines(&self, path: &str, start: usize, end: usize) -> Result<LineRange, AideError> {
         let content = llm_read::read_file(self.engine.root, path, start - 1, end - start + 1, 0)?;
         if content.start_line == 0 {
-            return Err(AideError::new(
-                code::INVALID_ARGUMENTS,
-                format!("{path} has {} lines; line {start} does not exist", content.line_count),
-            )
-            .with_hint(format!("ask for lines 1 to {}", content.line_count)));
+            return Err(AstError::NoSuchLine { path: path.to_string(), line_count: content.line_count, start }.into());
         }
         let last = content.content.lines().last().unwrap_or("");
         let end = point(content.end_line, last.chars().count() + 1);
@@ -288,8 +282,7 @@ impl Engine<'_> {
             Mode::Query => {
                 let text = request.query.as_deref().unwrap_or_default();
                 let Some(lang) = self.language else {
-                    return Err(AideError::new(code::INVALID_ARGUMENTS, "--query needs --language")
-                        .with_hint("a query is written against one grammar, e.g. --language rust"));
+                    return Err(AstError::QueryWithoutLanguage.into());
                 };
                 let compiled = query::compile(lang, text)?;
                 let needle = query::required_literal(&compiled);
@@ -339,10 +332,7 @@ impl Engine<'_> {
             }
             Mode::Validate => {
                 if request.paths.is_empty() && request.walk.glob.is_empty() && request.root.is_none() {
-                    return Err(AideError::new(code::INVALID_ARGUMENTS, "--validate needs the files to check")
-                        .with_hint(
-                            "name files or folders: llm-ast-search --validate src/main.rs (or --root DIR for a whole tree)",
-                        ));
+                    return Err(AstError::ValidateWithoutFiles.into());
                 }
                 let (files, diagnostics) = self.scope().map_files(None, |file, _| {
                     let errors = file.syntax_issues();

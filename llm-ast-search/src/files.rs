@@ -7,9 +7,10 @@ use aide_core::envelope::diag;
 use aide_core::text::NonText;
 use aide_core::tool::Context;
 use aide_core::walk::{WalkArgs, Walker};
-use aide_core::{AideError, Diagnostic, Lang, LineIndex, Root, code};
+use aide_core::{AideError, Diagnostic, Lang, LineIndex, Root};
 use tree_sitter::Tree;
 
+use crate::error::AstError;
 use crate::validate::{SyntaxIssue, syntax_issues};
 
 /// A parsed source file.
@@ -144,9 +145,8 @@ impl Scope<'_> {
         for p in self.paths {
             let abs = self.root.resolve(p)?;
             let rel = self.root.relative(&abs).unwrap_or_else(|| p.clone());
-            let meta = std::fs::metadata(&abs).map_err(|e| {
-                AideError::new(code::NOT_FOUND, format!("{p}: {e}")).with_hint("paths are relative to --root")
-            })?;
+            let meta = std::fs::metadata(&abs)
+                .map_err(|e| AstError::PathUnreadable { path: p.clone(), message: e.to_string() })?;
             if !meta.is_dir() {
                 use std::os::unix::fs::MetadataExt;
                 aide_core::root::OpenFailure::check_regular(meta.mode()).map_err(|e| e.into_error(&rel))?;
@@ -160,11 +160,7 @@ impl Scope<'_> {
             let lang = match self.language.or_else(|| Lang::from_path(&abs)) {
                 Some(l) => l,
                 None => {
-                    return Err(AideError::new(
-                        code::UNKNOWN_LANGUAGE,
-                        format!("cannot tell the language of {p} from its extension"),
-                    )
-                    .with_hint("name it with --language"));
+                    return Err(AstError::UnknownLanguage { path: p.clone() }.into());
                 }
             };
             out.push(Candidate { abs, rel, lang, forced: self.language.is_some() });

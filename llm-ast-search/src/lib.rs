@@ -67,6 +67,7 @@
 
 pub mod dialect;
 mod engine;
+pub mod error;
 pub mod files;
 pub mod language;
 mod output;
@@ -77,11 +78,13 @@ pub mod validate;
 
 use std::path::PathBuf;
 
+use aide_core::AideError;
 use aide_core::tool::{Context, Outcome, Tool};
 use aide_core::walk::WalkArgs;
-use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::error::AstError;
 
 pub use engine::{Engine, Found, run};
 pub use output::{AstOutput, FileValidation, Page};
@@ -173,7 +176,7 @@ enum Mode {
 
 impl AstRequest {
     fn mode(&self) -> Result<Mode, AideError> {
-        let given: Vec<(Mode, &str)> = [
+        let given: Vec<(Mode, &'static str)> = [
             (self.query.is_some(), Mode::Query, "--query"),
             (self.symbols, Mode::Symbols, "--symbols"),
             (self.definitions.is_some(), Mode::Definitions, "--definitions"),
@@ -188,11 +191,7 @@ impl AstRequest {
         match given.as_slice() {
             [] => Ok(Mode::Symbols),
             [(m, _)] => Ok(*m),
-            several => {
-                let flags: Vec<&str> = several.iter().map(|(_, f)| *f).collect();
-                Err(AideError::new(code::INVALID_ARGUMENTS, format!("{} cannot be combined", flags.join(" and ")))
-                    .with_hint("one run does one thing: query, symbols, definitions, references, validate or dialect"))
-            }
+            several => Err(AstError::ModesCombined { flags: several.iter().map(|(_, f)| *f).collect() }.into()),
         }
     }
 }

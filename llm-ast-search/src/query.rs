@@ -4,10 +4,10 @@
 use aide_core::{AideError, Lang, Span};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Query, QueryCursor, QueryErrorKind};
+use tree_sitter::{Query, QueryCursor};
 
+use crate::error::AstError;
 use crate::files::SourceFile;
 use crate::symbols::{SymbolKind, kind_at};
 
@@ -65,31 +65,15 @@ pub fn compile(lang: Lang, text: &str) -> Result<CompiledQuery, AideError> {
 
 fn compile_query(lang: Lang, text: &str) -> Result<Query, AideError> {
     Query::new(&crate::language::grammar(lang), text).map_err(|e| {
-        let what = match e.kind {
-            QueryErrorKind::Syntax => "syntax error",
-            QueryErrorKind::NodeType => "unknown node kind",
-            QueryErrorKind::Field => "unknown field",
-            QueryErrorKind::Capture => "unknown capture",
-            QueryErrorKind::Predicate => "invalid predicate",
-            QueryErrorKind::Structure => "impossible pattern structure",
-            QueryErrorKind::Language => "language mismatch",
-        };
-        let detail = if e.message.is_empty() { String::new() } else { format!(": {}", e.message.trim()) };
-        AideError::new(
-            aide_core::code::INVALID_QUERY,
-            format!("invalid {lang} query: {what} at line {}, column {}{detail}", e.row + 1, e.column + 1),
-        )
-        .with_hint(match e.kind {
-            QueryErrorKind::NodeType | QueryErrorKind::Field => {
-                format!(
-                    "node kinds and fields are the {lang} grammar's; find them with a query like `(_) @n` on a sample"
-                )
-            }
-            _ => {
-                "queries use tree-sitter's S-expression syntax, e.g. `(function_item name: (identifier) @name)`".into()
-            }
-        })
-        .with_details(json!({ "line": e.row + 1, "column": e.column + 1, "offset": e.offset, "kind": what }))
+        AstError::InvalidQuery {
+            lang,
+            kind: e.kind,
+            line: e.row + 1,
+            column: e.column + 1,
+            offset: e.offset,
+            message: e.message,
+        }
+        .into()
     })
 }
 

@@ -5,10 +5,12 @@
 use std::str::FromStr;
 use std::sync::Arc;
 
-use aide_core::{AideError, Lang, LineIndex, Span, code};
+use aide_core::{AideError, Lang, LineIndex, Span};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Tree};
+
+use crate::error::AstError;
 
 /// A symbol's kind, the same words for every language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
@@ -134,13 +136,8 @@ impl FromStr for SymbolKind {
             other => match SymbolKind::ALL.into_iter().find(|k| k.name().to_ascii_lowercase() == other) {
                 Some(k) => k,
                 None => {
-                    let names: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.name()).collect();
-                    let mut err = AideError::new(code::INVALID_ARGUMENTS, format!("unknown symbol kind `{s}`"));
-                    err = match aide_core::suggest::closest(s, names.iter().copied()) {
-                        Some(c) => err.with_hint(format!("did you mean `{c}`? Kinds: {}", names.join(", "))),
-                        None => err.with_hint(format!("kinds: {}", names.join(", "))),
-                    };
-                    return Err(err);
+                    let known = SymbolKind::ALL.iter().map(|k| k.name()).collect();
+                    return Err(AstError::UnknownKind { given: s.to_string(), known }.into());
                 }
             },
         };

@@ -30,6 +30,7 @@
 //! 0-based character positions of the match in `path`. Results are ordered
 //! by score descending, then path ascending, identically on every run.
 
+pub mod error;
 mod rank;
 mod tree;
 
@@ -39,9 +40,11 @@ use std::path::PathBuf;
 
 use aide_core::tool::{Context, Outcome, Render, Tool};
 use aide_core::walk::{WalkArgs, Walker, default_threads};
-use aide_core::{AideError, Root, code};
+use aide_core::{AideError, Root};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::error::DiscoverError;
 
 pub use rank::{Ranker, Reason};
 
@@ -205,8 +208,7 @@ pub fn discover(root: &Root, req: &DiscoverRequest, ctx: &Context) -> Result<Out
 
     if req.tree {
         if req.query.is_some() {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "--tree does not take --query")
-                .with_hint("use --tree alone (with --glob or --max-depth), or --query alone"));
+            return Err(DiscoverError::TreeWithQuery.into());
         }
         let walker = Walker::new(root, &walk)?.include_dirs(true).watched(ctx);
         return tree::build(&walker, threads, req.limit.unwrap_or(DEFAULT_TREE_LIMIT));

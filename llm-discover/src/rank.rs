@@ -6,8 +6,9 @@ use nucleo_matcher::{Config, Matcher, Utf32Str};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use aide_core::{AideError, code};
+use aide_core::AideError;
 
+use crate::error::DiscoverError;
 use crate::{Found, Kind};
 
 /// Why a path matched, best first. The tier decides the score band.
@@ -100,8 +101,7 @@ pub struct Ranker {
 impl Ranker {
     pub fn new(query: &str) -> Result<Ranker, AideError> {
         if query.trim().is_empty() {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "the query is empty")
-                .with_hint("give some characters of the path, or leave --query out to list files"));
+            return Err(DiscoverError::EmptyQuery.into());
         }
         // Smart case, except that a camelCase query names words, not cases:
         // `appRouter` finds `app.router.js`, `app_router.py` and `AppRouter.ts`.
@@ -110,13 +110,12 @@ impl Ranker {
         let case = if camel { CaseMatching::Ignore } else { CaseMatching::Smart };
         let pattern = Pattern::parse(query, case, Normalization::Smart);
         if pattern.atoms.iter().all(|a| a.negative || a.needle_text().is_empty()) {
-            let message = if pattern.atoms.iter().any(|a| a.negative && !a.needle_text().is_empty()) {
-                "the query has only negated terms"
+            return Err(if pattern.atoms.iter().any(|a| a.negative && !a.needle_text().is_empty()) {
+                DiscoverError::OnlyNegatedTerms
             } else {
-                "the query has no characters to look for (`'`, `^`, `$` and `!` alone are operators)"
-            };
-            return Err(AideError::new(code::INVALID_ARGUMENTS, message)
-                .with_hint("add a term to look for, e.g. `main !test` or `^src/`"));
+                DiscoverError::OnlyOperators
+            }
+            .into());
         }
         let single = pattern.atoms.len() == 1 && pattern.atoms[0].kind == AtomKind::Fuzzy && !pattern.atoms[0].negative;
         let plain = single.then(|| fold(query.trim(), case_sensitive));
@@ -272,7 +271,7 @@ mod tests {
 
     #[test]
     fn empty_and_negative_only_queries_are_errors() {
-        assert_eq!(Ranker::new("  ").unwrap_err().code, code::INVALID_ARGUMENTS);
-        assert_eq!(Ranker::new("!test").unwrap_err().code, code::INVALID_ARGUMENTS);
+        assert_eq!(Ranker::new("  ").unwrap_err().code, aide_core::code::INVALID_ARGUMENTS);
+        assert_eq!(Ranker::new("!test").unwrap_err().code, aide_core::code::INVALID_ARGUMENTS);
     }
 }

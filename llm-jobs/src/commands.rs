@@ -4,9 +4,10 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use aide_core::AideError;
 use aide_core::tool::{Context, Progress};
-use aide_core::{AideError, code};
 
+use crate::error::JobsError;
 use crate::request::*;
 use crate::store::{self, JobRow, JobStore};
 use crate::view::*;
@@ -45,10 +46,7 @@ pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
 /// beside it, or on PATH.
 pub fn supervisor_exe() -> Result<PathBuf, AideError> {
     let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-jobs"));
-    current.or_else(|| aide_core::cli::find_executable("llm-jobs")).ok_or_else(|| {
-        AideError::new(code::NOT_FOUND, "the llm-jobs executable was not found")
-            .with_hint("install llm-jobs beside this tool or on PATH")
-    })
+    current.or_else(|| aide_core::cli::find_executable("llm-jobs")).ok_or_else(|| JobsError::ExecutableMissing.into())
 }
 
 /// Starts a job. `exe` is the llm-jobs executable that will supervise it.
@@ -65,13 +63,9 @@ pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
         AideError::io(&cwd.display().to_string(), &e).with_hint("--cwd must name an existing directory")
     })?;
     if !cwd.is_dir() {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("{} is not a directory", cwd.display())));
+        return Err(JobsError::NotADirectory { cwd: cwd.display().to_string() }.into());
     }
-    if let Some(t) = args.timeout
-        && !(t > 0.0 && t.is_finite())
-    {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
-    }
+    aide_core::request::check_timeout("--timeout", args.timeout)?;
     let env = aide_core::request::parse_env_pairs(&args.env)?;
     let mut store = JobStore::open()?;
     for dep in &args.after {
@@ -89,7 +83,8 @@ pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
         max_output: i64::try_from(args.max_output).unwrap_or(i64::MAX),
     })?;
     if let Err(e) = supervisor::launch(exe, id) {
-        let reason = format!("could not start its supervisor: {e}");
+        let failure = JobsError::SupervisorFailed { message: e.to_string() };
+        let reason = failure.to_string();
         store.finish(
             id,
             &store::Ending {
@@ -102,7 +97,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
                 dropped_bytes: 0,
             },
         )?;
-        return Err(AideError::new(code::IO_ERROR, reason));
+        return Err(failure.into());
     }
     // Report the pid once the supervisor has started the command, or the
     // reason it waits; never block for long.
@@ -213,7 +208,7 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     }
     let args = &args;
     if !(args.timeout >= 0.0 && args.timeout.is_finite()) {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a number of seconds"));
+        return Err(JobsError::BadWaitTimeout.into());
     }
     let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
     let mut reported = None;
@@ -344,10 +339,8 @@ fn redacted(text: String, redact: bool, count: &mut usize) -> String {
 }
 
 fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
-    let signal = process::parse_signal(&args.signal).ok_or_else(|| {
-        AideError::new(code::INVALID_ARGUMENTS, format!("unknown signal `{}`", args.signal))
-            .with_hint("use TERM, INT, HUP, QUIT, KILL, USR1, USR2, STOP, CONT or their numbers")
-    })?;
+    let signal =
+        process::parse_signal(&args.signal).ok_or_else(|| JobsError::UnknownSignal { signal: args.signal.clone() })?;
     let mut store = JobStore::open()?;
     let job = refresh(&store, store.require(args.id)?)?;
     if !job.status.is_active() {
@@ -429,8 +422,7 @@ fn remove(id: i64, force: bool) -> Result<JobsOutput, AideError> {
     let job = refresh(&store, store.require(id)?)?;
     if job.status.is_active() {
         if !force {
-            return Err(AideError::new(code::CONFLICT, format!("job #{id} is still {}", job.status.as_str()))
-                .with_hint("kill it first, or pass --force"));
+            return Err(JobsError::StillActive { id, status: job.status.as_str() }.into());
         }
         kill(&KillArgs { id, signal: "KILL".into(), grace: 0.0 })?;
     }
@@ -458,7 +450,7 @@ fn groups(action: &GroupAction) -> Result<JobsOutput, AideError> {
     let mut store = JobStore::open()?;
     if let GroupAction::Set { name, parallel } = action {
         if *parallel == 0 {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "--parallel must be at least 1"));
+            return Err(JobsError::ZeroParallel.into());
         }
         store.set_group(name, i64::from(*parallel))?;
     }

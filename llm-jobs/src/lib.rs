@@ -25,6 +25,7 @@
 //! (removing a running job); 4 runtime failure.
 
 mod commands;
+pub mod error;
 mod process;
 mod request;
 mod store;

@@ -3,12 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
+use aide_core::AideError;
 use aide_core::store::with_retry;
 use aide_core::time::now_ms;
-use aide_core::{AideError, code};
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use crate::Status;
+use crate::error::JobsError;
 
 const SCHEMA_VERSION: i64 = 1;
 const SCHEMA: &str = "
@@ -103,7 +104,7 @@ pub fn jobs_dir() -> PathBuf {
 }
 
 fn db_err(e: impl std::fmt::Display) -> AideError {
-    AideError::new(code::IO_ERROR, format!("job store: {e}")).with_hint("check that $AIDE_HOME is writable")
+    JobsError::Store { message: e.to_string() }.into()
 }
 
 const COLUMNS: &str = "id, name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, reason, pid, \
@@ -201,11 +202,7 @@ impl JobStore {
 
     /// Job `id`, or a `not_found` error.
     pub fn require(&self, id: i64) -> Result<JobRow, AideError> {
-        self.get(id)?.ok_or_else(|| {
-            AideError::new(code::NOT_FOUND, format!("no job #{id}"))
-                .with_hint("list jobs with `llm-jobs list`")
-                .with_details(serde_json::json!({ "job_id": id }))
-        })
+        self.get(id)?.ok_or_else(|| JobsError::NoJob { id }.into())
     }
 
     pub fn all(&self) -> Result<Vec<JobRow>, AideError> {

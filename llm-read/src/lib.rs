@@ -36,10 +36,13 @@ use aide_core::error::ErrorBody;
 use aide_core::root::OpenFailure;
 use aide_core::text::NonText;
 use aide_core::tool::{Context, Outcome, Render, Tool};
-use aide_core::{AideError, Root, code};
+use aide_core::{AideError, Root};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::error::ReadError;
+
+pub mod error;
 pub mod scan;
 
 /// Lines returned when no range is given.
@@ -159,9 +162,8 @@ impl Render for ReadOutput {
 
 /// The line range a request asks for: (skip, take).
 fn range(req: &ReadRequest) -> Result<(usize, usize), AideError> {
-    let bad = |why: &str| {
-        AideError::new(code::INVALID_ARGUMENTS, format!("--lines {}: {why}", req.lines.as_deref().unwrap_or("")))
-            .with_hint("write --lines 10:20 (1-based, inclusive), 10: or :20")
+    let bad = |why: &'static str| -> AideError {
+        ReadError::BadLines { spec: req.lines.clone().unwrap_or_default(), why }.into()
     };
     if let Some(spec) = &req.lines {
         let (a, b) = spec.split_once(':').ok_or_else(|| bad("expected A:B"))?;
@@ -191,20 +193,12 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
     // A name shown escaped (not valid UTF-8) is accepted back.
     let path = root.unescaped(rel).unwrap_or_else(|| PathBuf::from(rel));
     let file = root.open_file(&path).map_err(|e| match e {
-        OpenFailure::Directory => AideError::new(code::NOT_A_REGULAR_FILE, format!("{rel} is a directory"))
-            .with_hint("list it with llm-discover, or read a file inside it")
-            .with_details(serde_json::json!({ "path": rel, "kind": "directory" })),
+        OpenFailure::Directory => ReadError::Directory { path: rel.to_string() }.into(),
         other => other.into_error(rel),
     })?;
     let scanned = scan::scan(file, skip.saturating_add(1), take, 256 * 1024).map_err(|e| match e {
-        scan::ScanError::NonText(NonText::Utf16) => {
-            AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is UTF-16; only UTF-8 text is read"))
-                .with_hint("convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)")
-        }
-        scan::ScanError::NonText(NonText::Binary) => {
-            AideError::new(code::INVALID_ARGUMENTS, format!("{rel} is a binary file (it has NUL bytes)"))
-                .with_hint("llm-read shows text files only")
-        }
+        scan::ScanError::NonText(NonText::Utf16) => ReadError::Utf16 { path: rel.to_string() }.into(),
+        scan::ScanError::NonText(NonText::Binary) => ReadError::Binary { path: rel.to_string() }.into(),
         scan::ScanError::Io(e) => AideError::io(rel, &e),
     })?;
     let line_count = scanned.line_count;
@@ -254,25 +248,8 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
     })
 }
 
-/// A range that starts after the file's last line: the caller's idea of the
-/// file is stale (or off by some lines), which is worth an error, not an
-/// empty success.
 fn past_the_end(rel: &str, skip: usize, line_count: usize) -> AideError {
-    let hint = if line_count == 0 {
-        "the file is empty".to_string()
-    } else {
-        format!("read --lines 1:{line_count} (or --offset 0); --offset {} starts at the last line", line_count - 1)
-    };
-    AideError::new(
-        code::INVALID_SPAN,
-        format!(
-            "{rel} has {line_count} line{}; the range starts at line {}",
-            if line_count == 1 { "" } else { "s" },
-            skip + 1
-        ),
-    )
-    .with_hint(hint)
-    .with_details(serde_json::json!({ "path": rel, "line_count": line_count, "start_line": skip + 1 }))
+    ReadError::PastTheEnd { path: rel.to_string(), line_count, start_line: skip + 1 }.into()
 }
 
 /// Reads every path of the request; stops at the context's cancellation
@@ -329,6 +306,7 @@ impl Tool for LlmRead {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aide_core::code;
 
     fn setup(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Root) {
         let d = tempfile::tempdir().unwrap();
@@ -350,7 +328,7 @@ mod tests {
         assert_eq!((c.eol, c.final_newline, c.truncated, c.next_offset), (Eol::Crlf, true, true, Some(2)));
         assert_eq!(c.checksum, aide_core::checksum::sha256_hex(body));
         let past = read_file(&root, "a.txt", 10, 5, 0).unwrap_err();
-        assert_eq!(past.code, code::INVALID_SPAN);
+        assert_eq!(past.code, aide_core::code::INVALID_SPAN);
         assert!(past.message.contains("has 3 lines"), "{}", past.message);
         assert_eq!(past.details.as_ref().unwrap()["line_count"], 3);
         // The last line itself, and an empty file from the start, are fine.

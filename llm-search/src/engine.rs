@@ -29,6 +29,8 @@ pub enum SearchError {
     InvalidRegex { pattern: String, index: usize, message: String, offset: Option<usize>, column: Option<usize> },
     #[error("--multiline-dotall needs --multiline")]
     DotallWithoutMultiline,
+    #[error("the patterns are {total} bytes; at most {MAX_PATTERN_BYTES} are taken")]
+    PatternTooLong { total: usize },
 }
 
 impl From<SearchError> for AideError {
@@ -37,6 +39,8 @@ impl From<SearchError> for AideError {
         match e {
             SearchError::NoPattern => AideError::new(code::INVALID_ARGUMENTS, msg)
                 .with_hint("give a regular expression with --pattern (or -e, repeatable)"),
+            SearchError::PatternTooLong { .. } => AideError::new(code::INVALID_PATTERN, msg)
+                .with_hint("search for a distinctive part, or use several searches"),
             SearchError::DotallWithoutMultiline => {
                 AideError::new(code::INVALID_ARGUMENTS, msg).with_hint("add --multiline (-U)")
             }
@@ -138,11 +142,7 @@ pub const MAX_PATTERN_BYTES: usize = 1 << 20;
 fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, AideError> {
     let total: usize = req.pattern.iter().map(String::len).sum();
     if total > MAX_PATTERN_BYTES {
-        return Err(AideError::new(
-            code::INVALID_PATTERN,
-            format!("the patterns are {total} bytes; at most {MAX_PATTERN_BYTES} are taken"),
-        )
-        .with_hint("search for a distinctive part, or use several searches"));
+        return Err(SearchError::PatternTooLong { total }.into());
     }
     let mut b = RegexMatcherBuilder::new();
     b.case_smart(req.smart_case)

@@ -6,14 +6,15 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
 use std::time::Instant;
 
+use aide_core::AideError;
 use aide_core::tool::{Context, Progress};
-use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+use crate::error::ShellError;
 
 /// One side's timings.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -50,15 +51,18 @@ pub struct CompareOutput {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, AideError> {
-    let out = Command::new("git").args(args).current_dir(dir).stdin(Stdio::null()).output().map_err(|e| {
-        AideError::new(code::IO_ERROR, format!("running git: {e}")).with_hint("compare needs git on PATH")
-    })?;
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| ShellError::Spawn { program: "git", message: e.to_string() })?;
     if !out.status.success() {
-        return Err(AideError::new(
-            code::INVALID_ARGUMENTS,
-            format!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()),
-        )
-        .with_hint("run compare inside a git repository, with a revision that exists"));
+        return Err(ShellError::Git {
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        }
+        .into());
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
@@ -168,7 +172,7 @@ fn time_once(command: &str, dir: &Path) -> Result<(f64, bool), AideError> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .map_err(|e| AideError::new(code::IO_ERROR, format!("running bash: {e}")))?;
+        .map_err(|e| ShellError::Spawn { program: "bash", message: e.to_string() })?;
     Ok((start.elapsed().as_secs_f64() * 1000.0, status.success()))
 }
 
@@ -198,8 +202,7 @@ pub fn compare(
     ctx: &Context,
 ) -> Result<CompareOutput, AideError> {
     if iterations < 2 {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, "--iterations must be at least 2")
-            .with_hint("the statistics need two runs a side; 10 or more give useful p-values"));
+        return Err(ShellError::TooFewIterations.into());
     }
     let top = PathBuf::from(git(cwd, &["rev-parse", "--show-toplevel"])?);
     let base_commit = git(&top, &["rev-parse", "--verify", &format!("{baseline}^{{commit}}")])?;

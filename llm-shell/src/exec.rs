@@ -14,11 +14,12 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use aide_core::AideError;
 use aide_core::fsutil::replace;
-use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::error::ShellError;
 use crate::session::Session;
 
 /// The wrapper bash runs; `$1` is the session folder.
@@ -263,9 +264,7 @@ pub fn run(
         cmd.current_dir("/");
     }
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = cmd.spawn().map_err(|e| {
-        AideError::new(code::IO_ERROR, format!("could not start bash: {e}")).with_hint("llm-shell needs bash on PATH")
-    })?;
+    let mut child = cmd.spawn().map_err(|e| ShellError::Spawn { program: "bash", message: e.to_string() })?;
     let out_rx = child.stdout.take().map(|p| reader(p, max_output));
     let err_rx = child.stderr.take().map(|p| reader(p, max_output));
 

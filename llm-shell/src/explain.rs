@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use aide_core::{AideError, code};
+use aide_core::AideError;
 use brush_parser::ast::{
     AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoFileRedirectTarget, IoRedirect,
     Pipeline, SeparatorOperator,
@@ -11,6 +11,7 @@ use brush_parser::ast::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::error::ShellError;
 use crate::syntax;
 
 /// Estimated risk, ordered.
@@ -90,10 +91,7 @@ struct Walker<'a> {
 /// deep to walk (`input_too_deep`) or that does not parse (`invalid_arguments`).
 pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, AideError> {
     aide_core::text::check_depth("the command", syntax::nesting_depth(command))?;
-    let mut w = walk(command, cwd).map_err(|msg| {
-        AideError::new(code::INVALID_ARGUMENTS, format!("the command does not parse: {msg}"))
-            .with_hint("see `llm-shell check` for where")
-    })?;
+    let mut w = walk(command, cwd)?;
     if command.contains(":(){") || command.contains(": (){") {
         mark_fork_bomb(&mut w.steps);
     }
@@ -117,13 +115,13 @@ pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, AideError> {
 }
 
 /// The steps and warnings of `command`.
-fn walk<'a>(command: &str, cwd: &'a Path) -> Result<Walker<'a>, String> {
+fn walk<'a>(command: &str, cwd: &'a Path) -> Result<Walker<'a>, ShellError> {
     walk_at(command, cwd, 0)
 }
 
 /// [`walk`] of code nested `depth` levels deep (in `$(…)`, `bash -c`, `eval`).
-fn walk_at<'a>(command: &str, cwd: &'a Path, depth: usize) -> Result<Walker<'a>, String> {
-    let program = syntax::parse(command).map_err(|(msg, _)| msg)?;
+fn walk_at<'a>(command: &str, cwd: &'a Path, depth: usize) -> Result<Walker<'a>, ShellError> {
+    let program = syntax::parse(command).map_err(|(message, _)| ShellError::Unparsable { message })?;
     let mut w = Walker { cwd, steps: Vec::new(), warnings: Vec::new(), pipeline_position: 0, depth };
     for list in &program.complete_commands {
         w.list(list, "always");

@@ -33,6 +33,7 @@
 //! `"ok": false` with the tool's `error`.
 
 pub mod compare;
+pub mod error;
 pub mod exec;
 pub mod explain;
 pub mod perf;
@@ -46,11 +47,13 @@ use std::time::Duration;
 
 use aide_core::command::CommandArgs;
 use aide_core::tool::{Context, Outcome, Render, Tool};
-use aide_core::{AideError, ExitStatus, code};
+use aide_core::{AideError, ExitStatus};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use explain::Risk;
+
+use crate::error::ShellError;
 
 /// Output kept per stream by default; the head and tail of anything longer.
 pub const DEFAULT_MAX_OUTPUT: usize = 256 * 1024;
@@ -395,13 +398,10 @@ fn session_state(s: &session::Session) -> Result<SessionState, AideError> {
 fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput, AideError> {
     let pairs = aide_core::request::parse_env_pairs(set)?;
     if let Some(bad) = unset.iter().find(|n| !aide_core::request::is_identifier(n)) {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{bad}` is not a variable name"))
-            .with_hint("names are letters, digits and _, not starting with a digit"));
+        return Err(ShellError::NotAVariableName { name: bad.clone() }.into());
     }
     if pairs.is_empty() && unset.is_empty() {
-        return Err(
-            AideError::new(code::INVALID_ARGUMENTS, "nothing to change").with_hint("give --set K=V or --unset K")
-        );
+        return Err(ShellError::NothingToChange.into());
     }
     let mut script = String::new();
     for (k, v) in &pairs {
@@ -414,7 +414,7 @@ fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput,
     let _lock = s.lock()?;
     let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, false)?;
     if out.exit_code != 0 {
-        return Err(AideError::new(code::IO_ERROR, format!("updating the environment failed: {}", out.stderr.trim())));
+        return Err(ShellError::EnvUpdateFailed { stderr: out.stderr.trim().to_string() }.into());
     }
     s.save_meta()?;
     let mut updated: Vec<String> = pairs.into_iter().map(|(k, _)| k).collect();
@@ -427,11 +427,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     what.normalize()?;
     // The session's bash evals this line: an argv is quoted word by word.
     let command = what.shell_line();
-    if let Some(t) = args.timeout
-        && !(t > 0.0 && t.is_finite())
-    {
-        return Err(AideError::new(code::INVALID_ARGUMENTS, "--timeout must be a positive number of seconds"));
-    }
+    aide_core::request::check_timeout("--timeout", args.timeout)?;
     // A session, or a throwaway one in a temporary folder.
     let temp;
     let mut session = match &args.session {
@@ -448,12 +444,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     if let Some(max) = args.max_risk {
         let e = explain::explain(&command, std::path::Path::new(&session.meta.working_dir))?;
         if e.overall_risk > max {
-            return Err(AideError::new(
-                code::RISK_DENIED,
-                format!("the command's risk is {}, above --max-risk {}", e.overall_risk.as_str(), max.as_str()),
-            )
-            .with_hint("nothing was run; raise --max-risk if this is intended")
-            .with_details(serde_json::json!({ "overall_risk": e.overall_risk, "risk_reasons": e.risk_reasons })));
+            return Err(ShellError::RiskDenied { risk: e.overall_risk, max, reasons: e.risk_reasons }.into());
         }
     }
 

@@ -7,12 +7,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use aide_core::AideError;
 use aide_core::fsutil::{private_permissions, replace, write_atomic_with};
 use aide_core::request::is_identifier;
 use aide_core::time::now_ms;
-use aide_core::{AideError, code};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::error::ShellError;
 
 /// What a session remembers besides its shell state.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -172,9 +174,7 @@ pub fn open(id: &str) -> Result<Session, AideError> {
 }
 
 fn not_found(id: &str) -> AideError {
-    AideError::new(code::NOT_FOUND, format!("no session `{id}`"))
-        .with_hint("create one with `llm-shell session new`, or list them with `llm-shell session list`")
-        .with_details(serde_json::json!({ "session_id": id }))
+    ShellError::NoSession { id: id.to_string() }.into()
 }
 
 pub fn list() -> Result<Vec<Meta>, AideError> {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::request::OpName;
-use crate::text::NearMiss;
+use crate::text::{NearMiss, SpanEditError};
 
 /// A block an operation could have meant, as listed when none or several match.
 #[derive(Debug, Clone, Serialize)]
@@ -63,7 +63,7 @@ pub enum TransformError {
     #[error("{path} changed since it was read: its checksum differs")]
     ChecksumMismatch { path: String, expected: String, current: Option<String> },
     #[error("{path}: {reason}; nothing was written")]
-    InvalidSpan { path: String, reason: String, current: String, size: usize },
+    InvalidSpan { path: String, reason: SpanEditError, current: String, size: usize },
     #[error("{path} exists; overwriting it needs its checksum")]
     OverwriteWithoutChecksum { path: String },
     #[error("cannot rename {path} to {to}: it exists")]
@@ -190,7 +190,7 @@ impl From<TransformError> for AideError {
             E::Missing { .. } => error(code::NOT_FOUND)
                 .with_hint("check the path (relative to --root); create files with a `write` operation"),
             E::FolderMissing { .. } => error(code::NOT_FOUND).with_hint("set create_dirs: true to create it"),
-            E::NotAFilePath { .. } => error(code::NOT_A_REGULAR_FILE),
+            E::NotAFilePath { .. } => error(code::NOT_A_REGULAR_FILE).with_hint("name a file inside --root"),
             E::ChecksumMismatch { path, expected, current } => error(code::CHECKSUM_MISMATCH)
                 .with_hint("read the file again (llm-read) and redo the edit against its current content")
                 .with_details(json!({ "path": path, "expected": expected, "current": current })),
@@ -248,11 +248,14 @@ impl From<TransformError> for AideError {
             E::ChangedMeanwhile { path } => error(code::CONFLICT)
                 .with_hint("read the file again and redo the edit against its current content")
                 .with_details(json!({ "path": path })),
-            E::WriteFailed { path, restore_failures: None, .. } => {
-                error(code::IO_ERROR).with_details(json!({ "path": path }))
+            E::WriteFailed { path, restore_failures, .. } => {
+                let error = error(code::IO_ERROR)
+                    .with_hint("check the free space and the folder's permissions, then retry");
+                match restore_failures {
+                    None => error.with_details(json!({ "path": path })),
+                    Some(failures) => error.with_details(json!({ "path": path, "restore_failures": failures })),
+                }
             }
-            E::WriteFailed { path, restore_failures: Some(failures), .. } => error(code::IO_ERROR)
-                .with_details(json!({ "path": path, "restore_failures": failures })),
             E::NothingToUndo => {
                 error(code::INVALID_ARGUMENTS).with_hint("llm-transform undo EXECUTION_ID, or undo --last N")
             }

@@ -340,7 +340,7 @@ fn patch(
         }
         n => {
             let spans: Vec<(usize, usize, &[u8])> = starts.iter().map(|&(s, e)| (s, e, new.as_bytes())).collect();
-            let out = apply_span_edits(bytes, &spans).map_err(AideError::internal)?;
+            let out = apply_span_edits(bytes, &spans).map_err(|e| AideError::internal(e.to_string()))?;
             if n > 1 {
                 note = Some(format!("replace_all: {n} matches (lines {})", join_lines(&lines)));
             }
@@ -528,6 +528,7 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
             (at, at, insert)
         }
     };
-    let out = apply_span_edits(bytes, &[(at, end, insert.as_bytes())]).map_err(AideError::internal)?;
+    let out =
+        apply_span_edits(bytes, &[(at, end, insert.as_bytes())]).map_err(|e| AideError::internal(e.to_string()))?;
     Ok((out, symbol.span.line))
 }

@@ -12,30 +12,43 @@ pub fn to_eol(text: &str, eol: Eol) -> String {
     }
 }
 
+/// Why a batch of span edits cannot be applied.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpanEditError {
+    #[error("edit {index}: byte_start {start} is after byte_end {end}")]
+    Reversed { index: usize, start: usize, end: usize },
+    #[error("edit {index}: span {start}..{end} is past the end of the file ({size} bytes)")]
+    PastTheEnd { index: usize, start: usize, end: usize, size: usize },
+    #[error("edit {index}: offset {offset} cuts a UTF-8 character")]
+    SplitsCharacter { index: usize, offset: usize },
+    #[error("edits {} ({}..{}) and {} ({}..{}) overlap", .first.0, .first.1, .first.2, .second.0, .second.1, .second.2)]
+    Overlap { first: (usize, usize, usize), second: (usize, usize, usize) },
+}
+
 /// Applies non-overlapping byte-span replacements in one batch, from the
 /// end backwards so no offset drifts. Refuses spans out of range, reversed,
 /// cutting a UTF-8 character, or overlapping (two insertions at one offset
 /// count as overlapping: their order would be a guess).
-pub fn apply_span_edits(bytes: &[u8], edits: &[(usize, usize, &[u8])]) -> Result<Vec<u8>, String> {
+pub fn apply_span_edits(bytes: &[u8], edits: &[(usize, usize, &[u8])]) -> Result<Vec<u8>, SpanEditError> {
     let mut order: Vec<usize> = (0..edits.len()).collect();
     order.sort_by_key(|&i| (edits[i].0, edits[i].1));
     for (n, &i) in order.iter().enumerate() {
         let (s, e, _) = edits[i];
         if s > e {
-            return Err(format!("edit {i}: byte_start {s} is after byte_end {e}"));
+            return Err(SpanEditError::Reversed { index: i, start: s, end: e });
         }
         if e > bytes.len() {
-            return Err(format!("edit {i}: span {s}..{e} is past the end of the file ({} bytes)", bytes.len()));
+            return Err(SpanEditError::PastTheEnd { index: i, start: s, end: e, size: bytes.len() });
         }
         for at in [s, e] {
             if !aide_core::span::is_char_boundary(bytes, at) {
-                return Err(format!("edit {i}: offset {at} cuts a UTF-8 character"));
+                return Err(SpanEditError::SplitsCharacter { index: i, offset: at });
             }
         }
         if let Some(&j) = order.get(n + 1) {
             let (s2, e2, _) = edits[j];
             if s2 < e || (s2 == s && e2 == s2 && e == s) {
-                return Err(format!("edits {i} ({s}..{e}) and {j} ({s2}..{e2}) overlap"));
+                return Err(SpanEditError::Overlap { first: (i, s, e), second: (j, s2, e2) });
             }
         }
     }
@@ -193,11 +206,16 @@ mod tests {
     fn spans_are_checked() {
         let text = "héllo wörld".as_bytes();
         assert_eq!(apply_span_edits(text, &[(0, 1, b"H")]).unwrap(), "Héllo wörld".as_bytes());
-        assert!(apply_span_edits(text, &[(2, 3, b"e")]).unwrap_err().contains("cuts a UTF-8 character"));
-        assert!(apply_span_edits(text, &[(0, 99, b"")]).unwrap_err().contains("past the end"));
-        assert!(apply_span_edits(text, &[(3, 1, b"")]).unwrap_err().contains("after byte_end"));
-        assert!(apply_span_edits(text, &[(0, 4, b""), (3, 5, b"")]).unwrap_err().contains("overlap"));
-        assert!(apply_span_edits(text, &[(0, 0, b"a"), (0, 0, b"b")]).unwrap_err().contains("overlap"));
+        use SpanEditError as E;
+        assert_eq!(apply_span_edits(text, &[(2, 3, b"e")]), Err(E::SplitsCharacter { index: 0, offset: 2 }));
+        assert_eq!(
+            apply_span_edits(text, &[(0, 99, b"")]),
+            Err(E::PastTheEnd { index: 0, start: 0, end: 99, size: 13 })
+        );
+        assert_eq!(apply_span_edits(text, &[(3, 1, b"")]), Err(E::Reversed { index: 0, start: 3, end: 1 }));
+        let overlap = apply_span_edits(text, &[(0, 4, b""), (3, 5, b"")]).unwrap_err();
+        assert_eq!(overlap.to_string(), "edits 0 (0..4) and 1 (3..5) overlap");
+        assert!(matches!(apply_span_edits(text, &[(0, 0, b"a"), (0, 0, b"b")]), Err(E::Overlap { .. })));
         // Touching spans are fine.
         assert_eq!(apply_span_edits(b"abcd", &[(0, 2, b"X"), (2, 4, b"Y")]).unwrap(), b"XY");
     }

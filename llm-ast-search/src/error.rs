@@ -1,0 +1,85 @@
+//! Every way llm-ast-search refuses a request, as one enum converted once
+//! into the contract's [`AideError`].
+
+use aide_core::{AideError, Lang, code};
+use serde_json::json;
+use tree_sitter::QueryErrorKind;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AstError {
+    #[error("{} cannot be combined", .flags.join(" and "))]
+    ModesCombined { flags: Vec<&'static str> },
+    #[error("--query needs --language")]
+    QueryWithoutLanguage,
+    #[error("--validate needs the files to check")]
+    ValidateWithoutFiles,
+    #[error("the name to look up is empty")]
+    EmptyName { example: &'static str },
+    #[error("unknown symbol kind `{given}`")]
+    UnknownKind { given: String, known: Vec<&'static str> },
+    #[error("{path}: {message}")]
+    PathUnreadable { path: String, message: String },
+    #[error("cannot tell the language of {path} from its extension")]
+    UnknownLanguage { path: String },
+    #[error("invalid {lang} query: {} at line {line}, column {column}{}", kind_name(.kind),
+        if .message.is_empty() { String::new() } else { format!(": {}", .message.trim()) })]
+    InvalidQuery { lang: Lang, kind: QueryErrorKind, line: usize, column: usize, offset: usize, message: String },
+    #[error("{message} (at {line}:{column})")]
+    InvalidProgram { message: String, line: usize, column: usize, offset: usize, snippet: String },
+    #[error("{path} has {line_count} lines; line {start} does not exist")]
+    NoSuchLine { path: String, line_count: usize, start: usize },
+}
+
+fn kind_name(kind: &QueryErrorKind) -> &'static str {
+    match kind {
+        QueryErrorKind::Syntax => "syntax error",
+        QueryErrorKind::NodeType => "unknown node kind",
+        QueryErrorKind::Field => "unknown field",
+        QueryErrorKind::Capture => "unknown capture",
+        QueryErrorKind::Predicate => "invalid predicate",
+        QueryErrorKind::Structure => "impossible pattern structure",
+        QueryErrorKind::Language => "language mismatch",
+    }
+}
+
+impl From<AstError> for AideError {
+    fn from(e: AstError) -> AideError {
+        use AstError as E;
+        let error = |c| AideError::new(c, e.to_string());
+        match &e {
+            E::ModesCombined { .. } => error(code::INVALID_ARGUMENTS)
+                .with_hint("one run does one thing: query, symbols, definitions, references, validate or dialect"),
+            E::QueryWithoutLanguage => error(code::INVALID_ARGUMENTS)
+                .with_hint("a query is written against one grammar, e.g. --language rust"),
+            E::ValidateWithoutFiles => error(code::INVALID_ARGUMENTS)
+                .with_hint("name files or folders: llm-ast-search --validate src/main.rs (or --root DIR for a whole tree)"),
+            E::EmptyName { example } => {
+                error(code::INVALID_ARGUMENTS).with_hint(format!("give a name such as {example}"))
+            }
+            E::UnknownKind { given, known } => {
+                let hint = match aide_core::suggest::closest(given, known.iter().copied()) {
+                    Some(c) => format!("did you mean `{c}`? Kinds: {}", known.join(", ")),
+                    None => format!("kinds: {}", known.join(", ")),
+                };
+                error(code::INVALID_ARGUMENTS).with_hint(hint)
+            }
+            E::PathUnreadable { .. } => error(code::NOT_FOUND).with_hint("paths are relative to --root"),
+            E::UnknownLanguage { .. } => error(code::UNKNOWN_LANGUAGE).with_hint("name it with --language"),
+            E::InvalidQuery { lang, kind, line, column, offset, .. } => error(code::INVALID_QUERY)
+                .with_hint(match kind {
+                    QueryErrorKind::NodeType | QueryErrorKind::Field => format!(
+                        "node kinds and fields are the {lang} grammar's; find them with a query like `(_) @n` on a sample"
+                    ),
+                    _ => "queries use tree-sitter's S-expression syntax, e.g. `(function_item name: (identifier) @name)`"
+                        .into(),
+                })
+                .with_details(json!({ "line": line, "column": column, "offset": offset, "kind": kind_name(kind) })),
+            E::InvalidProgram { line, column, offset, snippet, .. } => error(code::INVALID_PROGRAM)
+                .with_hint("details.snippet marks the spot; `llm-ast-search --help` describes the Dialect")
+                .with_details(json!({ "line": line, "column": column, "offset": offset, "snippet": snippet })),
+            E::NoSuchLine { line_count, .. } => {
+                error(code::INVALID_ARGUMENTS).with_hint(format!("ask for lines 1 to {line_count}"))
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! Every way llm-read refuses a request, as one enum converted once into the
+//! contract's [`AideError`].
+
+use aide_core::{AideError, code};
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("--lines {spec}: {why}")]
+    BadLines { spec: String, why: &'static str },
+    #[error("{path} is a directory")]
+    Directory { path: String },
+    #[error("{path} is UTF-16; only UTF-8 text is read")]
+    Utf16 { path: String },
+    #[error("{path} is a binary file (it has NUL bytes)")]
+    Binary { path: String },
+    /// A range that starts after the file's last line: the caller's idea of
+    /// the file is stale (or off by some lines), which is worth an error,
+    /// not an empty success.
+    #[error("{path} has {line_count} line{}; the range starts at line {start_line}", if *.line_count == 1 { "" } else { "s" })]
+    PastTheEnd { path: String, line_count: usize, start_line: usize },
+}
+
+impl From<ReadError> for AideError {
+    fn from(e: ReadError) -> AideError {
+        use ReadError as E;
+        let error = |c| AideError::new(c, e.to_string());
+        match &e {
+            E::BadLines { .. } => {
+                error(code::INVALID_ARGUMENTS).with_hint("write --lines 10:20 (1-based, inclusive), 10: or :20")
+            }
+            E::Directory { path } => error(code::NOT_A_REGULAR_FILE)
+                .with_hint("list it with llm-discover, or read a file inside it")
+                .with_details(json!({ "path": path, "kind": "directory" })),
+            E::Utf16 { .. } => {
+                error(code::INVALID_ARGUMENTS).with_hint("convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)")
+            }
+            E::Binary { .. } => error(code::INVALID_ARGUMENTS).with_hint("llm-read shows text files only"),
+            E::PastTheEnd { path, line_count, start_line } => error(code::INVALID_SPAN)
+                .with_hint(match line_count {
+                    0 => "the file is empty".to_string(),
+                    n => format!("read --lines 1:{n} (or --offset 0); --offset {} starts at the last line", n - 1),
+                })
+                .with_details(json!({ "path": path, "line_count": line_count, "start_line": start_line })),
+        }
+    }
+}

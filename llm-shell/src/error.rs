@@ -1,0 +1,61 @@
+//! Every way llm-shell refuses or fails a request, as one enum converted
+//! once into the contract's [`AideError`]. A command that runs and fails is
+//! not an error: its exit status is the result.
+
+use aide_core::{AideError, code};
+use serde_json::json;
+
+use crate::explain::Risk;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    #[error("no session `{id}`")]
+    NoSession { id: String },
+    #[error("`{name}` is not a variable name")]
+    NotAVariableName { name: String },
+    #[error("nothing to change")]
+    NothingToChange,
+    #[error("updating the environment failed: {stderr}")]
+    EnvUpdateFailed { stderr: String },
+    #[error("--iterations must be at least 2")]
+    TooFewIterations,
+    #[error("the command does not parse: {message}")]
+    Unparsable { message: String },
+    #[error("the command's risk is {}, above --max-risk {}", .risk.as_str(), .max.as_str())]
+    RiskDenied { risk: Risk, max: Risk, reasons: Vec<String> },
+    #[error("could not start {program}: {message}")]
+    Spawn { program: &'static str, message: String },
+    #[error("git {args}: {stderr}")]
+    Git { args: String, stderr: String },
+}
+
+impl From<ShellError> for AideError {
+    fn from(e: ShellError) -> AideError {
+        use ShellError as E;
+        let error = |c| AideError::new(c, e.to_string());
+        match &e {
+            E::NoSession { id } => error(code::NOT_FOUND)
+                .with_hint("create one with `llm-shell session new`, or list them with `llm-shell session list`")
+                .with_details(json!({ "session_id": id })),
+            E::NotAVariableName { .. } => {
+                error(code::INVALID_ARGUMENTS).with_hint("names are letters, digits and _, not starting with a digit")
+            }
+            E::NothingToChange => error(code::INVALID_ARGUMENTS).with_hint("give --set K=V or --unset K"),
+            E::EnvUpdateFailed { .. } => {
+                error(code::IO_ERROR).with_hint("the session's bash refused the change: check the names and values")
+            }
+            E::TooFewIterations => error(code::INVALID_ARGUMENTS)
+                .with_hint("the statistics need two runs a side; 10 or more give useful p-values"),
+            E::Unparsable { .. } => error(code::INVALID_ARGUMENTS).with_hint("see `llm-shell check` for where"),
+            E::RiskDenied { risk, reasons, .. } => error(code::RISK_DENIED)
+                .with_hint("nothing was run; raise --max-risk if this is intended")
+                .with_details(json!({ "overall_risk": risk, "risk_reasons": reasons })),
+            E::Spawn { program, .. } => error(code::IO_ERROR).with_hint(match *program {
+                "git" => "compare needs git on PATH",
+                _ => "llm-shell needs bash on PATH",
+            }),
+            E::Git { .. } => error(code::INVALID_ARGUMENTS)
+                .with_hint("run compare inside a git repository, with a revision that exists"),
+        }
+    }
+}
