@@ -1,0 +1,75 @@
+//! The symbols of Go: which nodes define one, which subtrees hold
+//! none, and what a defining node defines.
+
+use tree_sitter::Node;
+
+use crate::symbols::{Def, SymbolKind, by_name, named, text};
+
+/// Node kinds that may define a symbol.
+pub(super) const DEFINITION_KINDS: &[&str] = &[
+    "function_declaration",
+    "method_declaration",
+    "type_spec",
+    "type_alias",
+    "const_spec",
+    "var_spec",
+    "field_declaration",
+    "method_elem",
+];
+
+/// Node kinds whose subtrees hold no reported definition.
+pub(super) const OPAQUE_KINDS: &[&str] = &[
+    "comment",
+    "interpreted_string_literal",
+    "raw_string_literal",
+    "import_declaration",
+    "parameter_list",
+    "type_arguments",
+];
+
+pub(super) fn definition<'t>(node: Node<'t>, source: &[u8]) -> Option<Def<'t>> {
+    use SymbolKind as K;
+    let kind = match node.kind() {
+        "function_declaration" => K::Function,
+        "method_declaration" => {
+            let mut def = by_name(K::Method, node, source)?;
+            def.qualifier = go_receiver_type(node, source).into_iter().collect();
+            return Some(def);
+        }
+        "type_spec" => match named(node, "type").map(|t| t.kind()) {
+            Some("struct_type") => K::Struct,
+            Some("interface_type") => K::Interface,
+            _ => K::TypeAlias,
+        },
+        "type_alias" => K::TypeAlias,
+        "const_spec" => K::Constant,
+        "var_spec" if node.parent().and_then(|p| p.parent()).is_some_and(|p| p.kind() == "source_file") => K::Static,
+        "field_declaration" => K::Field,
+        "method_elem" => K::Method,
+        _ => return None,
+    };
+    by_name(kind, node, source)
+}
+
+/// `func (c *Client[T]) Connect()` → `(*Client)`, `func (c Client) Len()` →
+/// `Client`: the receiver as Go writes it in a method expression.
+fn go_receiver_type(method: Node<'_>, source: &[u8]) -> Option<String> {
+    let receiver = named(method, "receiver")?;
+    let param = receiver.named_child(0)?;
+    let mut ty = named(param, "type")?;
+    let mut pointer = false;
+    loop {
+        match ty.kind() {
+            "pointer_type" => {
+                pointer = true;
+                ty = ty.named_child(0)?;
+            }
+            "parenthesized_type" => ty = ty.named_child(0)?,
+            "generic_type" => ty = named(ty, "type")?,
+            _ => {
+                let name = text(ty, source);
+                return Some(if pointer { format!("(*{name})") } else { name.into_owned() });
+            }
+        }
+    }
+}

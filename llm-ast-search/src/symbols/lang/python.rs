@@ -1,0 +1,36 @@
+//! The symbols of Python: which nodes define one, which subtrees hold
+//! none, and what a defining node defines.
+
+use tree_sitter::Node;
+
+use crate::symbols::{Def, SymbolKind, by_name, function_or_method, named, text};
+
+/// Node kinds that may define a symbol.
+pub(super) const DEFINITION_KINDS: &[&str] = &["function_definition", "class_definition", "assignment"];
+
+/// Node kinds whose subtrees hold no reported definition.
+pub(super) const OPAQUE_KINDS: &[&str] =
+    &["comment", "string", "import_statement", "import_from_statement", "parameters", "argument_list", "decorator"];
+
+pub(super) fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+    match node.kind() {
+        "function_definition" => by_name(function_or_method(parent), node, source),
+        "class_definition" => by_name(SymbolKind::Class, node, source),
+        "assignment" => {
+            // `X = …` at module level (UPPER_CASE: a constant) or in a class body (a field).
+            let left = named(node, "left").filter(|l| l.kind() == "identifier")?;
+            let statement = node.parent().filter(|p| p.kind() == "expression_statement")?;
+            let container = statement.parent()?;
+            let name = text(left, source).into_owned();
+            let kind = match container.kind() {
+                "module" if name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(char::is_lowercase) => {
+                    SymbolKind::Constant
+                }
+                "block" if container.parent().is_some_and(|c| c.kind() == "class_definition") => SymbolKind::Field,
+                _ => return None,
+            };
+            Some(Def { kind, name, name_node: Some(left), qualifier: Vec::new() })
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,506 @@
+//! The symbol finder: every definition in a file with a normalized kind, its
+//! name path, span and one-line signature. llm-transform's block operations
+//! find their targets through [`outline`] too. What each language family
+//! defines lives in the private `lang` module, one file per family.
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use aide_core::{AideError, Lang, LineIndex, Span};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tree_sitter::{Node, Tree};
+
+use crate::error::AstError;
+use lang::{definition, definition_kinds, opaque_kinds};
+
+mod lang;
+
+/// A symbol's kind, the same words for every language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum SymbolKind {
+    Function,
+    /// A function defined inside a class, impl, trait, interface or type.
+    Method,
+    Struct,
+    Enum,
+    Union,
+    TypeAlias,
+    Trait,
+    Interface,
+    Impl,
+    Class,
+    Module,
+    Namespace,
+    Constant,
+    Static,
+    Macro,
+    Field,
+    Variant,
+    /// A C or C++ function prototype: declared here, defined elsewhere.
+    Declaration,
+}
+
+impl SymbolKind {
+    pub const ALL: [SymbolKind; 18] = [
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Struct,
+        SymbolKind::Enum,
+        SymbolKind::Union,
+        SymbolKind::TypeAlias,
+        SymbolKind::Trait,
+        SymbolKind::Interface,
+        SymbolKind::Impl,
+        SymbolKind::Class,
+        SymbolKind::Module,
+        SymbolKind::Namespace,
+        SymbolKind::Constant,
+        SymbolKind::Static,
+        SymbolKind::Macro,
+        SymbolKind::Field,
+        SymbolKind::Variant,
+        SymbolKind::Declaration,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SymbolKind::Function => "Function",
+            SymbolKind::Method => "Method",
+            SymbolKind::Struct => "Struct",
+            SymbolKind::Enum => "Enum",
+            SymbolKind::Union => "Union",
+            SymbolKind::TypeAlias => "TypeAlias",
+            SymbolKind::Trait => "Trait",
+            SymbolKind::Interface => "Interface",
+            SymbolKind::Impl => "Impl",
+            SymbolKind::Class => "Class",
+            SymbolKind::Module => "Module",
+            SymbolKind::Namespace => "Namespace",
+            SymbolKind::Constant => "Constant",
+            SymbolKind::Static => "Static",
+            SymbolKind::Macro => "Macro",
+            SymbolKind::Field => "Field",
+            SymbolKind::Variant => "Variant",
+            SymbolKind::Declaration => "Declaration",
+        }
+    }
+
+    /// snake_case, as the Dialect's results show kinds (`"type_alias"`).
+    pub fn snake_name(self) -> String {
+        let mut out = String::new();
+        for (i, c) in self.name().chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        }
+        out
+    }
+
+    /// Kinds that contain methods: a function directly inside one is a Method.
+    fn holds_methods(self) -> bool {
+        matches!(
+            self,
+            SymbolKind::Impl
+                | SymbolKind::Trait
+                | SymbolKind::Class
+                | SymbolKind::Interface
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Union
+        )
+    }
+}
+
+impl std::fmt::Display for SymbolKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SymbolKind {
+    type Err = AideError;
+
+    /// Case-insensitive, with the usual short forms (`fn`, `mod`, `type`,
+    /// `const`, `var`…).
+    fn from_str(s: &str) -> Result<SymbolKind, AideError> {
+        let lower = s.to_ascii_lowercase().replace(['_', '-'], "");
+        let kind = match lower.as_str() {
+            "fn" | "func" | "function" => SymbolKind::Function,
+            "method" => SymbolKind::Method,
+            "type" | "typealias" | "typedef" | "alias" => SymbolKind::TypeAlias,
+            "mod" | "module" => SymbolKind::Module,
+            "const" | "constant" => SymbolKind::Constant,
+            "static" | "var" | "variable" => SymbolKind::Static,
+            "ns" | "namespace" => SymbolKind::Namespace,
+            "variant" | "enumvariant" | "enumerator" | "enumconstant" => SymbolKind::Variant,
+            "field" | "property" => SymbolKind::Field,
+            "decl" | "declaration" | "prototype" => SymbolKind::Declaration,
+            other => match SymbolKind::ALL.into_iter().find(|k| k.name().to_ascii_lowercase() == other) {
+                Some(k) => k,
+                None => {
+                    let known = SymbolKind::ALL.iter().map(|k| k.name()).collect();
+                    return Err(AstError::UnknownKind { given: s.to_string(), known }.into());
+                }
+            },
+        };
+        Ok(kind)
+    }
+}
+
+/// One symbol of a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct Symbol {
+    /// Shared by the symbols of a file.
+    pub path: Arc<str>,
+    pub name: String,
+    pub kind: SymbolKind,
+    /// The grammar's node kind (`function_item`, `class_declaration`…).
+    pub node_kind: &'static str,
+    /// Names from the outermost enclosing symbol to this one, `/`-separated:
+    /// `impl Agent/run`, `net/Client/connect`, `Outer/Inner/method`.
+    pub name_path: Arc<str>,
+    /// The enclosing symbol's name path, if any.
+    pub parent: Option<Arc<str>>,
+    /// 1 for a top-level symbol, 2 for one inside it, …
+    pub depth: usize,
+    #[serde(flatten)]
+    pub span: Span,
+    /// The declaration up to its body, on one line.
+    pub signature: String,
+    /// Span of the name itself (for telling a definition from a use).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Option<(usize, usize)>,
+}
+
+/// What a node defines, if anything.
+struct Def<'t> {
+    kind: SymbolKind,
+    name: String,
+    name_node: Option<Node<'t>>,
+    /// Scope written into the name (`K::m`, Go receivers): extra name-path
+    /// components before the name.
+    qualifier: Vec<String>,
+}
+
+/// Per language, indexed by node kind id: may a node of this kind define a
+/// symbol, and is its subtree worth entering?
+#[derive(Debug)]
+struct KindTables {
+    definition: Vec<bool>,
+    opaque: Vec<bool>,
+}
+
+fn kind_tables(lang: Lang) -> &'static KindTables {
+    static TABLES: [std::sync::OnceLock<KindTables>; 9] = [const { std::sync::OnceLock::new() }; 9];
+    crate::language::per_language(&TABLES, lang, || {
+        let language = crate::language::grammar(lang);
+        let table = |kinds: &[&str]| -> Vec<bool> {
+            (0..language.node_kind_count() as u16)
+                .map(|id| {
+                    language.node_kind_is_named(id) && language.node_kind_for_id(id).is_some_and(|k| kinds.contains(&k))
+                })
+                .collect()
+        };
+        KindTables { definition: table(definition_kinds(lang)), opaque: table(opaque_kinds(lang)) }
+    })
+}
+
+/// What an outline computes.
+#[derive(Debug, Clone, Copy)]
+pub struct OutlineOptions {
+    /// Stop at this nesting depth (1: top level), without walking below it.
+    pub max_depth: Option<usize>,
+    /// Compute each symbol's one-line signature (the text outline shows none).
+    pub signatures: bool,
+}
+
+impl Default for OutlineOptions {
+    fn default() -> Self {
+        OutlineOptions { max_depth: None, signatures: true }
+    }
+}
+
+/// Every symbol of a parsed file, in source order (outer before inner).
+pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineIndex) -> Vec<Symbol> {
+    outline_with(lang, path, source, tree, index, Some(kind_tables(lang)), OutlineOptions::default())
+}
+
+/// [`outline`] with options.
+pub fn outline_with_options(
+    lang: Lang,
+    path: &str,
+    source: &[u8],
+    tree: &Tree,
+    index: &LineIndex,
+    options: OutlineOptions,
+) -> Vec<Symbol> {
+    outline_with(lang, path, source, tree, index, Some(kind_tables(lang)), options)
+}
+
+/// [`outline`], asking [`definition`] about the kinds the tables allow and
+/// skipping opaque subtrees (or, without tables, every named node).
+fn outline_with(
+    lang: Lang,
+    path: &str,
+    source: &[u8],
+    tree: &Tree,
+    index: &LineIndex,
+    tables: Option<&KindTables>,
+    options: OutlineOptions,
+) -> Vec<Symbol> {
+    let path: Arc<str> = Arc::from(path);
+    let mut symbols: Vec<Symbol> = Vec::new();
+    // Open symbols: (node id, index into `symbols`).
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut cursor = tree.walk();
+    let flag = |table: &[bool], id: u16| table.get(usize::from(id)).copied().unwrap_or(false);
+    loop {
+        let node = cursor.node();
+        let id = node.kind_id();
+        let candidate = tables.is_none_or(|t| flag(&t.definition, id));
+        let mut enter = tables.is_none_or(|t| !flag(&t.opaque, id));
+        if candidate && node.is_named() {
+            let parent = open.last().map(|&(_, i)| &symbols[i]);
+            if let Some(def) = definition(lang, node, source, parent.map(|p| p.kind)) {
+                let symbol = make_symbol(&path, node, def, parent, source, index, options.signatures);
+                enter &= options.max_depth.is_none_or(|m| symbol.depth < m);
+                open.push((node.id(), symbols.len()));
+                symbols.push(symbol);
+            }
+        }
+        if enter && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if open.last().map(|o| o.0) == Some(cursor.node().id()) {
+                open.pop();
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return symbols;
+            }
+        }
+    }
+}
+
+fn make_symbol(
+    path: &Arc<str>,
+    node: Node<'_>,
+    def: Def<'_>,
+    parent: Option<&Symbol>,
+    source: &[u8],
+    index: &LineIndex,
+    with_signature: bool,
+) -> Symbol {
+    // The parent's name path is shared, not copied, unless a qualifier extends it.
+    let parent_path: Option<Arc<str>> = match (parent, def.qualifier.is_empty()) {
+        (p, true) => p.map(|p| p.name_path.clone()),
+        (p, false) => {
+            let mut parts: Vec<&str> = p.map(|p| &*p.name_path).into_iter().collect();
+            parts.extend(def.qualifier.iter().map(String::as_str));
+            Some(Arc::from(parts.join("/")))
+        }
+    };
+    let name_path: Arc<str> = match &parent_path {
+        Some(p) => Arc::from(format!("{p}/{}", def.name)),
+        None => Arc::from(def.name.as_str()),
+    };
+    Symbol {
+        path: path.clone(),
+        name: def.name,
+        kind: def.kind,
+        node_kind: node.kind(),
+        name_path,
+        parent: parent_path,
+        depth: parent.map_or(1, |p| p.depth + 1),
+        span: index.span(source, node.start_byte(), node.end_byte()),
+        signature: if with_signature { signature(node, source) } else { String::new() },
+        name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
+    }
+}
+
+/// The text of a node, whitespace runs collapsed to one space.
+pub fn node_text_collapsed(node: Node<'_>, source: &[u8]) -> String {
+    collapse(&String::from_utf8_lossy(&source[node.byte_range()]))
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> {
+    String::from_utf8_lossy(&source[node.byte_range()])
+}
+
+/// The declaration up to its body (or its first line), on one line, at most
+/// 200 characters.
+fn signature(node: Node<'_>, source: &[u8]) -> String {
+    const MAX: usize = 200;
+    let body_start = ["body", "value"]
+        .iter()
+        .filter_map(|f| node.child_by_field_name(f))
+        .map(|b| b.start_byte())
+        .find(|&b| b > node.start_byte());
+    let raw = match body_start {
+        Some(b) => String::from_utf8_lossy(&source[node.start_byte()..b]).into_owned(),
+        None => {
+            let bytes = &source[node.byte_range()];
+            let first = bytes.split(|&c| c == b'\n').next().unwrap_or(bytes);
+            String::from_utf8_lossy(first).into_owned()
+        }
+    };
+    let mut sig = collapse(&raw);
+    if body_start.is_some() {
+        // The opener of the body: `{`, `=` or Python's `:`.
+        sig = sig.trim_end_matches(['{', '=', ':']).trim_end().to_string();
+    }
+    aide_core::text::shorten(sig, MAX).0
+}
+
+fn named<'t>(node: Node<'t>, field: &str) -> Option<Node<'t>> {
+    node.child_by_field_name(field)
+}
+
+fn by_name<'t>(kind: SymbolKind, node: Node<'t>, source: &[u8]) -> Option<Def<'t>> {
+    let n = named(node, "name")?;
+    Some(Def { kind, name: text(n, source).into_owned(), name_node: Some(n), qualifier: Vec::new() })
+}
+
+fn function_or_method(parent: Option<SymbolKind>) -> SymbolKind {
+    if parent.is_some_and(SymbolKind::holds_methods) { SymbolKind::Method } else { SymbolKind::Function }
+}
+
+/// The kind of the symbol `node` defines or names, without outlining the
+/// whole file: `node`'s own definition, or that of the definition whose name
+/// it is.
+pub fn kind_at(lang: Lang, node: Node<'_>, source: &[u8]) -> Option<SymbolKind> {
+    // The kind of the nearest enclosing definition decides method or function.
+    let enclosing = |n: Node<'_>| {
+        let mut at = n.parent();
+        while let Some(a) = at {
+            if let Some(d) = definition(lang, a, source, None) {
+                return Some(d.kind);
+            }
+            at = a.parent();
+        }
+        None
+    };
+    if let Some(d) = definition(lang, node, source, enclosing(node)) {
+        return Some(d.kind);
+    }
+    let mut at = node.parent();
+    // C declarators put the name a few levels down.
+    for _ in 0..4 {
+        let a = at?;
+        if let Some(d) = definition(lang, a, source, enclosing(a)) {
+            return d.name_node.is_some_and(|n| n.id() == node.id()).then_some(d.kind);
+        }
+        at = a.parent();
+    }
+    None
+}
+
+/// Where text inserted "before" a symbol must go so it stays outside the
+/// symbol: before its wrappers (Python decorators, `export`, C++
+/// `template<…>`) and the attributes and comments attached above it (Rust
+/// `#[…]`, doc comments), on no blank line.
+pub fn leading_start(tree: &Tree, source: &[u8], symbol: &Symbol) -> usize {
+    let Some(mut node) =
+        tree.root_node().descendant_for_byte_range(symbol.span.byte_start, symbol.span.byte_end).map(|mut n| {
+            // The smallest node with the span may be a child; find the symbol's own.
+            while n.kind() != symbol.node_kind && n.byte_range() == (symbol.span.byte_start..symbol.span.byte_end) {
+                match n.parent() {
+                    Some(p) if p.byte_range() == n.byte_range() => n = p,
+                    _ => break,
+                }
+            }
+            n
+        })
+    else {
+        return symbol.span.byte_start;
+    };
+    while let Some(p) = node.parent() {
+        if matches!(p.kind(), "decorated_definition" | "export_statement" | "template_declaration") {
+            node = p;
+        } else {
+            break;
+        }
+    }
+    let mut start = node.start_byte();
+    let mut current = node;
+    while let Some(prev) = current.prev_sibling() {
+        let attached = matches!(
+            prev.kind(),
+            "attribute_item"
+                | "inner_attribute_item"
+                | "line_comment"
+                | "block_comment"
+                | "comment"
+                | "decorator"
+                | "annotation"
+        );
+        // Attached: nothing but one line break (and indentation) in between.
+        let gap = &source[prev.end_byte()..current.start_byte()];
+        let newlines = gap.iter().filter(|&&b| b == b'\n').count();
+        let ends_with_newline = source.get(prev.end_byte().wrapping_sub(1)) == Some(&b'\n');
+        if !attached || newlines + usize::from(ends_with_newline) > 1 || prev.kind() == "inner_attribute_item" {
+            break;
+        }
+        start = prev.start_byte();
+        current = prev;
+    }
+    start
+}
+
+/// The innermost symbol whose span contains `offset`.
+pub fn enclosing(symbols: &[Symbol], offset: usize) -> Option<&Symbol> {
+    symbols.iter().filter(|s| s.span.byte_start <= offset && offset < s.span.byte_end).max_by_key(|s| s.depth)
+}
+
+/// How `--name` matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NameMatch {
+    /// The symbol's name, or its whole name path.
+    Exact,
+    /// The end of the name path (`Agent/run` for `impl Agent/run`).
+    PathSuffix,
+    /// A part of the name.
+    Substring,
+}
+
+/// How a symbol matches `query`, if at all.
+pub fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
+    if symbol.name == query || &*symbol.name_path == query {
+        return Some(NameMatch::Exact);
+    }
+    if let Some(head) = symbol.name_path.strip_suffix(query)
+        && (head.ends_with('/') || head.ends_with(' ') || head.ends_with("::"))
+    {
+        return Some(NameMatch::PathSuffix);
+    }
+    // `K::m` for a C++ name path `K/m`.
+    if query.contains("::") {
+        return name_match(symbol, &query.replace("::", "/"));
+    }
+    symbol.name.contains(query).then_some(NameMatch::Substring)
+}
+
+/// The symbols matching `query` at the best tier that has any: exact names
+/// first, then name-path suffixes, then substrings.
+pub fn filter_by_name(symbols: Vec<Symbol>, query: &str) -> (Vec<Symbol>, Option<NameMatch>) {
+    let tagged: Vec<(NameMatch, Symbol)> =
+        symbols.into_iter().filter_map(|s| name_match(&s, query).map(|m| (m, s))).collect();
+    let Some(best) = tagged.iter().map(|(m, _)| *m).min() else {
+        return (Vec::new(), None);
+    };
+    (tagged.into_iter().filter(|(m, _)| *m == best).map(|(_, s)| s).collect(), Some(best))
+}
+
+#[cfg(test)]
+mod tests;

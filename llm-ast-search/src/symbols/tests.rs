@@ -1,0 +1,170 @@
+//! The outline on small sources of every language.
+
+use super::*;
+
+fn outline_of(lang: Lang, src: &str) -> Vec<Symbol> {
+    let tree = crate::language::parse(lang, src.as_bytes()).expect("parse");
+    outline(lang, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()))
+}
+
+fn brief(symbols: &[Symbol]) -> Vec<String> {
+    symbols.iter().map(|s| format!("{} {}", s.kind, s.name_path)).collect()
+}
+
+#[test]
+fn kinds_parse_case_insensitively_with_short_forms() {
+    assert_eq!("fn".parse::<SymbolKind>().unwrap(), SymbolKind::Function);
+    assert_eq!("TYPE_ALIAS".parse::<SymbolKind>().unwrap(), SymbolKind::TypeAlias);
+    assert_eq!("interface".parse::<SymbolKind>().unwrap(), SymbolKind::Interface);
+    let err = "strcut".parse::<SymbolKind>().unwrap_err();
+    assert!(err.hint.unwrap().contains("Struct"));
+    assert_eq!(SymbolKind::TypeAlias.snake_name(), "type_alias");
+}
+
+#[test]
+fn spans_slice_exactly_the_symbol() {
+    let src = "struct A;\nimpl A {\n    fn run(&self) {}\n}\n";
+    for s in outline_of(Lang::Rust, src) {
+        let text = &src[s.span.byte_start..s.span.byte_end];
+        assert!(text.contains(&s.name) || s.kind == SymbolKind::Impl, "{text}");
+    }
+}
+
+#[test]
+fn cpp_qualified_definitions_split_their_scope() {
+    let src = "namespace ns { class K { void m(); }; }\nvoid ns::K::m() {}\n";
+    let b = brief(&outline_of(Lang::Cpp, src));
+    assert!(b.contains(&"Method ns/K/m".to_string()), "{b:?}");
+    assert!(b.contains(&"Declaration ns/K/m".to_string()), "{b:?}");
+}
+
+#[test]
+fn leading_start_includes_attributes_doc_comments_and_decorators() {
+    let src = "fn a() {}\n\n/// Doc.\n#[inline]\nfn b() {}\n";
+    let tree = crate::language::parse(Lang::Rust, src.as_bytes()).unwrap();
+    let symbols = outline(Lang::Rust, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
+    let b = symbols.iter().find(|s| s.name == "b").unwrap();
+    assert_eq!(&src[leading_start(&tree, src.as_bytes(), b)..], "/// Doc.\n#[inline]\nfn b() {}\n");
+    let src = "x = 1\n\n@decorator\ndef f():\n    pass\n";
+    let tree = crate::language::parse(Lang::Python, src.as_bytes()).unwrap();
+    let symbols = outline(Lang::Python, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
+    let f = symbols.iter().find(|s| s.name == "f").unwrap();
+    assert_eq!(&src[leading_start(&tree, src.as_bytes(), f)..], "@decorator\ndef f():\n    pass\n");
+}
+
+#[test]
+fn older_javascript_idioms_are_symbols() {
+    let src = "var Action = (function (_super) {\n  function Action() {}\n  Action.prototype.run = function () {};\n  return Action;\n})(Base);\nvar api = { get: function () {}, 'put': () => 1 };\nexports.make = function make() {};\n";
+    let b = brief(&outline_of(Lang::JavaScript, src));
+    for want in [
+        "Class Action",
+        "Function Action/Action",
+        "Method Action/Action/run",
+        "Method get",
+        "Method put",
+        "Function make",
+    ] {
+        assert!(b.contains(&want.to_string()), "{want} not in {b:?}");
+    }
+}
+
+#[test]
+fn cpp_specializations_are_named_by_their_template() {
+    let b = brief(&outline_of(Lang::Cpp, "template <typename R>\nclass Action<R()> { void f(); };\n"));
+    assert_eq!(b[0], "Class Action");
+}
+
+#[test]
+fn the_kind_table_changes_nothing() {
+    let samples: [(Lang, &str); 9] = [
+        (
+            Lang::Rust,
+            "mod m { pub struct S { a: u8 } impl S { fn f() {} } trait T { fn g(); } }\nconst C: u8 = 1;\nmacro_rules! m { () => {} }\nunion U { a: u8 }\nenum E { A }\ntype X = u8;\nstatic S2: u8 = 0;\n",
+        ),
+        (Lang::Python, "X = 1\nclass A:\n    y = 2\n    def f(self):\n        def g(): pass\n"),
+        (
+            Lang::JavaScript,
+            "class A { m() {} f = 1 }\nfunction g() {}\nconst h = () => 1;\nvar o = { k: function () {} };\nA.prototype.p = function () {};\nconst X = 2;\n",
+        ),
+        (
+            Lang::TypeScript,
+            "interface I { a: string; m(): void; new (): I }\ntype T = I;\nenum E { A, B = 1 }\nnamespace N { export function f() {} }\nabstract class C { abstract m(): void; x = 1 }\n",
+        ),
+        (Lang::Tsx, "function V() { return <div/>; }\nclass B { r() {} }\n"),
+        (
+            Lang::C,
+            "#define M 1\n#define F(x) x\ntypedef struct { int a; } P;\nstruct s { int b; };\nunion u { int c; };\nenum e { X };\nint p(void);\nint f(void) { return 0; }\n",
+        ),
+        (
+            Lang::Cpp,
+            "namespace n { class K { void m(); int x; }; template <typename T> struct S {}; using A = int; }\nvoid n::K::m() {}\n",
+        ),
+        (
+            Lang::Java,
+            "class A { int x; A() {} void m() {} interface I { int C = 1; void n(); } enum E { X } record R(int a) {} @interface Q { int v(); } }\n",
+        ),
+        (
+            Lang::Go,
+            "package p\ntype S struct { A int }\ntype I interface { M() }\ntype T = int\nconst C = 1\nvar V = 2\nfunc F() {}\nfunc (s *S) G() {}\n",
+        ),
+    ];
+    for (lang, src) in samples {
+        let tree = crate::language::parse(lang, src.as_bytes()).unwrap();
+        let index = LineIndex::new(src.as_bytes());
+        let fast = outline(lang, "f", src.as_bytes(), &tree, &index);
+        let slow = outline_with(lang, "f", src.as_bytes(), &tree, &index, None, OutlineOptions::default());
+        assert!(fast.len() >= 3, "{lang}: {:?}", brief(&fast));
+        assert_eq!(brief(&fast), brief(&slow), "{lang}");
+    }
+    // Every listed kind exists in a grammar that shares the list (a misspelt one would never match).
+    for lang in Lang::ALL {
+        let family: &[Lang] = match lang {
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => &[Lang::JavaScript, Lang::TypeScript, Lang::Tsx],
+            Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
+            _ => std::slice::from_ref(&lang),
+        };
+        for kind in definition_kinds(lang).iter().chain(opaque_kinds(lang)) {
+            let known = family.iter().any(|&l| {
+                let language = crate::language::grammar(l);
+                (0..language.node_kind_count() as u16).any(|id| language.node_kind_for_id(id) == Some(*kind))
+            });
+            assert!(known, "{lang}: no node kind {kind}");
+        }
+        assert!(
+            {
+                let t = kind_tables(lang);
+                t.definition.iter().any(|&b| b) && t.opaque.iter().any(|&b| b)
+            },
+            "{lang}"
+        );
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+    /// Whatever the bytes, every language's outline, kind lookups and
+    /// leading starts stay inside the file and never panic.
+    #[test]
+    fn any_bytes_outline_without_panics(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300)) {
+        for lang in Lang::ALL {
+            let tree = crate::language::parse(lang, &bytes).unwrap();
+            let index = LineIndex::new(&bytes);
+            for s in outline(lang, "f", &bytes, &tree, &index) {
+                proptest::prop_assert!(s.span.byte_start <= s.span.byte_end && s.span.byte_end <= bytes.len());
+                proptest::prop_assert!(leading_start(&tree, &bytes, &s) <= s.span.byte_start);
+            }
+        }
+    }
+}
+
+#[test]
+fn name_matching_tiers() {
+    let src = "struct Agent;\nimpl Agent {\n    fn run(&self) {}\n    fn runner(&self) {}\n}\n";
+    let all = outline_of(Lang::Rust, src);
+    let (hits, how) = filter_by_name(all.clone(), "run");
+    assert_eq!((brief(&hits), how), (vec!["Method impl Agent/run".to_string()], Some(NameMatch::Exact)));
+    let (hits, how) = filter_by_name(all.clone(), "Agent/run");
+    assert_eq!((hits.len(), how), (1, Some(NameMatch::PathSuffix)));
+    let (hits, how) = filter_by_name(all, "unne");
+    assert_eq!((brief(&hits), how), (vec!["Method impl Agent/runner".to_string()], Some(NameMatch::Substring)));
+}
