@@ -1,0 +1,327 @@
+//! Benchmarks against the anchor tools, measured in one run: every command is
+//! run interleaved with the others (so drift in machine load hits all of them
+//! alike), wall time and peak RSS are taken per run (wait4), and the medians
+//! are compared as ratios (ours / anchor; below 1.0 is faster).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::{Result, say, workspace};
+
+// One module per tool; the harness (measuring, the report) is here.
+mod ast;
+mod discover;
+mod jobs;
+mod search;
+mod shell;
+mod transform;
+
+use search::Verification;
+
+#[derive(Debug, Clone)]
+struct Cmd {
+    label: String,
+    argv: Vec<String>,
+    cwd: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl Cmd {
+    fn new(label: &str, argv: &[&str], cwd: &Path) -> Cmd {
+        Cmd {
+            label: label.into(),
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            cwd: cwd.to_path_buf(),
+            env: Vec::new(),
+        }
+    }
+
+    fn env(mut self, k: &str, v: &str) -> Cmd {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Measured {
+    label: String,
+    command: String,
+    median_ms: f64,
+    mean_ms: f64,
+    min_ms: f64,
+    max_ms: f64,
+    peak_rss_mib: f64,
+    exit_codes: Vec<i32>,
+}
+
+/// One run: wall time, peak RSS in KiB, exit code.
+fn run_once(cmd: &Cmd) -> Result<(Duration, i64, i32)> {
+    let start = Instant::now();
+    let child = Command::new(&cmd.argv[0])
+        .args(&cmd.argv[1..])
+        .current_dir(&cmd.cwd)
+        .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("spawning {}: {e}", cmd.argv[0]))?;
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: pid is our child, not yet reaped; the pointers are valid.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    if r < 0 {
+        return Err(format!("wait4 failed for {}", cmd.label));
+    }
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    Ok((elapsed, usage.ru_maxrss, code))
+}
+
+/// Runs every command `warmup + runs` times, interleaved.
+fn measure(cmds: &[Cmd], runs: usize, warmup: usize) -> Result<Vec<Measured>> {
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); cmds.len()];
+    let mut rss: Vec<i64> = vec![0; cmds.len()];
+    let mut codes: Vec<Vec<i32>> = vec![Vec::new(); cmds.len()];
+    for round in 0..warmup + runs {
+        for (i, c) in cmds.iter().enumerate() {
+            let (t, r, code) = run_once(c)?;
+            if round >= warmup {
+                times[i].push(t.as_secs_f64() * 1000.0);
+                rss[i] = rss[i].max(r);
+                if !codes[i].contains(&code) {
+                    codes[i].push(code);
+                }
+            }
+        }
+    }
+    Ok(summarize(cmds, times, rss, codes))
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
+    match tool {
+        "search" => search::bench(runs, warmup),
+        "discover" => discover::bench(runs, warmup),
+        "jobs" => jobs::bench(runs, warmup),
+        "shell" => shell::bench(runs, warmup),
+        "ast" => ast::bench(runs, warmup),
+        "transform" => transform::bench(runs, warmup),
+        other => {
+            Err(format!("no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform)"))
+        }
+    }
+}
+
+fn require(program: &str, install: &str) -> Result<()> {
+    let ok = Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+    if ok { Ok(()) } else { Err(format!("`{program}` is needed for this benchmark: {install}")) }
+}
+
+fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    crate::run(&cargo, &["build", "--release", "--quiet", "-p", package])?;
+    Ok(workspace().join("target/release").join(bin))
+}
+
+#[derive(Debug, Serialize)]
+struct Case {
+    name: String,
+    /// For discovery: our first result and fzf's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_results: Option<FirstResults>,
+    /// Whether our match set equals ripgrep's, checked before timing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verified: Option<Verification>,
+    results: Vec<Measured>,
+    /// ours median / anchor median, per anchor label.
+    ratios: Vec<(String, f64)>,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    tool: String,
+    date: String,
+    cores: usize,
+    runs: usize,
+    warmup: usize,
+    corpus: CorpusInfo,
+    cases: Vec<Case>,
+}
+
+impl Report {
+    fn new(tool: &str, runs: usize, warmup: usize, corpus: &Path, cases: Vec<Case>) -> Report {
+        Report {
+            tool: tool.into(),
+            date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            runs,
+            warmup,
+            corpus: corpus_info(corpus),
+            cases,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct CorpusInfo {
+    path: String,
+    files: usize,
+    bytes: u64,
+}
+
+fn corpus_info(root: &Path) -> CorpusInfo {
+    let mut files = 0;
+    let mut bytes = 0;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(e.path());
+            } else if ft.is_file() {
+                files += 1;
+                bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
+        }
+    }
+    CorpusInfo { path: "target/corpus".into(), files, bytes }
+}
+
+fn case(name: &str, cmds: Vec<Cmd>, runs: usize, warmup: usize) -> Result<Case> {
+    say(&format!("bench: {name}"));
+    let results = measure(&cmds, runs, warmup)?;
+    let ours = results[0].median_ms;
+    let ratios = results[1..].iter().map(|r| (r.label.clone(), round3(ours / r.median_ms.max(1e-9)))).collect();
+    for r in &results {
+        say(&format!("  {:<28} median {:>9.2} ms  peak {:>7.1} MiB", r.label, r.median_ms, r.peak_rss_mib));
+    }
+    Ok(Case { name: name.into(), first_results: None, verified: None, results, ratios })
+}
+
+/// Text safe inside a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn write_report(report: &Report) -> Result<()> {
+    let out_dir = workspace().join("target/bench");
+    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+    let path = out_dir.join(format!("{}.json", report.tool));
+    std::fs::write(&path, json).map_err(|e| e.to_string())?;
+    say(&format!("wrote {}", path.display()));
+
+    let mut md = format!(
+        "Measured {} on {} cores; corpus: {} files, {:.0} MiB; {} timed runs after {} warm-up runs, interleaved.\n\
+         Reproduce: `cargo xtask bench {}`.\n\n\
+         | case | check | command | median ms | peak RSS MiB | ratio (ours / this) |\n|---|---|---|---:|---:|---:|\n",
+        report.date,
+        report.cores,
+        report.corpus.files,
+        report.corpus.bytes as f64 / (1 << 20) as f64,
+        report.runs,
+        report.warmup,
+        report.tool
+    );
+    for c in &report.cases {
+        for (i, r) in c.results.iter().enumerate() {
+            let ratio = if i == 0 {
+                String::from("—")
+            } else {
+                c.ratios.iter().find(|(l, _)| *l == r.label).map(|(_, x)| format!("{x:.2}")).unwrap_or_default()
+            };
+            let name = if i == 0 { c.name.as_str() } else { "" };
+            let check = match (&c.verified, &c.first_results, i) {
+                (Some(v), _, 0) if v.agrees => format!("same matches as rg ({})", v.matches),
+                (Some(v), _, 0) => format!("DIFFERS from rg ({} only ours, {} only rg)", v.only_ours, v.only_rg),
+                (_, Some(f), 0) if f.agree => format!("same first result as fzf: `{}`", f.ours),
+                (_, Some(f), 0) => format!("first: ours `{}`, fzf `{}`", f.ours, f.fzf),
+                _ => String::new(),
+            };
+            md.push_str(&format!(
+                "| {} | {} | `{}` | {:.2} | {:.1} | {ratio} |\n",
+                cell(name),
+                cell(&check),
+                cell(&r.label),
+                r.median_ms,
+                r.peak_rss_mib
+            ));
+        }
+    }
+    let doc_path = workspace().join("docs/BENCHMARKS.md");
+    let doc = std::fs::read_to_string(&doc_path).unwrap_or_else(|_| "# Benchmarks\n".into());
+    let start = format!("<!-- bench:{}:start -->", report.tool);
+    let end = format!("<!-- bench:{}:end -->", report.tool);
+    let block = format!("{start}\n{md}{end}");
+    let updated = match (doc.find(&start), doc.find(&end)) {
+        (Some(s), Some(e)) if e > s => format!("{}{}{}", &doc[..s], block, &doc[e + end.len()..]),
+        _ => format!("{doc}\n## {}\n\n{block}\n", report.tool),
+    };
+    std::fs::write(&doc_path, updated).map_err(|e| e.to_string())?;
+    say(&format!("updated {}", doc_path.display()));
+    Ok(())
+}
+
+/// Our first result and fzf's for one query.
+#[derive(Debug, Serialize)]
+struct FirstResults {
+    ours: String,
+    fzf: String,
+    agree: bool,
+}
+
+fn output_of(cmd: &mut Command) -> Result<String> {
+    let out = cmd.output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn summarize(cmds: &[Cmd], times: Vec<Vec<f64>>, rss: Vec<i64>, codes: Vec<Vec<i32>>) -> Vec<Measured> {
+    cmds.iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut t = times[i].clone();
+            t.sort_by(f64::total_cmp);
+            let median = if t.is_empty() {
+                0.0
+            } else if t.len() % 2 == 1 {
+                t[t.len() / 2]
+            } else {
+                (t[t.len() / 2 - 1] + t[t.len() / 2]) / 2.0
+            };
+            Measured {
+                label: c.label.clone(),
+                command: c.argv.join(" "),
+                median_ms: round3(median),
+                mean_ms: round3(t.iter().sum::<f64>() / t.len().max(1) as f64),
+                min_ms: round3(t.first().copied().unwrap_or(0.0)),
+                max_ms: round3(t.last().copied().unwrap_or(0.0)),
+                peak_rss_mib: round3(rss[i] as f64 / 1024.0),
+                exit_codes: codes[i].clone(),
+            }
+        })
+        .collect()
+}
+
+fn case_of(name: &str, results: Vec<Measured>) -> Case {
+    let ours = results[0].median_ms;
+    let ratios = results[1..].iter().map(|r| (r.label.clone(), round3(ours / r.median_ms.max(1e-9)))).collect();
+    for r in &results {
+        say(&format!("  {:<40} median {:>9.2} ms  peak {:>7.1} MiB", r.label, r.median_ms, r.peak_rss_mib));
+    }
+    Case { name: name.into(), first_results: None, verified: None, results, ratios }
+}
