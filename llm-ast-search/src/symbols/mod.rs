@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Tree};
 
 use crate::error::AstError;
-use lang::{definition, definition_kinds, opaque_kinds};
+use lang::{definition, family};
 
 mod lang;
 
@@ -204,7 +204,8 @@ fn kind_tables(lang: Lang) -> &'static KindTables {
                 })
                 .collect()
         };
-        KindTables { definition: table(definition_kinds(lang)), opaque: table(opaque_kinds(lang)) }
+        let rules = family(lang);
+        KindTables { definition: table(rules.definition_kinds), opaque: table(rules.opaque_kinds) }
     })
 }
 

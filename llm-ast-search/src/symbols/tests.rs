@@ -123,7 +123,8 @@ fn the_kind_table_changes_nothing() {
             Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
             _ => std::slice::from_ref(&lang),
         };
-        for kind in definition_kinds(lang).iter().chain(opaque_kinds(lang)) {
+        let rules = lang::family(lang);
+        for kind in rules.definition_kinds.iter().chain(rules.opaque_kinds) {
             let known = family.iter().any(|&l| {
                 let language = crate::language::grammar(l);
                 (0..language.node_kind_count() as u16).any(|id| language.node_kind_for_id(id) == Some(*kind))

@@ -3,10 +3,14 @@
 
 use tree_sitter::Node;
 
+use super::Family;
 use crate::symbols::{Def, SymbolKind, by_name, function_or_method, named, node_text_collapsed, text};
 
+/// The family's rules.
+pub(super) const FAMILY: Family = Family { definition_kinds: DEFINITION_KINDS, opaque_kinds: OPAQUE_KINDS, definition };
+
 /// Node kinds that may define a symbol.
-pub(super) const DEFINITION_KINDS: &[&str] = &[
+const DEFINITION_KINDS: &[&str] = &[
     "function_definition",
     "declaration",
     "field_declaration",
@@ -24,7 +28,7 @@ pub(super) const DEFINITION_KINDS: &[&str] = &[
 ];
 
 /// Node kinds whose subtrees hold no reported definition.
-pub(super) const OPAQUE_KINDS: &[&str] = &[
+const OPAQUE_KINDS: &[&str] = &[
     "comment",
     "string_literal",
     "raw_string_literal",
@@ -95,7 +99,7 @@ fn split_qualified(node: Node<'_>, source: &[u8]) -> (Vec<String>, String) {
     (parts, name)
 }
 
-pub(super) fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
     use SymbolKind as K;
     let with_body = || named(node, "body").is_some();
     let kind = match node.kind() {

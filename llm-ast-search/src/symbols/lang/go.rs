@@ -3,10 +3,14 @@
 
 use tree_sitter::Node;
 
+use super::Family;
 use crate::symbols::{Def, SymbolKind, by_name, named, text};
 
+/// The family's rules.
+pub(super) const FAMILY: Family = Family { definition_kinds: DEFINITION_KINDS, opaque_kinds: OPAQUE_KINDS, definition };
+
 /// Node kinds that may define a symbol.
-pub(super) const DEFINITION_KINDS: &[&str] = &[
+const DEFINITION_KINDS: &[&str] = &[
     "function_declaration",
     "method_declaration",
     "type_spec",
@@ -18,7 +22,7 @@ pub(super) const DEFINITION_KINDS: &[&str] = &[
 ];
 
 /// Node kinds whose subtrees hold no reported definition.
-pub(super) const OPAQUE_KINDS: &[&str] = &[
+const OPAQUE_KINDS: &[&str] = &[
     "comment",
     "interpreted_string_literal",
     "raw_string_literal",
@@ -27,7 +31,7 @@ pub(super) const OPAQUE_KINDS: &[&str] = &[
     "type_arguments",
 ];
 
-pub(super) fn definition<'t>(node: Node<'t>, source: &[u8]) -> Option<Def<'t>> {
+fn definition<'t>(node: Node<'t>, source: &[u8], _parent: Option<SymbolKind>) -> Option<Def<'t>> {
     use SymbolKind as K;
     let kind = match node.kind() {
         "function_declaration" => K::Function,

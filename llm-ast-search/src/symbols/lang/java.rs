@@ -3,10 +3,14 @@
 
 use tree_sitter::Node;
 
+use super::Family;
 use crate::symbols::{Def, SymbolKind, by_name, function_or_method, named, text};
 
+/// The family's rules.
+pub(super) const FAMILY: Family = Family { definition_kinds: DEFINITION_KINDS, opaque_kinds: OPAQUE_KINDS, definition };
+
 /// Node kinds that may define a symbol.
-pub(super) const DEFINITION_KINDS: &[&str] = &[
+const DEFINITION_KINDS: &[&str] = &[
     "class_declaration",
     "record_declaration",
     "interface_declaration",
@@ -22,7 +26,7 @@ pub(super) const DEFINITION_KINDS: &[&str] = &[
 ];
 
 /// Node kinds whose subtrees hold no reported definition.
-pub(super) const OPAQUE_KINDS: &[&str] = &[
+const OPAQUE_KINDS: &[&str] = &[
     "line_comment",
     "block_comment",
     "string_literal",
@@ -33,7 +37,7 @@ pub(super) const OPAQUE_KINDS: &[&str] = &[
     "modifiers",
 ];
 
-pub(super) fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
     use SymbolKind as K;
     let kind = match node.kind() {
         "class_declaration" | "record_declaration" => K::Class,

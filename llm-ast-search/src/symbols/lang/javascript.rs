@@ -3,10 +3,14 @@
 
 use tree_sitter::Node;
 
+use super::Family;
 use crate::symbols::{Def, SymbolKind, by_name, function_or_method, named, text};
 
+/// The family's rules.
+pub(super) const FAMILY: Family = Family { definition_kinds: DEFINITION_KINDS, opaque_kinds: OPAQUE_KINDS, definition };
+
 /// Node kinds that may define a symbol.
-pub(super) const DEFINITION_KINDS: &[&str] = &[
+const DEFINITION_KINDS: &[&str] = &[
     "function_declaration",
     "generator_function_declaration",
     "function_signature",
@@ -36,7 +40,7 @@ pub(super) const DEFINITION_KINDS: &[&str] = &[
 ];
 
 /// Node kinds whose subtrees hold no reported definition.
-pub(super) const OPAQUE_KINDS: &[&str] = &[
+const OPAQUE_KINDS: &[&str] = &[
     "comment",
     "string",
     "template_string",
@@ -47,7 +51,7 @@ pub(super) const OPAQUE_KINDS: &[&str] = &[
     "type_parameters",
 ];
 
-pub(super) fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
     use SymbolKind as K;
     let kind = match node.kind() {
         "function_declaration" | "generator_function_declaration" | "function_signature" => K::Function,

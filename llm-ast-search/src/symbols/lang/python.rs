@@ -3,16 +3,20 @@
 
 use tree_sitter::Node;
 
+use super::Family;
 use crate::symbols::{Def, SymbolKind, by_name, function_or_method, named, text};
 
+/// The family's rules.
+pub(super) const FAMILY: Family = Family { definition_kinds: DEFINITION_KINDS, opaque_kinds: OPAQUE_KINDS, definition };
+
 /// Node kinds that may define a symbol.
-pub(super) const DEFINITION_KINDS: &[&str] = &["function_definition", "class_definition", "assignment"];
+const DEFINITION_KINDS: &[&str] = &["function_definition", "class_definition", "assignment"];
 
 /// Node kinds whose subtrees hold no reported definition.
-pub(super) const OPAQUE_KINDS: &[&str] =
+const OPAQUE_KINDS: &[&str] =
     &["comment", "string", "import_statement", "import_from_statement", "parameters", "argument_list", "decorator"];
 
-pub(super) fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
     match node.kind() {
         "function_definition" => by_name(function_or_method(parent), node, source),
         "class_definition" => by_name(SymbolKind::Class, node, source),
