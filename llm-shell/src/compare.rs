@@ -56,7 +56,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, AideError> {
         .current_dir(dir)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| ShellError::Spawn { program: "git", message: e.to_string() })?;
+        .map_err(|e| ShellError::Spawn { program: "git", needed_by: "compare", message: e.to_string() })?;
     if !out.status.success() {
         return Err(ShellError::Git {
             args: args.join(" "),
@@ -172,7 +172,7 @@ fn time_once(command: &str, dir: &Path) -> Result<(f64, bool), AideError> {
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .map_err(|e| ShellError::Spawn { program: "bash", message: e.to_string() })?;
+        .map_err(|e| ShellError::Spawn { program: "bash", needed_by: "compare", message: e.to_string() })?;
     Ok((start.elapsed().as_secs_f64() * 1000.0, status.success()))
 }
 

@@ -23,8 +23,9 @@ pub enum ShellError {
     Unparsable { message: String },
     #[error("the command's risk is {}, above --max-risk {}", .risk.as_str(), .max.as_str())]
     RiskDenied { risk: Risk, max: Risk, reasons: Vec<String> },
+    /// `program` could not be started; `needed_by` names what needs it.
     #[error("could not start {program}: {message}")]
-    Spawn { program: &'static str, message: String },
+    Spawn { program: &'static str, needed_by: &'static str, message: String },
     #[error("git {args}: {stderr}")]
     Git { args: String, stderr: String },
 }
@@ -50,10 +51,9 @@ impl From<ShellError> for AideError {
             E::RiskDenied { risk, reasons, .. } => error(code::RISK_DENIED)
                 .with_hint("nothing was run; raise --max-risk if this is intended")
                 .with_details(json!({ "overall_risk": risk, "risk_reasons": reasons })),
-            E::Spawn { program, .. } => error(code::IO_ERROR).with_hint(match *program {
-                "git" => "compare needs git on PATH",
-                _ => "llm-shell needs bash on PATH",
-            }),
+            E::Spawn { program, needed_by, .. } => {
+                error(code::IO_ERROR).with_hint(format!("{needed_by} needs {program} on PATH"))
+            }
             E::Git { .. } => error(code::INVALID_ARGUMENTS)
                 .with_hint("run compare inside a git repository, with a revision that exists"),
         }

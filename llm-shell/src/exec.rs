@@ -264,7 +264,11 @@ pub fn run(
         cmd.current_dir("/");
     }
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = cmd.spawn().map_err(|e| ShellError::Spawn { program: "bash", message: e.to_string() })?;
+    let mut child = cmd.spawn().map_err(|e| ShellError::Spawn {
+        program: "bash",
+        needed_by: "llm-shell",
+        message: e.to_string(),
+    })?;
     let out_rx = child.stdout.take().map(|p| reader(p, max_output));
     let err_rx = child.stderr.take().map(|p| reader(p, max_output));
 
