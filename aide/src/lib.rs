@@ -7,13 +7,18 @@
 //!   exactly as the tool printed it, so an agent can recover a result after its
 //!   context was compacted.
 //! * `aide log prune [--older-than DURATION] [--keep N]` — apply retention now.
-//! * `aide tools` — the aide tools, whether each is installed, and its request
-//!   and output schemas (`<tool> --schema`).
+//! * `aide tools` — the aide tools, whether each is installed, its request
+//!   and output schemas (`<tool> --schema`), and its operations: each with
+//!   the MCP tool name and description, its effects (`read_only`,
+//!   `destructive`, `idempotent`, `open_world`) and its `gate`: `auto` for
+//!   read-only operations a harness may run without asking, `gated` for the
+//!   rest (see [`catalogue`]).
 //!
 //! Wire format: the aide envelope with `runs` (list), `removed`/`remaining`
 //! (prune) or `tools` (tools); `log show --json` prints the stored document
 //! instead of an envelope. Runs of `aide` itself are not logged.
 
+pub mod catalogue;
 pub mod error;
 
 use std::io::{self, Write};
@@ -24,6 +29,7 @@ use aide_core::tool::{Context, Outcome, Render, Tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::catalogue::{Effects, Gate, Operation, operations_of};
 use crate::error::AideToolError;
 
 /// The aide tools, with what each is for.
@@ -35,6 +41,7 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("llm-discover", "Fuzzy file finding, listing and workspace structure."),
     ("llm-shell", "Persistent shell sessions, syntax check, explain and risk, performance history."),
     ("llm-jobs", "Background jobs that outlive the caller, with status, wait, logs and kill."),
+    ("aide", "The umbrella: execution-log retrieval and this catalogue."),
 ];
 
 /// The request: one subcommand.
@@ -96,6 +103,32 @@ pub struct ToolInfo {
     pub path: Option<String>,
     /// The tool's `--schema` document: request and output schemas.
     pub schema: Option<serde_json::Value>,
+    /// What the tool does, operation by operation.
+    pub operations: Vec<OperationInfo>,
+}
+
+/// One operation of a tool as `aide tools` reports it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct OperationInfo {
+    /// The MCP tool name (`shell_exec`).
+    pub name: String,
+    /// The command line that runs it (`llm-shell exec`).
+    pub command: String,
+    pub description: String,
+    pub effects: Effects,
+    pub gate: Gate,
+}
+
+impl From<&Operation> for OperationInfo {
+    fn from(op: &Operation) -> OperationInfo {
+        OperationInfo {
+            name: op.name.to_string(),
+            command: op.command_line(),
+            description: op.description.to_string(),
+            effects: op.effects,
+            gate: op.gate(),
+        }
+    }
 }
 
 /// The output of a subcommand.
@@ -147,6 +180,13 @@ impl Render for AideOutput {
                 for t in tools {
                     let state = if t.installed { "installed" } else { "not installed" };
                     writeln!(w, "{:<16} {:<14} {}", t.name, state, t.description)?;
+                    for op in &t.operations {
+                        let gate = match op.gate {
+                            Gate::Auto => "auto",
+                            Gate::Gated => "gated",
+                        };
+                        writeln!(w, "  {:<20} {:<6} {}", op.name, gate, op.command)?;
+                    }
                 }
             }
         }
@@ -238,6 +278,7 @@ fn list_tools() -> Vec<ToolInfo> {
                 installed: path.is_some(),
                 path: path.map(|p| p.display().to_string()),
                 schema,
+                operations: operations_of(name).map(OperationInfo::from).collect(),
             }
         })
         .collect()

@@ -5,6 +5,7 @@
 
 mod ast;
 mod cancel;
+mod catalogue;
 mod contract;
 mod discover;
 mod jobs;
