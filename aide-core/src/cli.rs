@@ -370,7 +370,11 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         Ok(r) => r,
         Err(e) => return run.fail(&mut out, &e),
     };
-    run.request_json = serde_json::to_string(&request).ok();
+    // Only the log keeps the request: a --no-log run of 100,000 edits need
+    // not serialise them.
+    if run.log {
+        run.request_json = serde_json::to_string(&request).ok();
+    }
     run.open_log();
 
     let mut ctx = Context::new(run.execution_id.clone()).with_format(run.format);
