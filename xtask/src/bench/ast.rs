@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 use serde::Serialize;
 
-use super::{Cmd, Report, case, release_binary, require, round3, write_report};
+use super::{Cmd, Report, case, fresh_home, release_binary, require, round3, write_report};
 use crate::{Result, say, workspace};
 
 /// `ast-grep` (the npm package `@ast-grep/cli`): on PATH, or installed into
@@ -211,7 +211,7 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     let sg = ast_grep()?;
     let ours = release_binary("llm-ast-search", "llm-ast-search")?;
     let corpus = crate::corpus::build(false)?;
-    let home = workspace().join("target/bench/aide-home");
+    let home = fresh_home("ast")?;
     let ours_s = ours.display().to_string();
     let home_s = home.display().to_string();
     let crates = corpus.join("crates");

@@ -3,7 +3,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::{Cmd, FirstResults, Report, case, release_binary, require, write_report};
+use super::{Cmd, FirstResults, Report, case, fresh_home, release_binary, require, write_report};
 use crate::{Result, say, workspace};
 
 fn first_line(cmd: &mut Command) -> Result<String> {
@@ -52,8 +52,7 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     let generated = workspace().join("target/bench/discover-200k");
     say("generating 200,000 paths (once)");
     generated_tree(&generated, 200_000)?;
-    let home = workspace().join("target/bench/aide-home-discover");
-    let _ = std::fs::remove_dir_all(&home);
+    let home = fresh_home("discover")?;
     let ours_s = ours.display().to_string();
     let home_s = home.display().to_string();
 

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{Case, Cmd, Measured, Report, case, output_of, release_binary, round3, write_report};
+use super::{Case, Cmd, Measured, Report, case, fresh_home, output_of, release_binary, round3, write_report};
 use crate::{Result, say, workspace};
 
 /// A pueue daemon of its own, in a temporary directory, for the jobs benchmark.
@@ -93,9 +93,7 @@ fn end_to_wait_delay(
 pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     let ours = release_binary("llm-jobs", "llm-jobs")?;
     let dir = workspace().join("target/bench/jobs");
-    let home = dir.join("aide-home");
-    let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let home = fresh_home("jobs")?;
     let ours_s = ours.display().to_string();
     let home_s = home.display().to_string();
     let pueue = match Pueue::start(&dir.join("pueue")) {

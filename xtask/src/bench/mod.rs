@@ -126,6 +126,15 @@ fn require(program: &str, install: &str) -> Result<()> {
     if ok { Ok(()) } else { Err(format!("`{program}` is needed for this benchmark: {install}")) }
 }
 
+/// An empty `AIDE_HOME` for one benchmark (`target/bench/<name>/aide-home`):
+/// the execution log and undo data of earlier runs weigh on no measurement.
+fn fresh_home(name: &str) -> Result<PathBuf> {
+    let home = workspace().join("target/bench").join(name).join("aide-home");
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
+    Ok(home)
+}
+
 fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     crate::run(&cargo, &["build", "--release", "--quiet", "-p", package])?;

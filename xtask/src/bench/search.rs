@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde::Serialize;
 
-use super::{Cmd, Report, case, release_binary, require, write_report};
+use super::{Cmd, Report, case, fresh_home, release_binary, require, write_report};
 use crate::{Result, say, workspace};
 
 /// The outcome of comparing our (path, line, byte_start, byte_end) set with rg's.
@@ -69,8 +69,7 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     require("rg", "apt-get install ripgrep")?;
     let ours = release_binary("llm-search", "llm-search")?;
     let corpus = crate::corpus::build(false)?;
-    let home = workspace().join("target/bench/aide-home");
-    let _ = std::fs::remove_dir_all(&home);
+    let home = fresh_home("search")?;
     let ours_s = ours.display().to_string();
     let home_s = home.display().to_string();
 

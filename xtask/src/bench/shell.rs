@@ -2,15 +2,13 @@
 
 use std::process::Command;
 
-use super::{Cmd, Report, case, output_of, release_binary, write_report};
+use super::{Cmd, Report, case, fresh_home, output_of, release_binary, write_report};
 use crate::{Result, say, workspace};
 
 pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     let ours = release_binary("llm-shell", "llm-shell")?;
     let dir = workspace().join("target/bench/shell");
-    let home = dir.join("aide-home");
-    let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let home = fresh_home("shell")?;
     let ours_s = ours.display().to_string();
     let home_s = home.display().to_string();
     let out =

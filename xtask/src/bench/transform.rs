@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use super::{Cmd, Measured, Report, case_of, release_binary, require, run_once, summarize, write_report};
+use super::{Cmd, Measured, Report, case_of, fresh_home, release_binary, require, run_once, summarize, write_report};
 use crate::{Result, say, workspace};
 
 /// The transform benchmark's tree: `files` files with `per_file` lines
@@ -81,10 +81,9 @@ pub(super) fn bench(runs: usize, _warmup: usize) -> Result<()> {
     require("sd", "cargo install sd")?;
     let ours = release_binary("llm-transform", "llm-transform")?;
     let dir = workspace().join("target/bench/transform");
-    let home = dir.join("aide-home");
+    let home = fresh_home("transform")?;
     let tree_dir = dir.join("tree");
     let tree = EditTree::new(&tree_dir, 1000, 10)?;
-    std::fs::create_dir_all(&home).map_err(|e| e.to_string())?;
     let edits_path = dir.join("edits.json");
     std::fs::write(&edits_path, tree.span_edits().to_string()).map_err(|e| e.to_string())?;
     let ours_s = ours.display().to_string();
