@@ -12,18 +12,15 @@ use std::io::{self, Write};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::time::{Instant, SystemTime};
 
 use clap::parser::ValueSource;
 use clap::{Args, Command, FromArgMatches};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::envelope::{
-    Diagnostic, Envelope, ErrorEnvelope, Format, Stats, Stdout, diag, sort_diagnostics, stderr_line, to_json_string,
-};
+use crate::envelope::{Envelope, Format, Stdout, sort_diagnostics, stderr_line, to_json_string};
 use crate::error::{AideError, ExitStatus, code};
-use crate::log::{ExecutionLog, RunRecord};
+use crate::invoke::RunLog;
 pub use crate::tool::{Context, Outcome, Render, Tool};
 
 /// Flags every tool has. Not part of the request.
@@ -77,134 +74,40 @@ pub fn main<T: Tool>() -> ! {
     std::process::exit(status.code())
 }
 
-/// Everything the harness knows about a run, for the log.
-struct Run<'a> {
-    tool: &'a str,
-    version: &'a str,
-    execution_id: String,
-    argv: Vec<String>,
-    started: SystemTime,
-    clock: Instant,
-    format: Format,
-    log: bool,
-    request_json: Option<String>,
-    root: Option<PathBuf>,
-    diagnostics: Vec<Diagnostic>,
-    /// Opened before the tool runs, so a log that cannot be opened shows as
-    /// a diagnostic in the result instead of only on stderr.
-    log_handle: Option<ExecutionLog>,
-    /// Whether the logged result is redacted too (argv and request always are).
-    redact_result: bool,
+/// Guesses the format from the raw arguments, before flags parse, so even
+/// a usage error is JSON for a harness that asked for JSON.
+fn guess_format(argv: &[String]) -> Format {
+    if argv.iter().any(|a| a == "--jsonl") {
+        Format::Jsonl
+    } else if argv.iter().any(|a| a == "--json" || a == "--pretty") {
+        Format::Json { pretty: argv.iter().any(|a| a == "--pretty") }
+    } else {
+        Format::Text
+    }
 }
 
-impl<'a> Run<'a> {
-    fn new(tool: &'a str, version: &'a str, argv: &[OsString]) -> Self {
-        let argv: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-        // Before flags parse, guess the format so even a usage error is JSON
-        // for a harness that asked for JSON.
-        let format = if argv.iter().any(|a| a == "--jsonl") {
-            Format::Jsonl
-        } else if argv.iter().any(|a| a == "--json" || a == "--pretty") {
-            Format::Json { pretty: argv.iter().any(|a| a == "--pretty") }
-        } else {
-            Format::Text
-        };
-        Run {
-            tool,
-            version,
-            execution_id: crate::ids::new_execution_id(),
-            log: !argv.iter().any(|a| a == "--no-log") && !crate::log::disabled_by_env(),
-            argv,
-            started: SystemTime::now(),
-            clock: Instant::now(),
-            format,
-            request_json: None,
-            root: None,
-            diagnostics: Vec::new(),
-            log_handle: None,
-            redact_result: false,
+/// Prints a failure in the run's format and logs it; returns the exit status.
+fn fail(run: &mut RunLog, format: Format, out: &mut Stdout, err: &AideError) -> ExitStatus {
+    let status = err.exit_status();
+    stderr_line(&format!("{}: {err}", run.tool));
+    let doc = run.error_document(err);
+    let compact = doc.to_string();
+    match format {
+        Format::Text => {}
+        Format::Json { pretty: true } => {
+            let text = to_json_string(&doc, true).unwrap_or_else(|_| compact.clone());
+            let _ = out.write_str(&(text + "\n"));
+        }
+        Format::Json { pretty: false } => {
+            let _ = out.write_str(&format!("{compact}\n"));
+        }
+        Format::Jsonl => {
+            let line = with_type("error", doc);
+            let _ = out.write_str(&format!("{line}\n"));
         }
     }
-
-    /// Opens the execution log if logging is on; a failure becomes a
-    /// `log_failed` diagnostic and switches logging off for this run.
-    fn open_log(&mut self) {
-        if !self.log {
-            return;
-        }
-        match ExecutionLog::open_default() {
-            Ok(log) => self.log_handle = Some(log),
-            Err(e) => {
-                self.log = false;
-                self.diagnostics
-                    .push(Diagnostic::new(diag::LOG_FAILED, format!("this run is not logged: {}", e.message)));
-            }
-        }
-    }
-
-    fn stats(&self) -> Stats {
-        let ms = self.clock.elapsed().as_secs_f64() * 1000.0;
-        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0 }
-    }
-
-    /// Prints a failure in the run's format and logs it; returns the exit status.
-    fn fail(&mut self, out: &mut Stdout, err: &AideError) -> ExitStatus {
-        let status = err.exit_status();
-        stderr_line(&format!("{}: {err}", self.tool));
-        sort_diagnostics(&mut self.diagnostics);
-        let stats = self.stats();
-        let doc = ErrorEnvelope::new(self.tool, self.version, &self.execution_id, err, &self.diagnostics, &stats);
-        let compact = to_json_string(&doc, false).unwrap_or_else(|_| String::from("{\"ok\":false}"));
-        match self.format {
-            Format::Text => {}
-            Format::Json { pretty: true } => {
-                let text = to_json_string(&doc, true).unwrap_or_else(|_| compact.clone());
-                let _ = out.write_str(&(text + "\n"));
-            }
-            Format::Json { pretty: false } => {
-                let _ = out.write_str(&format!("{compact}\n"));
-            }
-            Format::Jsonl => {
-                let line = with_type("error", serde_json::from_str(&compact).unwrap_or(Value::Null));
-                let _ = out.write_str(&format!("{line}\n"));
-            }
-        }
-        self.write_log(status, false, Some(err.code.name), compact);
-        status
-    }
-
-    fn write_log(&mut self, status: ExitStatus, ok: bool, error_code: Option<&str>, result_json: String) {
-        if !self.log {
-            return;
-        }
-        // Command lines and requests may carry secrets (`export TOKEN=…`):
-        // the log keeps them redacted.
-        let redact = |s: &str| crate::redact::redact(s).0;
-        let result_json = if self.redact_result { redact(&result_json) } else { result_json };
-        let record = RunRecord {
-            execution_id: self.execution_id.clone(),
-            tool: self.tool.to_string(),
-            version: self.version.to_string(),
-            argv: self.argv.iter().map(|a| redact(a)).collect(),
-            request: self.request_json.as_deref().map(redact),
-            cwd: std::env::current_dir().ok().map(|p| p.display().to_string()),
-            root: self.root.as_ref().map(|p| p.display().to_string()),
-            started: self.started,
-            duration: self.clock.elapsed(),
-            exit_code: status.code(),
-            ok,
-            error_code: error_code.map(str::to_string),
-            result_json,
-        };
-        let result = match self.log_handle.as_mut() {
-            Some(log) => log.record(&record),
-            None => ExecutionLog::open_default().and_then(|mut log| log.record(&record)),
-        };
-        if let Err(e) = result {
-            // The result is already printed; a log failure only warns.
-            stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
-        }
-    }
+    run.record(status, false, Some(err.code.name), compact);
+    status
 }
 
 /// Inserts `"type": kind` as the first field of an object.
@@ -339,15 +242,18 @@ fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Re
 pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     install_panic_hook();
     let mut out = Stdout::new();
-    let mut run = Run::new(T::NAME, T::VERSION, &argv);
+    let words: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let mut format = guess_format(&words);
+    let logging = !words.iter().any(|a| a == "--no-log") && !crate::log::disabled_by_env();
+    let mut run = RunLog::new(T::NAME, T::VERSION, words, logging);
 
     let (common, matches) = match parse_cli::<T>(&argv) {
         Ok(Some(p)) => p,
         Ok(None) => return ExitStatus::Success,
-        Err(e) => return run.fail(&mut out, &e),
+        Err(e) => return fail(&mut run, format, &mut out, &e),
     };
-    run.format = common.format();
-    run.log = run.log && !common.no_log && T::LOG;
+    format = common.format();
+    run.enabled = run.enabled && !common.no_log && T::LOG;
     run.redact_result = T::REDACT_LOGGED_RESULT;
     let request_flag_given = argv.iter().skip(1).take_while(|a| *a != "--").any(|a| {
         let a = a.to_string_lossy();
@@ -356,7 +262,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     if request_flag_given && common.request.is_none() {
         let e = AideError::new(code::INVALID_ARGUMENTS, "--request must come before the subcommand")
             .with_hint(format!("write `{} --request FILE`: the request names the subcommand itself", T::NAME));
-        return run.fail(&mut out, &e);
+        return fail(&mut run, format, &mut out, &e);
     }
 
     if common.schema {
@@ -368,17 +274,17 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
 
     let request = match build_request::<T>(&common, &matches).and_then(|mut r| T::prepare(&mut r).map(|()| r)) {
         Ok(r) => r,
-        Err(e) => return run.fail(&mut out, &e),
+        Err(e) => return fail(&mut run, format, &mut out, &e),
     };
     // Only the log keeps the request: a --no-log run of 100,000 edits need
     // not serialise them.
-    if run.log {
+    if run.enabled {
         run.request_json = serde_json::to_string(&request).ok();
     }
-    run.open_log();
+    run.open();
 
-    let mut ctx = Context::new(run.execution_id.clone()).with_format(run.format);
-    if run.format == Format::Text {
+    let mut ctx = Context::new(run.execution_id.clone()).with_format(format);
+    if format == Format::Text {
         ctx = ctx.with_live(Box::new(crate::text::TerminalSafe::new(io::stdout())));
     }
     // Ctrl-C raises the flag (the run ends with `cancelled`, printed and
@@ -402,11 +308,11 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
             sort_diagnostics(&mut run.diagnostics);
             outcome.output
         }
-        Err(e) => return run.fail(&mut out, &e),
+        Err(e) => return fail(&mut run, format, &mut out, &e),
     };
 
     let status = output.exit_status();
-    match emit(&mut run, &mut out, &output, status) {
+    match emit(&mut run, format, &mut out, &output, status) {
         Ok(()) => status,
         Err(e) => {
             stderr_line(&format!("{}: {e}", T::NAME));
@@ -417,7 +323,8 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
 
 /// Prints the output in the chosen format and logs the run.
 fn emit<O: Serialize + Render>(
-    run: &mut Run<'_>,
+    run: &mut RunLog,
+    format: Format,
     out: &mut Stdout,
     output: &O,
     status: ExitStatus,
@@ -433,8 +340,8 @@ fn emit<O: Serialize + Render>(
         stats: &stats,
     };
     let io_err = |e: io::Error| AideError::new(code::IO_ERROR, format!("writing output: {e}"));
-    if let (Some(raw), true) = (output.raw_json(), run.format.is_json()) {
-        let text = match run.format {
+    if let (Some(raw), true) = (output.raw_json(), format.is_json()) {
+        let text = match format {
             Format::Json { pretty: true } => serde_json::from_str::<Value>(raw)
                 .ok()
                 .and_then(|v| to_json_string(&v, true).ok())
@@ -448,9 +355,9 @@ fn emit<O: Serialize + Render>(
         .map_err(io_err)?;
         return Ok(());
     }
-    let need_compact = run.log || matches!(run.format, Format::Json { pretty: false });
+    let need_compact = run.enabled || matches!(format, Format::Json { pretty: false });
     let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
-    match run.format {
+    match format {
         Format::Text => {
             out.write_with(|w| {
                 let mut safe = crate::text::TerminalSafe::new(w);
@@ -506,7 +413,7 @@ fn emit<O: Serialize + Render>(
         }
     }
     if let Some(compact) = compact {
-        run.write_log(status, true, None, compact);
+        run.record(status, true, None, compact);
     }
     Ok(())
 }

@@ -40,6 +40,7 @@ pub mod error;
 pub mod fsutil;
 pub mod home;
 pub mod ids;
+pub mod invoke;
 pub mod lang;
 pub mod log;
 pub mod ordering;

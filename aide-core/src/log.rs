@@ -31,7 +31,6 @@ use crate::error::{AideError, code};
 use crate::home::aide_home;
 use crate::time::{millis, rfc3339};
 
-const SCHEMA_VERSION: i64 = 1;
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS runs (
         execution_id TEXT PRIMARY KEY,
@@ -55,6 +54,11 @@ const SCHEMA: &str = "
     CREATE INDEX IF NOT EXISTS runs_started ON runs(started_ms);
     CREATE INDEX IF NOT EXISTS runs_tool_started ON runs(tool, started_ms);
     PRAGMA user_version = 1;";
+/// Version 2: who asked for a run besides its command line (the MCP request
+/// id). Applied after [`SCHEMA`] on a new log and alone on a version-1 log.
+const SCHEMA_V2: &str = "
+    ALTER TABLE runs ADD COLUMN origin TEXT;
+    PRAGMA user_version = 2;";
 const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
 const DEFAULT_MAX_RUNS: u64 = 10_000;
 const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -75,6 +79,9 @@ pub struct RunRecord {
     pub request: Option<String>,
     pub cwd: Option<String>,
     pub root: Option<String>,
+    /// Who asked for the run besides its command line: `mcp:<request id>`
+    /// for a call through `aide mcp`.
+    pub origin: Option<String>,
     pub started: SystemTime,
     pub duration: Duration,
     pub exit_code: i32,
@@ -93,6 +100,10 @@ pub struct RunSummary {
     pub argv: Vec<String>,
     pub cwd: Option<String>,
     pub root: Option<String>,
+    /// `mcp:<request id>` for a call through `aide mcp`; absent for a
+    /// command-line run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
     /// UTC, RFC 3339.
     pub started_at: String,
     pub finished_at: String,
@@ -168,7 +179,7 @@ impl ExecutionLog {
     /// Opens (creating if needed) the log under `home`.
     pub fn open_in(home: &Path) -> Result<ExecutionLog, AideError> {
         let path = home.join("log.db");
-        let conn = crate::store::open(&path, SCHEMA_VERSION, SCHEMA).map_err(|e| log_err(&path, e))?;
+        let conn = crate::store::open(&path, &[SCHEMA, SCHEMA_V2]).map_err(|e| log_err(&path, e))?;
         Ok(ExecutionLog { conn, path })
     }
 
@@ -193,8 +204,9 @@ impl ExecutionLog {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute(
                 "INSERT OR REPLACE INTO runs (execution_id, tool, version, argv, request, cwd, root, started_ms,
-                    started_at, finished_at, duration_ms, exit_code, ok, error_code, result, result_bytes, result_capped)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                    started_at, finished_at, duration_ms, exit_code, ok, error_code, result, result_bytes, result_capped,
+                    origin)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
                 params![
                     run.execution_id,
                     run.tool,
@@ -213,6 +225,7 @@ impl ExecutionLog {
                     (!capped).then_some(run.result_json.as_str()),
                     run.result_json.len() as i64,
                     capped,
+                    run.origin,
                 ],
             )?;
             tx.commit()
@@ -327,7 +340,7 @@ impl ExecutionLog {
 }
 
 const SUMMARY_COLUMNS: &str = "execution_id, tool, version, argv, cwd, root, started_at, finished_at, duration_ms, \
-                               exit_code, ok, error_code, result_bytes, result_capped";
+                               exit_code, ok, error_code, result_bytes, result_capped, origin";
 
 fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
     let argv: String = r.get(3)?;
@@ -346,11 +359,12 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
         error_code: r.get(11)?,
         result_bytes: r.get::<_, i64>(12)? as u64,
         result_capped: r.get(13)?,
+        origin: r.get(14)?,
     })
 }
 
 fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRun> {
-    Ok(StoredRun { summary: summary_from_row(r)?, request: r.get(14)?, result_json: r.get(15)? })
+    Ok(StoredRun { summary: summary_from_row(r)?, request: r.get(15)?, result_json: r.get(16)? })
 }
 
 fn env_parse<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -370,6 +384,7 @@ mod tests {
             request: Some("{}".into()),
             cwd: Some("/tmp".into()),
             root: Some("/tmp".into()),
+            origin: None,
             started,
             duration: Duration::from_millis(3),
             exit_code: 0,
@@ -377,6 +392,26 @@ mod tests {
             error_code: None,
             result_json: result.into(),
         }
+    }
+
+    #[test]
+    fn a_version_1_log_gains_the_origin_column_and_keeps_its_runs() {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join("log.db");
+        let old = crate::store::open(&path, &[SCHEMA]).unwrap();
+        old.execute(
+            "INSERT INTO runs (execution_id, tool, version, argv, started_ms, started_at, finished_at, duration_ms,
+                exit_code, ok, result, result_bytes) VALUES ('old', 't', '1', '[]', 0, 'x', 'x', 1.0, 0, 1, '{}', 2)",
+            [],
+        )
+        .unwrap();
+        drop(old);
+        let mut log = ExecutionLog::open_in(home.path()).unwrap();
+        assert_eq!(log.get("old").unwrap().summary.origin, None);
+        let mut run = record("0190aaaa-0000-7000-8000-000000000001", "llm-search", SystemTime::now(), "{}");
+        run.origin = Some("mcp:7".into());
+        log.record(&run).unwrap();
+        assert_eq!(log.get(&run.execution_id).unwrap().summary.origin.as_deref(), Some("mcp:7"));
     }
 
     #[test]

@@ -96,16 +96,29 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
                 .with_details(serde_json::json!({ "field": key })));
         }
     }
-    serde_json::from_value(value).map_err(|e| {
-        AideError::new(code::INVALID_REQUEST, format!("invalid request: {e}"))
-            .with_hint("see --schema for the fields and their types")
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = e.path().to_string();
+        let inner = e.into_inner();
+        if field.is_empty() || field == "." {
+            AideError::new(code::INVALID_REQUEST, format!("invalid request: {inner}"))
+                .with_hint("see --schema for the fields and their types")
+        } else {
+            AideError::new(code::INVALID_REQUEST, format!("invalid request field `{field}`: {inner}"))
+                .with_hint("see --schema for the fields and their types")
+                .with_details(serde_json::json!({ "field": field }))
+        }
     })
 }
 
 /// The top-level property names of an object schema, following `$ref`,
 /// `allOf` and flattened groups.
 fn property_names(schema: &Schema) -> BTreeSet<String> {
-    let root = schema.as_value();
+    schema_property_names(schema.as_value())
+}
+
+/// The top-level property names of the object schema `root` (as JSON),
+/// following `$ref` (into `root`'s `$defs`), `allOf` and flattened groups.
+pub fn schema_property_names(root: &Value) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     collect_properties(root, root, &mut out, 0);
     out

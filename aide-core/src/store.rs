@@ -33,9 +33,10 @@ pub fn with_retry<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Re
 }
 
 /// Opens the database at `path` (creating its folder), in WAL mode, and
-/// applies `schema` once, when the file's `user_version` is below `version`.
-/// `schema` must end by setting `PRAGMA user_version` to `version`.
-pub fn open(path: &Path, version: i64, schema: &str) -> rusqlite::Result<Connection> {
+/// brings its schema up to date: `migrations[i]` takes a database at
+/// `user_version` i to i + 1 and must end by setting it; those the file has
+/// not seen run in one transaction.
+pub fn open(path: &Path, migrations: &[&str]) -> rusqlite::Result<Connection> {
     let cant_open = |what: &Path, e: std::io::Error| {
         rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
@@ -64,9 +65,14 @@ pub fn open(path: &Path, version: i64, schema: &str) -> rusqlite::Result<Connect
         // must not leave a large WAL file behind either.
         conn.pragma_update(None, "journal_size_limit", 16 * 1024 * 1024)?;
         let current: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
-        if current < version {
+        let pending = migrations.get(usize::try_from(current).unwrap_or(usize::MAX)..).unwrap_or_default();
+        if !pending.is_empty() {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            tx.execute_batch(schema)?;
+            // Another process may have migrated between the check and the lock.
+            let current: i64 = tx.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            for migration in migrations.iter().skip(usize::try_from(current).unwrap_or(usize::MAX)) {
+                tx.execute_batch(migration)?;
+            }
             tx.commit()?;
         }
         Ok(conn)
@@ -82,13 +88,33 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub/db.sqlite");
         let schema = "CREATE TABLE IF NOT EXISTS t (x INTEGER); PRAGMA user_version = 1;";
-        let conn = open(&path, 1, schema).unwrap();
+        let conn = open(&path, &[schema]).unwrap();
         conn.execute("INSERT INTO t VALUES (1)", []).unwrap();
         drop(conn);
-        let conn = open(&path, 1, schema).unwrap();
+        let conn = open(&path, &[schema]).unwrap();
         let n: i64 = conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 1);
         let mode: String = conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    #[test]
+    fn a_database_at_an_older_version_runs_only_the_later_migrations() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let v1 = "CREATE TABLE t (x INTEGER); PRAGMA user_version = 1;";
+        let v2 = "ALTER TABLE t ADD COLUMN y TEXT; PRAGMA user_version = 2;";
+        open(&path, &[v1]).unwrap().execute("INSERT INTO t VALUES (1)", []).unwrap();
+        let conn = open(&path, &[v1, v2]).unwrap();
+        let (x, y): (i64, Option<String>) =
+            conn.query_row("SELECT x, y FROM t", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        assert_eq!((x, y), (1, None));
+        drop(conn);
+        // A new database runs both; reopening runs none.
+        let fresh = dir.path().join("fresh.sqlite");
+        open(&fresh, &[v1, v2]).unwrap();
+        let conn = open(&fresh, &[v1, v2]).unwrap();
+        let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(version, 2);
     }
 }

@@ -15,6 +15,7 @@
 //! the other's typed request.
 
 use std::io::{self, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -83,11 +84,22 @@ pub trait Render {
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
         None
     }
+    /// For paging a result to a budget (the MCP server): keeps only the
+    /// records `range` of the field [`Render::jsonl_records`] names. Summary
+    /// fields keep describing the whole result.
+    fn keep_records(&mut self, _range: Range<usize>) {}
     /// A JSON document to print verbatim in JSON modes instead of the
     /// envelope (`aide log show` prints a stored result exactly as it was).
     fn raw_json(&self) -> Option<&str> {
         None
     }
+}
+
+/// Keeps the items `range` of `items` (clamped to its length).
+pub fn keep_range<T>(items: &mut Vec<T>, range: Range<usize>) {
+    let end = range.end.min(items.len());
+    items.truncate(end);
+    items.drain(..range.start.min(end));
 }
 
 /// What a run returns: its output and the diagnostics (what was skipped or
@@ -284,6 +296,23 @@ impl Context {
         self.cancel.check()
     }
 
+    /// The directory relative paths of the request are resolved against:
+    /// the caller's working directory, or the process's.
+    pub fn base_dir(&self) -> Result<PathBuf, AideError> {
+        match &self.working_dir {
+            Some(dir) => Ok(dir.clone()),
+            None => std::env::current_dir().map_err(|e| AideError::io(".", &e)),
+        }
+    }
+
+    /// `path` resolved against [`Context::base_dir`] when it is relative.
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        match &self.working_dir {
+            Some(dir) => dir.join(path),
+            None => path.to_path_buf(),
+        }
+    }
+
     /// Opens the root a request names (relative to the working directory),
     /// or the working directory itself, and remembers it for the log.
     pub fn open_root(&self, requested: Option<&Path>) -> Result<Root, AideError> {
@@ -317,6 +346,17 @@ mod tests {
         let e = ctx.check_cancel().unwrap_err();
         assert_eq!(e.code, crate::code::CANCELLED);
         assert_eq!(e.exit_status(), ExitStatus::Cancelled);
+    }
+
+    #[test]
+    fn keep_range_clamps_to_the_items() {
+        let mut v: Vec<u32> = (0..10).collect();
+        keep_range(&mut v, 3..5);
+        assert_eq!(v, vec![3, 4]);
+        keep_range(&mut v, 1..99);
+        assert_eq!(v, vec![4]);
+        keep_range(&mut v, 5..9);
+        assert!(v.is_empty());
     }
 
     #[test]

@@ -20,6 +20,7 @@
 
 pub mod catalogue;
 pub mod error;
+pub mod mcp;
 
 use std::io::{self, Write};
 
@@ -31,6 +32,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalogue::{Effects, Gate, Operation, operations_of};
 use crate::error::AideToolError;
+
+/// The `aide` executable: `aide mcp` serves MCP on stdio; every other
+/// subcommand runs through the common harness.
+pub fn main() -> ! {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let status =
+        if argv.get(1).is_some_and(|a| a == "mcp") { mcp::main(argv) } else { aide_core::cli::run::<Aide>(argv) };
+    std::process::exit(status.code())
+}
 
 /// The aide tools, with what each is for.
 pub const TOOLS: &[(&str, &str)] = &[
@@ -205,6 +215,14 @@ impl Render for AideOutput {
         }
     }
 
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        match self {
+            AideOutput::Runs { runs } => aide_core::tool::keep_range(runs, range),
+            AideOutput::Tools { tools } => aide_core::tool::keep_range(tools, range),
+            _ => {}
+        }
+    }
+
     fn raw_json(&self) -> Option<&str> {
         match self {
             AideOutput::Show { result_json, .. } => Some(result_json),
@@ -220,7 +238,8 @@ pub struct Aide;
 impl Tool for Aide {
     const NAME: &'static str = "aide";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
-    const ABOUT: &'static str = "The aide umbrella: execution-log retrieval and the list of tools.";
+    const ABOUT: &'static str = "The aide umbrella: execution-log retrieval, the list of tools, and `aide mcp`, \
+                                 the MCP server of every tool (see `aide mcp --help`).";
     const LOG: bool = false;
     type Request = AideRequest;
     type Output = AideOutput;

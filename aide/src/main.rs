@@ -1,3 +1,3 @@
 fn main() {
-    aide_core::cli::main::<aide::Aide>()
+    aide::main()
 }

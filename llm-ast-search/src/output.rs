@@ -218,6 +218,18 @@ impl Render for AstOutput {
             AstOutput::Dialect { .. } => None,
         }
     }
+
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        use aide_core::tool::keep_range;
+        match self {
+            AstOutput::Query { symbols, .. } => keep_range(symbols, range),
+            AstOutput::Symbols { symbols, .. } => keep_range(symbols, range),
+            AstOutput::Definitions { definitions, .. } => keep_range(definitions, range),
+            AstOutput::References { references, .. } => keep_range(references, range),
+            AstOutput::Validate { files, .. } => keep_range(files, range),
+            AstOutput::Dialect { .. } => {}
+        }
+    }
 }
 
 /// One outline line: `Kind name/path [start-end]`, indented by nesting.

@@ -178,6 +178,10 @@ impl Render for DiscoverOutput {
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
         Some(("results", "result"))
     }
+
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        aide_core::tool::keep_range(&mut self.results, range);
+    }
 }
 
 /// Splits `--type` values into entry kinds and languages.

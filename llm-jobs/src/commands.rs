@@ -50,14 +50,14 @@ pub fn supervisor_exe() -> Result<PathBuf, AideError> {
 }
 
 /// Starts a job. `exe` is the llm-jobs executable that will supervise it.
-pub fn spawn(args: &SpawnArgs, exe: &Path) -> Result<SpawnOutput, AideError> {
+pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput, AideError> {
     let mut what = args.command.clone();
     what.normalize()?;
     // The job runs `bash -c LINE`: an argv is quoted word by word.
     let command = what.shell_line();
     let cwd = match &args.cwd {
-        Some(d) => d.clone(),
-        None => std::env::current_dir().map_err(|e| AideError::io(".", &e))?,
+        Some(d) => ctx.resolve(d),
+        None => ctx.base_dir()?,
     };
     let cwd = cwd.canonicalize().map_err(|e| {
         AideError::io(&cwd.display().to_string(), &e).with_hint("--cwd must name an existing directory")
@@ -475,7 +475,7 @@ fn groups(action: &GroupAction) -> Result<JobsOutput, AideError> {
 /// Runs one subcommand.
 pub fn execute(command: &JobsCommand, ctx: &Context) -> Result<JobsOutput, AideError> {
     match command {
-        JobsCommand::Spawn(args) => Ok(JobsOutput::Spawned(spawn(args, &supervisor_exe()?)?)),
+        JobsCommand::Spawn(args) => Ok(JobsOutput::Spawned(spawn(args, &supervisor_exe()?, ctx)?)),
         JobsCommand::List(args) => list(args),
         JobsCommand::Status { id } => {
             let store = JobStore::open()?;

@@ -11,7 +11,6 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use crate::Status;
 use crate::error::JobsError;
 
-const SCHEMA_VERSION: i64 = 1;
 const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS jobs (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -156,7 +155,7 @@ impl JobStore {
     }
 
     pub fn open_in(dir: &Path) -> Result<JobStore, AideError> {
-        let conn = aide_core::store::open(&dir.join("jobs.db"), SCHEMA_VERSION, SCHEMA).map_err(db_err)?;
+        let conn = aide_core::store::open(&dir.join("jobs.db"), &[SCHEMA]).map_err(db_err)?;
         Ok(JobStore { conn, dir: dir.to_path_buf() })
     }
 

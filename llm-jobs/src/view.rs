@@ -292,6 +292,16 @@ impl Render for JobsOutput {
             _ => None,
         }
     }
+
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        use aide_core::tool::keep_range;
+        match self {
+            JobsOutput::Jobs { jobs, .. } => keep_range(jobs, range),
+            JobsOutput::Waited { jobs, .. } => keep_range(jobs, range),
+            JobsOutput::Groups { groups, .. } => keep_range(groups, range),
+            _ => {}
+        }
+    }
 }
 
 fn write_job_line(w: &mut dyn Write, j: &JobView) -> io::Result<()> {

@@ -158,6 +158,10 @@ impl Render for ReadOutput {
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
         Some(("files", "file"))
     }
+
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        aide_core::tool::keep_range(&mut self.files, range);
+    }
 }
 
 /// The line range a request asks for: (skip, take).

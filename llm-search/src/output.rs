@@ -142,4 +142,11 @@ impl Render for SearchOutput {
             Mode::Files | Mode::Count => Some(("files", "file")),
         }
     }
+
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        match self.mode {
+            Mode::Content => aide_core::tool::keep_range(&mut self.matches, range),
+            Mode::Files | Mode::Count => aide_core::tool::keep_range(&mut self.files, range),
+        }
+    }
 }

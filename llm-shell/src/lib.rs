@@ -362,6 +362,12 @@ impl Render for ShellOutput {
             _ => None,
         }
     }
+
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        if let ShellOutput::Sessions { sessions } = self {
+            aide_core::tool::keep_range(sessions, range);
+        }
+    }
 }
 
 /// Exit status of `exec`: the command's own (0–255), 124 when it timed out
@@ -434,8 +440,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
         Some(id) => session::open(id)?,
         None => {
             temp = std::env::temp_dir().join(format!("aide-shell-{}", aide_core::ids::new_execution_id()));
-            let cwd = std::env::current_dir().map_err(|e| AideError::io(".", &e))?;
-            session::create_in(&temp, "once", &cwd, &session::starting_env(&[]))?
+            session::create_in(&temp, "once", &ctx.base_dir()?, &session::starting_env(&[]))?
         }
     };
     let cleanup = TempDir(args.session.is_none().then(|| session.dir.parent().map(PathBuf::from)).flatten());
@@ -530,7 +535,11 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
     match command {
         ShellCommand::Session { action } => match action {
             SessionAction::New { cwd, env } => {
-                let s = session::create(cwd.as_deref(), &aide_core::request::parse_env_pairs(env)?)?;
+                let cwd = match cwd {
+                    Some(dir) => ctx.resolve(dir),
+                    None => ctx.base_dir()?,
+                };
+                let s = session::create(&cwd, &aide_core::request::parse_env_pairs(env)?)?;
                 Ok(ShellOutput::Session(Box::new(session_state(&s)?)))
             }
             SessionAction::List => Ok(ShellOutput::Sessions { sessions: session::list()? }),
@@ -548,7 +557,7 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
             Ok(ShellOutput::Check(Box::new(syntax::check(&text))))
         }
         ShellCommand::Explain { command } => {
-            let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            let cwd = ctx.base_dir().unwrap_or_else(|_| PathBuf::from("."));
             let text = command.shell_line();
             explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e)))
         }

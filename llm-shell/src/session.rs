@@ -151,11 +151,7 @@ pub fn create_in(parent: &Path, id: &str, cwd: &Path, env: &BTreeMap<String, Str
     Ok(session)
 }
 
-pub fn create(cwd: Option<&Path>, extra_env: &[(String, String)]) -> Result<Session, AideError> {
-    let cwd = match cwd {
-        Some(d) => d.to_path_buf(),
-        None => std::env::current_dir().map_err(|e| io_err(".", &e))?,
-    };
+pub fn create(cwd: &Path, extra_env: &[(String, String)]) -> Result<Session, AideError> {
     let cwd = cwd
         .canonicalize()
         .map_err(|e| io_err(&cwd.display().to_string(), &e).with_hint("--cwd must name an existing directory"))?;

@@ -1,0 +1,241 @@
+//! Running a tool in-process, logged exactly like a command-line run.
+//!
+//! [`invoke`] is the half of the harness that comes after the request is
+//! parsed: `prepare`, the [`Context`], panics turned into `internal` errors,
+//! the envelope, and the execution-log record. The CLI ([`crate::cli`]) adds
+//! flags and printing around the same bookkeeping; the MCP server calls
+//! [`invoke`] directly, with its own cancellation flag, progress sink and
+//! request id, and gets back the typed output beside the JSON document.
+
+use std::path::PathBuf;
+use std::time::{Instant, SystemTime};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::envelope::{Diagnostic, Envelope, ErrorEnvelope, Stats, diag, sort_diagnostics, stderr_line};
+use crate::error::{AideError, ExitStatus};
+use crate::log::{ExecutionLog, RunRecord};
+use crate::tool::{Cancel, Context, ProgressSink, Render, Tool};
+
+/// What the caller of an in-process run supplies besides the request.
+#[derive(Debug, Default)]
+pub struct Call {
+    /// The directory a relative `root` is resolved against (None: the
+    /// process's working directory).
+    pub working_dir: Option<PathBuf>,
+    pub cancel: Cancel,
+    pub progress: ProgressSink,
+    /// Whether to record the run (the tool's own `LOG` and `AIDE_LOG=off`
+    /// still switch it off).
+    pub log: bool,
+    /// The command line recorded for the run: the equivalent CLI words.
+    pub argv: Vec<String>,
+    /// Who asked, recorded beside the run (the MCP request id).
+    pub origin: Option<String>,
+}
+
+/// A finished in-process run: the typed output (for rendering and paging)
+/// and the JSON document a CLI run would have printed.
+#[derive(Debug)]
+pub struct Finished<O> {
+    pub execution_id: String,
+    pub result: Result<O, AideError>,
+    /// The envelope (or error envelope), exactly as `--json` prints it.
+    pub document: Value,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<O: Render> Finished<O> {
+    /// The exit status the CLI would have ended with.
+    pub fn exit_status(&self) -> ExitStatus {
+        match &self.result {
+            Ok(output) => output.exit_status(),
+            Err(e) => e.exit_status(),
+        }
+    }
+}
+
+/// Runs `T` on `request` in this process and logs it like a CLI run.
+pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Output> {
+    let Call { working_dir, cancel, progress, log, argv, origin } = call;
+    let mut run = RunLog::new(T::NAME, T::VERSION, argv, log && T::LOG && !crate::log::disabled_by_env());
+    run.origin = origin;
+    run.redact_result = T::REDACT_LOGGED_RESULT;
+    let result = crate::cli::catch_panic(|| T::prepare(&mut request)).and_then(|()| {
+        if run.enabled {
+            run.request_json = serde_json::to_string(&request).ok();
+        }
+        run.open();
+        let mut ctx = Context::new(run.execution_id.clone()).with_cancel(cancel).with_progress(progress);
+        if let Some(dir) = working_dir {
+            ctx = ctx.with_working_dir(dir);
+        }
+        let result = crate::cli::catch_panic(|| T::run(request, &ctx));
+        run.root = ctx.opened_root();
+        result
+    });
+    match result {
+        Ok(outcome) => {
+            run.diagnostics.extend(outcome.diagnostics);
+            sort_diagnostics(&mut run.diagnostics);
+            let output = outcome.output;
+            let status = output.exit_status();
+            match run.success_document(&output) {
+                Ok(document) => {
+                    run.record(status, true, None, document.to_string());
+                    Finished {
+                        execution_id: run.execution_id.clone(),
+                        result: Ok(output),
+                        document,
+                        diagnostics: run.diagnostics,
+                    }
+                }
+                Err(e) => run.finish_failed(e),
+            }
+        }
+        Err(e) => run.finish_failed(e),
+    }
+}
+
+/// Records a request refused before it ran (the MCP server's root
+/// confinement) as a failed run, as the CLI records a refused command line.
+pub fn refuse<T: Tool>(request: &T::Request, err: AideError, call: Call) -> Finished<T::Output> {
+    let mut run = RunLog::new(T::NAME, T::VERSION, call.argv, call.log && T::LOG && !crate::log::disabled_by_env());
+    run.origin = call.origin;
+    if run.enabled {
+        run.request_json = serde_json::to_string(request).ok();
+    }
+    run.finish_failed(err)
+}
+
+/// Everything the harness knows about a run, for the log.
+pub(crate) struct RunLog {
+    pub(crate) tool: &'static str,
+    pub(crate) version: &'static str,
+    pub(crate) execution_id: String,
+    argv: Vec<String>,
+    started: SystemTime,
+    clock: Instant,
+    /// Whether the run is recorded.
+    pub(crate) enabled: bool,
+    pub(crate) request_json: Option<String>,
+    pub(crate) root: Option<PathBuf>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Opened before the tool runs, so a log that cannot be opened shows as
+    /// a diagnostic in the result instead of only on stderr.
+    log_handle: Option<ExecutionLog>,
+    /// Whether the logged result is redacted too (argv and request always are).
+    pub(crate) redact_result: bool,
+    pub(crate) origin: Option<String>,
+}
+
+impl RunLog {
+    pub(crate) fn new(tool: &'static str, version: &'static str, argv: Vec<String>, enabled: bool) -> RunLog {
+        RunLog {
+            tool,
+            version,
+            execution_id: crate::ids::new_execution_id(),
+            argv,
+            started: SystemTime::now(),
+            clock: Instant::now(),
+            enabled,
+            request_json: None,
+            root: None,
+            diagnostics: Vec::new(),
+            log_handle: None,
+            redact_result: false,
+            origin: None,
+        }
+    }
+
+    /// Opens the execution log if logging is on; a failure becomes a
+    /// `log_failed` diagnostic and switches logging off for this run.
+    pub(crate) fn open(&mut self) {
+        if !self.enabled {
+            return;
+        }
+        match ExecutionLog::open_default() {
+            Ok(log) => self.log_handle = Some(log),
+            Err(e) => {
+                self.enabled = false;
+                self.diagnostics
+                    .push(Diagnostic::new(diag::LOG_FAILED, format!("this run is not logged: {}", e.message)));
+            }
+        }
+    }
+
+    pub(crate) fn stats(&self) -> Stats {
+        let ms = self.clock.elapsed().as_secs_f64() * 1000.0;
+        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0 }
+    }
+
+    /// The envelope of a successful run, or the stored document a tool
+    /// returns verbatim (`aide log show`).
+    pub(crate) fn success_document<O: Serialize + Render>(&self, output: &O) -> Result<Value, AideError> {
+        if let Some(raw) = output.raw_json() {
+            return serde_json::from_str(raw)
+                .map_err(|e| AideError::internal(format!("a stored document is not JSON: {e}")));
+        }
+        let stats = self.stats();
+        let envelope = Envelope {
+            tool: self.tool,
+            version: self.version,
+            execution_id: &self.execution_id,
+            ok: true,
+            result: output,
+            diagnostics: &self.diagnostics,
+            stats: &stats,
+        };
+        serde_json::to_value(&envelope).map_err(|e| AideError::internal(format!("serialising output: {e}")))
+    }
+
+    /// The error envelope of a failed run (diagnostics sorted first).
+    pub(crate) fn error_document(&mut self, err: &AideError) -> Value {
+        sort_diagnostics(&mut self.diagnostics);
+        let stats = self.stats();
+        let doc = ErrorEnvelope::new(self.tool, self.version, &self.execution_id, err, &self.diagnostics, &stats);
+        serde_json::to_value(&doc).unwrap_or_else(|_| serde_json::json!({ "ok": false }))
+    }
+
+    fn finish_failed<O>(mut self, err: AideError) -> Finished<O> {
+        let document = self.error_document(&err);
+        self.record(err.exit_status(), false, Some(err.code.name), document.to_string());
+        Finished { execution_id: self.execution_id, result: Err(err), document, diagnostics: self.diagnostics }
+    }
+
+    /// Records the run, if logging is on; a failure only warns on stderr
+    /// (the result is already on its way).
+    pub(crate) fn record(&mut self, status: ExitStatus, ok: bool, error_code: Option<&str>, result_json: String) {
+        if !self.enabled {
+            return;
+        }
+        // Command lines and requests may carry secrets (`export TOKEN=…`):
+        // the log keeps them redacted.
+        let redact = |s: &str| crate::redact::redact(s).0;
+        let result_json = if self.redact_result { redact(&result_json) } else { result_json };
+        let record = RunRecord {
+            execution_id: self.execution_id.clone(),
+            tool: self.tool.to_string(),
+            version: self.version.to_string(),
+            argv: self.argv.iter().map(|a| redact(a)).collect(),
+            request: self.request_json.as_deref().map(redact),
+            cwd: std::env::current_dir().ok().map(|p| p.display().to_string()),
+            root: self.root.as_ref().map(|p| p.display().to_string()),
+            origin: self.origin.clone(),
+            started: self.started,
+            duration: self.clock.elapsed(),
+            exit_code: status.code(),
+            ok,
+            error_code: error_code.map(str::to_string),
+            result_json,
+        };
+        let result = match self.log_handle.as_mut() {
+            Some(log) => log.record(&record),
+            None => ExecutionLog::open_default().and_then(|mut log| log.record(&record)),
+        };
+        if let Err(e) = result {
+            stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! How an MCP tool becomes a tool's request: its input schema (the part of
+//! the tool's request schema the operation takes), its output schema (the
+//! tool's `--json` document), and the wrapping of the call's arguments into
+//! the request (`shell_exec {…}` is llm-shell's `{"command": {"exec": {…}}}`).
+//!
+//! The wrapping is derived from the catalogue: an operation's subcommand
+//! words nest under the request's `command` field, then `action`
+//! (`llm-shell session new` is `{"command": {"session": {"action": {"new": …}}}}`).
+
+use std::collections::BTreeSet;
+
+use aide_core::envelope::Document;
+use aide_core::invoke::{Call, invoke, refuse};
+use aide_core::request::{request_from_value, schema_property_names};
+use aide_core::tool::Tool;
+use aide_core::{AideError, code};
+use serde_json::{Map, Value, json};
+
+use super::page::{PageRequest, Shaped, shape};
+use crate::catalogue::Operation;
+
+/// The arguments every MCP tool takes besides its request: how much of the
+/// result one call returns.
+pub(crate) const PAGE_OFFSET: &str = "page_offset";
+pub(crate) const MAX_OUTPUT_CHARS: &str = "max_output_chars";
+
+/// The field names of the nesting, level by level.
+const NESTING: [&str; 2] = ["command", "action"];
+
+/// An operation bound to its tool's request and output.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding {
+    pub op: &'static Operation,
+    /// The JSON Schema of the call's arguments (an object schema).
+    pub input_schema: Map<String, Value>,
+    /// The JSON Schema of the structured result: the tool's document.
+    pub output_schema: Map<String, Value>,
+    /// The argument names the input schema allows.
+    pub fields: BTreeSet<String>,
+    /// Keys the arguments nest under: `["command", "exec"]`.
+    path: Vec<&'static str>,
+    /// The innermost subcommand takes no fields (`session list`): the
+    /// request holds its name as a string.
+    unit: bool,
+    /// Argument fields that stay at the request's top level (llm-transform's
+    /// `root` beside its `undo` subcommand).
+    outer: Vec<String>,
+}
+
+/// The schemas of the tool an operation belongs to: request and document.
+fn tool_schemas(tool: &str) -> Option<(Value, Value)> {
+    fn of<T: Tool>() -> (Value, Value) {
+        let request = serde_json::to_value(schemars::schema_for!(T::Request)).unwrap_or(Value::Null);
+        let output = serde_json::to_value(schemars::schema_for!(Document<'static, T::Output>)).unwrap_or(Value::Null);
+        (request, output)
+    }
+    Some(match tool {
+        "llm-search" => of::<llm_search::LlmSearch>(),
+        "llm-ast-search" => of::<llm_ast_search::LlmAstSearch>(),
+        "llm-read" => of::<llm_read::LlmRead>(),
+        "llm-discover" => of::<llm_discover::LlmDiscover>(),
+        "llm-transform" => of::<llm_transform::LlmTransform>(),
+        "llm-shell" => of::<llm_shell::LlmShell>(),
+        "llm-jobs" => of::<llm_jobs::LlmJobs>(),
+        "aide" => of::<crate::Aide>(),
+        _ => return None,
+    })
+}
+
+/// Runs a bound call: the wrapped request through the tool, in this
+/// process, logged. `Err` is a request that does not fit the tool's schema
+/// (a protocol error for the caller); a tool's own failure is a shaped result.
+/// A `refusal` (the call's root outside the allowed roots) is recorded as
+/// the run's failure without running it.
+pub(crate) fn run(
+    binding: &Binding,
+    request: Value,
+    call: Call,
+    page: &PageRequest,
+    refusal: Option<AideError>,
+) -> Result<Shaped, AideError> {
+    fn of<T: Tool>(
+        request: Value,
+        call: Call,
+        page: &PageRequest,
+        refusal: Option<AideError>,
+    ) -> Result<Shaped, AideError> {
+        let request = request_from_value::<T::Request>(request, T::REQUEST_ALIASES)?;
+        let finished = match refusal {
+            Some(e) => refuse::<T>(&request, e, call),
+            None => invoke::<T>(request, call),
+        };
+        Ok(shape(finished, page))
+    }
+    match binding.op.tool {
+        "llm-search" => of::<llm_search::LlmSearch>(request, call, page, refusal),
+        "llm-ast-search" => of::<llm_ast_search::LlmAstSearch>(request, call, page, refusal),
+        "llm-read" => of::<llm_read::LlmRead>(request, call, page, refusal),
+        "llm-discover" => of::<llm_discover::LlmDiscover>(request, call, page, refusal),
+        "llm-transform" => of::<llm_transform::LlmTransform>(request, call, page, refusal),
+        "llm-shell" => of::<llm_shell::LlmShell>(request, call, page, refusal),
+        "llm-jobs" => of::<llm_jobs::LlmJobs>(request, call, page, refusal),
+        "aide" => of::<crate::Aide>(request, call, page, refusal),
+        other => Err(AideError::internal(format!("operation {} names an unknown tool {other}", binding.op.name))),
+    }
+}
+
+/// Follows `$ref` into `root`'s `$defs`, and an `Option`'s `anyOf [T, null]` into T.
+fn resolve<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
+    for _ in 0..16 {
+        if let Some(target) =
+            node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')).and_then(|p| root.pointer(p))
+        {
+            node = target;
+            continue;
+        }
+        if let Some(branches) = node.get("anyOf").and_then(Value::as_array) {
+            let mut not_null = branches.iter().filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+            if let (Some(only), None) = (not_null.next(), not_null.next()) {
+                node = only;
+                continue;
+            }
+        }
+        break;
+    }
+    node
+}
+
+/// The schema of `variant` within the externally tagged enum `enum_schema`:
+/// `Some(None)` for a unit variant, `Some(Some(schema))` for one with fields.
+fn variant<'a>(root: &'a Value, enum_schema: &'a Value, name: &str) -> Option<Option<&'a Value>> {
+    let branches = enum_schema.get("oneOf").or_else(|| enum_schema.get("anyOf")).and_then(Value::as_array)?;
+    for branch in branches.iter().map(|b| resolve(root, b)) {
+        if let Some(inner) = branch.get("properties").and_then(|p| p.get(name)) {
+            return Some(Some(resolve(root, inner)));
+        }
+        let is_unit = branch.get("const").and_then(Value::as_str) == Some(name)
+            || branch.get("enum").and_then(Value::as_array).is_some_and(|e| e.iter().any(|v| v == name));
+        if is_unit {
+            return Some(None);
+        }
+    }
+    None
+}
+
+impl Binding {
+    /// Binds `op` to its tool's schemas; `Err` names what in the catalogue
+    /// does not match the tool (a bug, caught by the unit tests).
+    pub(crate) fn new(op: &'static Operation) -> Result<Binding, String> {
+        let (request, output) =
+            tool_schemas(op.tool).ok_or_else(|| format!("{}: unknown tool {}", op.name, op.tool))?;
+        let (input, path, unit, outer) = if op.name == "ide_operation" {
+            (
+                serde_json::to_value(schemars::schema_for!(IdeOperation)).unwrap_or(Value::Null),
+                Vec::new(),
+                false,
+                Vec::new(),
+            )
+        } else {
+            let mut path = Vec::new();
+            let mut node = resolve(&request, &request);
+            let mut unit = false;
+            let mut outer = Vec::new();
+            for (level, word) in op.command.iter().enumerate() {
+                let field = NESTING.get(level).ok_or_else(|| format!("{}: nested too deep", op.name))?;
+                if level == 0 {
+                    // The root beside `command` (llm-transform's) applies to the subcommand too.
+                    outer = schema_property_names(node).into_iter().filter(|f| f == "root").collect();
+                }
+                let enum_schema = node
+                    .get("properties")
+                    .and_then(|p| p.get(*field))
+                    .map(|s| resolve(&request, s))
+                    .ok_or_else(|| format!("{}: the request has no `{field}`", op.name))?;
+                path.push(*field);
+                path.push(*word);
+                match variant(&request, enum_schema, word) {
+                    Some(Some(inner)) => node = inner,
+                    Some(None) => {
+                        unit = true;
+                        break;
+                    }
+                    None => return Err(format!("{}: `{field}` has no variant `{word}`", op.name)),
+                }
+            }
+            let mut input = if unit { json!({ "type": "object", "properties": {} }) } else { node.clone() };
+            if let (Some(obj), Some(defs)) = (input.as_object_mut(), request.get("$defs")) {
+                obj.insert("$defs".into(), defs.clone());
+            }
+            // Outer fields join the arguments.
+            for field in &outer {
+                if let (Some(schema), Some(props)) = (
+                    resolve(&request, &request).get("properties").and_then(|p| p.get(field)).cloned(),
+                    input.get_mut("properties").and_then(Value::as_object_mut),
+                ) {
+                    props.insert(field.clone(), schema);
+                }
+            }
+            (input, path, unit, outer)
+        };
+        let mut input_schema = match input {
+            Value::Object(map) => map,
+            _ => return Err(format!("{}: the input schema is not an object", op.name)),
+        };
+        input_schema.remove("$schema");
+        input_schema.remove("title");
+        input_schema.insert("type".into(), json!("object"));
+        // A request field another operation covers is left out.
+        let hidden: &[&str] = match op.name {
+            "ast_search" => &["dialect"],
+            "transform" => &["command"],
+            _ => &[],
+        };
+        if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
+            for h in hidden {
+                props.remove(*h);
+            }
+            props.insert(
+                PAGE_OFFSET.into(),
+                json!({
+                    "type": "integer", "minimum": 0,
+                    "description": "Return the result's records from this index on (from a previous result's page.next_offset)."
+                }),
+            );
+            props.insert(
+                MAX_OUTPUT_CHARS.into(),
+                json!({
+                    "type": "integer", "minimum": 1000,
+                    "description": "The most characters of result one call returns before it pages (default 40000)."
+                }),
+            );
+        }
+        let whole = Value::Object(input_schema.clone());
+        let fields = schema_property_names(&whole);
+        let mut output_schema = match output {
+            Value::Object(map) => map,
+            _ => return Err(format!("{}: the output schema is not an object", op.name)),
+        };
+        output_schema.remove("$schema");
+        output_schema.remove("title");
+        // Both alternatives (a result, an error) are objects; MCP wants it said.
+        output_schema.insert("type".into(), json!("object"));
+        output_schema.insert("properties".into(), json!({ "page": super::page::page_schema() }));
+        Ok(Binding { op, input_schema, output_schema, fields, path, unit, outer })
+    }
+
+    /// The tool's request for the call's arguments (already stripped of
+    /// the paging arguments).
+    pub(crate) fn request(&self, mut arguments: Map<String, Value>) -> Result<Value, AideError> {
+        if let Some(unknown) = arguments.keys().find(|k| !self.fields.contains(*k)) {
+            let known: Vec<&str> = self.fields.iter().map(String::as_str).collect();
+            let mut hint = match aide_core::suggest::closest(unknown, known.iter().copied()) {
+                Some(c) => format!("did you mean `{c}`? "),
+                None => String::new(),
+            };
+            hint.push_str(&format!("{} takes: {}", self.op.name, known.join(", ")));
+            return Err(AideError::new(code::INVALID_REQUEST, format!("unknown argument `{unknown}`"))
+                .with_hint(hint)
+                .with_details(json!({ "field": unknown })));
+        }
+        if self.op.name == "ide_operation" {
+            let mut request = Map::new();
+            if let Some(program) = arguments.remove("program") {
+                request.insert("dialect".into(), program);
+            }
+            request.extend(arguments);
+            return Ok(Value::Object(request));
+        }
+        let outer: Map<String, Value> =
+            self.outer.iter().filter_map(|f| arguments.remove(f).map(|v| (f.clone(), v))).collect();
+        let mut value = if self.unit {
+            match self.path.last() {
+                Some(name) => Value::String((*name).to_string()),
+                None => Value::Object(arguments),
+            }
+        } else {
+            Value::Object(arguments)
+        };
+        let levels = if self.unit { self.path.len().saturating_sub(1) } else { self.path.len() };
+        for key in self.path[..levels].iter().rev() {
+            value = json!({ *key: value });
+        }
+        if let Value::Object(map) = &mut value {
+            map.extend(outer);
+        } else if !outer.is_empty() {
+            return Err(AideError::internal(format!("{}: outer fields around a bare value", self.op.name)));
+        }
+        Ok(value)
+    }
+
+    /// The request's prefix in serde's error paths (`command.exec.`), which
+    /// the caller never wrote.
+    pub(crate) fn error_prefix(&self) -> String {
+        let levels = if self.unit { self.path.len().saturating_sub(1) } else { self.path.len() };
+        self.path[..levels].iter().map(|k| format!("{k}.")).collect()
+    }
+}
+
+/// The arguments of `ide_operation` (seed 001): a Dialect program.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)] // Only its schema is used: the call becomes llm-ast-search's request.
+struct IdeOperation {
+    /// The Dialect program, e.g. "findReferences(findDefinition(`validateToken`))"; several
+    /// expressions may be separated by `;`.
+    program: String,
+    /// The tree to run it in, relative to the server's root (default: the root).
+    root: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue::OPERATIONS;
+
+    fn binding(name: &str) -> Binding {
+        let op = OPERATIONS.iter().find(|o| o.name == name).unwrap();
+        Binding::new(op).unwrap()
+    }
+
+    #[test]
+    fn every_operation_binds_to_its_tool() {
+        for op in OPERATIONS {
+            let b = Binding::new(op).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(b.input_schema.get("type"), Some(&json!("object")), "{}", op.name);
+            assert!(b.fields.contains(PAGE_OFFSET), "{}", op.name);
+        }
+    }
+
+    #[test]
+    fn arguments_nest_under_the_subcommand() {
+        let args = json!({ "command": "true", "session": "s1" });
+        let got = binding("shell_exec").request(args.as_object().unwrap().clone()).unwrap();
+        assert_eq!(got, json!({ "command": { "exec": { "command": "true", "session": "s1" } } }));
+        let got = binding("shell_session_new").request(Map::new()).unwrap();
+        assert_eq!(got, json!({ "command": { "session": { "action": { "new": {} } } } }));
+        let got = binding("shell_session_list").request(Map::new()).unwrap();
+        assert_eq!(got, json!({ "command": { "session": { "action": "list" } } }));
+        let got = binding("transform_undo").request(json!({ "last": 1, "root": "r" }).as_object().unwrap().clone());
+        assert_eq!(got.unwrap(), json!({ "command": { "undo": { "last": 1 } }, "root": "r" }));
+        let got = binding("ide_operation").request(json!({ "program": "p" }).as_object().unwrap().clone());
+        assert_eq!(got.unwrap(), json!({ "dialect": "p" }));
+    }
+
+    #[test]
+    fn an_unknown_argument_names_the_closest_field() {
+        let e = binding("search").request(json!({ "patern": "x" }).as_object().unwrap().clone()).unwrap_err();
+        assert_eq!(e.code, code::INVALID_REQUEST);
+        assert!(e.hint.as_deref().unwrap_or("").contains("did you mean `pattern`"), "{:?}", e.hint);
+    }
+}

@@ -1,0 +1,124 @@
+//! # `aide mcp`: every aide tool over the Model Context Protocol (stdio)
+//!
+//! One MCP tool per operation of the [catalogue](crate::catalogue), named and
+//! described there, annotated with its effects (`readOnlyHint`,
+//! `destructiveHint`, `idempotentHint`, `openWorldHint`). A call runs the
+//! tool's library function in this process ([`aide_core::invoke`]), never a
+//! subprocess, and is logged like a command-line run, its MCP request id
+//! recorded as the run's `origin` (`mcp:<id>`).
+//!
+//! Wire format of a call's result:
+//!
+//! * `structuredContent`: the tool's JSON document, exactly as `--json`
+//!   prints it (the envelope, or the error envelope with `code`, `message`,
+//!   `hint`, `details`); `isError` is true for the latter. The tool's
+//!   `outputSchema` is that document's schema.
+//! * `content`: one text block, the tool's compact text form (or
+//!   `tool: error[code]: message` and its hint).
+//! * A result larger than the call's budget (`max_output_chars`, default
+//!   40,000) is paged by its records: the document carries
+//!   `page: {records, offset, count, total, next_offset}` and the same call
+//!   with `page_offset` continues it.
+//!
+//! Arguments that do not fit the operation's `inputSchema` (an unknown
+//! field, a wrong type) and unknown tools are JSON-RPC `invalid_params`
+//! errors naming the field and the closest valid name.
+//!
+//! Roots: calls run in `--root` (default: the working directory). A client
+//! that offers MCP roots confines every call's `root` and `cwd` to them (the
+//! first is the default), re-read after `notifications/roots/list_changed`.
+//!
+//! Nothing but protocol messages is written to stdout; warnings go to stderr.
+
+mod binding;
+mod page;
+mod server;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use aide_core::ExitStatus;
+use aide_core::envelope::{Stdout, stderr_line};
+use clap::Parser;
+use rmcp::ServiceExt;
+
+pub use server::{AideServer, ServerOptions};
+
+/// How long in-flight calls get to finish once the client is gone (a
+/// transform's commit is never cut short by the cancellation flag).
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+/// `aide mcp`: serve every aide tool over MCP on stdin/stdout.
+#[derive(Debug, Parser)]
+#[command(name = "aide mcp", version, about = "Serve every aide tool over the Model Context Protocol on stdin/stdout.")]
+pub struct McpArgs {
+    /// The root calls run in when the client offers no MCP roots (default: the working directory).
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// The most characters of result one call returns before it pages (a call may ask for more).
+    #[arg(long, value_name = "N", default_value_t = page::DEFAULT_BUDGET as u64,
+          value_parser = clap::value_parser!(u64).range(page::MIN_BUDGET as u64..))]
+    pub max_output_chars: u64,
+    /// Do not record calls in the execution log (also: AIDE_LOG=off).
+    #[arg(long)]
+    pub no_log: bool,
+}
+
+/// Runs `aide mcp` with `argv` (`aide mcp …`) until the client closes stdin.
+pub fn main(argv: Vec<OsString>) -> ExitStatus {
+    let args = match McpArgs::try_parse_from(argv.iter().skip(1)) {
+        Ok(args) => args,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = Stdout::new().write_str(&e.render().to_string());
+                return ExitStatus::Success;
+            }
+            stderr_line(&format!("aide mcp: {}", aide_core::cli::clap_error(&e)));
+            return ExitStatus::InvalidInput;
+        }
+    };
+    let root = match args.root.clone().map_or_else(std::env::current_dir, Ok).and_then(|r| r.canonicalize()) {
+        Ok(root) if root.is_dir() => root,
+        Ok(root) => {
+            stderr_line(&format!("aide mcp: --root {} is not a directory", root.display()));
+            return ExitStatus::InvalidInput;
+        }
+        Err(e) => {
+            stderr_line(&format!("aide mcp: the root cannot be opened: {e}"));
+            return ExitStatus::InvalidInput;
+        }
+    };
+    let options =
+        ServerOptions { root, budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX), log: !args.no_log };
+    let server = match AideServer::new(options) {
+        Ok(server) => server,
+        Err(e) => {
+            stderr_line(&format!("aide mcp: internal error binding the tools: {e}"));
+            return ExitStatus::Runtime;
+        }
+    };
+    aide_core::cli::install_panic_hook();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            stderr_line(&format!("aide mcp: cannot start the runtime: {e}"));
+            return ExitStatus::Runtime;
+        }
+    };
+    let served = runtime.block_on(async {
+        let running = server.clone().serve(rmcp::transport::stdio()).await.map_err(|e| e.to_string())?;
+        running.waiting().await.map_err(|e| e.to_string())
+    });
+    // The client is gone: stop what is still running, give it a moment.
+    server.cancel_all();
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    match served {
+        Ok(_) => ExitStatus::Success,
+        Err(e) => {
+            stderr_line(&format!("aide mcp: {e}"));
+            ExitStatus::Runtime
+        }
+    }
+}

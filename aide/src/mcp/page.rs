@@ -1,0 +1,167 @@
+//! A finished run as an MCP tool result: the JSON document as structured
+//! content, the compact text form as a text block, and, when the result is
+//! larger than the call's budget, one page of its records with the offset
+//! that continues it (`page.next_offset`) instead of a silent cut.
+//!
+//! Paging keeps the document's summary fields (totals, counts): they still
+//! describe the whole result. The next page is the same call with
+//! `page_offset`; the operations whose results page are read-only and
+//! deterministic, so it sees the same records while the tree is unchanged.
+
+use std::io::Write;
+
+use aide_core::invoke::Finished;
+use aide_core::text::TerminalSafe;
+use aide_core::tool::Render;
+use aide_core::{AideError, ExitStatus};
+use serde_json::{Value, json};
+
+/// The default most characters of result one call returns: a tenth of a
+/// model's usual context, so a few results fit in one turn.
+pub(crate) const DEFAULT_BUDGET: usize = 40_000;
+/// The smallest budget a call may ask for.
+pub(crate) const MIN_BUDGET: usize = 1_000;
+/// What the page object and the text footer may add to a page.
+const PAGE_OVERHEAD: usize = 300;
+/// Diagnostics listed in the text block (all are in the structured content).
+const TEXT_DIAGNOSTICS: usize = 20;
+
+/// Which part of a result a call asks for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PageRequest {
+    pub offset: usize,
+    pub budget: usize,
+}
+
+/// What goes back to the client.
+#[derive(Debug)]
+pub(crate) struct Shaped {
+    pub structured: Value,
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// The schema of the `page` object a paged result carries.
+pub(crate) fn page_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "Present when the result was paged to the call's budget: which records this page holds.",
+        "properties": {
+            "records": { "type": "string", "description": "The field holding the records." },
+            "offset": { "type": "integer", "minimum": 0 },
+            "count": { "type": "integer", "minimum": 0 },
+            "total": { "type": "integer", "minimum": 0 },
+            "next_offset": {
+                "type": ["integer", "null"],
+                "description": "Call again with page_offset set to this for the next page; null on the last page."
+            }
+        },
+        "required": ["records", "offset", "count", "total", "next_offset"]
+    })
+}
+
+fn render<O: Render>(output: &O) -> String {
+    let mut bytes = Vec::new();
+    {
+        let mut safe = TerminalSafe::new(&mut bytes);
+        let _ = output.render_text(&mut safe);
+        let _ = safe.flush();
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn error_text(tool: &str, e: &AideError) -> String {
+    let mut text = format!("{tool}: error[{}]: {}", e.code.name, e.message);
+    if let Some(hint) = &e.hint {
+        text.push_str(&format!("\nhint: {hint}"));
+    }
+    text
+}
+
+/// Shapes a finished run into what the client gets, paged to `page.budget`.
+pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Shaped {
+    let status = finished.exit_status();
+    let Finished { result, mut document, diagnostics, .. } = finished;
+    let tool = document.get("tool").and_then(Value::as_str).unwrap_or("aide").to_string();
+    let mut output = match result {
+        Ok(output) => output,
+        Err(e) => return Shaped { text: error_text(&tool, &e), structured: document, is_error: true },
+    };
+    let mut diagnostics_text = String::new();
+    for d in diagnostics.iter().take(TEXT_DIAGNOSTICS) {
+        let path = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+        diagnostics_text.push_str(&format!("warning[{}]: {path}{}\n", d.code, d.message));
+    }
+    if diagnostics.len() > TEXT_DIAGNOSTICS {
+        diagnostics_text.push_str(&format!(
+            "… and {} more warnings (the structured content lists them)\n",
+            diagnostics.len() - TEXT_DIAGNOSTICS
+        ));
+    }
+    let with_diagnostics = |mut text: String| {
+        if text.is_empty() && status == ExitStatus::NothingFound {
+            text.push_str("(nothing found)\n");
+        }
+        text.push_str(&diagnostics_text);
+        text
+    };
+
+    let text = render(&output);
+    let records = output.jsonl_records().map(|(field, _)| field);
+    let fits = |text: &str, doc: &Value| text.len().max(doc.to_string().len()) <= page.budget;
+    let Some(field) = records.filter(|f| document.get(*f).is_some_and(Value::is_array)) else {
+        // Nothing to page by: the result goes whole.
+        return Shaped { text: with_diagnostics(text), structured: document, is_error: false };
+    };
+    if page.offset == 0 && fits(&text, &document) {
+        return Shaped { text: with_diagnostics(text), structured: document, is_error: false };
+    }
+
+    // Take records from the offset while the document stays in budget.
+    let items = match document.get_mut(field).map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    };
+    let total = items.len();
+    let offset = page.offset.min(total);
+    let base = document.to_string().len() + PAGE_OVERHEAD;
+    let mut used = base;
+    let mut count = 0;
+    for item in &items[offset..] {
+        let size = item.to_string().len() + 1;
+        if count > 0 && used + size > page.budget {
+            break;
+        }
+        used += size;
+        count += 1;
+    }
+    let end = offset + count;
+    output.keep_records(offset..end);
+    let next_offset = (end < total).then_some(end);
+    if let Some(obj) = document.as_object_mut() {
+        obj.insert(field.to_string(), Value::Array(items[offset..end].to_vec()));
+        obj.insert(
+            "page".into(),
+            json!({ "records": field, "offset": offset, "count": count, "total": total, "next_offset": next_offset }),
+        );
+    }
+    let mut text = render(&output);
+    if text.len() > page.budget {
+        // Text is denser than JSON almost always; when not, say where it stops.
+        let mut cut = page.budget;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("\n… text cut at the budget; the structured content holds the whole page\n");
+    }
+    let footer = match next_offset {
+        Some(next) => format!(
+            "[page: {field} {}–{end} of {total}; call again with page_offset={next} for more]\n",
+            offset + usize::from(count > 0)
+        ),
+        None => format!("[page: {field} {}–{end} of {total}, the last]\n", offset + usize::from(count > 0)),
+    };
+    text.push_str(&footer);
+    Shaped { text: with_diagnostics(text), structured: document, is_error: false }
+}

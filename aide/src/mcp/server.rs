@@ -1,0 +1,393 @@
+//! The MCP server: rmcp's `ServerHandler` over the bound operations.
+//!
+//! Each `tools/call` runs on a blocking thread of its own (a slow
+//! `jobs_wait` never holds up a `search`), with a cancellation flag raised
+//! by `notifications/cancelled` and, when the client sent a progress token,
+//! a progress sink throttled to one notification per 100 ms.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aide_core::invoke::Call;
+use aide_core::tool::{Cancel, Progress, ProgressSink};
+use aide_core::{AideError, code};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, ToolAnnotations,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde_json::{Map, Value, json};
+
+use super::binding::{self, Binding, MAX_OUTPUT_CHARS, PAGE_OFFSET};
+use super::page::{MIN_BUDGET, PageRequest, Shaped};
+use crate::catalogue::OPERATIONS;
+
+/// The least time between two progress notifications of one call.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// How the server was started.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// The root calls run in when the client offers no roots (canonical).
+    pub root: PathBuf,
+    /// The default output budget of a call, in characters.
+    pub budget: usize,
+    /// Whether calls are recorded in the execution log.
+    pub log: bool,
+}
+
+/// The aide MCP server.
+#[derive(Clone)]
+pub struct AideServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    options: ServerOptions,
+    bindings: BTreeMap<&'static str, Binding>,
+    tools: Vec<rmcp::model::Tool>,
+    /// The client's roots as paths; None until asked, and again after
+    /// `roots/list_changed`.
+    client_roots: tokio::sync::Mutex<Option<Vec<PathBuf>>>,
+    /// Cancellation flags of the calls running, raised when the client goes.
+    running: Mutex<HashMap<u64, Cancel>>,
+    next_call: AtomicU64,
+}
+
+impl std::fmt::Debug for AideServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AideServer").field("options", &self.inner.options).finish()
+    }
+}
+
+impl AideServer {
+    /// Binds every operation of the catalogue; `Err` names one that does not
+    /// fit its tool's schema (a build defect, which the tests catch).
+    pub fn new(options: ServerOptions) -> Result<AideServer, String> {
+        let mut bindings = BTreeMap::new();
+        let mut tools = Vec::new();
+        for op in OPERATIONS {
+            let binding = Binding::new(op)?;
+            let annotations = ToolAnnotations::new()
+                .read_only(op.effects.read_only)
+                .destructive(op.effects.destructive)
+                .idempotent(op.effects.idempotent)
+                .open_world(op.effects.open_world);
+            let tool = rmcp::model::Tool::new(op.name, op.description, Arc::new(binding.input_schema.clone()))
+                .with_title(op.command_line())
+                .with_raw_output_schema(Arc::new(binding.output_schema.clone()))
+                .with_annotations(annotations);
+            tools.push(tool);
+            bindings.insert(op.name, binding);
+        }
+        Ok(AideServer {
+            inner: Arc::new(Inner {
+                options,
+                bindings,
+                tools,
+                client_roots: tokio::sync::Mutex::new(None),
+                running: Mutex::new(HashMap::new()),
+                next_call: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// The tool definitions, as `tools/list` gives them.
+    pub fn tools(&self) -> &[rmcp::model::Tool] {
+        &self.inner.tools
+    }
+
+    /// Raises the cancellation flag of every call still running (the
+    /// client went away).
+    pub fn cancel_all(&self) {
+        for cancel in aide_core::walk::lock(&self.inner.running).values() {
+            cancel.cancel();
+        }
+    }
+
+    /// The roots calls may use: the client's when it offers roots, else
+    /// the server's own. (Roots are deprecated from protocol 2026-07-28 on,
+    /// SEP-2577; clients of the earlier versions, most of them today, still
+    /// send them.)
+    #[allow(deprecated)]
+    async fn allowed_roots(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {
+        let own = || vec![self.inner.options.root.clone()];
+        let offers_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+        if !offers_roots {
+            return own();
+        }
+        let mut cached = self.inner.client_roots.lock().await;
+        if cached.is_none() {
+            match peer.list_roots().await {
+                Ok(listed) => {
+                    let paths = listed.roots.iter().filter_map(|r| file_uri_path(&r.uri)).collect::<Vec<_>>();
+                    *cached = Some(paths);
+                }
+                // A client that offers roots but cannot list them: the server's root.
+                Err(_) => return own(),
+            }
+        }
+        match cached.as_ref() {
+            Some(roots) if !roots.is_empty() => roots.clone(),
+            _ => own(),
+        }
+    }
+
+    async fn call(
+        &self,
+        params: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<Shaped, McpError> {
+        let name = params.name.as_ref();
+        let Some(binding) = self.inner.bindings.get(name) else {
+            let closest = aide_core::suggest::closest(name, self.inner.bindings.keys().copied());
+            let message = match closest {
+                Some(c) => format!("unknown tool `{name}`; did you mean `{c}`?"),
+                None => format!("unknown tool `{name}`; tools/list gives the tools"),
+            };
+            return Err(McpError::invalid_params(message, Some(json!({ "tool": name, "closest": closest }))));
+        };
+        let mut arguments = params.arguments.unwrap_or_default();
+        let page = self.page_request(&mut arguments)?;
+        let roots = self.allowed_roots(&context.peer).await;
+        let refusal = confine(&mut arguments, binding, &roots).err();
+        let request = binding.request(arguments).map_err(|e| invalid_arguments(binding, &e))?;
+
+        let cancel = Cancel::new();
+        let call_id = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
+        aide_core::walk::lock(&self.inner.running).insert(call_id, cancel.clone());
+        let watcher = {
+            let (ct, cancel) = (context.ct.clone(), cancel.clone());
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                cancel.cancel();
+            })
+        };
+        let (progress, forwarder) = match context.meta.get_progress_token() {
+            Some(token) => {
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+                let peer = context.peer.clone();
+                let forwarder = tokio::spawn(async move {
+                    while let Some(p) = rx.recv().await {
+                        let mut note = ProgressNotificationParam::new(token.clone(), p.done as f64);
+                        note.total = p.total.map(|t| t as f64);
+                        let _ = peer.notify_progress(note).await;
+                    }
+                });
+                (throttled(tx), Some(forwarder))
+            }
+            None => (ProgressSink::default(), None),
+        };
+        let call = Call {
+            working_dir: roots.first().cloned(),
+            cancel,
+            progress,
+            log: self.inner.options.log,
+            argv: binding.op.command_line().split(' ').map(str::to_string).collect(),
+            origin: Some(format!("mcp:{}", context.id)),
+        };
+        let bound = binding.clone();
+        let result = tokio::task::spawn_blocking(move || binding::run(&bound, request, call, &page, refusal)).await;
+        watcher.abort();
+        aide_core::walk::lock(&self.inner.running).remove(&call_id);
+        // The sink went with the call: the forwarder drains and ends, so no
+        // progress arrives after the result.
+        if let Some(forwarder) = forwarder {
+            let _ = forwarder.await;
+        }
+        match result {
+            Ok(Ok(shaped)) => Ok(shaped),
+            Ok(Err(e)) => Err(invalid_arguments(binding, &e)),
+            Err(join) => Err(McpError::internal_error(format!("the call's thread failed: {join}"), None)),
+        }
+    }
+
+    /// Takes the paging arguments out of the call's arguments.
+    fn page_request(&self, arguments: &mut Map<String, Value>) -> Result<PageRequest, McpError> {
+        let mut take = |key: &str, min: u64| -> Result<Option<usize>, McpError> {
+            match arguments.remove(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => {
+                    v.as_u64().filter(|n| *n >= min).and_then(|n| usize::try_from(n).ok()).map(Some).ok_or_else(|| {
+                        McpError::invalid_params(
+                            format!("`{key}` must be an integer of at least {min}, not {v}"),
+                            Some(json!({ "field": key })),
+                        )
+                    })
+                }
+            }
+        };
+        let offset = take(PAGE_OFFSET, 0)?.unwrap_or(0);
+        let budget = take(MAX_OUTPUT_CHARS, MIN_BUDGET as u64)?.unwrap_or(self.inner.options.budget);
+        Ok(PageRequest { offset, budget })
+    }
+}
+
+/// A request that does not fit the tool: a JSON-RPC invalid-params error
+/// naming the field (as the caller wrote it) and the closest valid one.
+fn invalid_arguments(binding: &Binding, e: &AideError) -> McpError {
+    let prefix = binding.error_prefix();
+    let message = if prefix.is_empty() { e.message.clone() } else { e.message.replace(&prefix, "") };
+    let mut data = json!({ "code": e.code.name, "tool": binding.op.name });
+    if let Some(hint) = &e.hint {
+        data["hint"] = json!(hint.replace(&prefix, ""));
+    }
+    if let Some(field) = e.details.as_ref().and_then(|d| d.get("field")).and_then(Value::as_str) {
+        data["field"] = json!(field.strip_prefix(prefix.as_str()).unwrap_or(field));
+    }
+    McpError::invalid_params(format!("{}: {message}", binding.op.name), Some(data))
+}
+
+/// A progress sink that forwards at most one report per interval, and
+/// always the last of a known total.
+fn throttled(tx: tokio::sync::mpsc::UnboundedSender<Progress>) -> ProgressSink {
+    let last: Mutex<(Option<Instant>, u64)> = Mutex::new((None, 0));
+    ProgressSink::new(move |p| {
+        let mut last = aide_core::walk::lock(&last);
+        let finished = p.total == Some(p.done);
+        let due = last.0.is_none_or(|at| at.elapsed() >= PROGRESS_INTERVAL);
+        // Progress must increase from one notification to the next.
+        if p.done > last.1 && (due || finished) {
+            *last = (Some(Instant::now()), p.done);
+            let _ = tx.send(p);
+        }
+    })
+}
+
+/// Resolves the call's `root` and `cwd` against the first allowed root and
+/// refuses one outside them all (every path rule of the tools still applies
+/// within).
+fn confine(arguments: &mut Map<String, Value>, binding: &Binding, roots: &[PathBuf]) -> Result<(), AideError> {
+    let Some(base) = roots.first() else { return Ok(()) };
+    for key in ["root", "cwd"] {
+        if !binding.fields.contains(key) {
+            continue;
+        }
+        let Some(Value::String(given)) = arguments.get(key) else { continue };
+        let joined = base.join(given);
+        let resolved = joined.canonicalize().unwrap_or_else(|_| lexically_normal(&joined));
+        if !roots.iter().any(|r| resolved.starts_with(r)) {
+            let listed = roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>();
+            return Err(AideError::new(
+                code::PATH_OUTSIDE_ROOT,
+                format!("`{given}` is outside the roots this server may use"),
+            )
+            .with_hint(format!("give a {key} inside {}", listed.join(" or ")))
+            .with_details(json!({ "field": key, "path": given, "roots": listed })));
+        }
+        arguments.insert(key.to_string(), Value::String(resolved.display().to_string()));
+    }
+    Ok(())
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system.
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The path of a `file://` URI (percent-decoded), canonical when it exists.
+fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    // `file://host/path`: only the local host.
+    let path = if rest.starts_with('/') { rest } else { rest.strip_prefix("localhost")? };
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(byte) = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            decoded.push(byte);
+            i += 3;
+            continue;
+        }
+        decoded.push(bytes[i]);
+        i += 1;
+    }
+    use std::os::unix::ffi::OsStringExt;
+    let path = PathBuf::from(std::ffi::OsString::from_vec(decoded));
+    Some(path.canonicalize().unwrap_or(path))
+}
+
+impl ServerHandler for AideServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("aide", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "aide's tools for code work: search (regex), ast_search and ide_operation (structure: \
+                 outlines, definitions, references), read (with checksums), discover (files by name), \
+                 transform (checksum-guarded, all-or-nothing edits, undoable), shell_* (persistent \
+                 sessions, risk explanation), jobs_* (background jobs), log_* (past results by \
+                 execution_id). Read-only tools are annotated readOnlyHint. Large results page: call \
+                 again with page_offset = page.next_offset.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.inner.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.inner.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let shaped = self.call(request, context).await?;
+        let mut result = if shaped.is_error {
+            CallToolResult::structured_error(shaped.structured)
+        } else {
+            CallToolResult::structured(shaped.structured)
+        };
+        result.content = vec![ContentBlock::text(shaped.text)];
+        Ok(result.into())
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        *self.inner.client_roots.lock().await = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_become_paths() {
+        assert_eq!(file_uri_path("file:///tmp/a%20b"), Some(PathBuf::from("/tmp/a b")));
+        assert_eq!(file_uri_path("file://localhost/x/y"), Some(PathBuf::from("/x/y")));
+        assert_eq!(file_uri_path("https://example.com/x"), None);
+        assert_eq!(file_uri_path("file://otherhost/x"), None);
+    }
+
+    #[test]
+    fn paths_normalise_without_the_file_system() {
+        assert_eq!(lexically_normal(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
+        assert_eq!(lexically_normal(Path::new("/a/../../etc")), PathBuf::from("/etc"));
+    }
+}
