@@ -100,8 +100,7 @@ pub struct RunSummary {
     pub argv: Vec<String>,
     pub cwd: Option<String>,
     pub root: Option<String>,
-    /// `mcp:<request id>` for a call through `aide mcp`; absent for a
-    /// command-line run.
+    /// `mcp:<request id>` for a call through `aide mcp`; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
     /// UTC, RFC 3339.

@@ -62,13 +62,14 @@ pub fn wait_with_timeout(child: Child, timeout: Option<Duration>, grace: Duratio
 }
 
 /// [`wait_with_timeout`], also taking the group down (TERM, KILL `grace`
-/// later) as soon as `cancel` is non-zero — set by a signal handler to the
-/// signal's number, so that a killed tool does not leave its command running.
+/// later) as soon as `cancelled()` says so — a flag a signal handler set, so
+/// that a killed tool does not leave its command running, or the run's
+/// cancellation flag (an MCP `notifications/cancelled`). Polled every 20 ms.
 pub fn wait_with_timeout_or_cancel(
     mut child: Child,
     timeout: Option<Duration>,
     grace: Duration,
-    cancel: Option<&std::sync::atomic::AtomicUsize>,
+    cancel: Option<&dyn Fn() -> bool>,
 ) -> Waited {
     let pgid = child.id();
     let mut cancelled = false;
@@ -87,7 +88,7 @@ pub fn wait_with_timeout_or_cancel(
         };
         // A cancel flag is polled: a signal handler can only set it.
         let wait_for = if cancel.is_some() { wait_for.min(Duration::from_millis(20)) } else { wait_for };
-        if !cancelled && !timed_out && cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed) != 0) {
+        if !cancelled && !timed_out && cancel.is_some_and(|c| c()) {
             cancelled = true;
             timed_out = true; // from here on, the same path as a timeout
             let _ = signal_group(pgid, Signal::TERM);

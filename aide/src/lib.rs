@@ -54,6 +54,13 @@ pub const TOOLS: &[(&str, &str)] = &[
     ("aide", "The umbrella: execution-log retrieval and this catalogue."),
 ];
 
+/// How many runs `log list` gives unless told.
+const DEFAULT_LIST_LIMIT: usize = 20;
+
+fn default_list_limit() -> usize {
+    DEFAULT_LIST_LIMIT
+}
+
 /// The request: one subcommand.
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
 pub struct AideRequest {
@@ -82,7 +89,8 @@ pub enum LogAction {
         #[arg(long)]
         tool: Option<String>,
         /// At most this many runs.
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, default_value_t = DEFAULT_LIST_LIMIT)]
+        #[serde(default = "default_list_limit")]
         limit: usize,
         /// Only runs since this time: RFC 3339, or a duration ago such as 2h or 7d.
         #[arg(long)]

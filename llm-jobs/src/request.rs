@@ -210,6 +210,7 @@ pub enum JobsCommand {
         id: i64,
         /// Kill it first if it is still active.
         #[arg(long)]
+        #[serde(default)]
         force: bool,
     },
     /// Remove finished jobs.

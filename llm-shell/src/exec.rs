@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use aide_core::AideError;
 use aide_core::fsutil::replace;
+use aide_core::tool::Cancel;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -227,6 +228,7 @@ pub fn run(
     timeout: Option<Duration>,
     max_output: usize,
     redact: bool,
+    cancel: &Cancel,
 ) -> Result<ExecOutput, AideError> {
     let clock = Instant::now();
     let parse_start = Instant::now();
@@ -282,8 +284,8 @@ pub fn run(
             signal_hook::flag::register_usize(sig, interrupted.clone(), number).ok()
         })
         .collect();
-    let waited =
-        aide_core::process::wait_with_timeout_or_cancel(child, timeout, KILL_GRACE, Some(interrupted.as_ref()));
+    let stop = || interrupted.load(std::sync::atomic::Ordering::Relaxed) != 0 || cancel.is_cancelled();
+    let waited = aide_core::process::wait_with_timeout_or_cancel(child, timeout, KILL_GRACE, Some(&stop));
     for id in handlers {
         signal_hook::low_level::unregister(id);
     }
@@ -294,9 +296,15 @@ pub fn run(
     }
     drop(watch_writer);
     if waited.cancelled {
-        // Die of the signal, as the caller meant, now that the command is gone.
-        let sig = i32::try_from(interrupted.load(std::sync::atomic::Ordering::Relaxed)).unwrap_or(15);
-        let _ = signal_hook::low_level::emulate_default_handler(sig);
+        match i32::try_from(interrupted.load(std::sync::atomic::Ordering::Relaxed)) {
+            // Die of the signal, as the caller meant, now that the command is gone.
+            Ok(sig) if sig != 0 => {
+                let _ = signal_hook::low_level::emulate_default_handler(sig);
+            }
+            // The caller cancelled the run (MCP): the command is gone, the
+            // session keeps the state it had before it.
+            _ => return Err(AideError::cancelled()),
+        }
     }
     let (status, timed_out) = (waited.status.ok(), waited.timed_out);
     let capture_start = Instant::now();

@@ -401,7 +401,7 @@ fn session_state(s: &session::Session) -> Result<SessionState, AideError> {
     })
 }
 
-fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput, AideError> {
+fn env_update(id: &str, set: &[String], unset: &[String], ctx: &Context) -> Result<ShellOutput, AideError> {
     let pairs = aide_core::request::parse_env_pairs(set)?;
     if let Some(bad) = unset.iter().find(|n| !aide_core::request::is_identifier(n)) {
         return Err(ShellError::NotAVariableName { name: bad.clone() }.into());
@@ -418,7 +418,7 @@ fn env_update(id: &str, set: &[String], unset: &[String]) -> Result<ShellOutput,
     }
     let mut s = session::open(id)?;
     let _lock = s.lock()?;
-    let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, false)?;
+    let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, false, &ctx.cancel)?;
     if out.exit_code != 0 {
         return Err(ShellError::EnvUpdateFailed { stderr: out.stderr.trim().to_string() }.into());
     }
@@ -478,8 +478,14 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     }
 
     let timeout = args.timeout.map(Duration::from_secs_f64);
-    let mut out =
-        exec::run(&mut session, &command, timeout, args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT), !args.no_redact)?;
+    let mut out = exec::run(
+        &mut session,
+        &command,
+        timeout,
+        args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
+        !args.no_redact,
+        &ctx.cancel,
+    )?;
     if args.session.is_some() {
         session.save_meta()?;
         out.session_id = Some(session.meta.session_id.clone());
@@ -549,7 +555,7 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
                 Ok(ShellOutput::Removed { removed: id.clone() })
             }
         },
-        ShellCommand::Env { session, set, unset } => env_update(session, set, unset),
+        ShellCommand::Env { session, set, unset } => env_update(session, set, unset, ctx),
         ShellCommand::Exec(args) => run_exec(args, ctx),
         ShellCommand::Check { command } => {
             let text = command.shell_line();

@@ -145,6 +145,7 @@ pub enum Subcommand {
     Undo {
         /// Execution ids of applied transforms (at least 8 characters), undone in the order given.
         #[arg(value_name = "EXECUTION_ID")]
+        #[serde(default)]
         execution_ids: Vec<String>,
         /// Undo the newest N transforms not yet undone, newest first.
         #[arg(long, value_name = "N", conflicts_with = "execution_ids")]

@@ -236,11 +236,24 @@ impl Binding {
             Value::Object(map) => map,
             _ => return Err(format!("{}: the output schema is not an object", op.name)),
         };
+        if op.name == "log_show" {
+            // The stored document of any tool's run, exactly as it printed it.
+            output_schema = json!({
+                "description": "The stored JSON document of the run, as its tool printed it (or aide's error envelope).",
+                "properties": { "tool": { "type": "string" }, "execution_id": { "type": "string" }, "ok": { "type": "boolean" } },
+                "required": ["tool", "execution_id", "ok"]
+            })
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        }
         output_schema.remove("$schema");
         output_schema.remove("title");
         // Both alternatives (a result, an error) are objects; MCP wants it said.
         output_schema.insert("type".into(), json!("object"));
-        output_schema.insert("properties".into(), json!({ "page": super::page::page_schema() }));
+        if let Value::Object(props) = output_schema.entry("properties").or_insert_with(|| Value::Object(Map::new())) {
+            props.insert("page".into(), super::page::page_schema());
+        }
         Ok(Binding { op, input_schema, output_schema, fields, path, unit, outer })
     }
 

@@ -10,6 +10,7 @@ mod contract;
 mod discover;
 mod jobs;
 mod log;
+mod mcp;
 mod read;
 mod readme;
 mod safety;

@@ -1,0 +1,412 @@
+//! `aide mcp` as a client sees it: the handshake, every tool listed and
+//! called with results that validate against their declared output schemas,
+//! protocol errors, cancellation, progress, concurrency, roots, paging, the
+//! execution log, and a client that goes away mid-call.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use aide_tests::TestDir;
+use aide_tests::mcp::{McpClient, canonical, file_uri};
+use serde_json::{Value, json};
+
+fn server(t: &TestDir) -> McpClient {
+    McpClient::initialized(t.root(), t.home(), &[], json!({}))
+}
+
+/// Each tool's declared output schema, compiled.
+fn output_validators(client: &mut McpClient) -> BTreeMap<String, jsonschema::Validator> {
+    let listed = client.request("tools/list", json!({}));
+    listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| {
+            let name = tool["name"].as_str().unwrap().to_string();
+            let validator = jsonschema::validator_for(&tool["outputSchema"])
+                .unwrap_or_else(|e| panic!("{name}'s outputSchema does not compile: {e}"));
+            (name, validator)
+        })
+        .collect()
+}
+
+/// Calls `tool`, checks the result against its output schema and the text
+/// block, and returns the structured content.
+fn checked_call(
+    client: &mut McpClient,
+    validators: &BTreeMap<String, jsonschema::Validator>,
+    tool: &str,
+    arguments: Value,
+    expect_error: bool,
+) -> Value {
+    let result = client.call(tool, arguments.clone());
+    let doc = result["structuredContent"].clone();
+    let errors: Vec<String> =
+        validators[tool].iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{tool}: the result fails its outputSchema:\n{}\n{doc:#}", errors.join("\n"));
+    assert_eq!(result["isError"], expect_error, "{tool} {arguments}: {result:#}");
+    assert_eq!(doc["ok"], !expect_error, "{tool}: {doc:#}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{tool}: no text block: {result}"));
+    assert!(!text.is_empty(), "{tool}: empty text block");
+    doc
+}
+
+#[test]
+fn lists_every_operation_of_the_catalogue_with_its_annotations_and_schemas() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let listed = client.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap().clone();
+    let (out, _) = t.cmd("aide").args(["tools", "--json"]).expect_exit(0);
+    let catalogue: Value = serde_json::from_str(&out).unwrap();
+    let operations: Vec<&Value> =
+        catalogue["tools"].as_array().unwrap().iter().flat_map(|t| t["operations"].as_array().unwrap()).collect();
+    assert_eq!(tools.len(), operations.len());
+    for op in operations {
+        let name = op["name"].as_str().unwrap();
+        let tool = tools.iter().find(|t| t["name"] == name).unwrap_or_else(|| panic!("{name} is not listed"));
+        assert_eq!(tool["description"], op["description"], "{name}");
+        let a = &tool["annotations"];
+        assert_eq!(a["readOnlyHint"], op["effects"]["read_only"], "{name}");
+        assert_eq!(a["destructiveHint"], op["effects"]["destructive"], "{name}");
+        assert_eq!(a["idempotentHint"], op["effects"]["idempotent"], "{name}");
+        assert_eq!(a["openWorldHint"], op["effects"]["open_world"], "{name}");
+        assert_eq!(tool["inputSchema"]["type"], "object", "{name}");
+        assert_eq!(tool["outputSchema"]["type"], "object", "{name}");
+        assert!(tool["inputSchema"]["properties"]["page_offset"].is_object(), "{name}");
+    }
+    let read_only: Vec<&str> = tools
+        .iter()
+        .filter(|t| t["annotations"]["readOnlyHint"] == true)
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for name in ["search", "ast_search", "ide_operation", "read", "discover", "log_show"] {
+        assert!(read_only.contains(&name), "{name} should be read-only");
+    }
+    let open_world: Vec<&str> = tools
+        .iter()
+        .filter(|t| t["annotations"]["openWorldHint"] == true)
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(open_world, ["shell_exec", "shell_compare", "jobs_spawn"]);
+    assert!(client.garbage.lock().unwrap().is_empty());
+}
+
+#[test]
+fn every_tool_can_be_called_and_its_result_fits_its_output_schema() {
+    let t = TestDir::new();
+    t.git_init();
+    t.write("src/lib.rs", "pub fn validate_token(t: &str) -> bool {\n    !t.is_empty()\n}\n\npub fn check() -> bool {\n    validate_token(\"x\")\n}\n");
+    t.write("notes.txt", "hello\nworld\n");
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(t.root())
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    let mut client = server(&t);
+    let v = output_validators(&mut client);
+    let mut called = std::collections::BTreeSet::new();
+    let mut call = |client: &mut McpClient, tool: &str, args: Value| {
+        called.insert(tool.to_string());
+        checked_call(client, &v, tool, args, false)
+    };
+
+    let found = call(&mut client, "search", json!({ "pattern": "validate_token" }));
+    assert_eq!(found["total_matches"], 2);
+    let outline = call(&mut client, "ast_search", json!({ "symbols": true, "paths": ["src/lib.rs"] }));
+    assert_eq!(outline["symbols"].as_array().unwrap().len(), 2);
+    let ide =
+        call(&mut client, "ide_operation", json!({ "program": "findReferences(findDefinition(`validate_token`))" }));
+    assert!(ide.to_string().contains("src/lib.rs"), "{ide}");
+    let read = call(&mut client, "read", json!({ "path": ["notes.txt"] }));
+    let checksum = read["files"][0]["checksum"].as_str().unwrap().to_string();
+    let edit = call(
+        &mut client,
+        "transform",
+        json!({ "edits": [{ "path": "notes.txt", "byte_start": 0, "byte_end": 5, "replacement": "howdy", "checksum_before": checksum }] }),
+    );
+    assert_eq!(std::fs::read_to_string(t.root().join("notes.txt")).unwrap(), "howdy\nworld\n");
+    let undone = call(&mut client, "transform_undo", json!({ "execution_ids": [edit["execution_id"]] }));
+    assert_eq!(undone["ok"], true);
+    assert_eq!(std::fs::read_to_string(t.root().join("notes.txt")).unwrap(), "hello\nworld\n");
+    call(&mut client, "transform_recover", json!({}));
+    let discovered = call(&mut client, "discover", json!({ "query": "lib" }));
+    assert_eq!(discovered["results"][0]["path"], "src/lib.rs");
+
+    let session = call(&mut client, "shell_session_new", json!({}));
+    let id = session["session_id"].as_str().unwrap().to_string();
+    assert_eq!(session["working_dir"], canonical(t.root()).display().to_string());
+    call(&mut client, "shell_env", json!({ "session": id, "set": ["GREETING=hi"] }));
+    let ran = call(&mut client, "shell_exec", json!({ "session": id, "command": "echo $GREETING; pwd" }));
+    assert_eq!(ran["stdout"], format!("hi\n{}\n", canonical(t.root()).display()));
+    call(&mut client, "shell_session_show", json!({ "id": id }));
+    call(&mut client, "shell_session_list", json!({}));
+    call(&mut client, "shell_check", json!({ "command": "echo ok" }));
+    let explained = call(&mut client, "shell_explain", json!({ "command": "rm -rf build" }));
+    assert_ne!(explained["overall_risk"], "low");
+    call(&mut client, "shell_perf", json!({ "session": id }));
+    call(&mut client, "shell_compare", json!({ "baseline": "HEAD", "command": "true", "iterations": 2, "warmup": 0 }));
+    call(&mut client, "shell_session_close", json!({ "id": id }));
+
+    let spawned = call(&mut client, "jobs_spawn", json!({ "command": "echo from-job" }));
+    let job = spawned["job_id"].clone();
+    call(&mut client, "jobs_wait", json!({ "ids": [job], "timeout": 30 }));
+    call(&mut client, "jobs_status", json!({ "id": job }));
+    call(&mut client, "jobs_list", json!({}));
+    let logs = call(&mut client, "jobs_logs", json!({ "id": job }));
+    assert!(logs.to_string().contains("from-job"), "{logs}");
+    call(&mut client, "jobs_kill", json!({ "id": job }));
+    call(&mut client, "jobs_group", json!({ "action": "list" }));
+    call(&mut client, "jobs_remove", json!({ "id": job }));
+    call(&mut client, "jobs_prune", json!({}));
+
+    let runs = call(&mut client, "log_list", json!({ "limit": 5 }));
+    let newest = runs["runs"][0]["execution_id"].as_str().unwrap().to_string();
+    let shown = call(&mut client, "log_show", json!({ "id": newest }));
+    assert_eq!(shown["execution_id"], newest);
+    call(&mut client, "log_prune", json!({ "keep": 1000 }));
+
+    let all: Vec<String> = v.keys().cloned().collect();
+    let missed: Vec<&String> = all.iter().filter(|n| !called.contains(*n)).collect();
+    assert!(missed.is_empty(), "tools never called: {missed:?}");
+    assert!(client.garbage.lock().unwrap().is_empty(), "non-protocol output: {:?}", client.garbage.lock().unwrap());
+}
+
+#[test]
+fn a_tool_failure_is_an_error_result_with_the_clis_error_object() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let v = output_validators(&mut client);
+    let doc = checked_call(&mut client, &v, "read", json!({ "path": ["missing.txt"] }), true);
+    let cli: Value = t.cmd("llm-read").arg("missing.txt").json(2);
+    assert_eq!(doc["error"]["code"], "not_found");
+    assert_eq!(doc["error"]["code"], cli["error"]["code"]);
+    assert_eq!(doc["error"]["message"], cli["error"]["message"]);
+    assert_eq!(doc["error"]["hint"], cli["error"]["hint"]);
+    let result = client.call("read", json!({ "path": ["missing.txt"] }));
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("error[not_found]"), "{result}");
+}
+
+#[test]
+fn protocol_misuse_is_a_json_rpc_error_naming_the_closest_valid_name() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let reply = client.request("tools/call", json!({ "name": "serch", "arguments": { "pattern": "x" } }));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(reply["error"]["data"]["closest"], "search");
+    let reply = client.request("tools/call", json!({ "name": "search", "arguments": { "patern": "x" } }));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(reply["error"]["data"]["field"], "patern");
+    assert!(reply["error"]["data"]["hint"].as_str().unwrap().contains("did you mean `pattern`"), "{reply}");
+    let reply = client
+        .request("tools/call", json!({ "name": "shell_exec", "arguments": { "command": "true", "timeout": "soon" } }));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert_eq!(reply["error"]["data"]["field"], "timeout", "{reply}");
+    let reply =
+        client.request("tools/call", json!({ "name": "search", "arguments": { "pattern": "x", "page_offset": -1 } }));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+}
+
+/// A job that sleeps, for calls that wait on it.
+fn sleeping_job(client: &mut McpClient, seconds: u32) -> Value {
+    let spawned = client.call("jobs_spawn", json!({ "command": format!("sleep {seconds}") }));
+    spawned["structuredContent"]["job_id"].clone()
+}
+
+#[test]
+fn cancellation_stops_a_running_call_and_other_calls_do_not_wait_for_a_slow_one() {
+    let t = TestDir::new();
+    t.write("a.txt", "needle\n");
+    let mut client = server(&t);
+    let job = sleeping_job(&mut client, 60);
+    let waiting = client
+        .start_request("tools/call", json!({ "name": "jobs_wait", "arguments": { "ids": [job], "timeout": 60 } }));
+    let ran =
+        client.start_request("tools/call", json!({ "name": "shell_exec", "arguments": { "command": "sleep 60" } }));
+    // A search answers while both are still running.
+    let searched = client.request("tools/call", json!({ "name": "search", "arguments": { "pattern": "needle" } }));
+    assert_eq!(searched["result"]["structuredContent"]["total_matches"], 1, "{searched}");
+    std::thread::sleep(Duration::from_millis(300));
+    let cancelled_at = Instant::now();
+    client.notify("notifications/cancelled", json!({ "requestId": waiting, "reason": "test" }));
+    client.notify("notifications/cancelled", json!({ "requestId": ran, "reason": "test" }));
+    // A cancelled request gets no reply (MCP: the receiver SHOULD NOT send
+    // one); the runs end as `cancelled` in the log, well before either
+    // command would have ended by itself.
+    for (tool, id) in [("llm-jobs", waiting), ("llm-shell", ran)] {
+        let origin = format!("mcp:{id}");
+        loop {
+            // Exit 1 while the log has no run of the tool yet.
+            let out = t.cmd("aide").args(["log", "list", "--json", "--tool", tool]).output();
+            let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let run = runs["runs"].as_array().unwrap().iter().find(|r| r["origin"] == origin.as_str()).cloned();
+            if let Some(run) = run {
+                assert_eq!(run["error_code"], "cancelled", "{run}");
+                break;
+            }
+            assert!(cancelled_at.elapsed() < Duration::from_secs(10), "{tool} did not stop: {runs}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    assert!(aide_tests::processes_with_cmdline("sleep 62").is_empty(), "the exec's sleep survived its cancellation");
+    // The server goes on serving.
+    client.call("jobs_kill", json!({ "id": job }));
+}
+
+#[test]
+fn progress_notifications_follow_the_callers_token() {
+    let t = TestDir::new();
+    for i in 0..40 {
+        t.write(&format!("src/f{i:02}.rs"), format!("fn f{i}() {{}}\n"));
+    }
+    let mut client = server(&t);
+    let id = client.start_request(
+        "tools/call",
+        json!({ "name": "ast_search", "arguments": { "symbols": true }, "_meta": { "progressToken": "tok-1" } }),
+    );
+    let reply = client.reply(id);
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    let progress = client.notifications(|m| m["method"] == "notifications/progress");
+    assert!(!progress.is_empty(), "no progress notification");
+    let mut last = 0.0;
+    for p in &progress {
+        assert_eq!(p["params"]["progressToken"], "tok-1");
+        let done = p["params"]["progress"].as_f64().unwrap();
+        assert!(done > last, "progress must increase: {progress:?}");
+        last = done;
+        assert_eq!(p["params"]["total"], 40.0);
+    }
+    // The last report is the whole, and none comes without a token.
+    assert_eq!(last, 40.0);
+    client.call("ast_search", json!({ "symbols": true }));
+    assert_eq!(client.notifications(|m| m["method"] == "notifications/progress").len(), progress.len());
+}
+
+#[test]
+fn a_large_result_pages_instead_of_being_cut() {
+    let t = TestDir::new();
+    let body: String = (0..400).map(|i| format!("let value_{i} = needle;\n")).collect();
+    t.write("big.rs", &body);
+    let mut client = server(&t);
+    let v = output_validators(&mut client);
+    let mut offset = 0;
+    let mut lines = Vec::new();
+    let mut pages = 0;
+    loop {
+        let doc = checked_call(
+            &mut client,
+            &v,
+            "search",
+            json!({ "pattern": "needle", "max_output_chars": 5000, "page_offset": offset }),
+            false,
+        );
+        assert!(doc.to_string().len() <= 5000, "page over budget: {}", doc.to_string().len());
+        assert_eq!(doc["total_matches"], 400, "the summary describes the whole result");
+        let page = &doc["page"];
+        assert_eq!(page["offset"], offset);
+        assert_eq!(page["total"], 400);
+        lines.extend(doc["matches"].as_array().unwrap().iter().map(|m| m["line"].as_u64().unwrap()));
+        pages += 1;
+        match page["next_offset"].as_u64() {
+            Some(next) => offset = usize::try_from(next).unwrap(),
+            None => break,
+        }
+    }
+    assert!(pages > 2, "{pages} pages");
+    assert_eq!(lines, (1..=400).collect::<Vec<u64>>(), "the pages cover every match once, in order");
+    // Under a budget it fits in, the same result comes whole.
+    let whole =
+        checked_call(&mut client, &v, "search", json!({ "pattern": "needle", "max_output_chars": 1_000_000 }), false);
+    assert!(whole.get("page").is_none());
+    assert_eq!(whole["matches"].as_array().unwrap().len(), 400);
+}
+
+#[test]
+fn every_call_is_logged_with_its_request_id() {
+    let t = TestDir::new();
+    t.write("a.txt", "needle\n");
+    let mut client = server(&t);
+    let id = client.start_request("tools/call", json!({ "name": "search", "arguments": { "pattern": "needle" } }));
+    let reply = client.reply(id);
+    let execution_id = reply["result"]["structuredContent"]["execution_id"].as_str().unwrap().to_string();
+    let (shown, _) = t.cmd("aide").args(["log", "show", &execution_id, "--json"]).expect_exit(0);
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown, reply["result"]["structuredContent"], "the log keeps the document the client got");
+    let runs: Value = t.cmd("aide").args(["log", "list", "--tool", "llm-search"]).json(0);
+    assert_eq!(runs["runs"][0]["execution_id"], execution_id);
+    assert_eq!(runs["runs"][0]["origin"], format!("mcp:{id}"));
+}
+
+#[test]
+fn client_roots_confine_every_call_and_follow_list_changed() {
+    let t = TestDir::new();
+    t.write("inside/a.txt", "needle inside\n");
+    t.write("other/b.txt", "needle other\n");
+    let mut client = McpClient::start(t.root(), t.home(), &[]);
+    client.roots.lock().unwrap().0 = vec![file_uri(&t.root().join("inside"))];
+    let init = client.request(
+        "initialize",
+        json!({ "protocolVersion": "2025-06-18", "capabilities": { "roots": { "listChanged": true } },
+                "clientInfo": { "name": "aide-tests", "version": "1" } }),
+    );
+    assert!(init.get("result").is_some());
+    client.notify("notifications/initialized", json!({}));
+
+    // The default root is the client's.
+    let found = client.call("search", json!({ "pattern": "needle" }));
+    assert_eq!(found["structuredContent"]["matches"][0]["path"], "a.txt", "{found}");
+    // A root outside it is refused, as a tool error, and nothing runs.
+    let refused = client.call("search", json!({ "pattern": "needle", "root": "../other" }));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(refused["structuredContent"]["error"]["code"], "path_outside_root");
+    let refused = client.call("shell_session_new", json!({ "cwd": "/" }));
+    assert_eq!(refused["structuredContent"]["error"]["code"], "path_outside_root", "{refused}");
+    assert_eq!(client.roots.lock().unwrap().1, 1, "roots are asked once, then kept");
+
+    // The client's roots change: the server asks again.
+    client.roots.lock().unwrap().0 = vec![file_uri(&t.root().join("other"))];
+    client.notify("notifications/roots/list_changed", json!({}));
+    std::thread::sleep(Duration::from_millis(200));
+    let found = client.call("search", json!({ "pattern": "needle" }));
+    assert_eq!(found["structuredContent"]["matches"][0]["path"], "b.txt", "{found}");
+    assert_eq!(client.roots.lock().unwrap().1, 2);
+}
+
+#[test]
+fn without_client_roots_the_servers_root_applies() {
+    let t = TestDir::new();
+    t.write("sub/a.txt", "needle\n");
+    t.write("b.txt", "needle\n");
+    let mut client = McpClient::initialized(t.root(), t.home(), &["--root", "sub"], json!({}));
+    let found = client.call("search", json!({ "pattern": "needle" }));
+    assert_eq!(found["structuredContent"]["total_matches"], 1, "{found}");
+    let refused = client.call("search", json!({ "pattern": "needle", "root": ".." }));
+    assert_eq!(refused["structuredContent"]["error"]["code"], "path_outside_root", "{refused}");
+}
+
+#[test]
+fn a_client_that_goes_away_mid_call_ends_the_server_and_its_calls() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let job = sleeping_job(&mut client, 60);
+    client.start_request("tools/call", json!({ "name": "jobs_wait", "arguments": { "ids": [job], "timeout": 60 } }));
+    client.start_request("tools/call", json!({ "name": "shell_exec", "arguments": { "command": "sleep 61" } }));
+    std::thread::sleep(Duration::from_millis(300));
+    client.close_stdin();
+    let (code, stderr) =
+        client.wait_exit(Duration::from_secs(20)).expect("the server did not exit after its client left");
+    assert_eq!(code, 0, "{stderr}");
+    assert!(aide_tests::processes_with_cmdline("sleep 61").is_empty(), "the running command outlived the server");
+    // The background job is the job system's: it lives on until killed.
+    t.cmd("llm-jobs").args(["kill", &job.to_string()]).expect_exit(0);
+}
