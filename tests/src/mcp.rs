@@ -2,6 +2,8 @@
 //! from an SDK so the tests see the exact bytes: `aide mcp` is started as a
 //! child process, requests and notifications are JSON-RPC lines on its
 //! stdin, and every line it writes to stdout must be a JSON-RPC message.
+// Test helpers may unwrap: a panic is how a test fails.
+#![allow(clippy::unwrap_used)]
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
