@@ -77,7 +77,25 @@ pub enum AideCommand {
         action: LogAction,
     },
     /// List the aide tools, whether each is installed, and their schemas.
-    Tools,
+    Tools {
+        /// Print the tool definitions for a harness instead, from the same schemas as `aide mcp`:
+        /// mcp (as tools/list gives them), openai (function calling), anthropic (tool use).
+        #[arg(long, value_name = "FORMAT")]
+        #[serde(default)]
+        format: Option<DefinitionFormat>,
+    },
+}
+
+/// The shapes of tool definitions `aide tools --format` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DefinitionFormat {
+    /// MCP `tools/list` entries: name, title, description, inputSchema, outputSchema, annotations.
+    Mcp,
+    /// OpenAI function calling: `{"type": "function", "function": {name, description, parameters}}`.
+    Openai,
+    /// Anthropic tool use: `{name, description, input_schema}`.
+    Anthropic,
 }
 
 #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
@@ -166,6 +184,11 @@ pub enum AideOutput {
     Tools {
         tools: Vec<ToolInfo>,
     },
+    Definitions {
+        format: DefinitionFormat,
+        /// One definition per operation, in the format's own shape.
+        definitions: Vec<serde_json::Value>,
+    },
 }
 
 impl Render for AideOutput {
@@ -194,6 +217,11 @@ impl Render for AideOutput {
                 writeln!(w, "{result_json}")?;
             }
             AideOutput::Prune(p) => writeln!(w, "removed {} runs, {} remain", p.removed, p.remaining)?,
+            // The array alone, ready to hand to a harness (`> tools.json`).
+            AideOutput::Definitions { definitions, .. } => {
+                let text = serde_json::to_string_pretty(definitions).map_err(io::Error::other)?;
+                writeln!(w, "{text}")?;
+            }
             AideOutput::Tools { tools } => {
                 for t in tools {
                     let state = if t.installed { "installed" } else { "not installed" };
@@ -219,6 +247,7 @@ impl Render for AideOutput {
         match self {
             AideOutput::Runs { .. } => Some(("runs", "run")),
             AideOutput::Tools { .. } => Some(("tools", "tool")),
+            AideOutput::Definitions { .. } => Some(("definitions", "definition")),
             _ => None,
         }
     }
@@ -227,6 +256,7 @@ impl Render for AideOutput {
         match self {
             AideOutput::Runs { runs } => aide_core::tool::keep_range(runs, range),
             AideOutput::Tools { tools } => aide_core::tool::keep_range(tools, range),
+            AideOutput::Definitions { definitions, .. } => aide_core::tool::keep_range(definitions, range),
             _ => {}
         }
     }
@@ -255,7 +285,10 @@ impl Tool for Aide {
     fn run(request: AideRequest, _ctx: &Context) -> Result<Outcome<AideOutput>, AideError> {
         match request.command {
             AideCommand::Log { action } => run_log(action),
-            AideCommand::Tools => Ok(AideOutput::Tools { tools: list_tools() }),
+            AideCommand::Tools { format: None } => Ok(AideOutput::Tools { tools: list_tools() }),
+            AideCommand::Tools { format: Some(format) } => {
+                Ok(AideOutput::Definitions { format, definitions: mcp::tool_definitions(format)? })
+            }
         }
         .map(Outcome::new)
     }

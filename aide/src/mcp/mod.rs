@@ -45,6 +45,36 @@ use rmcp::ServiceExt;
 
 pub use server::{AideServer, ServerOptions};
 
+/// Every operation's tool definition in `format`, from the schemas the
+/// server serves.
+pub fn tool_definitions(format: crate::DefinitionFormat) -> Result<Vec<serde_json::Value>, aide_core::AideError> {
+    use crate::DefinitionFormat;
+    use serde_json::json;
+    let tools = server::catalogue_tools().map_err(aide_core::AideError::internal)?.1;
+    tools
+        .into_iter()
+        .map(|tool| {
+            let mcp = serde_json::to_value(&tool).map_err(|e| aide_core::AideError::internal(e.to_string()))?;
+            Ok(match format {
+                DefinitionFormat::Mcp => mcp,
+                DefinitionFormat::Openai => json!({
+                    "type": "function",
+                    "function": {
+                        "name": mcp["name"],
+                        "description": mcp["description"],
+                        "parameters": mcp["inputSchema"],
+                    }
+                }),
+                DefinitionFormat::Anthropic => json!({
+                    "name": mcp["name"],
+                    "description": mcp["description"],
+                    "input_schema": mcp["inputSchema"],
+                }),
+            })
+        })
+        .collect()
+}
+
 /// How long in-flight calls get to finish once the client is gone (a
 /// transform's commit is never cut short by the cancellation flag).
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);

@@ -64,26 +64,35 @@ impl std::fmt::Debug for AideServer {
     }
 }
 
+type Bindings = BTreeMap<&'static str, Binding>;
+
+/// Every operation of the catalogue bound to its tool, and its MCP tool
+/// definition; `Err` names one that does not fit its tool's schema (a build
+/// defect, which the tests catch).
+pub(crate) fn catalogue_tools() -> Result<(Bindings, Vec<rmcp::model::Tool>), String> {
+    let mut bindings = BTreeMap::new();
+    let mut tools = Vec::new();
+    for op in OPERATIONS {
+        let binding = Binding::new(op)?;
+        let annotations = ToolAnnotations::new()
+            .read_only(op.effects.read_only)
+            .destructive(op.effects.destructive)
+            .idempotent(op.effects.idempotent)
+            .open_world(op.effects.open_world);
+        let tool = rmcp::model::Tool::new(op.name, op.description, Arc::new(binding.input_schema.clone()))
+            .with_title(op.command_line())
+            .with_raw_output_schema(Arc::new(binding.output_schema.clone()))
+            .with_annotations(annotations);
+        tools.push(tool);
+        bindings.insert(op.name, binding);
+    }
+    Ok((bindings, tools))
+}
+
 impl AideServer {
-    /// Binds every operation of the catalogue; `Err` names one that does not
-    /// fit its tool's schema (a build defect, which the tests catch).
+    /// A server for every operation of the catalogue.
     pub fn new(options: ServerOptions) -> Result<AideServer, String> {
-        let mut bindings = BTreeMap::new();
-        let mut tools = Vec::new();
-        for op in OPERATIONS {
-            let binding = Binding::new(op)?;
-            let annotations = ToolAnnotations::new()
-                .read_only(op.effects.read_only)
-                .destructive(op.effects.destructive)
-                .idempotent(op.effects.idempotent)
-                .open_world(op.effects.open_world);
-            let tool = rmcp::model::Tool::new(op.name, op.description, Arc::new(binding.input_schema.clone()))
-                .with_title(op.command_line())
-                .with_raw_output_schema(Arc::new(binding.output_schema.clone()))
-                .with_annotations(annotations);
-            tools.push(tool);
-            bindings.insert(op.name, binding);
-        }
+        let (bindings, tools) = catalogue_tools()?;
         Ok(AideServer {
             inner: Arc::new(Inner {
                 options,

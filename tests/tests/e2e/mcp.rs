@@ -410,3 +410,31 @@ fn a_client_that_goes_away_mid_call_ends_the_server_and_its_calls() {
     // The background job is the job system's: it lives on until killed.
     t.cmd("llm-jobs").args(["kill", &job.to_string()]).expect_exit(0);
 }
+
+#[test]
+fn function_calling_formats_come_from_the_same_schemas() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let listed = client.request("tools/list", json!({}))["result"]["tools"].clone();
+    let printed = |format: &str| -> Value {
+        let (out, _) = t.cmd("aide").args(["tools", "--format", format]).expect_exit(0);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("--format {format} is not a JSON array ({e}):\n{out}"))
+    };
+    assert_eq!(printed("mcp"), listed, "--format mcp is what tools/list gives");
+    let openai = printed("openai");
+    let anthropic = printed("anthropic");
+    for (i, tool) in listed.as_array().unwrap().iter().enumerate() {
+        assert_eq!(openai[i]["type"], "function");
+        assert_eq!(openai[i]["function"]["name"], tool["name"]);
+        assert_eq!(openai[i]["function"]["parameters"], tool["inputSchema"]);
+        assert_eq!(anthropic[i]["name"], tool["name"]);
+        assert_eq!(anthropic[i]["description"], tool["description"]);
+        assert_eq!(anthropic[i]["input_schema"], tool["inputSchema"]);
+        jsonschema::validator_for(&tool["inputSchema"])
+            .unwrap_or_else(|e| panic!("{}'s input schema does not compile: {e}", tool["name"]));
+    }
+    // In JSON mode the definitions sit in the envelope like any result.
+    let doc: Value = t.cmd("aide").args(["tools", "--format", "anthropic"]).json(0);
+    assert_eq!(doc["format"], "anthropic");
+    assert_eq!(doc["definitions"], anthropic);
+}
