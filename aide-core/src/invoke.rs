@@ -41,8 +41,9 @@ pub struct Call {
 pub struct Finished<O> {
     pub execution_id: String,
     pub result: Result<O, AideError>,
-    /// The envelope (or error envelope), exactly as `--json` prints it.
-    pub document: Value,
+    /// The envelope (or error envelope), exactly as `--json` prints it
+    /// (compact): serialised once, for the log and the caller alike.
+    pub document: String,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -83,7 +84,7 @@ pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Outpu
             let status = output.exit_status();
             match run.success_document(&output) {
                 Ok(document) => {
-                    run.record(status, true, None, document.to_string());
+                    run.record(status, true, None, document.clone());
                     Finished {
                         execution_id: run.execution_id.clone(),
                         result: Ok(output),
@@ -170,12 +171,11 @@ impl RunLog {
         Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0 }
     }
 
-    /// The envelope of a successful run, or the stored document a tool
-    /// returns verbatim (`aide log show`).
-    pub(crate) fn success_document<O: Serialize + Render>(&self, output: &O) -> Result<Value, AideError> {
+    /// The envelope of a successful run (compact), or the stored document
+    /// a tool returns verbatim (`aide log show`).
+    pub(crate) fn success_document<O: Serialize + Render>(&self, output: &O) -> Result<String, AideError> {
         if let Some(raw) = output.raw_json() {
-            return serde_json::from_str(raw)
-                .map_err(|e| AideError::internal(format!("a stored document is not JSON: {e}")));
+            return Ok(raw.to_string());
         }
         let stats = self.stats();
         let envelope = Envelope {
@@ -187,7 +187,7 @@ impl RunLog {
             diagnostics: &self.diagnostics,
             stats: &stats,
         };
-        serde_json::to_value(&envelope).map_err(|e| AideError::internal(format!("serialising output: {e}")))
+        serde_json::to_string(&envelope).map_err(|e| AideError::internal(format!("serialising output: {e}")))
     }
 
     /// The error envelope of a failed run (diagnostics sorted first).
@@ -199,8 +199,8 @@ impl RunLog {
     }
 
     fn finish_failed<O>(mut self, err: AideError) -> Finished<O> {
-        let document = self.error_document(&err);
-        self.record(err.exit_status(), false, Some(err.code.name), document.to_string());
+        let document = self.error_document(&err).to_string();
+        self.record(err.exit_status(), false, Some(err.code.name), document.clone());
         Finished { execution_id: self.execution_id, result: Err(err), document, diagnostics: self.diagnostics }
     }
 

@@ -63,8 +63,12 @@ impl Engine<'_> {
     /// asked for (all when none).
     fn outline_of(&self, file: &files::SourceFile, signatures: bool, kinds: &[SymbolKind]) -> Vec<Symbol> {
         let options = symbols::OutlineOptions { max_depth: self.request.depth, signatures };
-        let mut all =
-            symbols::outline_with_options(file.lang, &file.path, &file.source, &file.tree, &file.index, options);
+        let mut all = if signatures && options.max_depth.is_none() {
+            // The file's memo: free on a file kept parsed between calls.
+            file.outline().to_vec()
+        } else {
+            symbols::outline_with_options(file.lang, &file.path, &file.source, &file.tree, &file.index, options)
+        };
         if !kinds.is_empty() {
             all.retain(|s| kinds.contains(&s.kind));
         }

@@ -21,6 +21,9 @@ pub struct SourceFile {
     pub source: Vec<u8>,
     pub tree: Tree,
     pub index: LineIndex,
+    /// The whole outline with signatures, worked out once: a file kept
+    /// parsed between calls ([`crate::warm`]) is not walked again.
+    outline: std::sync::OnceLock<Vec<crate::symbols::Symbol>>,
 }
 
 impl SourceFile {
@@ -31,7 +34,13 @@ impl SourceFile {
                 .with_path(path));
         };
         let index = LineIndex::new(&source);
-        Ok(SourceFile { path, lang, source, tree, index })
+        Ok(SourceFile { path, lang, source, tree, index, outline: std::sync::OnceLock::new() })
+    }
+
+    /// The file's whole outline, with signatures.
+    pub fn outline(&self) -> &[crate::symbols::Symbol] {
+        self.outline
+            .get_or_init(|| crate::symbols::outline(self.lang, &self.path, &self.source, &self.tree, &self.index))
     }
 
     pub fn syntax_issues(&self) -> Vec<SyntaxIssue> {
@@ -78,13 +87,23 @@ pub struct Scope<'a> {
     pub ctx: &'a Context,
 }
 
-/// Why a file was not parsed, if it was not.
-fn read_source(root: &Root, abs: &Path, rel: &str, max_filesize: Option<u64>) -> Result<Vec<u8>, Diagnostic> {
-    // Opened beneath the root (a swapped folder cannot lead outside), and
-    // never a FIFO or device, which could block the run.
-    let mut file = root.open_file(abs).map_err(|e| e.into_diagnostic(rel))?;
+/// Opens a file beneath the root (a swapped folder cannot lead outside),
+/// never a FIFO or device, which could block the run; with its metadata.
+fn open_source(root: &Root, abs: &Path, rel: &str) -> Result<(std::fs::File, std::fs::Metadata), Diagnostic> {
+    let file = root.open_file(abs).map_err(|e| e.into_diagnostic(rel))?;
+    let meta =
+        file.metadata().map_err(|e| Diagnostic::new(diag::UNREADABLE, format!("cannot read: {e}")).with_path(rel))?;
+    Ok((file, meta))
+}
+
+/// The file's text, or why it is not read.
+fn read_source(
+    mut file: std::fs::File,
+    meta: &std::fs::Metadata,
+    rel: &str,
+    max_filesize: Option<u64>,
+) -> Result<Vec<u8>, Diagnostic> {
     if let Some(max) = max_filesize
-        && let Ok(meta) = file.metadata()
         && meta.len() > max
     {
         return Err(Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes, over --max-filesize {max}", meta.len()))
@@ -249,32 +268,55 @@ impl Scope<'_> {
     where
         F: Fn(&SourceFile, &mut Vec<Diagnostic>) -> T,
     {
-        let source = match read_source(self.root, &c.abs, &c.rel, max_filesize) {
-            Ok(s) => s,
+        let (handle, meta) = match open_source(self.root, &c.abs, &c.rel) {
+            Ok(opened) => opened,
             Err(d) => {
                 diags.push(d);
                 return None;
             }
         };
-        if needle.is_some_and(|n| memchr::memmem::find(&source, n).is_none()) {
-            return None;
-        }
-        // Headers: C or C++ by content, unless the language was named.
-        let lang = if Lang::is_ambiguous(&c.abs) && !c.forced {
-            Lang::from_path_and_content(&c.abs, &source).unwrap_or(c.lang)
-        } else {
-            c.lang
-        };
-        if self.language.is_some_and(|l| l != lang) {
-            return None;
-        }
-        match SourceFile::parse(c.rel.clone(), lang, source) {
-            Ok(file) => Some(f(&file, diags)),
-            Err(d) => {
-                diags.push(d);
-                None
+        let lacks_needle = |source: &[u8]| needle.is_some_and(|n| memchr::memmem::find(source, n).is_none());
+        let file = match crate::warm::get(&c.abs, &c.rel, c.lang, &meta) {
+            Some(file) if max_filesize.is_none_or(|max| meta.len() <= max) => {
+                if lacks_needle(&file.source) {
+                    return None;
+                }
+                file
             }
+            _ => {
+                let source = match read_source(handle, &meta, &c.rel, max_filesize) {
+                    Ok(s) => s,
+                    Err(d) => {
+                        diags.push(d);
+                        return None;
+                    }
+                };
+                if lacks_needle(&source) {
+                    return None;
+                }
+                // Headers: C or C++ by content, unless the language was named.
+                let lang = if Lang::is_ambiguous(&c.abs) && !c.forced {
+                    Lang::from_path_and_content(&c.abs, &source).unwrap_or(c.lang)
+                } else {
+                    c.lang
+                };
+                match SourceFile::parse(c.rel.clone(), lang, source) {
+                    Ok(file) => {
+                        let file = std::sync::Arc::new(file);
+                        crate::warm::put(&c.abs, c.lang, &meta, file.clone());
+                        file
+                    }
+                    Err(d) => {
+                        diags.push(d);
+                        return None;
+                    }
+                }
+            }
+        };
+        if self.language.is_some_and(|l| l != file.lang) {
+            return None;
         }
+        Some(f(&file, diags))
     }
 }
 

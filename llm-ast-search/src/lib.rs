@@ -75,6 +75,7 @@ pub mod query;
 pub mod refs;
 pub mod symbols;
 pub mod validate;
+pub mod warm;
 
 use std::path::PathBuf;
 

@@ -15,7 +15,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor};
 
 use crate::files::SourceFile;
-use crate::symbols::{NameMatch, Symbol, SymbolKind, enclosing, name_match, outline};
+use crate::symbols::{NameMatch, Symbol, SymbolKind, enclosing, name_match};
 
 /// Longest line shown with a reference, in characters.
 pub const LINE_TEXT_CHARS: usize = 300;
@@ -196,10 +196,11 @@ pub fn last_identifier(query: &str) -> &str {
 /// The definitions in `file` matching `query` (a name, or the end of a name
 /// path), with how they matched.
 pub fn definitions_in(file: &SourceFile, query: &str) -> Vec<(NameMatch, Symbol)> {
-    let symbols = outline(file.lang, &file.path, &file.source, &file.tree, &file.index);
-    let extra = tag_definitions(file, last_identifier(query), &symbols);
+    let symbols = file.outline();
+    let extra = tag_definitions(file, last_identifier(query), symbols);
     symbols
-        .into_iter()
+        .iter()
+        .cloned()
         .chain(extra)
         .filter_map(|s| match name_match(&s, query) {
             Some(m @ (NameMatch::Exact | NameMatch::PathSuffix)) => Some((m, s)),
@@ -217,7 +218,7 @@ pub fn references_in(file: &SourceFile, name: &str, include_definitions: bool) -
     if name.is_empty() {
         return Vec::new();
     }
-    let symbols = outline(file.lang, &file.path, &file.source, &file.tree, &file.index);
+    let symbols = file.outline();
     let definitions: HashSet<(usize, usize)> = symbols.iter().filter_map(|s| s.name_span).collect();
     let mut out = Vec::new();
     let mut tag_cache: HashMap<(usize, usize), Vec<&'static str>> = HashMap::new();
@@ -228,14 +229,14 @@ pub fn references_in(file: &SourceFile, name: &str, include_definitions: bool) -
         }
         if definitions.contains(&(start, end)) {
             if include_definitions {
-                out.push(definition_site(file, &symbols, name, start, end));
+                out.push(definition_site(file, symbols, name, start, end));
             }
             continue;
         }
         let tags = tag_cache.entry((start, end)).or_insert_with(|| tags_at(file, start, end));
         if tags.iter().any(|t| t.starts_with("definition.")) && !tags.iter().any(|t| t.starts_with("reference.")) {
             if include_definitions {
-                out.push(reference(file, &symbols, name, RefKind::Definition, start, end));
+                out.push(reference(file, symbols, name, RefKind::Definition, start, end));
             }
             continue;
         }
@@ -245,7 +246,7 @@ pub fn references_in(file: &SourceFile, name: &str, include_definitions: bool) -
             .find(|k| tags.iter().any(|t| RefKind::from_tag(t) == Some(*k)))
             .unwrap_or(RefKind::Usage);
         let kind = if kind == RefKind::Usage && called_in_macro(file, start, end) { RefKind::Call } else { kind };
-        out.push(reference(file, &symbols, name, kind, start, end));
+        out.push(reference(file, symbols, name, kind, start, end));
     }
     out
 }

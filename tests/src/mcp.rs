@@ -36,7 +36,13 @@ pub struct McpClient {
 impl McpClient {
     /// Starts `aide mcp` with `args` in `cwd` with `AIDE_HOME` = `home`.
     pub fn start(cwd: &Path, home: &Path, args: &[&str]) -> McpClient {
-        let mut child = Command::new(crate::bin_dir().join("aide"))
+        McpClient::start_binary(&crate::bin_dir().join("aide"), cwd, home, args)
+    }
+
+    /// [`McpClient::start`] with a given `aide` executable (a release build
+    /// for benchmarks).
+    pub fn start_binary(aide: &Path, cwd: &Path, home: &Path, args: &[&str]) -> McpClient {
+        let mut child = Command::new(aide)
             .arg("mcp")
             .args(args)
             .current_dir(cwd)
@@ -86,7 +92,12 @@ impl McpClient {
     /// Starts the server and performs the handshake; `capabilities` are the
     /// client's (e.g. `{"roots": {"listChanged": true}}`).
     pub fn initialized(cwd: &Path, home: &Path, args: &[&str], capabilities: Value) -> McpClient {
-        let mut client = McpClient::start(cwd, home, args);
+        McpClient::start(cwd, home, args).handshake(capabilities)
+    }
+
+    /// The `initialize` request and `initialized` notification.
+    pub fn handshake(self, capabilities: Value) -> McpClient {
+        let mut client = self;
         let reply = client.request(
             "initialize",
             json!({

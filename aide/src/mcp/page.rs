@@ -14,6 +14,7 @@ use aide_core::invoke::Finished;
 use aide_core::text::TerminalSafe;
 use aide_core::tool::Render;
 use aide_core::{AideError, ExitStatus};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// The default most characters of result one call returns: a tenth of a
@@ -78,14 +79,25 @@ fn error_text(tool: &str, e: &AideError) -> String {
     text
 }
 
+/// The document's top-level fields, unparsed (in their order), so a large
+/// result is sized and cut without building it as a tree.
+type RawFields<'a> = indexmap::IndexMap<String, &'a RawValue>;
+
+fn parse(json: &str) -> Value {
+    serde_json::from_str(json).unwrap_or(Value::Null)
+}
+
 /// Shapes a finished run into what the client gets, paged to `page.budget`.
 pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Shaped {
     let status = finished.exit_status();
-    let Finished { result, mut document, diagnostics, .. } = finished;
-    let tool = document.get("tool").and_then(Value::as_str).unwrap_or("aide").to_string();
+    let Finished { result, document, diagnostics, .. } = finished;
     let mut output = match result {
         Ok(output) => output,
-        Err(e) => return Shaped { text: error_text(&tool, &e), structured: document, is_error: true },
+        Err(e) => {
+            let structured = parse(&document);
+            let tool = structured.get("tool").and_then(Value::as_str).unwrap_or("aide").to_string();
+            return Shaped { text: error_text(&tool, &e), structured, is_error: true };
+        }
     };
     let mut diagnostics_text = String::new();
     for d in diagnostics.iter().take(TEXT_DIAGNOSTICS) {
@@ -98,37 +110,39 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
             diagnostics.len() - TEXT_DIAGNOSTICS
         ));
     }
-    let with_diagnostics = |mut text: String| {
+    let finish = |mut text: String, structured: Value| {
         if text.is_empty() && status == ExitStatus::NothingFound {
             text.push_str("(nothing found)\n");
         }
         text.push_str(&diagnostics_text);
-        text
+        Shaped { text, structured, is_error: false }
     };
 
-    let text = render(&output);
     let records = output.jsonl_records().map(|(field, _)| field);
-    let fits = |text: &str, doc: &Value| text.len().max(doc.to_string().len()) <= page.budget;
-    let Some(field) = records.filter(|f| document.get(*f).is_some_and(Value::is_array)) else {
+    let fields: Option<RawFields<'_>> = serde_json::from_str(&document).ok();
+    let raw_records: Option<Vec<&RawValue>> = records
+        .zip(fields.as_ref())
+        .and_then(|(field, fields)| fields.get(field))
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let (Some(field), Some(fields), Some(items)) = (records, fields.as_ref(), raw_records) else {
         // Nothing to page by: the result goes whole.
-        return Shaped { text: with_diagnostics(text), structured: document, is_error: false };
+        return finish(cut_text(render(&output), page.budget), parse(&document));
     };
-    if page.offset == 0 && fits(&text, &document) {
-        return Shaped { text: with_diagnostics(text), structured: document, is_error: false };
+    if page.offset == 0 && document.len() <= page.budget {
+        let text = render(&output);
+        if text.len() <= page.budget {
+            return finish(text, parse(&document));
+        }
     }
 
     // Take records from the offset while the document stays in budget.
-    let items = match document.get_mut(field).map(Value::take) {
-        Some(Value::Array(items)) => items,
-        _ => Vec::new(),
-    };
     let total = items.len();
     let offset = page.offset.min(total);
-    let base = document.to_string().len() + PAGE_OVERHEAD;
-    let mut used = base;
+    let records_len = fields.get(field).map_or(0, |r| r.get().len());
+    let mut used = document.len() - records_len + 2 + PAGE_OVERHEAD;
     let mut count = 0;
     for item in &items[offset..] {
-        let size = item.to_string().len() + 1;
+        let size = item.get().len() + 1;
         if count > 0 && used + size > page.budget {
             break;
         }
@@ -136,32 +150,42 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         count += 1;
     }
     let end = offset + count;
-    output.keep_records(offset..end);
     let next_offset = (end < total).then_some(end);
-    if let Some(obj) = document.as_object_mut() {
-        obj.insert(field.to_string(), Value::Array(items[offset..end].to_vec()));
-        obj.insert(
-            "page".into(),
-            json!({ "records": field, "offset": offset, "count": count, "total": total, "next_offset": next_offset }),
-        );
+    let mut structured = serde_json::Map::new();
+    for (key, raw) in fields {
+        let value = if key == field {
+            Value::Array(items[offset..end].iter().map(|r| parse(r.get())).collect())
+        } else {
+            parse(raw.get())
+        };
+        structured.insert(key.clone(), value);
     }
-    let mut text = render(&output);
-    if text.len() > page.budget {
-        // Text is denser than JSON almost always; when not, say where it stops.
-        let mut cut = page.budget;
+    structured.insert(
+        "page".into(),
+        json!({ "records": field, "offset": offset, "count": count, "total": total, "next_offset": next_offset }),
+    );
+    output.keep_records(offset..end);
+    let mut text = cut_text(render(&output), page.budget);
+    let first = offset + usize::from(count > 0);
+    text.push_str(&match next_offset {
+        Some(next) => {
+            format!("[page: {field} {first}–{end} of {total}; call again with page_offset={next} for more]\n")
+        }
+        None => format!("[page: {field} {first}–{end} of {total}, the last]\n"),
+    });
+    finish(text, Value::Object(structured))
+}
+
+/// Text over the budget, cut with a line that says so (text is denser than
+/// JSON almost always, so this is rare).
+fn cut_text(mut text: String, budget: usize) -> String {
+    if text.len() > budget {
+        let mut cut = budget;
         while !text.is_char_boundary(cut) {
             cut -= 1;
         }
         text.truncate(cut);
-        text.push_str("\n… text cut at the budget; the structured content holds the whole page\n");
+        text.push_str("\n… text cut at the budget; the structured content holds the whole of it\n");
     }
-    let footer = match next_offset {
-        Some(next) => format!(
-            "[page: {field} {}–{end} of {total}; call again with page_offset={next} for more]\n",
-            offset + usize::from(count > 0)
-        ),
-        None => format!("[page: {field} {}–{end} of {total}, the last]\n", offset + usize::from(count > 0)),
-    };
-    text.push_str(&footer);
-    Shaped { text: with_diagnostics(text), structured: document, is_error: false }
+    text
 }

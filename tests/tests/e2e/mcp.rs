@@ -438,3 +438,34 @@ fn function_calling_formats_come_from_the_same_schemas() {
     assert_eq!(doc["format"], "anthropic");
     assert_eq!(doc["definitions"], anthropic);
 }
+
+#[test]
+fn files_kept_parsed_between_calls_are_reparsed_when_they_change() {
+    let t = TestDir::new();
+    let backdate = |rel: &str| {
+        // Old enough for the server to keep the parse (a fresh mtime is not trusted).
+        let ok = std::process::Command::new("touch")
+            .args(["-d", "2020-01-01 00:00:00", rel])
+            .current_dir(t.root())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    };
+    t.write("src/lib.rs", "fn alpha() {}\n");
+    backdate("src/lib.rs");
+    let mut client = server(&t);
+    let names = |client: &mut McpClient| -> Vec<String> {
+        let doc = client.call("ast_search", json!({ "symbols": true }))["structuredContent"].clone();
+        doc["symbols"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(names(&mut client), ["alpha"]);
+    assert_eq!(names(&mut client), ["alpha"], "the kept parse gives the same outline");
+    // Same size, same (backdated) mtime: only the change time tells.
+    std::thread::sleep(Duration::from_millis(20));
+    t.write("src/lib.rs", "fn omega() {}\n");
+    backdate("src/lib.rs");
+    assert_eq!(names(&mut client), ["omega"]);
+    let refs = client.call("ast_search", json!({ "references": "omega", "include_definition": true }));
+    assert_eq!(refs["structuredContent"]["references"][0]["name"], "omega", "{refs}");
+}

@@ -15,6 +15,7 @@ use crate::{Result, say, workspace};
 mod ast;
 mod discover;
 mod jobs;
+mod mcp;
 mod search;
 mod shell;
 mod transform;
@@ -115,9 +116,10 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "shell" => shell::bench(runs, warmup),
         "ast" => ast::bench(runs, warmup),
         "transform" => transform::bench(runs, warmup),
-        other => {
-            Err(format!("no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform)"))
-        }
+        "mcp" => mcp::bench(runs, warmup),
+        other => Err(format!(
+            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform, mcp)"
+        )),
     }
 }
 

@@ -1,0 +1,118 @@
+//! Parsed files kept between runs of one long-lived process (the MCP
+//! server), so a second outline or references call on an unchanged tree
+//! skips reading and parsing.
+//!
+//! Off unless [`keep_parsed_files`] switched it on: a command-line run parses
+//! each file once anyway. An entry is used only while the file's identity
+//! and stamps (device, inode, size, mtime, ctime) are those it was parsed
+//! with; an entry whose mtime was too recent when it was parsed is not
+//! trusted, since a write within the same timestamp tick would keep the
+//! stamps (git's "racily clean" rule). Edits never read from here:
+//! llm-transform reads and checksums the file itself.
+
+use std::collections::HashMap;
+use std::fs::Metadata;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, SystemTime};
+
+use aide_core::Lang;
+
+use crate::files::SourceFile;
+
+/// How much newer than the parse a file's mtime may be for the entry to be
+/// trusted: more than any file system's timestamp granularity.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
+/// The default memory budget: source bytes times [`TREE_FACTOR`].
+const DEFAULT_MAX_BYTES: usize = 1 << 30;
+/// A tree-sitter tree and line index take several times the source's size.
+const TREE_FACTOR: usize = 8;
+
+/// What identifies a file's contents without reading them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    fn of(meta: &Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+struct Entry {
+    stamp: Stamp,
+    file: Arc<SourceFile>,
+}
+
+/// The key: the file, the path it is reported under, and how it was parsed.
+type Key = (PathBuf, String, Lang);
+
+struct Cache {
+    entries: HashMap<Key, Entry>,
+    bytes: usize,
+    max_bytes: usize,
+}
+
+static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+
+/// Keeps parsed files in this process from now on, up to about `max_bytes`
+/// of memory (None: 1 GiB); a file that would go over it starts the cache afresh.
+pub fn keep_parsed_files(max_bytes: Option<usize>) {
+    let max_bytes = max_bytes.unwrap_or(DEFAULT_MAX_BYTES);
+    let _ = CACHE.set(Mutex::new(Cache { entries: HashMap::new(), bytes: 0, max_bytes }));
+}
+
+/// Whether parsed files are kept.
+pub fn enabled() -> bool {
+    CACHE.get().is_some()
+}
+
+/// The parsed file for `key` if it is still what is on disk.
+pub(crate) fn get(abs: &std::path::Path, rel: &str, lang: Lang, meta: &Metadata) -> Option<Arc<SourceFile>> {
+    let cache = aide_core::walk::lock(CACHE.get()?);
+    let entry = cache.entries.get(&(abs.to_path_buf(), rel.to_string(), lang))?;
+    (entry.stamp == Stamp::of(meta)).then(|| entry.file.clone())
+}
+
+/// Keeps `file`, parsed from contents whose metadata was `meta`, unless its
+/// mtime is too recent to tell a later write within the same tick apart.
+/// `lang` is the language the file was a candidate as (a header's parsed
+/// language may differ, by content).
+pub(crate) fn put(abs: &std::path::Path, lang: Lang, meta: &Metadata, file: Arc<SourceFile>) {
+    let Some(cache) = CACHE.get() else { return };
+    let recent = meta.modified().ok().is_none_or(|m| {
+        SystemTime::now().duration_since(m).is_ok_and(|age| age < RACY_WINDOW) || m > SystemTime::now()
+    });
+    if recent {
+        return;
+    }
+    let cost = file.source.len().saturating_mul(TREE_FACTOR);
+    let mut cache = aide_core::walk::lock(cache);
+    if cache.bytes + cost > cache.max_bytes {
+        // Simple and bounded: start over rather than track recency per entry.
+        cache.entries.clear();
+        cache.bytes = 0;
+    }
+    if cost > cache.max_bytes {
+        return;
+    }
+    let key = (abs.to_path_buf(), file.path.clone(), lang);
+    let old = cache.entries.insert(key, Entry { stamp: Stamp::of(meta), file });
+    cache.bytes += cost;
+    if let Some(old) = old {
+        cache.bytes = cache.bytes.saturating_sub(old.file.source.len().saturating_mul(TREE_FACTOR));
+    }
+}

@@ -1,0 +1,95 @@
+//! `aide mcp`'s warm state: the first and the second outline (and
+//! references) call on an unchanged crate of the corpus through one server,
+//! against spawning `llm-ast-search` for each call. Each round starts fresh
+//! servers, so every first call parses from scratch (the OS page cache is
+//! warm for all three alike).
+
+use std::time::Instant;
+
+use aide_tests::mcp::McpClient;
+use serde_json::{Value, json};
+
+use super::{Cmd, Measured, Report, case_of, fresh_home, release_binary, round3, run_once, write_report};
+use crate::{Result, say};
+
+/// The crate measured: real code of a common size (≈5 MiB, 350 files).
+const CRATE: &str = "tokio-1.43.0";
+
+/// One call's wall time through the server, in milliseconds.
+fn timed_call(client: &mut McpClient, tool: &str, arguments: Value) -> Result<f64> {
+    let start = Instant::now();
+    let result = client.call(tool, arguments);
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    if result["isError"] != false {
+        return Err(format!("{tool} failed: {result}"));
+    }
+    Ok(ms)
+}
+
+fn measured(label: &str, command: &str, mut times: Vec<f64>) -> Measured {
+    times.sort_by(f64::total_cmp);
+    let median = match times.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => times[n / 2],
+        n => (times[n / 2 - 1] + times[n / 2]) / 2.0,
+    };
+    Measured {
+        label: label.into(),
+        command: command.into(),
+        median_ms: round3(median),
+        mean_ms: round3(times.iter().sum::<f64>() / times.len().max(1) as f64),
+        min_ms: round3(times.first().copied().unwrap_or(0.0)),
+        max_ms: round3(times.last().copied().unwrap_or(0.0)),
+        // The server's memory is not sampled per call.
+        peak_rss_mib: 0.0,
+        exit_codes: vec![0],
+    }
+}
+
+pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
+    let aide = release_binary("aide", "aide")?;
+    let cli = release_binary("llm-ast-search", "llm-ast-search")?;
+    let corpus = crate::corpus::build(false)?;
+    let tree = corpus.join("crates").join(CRATE);
+    if !tree.is_dir() {
+        return Err(format!("{} is missing from the corpus", tree.display()));
+    }
+    let home = fresh_home("mcp")?;
+    let calls: [(&str, Value, Vec<&str>); 2] = [
+        ("outline", json!({ "symbols": true }), vec!["--symbols"]),
+        ("references of `new`", json!({ "references": "new" }), vec!["--references", "new"]),
+    ];
+    let mut cases = Vec::new();
+    for (what, arguments, flags) in calls {
+        say(&format!("bench: {CRATE} {what}"));
+        let (mut first, mut second, mut spawned) = (Vec::new(), Vec::new(), Vec::new());
+        let mut argv = vec![cli.display().to_string(), "--json".into()];
+        argv.extend(flags.iter().map(|f| f.to_string()));
+        let argv_refs: Vec<&str> = argv.iter().map(String::as_str).collect();
+        let cmd = Cmd::new("llm-ast-search, one process per call", &argv_refs, &tree)
+            .env("AIDE_HOME", &home.display().to_string());
+        for round in 0..warmup + runs {
+            let mut client = McpClient::start_binary(&aide, &tree, &home, &[]).handshake(json!({}));
+            let cold = timed_call(&mut client, "ast_search", arguments.clone())?;
+            let warm = timed_call(&mut client, "ast_search", arguments.clone())?;
+            drop(client);
+            let (t, _, code) = run_once(&cmd)?;
+            if code != 0 {
+                return Err(format!("{} exited {code}", argv.join(" ")));
+            }
+            if round >= warmup {
+                first.push(cold);
+                second.push(warm);
+                spawned.push(t.as_secs_f64() * 1000.0);
+            }
+        }
+        let results = vec![
+            measured("mcp ast_search, second call", &format!("ast_search {arguments}"), second),
+            measured("mcp ast_search, first call", &format!("ast_search {arguments}"), first),
+            measured(&cmd.label, &argv.join(" "), spawned),
+        ];
+        cases.push(case_of(&format!("{CRATE}: {what}"), results));
+    }
+    write_report(&Report::new("mcp", runs, warmup, &corpus, cases))?;
+    Ok(())
+}
