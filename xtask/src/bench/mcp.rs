@@ -26,7 +26,17 @@ fn timed_call(client: &mut McpClient, tool: &str, arguments: Value) -> Result<f6
     Ok(ms)
 }
 
-fn measured(label: &str, command: &str, mut times: Vec<f64>) -> Measured {
+/// The server's peak resident memory so far, in KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> i64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn measured(label: &str, command: &str, mut times: Vec<f64>, peak_kib: i64) -> Measured {
     times.sort_by(f64::total_cmp);
     let median = match times.len() {
         0 => 0.0,
@@ -40,8 +50,7 @@ fn measured(label: &str, command: &str, mut times: Vec<f64>) -> Measured {
         mean_ms: round3(times.iter().sum::<f64>() / times.len().max(1) as f64),
         min_ms: round3(times.first().copied().unwrap_or(0.0)),
         max_ms: round3(times.last().copied().unwrap_or(0.0)),
-        // The server's memory is not sampled per call.
-        peak_rss_mib: 0.0,
+        peak_rss_mib: round3(peak_kib as f64 / 1024.0),
         exit_codes: vec![0],
     }
 }
@@ -63,6 +72,7 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     for (what, arguments, flags) in calls {
         say(&format!("bench: {CRATE} {what}"));
         let (mut first, mut second, mut spawned) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut server_peak, mut cli_peak) = (0, 0);
         let mut argv = vec![cli.display().to_string(), "--json".into()];
         argv.extend(flags.iter().map(|f| f.to_string()));
         let argv_refs: Vec<&str> = argv.iter().map(String::as_str).collect();
@@ -72,8 +82,10 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
             let mut client = McpClient::start_binary(&aide, &tree, &home, &[]).handshake(json!({}));
             let cold = timed_call(&mut client, "ast_search", arguments.clone())?;
             let warm = timed_call(&mut client, "ast_search", arguments.clone())?;
+            server_peak = server_peak.max(peak_rss_kib(client.pid()));
             drop(client);
-            let (t, _, code) = run_once(&cmd)?;
+            let (t, rss, code) = run_once(&cmd)?;
+            cli_peak = cli_peak.max(rss);
             if code != 0 {
                 return Err(format!("{} exited {code}", argv.join(" ")));
             }
@@ -84,9 +96,10 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
             }
         }
         let results = vec![
-            measured("mcp ast_search, second call", &format!("ast_search {arguments}"), second),
-            measured("mcp ast_search, first call", &format!("ast_search {arguments}"), first),
-            measured(&cmd.label, &argv.join(" "), spawned),
+            // The server's peak covers both calls (it holds the parsed files).
+            measured("mcp ast_search, second call", &format!("ast_search {arguments}"), second, server_peak),
+            measured("mcp ast_search, first call", &format!("ast_search {arguments}"), first, server_peak),
+            measured(&cmd.label, &argv.join(" "), spawned, cli_peak),
         ];
         cases.push(case_of(&format!("{CRATE}: {what}"), results));
     }
