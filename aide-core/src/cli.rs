@@ -18,7 +18,7 @@ use clap::{Args, Command, FromArgMatches};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::envelope::{Envelope, Format, Stdout, sort_diagnostics, stderr_line, to_json_string};
+use crate::envelope::{Format, Stdout, sort_diagnostics, stderr_line, to_json_string};
 use crate::error::{AideError, ExitStatus, code};
 use crate::invoke::RunLog;
 pub use crate::tool::{Context, Outcome, Render, Tool};
@@ -330,15 +330,7 @@ fn emit<O: Serialize + Render>(
     status: ExitStatus,
 ) -> Result<(), AideError> {
     let stats = run.stats();
-    let env = Envelope {
-        tool: run.tool,
-        version: run.version,
-        execution_id: &run.execution_id,
-        ok: true,
-        result: output,
-        diagnostics: &run.diagnostics,
-        stats: &stats,
-    };
+    let env = run.envelope(output, &stats);
     let io_err = |e: io::Error| AideError::new(code::IO_ERROR, format!("writing output: {e}"));
     if let (Some(raw), true) = (output.raw_json(), format.is_json()) {
         let text = match format {

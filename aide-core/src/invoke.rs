@@ -178,16 +178,21 @@ impl RunLog {
             return Ok(raw.to_string());
         }
         let stats = self.stats();
-        let envelope = Envelope {
+        serde_json::to_string(&self.envelope(output, &stats))
+            .map_err(|e| AideError::internal(format!("serialising output: {e}")))
+    }
+
+    /// The envelope of a successful run around `output`.
+    pub(crate) fn envelope<'a, O: Serialize>(&'a self, output: &'a O, stats: &'a Stats) -> Envelope<'a, O> {
+        Envelope {
             tool: self.tool,
             version: self.version,
             execution_id: &self.execution_id,
             ok: true,
             result: output,
             diagnostics: &self.diagnostics,
-            stats: &stats,
-        };
-        serde_json::to_string(&envelope).map_err(|e| AideError::internal(format!("serialising output: {e}")))
+            stats,
+        }
     }
 
     /// The error envelope of a failed run (diagnostics sorted first).

@@ -79,6 +79,8 @@ impl Drop for Worktree {
         let _ = Command::new("git")
             .args(["worktree", "remove", "--force", &p])
             .current_dir(&self.repo)
+            // Never the caller's stdin: under `aide mcp` it carries the protocol.
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
@@ -86,6 +88,8 @@ impl Drop for Worktree {
         let _ = Command::new("git")
             .args(["worktree", "prune"])
             .current_dir(&self.repo)
+            // Never the caller's stdin: under `aide mcp` it carries the protocol.
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
