@@ -171,6 +171,19 @@ impl McpClient {
         self.pending.iter().filter(|m| m.get("id").is_none() && want(m)).cloned().collect()
     }
 
+    /// Whether the server's stdout reaches end of file within `limit` (no
+    /// process it started holds it open); messages on the way are kept.
+    pub fn stdout_closed(&mut self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        loop {
+            match self.messages.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(m) => self.pending.push_back(m),
+                Err(RecvTimeoutError::Disconnected) => return true,
+                Err(RecvTimeoutError::Timeout) => return false,
+            }
+        }
+    }
+
     /// Closes the server's stdin (the client goes away).
     pub fn close_stdin(&mut self) {
         self.stdin.lock().unwrap().take();

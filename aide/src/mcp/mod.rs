@@ -95,6 +95,18 @@ pub struct McpArgs {
     pub no_log: bool,
 }
 
+/// The protocol's own handle on stdout, with fd 1 itself pointed at stderr:
+/// whatever else would write to stdout (a library, a child that inherits
+/// it) lands on stderr and cannot corrupt the JSON-RPC stream.
+fn protocol_stdout() -> std::io::Result<std::fs::File> {
+    use std::os::fd::AsFd;
+    // Close-on-exec: children (job supervisors outlive the server) must not
+    // hold the client's pipe open.
+    let protocol = rustix::io::fcntl_dupfd_cloexec(std::io::stdout().as_fd(), 3)?;
+    rustix::stdio::dup2_stdout(std::io::stderr().as_fd())?;
+    Ok(std::fs::File::from(protocol))
+}
+
 /// Runs `aide mcp` with `argv` (`aide mcp …`) until the client closes stdin.
 pub fn main(argv: Vec<OsString>) -> ExitStatus {
     let args = match McpArgs::try_parse_from(argv.iter().skip(1)) {
@@ -139,8 +151,16 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             return ExitStatus::Runtime;
         }
     };
+    let protocol_out = match protocol_stdout() {
+        Ok(out) => out,
+        Err(e) => {
+            stderr_line(&format!("aide mcp: cannot set up stdout: {e}"));
+            return ExitStatus::Runtime;
+        }
+    };
     let served = runtime.block_on(async {
-        let running = server.clone().serve(rmcp::transport::stdio()).await.map_err(|e| e.to_string())?;
+        let transport = (tokio::io::stdin(), tokio::fs::File::from_std(protocol_out));
+        let running = server.clone().serve(transport).await.map_err(|e| e.to_string())?;
         running.waiting().await.map_err(|e| e.to_string())
     });
     // The client is gone: stop what is still running, give it a moment.

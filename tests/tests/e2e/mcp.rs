@@ -407,6 +407,8 @@ fn a_client_that_goes_away_mid_call_ends_the_server_and_its_calls() {
         client.wait_exit(Duration::from_secs(20)).expect("the server did not exit after its client left");
     assert_eq!(code, 0, "{stderr}");
     assert!(aide_tests::processes_with_cmdline("sleep 61").is_empty(), "the running command outlived the server");
+    // The job lives on, but holds no handle on the client's pipe.
+    assert!(client.stdout_closed(Duration::from_secs(5)), "something the server started keeps its stdout open");
     // The background job is the job system's: it lives on until killed.
     t.cmd("llm-jobs").args(["kill", &job.to_string()]).expect_exit(0);
 }
