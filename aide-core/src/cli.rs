@@ -18,7 +18,7 @@ use clap::{Args, Command, FromArgMatches};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::envelope::{Format, Stdout, sort_diagnostics, stderr_line, to_json_string};
+use crate::envelope::{Format, Stdout, diagnostic_lines, sort_diagnostics, stderr_line, to_json_string};
 use crate::error::{AideError, ExitStatus, code};
 use crate::invoke::RunLog;
 pub use crate::tool::{Context, Outcome, Render, Tool};
@@ -358,17 +358,8 @@ fn emit<O: Serialize + Render>(
             })
             .map_err(io_err)?;
             // Diagnostics go to stderr in text mode, briefly.
-            const SHOWN: usize = 20;
-            for d in run.diagnostics.iter().take(SHOWN) {
-                let path = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
-                stderr_line(&format!("{}: warning[{}]: {path}{}", run.tool, d.code, d.message));
-            }
-            if run.diagnostics.len() > SHOWN {
-                stderr_line(&format!(
-                    "{}: … and {} more warnings (see --json)",
-                    run.tool,
-                    run.diagnostics.len() - SHOWN
-                ));
+            for line in diagnostic_lines(&run.diagnostics, "see --json") {
+                stderr_line(&format!("{}: {line}", run.tool));
             }
         }
         Format::Json { pretty } => {

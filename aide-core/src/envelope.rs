@@ -96,6 +96,27 @@ pub fn sort_diagnostics(d: &mut [Diagnostic]) {
     });
 }
 
+/// How many diagnostics a text form lists; the rest are counted.
+pub const TEXT_DIAGNOSTICS: usize = 20;
+
+/// Diagnostics as text lines, `warning[code]: path: message`, at most
+/// [`TEXT_DIAGNOSTICS`], then `… and N more warnings (ELSEWHERE)` naming
+/// where the rest are.
+pub fn diagnostic_lines(diagnostics: &[Diagnostic], elsewhere: &str) -> Vec<String> {
+    let mut lines: Vec<String> = diagnostics
+        .iter()
+        .take(TEXT_DIAGNOSTICS)
+        .map(|d| {
+            let path = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+            format!("warning[{}]: {path}{}", d.code, d.message)
+        })
+        .collect();
+    if diagnostics.len() > TEXT_DIAGNOSTICS {
+        lines.push(format!("… and {} more warnings ({elsewhere})", diagnostics.len() - TEXT_DIAGNOSTICS));
+    }
+    lines
+}
+
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

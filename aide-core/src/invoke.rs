@@ -60,9 +60,7 @@ impl<O: Render> Finished<O> {
 /// Runs `T` on `request` in this process and logs it like a CLI run.
 pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Output> {
     let Call { working_dir, cancel, progress, log, argv, origin } = call;
-    let mut run = RunLog::new(T::NAME, T::VERSION, argv, log && T::LOG && !crate::log::disabled_by_env());
-    run.origin = origin;
-    run.redact_result = T::REDACT_LOGGED_RESULT;
+    let mut run = RunLog::for_call::<T>(argv, log, origin);
     let result = crate::cli::catch_panic(|| T::prepare(&mut request)).and_then(|()| {
         if run.enabled {
             run.request_json = serde_json::to_string(&request).ok();
@@ -102,8 +100,7 @@ pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Outpu
 /// Records a request refused before it ran (the MCP server's root
 /// confinement) as a failed run, as the CLI records a refused command line.
 pub fn refuse<T: Tool>(request: &T::Request, err: AideError, call: Call) -> Finished<T::Output> {
-    let mut run = RunLog::new(T::NAME, T::VERSION, call.argv, call.log && T::LOG && !crate::log::disabled_by_env());
-    run.origin = call.origin;
+    let mut run = RunLog::for_call::<T>(call.argv, call.log, call.origin);
     if run.enabled {
         run.request_json = serde_json::to_string(request).ok();
     }
@@ -148,6 +145,15 @@ impl RunLog {
             redact_result: false,
             origin: None,
         }
+    }
+
+    /// The bookkeeping of an in-process run of `T`: logged when the caller
+    /// and the tool want it and the environment does not switch it off.
+    fn for_call<T: Tool>(argv: Vec<String>, log: bool, origin: Option<String>) -> RunLog {
+        let mut run = RunLog::new(T::NAME, T::VERSION, argv, log && T::LOG && !crate::log::disabled_by_env());
+        run.origin = origin;
+        run.redact_result = T::REDACT_LOGGED_RESULT;
+        run
     }
 
     /// Opens the execution log if logging is on; a failure becomes a

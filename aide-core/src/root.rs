@@ -191,6 +191,24 @@ fn open_nofollow_walk(dir: BorrowedFd<'_>, rel: &Path, flags: OFlags, mode: Mode
     rustix::fs::openat(from, *last, flags | OFlags::NOFOLLOW, mode)
 }
 
+/// `path` without `.` and `..`, by its letters alone (`/a/./b/../c` is
+/// `/a/c`); None when a `..` would climb above its start.
+pub fn lexically_normal(path: &Path) -> Option<PathBuf> {
+    let mut normal = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            Component::ParentDir => {
+                if !normal.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => normal.push(other.as_os_str()),
+        }
+    }
+    Some(normal)
+}
+
 impl Root {
     /// Opens `dir` as the root. It must exist and be a directory.
     pub fn new(dir: &Path) -> Result<Root, AideError> {
@@ -268,18 +286,8 @@ impl Root {
         let joined = if given.is_absolute() { given.to_path_buf() } else { self.canonical.join(given) };
         // Lexical normalisation first, so `a/../../x` is refused even when `a`
         // does not exist.
-        let mut normal = PathBuf::new();
-        for comp in joined.components() {
-            match comp {
-                Component::ParentDir => {
-                    if !normal.pop() {
-                        return Err(outside(user_path, "the path climbs above the filesystem root"));
-                    }
-                }
-                Component::CurDir => {}
-                other => normal.push(other.as_os_str()),
-            }
-        }
+        let normal =
+            lexically_normal(&joined).ok_or_else(|| outside(user_path, "the path climbs above the filesystem root"))?;
         if !normal.starts_with(&self.canonical) {
             return Err(outside(user_path, "the path leads outside the root"));
         }
@@ -447,6 +455,13 @@ fn outside(user_path: &str, why: &str) -> AideError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_normalise_by_their_letters() {
+        assert_eq!(lexically_normal(Path::new("/a/./b/../c")), Some(PathBuf::from("/a/c")));
+        assert_eq!(lexically_normal(Path::new("a/b/../../c")), Some(PathBuf::from("c")));
+        assert_eq!(lexically_normal(Path::new("/a/../../etc")), None);
+    }
 
     fn setup() -> (tempfile::TempDir, Root) {
         let dir = tempfile::tempdir().unwrap();

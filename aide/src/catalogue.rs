@@ -49,9 +49,15 @@ impl Operation {
         if self.effects.read_only { Gate::Auto } else { Gate::Gated }
     }
 
+    /// The words of the command line that runs it: the executable, then the
+    /// subcommand words.
+    pub fn words(&self) -> impl Iterator<Item = &'static str> {
+        std::iter::once(self.tool).chain(self.command.iter().copied())
+    }
+
     /// The command line that runs it, e.g. `llm-shell session new`.
     pub fn command_line(&self) -> String {
-        std::iter::once(self.tool).chain(self.command.iter().copied()).collect::<Vec<_>>().join(" ")
+        self.words().collect::<Vec<_>>().join(" ")
     }
 }
 

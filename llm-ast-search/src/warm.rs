@@ -94,9 +94,9 @@ pub(crate) fn get(abs: &std::path::Path, rel: &str, lang: Lang, meta: &Metadata)
 /// language may differ, by content).
 pub(crate) fn put(abs: &std::path::Path, lang: Lang, meta: &Metadata, file: Arc<SourceFile>) {
     let Some(cache) = CACHE.get() else { return };
-    let recent = meta.modified().ok().is_none_or(|m| {
-        SystemTime::now().duration_since(m).is_ok_and(|age| age < RACY_WINDOW) || m > SystemTime::now()
-    });
+    // An mtime in the future (duration_since fails) is as untrustworthy.
+    let now = SystemTime::now();
+    let recent = meta.modified().ok().is_none_or(|m| now.duration_since(m).map_or(true, |age| age < RACY_WINDOW));
     if recent {
         return;
     }

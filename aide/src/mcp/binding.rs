@@ -47,24 +47,58 @@ pub(crate) struct Binding {
     outer: Vec<String>,
 }
 
-/// The schemas of the tool an operation belongs to: request and document.
-fn tool_schemas(tool: &str) -> Option<(Value, Value)> {
-    fn of<T: Tool>() -> (Value, Value) {
+/// Something done with one tool's types: the one table from tool names to
+/// tool types ([`with_tool`]) serves every use.
+trait ToolFn {
+    type Out;
+    fn call<T: Tool>(self) -> Self::Out;
+}
+
+/// Applies `f` to the tool named `tool`; None for a name no tool has.
+fn with_tool<F: ToolFn>(tool: &str, f: F) -> Option<F::Out> {
+    Some(match tool {
+        "llm-search" => f.call::<llm_search::LlmSearch>(),
+        "llm-ast-search" => f.call::<llm_ast_search::LlmAstSearch>(),
+        "llm-read" => f.call::<llm_read::LlmRead>(),
+        "llm-discover" => f.call::<llm_discover::LlmDiscover>(),
+        "llm-transform" => f.call::<llm_transform::LlmTransform>(),
+        "llm-shell" => f.call::<llm_shell::LlmShell>(),
+        "llm-jobs" => f.call::<llm_jobs::LlmJobs>(),
+        "aide" => f.call::<crate::Aide>(),
+        _ => return None,
+    })
+}
+
+/// The schemas of a tool: request and document.
+struct Schemas;
+
+impl ToolFn for Schemas {
+    type Out = (Value, Value);
+    fn call<T: Tool>(self) -> (Value, Value) {
         let request = serde_json::to_value(schemars::schema_for!(T::Request)).unwrap_or(Value::Null);
         let output = serde_json::to_value(schemars::schema_for!(Document<'static, T::Output>)).unwrap_or(Value::Null);
         (request, output)
     }
-    Some(match tool {
-        "llm-search" => of::<llm_search::LlmSearch>(),
-        "llm-ast-search" => of::<llm_ast_search::LlmAstSearch>(),
-        "llm-read" => of::<llm_read::LlmRead>(),
-        "llm-discover" => of::<llm_discover::LlmDiscover>(),
-        "llm-transform" => of::<llm_transform::LlmTransform>(),
-        "llm-shell" => of::<llm_shell::LlmShell>(),
-        "llm-jobs" => of::<llm_jobs::LlmJobs>(),
-        "aide" => of::<crate::Aide>(),
-        _ => return None,
-    })
+}
+
+/// One call run through a tool.
+struct Run<'a> {
+    request: Value,
+    call: Call,
+    page: &'a PageRequest,
+    refusal: Option<AideError>,
+}
+
+impl ToolFn for Run<'_> {
+    type Out = Result<Shaped, AideError>;
+    fn call<T: Tool>(self) -> Result<Shaped, AideError> {
+        let request = request_from_value::<T::Request>(self.request, T::REQUEST_ALIASES)?;
+        let finished = match self.refusal {
+            Some(e) => refuse::<T>(&request, e, self.call),
+            None => invoke::<T>(request, self.call),
+        };
+        Ok(shape(finished, self.page))
+    }
 }
 
 /// Runs a bound call: the wrapped request through the tool, in this
@@ -79,30 +113,9 @@ pub(crate) fn run(
     page: &PageRequest,
     refusal: Option<AideError>,
 ) -> Result<Shaped, AideError> {
-    fn of<T: Tool>(
-        request: Value,
-        call: Call,
-        page: &PageRequest,
-        refusal: Option<AideError>,
-    ) -> Result<Shaped, AideError> {
-        let request = request_from_value::<T::Request>(request, T::REQUEST_ALIASES)?;
-        let finished = match refusal {
-            Some(e) => refuse::<T>(&request, e, call),
-            None => invoke::<T>(request, call),
-        };
-        Ok(shape(finished, page))
-    }
-    match binding.op.tool {
-        "llm-search" => of::<llm_search::LlmSearch>(request, call, page, refusal),
-        "llm-ast-search" => of::<llm_ast_search::LlmAstSearch>(request, call, page, refusal),
-        "llm-read" => of::<llm_read::LlmRead>(request, call, page, refusal),
-        "llm-discover" => of::<llm_discover::LlmDiscover>(request, call, page, refusal),
-        "llm-transform" => of::<llm_transform::LlmTransform>(request, call, page, refusal),
-        "llm-shell" => of::<llm_shell::LlmShell>(request, call, page, refusal),
-        "llm-jobs" => of::<llm_jobs::LlmJobs>(request, call, page, refusal),
-        "aide" => of::<crate::Aide>(request, call, page, refusal),
-        other => Err(AideError::internal(format!("operation {} names an unknown tool {other}", binding.op.name))),
-    }
+    with_tool(binding.op.tool, Run { request, call, page, refusal }).unwrap_or_else(|| {
+        Err(AideError::internal(format!("operation {} names an unknown tool {}", binding.op.name, binding.op.tool)))
+    })
 }
 
 /// Follows `$ref` into `root`'s `$defs`, and an `Option`'s `anyOf [T, null]` into T.
@@ -148,7 +161,7 @@ impl Binding {
     /// does not match the tool (a bug, caught by the unit tests).
     pub(crate) fn new(op: &'static Operation) -> Result<Binding, String> {
         let (request, output) =
-            tool_schemas(op.tool).ok_or_else(|| format!("{}: unknown tool {}", op.name, op.tool))?;
+            with_tool(op.tool, Schemas).ok_or_else(|| format!("{}: unknown tool {}", op.name, op.tool))?;
         let (input, path, unit, outer) = if op.name == "ide_operation" {
             (
                 serde_json::to_value(schemars::schema_for!(IdeOperation)).unwrap_or(Value::Null),

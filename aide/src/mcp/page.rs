@@ -10,10 +10,11 @@
 
 use std::io::Write;
 
+use aide_core::ExitStatus;
+use aide_core::envelope::diagnostic_lines;
 use aide_core::invoke::Finished;
 use aide_core::text::TerminalSafe;
 use aide_core::tool::Render;
-use aide_core::{AideError, ExitStatus};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -24,8 +25,6 @@ pub(crate) const DEFAULT_BUDGET: usize = 40_000;
 pub(crate) const MIN_BUDGET: usize = 1_000;
 /// What the page object and the text footer may add to a page.
 const PAGE_OVERHEAD: usize = 300;
-/// Diagnostics listed in the text block (all are in the structured content).
-const TEXT_DIAGNOSTICS: usize = 20;
 
 /// Which part of a result a call asks for.
 #[derive(Debug, Clone, Copy)]
@@ -71,14 +70,6 @@ fn render<O: Render>(output: &O) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-fn error_text(tool: &str, e: &AideError) -> String {
-    let mut text = format!("{tool}: error[{}]: {}", e.code.name, e.message);
-    if let Some(hint) = &e.hint {
-        text.push_str(&format!("\nhint: {hint}"));
-    }
-    text
-}
-
 /// The document's top-level fields, unparsed (in their order), so a large
 /// result is sized and cut without building it as a tree.
 type RawFields<'a> = indexmap::IndexMap<String, &'a RawValue>;
@@ -95,29 +86,31 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         Ok(output) => output,
         Err(e) => {
             let structured = parse(&document);
-            let tool = structured.get("tool").and_then(Value::as_str).unwrap_or("aide").to_string();
-            return Shaped { text: error_text(&tool, &e), structured, is_error: true };
+            // The line the CLI writes to stderr.
+            let tool = structured.get("tool").and_then(Value::as_str).unwrap_or("aide");
+            return Shaped { text: format!("{tool}: {e}\n"), structured, is_error: true };
         }
     };
-    let mut diagnostics_text = String::new();
-    for d in diagnostics.iter().take(TEXT_DIAGNOSTICS) {
-        let path = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
-        diagnostics_text.push_str(&format!("warning[{}]: {path}{}\n", d.code, d.message));
-    }
-    if diagnostics.len() > TEXT_DIAGNOSTICS {
-        diagnostics_text.push_str(&format!(
-            "… and {} more warnings (the structured content lists them)\n",
-            diagnostics.len() - TEXT_DIAGNOSTICS
-        ));
-    }
     let finish = |mut text: String, structured: Value| {
         if text.is_empty() && status == ExitStatus::NothingFound {
             text.push_str("(nothing found)\n");
         }
-        text.push_str(&diagnostics_text);
+        for line in diagnostic_lines(&diagnostics, "the structured content lists them") {
+            text.push_str(&line);
+            text.push('\n');
+        }
         Shaped { text, structured, is_error: false }
     };
 
+    // A first page in budget is the whole result: no need to size it.
+    let mut whole_text = None;
+    if page.offset == 0 && document.len() <= page.budget {
+        let text = render(&output);
+        if text.len() <= page.budget {
+            return finish(text, parse(&document));
+        }
+        whole_text = Some(text);
+    }
     let records = output.jsonl_records().map(|(field, _)| field);
     let fields: Option<RawFields<'_>> = serde_json::from_str(&document).ok();
     let raw_records: Option<Vec<&RawValue>> = records
@@ -126,14 +119,9 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         .and_then(|raw| serde_json::from_str(raw.get()).ok());
     let (Some(field), Some(fields), Some(items)) = (records, fields.as_ref(), raw_records) else {
         // Nothing to page by: the result goes whole.
-        return finish(cut_text(render(&output), page.budget), parse(&document));
+        let text = whole_text.unwrap_or_else(|| render(&output));
+        return finish(cut_text(text, page.budget), parse(&document));
     };
-    if page.offset == 0 && document.len() <= page.budget {
-        let text = render(&output);
-        if text.len() <= page.budget {
-            return finish(text, parse(&document));
-        }
-    }
 
     // Take records from the offset while the document stays in budget.
     let total = items.len();

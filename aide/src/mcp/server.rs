@@ -6,12 +6,13 @@
 //! a progress sink throttled to one notification per 100 ms.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aide_core::invoke::Call;
+use aide_core::root::lexically_normal;
 use aide_core::tool::{Cancel, Progress, ProgressSink};
 use aide_core::{AideError, code};
 use rmcp::model::{
@@ -48,7 +49,7 @@ pub struct AideServer {
 
 struct Inner {
     options: ServerOptions,
-    bindings: BTreeMap<&'static str, Binding>,
+    bindings: Bindings,
     tools: Vec<rmcp::model::Tool>,
     /// The client's roots as paths; None until asked, and again after
     /// `roots/list_changed`.
@@ -64,7 +65,7 @@ impl std::fmt::Debug for AideServer {
     }
 }
 
-type Bindings = BTreeMap<&'static str, Binding>;
+type Bindings = BTreeMap<&'static str, Arc<Binding>>;
 
 /// Every operation of the catalogue bound to its tool, and its MCP tool
 /// definition; `Err` names one that does not fit its tool's schema (a build
@@ -84,7 +85,7 @@ pub(crate) fn catalogue_tools() -> Result<(Bindings, Vec<rmcp::model::Tool>), St
             .with_raw_output_schema(Arc::new(binding.output_schema.clone()))
             .with_annotations(annotations);
         tools.push(tool);
-        bindings.insert(op.name, binding);
+        bindings.insert(op.name, Arc::new(binding));
     }
     Ok((bindings, tools))
 }
@@ -196,10 +197,10 @@ impl AideServer {
             cancel,
             progress,
             log: self.inner.options.log,
-            argv: binding.op.command_line().split(' ').map(str::to_string).collect(),
+            argv: binding.op.words().map(str::to_string).collect(),
             origin: Some(format!("mcp:{}", context.id)),
         };
-        let bound = binding.clone();
+        let bound = Arc::clone(binding);
         let result = tokio::task::spawn_blocking(move || binding::run(&bound, request, call, &page, refusal)).await;
         watcher.abort();
         aide_core::walk::lock(&self.inner.running).remove(&call_id);
@@ -278,8 +279,9 @@ fn confine(arguments: &mut Map<String, Value>, binding: &Binding, roots: &[PathB
         }
         let Some(Value::String(given)) = arguments.get(key) else { continue };
         let joined = base.join(given);
-        let resolved = joined.canonicalize().unwrap_or_else(|_| lexically_normal(&joined));
-        if !roots.iter().any(|r| resolved.starts_with(r)) {
+        // A path that does not exist yet is judged by its letters.
+        let resolved = joined.canonicalize().ok().or_else(|| lexically_normal(&joined));
+        let Some(resolved) = resolved.filter(|p| roots.iter().any(|r| p.starts_with(r))) else {
             let listed = roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>();
             return Err(AideError::new(
                 code::PATH_OUTSIDE_ROOT,
@@ -287,26 +289,10 @@ fn confine(arguments: &mut Map<String, Value>, binding: &Binding, roots: &[PathB
             )
             .with_hint(format!("give a {key} inside {}", listed.join(" or ")))
             .with_details(json!({ "field": key, "path": given, "roots": listed })));
-        }
+        };
         arguments.insert(key.to_string(), Value::String(resolved.display().to_string()));
     }
     Ok(())
-}
-
-/// `a/./b/../c` as `a/c`, without touching the file system.
-fn lexically_normal(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 /// The path of a `file://` URI (percent-decoded), canonical when it exists.
@@ -392,11 +378,5 @@ mod tests {
         assert_eq!(file_uri_path("file://localhost/x/y"), Some(PathBuf::from("/x/y")));
         assert_eq!(file_uri_path("https://example.com/x"), None);
         assert_eq!(file_uri_path("file://otherhost/x"), None);
-    }
-
-    #[test]
-    fn paths_normalise_without_the_file_system() {
-        assert_eq!(lexically_normal(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
-        assert_eq!(lexically_normal(Path::new("/a/../../etc")), PathBuf::from("/etc"));
     }
 }
