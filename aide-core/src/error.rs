@@ -130,6 +130,12 @@ pub mod code {
         AMBIGUOUS = "ambiguous", Conflict;
         /// An edit would add syntax errors to a file (the details give their locations).
         NEW_SYNTAX_ERRORS = "new_syntax_errors", Conflict;
+        /// Two replacements of one request overlap (the details name both spans); nothing was written.
+        OVERLAPPING_EDITS = "overlapping_edits", Conflict;
+        /// An operation would make more replacements than its `max_replacements`; nothing was written.
+        TOO_MANY_REPLACEMENTS = "too_many_replacements", Conflict;
+        /// A rename's new name is already defined where the symbol lives; nothing was written.
+        NAME_COLLISION = "name_collision", Conflict;
         /// A shell command's estimated risk is above the allowed level; nothing was run.
         RISK_DENIED = "risk_denied", Conflict;
         /// I/O failed.

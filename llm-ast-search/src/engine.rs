@@ -67,7 +67,7 @@ impl Engine<'_> {
             // The file's memo: free on a file kept parsed between calls.
             file.outline().to_vec()
         } else {
-            symbols::outline_with_options(file.lang, &file.path, &file.source, &file.tree, &file.index, options)
+            symbols::outline_of_file(file, options)
         };
         if !kinds.is_empty() {
             all.retain(|s| kinds.contains(&s.kind));

@@ -24,6 +24,8 @@ pub struct SourceFile {
     /// The whole outline with signatures, worked out once: a file kept
     /// parsed between calls ([`crate::warm`]) is not walked again.
     outline: std::sync::OnceLock<Vec<crate::symbols::Symbol>>,
+    /// SHA-256 of `source`, worked out once.
+    checksum: std::sync::OnceLock<std::sync::Arc<str>>,
 }
 
 impl SourceFile {
@@ -34,13 +36,26 @@ impl SourceFile {
                 .with_path(path));
         };
         let index = LineIndex::new(&source);
-        Ok(SourceFile { path, lang, source, tree, index, outline: std::sync::OnceLock::new() })
+        Ok(SourceFile {
+            path,
+            lang,
+            source,
+            tree,
+            index,
+            outline: std::sync::OnceLock::new(),
+            checksum: std::sync::OnceLock::new(),
+        })
     }
 
     /// The file's whole outline, with signatures.
     pub fn outline(&self) -> &[crate::symbols::Symbol] {
-        self.outline
-            .get_or_init(|| crate::symbols::outline(self.lang, &self.path, &self.source, &self.tree, &self.index))
+        self.outline.get_or_init(|| crate::symbols::outline_of_file(self, Default::default()))
+    }
+
+    /// SHA-256 of the bytes parsed: every result from this file carries it,
+    /// so an edit can be guarded by it without reading the file again.
+    pub fn checksum(&self) -> &std::sync::Arc<str> {
+        self.checksum.get_or_init(|| aide_core::checksum::sha256_hex(&self.source).into())
     }
 
     pub fn syntax_issues(&self) -> Vec<SyntaxIssue> {

@@ -24,6 +24,8 @@ pub struct Capture {
     /// The grammar's node kind of the captured node.
     pub node_kind: String,
     pub path: String,
+    /// SHA-256 of the file's bytes as parsed (`checksum_before` for an edit).
+    pub checksum: std::sync::Arc<str>,
     #[serde(flatten)]
     pub span: Span,
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
@@ -131,6 +133,7 @@ pub fn run(compiled: &CompiledQuery, file: &SourceFile, max_text: usize) -> Vec<
             capture: name.to_string(),
             node_kind: node.kind().to_string(),
             path: file.path.clone(),
+            checksum: file.checksum().clone(),
             span: file.index.span(&file.source, start, end),
             text_truncated,
         }

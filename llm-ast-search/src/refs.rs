@@ -33,6 +33,8 @@ pub struct Reference {
     pub enclosing_kind: Option<SymbolKind>,
     /// The line of the reference, without its line terminator.
     pub line_text: String,
+    /// SHA-256 of the file's bytes as parsed (`checksum_before` for an edit).
+    pub checksum: Arc<str>,
 }
 
 /// How a reference uses the name.
@@ -175,6 +177,7 @@ fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &'static str, sy
         name_path: parent.map_or_else(|| name.clone(), |p| format!("{}/{name}", p.name_path)).into(),
         parent: parent.map(|p| p.name_path.clone()),
         depth: parent.map_or(1, |p| p.depth + 1),
+        checksum: file.checksum().clone(),
         name,
         kind: tag_kind(tag),
         node_kind: tag,
@@ -272,6 +275,7 @@ fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: RefKind, s
         enclosing: parent.map(|p| p.name_path.to_string()),
         enclosing_kind: parent.map(|p| p.kind),
         line_text: file.index.line_text(&file.source, span.line, LINE_TEXT_CHARS),
+        checksum: file.checksum().clone(),
     }
 }
 

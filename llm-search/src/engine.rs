@@ -102,9 +102,11 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
 
     let (outcomes, walk_diagnostics) = walker.filter_map_parallel(threads, || {
         let mut searcher = searcher_builder.build();
+        // One copy buffer per thread, reused file after file.
+        let mut copy = Vec::new();
         let (files_searched, settings) = (&files_searched, &settings);
         move |file: WalkedFile| {
-            let outcome = search_file(&mut searcher, settings, &file);
+            let outcome = search_file(&mut searcher, settings, &file, &mut copy);
             if let FileOutcome::Searched(result, diagnostic) = &outcome {
                 files_searched.fetch_add(1, Ordering::Relaxed);
                 if result.count == 0 && diagnostic.is_none() {
@@ -223,6 +225,8 @@ struct FileSettings<'a> {
 /// The matches of one file.
 struct FileResult {
     path: String,
+    /// SHA-256 of the bytes searched (empty for a file without matches).
+    checksum: std::sync::Arc<str>,
     matches: Vec<Match>,
     count: usize,
     lines: usize,
@@ -233,7 +237,7 @@ enum FileOutcome {
     Searched(FileResult, Option<Diagnostic>),
 }
 
-fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile) -> FileOutcome {
+fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile, copy: &mut Vec<u8>) -> FileOutcome {
     // Opened beneath the root: a folder swapped for a symlink since the
     // walk listed it cannot lead the read outside.
     let f = match s.root.open_file(&file.abs) {
@@ -249,7 +253,8 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile)
                 .with_path(&file.rel),
         );
     }
-    let mut reader = PeekReader { inner: f, head: [0; 2], head_len: 0 };
+    copy.clear();
+    let mut reader = TapReader { inner: f, copy, hasher: None, head: [0; 2], head_len: 0 };
     let mut sink = FileSink {
         settings: s,
         path: &file.rel,
@@ -262,6 +267,21 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile)
     };
     if let Err(e) = searcher.search_reader(s.matcher, &mut reader, &mut sink) {
         return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
+    }
+    // The checksum of exactly the bytes searched, for files with matches
+    // only: a search stopped at a NUL byte reads the rest for it.
+    let checksum: std::sync::Arc<str> = if sink.count > 0 {
+        match reader.finish() {
+            Ok(sum) => sum.into(),
+            Err(e) => {
+                return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
+            }
+        }
+    } else {
+        "".into()
+    };
+    for m in &mut sink.matches {
+        m.checksum = checksum.clone();
     }
     let diagnostic = match sink.binary_offset {
         Some(_) if reader.is_utf16() => {
@@ -284,33 +304,76 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile)
     };
     sink.finish_context();
     FileOutcome::Searched(
-        FileResult { path: file.rel.clone(), matches: sink.matches, count: sink.count, lines: sink.lines },
+        FileResult { path: file.rel.clone(), checksum, matches: sink.matches, count: sink.count, lines: sink.lines },
         diagnostic,
     )
 }
 
-/// Remembers the first bytes read, to recognise a UTF-16 byte order mark
-/// without another read.
-struct PeekReader<R> {
+/// Files larger than this are hashed as they are read instead of copied.
+const COPY_LIMIT: usize = 8 << 20;
+
+/// Keeps what the searcher reads, so a file with matches gets the checksum
+/// of exactly the bytes searched (re-reading it could hash a newer version).
+/// Small files are copied (a copy costs far less than hashing every file);
+/// past [`COPY_LIMIT`] the bytes go through the hash as they pass.
+struct TapReader<'a, R> {
     inner: R,
+    copy: &'a mut Vec<u8>,
+    hasher: Option<aide_core::checksum::Hasher>,
+    /// The first two bytes, to recognise a UTF-16 byte order mark.
     head: [u8; 2],
     head_len: usize,
 }
 
-impl<R: Read> Read for PeekReader<R> {
+impl<R: Read> Read for TapReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         while self.head_len < 2 && self.head_len < n {
             self.head[self.head_len] = buf[self.head_len];
             self.head_len += 1;
         }
+        self.keep(&buf[..n]);
         Ok(n)
     }
 }
 
-impl<R> PeekReader<R> {
+impl<R: Read> TapReader<'_, R> {
+    fn keep(&mut self, bytes: &[u8]) {
+        if let Some(h) = &mut self.hasher {
+            h.update(bytes);
+        } else if self.copy.len() + bytes.len() > COPY_LIMIT {
+            let mut h = aide_core::checksum::Hasher::default();
+            h.update(self.copy);
+            h.update(bytes);
+            self.hasher = Some(h);
+        } else {
+            self.copy.extend_from_slice(bytes);
+        }
+    }
+
+    /// A UTF-16 byte order mark at the start of what was read.
     fn is_utf16(&self) -> bool {
         self.head_len == 2 && (self.head == [0xFF, 0xFE] || self.head == [0xFE, 0xFF])
+    }
+
+    /// Reads what the searcher left unread and returns the checksum of the whole file.
+    fn finish(&mut self) -> io::Result<String> {
+        let mut buf = [0u8; 64 * 1024];
+        loop {
+            let n = match self.inner.read(&mut buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                break;
+            }
+            self.keep(&buf[..n]);
+        }
+        Ok(match self.hasher.take() {
+            Some(h) => h.finish(),
+            None => aide_core::checksum::sha256_hex(self.copy),
+        })
     }
 }
 
@@ -445,6 +508,7 @@ impl Sink for FileSink<'_> {
             self.matches.push(Match {
                 match_id: aide_core::ids::span_id(self.path, byte_start, byte_end, matched),
                 path: self.path.to_string(),
+                checksum: "".into(),
                 span: aide_core::Span {
                     byte_start,
                     byte_end,
@@ -556,8 +620,10 @@ fn paginate(
             kept = output.matches.len();
         }
         Mode::Files | Mode::Count => {
-            let all: Vec<FileCount> =
-                results.into_iter().map(|r| FileCount { path: r.path, matches: r.count, lines: r.lines }).collect();
+            let all: Vec<FileCount> = results
+                .into_iter()
+                .map(|r| FileCount { path: r.path, checksum: r.checksum, matches: r.count, lines: r.lines })
+                .collect();
             total_items = all.len();
             let mode = req.mode;
             output.files =

@@ -15,6 +15,9 @@ pub struct Match {
     /// Stable id of this span: the same on every run while the file is unchanged.
     pub match_id: String,
     pub path: String,
+    /// SHA-256 of the file's bytes as searched: pass it to an edit of this
+    /// span (`llm-transform --from-matches`, or `checksum_before`).
+    pub checksum: std::sync::Arc<str>,
     #[serde(flatten)]
     pub span: aide_core::Span,
     /// The matched text.
@@ -52,6 +55,8 @@ pub struct Capture {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct FileCount {
     pub path: String,
+    /// SHA-256 of the file's bytes as searched.
+    pub checksum: std::sync::Arc<str>,
     /// Number of matches.
     pub matches: usize,
     /// Number of lines with a match.

@@ -33,6 +33,24 @@ pub struct ChangedFile {
     pub current: Option<String>,
 }
 
+/// Where an edit sits in its file, for errors that name spans.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpanAt {
+    pub byte_start: usize,
+    pub byte_end: usize,
+    pub line: usize,
+    pub end_line: usize,
+}
+
+/// A definition a rename could mean, as listed when several match.
+#[derive(Debug, Clone, Serialize)]
+pub struct DefinitionCandidate {
+    pub path: String,
+    pub name_path: String,
+    pub kind: SymbolKind,
+    pub line: usize,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum TransformError {
     // The request.
@@ -50,6 +68,24 @@ pub enum TransformError {
     EmptyOldText,
     #[error("{path}: a file path never ends in `/`")]
     TrailingSlash { path: String },
+    #[error("invalid regex `{pattern}`: {message}")]
+    InvalidRegex { pattern: String, message: String },
+    #[error("operation {index} (replace_matches) has no matches to replace")]
+    NoMatches { index: usize },
+    #[error("match {index}: {message}")]
+    MatchRecord { index: usize, message: String },
+    #[error("match {index} has no checksum")]
+    MatchWithoutChecksum { index: usize },
+    #[error("--from-matches: {message}")]
+    MatchesDocument { message: String },
+    #[error("--from-matches needs --replacement")]
+    MatchesWithoutReplacement,
+    #[error("the template names capture `{name}`, which the query does not have")]
+    UnknownCapture { name: String, available: Vec<String> },
+    #[error("{path}: no capture of a match spans all the others, so which node to replace is unclear")]
+    NoWidestCapture { path: String, captures: Vec<String> },
+    #[error("`{name}` is not a valid new name")]
+    InvalidNewName { name: String },
 
     // The files as they are.
     #[error("{path} does not exist")]
@@ -86,6 +122,19 @@ pub enum TransformError {
     BlockHashMismatch { path: String, name_path: String, expected: String, current: String, line: usize },
     #[error("{path}: `{name_path}` is not expected_old_block")]
     BlockTextMismatch { path: String, name_path: String, current: String, line: usize },
+    #[error(
+        "{path}: replacements at lines {}-{} and {}-{} overlap; nothing was written",
+        .first.line, .first.end_line, .second.line, .second.end_line
+    )]
+    OverlappingEdits { path: String, first: SpanAt, second: SpanAt },
+    #[error("operation {index} ({}) would make {count} replacements, over its max_replacements {max}", .op.as_str())]
+    TooManyReplacements { index: usize, op: OpName, count: usize, max: usize },
+    #[error("no definition of `{name}` found")]
+    NoDefinition { name: String },
+    #[error("`{name}` is defined {} times: {}", .candidates.len(), .candidates.iter().map(|c| format!("{} at {}:{}", c.name_path, c.path, c.line)).collect::<Vec<_>>().join("; "))]
+    AmbiguousDefinition { name: String, candidates: Vec<DefinitionCandidate> },
+    #[error("`{new_name}` is already defined beside `{name_path}` ({path}:{line}); the rename would merge two names")]
+    NameCollision { name_path: String, new_name: String, path: String, line: usize },
 
     // The guards.
     #[error(
@@ -182,6 +231,44 @@ impl From<TransformError> for AideError {
                 .with_hint("replace_block takes new_block; insert_after_block and insert_before_block take snippet"),
             E::EmptyOldText => error(code::INVALID_REQUEST)
                 .with_hint("give the exact text to replace; to insert, use insert_after_block or a span edit"),
+            E::InvalidRegex { pattern, .. } => error(code::INVALID_PATTERN)
+                .with_hint("escape regex metacharacters with \\, or set fixed_strings: true to replace the text literally")
+                .with_details(json!({ "pattern": pattern })),
+            E::NoMatches { .. } => error(code::INVALID_REQUEST)
+                .with_hint("pass the records of a search (llm-search or llm-ast-search --json) as `matches`"),
+            E::MatchRecord { index, .. } => error(code::INVALID_REQUEST)
+                .with_hint("each match needs path, byte_start, byte_end and checksum, as llm-search and llm-ast-search print them")
+                .with_details(json!({ "index": index })),
+            E::MatchWithoutChecksum { index } => error(code::INVALID_REQUEST)
+                .with_hint("search again with this version of llm-search or llm-ast-search: every record carries its file's checksum")
+                .with_details(json!({ "index": index })),
+            E::MatchesDocument { .. } => error(code::INVALID_REQUEST)
+                .with_hint("pass what llm-search --json or llm-ast-search --json printed (a file, or - for stdin)"),
+            E::MatchesWithoutReplacement => error(code::INVALID_ARGUMENTS)
+                .with_hint("add --replacement TEMPLATE ($0 is the match, $1 or ${name} a capture)"),
+            E::UnknownCapture { available, .. } => error(code::INVALID_REQUEST)
+                .with_hint(format!("use one of the query's captures: {}", available.iter().map(|n| format!("${{{n}}}")).collect::<Vec<_>>().join(", ")))
+                .with_details(json!({ "available": available })),
+            E::NoWidestCapture { path, captures } => error(code::INVALID_REQUEST)
+                .with_hint("name the capture to replace with `replace`, or capture the whole match (e.g. `(…) @match`)")
+                .with_details(json!({ "path": path, "captures": captures })),
+            E::InvalidNewName { .. } => error(code::INVALID_ARGUMENTS)
+                .with_hint("a new name is one identifier: letters, digits and `_`, not starting with a digit"),
+            E::OverlappingEdits { path, first, second } => error(code::OVERLAPPING_EDITS)
+                .with_hint("narrow the pattern or query so matches do not nest, or make the edits in two requests")
+                .with_details(json!({ "path": path, "first": first, "second": second })),
+            E::TooManyReplacements { index, count, max, .. } => error(code::TOO_MANY_REPLACEMENTS)
+                .with_hint("check the scope with --dry-run, then narrow it (glob, type) or raise max_replacements")
+                .with_details(json!({ "index": index, "count": count, "max": max })),
+            E::NoDefinition { name } => error(code::NOT_FOUND)
+                .with_hint("check the name with llm-ast-search --definitions NAME")
+                .with_details(json!({ "name": name })),
+            E::AmbiguousDefinition { name, candidates } => error(code::AMBIGUOUS)
+                .with_hint("give a name path (e.g. `Type/method`), `path` or `line_hint` to pick one")
+                .with_details(json!({ "name": name, "candidates": candidates })),
+            E::NameCollision { name_path, new_name, path, line } => error(code::NAME_COLLISION)
+                .with_hint("pick another new_name, or rename the existing one first")
+                .with_details(json!({ "name_path": name_path, "new_name": new_name, "path": path, "line": line })),
             E::TrailingSlash { path } => error(code::INVALID_ARGUMENTS)
                 .with_hint("name the file itself, without the trailing `/`")
                 .with_details(json!({ "path": path })),

@@ -74,8 +74,12 @@ pub mod error;
 mod guards;
 pub mod journal;
 pub mod plan;
+pub mod rename;
 pub mod request;
+pub mod sites;
+pub mod template;
 pub mod text;
+pub mod tree;
 pub mod undo;
 
 use std::io::{self, Write};
@@ -92,7 +96,7 @@ use crate::error::TransformError;
 pub use crate::guards::CargoCheck;
 use crate::journal::Recovered;
 use crate::plan::{FileState, OpReport, OpStatus, Plan};
-use crate::request::{EditsDocument, OpName, Operation, SpanEdit};
+use crate::request::{EditsDocument, Operation, SpanEdit};
 use crate::undo::Restored;
 
 /// A request: flags, or the same fields as `--request` JSON.
@@ -114,6 +118,17 @@ pub struct TransformRequest {
     /// Operations (request JSON only; on the command line, use --edits).
     #[arg(skip)]
     pub operations: Vec<Operation>,
+    /// The JSON output of llm-search or llm-ast-search (a file, `-` for
+    /// stdin): each match, capture, symbol or reference it lists is replaced
+    /// by --replacement, guarded by the checksum it carries.
+    #[arg(long, value_name = "FILE", requires = "replacement")]
+    #[serde(skip)]
+    pub from_matches: Option<String>,
+    /// With --from-matches: the new text of each match; `$0` is the matched
+    /// text, `$1` or `${name}` a capture group.
+    #[arg(long, value_name = "TEMPLATE", requires = "from_matches")]
+    #[serde(skip)]
+    pub replacement: Option<String>,
     /// Directory the paths are relative to; nothing outside it is touched.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
@@ -192,6 +207,9 @@ pub struct FileChange {
     pub renamed_from: Option<String>,
     /// Unified diff (with --dry-run or --diff).
     pub diff: Option<String>,
+    /// Each changed place: its bytes and lines before, and after (valid
+    /// against `checksum_after`, to chain the next edit without a read).
+    pub sites: Vec<sites::Site>,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -209,6 +227,9 @@ pub enum TransformOutput {
         no_op: bool,
         files: Vec<FileChange>,
         operations: Vec<OpReport>,
+        /// What each rename_symbol found: its definition and every site judged.
+        #[serde(skip_serializing_if = "Vec::is_empty", default)]
+        renames: Vec<rename::RenameReport>,
         /// How to undo this transform, when it wrote something.
         undo: Option<String>,
         cargo_check: Option<CargoCheck>,
@@ -226,9 +247,37 @@ pub enum TransformOutput {
 impl Render for TransformOutput {
     fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
         match self {
-            TransformOutput::Transform { applied, skipped, dry_run, no_op, files, undo, cargo_check, .. } => {
+            TransformOutput::Transform {
+                applied, skipped, dry_run, no_op, files, undo, cargo_check, renames, ..
+            } => {
                 let verb = if *dry_run { "would apply" } else { "applied" };
                 writeln!(w, "{verb} {applied}, skipped {skipped}{}", if *no_op { " (no change)" } else { "" })?;
+                for r in renames {
+                    writeln!(
+                        w,
+                        "rename {} `{}` -> `{}`: {} site{} ({} unresolved, left alone)",
+                        match r.scope {
+                            rename::SymbolScope::Local => "local",
+                            rename::SymbolScope::Member => "member",
+                            rename::SymbolScope::Free => "symbol",
+                        },
+                        r.name_path,
+                        r.new_name,
+                        r.renamed,
+                        if r.renamed == 1 { "" } else { "s" },
+                        r.unresolved
+                    )?;
+                    for site in r.sites.iter().filter(|s| !s.renamed) {
+                        writeln!(
+                            w,
+                            "  unresolved {}:{}:{}: {}",
+                            aide_core::text::escape_controls(&site.path),
+                            site.line,
+                            site.column,
+                            site.line_text.trim()
+                        )?;
+                    }
+                }
                 for f in files {
                     writeln!(
                         w,
@@ -312,6 +361,14 @@ pub fn transform(
         edits: request.edits.clone(),
         operations: request.operations.clone(),
     };
+    if let Some(source) = &request.from_matches {
+        let Some(replacement) = request.replacement.clone() else {
+            return Err(TransformError::MatchesWithoutReplacement.into());
+        };
+        let text = aide_core::request::read_request_source(source)?;
+        let matches = tree::records_from_document(&text)?;
+        doc.operations.push(Operation::ReplaceMatches(request::ReplaceMatchesOp { matches, replacement }));
+    }
     if let Some(source) = &request.edits_file {
         let text = aide_core::request::read_request_source(source)?;
         let from_file: EditsDocument = serde_json::from_str(&text)
@@ -330,11 +387,27 @@ pub fn transform(
     // Each distinct path once: a request of 10,000 edits names far fewer files.
     let mut paths: std::collections::BTreeSet<&str> =
         doc.edits.iter().filter_map(|e| e.path.as_deref().or(doc.file.as_deref())).collect();
+    // Tree operations: compiled, then their files found (reading, unlocked).
+    let mut prepared: Vec<Option<(tree::Prepared, Vec<String>)>> = Vec::with_capacity(doc.operations.len());
+    for (i, op) in doc.operations.iter().enumerate() {
+        let found = match tree::Prepared::new(i, op)? {
+            Some(p) => {
+                let (files, found_diagnostics) = p.candidates(root, ctx)?;
+                diagnostics.extend(found_diagnostics);
+                Some((p, files))
+            }
+            None => None,
+        };
+        prepared.push(found);
+    }
     for op in &doc.operations {
-        paths.insert(op.path());
+        paths.extend(op.path());
         if let Operation::Rename { to, .. } = op {
             paths.insert(to);
         }
+    }
+    for (_, files) in prepared.iter().flatten() {
+        paths.extend(files.iter().map(String::as_str));
     }
     let abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(root, p)).collect::<Result<_, _>>()?;
     let _locks = commit::lock_all(abs.iter().map(PathBuf::as_path))?;
@@ -342,9 +415,13 @@ pub fn transform(
     let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
     plan.span_edits(root, &doc.edits, doc.file.as_deref())?;
     progress.tick();
+    let mut renames = Vec::new();
     for (i, op) in doc.operations.iter().enumerate() {
         ctx.check_cancel()?;
-        plan.operation(root, i, op)?;
+        match &prepared[i] {
+            Some((p, files)) => renames.extend(plan.tree_operation(root, i, op, p, files, ctx)?),
+            None => plan.operation(root, i, op)?,
+        }
         progress.tick();
     }
 
@@ -391,6 +468,14 @@ pub fn transform(
         .values()
         .map(|f| {
             let (added, removed, diff) = text::diff(&f.rel, f.original.as_deref(), f.current.as_deref(), show_diff);
+            let (before, after) = (f.original.as_deref().unwrap_or_default(), f.current.as_deref().unwrap_or_default());
+            let sites = if f.current.is_none() || f.current == f.original {
+                Vec::new()
+            } else if f.replaced_whole || formatted.contains(&f.rel) || f.original.is_none() {
+                sites::Regions::from_line_diff(before, after).sites(before, after)
+            } else {
+                f.regions.sites(before, after)
+            };
             FileChange {
                 path: f.rel.clone(),
                 action: match (&f.original, &f.current) {
@@ -406,6 +491,7 @@ pub fn transform(
                 formatted: formatted.contains(&f.rel),
                 renamed_from: f.renamed_from.clone(),
                 diff,
+                sites,
             }
         })
         .collect();
@@ -426,7 +512,8 @@ pub fn transform(
     // Counted per edit and per operation (span edits are reported per file).
     let edits_applied: usize = plan.edit_counts.iter().filter(|(_, same)| !same).map(|(n, _)| n).sum();
     let edits_skipped: usize = plan.edit_counts.iter().filter(|(_, same)| *same).map(|(n, _)| n).sum();
-    let ops = plan.reports.iter().filter(|r| r.op != OpName::Edits);
+    // Span edits and tree operations count their replacements; others, themselves.
+    let ops = plan.reports.iter().filter(|r| !r.op.counts_replacements());
     let applied = edits_applied + ops.clone().filter(|r| r.status == OpStatus::Applied).count();
     let skipped = edits_skipped + ops.filter(|r| r.status != OpStatus::Applied).count();
     let checksum_after = match changed.as_slice() {
@@ -442,6 +529,7 @@ pub fn transform(
         no_op,
         files,
         operations: plan.reports,
+        renames,
         undo: wrote.then(|| format!("llm-transform undo {}", ctx.execution_id)),
         cargo_check: check,
     };

@@ -12,7 +12,10 @@ use crate::error::{BlockCandidate, TransformError, join_lines};
 use crate::request::{BlockOp, OpName, Operation, SpanEdit};
 use aide_core::text::Eol;
 
-use crate::text::{Indent, apply_span_edits, near_miss, reindent, to_eol};
+use crate::rename::RenameReport;
+use crate::text::{Indent, apply_span_edits_tracked, near_miss, reindent, to_eol};
+use crate::tree::{Edit, Prepared};
+use aide_core::tool::Context;
 
 /// A file as the plan sees it: what is on disk now and what it will be.
 #[derive(Debug, Clone)]
@@ -29,6 +32,10 @@ pub struct FileState {
     pub rustfmt: bool,
     pub cargo_check: bool,
     pub renamed_from: Option<String>,
+    /// Where the content changed, kept through every operation.
+    pub regions: crate::sites::Regions,
+    /// The content was replaced whole (`write`): its sites come from a line diff.
+    pub replaced_whole: bool,
 }
 
 /// What one operation did.
@@ -119,6 +126,8 @@ impl Plan {
                     rustfmt: false,
                     cargo_check: false,
                     renamed_from: None,
+                    regions: Default::default(),
+                    replaced_whole: false,
                 },
             );
         }
@@ -154,15 +163,13 @@ impl Plan {
             }
             let spans: Vec<(usize, usize, &[u8])> =
                 edits.iter().map(|(_, e)| (e.byte_start, e.byte_end, e.replacement.as_bytes())).collect();
-            let new = apply_span_edits(&bytes, &spans).map_err(|reason| TransformError::InvalidSpan {
-                path: rel.clone(),
-                reason,
-                current: actual.clone(),
-                size: bytes.len(),
+            let (new, tracked) = apply_span_edits_tracked(&bytes, &spans).map_err(|reason| {
+                TransformError::InvalidSpan { path: rel.clone(), reason, current: actual.clone(), size: bytes.len() }
             })?;
             let unchanged = new == bytes;
             let file = self.file(root, &path)?;
             file.current = Some(new);
+            file.regions.apply(&tracked);
             // One report per file: a request of 10,000 span edits need not echo them.
             let first = edits.iter().map(|(i, _)| *i).min().unwrap_or(0);
             let lowest = edits.iter().map(|(_, e)| e.byte_start).min().unwrap_or(0);
@@ -181,14 +188,18 @@ impl Plan {
 
     /// Applies one operation to the current contents.
     pub fn operation(&mut self, root: &Root, index: usize, op: &Operation) -> Result<(), AideError> {
-        let path = op.path().to_string();
+        let Some(path) = op.path().map(str::to_string) else {
+            return Err(AideError::internal("a tree operation reached the one-file planner"));
+        };
+        let mut tracked: Option<Vec<(usize, usize, usize)>> = None;
         let (line, note, before, after) = match op {
             Operation::Patch { old_text, new_text, replace_all, fuzzy, checksum_before, .. } => {
                 let file = self.file(root, &path)?;
                 let rel = file.rel.clone();
                 let bytes = existing(file)?;
                 check_sum(&rel, checksum_before.as_deref(), &bytes)?;
-                let (new, line, note) = patch(&rel, &bytes, old_text, new_text, *replace_all, *fuzzy)?;
+                let (new, edits, line, note) = patch(&rel, &bytes, old_text, new_text, *replace_all, *fuzzy)?;
+                tracked = Some(edits);
                 (Some(line), note, Some(bytes), Some(new))
             }
             Operation::ReplaceBlock(target)
@@ -206,7 +217,8 @@ impl Plan {
                 file.cargo_check |= target.run_cargo_check;
                 let rel = file.rel.clone();
                 let bytes = existing(file)?;
-                let (new, line) = block(&rel, &bytes, op, target, text)?;
+                let (new, edits, line) = block(&rel, &bytes, op, target, text)?;
+                tracked = Some(edits);
                 (Some(line), None, Some(bytes), Some(new))
             }
             Operation::Write { content, create_dirs, checksum_before, .. } => {
@@ -220,6 +232,7 @@ impl Plan {
                     return Err(TransformError::OverwriteWithoutChecksum { path: rel }.into());
                 }
                 ensure_parent(&file.abs, &rel, *create_dirs)?;
+                file.replaced_whole = true;
                 (None, None, before, Some(content.clone().into_bytes()))
             }
             Operation::Delete { checksum_before, .. } => {
@@ -228,6 +241,12 @@ impl Plan {
                 let bytes = existing(file)?;
                 check_sum(&rel, checksum_before.as_deref(), &bytes)?;
                 (None, None, Some(bytes), None)
+            }
+            Operation::ReplaceRegex(_)
+            | Operation::ReplaceMatches(_)
+            | Operation::Rewrite(_)
+            | Operation::RenameSymbol(_) => {
+                return Err(AideError::internal("a tree operation reached the one-file planner"));
             }
             Operation::Rename { to, create_dirs, checksum_before, .. } => {
                 let file = self.file(root, &path)?;
@@ -258,10 +277,123 @@ impl Plan {
         let unchanged = before == after;
         let file = self.file(root, &path)?;
         file.current = after;
+        if let Some(edits) = tracked {
+            file.regions.apply(&edits);
+        }
         let rel = file.rel.clone();
         self.reports.push(OpReport { index, op: op.name(), path: rel, status: OpStatus::of(unchanged), line, note });
         Ok(())
     }
+
+    /// Applies a tree operation to the files its candidates step found:
+    /// one report per file changed, the replacements counted as span edits.
+    /// A rename returns its report.
+    pub fn tree_operation(
+        &mut self,
+        root: &Root,
+        index: usize,
+        op: &Operation,
+        prepared: &Prepared,
+        files: &[String],
+        ctx: &Context,
+    ) -> Result<Option<RenameReport>, AideError> {
+        if let Prepared::Rename(rename) = prepared {
+            let mut contents = Vec::with_capacity(files.len());
+            for rel in files {
+                ctx.check_cancel()?;
+                if let Some(bytes) = self.file(root, rel)?.current.clone() {
+                    contents.push((rel.clone(), bytes));
+                }
+            }
+            let planned = rename.plan(&contents)?;
+            for (rel, edits) in planned.edits {
+                self.apply_edits(root, index, op.name(), &rel, edits)?;
+            }
+            self.forget_untouched(root, files)?;
+            return Ok(Some(planned.report));
+        }
+        let mut total = 0usize;
+        for rel in files {
+            ctx.check_cancel()?;
+            let file = self.file(root, rel)?;
+            let Some(bytes) = file.current.clone() else { continue };
+            let shown = file.rel.clone();
+            let edits = prepared.edits_in(rel, &bytes).map_err(|e| with_path(e, &shown))?;
+            if edits.is_empty() {
+                continue;
+            }
+            total += edits.len();
+            self.apply_edits(root, index, op.name(), rel, edits)?;
+        }
+        if let Some(max) = prepared.max_replacements()
+            && total > max
+        {
+            return Err(TransformError::TooManyReplacements { index, op: op.name(), count: total, max }.into());
+        }
+        self.forget_untouched(root, files)?;
+        Ok(None)
+    }
+
+    /// Applies `edits` to `rel`'s current content and reports them as one
+    /// entry of operation `index`.
+    fn apply_edits(
+        &mut self,
+        root: &Root,
+        index: usize,
+        op: OpName,
+        rel: &str,
+        edits: Vec<Edit>,
+    ) -> Result<(), AideError> {
+        let file = self.file(root, rel)?;
+        let rel = file.rel.clone();
+        let bytes = existing(file)?;
+        let spans: Vec<(usize, usize, &[u8])> = edits.iter().map(|e| (e.start, e.end, e.text.as_slice())).collect();
+        let (new, tracked) = apply_span_edits_tracked(&bytes, &spans).map_err(|reason| {
+            TransformError::InvalidSpan { path: rel.clone(), reason, current: sha256_hex(&bytes), size: bytes.len() }
+        })?;
+        let unchanged = new == bytes;
+        let first = edits.iter().map(|e| e.start).min().unwrap_or(0);
+        let line = LineIndex::new(&bytes).line_of(first);
+        let file = self.file(root, &rel)?;
+        file.current = Some(new);
+        file.regions.apply(&tracked);
+        let n = edits.len();
+        self.edit_counts.push((n, unchanged));
+        self.reports.push(OpReport {
+            index,
+            op,
+            path: rel,
+            status: OpStatus::of(unchanged),
+            line: Some(line),
+            note: Some(format!("{n} replacement{}", if n == 1 { "" } else { "s" })),
+        });
+        Ok(())
+    }
+
+    /// Drops the files a tree operation read but did not change, unless
+    /// something else of the request changed them: the result lists the
+    /// files a request touched, not every file it looked at.
+    fn forget_untouched(&mut self, root: &Root, files: &[String]) -> Result<(), AideError> {
+        for rel in files {
+            let abs = self.resolve(root, rel)?;
+            let untouched = self.files.get(&abs).is_some_and(|f| f.current == f.original && f.renamed_from.is_none());
+            let reported = self.files.get(&abs).is_some_and(|f| self.reports.iter().any(|r| r.path == f.rel));
+            if untouched && !reported {
+                self.files.remove(&abs);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An error about a file whose details lack its path gets it.
+fn with_path(mut e: AideError, path: &str) -> AideError {
+    if let Some(details) = e.details.as_deref_mut()
+        && let Some(map) = details.as_object_mut()
+    {
+        map.entry("path").or_insert_with(|| serde_json::Value::String(path.to_string()));
+    }
+    e
 }
 
 fn existing(file: &FileState) -> Result<Vec<u8>, AideError> {
@@ -290,7 +422,7 @@ fn patch(
     new_text: &str,
     replace_all: bool,
     fuzzy: bool,
-) -> Result<(Vec<u8>, usize, Option<String>), AideError> {
+) -> Result<(Vec<u8>, Vec<(usize, usize, usize)>, usize, Option<String>), AideError> {
     if old_text.is_empty() {
         return Err(TransformError::EmptyOldText.into());
     }
@@ -340,11 +472,12 @@ fn patch(
         }
         n => {
             let spans: Vec<(usize, usize, &[u8])> = starts.iter().map(|&(s, e)| (s, e, new.as_bytes())).collect();
-            let out = apply_span_edits(bytes, &spans).map_err(|e| AideError::internal(e.to_string()))?;
+            let (out, tracked) =
+                apply_span_edits_tracked(bytes, &spans).map_err(|e| AideError::internal(e.to_string()))?;
             if n > 1 {
                 note = Some(format!("replace_all: {n} matches (lines {})", join_lines(&lines)));
             }
-            Ok((out, lines[0], note))
+            Ok((out, tracked, lines[0], note))
         }
     }
 }
@@ -398,7 +531,13 @@ fn module_matches(symbol: &Symbol, module_path: &str) -> bool {
 }
 
 /// Finds the block an operation targets and applies it.
-fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) -> Result<(Vec<u8>, usize), AideError> {
+fn block(
+    rel: &str,
+    bytes: &[u8],
+    op: &Operation,
+    target: &BlockOp,
+    text: &str,
+) -> Result<(Vec<u8>, Vec<(usize, usize, usize)>, usize), AideError> {
     let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
         return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
     };
@@ -528,7 +667,7 @@ fn block(rel: &str, bytes: &[u8], op: &Operation, target: &BlockOp, text: &str) 
             (at, at, insert)
         }
     };
-    let out =
-        apply_span_edits(bytes, &[(at, end, insert.as_bytes())]).map_err(|e| AideError::internal(e.to_string()))?;
-    Ok((out, symbol.span.line))
+    let (out, tracked) = apply_span_edits_tracked(bytes, &[(at, end, insert.as_bytes())])
+        .map_err(|e| AideError::internal(e.to_string()))?;
+    Ok((out, tracked, symbol.span.line))
 }

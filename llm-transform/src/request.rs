@@ -121,6 +121,133 @@ pub enum Operation {
         #[serde(default)]
         checksum_before: Option<String>,
     },
+    /// Replace every match of a regex in the files of the tree (llm-search's
+    /// walk), capture references expanded in `replacement`.
+    ReplaceRegex(ReplaceRegexOp),
+    /// Replace the spans a search reported (llm-search or llm-ast-search
+    /// records), each guarded by the checksum it carries.
+    ReplaceMatches(ReplaceMatchesOp),
+    /// Rewrite every match of a tree-sitter query with a template of its
+    /// captures.
+    Rewrite(RewriteOp),
+    /// Rename a symbol's definition and its references across the tree.
+    RenameSymbol(RenameSymbolOp),
+}
+
+/// Which files of the tree an operation looks at: llm-search's walking
+/// fields, under the same names.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct TreeScope {
+    /// Include or exclude files by glob (gitignore syntax; `!` excludes).
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub glob: Vec<String>,
+    /// Only files of these languages (rust, python, …).
+    #[serde(rename = "type", deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub r#type: Vec<String>,
+    pub hidden: bool,
+    pub no_ignore: bool,
+    pub follow: bool,
+    pub max_depth: Option<usize>,
+    pub max_filesize: Option<u64>,
+}
+
+impl TreeScope {
+    pub fn walk_args(&self) -> aide_core::walk::WalkArgs {
+        aide_core::walk::WalkArgs {
+            glob: self.glob.clone(),
+            r#type: self.r#type.clone(),
+            hidden: self.hidden,
+            no_ignore: self.no_ignore,
+            follow: self.follow,
+            max_depth: self.max_depth,
+            max_filesize: self.max_filesize,
+        }
+    }
+}
+
+/// `replace_regex`: every match of `pattern` in the scope's files.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplaceRegexOp {
+    /// A regular expression (Rust regex syntax), matched against each whole
+    /// file: `^`/`$` match at line boundaries, `.` does not match a line
+    /// break, `\n` does.
+    pub pattern: String,
+    /// The replacement: `$0`, `$1`, `${name}` expand to the match and its
+    /// groups, `$$` is a `$` (regex's expansion, as sd and fastmod).
+    pub replacement: String,
+    /// Treat the pattern as literal text.
+    #[serde(default)]
+    pub fixed_strings: bool,
+    #[serde(default)]
+    pub ignore_case: bool,
+    /// Only whole-word matches.
+    #[serde(default)]
+    pub word: bool,
+    /// Refuse (nothing written) if there would be more replacements than this.
+    #[serde(default)]
+    pub max_replacements: Option<usize>,
+    #[serde(flatten)]
+    pub scope: TreeScope,
+}
+
+/// `replace_matches`: the records of a search, each replaced by `replacement`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplaceMatchesOp {
+    /// llm-search matches, llm-ast-search captures, symbols, definitions or
+    /// references: each needs `path`, `byte_start`, `byte_end`, `checksum`.
+    pub matches: Vec<serde_json::Value>,
+    /// `$0` is the matched text, `$1`/`${name}` its capture groups (llm-search
+    /// `--captures`) or, for a tree-sitter capture, its own capture name.
+    pub replacement: String,
+}
+
+/// `rewrite`: a tree-sitter query and a template of its captures.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RewriteOp {
+    /// rust, python, typescript, tsx, javascript, c, cpp, java, go.
+    pub language: String,
+    /// A tree-sitter query; its captures are the template's `$name`s.
+    pub query: String,
+    /// The new text of each match: `${name}` (or `$name`) is a capture's text.
+    pub template: String,
+    /// The capture whose node is replaced (default: the one spanning all the
+    /// others of its match).
+    #[serde(default)]
+    pub replace: Option<String>,
+    #[serde(default)]
+    pub max_replacements: Option<usize>,
+    #[serde(flatten)]
+    pub scope: TreeScope,
+}
+
+/// `rename_symbol`: a definition and its references, as one edit.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RenameSymbolOp {
+    /// The symbol: a name, or a name path (`Agent/run`, `impl Agent/run`).
+    pub name: String,
+    pub new_name: String,
+    /// The file that defines it, when the name is defined in several.
+    #[serde(default)]
+    pub path: Option<String>,
+    /// A line of the definition (or near it), when a file defines it several times.
+    #[serde(default)]
+    pub line_hint: Option<usize>,
+    /// Also rename the name where it appears in comments and strings.
+    #[serde(default)]
+    pub in_comments_and_strings: bool,
+    /// Rename `x.name` sites whose receiver cannot be resolved too (they are
+    /// listed as `unresolved` and left alone otherwise).
+    #[serde(default)]
+    pub include_unresolved: bool,
+    #[serde(flatten)]
+    pub scope: TreeScope,
 }
 
 /// The name of what an operation report is about: an operation, or the
@@ -136,6 +263,10 @@ pub enum OpName {
     Write,
     Delete,
     Rename,
+    ReplaceRegex,
+    ReplaceMatches,
+    Rewrite,
+    RenameSymbol,
 }
 
 impl OpName {
@@ -149,7 +280,22 @@ impl OpName {
             OpName::Write => "write",
             OpName::Delete => "delete",
             OpName::Rename => "rename",
+            OpName::ReplaceRegex => "replace_regex",
+            OpName::ReplaceMatches => "replace_matches",
+            OpName::Rewrite => "rewrite",
+            OpName::RenameSymbol => "rename_symbol",
         }
+    }
+}
+
+impl OpName {
+    /// Reports of these count their replacements (span edits, tree
+    /// operations), not themselves, in `applied`/`skipped`.
+    pub fn counts_replacements(self) -> bool {
+        matches!(
+            self,
+            OpName::Edits | OpName::ReplaceRegex | OpName::ReplaceMatches | OpName::Rewrite | OpName::RenameSymbol
+        )
     }
 }
 
@@ -163,16 +309,28 @@ impl Operation {
             Operation::Write { .. } => OpName::Write,
             Operation::Delete { .. } => OpName::Delete,
             Operation::Rename { .. } => OpName::Rename,
+            Operation::ReplaceRegex(_) => OpName::ReplaceRegex,
+            Operation::ReplaceMatches(_) => OpName::ReplaceMatches,
+            Operation::Rewrite(_) => OpName::Rewrite,
+            Operation::RenameSymbol(_) => OpName::RenameSymbol,
         }
     }
 
-    pub fn path(&self) -> &str {
+    /// The one file the operation acts on; None for the operations that
+    /// find their files in the tree.
+    pub fn path(&self) -> Option<&str> {
         match self {
-            Operation::ReplaceBlock(b) | Operation::InsertAfterBlock(b) | Operation::InsertBeforeBlock(b) => &b.path,
+            Operation::ReplaceBlock(b) | Operation::InsertAfterBlock(b) | Operation::InsertBeforeBlock(b) => {
+                Some(&b.path)
+            }
             Operation::Patch { path, .. }
             | Operation::Write { path, .. }
             | Operation::Delete { path, .. }
-            | Operation::Rename { path, .. } => path,
+            | Operation::Rename { path, .. } => Some(path),
+            Operation::ReplaceRegex(_)
+            | Operation::ReplaceMatches(_)
+            | Operation::Rewrite(_)
+            | Operation::RenameSymbol(_) => None,
         }
     }
 

@@ -30,6 +30,17 @@ pub enum SpanEditError {
 /// cutting a UTF-8 character, or overlapping (two insertions at one offset
 /// count as overlapping: their order would be a guess).
 pub fn apply_span_edits(bytes: &[u8], edits: &[(usize, usize, &[u8])]) -> Result<Vec<u8>, SpanEditError> {
+    apply_span_edits_tracked(bytes, edits).map(|(out, _)| out)
+}
+
+/// [`apply_span_edits`], also returning each edit as `(start, end,
+/// new_len)` in byte order (what [`crate::sites::Regions::apply`] takes).
+/// The result is built in one forward pass: linear in the file and the
+/// number of edits.
+pub fn apply_span_edits_tracked(
+    bytes: &[u8],
+    edits: &[(usize, usize, &[u8])],
+) -> Result<(Vec<u8>, Vec<(usize, usize, usize)>), SpanEditError> {
     let mut order: Vec<usize> = (0..edits.len()).collect();
     order.sort_by_key(|&i| (edits[i].0, edits[i].1));
     for (n, &i) in order.iter().enumerate() {
@@ -52,12 +63,19 @@ pub fn apply_span_edits(bytes: &[u8], edits: &[(usize, usize, &[u8])]) -> Result
             }
         }
     }
-    let mut out = bytes.to_vec();
-    for &i in order.iter().rev() {
+    let growth: usize = edits.iter().map(|(_, _, r)| r.len()).sum();
+    let mut out = Vec::with_capacity(bytes.len() + growth);
+    let mut at = 0;
+    let mut tracked = Vec::with_capacity(edits.len());
+    for &i in &order {
         let (s, e, r) = edits[i];
-        out.splice(s..e, r.iter().copied());
+        out.extend_from_slice(&bytes[at..s]);
+        out.extend_from_slice(r);
+        at = e;
+        tracked.push((s, e, r.len()));
     }
-    Ok(out)
+    out.extend_from_slice(&bytes[at..]);
+    Ok((out, tracked))
 }
 
 /// The text nearest a patch's `old_text` that was not found.
@@ -135,10 +153,62 @@ pub fn diff(rel: &str, before: Option<&[u8]>, after: Option<&[u8]>, unified: boo
         let from = if before.is_some() { format!("a/{rel}") } else { "/dev/null".into() };
         let to = if after.is_some() { format!("b/{rel}") } else { "/dev/null".into() };
         let printer = GnuPrinter(&input.interner);
-        let body = diff.unified_diff(&printer, imara_diff::UnifiedDiffConfig::default(), &input).to_string();
-        format!("--- {from}\n+++ {to}\n{body}")
+        let mut body = format!("--- {from}\n+++ {to}\n");
+        // Writing to a String cannot fail.
+        let _ = unified_hunks(&mut body, &printer, &diff, &input.before, &input.after, 3);
+        body
     });
     (added, removed, text)
+}
+
+/// The hunks of `diff` with `context` lines around each, changes closer
+/// than twice that joined into one hunk, as `diff -u` prints them.
+fn unified_hunks(
+    f: &mut String,
+    printer: &GnuPrinter<'_>,
+    diff: &imara_diff::Diff,
+    before: &[imara_diff::Token],
+    after: &[imara_diff::Token],
+    context: u32,
+) -> std::fmt::Result {
+    use imara_diff::UnifiedDiffPrinter;
+    let hunks: Vec<imara_diff::Hunk> = diff.hunks().collect();
+    let mut i = 0;
+    while i < hunks.len() {
+        let mut j = i;
+        while j + 1 < hunks.len() && hunks[j + 1].before.start - hunks[j].before.end <= 2 * context {
+            j += 1;
+        }
+        let (first, last) = (&hunks[i], &hunks[j]);
+        let lead = first.before.start.min(context);
+        let trail = (before.len() as u32 - last.before.end).min(context);
+        let (before_start, after_start) = (first.before.start - lead, first.after.start - lead);
+        let (before_end, after_end) = (last.before.end + trail, last.after.end + trail);
+        printer.display_header(
+            &mut *f,
+            before_start,
+            after_start,
+            before_end - before_start,
+            after_end - after_start,
+        )?;
+        let mut pos = before_start;
+        for h in &hunks[i..=j] {
+            for &t in &before[pos as usize..h.before.start as usize] {
+                printer.display_context_token(&mut *f, t)?;
+            }
+            printer.display_hunk(
+                &mut *f,
+                &before[h.before.start as usize..h.before.end as usize],
+                &after[h.after.start as usize..h.after.end as usize],
+            )?;
+            pos = h.before.end;
+        }
+        for &t in &before[pos as usize..before_end as usize] {
+            printer.display_context_token(&mut *f, t)?;
+        }
+        i = j + 1;
+    }
+    Ok(())
 }
 
 /// Prints hunks as GNU `diff -u` does: `@@ -l,n +l,n @@` (`,1` left out,
@@ -201,6 +271,34 @@ impl imara_diff::UnifiedDiffPrinter for GnuPrinter<'_> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// imara-diff 0.2.0's own unified printer shows the first hunk's
+    /// context from line 1 when the change is within 6 lines of the top,
+    /// under a header that says otherwise; ours matches `diff -u`.
+    #[test]
+    fn a_change_near_the_top_shows_three_lines_of_context_like_diff_u() {
+        let (_, _, text) = diff("f", Some(b"a\nb\nc\nd\ne\nf\ng\n"), Some(b"a\nb\nc\nd\ne\nf\nG\n"), true);
+        assert_eq!(text.as_deref(), Some("--- a/f\n+++ b/f\n@@ -4,4 +4,4 @@\n d\n e\n f\n-g\n+G\n"));
+        let (_, _, text) = diff("f", Some(b"a\nb\nc\nd\ne\n"), Some(b"a\nB\nc\nd\ne\nX\n"), true);
+        assert_eq!(text.as_deref(), Some("--- a/f\n+++ b/f\n@@ -1,5 +1,6 @@\n a\n-b\n+B\n c\n d\n e\n+X\n"));
+    }
+
+    /// Hunks more than six lines apart are printed apart, each with three
+    /// lines of context, as `diff -u` does.
+    #[test]
+    fn distant_changes_are_separate_hunks() {
+        let before: String = (1..=20).map(|i| format!("{i}\n")).collect();
+        let after: String = (1..=20)
+            .map(|i| match i {
+                2 => "two\n".to_string(),
+                18 => "eighteen\n".to_string(),
+                i => format!("{i}\n"),
+            })
+            .collect();
+        let (_, _, text) = diff("f", Some(before.as_bytes()), Some(after.as_bytes()), true);
+        let headers: Vec<&str> = text.as_deref().unwrap_or("").lines().filter(|l| l.starts_with("@@")).collect();
+        assert_eq!(headers, ["@@ -1,5 +1,5 @@", "@@ -15,6 +15,6 @@"]);
+    }
 
     #[test]
     fn spans_are_checked() {

@@ -285,6 +285,8 @@ pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>,
             rustfmt: false,
             cargo_check: false,
             renamed_from: None,
+            regions: Default::default(),
+            replaced_whole: false,
         });
     }
     let refs: Vec<&FileState> = states.iter().collect();

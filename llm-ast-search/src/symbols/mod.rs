@@ -165,6 +165,9 @@ pub struct Symbol {
     pub parent: Option<Arc<str>>,
     /// 1 for a top-level symbol, 2 for one inside it, …
     pub depth: usize,
+    /// SHA-256 of the file's bytes as parsed (shared by the file's symbols):
+    /// what an edit of this span passes as `checksum_before`.
+    pub checksum: Arc<str>,
     #[serde(flatten)]
     pub span: Span,
     /// The declaration up to its body, on one line.
@@ -226,7 +229,21 @@ impl Default for OutlineOptions {
 
 /// Every symbol of a parsed file, in source order (outer before inner).
 pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineIndex) -> Vec<Symbol> {
-    outline_with(lang, path, source, tree, index, Some(kind_tables(lang)), OutlineOptions::default())
+    outline_with_options(lang, path, source, tree, index, OutlineOptions::default())
+}
+
+/// The outline of a parsed file, with options; its symbols carry the
+/// file's checksum, computed once with the file.
+pub(crate) fn outline_of_file(file: &crate::files::SourceFile, options: OutlineOptions) -> Vec<Symbol> {
+    let parsed = Parsed {
+        lang: file.lang,
+        path: &file.path,
+        source: &file.source,
+        tree: &file.tree,
+        index: &file.index,
+        checksum: file.checksum().clone(),
+    };
+    outline_with(&parsed, Some(kind_tables(file.lang)), options)
 }
 
 /// [`outline`] with options.
@@ -238,20 +255,25 @@ pub fn outline_with_options(
     index: &LineIndex,
     options: OutlineOptions,
 ) -> Vec<Symbol> {
-    outline_with(lang, path, source, tree, index, Some(kind_tables(lang)), options)
+    let checksum = Arc::from(aide_core::checksum::sha256_hex(source));
+    outline_with(&Parsed { lang, path, source, tree, index, checksum }, Some(kind_tables(lang)), options)
+}
+
+/// A parsed file as the outline reads it.
+pub(crate) struct Parsed<'a> {
+    pub lang: Lang,
+    pub path: &'a str,
+    pub source: &'a [u8],
+    pub tree: &'a Tree,
+    pub index: &'a LineIndex,
+    /// SHA-256 of `source`, given to every symbol.
+    pub checksum: Arc<str>,
 }
 
 /// [`outline`], asking [`definition`] about the kinds the tables allow and
 /// skipping opaque subtrees (or, without tables, every named node).
-fn outline_with(
-    lang: Lang,
-    path: &str,
-    source: &[u8],
-    tree: &Tree,
-    index: &LineIndex,
-    tables: Option<&KindTables>,
-    options: OutlineOptions,
-) -> Vec<Symbol> {
+fn outline_with(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> Vec<Symbol> {
+    let Parsed { lang, path, source, tree, index, .. } = *file;
     let path: Arc<str> = Arc::from(path);
     let mut symbols: Vec<Symbol> = Vec::new();
     // Open symbols: (node id, index into `symbols`).
@@ -266,7 +288,8 @@ fn outline_with(
         if candidate && node.is_named() {
             let parent = open.last().map(|&(_, i)| &symbols[i]);
             if let Some(def) = definition(lang, node, source, parent.map(|p| p.kind)) {
-                let symbol = make_symbol(&path, node, def, parent, source, index, options.signatures);
+                let at = Site { path: &path, checksum: &file.checksum, source, index };
+                let symbol = make_symbol(&at, node, def, parent, options.signatures);
                 enter &= options.max_depth.is_none_or(|m| symbol.depth < m);
                 open.push((node.id(), symbols.len()));
                 symbols.push(symbol);
@@ -289,15 +312,16 @@ fn outline_with(
     }
 }
 
-fn make_symbol(
-    path: &Arc<str>,
-    node: Node<'_>,
-    def: Def<'_>,
-    parent: Option<&Symbol>,
-    source: &[u8],
-    index: &LineIndex,
-    with_signature: bool,
-) -> Symbol {
+/// Where a symbol is: its file's shared path and checksum, and its text.
+struct Site<'a> {
+    path: &'a Arc<str>,
+    checksum: &'a Arc<str>,
+    source: &'a [u8],
+    index: &'a LineIndex,
+}
+
+fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symbol>, with_signature: bool) -> Symbol {
+    let (source, index) = (at.source, at.index);
     // The parent's name path is shared, not copied, unless a qualifier extends it.
     let parent_path: Option<Arc<str>> = match (parent, def.qualifier.is_empty()) {
         (p, true) => p.map(|p| p.name_path.clone()),
@@ -312,13 +336,14 @@ fn make_symbol(
         None => Arc::from(def.name.as_str()),
     };
     Symbol {
-        path: path.clone(),
+        path: at.path.clone(),
         name: def.name,
         kind: def.kind,
         node_kind: node.kind(),
         name_path,
         parent: parent_path,
         depth: parent.map_or(1, |p| p.depth + 1),
+        checksum: at.checksum.clone(),
         span: index.span(source, node.start_byte(), node.end_byte()),
         signature: if with_signature { signature(node, source) } else { String::new() },
         name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),

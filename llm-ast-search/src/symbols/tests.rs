@@ -112,7 +112,9 @@ fn the_kind_table_changes_nothing() {
         let tree = crate::language::parse(lang, src.as_bytes()).unwrap();
         let index = LineIndex::new(src.as_bytes());
         let fast = outline(lang, "f", src.as_bytes(), &tree, &index);
-        let slow = outline_with(lang, "f", src.as_bytes(), &tree, &index, None, OutlineOptions::default());
+        let parsed =
+            Parsed { lang, path: "f", source: src.as_bytes(), tree: &tree, index: &index, checksum: "".into() };
+        let slow = outline_with(&parsed, None, OutlineOptions::default());
         assert!(fast.len() >= 3, "{lang}: {:?}", brief(&fast));
         assert_eq!(brief(&fast), brief(&slow), "{lang}");
     }

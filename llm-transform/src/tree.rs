@@ -1,0 +1,455 @@
+//! Operations that find their files in the tree: `replace_regex`,
+//! `replace_matches` (a search's records), `rewrite` (a tree-sitter query
+//! and a template) and `rename_symbol` ([`crate::rename`]).
+//!
+//! Each runs in two steps around the lock: [`Prepared::candidates`] walks
+//! the tree (in parallel, reading without locks) for the files the
+//! operation may change; the plan locks them with every other file of the
+//! request, then [`Prepared::edits_in`] works out the edits on each file's
+//! content as read under the lock. A file that changed between the two
+//! steps is edited as it is now; the commit's own checks still hold.
+
+use std::collections::BTreeMap;
+
+use aide_core::envelope::Diagnostic;
+use aide_core::tool::Context;
+use aide_core::walk::{WalkedFile, Walker};
+use aide_core::{AideError, Lang, LineIndex, Root};
+use llm_ast_search::files::{Scope, SourceFile};
+use serde_json::Value;
+use streaming_iterator::StreamingIterator;
+
+use crate::error::{SpanAt, TransformError};
+use crate::request::{Operation, ReplaceMatchesOp, ReplaceRegexOp, RewriteOp};
+use crate::template::{Piece, Template};
+
+/// One replacement in a file: bytes `start..end` of its current content
+/// become `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub start: usize,
+    pub end: usize,
+    pub text: Vec<u8>,
+}
+
+/// A tree operation with its pattern, query or template compiled.
+pub enum Prepared {
+    Regex { regex: regex::bytes::Regex, replacement: String, op: ReplaceRegexOp },
+    Matches { records: BTreeMap<String, Vec<MatchRecord>>, template: Template },
+    Rewrite(Box<PreparedRewrite>),
+    Rename(Box<crate::rename::PreparedRename>),
+}
+
+/// A compiled `rewrite`.
+pub struct PreparedRewrite {
+    pub lang: Lang,
+    pub query: llm_ast_search::query::CompiledQuery,
+    pub template: Template,
+    /// The capture whose node each match replaces (None: the widest).
+    pub replace: Option<u32>,
+    pub op: RewriteOp,
+}
+
+impl Prepared {
+    /// Compiles a tree operation (None for the operations on one file).
+    pub fn new(index: usize, op: &Operation) -> Result<Option<Prepared>, AideError> {
+        Ok(Some(match op {
+            Operation::ReplaceRegex(op) => {
+                Prepared::Regex { regex: compile_regex(op)?, replacement: op.replacement.clone(), op: op.clone() }
+            }
+            Operation::ReplaceMatches(op) => prepare_matches(index, op)?,
+            Operation::Rewrite(op) => Prepared::Rewrite(Box::new(prepare_rewrite(op)?)),
+            Operation::RenameSymbol(op) => Prepared::Rename(Box::new(crate::rename::PreparedRename::new(op)?)),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// The files (relative paths, sorted) the operation may change, and the
+    /// diagnostics of files it could not read.
+    pub fn candidates(&self, root: &Root, ctx: &Context) -> Result<(Vec<String>, Vec<Diagnostic>), AideError> {
+        match self {
+            Prepared::Regex { regex, op, .. } => {
+                let max_filesize = op.scope.max_filesize;
+                let walker = Walker::new(root, &op.scope.walk_args())?.watched(ctx);
+                let threads = aide_core::walk::default_threads();
+                let (mut found, mut diagnostics) = walker.filter_map_parallel(threads, || {
+                    let mut bytes = Vec::new();
+                    move |file: WalkedFile| match read_text(root, &file, max_filesize, &mut bytes) {
+                        Ok(()) => regex.is_match(&bytes).then(|| Ok(file.rel)),
+                        Err(d) => Some(Err(d)),
+                    }
+                })?;
+                found.sort_by(|a, b| sort_key(a).cmp(sort_key(b)));
+                let mut files = Vec::new();
+                for f in found {
+                    match f {
+                        Ok(rel) => files.push(rel),
+                        Err(d) => diagnostics.push(d),
+                    }
+                }
+                aide_core::envelope::sort_diagnostics(&mut diagnostics);
+                Ok((files, diagnostics))
+            }
+            Prepared::Matches { records, .. } => Ok((records.keys().cloned().collect(), Vec::new())),
+            Prepared::Rewrite(rw) => {
+                let walk = rw.op.scope.walk_args();
+                let scope = source_scope(root, &walk, Some(rw.lang), ctx);
+                let needle = llm_ast_search::query::required_literal(&rw.query);
+                let (found, diagnostics) = scope.map_files(needle.as_deref().map(str::as_bytes), |file, _| {
+                    has_match(&rw.query.query, file).then(|| file.path.clone())
+                })?;
+                Ok((found.into_iter().flatten().collect(), diagnostics))
+            }
+            Prepared::Rename(rename) => rename.candidates(root, ctx),
+        }
+    }
+
+    /// The edits of the operation in `rel`, whose content is `bytes`.
+    pub fn edits_in(&self, rel: &str, bytes: &[u8]) -> Result<Vec<Edit>, AideError> {
+        match self {
+            Prepared::Regex { regex, replacement, .. } => Ok(regex
+                .captures_iter(bytes)
+                .filter_map(|caps| {
+                    let whole = caps.get(0)?;
+                    let mut text = Vec::new();
+                    caps.expand(replacement.as_bytes(), &mut text);
+                    Some(Edit { start: whole.start(), end: whole.end(), text })
+                })
+                .collect()),
+            Prepared::Matches { records, template } => {
+                let Some(records) = records.get(rel) else { return Ok(Vec::new()) };
+                match_edits(rel, bytes, records, template)
+            }
+            Prepared::Rewrite(rw) => rewrite_edits(rw, rel, bytes),
+            Prepared::Rename(_) => Err(AideError::internal("rename edits are planned for the whole tree at once")),
+        }
+    }
+
+    /// The most replacements the operation allows, if it sets a cap.
+    pub fn max_replacements(&self) -> Option<usize> {
+        match self {
+            Prepared::Regex { op, .. } => op.max_replacements,
+            Prepared::Rewrite(rw) => rw.op.max_replacements,
+            Prepared::Matches { .. } | Prepared::Rename(_) => None,
+        }
+    }
+}
+
+/// Paths sort byte-wise, as every tool's output does.
+fn sort_key(r: &Result<String, Diagnostic>) -> &[u8] {
+    match r {
+        Ok(rel) => rel.as_bytes(),
+        Err(d) => d.path.as_deref().unwrap_or("").as_bytes(),
+    }
+}
+
+/// The scope of source files of a tree operation, for llm-ast-search's
+/// parallel parse.
+pub(crate) fn source_scope<'a>(
+    root: &'a Root,
+    walk: &'a aide_core::walk::WalkArgs,
+    language: Option<Lang>,
+    ctx: &'a Context,
+) -> Scope<'a> {
+    Scope { root, paths: &[], walk, language, threads: aide_core::walk::default_threads(), ctx }
+}
+
+/// Reads a walked file beneath the root into `bytes`; binary, UTF-16,
+/// oversized and unreadable files are diagnostics (as llm-search reports them).
+fn read_text(root: &Root, file: &WalkedFile, max_filesize: Option<u64>, bytes: &mut Vec<u8>) -> Result<(), Diagnostic> {
+    use aide_core::envelope::diag;
+    use std::io::Read;
+    bytes.clear();
+    let mut f = root.open_file(&file.abs).map_err(|e| e.into_diagnostic(&file.rel))?;
+    if let Some(max) = max_filesize
+        && let Ok(md) = f.metadata()
+        && md.len() > max
+    {
+        return Err(Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes is over max_filesize {max}", md.len()))
+            .with_path(&file.rel));
+    }
+    f.read_to_end(bytes)
+        .map_err(|e| Diagnostic::new(diag::UNREADABLE, format!("cannot read: {e}")).with_path(&file.rel))?;
+    match aide_core::text::non_text(bytes) {
+        Some(aide_core::text::NonText::Utf16) => {
+            Err(Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file not searched").with_path(&file.rel))
+        }
+        Some(aide_core::text::NonText::Binary) => {
+            Err(Diagnostic::new(diag::BINARY_FILE, "binary file (NUL byte) not searched").with_path(&file.rel))
+        }
+        None => Ok(()),
+    }
+}
+
+fn compile_regex(op: &ReplaceRegexOp) -> Result<regex::bytes::Regex, AideError> {
+    let pattern = if op.fixed_strings { regex::escape(&op.pattern) } else { op.pattern.clone() };
+    let pattern = if op.word { format!(r"\b(?:{pattern})\b") } else { pattern };
+    regex::bytes::RegexBuilder::new(&pattern)
+        .multi_line(true)
+        .case_insensitive(op.ignore_case)
+        .size_limit(64 << 20)
+        .build()
+        .map_err(|e| TransformError::InvalidRegex { pattern: op.pattern.clone(), message: e.to_string() }.into())
+}
+
+// ---------------------------------------------------------------- matches
+
+/// One record of a search, as `replace_matches` uses it.
+#[derive(Debug, Clone)]
+pub struct MatchRecord {
+    pub index: usize,
+    pub start: usize,
+    pub end: usize,
+    pub checksum: String,
+    /// Capture groups by number and name (llm-search `--captures`), or the
+    /// record's own capture name (an llm-ast-search query capture).
+    pub groups: Vec<(usize, Option<String>, Option<(usize, usize)>)>,
+}
+
+fn prepare_matches(op_index: usize, op: &ReplaceMatchesOp) -> Result<Prepared, AideError> {
+    let mut records: BTreeMap<String, Vec<MatchRecord>> = BTreeMap::new();
+    for (index, value) in op.matches.iter().enumerate() {
+        let (path, record) = match_record(index, value)?;
+        records.entry(path).or_default().push(record);
+    }
+    if records.is_empty() {
+        return Err(TransformError::NoMatches { index: op_index }.into());
+    }
+    Ok(Prepared::Matches { records, template: Template::parse(&op.replacement) })
+}
+
+/// Reads one record: `path`, `byte_start`, `byte_end`, `checksum`, and the
+/// capture groups it carries.
+fn match_record(index: usize, v: &Value) -> Result<(String, MatchRecord), AideError> {
+    let bad = |message: &str| TransformError::MatchRecord { index, message: message.to_string() };
+    let field = |name: &str| v.get(name).and_then(Value::as_u64).map(|n| n as usize);
+    let path = v.get("path").and_then(Value::as_str).ok_or_else(|| bad("no `path`"))?;
+    let (Some(start), Some(end)) = (field("byte_start"), field("byte_end")) else {
+        return Err(bad("no `byte_start`/`byte_end` (only records with byte spans can be edited)").into());
+    };
+    let Some(checksum) = v.get("checksum").and_then(Value::as_str).filter(|c| !c.is_empty()) else {
+        return Err(TransformError::MatchWithoutChecksum { index }.into());
+    };
+    let mut groups = Vec::new();
+    if let Some(caps) = v.get("captures").and_then(Value::as_array) {
+        for c in caps {
+            let n = c.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
+            let name = c.get("name").and_then(Value::as_str).map(str::to_string);
+            let span = match (c.get("byte_start").and_then(Value::as_u64), c.get("byte_end").and_then(Value::as_u64)) {
+                (Some(s), Some(e)) => Some((s as usize, e as usize)),
+                _ => None,
+            };
+            groups.push((n, name, span));
+        }
+    } else if let Some(name) = v.get("capture").and_then(Value::as_str) {
+        groups.push((0, Some(name.to_string()), Some((start, end))));
+    }
+    let record = MatchRecord { index, start, end, checksum: checksum.to_string(), groups };
+    Ok((path.to_string(), record))
+}
+
+/// The records of a search's output: the document llm-search or
+/// llm-ast-search printed (`--json`, `--jsonl`, or just the list).
+pub fn records_from_document(text: &str) -> Result<Vec<Value>, AideError> {
+    let bad = |message: String| TransformError::MatchesDocument { message };
+    let trimmed = text.trim_start();
+    let document: Value = match serde_json::from_str(trimmed) {
+        Ok(v) => v,
+        // JSON Lines: one record a line, with its `type`.
+        Err(_) if trimmed.starts_with('{') => {
+            let mut records = Vec::new();
+            for (n, line) in trimmed.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+                let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("line {}: {e}", n + 1)))?;
+                if v.get("ok") == Some(&Value::Bool(false)) || v.get("type").and_then(Value::as_str) == Some("error") {
+                    return Err(bad("the search failed: its output is an error, not matches".into()).into());
+                }
+                if v.get("byte_start").is_some() {
+                    records.push(v);
+                }
+            }
+            return Ok(records);
+        }
+        Err(e) => return Err(bad(e.to_string()).into()),
+    };
+    match document {
+        Value::Array(records) => Ok(records),
+        Value::Object(map) => {
+            if map.get("ok") == Some(&Value::Bool(false)) {
+                return Err(bad("the search failed: its output is an error, not matches".into()).into());
+            }
+            for key in ["matches", "references", "definitions", "symbols"] {
+                if let Some(Value::Array(records)) = map.get(key)
+                    && (!records.is_empty() || key == "symbols")
+                {
+                    return Ok(records.clone());
+                }
+            }
+            // An output with an empty list of one of them: nothing to replace.
+            if ["matches", "references", "definitions"].iter().any(|k| map.contains_key(*k)) {
+                return Ok(Vec::new());
+            }
+            Err(bad("no `matches`, `symbols`, `definitions` or `references` in it: pass the --json output of llm-search or llm-ast-search".into()).into())
+        }
+        _ => Err(bad("expected a JSON object or list".into()).into()),
+    }
+}
+
+fn match_edits(rel: &str, bytes: &[u8], records: &[MatchRecord], template: &Template) -> Result<Vec<Edit>, AideError> {
+    let current = aide_core::checksum::sha256_hex(bytes);
+    let mut edits: Vec<(Edit, usize)> = Vec::with_capacity(records.len());
+    for r in records {
+        if r.checksum != current {
+            return Err(TransformError::ChecksumMismatch {
+                path: rel.to_string(),
+                expected: r.checksum.clone(),
+                current: Some(current),
+            }
+            .into());
+        }
+        if r.start > r.end || r.end > bytes.len() {
+            return Err(TransformError::MatchRecord {
+                index: r.index,
+                message: format!("span {}..{} is outside {rel} ({} bytes)", r.start, r.end, bytes.len()),
+            }
+            .into());
+        }
+        let span = |s: usize, e: usize| bytes.get(s..e);
+        let text = template.expand(|p| match p {
+            Piece::Index(0) => span(r.start, r.end),
+            Piece::Index(i) => r.groups.iter().find(|g| g.0 == *i).and_then(|g| g.2).and_then(|(s, e)| span(s, e)),
+            Piece::Name(n) => r
+                .groups
+                .iter()
+                .find(|g| g.1.as_deref() == Some(n.as_str()))
+                .and_then(|g| g.2)
+                .and_then(|(s, e)| span(s, e)),
+            Piece::Literal(_) => None,
+        });
+        edits.push((Edit { start: r.start, end: r.end, text }, r.index));
+    }
+    ordered_without_overlap(rel, bytes, edits)
+}
+
+/// Sorts edits by position, drops exact duplicates (the same span given
+/// twice with the same text), and refuses two that overlap, naming both.
+pub(crate) fn ordered_without_overlap(
+    rel: &str,
+    bytes: &[u8],
+    mut edits: Vec<(Edit, usize)>,
+) -> Result<Vec<Edit>, AideError> {
+    edits.sort_by(|a, b| (a.0.start, a.0.end, a.1).cmp(&(b.0.start, b.0.end, b.1)));
+    edits.dedup_by(|b, a| a.0 == b.0);
+    let index = LineIndex::new(bytes);
+    let at = |e: &Edit| SpanAt {
+        byte_start: e.start,
+        byte_end: e.end,
+        line: index.line_of(e.start),
+        end_line: index.line_of(e.end.saturating_sub(1).max(e.start)),
+    };
+    for pair in edits.windows(2) {
+        let (a, b) = (&pair[0].0, &pair[1].0);
+        let insertions_at_one_point = a.start == a.end && b.start == b.end && a.start == b.start;
+        if b.start < a.end || insertions_at_one_point {
+            return Err(TransformError::OverlappingEdits { path: rel.to_string(), first: at(a), second: at(b) }.into());
+        }
+    }
+    Ok(edits.into_iter().map(|(e, _)| e).collect())
+}
+
+// ---------------------------------------------------------------- rewrite
+
+fn prepare_rewrite(op: &RewriteOp) -> Result<PreparedRewrite, AideError> {
+    let lang: Lang = op.language.parse()?;
+    let query = llm_ast_search::query::compile(lang, &op.query)?;
+    let template = Template::parse(&op.template);
+    let names = query.query.capture_names();
+    let known = |n: &str| names.contains(&n);
+    for p in template.references() {
+        let name = match p {
+            Piece::Name(n) => n.clone(),
+            Piece::Index(i) => i.to_string(),
+            Piece::Literal(_) => continue,
+        };
+        if !known(&name) {
+            return Err(TransformError::UnknownCapture {
+                name,
+                available: names.iter().map(|n| n.to_string()).collect(),
+            }
+            .into());
+        }
+    }
+    let replace = match &op.replace {
+        None => None,
+        Some(name) => match query.query.capture_index_for_name(name) {
+            Some(i) => Some(i),
+            None => {
+                return Err(TransformError::UnknownCapture {
+                    name: name.clone(),
+                    available: names.iter().map(|n| n.to_string()).collect(),
+                }
+                .into());
+            }
+        },
+    };
+    Ok(PreparedRewrite { lang, query, template, replace, op: op.clone() })
+}
+
+fn has_match(query: &tree_sitter::Query, file: &SourceFile) -> bool {
+    let mut cursor = tree_sitter::QueryCursor::new();
+    let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
+    matches.next().is_some()
+}
+
+fn rewrite_edits(rw: &PreparedRewrite, rel: &str, bytes: &[u8]) -> Result<Vec<Edit>, AideError> {
+    let file =
+        SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec()).map_err(|d| AideError::internal(d.message))?;
+    let query = &rw.query.query;
+    let names = query.capture_names();
+    let mut cursor = tree_sitter::QueryCursor::new();
+    let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
+    let mut edits = Vec::new();
+    let mut n = 0usize;
+    while let Some(m) = matches.next() {
+        if m.captures.is_empty() {
+            continue;
+        }
+        // Each capture's text: from its first node to its last (a
+        // quantified capture spans all its nodes).
+        let mut spans: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+        for c in m.captures {
+            let (s, e) = (c.node.start_byte(), c.node.end_byte());
+            spans.entry(c.index).and_modify(|r| *r = (r.0.min(s), r.1.max(e))).or_insert((s, e));
+        }
+        let target = match rw.replace {
+            Some(i) => match spans.get(&i) {
+                Some(span) => *span,
+                None => continue,
+            },
+            None => widest(rel, &spans, names)?,
+        };
+        let text = rw.template.expand(|p| {
+            let index = match p {
+                Piece::Name(name) => query.capture_index_for_name(name)?,
+                Piece::Index(i) => query.capture_index_for_name(&i.to_string())?,
+                Piece::Literal(_) => return None,
+            };
+            spans.get(&index).map(|&(s, e)| &bytes[s..e])
+        });
+        edits.push((Edit { start: target.0, end: target.1, text }, n));
+        n += 1;
+    }
+    ordered_without_overlap(rel, bytes, edits)
+}
+
+/// The capture whose span contains every other capture of the match.
+fn widest(rel: &str, spans: &BTreeMap<u32, (usize, usize)>, names: &[&str]) -> Result<(usize, usize), AideError> {
+    let outer = spans.values().copied().max_by_key(|&(s, e)| (e - s, std::cmp::Reverse(s)));
+    match outer {
+        Some(o) if spans.values().all(|&(s, e)| o.0 <= s && e <= o.1) => Ok(o),
+        _ => Err(TransformError::NoWidestCapture {
+            path: rel.to_string(),
+            captures: spans.keys().filter_map(|&i| names.get(i as usize)).map(|n| n.to_string()).collect(),
+        }
+        .into()),
+    }
+}
