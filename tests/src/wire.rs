@@ -63,6 +63,8 @@ pub struct SearchResult {
 pub struct SearchMatch {
     pub match_id: String,
     pub path: String,
+    /// SHA-256 of the file as searched.
+    pub checksum: String,
     pub byte_start: usize,
     pub byte_end: usize,
     pub line: usize,
@@ -96,6 +98,7 @@ pub struct Capture {
 #[serde(deny_unknown_fields)]
 pub struct FileCount {
     pub path: String,
+    pub checksum: String,
     pub matches: usize,
     pub lines: usize,
 }
