@@ -285,18 +285,15 @@ impl PreparedRename {
                         } else if r.kind == RefKind::Definition || locals.at(start, end).is_some() {
                             continue;
                         } else {
-                            match judge(
-                                file,
-                                &locals,
+                            let judge = Judge {
                                 ident,
-                                start,
-                                end,
-                                owner.as_deref(),
+                                owner: owner.as_deref(),
+                                target_kind: defs[0].1.kind,
                                 unique,
-                                &defined_in,
-                                &all_defs,
-                                fi,
-                            ) {
+                                defined_in: &defined_in,
+                                all_defs: &all_defs,
+                            };
+                            match judge.site(file, &locals, fi, r.kind, start, end) {
                                 Some(m) => m,
                                 None => continue,
                             }
@@ -353,9 +350,23 @@ impl PreparedRename {
             if wanted_path.is_some_and(|p| p != file.path) {
                 continue;
             }
+            // `Type/name` also names a member by its owner type, however the
+            // name path spells it (`impl Type/name`, Go's `(*Type)/name`).
+            let qualifier = self.op.name.rsplit_once(['/', '.']).map(|(q, _)| last_segment(q.trim_end_matches(':')));
             for (how, s) in llm_ast_search::refs::definitions_in(file, &self.op.name) {
                 if matches!(how, NameMatch::Exact | NameMatch::PathSuffix) && s.name_span.is_some() {
                     defs.push((i, s));
+                }
+            }
+            if let Some(q) = qualifier {
+                for s in file.outline() {
+                    let by_owner = s.name == self.ident && member_owner(file, s).as_deref() == Some(q);
+                    if by_owner
+                        && s.name_span.is_some()
+                        && !defs.iter().any(|(j, d)| *j == i && d.name_span == s.name_span)
+                    {
+                        defs.push((i, s.clone()));
+                    }
                 }
             }
         }
@@ -494,79 +505,105 @@ fn is_word_at(source: &[u8], at: usize, len: usize) -> bool {
     !(at > 0 && word(source[at - 1])) && !source.get(at + len).is_some_and(|&b| word(b))
 }
 
-/// How a use of a symbol's name is tied to it; None when it is not a use
-/// of this symbol at all (a local of that name, another type's member).
-#[allow(clippy::too_many_arguments)]
-fn judge(
-    file: &SourceFile,
-    locals: &Locals,
-    ident: &str,
-    start: usize,
-    end: usize,
-    owner: Option<&str>,
+/// What judging a site needs to know about the renamed symbol.
+struct Judge<'a> {
+    ident: &'a str,
+    /// The member's type, for a member.
+    owner: Option<&'a str>,
+    target_kind: SymbolKind,
+    /// No other definition in the tree has the name.
     unique: bool,
-    defined_in: &[String],
-    all_defs: &[(usize, Symbol)],
-    fi: usize,
-) -> Option<Resolution> {
-    let by_name = if unique { Resolution::NameOnly } else { Resolution::Unresolved };
-    // Types that define a member of this name, other than the owner.
-    let other_owner =
-        |name: &str| all_defs.iter().any(|(_, s)| s.parent.as_deref().is_some_and(|p| owner_of(p) == name));
-    match (owner, access_at(file, start, end)) {
-        (Some(owner), Access::Member { receiver }) => {
-            let enclosing_owner = enclosing_owner(file, start);
-            let own_self = enclosing_owner.as_deref() == Some(owner)
-                && self_names(file, start, end).iter().any(|n| *n == receiver);
-            if own_self || last_segment(&receiver) == owner {
-                Some(Resolution::Resolved)
-            } else {
-                // Another receiver (or a field key in a literal or pattern):
-                // its type is not worked out here.
-                Some(by_name)
+    defined_in: &'a [String],
+    /// Every definition of the name in the files read.
+    all_defs: &'a [(usize, Symbol)],
+}
+
+impl Judge<'_> {
+    /// How a use of the symbol's name is tied to it; None when it is not a
+    /// use of this symbol at all (a local of that name, another type's
+    /// member, the field of a type whose method has the same name).
+    fn site(
+        &self,
+        file: &SourceFile,
+        locals: &Locals,
+        fi: usize,
+        kind: RefKind,
+        start: usize,
+        end: usize,
+    ) -> Option<Resolution> {
+        let Judge { ident, owner, unique, defined_in, all_defs, .. } = *self;
+        // Rust, Java and C++ let a type have a field and a method of one
+        // name: calls go to the method, the rest to the field.
+        if let Some(owner) = owner {
+            let of_owner = |k: SymbolKind| {
+                all_defs.iter().any(|(_, s)| s.kind == k && s.parent.as_deref().is_some_and(|p| owner_of(p) == owner))
+            };
+            if of_owner(SymbolKind::Field) && of_owner(SymbolKind::Method) {
+                let wants_call = self.target_kind == SymbolKind::Method;
+                if wants_call != (kind == RefKind::Call) {
+                    return None;
+                }
             }
         }
-        (Some(owner), Access::Qualified { qualifier }) => {
-            let q = last_segment(&qualifier);
-            if q == owner || (q == "Self" && enclosing_owner(file, start).as_deref() == Some(owner)) {
-                Some(Resolution::Resolved)
-            } else if other_owner(q) {
-                None
-            } else {
-                Some(by_name)
+        let by_name = if unique { Resolution::NameOnly } else { Resolution::Unresolved };
+        // Types that define a member of this name, other than the owner.
+        let other_owner =
+            |name: &str| all_defs.iter().any(|(_, s)| s.parent.as_deref().is_some_and(|p| owner_of(p) == name));
+        match (owner, access_at(file, start, end)) {
+            (Some(owner), Access::Member { receiver }) => {
+                let enclosing_owner = enclosing_owner(file, start);
+                let own_self = enclosing_owner.as_deref() == Some(owner)
+                    && self_names(file, start, end).iter().any(|n| *n == receiver);
+                if own_self || last_segment(&receiver) == owner {
+                    Some(Resolution::Resolved)
+                } else {
+                    // Another receiver (or a field key in a literal or pattern):
+                    // its type is not worked out here.
+                    Some(by_name)
+                }
             }
-        }
-        (Some(owner), Access::Bare) => {
-            // Java and C++ call their own members without `this`.
-            let implicit_this = matches!(file.lang, Lang::Java | Lang::Cpp);
-            if implicit_this
-                && locals.resolve(ident, start).is_none()
-                && enclosing_owner(file, start).as_deref() == Some(owner)
-            {
-                Some(Resolution::Resolved)
-            } else {
-                None
+            (Some(owner), Access::Qualified { qualifier }) => {
+                let q = last_segment(&qualifier);
+                if q == owner || (q == "Self" && enclosing_owner(file, start).as_deref() == Some(owner)) {
+                    Some(Resolution::Resolved)
+                } else if other_owner(q) {
+                    None
+                } else {
+                    Some(by_name)
+                }
             }
-        }
-        (None, Access::Member { .. }) => None,
-        (None, Access::Qualified { qualifier }) => {
-            // `Type::name` is an associated item of that type, not this free symbol.
-            let q = last_segment(&qualifier);
-            let is_type = q.chars().next().is_some_and(char::is_uppercase) && file.lang != Lang::Go;
-            if is_type || other_owner(q) { None } else { Some(by_name) }
-        }
-        (None, Access::Bare) => {
-            if locals.resolve(ident, start).is_some() {
-                return None;
+            (Some(owner), Access::Bare) => {
+                // Java and C++ call their own members without `this`.
+                let implicit_this = matches!(file.lang, Lang::Java | Lang::Cpp);
+                if implicit_this
+                    && locals.resolve(ident, start).is_none()
+                    && enclosing_owner(file, start).as_deref() == Some(owner)
+                {
+                    Some(Resolution::Resolved)
+                } else {
+                    None
+                }
             }
-            let defines_here = all_defs.iter().any(|(i, s)| *i == fi && s.parent.is_none());
-            if defined_in.contains(&file.path) {
-                Some(Resolution::Resolved)
-            } else if defines_here {
-                // This file has its own definition of the name.
-                None
-            } else {
-                Some(by_name)
+            (None, Access::Member { .. }) => None,
+            (None, Access::Qualified { qualifier }) => {
+                // `Type::name` is an associated item of that type, not this free symbol.
+                let q = last_segment(&qualifier);
+                let is_type = q.chars().next().is_some_and(char::is_uppercase) && file.lang != Lang::Go;
+                if is_type || other_owner(q) { None } else { Some(by_name) }
+            }
+            (None, Access::Bare) => {
+                if locals.resolve(ident, start).is_some() {
+                    return None;
+                }
+                let defines_here = all_defs.iter().any(|(i, s)| *i == fi && s.parent.is_none());
+                if defined_in.contains(&file.path) {
+                    Some(Resolution::Resolved)
+                } else if defines_here {
+                    // This file has its own definition of the name.
+                    None
+                } else {
+                    Some(by_name)
+                }
             }
         }
     }

@@ -111,6 +111,11 @@ impl Prepared {
                 .captures_iter(bytes)
                 .filter_map(|caps| {
                     let whole = caps.get(0)?;
+                    // An empty match inside a UTF-8 character would split it
+                    // (sd does so); a text regex never reports one there.
+                    if whole.is_empty() && !aide_core::span::is_char_boundary(bytes, whole.start()) {
+                        return None;
+                    }
                     let mut text = Vec::new();
                     caps.expand(replacement.as_bytes(), &mut text);
                     Some(Edit { start: whole.start(), end: whole.end(), text })

@@ -13,6 +13,7 @@ mod log;
 mod mcp;
 mod read;
 mod readme;
+mod refactor;
 mod safety;
 mod schemas;
 mod search;
