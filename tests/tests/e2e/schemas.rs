@@ -149,6 +149,22 @@ fn transform_documents_match_their_schema() {
         serde_json::json!([{ "op": "patch", "path": "src/lib.rs", "old_text": "pub", "new_text": "fn (" , "replace_all": true }]),
     );
     c.run("llm-transform", &["--edits", &bad], false);
+    // The tree operations: regex, rewrite, rename (with its report), and
+    // a search's output fed back as edits.
+    let tree_ops = edits(serde_json::json!([
+        { "op": "replace_regex", "pattern": "helper", "replacement": "aid", "glob": "*.rs" },
+        { "op": "rewrite", "language": "rust", "query": "(integer_literal) @n", "template": "(${n})" },
+        { "op": "rename_symbol", "name": "Agent/run", "new_name": "go" }
+    ]));
+    c.run("llm-transform", &["--edits", &tree_ops, "--dry-run"], true);
+    c.run("llm-transform", &["--edits", &tree_ops], true);
+    let found = c.run("llm-search", &["-e", "aid", "--captures"], true);
+    let path = t.root().join("found.json");
+    std::fs::write(&path, found.to_string()).unwrap();
+    c.run("llm-transform", &["--from-matches", &path.display().to_string(), "--replacement", "${0}_x"], true);
+    c.run("llm-transform", &["--from-matches", &path.display().to_string(), "--replacement", "y"], false);
+    let ambiguous = edits(serde_json::json!([{ "op": "rename_symbol", "name": "nothing_here", "new_name": "x" }]));
+    c.run("llm-transform", &["--edits", &ambiguous], false);
 }
 
 #[test]
