@@ -12,7 +12,7 @@ use crate::files::{self, Scope};
 use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline_line};
 use crate::refs::{self, Reference};
 use crate::symbols::{self, NameMatch, Symbol, SymbolKind};
-use crate::{AstRequest, Mode, dialect, query};
+use crate::{AstRequest, Mode, dialect, query, resolve};
 
 /// Results, how a name matched, the number of files parsed, diagnostics.
 pub type Found<T> = (Vec<T>, Option<NameMatch>, usize, Vec<aide_core::Diagnostic>);
@@ -136,6 +136,45 @@ impl Engine<'_> {
         let best = all.iter().map(|(m, _)| *m).min();
         let defs = all.into_iter().filter(|(m, _)| Some(*m) == best).map(|(_, s)| s).collect();
         Ok((defs, best, files, diagnostics))
+    }
+
+    /// The references of `name` (a name or name path): when it names one
+    /// definition, its uses judged by scope, receiver and qualifier;
+    /// otherwise every identifier spelled like it, `unresolved` when the
+    /// name has several definitions.
+    pub fn references_of(
+        &self,
+        name: &str,
+        include_definitions: bool,
+    ) -> Result<(Vec<Reference>, Matching, usize, Vec<aide_core::Diagnostic>), AideError> {
+        let query = resolve::SymbolQuery { name: name.to_string(), ..Default::default() };
+        let ident = query.ident().to_string();
+        if ident.is_empty() {
+            return Err(AstError::EmptyName { example: "`validateToken`" }.into());
+        }
+        let (facts, diagnostics) = self.scope().map_files(Some(ident.as_bytes()), |file, diags| {
+            diags.extend(file.parse_diagnostic());
+            resolve::facts(file, &query)
+        })?;
+        let files = facts.len();
+        let (sites, matching) = match resolve::Resolver::choose(&query, &facts) {
+            Ok(resolver) => (resolver.sites(facts), Matching::Definition),
+            Err(not_one) => {
+                let several = matches!(not_one, resolve::NotOne::Several(_));
+                let matched = if several { resolve::Resolution::Unresolved } else { resolve::Resolution::NameOnly };
+                let mut sites: Vec<resolve::RawSite> = facts.into_iter().flat_map(|f| f.sites).collect();
+                for s in &mut sites {
+                    s.reference.matched = matched;
+                }
+                (sites, Matching::ByName)
+            }
+        };
+        let references = sites
+            .into_iter()
+            .map(|s| s.reference)
+            .filter(|r| include_definitions || r.kind != refs::RefKind::Definition)
+            .collect();
+        Ok((references, matching, files, diagnostics))
     }
 
     /// The references to the identifiers `names` across the scope.
@@ -322,12 +361,11 @@ impl Engine<'_> {
             }
             Mode::References => {
                 let name = request.references.clone().unwrap_or_default();
-                let (all, files, diagnostics) =
-                    self.references(std::slice::from_ref(&name), request.include_definition)?;
+                let (all, matching, files, diagnostics) = self.references_of(&name, request.include_definition)?;
                 let (references, page) = page(all, request, files);
                 let output = AstOutput::References {
                     name,
-                    matching: Matching::ByName,
+                    matching,
                     includes_definitions: request.include_definition,
                     references,
                     page,

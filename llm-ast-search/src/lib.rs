@@ -73,6 +73,7 @@ pub mod language;
 mod output;
 pub mod query;
 pub mod refs;
+pub mod resolve;
 pub mod scopes;
 pub mod symbols;
 pub mod validate;

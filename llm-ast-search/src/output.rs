@@ -45,8 +45,9 @@ pub enum AstOutput {
     },
     References {
         name: String,
-        /// How references are found: every identifier spelled like the
-        /// name, outside comments and strings, not resolved by type.
+        /// How references are found: `definition` when the name names one
+        /// definition (its uses, judged), else `by_name` (every identifier
+        /// spelled like it, outside comments and strings).
         matching: Matching,
         /// Whether the places that define the name are listed too (as
         /// references of kind `definition`; `--include-definition`).
@@ -72,6 +73,10 @@ pub enum AstOutput {
 pub enum Matching {
     /// By the name alone, not by type resolution.
     ByName,
+    /// The name names one definition: its uses, each judged by scope,
+    /// receiver and qualifier (see each reference's `matched`); uses that
+    /// mean something else are left out.
+    Definition,
 }
 
 /// Counts and paging shared by the list modes.
@@ -157,9 +162,11 @@ impl Render for AstOutput {
                 }
                 for r in references {
                     let inside = r.enclosing.as_deref().map(|e| format!(" in {e}")).unwrap_or_default();
+                    // Only a doubtful site says how it matched.
+                    let doubt = if r.matched == crate::resolve::Resolution::Unresolved { " (unresolved)" } else { "" };
                     writeln!(
                         w,
-                        "{}:{}:{}: [{}]{inside}: {}",
+                        "{}:{}:{}: [{}]{inside}{doubt}: {}",
                         escape_controls(&r.path),
                         r.span.line,
                         r.span.column,

@@ -35,6 +35,11 @@ pub struct Reference {
     pub line_text: String,
     /// SHA-256 of the file's bytes as parsed (`checksum_before` for an edit).
     pub checksum: Arc<str>,
+    /// How the site was tied to the definition: `resolved` (its scope,
+    /// receiver or qualifier leads there), `name_only` (spelled like it,
+    /// and nothing else has the name) or `unresolved` (it may mean another
+    /// definition of the name).
+    pub matched: crate::resolve::Resolution,
 }
 
 /// How a reference uses the name.
@@ -264,6 +269,11 @@ fn definition_site(file: &SourceFile, symbols: &[Symbol], name: &str, start: usi
     r
 }
 
+/// The occurrence of `name` at `start..end` of `file` as a reference of `kind`.
+pub fn reference_at(file: &SourceFile, name: &str, kind: RefKind, start: usize, end: usize) -> Reference {
+    reference(file, file.outline(), name, kind, start, end)
+}
+
 fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: RefKind, start: usize, end: usize) -> Reference {
     let span = file.index.span(&file.source, start, end);
     let parent = enclosing(symbols, start);
@@ -276,6 +286,7 @@ fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: RefKind, s
         enclosing_kind: parent.map(|p| p.kind),
         line_text: file.index.line_text(&file.source, span.line, LINE_TEXT_CHARS),
         checksum: file.checksum().clone(),
+        matched: crate::resolve::Resolution::NameOnly,
     }
 }
 

@@ -528,3 +528,49 @@ fn every_edit_reports_its_sites_so_the_next_edit_needs_no_read() {
     transform(&t, edit, 0);
     assert!(read(&t, "src/agent.rs").contains("self.sum + self.step()"));
 }
+
+/// cobra's `--references Name` listed pflag's `flag.Name` fields: a name
+/// path that names one definition now gets its uses, each saying how it
+/// matched, and nothing that means another symbol.
+#[test]
+fn references_of_one_definition_are_judged_not_just_spelled_alike() {
+    let t = TestDir::new();
+    t.write(
+        "command.go",
+        "package cobra\n\ntype Command struct{ use string }\n\nfunc (c *Command) Name() string { return c.use }\n\nfunc (c *Command) Title() string { return \"cmd \" + c.Name() }\n",
+    )
+    .write(
+        "flag.go",
+        "package cobra\n\ntype Flag struct{ Name string }\n\nfunc show(f *Flag) string { return f.Name }\n\nfunc local() string { Name := \"x\"; return Name }\n",
+    );
+    let v: Value = t.cmd("llm-ast-search").args(["--references", "Command/Name", "--include-definition"]).json(0);
+    assert_eq!(v["matching"], "definition");
+    let got: Vec<(String, u64, String, String)> = v["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_string(),
+                r["line"].as_u64().unwrap(),
+                r["kind"].as_str().unwrap().to_string(),
+                r["matched"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("command.go", 5, "definition", "resolved"),
+        ("command.go", 7, "call", "resolved"),
+        ("flag.go", 5, "usage", "unresolved"),
+    ];
+    let expected: Vec<(String, u64, String, String)> =
+        expected.iter().map(|(p, l, k, m)| (p.to_string(), *l, k.to_string(), m.to_string())).collect();
+    assert_eq!(got, expected, "the local `Name` in flag.go is another binding");
+    // Text mode marks the doubtful site.
+    let (text, _) = t.cmd("llm-ast-search").args(["--references", "Command/Name"]).expect_exit(0);
+    assert!(text.contains("flag.go:5:38: [usage] in show (unresolved): "), "{text}");
+    // A bare name with several definitions: every use by name, all unresolved.
+    let v: Value = t.cmd("llm-ast-search").args(["--references", "Name"]).json(0);
+    assert_eq!(v["matching"], "by_name");
+    assert!(v["references"].as_array().unwrap().iter().all(|r| r["matched"] == "unresolved"));
+}

@@ -1,0 +1,639 @@
+//! Which uses of a name mean one definition: the analysis behind
+//! `--references` of a name that names one definition, and behind
+//! llm-transform's `rename_symbol`.
+//!
+//! Two steps, so the files are read in parallel and held by no one:
+//! [`facts`] works out, file by file, the definitions the query may mean
+//! and every occurrence of the name with what the file alone tells about
+//! it (how it is written, the local binding it resolves to, the type whose
+//! body holds it); [`Resolver::choose`] picks the one definition and
+//! [`Resolver::judge`] ties each occurrence to it:
+//!
+//! * a **local** (parameter, variable in a function) is meant where the
+//!   scope resolution leads to its binding;
+//! * a **member** (method, field, variant) is meant at `x.name` and
+//!   `Type::name` sites whose receiver is known to be its owner (`self`,
+//!   `this`, a Go receiver, the owner's own name) — `resolved` — or, when no
+//!   other definition in the files has the name, at any member site —
+//!   `name_only`; other member sites are `unresolved`;
+//! * a **free** symbol (function, type, constant) is meant at bare and
+//!   path-qualified uses that no local binding shadows: `resolved` in the
+//!   files that define it, `name_only` elsewhere when the name is defined
+//!   once, `unresolved` otherwise.
+
+use aide_core::Lang;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::files::SourceFile;
+use crate::refs::{RefKind, Reference, last_identifier, references_in};
+use crate::scopes::{Access, LocalDef, Locals, access_at, in_comment_or_string, self_names};
+use crate::symbols::{NameMatch, Symbol, SymbolKind};
+
+/// How a site was tied to the definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    /// The definition itself, or a use whose binding (scope, receiver,
+    /// qualifier, file) leads to it.
+    Resolved,
+    /// Spelled like it, and no other definition has the name.
+    NameOnly,
+    /// Spelled like it, but it may mean another definition of the name.
+    Unresolved,
+}
+
+impl Resolution {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolution::Resolved => "resolved",
+            Resolution::NameOnly => "name_only",
+            Resolution::Unresolved => "unresolved",
+        }
+    }
+}
+
+/// What kind of symbol a definition is, for resolving its uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SymbolScope {
+    /// A parameter or variable inside a function.
+    Local,
+    /// A method, field or variant of a type.
+    Member,
+    /// A function, type, constant or other module-level name.
+    Free,
+}
+
+/// Which definition: a name or name path (`Agent/run`, `impl Agent/run`,
+/// `Command/Title` for Go's `(*Command)/Title`), narrowed by the file and
+/// a line; a local is named by its file and line.
+#[derive(Debug, Clone, Default)]
+pub struct SymbolQuery {
+    pub name: String,
+    pub path: Option<String>,
+    pub line_hint: Option<usize>,
+    /// Also list word-bounded mentions in comments and strings.
+    pub comments_and_strings: bool,
+}
+
+impl SymbolQuery {
+    /// The identifier the query ends in.
+    pub fn ident(&self) -> &str {
+        last_identifier(&self.name)
+    }
+
+    fn wanted_path(&self) -> Option<&str> {
+        self.path.as_deref().map(|p| p.trim_start_matches("./"))
+    }
+}
+
+/// A local binding the query may mean, with its lines.
+#[derive(Debug, Clone)]
+struct LocalCandidate {
+    def: LocalDef,
+    line: usize,
+    scope_lines: (usize, usize),
+}
+
+/// An occurrence of the name with what its file tells about it.
+#[derive(Debug, Clone)]
+pub struct RawSite {
+    pub reference: Reference,
+    access: Access,
+    /// The local binding it resolves to.
+    local: Option<LocalDef>,
+    /// It is a local binding's own definition.
+    defines_local: bool,
+    /// The type whose body holds it.
+    enclosing_owner: Option<String>,
+    /// What the enclosing method calls its own object.
+    self_names: Vec<String>,
+    lang: Lang,
+    pub in_comment_or_string: bool,
+}
+
+/// What one file tells about a query.
+#[derive(Debug, Clone)]
+pub struct FileFacts {
+    pub path: String,
+    /// Symbols the query names here.
+    candidates: Vec<(Symbol, Option<String>)>,
+    /// Every symbol spelled like the name, with its owner type.
+    named: Vec<(Symbol, Option<String>)>,
+    /// Local bindings of the name (in the query's file only).
+    locals: Vec<LocalCandidate>,
+    pub sites: Vec<RawSite>,
+}
+
+/// The type a member belongs to, from its parent's name path:
+/// `impl Agent` → `Agent`, `impl Display for Agent<T>` → `Agent`,
+/// `(*Command)` → `Command`, `pkg/Client` → `Client`.
+pub fn owner_of(parent: &str) -> String {
+    let last = parent.rsplit('/').next().unwrap_or(parent);
+    let last = last.rsplit(" for ").next().unwrap_or(last);
+    let last = strip_impl(last);
+    let last = last.trim_start_matches("(*").trim_start_matches('(').trim_end_matches(')');
+    let base = last.split('<').next().unwrap_or(last);
+    base.rsplit("::").next().unwrap_or(base).trim().to_string()
+}
+
+/// `impl<T> Stack<T>` → `Stack<T>`, `impl Agent` → `Agent`.
+fn strip_impl(s: &str) -> &str {
+    let Some(rest) = s.strip_prefix("impl") else { return s.trim() };
+    let rest = rest.trim_start();
+    if !rest.starts_with('<') {
+        return rest;
+    }
+    let mut depth = 0usize;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return rest[i + 1..].trim();
+                }
+            }
+            _ => {}
+        }
+    }
+    rest
+}
+
+/// Kinds whose children are members.
+fn is_type_kind(kind: SymbolKind) -> bool {
+    matches!(
+        kind,
+        SymbolKind::Class
+            | SymbolKind::Struct
+            | SymbolKind::Impl
+            | SymbolKind::Trait
+            | SymbolKind::Interface
+            | SymbolKind::Enum
+            | SymbolKind::Union
+    )
+}
+
+/// The owner type of a symbol, if it is a member of one.
+pub fn member_owner(file: &SourceFile, s: &Symbol) -> Option<String> {
+    let parent = s.parent.as_deref()?;
+    let parent_kind = file.outline().iter().find(|p| &*p.name_path == parent).map(|p| p.kind);
+    let member = match parent_kind {
+        Some(k) => is_type_kind(k),
+        // A Go method's parent is its receiver, not a symbol of the file.
+        None => s.kind == SymbolKind::Method,
+    };
+    member.then(|| owner_of(parent))
+}
+
+/// The last segment of a qualifier: `crate::agent::Agent` → `Agent`, `Vec<T>` → `Vec`.
+fn last_segment(q: &str) -> &str {
+    let q = q.split('<').next().unwrap_or(q);
+    let q = q.rsplit("::").next().unwrap_or(q);
+    q.rsplit('.').next().unwrap_or(q).trim()
+}
+
+/// The owner type of the member whose body holds `offset`.
+fn enclosing_owner(file: &SourceFile, offset: usize) -> Option<String> {
+    let holds = |s: &&Symbol| s.span.byte_start <= offset && offset < s.span.byte_end;
+    let outline = file.outline();
+    outline
+        .iter()
+        .filter(holds)
+        .filter(|s| is_type_kind(s.kind))
+        .max_by_key(|s| s.depth)
+        .map(|s| owner_of(&s.name_path))
+        .or_else(|| {
+            // A Go method: its receiver type.
+            outline
+                .iter()
+                .filter(holds)
+                .filter(|s| s.kind == SymbolKind::Method)
+                .max_by_key(|s| s.depth)
+                .and_then(|s| s.parent.as_deref().map(owner_of))
+        })
+}
+
+/// Whether `len` bytes at `at` are a whole word (no identifier character on either side).
+pub fn is_word_at(source: &[u8], at: usize, len: usize) -> bool {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    !(at > 0 && word(source[at - 1])) && !source.get(at + len).is_some_and(|&b| word(b))
+}
+
+/// What `file` tells about `query`.
+pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
+    let ident = query.ident();
+    let in_scope = query.wanted_path().is_none_or(|p| p == file.path);
+    let mut candidates: Vec<(Symbol, Option<String>)> = Vec::new();
+    if in_scope {
+        for (how, s) in crate::refs::definitions_in(file, &query.name) {
+            if matches!(how, NameMatch::Exact | NameMatch::PathSuffix) && s.name_span.is_some() {
+                let owner = member_owner(file, &s);
+                candidates.push((s, owner));
+            }
+        }
+        // `Type/name` also names a member by its owner type, however the
+        // name path spells it (`impl Type/name`, Go's `(*Type)/name`).
+        if let Some((q, _)) = query.name.rsplit_once(['/', '.']) {
+            let q = last_segment(q.trim_end_matches(':'));
+            for s in file.outline() {
+                let owner = member_owner(file, s);
+                let known = candidates.iter().any(|(c, _)| c.name_span == s.name_span);
+                if s.name == ident && owner.as_deref() == Some(q) && s.name_span.is_some() && !known {
+                    candidates.push((s.clone(), owner));
+                }
+            }
+        }
+    }
+    let named = file.outline().iter().filter(|s| s.name == ident).map(|s| (s.clone(), member_owner(file, s))).collect();
+    let bindings = Locals::of(file);
+    let locals = if query.wanted_path() == Some(file.path.as_str()) {
+        bindings
+            .defs()
+            .iter()
+            .filter(|d| d.name == ident)
+            .map(|d| LocalCandidate {
+                def: d.clone(),
+                line: file.index.line_of(d.start),
+                scope_lines: (file.index.line_of(d.scope_start), file.index.line_of(d.scope_end)),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut sites: Vec<RawSite> = references_in(file, ident, true)
+        .into_iter()
+        .map(|r| {
+            let (start, end) = (r.span.byte_start, r.span.byte_end);
+            RawSite {
+                access: access_at(file, start, end),
+                local: bindings.resolve(ident, start).cloned(),
+                defines_local: bindings.at(start, end).is_some(),
+                enclosing_owner: enclosing_owner(file, start),
+                self_names: self_names(file, start, end),
+                lang: file.lang,
+                in_comment_or_string: false,
+                reference: r,
+            }
+        })
+        .collect();
+    if query.comments_and_strings {
+        for at in memchr::memmem::find_iter(&file.source, ident.as_bytes()) {
+            if !is_word_at(&file.source, at, ident.len()) || !in_comment_or_string(file, at) {
+                continue;
+            }
+            let mut r = crate::refs::reference_at(file, ident, RefKind::Usage, at, at + ident.len());
+            r.matched = Resolution::NameOnly;
+            sites.push(RawSite {
+                access: Access::Bare,
+                local: None,
+                defines_local: false,
+                enclosing_owner: None,
+                self_names: Vec::new(),
+                lang: file.lang,
+                in_comment_or_string: true,
+                reference: r,
+            });
+        }
+        sites.sort_by_key(|s| s.reference.span.byte_start);
+    }
+    FileFacts { path: file.path.clone(), candidates, named, locals, sites }
+}
+
+/// The definition a query means.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Local {
+        path: String,
+        def: LocalDef,
+    },
+    /// One symbol; a C/C++ prototype and its definition are two `defs`.
+    Symbol {
+        defs: Vec<Symbol>,
+        owner: Option<String>,
+    },
+}
+
+/// A definition a query could mean, as listed when several match.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    pub path: String,
+    pub name_path: String,
+    pub kind: SymbolKind,
+    pub line: usize,
+}
+
+/// Why a query names no single definition.
+#[derive(Debug, Clone)]
+pub enum NotOne {
+    None,
+    Several(Vec<Candidate>),
+}
+
+/// The one definition a query means, and what judging its uses needs.
+#[derive(Debug, Clone)]
+pub struct Resolver {
+    target: Target,
+    /// Every symbol of the name in the files, with its owner.
+    named: Vec<(Symbol, Option<String>)>,
+    /// No other symbol has the name.
+    unique: bool,
+    defined_in: Vec<String>,
+}
+
+impl Resolver {
+    /// Picks the definition `query` means among the facts of every file:
+    /// by name or name path, narrowed by `path` and `line_hint`; a hint
+    /// that no symbol of the name spans may point at a local binding.
+    pub fn choose(query: &SymbolQuery, files: &[FileFacts]) -> Result<Resolver, NotOne> {
+        let mut defs: Vec<(Symbol, Option<String>)> = files.iter().flat_map(|f| f.candidates.iter().cloned()).collect();
+        let locals: Vec<(&str, &LocalCandidate)> =
+            files.iter().flat_map(|f| f.locals.iter().map(move |l| (f.path.as_str(), l))).collect();
+        let hint = query.line_hint;
+        let named: Vec<(Symbol, Option<String>)> = files.iter().flat_map(|f| f.named.iter().cloned()).collect();
+        if let Some(hint) = hint
+            && !defs.iter().any(|(s, _)| s.span.line <= hint && hint <= s.span.end_line)
+            && let Ok(target) = choose_local(query, &locals)
+        {
+            return Ok(Resolver::new(target, named));
+        }
+        if let Some(hint) = hint
+            && defs.len() > 1
+        {
+            let distance = |s: &Symbol| {
+                if s.span.line <= hint && hint <= s.span.end_line { 0 } else { s.span.line.abs_diff(hint) }
+            };
+            let best = defs.iter().map(|(s, _)| distance(s)).min().unwrap_or(0);
+            defs.retain(|(s, _)| distance(s) == best);
+        }
+        if defs.is_empty() {
+            return choose_local(query, &locals).map(|t| Resolver::new(t, named));
+        }
+        // A C/C++ prototype and its definition are one symbol.
+        let c_family = |s: &Symbol| {
+            let lang = Lang::from_path(std::path::Path::new(&*s.path));
+            matches!(lang, Some(Lang::C | Lang::Cpp)) || Lang::is_ambiguous(std::path::Path::new(&*s.path))
+        };
+        let same_symbol = defs.iter().any(|(s, _)| s.kind == SymbolKind::Declaration)
+            && defs.iter().all(|(s, _)| {
+                c_family(s)
+                    && s.name_path == defs[0].0.name_path
+                    && matches!(s.kind, SymbolKind::Declaration | SymbolKind::Function)
+            });
+        if defs.len() > 1 && !same_symbol {
+            let listed = defs
+                .iter()
+                .map(|(s, _)| Candidate {
+                    path: s.path.to_string(),
+                    name_path: s.name_path.to_string(),
+                    kind: s.kind,
+                    line: s.span.line,
+                })
+                .collect();
+            return Err(NotOne::Several(listed));
+        }
+        let owner = defs[0].1.clone();
+        let target = Target::Symbol { defs: defs.into_iter().map(|(s, _)| s).collect(), owner };
+        Ok(Resolver::new(target, named))
+    }
+
+    fn new(target: Target, named: Vec<(Symbol, Option<String>)>) -> Resolver {
+        let (unique, mut defined_in) = match &target {
+            Target::Local { path, .. } => (true, vec![path.clone()]),
+            Target::Symbol { defs, .. } => {
+                (named.len() <= defs.len(), defs.iter().map(|s| s.path.to_string()).collect::<Vec<_>>())
+            }
+        };
+        defined_in.dedup();
+        Resolver { target, named, unique, defined_in }
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    pub fn scope(&self) -> SymbolScope {
+        match &self.target {
+            Target::Local { .. } => SymbolScope::Local,
+            Target::Symbol { owner: Some(_), .. } => SymbolScope::Member,
+            Target::Symbol { owner: None, .. } => SymbolScope::Free,
+        }
+    }
+
+    /// The files that define it.
+    pub fn defined_in(&self) -> &[String] {
+        &self.defined_in
+    }
+
+    /// Its name path (a local's is its name) and kind.
+    pub fn name_path(&self) -> (String, Option<SymbolKind>) {
+        match &self.target {
+            Target::Local { def, .. } => (def.name.clone(), None),
+            Target::Symbol { defs, .. } => (defs[0].name_path.to_string(), Some(defs[0].kind)),
+        }
+    }
+
+    /// The sites of `files` that mean the definition, each with how it was
+    /// tied to it (its `matched`), in path and byte order.
+    pub fn sites(&self, files: Vec<FileFacts>) -> Vec<RawSite> {
+        let mut out: Vec<RawSite> = Vec::new();
+        for f in files {
+            for mut site in f.sites {
+                if let Some(m) = self.judge(&f.path, &site) {
+                    site.reference.matched = m;
+                    out.push(site);
+                }
+            }
+        }
+        out.sort_by(|a, b| {
+            aide_core::ordering::cmp_location(
+                &a.reference.path,
+                a.reference.span.byte_start,
+                &b.reference.path,
+                b.reference.span.byte_start,
+            )
+        });
+        out.dedup_by(|a, b| {
+            (&a.reference.path, a.reference.span.byte_start) == (&b.reference.path, b.reference.span.byte_start)
+        });
+        out
+    }
+
+    /// How a site of `path` is tied to the definition; None when it is not
+    /// a use of it at all (a local of that name, another type's member,
+    /// the field of a type whose method has the same name).
+    pub fn judge(&self, path: &str, site: &RawSite) -> Option<Resolution> {
+        if site.in_comment_or_string {
+            return match &self.target {
+                Target::Local { path: p, def } => {
+                    let at = site.reference.span.byte_start;
+                    (p == path && def.scope_start <= at && at < def.scope_end).then_some(Resolution::NameOnly)
+                }
+                Target::Symbol { .. } => Some(Resolution::NameOnly),
+            };
+        }
+        let r = &site.reference;
+        let (start, end) = (r.span.byte_start, r.span.byte_end);
+        let (defs, owner) = match &self.target {
+            Target::Local { path: p, def } => {
+                let meant = p == path && site.access == Access::Bare && site.local.as_ref() == Some(def);
+                return meant.then_some(Resolution::Resolved);
+            }
+            Target::Symbol { defs, owner } => (defs, owner.as_deref()),
+        };
+        if defs.iter().any(|s| &*s.path == path && s.name_span == Some((start, end))) {
+            return Some(Resolution::Resolved);
+        }
+        if r.kind == RefKind::Definition || site.defines_local {
+            return None;
+        }
+        let of_owner = |owner: &str, kind: Option<SymbolKind>| {
+            self.named.iter().any(|(s, o)| o.as_deref() == Some(owner) && kind.is_none_or(|k| s.kind == k))
+        };
+        // Rust, Java and C++ let a type have a field and a method of one
+        // name: calls go to the method, the rest to the field.
+        if let Some(owner) = owner
+            && of_owner(owner, Some(SymbolKind::Field))
+            && of_owner(owner, Some(SymbolKind::Method))
+            && (defs[0].kind == SymbolKind::Method) != (r.kind == RefKind::Call)
+        {
+            return None;
+        }
+        let by_name = if self.unique { Resolution::NameOnly } else { Resolution::Unresolved };
+        let inside_owner = |owner: &str| site.enclosing_owner.as_deref() == Some(owner);
+        match (owner, &site.access) {
+            (Some(owner), Access::Member { receiver }) => {
+                let own_self = inside_owner(owner) && site.self_names.iter().any(|n| n == receiver);
+                Some(if own_self || last_segment(receiver) == owner { Resolution::Resolved } else { by_name })
+            }
+            (Some(owner), Access::Qualified { qualifier }) => {
+                let q = last_segment(qualifier);
+                if q == owner || (q == "Self" && inside_owner(owner)) {
+                    Some(Resolution::Resolved)
+                } else if of_owner(q, None) {
+                    None
+                } else {
+                    Some(by_name)
+                }
+            }
+            (Some(owner), Access::Bare) => {
+                // Java and C++ call their own members without `this`.
+                let implicit_this = matches!(site.lang, Lang::Java | Lang::Cpp);
+                (implicit_this && site.local.is_none() && inside_owner(owner)).then_some(Resolution::Resolved)
+            }
+            (None, Access::Member { .. }) => None,
+            (None, Access::Qualified { qualifier }) => {
+                // `Type::name` is an associated item of that type, not this free symbol.
+                let q = last_segment(qualifier);
+                let is_type = q.chars().next().is_some_and(char::is_uppercase) && site.lang != Lang::Go;
+                if is_type || of_owner(q, None) { None } else { Some(by_name) }
+            }
+            (None, Access::Bare) => {
+                if site.local.is_some() {
+                    return None;
+                }
+                let defines_here = self.named.iter().any(|(s, _)| &*s.path == path && s.parent.is_none());
+                if self.defined_in.iter().any(|p| p == path) {
+                    Some(Resolution::Resolved)
+                } else if defines_here {
+                    // This file has its own definition of the name.
+                    None
+                } else {
+                    Some(by_name)
+                }
+            }
+        }
+    }
+}
+
+/// The local binding a query names: on the hinted line, else the nearest
+/// before it whose scope holds the line.
+fn choose_local(query: &SymbolQuery, locals: &[(&str, &LocalCandidate)]) -> Result<Target, NotOne> {
+    let mut picked: Vec<&(&str, &LocalCandidate)> = locals.iter().collect();
+    if let Some(hint) = query.line_hint {
+        let exact: Vec<_> = picked.iter().copied().filter(|(_, l)| l.line == hint).collect();
+        picked = if exact.is_empty() {
+            let holding: Vec<_> = picked
+                .iter()
+                .copied()
+                .filter(|(_, l)| l.scope_lines.0 <= hint && hint <= l.scope_lines.1 && l.line <= hint)
+                .collect();
+            let best = holding.iter().map(|(_, l)| hint - l.line).min();
+            holding.into_iter().filter(|(_, l)| Some(hint - l.line) == best).collect()
+        } else {
+            exact
+        };
+    }
+    match picked.as_slice() {
+        [] => Err(NotOne::None),
+        [(path, l)] => Ok(Target::Local { path: path.to_string(), def: l.def.clone() }),
+        several => Err(NotOne::Several(
+            several
+                .iter()
+                .map(|(path, l)| Candidate {
+                    path: path.to_string(),
+                    name_path: l.def.name.clone(),
+                    kind: SymbolKind::Declaration,
+                    line: l.line,
+                })
+                .collect(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn owners_read_from_parent_name_paths() {
+        assert_eq!(owner_of("impl Agent"), "Agent");
+        assert_eq!(owner_of("impl Display for Agent<T>"), "Agent");
+        assert_eq!(owner_of("(*Command)"), "Command");
+        assert_eq!(owner_of("net/Client"), "Client");
+        assert_eq!(owner_of("mod/impl<T> Stack<T>"), "Stack");
+    }
+
+    fn resolve(files: &[(&str, Lang, &str)], query: SymbolQuery) -> Result<Vec<(String, usize, Resolution)>, NotOne> {
+        let parsed: Vec<SourceFile> = files
+            .iter()
+            .map(|(p, l, s)| SourceFile::parse(p.to_string(), *l, s.as_bytes().to_vec()).unwrap_or_else(|_| panic!()))
+            .collect();
+        let facts: Vec<FileFacts> = parsed.iter().map(|f| facts(f, &query)).collect();
+        let resolver = Resolver::choose(&query, &facts)?;
+        Ok(resolver
+            .sites(facts)
+            .into_iter()
+            .map(|s| (s.reference.path, s.reference.span.line, s.reference.matched))
+            .collect())
+    }
+
+    #[test]
+    fn another_types_field_of_the_same_name_is_not_a_reference() {
+        // cobra's `Command.Name` against pflag's `Flag.Name`.
+        let cmd = "package c\ntype Command struct{ use string }\nfunc (c *Command) Name() string { return c.use }\nfunc (c *Command) Title() string { return c.Name() }\n";
+        let flag = "package f\ntype Flag struct{ Name string }\nfunc show(f *Flag) string { return f.Name }\n";
+        let query = SymbolQuery { name: "Command/Name".into(), ..Default::default() };
+        let sites = resolve(&[("c.go", Lang::Go, cmd), ("f.go", Lang::Go, flag)], query);
+        let sites = sites.unwrap_or_else(|_| panic!("one definition"));
+        assert_eq!(
+            sites,
+            [
+                ("c.go".into(), 3, Resolution::Resolved),
+                ("c.go".into(), 4, Resolution::Resolved),
+                ("f.go".into(), 3, Resolution::Unresolved),
+            ]
+        );
+    }
+
+    #[test]
+    fn several_definitions_are_listed() {
+        let a = "fn helper() {}\n";
+        let query = SymbolQuery { name: "helper".into(), ..Default::default() };
+        match resolve(&[("a.rs", Lang::Rust, a), ("b.rs", Lang::Rust, a)], query) {
+            Err(NotOne::Several(c)) => assert_eq!(c.len(), 2),
+            other => panic!("{other:?}"),
+        }
+    }
+}
