@@ -81,7 +81,7 @@ pub const OPERATIONS: &[Operation] = &[
         name: "ast_search",
         tool: "llm-ast-search",
         command: &[],
-        description: "Structural code search with tree-sitter (Rust, Python, JavaScript, TypeScript, TSX, C, C++, Java, Go): a file's or tree's symbol outline (kind, name path, span, signature), the definitions or references of a name, a tree-sitter query, or syntax validation. Use it instead of search when the question is about code structure: where is X defined, where is Y used, what does this file contain. Cost: parses each candidate file; seconds on a large tree, milliseconds on one file.",
+        description: "Structural code search with tree-sitter (Rust, Python, JavaScript, TypeScript, TSX, C, C++, Java, Go): a file's or tree's symbol outline (kind, name path, span, signature), the definitions or references of a name (a name path such as Type/method gets only the uses that mean that definition, each marked resolved, name_only or unresolved), a tree-sitter query, or syntax validation. Every result carries its file's checksum for transform. Use it instead of search when the question is about code structure: where is X defined, where is Y used, what does this file contain. Cost: parses each candidate file; seconds on a large tree, milliseconds on one file.",
         effects: READS,
     },
     Operation {
@@ -102,7 +102,7 @@ pub const OPERATIONS: &[Operation] = &[
         name: "transform",
         tool: "llm-transform",
         command: &[],
-        description: "Edits files all or nothing: byte-span edits guarded by the file's checksum, exact-text patches, replacing or inserting a block found by symbol name, writing, deleting and renaming files. Refuses an edit that adds syntax errors or meets a file changed since it was read, and writes nothing then. dry_run returns the unified diff without writing. Every applied transform can be undone with transform_undo. Cost: milliseconds per file.",
+        description: "Edits files all or nothing: byte-span edits guarded by the file's checksum, exact-text patches, replacing or inserting a block found by symbol name, writing, deleting and renaming files; and across the tree: replace_matches (the records a search or ast_search returned, each guarded by its checksum, with $0/$1/${name} templates), replace_regex (sd-style, with search's glob/type fields and a max_replacements guard), rewrite (a tree-sitter query and a template of its captures) and rename_symbol (a definition and its uses across files, by scope and receiver; doubtful sites are listed, not renamed). Refuses an edit that adds syntax errors, overlaps another or meets a file changed since it was read, and writes nothing then. dry_run returns the unified diffs without writing; every changed file lists its sites before and after. Every applied transform can be undone with transform_undo. Cost: milliseconds per file.",
         effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
     },
     Operation {

@@ -19,7 +19,7 @@
 //! { "mode": "query",
 //!   "symbols": [ { "symbol": "foo", "kind": "Function", "capture": "name",
 //!                  "node_kind": "identifier", "path": "src/main.rs",
-//!                  "byte_start": 100, "byte_end": 103, "line": 5, "column": 4,
+//!                  "checksum": "<sha256 of the file>", "byte_start": 100, "byte_end": 103, "line": 5, "column": 4,
 //!                  "end_line": 5, "end_column": 7 } ],
 //!   "total": 1, "files_parsed": 3, "truncated": false, "next_offset": null }
 //!
@@ -34,10 +34,11 @@
 //! { "mode": "definitions", "name": "run", "matching": "by_name",
 //!   "definitions": [ <symbol> ], … }
 //!
-//! { "mode": "references", "name": "run", "matching": "by_name",
+//! { "mode": "references", "name": "Agent/run", "matching": "definition",
 //!   "references": [ { "path", "name", "kind": "call", "byte_start", …,
 //!                     "enclosing": "main", "enclosing_kind": "Function",
-//!                     "line_text": "    agent.run().await?;" } ], … }
+//!                     "line_text": "    agent.run().await?;", "checksum": "…",
+//!                     "matched": "name_only" } ], … }
 //!
 //! { "mode": "validate", "valid": false, "invalid_files": 1,
 //!   "files": [ { "path": "src/a.rs", "language": "rust", "valid": false,
@@ -55,9 +56,16 @@
 //!   Declaration (a C/C++ prototype). A symbol's span is its grammar node:
 //!   attributes and decorators outside it (Rust `#[…]`, Python `@…`, `export`)
 //!   are not included.
-//! * Definitions and references match by name, not by type resolution: every
-//!   identifier spelled like the name (never in a comment or string) is a
-//!   reference, typed by the tags queries where they say more.
+//! * Every symbol, capture and reference carries `checksum`, the SHA-256 of
+//!   its file as parsed: what llm-transform takes to edit the span.
+//! * Definitions match by name or name path. References of a name that
+//!   names one definition (`matching: "definition"`) are its uses, judged by
+//!   scope, receiver and qualifier ([`resolve`]), each `matched`
+//!   `resolved`, `name_only` or `unresolved`; uses that mean another symbol
+//!   (a local of that name, another type's member) are left out. Otherwise
+//!   (`by_name`) every identifier spelled like the name is a reference
+//!   (`unresolved` when the name has several definitions). Never in a
+//!   comment or string; typed by the tags queries where they say more.
 //! * A file with syntax errors is still searched and gives a `parse_error`
 //!   diagnostic; unreadable, binary and UTF-16 files give diagnostics too.
 //!

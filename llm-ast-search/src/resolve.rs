@@ -218,7 +218,9 @@ fn enclosing_owner(file: &SourceFile, offset: usize) -> Option<String> {
 /// Whether `len` bytes at `at` are a whole word (no identifier character on either side).
 pub fn is_word_at(source: &[u8], at: usize, len: usize) -> bool {
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    !(at > 0 && word(source[at - 1])) && !source.get(at + len).is_some_and(|&b| word(b))
+    let before = at > 0 && word(source[at - 1]);
+    let after = source.get(at + len).is_some_and(|&b| word(b));
+    !before && !after
 }
 
 /// What `file` tells about `query`.

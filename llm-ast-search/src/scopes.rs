@@ -153,6 +153,19 @@ pub fn access_at(file: &SourceFile, start: usize, end: usize) -> Access {
             };
         }
     }
+    // Rust macro arguments are token trees: `x.name` and `T::name` are
+    // tokens there, the receiver or qualifier the token before the `.`/`::`.
+    if parent.kind() == "token_tree"
+        && let Some(punct) = node.prev_sibling()
+        && matches!(punct.kind(), "." | "::")
+    {
+        let before = punct.prev_sibling().map(text).unwrap_or_default();
+        return if punct.kind() == "." {
+            Access::Member { receiver: before }
+        } else {
+            Access::Qualified { qualifier: before }
+        };
+    }
     // Go: `pkg.Func` and `x.Method` are both selector expressions (above);
     // Go field keys in composite literals and Rust struct field patterns
     // name members too.
@@ -357,5 +370,14 @@ mod tests {
         assert_eq!(at("a.run", 2), Access::Member { receiver: "a".into() });
         assert_eq!(at("A::run", 3), Access::Qualified { qualifier: "A".into() });
         assert_eq!(at(" run()", 1), Access::Bare);
+        // Inside macro arguments, the same accesses are tokens.
+        let src = "fn f(a: A) { println!(\"{} {}\", a.run(), A::run(&a)); }";
+        let f = file(Lang::Rust, src);
+        let at = |needle: &str, skip: usize| {
+            let s = src.find(needle).unwrap_or(0) + skip;
+            access_at(&f, s, s + 3)
+        };
+        assert_eq!(at("a.run", 2), Access::Member { receiver: "a".into() });
+        assert_eq!(at("A::run", 3), Access::Qualified { qualifier: "A".into() });
     }
 }

@@ -13,7 +13,7 @@
 //! ```json
 //! { "mode": "content",
 //!   "matches": [ { "match_id": "9f2c…", "path": "src/main.rs",
-//!                  "byte_start": 120, "byte_end": 123,
+//!                  "checksum": "<sha256 of the file>", "byte_start": 120, "byte_end": 123,
 //!                  "line": 10, "column": 4, "end_line": 10, "end_column": 7,
 //!                  "match": "foo", "line_text": "let foo = 1;",
 //!                  "context_before": ["…"], "context_after": ["…"] } ],
@@ -26,6 +26,9 @@
 //!   and `column` are 1-based, columns count Unicode scalar values; the end
 //!   position is that of `byte_end` (exclusive).
 //! * `match_id` is stable: derived from path, span and matched bytes.
+//! * `checksum` is the SHA-256 of the file's bytes exactly as searched (in
+//!   `files`/`count` mode too): `llm-transform --from-matches` takes the
+//!   output as it is and refuses a file changed since.
 //! * Text that is not valid UTF-8 is shown lossily and the match carries
 //!   `"lossy": true`; a line longer than `--max-line-len` characters is cut
 //!   with a `…[+N chars]` marker and `"line_truncated": true`.

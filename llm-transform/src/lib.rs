@@ -12,8 +12,22 @@
 //!       "module_path": "impl Agent", "new_block": "…", "expected_old_hash": "…" },
 //!     { "op": "insert_after_block", … "snippet": "…" }, { "op": "insert_before_block", … },
 //!     { "op": "write", "path": "…", "content": "…", "create_dirs": true },
-//!     { "op": "delete", "path": "…" }, { "op": "rename", "path": "…", "to": "…" } ] }
+//!     { "op": "delete", "path": "…" }, { "op": "rename", "path": "…", "to": "…" },
+//!     { "op": "replace_regex", "pattern": "old_(\\w+)", "replacement": "new_$1",
+//!       "glob": "*.py", "type": "python", "max_replacements": 100 },
+//!     { "op": "replace_matches", "matches": [ <llm-search / llm-ast-search records> ],
+//!       "replacement": "${1}_x" },
+//!     { "op": "rewrite", "language": "rust", "query": "(call_expression …) @call",
+//!       "template": "new(${arg})", "replace": null },
+//!     { "op": "rename_symbol", "name": "Agent/run", "new_name": "start",
+//!       "path": null, "line_hint": null, "in_comments_and_strings": false,
+//!       "include_unresolved": false } ] }
 //! ```
+//!
+//! `--from-matches FILE|- --replacement TEMPLATE` is a `replace_matches` of
+//! the records of a search's output (`--json` or `--jsonl`). The tree
+//! operations ([`tree`], [`rename`]) find their files in the tree first,
+//! then lock and edit them with the rest of the request.
 //!
 //! The seed's `rust_replace_block` / `rust_insert_after_block` are accepted
 //! as `op` names with their fields as written (`new_block`, `snippet`,
@@ -27,14 +41,17 @@
 //!   "checksum_after": "<sha256, when one file changed>", "dry_run": false, "no_op": false,
 //!   "files": [ { "path": "src/a.rs", "action": "modified", "checksum_before": "…",
 //!                "checksum_after": "…", "lines_added": 1, "lines_removed": 1,
-//!                "formatted": false, "diff": null } ],
+//!                "formatted": false, "diff": null,
+//!                "sites": [ { "before": { "byte_start", "byte_end", "line", "end_line" },
+//!                             "after": { … } } ] } ],
 //!   "operations": [ { "index": 0, "op": "patch", "path": "src/a.rs", "status": "applied", "line": 12, "note": null } ],
+//!   "renames": [ <rename_symbol's report: scope, name_path, sites with `matched` and `renamed`> ],
 //!   "undo": "llm-transform undo <execution_id>", "cargo_check": null }
 //! ```
 //!
-//! `applied`/`skipped` count span edits and operations; `operations` reports
-//! each operation, and the span edits once per file (`"op": "edits"`, with
-//! their number in `note`).
+//! `applied`/`skipped` count span edits, replacements of tree operations
+//! and other operations; `operations` reports each operation, and span
+//! edits and tree operations once per file (with their number in `note`).
 //!
 //! Rules:
 //! * **All or nothing.** Every edit and operation is checked in memory

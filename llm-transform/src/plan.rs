@@ -13,6 +13,7 @@ use crate::request::{BlockOp, OpName, Operation, SpanEdit};
 use aide_core::text::Eol;
 
 use crate::rename::RenameReport;
+use crate::sites::Applied;
 use crate::text::{Indent, apply_span_edits_tracked, near_miss, reindent, to_eol};
 use crate::tree::{Edit, Prepared};
 use aide_core::tool::Context;
@@ -191,7 +192,7 @@ impl Plan {
         let Some(path) = op.path().map(str::to_string) else {
             return Err(AideError::internal("a tree operation reached the one-file planner"));
         };
-        let mut tracked: Option<Vec<(usize, usize, usize)>> = None;
+        let mut tracked: Option<Applied> = None;
         let (line, note, before, after) = match op {
             Operation::Patch { old_text, new_text, replace_all, fuzzy, checksum_before, .. } => {
                 let file = self.file(root, &path)?;
@@ -422,7 +423,7 @@ fn patch(
     new_text: &str,
     replace_all: bool,
     fuzzy: bool,
-) -> Result<(Vec<u8>, Vec<(usize, usize, usize)>, usize, Option<String>), AideError> {
+) -> Result<(Vec<u8>, Applied, usize, Option<String>), AideError> {
     if old_text.is_empty() {
         return Err(TransformError::EmptyOldText.into());
     }
@@ -537,7 +538,7 @@ fn block(
     op: &Operation,
     target: &BlockOp,
     text: &str,
-) -> Result<(Vec<u8>, Vec<(usize, usize, usize)>, usize), AideError> {
+) -> Result<(Vec<u8>, Applied, usize), AideError> {
     let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
         return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
     };

@@ -9,6 +9,9 @@ use aide_core::LineIndex;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+/// A batch of edits as applied: `(start, end, new_len)` each, in byte order.
+pub type Applied = Vec<(usize, usize, usize)>;
+
 /// A changed region: where it was and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {

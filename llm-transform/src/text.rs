@@ -40,7 +40,7 @@ pub fn apply_span_edits(bytes: &[u8], edits: &[(usize, usize, &[u8])]) -> Result
 pub fn apply_span_edits_tracked(
     bytes: &[u8],
     edits: &[(usize, usize, &[u8])],
-) -> Result<(Vec<u8>, Vec<(usize, usize, usize)>), SpanEditError> {
+) -> Result<(Vec<u8>, crate::sites::Applied), SpanEditError> {
     let mut order: Vec<usize> = (0..edits.len()).collect();
     order.sort_by_key(|&i| (edits[i].0, edits[i].1));
     for (n, &i) in order.iter().enumerate() {

@@ -75,7 +75,7 @@ impl Prepared {
                 let (mut found, mut diagnostics) = walker.filter_map_parallel(threads, || {
                     let mut bytes = Vec::new();
                     move |file: WalkedFile| match read_text(root, &file, max_filesize, &mut bytes) {
-                        Ok(()) => regex.is_match(&bytes).then(|| Ok(file.rel)),
+                        Ok(()) => regex.is_match(&bytes).then_some(Ok(file.rel)),
                         Err(d) => Some(Err(d)),
                     }
                 })?;
@@ -208,7 +208,16 @@ pub struct MatchRecord {
     pub checksum: String,
     /// Capture groups by number and name (llm-search `--captures`), or the
     /// record's own capture name (an llm-ast-search query capture).
-    pub groups: Vec<(usize, Option<String>, Option<(usize, usize)>)>,
+    pub groups: Vec<Group>,
+}
+
+/// A capture group of a record: its number, name and span (None when it
+/// did not take part in the match).
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub index: usize,
+    pub name: Option<String>,
+    pub span: Option<(usize, usize)>,
 }
 
 fn prepare_matches(op_index: usize, op: &ReplaceMatchesOp) -> Result<Prepared, AideError> {
@@ -244,10 +253,10 @@ fn match_record(index: usize, v: &Value) -> Result<(String, MatchRecord), AideEr
                 (Some(s), Some(e)) => Some((s as usize, e as usize)),
                 _ => None,
             };
-            groups.push((n, name, span));
+            groups.push(Group { index: n, name, span });
         }
     } else if let Some(name) = v.get("capture").and_then(Value::as_str) {
-        groups.push((0, Some(name.to_string()), Some((start, end))));
+        groups.push(Group { index: 0, name: Some(name.to_string()), span: Some((start, end)) });
     }
     let record = MatchRecord { index, start, end, checksum: checksum.to_string(), groups };
     Ok((path.to_string(), record))
@@ -321,12 +330,14 @@ fn match_edits(rel: &str, bytes: &[u8], records: &[MatchRecord], template: &Temp
         let span = |s: usize, e: usize| bytes.get(s..e);
         let text = template.expand(|p| match p {
             Piece::Index(0) => span(r.start, r.end),
-            Piece::Index(i) => r.groups.iter().find(|g| g.0 == *i).and_then(|g| g.2).and_then(|(s, e)| span(s, e)),
+            Piece::Index(i) => {
+                r.groups.iter().find(|g| g.index == *i).and_then(|g| g.span).and_then(|(s, e)| span(s, e))
+            }
             Piece::Name(n) => r
                 .groups
                 .iter()
-                .find(|g| g.1.as_deref() == Some(n.as_str()))
-                .and_then(|g| g.2)
+                .find(|g| g.name.as_deref() == Some(n.as_str()))
+                .and_then(|g| g.span)
                 .and_then(|(s, e)| span(s, e)),
             Piece::Literal(_) => None,
         });
@@ -342,7 +353,7 @@ pub(crate) fn ordered_without_overlap(
     bytes: &[u8],
     mut edits: Vec<(Edit, usize)>,
 ) -> Result<Vec<Edit>, AideError> {
-    edits.sort_by(|a, b| (a.0.start, a.0.end, a.1).cmp(&(b.0.start, b.0.end, b.1)));
+    edits.sort_by_key(|(e, n)| (e.start, e.end, *n));
     edits.dedup_by(|b, a| a.0 == b.0);
     let index = LineIndex::new(bytes);
     let at = |e: &Edit| SpanAt {
