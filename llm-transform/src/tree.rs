@@ -1,6 +1,7 @@
 //! Operations that find their files in the tree: `replace_regex`,
 //! `replace_matches` (a search's records), `rewrite` (a tree-sitter query
-//! and a template) and `rename_symbol` ([`crate::rename`]).
+//! and a template; matches nested in another's captures are rewritten
+//! inside out) and `rename_symbol` ([`crate::rename`]).
 //!
 //! Each runs in two steps around the lock: [`Prepared::candidates`] walks
 //! the tree (in parallel, reading without locks) for the files the
@@ -416,6 +417,14 @@ fn has_match(query: &tree_sitter::Query, file: &SourceFile) -> bool {
     matches.next().is_some()
 }
 
+/// One match of a rewrite: the span it replaces and its captures' spans.
+#[derive(Debug, Clone)]
+struct Found {
+    start: usize,
+    end: usize,
+    captures: BTreeMap<u32, (usize, usize)>,
+}
+
 fn rewrite_edits(rw: &PreparedRewrite, rel: &str, bytes: &[u8]) -> Result<Vec<Edit>, AideError> {
     let file =
         SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec()).map_err(|d| AideError::internal(d.message))?;
@@ -423,38 +432,126 @@ fn rewrite_edits(rw: &PreparedRewrite, rel: &str, bytes: &[u8]) -> Result<Vec<Ed
     let names = query.capture_names();
     let mut cursor = tree_sitter::QueryCursor::new();
     let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
-    let mut edits = Vec::new();
-    let mut n = 0usize;
+    let mut found: Vec<Found> = Vec::new();
     while let Some(m) = matches.next() {
         if m.captures.is_empty() {
             continue;
         }
         // Each capture's text: from its first node to its last (a
         // quantified capture spans all its nodes).
-        let mut spans: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+        let mut captures: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
         for c in m.captures {
             let (s, e) = (c.node.start_byte(), c.node.end_byte());
-            spans.entry(c.index).and_modify(|r| *r = (r.0.min(s), r.1.max(e))).or_insert((s, e));
+            captures.entry(c.index).and_modify(|r| *r = (r.0.min(s), r.1.max(e))).or_insert((s, e));
         }
-        let target = match rw.replace {
-            Some(i) => match spans.get(&i) {
+        let (start, end) = match rw.replace {
+            Some(i) => match captures.get(&i) {
                 Some(span) => *span,
                 None => continue,
             },
-            None => widest(rel, &spans, names)?,
+            None => widest(rel, &captures, names)?,
         };
-        let text = rw.template.expand(|p| {
-            let index = match p {
-                Piece::Name(name) => query.capture_index_for_name(name)?,
-                Piece::Index(i) => query.capture_index_for_name(&i.to_string())?,
-                Piece::Literal(_) => return None,
-            };
-            spans.get(&index).map(|&(s, e)| &bytes[s..e])
-        });
-        edits.push((Edit { start: target.0, end: target.1, text }, n));
-        n += 1;
+        found.push(Found { start, end, captures });
+    }
+    // Outer matches first; a span matched twice (two patterns) is rewritten once.
+    found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
+    found.dedup_by(|b, a| (a.start, a.end) == (b.start, b.end));
+    let rewriter = Rewriter { rw, rel, bytes };
+    let mut edits = Vec::new();
+    let mut i = 0;
+    while i < found.len() {
+        let inner = rewriter.descendants(&found, i)?;
+        let text = rewriter.render(&found[i], &found[i + 1..i + 1 + inner], 0)?;
+        edits.push((Edit { start: found[i].start, end: found[i].end, text }, edits.len()));
+        i += 1 + inner;
     }
     ordered_without_overlap(rel, bytes, edits)
+}
+
+/// Renders matches whose captures hold other matches: the inner ones are
+/// rewritten first and their text is what the outer template takes, so
+/// `a.unwrap().err().unwrap()` is rewritten whole. An inner match that
+/// straddles a capture's edge, or lies where the template drops the text,
+/// would be lost: that is refused as an overlap.
+struct Rewriter<'a> {
+    rw: &'a PreparedRewrite,
+    rel: &'a str,
+    bytes: &'a [u8],
+}
+
+impl Rewriter<'_> {
+    fn overlap(&self, a: (usize, usize), b: (usize, usize)) -> AideError {
+        let index = LineIndex::new(self.bytes);
+        let at = |(s, e): (usize, usize)| SpanAt {
+            byte_start: s,
+            byte_end: e,
+            line: index.line_of(s),
+            end_line: index.line_of(e.saturating_sub(1).max(s)),
+        };
+        TransformError::OverlappingEdits { path: self.rel.to_string(), first: at(a), second: at(b) }.into()
+    }
+
+    /// How many matches after `found[i]` lie inside it; one that starts
+    /// inside and ends outside is an overlap.
+    fn descendants(&self, found: &[Found], i: usize) -> Result<usize, AideError> {
+        let outer = &found[i];
+        let mut n = 0;
+        for f in &found[i + 1..] {
+            if f.start >= outer.end && !(f.start == outer.end && f.end == outer.end && outer.start == outer.end) {
+                break;
+            }
+            if f.end > outer.end {
+                return Err(self.overlap((outer.start, outer.end), (f.start, f.end)));
+            }
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// The template of `m`, each capture's text with the matches `inside`
+    /// it rewritten.
+    fn render(&self, m: &Found, inside: &[Found], depth: usize) -> Result<Vec<u8>, AideError> {
+        aide_core::text::check_depth("the rewrite's nesting of matches", depth)?;
+        let query = &self.rw.query.query;
+        let index_of = |p: &Piece| match p {
+            Piece::Name(name) => query.capture_index_for_name(name),
+            Piece::Index(i) => query.capture_index_for_name(&i.to_string()),
+            Piece::Literal(_) => None,
+        };
+        // Every inner match must sit inside a capture the template uses.
+        let used: Vec<(usize, usize)> =
+            self.rw.template.references().filter_map(index_of).filter_map(|i| m.captures.get(&i).copied()).collect();
+        let mut texts: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+        for (&i, &(s, e)) in &m.captures {
+            texts.insert(i, self.compose(s, e, inside, depth)?);
+        }
+        for f in inside {
+            if !used.iter().any(|&(s, e)| s <= f.start && f.end <= e) {
+                return Err(self.overlap((m.start, m.end), (f.start, f.end)));
+            }
+        }
+        Ok(self.rw.template.expand(|p| index_of(p).and_then(|i| texts.get(&i)).map(Vec::as_slice)))
+    }
+
+    /// Bytes `s..e` with the outermost matches of `inside` within them rewritten.
+    fn compose(&self, s: usize, e: usize, inside: &[Found], depth: usize) -> Result<Vec<u8>, AideError> {
+        let mut out = Vec::with_capacity(e - s);
+        let mut at = s;
+        let mut k = 0;
+        while k < inside.len() {
+            let f = &inside[k];
+            let within = s <= f.start && f.end <= e;
+            let nested = self.descendants(inside, k)?;
+            if within && f.start >= at {
+                out.extend_from_slice(&self.bytes[at..f.start]);
+                out.extend(self.render(f, &inside[k + 1..k + 1 + nested], depth + 1)?);
+                at = f.end;
+            }
+            k += 1 + nested;
+        }
+        out.extend_from_slice(&self.bytes[at..e]);
+        Ok(out)
+    }
 }
 
 /// The capture whose span contains every other capture of the match.

@@ -319,17 +319,42 @@ fn structural_rewrites_work_in_every_language() {
 }
 
 #[test]
-fn rewrites_refuse_overlaps_broken_results_and_unknown_captures() {
+fn nested_matches_are_rewritten_inside_out_and_real_overlaps_refused() {
     let t = TestDir::new();
-    let body = "fn f() -> u32 { old(old(1)) + old(2) }\n";
+    let body = "fn f() -> u32 { old(old(1)) + old(2) + a.unwrap().err().unwrap() }\n";
     t.write("a.rs", body);
-    let op = |query: &str, template: &str| json!({ "operations": [{ "op": "rewrite", "language": "rust", "query": query, "template": template }] });
+    let op = |query: &str, template: &str| {
+        json!({ "operations": [{ "op": "rewrite", "language": "rust", "query": query, "template": template }] })
+    };
+    // A match inside another's capture is rewritten first, then carried by
+    // the outer template (ast-grep -U rewrites the outer one only).
     let nested = "(call_expression function: (identifier) @f (#eq? @f \"old\") arguments: (arguments (_) @a)) @call";
-    let v = transform(&t, op(nested, "new(${a})"), 3);
+    let v = transform(&t, op(nested, "new(${a})"), 0);
+    assert_eq!(v["applied"], 2);
+    let unwraps = "(call_expression function: (field_expression value: (_) @x field: (field_identifier) @m (#eq? @m \"unwrap\")) arguments: (arguments) @args (#eq? @args \"()\")) @call";
+    transform(&t, op(unwraps, "${x}.expect(\"checked\")"), 0);
+    assert_eq!(
+        read(&t, "a.rs"),
+        "fn f() -> u32 { new(new(1)) + new(2) + a.expect(\"checked\").err().expect(\"checked\") }\n"
+    );
+    // An inner match whose text the template drops would be lost: refused,
+    // both spans named.
+    t.write("a.rs", body);
+    let v = transform(&t, op(nested, "dropped()"), 3);
     assert_eq!(error_code(&v), "overlapping_edits");
     assert_eq!(v["error"]["details"]["first"]["byte_start"], 16);
     assert_eq!(v["error"]["details"]["second"]["byte_start"], 20);
-    // Innermost calls only (their argument is a literal): no overlap.
+    // With `replace`, the replaced capture nests the same way.
+    let sums = "(binary_expression left: (_) @l right: (_) @r) @b";
+    let v = transform(
+        &t,
+        json!({ "operations": [{ "op": "rewrite", "language": "rust", "query": sums, "template": "(${l})", "replace": "l" }] }),
+        0,
+    );
+    assert_eq!(v["applied"], 1, "{v}");
+    assert!(read(&t, "a.rs").starts_with("fn f() -> u32 { ((old(old(1))) + old(2)) + a.unwrap()"));
+    // Broken results and unknown captures.
+    t.write("a.rs", body);
     let inner = "(call_expression function: (identifier) @f (#eq? @f \"old\") arguments: (arguments (integer_literal) @a)) @call";
     let v = transform(&t, op(inner, "new(${a}"), 3);
     assert_eq!(error_code(&v), "new_syntax_errors");
@@ -337,8 +362,6 @@ fn rewrites_refuse_overlaps_broken_results_and_unknown_captures() {
     assert_eq!(error_code(&v), "invalid_request");
     assert!(v["error"]["hint"].as_str().unwrap().contains("${a}"));
     assert_eq!(read(&t, "a.rs"), body);
-    transform(&t, op(inner, "new(${a})"), 0);
-    assert_eq!(read(&t, "a.rs"), "fn f() -> u32 { old(new(1)) + new(2) }\n");
 }
 
 fn rename(t: &TestDir, fields: Value, code: i32) -> Value {

@@ -11,7 +11,7 @@ use crate::{Result, say, workspace};
 
 /// `ast-grep` (the npm package `@ast-grep/cli`): on PATH, or installed into
 /// `target/anchors` on first use. Never `sg`, which is shadow's on Debian.
-fn ast_grep() -> Result<String> {
+pub(super) fn ast_grep() -> Result<String> {
     let ok = |p: &str| Command::new(p).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
     if ok("ast-grep") {
         return Ok("ast-grep".into());

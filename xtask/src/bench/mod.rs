@@ -16,6 +16,7 @@ mod ast;
 mod discover;
 mod jobs;
 mod mcp;
+mod refactor;
 mod search;
 mod shell;
 mod transform;
@@ -117,8 +118,9 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "ast" => ast::bench(runs, warmup),
         "transform" => transform::bench(runs, warmup),
         "mcp" => mcp::bench(runs, warmup),
+        "refactor" => refactor::bench(runs, warmup),
         other => Err(format!(
-            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform, mcp)"
+            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform, mcp, refactor)"
         )),
     }
 }

@@ -10,13 +10,13 @@ use crate::{Result, say, workspace};
 
 /// The transform benchmark's tree: `files` files with `per_file` lines
 /// holding the token `needle_N` each, restored from `pristine` before every run.
-struct EditTree {
-    dir: PathBuf,
-    files: Vec<(String, Vec<u8>)>,
+pub(super) struct EditTree {
+    pub(super) dir: PathBuf,
+    pub(super) files: Vec<(String, Vec<u8>)>,
 }
 
 impl EditTree {
-    fn new(dir: &Path, files: usize, per_file: usize) -> Result<EditTree> {
+    pub(super) fn new(dir: &Path, files: usize, per_file: usize) -> Result<EditTree> {
         let _ = std::fs::remove_dir_all(dir);
         let mut out = Vec::new();
         for f in 0..files {
@@ -32,7 +32,35 @@ impl EditTree {
         Ok(tree)
     }
 
-    fn restore(&self) -> Result<()> {
+    /// A copy of the files of `src` (every regular file, recursively) at `dir`.
+    pub(super) fn copy_of(src: &Path, dir: &Path) -> Result<EditTree> {
+        let _ = std::fs::remove_dir_all(dir);
+        let mut files = Vec::new();
+        let mut stack = vec![src.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?.flatten() {
+                let path = e.path();
+                let Ok(ft) = e.file_type() else { continue };
+                if ft.is_dir() {
+                    stack.push(path);
+                } else if ft.is_file() {
+                    let rel = path.strip_prefix(src).map_err(|e| e.to_string())?.display().to_string();
+                    files.push((rel, std::fs::read(&path).map_err(|e| e.to_string())?));
+                }
+            }
+        }
+        files.sort();
+        let tree = EditTree { dir: dir.to_path_buf(), files };
+        tree.restore()?;
+        Ok(tree)
+    }
+
+    /// The files as they are now, in the order of `files`.
+    pub(super) fn contents(&self) -> Vec<Vec<u8>> {
+        self.files.iter().map(|(rel, _)| std::fs::read(self.dir.join(rel)).unwrap_or_default()).collect()
+    }
+
+    pub(super) fn restore(&self) -> Result<()> {
         for (rel, body) in &self.files {
             let p = self.dir.join(rel);
             if let Some(parent) = p.parent() {
@@ -59,7 +87,7 @@ impl EditTree {
 }
 
 /// Times `cmds` interleaved, restoring the tree (untimed) before each run.
-fn measure_restoring(tree: &EditTree, cmds: &[Cmd], runs: usize) -> Result<Vec<Measured>> {
+pub(super) fn measure_restoring(tree: &EditTree, cmds: &[Cmd], runs: usize) -> Result<Vec<Measured>> {
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cmds.len()];
     let mut rss = vec![0i64; cmds.len()];
     let mut codes: Vec<Vec<i32>> = vec![Vec::new(); cmds.len()];
