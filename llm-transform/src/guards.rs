@@ -55,10 +55,15 @@ pub(crate) fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec
             })
             .collect()
     };
+    let now = issues(after);
+    if now.is_empty() {
+        // Nothing to compare: the file as it was need not be parsed.
+        return Vec::new();
+    }
     let mut old: Vec<(String, String)> =
         before.map(|b| issues(b).into_iter().map(|(i, l)| (i.message, l)).collect()).unwrap_or_default();
     let mut fresh = Vec::new();
-    for (issue, line) in issues(after) {
+    for (issue, line) in now {
         match old.iter().position(|(m, l)| *m == issue.message && *l == line) {
             Some(p) => {
                 old.remove(p);

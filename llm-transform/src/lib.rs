@@ -442,7 +442,21 @@ pub fn transform(
         progress.tick();
     }
 
-    // Guards and formatting, file by file.
+    // The syntax guard, on every changed file of a known language at once
+    // (a rewrite across a tree changes hundreds), in path order.
+    let fresh_issues: std::collections::BTreeMap<PathBuf, Vec<llm_ast_search::validate::SyntaxIssue>> =
+        if request.allow_syntax_errors {
+            Default::default()
+        } else {
+            let checked: Vec<&FileState> = plan.files.values().filter(|f| f.current != f.original).collect();
+            let found = commit::parallel_map(&checked, |f| {
+                let after = f.current.as_deref()?;
+                let lang = Lang::from_path_and_content(&f.abs, after)?;
+                Some(guards::new_issues(lang, f.original.as_deref(), after))
+            });
+            checked.iter().zip(found).filter_map(|(f, issues)| Some((f.abs.clone(), issues?))).collect()
+        };
+    // Then the rest of the guards and formatting, file by file.
     let mut formatted = std::collections::BTreeSet::new();
     for f in plan.files.values_mut() {
         let Some(after) = f.current.clone() else { continue };
@@ -451,9 +465,8 @@ pub fn transform(
             continue;
         }
         if !request.allow_syntax_errors {
-            let fresh = guards::new_issues(lang, f.original.as_deref(), &after);
-            if !fresh.is_empty() {
-                return Err(TransformError::NewSyntaxErrors { path: f.rel.clone(), errors: fresh }.into());
+            if let Some(fresh) = fresh_issues.get(&f.abs).filter(|issues| !issues.is_empty()) {
+                return Err(TransformError::NewSyntaxErrors { path: f.rel.clone(), errors: fresh.clone() }.into());
             }
             if lang == Lang::Python
                 && let Some((line, message)) = guards::python_compile_error(&after)

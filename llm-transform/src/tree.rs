@@ -49,7 +49,15 @@ pub struct PreparedRewrite {
     /// The capture whose node each match replaces (None: the widest).
     pub replace: Option<u32>,
     pub op: RewriteOp,
+    /// The edits worked out while finding the files, by path, with the
+    /// checksum of the content they were worked out on: the locked content,
+    /// if unchanged, is not parsed again.
+    found: std::sync::Mutex<BTreeMap<String, FoundEdits>>,
 }
+
+/// The edits a rewrite worked out for a file while finding it, with the
+/// checksum of the content they belong to.
+type FoundEdits = (String, Result<Vec<Edit>, AideError>);
 
 impl Prepared {
     /// Compiles a tree operation (None for the operations on one file).
@@ -97,7 +105,13 @@ impl Prepared {
                 let scope = source_scope(root, &walk, Some(rw.lang), ctx);
                 let needle = llm_ast_search::query::required_literal(&rw.query);
                 let (found, diagnostics) = scope.map_files(needle.as_deref().map(str::as_bytes), |file, _| {
-                    has_match(&rw.query.query, file).then(|| file.path.clone())
+                    let edits = rewrite_edits(rw, file);
+                    if matches!(&edits, Ok(e) if e.is_empty()) {
+                        return None;
+                    }
+                    let mut cache = aide_core::walk::lock(&rw.found);
+                    cache.insert(file.path.clone(), (file.checksum().to_string(), edits));
+                    Some(file.path.clone())
                 })?;
                 Ok((found.into_iter().flatten().collect(), diagnostics))
             }
@@ -126,7 +140,17 @@ impl Prepared {
                 let Some(records) = records.get(rel) else { return Ok(Vec::new()) };
                 match_edits(rel, bytes, records, template)
             }
-            Prepared::Rewrite(rw) => rewrite_edits(rw, rel, bytes),
+            Prepared::Rewrite(rw) => {
+                let cached = aide_core::walk::lock(&rw.found).remove(rel);
+                match cached {
+                    Some((sum, edits)) if sum == aide_core::checksum::sha256_hex(bytes) => edits,
+                    _ => {
+                        let file = SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec())
+                            .map_err(|d| AideError::internal(d.message))?;
+                        rewrite_edits(rw, &file)
+                    }
+                }
+            }
             Prepared::Rename(_) => Err(AideError::internal("rename edits are planned for the whole tree at once")),
         }
     }
@@ -408,13 +432,7 @@ fn prepare_rewrite(op: &RewriteOp) -> Result<PreparedRewrite, AideError> {
             }
         },
     };
-    Ok(PreparedRewrite { lang, query, template, replace, op: op.clone() })
-}
-
-fn has_match(query: &tree_sitter::Query, file: &SourceFile) -> bool {
-    let mut cursor = tree_sitter::QueryCursor::new();
-    let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
-    matches.next().is_some()
+    Ok(PreparedRewrite { lang, query, template, replace, op: op.clone(), found: Default::default() })
 }
 
 /// One match of a rewrite: the span it replaces and its captures' spans.
@@ -425,9 +443,8 @@ struct Found {
     captures: BTreeMap<u32, (usize, usize)>,
 }
 
-fn rewrite_edits(rw: &PreparedRewrite, rel: &str, bytes: &[u8]) -> Result<Vec<Edit>, AideError> {
-    let file =
-        SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec()).map_err(|d| AideError::internal(d.message))?;
+fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile) -> Result<Vec<Edit>, AideError> {
+    let (rel, bytes) = (file.path.as_str(), file.source.as_slice());
     let query = &rw.query.query;
     let names = query.capture_names();
     let mut cursor = tree_sitter::QueryCursor::new();

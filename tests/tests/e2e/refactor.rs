@@ -323,9 +323,7 @@ fn nested_matches_are_rewritten_inside_out_and_real_overlaps_refused() {
     let t = TestDir::new();
     let body = "fn f() -> u32 { old(old(1)) + old(2) + a.unwrap().err().unwrap() }\n";
     t.write("a.rs", body);
-    let op = |query: &str, template: &str| {
-        json!({ "operations": [{ "op": "rewrite", "language": "rust", "query": query, "template": template }] })
-    };
+    let op = |query: &str, template: &str| json!({ "operations": [{ "op": "rewrite", "language": "rust", "query": query, "template": template }] });
     // A match inside another's capture is rewritten first, then carried by
     // the outer template (ast-grep -U rewrites the outer one only).
     let nested = "(call_expression function: (identifier) @f (#eq? @f \"old\") arguments: (arguments (_) @a)) @call";
