@@ -13,7 +13,8 @@
 //!   scope resolution leads to its binding;
 //! * a **member** (method, field, variant) is meant at `x.name` and
 //!   `Type::name` sites whose receiver is known to be its owner (`self`,
-//!   `this`, a Go receiver, the owner's own name) — `resolved` — or, when no
+//!   `this`, a Go receiver, the owner's own name, a local declared or built
+//!   as the owner: `a: &Agent`, `Agent::new()`) — `resolved` — or, when no
 //!   other definition in the files has the name, at any member site —
 //!   `name_only`; other member sites are `unresolved`;
 //! * a **free** symbol (function, type, constant) is meant at bare and
@@ -109,6 +110,8 @@ pub struct RawSite {
     enclosing_owner: Option<String>,
     /// What the enclosing method calls its own object.
     self_names: Vec<String>,
+    /// For `x.name`: the type local `x` is declared or built as.
+    receiver_type: Option<String>,
     lang: Lang,
     pub in_comment_or_string: bool,
 }
@@ -268,8 +271,14 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
         .into_iter()
         .map(|r| {
             let (start, end) = (r.span.byte_start, r.span.byte_end);
+            let access = access_at(file, start, end);
+            let receiver_type = match &access {
+                Access::Member { receiver } => bindings.resolve(receiver, start).and_then(|d| d.type_name.clone()),
+                _ => None,
+            };
             RawSite {
-                access: access_at(file, start, end),
+                receiver_type,
+                access,
                 local: bindings.resolve(ident, start).cloned(),
                 defines_local: bindings.at(start, end).is_some(),
                 enclosing_owner: enclosing_owner(file, start),
@@ -293,6 +302,7 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
                 defines_local: false,
                 enclosing_owner: None,
                 self_names: Vec::new(),
+                receiver_type: None,
                 lang: file.lang,
                 in_comment_or_string: true,
                 reference: r,
@@ -507,7 +517,15 @@ impl Resolver {
         match (owner, &site.access) {
             (Some(owner), Access::Member { receiver }) => {
                 let own_self = inside_owner(owner) && site.self_names.iter().any(|n| n == receiver);
-                Some(if own_self || last_segment(receiver) == owner { Resolution::Resolved } else { by_name })
+                let typed = site.receiver_type.as_deref();
+                if own_self || last_segment(receiver) == owner || typed == Some(owner) {
+                    Some(Resolution::Resolved)
+                } else if typed.is_some_and(|t| of_owner(t, None)) {
+                    // A local of another type that has a member of this name.
+                    None
+                } else {
+                    Some(by_name)
+                }
             }
             (Some(owner), Access::Qualified { qualifier }) => {
                 let q = last_segment(qualifier);
@@ -615,7 +633,7 @@ mod tests {
     fn another_types_field_of_the_same_name_is_not_a_reference() {
         // cobra's `Command.Name` against pflag's `Flag.Name`.
         let cmd = "package c\ntype Command struct{ use string }\nfunc (c *Command) Name() string { return c.use }\nfunc (c *Command) Title() string { return c.Name() }\n";
-        let flag = "package f\ntype Flag struct{ Name string }\nfunc show(f *Flag) string { return f.Name }\n";
+        let flag = "package f\ntype Flag struct{ Name string }\nfunc show(f *Flag) string { return f.Name }\nfunc any(v interface{ Name() string }) string { return v.Name() }\n";
         let query = SymbolQuery { name: "Command/Name".into(), ..Default::default() };
         let sites = resolve(&[("c.go", Lang::Go, cmd), ("f.go", Lang::Go, flag)], query);
         let sites = sites.unwrap_or_else(|_| panic!("one definition"));
@@ -624,7 +642,7 @@ mod tests {
             [
                 ("c.go".into(), 3, Resolution::Resolved),
                 ("c.go".into(), 4, Resolution::Resolved),
-                ("f.go".into(), 3, Resolution::Unresolved),
+                ("f.go".into(), 4, Resolution::Unresolved),
             ]
         );
     }

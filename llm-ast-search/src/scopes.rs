@@ -27,6 +27,10 @@ pub struct LocalDef {
     /// The scope it is visible in.
     pub scope_start: usize,
     pub scope_end: usize,
+    /// The type its declaration names (`a: &Agent`, `Agent a`, `var a
+    /// Agent`), or that its value constructs (`Agent::new()`, `Agent {…}`,
+    /// `new Agent()`, `Agent(…)`), as a bare type name.
+    pub type_name: Option<String>,
 }
 
 /// The local bindings of a file.
@@ -69,7 +73,8 @@ impl Locals {
                 continue;
             };
             let name = String::from_utf8_lossy(&file.source[start..end]).into_owned();
-            out.push(LocalDef { name, start, end, scope_start, scope_end });
+            let type_name = declared_type(node, &file.source);
+            out.push(LocalDef { name, start, end, scope_start, scope_end, type_name });
         }
         out.sort_by_key(|d| (d.start, d.end));
         out.dedup();
@@ -93,6 +98,51 @@ impl Locals {
     pub fn at(&self, start: usize, end: usize) -> Option<&LocalDef> {
         self.defs.iter().find(|d| d.start == start && d.end == end)
     }
+}
+
+/// The type a local's declaration names or its value constructs: the
+/// nearest of its first three ancestors with a `type` field, else one with a
+/// `value`/`right` that constructs a type (a capitalised name called, built
+/// or `new`ed).
+fn declared_type(def: Node<'_>, source: &[u8]) -> Option<String> {
+    let text = |n: Node<'_>| String::from_utf8_lossy(&source[n.byte_range()]).into_owned();
+    for node in ancestors(def).skip(1).take(3) {
+        if let Some(t) = node.child_by_field_name("type") {
+            return bare_type(&text(t));
+        }
+        // A value that builds no named type: the declaration above may name it.
+        let value = node.child_by_field_name("value").or_else(|| node.child_by_field_name("right"));
+        if let Some(t) = value.and_then(|v| constructed_type(&text(v))) {
+            return Some(t);
+        }
+    }
+    None
+}
+
+/// `&mut Agent`, `*Agent`, `: Agent<T>`, `crate::a::Agent`, `Agent[]` → `Agent`.
+fn bare_type(text: &str) -> Option<String> {
+    let t = text.trim().trim_start_matches(':').trim();
+    let t = t.trim_start_matches(['&', '*']).trim_start_matches("mut ").trim_start_matches("const ").trim();
+    let t = t.split(['<', '[', '?', ' ']).next().unwrap_or("");
+    let t = t.rsplit("::").next().unwrap_or(t);
+    let t = t.rsplit('.').next().unwrap_or(t).trim();
+    (!t.is_empty() && t.chars().all(|c| c.is_alphanumeric() || c == '_')).then(|| t.to_string())
+}
+
+/// `Agent::new(…)`, `Agent {…}`, `&Agent{…}`, `new Agent(…)`, `Agent(…)`
+/// → `Agent`: only a capitalised name, as types are written.
+fn constructed_type(value: &str) -> Option<String> {
+    let v = value.trim().trim_start_matches('&').trim();
+    let v = v.strip_prefix("new ").unwrap_or(v).trim();
+    let head = v.split(['(', '{', '<', ' ']).next().unwrap_or("");
+    let mut segments: Vec<&str> = head.split("::").flat_map(|s| s.split('.')).collect();
+    // `Agent::new` names the type before the constructor.
+    if segments.len() > 1 && segments.last().is_some_and(|s| s.chars().next().is_some_and(char::is_lowercase)) {
+        segments.pop();
+    }
+    let name = segments.last()?.trim();
+    let typed = name.chars().next().is_some_and(char::is_uppercase) && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    typed.then(|| name.to_string())
 }
 
 /// How an identifier occurrence is written.
@@ -357,6 +407,31 @@ mod tests {
         let locals = Locals::of(&f);
         let inner_use = src.find("g(v)").unwrap_or(0) + 2;
         assert_eq!(locals.resolve("v", inner_use).map(|d| d.start), src.find("v = 2"));
+    }
+
+    #[test]
+    fn locals_know_the_type_they_are_declared_or_built_as() {
+        let types = |lang: Lang, src: &str| -> Vec<(String, Option<String>)> {
+            Locals::of(&file(lang, src)).defs().iter().map(|d| (d.name.clone(), d.type_name.clone())).collect()
+        };
+        let t = |n: &str, ty: Option<&str>| (n.to_string(), ty.map(str::to_string));
+        assert_eq!(
+            types(Lang::Rust, "fn f(a: &mut Agent, n: u8) { let b = Agent::new(); let c = Other { x: 1 }; let d = make(); }"),
+            [t("a", Some("Agent")), t("n", Some("u8")), t("b", Some("Agent")), t("c", Some("Other")), t("d", None)]
+        );
+        assert_eq!(
+            types(Lang::Java, "class K { void f(Agent a) { Agent b = make(); var c = new Other(); } }"),
+            [t("a", Some("Agent")), t("b", Some("Agent")), t("c", Some("Other"))]
+        );
+        assert_eq!(
+            types(Lang::Go, "package p\nfunc f(a *Agent) { b := &Agent{}; var c Other }\n"),
+            [t("a", Some("Agent")), t("b", Some("Agent")), t("c", Some("Other"))]
+        );
+        assert_eq!(types(Lang::Python, "def f(a: Agent):\n    b = Agent()\n"), [t("a", Some("Agent")), t("b", Some("Agent"))]);
+        assert_eq!(
+            types(Lang::TypeScript, "function f(a: Agent) { const b = new Agent(); }"),
+            [t("a", Some("Agent")), t("b", Some("Agent"))]
+        );
     }
 
     #[test]
