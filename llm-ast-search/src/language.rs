@@ -44,6 +44,20 @@ pub fn parse(lang: Lang, source: &[u8]) -> Option<Tree> {
     })
 }
 
+/// Parses `source` again, reusing `old` (a tree of the earlier text,
+/// already `edit`ed to the changes): only the changed regions are parsed.
+pub fn reparse(lang: Lang, source: &[u8], old: &Tree) -> Option<Tree> {
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let parser = parsers.entry(lang).or_insert_with(|| {
+            let mut p = Parser::new();
+            let _ = p.set_language(&grammar(lang));
+            p
+        });
+        parser.parse(source, Some(old))
+    })
+}
+
 /// Our additions to the grammars' tags queries, where those fall short:
 /// references the grammars do not tag (C and C++ ship none; Rust's scoped
 /// calls `m::f()`, types and struct literals; qualified C++ calls).

@@ -141,7 +141,8 @@ fn constructed_type(value: &str) -> Option<String> {
         segments.pop();
     }
     let name = segments.last()?.trim();
-    let typed = name.chars().next().is_some_and(char::is_uppercase) && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let typed =
+        name.chars().next().is_some_and(char::is_uppercase) && name.chars().all(|c| c.is_alphanumeric() || c == '_');
     typed.then(|| name.to_string())
 }
 
@@ -416,7 +417,10 @@ mod tests {
         };
         let t = |n: &str, ty: Option<&str>| (n.to_string(), ty.map(str::to_string));
         assert_eq!(
-            types(Lang::Rust, "fn f(a: &mut Agent, n: u8) { let b = Agent::new(); let c = Other { x: 1 }; let d = make(); }"),
+            types(
+                Lang::Rust,
+                "fn f(a: &mut Agent, n: u8) { let b = Agent::new(); let c = Other { x: 1 }; let d = make(); }"
+            ),
             [t("a", Some("Agent")), t("n", Some("u8")), t("b", Some("Agent")), t("c", Some("Other")), t("d", None)]
         );
         assert_eq!(
@@ -427,7 +431,10 @@ mod tests {
             types(Lang::Go, "package p\nfunc f(a *Agent) { b := &Agent{}; var c Other }\n"),
             [t("a", Some("Agent")), t("b", Some("Agent")), t("c", Some("Other"))]
         );
-        assert_eq!(types(Lang::Python, "def f(a: Agent):\n    b = Agent()\n"), [t("a", Some("Agent")), t("b", Some("Agent"))]);
+        assert_eq!(
+            types(Lang::Python, "def f(a: Agent):\n    b = Agent()\n"),
+            [t("a", Some("Agent")), t("b", Some("Agent"))]
+        );
         assert_eq!(
             types(Lang::TypeScript, "function f(a: Agent) { const b = new Agent(); }"),
             [t("a", Some("Agent")), t("b", Some("Agent"))]

@@ -43,6 +43,65 @@ pub(crate) fn python_compile_error(bytes: &[u8]) -> Option<(usize, String)> {
 
 /// The issues of `after` that `before` did not have (compared by kind,
 /// message and the text of their line).
+/// The tree of a file's original content and the regions changed since:
+/// the new content is parsed incrementally from it.
+pub(crate) struct Earlier<'a> {
+    pub tree: &'a tree_sitter::Tree,
+    pub regions: &'a crate::sites::Regions,
+}
+
+/// Whether `after` has syntax errors, parsed incrementally from the
+/// earlier tree: only the changed regions are parsed again. None when the
+/// tree does not fit (the caller parses whole).
+fn has_errors_incrementally(lang: Lang, before: &[u8], after: &[u8], earlier: &Earlier<'_>) -> Option<bool> {
+    let point = |bytes: &[u8], index: &LineIndex, at: usize| {
+        let line = index.line_of(at);
+        let start = index.line_range(line).map_or(0, |r| r.start);
+        tree_sitter::Point { row: line - 1, column: at.min(bytes.len()) - start }
+    };
+    let old_index = LineIndex::new(before);
+    let mut tree = earlier.tree.clone();
+    // From the last region back, each region's start is the same in the
+    // original and in the text being edited.
+    for r in earlier.regions.regions().iter().rev() {
+        let start_position = point(before, &old_index, r.old.start);
+        let inserted = after.get(r.new.clone())?;
+        let new_end_position = match memchr::memrchr(b'\n', inserted) {
+            Some(nl) => tree_sitter::Point {
+                row: start_position.row + memchr::memchr_iter(b'\n', inserted).count(),
+                column: inserted.len() - nl - 1,
+            },
+            None => tree_sitter::Point { row: start_position.row, column: start_position.column + inserted.len() },
+        };
+        tree.edit(&tree_sitter::InputEdit {
+            start_byte: r.old.start,
+            old_end_byte: r.old.end,
+            new_end_byte: r.old.start + inserted.len(),
+            start_position,
+            old_end_position: point(before, &old_index, r.old.end),
+            new_end_position,
+        });
+    }
+    let fresh = llm_ast_search::language::reparse(lang, after, &tree)?;
+    Some(fresh.root_node().has_error())
+}
+
+/// [`new_issues`], parsing `after` incrementally when the earlier tree is
+/// known: a file without errors after the edit needs nothing more.
+pub(crate) fn new_issues_from(
+    lang: Lang,
+    before: Option<&[u8]>,
+    after: &[u8],
+    earlier: Option<&Earlier<'_>>,
+) -> Vec<SyntaxIssue> {
+    if let (Some(earlier), Some(b)) = (earlier, before)
+        && has_errors_incrementally(lang, b, after, earlier) == Some(false)
+    {
+        return Vec::new();
+    }
+    new_issues(lang, before, after)
+}
+
 pub(crate) fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec<SyntaxIssue> {
     let issues = |bytes: &[u8]| -> Vec<(SyntaxIssue, String)> {
         let Some(tree) = llm_ast_search::language::parse(lang, bytes) else { return Vec::new() };
@@ -154,5 +213,38 @@ pub(crate) fn cargo_check(file: &Path, root: &Root) -> CargoCheck {
             }
         }
         Err(e) => CargoCheck { ok: false, directory: shown, errors: vec![format!("cargo not run: {e}")], warnings: 0 },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sites::Regions;
+
+    /// The incremental parse sees what a whole parse sees, whatever the
+    /// edits: one region, several, multi-line, at the ends, breaking or not.
+    #[test]
+    fn an_incremental_parse_finds_errors_as_a_whole_parse_does() {
+        let before = "fn a() -> u32 {\n    f(1)\n}\n\nfn b() {\n    let x = g(2);\n}\n";
+        let cases: &[&[(usize, usize, &str)]] = &[
+            &[(20, 24, "h(f(1))")],
+            &[(20, 24, "h(f(1)")],
+            &[(0, 0, "// top\n"), (45, 49, "gg")],
+            &[(16, 25, "    let y = {\n        2\n    };\n    y\n")],
+            &[(16, 25, "    let y = {\n        2\n    ;\n")],
+            &[(52, 52, "\nfn c() {}")],
+            &[(0, 16, "fn a() -> u32 {{")],
+        ];
+        let tree = llm_ast_search::language::parse(Lang::Rust, before.as_bytes()).unwrap();
+        for edits in cases {
+            let spans: Vec<(usize, usize, &[u8])> = edits.iter().map(|(s, e, t)| (*s, *e, t.as_bytes())).collect();
+            let (after, applied) = crate::text::apply_span_edits_tracked(before.as_bytes(), &spans).unwrap();
+            let mut regions = Regions::default();
+            regions.apply(&applied);
+            let earlier = Earlier { tree: &tree, regions: &regions };
+            let whole = llm_ast_search::language::parse(Lang::Rust, &after).unwrap().root_node().has_error();
+            let incremental = has_errors_incrementally(Lang::Rust, before.as_bytes(), &after, &earlier);
+            assert_eq!(incremental, Some(whole), "{edits:?}");
+        }
     }
 }

@@ -452,7 +452,12 @@ pub fn transform(
             let found = commit::parallel_map(&checked, |f| {
                 let after = f.current.as_deref()?;
                 let lang = Lang::from_path_and_content(&f.abs, after)?;
-                Some(guards::new_issues(lang, f.original.as_deref(), after))
+                let earlier = f
+                    .earlier_tree
+                    .as_ref()
+                    .filter(|(parsed_as, _)| *parsed_as == lang && !f.replaced_whole)
+                    .map(|(_, tree)| guards::Earlier { tree, regions: &f.regions });
+                Some(guards::new_issues_from(lang, f.original.as_deref(), after, earlier.as_ref()))
             });
             checked.iter().zip(found).filter_map(|(f, issues)| Some((f.abs.clone(), issues?))).collect()
         };

@@ -37,6 +37,9 @@ pub struct FileState {
     pub regions: crate::sites::Regions,
     /// The content was replaced whole (`write`): its sites come from a line diff.
     pub replaced_whole: bool,
+    /// The tree of `original`, when an operation parsed it: the syntax
+    /// guard then parses only the changed regions again.
+    pub earlier_tree: Option<crate::tree::ParsedAs>,
 }
 
 /// What one operation did.
@@ -129,6 +132,7 @@ impl Plan {
                     renamed_from: None,
                     regions: Default::default(),
                     replaced_whole: false,
+                    earlier_tree: None,
                 },
             );
         }
@@ -319,9 +323,13 @@ impl Plan {
             let file = self.file(root, rel)?;
             let Some(bytes) = file.current.clone() else { continue };
             let shown = file.rel.clone();
-            let edits = prepared.edits_in(rel, &bytes).map_err(|e| with_path(e, &shown))?;
+            let (edits, tree) = prepared.edits_in(rel, &bytes).map_err(|e| with_path(e, &shown))?;
             if edits.is_empty() {
                 continue;
+            }
+            let file = self.file(root, rel)?;
+            if file.current == file.original && file.earlier_tree.is_none() {
+                file.earlier_tree = tree;
             }
             total += edits.len();
             self.apply_edits(root, index, op.name(), rel, edits)?;

@@ -41,6 +41,9 @@ pub enum Prepared {
     Rename(Box<crate::rename::PreparedRename>),
 }
 
+/// A syntax tree of a file's content and the language it was parsed as.
+pub type ParsedAs = (Lang, tree_sitter::Tree);
+
 /// A compiled `rewrite`.
 pub struct PreparedRewrite {
     pub lang: Lang,
@@ -57,7 +60,7 @@ pub struct PreparedRewrite {
 
 /// The edits a rewrite worked out for a file while finding it, with the
 /// checksum of the content they belong to.
-type FoundEdits = (String, Result<Vec<Edit>, AideError>);
+type FoundEdits = (String, Result<Vec<Edit>, AideError>, tree_sitter::Tree);
 
 impl Prepared {
     /// Compiles a tree operation (None for the operations on one file).
@@ -110,7 +113,7 @@ impl Prepared {
                         return None;
                     }
                     let mut cache = aide_core::walk::lock(&rw.found);
-                    cache.insert(file.path.clone(), (file.checksum().to_string(), edits));
+                    cache.insert(file.path.clone(), (file.checksum().to_string(), edits, file.tree.clone()));
                     Some(file.path.clone())
                 })?;
                 Ok((found.into_iter().flatten().collect(), diagnostics))
@@ -119,8 +122,26 @@ impl Prepared {
         }
     }
 
-    /// The edits of the operation in `rel`, whose content is `bytes`.
-    pub fn edits_in(&self, rel: &str, bytes: &[u8]) -> Result<Vec<Edit>, AideError> {
+    /// The edits of the operation in `rel`, whose content is `bytes`, and
+    /// the syntax tree of `bytes` when the operation parsed them.
+    pub fn edits_in(&self, rel: &str, bytes: &[u8]) -> Result<(Vec<Edit>, Option<ParsedAs>), AideError> {
+        if let Prepared::Rewrite(rw) = self {
+            let cached = aide_core::walk::lock(&rw.found).remove(rel);
+            return match cached {
+                Some((sum, edits, tree)) if sum == aide_core::checksum::sha256_hex(bytes) => {
+                    Ok((edits?, Some((rw.lang, tree))))
+                }
+                _ => {
+                    let file = SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec())
+                        .map_err(|d| AideError::internal(d.message))?;
+                    Ok((rewrite_edits(rw, &file)?, Some((rw.lang, file.tree.clone()))))
+                }
+            };
+        }
+        self.text_edits_in(rel, bytes).map(|edits| (edits, None))
+    }
+
+    fn text_edits_in(&self, rel: &str, bytes: &[u8]) -> Result<Vec<Edit>, AideError> {
         match self {
             Prepared::Regex { regex, replacement, .. } => Ok(regex
                 .captures_iter(bytes)
@@ -140,18 +161,9 @@ impl Prepared {
                 let Some(records) = records.get(rel) else { return Ok(Vec::new()) };
                 match_edits(rel, bytes, records, template)
             }
-            Prepared::Rewrite(rw) => {
-                let cached = aide_core::walk::lock(&rw.found).remove(rel);
-                match cached {
-                    Some((sum, edits)) if sum == aide_core::checksum::sha256_hex(bytes) => edits,
-                    _ => {
-                        let file = SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec())
-                            .map_err(|d| AideError::internal(d.message))?;
-                        rewrite_edits(rw, &file)
-                    }
-                }
+            Prepared::Rewrite(_) | Prepared::Rename(_) => {
+                Err(AideError::internal("rewrite and rename edits are planned by their own steps"))
             }
-            Prepared::Rename(_) => Err(AideError::internal("rename edits are planned for the whole tree at once")),
         }
     }
 
