@@ -12,16 +12,10 @@ use crate::{Result, say, workspace};
 /// `ast-grep` (the npm package `@ast-grep/cli`): on PATH, or installed into
 /// `target/anchors` on first use. Never `sg`, which is shadow's on Debian.
 pub(super) fn ast_grep() -> Result<String> {
-    let ok = |p: &str| Command::new(p).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
-    if ok("ast-grep") {
-        return Ok("ast-grep".into());
-    }
     let prefix = workspace().join("target/anchors");
-    let local = prefix.join("node_modules/.bin/ast-grep").display().to_string();
-    if !ok(&local) {
-        crate::run("npm", &["install", "--silent", "--prefix", &prefix.display().to_string(), "@ast-grep/cli"])?;
-    }
-    if ok(&local) { Ok(local) } else { Err("could not install @ast-grep/cli with npm".into()) }
+    super::anchor("ast-grep", &prefix.join("node_modules/.bin/ast-grep"), || {
+        crate::run("npm", &["install", "--silent", "--prefix", &prefix.display().to_string(), "@ast-grep/cli"])
+    })
 }
 
 /// ctags' kinds that the recall check counts: functions, methods, classes,

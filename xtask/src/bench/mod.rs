@@ -125,6 +125,20 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
     }
 }
 
+/// An anchor tool: `program` on PATH, else `local` (installed there by
+/// `install` on first use).
+fn anchor(program: &str, local: &Path, install: impl FnOnce() -> Result<()>) -> Result<String> {
+    let ok = |p: &str| Command::new(p).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
+    if ok(program) {
+        return Ok(program.into());
+    }
+    let local = local.display().to_string();
+    if !ok(&local) {
+        install()?;
+    }
+    if ok(&local) { Ok(local) } else { Err(format!("could not install {program}")) }
+}
+
 fn require(program: &str, install: &str) -> Result<()> {
     let ok = Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
     if ok { Ok(()) } else { Err(format!("`{program}` is needed for this benchmark: {install}")) }

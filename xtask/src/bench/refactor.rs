@@ -5,7 +5,7 @@
 //! tools leave the same bytes (or, for the rename, a tree that compiles).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use super::transform::{EditTree, measure_restoring};
 use super::{Case, Cmd, Report, case_of, fresh_home, release_binary, require, write_report};
@@ -13,17 +13,11 @@ use crate::{Result, say, workspace};
 
 /// fastmod (crates.io only): on PATH, or installed into `target/bench/tools` on first use.
 fn fastmod() -> Result<String> {
-    let ok = |p: &str| Command::new(p).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok();
-    if ok("fastmod") {
-        return Ok("fastmod".into());
-    }
     let root = workspace().join("target/bench/tools");
-    let local = root.join("bin/fastmod").display().to_string();
-    if !ok(&local) {
+    super::anchor("fastmod", &root.join("bin/fastmod"), || {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        crate::run(&cargo, &["install", "--quiet", "--locked", "fastmod", "--root", &root.display().to_string()])?;
-    }
-    if ok(&local) { Ok(local) } else { Err("could not install fastmod with cargo install".into()) }
+        crate::run(&cargo, &["install", "--quiet", "--locked", "fastmod", "--root", &root.display().to_string()])
+    })
 }
 
 /// Runs `cmd` once on the restored tree and returns the files it left.
