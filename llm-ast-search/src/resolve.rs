@@ -252,7 +252,11 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
         }
     }
     let named = file.outline().iter().filter(|s| s.name == ident).map(|s| (s.clone(), member_owner(file, s))).collect();
-    let bindings = Locals::of(file);
+    let occurrences = references_in(file, ident, true);
+    let offsets: Vec<usize> = occurrences.iter().map(|r| r.span.byte_start).collect();
+    // The query's own file may name a local anywhere (by line).
+    let bindings =
+        if query.wanted_path() == Some(file.path.as_str()) { Locals::of(file) } else { Locals::around(file, &offsets) };
     let locals = if query.wanted_path() == Some(file.path.as_str()) {
         bindings
             .defs()
@@ -267,7 +271,7 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
     } else {
         Vec::new()
     };
-    let mut sites: Vec<RawSite> = references_in(file, ident, true)
+    let mut sites: Vec<RawSite> = occurrences
         .into_iter()
         .map(|r| {
             let (start, end) = (r.span.byte_start, r.span.byte_end);

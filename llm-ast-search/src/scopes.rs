@@ -33,6 +33,26 @@ pub struct LocalDef {
     pub type_name: Option<String>,
 }
 
+/// Node kinds of functions, methods and closures in the nine grammars: a
+/// local binding's scope lies within the outermost one around it.
+const FUNCTION_KINDS: &[&str] = &[
+    "function_item",
+    "closure_expression",
+    "function_definition",
+    "lambda",
+    "function_declaration",
+    "method_declaration",
+    "func_literal",
+    "constructor_declaration",
+    "lambda_expression",
+    "method_definition",
+    "arrow_function",
+    "function_expression",
+    "function",
+    "generator_function",
+    "generator_function_declaration",
+];
+
 /// The local bindings of a file.
 #[derive(Debug, Default)]
 pub struct Locals {
@@ -42,6 +62,33 @@ pub struct Locals {
 impl Locals {
     /// Every local binding of `file`.
     pub fn of(file: &SourceFile) -> Locals {
+        let whole = file.tree.root_node().byte_range();
+        Locals::within(file, &[whole])
+    }
+
+    /// The local bindings that can be visible at `offsets`: those of the
+    /// outermost function around each. A local's scope never reaches
+    /// outside it, so the rest of the file need not be queried (references
+    /// of a common name in a large tree query a fraction of it); an offset
+    /// in no function sees no local.
+    pub fn around(file: &SourceFile, offsets: &[usize]) -> Locals {
+        let root = file.tree.root_node();
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+        for &at in offsets {
+            if ranges.iter().any(|r| r.contains(&at)) {
+                continue;
+            }
+            let Some(node) = root.descendant_for_byte_range(at, at) else { continue };
+            if let Some(function) = ancestors(node).filter(|n| FUNCTION_KINDS.contains(&n.kind())).last() {
+                ranges.push(function.byte_range());
+            }
+        }
+        ranges.sort_by_key(|r| r.start);
+        ranges.dedup();
+        Locals::within(file, &ranges)
+    }
+
+    fn within(file: &SourceFile, ranges: &[std::ops::Range<usize>]) -> Locals {
         let query = locals_query(file.lang);
         let (Some(def_index), Some(scope_index)) =
             (query.capture_index_for_name("local.definition"), query.capture_index_for_name("local.scope"))
@@ -51,13 +98,16 @@ impl Locals {
         let mut scopes: Vec<(usize, usize)> = Vec::new();
         let mut defs: Vec<Node<'_>> = Vec::new();
         let mut cursor = QueryCursor::new();
-        let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
-        while let Some(m) = matches.next() {
-            for c in m.captures {
-                if c.index == scope_index {
-                    scopes.push((c.node.start_byte(), c.node.end_byte()));
-                } else if c.index == def_index {
-                    defs.push(c.node);
+        for range in ranges {
+            cursor.set_byte_range(range.clone());
+            let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
+            while let Some(m) = matches.next() {
+                for c in m.captures {
+                    if c.index == scope_index {
+                        scopes.push((c.node.start_byte(), c.node.end_byte()));
+                    } else if c.index == def_index {
+                        defs.push(c.node);
+                    }
                 }
             }
         }
