@@ -56,6 +56,8 @@ pub struct PreparedRewrite {
     /// checksum of the content they were worked out on: the locked content,
     /// if unchanged, is not parsed again.
     found: std::sync::Mutex<BTreeMap<String, FoundEdits>>,
+    /// A literal every match contains, when the query says so.
+    literal: Option<String>,
 }
 
 /// The edits a rewrite worked out for a file while finding it, with the
@@ -106,8 +108,7 @@ impl Prepared {
             Prepared::Rewrite(rw) => {
                 let walk = rw.op.scope.walk_args();
                 let scope = source_scope(root, &walk, Some(rw.lang), ctx);
-                let needle = llm_ast_search::query::required_literal(&rw.query);
-                let (found, diagnostics) = scope.map_files(needle.as_deref().map(str::as_bytes), |file, _| {
+                let (found, diagnostics) = scope.map_files(rw.literal.as_deref().map(str::as_bytes), |file, _| {
                     let edits = rewrite_edits(rw, file);
                     if matches!(&edits, Ok(e) if e.is_empty()) {
                         return None;
@@ -444,7 +445,8 @@ fn prepare_rewrite(op: &RewriteOp) -> Result<PreparedRewrite, AideError> {
             }
         },
     };
-    Ok(PreparedRewrite { lang, query, template, replace, op: op.clone(), found: Default::default() })
+    let literal = llm_ast_search::query::required_literal(&query);
+    Ok(PreparedRewrite { lang, query, template, replace, op: op.clone(), found: Default::default(), literal })
 }
 
 /// One match of a rewrite: the span it replaces and its captures' spans.
@@ -459,28 +461,38 @@ fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile) -> Result<Vec<Edit>, A
     let (rel, bytes) = (file.path.as_str(), file.source.as_slice());
     let query = &rw.query.query;
     let names = query.capture_names();
+    // A query with a required literal (`#eq? @m "unwrap"`) only matches
+    // where the literal is: the cursor visits the nodes around each
+    // occurrence instead of the whole tree.
+    let ranges: Vec<std::ops::Range<usize>> = match &rw.literal {
+        Some(lit) => memchr::memmem::find_iter(bytes, lit.as_bytes()).map(|at| at..at + lit.len()).collect(),
+        None => vec![0..bytes.len()],
+    };
     let mut cursor = tree_sitter::QueryCursor::new();
-    let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
     let mut found: Vec<Found> = Vec::new();
-    while let Some(m) = matches.next() {
-        if m.captures.is_empty() {
-            continue;
+    for range in ranges {
+        cursor.set_byte_range(range);
+        let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
+        while let Some(m) = matches.next() {
+            if m.captures.is_empty() {
+                continue;
+            }
+            // Each capture's text: from its first node to its last (a
+            // quantified capture spans all its nodes).
+            let mut captures: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
+            for c in m.captures {
+                let (s, e) = (c.node.start_byte(), c.node.end_byte());
+                captures.entry(c.index).and_modify(|r| *r = (r.0.min(s), r.1.max(e))).or_insert((s, e));
+            }
+            let (start, end) = match rw.replace {
+                Some(i) => match captures.get(&i) {
+                    Some(span) => *span,
+                    None => continue,
+                },
+                None => widest(rel, &captures, names)?,
+            };
+            found.push(Found { start, end, captures });
         }
-        // Each capture's text: from its first node to its last (a
-        // quantified capture spans all its nodes).
-        let mut captures: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
-        for c in m.captures {
-            let (s, e) = (c.node.start_byte(), c.node.end_byte());
-            captures.entry(c.index).and_modify(|r| *r = (r.0.min(s), r.1.max(e))).or_insert((s, e));
-        }
-        let (start, end) = match rw.replace {
-            Some(i) => match captures.get(&i) {
-                Some(span) => *span,
-                None => continue,
-            },
-            None => widest(rel, &captures, names)?,
-        };
-        found.push(Found { start, end, captures });
     }
     // Outer matches first; a span matched twice (two patterns) is rewritten once.
     found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
@@ -593,5 +605,54 @@ fn widest(rel: &str, spans: &BTreeMap<u32, (usize, usize)>, names: &[&str]) -> R
             captures: spans.keys().filter_map(|&i| names.get(i as usize)).map(|n| n.to_string()).collect(),
         }
         .into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(language: &str, query: &str, template: &str, src: &str, literal: bool) -> Vec<Edit> {
+        let op = RewriteOp {
+            language: language.into(),
+            query: query.into(),
+            template: template.into(),
+            replace: None,
+            max_replacements: None,
+            scope: Default::default(),
+        };
+        let mut rw = prepare_rewrite(&op).unwrap_or_else(|e| panic!("{}", e.message));
+        if !literal {
+            rw.literal = None;
+        }
+        let lang: Lang = language.parse().unwrap_or(Lang::Rust);
+        let file = SourceFile::parse("f".into(), lang, src.as_bytes().to_vec()).unwrap_or_else(|_| panic!("parse"));
+        rewrite_edits(&rw, &file).unwrap_or_else(|e| panic!("{}", e.message))
+    }
+
+    /// Looking only around the required literal finds every match a walk
+    /// of the whole tree finds, nested ones and multi-line ones included.
+    #[test]
+    fn matches_near_the_literal_are_all_the_matches() {
+        let cases = [
+            (
+                "rust",
+                r#"(call_expression function: (field_expression value: (_) @x field: (field_identifier) @m (#eq? @m "unwrap")) arguments: (arguments) @a (#eq? @a "()")) @c"#,
+                "${x}.expect(\"e\")",
+                "fn f() {\n    let v = a\n        .b()\n        .unwrap()\n        .c(d.unwrap())\n        .unwrap();\n    g(unwrap);\n}\n",
+            ),
+            (
+                "python",
+                r#"(call function: (identifier) @f (#eq? @f "old") arguments: (argument_list) @args) @call"#,
+                "new${args}",
+                "x = old(old(1),\n        2)\ny = [old(z) for z in old()]\n",
+            ),
+        ];
+        for (language, query, template, src) in cases {
+            let near = rewrite(language, query, template, src, true);
+            let whole = rewrite(language, query, template, src, false);
+            assert!(!near.is_empty(), "{language}");
+            assert_eq!(near, whole, "{language}");
+        }
     }
 }
