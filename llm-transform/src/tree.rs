@@ -466,7 +466,7 @@ fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile) -> Result<Vec<Edit>, A
     // occurrence instead of the whole tree.
     let ranges: Vec<std::ops::Range<usize>> = match &rw.literal {
         Some(lit) => memchr::memmem::find_iter(bytes, lit.as_bytes()).map(|at| at..at + lit.len()).collect(),
-        None => vec![0..bytes.len()],
+        None => std::iter::once(0..bytes.len()).collect(),
     };
     let mut cursor = tree_sitter::QueryCursor::new();
     let mut found: Vec<Found> = Vec::new();
