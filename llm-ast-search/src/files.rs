@@ -290,7 +290,7 @@ impl Scope<'_> {
                 return None;
             }
         };
-        let lacks_needle = |source: &[u8]| needle.is_some_and(|n| memchr::memmem::find(source, n).is_none());
+        let lacks_needle = |source: &[u8]| needle.is_some_and(|n| !holds_token(source, n));
         let file = match crate::warm::get(&c.abs, &c.rel, c.lang, &meta) {
             Some(file) if max_filesize.is_none_or(|max| meta.len() <= max) => {
                 if lacks_needle(&file.source) {
@@ -335,6 +335,37 @@ impl Scope<'_> {
     }
 }
 
+/// Whether `needle` occurs in `source` as a token could: where it begins
+/// (ends) with an ASCII letter, digit or `_`, not right after (before) one,
+/// since a name or literal of any of the nine languages never stops inside
+/// such a run. (`unwrap_or` holds `unwrap` but no token `unwrap`.)
+pub(crate) fn holds_token(source: &[u8], needle: &[u8]) -> bool {
+    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    let (open_start, open_end) = (needle.first().is_some_and(word), needle.last().is_some_and(word));
+    memchr::memmem::find_iter(source, needle).any(|at| {
+        let starts = !open_start || at == 0 || !word(&source[at - 1]);
+        let ends = !open_end || source.get(at + needle.len()).is_none_or(|b| !word(b));
+        starts && ends
+    })
+}
+
 fn join(prefix: &str, rel: &str) -> String {
     if prefix.is_empty() { rel.to_string() } else { format!("{prefix}/{rel}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_token;
+
+    #[test]
+    fn a_needle_counts_only_as_a_whole_token() {
+        assert!(holds_token(b"x.unwrap()", b"unwrap"));
+        assert!(!holds_token(b"x.unwrap_or(1); unwrapped", b"unwrap"));
+        assert!(holds_token(b"unwrap_or unwrap", b"unwrap"));
+        assert!(holds_token(b"unwrap", b"unwrap"));
+        // Only the needle's word ends are checked: `"()"` may touch anything.
+        assert!(holds_token(b"f()", b"()"));
+        assert!(holds_token(b"$foo", b"foo"));
+        assert!(!holds_token(b"", b"x"));
+    }
 }
