@@ -41,8 +41,6 @@ pub(crate) fn python_compile_error(bytes: &[u8]) -> Option<(usize, String)> {
     Some((line, lines.next().unwrap_or("syntax error").to_string()))
 }
 
-/// The issues of `after` that `before` did not have (compared by kind,
-/// message and the text of their line).
 /// The tree of a file's original content and the regions changed since:
 /// the new content is parsed incrementally from it.
 pub(crate) struct Earlier<'a> {
@@ -50,10 +48,10 @@ pub(crate) struct Earlier<'a> {
     pub regions: &'a crate::sites::Regions,
 }
 
-/// Whether `after` has syntax errors, parsed incrementally from the
-/// earlier tree: only the changed regions are parsed again. None when the
-/// tree does not fit (the caller parses whole).
-fn has_errors_incrementally(lang: Lang, before: &[u8], after: &[u8], earlier: &Earlier<'_>) -> Option<bool> {
+/// `after` parsed incrementally from the earlier tree, edited to the
+/// changed regions: only those are parsed again. None when a region does
+/// not fit `after` (the caller parses whole).
+fn reparse(lang: Lang, before: &[u8], after: &[u8], earlier: &Earlier<'_>) -> Option<tree_sitter::Tree> {
     let point = |bytes: &[u8], index: &LineIndex, at: usize| {
         let line = index.line_of(at);
         let start = index.line_range(line).map_or(0, |r| r.start);
@@ -82,45 +80,54 @@ fn has_errors_incrementally(lang: Lang, before: &[u8], after: &[u8], earlier: &E
             new_end_position,
         });
     }
-    let fresh = llm_ast_search::language::reparse(lang, after, &tree)?;
-    Some(fresh.root_node().has_error())
+    llm_ast_search::language::reparse(lang, after, &tree)
 }
 
-/// [`new_issues`], parsing `after` incrementally when the earlier tree is
-/// known: a file without errors after the edit needs nothing more.
+/// The issues of `bytes` as parsed into `tree`, each with its line's text.
+fn issues_of(lang: Lang, tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(SyntaxIssue, String)> {
+    let index = LineIndex::new(bytes);
+    syntax_issues(lang, tree, bytes, &index)
+        .into_iter()
+        .map(|i| {
+            let line = index.line_text(bytes, i.span.line, llm_ast_search::refs::LINE_TEXT_CHARS);
+            (i, line)
+        })
+        .collect()
+}
+
+fn parsed_issues(lang: Lang, bytes: &[u8]) -> Vec<(SyntaxIssue, String)> {
+    llm_ast_search::language::parse(lang, bytes).map(|tree| issues_of(lang, &tree, bytes)).unwrap_or_default()
+}
+
+/// The issues of `after` that `before` did not have (compared by kind,
+/// message and the text of their line). `after` is parsed incrementally
+/// when the earlier tree is known; the same checks run on the tree either
+/// way (Python's indentation too, which leaves no ERROR node).
 pub(crate) fn new_issues_from(
     lang: Lang,
     before: Option<&[u8]>,
     after: &[u8],
     earlier: Option<&Earlier<'_>>,
 ) -> Vec<SyntaxIssue> {
-    if let (Some(earlier), Some(b)) = (earlier, before)
-        && has_errors_incrementally(lang, b, after, earlier) == Some(false)
-    {
-        return Vec::new();
-    }
-    new_issues(lang, before, after)
+    let incremental = match (earlier, before) {
+        (Some(earlier), Some(b)) => reparse(lang, b, after, earlier),
+        _ => None,
+    };
+    let now = match incremental {
+        Some(tree) => issues_of(lang, &tree, after),
+        None => parsed_issues(lang, after),
+    };
+    fresh_issues(lang, before, now)
 }
 
-pub(crate) fn new_issues(lang: Lang, before: Option<&[u8]>, after: &[u8]) -> Vec<SyntaxIssue> {
-    let issues = |bytes: &[u8]| -> Vec<(SyntaxIssue, String)> {
-        let Some(tree) = llm_ast_search::language::parse(lang, bytes) else { return Vec::new() };
-        let index = LineIndex::new(bytes);
-        syntax_issues(lang, &tree, bytes, &index)
-            .into_iter()
-            .map(|i| {
-                let line = index.line_text(bytes, i.span.line, llm_ast_search::refs::LINE_TEXT_CHARS);
-                (i, line)
-            })
-            .collect()
-    };
-    let now = issues(after);
+/// Of the issues found `now`, those `before` did not have.
+fn fresh_issues(lang: Lang, before: Option<&[u8]>, now: Vec<(SyntaxIssue, String)>) -> Vec<SyntaxIssue> {
     if now.is_empty() {
         // Nothing to compare: the file as it was need not be parsed.
         return Vec::new();
     }
     let mut old: Vec<(String, String)> =
-        before.map(|b| issues(b).into_iter().map(|(i, l)| (i.message, l)).collect()).unwrap_or_default();
+        before.map(|b| parsed_issues(lang, b).into_iter().map(|(i, l)| (i.message, l)).collect()).unwrap_or_default();
     let mut fresh = Vec::new();
     for (issue, line) in now {
         match old.iter().position(|(m, l)| *m == issue.message && *l == line) {
@@ -221,6 +228,25 @@ mod tests {
     use super::*;
     use crate::sites::Regions;
 
+    /// A Python body dedented to its header's column parses without an
+    /// ERROR node, yet Python refuses it: the guard fed the earlier tree
+    /// must report it as the whole-parse guard does.
+    #[test]
+    fn an_incremental_guard_reports_python_indentation_too() {
+        let before = "class S:\n    def open(self):\n        return None\n";
+        let tree = llm_ast_search::language::parse(Lang::Python, before.as_bytes()).unwrap();
+        let at = before.find("        return").unwrap();
+        let spans: [(usize, usize, &[u8]); 1] = [(at, at + 8, b"    ")];
+        let (after, applied) = crate::text::apply_span_edits_tracked(before.as_bytes(), &spans).unwrap();
+        let mut regions = Regions::default();
+        regions.apply(&applied);
+        let earlier = Earlier { tree: &tree, regions: &regions };
+        let whole = new_issues_from(Lang::Python, Some(before.as_bytes()), &after, None);
+        assert_eq!(whole.len(), 1, "{whole:?}");
+        let incremental = new_issues_from(Lang::Python, Some(before.as_bytes()), &after, Some(&earlier));
+        assert_eq!(incremental.len(), 1, "{incremental:?}");
+    }
+
     /// The incremental parse sees what a whole parse sees, whatever the
     /// edits: one region, several, multi-line, at the ends, breaking or not.
     #[test]
@@ -243,7 +269,8 @@ mod tests {
             regions.apply(&applied);
             let earlier = Earlier { tree: &tree, regions: &regions };
             let whole = llm_ast_search::language::parse(Lang::Rust, &after).unwrap().root_node().has_error();
-            let incremental = has_errors_incrementally(Lang::Rust, before.as_bytes(), &after, &earlier);
+            let incremental =
+                reparse(Lang::Rust, before.as_bytes(), &after, &earlier).map(|t| t.root_node().has_error());
             assert_eq!(incremental, Some(whole), "{edits:?}");
         }
     }
