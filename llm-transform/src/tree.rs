@@ -559,15 +559,17 @@ impl Rewriter<'_> {
             Piece::Index(i) => query.capture_index_for_name(&i.to_string()),
             Piece::Literal(_) => None,
         };
-        // Every inner match must sit inside a capture the template uses.
-        let used: Vec<(usize, usize)> =
-            self.rw.template.references().filter_map(index_of).filter_map(|i| m.captures.get(&i).copied()).collect();
+        // Only the captures the template uses are rendered (each once), and
+        // every inner match must sit inside one of them.
         let mut texts: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
-        for (&i, &(s, e)) in &m.captures {
-            texts.insert(i, self.compose(s, e, inside, depth)?);
+        for i in self.rw.template.references().filter_map(index_of) {
+            if let (Some(&(s, e)), false) = (m.captures.get(&i), texts.contains_key(&i)) {
+                texts.insert(i, self.compose(s, e, inside, depth)?);
+            }
         }
         for f in inside {
-            if !used.iter().any(|&(s, e)| s <= f.start && f.end <= e) {
+            let carried = texts.keys().filter_map(|i| m.captures.get(i)).any(|&(s, e)| s <= f.start && f.end <= e);
+            if !carried {
                 return Err(self.overlap((m.start, m.end), (f.start, f.end)));
             }
         }
@@ -628,6 +630,21 @@ mod tests {
         let lang: Lang = language.parse().unwrap_or(Lang::Rust);
         let file = SourceFile::parse("f".into(), lang, src.as_bytes().to_vec()).unwrap_or_else(|_| panic!("parse"));
         rewrite_edits(&rw, &file).unwrap_or_else(|e| panic!("{}", e.message))
+    }
+
+    /// Each nested match is rendered once, for the capture the template
+    /// uses: rendering it for every capture around it (here `@call` holds
+    /// all 40 levels too) doubled the work at each level.
+    #[test]
+    fn deeply_nested_matches_are_rendered_once_each() {
+        let depth = 40;
+        let src = format!("fn f() {{ {}1{} }}\n", "old(".repeat(depth), ")".repeat(depth));
+        let query =
+            r#"(call_expression function: (identifier) @f (#eq? @f "old") arguments: (arguments (_) @a)) @call"#;
+        let edits = rewrite("rust", query, "new(${a})", &src, true);
+        let expected = format!("{}1{}", "new(".repeat(depth), ")".repeat(depth));
+        assert_eq!(edits.len(), 1);
+        assert_eq!(String::from_utf8_lossy(&edits[0].text), expected);
     }
 
     /// Looking only around the required literal finds every match a walk
