@@ -104,15 +104,16 @@ pub struct Scope<'a> {
 
 /// Opens a file beneath the root (a swapped folder cannot lead outside),
 /// never a FIFO or device, which could block the run; with its metadata.
-fn open_source(root: &Root, abs: &Path, rel: &str) -> Result<(std::fs::File, std::fs::Metadata), Diagnostic> {
+pub fn open_source(root: &Root, abs: &Path, rel: &str) -> Result<(std::fs::File, std::fs::Metadata), Diagnostic> {
     let file = root.open_file(abs).map_err(|e| e.into_diagnostic(rel))?;
     let meta =
         file.metadata().map_err(|e| Diagnostic::new(diag::UNREADABLE, format!("cannot read: {e}")).with_path(rel))?;
     Ok((file, meta))
 }
 
-/// The file's text, or why it is not read.
-fn read_source(
+/// The file's text, or why it is not read (over `max_filesize`,
+/// unreadable, binary, UTF-16): a diagnostic.
+pub fn read_source(
     mut file: std::fs::File,
     meta: &std::fs::Metadata,
     rel: &str,

@@ -16,7 +16,7 @@ use aide_core::envelope::Diagnostic;
 use aide_core::tool::Context;
 use aide_core::walk::{WalkedFile, Walker};
 use aide_core::{AideError, Lang, LineIndex, Root};
-use llm_ast_search::files::{Scope, SourceFile};
+use llm_ast_search::files::{Scope, SourceFile, open_source, read_source};
 use serde_json::Value;
 use streaming_iterator::StreamingIterator;
 
@@ -35,7 +35,7 @@ pub struct Edit {
 
 /// A tree operation with its pattern, query or template compiled.
 pub enum Prepared {
-    Regex { regex: regex::bytes::Regex, replacement: String, op: ReplaceRegexOp },
+    Regex { regex: regex::bytes::Regex, op: ReplaceRegexOp },
     Matches { records: BTreeMap<String, Vec<MatchRecord>>, template: Template },
     Rewrite(Box<PreparedRewrite>),
     Rename(Box<crate::rename::PreparedRename>),
@@ -68,9 +68,7 @@ impl Prepared {
     /// Compiles a tree operation (None for the operations on one file).
     pub fn new(index: usize, op: &Operation) -> Result<Option<Prepared>, AideError> {
         Ok(Some(match op {
-            Operation::ReplaceRegex(op) => {
-                Prepared::Regex { regex: compile_regex(op)?, replacement: op.replacement.clone(), op: op.clone() }
-            }
+            Operation::ReplaceRegex(op) => Prepared::Regex { regex: compile_regex(op)?, op: op.clone() },
             Operation::ReplaceMatches(op) => prepare_matches(index, op)?,
             Operation::Rewrite(op) => Prepared::Rewrite(Box::new(prepare_rewrite(op)?)),
             Operation::RenameSymbol(op) => Prepared::Rename(Box::new(crate::rename::PreparedRename::new(op)?)),
@@ -86,14 +84,17 @@ impl Prepared {
                 let max_filesize = op.scope.max_filesize;
                 let walker = Walker::new(root, &op.scope.walk_args())?.watched(ctx);
                 let threads = aide_core::walk::default_threads();
-                let (mut found, mut diagnostics) = walker.filter_map_parallel(threads, || {
-                    let mut bytes = Vec::new();
-                    move |file: WalkedFile| match read_text(root, &file, max_filesize, &mut bytes) {
-                        Ok(()) => regex.is_match(&bytes).then_some(Ok(file.rel)),
-                        Err(d) => Some(Err(d)),
+                // The text files that match, and why others were not read.
+                let (found, mut diagnostics) = walker.filter_map_parallel(threads, || {
+                    |file: WalkedFile| {
+                        let read = open_source(root, &file.abs, &file.rel)
+                            .and_then(|(f, meta)| read_source(f, &meta, &file.rel, max_filesize));
+                        match read {
+                            Ok(bytes) => regex.is_match(&bytes).then_some(Ok(file.rel)),
+                            Err(d) => Some(Err(d)),
+                        }
                     }
                 })?;
-                found.sort_by(|a, b| sort_key(a).cmp(sort_key(b)));
                 let mut files = Vec::new();
                 for f in found {
                     match f {
@@ -101,6 +102,7 @@ impl Prepared {
                         Err(d) => diagnostics.push(d),
                     }
                 }
+                files.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
                 aide_core::envelope::sort_diagnostics(&mut diagnostics);
                 Ok((files, diagnostics))
             }
@@ -144,7 +146,7 @@ impl Prepared {
 
     fn text_edits_in(&self, rel: &str, bytes: &[u8]) -> Result<Vec<Edit>, AideError> {
         match self {
-            Prepared::Regex { regex, replacement, .. } => Ok(regex
+            Prepared::Regex { regex, op } => Ok(regex
                 .captures_iter(bytes)
                 .filter_map(|caps| {
                     let whole = caps.get(0)?;
@@ -154,7 +156,7 @@ impl Prepared {
                         return None;
                     }
                     let mut text = Vec::new();
-                    caps.expand(replacement.as_bytes(), &mut text);
+                    caps.expand(op.replacement.as_bytes(), &mut text);
                     Some(Edit { start: whole.start(), end: whole.end(), text })
                 })
                 .collect()),
@@ -178,14 +180,6 @@ impl Prepared {
     }
 }
 
-/// Paths sort byte-wise, as every tool's output does.
-fn sort_key(r: &Result<String, Diagnostic>) -> &[u8] {
-    match r {
-        Ok(rel) => rel.as_bytes(),
-        Err(d) => d.path.as_deref().unwrap_or("").as_bytes(),
-    }
-}
-
 /// The scope of source files of a tree operation, for llm-ast-search's
 /// parallel parse.
 pub(crate) fn source_scope<'a>(
@@ -195,33 +189,6 @@ pub(crate) fn source_scope<'a>(
     ctx: &'a Context,
 ) -> Scope<'a> {
     Scope { root, paths: &[], walk, language, threads: aide_core::walk::default_threads(), ctx }
-}
-
-/// Reads a walked file beneath the root into `bytes`; binary, UTF-16,
-/// oversized and unreadable files are diagnostics (as llm-search reports them).
-fn read_text(root: &Root, file: &WalkedFile, max_filesize: Option<u64>, bytes: &mut Vec<u8>) -> Result<(), Diagnostic> {
-    use aide_core::envelope::diag;
-    use std::io::Read;
-    bytes.clear();
-    let mut f = root.open_file(&file.abs).map_err(|e| e.into_diagnostic(&file.rel))?;
-    if let Some(max) = max_filesize
-        && let Ok(md) = f.metadata()
-        && md.len() > max
-    {
-        return Err(Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes is over max_filesize {max}", md.len()))
-            .with_path(&file.rel));
-    }
-    f.read_to_end(bytes)
-        .map_err(|e| Diagnostic::new(diag::UNREADABLE, format!("cannot read: {e}")).with_path(&file.rel))?;
-    match aide_core::text::non_text(bytes) {
-        Some(aide_core::text::NonText::Utf16) => {
-            Err(Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file not searched").with_path(&file.rel))
-        }
-        Some(aide_core::text::NonText::Binary) => {
-            Err(Diagnostic::new(diag::BINARY_FILE, "binary file (NUL byte) not searched").with_path(&file.rel))
-        }
-        None => Ok(()),
-    }
 }
 
 fn compile_regex(op: &ReplaceRegexOp) -> Result<regex::bytes::Regex, AideError> {
