@@ -42,6 +42,18 @@ pub struct SpanAt {
     pub end_line: usize,
 }
 
+impl SpanAt {
+    /// Bytes `start..end` of the text `index` indexes, with their lines.
+    pub fn of(index: &aide_core::LineIndex, start: usize, end: usize) -> SpanAt {
+        SpanAt {
+            byte_start: start,
+            byte_end: end,
+            line: index.line_of(start),
+            end_line: index.line_of(end.saturating_sub(1).max(start)),
+        }
+    }
+}
+
 /// A definition a rename could mean, as listed when several match.
 #[derive(Debug, Clone, Serialize)]
 pub struct DefinitionCandidate {

@@ -33,6 +33,14 @@ pub fn apply_span_edits(bytes: &[u8], edits: &[(usize, usize, &[u8])]) -> Result
     apply_span_edits_tracked(bytes, edits).map(|(out, _)| out)
 }
 
+/// Whether two spans, `first` starting no later than `second`, cannot both
+/// be replaced: they share bytes, or both insert at one offset (their order
+/// would be a guess).
+pub fn overlapping(first: (usize, usize), second: (usize, usize)) -> bool {
+    let both_insert_at_one_point = first.0 == first.1 && second.0 == second.1 && first.0 == second.0;
+    second.0 < first.1 || both_insert_at_one_point
+}
+
 /// [`apply_span_edits`], also returning each edit as `(start, end,
 /// new_len)` in byte order (what [`crate::sites::Regions::apply`] takes).
 /// The result is built in one forward pass: linear in the file and the
@@ -58,7 +66,7 @@ pub fn apply_span_edits_tracked(
         }
         if let Some(&j) = order.get(n + 1) {
             let (s2, e2, _) = edits[j];
-            if s2 < e || (s2 == s && e2 == s2 && e == s) {
+            if overlapping((s, e), (s2, e2)) {
                 return Err(SpanEditError::Overlap { first: (i, s, e), second: (j, s2, e2) });
             }
         }

@@ -351,6 +351,13 @@ fn match_edits(rel: &str, bytes: &[u8], records: &[MatchRecord], template: &Temp
     ordered_without_overlap(rel, bytes, edits)
 }
 
+/// `overlapping_edits` for spans `first` and `second` of `rel`, named with their lines.
+fn overlap_error(rel: &str, bytes: &[u8], first: (usize, usize), second: (usize, usize)) -> AideError {
+    let index = LineIndex::new(bytes);
+    let (first, second) = (SpanAt::of(&index, first.0, first.1), SpanAt::of(&index, second.0, second.1));
+    TransformError::OverlappingEdits { path: rel.to_string(), first, second }.into()
+}
+
 /// Sorts edits by position, drops exact duplicates (the same span given
 /// twice with the same text), and refuses two that overlap, naming both.
 pub(crate) fn ordered_without_overlap(
@@ -360,18 +367,10 @@ pub(crate) fn ordered_without_overlap(
 ) -> Result<Vec<Edit>, AideError> {
     edits.sort_by_key(|(e, n)| (e.start, e.end, *n));
     edits.dedup_by(|b, a| a.0 == b.0);
-    let index = LineIndex::new(bytes);
-    let at = |e: &Edit| SpanAt {
-        byte_start: e.start,
-        byte_end: e.end,
-        line: index.line_of(e.start),
-        end_line: index.line_of(e.end.saturating_sub(1).max(e.start)),
-    };
     for pair in edits.windows(2) {
         let (a, b) = (&pair[0].0, &pair[1].0);
-        let insertions_at_one_point = a.start == a.end && b.start == b.end && a.start == b.start;
-        if b.start < a.end || insertions_at_one_point {
-            return Err(TransformError::OverlappingEdits { path: rel.to_string(), first: at(a), second: at(b) }.into());
+        if crate::text::overlapping((a.start, a.end), (b.start, b.end)) {
+            return Err(overlap_error(rel, bytes, (a.start, a.end), (b.start, b.end)));
         }
     }
     Ok(edits.into_iter().map(|(e, _)| e).collect())
@@ -489,14 +488,7 @@ struct Rewriter<'a> {
 
 impl Rewriter<'_> {
     fn overlap(&self, a: (usize, usize), b: (usize, usize)) -> AideError {
-        let index = LineIndex::new(self.bytes);
-        let at = |(s, e): (usize, usize)| SpanAt {
-            byte_start: s,
-            byte_end: e,
-            line: index.line_of(s),
-            end_line: index.line_of(e.saturating_sub(1).max(s)),
-        };
-        TransformError::OverlappingEdits { path: self.rel.to_string(), first: at(a), second: at(b) }.into()
+        overlap_error(self.rel, self.bytes, a, b)
     }
 
     /// How many matches after `found[i]` lie inside it; one that starts
