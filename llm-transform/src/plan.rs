@@ -361,8 +361,8 @@ impl Plan {
             TransformError::InvalidSpan { path: rel.clone(), reason, current: sha256_hex(&bytes), size: bytes.len() }
         })?;
         let unchanged = new == bytes;
-        let first = edits.iter().map(|e| e.start).min().unwrap_or(0);
-        let line = LineIndex::new(&bytes).line_of(first);
+        let first = edits.iter().map(|e| e.start).min().unwrap_or(0).min(bytes.len());
+        let line = 1 + memchr::memchr_iter(b'\n', &bytes[..first]).count();
         let file = self.file(root, &rel)?;
         file.current = Some(new);
         file.regions.apply(&tracked);
@@ -383,13 +383,18 @@ impl Plan {
     /// something else of the request changed them: the result lists the
     /// files a request touched, not every file it looked at.
     fn forget_untouched(&mut self, root: &Root, files: &[String]) -> Result<(), AideError> {
-        for rel in files {
-            let abs = self.resolve(root, rel)?;
-            let untouched = self.files.get(&abs).is_some_and(|f| f.current == f.original && f.renamed_from.is_none());
-            let reported = self.files.get(&abs).is_some_and(|f| self.reports.iter().any(|r| r.path == f.rel));
-            if untouched && !reported {
-                self.files.remove(&abs);
-            }
+        let resolved: Vec<PathBuf> = files.iter().map(|rel| self.resolve(root, rel)).collect::<Result<_, _>>()?;
+        let reported: std::collections::HashSet<&str> = self.reports.iter().map(|r| r.path.as_str()).collect();
+        let forget: Vec<PathBuf> = resolved
+            .into_iter()
+            .filter(|abs| {
+                self.files.get(abs).is_some_and(|f| {
+                    f.current == f.original && f.renamed_from.is_none() && !reported.contains(f.rel.as_str())
+                })
+            })
+            .collect();
+        for abs in forget {
+            self.files.remove(&abs);
         }
         Ok(())
     }
