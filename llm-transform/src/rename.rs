@@ -21,7 +21,7 @@ use aide_core::tool::Context;
 use aide_core::{AideError, Lang, Root};
 use llm_ast_search::files::SourceFile;
 use llm_ast_search::refs::RefKind;
-use llm_ast_search::resolve::{NotOne, Resolver, SymbolQuery, Target, is_word_at, member_owner};
+use llm_ast_search::resolve::{FileFacts, NotOne, Resolver, SymbolQuery, Target, is_word_at, member_owner};
 pub use llm_ast_search::resolve::{Resolution, SymbolScope};
 use llm_ast_search::scopes::{Locals, in_comment_or_string};
 use llm_ast_search::symbols::SymbolKind;
@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use crate::error::{DefinitionCandidate, TransformError};
 use crate::request::RenameSymbolOp;
-use crate::tree::Edit;
+use crate::tree::{Edit, ScanCache};
 
 /// One place a rename looked at.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -75,6 +75,9 @@ pub struct PreparedRename {
     walk: aide_core::walk::WalkArgs,
     /// Definitions of the new name seen while looking for candidates.
     new_name_definitions: Mutex<Vec<Existing>>,
+    /// What each candidate file tells about the name, worked out while
+    /// finding it: the locked content, if unchanged, is not parsed again.
+    found: ScanCache<FileFacts>,
 }
 
 /// A definition of the new name already in the tree.
@@ -111,6 +114,7 @@ impl PreparedRename {
             query,
             walk: op.scope.walk_args(),
             new_name_definitions: Mutex::new(Vec::new()),
+            found: Default::default(),
         })
     }
 
@@ -132,20 +136,28 @@ impl PreparedRename {
                 .collect::<Vec<_>>()
         })?;
         *aide_core::walk::lock(&self.new_name_definitions) = existing.into_iter().flatten().collect();
-        let (files, diagnostics) = scope.map_files(Some(self.query.ident().as_bytes()), |file, _| file.path.clone())?;
+        let (files, diagnostics) = scope.map_files(Some(self.query.ident().as_bytes()), |file, _| {
+            self.found.keep(file, llm_ast_search::resolve::facts(file, &self.query));
+            file.path.clone()
+        })?;
         Ok((files, diagnostics))
     }
 
     /// Plans the rename over `files` (every candidate's current content).
     pub fn plan(&self, files: &[(String, Vec<u8>)]) -> Result<RenamePlan, AideError> {
-        let parsed: Vec<SourceFile> = files
+        let parse = |rel: &str, bytes: &[u8]| {
+            let lang = Lang::from_path_and_content(std::path::Path::new(rel), bytes)?;
+            SourceFile::parse(rel.to_string(), lang, bytes.to_vec()).ok()
+        };
+        // The scan's facts where the content is as it read it; else parsed anew.
+        let facts: Vec<FileFacts> = files
             .iter()
             .filter_map(|(rel, bytes)| {
-                let lang = Lang::from_path_and_content(std::path::Path::new(rel), bytes)?;
-                SourceFile::parse(rel.clone(), lang, bytes.clone()).ok()
+                self.found
+                    .take(rel, bytes)
+                    .or_else(|| parse(rel, bytes).map(|f| llm_ast_search::resolve::facts(&f, &self.query)))
             })
             .collect();
-        let facts: Vec<_> = parsed.iter().map(|f| llm_ast_search::resolve::facts(f, &self.query)).collect();
         let resolver = Resolver::choose(&self.query, &facts).map_err(|e| match e {
             NotOne::None => TransformError::NoDefinition { name: self.op.name.clone() },
             NotOne::Several(listed) => TransformError::AmbiguousDefinition {
@@ -156,7 +168,14 @@ impl PreparedRename {
                     .collect(),
             },
         })?;
-        self.check_collision(&parsed, resolver.target())?;
+        // A local's collisions are looked for in its own file's scopes.
+        let target_file = match resolver.target() {
+            Target::Local { path, .. } => {
+                files.iter().find(|(rel, _)| rel == path).and_then(|(rel, bytes)| parse(rel, bytes))
+            }
+            Target::Symbol { .. } => None,
+        };
+        self.check_collision(target_file.as_ref(), resolver.target())?;
         let sites: Vec<RenameSite> = resolver
             .sites(facts)
             .into_iter()
@@ -197,15 +216,15 @@ impl PreparedRename {
     }
 
     /// Refuses a new name that is already defined where the symbol lives.
-    fn check_collision(&self, parsed: &[SourceFile], target: &Target) -> Result<(), AideError> {
+    fn check_collision(&self, local_file: Option<&SourceFile>, target: &Target) -> Result<(), AideError> {
         let new_name = self.op.new_name.as_str();
         let collision = |name_path: String, path: &str, line: usize| -> AideError {
             TransformError::NameCollision { name_path, new_name: new_name.to_string(), path: path.to_string(), line }
                 .into()
         };
         match target {
-            Target::Local { path, def } => {
-                let Some(f) = parsed.iter().find(|f| &f.path == path) else { return Ok(()) };
+            Target::Local { def, .. } => {
+                let Some(f) = local_file else { return Ok(()) };
                 let locals = Locals::of(f);
                 // A binding of the new name in the same scope, or a use of
                 // the new name in it (it would be captured).

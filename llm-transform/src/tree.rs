@@ -52,17 +52,38 @@ pub struct PreparedRewrite {
     /// The capture whose node each match replaces (None: the widest).
     pub replace: Option<u32>,
     pub op: RewriteOp,
-    /// The edits worked out while finding the files, by path, with the
-    /// checksum of the content they were worked out on: the locked content,
-    /// if unchanged, is not parsed again.
-    found: std::sync::Mutex<BTreeMap<String, FoundEdits>>,
+    /// The edits (and tree) worked out while finding the files: the locked
+    /// content, if unchanged, is not parsed again.
+    found: ScanCache<FoundEdits>,
     /// A literal every match contains, when the query says so.
     literal: Option<String>,
 }
 
-/// The edits a rewrite worked out for a file while finding it, with the
-/// checksum of the content they belong to.
-type FoundEdits = (String, Result<Vec<Edit>, AideError>, tree_sitter::Tree);
+/// The edits a rewrite worked out for a file while finding it, and the tree.
+type FoundEdits = (Result<Vec<Edit>, AideError>, tree_sitter::Tree);
+
+/// What a tree operation's scan worked out for each file, kept with the
+/// checksum of the content it came from: the plan reads each file again
+/// under the lock, and redoes the work only if the content changed.
+pub(crate) struct ScanCache<T>(std::sync::Mutex<BTreeMap<String, (String, T)>>);
+
+impl<T> Default for ScanCache<T> {
+    fn default() -> Self {
+        ScanCache(Default::default())
+    }
+}
+
+impl<T> ScanCache<T> {
+    pub(crate) fn keep(&self, file: &SourceFile, value: T) {
+        aide_core::walk::lock(&self.0).insert(file.path.clone(), (file.checksum().to_string(), value));
+    }
+
+    /// What the scan kept for `path`, if `bytes` are what it read.
+    pub(crate) fn take(&self, path: &str, bytes: &[u8]) -> Option<T> {
+        let (checksum, value) = aide_core::walk::lock(&self.0).remove(path)?;
+        (checksum == aide_core::checksum::sha256_hex(bytes)).then_some(value)
+    }
+}
 
 impl Prepared {
     /// Compiles a tree operation (None for the operations on one file).
@@ -115,8 +136,7 @@ impl Prepared {
                     if matches!(&edits, Ok(e) if e.is_empty()) {
                         return None;
                     }
-                    let mut cache = aide_core::walk::lock(&rw.found);
-                    cache.insert(file.path.clone(), (file.checksum().to_string(), edits, file.tree.clone()));
+                    rw.found.keep(file, (edits, file.tree.clone()));
                     Some(file.path.clone())
                 })?;
                 Ok((found.into_iter().flatten().collect(), diagnostics))
@@ -129,12 +149,9 @@ impl Prepared {
     /// the syntax tree of `bytes` when the operation parsed them.
     pub fn edits_in(&self, rel: &str, bytes: &[u8]) -> Result<(Vec<Edit>, Option<ParsedAs>), AideError> {
         if let Prepared::Rewrite(rw) = self {
-            let cached = aide_core::walk::lock(&rw.found).remove(rel);
-            return match cached {
-                Some((sum, edits, tree)) if sum == aide_core::checksum::sha256_hex(bytes) => {
-                    Ok((edits?, Some((rw.lang, tree))))
-                }
-                _ => {
+            return match rw.found.take(rel, bytes) {
+                Some((edits, tree)) => Ok((edits?, Some((rw.lang, tree)))),
+                None => {
                     let file = SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec())
                         .map_err(|d| AideError::internal(d.message))?;
                     Ok((rewrite_edits(rw, &file)?, Some((rw.lang, file.tree.clone()))))
