@@ -336,18 +336,25 @@ impl Scope<'_> {
     }
 }
 
-/// Whether `needle` occurs in `source` as a token could: where it begins
-/// (ends) with an ASCII letter, digit or `_`, not right after (before) one,
-/// since a name or literal of any of the nine languages never stops inside
-/// such a run. (`unwrap_or` holds `unwrap` but no token `unwrap`.)
+/// Whether `needle` occurs in `source` as a token could (see [`is_token_at`]):
+/// `unwrap_or` holds `unwrap` but no token `unwrap`.
 pub(crate) fn holds_token(source: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find_iter(source, needle).any(|at| is_token_at(source, at, needle.len()))
+}
+
+/// Whether the `len` bytes at `at` can be a whole token: where they begin
+/// (end) with an ASCII letter, digit or `_`, not right after (before)
+/// one, since a name or literal of any of the nine languages never stops
+/// inside such a run.
+pub fn is_token_at(source: &[u8], at: usize, len: usize) -> bool {
+    if len == 0 {
+        return true;
+    }
     let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
-    let (open_start, open_end) = (needle.first().is_some_and(word), needle.last().is_some_and(word));
-    memchr::memmem::find_iter(source, needle).any(|at| {
-        let starts = !open_start || at == 0 || !word(&source[at - 1]);
-        let ends = !open_end || source.get(at + needle.len()).is_none_or(|b| !word(b));
-        starts && ends
-    })
+    let (open_start, open_end) = (source.get(at).is_some_and(word), source.get(at + len - 1).is_some_and(word));
+    let starts = !open_start || at == 0 || !word(&source[at - 1]);
+    let ends = !open_end || source.get(at + len).is_none_or(|b| !word(b));
+    starts && ends
 }
 
 fn join(prefix: &str, rel: &str) -> String {

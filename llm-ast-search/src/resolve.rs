@@ -26,7 +26,7 @@ use aide_core::Lang;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::files::SourceFile;
+use crate::files::{SourceFile, is_token_at};
 use crate::refs::{RefKind, Reference, last_identifier, references_in};
 use crate::scopes::{Access, LocalDef, Locals, access_at, in_comment_or_string, self_names};
 use crate::symbols::{NameMatch, Symbol, SymbolKind};
@@ -218,14 +218,6 @@ fn enclosing_owner(file: &SourceFile, offset: usize) -> Option<String> {
         })
 }
 
-/// Whether `len` bytes at `at` are a whole word (no identifier character on either side).
-pub fn is_word_at(source: &[u8], at: usize, len: usize) -> bool {
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let before = at > 0 && word(source[at - 1]);
-    let after = source.get(at + len).is_some_and(|&b| word(b));
-    !before && !after
-}
-
 /// What `file` tells about `query`.
 pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
     let ident = query.ident();
@@ -295,7 +287,7 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
         .collect();
     if query.comments_and_strings {
         for at in memchr::memmem::find_iter(&file.source, ident.as_bytes()) {
-            if !is_word_at(&file.source, at, ident.len()) || !in_comment_or_string(file, at) {
+            if !is_token_at(&file.source, at, ident.len()) || !in_comment_or_string(file, at) {
                 continue;
             }
             let mut r = crate::refs::reference_at(file, ident, RefKind::Usage, at, at + ident.len());

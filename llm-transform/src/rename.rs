@@ -19,9 +19,9 @@ use std::sync::Mutex;
 use aide_core::envelope::Diagnostic;
 use aide_core::tool::Context;
 use aide_core::{AideError, Lang, Root};
-use llm_ast_search::files::SourceFile;
+use llm_ast_search::files::{SourceFile, is_token_at};
 use llm_ast_search::refs::RefKind;
-use llm_ast_search::resolve::{FileFacts, NotOne, Resolver, SymbolQuery, Target, is_word_at, member_owner};
+use llm_ast_search::resolve::{FileFacts, NotOne, Resolver, SymbolQuery, Target, member_owner};
 pub use llm_ast_search::resolve::{Resolution, SymbolScope};
 use llm_ast_search::scopes::{Locals, in_comment_or_string};
 use llm_ast_search::symbols::SymbolKind;
@@ -233,7 +233,7 @@ impl PreparedRename {
                     return Err(collision(def.name.clone(), &f.path, f.index.line_of(other.start)));
                 }
                 for at in memchr::memmem::find_iter(&f.source, new_name.as_bytes()).filter(|&at| inside(at)) {
-                    if is_word_at(&f.source, at, new_name.len()) && !in_comment_or_string(f, at) {
+                    if is_token_at(&f.source, at, new_name.len()) && !in_comment_or_string(f, at) {
                         return Err(collision(def.name.clone(), &f.path, f.index.line_of(at)));
                     }
                 }
