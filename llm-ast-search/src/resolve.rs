@@ -222,6 +222,9 @@ fn enclosing_owner(file: &SourceFile, offset: usize) -> Option<String> {
 pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
     let ident = query.ident();
     let in_scope = query.wanted_path().is_none_or(|p| p == file.path);
+    // Every symbol spelled like the name, with its owner type.
+    let named: Vec<(Symbol, Option<String>)> =
+        file.outline().iter().filter(|s| s.name == ident).map(|s| (s.clone(), member_owner(file, s))).collect();
     let mut candidates: Vec<(Symbol, Option<String>)> = Vec::new();
     if in_scope {
         for (how, s) in crate::refs::definitions_in(file, &query.name) {
@@ -234,22 +237,20 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
         // name path spells it (`impl Type/name`, Go's `(*Type)/name`).
         if let Some((q, _)) = query.name.rsplit_once(['/', '.']) {
             let q = last_segment(q.trim_end_matches(':'));
-            for s in file.outline() {
-                let owner = member_owner(file, s);
+            for (s, owner) in &named {
                 let known = candidates.iter().any(|(c, _)| c.name_span == s.name_span);
-                if s.name == ident && owner.as_deref() == Some(q) && s.name_span.is_some() && !known {
-                    candidates.push((s.clone(), owner));
+                if owner.as_deref() == Some(q) && s.name_span.is_some() && !known {
+                    candidates.push((s.clone(), owner.clone()));
                 }
             }
         }
     }
-    let named = file.outline().iter().filter(|s| s.name == ident).map(|s| (s.clone(), member_owner(file, s))).collect();
     let occurrences = references_in(file, ident, true);
     let offsets: Vec<usize> = occurrences.iter().map(|r| r.span.byte_start).collect();
     // The query's own file may name a local anywhere (by line).
-    let bindings =
-        if query.wanted_path() == Some(file.path.as_str()) { Locals::of(file) } else { Locals::around(file, &offsets) };
-    let locals = if query.wanted_path() == Some(file.path.as_str()) {
+    let own_file = query.wanted_path() == Some(file.path.as_str());
+    let bindings = if own_file { Locals::of(file) } else { Locals::around(file, &offsets) };
+    let locals = if own_file {
         bindings
             .defs()
             .iter()
