@@ -400,33 +400,22 @@ fn prepare_rewrite(op: &RewriteOp) -> Result<PreparedRewrite, AideError> {
     let query = llm_ast_search::query::compile(lang, &op.query)?;
     let template = Template::parse(&op.template);
     let names = query.query.capture_names();
-    let known = |n: &str| names.contains(&n);
+    let unknown = |name: String| -> AideError {
+        TransformError::UnknownCapture { name, available: names.iter().map(|n| n.to_string()).collect() }.into()
+    };
     for p in template.references() {
         let name = match p {
             Piece::Name(n) => n.clone(),
             Piece::Index(i) => i.to_string(),
             Piece::Literal(_) => continue,
         };
-        if !known(&name) {
-            return Err(TransformError::UnknownCapture {
-                name,
-                available: names.iter().map(|n| n.to_string()).collect(),
-            }
-            .into());
+        if !names.contains(&name.as_str()) {
+            return Err(unknown(name));
         }
     }
     let replace = match &op.replace {
         None => None,
-        Some(name) => match query.query.capture_index_for_name(name) {
-            Some(i) => Some(i),
-            None => {
-                return Err(TransformError::UnknownCapture {
-                    name: name.clone(),
-                    available: names.iter().map(|n| n.to_string()).collect(),
-                }
-                .into());
-            }
-        },
+        Some(name) => Some(query.query.capture_index_for_name(name).ok_or_else(|| unknown(name.clone()))?),
     };
     let literal = llm_ast_search::query::required_literal(&query);
     Ok(PreparedRewrite { lang, query, template, replace, op: op.clone(), found: Default::default(), literal })
