@@ -125,9 +125,9 @@ pub struct DeferSignals {
     old: libc::sigset_t,
 }
 
-// The one unsafe block of the tools: no safe wrapper of pthread_sigmask
-// exists in rustix, and signal-hook cannot give a signal its default
-// action back once handled.
+// Unsafe, as one of the two places of the tools that are: no safe wrapper
+// of pthread_sigmask exists in rustix, and signal-hook cannot give a signal
+// its default action back once handled.
 #[allow(unsafe_code)]
 impl DeferSignals {
     pub fn new() -> DeferSignals {
@@ -160,6 +160,24 @@ impl Drop for DeferSignals {
         unsafe {
             libc::pthread_sigmask(libc::SIG_SETMASK, &self.old, std::ptr::null_mut());
         }
+    }
+}
+
+/// Sets glibc's allocator for a short process that parses and reads a lot
+/// on several threads: heaps grown 64 MiB at a time and not trimmed below
+/// 256 MiB, and buffers up to 256 MiB kept on the heap rather than mapped
+/// and unmapped each time. A structural search spent an eighth of its time
+/// in the `mprotect`, `mmap` and page faults of the defaults (see
+/// docs/BENCHMARKS.md). Pages are still only touched when used. The other
+/// of the two unsafe places: glibc's tunables have no safe wrapper.
+#[allow(unsafe_code)]
+pub fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets the allocator's parameters, by value.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
     }
 }
 

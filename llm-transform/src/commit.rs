@@ -213,46 +213,6 @@ pub fn stage_at(
     mode: Option<u32>,
     like: Option<Stamp>,
 ) -> std::io::Result<()> {
-    stage(dir, temp, bytes, mode, like, Durability::EachFile)
-}
-
-/// How staged files reach the disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Durability {
-    /// fsync each file as it is written.
-    EachFile,
-    /// Leave it to one `syncfs` after the whole batch.
-    Batch,
-}
-
-/// Past this many files a commit syncs its filesystem once (`syncfs`)
-/// instead of fsyncing every file and folder: the same durability, one
-/// journal commit instead of thousands (a 1,000-file replacement spent
-/// most of its time in fsync). It flushes other programs' dirty data of
-/// that filesystem too, so small commits keep their own fsyncs.
-const SYNCFS_FROM_FILES: usize = 16;
-
-/// Flushes every filesystem that holds one of `dirs` (each once).
-fn sync_filesystems<'a>(dirs: impl IntoIterator<Item = &'a OwnedFd>) -> std::io::Result<()> {
-    let mut devices: Vec<u64> = Vec::new();
-    for dir in dirs {
-        let dev = rustix::fs::fstat(dir)?.st_dev;
-        if !devices.contains(&dev) {
-            devices.push(dev);
-            rustix::fs::syncfs(dir)?;
-        }
-    }
-    Ok(())
-}
-
-fn stage(
-    dir: &OwnedFd,
-    temp: &OsStr,
-    bytes: &[u8],
-    mode: Option<u32>,
-    like: Option<Stamp>,
-    sync: Durability,
-) -> std::io::Result<()> {
     let create = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     // A new file gets 0666 less the umask, as any editor would make it.
     let fd = rustix::fs::openat(dir, temp, create, Mode::from_raw_mode(if mode.is_some() { 0o600 } else { 0o666 }))?;
@@ -277,10 +237,7 @@ fn stage(
         if let Some(mode) = mode {
             rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777))?;
         }
-        match sync {
-            Durability::EachFile => file.sync_all(),
-            Durability::Batch => Ok(()),
-        }
+        file.sync_all()
     })();
     if result.is_err() {
         let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
@@ -325,18 +282,12 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
         journal.finish();
     };
 
-    // 4. Stage.
-    let sync = if targets.len() >= SYNCFS_FROM_FILES { Durability::Batch } else { Durability::EachFile };
-    let mut staged: Vec<std::io::Result<()>> = parallel_map(&targets, |t| match (&t.temp, &t.file.current) {
-        (Some(temp), Some(bytes)) => stage(&t.dir, temp, bytes, mode_of(t.file), t.file.stamp, sync),
+    // 4. Stage: each file fsynced, on many threads at once, whose fsyncs
+    // the filesystem's journal commits together.
+    let staged: Vec<std::io::Result<()>> = io_map(&targets, |t| match (&t.temp, &t.file.current) {
+        (Some(temp), Some(bytes)) => stage_at(&t.dir, temp, bytes, mode_of(t.file), t.file.stamp),
         _ => Ok(()),
     });
-    if sync == Durability::Batch
-        && staged.iter().all(Result::is_ok)
-        && let Err(e) = sync_filesystems(targets.iter().map(|t| &*t.dir))
-    {
-        staged[0] = Err(e);
-    }
     if let Some(i) = staged.iter().position(Result::is_err) {
         let reason = match &staged[i] {
             Err(e) => e.to_string(),
@@ -399,18 +350,18 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
         }
     }
     // The files are in place; a folder that cannot be synced costs durability only.
-    if sync == Durability::Batch {
-        let _ = sync_filesystems(targets.iter().map(|t| &*t.dir));
-    } else {
-        let mut synced: Vec<&Path> = Vec::new();
-        for t in &targets {
-            let folder = t.file.abs.parent().unwrap_or(root.path());
-            if !synced.contains(&folder) {
-                synced.push(folder);
-                let _ = rustix::fs::fsync(t.dir.as_fd());
-            }
+    let mut folders: Vec<&Arc<OwnedFd>> = Vec::new();
+    let mut seen: Vec<&Path> = Vec::new();
+    for t in &targets {
+        let folder = t.file.abs.parent().unwrap_or(root.path());
+        if !seen.contains(&folder) {
+            seen.push(folder);
+            folders.push(&t.dir);
         }
     }
+    io_map(&folders, |dir| {
+        let _ = rustix::fs::fsync(dir.as_fd());
+    });
     journal.finish();
     drop(deferred);
     Ok(diagnostics)
@@ -479,12 +430,45 @@ fn restore(t: &Target<'_>) -> std::io::Result<()> {
     }
 }
 
-/// Maps `items` with `f` on a few threads (fsync-bound work), keeping order.
+/// Maps `items` with `f` on a thread per core (at most 8), keeping order.
 pub fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8).min(items.len().max(1));
+    parallel_map_owned(items.iter().collect(), f)
+}
+
+/// [`parallel_map`] taking the items: each is dropped on its worker (a
+/// syntax tree costs as much to free as to parse again).
+pub fn parallel_map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
+    map_on_threads(threads, items, f)
+}
+
+/// Threads for work that waits on the disk (fsync): their syncs are
+/// committed together by the filesystem's journal, so more threads than
+/// cores help (on 2 cores: 170 staged files 30 ms on 2 threads, 15 on 16).
+const IO_THREADS: usize = 16;
+
+/// Maps `items` with `f` on [`IO_THREADS`] threads, keeping order.
+pub fn io_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
+    map_on_threads(IO_THREADS, items.iter().collect(), f)
+}
+
+fn map_on_threads<T: Send, R: Send>(threads: usize, items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let threads = threads.clamp(1, items.len().max(1));
     let chunk = items.len().div_ceil(threads).max(1);
+    let mut chunks: Vec<Vec<T>> = Vec::with_capacity(threads);
+    let mut items = items.into_iter();
+    loop {
+        let c: Vec<T> = items.by_ref().take(chunk).collect();
+        if c.is_empty() {
+            break;
+        }
+        chunks.push(c);
+    }
     std::thread::scope(|s| {
-        let handles: Vec<_> = items.chunks(chunk).map(|c| s.spawn(|| c.iter().map(&f).collect::<Vec<R>>())).collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        let f = &f;
+        let handles: Vec<_> =
+            chunks.into_iter().map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
 }
+

@@ -448,18 +448,26 @@ pub fn transform(
         if request.allow_syntax_errors {
             Default::default()
         } else {
-            let checked: Vec<&FileState> = plan.files.values().filter(|f| f.current != f.original).collect();
-            let found = commit::parallel_map(&checked, |f| {
+            // The kept trees go to the workers, which free them too: freeing
+            // hundreds of trees costs as much as parsing their edits again.
+            let mut trees: Vec<Option<tree::ParsedAs>> = plan
+                .files
+                .values_mut()
+                .filter(|f| f.current != f.original)
+                .map(|f| f.earlier_tree.take())
+                .collect();
+            let checked: Vec<(&FileState, Option<tree::ParsedAs>)> =
+                plan.files.values().filter(|f| f.current != f.original).zip(trees.drain(..)).collect();
+            let found = commit::parallel_map_owned(checked, |(f, earlier_tree)| {
                 let after = f.current.as_deref()?;
                 let lang = Lang::from_path_and_content(&f.abs, after)?;
-                let earlier = f
-                    .earlier_tree
+                let earlier = earlier_tree
                     .as_ref()
                     .filter(|(parsed_as, _)| *parsed_as == lang && !f.replaced_whole)
                     .map(|(_, tree)| guards::Earlier { tree, regions: &f.regions });
-                Some(guards::new_issues_from(lang, f.original.as_deref(), after, earlier.as_ref()))
+                Some((f.abs.clone(), guards::new_issues_from(lang, f.original.as_deref(), after, earlier.as_ref())))
             });
-            checked.iter().zip(found).filter_map(|(f, issues)| Some((f.abs.clone(), issues?))).collect()
+            found.into_iter().flatten().collect()
         };
     // Then the rest of the guards and formatting, file by file.
     let mut formatted = std::collections::BTreeSet::new();

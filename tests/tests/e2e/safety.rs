@@ -113,17 +113,22 @@ fn a_transform_killed_anywhere_in_its_commit_is_made_whole_by_the_next_run() {
     assert_eq!(states(&t, FILES), (0, FILES));
 
     let mut mixed_seen = 0;
-    // 20 kill points; under load (the whole suite at once) the timings
-    // drift, so up to 20 more until one has landed among the renames.
-    for trial in 0..40u64 {
+    // 20 kill points spread over the whole run (start-up, planning,
+    // staging, renames); under load (the whole suite at once) the timings
+    // drift, so then up to 5 more, each once the renames have begun.
+    for trial in 0..25u64 {
         if trial >= 20 && mixed_seen > 0 {
             break;
         }
         reset(&t, FILES);
-        // Spread over the whole run: start-up, planning, staging, renames.
-        let at = full.mul_f64(((trial * 7 + 3) % 20) as f64 / 20.0 + 0.02);
-        let mut child = spawn_transform(&t, &request, &slow);
-        std::thread::sleep(at);
+        let mut child = if trial < 20 {
+            let at = full.mul_f64(((trial * 7 + 3) % 20) as f64 / 20.0 + 0.02);
+            let child = spawn_transform(&t, &request, &slow);
+            std::thread::sleep(at);
+            child
+        } else {
+            spawn_until_renaming(&t, FILES, 150)
+        };
         let _ = child.kill();
         let _ = child.wait();
         let (new, old) = states(&t, FILES);
