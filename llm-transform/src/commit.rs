@@ -471,4 +471,3 @@ fn map_on_threads<T: Send, R: Send>(threads: usize, items: Vec<T>, f: impl Fn(T)
         handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
     })
 }
-

@@ -450,12 +450,8 @@ pub fn transform(
         } else {
             // The kept trees go to the workers, which free them too: freeing
             // hundreds of trees costs as much as parsing their edits again.
-            let mut trees: Vec<Option<tree::ParsedAs>> = plan
-                .files
-                .values_mut()
-                .filter(|f| f.current != f.original)
-                .map(|f| f.earlier_tree.take())
-                .collect();
+            let mut trees: Vec<Option<tree::ParsedAs>> =
+                plan.files.values_mut().filter(|f| f.current != f.original).map(|f| f.earlier_tree.take()).collect();
             let checked: Vec<(&FileState, Option<tree::ParsedAs>)> =
                 plan.files.values().filter(|f| f.current != f.original).zip(trees.drain(..)).collect();
             let found = commit::parallel_map_owned(checked, |(f, earlier_tree)| {
