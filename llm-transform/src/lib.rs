@@ -407,7 +407,7 @@ pub fn transform(
     // Tree operations: compiled, then their files found (reading, unlocked).
     let mut prepared: Vec<Option<(tree::Prepared, Vec<String>)>> = Vec::with_capacity(doc.operations.len());
     for (i, op) in doc.operations.iter().enumerate() {
-        let found = match tree::Prepared::new(i, op)? {
+        let found = match tree::Prepared::new(i, op, !request.allow_syntax_errors)? {
             Some(p) => {
                 let (files, found_diagnostics) = p.candidates(root, ctx)?;
                 diagnostics.extend(found_diagnostics);
@@ -448,20 +448,30 @@ pub fn transform(
         if request.allow_syntax_errors {
             Default::default()
         } else {
-            // The kept trees go to the workers, which free them too: freeing
-            // hundreds of trees costs as much as parsing their edits again.
-            let mut trees: Vec<Option<tree::ParsedAs>> =
-                plan.files.values_mut().filter(|f| f.current != f.original).map(|f| f.earlier_tree.take()).collect();
-            let checked: Vec<(&FileState, Option<tree::ParsedAs>)> =
-                plan.files.values().filter(|f| f.current != f.original).zip(trees.drain(..)).collect();
-            let found = commit::parallel_map_owned(checked, |(f, earlier_tree)| {
+            // What the operations found out goes to the workers, which free
+            // the trees too: freeing hundreds costs as much as parsing their
+            // edits again.
+            let mut known: Vec<Option<tree::KnownSyntax>> =
+                plan.files.values_mut().filter(|f| f.current != f.original).map(|f| f.known_syntax.take()).collect();
+            let checked: Vec<(&FileState, Option<tree::KnownSyntax>)> =
+                plan.files.values().filter(|f| f.current != f.original).zip(known.drain(..)).collect();
+            let found = commit::parallel_map_owned(checked, |(f, known)| {
                 let after = f.current.as_deref()?;
                 let lang = Lang::from_path_and_content(&f.abs, after)?;
-                let earlier = earlier_tree
-                    .as_ref()
-                    .filter(|(parsed_as, _)| *parsed_as == lang && !f.replaced_whole)
-                    .map(|(_, tree)| guards::Earlier { tree, regions: &f.regions });
-                Some((f.abs.clone(), guards::new_issues_from(lang, f.original.as_deref(), after, earlier.as_ref())))
+                let issues = match known {
+                    // The scan's verdict, on this very content.
+                    Some(tree::KnownSyntax::Checked { lang: checked_as, after: checked, issues })
+                        if checked_as == lang && checked == after =>
+                    {
+                        issues
+                    }
+                    Some(tree::KnownSyntax::Tree((parsed_as, tree))) if parsed_as == lang && !f.replaced_whole => {
+                        let earlier = guards::Earlier { tree: &tree, regions: &f.regions };
+                        guards::new_issues_from(lang, f.original.as_deref(), after, Some(&earlier))
+                    }
+                    _ => guards::new_issues_from(lang, f.original.as_deref(), after, None),
+                };
+                Some((f.abs.clone(), issues))
             });
             found.into_iter().flatten().collect()
         };
@@ -502,38 +512,37 @@ pub fn transform(
         return Err(TransformError::ReadOnly { path: f.rel.clone() }.into());
     }
     let show_diff = request.dry_run || request.diff;
-    let files: Vec<FileChange> = plan
-        .files
-        .values()
-        .map(|f| {
-            let (added, removed, diff) = text::diff(&f.rel, f.original.as_deref(), f.current.as_deref(), show_diff);
-            let (before, after) = (f.original.as_deref().unwrap_or_default(), f.current.as_deref().unwrap_or_default());
-            let sites = if f.current.is_none() || f.current == f.original {
-                Vec::new()
-            } else if f.replaced_whole || formatted.contains(&f.rel) || f.original.is_none() {
-                sites::Regions::from_line_diff(before, after).sites(before, after)
-            } else {
-                f.regions.sites(before, after)
-            };
-            FileChange {
-                path: f.rel.clone(),
-                action: match (&f.original, &f.current) {
-                    (None, Some(_)) => FileAction::Created,
-                    (Some(_), None) => FileAction::Deleted,
-                    (a, b) if a == b => FileAction::Unchanged,
-                    _ => FileAction::Modified,
-                },
-                checksum_before: f.original.as_deref().map(sha256_hex),
-                checksum_after: f.current.as_deref().map(sha256_hex),
-                lines_added: added,
-                lines_removed: removed,
-                formatted: formatted.contains(&f.rel),
-                renamed_from: f.renamed_from.clone(),
-                diff,
-                sites,
-            }
-        })
-        .collect();
+    // A line diff and two checksums a file: on every core (a rewrite across
+    // a tree changes hundreds of files).
+    let all: Vec<&FileState> = plan.files.values().collect();
+    let files: Vec<FileChange> = commit::parallel_map(&all, |f| {
+        let (added, removed, diff) = text::diff(&f.rel, f.original.as_deref(), f.current.as_deref(), show_diff);
+        let (before, after) = (f.original.as_deref().unwrap_or_default(), f.current.as_deref().unwrap_or_default());
+        let sites = if f.current.is_none() || f.current == f.original {
+            Vec::new()
+        } else if f.replaced_whole || formatted.contains(&f.rel) || f.original.is_none() {
+            sites::Regions::from_line_diff(before, after).sites(before, after)
+        } else {
+            f.regions.sites(before, after)
+        };
+        FileChange {
+            path: f.rel.clone(),
+            action: match (&f.original, &f.current) {
+                (None, Some(_)) => FileAction::Created,
+                (Some(_), None) => FileAction::Deleted,
+                (a, b) if a == b => FileAction::Unchanged,
+                _ => FileAction::Modified,
+            },
+            checksum_before: f.original.as_deref().map(sha256_hex),
+            checksum_after: f.current.as_deref().map(sha256_hex),
+            lines_added: added,
+            lines_removed: removed,
+            formatted: formatted.contains(&f.rel),
+            renamed_from: f.renamed_from.clone(),
+            diff,
+            sites,
+        }
+    });
     let no_op = changed.is_empty();
     let wrote = !request.dry_run && !no_op;
     if wrote {

@@ -37,9 +37,9 @@ pub struct FileState {
     pub regions: crate::sites::Regions,
     /// The content was replaced whole (`write`): its sites come from a line diff.
     pub replaced_whole: bool,
-    /// The tree of `original`, when an operation parsed it: the syntax
-    /// guard then parses only the changed regions again.
-    pub earlier_tree: Option<crate::tree::ParsedAs>,
+    /// What the first operation that changed the file found out for the
+    /// syntax guard (the tree of `original`, or its verdict).
+    pub known_syntax: Option<crate::tree::KnownSyntax>,
 }
 
 /// What one operation did.
@@ -132,7 +132,7 @@ impl Plan {
                     renamed_from: None,
                     regions: Default::default(),
                     replaced_whole: false,
-                    earlier_tree: None,
+                    known_syntax: None,
                 },
             );
         }
@@ -328,8 +328,8 @@ impl Plan {
                 continue;
             }
             let file = self.file(root, rel)?;
-            if file.current == file.original && file.earlier_tree.is_none() {
-                file.earlier_tree = tree;
+            if file.current == file.original && file.known_syntax.is_none() {
+                file.known_syntax = tree;
             }
             total += edits.len();
             self.apply_edits(root, index, op.name(), rel, edits)?;

@@ -8,7 +8,10 @@
 //! operation may change; the plan locks them with every other file of the
 //! request, then [`Prepared::edits_in`] works out the edits on each file's
 //! content as read under the lock. A file that changed between the two
-//! steps is edited as it is now; the commit's own checks still hold.
+//! steps is edited as it is now; the commit's own checks still hold. A
+//! rewrite's scan also runs the syntax guard on each file it changes, while
+//! the file's tree is at hand: the plan's guard takes that verdict for a
+//! file whose content is still the one the scan read and rewrote.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +20,7 @@ use aide_core::tool::Context;
 use aide_core::walk::{WalkedFile, Walker};
 use aide_core::{AideError, Lang, LineIndex, Root};
 use llm_ast_search::files::{Scope, SourceFile, open_source, read_source};
+use llm_ast_search::validate::SyntaxIssue;
 use serde_json::Value;
 use streaming_iterator::StreamingIterator;
 
@@ -44,6 +48,18 @@ pub enum Prepared {
 /// A syntax tree of a file's content and the language it was parsed as.
 pub type ParsedAs = (Lang, tree_sitter::Tree);
 
+/// What an operation that parsed a file found out for the syntax guard.
+#[derive(Debug, Clone)]
+pub enum KnownSyntax {
+    /// The tree of the content the operation read: the guard parses only
+    /// the changed regions again.
+    Tree(ParsedAs),
+    /// The guard's verdict (the syntax issues `after` has and the content
+    /// it read had not), worked out during the scan; it holds while the
+    /// file's new content is `after`.
+    Checked { lang: Lang, after: Vec<u8>, issues: Vec<SyntaxIssue> },
+}
+
 /// A compiled `rewrite`.
 pub struct PreparedRewrite {
     pub lang: Lang,
@@ -52,15 +68,19 @@ pub struct PreparedRewrite {
     /// The capture whose node each match replaces (None: the widest).
     pub replace: Option<u32>,
     pub op: RewriteOp,
-    /// The edits (and tree) worked out while finding the files: the locked
-    /// content, if unchanged, is not parsed again.
+    /// The edits (and the guard's verdict) worked out while finding the
+    /// files: the locked content, if unchanged, is not parsed again.
     found: ScanCache<FoundEdits>,
+    /// Whether the scan runs the syntax guard (not when the request allows
+    /// syntax errors).
+    check_syntax: bool,
     /// A literal every match contains, when the query says so.
     literal: Option<String>,
 }
 
-/// The edits a rewrite worked out for a file while finding it, and the tree.
-type FoundEdits = (Result<Vec<Edit>, AideError>, tree_sitter::Tree);
+/// The edits a rewrite worked out for a file while finding it, and what it
+/// found out for the syntax guard.
+type FoundEdits = (Result<Vec<Edit>, AideError>, KnownSyntax);
 
 /// What a tree operation's scan worked out for each file, kept with the
 /// checksum of the content it came from: the plan reads each file again
@@ -86,12 +106,13 @@ impl<T> ScanCache<T> {
 }
 
 impl Prepared {
-    /// Compiles a tree operation (None for the operations on one file).
-    pub fn new(index: usize, op: &Operation) -> Result<Option<Prepared>, AideError> {
+    /// Compiles a tree operation (None for the operations on one file);
+    /// `check_syntax`: whether the request's syntax guard is on.
+    pub fn new(index: usize, op: &Operation, check_syntax: bool) -> Result<Option<Prepared>, AideError> {
         Ok(Some(match op {
             Operation::ReplaceRegex(op) => Prepared::Regex { regex: compile_regex(op)?, op: op.clone() },
             Operation::ReplaceMatches(op) => prepare_matches(index, op)?,
-            Operation::Rewrite(op) => Prepared::Rewrite(Box::new(prepare_rewrite(op)?)),
+            Operation::Rewrite(op) => Prepared::Rewrite(Box::new(prepare_rewrite(op, check_syntax)?)),
             Operation::RenameSymbol(op) => Prepared::Rename(Box::new(crate::rename::PreparedRename::new(op)?)),
             _ => return Ok(None),
         }))
@@ -136,7 +157,12 @@ impl Prepared {
                     if matches!(&edits, Ok(e) if e.is_empty()) {
                         return None;
                     }
-                    rw.found.keep(file, (edits, file.tree.clone()));
+                    let known = match &edits {
+                        Ok(edits) if rw.check_syntax => checked_in_scan(rw.lang, file, edits),
+                        _ => None,
+                    };
+                    let known = known.unwrap_or_else(|| KnownSyntax::Tree((rw.lang, file.tree.clone())));
+                    rw.found.keep(file, (edits, known));
                     Some(file.path.clone())
                 })?;
                 Ok((found.into_iter().flatten().collect(), diagnostics))
@@ -146,15 +172,15 @@ impl Prepared {
     }
 
     /// The edits of the operation in `rel`, whose content is `bytes`, and
-    /// the syntax tree of `bytes` when the operation parsed them.
-    pub fn edits_in(&self, rel: &str, bytes: &[u8]) -> Result<(Vec<Edit>, Option<ParsedAs>), AideError> {
+    /// what the operation found out for the syntax guard when it parsed them.
+    pub fn edits_in(&self, rel: &str, bytes: &[u8]) -> Result<(Vec<Edit>, Option<KnownSyntax>), AideError> {
         if let Prepared::Rewrite(rw) = self {
             return match rw.found.take(rel, bytes) {
-                Some((edits, tree)) => Ok((edits?, Some((rw.lang, tree)))),
+                Some((edits, known)) => Ok((edits?, Some(known))),
                 None => {
                     let file = SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec())
                         .map_err(|d| AideError::internal(d.message))?;
-                    Ok((rewrite_edits(rw, &file)?, Some((rw.lang, file.tree.clone()))))
+                    Ok((rewrite_edits(rw, &file)?, Some(KnownSyntax::Tree((rw.lang, file.tree.clone())))))
                 }
             };
         }
@@ -395,7 +421,7 @@ pub(crate) fn ordered_without_overlap(
 
 // ---------------------------------------------------------------- rewrite
 
-fn prepare_rewrite(op: &RewriteOp) -> Result<PreparedRewrite, AideError> {
+fn prepare_rewrite(op: &RewriteOp, check_syntax: bool) -> Result<PreparedRewrite, AideError> {
     let lang: Lang = op.language.parse()?;
     let query = llm_ast_search::query::compile(lang, &op.query)?;
     let template = Template::parse(&op.template);
@@ -418,7 +444,16 @@ fn prepare_rewrite(op: &RewriteOp) -> Result<PreparedRewrite, AideError> {
         Some(name) => Some(query.query.capture_index_for_name(name).ok_or_else(|| unknown(name.clone()))?),
     };
     let literal = llm_ast_search::query::required_literal(&query);
-    Ok(PreparedRewrite { lang, query, template, replace, op: op.clone(), found: Default::default(), literal })
+    Ok(PreparedRewrite {
+        lang,
+        query,
+        template,
+        replace,
+        op: op.clone(),
+        found: Default::default(),
+        check_syntax,
+        literal,
+    })
 }
 
 /// One match of a rewrite: the span it replaces and its captures' spans.
@@ -427,6 +462,22 @@ struct Found {
     start: usize,
     end: usize,
     captures: BTreeMap<u32, (usize, usize)>,
+}
+
+/// The syntax guard's verdict on `file` with `edits` applied, worked out
+/// from its tree (None where the guard would not take it: the edits do not
+/// apply, or the new content reads as another language).
+fn checked_in_scan(lang: Lang, file: &SourceFile, edits: &[Edit]) -> Option<KnownSyntax> {
+    let spans: Vec<(usize, usize, &[u8])> = edits.iter().map(|e| (e.start, e.end, e.text.as_slice())).collect();
+    let (after, applied) = crate::text::apply_span_edits_tracked(&file.source, &spans).ok()?;
+    if Lang::from_path_and_content(std::path::Path::new(&file.path), &after) != Some(lang) {
+        return None;
+    }
+    let mut regions = crate::sites::Regions::default();
+    regions.apply(&applied);
+    let earlier = crate::guards::Earlier { tree: &file.tree, regions: &regions };
+    let issues = crate::guards::new_issues_from(lang, Some(&file.source), &after, Some(&earlier));
+    Some(KnownSyntax::Checked { lang, after, issues })
 }
 
 fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile) -> Result<Vec<Edit>, AideError> {
@@ -579,7 +630,7 @@ fn widest(rel: &str, spans: &BTreeMap<u32, (usize, usize)>, names: &[&str]) -> R
 mod tests {
     use super::*;
 
-    fn rewrite(language: &str, query: &str, template: &str, src: &str, literal: bool) -> Vec<Edit> {
+    fn prepared(language: &str, query: &str, template: &str) -> PreparedRewrite {
         let op = RewriteOp {
             language: language.into(),
             query: query.into(),
@@ -588,7 +639,11 @@ mod tests {
             max_replacements: None,
             scope: Default::default(),
         };
-        let mut rw = prepare_rewrite(&op).unwrap_or_else(|e| panic!("{}", e.message));
+        prepare_rewrite(&op, true).unwrap_or_else(|e| panic!("{}", e.message))
+    }
+
+    fn rewrite(language: &str, query: &str, template: &str, src: &str, literal: bool) -> Vec<Edit> {
+        let mut rw = prepared(language, query, template);
         if !literal {
             rw.literal = None;
         }
@@ -635,6 +690,32 @@ mod tests {
             let whole = rewrite(language, query, template, src, false);
             assert!(!near.is_empty(), "{language}");
             assert_eq!(near, whole, "{language}");
+        }
+    }
+
+    /// The verdict the scan works out from the file's tree is the guard's
+    /// own on the whole new content: new errors found, old ones not counted.
+    #[test]
+    fn the_scans_syntax_verdict_is_the_guards() {
+        let query = r#"(call_expression function: (identifier) @f (#eq? @f "old") arguments: (arguments) @args) @call"#;
+        let cases = [
+            ("fn f() { old(1); old(2) }\n", "new${args}", false),
+            ("fn f() { old(1); old(2) }\n", "new(${args}", true),
+            ("fn f() {\n    old(1);\n    let = ;\n}\n", "new${args}", false),
+            ("fn f() {\n    old(1);\n    let = ;\n}\n", "${args} +", true),
+        ];
+        for (src, template, breaks) in cases {
+            let rw = prepared("rust", query, template);
+            let file = SourceFile::parse("f.rs".into(), Lang::Rust, src.as_bytes().to_vec())
+                .unwrap_or_else(|_| panic!("parse"));
+            let edits = rewrite_edits(&rw, &file).unwrap_or_else(|e| panic!("{}", e.message));
+            let Some(KnownSyntax::Checked { lang, after, issues }) = checked_in_scan(Lang::Rust, &file, &edits) else {
+                panic!("no verdict for {template}")
+            };
+            assert_eq!(lang, Lang::Rust);
+            let whole = crate::guards::new_issues_from(Lang::Rust, Some(src.as_bytes()), &after, None);
+            assert_eq!(issues, whole, "{template} on {src}");
+            assert_eq!(!issues.is_empty(), breaks, "{template} on {src}: {issues:?}");
         }
     }
 }

@@ -287,7 +287,7 @@ pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>,
             renamed_from: None,
             regions: Default::default(),
             replaced_whole: false,
-            earlier_tree: None,
+            known_syntax: None,
         });
     }
     let refs: Vec<&FileState> = states.iter().collect();
