@@ -44,6 +44,9 @@ pub struct CommonArgs {
     /// Do not record this run in the execution log (also: AIDE_LOG=off).
     #[arg(long, global = true)]
     pub no_log: bool,
+    /// Text mode: print no warnings on stderr (--json lists them all).
+    #[arg(long, global = true)]
+    pub quiet: bool,
 }
 
 impl CommonArgs {
@@ -179,10 +182,26 @@ fn parse_cli<T: Tool>(argv: &[OsString]) -> Result<Option<(CommonArgs, clap::Arg
 }
 
 /// A clap error as `invalid_arguments`.
+/// The message keeps what clap lists under its first line (the missing
+/// required arguments); clap's `tip:` (a did-you-mean) becomes the hint.
 pub fn clap_error(e: &clap::Error) -> AideError {
     let rendered = e.render().to_string();
-    let first = rendered.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
-    AideError::new(code::INVALID_ARGUMENTS, first).with_hint("see --help for the flags")
+    let mut lines = rendered.lines();
+    let mut message = lines.next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_string();
+    let mut tips = Vec::new();
+    for line in lines {
+        let line = line.trim();
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            tips.push(tip.to_string());
+        } else if !line.is_empty() {
+            message = format!("{} {line}", message.trim_end_matches(':').to_string() + ":");
+        }
+    }
+    tips.push("see --help for the flags".into());
+    AideError::new(code::INVALID_ARGUMENTS, message).with_hint(tips.join("; "))
 }
 
 /// Builds the request from flags, or from `--request` (then no request flag
@@ -313,7 +332,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     };
 
     let status = output.exit_status();
-    match emit(&mut run, format, &mut out, &output, status) {
+    match emit(&mut run, format, common.quiet, &mut out, &output, status) {
         Ok(()) => status,
         Err(e) => {
             stderr_line(&format!("{}: {e}", T::NAME));
@@ -326,6 +345,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
 fn emit<O: Serialize + Render>(
     run: &mut RunLog,
     format: Format,
+    quiet: bool,
     out: &mut Stdout,
     output: &O,
     status: ExitStatus,
@@ -358,8 +378,9 @@ fn emit<O: Serialize + Render>(
                 safe.flush()
             })
             .map_err(io_err)?;
-            // Diagnostics go to stderr in text mode, briefly.
-            for line in diagnostic_lines(&run.diagnostics, "see --json") {
+            // Diagnostics go to stderr in text mode, a line per code.
+            let shown = if quiet { &[][..] } else { &run.diagnostics[..] };
+            for line in diagnostic_lines(shown, "--json lists them") {
                 stderr_line(&format!("{}: {line}", run.tool));
             }
         }

@@ -96,25 +96,31 @@ pub fn sort_diagnostics(d: &mut [Diagnostic]) {
     });
 }
 
-/// How many diagnostics a text form lists; the rest are counted.
-pub const TEXT_DIAGNOSTICS: usize = 20;
-
-/// Diagnostics as text lines, `warning[code]: path: message`, at most
-/// [`TEXT_DIAGNOSTICS`], then `… and N more warnings (ELSEWHERE)` naming
-/// where the rest are.
+/// Diagnostics as text lines, one per code in order of first appearance:
+/// `warning[code]: path: message` for a code seen once, and
+/// `warning[code]: N files, first path: message (ELSEWHERE)` for a code
+/// seen more often (a Python repository's search no longer prints a line
+/// per binary file), ELSEWHERE naming where the full list is.
 pub fn diagnostic_lines(diagnostics: &[Diagnostic], elsewhere: &str) -> Vec<String> {
-    let mut lines: Vec<String> = diagnostics
-        .iter()
-        .take(TEXT_DIAGNOSTICS)
-        .map(|d| {
-            let path = d.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
-            format!("warning[{}]: {path}{}", d.code, d.message)
-        })
-        .collect();
-    if diagnostics.len() > TEXT_DIAGNOSTICS {
-        lines.push(format!("… and {} more warnings ({elsewhere})", diagnostics.len() - TEXT_DIAGNOSTICS));
+    let mut codes: Vec<(&str, &Diagnostic, usize)> = Vec::new();
+    for d in diagnostics {
+        match codes.iter_mut().find(|(code, _, _)| *code == d.code.as_str()) {
+            Some((_, _, n)) => *n += 1,
+            None => codes.push((d.code.as_str(), d, 1)),
+        }
     }
-    lines
+    codes
+        .into_iter()
+        .map(|(code, first, n)| {
+            let path = first.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+            if n == 1 {
+                format!("warning[{code}]: {path}{}", first.message)
+            } else {
+                let what = if first.path.is_some() { "files" } else { "times" };
+                format!("warning[{code}]: {n} {what}, first {path}{} ({elsewhere})", first.message)
+            }
+        })
+        .collect()
 }
 
 /// Output format.
@@ -247,6 +253,17 @@ pub fn stderr_line(line: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_diagnostics_are_one_line_per_code() {
+        let bin = |p: &str| Diagnostic::new("binary_file", "binary file").with_path(p);
+        let all = [bin("a.dat"), Diagnostic::new("walk_error", "loop"), bin("b.dat"), bin("c.dat")];
+        assert_eq!(
+            diagnostic_lines(&all, "see --json"),
+            ["warning[binary_file]: 3 files, first a.dat: binary file (see --json)", "warning[walk_error]: loop",]
+        );
+        assert_eq!(diagnostic_lines(&all[..1], "see --json"), ["warning[binary_file]: a.dat: binary file"]);
+    }
 
     #[derive(Serialize)]
     struct R {

@@ -110,8 +110,15 @@ impl Render for SearchOutput {
     fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
         match self.mode {
             Mode::Content => {
+                // A line with several matches is printed once, at its first
+                // match's column, as rg prints it (JSON lists every match).
+                let mut last: Option<(&str, usize, usize)> = None;
                 for m in &self.matches {
-                    write_match(w, m)?;
+                    let at = (m.path.as_str(), m.span.line, m.span.end_line);
+                    if last != Some(at) {
+                        write_match(w, m)?;
+                    }
+                    last = Some(at);
                 }
             }
             Mode::Files | Mode::Count => {

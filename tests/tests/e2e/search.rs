@@ -101,6 +101,36 @@ fn text_mode_is_editor_clickable() {
 }
 
 #[test]
+fn text_mode_prints_a_line_once_and_warnings_once_per_code() {
+    let t = TestDir::new();
+    t.write("src/a.rs", "let foo = foo + foo;\nfoo\n");
+    for name in ["a.dat", "b.dat", "c.dat"] {
+        t.write(name, b"\x00\x01 foo");
+    }
+    let (text, stderr) = t.cmd("llm-search").args(["--pattern", "foo"]).expect_exit(0);
+    assert_eq!(text, "src/a.rs:1:5: let foo = foo + foo;\nsrc/a.rs:2:1: foo\n");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("llm-search: warning[binary_file]: 3 files, first a.dat: "), "{stderr}");
+    assert!(stderr.trim_end().ends_with("(--json lists them)"), "{stderr}");
+    // --quiet: not even that; --json still lists every match and file.
+    let (_, stderr) = t.cmd("llm-search").args(["--pattern", "foo", "--quiet"]).expect_exit(0);
+    assert_eq!(stderr, "");
+    let r = search(&t, &["--pattern", "foo"], 0);
+    assert_eq!(r.result.total_matches, 4);
+    assert_eq!(r.diagnostics.len(), 3);
+}
+
+#[test]
+fn a_mistyped_flag_gets_a_did_you_mean_and_a_missing_argument_is_named() {
+    let t = TestDir::new();
+    let e: aide_tests::wire::ErrorResult = t.cmd("llm-search").args(["--patern", "x"]).json(2);
+    assert_eq!(e.error.code, "invalid_arguments");
+    assert!(e.error.hint.unwrap().contains("'--pattern'"));
+    let e: aide_tests::wire::ErrorResult = t.cmd("llm-read").json(2);
+    assert!(e.error.message.contains("<PATH>"), "{}", e.error.message);
+}
+
+#[test]
 fn grep_options_behave_as_in_ripgrep() {
     let t = TestDir::new();
     t.write("a.txt", "Foo foo FOO foobar a.b axb\n");
