@@ -47,6 +47,67 @@ pub struct CommonArgs {
     /// Text mode: print no warnings on stderr (--json lists them all).
     #[arg(long, global = true)]
     pub quiet: bool,
+    /// Print a shell completion script or the man page, then exit.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub generate: Option<Generate>,
+}
+
+/// What `--generate` prints (ripgrep's names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Generate {
+    CompleteBash,
+    CompleteZsh,
+    CompleteFish,
+    CompletePowershell,
+    Man,
+}
+
+/// The clap definition of `T`'s command line: its flags, the common ones,
+/// and its subcommands.
+pub fn command_of<T: Tool>() -> Command {
+    let cmd = CommonArgs::augment_args(Command::new(T::NAME).version(T::VERSION).about(T::ABOUT));
+    // The request struct's doc comment would otherwise replace the tool's description.
+    T::Request::augment_args(cmd).about(T::ABOUT)
+}
+
+/// The kind `--generate KIND` (or `--generate=KIND`) asks for, if given
+/// before any `--`.
+fn generate_requested(words: &[String]) -> Option<Result<Generate, AideError>> {
+    use clap::ValueEnum;
+    let mut rest = words.iter().skip(1).take_while(|w| *w != "--");
+    let value = loop {
+        let w = rest.next()?;
+        if w == "--generate" {
+            break rest.next().cloned().unwrap_or_default();
+        }
+        if let Some(v) = w.strip_prefix("--generate=") {
+            break v.to_string();
+        }
+    };
+    Some(Generate::from_str(&value, false).map_err(|_| {
+        let kinds: Vec<String> = Generate::value_variants()
+            .iter()
+            .filter_map(|k| k.to_possible_value())
+            .map(|v| v.get_name().to_string())
+            .collect();
+        AideError::new(code::INVALID_ARGUMENTS, format!("--generate {value:?}: unknown kind"))
+            .with_hint(format!("one of: {}", kinds.join(", ")))
+    }))
+}
+
+/// Writes `kind` for `T` (a completion script, or the roff man page).
+pub fn generate<T: Tool>(kind: Generate, out: &mut dyn Write) -> io::Result<()> {
+    use clap_complete::Shell;
+    let mut cmd = command_of::<T>();
+    let shell = match kind {
+        Generate::CompleteBash => Shell::Bash,
+        Generate::CompleteZsh => Shell::Zsh,
+        Generate::CompleteFish => Shell::Fish,
+        Generate::CompletePowershell => Shell::PowerShell,
+        Generate::Man => return clap_mangen::Man::new(cmd).render(out),
+    };
+    clap_complete::generate(shell, &mut cmd, T::NAME, out);
+    Ok(())
 }
 
 impl CommonArgs {
@@ -154,12 +215,9 @@ pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, AideError>) -> Result<T, Aid
 /// Parses the command line for `T`; Ok(None) means help or version was
 /// printed and the process should exit 0.
 fn parse_cli<T: Tool>(argv: &[OsString]) -> Result<Option<(CommonArgs, clap::ArgMatches)>, AideError> {
-    let mut cmd = Command::new(T::NAME).version(T::VERSION).about(T::ABOUT);
-    cmd = CommonArgs::augment_args(cmd);
-    // The request struct's doc comment would otherwise replace the tool's description.
-    cmd = T::Request::augment_args(cmd).about(T::ABOUT);
-    // With --schema or --request the request's own required flags and
-    // subcommands are not on the command line: parse leniently.
+    let mut cmd = command_of::<T>();
+    // With --schema or --request the request's own required
+    // flags and subcommands are not on the command line: parse leniently.
     if argv.iter().any(|a| {
         let a = a.to_string_lossy();
         a == "--schema" || a == "--request" || a.starts_with("--request=")
@@ -264,9 +322,23 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     let mut out = Stdout::new();
     let words: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     let mut format = guess_format(&words);
+    let generate_kind = generate_requested(&words);
     let logging = !words.iter().any(|a| a == "--no-log") && !crate::log::disabled_by_env();
     let mut run = RunLog::new(T::NAME, T::VERSION, words, logging);
 
+    // --generate stands alone: the tool's own required flags need not be given.
+    if let Some(kind) = generate_kind {
+        let mut text = Vec::new();
+        let done = kind
+            .and_then(|kind| generate::<T>(kind, &mut text).map_err(|e| AideError::new(code::IO_ERROR, e.to_string())));
+        return match done {
+            Ok(()) => {
+                let _ = out.write_str(&String::from_utf8_lossy(&text));
+                ExitStatus::Success
+            }
+            Err(e) => fail(&mut run, format, &mut out, &e),
+        };
+    }
     let (common, matches) = match parse_cli::<T>(&argv) {
         Ok(Some(p)) => p,
         Ok(None) => return ExitStatus::Success,

@@ -20,4 +20,5 @@ mod search;
 mod search_differential;
 pub(crate) mod shell;
 mod snapshots;
+mod terminal;
 mod transform;
