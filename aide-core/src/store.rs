@@ -79,9 +79,65 @@ pub fn open(path: &Path, migrations: &[&str]) -> rusqlite::Result<Connection> {
     })
 }
 
+/// A database's state as `aide doctor` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Health {
+    /// The database file with its `-wal` and `-shm` files, in bytes.
+    pub bytes: u64,
+    /// What `PRAGMA quick_check` found; empty when the database is sound.
+    pub problems: Vec<String>,
+}
+
+/// Checks the database at `path` (which must exist) without changing it:
+/// `PRAGMA quick_check` on a read-only connection, and its size on disk.
+/// Err when SQLite cannot open or read it at all (not a database, no access).
+pub fn health(path: &Path) -> rusqlite::Result<Health> {
+    use rusqlite::OpenFlags;
+    let bytes = ["", "-wal", "-shm"]
+        .iter()
+        .filter_map(|suffix| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(suffix);
+            std::fs::metadata(p).ok().map(|m| m.len())
+        })
+        .sum();
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+    conn.busy_timeout(Duration::from_secs(10))?;
+    let mut stmt = conn.prepare("PRAGMA quick_check")?;
+    let rows: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let problems = if rows.len() == 1 && rows[0] == "ok" { Vec::new() } else { rows };
+    Ok(Health { bytes, problems })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn health_finds_a_sound_database_sound_and_a_damaged_one_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let conn =
+            open(&path, &["CREATE TABLE t (x TEXT); CREATE INDEX tx ON t (x); PRAGMA user_version = 1;"]).unwrap();
+        for i in 0..2000 {
+            conn.execute("INSERT INTO t VALUES (?1)", [format!("row {i} {}", "x".repeat(100))]).unwrap();
+        }
+        drop(conn);
+        let h = health(&path).unwrap();
+        assert!(h.problems.is_empty(), "{:?}", h.problems);
+        assert!(h.bytes >= std::fs::metadata(&path).unwrap().len());
+
+        // Overwrite a page in the middle of the file: the b-tree no longer adds up.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let page = 4096 * 10;
+        bytes[page..page + 4096].fill(0x5a);
+        std::fs::write(&path, &bytes).unwrap();
+        let damaged = health(&path).map(|h| h.problems);
+        assert!(damaged.as_ref().map_or(true, |p| !p.is_empty()), "{damaged:?}");
+
+        std::fs::write(&path, b"not a database at all, just text that is long enough to be a header").unwrap();
+        assert!(health(&path).map_or(true, |h| !h.problems.is_empty()));
+    }
 
     #[test]
     fn creates_schema_once_and_reopens() {

@@ -14,11 +14,18 @@
 //!   read-only operations a harness may run without asking, `gated` for the
 //!   rest (see [`catalogue`]).
 //!
+//! * `aide doctor` — checks what the tools rely on (bash, git, rustfmt and
+//!   cargo for the guards, rg and ctags for the test suite, a writable
+//!   `AIDE_HOME`, the log and job databases' integrity and size, interrupted
+//!   transforms, lock files, shell sessions) and says how to fix each miss;
+//!   exit 0 when no check fails, 3 when one does (see [`doctor`]).
+//!
 //! Wire format: the aide envelope with `runs` (list), `removed`/`remaining`
-//! (prune) or `tools` (tools); `log show --json` prints the stored document
+//! (prune), `tools` (tools) or `healthy`/`checks` (doctor); `log show --json` prints the stored document
 //! instead of an envelope. Runs of `aide` itself are not logged.
 
 pub mod catalogue;
+pub mod doctor;
 pub mod error;
 pub mod mcp;
 
@@ -84,6 +91,9 @@ pub enum AideCommand {
         #[serde(default)]
         format: Option<DefinitionFormat>,
     },
+    /// Check what the tools rely on (programs, AIDE_HOME, the databases, interrupted transforms,
+    /// sessions) and say how to fix each miss; exit 3 when a check fails.
+    Doctor,
 }
 
 /// The shapes of tool definitions `aide tools --format` prints.
@@ -184,6 +194,7 @@ pub enum AideOutput {
     Tools {
         tools: Vec<ToolInfo>,
     },
+    Doctor(doctor::DoctorReport),
     Definitions {
         format: DefinitionFormat,
         /// One definition per operation, in the format's own shape.
@@ -217,6 +228,17 @@ impl Render for AideOutput {
                 writeln!(w, "{result_json}")?;
             }
             AideOutput::Prune(p) => writeln!(w, "removed {} runs, {} remain", p.removed, p.remaining)?,
+            AideOutput::Doctor(report) => {
+                for c in &report.checks {
+                    writeln!(w, "{:<4}  {:<18} {}", c.status.as_str(), c.name, c.detail)?;
+                    if let Some(fix) = &c.fix {
+                        writeln!(w, "      {:<18} fix: {fix}", "")?;
+                    }
+                }
+                let failed = report.checks.iter().filter(|c| c.status == doctor::CheckStatus::Fail).count();
+                let warned = report.checks.iter().filter(|c| c.status == doctor::CheckStatus::Warn).count();
+                writeln!(w, "{failed} failed, {warned} warned, {} checks", report.checks.len())?;
+            }
             // The array alone, ready to hand to a harness (`> tools.json`).
             AideOutput::Definitions { definitions, .. } => {
                 let text = serde_json::to_string_pretty(definitions).map_err(io::Error::other)?;
@@ -243,11 +265,20 @@ impl Render for AideOutput {
         !matches!(self, AideOutput::Runs { runs } if runs.is_empty())
     }
 
+    fn exit_status(&self) -> aide_core::ExitStatus {
+        match self {
+            // A check that ran and failed, as `--validate` finding syntax errors.
+            AideOutput::Doctor(report) if !report.healthy => aide_core::ExitStatus::Conflict,
+            _ => aide_core::ExitStatus::found(self.found()),
+        }
+    }
+
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
         match self {
             AideOutput::Runs { .. } => Some(("runs", "run")),
             AideOutput::Tools { .. } => Some(("tools", "tool")),
             AideOutput::Definitions { .. } => Some(("definitions", "definition")),
+            AideOutput::Doctor(_) => Some(("checks", "check")),
             _ => None,
         }
     }
@@ -276,7 +307,7 @@ pub struct Aide;
 impl Tool for Aide {
     const NAME: &'static str = "aide";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
-    const ABOUT: &'static str = "The aide umbrella: execution-log retrieval, the list of tools, and `aide mcp`, \
+    const ABOUT: &'static str = "The aide umbrella: execution-log retrieval, the list of tools, `aide doctor`, and `aide mcp`, \
                                  the MCP server of every tool (see `aide mcp --help`).";
     const LOG: bool = false;
     type Request = AideRequest;
@@ -285,6 +316,7 @@ impl Tool for Aide {
     fn run(request: AideRequest, _ctx: &Context) -> Result<Outcome<AideOutput>, AideError> {
         match request.command {
             AideCommand::Log { action } => run_log(action),
+            AideCommand::Doctor => Ok(AideOutput::Doctor(doctor::doctor())),
             AideCommand::Tools { format: None } => Ok(AideOutput::Tools { tools: list_tools() }),
             AideCommand::Tools { format: Some(format) } => {
                 Ok(AideOutput::Definitions { format, definitions: mcp::tool_definitions(format)? })

@@ -37,7 +37,7 @@ use aide_core::tool::{Context, Outcome, Tool};
 
 pub use commands::{execute, refresh, session_jobs, spawn, supervisor_exe};
 pub use request::*;
-pub use store::{JobRow, JobStore};
+pub use store::{JobRow, JobStore, database_path};
 pub use view::*;
 
 /// The `llm-jobs` tool.

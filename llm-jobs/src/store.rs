@@ -102,6 +102,13 @@ pub fn jobs_dir() -> PathBuf {
     aide_core::home::aide_home().join("jobs")
 }
 
+/// The job table's database: `$AIDE_HOME/jobs/jobs.db`.
+pub fn database_path() -> PathBuf {
+    jobs_dir().join(DATABASE)
+}
+
+const DATABASE: &str = "jobs.db";
+
 fn db_err(e: impl std::fmt::Display) -> AideError {
     JobsError::Store { message: e.to_string() }.into()
 }
@@ -155,7 +162,7 @@ impl JobStore {
     }
 
     pub fn open_in(dir: &Path) -> Result<JobStore, AideError> {
-        let conn = aide_core::store::open(&dir.join("jobs.db"), &[SCHEMA]).map_err(db_err)?;
+        let conn = aide_core::store::open(&dir.join(DATABASE), &[SCHEMA]).map_err(db_err)?;
         Ok(JobStore { conn, dir: dir.to_path_buf() })
     }
 

@@ -106,6 +106,12 @@ impl Session {
         Ok(f)
     }
 
+    /// Whether an exec holds the session's lock now (is running in it).
+    pub fn is_busy(&self) -> bool {
+        let Ok(f) = std::fs::File::open(self.dir.join("lock")) else { return false };
+        matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
+    }
+
     /// The exported variables of the saved state, as bash sees them.
     pub fn environment(&self) -> BTreeMap<String, String> {
         let script = r#"source "$1" >/dev/null 2>&1; for n in $(compgen -e); do printf '%s=%s\0' "$n" "${!n}"; done"#;
@@ -185,6 +191,16 @@ pub fn list() -> Result<Vec<Meta>, AideError> {
     }
     out.sort_by(|a, b| a.created_ms.cmp(&b.created_ms).then_with(|| a.session_id.cmp(&b.session_id)));
     Ok(out)
+}
+
+/// Session folders that cannot be opened as sessions (no or unreadable
+/// `meta.json`): left by a crash or a hand, invisible to `session list`.
+pub fn damaged() -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(sessions_dir()) else { return Vec::new() };
+    let mut out: Vec<PathBuf> =
+        rd.flatten().filter(|e| e.file_name().to_str().is_none_or(|id| open(id).is_err())).map(|e| e.path()).collect();
+    out.sort();
+    out
 }
 
 pub fn remove(id: &str) -> Result<(), AideError> {

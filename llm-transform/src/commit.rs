@@ -51,6 +51,24 @@ fn lock_path(dir: &Path, abs: &Path) -> PathBuf {
     dir.join(sha256_hex(abs.as_os_str().as_encoded_bytes()))
 }
 
+/// The lock files under `$AIDE_HOME/transform/locks/` and how many a
+/// running transform holds now. The others are inert: a lock dies with
+/// its process, so none can be stale.
+pub fn lock_files() -> (usize, usize) {
+    let dir = aide_core::home::aide_home().join("transform/locks");
+    let Ok(rd) = std::fs::read_dir(dir) else { return (0, 0) };
+    let (mut total, mut held) = (0, 0);
+    for entry in rd.flatten() {
+        total += 1;
+        if let Ok(f) = File::open(entry.path())
+            && matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
+        {
+            held += 1;
+        }
+    }
+    (total, held)
+}
+
 /// Locks every path (in sorted order, so two transforms never deadlock);
 /// one held by another transform is a `conflict`.
 pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, AideError> {

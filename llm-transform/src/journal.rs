@@ -178,6 +178,19 @@ pub fn pending(root: &Root) -> Vec<String> {
         .collect()
 }
 
+/// Every interrupted transform under any root, as (execution_id, root):
+/// what `aide doctor` reports. A journal that cannot be read has no root
+/// and is named by its file.
+pub fn interrupted() -> Vec<(String, Option<PathBuf>)> {
+    unheld(false)
+        .into_iter()
+        .map(|j| match j.record {
+            Some(r) => (r.execution_id, Some(r.root)),
+            None => (j.path.display().to_string(), None),
+        })
+        .collect()
+}
+
 /// Finishes or rolls back every interrupted transform of `root`.
 pub fn recover(root: &Root) -> Result<Vec<Recovered>, AideError> {
     let mut out = Vec::new();

@@ -4,6 +4,8 @@
 //! * `corpus` — builds the benchmark corpus in `target/corpus/`: the crates of
 //!   `xtask/corpus/Cargo.lock` vendored, a few PyPI wheels and npm packages, all
 //!   at pinned versions.
+//! * `install` — installs every aide binary with `cargo install`, and its
+//!   shell completions and man page where the shells and `man` look.
 //! * `bench <tool>` — benchmarks a tool against its anchor tools in one run,
 //!   writes `target/bench/<tool>.json` and updates `docs/BENCHMARKS.md`.
 // Peak memory of a child needs wait4(2); that is the only unsafe code here.
@@ -11,6 +13,7 @@
 
 mod bench;
 mod corpus;
+mod install;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,6 +37,17 @@ enum Task {
         #[arg(long)]
         force: bool,
     },
+    /// Install every aide binary (cargo install --locked --path), its shell completions and man page.
+    Install {
+        /// Install root, as cargo install's: binaries in DIR/bin, man pages in DIR/share/man/man1.
+        /// Default: $CARGO_INSTALL_ROOT, $CARGO_HOME or ~/.cargo.
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+        /// Use the binaries already built in DIR instead of running cargo install (only the
+        /// completions and man pages are written).
+        #[arg(long, value_name = "DIR")]
+        binaries: Option<PathBuf>,
+    },
     /// Benchmark a tool against its anchors (search).
     Bench {
         /// The tool: search.
@@ -54,6 +68,7 @@ fn main() {
     let result = match cli.task {
         Task::Ci => ci(),
         Task::Corpus { force } => corpus::build(force).map(|_| ()),
+        Task::Install { root, binaries } => install::run(root, binaries),
         Task::Bench { tool, runs, warmup } => bench::run(&tool, runs, warmup),
     };
     if let Err(e) = result {

@@ -212,6 +212,7 @@ fn shell_jobs_and_aide_documents_match_their_schemas() {
     c.run("llm-shell", &["session", "rm", &s], true);
 
     c.run("aide", &["tools"], true);
+    c.run("aide", &["doctor"], true);
     let runs = c.run("aide", &["log", "list", "--limit", "5"], true);
     c.run("aide", &["log", "show", "nope"], false);
     c.run("aide", &["log", "prune", "--keep", "1000"], true);

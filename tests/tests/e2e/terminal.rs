@@ -31,3 +31,75 @@ fn every_binary_generates_completions_and_a_man_page() {
     assert_eq!(e.error.code, "invalid_arguments");
     assert!(e.error.hint.unwrap().contains("complete-bash"));
 }
+
+#[test]
+fn the_install_task_puts_completions_and_man_pages_where_shells_and_man_look() {
+    let t = TestDir::new();
+    let home = t.root().join("home");
+    let root = t.root().join("cargo");
+    // `cargo xtask install` minus the `cargo install` step: the binaries already built.
+    let (_, summary) = t
+        .cmd("xtask")
+        .args(["install", "--root"])
+        .arg(&root)
+        .arg("--binaries")
+        .arg(aide_tests::bin_dir())
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", "")
+        .env("XDG_CONFIG_HOME", "")
+        .expect_exit(0);
+    assert!(summary.contains("fpath=("), "{summary}");
+    for bin in BINARIES {
+        let man = std::fs::read_to_string(root.join(format!("share/man/man1/{bin}.1"))).unwrap();
+        assert!(man.contains(".TH"), "{bin}");
+        let fish = home.join(format!(".config/fish/completions/{bin}.fish"));
+        assert!(std::fs::read_to_string(fish).unwrap().contains("complete -c"), "{bin}");
+        assert!(home.join(format!(".local/share/zsh/site-functions/_{bin}")).is_file(), "{bin}");
+        // bash-completion's loader sources the file by the command's name; it must register it.
+        let bash = home.join(format!(".local/share/bash-completion/completions/{bin}"));
+        let script = format!("source {:?} && complete -p {bin}", bash);
+        let out = std::process::Command::new("bash").args(["-c", &script]).output().unwrap();
+        assert!(out.status.success(), "{bin}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[test]
+fn doctor_passes_a_sound_setup_and_names_each_miss_with_its_fix() {
+    let t = TestDir::new();
+    let doc: serde_json::Value = t.cmd("aide").args(["doctor"]).json(0);
+    assert_eq!(doc["healthy"], true, "{doc:#}");
+    let check = |doc: &serde_json::Value, name: &str| {
+        doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == name).cloned().unwrap()
+    };
+    assert_eq!(check(&doc, "bash")["status"], "ok");
+    assert!(check(&doc, "bash")["detail"].as_str().unwrap().contains("bash"));
+    assert_eq!(check(&doc, "aide_home")["status"], "ok");
+
+    // No bash on PATH: llm-shell and llm-jobs cannot work.
+    let empty = t.root().join("empty-path");
+    std::fs::create_dir(&empty).unwrap();
+    let doc: serde_json::Value = t.cmd("aide").args(["doctor"]).env("PATH", &empty).json(3);
+    let bash = check(&doc, "bash");
+    assert_eq!((bash["status"].as_str(), bash["detail"].as_str()), (Some("fail"), Some("not found on PATH")));
+    assert!(bash["fix"].as_str().unwrap().contains("apt-get install bash"));
+    // Oracles of the test suite only warn.
+    assert_eq!(check(&doc, "rg")["status"], "warn");
+
+    // A damaged log, a transform that died mid-commit, a session folder without its meta.
+    std::fs::write(t.home().join("log.db"), vec![b'x'; 8192]).unwrap();
+    let journal = t.home().join("transform/journal");
+    std::fs::create_dir_all(&journal).unwrap();
+    let record = serde_json::json!({"execution_id": "0123456789abcdef", "root": t.root(), "files": []});
+    std::fs::write(journal.join("0123456789abcdef.json"), record.to_string()).unwrap();
+    std::fs::create_dir_all(t.home().join("shell/sessions/broken")).unwrap();
+    let (text, _) = t.cmd("aide").args(["doctor"]).expect_exit(3);
+    let line = |name: &str| text.lines().find(|l| l.split_whitespace().nth(1) == Some(name)).unwrap().to_string();
+    assert!(line("log").starts_with("fail"), "{text}");
+    assert!(line("transform_journals").contains("0123456789abcdef"), "{text}");
+    assert!(line("shell_sessions").starts_with("warn"), "{text}");
+    assert!(text.contains(&format!("fix: llm-transform recover --root {}", t.root().display())), "{text}");
+    assert!(text.contains("(mv "), "{text}");
+    assert!(text.contains("broken"), "{text}");
+    // The log and the journal fail; the sessions (and rg or ctags where missing) warn.
+    assert!(text.trim_end().lines().last().unwrap().starts_with("2 failed, "), "{text}");
+}

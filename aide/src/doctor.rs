@@ -1,0 +1,340 @@
+//! `aide doctor`: checks what the tools rely on and says how to fix each
+//! miss.
+//!
+//! Each check is `ok`, `warn` (something optional is missing: only the test
+//! suite, or one guard, needs it) or `fail` (a tool will not work, or state
+//! needs repair). The run exits 0 unless a check fails, 3 if one does.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// How one check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    Ok,
+    /// Something optional is missing or worth knowing; the tools work.
+    Warn,
+    /// A tool will not work, or state needs repair.
+    Fail,
+}
+
+impl CheckStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckStatus::Ok => "ok",
+            CheckStatus::Warn => "warn",
+            CheckStatus::Fail => "fail",
+        }
+    }
+}
+
+/// One check.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Check {
+    /// What was checked: a program (`bash`), or `aide_home`, `log`, `jobs`,
+    /// `transform_journals`, `transform_locks`, `shell_sessions`.
+    pub name: String,
+    pub status: CheckStatus,
+    /// What was found: a version, a path and size, a count.
+    pub detail: String,
+    /// Which tools rely on it.
+    pub needed_by: String,
+    /// How to fix a miss; absent when the check is ok.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Check {
+    fn new(name: &str, needed_by: &str, status: CheckStatus, detail: String) -> Check {
+        Check { name: name.into(), status, detail, needed_by: needed_by.into(), fix: None }
+    }
+
+    fn fix(mut self, fix: impl Into<String>) -> Check {
+        if self.status != CheckStatus::Ok {
+            self.fix = Some(fix.into());
+        }
+        self
+    }
+}
+
+/// The report: every check, and whether none failed.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DoctorReport {
+    /// True when no check failed (warnings allowed): the exit status is 0.
+    pub healthy: bool,
+    pub checks: Vec<Check>,
+}
+
+/// A program the tools run, and what to do when it is missing.
+struct Program {
+    name: &'static str,
+    needed_by: &'static str,
+    required: bool,
+    fix: &'static str,
+}
+
+const PROGRAMS: &[Program] = &[
+    Program {
+        name: "bash",
+        needed_by: "llm-shell and llm-jobs (every command runs in bash)",
+        required: true,
+        fix: "install bash (Debian: apt-get install bash)",
+    },
+    Program {
+        name: "git",
+        needed_by: "llm-shell compare (a worktree per revision); the test suite",
+        required: true,
+        fix: "install git (Debian: apt-get install git)",
+    },
+    Program {
+        name: "rustfmt",
+        needed_by: "llm-transform's rustfmt guard on Rust files",
+        required: false,
+        fix: "rustup component add rustfmt",
+    },
+    Program {
+        name: "cargo",
+        needed_by: "llm-transform's cargo check guard",
+        required: false,
+        fix: "install Rust with rustup (https://rustup.rs)",
+    },
+    Program {
+        name: "rg",
+        needed_by: "only the test suite (ripgrep is llm-search's oracle)",
+        required: false,
+        fix: "apt-get install ripgrep",
+    },
+    Program {
+        name: "ctags",
+        needed_by: "only the test suite (universal-ctags is llm-ast-search's oracle)",
+        required: false,
+        fix: "apt-get install universal-ctags",
+    },
+];
+
+/// A log or job database larger than this is worth a warning.
+const LARGE_DATABASE: u64 = 1 << 30;
+
+/// Runs every check.
+pub fn doctor() -> DoctorReport {
+    let mut checks: Vec<Check> = PROGRAMS.iter().map(check_program).collect();
+    let home = aide_core::home::aide_home();
+    checks.push(check_home(&home));
+    checks.push(check_log(&home));
+    checks.push(check_database("jobs", "llm-jobs (the job table)", &llm_jobs::database_path(), "no job spawned yet"));
+    checks.push(check_journals());
+    checks.push(check_locks());
+    checks.push(check_sessions());
+    let healthy = checks.iter().all(|c| c.status != CheckStatus::Fail);
+    DoctorReport { healthy, checks }
+}
+
+/// The directories of `PATH` holding an executable `name`, first one first.
+fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+}
+
+fn check_program(p: &Program) -> Check {
+    let program =
+        if p.name == "cargo" { std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()) } else { p.name.into() };
+    let found = if program.contains('/') { Some(PathBuf::from(&program)) } else { on_path(&program) };
+    let Some(path) = found else {
+        let status = if p.required { CheckStatus::Fail } else { CheckStatus::Warn };
+        return Check::new(p.name, p.needed_by, status, "not found on PATH".into()).fix(p.fix);
+    };
+    let version = Command::new(&path)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string));
+    match version {
+        Some(v) => Check::new(p.name, p.needed_by, CheckStatus::Ok, format!("{v} ({})", path.display())),
+        None => {
+            let status = if p.required { CheckStatus::Fail } else { CheckStatus::Warn };
+            Check::new(p.name, p.needed_by, status, format!("{} does not run (--version failed)", path.display()))
+                .fix(p.fix)
+        }
+    }
+}
+
+fn check_home(home: &Path) -> Check {
+    const NEEDED_BY: &str = "every tool: the execution log, sessions, jobs, undo data";
+    let probe = home.join(format!(".doctor-{}", std::process::id()));
+    let written = aide_core::fsutil::private_dir(home).and_then(|()| std::fs::write(&probe, b"probe"));
+    let _ = std::fs::remove_file(&probe);
+    match written {
+        Ok(()) => Check::new("aide_home", NEEDED_BY, CheckStatus::Ok, format!("{} is writable", home.display())),
+        Err(e) => Check::new("aide_home", NEEDED_BY, CheckStatus::Fail, format!("{}: {e}", home.display()))
+            .fix(format!("make {} writable (chmod u+rwx), or set AIDE_HOME to a writable folder", home.display())),
+    }
+}
+
+fn check_log(home: &Path) -> Check {
+    let mut check =
+        check_database("log", "aide log, and every tool's run record", &home.join("log.db"), "no run logged yet");
+    if aide_core::log::disabled_by_env() {
+        check.detail.push_str("; logging is off (AIDE_LOG=off)");
+    }
+    check
+}
+
+/// Integrity and size of the SQLite database at `path`.
+fn check_database(name: &str, needed_by: &str, path: &Path, when_absent: &str) -> Check {
+    if !path.exists() {
+        return Check::new(name, needed_by, CheckStatus::Ok, format!("{when_absent} ({})", path.display()));
+    }
+    let move_aside = format!(
+        "move the damaged file aside (mv {0} {0}.damaged); the next run starts a new one, and the old one can be salvaged with sqlite3's .recover",
+        path.display()
+    );
+    match aide_core::store::health(path) {
+        Err(e) => Check::new(name, needed_by, CheckStatus::Fail, format!("{}: cannot be read: {e}", path.display()))
+            .fix(move_aside),
+        Ok(h) if !h.problems.is_empty() => Check::new(
+            name,
+            needed_by,
+            CheckStatus::Fail,
+            format!(
+                "{}: integrity check failed: {}",
+                path.display(),
+                h.problems.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+            ),
+        )
+        .fix(move_aside),
+        Ok(h) => {
+            let detail = format!("{}: integrity ok, {}", path.display(), human_bytes(h.bytes));
+            if h.bytes > LARGE_DATABASE {
+                let fix = if name == "log" {
+                    "aide log prune --keep 1000 (or set AIDE_LOG_MAX_RUNS / AIDE_LOG_MAX_AGE)"
+                } else {
+                    "llm-jobs rm the finished jobs you no longer need"
+                };
+                Check::new(name, needed_by, CheckStatus::Warn, format!("{detail}, larger than 1 GiB")).fix(fix)
+            } else {
+                Check::new(name, needed_by, CheckStatus::Ok, detail)
+            }
+        }
+    }
+}
+
+fn check_journals() -> Check {
+    const NEEDED_BY: &str = "llm-transform (a commit that died is finished or rolled back)";
+    let interrupted = llm_transform::journal::interrupted();
+    if interrupted.is_empty() {
+        return Check::new("transform_journals", NEEDED_BY, CheckStatus::Ok, "no interrupted transform".into());
+    }
+    let named: Vec<String> = interrupted
+        .iter()
+        .map(|(id, root)| match root {
+            Some(r) => format!("{id} under {}", r.display()),
+            None => format!("{id} (unreadable journal)"),
+        })
+        .collect();
+    let fixes: Vec<String> = interrupted
+        .iter()
+        .filter_map(|(_, root)| root.as_ref())
+        .map(|r| {
+            format!("llm-transform recover --root {}", aide_core::command::quote_word(r.as_os_str().as_encoded_bytes()))
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let fix = if fixes.is_empty() {
+        "remove the unreadable journal files named above".to_string()
+    } else {
+        format!("{} (any llm-transform run on that root also recovers first)", fixes.join("; "))
+    };
+    Check::new(
+        "transform_journals",
+        NEEDED_BY,
+        CheckStatus::Fail,
+        format!("{} interrupted transform(s): {}", interrupted.len(), named.join(", ")),
+    )
+    .fix(fix)
+}
+
+fn check_locks() -> Check {
+    let (total, held) = llm_transform::commit::lock_files();
+    Check::new(
+        "transform_locks",
+        "llm-transform (one transform at a time per file)",
+        CheckStatus::Ok,
+        format!(
+            "{total} lock file(s), {held} held by a running transform; a lock dies with its process, so none is stale"
+        ),
+    )
+}
+
+fn check_sessions() -> Check {
+    const NEEDED_BY: &str = "llm-shell sessions";
+    let sessions = llm_shell::session::list().unwrap_or_default();
+    let damaged = llm_shell::session::damaged();
+    let mut busy = Vec::new();
+    let mut gone = Vec::new();
+    for meta in &sessions {
+        if let Ok(s) = llm_shell::session::open(&meta.session_id) {
+            if s.is_busy() {
+                busy.push(meta.session_id.clone());
+            }
+            if !Path::new(&meta.working_dir).is_dir() {
+                gone.push(meta.session_id.clone());
+            }
+        }
+    }
+    let mut detail = format!("{} session(s)", sessions.len());
+    if !busy.is_empty() {
+        detail.push_str(&format!(", running a command now: {}", busy.join(", ")));
+    }
+    if gone.is_empty() && damaged.is_empty() {
+        return Check::new("shell_sessions", NEEDED_BY, CheckStatus::Ok, detail);
+    }
+    let mut fixes = Vec::new();
+    if !gone.is_empty() {
+        detail.push_str(&format!(", whose working folder is gone: {}", gone.join(", ")));
+        fixes.extend(gone.iter().map(|id| format!("llm-shell session rm {id}")));
+    }
+    if !damaged.is_empty() {
+        let shown: Vec<String> = damaged.iter().map(|p| p.display().to_string()).collect();
+        detail.push_str(&format!(", damaged (no readable meta.json): {}", shown.join(", ")));
+        fixes.extend(
+            damaged
+                .iter()
+                .map(|p| format!("rm -r {}", aide_core::command::quote_word(p.as_os_str().as_encoded_bytes()))),
+        );
+    }
+    Check::new("shell_sessions", NEEDED_BY, CheckStatus::Warn, detail).fix(fixes.join("; "))
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{n} B") } else { format!("{value:.1} {}", UNITS[unit]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_as_a_person_writes_them() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+    }
+}
