@@ -8,7 +8,7 @@
 //! formats, errors and exit codes, panics, broken pipes and the execution log.
 
 use std::ffi::OsString;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -18,6 +18,7 @@ use clap::{Args, Command, FromArgMatches};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::color::{ColorChoice, TextOut};
 use crate::envelope::{Format, Stdout, diagnostic_lines, sort_diagnostics, stderr_line, to_json_string};
 use crate::error::{AideError, ExitStatus, code};
 use crate::invoke::RunLog;
@@ -47,6 +48,9 @@ pub struct CommonArgs {
     /// Text mode: print no warnings on stderr (--json lists them all).
     #[arg(long, global = true)]
     pub quiet: bool,
+    /// Colour text output (auto: on a terminal, unless NO_COLOR is set)
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
     /// Print a shell completion script or the man page, then exit.
     #[arg(long, value_enum, value_name = "KIND")]
     pub generate: Option<Generate>,
@@ -136,6 +140,21 @@ pub fn find_executable(name: &str) -> Option<PathBuf> {
 pub fn main<T: Tool>() -> ! {
     let status = run::<T>(std::env::args_os().collect());
     std::process::exit(status.code())
+}
+
+/// The `--color` choice from the raw arguments, before flags parse, so a
+/// usage error is coloured as asked too; Auto when absent or unknown.
+fn guess_color(argv: &[String]) -> ColorChoice {
+    use clap::ValueEnum;
+    let mut words = argv.iter().skip(1).take_while(|w| *w != "--");
+    let mut choice = ColorChoice::Auto;
+    while let Some(w) = words.next() {
+        let value = if w == "--color" { words.next().map(String::as_str) } else { w.strip_prefix("--color=") };
+        if let Some(c) = value.and_then(|v| ColorChoice::from_str(v, false).ok()) {
+            choice = c;
+        }
+    }
+    choice
 }
 
 /// Guesses the format from the raw arguments, before flags parse, so even
@@ -322,6 +341,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     let mut out = Stdout::new();
     let words: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     let mut format = guess_format(&words);
+    crate::envelope::set_stderr_color(guess_color(&words).for_stderr());
     let generate_kind = generate_requested(&words);
     let logging = !words.iter().any(|a| a == "--no-log") && !crate::log::disabled_by_env();
     let mut run = RunLog::new(T::NAME, T::VERSION, words, logging);
@@ -376,8 +396,18 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     run.open();
 
     let mut ctx = Context::new(run.execution_id.clone()).with_format(format);
+    // A person waiting at a terminal sees long work progress on stderr.
+    let progress_line = (format == Format::Text && !common.quiet && io::stderr().is_terminal())
+        .then(|| crate::progress::ProgressLine::new(T::NAME));
+    if let Some(line) = &progress_line {
+        ctx = ctx.with_progress(line.sink());
+    }
     if format == Format::Text {
-        ctx = ctx.with_live(Box::new(crate::text::TerminalSafe::new(io::stdout())));
+        let mut live = crate::tool::Live::new(Box::new(io::stdout()), common.color.for_stdout());
+        if let Some(line) = &progress_line {
+            live = live.with_progress_line(line.clone());
+        }
+        ctx = ctx.with_live(live);
     }
     // Ctrl-C raises the flag (the run ends with `cancelled`, printed and
     // logged) instead of killing the process, where the tool allows it.
@@ -393,6 +423,9 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     for id in handlers {
         signal_hook::low_level::unregister(id);
     }
+    if let Some(line) = &progress_line {
+        line.stop();
+    }
     run.root = ctx.opened_root();
     let output = match result {
         Ok(outcome) => {
@@ -404,7 +437,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     };
 
     let status = output.exit_status();
-    match emit(&mut run, format, common.quiet, &mut out, &output, status) {
+    match emit(&mut run, format, &common, &mut out, &output, status) {
         Ok(()) => status,
         Err(e) => {
             stderr_line(&format!("{}: {e}", T::NAME));
@@ -417,7 +450,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
 fn emit<O: Serialize + Render>(
     run: &mut RunLog,
     format: Format,
-    quiet: bool,
+    common: &CommonArgs,
     out: &mut Stdout,
     output: &O,
     status: ExitStatus,
@@ -445,13 +478,13 @@ fn emit<O: Serialize + Render>(
     match format {
         Format::Text => {
             out.write_with(|w| {
-                let mut safe = crate::text::TerminalSafe::new(w);
-                output.render_text(&mut safe)?;
-                safe.flush()
+                let mut text = TextOut::new(w, common.color.for_stdout());
+                output.render_text(&mut text)?;
+                text.flush()
             })
             .map_err(io_err)?;
             // Diagnostics go to stderr in text mode, a line per code.
-            let shown = if quiet { &[][..] } else { &run.diagnostics[..] };
+            let shown = if common.quiet { &[][..] } else { &run.diagnostics[..] };
             for line in diagnostic_lines(shown, "--json lists them") {
                 stderr_line(&format!("{}: {line}", run.tool));
             }

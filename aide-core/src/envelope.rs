@@ -243,11 +243,38 @@ impl Stdout {
     }
 }
 
+/// Whether [`stderr_line`] colours its `error[…]`/`warning[…]` label: set
+/// once per process from `--color` (stderr is for people).
+static STDERR_COLOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Colours the labels of later [`stderr_line`]s, or stops.
+pub fn set_stderr_color(on: bool) {
+    STDERR_COLOR.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Writes one line to stderr, ignoring failures (there is nowhere left to
-/// report them).
+/// report them). Control characters are escaped; the first `error[code]` or
+/// `warning[code]` label is coloured when [`set_stderr_color`] said so.
 pub fn stderr_line(line: &str) {
+    use crate::color::{Paint, TextOut};
+    let line = crate::text::escape_controls(line);
+    let label = [("error[", Paint::Bad), ("warning[", Paint::Warn)]
+        .into_iter()
+        .filter_map(|(l, paint)| {
+            let start = line.find(l)?;
+            let end = start + line[start..].find(']')? + 1;
+            Some((start, end, paint))
+        })
+        .min_by_key(|(start, _, _)| *start);
     let mut err = io::stderr().lock();
-    let _ = writeln!(err, "{}", crate::text::escape_controls(line));
+    let mut out = TextOut::new(&mut err, STDERR_COLOR.load(std::sync::atomic::Ordering::Relaxed));
+    let _ = match label {
+        Some((start, end, paint)) if out.colored() => out
+            .write_all(line[..start].as_bytes())
+            .and_then(|()| out.paint(paint, &line[start..end]))
+            .and_then(|()| writeln!(out, "{}", &line[end..])),
+        _ => writeln!(out, "{line}"),
+    };
 }
 
 #[cfg(test)]

@@ -21,8 +21,10 @@
 //! * [`root`] — root confinement: no path leaves `--root`.
 //! * [`walk`] — file walking with ripgrep's ignore semantics.
 //! * [`lang`] — language detection by extension.
-//! * [`fsutil`] — atomic file writes; [`text`] — lossy text, line cuts.
-//! * [`process`] — process groups: signals and waiting with a timeout.
+//! * [`fsutil`] — atomic file writes; [`text`] — lossy text, line cuts;
+//!   [`color`] — `--color`, and the text writer that escapes and colours.
+//! * [`process`] — process groups: signals and waiting with a timeout;
+//!   [`progress`] — the progress line on a terminal.
 //! * [`redact`] — secrets in command output replaced by `[REDACTED]`.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
 //!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores;
@@ -34,6 +36,7 @@
 
 pub mod checksum;
 pub mod cli;
+pub mod color;
 pub mod command;
 pub mod envelope;
 pub mod error;
@@ -45,6 +48,7 @@ pub mod lang;
 pub mod log;
 pub mod ordering;
 pub mod process;
+pub mod progress;
 pub mod redact;
 pub mod request;
 pub mod root;

@@ -262,6 +262,14 @@ impl<W: std::io::Write> TerminalSafe<W> {
     pub fn new(inner: W) -> TerminalSafe<W> {
         TerminalSafe { inner, pending_c2: false }
     }
+
+    /// Writes `bytes` unescaped: aide's own escape sequences (colour).
+    pub fn write_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if std::mem::take(&mut self.pending_c2) {
+            self.inner.write_all(&[0xc2])?;
+        }
+        self.inner.write_all(bytes)
+    }
 }
 
 impl<W: std::io::Write> std::io::Write for TerminalSafe<W> {

@@ -25,6 +25,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::color::TextOut;
 use crate::envelope::{Diagnostic, Format};
 use crate::error::{AideError, ExitStatus};
 use crate::root::Root;
@@ -69,8 +70,9 @@ pub trait Tool {
 
 /// How a tool's output is shown beyond JSON.
 pub trait Render {
-    /// The compact text form.
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()>;
+    /// The compact text form, written through [`TextOut`], which escapes
+    /// control characters and colours what [`TextOut::paint`] marks.
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()>;
     /// False when the run found nothing (exit status 1, as grep).
     fn found(&self) -> bool {
         true
@@ -208,7 +210,54 @@ impl ProgressCounter {
     }
 }
 
-type LiveSink = Mutex<Box<dyn Write + Send>>;
+type LiveSink = Mutex<Live>;
+
+/// Where a tool streams text as it works (text mode only): written
+/// through [`TextOut`], so it is escaped and coloured as the final text is.
+pub struct Live {
+    out: Box<dyn Write + Send>,
+    color: bool,
+    /// Cleared before the first write: stdout and stderr share the terminal.
+    progress_line: Option<Arc<crate::progress::ProgressLine>>,
+}
+
+impl Live {
+    pub fn new(out: Box<dyn Write + Send>, color: bool) -> Live {
+        Live { out, color, progress_line: None }
+    }
+
+    /// Clears `line` for good before anything streams.
+    pub fn with_progress_line(mut self, line: Arc<crate::progress::ProgressLine>) -> Live {
+        self.progress_line = Some(line);
+        self
+    }
+
+    fn clear_progress(&mut self) {
+        if let Some(line) = self.progress_line.take() {
+            line.stop();
+        }
+    }
+
+    /// Writes through a [`TextOut`], then flushes.
+    pub fn text<R>(&mut self, f: impl FnOnce(&mut TextOut<'_>) -> io::Result<R>) -> io::Result<R> {
+        self.clear_progress();
+        let mut text = TextOut::new(&mut *self.out, self.color);
+        let r = f(&mut text)?;
+        text.flush()?;
+        Ok(r)
+    }
+
+    /// As [`Live::text`], buffered: many short lines cost one system call
+    /// per 64 KiB instead of one each (stdout is line-buffered).
+    pub fn buffered<R>(&mut self, f: impl FnOnce(&mut TextOut<'_>) -> R) -> R {
+        self.clear_progress();
+        let mut buf = io::BufWriter::with_capacity(1 << 16, &mut *self.out);
+        let mut text = TextOut::new(&mut buf, self.color);
+        let r = f(&mut text);
+        let _ = text.flush();
+        r
+    }
+}
 
 /// What a run gets from its caller besides the request.
 pub struct Context {
@@ -277,13 +326,13 @@ impl Context {
         self
     }
 
-    pub fn with_live(mut self, live: Box<dyn Write + Send>) -> Context {
+    pub fn with_live(mut self, live: Live) -> Context {
         self.live = Some(Mutex::new(live));
         self
     }
 
     /// The live-output sink, when the caller streams text.
-    pub fn live(&self) -> Option<MutexGuard<'_, Box<dyn Write + Send>>> {
+    pub fn live(&self) -> Option<MutexGuard<'_, Live>> {
         self.live.as_ref().map(crate::walk::lock)
     }
 

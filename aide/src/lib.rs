@@ -32,6 +32,7 @@ pub mod mcp;
 use std::io::{self, Write};
 
 use aide_core::AideError;
+use aide_core::color::{Paint, TextOut};
 use aide_core::log::{ExecutionLog, ListFilter, PruneReport, RunSummary};
 use aide_core::tool::{Context, Outcome, Render, Tool};
 use schemars::JsonSchema;
@@ -203,7 +204,7 @@ pub enum AideOutput {
 }
 
 impl Render for AideOutput {
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             AideOutput::Runs { runs } => {
                 for r in runs {
@@ -230,7 +231,13 @@ impl Render for AideOutput {
             AideOutput::Prune(p) => writeln!(w, "removed {} runs, {} remain", p.removed, p.remaining)?,
             AideOutput::Doctor(report) => {
                 for c in &report.checks {
-                    writeln!(w, "{:<4}  {:<18} {}", c.status.as_str(), c.name, c.detail)?;
+                    let paint = match c.status {
+                        doctor::CheckStatus::Ok => Paint::Good,
+                        doctor::CheckStatus::Warn => Paint::Warn,
+                        doctor::CheckStatus::Fail => Paint::Bad,
+                    };
+                    w.paint(paint, format_args!("{:<4}", c.status.as_str()))?;
+                    writeln!(w, "  {:<18} {}", c.name, c.detail)?;
                     if let Some(fix) = &c.fix {
                         writeln!(w, "      {:<18} fix: {fix}", "")?;
                     }
@@ -246,14 +253,20 @@ impl Render for AideOutput {
             }
             AideOutput::Tools { tools } => {
                 for t in tools {
-                    let state = if t.installed { "installed" } else { "not installed" };
-                    writeln!(w, "{:<16} {:<14} {}", t.name, state, t.description)?;
+                    let (state, paint) =
+                        if t.installed { ("installed", Paint::Good) } else { ("not installed", Paint::Bad) };
+                    w.paint(Paint::Kind, format_args!("{:<16}", t.name))?;
+                    write!(w, " ")?;
+                    w.paint(paint, format_args!("{state:<14}"))?;
+                    writeln!(w, " {}", t.description)?;
                     for op in &t.operations {
-                        let gate = match op.gate {
-                            Gate::Auto => "auto",
-                            Gate::Gated => "gated",
+                        let (gate, paint) = match op.gate {
+                            Gate::Auto => ("auto", Paint::Good),
+                            Gate::Gated => ("gated", Paint::Warn),
                         };
-                        writeln!(w, "  {:<20} {:<6} {}", op.name, gate, op.command)?;
+                        write!(w, "  {:<20} ", op.name)?;
+                        w.paint(paint, format_args!("{gate:<6}"))?;
+                        writeln!(w, " {}", op.command)?;
                     }
                 }
             }

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use aide_core::color::{Paint, TextOut};
 use aide_core::text::escape_controls;
 use aide_core::tool::{Context, Outcome};
 use aide_core::{AideError, Lang, Root};
@@ -78,13 +79,11 @@ impl Engine<'_> {
     /// The text outline, written to `w` file by file in path order as files
     /// are parsed, with --kind, --depth, --offset and --limit applied on the
     /// way. A write error (a closed pipe) stops the printing, not the count.
-    pub fn stream_symbols(&self, w: &mut dyn Write) -> Result<(Page, Vec<aide_core::Diagnostic>), AideError> {
+    pub fn stream_symbols(&self, w: &mut TextOut<'_>) -> Result<(Page, Vec<aide_core::Diagnostic>), AideError> {
         let kinds = self.kinds()?;
         let (offset, limit) = (self.request.offset, self.request.limit.unwrap_or(usize::MAX));
         let (mut total, mut files, mut printed) = (0usize, 0usize, 0usize);
         let mut writing = true;
-        // Stdout is line-buffered: one write per line would cost a system call each.
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
         let diagnostics = self.scope().for_each_file(
             None,
             |file, diags| {
@@ -103,19 +102,16 @@ impl Engine<'_> {
                     printed += 1;
                     let result = (|| {
                         if !header_done {
-                            writeln!(w, "{}", escape_controls(&s.path))?;
+                            w.paint(Paint::Path, escape_controls(&s.path))?;
+                            writeln!(w)?;
                         }
-                        write_outline_line(&mut w, &s)
+                        write_outline_line(w, &s)
                     })();
                     header_done = true;
                     writing &= result.is_ok();
                 }
             },
         )?;
-        if writing {
-            let _ = w.flush();
-        }
-        drop(w);
         let truncated = total > offset.saturating_add(printed) && printed >= limit;
         let next_offset = truncated.then_some(offset + printed);
         Ok((Page { total, files_parsed: files, truncated, next_offset }, diagnostics))
@@ -343,7 +339,7 @@ impl Engine<'_> {
                     && let Some(mut live) = self.ctx.live()
                 {
                     // Text outline: print file by file, holding nothing.
-                    let (page, diagnostics) = self.stream_symbols(&mut **live)?;
+                    let (page, diagnostics) = live.buffered(|w| self.stream_symbols(w))?;
                     let output = AstOutput::Symbols { symbols: Vec::new(), name_match: None, page, streamed: true };
                     return Ok(Outcome::with_diagnostics(output, diagnostics));
                 }

@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use aide_core::color::{Paint, TextOut};
 use aide_core::text::escape_controls;
 use aide_core::tool::Render;
 use aide_core::{ExitStatus, Lang};
@@ -111,20 +112,15 @@ pub(crate) fn page<T>(items: Vec<T>, req: &AstRequest, files_parsed: usize) -> (
 }
 
 impl Render for AstOutput {
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             AstOutput::Query { symbols, page } => {
                 for c in symbols {
                     let first = c.symbol.lines().next().unwrap_or("");
-                    writeln!(
-                        w,
-                        "{}:{}:{}: @{} {}: {first}",
-                        escape_controls(&c.path),
-                        c.span.line,
-                        c.span.column,
-                        c.capture,
-                        c.node_kind
-                    )?;
+                    write_position(w, &c.path, c.span.line, c.span.column)?;
+                    write!(w, " ")?;
+                    w.paint(Paint::Kind, format_args!("@{}", c.capture))?;
+                    writeln!(w, " {}: {first}", c.node_kind)?;
                 }
                 truncated_note(w, page)
             }
@@ -132,7 +128,8 @@ impl Render for AstOutput {
                 let mut last_path: Option<&str> = None;
                 for s in symbols {
                     if last_path != Some(&*s.path) {
-                        writeln!(w, "{}", escape_controls(&s.path))?;
+                        w.paint(Paint::Path, escape_controls(&s.path))?;
+                        writeln!(w)?;
                         last_path = Some(&s.path);
                     }
                     write_outline_line(w, s)?;
@@ -141,49 +138,49 @@ impl Render for AstOutput {
             }
             AstOutput::Definitions { definitions, page, .. } => {
                 for s in definitions {
-                    writeln!(
-                        w,
-                        "{}:{}:{}: {} {} [{}-{}]  {}",
-                        escape_controls(&s.path),
-                        s.span.line,
-                        s.span.column,
-                        s.kind,
-                        s.name_path,
-                        s.span.line,
-                        s.span.end_line,
-                        s.signature
-                    )?;
+                    write_position(w, &s.path, s.span.line, s.span.column)?;
+                    write!(w, " ")?;
+                    w.paint(Paint::Kind, s.kind)?;
+                    writeln!(w, " {} [{}-{}]  {}", s.name_path, s.span.line, s.span.end_line, s.signature)?;
                 }
                 truncated_note(w, page)
             }
             AstOutput::References { name, references, page, includes_definitions, .. } => {
                 if !includes_definitions {
-                    writeln!(w, "(uses of `{name}` only; --include-definition adds where it is defined)")?;
+                    w.paint(
+                        Paint::Dim,
+                        format_args!("(uses of `{name}` only; --include-definition adds where it is defined)"),
+                    )?;
+                    writeln!(w)?;
                 }
                 for r in references {
                     let inside = r.enclosing.as_deref().map(|e| format!(" in {e}")).unwrap_or_default();
                     // Only a doubtful site says how it matched.
                     let doubt = if r.matched == crate::resolve::Resolution::Unresolved { " (unresolved)" } else { "" };
-                    writeln!(
-                        w,
-                        "{}:{}:{}: [{}]{inside}{doubt}: {}",
-                        escape_controls(&r.path),
-                        r.span.line,
-                        r.span.column,
-                        r.kind,
-                        r.line_text.trim()
-                    )?;
+                    write_position(w, &r.path, r.span.line, r.span.column)?;
+                    write!(w, " ")?;
+                    w.paint(Paint::Kind, format_args!("[{}]", r.kind))?;
+                    write!(w, "{inside}")?;
+                    if !doubt.is_empty() {
+                        w.paint(Paint::Warn, doubt)?;
+                    }
+                    writeln!(w, ": {}", r.line_text.trim())?;
                 }
                 truncated_note(w, page)
             }
             AstOutput::Validate { files, .. } => {
                 for f in files {
                     if f.valid {
-                        writeln!(w, "{}: ok", escape_controls(&f.path))?;
+                        w.paint(Paint::Path, escape_controls(&f.path))?;
+                        write!(w, ": ")?;
+                        w.paint(Paint::Good, "ok")?;
+                        writeln!(w)?;
                     }
                     for e in &f.errors {
-                        let path = escape_controls(&f.path);
-                        writeln!(w, "{path}:{}:{}: error: {}", e.span.line, e.span.column, e.message)?;
+                        write_position(w, &f.path, e.span.line, e.span.column)?;
+                        write!(w, " ")?;
+                        w.paint(Paint::Bad, "error")?;
+                        writeln!(w, ": {}", e.message)?;
                     }
                 }
                 Ok(())
@@ -240,13 +237,26 @@ impl Render for AstOutput {
 }
 
 /// One outline line: `Kind name/path [start-end]`, indented by nesting.
-pub(crate) fn write_outline_line(w: &mut dyn Write, s: &Symbol) -> io::Result<()> {
-    writeln!(w, "{:indent$}{} {} [{}-{}]", "", s.kind, s.name_path, s.span.line, s.span.end_line, indent = 2 * s.depth)
+pub(crate) fn write_outline_line(w: &mut TextOut<'_>, s: &Symbol) -> io::Result<()> {
+    write!(w, "{:indent$}", "", indent = 2 * s.depth)?;
+    w.paint(Paint::Kind, s.kind)?;
+    writeln!(w, " {} [{}-{}]", s.name_path, s.span.line, s.span.end_line)
 }
 
-fn truncated_note(w: &mut dyn Write, page: &Page) -> io::Result<()> {
+/// `path:line:column:`, coloured as ripgrep colours it.
+fn write_position(w: &mut TextOut<'_>, path: &str, line: usize, column: usize) -> io::Result<()> {
+    w.paint(Paint::Path, escape_controls(path))?;
+    write!(w, ":")?;
+    w.paint(Paint::LineNumber, line)?;
+    write!(w, ":{column}:")
+}
+
+fn truncated_note(w: &mut TextOut<'_>, page: &Page) -> io::Result<()> {
     match page.next_offset {
-        Some(next) => writeln!(w, "… {} more (--offset {next})", page.total - next),
+        Some(next) => {
+            w.paint(Paint::Dim, format_args!("… {} more (--offset {next})", page.total - next))?;
+            writeln!(w)
+        }
         None => Ok(()),
     }
 }

@@ -34,6 +34,7 @@ pub mod error;
 mod rank;
 mod tree;
 
+use aide_core::color::{Paint, TextOut};
 use aide_core::text::escape_controls;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -136,37 +137,44 @@ pub struct DiscoverOutput {
 }
 
 impl Render for DiscoverOutput {
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self.mode {
             Mode::Tree => {
                 if let Some(tree) = &self.tree {
                     w.write_all(tree.as_bytes())?;
                 }
-                writeln!(
-                    w,
-                    "{} directories, {} files, {} bytes",
-                    self.directories.unwrap_or(0),
-                    self.files.unwrap_or(0),
-                    self.total_size.unwrap_or(0)
+                w.paint(
+                    Paint::Dim,
+                    format_args!(
+                        "{} directories, {} files, {} bytes",
+                        self.directories.unwrap_or(0),
+                        self.files.unwrap_or(0),
+                        self.total_size.unwrap_or(0)
+                    ),
                 )?;
+                writeln!(w)?;
             }
             Mode::Query => {
                 for f in &self.results {
-                    let slash = if f.kind == Kind::Dir { "/" } else { "" };
-                    writeln!(w, "{}{slash}  {:.4} {}", escape_controls(&f.path), f.score, f.reason.as_str())?;
+                    write_entry(w, f)?;
+                    w.paint(Paint::Dim, format_args!("  {:.4} {}", f.score, f.reason.as_str()))?;
+                    writeln!(w)?;
                 }
             }
             Mode::List => {
                 for f in &self.results {
-                    let slash = if f.kind == Kind::Dir { "/" } else { "" };
-                    writeln!(w, "{}{slash}", escape_controls(&f.path))?;
+                    write_entry(w, f)?;
+                    writeln!(w)?;
                 }
             }
         }
-        if let Some(next) = self.next_offset {
-            writeln!(w, "[truncated: {} in all; continue with --offset {next}]", self.total)?;
-        } else if self.truncated {
-            writeln!(w, "[truncated: raise --limit to see more]")?;
+        let note = match self.next_offset {
+            Some(next) => Some(format!("[truncated: {} in all; continue with --offset {next}]", self.total)),
+            None => self.truncated.then(|| "[truncated: raise --limit to see more]".to_string()),
+        };
+        if let Some(note) = note {
+            w.paint(Paint::Dim, note)?;
+            writeln!(w)?;
         }
         Ok(())
     }
@@ -182,6 +190,12 @@ impl Render for DiscoverOutput {
     fn keep_records(&mut self, range: std::ops::Range<usize>) {
         aide_core::tool::keep_range(&mut self.results, range);
     }
+}
+
+/// A path as fd shows it: a directory with a slash, in the colour `ls` gives it.
+fn write_entry(w: &mut TextOut<'_>, f: &Found) -> io::Result<()> {
+    let path = escape_controls(&f.path);
+    if f.kind == Kind::Dir { w.paint(Paint::Dir, format_args!("{path}/")) } else { write!(w, "{path}") }
 }
 
 /// Splits `--type` values into entry kinds and languages.

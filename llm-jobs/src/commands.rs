@@ -283,7 +283,7 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
             if upto > printed {
                 let text = String::from_utf8_lossy(&content[printed..upto]).into_owned();
                 let text = redacted(text, !args.no_redact, &mut 0);
-                let _ = live.write_all(text.as_bytes()).and_then(|()| live.flush());
+                let _ = live.text(|w| w.write_all(text.as_bytes()));
                 printed = upto;
             }
         };

@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use aide_core::color::{Paint, TextOut};
 use aide_core::tool::Render;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,15 @@ impl Status {
 
     pub fn is_active(self) -> bool {
         matches!(self, Status::Queued | Status::Running)
+    }
+
+    /// Its colour in text mode.
+    fn paint(self) -> Paint {
+        match self {
+            Status::Done => Paint::Good,
+            Status::Queued | Status::Running => Paint::Warn,
+            Status::Failed | Status::Killed | Status::TimedOut | Status::Lost => Paint::Bad,
+        }
     }
 }
 
@@ -213,18 +223,21 @@ pub enum JobsOutput {
 }
 
 impl Render for JobsOutput {
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             JobsOutput::Spawned(s) => {
                 let pid = s.pid.map(|p| format!(" pid {p}")).unwrap_or_default();
                 let why = s.reason.as_deref().map(|r| format!(" ({r})")).unwrap_or_default();
-                writeln!(w, "job {} {}{pid}{why}: {}", s.job_id, s.status.as_str(), s.command)?;
+                write!(w, "job {} ", s.job_id)?;
+                w.paint(s.status.paint(), s.status.as_str())?;
+                writeln!(w, "{pid}{why}: {}", s.command)?;
             }
             JobsOutput::Jobs { jobs, active_count, total_count } => {
                 for j in jobs {
                     write_job_line(w, j)?;
                 }
-                writeln!(w, "{active_count} active, {total_count} in all")?;
+                w.paint(Paint::Dim, format_args!("{active_count} active, {total_count} in all"))?;
+                writeln!(w)?;
             }
             JobsOutput::Job { job } => {
                 write_job_line(w, job)?;
@@ -236,10 +249,13 @@ impl Render for JobsOutput {
                 for j in jobs {
                     let code = j.exit_code.map(|c| format!(" exit {c}")).unwrap_or_default();
                     let sig = j.signal.map(|s| format!(" signal {s}")).unwrap_or_default();
-                    writeln!(w, "job {} {}{code}{sig}", j.job_id, j.status.as_str())?;
+                    write!(w, "job {} ", j.job_id)?;
+                    w.paint(j.status.paint(), j.status.as_str())?;
+                    writeln!(w, "{code}{sig}")?;
                     for (label, text) in [("stdout", &j.stdout), ("stderr", &j.stderr)] {
                         if !text.is_empty() {
-                            writeln!(w, "--- {label} (tail) ---")?;
+                            w.paint(Paint::Dim, format_args!("--- {label} (tail) ---"))?;
+                            writeln!(w)?;
                             w.write_all(text.as_bytes())?;
                             if !text.ends_with('\n') {
                                 writeln!(w)?;
@@ -248,7 +264,8 @@ impl Render for JobsOutput {
                     }
                 }
                 if *timed_out {
-                    writeln!(w, "[wait timed out; the jobs keep running]")?;
+                    w.paint(Paint::Warn, "[wait timed out; the jobs keep running]")?;
+                    writeln!(w)?;
                 }
             }
             JobsOutput::Logs(l) => {
@@ -262,7 +279,9 @@ impl Render for JobsOutput {
                     (true, false) => " (it had already ended)",
                     _ => "",
                 };
-                writeln!(w, "job {job_id} {}{note}", status.as_str())?;
+                write!(w, "job {job_id} ")?;
+                w.paint(status.paint(), status.as_str())?;
+                writeln!(w, "{note}")?;
             }
             JobsOutput::Removed { removed } => {
                 let ids: Vec<String> = removed.iter().map(i64::to_string).collect();
@@ -304,9 +323,11 @@ impl Render for JobsOutput {
     }
 }
 
-fn write_job_line(w: &mut dyn Write, j: &JobView) -> io::Result<()> {
+fn write_job_line(w: &mut TextOut<'_>, j: &JobView) -> io::Result<()> {
     let code = j.exit_code.map(|c| format!(" exit={c}")).unwrap_or_default();
     let dur = j.duration_seconds.map(|d| format!(" {d:.1}s")).unwrap_or_default();
     let name = j.name.as_deref().map(|n| format!(" [{n}]")).unwrap_or_default();
-    writeln!(w, "{:>4} {:<8}{code}{dur}{name} {}", j.id, j.status.as_str(), j.command)
+    write!(w, "{:>4} ", j.id)?;
+    w.paint(j.status.paint(), format_args!("{:<8}", j.status.as_str()))?;
+    writeln!(w, "{code}{dur}{name} {}", j.command)
 }

@@ -32,6 +32,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use aide_core::color::{Paint, TextOut};
 use aide_core::error::ErrorBody;
 use aide_core::root::OpenFailure;
 use aide_core::text::NonText;
@@ -127,24 +128,34 @@ pub struct ReadOutput {
 }
 
 impl Render for ReadOutput {
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         let several = self.files.len() > 1;
         for f in &self.files {
             if several {
-                writeln!(w, "==> {} <==", aide_core::text::escape_controls(&f.path))?;
+                write!(w, "==> ")?;
+                w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
+                writeln!(w, " <==")?;
             }
             match (&f.read, &f.error) {
                 (Some(c), _) => {
                     for (i, line) in c.content.split_inclusive('\n').enumerate() {
                         let line = line.strip_suffix('\n').unwrap_or(line);
                         let line = line.strip_suffix('\r').unwrap_or(line);
-                        writeln!(w, "{:>6}\t{line}", c.start_line + i)?;
+                        w.paint(Paint::LineNumber, format_args!("{:>6}", c.start_line + i))?;
+                        writeln!(w, "\t{line}")?;
                     }
                     if let Some(next) = c.next_offset {
-                        writeln!(w, "[{} lines in all; continue with --offset {next}]", c.line_count)?;
+                        w.paint(
+                            Paint::Dim,
+                            format_args!("[{} lines in all; continue with --offset {next}]", c.line_count),
+                        )?;
+                        writeln!(w)?;
                     }
                 }
-                (None, Some(e)) => writeln!(w, "error[{}]: {}", e.code, e.message)?,
+                (None, Some(e)) => {
+                    w.paint(Paint::Bad, format_args!("error[{}]", e.code))?;
+                    writeln!(w, ": {}", e.message)?;
+                }
                 (None, None) => {}
             }
         }

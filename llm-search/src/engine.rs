@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use aide_core::color::TextOut;
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::text::{lossy, shorten, trim_terminator};
 use aide_core::tool::{Context, Outcome};
@@ -616,7 +617,14 @@ fn paginate(
         Mode::Content => {
             let all: Vec<Match> = results.into_iter().flat_map(|r| r.matches).collect();
             total_items = all.len();
-            output.matches = page(all, req, &mut byte_capped, |m, w| crate::output::write_match(w, m), format, "match");
+            output.matches = page(
+                all,
+                req,
+                &mut byte_capped,
+                |m, w| crate::output::write_match(&mut TextOut::plain(w), m, &[]),
+                format,
+                "match",
+            );
             kept = output.matches.len();
         }
         Mode::Files | Mode::Count => {
@@ -626,8 +634,14 @@ fn paginate(
                 .collect();
             total_items = all.len();
             let mode = req.mode;
-            output.files =
-                page(all, req, &mut byte_capped, |f, w| crate::output::write_file(w, f, mode), format, "file");
+            output.files = page(
+                all,
+                req,
+                &mut byte_capped,
+                |f, w| crate::output::write_file(&mut TextOut::plain(w), f, mode),
+                format,
+                "file",
+            );
             kept = output.files.len();
         }
     }

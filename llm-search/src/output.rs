@@ -3,6 +3,8 @@
 use aide_core::text::escape_controls;
 use std::io::{self, Write};
 
+use aide_core::color::{Paint, TextOut};
+
 use aide_core::cli::Render;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -83,42 +85,95 @@ pub struct SearchOutput {
 }
 
 /// One match as text mode prints it: its context lines around
-/// `path:line:column: text`.
-pub fn write_match(w: &mut dyn Write, m: &Match) -> io::Result<()> {
+/// `path:line:column: text`, with `marks` (character ranges of the line
+/// text, see [`marks_on_line`]) painted as matches.
+pub fn write_match(w: &mut TextOut<'_>, m: &Match, marks: &[(usize, usize)]) -> io::Result<()> {
     let path = escape_controls(&m.path);
     let first_context_line = m.span.line - m.context_before.len();
     for (i, text) in m.context_before.iter().enumerate() {
-        writeln!(w, "{path}-{}- {text}", first_context_line + i)?;
+        write_prefix(w, &path, first_context_line + i, None)?;
+        writeln!(w, " {text}")?;
     }
-    writeln!(w, "{path}:{}:{}: {}", m.span.line, m.span.column, m.line_text)?;
+    write_prefix(w, &path, m.span.line, Some(m.span.column))?;
+    w.write_all(b" ")?;
+    w.marked(&m.line_text, marks)?;
+    w.write_all(b"\n")?;
     for (i, text) in m.context_after.iter().enumerate() {
-        writeln!(w, "{path}-{}- {text}", m.span.end_line + 1 + i)?;
+        write_prefix(w, &path, m.span.end_line + 1 + i, None)?;
+        writeln!(w, " {text}")?;
     }
     Ok(())
 }
 
+/// `path:line:column:` of a match, or `path-line-` of a context line.
+fn write_prefix(w: &mut TextOut<'_>, path: &str, line: usize, column: Option<usize>) -> io::Result<()> {
+    w.paint(Paint::Path, path)?;
+    let sep = if column.is_some() { ':' } else { '-' };
+    write!(w, "{sep}")?;
+    w.paint(Paint::LineNumber, line)?;
+    match column {
+        Some(c) => write!(w, ":{c}:"),
+        None => write!(w, "-"),
+    }
+}
+
+/// Where `m` lies in `line_text` of the line it starts on (`on`, printed):
+/// a character range, as columns count characters (an invalid UTF-8
+/// sequence is one column and one U+FFFD). A match running past the line
+/// text (cut at --max-line-len) stops at its end.
+pub fn marks_on_line(on: &Match, m: &Match) -> Option<(usize, usize)> {
+    if (m.path.as_str(), m.span.line) != (on.path.as_str(), on.span.line) {
+        return None;
+    }
+    let start = m.span.column - 1;
+    let end = if m.span.end_line == m.span.line {
+        m.span.end_column - 1
+    } else {
+        // A multiline match: its line text holds every line it spans.
+        let last_line_start = on
+            .line_text
+            .chars()
+            .enumerate()
+            .filter(|(_, c)| *c == '\n')
+            .nth(m.span.end_line - m.span.line - 1)
+            .map(|(i, _)| i + 1);
+        match last_line_start {
+            Some(s) => s + m.span.end_column - 1,
+            None => on.line_text.chars().count(),
+        }
+    };
+    (end > start).then_some((start, end))
+}
+
 /// One file as text mode prints it in files or count mode.
-pub fn write_file(w: &mut dyn Write, f: &FileCount, mode: Mode) -> io::Result<()> {
-    let path = escape_controls(&f.path);
+pub fn write_file(w: &mut TextOut<'_>, f: &FileCount, mode: Mode) -> io::Result<()> {
+    w.paint(Paint::Path, escape_controls(&f.path))?;
     match mode {
-        Mode::Count => writeln!(w, "{path}:{}", f.matches),
-        _ => writeln!(w, "{path}"),
+        Mode::Count => writeln!(w, ":{}", f.matches),
+        _ => writeln!(w),
     }
 }
 
 impl Render for SearchOutput {
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self.mode {
             Mode::Content => {
                 // A line with several matches is printed once, at its first
-                // match's column, as rg prints it (JSON lists every match).
-                let mut last: Option<(&str, usize, usize)> = None;
-                for m in &self.matches {
-                    let at = (m.path.as_str(), m.span.line, m.span.end_line);
-                    if last != Some(at) {
-                        write_match(w, m)?;
-                    }
-                    last = Some(at);
+                // match's column, with every match on it marked, as rg
+                // prints it (JSON lists every match).
+                let mut rest = &self.matches[..];
+                while let Some(first) = rest.first() {
+                    let same_line = rest
+                        .iter()
+                        .take_while(|m| (m.path.as_str(), m.span.line) == (first.path.as_str(), first.span.line))
+                        .count();
+                    let marks: Vec<(usize, usize)> = if w.colored() {
+                        rest[..same_line].iter().filter_map(|m| marks_on_line(first, m)).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    write_match(w, first, &marks)?;
+                    rest = &rest[same_line..];
                 }
             }
             Mode::Files | Mode::Count => {
@@ -139,7 +194,11 @@ impl Render for SearchOutput {
                 Mode::Content => (self.matches.len(), self.total_matches, "matches"),
                 Mode::Files | Mode::Count => (self.files.len(), self.files_with_matches, "files"),
             };
-            writeln!(w, "[truncated: {shown} of {total} {what} shown; continue with --offset {next}]")?;
+            w.paint(
+                Paint::Dim,
+                format_args!("[truncated: {shown} of {total} {what} shown; continue with --offset {next}]"),
+            )?;
+            writeln!(w)?;
         }
         Ok(())
     }

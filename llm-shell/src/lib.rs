@@ -45,6 +45,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use aide_core::color::{Paint, TextOut};
 use aide_core::command::CommandArgs;
 use aide_core::tool::{Context, Outcome, Render, Tool};
 use aide_core::{AideError, ExitStatus};
@@ -228,7 +229,7 @@ pub enum ShellOutput {
 }
 
 impl Render for ShellOutput {
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             ShellOutput::Session(s) => {
                 writeln!(w, "session {} in {}", s.session_id, s.working_dir)?;
@@ -255,20 +256,29 @@ impl Render for ShellOutput {
                     }
                     _ => "",
                 };
-                writeln!(w, "[exit {}{extra}, {:.1} ms, in {}]", e.exit_code, e.execution_time_ms, e.working_dir)?;
+                let paint = if e.exit_code == 0 && !e.timed_out { Paint::Dim } else { Paint::Bad };
+                w.paint(
+                    paint,
+                    format_args!("[exit {}{extra}, {:.1} ms, in {}]", e.exit_code, e.execution_time_ms, e.working_dir),
+                )?;
+                writeln!(w)?;
             }
             ShellOutput::Background { job, .. } => {
-                writeln!(w, "job {} {}: {}", job.job_id, job.status.as_str(), job.command)?;
+                write!(w, "job {} ", job.job_id)?;
+                w.paint(Paint::Warn, job.status.as_str())?;
+                writeln!(w, ": {}", job.command)?;
             }
             ShellOutput::Check(c) => {
                 if c.valid {
-                    writeln!(w, "valid")?;
+                    w.paint(Paint::Good, "valid")?;
+                    writeln!(w)?;
                 } else {
                     let at = match (c.line, c.column) {
                         (Some(l), Some(col)) => format!(" at {l}:{col}"),
                         _ => String::new(),
                     };
-                    writeln!(w, "invalid{at}: {}", c.error.as_deref().unwrap_or(""))?;
+                    w.paint(Paint::Bad, "invalid")?;
+                    writeln!(w, "{at}: {}", c.error.as_deref().unwrap_or(""))?;
                     if let Some(s) = &c.suggestion {
                         writeln!(w, "suggestion: {s}")?;
                     }
@@ -280,23 +290,21 @@ impl Render for ShellOutput {
             ShellOutput::Explain(e) => {
                 writeln!(w, "{}", e.explanation)?;
                 for s in &e.steps {
-                    writeln!(
-                        w,
-                        "{}. {} — {} [{}; risk {}]",
-                        s.step,
-                        s.command,
-                        s.description,
-                        s.will_execute_if,
-                        s.estimated_risk.as_str()
-                    )?;
+                    write!(w, "{}. {} — {} [{}; ", s.step, s.command, s.description, s.will_execute_if)?;
+                    w.paint(risk_paint(s.estimated_risk), format_args!("risk {}", s.estimated_risk.as_str()))?;
+                    writeln!(w, "]")?;
                     for r in &s.risk_reasons {
-                        writeln!(w, "   ! {r}")?;
+                        w.paint(risk_paint(s.estimated_risk), "   !")?;
+                        writeln!(w, " {r}")?;
                     }
                 }
                 for warning in &e.warnings {
-                    writeln!(w, "warning: {warning}")?;
+                    w.paint(Paint::Warn, "warning")?;
+                    writeln!(w, ": {warning}")?;
                 }
-                writeln!(w, "overall risk: {}", e.overall_risk.as_str())?;
+                write!(w, "overall risk: ")?;
+                w.paint(risk_paint(e.overall_risk), e.overall_risk.as_str())?;
+                writeln!(w)?;
             }
             ShellOutput::Perf(p) => {
                 let a = &p.aggregate;
@@ -367,6 +375,15 @@ impl Render for ShellOutput {
         if let ShellOutput::Sessions { sessions } = self {
             aide_core::tool::keep_range(sessions, range);
         }
+    }
+}
+
+/// The colour of a risk level in text mode.
+fn risk_paint(risk: explain::Risk) -> Paint {
+    match risk {
+        explain::Risk::Low => Paint::Good,
+        explain::Risk::Medium => Paint::Warn,
+        explain::Risk::High | explain::Risk::Critical => Paint::Bad,
     }
 }
 

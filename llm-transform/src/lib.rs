@@ -103,6 +103,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use aide_core::checksum::sha256_hex;
+use aide_core::color::{Paint, TextOut};
 use aide_core::envelope::Diagnostic;
 use aide_core::tool::{Context, Outcome, Render, Tool};
 use aide_core::{AideError, Lang, Root};
@@ -262,7 +263,7 @@ pub enum TransformOutput {
 }
 
 impl Render for TransformOutput {
-    fn render_text(&self, w: &mut dyn Write) -> io::Result<()> {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             TransformOutput::Transform {
                 applied, skipped, dry_run, no_op, files, undo, cargo_check, renames, ..
@@ -285,44 +286,52 @@ impl Render for TransformOutput {
                         r.unresolved
                     )?;
                     for site in r.sites.iter().filter(|s| !s.renamed) {
-                        writeln!(
-                            w,
-                            "  unresolved {}:{}:{}: {}",
-                            aide_core::text::escape_controls(&site.path),
-                            site.line,
-                            site.column,
-                            site.line_text.trim()
-                        )?;
+                        w.paint(Paint::Warn, "  unresolved ")?;
+                        w.paint(Paint::Path, aide_core::text::escape_controls(&site.path))?;
+                        write!(w, ":")?;
+                        w.paint(Paint::LineNumber, site.line)?;
+                        writeln!(w, ":{}: {}", site.column, site.line_text.trim())?;
                     }
                 }
                 for f in files {
+                    write!(w, "{} ", f.action.as_str())?;
+                    w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
+                    write!(w, " (")?;
+                    w.paint(Paint::Good, format_args!("+{}", f.lines_added))?;
+                    write!(w, " ")?;
+                    w.paint(Paint::Bad, format_args!("-{}", f.lines_removed))?;
                     writeln!(
                         w,
-                        "{} {} (+{} -{}){}",
-                        f.action.as_str(),
-                        aide_core::text::escape_controls(&f.path),
-                        f.lines_added,
-                        f.lines_removed,
+                        "){}",
                         f.checksum_after.as_deref().map(|c| format!(" sha256 {c}")).unwrap_or_default()
                     )?;
                     if let Some(d) = &f.diff {
-                        w.write_all(d.as_bytes())?;
+                        w.diff(d)?;
                     }
                 }
                 if let Some(c) = cargo_check {
-                    writeln!(w, "cargo check: {}", if c.ok { "ok" } else { "failed" })?;
+                    write!(w, "cargo check: ")?;
+                    if c.ok {
+                        w.paint(Paint::Good, "ok")?
+                    } else {
+                        w.paint(Paint::Bad, "failed")?
+                    }
+                    writeln!(w)?;
                     for e in &c.errors {
                         writeln!(w, "  {e}")?;
                     }
                 }
                 if let Some(u) = undo {
-                    writeln!(w, "undo: {u}")?;
+                    w.paint(Paint::Dim, format_args!("undo: {u}"))?;
+                    writeln!(w)?;
                 }
                 Ok(())
             }
             TransformOutput::Undo { files, .. } => {
                 for f in files {
-                    writeln!(w, "{} {}", f.action.as_str(), aide_core::text::escape_controls(&f.path))?;
+                    write!(w, "{} ", f.action.as_str())?;
+                    w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
+                    writeln!(w)?;
                 }
                 Ok(())
             }

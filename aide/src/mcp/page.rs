@@ -11,9 +11,9 @@
 use std::io::Write;
 
 use aide_core::ExitStatus;
+use aide_core::color::TextOut;
 use aide_core::envelope::diagnostic_lines;
 use aide_core::invoke::Finished;
-use aide_core::text::TerminalSafe;
 use aide_core::tool::Render;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -63,9 +63,9 @@ pub(crate) fn page_schema() -> Value {
 fn render<O: Render>(output: &O) -> String {
     let mut bytes = Vec::new();
     {
-        let mut safe = TerminalSafe::new(&mut bytes);
-        let _ = output.render_text(&mut safe);
-        let _ = safe.flush();
+        let mut text = TextOut::plain(&mut bytes);
+        let _ = output.render_text(&mut text);
+        let _ = text.flush();
     }
     String::from_utf8_lossy(&bytes).into_owned()
 }

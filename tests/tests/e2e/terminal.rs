@@ -103,3 +103,94 @@ fn doctor_passes_a_sound_setup_and_names_each_miss_with_its_fix() {
     // The log and the journal fail; the sessions (and rg or ctags where missing) warn.
     assert!(text.trim_end().lines().last().unwrap().starts_with("2 failed, "), "{text}");
 }
+
+const RED_BOLD: &str = "\x1b[1m\x1b[31m";
+
+#[test]
+fn text_is_coloured_only_when_asked_or_on_a_terminal_and_never_as_json() {
+    let t = TestDir::new();
+    t.write("src/a.rs", "fn foo() { foo(); }\n// \x1b[2J foo\n");
+    // --color always: path magenta, line green, every match on a line marked;
+    // a file's own escape sequence is still shown escaped.
+    let (out, _) = t.cmd("llm-search").args(["--pattern", "foo", "--color", "always"]).expect_exit(0);
+    let first = out.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!("\x1b[35msrc/a.rs\x1b[0m:\x1b[32m1\x1b[0m:4: fn {RED_BOLD}foo\x1b[0m() {{ {RED_BOLD}foo\x1b[0m(); }}")
+    );
+    assert_eq!(out.lines().count(), 2, "{out:?}");
+    assert!(out.contains("\\x1b[2J"), "{out:?}");
+    let ours = ["\x1b[0m", "\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[35m"];
+    assert!(!ours.iter().fold(out.clone(), |o, sgr| o.replace(sgr, "")).contains('\x1b'), "{out:?}");
+
+    // Piped and not asked: no escape sequence from any tool.
+    for (tool, args) in [
+        ("llm-search", vec!["--pattern", "foo"]),
+        ("llm-read", vec!["src/a.rs"]),
+        ("llm-ast-search", vec!["src/a.rs"]),
+        ("llm-discover", vec!["--query", "a"]),
+        ("aide", vec!["tools"]),
+    ] {
+        let (out, err) = t.cmd(tool).args(&args).expect_exit(0);
+        assert!(!out.contains('\x1b'), "{tool}: {out:?}");
+        assert!(!err.contains('\x1b'), "{tool}: {err:?}");
+        // JSON is never coloured, even when asked.
+        let (json, _) = t.cmd(tool).args(&args).args(["--json", "--color", "always"]).expect_exit(0);
+        assert!(!json.contains('\x1b'), "{tool}: {json}");
+    }
+
+    // On a terminal, auto colours, and NO_COLOR turns it off.
+    if !aide_tests::oracle("script", "colour on a terminal (util-linux script gives the tool a pty)") {
+        return;
+    }
+    let on_pty = |no_color: bool| {
+        let line = format!("{} --pattern foo --limit 1", aide_tests::bin_dir().join("llm-search").display());
+        let mut cmd = std::process::Command::new("script");
+        cmd.args(["-qec", &line, "/dev/null"]).current_dir(t.root()).env("AIDE_HOME", t.home()).env("TERM", "xterm");
+        if no_color {
+            cmd.env("NO_COLOR", "1");
+        } else {
+            cmd.env_remove("NO_COLOR");
+        }
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    assert!(on_pty(false).contains("\x1b[35msrc/a.rs"), "{:?}", on_pty(false));
+    let plain = on_pty(true);
+    assert!(plain.contains("src/a.rs:1:4:") && !plain.contains("\x1b[35m"), "{plain:?}");
+}
+
+#[test]
+fn long_work_shows_a_progress_line_on_a_terminal_only_and_clears_it() {
+    let t = TestDir::new();
+    for i in 0..50 {
+        t.write(&format!("src/f{i}.rs"), format!("fn f{i}() {{}}\n"));
+    }
+    // Not a terminal: no progress line, even when it would show at once.
+    let (_, err) = t.cmd("llm-search").args(["--pattern", "fn"]).env("AIDE_PROGRESS_AFTER_MS", "0").expect_exit(0);
+    assert!(err.is_empty(), "{err:?}");
+    if !aide_tests::oracle("script", "the progress line (util-linux script gives the tool a pty)") {
+        return;
+    }
+    let on_pty = |args: &str| {
+        let line = format!("{} --pattern fn {args}", aide_tests::bin_dir().join("llm-search").display());
+        let out = std::process::Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .current_dir(t.root())
+            .env("AIDE_HOME", t.home())
+            .env("AIDE_PROGRESS_AFTER_MS", "0")
+            .env("TERM", "xterm")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = on_pty("--mode count");
+    // Drawn, then cleared (erase line) before the result.
+    let drawn = text.find("llm-search: ").unwrap_or_else(|| panic!("{text:?}"));
+    let result = text.find("total: 50 matches").unwrap();
+    assert!(drawn < result && text[drawn..result].contains("\x1b[2K"), "{text:?}");
+    // JSON modes and --quiet never draw it.
+    for args in ["--json", "--quiet"] {
+        let out = on_pty(args);
+        assert!(!out.contains("llm-search: ") && !out.contains("\x1b[2K"), "{args}: {out:?}");
+    }
+}

@@ -1,0 +1,127 @@
+//! The progress line: long work in text mode, with stderr on a terminal,
+//! shows `⠙ llm-search: 12,345 done 3s` (or `12,345/40,000 [====   ]`
+//! where the total is known) on stderr once it has run for a second, and
+//! clears it before the result prints. Never in JSON modes, never when
+//! stderr is not a terminal (see `cli::run`).
+//!
+//! The tools report progress to their [`ProgressSink`] as they do for an
+//! MCP client; this is the same sink drawn for a person.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::tool::{Progress, ProgressSink};
+
+/// How long work runs before the line appears, so short runs never
+/// flicker: a second, or `$AIDE_PROGRESS_AFTER_MS`.
+fn show_after() -> Duration {
+    std::env::var("AIDE_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Duration::from_secs(1), Duration::from_millis)
+}
+
+/// One run's progress line.
+pub struct ProgressLine {
+    bar: ProgressBar,
+    tool: &'static str,
+    started: Instant,
+    show_after: Duration,
+    shown: AtomicBool,
+    with_total: AtomicBool,
+    stopped: AtomicBool,
+}
+
+impl ProgressLine {
+    /// A line for `tool`'s run, hidden until it has run for a second.
+    pub fn new(tool: &'static str) -> Arc<ProgressLine> {
+        Arc::new(ProgressLine {
+            bar: ProgressBar::hidden(),
+            tool,
+            started: Instant::now(),
+            show_after: show_after(),
+            shown: AtomicBool::new(false),
+            with_total: AtomicBool::new(false),
+            stopped: AtomicBool::new(false),
+        })
+    }
+
+    /// The sink the run reports to.
+    pub fn sink(self: &Arc<Self>) -> ProgressSink {
+        let line = Arc::clone(self);
+        ProgressSink::new(move |p| line.update(p))
+    }
+
+    fn update(&self, p: Progress) {
+        if self.stopped.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(total) = p.total
+            && !self.with_total.swap(true, Ordering::Relaxed)
+        {
+            self.bar.set_length(total);
+            self.bar.set_style(style(true));
+        }
+        self.bar.set_position(p.done);
+        if !self.shown.load(Ordering::Relaxed)
+            && self.started.elapsed() >= self.show_after
+            && !self.shown.swap(true, Ordering::Relaxed)
+        {
+            if !self.with_total.load(Ordering::Relaxed) {
+                self.bar.set_style(style(false));
+            }
+            self.bar.set_prefix(self.tool);
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.bar.enable_steady_tick(Duration::from_millis(100));
+        }
+    }
+
+    /// Clears the line for good: before the result prints, or before a
+    /// tool streams its own text to the same terminal.
+    pub fn stop(&self) {
+        if !self.stopped.swap(true, Ordering::Relaxed) {
+            self.bar.finish_and_clear();
+        }
+    }
+
+    /// Whether the line was ever drawn.
+    pub fn was_shown(&self) -> bool {
+        self.shown.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for ProgressLine {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn style(with_total: bool) -> ProgressStyle {
+    let template = if with_total {
+        "{spinner} {prefix}: {human_pos}/{human_len} [{bar:30}] {elapsed}"
+    } else {
+        "{spinner} {prefix}: {human_pos} done {elapsed}"
+    };
+    ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_spinner()).progress_chars("=> ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_run_never_shows_the_line_and_a_stopped_one_ignores_reports() {
+        let line = ProgressLine::new("llm-test");
+        let sink = line.sink();
+        sink.report(Progress { done: 1, total: Some(10) });
+        assert!(!line.was_shown());
+        line.stop();
+        let at_stop = line.bar.position();
+        sink.report(Progress { done: 2, total: Some(10) });
+        assert_eq!(line.bar.position(), at_stop);
+        assert!(!line.was_shown());
+    }
+}
