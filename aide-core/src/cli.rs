@@ -71,7 +71,11 @@ pub enum Generate {
 pub fn command_of<T: Tool>() -> Command {
     let cmd = CommonArgs::augment_args(Command::new(T::NAME).version(T::VERSION).about(T::ABOUT));
     // The request struct's doc comment would otherwise replace the tool's description.
-    T::Request::augment_args(cmd).about(T::ABOUT)
+    let cmd = T::Request::augment_args(cmd).about(T::ABOUT);
+    match T::AFTER_HELP {
+        Some(text) => cmd.after_help(text),
+        None => cmd,
+    }
 }
 
 /// The kind `--generate KIND` (or `--generate=KIND`) asks for, if given

@@ -41,6 +41,9 @@ pub trait Tool {
     /// it is applied (`dry_run`, `diff`, …), not what is asked: given on the
     /// command line, they may accompany `--request` and override its field.
     const OUTPUT_FLAGS: &'static [&'static str] = &[];
+    /// Text shown after the options in `--help` and the man page: what the
+    /// flags alone do not teach (a request's operations, with examples).
+    const AFTER_HELP: Option<&'static str> = None;
     /// Whether runs of this tool are recorded in the execution log.
     const LOG: bool = true;
     /// Whether the results this tool logs hold command output, whose secrets

@@ -322,6 +322,10 @@ impl Tool for Aide {
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "The aide umbrella: execution-log retrieval, the list of tools, `aide doctor`, and `aide mcp`, \
                                  the MCP server of every tool (see `aide mcp --help`).";
+    const AFTER_HELP: Option<&'static str> = Some(
+        "Also:\n  aide mcp [--root DIR] [--max-output-chars N] [--no-log]\n          \
+         Serve every aide tool over the Model Context Protocol on stdin/stdout (aide mcp --help)",
+    );
     const LOG: bool = false;
     type Request = AideRequest;
     type Output = AideOutput;

@@ -124,6 +124,7 @@ pub enum Stream {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct LogsArgs {
+    /// The job's id, as spawn and list print it.
     pub id: i64,
     #[arg(long, value_enum, default_value_t = Stream::Both)]
     pub stream: Stream,
@@ -148,6 +149,7 @@ pub struct LogsArgs {
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct KillArgs {
+    /// The job's id, as spawn and list print it.
     pub id: i64,
     /// The signal (TERM, INT, KILL, HUP, … or a number).
     #[arg(long, default_value = "TERM")]
@@ -180,6 +182,7 @@ pub struct PruneArgs {
 pub enum GroupAction {
     /// Set a group's parallel limit.
     Set {
+        /// The group's name (`spawn --group NAME` puts a job in it).
         name: String,
         #[arg(long)]
         parallel: u32,
@@ -198,7 +201,10 @@ pub enum JobsCommand {
     /// The jobs, oldest first.
     List(ListArgs),
     /// One job.
-    Status { id: i64 },
+    Status {
+        /// The job's id, as spawn and list print it.
+        id: i64,
+    },
     /// Wait for jobs to end; exits 1 if one did not end Done.
     Wait(WaitArgs),
     /// A job's output.
@@ -207,6 +213,7 @@ pub enum JobsCommand {
     Kill(KillArgs),
     /// Remove a finished job and its output.
     Rm {
+        /// The job's id, as spawn and list print it.
         id: i64,
         /// Kill it first if it is still active.
         #[arg(long)]

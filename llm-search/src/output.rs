@@ -221,3 +221,37 @@ impl Render for SearchOutput {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: usize, column: usize, end_line: usize, end_column: usize, line_text: &str) -> Match {
+        Match {
+            match_id: String::new(),
+            path: "a.rs".into(),
+            checksum: "".into(),
+            span: aide_core::Span { byte_start: 0, byte_end: 0, line, column, end_line, end_column },
+            text: String::new(),
+            line_text: line_text.into(),
+            context_before: Vec::new(),
+            context_after: Vec::new(),
+            captures: None,
+            lossy: false,
+            line_truncated: false,
+        }
+    }
+
+    #[test]
+    fn marks_are_character_ranges_of_the_printed_line() {
+        let first = at(3, 3, 3, 6, "é foo foo");
+        assert_eq!(marks_on_line(&first, &first), Some((2, 5)));
+        assert_eq!(marks_on_line(&first, &at(3, 7, 3, 10, "é foo foo")), Some((6, 9)));
+        // Another line, or an empty match: nothing to mark.
+        assert_eq!(marks_on_line(&first, &at(4, 1, 4, 4, "foo")), None);
+        assert_eq!(marks_on_line(&first, &at(3, 2, 3, 2, "é foo foo")), None);
+        // A multiline match ends in its last line, counted from that line's start.
+        let multi = at(1, 5, 2, 4, "abc foo\nbar baz");
+        assert_eq!(marks_on_line(&multi, &multi), Some((4, 11)));
+    }
+}

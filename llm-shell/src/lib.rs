@@ -75,9 +75,15 @@ pub enum SessionAction {
     /// The sessions.
     List,
     /// A session's state: directory, environment, jobs, last exit code.
-    Show { id: String },
+    Show {
+        /// The session's id, as `session new` and `session list` print it.
+        id: String,
+    },
     /// Delete a session.
-    Rm { id: String },
+    Rm {
+        /// The session's id, as `session new` and `session list` print it.
+        id: String,
+    },
 }
 
 /// `llm-shell exec` options.

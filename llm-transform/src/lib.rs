@@ -600,7 +600,9 @@ pub struct LlmTransform;
 impl Tool for LlmTransform {
     const NAME: &'static str = "llm-transform";
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
-    const ABOUT: &'static str = "Checksum-guarded, all-or-nothing edits: span edits, patches, AST block edits, undo.";
+    const ABOUT: &'static str = "Checksum-guarded, all-or-nothing edits: span edits, patches, AST blocks, regex and \
+                                 structural rewrites, symbol renames across a tree; undo.";
+    const AFTER_HELP: Option<&'static str> = Some(crate::request::OPERATIONS_HELP);
     const OUTPUT_FLAGS: &'static [&'static str] = &["dry_run", "diff", "cargo_check"];
     type Request = TransformRequest;
     type Output = TransformOutput;

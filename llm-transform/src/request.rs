@@ -134,6 +134,34 @@ pub enum Operation {
     RenameSymbol(RenameSymbolOp),
 }
 
+/// `llm-transform --help` after the options: each operation with an
+/// example (the unit tests parse every one), span edits, and a pipeline.
+pub const OPERATIONS_HELP: &str = r##"Operations ("operations": [...] in --edits FILE or --request JSON; all apply, or none does):
+  patch: old_text becomes new_text (exactly one match, unless replace_all)
+    {"op":"patch","path":"src/lib.rs","old_text":"x * y","new_text":"y * x"}
+  replace_block: a whole function, struct, impl, class... becomes new_block
+    {"op":"replace_block","path":"a.rs","kind":"fn","name":"dot","new_block":"fn dot() {}"}
+  insert_after_block / insert_before_block: snippet goes after / before a symbol
+    {"op":"insert_after_block","path":"a.rs","kind":"struct","name":"A","snippet":"impl A {}"}
+  write / delete / rename: a whole file
+    {"op":"write","path":"src/new.rs","content":"pub fn new() {}\n","create_dirs":true}
+    {"op":"delete","path":"src/old.rs"}
+    {"op":"rename","path":"src/a.rs","to":"src/b.rs"}
+  replace_regex: every match of a regex in the tree ($1, ${name} in the replacement)
+    {"op":"replace_regex","pattern":"foo_(\\w+)","replacement":"bar_$1","glob":"*.rs"}
+  replace_matches: the records of an llm-search / llm-ast-search --json output
+    {"op":"replace_matches","matches":[],"replacement":"$0_v2"}
+  rewrite: every match of a tree-sitter query, by a template of its captures
+    {"op":"rewrite","language":"go","query":"((identifier) @i (#eq? @i \"a\"))","template":"z"}
+  rename_symbol: a definition and its references across the tree
+    {"op":"rename_symbol","name":"Agent/run","new_name":"execute"}
+Span edits ("edits": [...]; the checksum from llm-read or llm-search):
+    {"path":"a.rs","byte_start":10,"byte_end":13,"replacement":"new","checksum_before":"..."}
+Examples:
+  llm-transform --edits edits.json --dry-run     # the unified diff; nothing is written
+  llm-search --pattern 'unwrap\(\)' --json | llm-transform --from-matches - --replacement '$0?'
+  llm-transform undo <execution_id>              # put back what a transform changed"##;
+
 /// Which files of the tree an operation looks at: llm-search's walking
 /// fields, under the same names.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -351,4 +379,32 @@ pub struct EditsDocument {
     pub file: Option<String>,
     pub edits: Vec<SpanEdit>,
     pub operations: Vec<Operation>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_example_in_the_help_is_a_valid_operation() {
+        let mut ops = 0;
+        for line in OPERATIONS_HELP.lines() {
+            let json = line.trim();
+            if !json.starts_with('{') {
+                continue;
+            }
+            if json.contains("\"op\"") {
+                let op: Operation = serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"));
+                let name = serde_json::to_value(&op).unwrap()["op"].as_str().unwrap().to_string();
+                let described = OPERATIONS_HELP.lines().any(|l| !l.trim_start().starts_with('{') && l.contains(&name));
+                assert!(described, "{name} is not described");
+                ops += 1;
+            } else {
+                let _: SpanEdit = serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"));
+            }
+        }
+        assert_eq!(ops, 10, "an example of each operation (insert_before_block shares one)");
+        // Not cut by clap's wrapping of --help at 100 columns.
+        assert!(OPERATIONS_HELP.lines().all(|l| l.chars().count() <= 96));
+    }
 }

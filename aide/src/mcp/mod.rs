@@ -109,7 +109,12 @@ fn protocol_stdout() -> std::io::Result<std::fs::File> {
 
 /// Runs `aide mcp` with `argv` (`aide mcp …`) until the client closes stdin.
 pub fn main(argv: Vec<OsString>) -> ExitStatus {
-    let args = match McpArgs::try_parse_from(argv.iter().skip(1)) {
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = McpArgs::command()
+        .bin_name("aide mcp")
+        .try_get_matches_from(argv.iter().skip(1))
+        .and_then(|m| McpArgs::from_arg_matches(&m));
+    let args = match parsed {
         Ok(args) => args,
         Err(e) => {
             use clap::error::ErrorKind;

@@ -194,3 +194,40 @@ fn long_work_shows_a_progress_line_on_a_terminal_only_and_clears_it() {
         assert!(!out.contains("llm-search: ") && !out.contains("\x1b[2K"), "{args}: {out:?}");
     }
 }
+
+/// Every positional argument of `cmd` and its subcommands that has no help.
+fn undescribed_positionals(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+    for arg in cmd.get_positionals() {
+        if arg.get_help().is_none() && arg.get_long_help().is_none() {
+            out.push(format!("{path} <{}>", arg.get_id()));
+        }
+    }
+    for sub in cmd.get_subcommands() {
+        undescribed_positionals(sub, &format!("{path} {}", sub.get_name()), out);
+    }
+}
+
+#[test]
+fn every_positional_argument_is_described_and_transform_help_teaches_its_operations() {
+    use aide_core::cli::command_of;
+    let mut missing = Vec::new();
+    for cmd in [
+        command_of::<llm_search::LlmSearch>(),
+        command_of::<llm_ast_search::LlmAstSearch>(),
+        command_of::<llm_transform::LlmTransform>(),
+        command_of::<llm_read::LlmRead>(),
+        command_of::<llm_discover::LlmDiscover>(),
+        command_of::<llm_shell::LlmShell>(),
+        command_of::<llm_jobs::LlmJobs>(),
+        command_of::<aide::Aide>(),
+    ] {
+        undescribed_positionals(&cmd, cmd.get_name(), &mut missing);
+    }
+    assert!(missing.is_empty(), "positionals without a description: {missing:?}");
+
+    let t = TestDir::new();
+    let (help, _) = t.cmd("llm-transform").arg("--help").expect_exit(0);
+    for op in ["patch", "replace_block", "insert_after_block", "write", "replace_regex", "rewrite", "rename_symbol"] {
+        assert!(help.contains(&format!("{{\"op\":\"{op}\"")), "no example of {op} in --help");
+    }
+}
