@@ -270,9 +270,14 @@ fn check_locks() -> Check {
         "transform_locks",
         "llm-transform (one transform at a time per file)",
         CheckStatus::Ok,
-        format!(
-            "{total} lock file(s), {held} held by a running transform; a lock dies with its process, so none is stale"
-        ),
+        if total == held {
+            format!("{held} held by a running transform")
+        } else {
+            format!(
+                "{held} held by a running transform, {} left by one that died or an older version (inert: a lock dies with its process)",
+                total - held
+            )
+        },
     )
 }
 

@@ -40,10 +40,22 @@ use crate::error::TransformError;
 use crate::journal::Journal;
 use crate::plan::FileState;
 
-/// Exclusive locks on a set of files, held until dropped.
+/// Exclusive locks on a set of files, held until dropped. Dropping removes
+/// each lock file while still holding it, so the lock folder holds only the
+/// locks of running transforms (a taker checks that the path it locked is
+/// still the file it opened; see [`lock_all`]).
 #[derive(Debug)]
 pub struct Locks {
-    _files: Vec<File>,
+    held: Vec<(PathBuf, File)>,
+}
+
+impl Drop for Locks {
+    fn drop(&mut self) {
+        for (path, file) in self.held.drain(..) {
+            let _ = std::fs::remove_file(&path);
+            drop(file);
+        }
+    }
 }
 
 /// The lock file of a path: `<dir>/<sha256 of the path>`.
@@ -52,8 +64,9 @@ fn lock_path(dir: &Path, abs: &Path) -> PathBuf {
 }
 
 /// The lock files under `$AIDE_HOME/transform/locks/` and how many a
-/// running transform holds now. The others are inert: a lock dies with
-/// its process, so none can be stale.
+/// running transform holds now. The others were left by a transform that
+/// died (a lock dies with its process, so none blocks anything) or by a
+/// version that kept them; the next lock of the same path removes its own.
 pub fn lock_files() -> (usize, usize) {
     let dir = aide_core::home::aide_home().join("transform/locks");
     let Ok(rd) = std::fs::read_dir(dir) else { return (0, 0) };
@@ -78,24 +91,44 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
     // `$AIDE_HOME/transform/locks/`
     let dir = aide_core::home::aide_home().join("transform/locks");
     aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
-    let mut files = Vec::new();
+    let mut held = Locks { held: Vec::new() };
     for p in paths {
         let lp = lock_path(&dir, p);
-        let f = aide_core::fsutil::private_file()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lp)
-            .map_err(|e| AideError::io(&lp.display().to_string(), &e))?;
-        match f.try_lock() {
-            Ok(()) => files.push(f),
-            Err(std::fs::TryLockError::WouldBlock) => {
+        let io = |e: &std::io::Error| AideError::io(&lp.display().to_string(), e);
+        // A holder removes its file as it lets go: the file locked must be
+        // the one the path still names, or the lock is on a removed file
+        // and the next taker would not see it.
+        let mut attempts = 0;
+        let file = loop {
+            attempts += 1;
+            if attempts > 100 {
+                // Taken and let go a hundred times in a row: busy, as when held.
                 return Err(TransformError::Locked { path: p.display().to_string() }.into());
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(AideError::io(&lp.display().to_string(), &e)),
-        }
+            let f = aide_core::fsutil::private_file()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lp)
+                .map_err(|e| io(&e))?;
+            match f.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(TransformError::Locked { path: p.display().to_string() }.into());
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io(&e)),
+            }
+            let mine = rustix::fs::fstat(&f).map_err(|e| io(&e.into()))?;
+            match rustix::fs::stat(&lp) {
+                Ok(now) if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino) => break f,
+                // Removed, or replaced, by a holder letting go: take the path's new file.
+                Ok(_) | Err(rustix::io::Errno::NOENT) => {}
+                Err(e) => return Err(io(&e.into())),
+            }
+        };
+        held.held.push((lp, file));
     }
-    Ok(Locks { _files: files })
+    Ok(held)
 }
 
 /// Who a file is, and when it last changed: two stamps that differ mean

@@ -531,3 +531,24 @@ fn a_hundred_thousand_span_edits_of_one_file_apply_in_one_pass() {
     assert_eq!(v["files"][0]["lines_added"], 100_000);
     assert_eq!(std::fs::read_to_string(t.root().join("f.txt")).unwrap(), body.replace("line", "LINE"));
 }
+
+#[test]
+fn a_file_being_transformed_is_locked_and_a_finished_transform_leaves_no_lock_file() {
+    let t = TestDir::new();
+    let locks = || std::fs::read_dir(t.home().join("transform/locks")).map_or(0, |rd| rd.count());
+    let mut slow = spawn_until_renaming(&t, 50, 20_000);
+    assert_eq!(locks(), 50, "one lock per file while the commit runs");
+    // Another transform of one of its files is refused while it runs.
+    let second =
+        json!({ "operations": [{ "op": "patch", "path": "f/0049.txt", "old_text": "49 ", "new_text": "mine " }] });
+    let e = run_request(&t, &second, 3);
+    assert_eq!(e["error"]["code"], "conflict", "{e}");
+    assert!(e["error"]["details"]["path"].as_str().unwrap().ends_with("f/0049.txt"), "{e}");
+    assert!(slow.wait().unwrap().success());
+    assert_eq!(states(&t, 50), (50, 0));
+    // Let go: nothing left behind, and the next transform of the file takes it.
+    assert_eq!(locks(), 0);
+    run_request(&t, &second, 0);
+    assert_eq!(locks(), 0);
+    assert!(std::fs::read_to_string(t.root().join("f/0049.txt")).unwrap().starts_with("mine NEW"));
+}

@@ -90,9 +90,16 @@ fn measure(cmds: &[Cmd], runs: usize, warmup: usize) -> Result<Vec<Measured>> {
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); cmds.len()];
     let mut rss: Vec<i64> = vec![0; cmds.len()];
     let mut codes: Vec<Vec<i32>> = vec![Vec::new(); cmds.len()];
+    // On a terminal, a progress line past the first second (the tools' own).
+    let line = aide_core::progress::ProgressLine::new("xtask bench");
+    let progress = line.sink();
+    let total = ((warmup + runs) * cmds.len()) as u64;
+    let mut done = 0;
     for round in 0..warmup + runs {
         for (i, c) in cmds.iter().enumerate() {
             let (t, r, code) = run_once(c)?;
+            done += 1;
+            progress.report(aide_core::tool::Progress { done, total: Some(total) });
             if round >= warmup {
                 times[i].push(t.as_secs_f64() * 1000.0);
                 rss[i] = rss[i].max(r);
