@@ -75,6 +75,8 @@ impl ProgressLine {
             }
             self.bar.set_prefix(self.tool);
             self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            // Drawn now, not at the next update the rate limit lets through.
+            self.bar.force_draw();
             self.bar.enable_steady_tick(Duration::from_millis(100));
         }
     }
