@@ -120,9 +120,6 @@ pub(crate) struct RunLog {
     pub(crate) request_json: Option<String>,
     pub(crate) root: Option<PathBuf>,
     pub(crate) diagnostics: Vec<Diagnostic>,
-    /// Opened before the tool runs, so a log that cannot be opened shows as
-    /// a diagnostic in the result instead of only on stderr.
-    log_handle: Option<ExecutionLog>,
     /// Whether the logged result is redacted too (argv and request always are).
     pub(crate) redact_result: bool,
     pub(crate) origin: Option<String>,
@@ -141,7 +138,6 @@ impl RunLog {
             request_json: None,
             root: None,
             diagnostics: Vec::new(),
-            log_handle: None,
             redact_result: false,
             origin: None,
         }
@@ -156,14 +152,15 @@ impl RunLog {
         run
     }
 
-    /// Opens the execution log if logging is on; a failure becomes a
-    /// `log_failed` diagnostic and switches logging off for this run.
+    /// Checks, before the tool runs, that the run can be logged, so a log
+    /// that cannot be written shows as a diagnostic in the result instead
+    /// of only on stderr; a failure switches logging off for this run.
     pub(crate) fn open(&mut self) {
         if !self.enabled {
             return;
         }
-        match ExecutionLog::open_default() {
-            Ok(log) => self.log_handle = Some(log),
+        match crate::log::spool_ready(&crate::home::aide_home()) {
+            Ok(()) => {}
             Err(e) => {
                 self.enabled = false;
                 self.diagnostics
@@ -240,13 +237,16 @@ impl RunLog {
             ok,
             error_code: error_code.map(str::to_string),
             result_json,
+            result_bytes: None,
         };
-        let result = match self.log_handle.as_mut() {
-            Some(log) => log.record(&record),
-            None => ExecutionLog::open_default().and_then(|mut log| log.record(&record)),
-        };
-        if let Err(e) = result {
+        let home = crate::home::aide_home();
+        if let Err(e) = crate::log::spool_in(&home, &record) {
             stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
+            return;
+        }
+        // The output is out already: a spool nobody reads stays small.
+        if crate::log::ingests_after(&self.execution_id) {
+            let _ = ExecutionLog::open_in(&home);
         }
     }
 }

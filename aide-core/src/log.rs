@@ -2,10 +2,18 @@
 //! by `execution_id` (`aide log show ID`) after an agent's context was
 //! compacted.
 //!
-//! Store: SQLite in WAL mode at `$AIDE_HOME/log.db` (see [`aide_home`]), written
+//! Store: SQLite in WAL mode at `$AIDE_HOME/log.db` (see [`aide_home`]). A
+//! run does not write the database: it drops its record into the spool,
+//! `$AIDE_HOME/log-spool/<execution_id>.json` (written whole under a
+//! temporary name, then renamed: a reader never sees half a record), which
+//! costs one small file instead of a SQLite transaction and the checkpoint's
+//! fsync. Whoever opens the log to read it (`aide log`, the MCP server's log
+//! tools, `aide doctor`) first moves the spooled records into the database,
 //! with a busy timeout and `BEGIN IMMEDIATE`, retried on contention, so many
-//! concurrent processes lose no row. Logging never fails a tool: a failure
-//! becomes a `log_failed` diagnostic. `--no-log` or `AIDE_LOG=off` disables it.
+//! concurrent processes lose no row; so does about one run in 64 after its
+//! output is written, so a spool nobody reads stays small. Logging never
+//! fails a tool: a failure becomes a `log_failed` diagnostic. `--no-log` or
+//! `AIDE_LOG=off` disables it.
 //!
 //! Limits (environment variables override the defaults):
 //!
@@ -16,8 +24,8 @@
 //! | age of runs kept | 30 days | `AIDE_LOG_MAX_AGE` (e.g. `7d`, `12h`) |
 //! | stored results in all | 256 MiB, newest kept | `AIDE_LOG_MAX_BYTES` |
 //!
-//! Retention is applied automatically on about one run in 32, and on demand by
-//! `aide log prune`.
+//! Retention is applied whenever spooled runs are moved into the database,
+//! and on demand by `aide log prune`.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -70,7 +78,7 @@ pub fn disabled_by_env() -> bool {
 }
 
 /// One run to record.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunRecord {
     pub execution_id: String,
     pub tool: String,
@@ -87,8 +95,90 @@ pub struct RunRecord {
     pub exit_code: i32,
     pub ok: bool,
     pub error_code: Option<String>,
-    /// The complete JSON document of the result, compact.
+    /// The complete JSON document of the result, compact; empty when it was
+    /// over the stored limit (`result_bytes` keeps its size).
     pub result_json: String,
+    /// The result's size, when `result_json` was dropped for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_bytes: Option<u64>,
+}
+
+/// The spool folder under `home`.
+fn spool_dir(home: &Path) -> PathBuf {
+    home.join("log-spool")
+}
+
+/// Makes sure a run can be spooled under `home` (the folder exists and is
+/// ours): what a run checks before it starts, so a log it cannot write
+/// shows in its result.
+pub fn spool_ready(home: &Path) -> Result<(), AideError> {
+    let dir = spool_dir(home);
+    crate::fsutil::private_dir(&dir).map_err(|e| log_err(&dir, e))
+}
+
+/// Spools `run` under `home`: one file, written whole and renamed into
+/// place. A result over the stored limit is spooled without its body.
+pub fn spool_in(home: &Path, run: &RunRecord) -> Result<(), AideError> {
+    use std::io::Write;
+    let dir = spool_dir(home);
+    let max_result = env_parse("AIDE_LOG_MAX_RESULT_BYTES").unwrap_or(DEFAULT_MAX_RESULT_BYTES);
+    let capped;
+    let run = if run.result_json.len() > max_result {
+        let mut without = run.clone_without_result();
+        without.result_bytes = Some(run.result_json.len() as u64);
+        capped = without;
+        &capped
+    } else {
+        run
+    };
+    let bytes = serde_json::to_vec(run).map_err(|e| log_err(&dir, e))?;
+    let name = format!("{}.json", run.execution_id);
+    let tmp = dir.join(format!(".{name}.tmp"));
+    let write = || -> std::io::Result<()> {
+        let mut file = crate::fsutil::private_file().write(true).create_new(true).open(&tmp)?;
+        file.write_all(&bytes)?;
+        std::fs::rename(&tmp, dir.join(&name))
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        log_err(&dir, e)
+    })
+}
+
+impl RunRecord {
+    fn clone_without_result(&self) -> RunRecord {
+        RunRecord {
+            execution_id: self.execution_id.clone(),
+            tool: self.tool.clone(),
+            version: self.version.clone(),
+            argv: self.argv.clone(),
+            request: self.request.clone(),
+            cwd: self.cwd.clone(),
+            root: self.root.clone(),
+            origin: self.origin.clone(),
+            started: self.started,
+            duration: self.duration,
+            exit_code: self.exit_code,
+            ok: self.ok,
+            error_code: self.error_code.clone(),
+            result_json: String::new(),
+            result_bytes: self.result_bytes,
+        }
+    }
+}
+
+/// How many runs wait in the spool under `home`.
+pub fn spooled(home: &Path) -> usize {
+    std::fs::read_dir(spool_dir(home))
+        .map_or(0, |rd| rd.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".json")).count())
+}
+
+/// Whether this run also moves the spool into the database after its output
+/// is written: about one in 64, decided by the execution id's random tail so
+/// processes spread it without coordination.
+pub fn ingests_after(execution_id: &str) -> bool {
+    let tail = execution_id.get(execution_id.len().saturating_sub(2)..).unwrap_or("");
+    u8::from_str_radix(tail, 16).is_ok_and(|b| b % 64 == 0)
 }
 
 /// A stored run, as `aide log` lists it.
@@ -175,11 +265,68 @@ fn log_err(path: &Path, e: impl std::fmt::Display) -> AideError {
 }
 
 impl ExecutionLog {
-    /// Opens (creating if needed) the log under `home`.
+    /// Opens (creating if needed) the log under `home`, with every spooled
+    /// run moved in.
     pub fn open_in(home: &Path) -> Result<ExecutionLog, AideError> {
         let path = home.join("log.db");
         let conn = crate::store::open(&path, &[SCHEMA, SCHEMA_V2]).map_err(|e| log_err(&path, e))?;
-        Ok(ExecutionLog { conn, path })
+        let mut log = ExecutionLog { conn, path };
+        log.ingest(home)?;
+        Ok(log)
+    }
+
+    /// Moves the spooled runs under `home` into the database (in batches,
+    /// one transaction each), removes their files, and applies retention
+    /// when any arrived. Another process ingesting at the same time is
+    /// harmless: a run inserted twice is the same row.
+    pub fn ingest(&mut self, home: &Path) -> Result<usize, AideError> {
+        const BATCH: usize = 256;
+        let dir = spool_dir(home);
+        let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(0) };
+        let mut names: Vec<PathBuf> = Vec::new();
+        for entry in rd.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.ends_with(".json") && !name.starts_with('.') {
+                names.push(entry.path());
+            } else if name.ends_with(".tmp") {
+                // Left by a run killed mid-write, long ago enough not to be in flight.
+                let stale = entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(600)));
+                if stale {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+        names.sort();
+        let mut ingested = 0;
+        for batch in names.chunks(BATCH) {
+            let mut runs = Vec::with_capacity(batch.len());
+            for path in batch {
+                match std::fs::read(path) {
+                    Ok(bytes) => match serde_json::from_slice::<RunRecord>(&bytes) {
+                        Ok(run) => runs.push(run),
+                        // Not a record (written by hand, or damaged): nothing to keep.
+                        Err(_) => {
+                            let _ = std::fs::remove_file(path);
+                        }
+                    },
+                    // Taken by another process ingesting now.
+                    Err(_) => continue,
+                }
+            }
+            self.insert_all(&runs)?;
+            for path in batch {
+                let _ = std::fs::remove_file(path);
+            }
+            ingested += runs.len();
+        }
+        if ingested > 0 {
+            self.prune(None, None)?;
+        }
+        Ok(ingested)
     }
 
     /// Opens the log at [`aide_home`].
@@ -191,52 +338,58 @@ impl ExecutionLog {
         &self.path
     }
 
-    /// Records a run. Applies retention on about one run in 32.
+    /// Records a run in the database now (the spool is the usual way in:
+    /// see [`spool_in`]).
     pub fn record(&mut self, run: &RunRecord) -> Result<(), AideError> {
+        self.insert_all(std::slice::from_ref(run))
+    }
+
+    /// Inserts runs in one transaction.
+    fn insert_all(&mut self, runs: &[RunRecord]) -> Result<(), AideError> {
+        if runs.is_empty() {
+            return Ok(());
+        }
         let max_result = env_parse("AIDE_LOG_MAX_RESULT_BYTES").unwrap_or(DEFAULT_MAX_RESULT_BYTES);
-        let capped = run.result_json.len() > max_result;
-        let started_ms = millis(run.started);
-        let finished = run.started + run.duration;
-        let argv = serde_json::to_string(&run.argv).map_err(|e| log_err(&self.path, e))?;
         let path = self.path.clone();
         with_retry(|| {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            tx.execute(
-                "INSERT OR REPLACE INTO runs (execution_id, tool, version, argv, request, cwd, root, started_ms,
-                    started_at, finished_at, duration_ms, exit_code, ok, error_code, result, result_bytes, result_capped,
-                    origin)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-                params![
-                    run.execution_id,
-                    run.tool,
-                    run.version,
-                    argv,
-                    run.request,
-                    run.cwd,
-                    run.root,
-                    started_ms,
-                    rfc3339(run.started),
-                    rfc3339(finished),
-                    run.duration.as_secs_f64() * 1000.0,
-                    run.exit_code,
-                    run.ok,
-                    run.error_code,
-                    (!capped).then_some(run.result_json.as_str()),
-                    run.result_json.len() as i64,
-                    capped,
-                    run.origin,
-                ],
-            )?;
+            {
+                let mut insert = tx.prepare_cached(
+                    "INSERT OR REPLACE INTO runs (execution_id, tool, version, argv, request, cwd, root, started_ms,
+                        started_at, finished_at, duration_ms, exit_code, ok, error_code, result, result_bytes,
+                        result_capped, origin)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+                )?;
+                for run in runs {
+                    let bytes = run.result_bytes.unwrap_or(run.result_json.len() as u64);
+                    let capped = run.result_bytes.is_some() || run.result_json.len() > max_result;
+                    let finished = run.started + run.duration;
+                    let argv = serde_json::to_string(&run.argv).unwrap_or_else(|_| "[]".into());
+                    insert.execute(params![
+                        run.execution_id,
+                        run.tool,
+                        run.version,
+                        argv,
+                        run.request,
+                        run.cwd,
+                        run.root,
+                        millis(run.started),
+                        rfc3339(run.started),
+                        rfc3339(finished),
+                        run.duration.as_secs_f64() * 1000.0,
+                        run.exit_code,
+                        run.ok,
+                        run.error_code,
+                        (!capped).then_some(run.result_json.as_str()),
+                        i64::try_from(bytes).unwrap_or(i64::MAX),
+                        capped,
+                        run.origin,
+                    ])?;
+                }
+            }
             tx.commit()
         })
-        .map_err(|e| log_err(&path, e))?;
-        // The execution id's random tail (hex) decides, so pruning is spread
-        // evenly across processes without coordination: one run in 32.
-        let tail = run.execution_id.get(run.execution_id.len().saturating_sub(2)..).unwrap_or("");
-        if u8::from_str_radix(tail, 16).is_ok_and(|b| b % 32 == 0) {
-            self.prune(None, None)?;
-        }
-        Ok(())
+        .map_err(|e| log_err(&path, e))
     }
 
     /// Removes runs older than `older_than` (default: the configured maximum
@@ -390,6 +543,7 @@ mod tests {
             ok: true,
             error_code: None,
             result_json: result.into(),
+            result_bytes: None,
         }
     }
 
@@ -411,6 +565,56 @@ mod tests {
         run.origin = Some("mcp:7".into());
         log.record(&run).unwrap();
         assert_eq!(log.get(&run.execution_id).unwrap().summary.origin.as_deref(), Some("mcp:7"));
+    }
+
+    #[test]
+    fn spooled_runs_reach_the_database_when_it_is_opened_and_leave_the_spool() {
+        let home = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        spool_ready(home.path()).unwrap();
+        // Eight writers at once: one file each, nothing shared.
+        std::thread::scope(|s| {
+            for w in 0..8 {
+                let home = home.path();
+                s.spawn(move || {
+                    for i in 0..25 {
+                        let id = format!("0190aaaa-0000-7000-8000-{w:04}{i:08}");
+                        spool_in(home, &record(&id, "llm-search", now, r#"{"ok":true}"#)).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(spooled(home.path()), 200);
+        // Garbage and a fresh temporary (a run writing now) are left alone or dropped, never ingested.
+        std::fs::write(spool_dir(home.path()).join("junk.json"), b"not a record").unwrap();
+        std::fs::write(spool_dir(home.path()).join(".x.json.tmp"), b"{").unwrap();
+        let log = ExecutionLog::open_in(home.path()).unwrap();
+        assert_eq!(log.list(&ListFilter { limit: 1000, ..Default::default() }).unwrap().len(), 200);
+        assert_eq!(spooled(home.path()), 0);
+        assert!(spool_dir(home.path()).join(".x.json.tmp").exists(), "in flight: kept");
+        let got = log.get("0190aaaa-0000-7000-8000-000700000024").unwrap();
+        assert_eq!(got.result_json.as_deref(), Some(r#"{"ok":true}"#));
+    }
+
+    #[test]
+    fn a_result_over_the_limit_is_spooled_without_its_body_and_stored_capped() {
+        let home = tempfile::tempdir().unwrap();
+        spool_ready(home.path()).unwrap();
+        let big = format!("{{\"x\":\"{}\"}}", "y".repeat(DEFAULT_MAX_RESULT_BYTES));
+        let id = "0190aaaa-0000-7000-8000-00000000000b";
+        spool_in(home.path(), &record(id, "llm-read", SystemTime::now(), &big)).unwrap();
+        let file = std::fs::metadata(spool_dir(home.path()).join(format!("{id}.json"))).unwrap();
+        assert!(file.len() < 4096, "the body is not written: {} bytes", file.len());
+        let got = ExecutionLog::open_in(home.path()).unwrap().get(id).unwrap();
+        assert!(got.summary.result_capped && got.result_json.is_none());
+        assert_eq!(got.summary.result_bytes, big.len() as u64);
+    }
+
+    #[test]
+    fn about_one_run_in_64_ingests() {
+        let ingesting =
+            (0..=255u8).filter(|b| ingests_after(&format!("0190aaaa-0000-7000-8000-0000000000{b:02x}"))).count();
+        assert_eq!(ingesting, 4);
     }
 
     #[test]

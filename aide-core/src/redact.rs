@@ -26,99 +26,82 @@ use regex::{Captures, Regex};
 /// What a secret is replaced with.
 pub const MARK: &str = "[REDACTED]";
 
-/// A rule: a pattern, and which capture group holds the secret (0: all of it).
+/// A rule: a pattern, the substrings (lowercased) one of which every match
+/// contains, and which capture group holds the secret (0: all of it). A
+/// rule's regex is compiled the first time text holds one of its needles:
+/// most text (a search request, a path) compiles none.
 struct Rule {
-    re: Regex,
+    pattern: &'static str,
+    needles: &'static [&'static str],
     group: usize,
     /// Keep the match unless its `name` group has a secret part.
     needs_secret_name: bool,
 }
 
-fn rules() -> &'static [Rule] {
-    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
-    RULES.get_or_init(|| {
-        let rule = |p: &str, group: usize, needs_secret_name: bool| Rule {
-            re: Regex::new(p).unwrap_or_else(|e| panic!("redaction pattern {p}: {e}")),
-            group,
-            needs_secret_name,
-        };
-        vec![
-            // PEM private keys, whole; a block cut before END to the end of its base64.
-            rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----", 0, false),
-            rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:\r?\n[A-Za-z0-9+/=:\- ]*)*", 0, false),
-            // Authorization headers and schemes.
-            rule(r#"(?i)\bauthorization\b["']?\s*[:=]\s*["']?((?:(?:bearer|basic|token|digest|bot)\s+)?[^\s"',]{6,})"#, 1, false),
-            rule(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{12,}=*)", 1, false),
-            rule(r"\bBasic\s+([A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/=]|$)", 1, false),
-            // Credentials in URLs.
-            rule(r"(?i)[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]{3,})@", 1, false),
-            // Token shapes.
-            rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", 0, false),
-            rule(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", 0, false),
-            rule(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", 0, false),
-            rule(r"\bgl(?:pat|dt|rt|ptt|ft)-[A-Za-z0-9_\-]{20,}", 0, false),
-            rule(r"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}", 0, false),
-            rule(r"\bxapp-\d-[A-Za-z0-9\-]{10,}", 0, false),
-            rule(r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}", 0, false),
-            rule(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b", 0, false),
-            rule(r"\bwhsec_[A-Za-z0-9]{20,}\b", 0, false),
-            rule(r"\bsk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_\-]{20,}", 0, false),
-            rule(r"\bAIza[0-9A-Za-z_\-]{35}\b", 0, false),
-            rule(r"\bya29\.[0-9A-Za-z_\-]{20,}", 0, false),
-            rule(r"\bGOCSPX-[0-9A-Za-z_\-]{20,}", 0, false),
-            rule(r"\bnpm_[A-Za-z0-9]{36}\b", 0, false),
-            rule(r"\bpypi-AgE[A-Za-z0-9_\-]{20,}", 0, false),
-            rule(r"\bhf_[A-Za-z0-9]{30,}\b", 0, false),
-            rule(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", 0, false),
-            rule(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, false),
-            // `--password VALUE` style flags.
-            rule(
-                r"(?i)--?(?P<name>[a-z][a-z0-9\-]*)[ \t]+(?:\x22(?P<dq>[^\x22\n]{3,})\x22|'(?P<sq>[^'\n]{3,})'|(?P<bare>[^\s\x22'-][^\s\x22']{2,}))",
-                0,
-                true,
-            ),
-            // NAME=value, NAME: value, "name": "value".
-            rule(
-                r#"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)["']?[ \t]*(?::|=)[ \t]*(?:"(?P<dq>[^"\n]{3,})"|'(?P<sq>[^'\n]{3,})'|(?P<bare>[^\s"',;]{3,}))"#,
-                0,
-                true,
-            ),
-        ]
-    })
+/// The parts [`is_secret_name`] looks for, as lowercase substrings.
+const SECRET_NAME_NEEDLES: &[&str] = &["secret", "pass", "token", "credential", "key"];
+
+const fn rule(pattern: &'static str, needles: &'static [&'static str], group: usize) -> Rule {
+    Rule { pattern, needles, group, needs_secret_name: false }
 }
 
-/// Substrings (lowercased) one of which every secret the rules find
-/// contains, so most text skips the regexes.
-const NEEDLES: &[&str] = &[
-    "private key",
-    "authorization",
-    "bearer",
-    "basic",
-    "://",
-    "akia",
-    "asia",
-    "gh",
-    "gl",
-    "xox",
-    "xapp-",
-    "_live_",
-    "_test_",
-    "whsec_",
-    "sk-",
-    "aiza",
-    "ya29.",
-    "gocspx-",
-    "npm_",
-    "pypi-",
-    "hf_",
-    "sg.",
-    "eyj",
-    "secret",
-    "pass",
-    "token",
-    "credential",
-    "key",
+const RULES: &[Rule] = &[
+    // PEM private keys, whole; a block cut before END to the end of its base64.
+    rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----", &["private key"], 0),
+    rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:\r?\n[A-Za-z0-9+/=:\- ]*)*", &["private key"], 0),
+    // Authorization headers and schemes.
+    rule(
+        r#"(?i)\bauthorization\b["']?\s*[:=]\s*["']?((?:(?:bearer|basic|token|digest|bot)\s+)?[^\s"',]{6,})"#,
+        &["authorization"],
+        1,
+    ),
+    rule(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{12,}=*)", &["bearer"], 1),
+    rule(r"\bBasic\s+([A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/=]|$)", &["basic"], 1),
+    // Credentials in URLs.
+    rule(r"(?i)[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]{3,})@", &["://"], 1),
+    // Token shapes.
+    rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", &["akia", "asia"], 0),
+    rule(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], 0),
+    rule(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", &["github_pat_"], 0),
+    rule(r"\bgl(?:pat|dt|rt|ptt|ft)-[A-Za-z0-9_\-]{20,}", &["glpat-", "gldt-", "glrt-", "glptt-", "glft-"], 0),
+    rule(r"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}", &["xox"], 0),
+    rule(r"\bxapp-\d-[A-Za-z0-9\-]{10,}", &["xapp-"], 0),
+    rule(r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}", &["hooks.slack.com"], 0),
+    rule(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b", &["_live_", "_test_"], 0),
+    rule(r"\bwhsec_[A-Za-z0-9]{20,}\b", &["whsec_"], 0),
+    rule(r"\bsk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_\-]{20,}", &["sk-"], 0),
+    rule(r"\bAIza[0-9A-Za-z_\-]{35}\b", &["aiza"], 0),
+    rule(r"\bya29\.[0-9A-Za-z_\-]{20,}", &["ya29."], 0),
+    rule(r"\bGOCSPX-[0-9A-Za-z_\-]{20,}", &["gocspx-"], 0),
+    rule(r"\bnpm_[A-Za-z0-9]{36}\b", &["npm_"], 0),
+    rule(r"\bpypi-AgE[A-Za-z0-9_\-]{20,}", &["pypi-"], 0),
+    rule(r"\bhf_[A-Za-z0-9]{30,}\b", &["hf_"], 0),
+    rule(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", &["sg."], 0),
+    rule(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", &["eyj"], 0),
+    // `--password VALUE` style flags.
+    Rule {
+        pattern: r"(?i)--?(?P<name>[a-z][a-z0-9\-]*)[ \t]+(?:\x22(?P<dq>[^\x22\n]{3,})\x22|'(?P<sq>[^'\n]{3,})'|(?P<bare>[^\s\x22'-][^\s\x22']{2,}))",
+        needles: SECRET_NAME_NEEDLES,
+        group: 0,
+        needs_secret_name: true,
+    },
+    // NAME=value, NAME: value, "name": "value".
+    Rule {
+        pattern: r#"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)["']?[ \t]*(?::|=)[ \t]*(?:"(?P<dq>[^"\n]{3,})"|'(?P<sq>[^'\n]{3,})'|(?P<bare>[^\s"',;]{3,}))"#,
+        needles: SECRET_NAME_NEEDLES,
+        group: 0,
+        needs_secret_name: true,
+    },
 ];
+
+/// The compiled regex of `RULES[i]`, compiled on first use.
+fn regex(i: usize) -> &'static Regex {
+    static COMPILED: [OnceLock<Regex>; RULES.len()] = [const { OnceLock::new() }; RULES.len()];
+    COMPILED[i].get_or_init(|| {
+        let p = RULES[i].pattern;
+        Regex::new(p).unwrap_or_else(|e| panic!("redaction pattern {p}: {e}"))
+    })
+}
 
 /// Whether a variable or key name has a secret part (see the module doc).
 pub fn is_secret_name(name: &str) -> bool {
@@ -164,16 +147,19 @@ fn name_parts(name: &str) -> Vec<String> {
 /// Replaces secrets in `text`; returns the new text and how many were replaced.
 pub fn redact(text: &str) -> (String, usize) {
     let lower = text.to_ascii_lowercase();
-    if !NEEDLES.iter().any(|n| lower.contains(n)) {
-        return (text.to_string(), 0);
-    }
-    let mut out = text.to_string();
+    let mut out: Option<String> = None;
     let mut count = 0;
-    for rule in rules() {
-        if !rule.re.is_match(&out) {
+    for (i, rule) in RULES.iter().enumerate() {
+        // Every match holds a needle, and a replacement only ever adds `[REDACTED]`.
+        if !rule.needles.iter().any(|n| lower.contains(n)) {
             continue;
         }
-        let replaced = rule.re.replace_all(&out, |caps: &Captures<'_>| {
+        let re = regex(i);
+        let current = out.as_deref().unwrap_or(text);
+        if !re.is_match(current) {
+            continue;
+        }
+        let replaced = re.replace_all(current, |caps: &Captures<'_>| {
             let whole = caps.get(0).map_or("", |m| m.as_str());
             let secret = if rule.needs_secret_name {
                 let named = caps.name("name").is_some_and(|n| is_secret_name(n.as_str()));
@@ -194,9 +180,9 @@ pub fn redact(text: &str) -> (String, usize) {
                 _ => whole.to_string(),
             }
         });
-        out = replaced.into_owned();
+        out = Some(replaced.into_owned());
     }
-    (out, count)
+    (out.unwrap_or_else(|| text.to_string()), count)
 }
 
 #[cfg(test)]

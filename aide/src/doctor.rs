@@ -183,6 +183,10 @@ fn check_home(home: &Path) -> Check {
 fn check_log(home: &Path) -> Check {
     let mut check =
         check_database("log", "aide log, and every tool's run record", &home.join("log.db"), "no run logged yet");
+    let waiting = aide_core::log::spooled(home);
+    if waiting > 0 {
+        check.detail.push_str(&format!("; {waiting} run(s) in the spool, moved in by the next `aide log`"));
+    }
     if aide_core::log::disabled_by_env() {
         check.detail.push_str("; logging is off (AIDE_LOG=off)");
     }
