@@ -47,6 +47,7 @@ fn measured(label: &str, command: &str, mut times: Vec<f64>, peak_kib: i64) -> M
         label: label.into(),
         command: command.into(),
         median_ms: round3(median),
+        p95_ms: round3(times.get((times.len() * 95 / 100).min(times.len().saturating_sub(1))).copied().unwrap_or(0.0)),
         mean_ms: round3(times.iter().sum::<f64>() / times.len().max(1) as f64),
         min_ms: round3(times.first().copied().unwrap_or(0.0)),
         max_ms: round3(times.last().copied().unwrap_or(0.0)),

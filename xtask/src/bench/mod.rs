@@ -15,6 +15,7 @@ use crate::{Result, say, workspace};
 mod ast;
 mod discover;
 mod jobs;
+mod log;
 mod mcp;
 mod refactor;
 mod search;
@@ -52,6 +53,8 @@ struct Measured {
     label: String,
     command: String,
     median_ms: f64,
+    /// The 95th percentile: what a caller waits for once in twenty runs.
+    p95_ms: f64,
     mean_ms: f64,
     min_ms: f64,
     max_ms: f64,
@@ -125,9 +128,10 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "ast" => ast::bench(runs, warmup),
         "transform" => transform::bench(runs, warmup),
         "mcp" => mcp::bench(runs, warmup),
+        "log" => log::bench(runs, warmup),
         "refactor" => refactor::bench(runs, warmup),
         other => Err(format!(
-            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform, mcp, refactor)"
+            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform, mcp, refactor, log)"
         )),
     }
 }
@@ -278,6 +282,8 @@ fn write_report(report: &Report) -> Result<()> {
             };
             let name = if i == 0 { c.name.as_str() } else { "" };
             let check = match (&c.verified, &c.first_results, i) {
+                // The log's targets are on the tail as well as the median.
+                _ if report.tool == "log" => format!("p95 {:.2} ms", r.p95_ms),
                 (Some(v), _, 0) if v.agrees => format!("same matches as rg ({})", v.matches),
                 (Some(v), _, 0) => format!("DIFFERS from rg ({} only ours, {} only rg)", v.only_ours, v.only_rg),
                 (_, Some(f), 0) if f.agree => format!("same first result as fzf: `{}`", f.ours),
@@ -341,6 +347,7 @@ fn summarize(cmds: &[Cmd], times: Vec<Vec<f64>>, rss: Vec<i64>, codes: Vec<Vec<i
                 label: c.label.clone(),
                 command: c.argv.join(" "),
                 median_ms: round3(median),
+                p95_ms: round3(t.get((t.len() * 95 / 100).min(t.len().saturating_sub(1))).copied().unwrap_or(0.0)),
                 mean_ms: round3(t.iter().sum::<f64>() / t.len().max(1) as f64),
                 min_ms: round3(t.first().copied().unwrap_or(0.0)),
                 max_ms: round3(t.last().copied().unwrap_or(0.0)),
