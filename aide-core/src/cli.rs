@@ -341,7 +341,9 @@ fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Re
 /// Runs `T` on `argv` and returns the exit status.
 pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     install_panic_hook();
-    crate::process::tune_allocator();
+    if T::TUNE_ALLOCATOR {
+        crate::process::tune_allocator();
+    }
     let mut out = Stdout::new();
     let words: Vec<String> = argv.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     let mut format = guess_format(&words);

@@ -216,6 +216,7 @@ impl Tool for LlmAstSearch {
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str =
         "Structural code search with tree-sitter: queries, symbols, definitions, references, validation, Dialect.";
+    const TUNE_ALLOCATOR: bool = true;
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] =
         &[("file_glob", "glob"), ("path", "paths"), ("program", "dialect"), ("lang", "language")];
     type Request = AstRequest;

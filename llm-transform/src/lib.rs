@@ -602,6 +602,7 @@ impl Tool for LlmTransform {
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Checksum-guarded, all-or-nothing edits: span edits, patches, AST blocks, regex and \
                                  structural rewrites, symbol renames across a tree; undo.";
+    const TUNE_ALLOCATOR: bool = true;
     const AFTER_HELP: Option<&'static str> = Some(crate::request::OPERATIONS_HELP);
     const OUTPUT_FLAGS: &'static [&'static str] = &["dry_run", "diff", "cargo_check"];
     type Request = TransformRequest;

@@ -20,6 +20,7 @@ mod mcp;
 mod refactor;
 mod search;
 mod shell;
+mod startup;
 mod transform;
 
 use search::Verification;
@@ -129,9 +130,10 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "transform" => transform::bench(runs, warmup),
         "mcp" => mcp::bench(runs, warmup),
         "log" => log::bench(runs, warmup),
+        "startup" => startup::bench(runs, warmup),
         "refactor" => refactor::bench(runs, warmup),
         other => Err(format!(
-            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform, mcp, refactor, log)"
+            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform, mcp, refactor, log, startup)"
         )),
     }
 }
