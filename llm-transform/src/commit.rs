@@ -504,6 +504,10 @@ pub fn io_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Syn
 }
 
 fn map_on_threads<T: Send, R: Send>(threads: usize, items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    // One item (a single-file edit, its one folder): no thread to start.
+    if items.len() <= 1 {
+        return items.into_iter().map(f).collect();
+    }
     let threads = threads.clamp(1, items.len().max(1));
     let chunk = items.len().div_ceil(threads).max(1);
     let mut chunks: Vec<Vec<T>> = Vec::with_capacity(threads);
