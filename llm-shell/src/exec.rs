@@ -42,7 +42,8 @@ __aide_save() {
   { set +o; shopt -p; } > "$__aide_dir/options.next" 2>/dev/null
   set +eux
   {
-    compgen -v > "$__aide_dir/names" 2>/dev/null
+    # stderr of the whole group goes to /dev/null once (below), not per command.
+    compgen -v > "$__aide_dir/names"
     mapfile -t __aide_names < "$__aide_dir/names"
     for __aide_n in "${__aide_names[@]}"; do
       case "$__aide_n" in
@@ -50,9 +51,9 @@ __aide_save() {
       esac
       __aide_f=${!__aide_n@a}
       case "$__aide_f" in *r*) continue ;; esac
-      declare -p "$__aide_n" 2>/dev/null
+      declare -p "$__aide_n"
     done
-    compgen -A function > "$__aide_dir/names" 2>/dev/null
+    compgen -A function > "$__aide_dir/names"
     mapfile -t __aide_names < "$__aide_dir/names"
     for __aide_n in "${__aide_names[@]}"; do
       case "$__aide_n" in __aide_*|trap) continue ;; esac
