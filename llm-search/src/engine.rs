@@ -93,6 +93,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
     let files_searched = AtomicUsize::new(0);
     let settings = FileSettings {
         root,
+        searcher: &searcher_builder,
         matcher: &matcher,
         capture_regexes: &capture_regexes,
         mode: req.mode,
@@ -215,6 +216,8 @@ fn capture_regexes(req: &SearchRequest) -> Vec<regex::bytes::Regex> {
 
 struct FileSettings<'a> {
     root: &'a Root,
+    /// Builds a fresh searcher when a file may have grown the thread's one.
+    searcher: &'a SearcherBuilder,
     matcher: &'a RegexMatcher,
     capture_regexes: &'a [regex::bytes::Regex],
     mode: Mode,
@@ -255,7 +258,7 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
         );
     }
     copy.clear();
-    let mut reader = TapReader { inner: f, copy, hasher: None, head: [0; 2], head_len: 0 };
+    let mut reader = TapReader { inner: f, copy, hasher: None, head: [0; 2], head_len: 0, read: 0 };
     let mut sink = FileSink {
         settings: s,
         path: &file.rel,
@@ -266,7 +269,16 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
         pending: Vec::new(),
         binary_offset: None,
     };
-    if let Err(e) = searcher.search_reader(s.matcher, &mut reader, &mut sink) {
+    let searched = searcher.search_reader(s.matcher, &mut reader, &mut sink);
+    // The searcher's buffer grows for a line longer than it and never
+    // shrinks, and a NUL stops the search before the buffer holding it is
+    // searched: a grown buffer would drop more matches before a NUL in the
+    // next file. A fresh searcher after a large file keeps every file's
+    // result its own (the same whichever file the thread searched before).
+    if reader.read > SEARCHER_BUFFER {
+        *searcher = s.searcher.build();
+    }
+    if let Err(e) = searched {
         return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
     }
     // The checksum of exactly the bytes searched, for files with matches
@@ -310,6 +322,10 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
     )
 }
 
+/// grep-searcher's initial line buffer (`DEFAULT_BUFFER_CAPACITY`, 64 KiB):
+/// a file that reads no more than this cannot have grown it.
+const SEARCHER_BUFFER: u64 = 64 << 10;
+
 /// Files larger than this are hashed as they are read instead of copied.
 const COPY_LIMIT: usize = 8 << 20;
 
@@ -324,6 +340,8 @@ struct TapReader<'a, R> {
     /// The first two bytes, to recognise a UTF-16 byte order mark.
     head: [u8; 2],
     head_len: usize,
+    /// Bytes read so far.
+    read: u64,
 }
 
 impl<R: Read> Read for TapReader<'_, R> {
@@ -334,6 +352,7 @@ impl<R: Read> Read for TapReader<'_, R> {
             self.head_len += 1;
         }
         self.keep(&buf[..n]);
+        self.read += n as u64;
         Ok(n)
     }
 }

@@ -339,3 +339,31 @@ fn threads_and_pattern_sizes_are_bounded() {
     let v: serde_json::Value = t.cmd("llm-search").args(["--request", "p.json"]).json(2);
     assert_eq!(v["error"]["code"], "invalid_pattern", "{}", v["error"]);
 }
+
+#[test]
+fn matches_before_a_binary_byte_do_not_depend_on_the_file_searched_before() {
+    // b.txt: a needle per line for 70 KB, then a NUL: the matches before it are kept.
+    let mut b = Vec::new();
+    while b.len() < 70_000 {
+        b.extend_from_slice(b"a needle in a haystack, line after line\n");
+    }
+    b.extend_from_slice(b"\0 binary from here\n");
+    let alone = TestDir::new();
+    alone.write("b.txt", &b);
+    let expected = search(&alone, &["--pattern", "needle", "-j", "1"], 0).result.total_matches;
+    assert!(expected > 1000, "{expected}");
+    // a.txt, searched first on the same thread, has one 300 KB line: the
+    // searcher's buffer grew for it, and must not make b.txt's first read
+    // reach its NUL before any match is seen.
+    let t = TestDir::new();
+    t.write("a.txt", format!("{} needle\n", "x".repeat(300_000)));
+    t.write("b.txt", &b);
+    for args in [vec!["--pattern", "needle", "-j", "1"], vec!["--pattern", "needle", "-j", "1", "--limit", "1"]] {
+        let r = search(&t, &args, 0).result;
+        assert_eq!(r.total_matches, expected + 1, "{args:?}");
+    }
+    // JSONL, whose records are cut from the same result, agrees.
+    let (jsonl, _) = t.cmd("llm-search").args(["--pattern", "needle", "-j", "1", "--jsonl"]).expect_exit(0);
+    let summary: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["total_matches"], expected + 1);
+}
