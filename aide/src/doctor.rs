@@ -119,15 +119,15 @@ const PROGRAMS: &[Program] = &[
 /// A log or job database larger than this is worth a warning.
 const LARGE_DATABASE: u64 = 1 << 30;
 
-/// Runs every check.
-pub fn doctor() -> DoctorReport {
+/// Runs every check; `fix` also removes the lock files nobody holds.
+pub fn doctor(fix: bool) -> DoctorReport {
     let mut checks: Vec<Check> = PROGRAMS.iter().map(check_program).collect();
     let home = aide_core::home::aide_home();
     checks.push(check_home(&home));
     checks.push(check_log(&home));
     checks.push(check_database("jobs", "llm-jobs (the job table)", &llm_jobs::database_path(), "no job spawned yet"));
     checks.push(check_journals());
-    checks.push(check_locks());
+    checks.push(check_locks(fix));
     checks.push(check_sessions());
     let healthy = checks.iter().all(|c| c.status != CheckStatus::Fail);
     DoctorReport { healthy, checks }
@@ -268,21 +268,28 @@ fn check_journals() -> Check {
     .fix(fix)
 }
 
-fn check_locks() -> Check {
+fn check_locks(fix: bool) -> Check {
+    let removed = if fix { llm_transform::commit::remove_unheld_locks() } else { 0 };
     let (total, held) = llm_transform::commit::lock_files();
-    Check::new(
-        "transform_locks",
-        "llm-transform (one transform at a time per file)",
-        CheckStatus::Ok,
-        if total == held {
-            format!("{held} held by a running transform")
-        } else {
-            format!(
-                "{held} held by a running transform, {} left by one that died or an older version (inert: a lock dies with its process)",
-                total - held
-            )
-        },
-    )
+    let mut detail = if total == held {
+        format!("{held} held by a running transform")
+    } else {
+        format!(
+            "{held} held by a running transform, {} left by one that died or an older version (inert: a lock dies with its process)",
+            total - held
+        )
+    };
+    if fix {
+        detail.push_str(&format!("; removed {removed}"));
+    }
+    let check =
+        Check::new("transform_locks", "llm-transform (one transform at a time per file)", CheckStatus::Ok, detail);
+    // Inert, but worth tidying once they pile up.
+    if total.saturating_sub(held) > 1000 {
+        Check { status: CheckStatus::Warn, ..check }.fix("aide doctor --fix")
+    } else {
+        check
+    }
 }
 
 fn check_sessions() -> Check {

@@ -94,7 +94,12 @@ pub enum AideCommand {
     },
     /// Check what the tools rely on (programs, AIDE_HOME, the databases, interrupted transforms,
     /// sessions) and say how to fix each miss; exit 3 when a check fails.
-    Doctor,
+    Doctor {
+        /// Also repair what is safe to repair: remove the lock files no running transform holds.
+        #[arg(long)]
+        #[serde(default)]
+        fix: bool,
+    },
 }
 
 /// The shapes of tool definitions `aide tools --format` prints.
@@ -333,7 +338,7 @@ impl Tool for Aide {
     fn run(request: AideRequest, _ctx: &Context) -> Result<Outcome<AideOutput>, AideError> {
         match request.command {
             AideCommand::Log { action } => run_log(action),
-            AideCommand::Doctor => Ok(AideOutput::Doctor(doctor::doctor())),
+            AideCommand::Doctor { fix } => Ok(AideOutput::Doctor(doctor::doctor(fix))),
             AideCommand::Tools { format: None } => Ok(AideOutput::Tools { tools: list_tools() }),
             AideCommand::Tools { format: Some(format) } => {
                 Ok(AideOutput::Definitions { format, definitions: mcp::tool_definitions(format)? })

@@ -82,6 +82,31 @@ pub fn lock_files() -> (usize, usize) {
     (total, held)
 }
 
+/// Removes the lock files no running transform holds (`aide doctor --fix`),
+/// each while holding it, as a transform lets go of its own; returns how
+/// many. A transform that tries the same path in that instant is refused
+/// as locked, as it would be by another transform.
+pub fn remove_unheld_locks() -> usize {
+    let dir = aide_core::home::aide_home().join("transform/locks");
+    let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
+    let mut removed = 0;
+    for entry in rd.flatten() {
+        let path = entry.path();
+        let Ok(f) = File::open(&path) else { continue };
+        if f.try_lock().is_err() {
+            continue;
+        }
+        let same = match (rustix::fs::fstat(&f), rustix::fs::stat(&path)) {
+            (Ok(a), Ok(b)) => (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino),
+            _ => false,
+        };
+        if same && std::fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// Locks every path (in sorted order, so two transforms never deadlock);
 /// one held by another transform is a `conflict`.
 pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, AideError> {

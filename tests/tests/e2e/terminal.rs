@@ -231,3 +231,28 @@ fn every_positional_argument_is_described_and_transform_help_teaches_its_operati
         assert!(help.contains(&format!("{{\"op\":\"{op}\"")), "no example of {op} in --help");
     }
 }
+
+#[test]
+fn doctor_fix_removes_only_the_lock_files_nobody_holds() {
+    let t = TestDir::new();
+    let locks = t.home().join("transform/locks");
+    std::fs::create_dir_all(&locks).unwrap();
+    for name in ["a", "b", "held"] {
+        std::fs::write(locks.join(name), b"").unwrap();
+    }
+    // A running transform's lock: held by this process for the whole check.
+    let held = std::fs::File::open(locks.join("held")).unwrap();
+    held.lock().unwrap();
+    let doc: serde_json::Value = t.cmd("aide").args(["doctor"]).json(0);
+    let detail = |doc: &serde_json::Value| {
+        let check = doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "transform_locks").unwrap();
+        check["detail"].as_str().unwrap().to_string()
+    };
+    assert!(detail(&doc).starts_with("1 held by a running transform, 2 left"), "{}", detail(&doc));
+    let doc: serde_json::Value = t.cmd("aide").args(["doctor", "--fix"]).json(0);
+    assert!(detail(&doc).ends_with("removed 2"), "{}", detail(&doc));
+    let left: Vec<String> =
+        std::fs::read_dir(&locks).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, vec!["held".to_string()]);
+    drop(held);
+}
