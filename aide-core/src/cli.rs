@@ -106,7 +106,7 @@ fn generate_requested(words: &[String]) -> Option<Result<Generate, AideError>> {
 /// Writes `kind` for `T` (a completion script, or the roff man page).
 pub fn generate<T: Tool>(kind: Generate, out: &mut dyn Write) -> io::Result<()> {
     use clap_complete::Shell;
-    let mut cmd = command_of::<T>();
+    let mut cmd = command_of::<T>().subcommands(T::outside_subcommands());
     let shell = match kind {
         Generate::CompleteBash => Shell::Bash,
         Generate::CompleteZsh => Shell::Zsh,

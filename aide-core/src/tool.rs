@@ -44,6 +44,11 @@ pub trait Tool {
     /// Text shown after the options in `--help` and the man page: what the
     /// flags alone do not teach (a request's operations, with examples).
     const AFTER_HELP: Option<&'static str> = None;
+    /// Subcommands the binary runs outside this harness (`aide mcp`), for
+    /// the completion scripts and the man page.
+    fn outside_subcommands() -> Vec<clap::Command> {
+        Vec::new()
+    }
     /// Whether the process sets glibc's allocator for heavy parsing (see
     /// [`crate::process::tune_allocator`]): faster for tree-sitter work, but
     /// it keeps freed memory, which costs a search that grows one large

@@ -335,6 +335,11 @@ impl Tool for Aide {
     type Request = AideRequest;
     type Output = AideOutput;
 
+    fn outside_subcommands() -> Vec<clap::Command> {
+        use clap::CommandFactory;
+        vec![mcp::McpArgs::command().name("mcp").bin_name("aide mcp")]
+    }
+
     fn run(request: AideRequest, _ctx: &Context) -> Result<Outcome<AideOutput>, AideError> {
         match request.command {
             AideCommand::Log { action } => run_log(action),

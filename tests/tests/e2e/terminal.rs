@@ -26,6 +26,9 @@ fn every_binary_generates_completions_and_a_man_page() {
     // Flags a tool requires need not be given, and subcommands are in the script.
     let (bash, _) = t.cmd("llm-shell").args(["--generate", "complete-bash"]).expect_exit(0);
     assert!(bash.contains("exec") && bash.contains("session"));
+    // `aide mcp` runs outside the harness, and is completed all the same.
+    let (fish, _) = t.cmd("aide").args(["--generate", "complete-fish"]).expect_exit(0);
+    assert!(fish.contains("-a \"mcp\"") && fish.contains("__fish_aide_using_subcommand mcp\" -l root"), "{fish}");
 
     let e: aide_tests::wire::ErrorResult = t.cmd("llm-read").args(["--generate", "complete-tcsh"]).json(2);
     assert_eq!(e.error.code, "invalid_arguments");
