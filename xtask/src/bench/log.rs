@@ -6,8 +6,8 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use super::{Cmd, Report, case, fresh_home, release_binary, write_report};
-use crate::{Result, say, workspace};
+use super::{Cmd, Report, case, fresh_home, release_binary, small_tree, write_report};
+use crate::{Result, say};
 
 /// Processes logging alongside the measured runs.
 const CONCURRENT: usize = 8;
@@ -17,13 +17,7 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     let ours = ours.display().to_string();
     let home = fresh_home("log")?;
     let home = home.display().to_string();
-    let tree = workspace().join("target/bench/log/tree");
-    let _ = std::fs::remove_dir_all(&tree);
-    std::fs::create_dir_all(&tree).map_err(|e| e.to_string())?;
-    for i in 0..10 {
-        std::fs::write(tree.join(format!("f{i}.rs")), format!("fn f{i}() {{}}\nstruct S{i};\n"))
-            .map_err(|e| e.to_string())?;
-    }
+    let tree = small_tree("log/tree")?;
     let cmds = || {
         vec![
             Cmd::new("llm-search --json (logged)", &[&ours, "--json", "--pattern", "fn"], &tree)

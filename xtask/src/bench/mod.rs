@@ -166,6 +166,19 @@ fn fresh_home(name: &str) -> Result<PathBuf> {
     Ok(home)
 }
 
+/// A fresh 10-file Rust tree at `target/bench/<name>`, for start-up cases:
+/// each file holds `fn fN() {}` and `struct SN;`.
+fn small_tree(name: &str) -> Result<PathBuf> {
+    let tree = workspace().join("target/bench").join(name);
+    let _ = std::fs::remove_dir_all(&tree);
+    std::fs::create_dir_all(&tree).map_err(|e| e.to_string())?;
+    for i in 0..10 {
+        std::fs::write(tree.join(format!("f{i}.rs")), format!("fn f{i}() {{}}\nstruct S{i};\n"))
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(tree)
+}
+
 fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     crate::run(&cargo, &["build", "--release", "--quiet", "-p", package])?;

@@ -5,8 +5,8 @@ use std::process::Command;
 
 use serde::Serialize;
 
-use super::{Cmd, Report, case, fresh_home, release_binary, require, write_report};
-use crate::{Result, say, workspace};
+use super::{Cmd, Report, case, fresh_home, release_binary, require, small_tree, write_report};
+use crate::{Result, say};
 
 /// The outcome of comparing our (path, line, byte_start, byte_end) set with rg's.
 #[derive(Debug, Serialize)]
@@ -108,13 +108,7 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     }
 
     // Start-up: a 10-file tree, logging included.
-    let small = workspace().join("target/bench/small-tree");
-    let _ = std::fs::remove_dir_all(&small);
-    std::fs::create_dir_all(&small).map_err(|e| e.to_string())?;
-    for i in 0..10 {
-        std::fs::write(small.join(format!("f{i}.rs")), format!("fn f{i}() {{}}\nstruct S{i};\n"))
-            .map_err(|e| e.to_string())?;
-    }
+    let small = small_tree("small-tree")?;
     cases.push(case(
         "start-up: 10-file tree, `fn`",
         vec![

@@ -2,20 +2,14 @@
 //! default), against `rg --json` on the same tree. Target (issue 16, item
 //! 5): each within 1 ms of rg's median.
 
-use super::{Cmd, Report, case, fresh_home, release_binary, require, write_report};
-use crate::{Result, workspace};
+use super::{Cmd, Report, case, fresh_home, release_binary, require, small_tree, write_report};
+use crate::Result;
 
 pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     require("rg", "apt-get install ripgrep")?;
     let home = fresh_home("startup")?;
     let home = home.display().to_string();
-    let tree = workspace().join("target/bench/startup/tree");
-    let _ = std::fs::remove_dir_all(&tree);
-    std::fs::create_dir_all(&tree).map_err(|e| e.to_string())?;
-    for i in 0..10 {
-        std::fs::write(tree.join(format!("f{i}.rs")), format!("fn f{i}() {{}}\nstruct S{i};\n"))
-            .map_err(|e| e.to_string())?;
-    }
+    let tree = small_tree("startup/tree")?;
     let request = tree.join("request.json");
     std::fs::write(
         &request,
