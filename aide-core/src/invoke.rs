@@ -240,7 +240,7 @@ impl RunLog {
             result_bytes: None,
         };
         let home = crate::home::aide_home();
-        if let Err(e) = crate::log::spool_in(&home, &record) {
+        if let Err(e) = crate::log::spool_in(&home, record) {
             stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
             return;
         }

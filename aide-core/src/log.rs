@@ -118,20 +118,14 @@ pub fn spool_ready(home: &Path) -> Result<(), AideError> {
 
 /// Spools `run` under `home`: one file, written whole and renamed into
 /// place. A result over the stored limit is spooled without its body.
-pub fn spool_in(home: &Path, run: &RunRecord) -> Result<(), AideError> {
+pub fn spool_in(home: &Path, mut run: RunRecord) -> Result<(), AideError> {
     use std::io::Write;
     let dir = spool_dir(home);
-    let max_result = env_parse("AIDE_LOG_MAX_RESULT_BYTES").unwrap_or(DEFAULT_MAX_RESULT_BYTES);
-    let capped;
-    let run = if run.result_json.len() > max_result {
-        let mut without = run.clone_without_result();
-        without.result_bytes = Some(run.result_json.len() as u64);
-        capped = without;
-        &capped
-    } else {
-        run
-    };
-    let bytes = serde_json::to_vec(run).map_err(|e| log_err(&dir, e))?;
+    if run.result_json.len() > max_result_bytes() {
+        run.result_bytes = Some(run.result_json.len() as u64);
+        run.result_json = String::new();
+    }
+    let bytes = serde_json::to_vec(&run).map_err(|e| log_err(&dir, e))?;
     let name = format!("{}.json", run.execution_id);
     let tmp = dir.join(format!(".{name}.tmp"));
     let write = || -> std::io::Result<()> {
@@ -145,26 +139,9 @@ pub fn spool_in(home: &Path, run: &RunRecord) -> Result<(), AideError> {
     })
 }
 
-impl RunRecord {
-    fn clone_without_result(&self) -> RunRecord {
-        RunRecord {
-            execution_id: self.execution_id.clone(),
-            tool: self.tool.clone(),
-            version: self.version.clone(),
-            argv: self.argv.clone(),
-            request: self.request.clone(),
-            cwd: self.cwd.clone(),
-            root: self.root.clone(),
-            origin: self.origin.clone(),
-            started: self.started,
-            duration: self.duration,
-            exit_code: self.exit_code,
-            ok: self.ok,
-            error_code: self.error_code.clone(),
-            result_json: String::new(),
-            result_bytes: self.result_bytes,
-        }
-    }
+/// The largest result stored with its body (`AIDE_LOG_MAX_RESULT_BYTES`).
+fn max_result_bytes() -> usize {
+    env_parse("AIDE_LOG_MAX_RESULT_BYTES").unwrap_or(DEFAULT_MAX_RESULT_BYTES)
 }
 
 /// How many runs wait in the spool under `home`.
@@ -304,21 +281,20 @@ impl ExecutionLog {
         let mut ingested = 0;
         for batch in names.chunks(BATCH) {
             let mut runs = Vec::with_capacity(batch.len());
+            // The files read: moved in once their batch commits (a file not
+            // read was taken by another process ingesting now, or cannot be
+            // read yet; it stays).
+            let mut read = Vec::with_capacity(batch.len());
             for path in batch {
-                match std::fs::read(path) {
-                    Ok(bytes) => match serde_json::from_slice::<RunRecord>(&bytes) {
-                        Ok(run) => runs.push(run),
-                        // Not a record (written by hand, or damaged): nothing to keep.
-                        Err(_) => {
-                            let _ = std::fs::remove_file(path);
-                        }
-                    },
-                    // Taken by another process ingesting now.
-                    Err(_) => continue,
+                let Ok(bytes) = std::fs::read(path) else { continue };
+                // Not a record (written by hand, or damaged): nothing to keep, removed all the same.
+                if let Ok(run) = serde_json::from_slice::<RunRecord>(&bytes) {
+                    runs.push(run);
                 }
+                read.push(path);
             }
             self.insert_all(&runs)?;
-            for path in batch {
+            for path in read {
                 let _ = std::fs::remove_file(path);
             }
             ingested += runs.len();
@@ -349,7 +325,7 @@ impl ExecutionLog {
         if runs.is_empty() {
             return Ok(());
         }
-        let max_result = env_parse("AIDE_LOG_MAX_RESULT_BYTES").unwrap_or(DEFAULT_MAX_RESULT_BYTES);
+        let max_result = max_result_bytes();
         let path = self.path.clone();
         with_retry(|| {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -579,7 +555,7 @@ mod tests {
                 s.spawn(move || {
                     for i in 0..25 {
                         let id = format!("0190aaaa-0000-7000-8000-{w:04}{i:08}");
-                        spool_in(home, &record(&id, "llm-search", now, r#"{"ok":true}"#)).unwrap();
+                        spool_in(home, record(&id, "llm-search", now, r#"{"ok":true}"#)).unwrap();
                     }
                 });
             }
@@ -602,7 +578,7 @@ mod tests {
         spool_ready(home.path()).unwrap();
         let big = format!("{{\"x\":\"{}\"}}", "y".repeat(DEFAULT_MAX_RESULT_BYTES));
         let id = "0190aaaa-0000-7000-8000-00000000000b";
-        spool_in(home.path(), &record(id, "llm-read", SystemTime::now(), &big)).unwrap();
+        spool_in(home.path(), record(id, "llm-read", SystemTime::now(), &big)).unwrap();
         let file = std::fs::metadata(spool_dir(home.path()).join(format!("{id}.json"))).unwrap();
         assert!(file.len() < 4096, "the body is not written: {} bytes", file.len());
         let got = ExecutionLog::open_in(home.path()).unwrap().get(id).unwrap();
