@@ -58,6 +58,23 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
+/// Whether a process holds a lock (`flock`) on the file at `path` now.
+pub fn lock_held(path: &Path) -> bool {
+    std::fs::File::open(path).is_ok_and(|f| matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock)))
+}
+
+/// Whether `path` still names `file`: false once it was removed or replaced
+/// since `file` was opened (a lock taken on it would lock nothing).
+pub fn still_names(path: &Path, file: &std::fs::File) -> std::io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let mine = file.metadata()?;
+    match std::fs::metadata(path) {
+        Ok(now) => Ok((now.dev(), now.ino()) == (mine.dev(), mine.ino())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Options that create a file readable by the owner only (0600).
 pub fn private_file() -> std::fs::OpenOptions {
     use std::os::unix::fs::OpenOptionsExt;

@@ -108,8 +108,7 @@ impl Session {
 
     /// Whether an exec holds the session's lock now (is running in it).
     pub fn is_busy(&self) -> bool {
-        let Ok(f) = std::fs::File::open(self.dir.join("lock")) else { return false };
-        matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
+        aide_core::fsutil::lock_held(&self.dir.join("lock"))
     }
 
     /// The exported variables of the saved state, as bash sees them.

@@ -58,6 +58,11 @@ impl Drop for Locks {
     }
 }
 
+/// `$AIDE_HOME/transform/locks/`.
+fn locks_dir() -> PathBuf {
+    aide_core::home::aide_home().join("transform/locks")
+}
+
 /// The lock file of a path: `<dir>/<sha256 of the path>`.
 fn lock_path(dir: &Path, abs: &Path) -> PathBuf {
     dir.join(sha256_hex(abs.as_os_str().as_encoded_bytes()))
@@ -68,16 +73,11 @@ fn lock_path(dir: &Path, abs: &Path) -> PathBuf {
 /// died (a lock dies with its process, so none blocks anything) or by a
 /// version that kept them; the next lock of the same path removes its own.
 pub fn lock_files() -> (usize, usize) {
-    let dir = aide_core::home::aide_home().join("transform/locks");
-    let Ok(rd) = std::fs::read_dir(dir) else { return (0, 0) };
+    let Ok(rd) = std::fs::read_dir(locks_dir()) else { return (0, 0) };
     let (mut total, mut held) = (0, 0);
     for entry in rd.flatten() {
         total += 1;
-        if let Ok(f) = File::open(entry.path())
-            && matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock))
-        {
-            held += 1;
-        }
+        held += usize::from(aide_core::fsutil::lock_held(&entry.path()));
     }
     (total, held)
 }
@@ -87,8 +87,7 @@ pub fn lock_files() -> (usize, usize) {
 /// many. A transform that tries the same path in that instant is refused
 /// as locked, as it would be by another transform.
 pub fn remove_unheld_locks() -> usize {
-    let dir = aide_core::home::aide_home().join("transform/locks");
-    let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
+    let Ok(rd) = std::fs::read_dir(locks_dir()) else { return 0 };
     let mut removed = 0;
     for entry in rd.flatten() {
         let path = entry.path();
@@ -96,10 +95,7 @@ pub fn remove_unheld_locks() -> usize {
         if f.try_lock().is_err() {
             continue;
         }
-        let same = match (rustix::fs::fstat(&f), rustix::fs::stat(&path)) {
-            (Ok(a), Ok(b)) => (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino),
-            _ => false,
-        };
+        let same = aide_core::fsutil::still_names(&path, &f).unwrap_or(false);
         if same && std::fs::remove_file(&path).is_ok() {
             removed += 1;
         }
@@ -113,8 +109,7 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
     let mut paths: Vec<&Path> = paths.into_iter().collect();
     paths.sort();
     paths.dedup();
-    // `$AIDE_HOME/transform/locks/`
-    let dir = aide_core::home::aide_home().join("transform/locks");
+    let dir = locks_dir();
     aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
     let mut held = Locks { held: Vec::new() };
     for p in paths {
@@ -143,12 +138,9 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
                 }
                 Err(std::fs::TryLockError::Error(e)) => return Err(io(&e)),
             }
-            let mine = rustix::fs::fstat(&f).map_err(|e| io(&e.into()))?;
-            match rustix::fs::stat(&lp) {
-                Ok(now) if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino) => break f,
-                // Removed, or replaced, by a holder letting go: take the path's new file.
-                Ok(_) | Err(rustix::io::Errno::NOENT) => {}
-                Err(e) => return Err(io(&e.into())),
+            // Removed, or replaced, by a holder letting go: take the path's new file.
+            if aide_core::fsutil::still_names(&lp, &f).map_err(|e| io(&e))? {
+                break f;
             }
         };
         held.held.push((lp, file));
