@@ -82,17 +82,8 @@ pub fn command_of<T: Tool>() -> Command {
 /// before any `--`.
 fn generate_requested(words: &[String]) -> Option<Result<Generate, AideError>> {
     use clap::ValueEnum;
-    let mut rest = words.iter().skip(1).take_while(|w| *w != "--");
-    let value = loop {
-        let w = rest.next()?;
-        if w == "--generate" {
-            break rest.next().cloned().unwrap_or_default();
-        }
-        if let Some(v) = w.strip_prefix("--generate=") {
-            break v.to_string();
-        }
-    };
-    Some(Generate::from_str(&value, false).map_err(|_| {
+    let value = raw_flag_values(words, "--generate").next()?.unwrap_or_default();
+    Some(Generate::from_str(value, false).map_err(|_| {
         let kinds: Vec<String> = Generate::value_variants()
             .iter()
             .filter_map(|k| k.to_possible_value())
@@ -134,10 +125,16 @@ impl CommonArgs {
 /// executable first (an install puts the tools together), then on PATH.
 pub fn find_executable(name: &str) -> Option<PathBuf> {
     let beside = std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join(name)));
-    let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join(name)).collect::<Vec<_>>())
-        .unwrap_or_default();
-    beside.into_iter().chain(on_path).find(|p| p.is_file())
+    beside.filter(|p| p.is_file()).or_else(|| on_path(name))
+}
+
+/// The first executable file `name` in the directories of `PATH`.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
 
 /// Runs `T` on the process arguments and exits with its status.
@@ -150,15 +147,27 @@ pub fn main<T: Tool>() -> ! {
 /// usage error is coloured as asked too; Auto when absent or unknown.
 fn guess_color(argv: &[String]) -> ColorChoice {
     use clap::ValueEnum;
+    raw_flag_values(argv, "--color")
+        .filter_map(|v| ColorChoice::from_str(v?, false).ok())
+        .last()
+        .unwrap_or(ColorChoice::Auto)
+}
+
+/// The value of each `FLAG VALUE` or `FLAG=VALUE` among the raw arguments
+/// before any `--` (None: `FLAG` ended the line), read before clap parses.
+fn raw_flag_values<'a>(argv: &'a [String], flag: &'a str) -> impl Iterator<Item = Option<&'a str>> {
     let mut words = argv.iter().skip(1).take_while(|w| *w != "--");
-    let mut choice = ColorChoice::Auto;
-    while let Some(w) = words.next() {
-        let value = if w == "--color" { words.next().map(String::as_str) } else { w.strip_prefix("--color=") };
-        if let Some(c) = value.and_then(|v| ColorChoice::from_str(v, false).ok()) {
-            choice = c;
+    std::iter::from_fn(move || {
+        loop {
+            let w = words.next()?;
+            if w == flag {
+                return Some(words.next().map(String::as_str));
+            }
+            if let Some(v) = w.strip_prefix(flag).and_then(|rest| rest.strip_prefix('=')) {
+                return Some(Some(v));
+            }
         }
-    }
-    choice
+    })
 }
 
 /// Guesses the format from the raw arguments, before flags parse, so even
@@ -532,4 +541,27 @@ fn emit<O: Serialize + Render>(
         run.record(status, true, None, compact);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn raw_flags_are_read_in_both_spellings_and_never_after_the_double_dash() {
+        let argv = words("tool --color never --json --color=always -- --color auto");
+        let values: Vec<Option<&str>> = raw_flag_values(&argv, "--color").collect();
+        assert_eq!(values, vec![Some("never"), Some("always")]);
+        assert_eq!(guess_color(&argv), ColorChoice::Always);
+        // A flag that ends the line has no value; a longer flag is another flag.
+        let argv = words("tool --colorful x --generate");
+        assert_eq!(raw_flag_values(&argv, "--color").count(), 0);
+        assert_eq!(raw_flag_values(&argv, "--generate").collect::<Vec<_>>(), vec![None]);
+        assert!(generate_requested(&argv).is_some_and(|r| r.is_err()));
+        assert_eq!(guess_color(&words("tool --color bogus")), ColorChoice::Auto);
+    }
 }

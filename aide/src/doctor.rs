@@ -133,22 +133,13 @@ pub fn doctor(fix: bool) -> DoctorReport {
     DoctorReport { healthy, checks }
 }
 
-/// The directories of `PATH` holding an executable `name`, first one first.
-fn on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
-}
-
 fn check_program(p: &Program) -> Check {
     let program =
         if p.name == "cargo" { std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()) } else { p.name.into() };
-    let found = if program.contains('/') { Some(PathBuf::from(&program)) } else { on_path(&program) };
+    let found = if program.contains('/') { Some(PathBuf::from(&program)) } else { aide_core::cli::on_path(&program) };
+    let missing = if p.required { CheckStatus::Fail } else { CheckStatus::Warn };
     let Some(path) = found else {
-        let status = if p.required { CheckStatus::Fail } else { CheckStatus::Warn };
-        return Check::new(p.name, p.needed_by, status, "not found on PATH".into()).fix(p.fix);
+        return Check::new(p.name, p.needed_by, missing, "not found on PATH".into()).fix(p.fix);
     };
     let version = Command::new(&path)
         .arg("--version")
@@ -160,11 +151,8 @@ fn check_program(p: &Program) -> Check {
         .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string));
     match version {
         Some(v) => Check::new(p.name, p.needed_by, CheckStatus::Ok, format!("{v} ({})", path.display())),
-        None => {
-            let status = if p.required { CheckStatus::Fail } else { CheckStatus::Warn };
-            Check::new(p.name, p.needed_by, status, format!("{} does not run (--version failed)", path.display()))
-                .fix(p.fix)
-        }
+        None => Check::new(p.name, p.needed_by, missing, format!("{} does not run (--version failed)", path.display()))
+            .fix(p.fix),
     }
 }
 
