@@ -149,9 +149,7 @@ impl<'a> TextOut<'a> {
         }
         self.write_all(&text.as_bytes()[done..])
     }
-}
 
-impl TextOut<'_> {
     /// Writes a unified diff, its lines coloured as `git diff` colours them.
     pub fn diff(&mut self, diff: &str) -> io::Result<()> {
         if !self.color {
