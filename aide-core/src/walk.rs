@@ -21,6 +21,8 @@ use crate::lang::Lang;
 use crate::root::{Root, to_slash};
 use crate::tool::{Cancel, Context, ProgressSink};
 
+mod ordered;
+
 /// Walking options shared by every tool that reads a tree. Flattened into
 /// each tool's flags and request.
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, schemars::JsonSchema)]
@@ -126,27 +128,40 @@ impl<'a> Walker<'a> {
 
     /// `pruned` collects the `outside_root` diagnostics of followed links
     /// that are not walked.
-    fn builder(&self, threads: usize, pruned: &std::sync::Arc<Mutex<Vec<Diagnostic>>>) -> WalkBuilder {
+    /// `listings`, when given, records every entry the walk will visit
+    /// under its folder (see [`Walker::visit_ordered`]).
+    fn builder(
+        &self,
+        threads: usize,
+        pruned: &std::sync::Arc<Mutex<Vec<Diagnostic>>>,
+        listings: Option<std::sync::Arc<ordered::Listings>>,
+    ) -> WalkBuilder {
         let mut b = WalkBuilder::new(self.root.path());
-        if self.args.follow {
+        let follow = self.args.follow;
+        if follow || listings.is_some() {
             // A followed link to a folder outside the root is pruned at the
             // link, with one diagnostic: never walked (a link to `/` would
             // never end), and never thousands of per-file diagnostics.
             let root = self.root.clone();
             let pruned = pruned.clone();
             b.filter_entry(move |entry| {
-                if !entry.path_is_symlink() || !entry.file_type().is_some_and(|t| t.is_dir()) {
-                    return true;
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if follow && entry.path_is_symlink() && is_dir {
+                    let inside = entry.path().canonicalize().is_ok_and(|c| c.starts_with(root.path()));
+                    if !inside {
+                        let rel = root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
+                        lock(&pruned).push(
+                            Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked folder leads outside the root; not walked")
+                                .with_path(rel),
+                        );
+                        return false;
+                    }
                 }
-                let inside = entry.path().canonicalize().is_ok_and(|c| c.starts_with(root.path()));
-                if !inside {
-                    let rel = root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
-                    lock(&pruned).push(
-                        Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked folder leads outside the root; not walked")
-                            .with_path(rel),
-                    );
+                // Every entry that passes here is visited: ignore rules came first.
+                if let Some(listings) = &listings {
+                    listings.add(entry.path(), is_dir);
                 }
-                inside
+                true
             });
         }
         b.hidden(!self.args.hidden)
@@ -214,6 +229,20 @@ impl<'a> Walker<'a> {
         Some(Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: false }))
     }
 
+    /// A file whose name is not UTF-8 is still visited, under a name the
+    /// tools accept back — and said so.
+    fn note_lossy_name(&self, file: &WalkedFile, diagnostics: &Mutex<Vec<Diagnostic>>) {
+        if file.abs.to_str().is_none() {
+            lock(diagnostics).push(
+                Diagnostic::new(
+                    diag::LOSSY_UTF8,
+                    "the file name is not UTF-8: shown with \\xHH for each stray byte (and \\\\ for a backslash), a form every tool accepts back",
+                )
+                .with_path(&file.rel),
+            );
+        }
+    }
+
     /// Visits every file in parallel. `make_visitor` is called once per worker
     /// thread; its visitor gets each file that thread finds. Returns the
     /// walk's diagnostics, sorted, or `cancelled` when the flag of
@@ -226,7 +255,7 @@ impl<'a> Walker<'a> {
         let diagnostics = Mutex::new(Vec::new());
         let pruned = std::sync::Arc::new(Mutex::new(Vec::new()));
         let progress = self.progress.counter(None);
-        self.builder(threads, &pruned).build_parallel().run(|| {
+        self.builder(threads, &pruned, None).build_parallel().run(|| {
             let mut visit = make_visitor();
             let diagnostics = &diagnostics;
             let progress = &progress;
@@ -236,16 +265,7 @@ impl<'a> Walker<'a> {
                 }
                 match self.classify(result) {
                     Some(Ok(file)) => {
-                        if file.abs.to_str().is_none() {
-                            // Still visited, under a name the tools accept back.
-                            lock(diagnostics).push(
-                                Diagnostic::new(
-                                    diag::LOSSY_UTF8,
-                                    "the file name is not UTF-8: shown with \\xHH for each stray byte (and \\\\ for a backslash), a form every tool accepts back",
-                                )
-                                .with_path(&file.rel),
-                            );
-                        }
+                        self.note_lossy_name(&file, diagnostics);
                         visit(file);
                         progress.tick();
                     }
