@@ -207,7 +207,7 @@ fn fail(run: &mut RunLog, format: Format, out: &mut Stdout, err: &AideError) -> 
 }
 
 /// Inserts `"type": kind` as the first field of an object.
-fn with_type(kind: &str, value: Value) -> Value {
+pub(crate) fn with_type(kind: &str, value: Value) -> Value {
     let mut m = serde_json::Map::new();
     m.insert("type".into(), Value::String(kind.into()));
     if let Value::Object(obj) = value {
@@ -417,7 +417,8 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     if let Some(line) = &progress_line {
         ctx = ctx.with_progress(line.sink());
     }
-    if format == Format::Text {
+    ctx.logged = run.enabled;
+    if matches!(format, Format::Text | Format::Jsonl) {
         let mut live = crate::tool::Live::new(Box::new(io::stdout()), common.color.for_stdout());
         if let Some(line) = &progress_line {
             live = live.with_progress_line(line.clone());
@@ -524,6 +525,8 @@ fn emit<O: Serialize + Render>(
                 },
                 _ => None,
             };
+            // Streamed records are out already: only the summary is left.
+            let records = records.filter(|_| !output.streamed());
             out.write_with(|w| {
                 if let Some((kind, items)) = records {
                     for item in items {

@@ -94,6 +94,11 @@ pub trait Render {
     fn exit_status(&self) -> ExitStatus {
         ExitStatus::found(self.found())
     }
+    /// Whether the records were already written while the tool ran (to
+    /// the live sink): the harness then prints only the rest.
+    fn streamed(&self) -> bool {
+        false
+    }
     /// For `--jsonl`: the result field holding the records and the record
     /// type written into each line's `type`.
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
@@ -260,6 +265,35 @@ impl Live {
         Ok(r)
     }
 
+    /// Writes JSONL records, `{"type": KIND, …}` each, exactly as the
+    /// harness would have printed them from the final document: one write
+    /// and a flush for the batch.
+    pub fn records<T: Serialize>(&mut self, kind: &str, items: &[T]) -> io::Result<()> {
+        self.clear_progress();
+        let mut buf = Vec::new();
+        for item in items {
+            let value = serde_json::to_value(item).map_err(io::Error::other)?;
+            serde_json::to_writer(&mut buf, &crate::cli::with_type(kind, value)).map_err(io::Error::other)?;
+            buf.push(b'\n');
+        }
+        self.out.write_all(&buf)?;
+        self.out.flush()
+    }
+
+    /// As [`Live::text`], rendered whole first and written in one go (a
+    /// batch of lines: one system call, not one per line).
+    pub fn text_batch(&mut self, f: impl FnOnce(&mut TextOut<'_>) -> io::Result<()>) -> io::Result<()> {
+        self.clear_progress();
+        let mut buf = Vec::new();
+        {
+            let mut text = TextOut::new(&mut buf, self.color);
+            f(&mut text)?;
+            text.flush()?;
+        }
+        self.out.write_all(&buf)?;
+        self.out.flush()
+    }
+
     /// As [`Live::text`], buffered: many short lines cost one system call
     /// per 64 KiB instead of one each (stdout is line-buffered).
     pub fn buffered<R>(&mut self, f: impl FnOnce(&mut TextOut<'_>) -> R) -> R {
@@ -284,10 +318,14 @@ pub struct Context {
     /// The format the result will be printed in (an output budget such as
     /// `--max-output-bytes` counts the bytes of this format).
     pub format: Format,
-    /// In text mode, stdout for output that streams while the tool runs
-    /// (the text outline, `llm-jobs logs --follow`); None where only the
-    /// final document may be printed.
+    /// In text and JSONL modes on the command line, stdout for output that
+    /// streams while the tool runs (the text outline, `llm-jobs logs
+    /// --follow`, search results in order); None where only the final
+    /// document may be printed.
     live: Option<LiveSink>,
+    /// Whether the run's result is recorded in the execution log: a tool
+    /// that streams its records keeps them for the log only then.
+    pub logged: bool,
     /// The root the run opened, for the execution log.
     opened_root: Mutex<Option<PathBuf>>,
 }
@@ -315,6 +353,7 @@ impl Context {
             progress: ProgressSink::default(),
             format: Format::Json { pretty: false },
             live: None,
+            logged: false,
             opened_root: Mutex::new(None),
         }
     }
@@ -344,13 +383,26 @@ impl Context {
         self
     }
 
-    /// The live-output sink, when the caller streams text.
+    /// The live-output sink, when the caller streams text (text mode).
     pub fn live(&self) -> Option<MutexGuard<'_, Live>> {
+        if self.format != Format::Text {
+            return None;
+        }
         self.live.as_ref().map(crate::walk::lock)
     }
 
     pub fn has_live(&self) -> bool {
-        self.live.is_some()
+        self.format == Format::Text && self.live.is_some()
+    }
+
+    /// The live sink in JSONL mode: records written as they are found,
+    /// each with [`Live::record`]; the harness then prints only the summary
+    /// (see [`Render::streamed`]).
+    pub fn live_records(&self) -> Option<MutexGuard<'_, Live>> {
+        if self.format != Format::Jsonl {
+            return None;
+        }
+        self.live.as_ref().map(crate::walk::lock)
     }
 
     /// `Err(cancelled)` once the caller raised the flag.

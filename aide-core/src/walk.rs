@@ -128,40 +128,29 @@ impl<'a> Walker<'a> {
 
     /// `pruned` collects the `outside_root` diagnostics of followed links
     /// that are not walked.
-    /// `listings`, when given, records every entry the walk will visit
-    /// under its folder (see [`Walker::visit_ordered`]).
-    fn builder(
-        &self,
-        threads: usize,
-        pruned: &std::sync::Arc<Mutex<Vec<Diagnostic>>>,
-        listings: Option<std::sync::Arc<ordered::Listings>>,
-    ) -> WalkBuilder {
+    /// `pruned` collects the `outside_root` diagnostics of followed links
+    /// that are not walked.
+    fn builder(&self, threads: usize, pruned: &std::sync::Arc<Mutex<Vec<Diagnostic>>>) -> WalkBuilder {
         let mut b = WalkBuilder::new(self.root.path());
-        let follow = self.args.follow;
-        if follow || listings.is_some() {
+        if self.args.follow {
             // A followed link to a folder outside the root is pruned at the
             // link, with one diagnostic: never walked (a link to `/` would
             // never end), and never thousands of per-file diagnostics.
             let root = self.root.clone();
             let pruned = pruned.clone();
             b.filter_entry(move |entry| {
-                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-                if follow && entry.path_is_symlink() && is_dir {
-                    let inside = entry.path().canonicalize().is_ok_and(|c| c.starts_with(root.path()));
-                    if !inside {
-                        let rel = root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
-                        lock(&pruned).push(
-                            Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked folder leads outside the root; not walked")
-                                .with_path(rel),
-                        );
-                        return false;
-                    }
+                if !entry.path_is_symlink() || !entry.file_type().is_some_and(|t| t.is_dir()) {
+                    return true;
                 }
-                // Every entry that passes here is visited: ignore rules came first.
-                if let Some(listings) = &listings {
-                    listings.add(entry.path(), is_dir);
+                let inside = entry.path().canonicalize().is_ok_and(|c| c.starts_with(root.path()));
+                if !inside {
+                    let rel = root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
+                    lock(&pruned).push(
+                        Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked folder leads outside the root; not walked")
+                            .with_path(rel),
+                    );
                 }
-                true
+                inside
             });
         }
         b.hidden(!self.args.hidden)
@@ -255,7 +244,7 @@ impl<'a> Walker<'a> {
         let diagnostics = Mutex::new(Vec::new());
         let pruned = std::sync::Arc::new(Mutex::new(Vec::new()));
         let progress = self.progress.counter(None);
-        self.builder(threads, &pruned, None).build_parallel().run(|| {
+        self.builder(threads, &pruned).build_parallel().run(|| {
             let mut visit = make_visitor();
             let diagnostics = &diagnostics;
             let progress = &progress;

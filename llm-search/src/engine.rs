@@ -102,6 +102,32 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         max_filesize: walker.max_filesize(),
     };
 
+    // Text and JSONL on the command line print each file's matches as soon
+    // as every earlier path is done, and a --limit stops the search once
+    // its page is full: both walk in path order (see
+    // `Walker::visit_ordered`). A whole JSON document gains nothing from
+    // order while the search runs: the parallel walk is faster for it.
+    let print = ctx.has_live() || ctx.live_records().is_some();
+    let in_order = req.mode == Mode::Content && req.max_output_bytes.is_none() && (print || req.limit.is_some());
+    let mut diagnostics = thread_diagnostics;
+    if in_order {
+        let mut gather = Gather::new(req, ctx, print);
+        let walk_diagnostics = walker.visit_ordered(
+            threads,
+            || {
+                let mut searcher = searcher_builder.build();
+                // One copy buffer per thread, reused file after file.
+                let mut copy = Vec::new();
+                let settings = &settings;
+                move |file: &WalkedFile| search_file(&mut searcher, settings, file, &mut copy)
+            },
+            |_, outcome| gather.take(outcome),
+        )?;
+        diagnostics.extend(walk_diagnostics);
+        diagnostics.append(&mut gather.diagnostics);
+        return Ok(Outcome::with_diagnostics(gather.finish(), diagnostics));
+    }
+
     let (outcomes, walk_diagnostics) = walker.filter_map_parallel(threads, || {
         let mut searcher = searcher_builder.build();
         // One copy buffer per thread, reused file after file.
@@ -120,8 +146,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
     })?;
 
     let mut results = Vec::new();
-    let mut diagnostics = walk_diagnostics;
-    diagnostics.extend(thread_diagnostics);
+    diagnostics.extend(walk_diagnostics);
     for outcome in outcomes {
         match outcome {
             FileOutcome::Skipped(d) => diagnostics.push(d),
@@ -137,6 +162,108 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
 
     let output = paginate(req, results, files_searched.into_inner(), format, &mut diagnostics);
     Ok(Outcome::with_diagnostics(output, diagnostics))
+}
+
+/// Content mode in path order: each file's matches as they come, the
+/// totals counted, the page printed at once (`print`) or kept. Only the
+/// page is kept — for the output, or for the execution log when printed.
+struct Gather<'r> {
+    req: &'r SearchRequest,
+    ctx: &'r Context,
+    print: bool,
+    diagnostics: Vec<Diagnostic>,
+    output: SearchOutput,
+    printed: usize,
+    write_failed: bool,
+}
+
+impl<'r> Gather<'r> {
+    fn new(req: &'r SearchRequest, ctx: &'r Context, print: bool) -> Gather<'r> {
+        Gather {
+            req,
+            ctx,
+            print,
+            diagnostics: Vec::new(),
+            output: SearchOutput {
+                mode: req.mode,
+                matches: Vec::new(),
+                files: Vec::new(),
+                total_matches: 0,
+                total_lines: 0,
+                files_with_matches: 0,
+                files_searched: 0,
+                truncated: false,
+                next_offset: None,
+                totals_exact: true,
+                streamed: print,
+                printed: 0,
+            },
+            printed: 0,
+            write_failed: false,
+        }
+    }
+
+    /// Takes the next file's outcome; breaks once --limit's page is full
+    /// and a match past it shows that more remain.
+    fn take(&mut self, outcome: FileOutcome) -> std::ops::ControlFlow<()> {
+        use std::ops::ControlFlow;
+        let result = match outcome {
+            FileOutcome::Skipped(d) => {
+                self.diagnostics.push(d);
+                return ControlFlow::Continue(());
+            }
+            FileOutcome::Searched(result, d) => {
+                self.diagnostics.extend(d);
+                self.output.files_searched += 1;
+                result
+            }
+        };
+        if result.count == 0 {
+            return ControlFlow::Continue(());
+        }
+        let first = self.output.total_matches;
+        self.output.total_matches += result.count;
+        self.output.total_lines += result.lines;
+        self.output.files_with_matches += 1;
+        // The part of this file's matches inside the page.
+        let (offset, limit) = (self.req.offset, self.req.limit.unwrap_or(usize::MAX));
+        let skip = offset.saturating_sub(first).min(result.matches.len());
+        let take = limit.saturating_sub(self.printed).min(result.matches.len() - skip);
+        if take > 0 {
+            let page = &result.matches[skip..skip + take];
+            self.printed += take;
+            if self.print && !self.write_failed {
+                // A closed pipe ends the printing, not the search: the
+                // totals and the log stay whole.
+                let written = if let Some(mut live) = self.ctx.live() {
+                    live.text_batch(|w| crate::output::write_matches(w, page))
+                } else if let Some(mut live) = self.ctx.live_records() {
+                    live.records("match", page)
+                } else {
+                    Ok(())
+                };
+                self.write_failed = written.is_err();
+            }
+            if !self.print || self.ctx.logged {
+                self.output.matches.extend_from_slice(page);
+            }
+        }
+        if self.req.limit.is_some() && self.output.total_matches > offset.saturating_add(limit) {
+            self.output.totals_exact = false;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn finish(mut self) -> SearchOutput {
+        self.output.printed = self.printed;
+        let next_offset = self.req.offset.saturating_add(self.printed);
+        if next_offset < self.output.total_matches {
+            self.output.truncated = true;
+            self.output.next_offset = Some(next_offset);
+        }
+        self.output
+    }
 }
 
 /// The most bytes of patterns one search takes (a 50 MB pattern once took
@@ -628,6 +755,9 @@ fn paginate(
         files_searched,
         truncated: false,
         next_offset: None,
+        totals_exact: true,
+        streamed: false,
+        printed: 0,
     };
     let total_items;
     let kept;

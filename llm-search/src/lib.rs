@@ -1,9 +1,18 @@
 //! # llm-search: ripgrep's matches as span-exact, deterministic JSON
 //!
 //! Searches a tree in parallel with ripgrep's own engine (`grep-searcher`,
-//! `grep-regex`, the `ignore` walker), then sorts every match by (path
-//! byte-wise, byte_start), so the output is identical on every run whatever
-//! the thread count. `--limit`/`--offset` page through that sorted list.
+//! `grep-regex`, the `ignore` walker); every match comes in (path
+//! byte-wise, byte_start) order, so the output is identical on every run
+//! whatever the thread count. `--limit`/`--offset` page through that list.
+//!
+//! Two strategies, one output. A whole `--json` document walks in parallel
+//! and sorts at the end (the fastest way to the last byte). Text and
+//! `--jsonl` walk in path order ([`aide_core::walk::Walker::visit_ordered`])
+//! and print each file's matches as soon as every earlier file is done: the
+//! first record comes within milliseconds and memory holds the page, not
+//! every match. With `--limit` the ordered walk stops once the page is full
+//! and one more match shows that more remain; the totals then count the
+//! files up to there and `totals_exact` is false (text says "at least").
 //!
 //! ## Wire format (`--json`)
 //!
@@ -19,7 +28,7 @@
 //!                  "context_before": ["…"], "context_after": ["…"] } ],
 //!   "files": [],
 //!   "total_matches": 1, "files_searched": 12, "files_with_matches": 1,
-//!   "truncated": false, "next_offset": null }
+//!   "truncated": false, "next_offset": null, "totals_exact": true }
 //! ```
 //!
 //! * Offsets are into the file's bytes as stored (no BOM transcoding); `line`

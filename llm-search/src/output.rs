@@ -82,6 +82,38 @@ pub struct SearchOutput {
     pub truncated: bool,
     /// The --offset that continues after this page, when truncated.
     pub next_offset: Option<usize>,
+    /// The totals count every file. False when --limit stopped the search
+    /// once the page was full and one more match showed that more remain:
+    /// the totals then count the files up to that match (a lower bound).
+    pub totals_exact: bool,
+    /// The matches were printed as they were found (text and JSONL on the
+    /// command line); `matches` holds them only for the execution log.
+    #[serde(skip)]
+    pub streamed: bool,
+    /// How many matches were printed, when streamed.
+    #[serde(skip)]
+    pub printed: usize,
+}
+
+/// Matches as text mode prints them: a line with several matches once, at
+/// its first match's column, with every match on it marked, as rg prints
+/// it (JSON lists every match).
+pub fn write_matches(w: &mut TextOut<'_>, matches: &[Match]) -> io::Result<()> {
+    let mut rest = matches;
+    while let Some(first) = rest.first() {
+        let same_line = rest
+            .iter()
+            .take_while(|m| (m.path.as_str(), m.span.line) == (first.path.as_str(), first.span.line))
+            .count();
+        let marks: Vec<(usize, usize)> = if w.colored() {
+            rest[..same_line].iter().filter_map(|m| marks_on_line(first, m)).collect()
+        } else {
+            Vec::new()
+        };
+        write_match(w, first, &marks)?;
+        rest = &rest[same_line..];
+    }
+    Ok(())
 }
 
 /// One match as text mode prints it: its context lines around
@@ -157,25 +189,8 @@ pub fn write_file(w: &mut TextOut<'_>, f: &FileCount, mode: Mode) -> io::Result<
 impl Render for SearchOutput {
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self.mode {
-            Mode::Content => {
-                // A line with several matches is printed once, at its first
-                // match's column, with every match on it marked, as rg
-                // prints it (JSON lists every match).
-                let mut rest = &self.matches[..];
-                while let Some(first) = rest.first() {
-                    let same_line = rest
-                        .iter()
-                        .take_while(|m| (m.path.as_str(), m.span.line) == (first.path.as_str(), first.span.line))
-                        .count();
-                    let marks: Vec<(usize, usize)> = if w.colored() {
-                        rest[..same_line].iter().filter_map(|m| marks_on_line(first, m)).collect()
-                    } else {
-                        Vec::new()
-                    };
-                    write_match(w, first, &marks)?;
-                    rest = &rest[same_line..];
-                }
-            }
+            Mode::Content if self.streamed => {}
+            Mode::Content => write_matches(w, &self.matches)?,
             Mode::Files | Mode::Count => {
                 for f in &self.files {
                     write_file(w, f, self.mode)?;
@@ -190,13 +205,15 @@ impl Render for SearchOutput {
             )?;
         }
         if let Some(next) = self.next_offset {
+            let at_least = if self.totals_exact { "" } else { "at least " };
             let (shown, total, what) = match self.mode {
+                Mode::Content if self.streamed => (self.printed, self.total_matches, "matches"),
                 Mode::Content => (self.matches.len(), self.total_matches, "matches"),
                 Mode::Files | Mode::Count => (self.files.len(), self.files_with_matches, "files"),
             };
             w.paint(
                 Paint::Dim,
-                format_args!("[truncated: {shown} of {total} {what} shown; continue with --offset {next}]"),
+                format_args!("[truncated: {shown} of {at_least}{total} {what} shown; continue with --offset {next}]"),
             )?;
             writeln!(w)?;
         }
@@ -205,6 +222,10 @@ impl Render for SearchOutput {
 
     fn found(&self) -> bool {
         self.total_matches > 0
+    }
+
+    fn streamed(&self) -> bool {
+        self.streamed
     }
 
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {

@@ -56,6 +56,7 @@ pub struct SearchResult {
     pub files_with_matches: usize,
     pub truncated: bool,
     pub next_offset: Option<usize>,
+    pub totals_exact: bool,
 }
 
 #[derive(Debug, Deserialize, Clone, PartialEq, Eq)]

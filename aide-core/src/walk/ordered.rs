@@ -1,258 +1,218 @@
-//! In-order results over the parallel walk.
+//! In-order results over a parallel search.
 //!
-//! The parallel walk finds files in no particular order; a tool that prints
-//! its results sorted by path used to hold all of them until the walk ended.
-//! Here each worker maps the files it finds, and the results are handed on
-//! in the order [`Walker::collect`] sorts by (byte-wise relative paths) as
-//! soon as every earlier file is done — while the walk goes on.
-//!
-//! What makes that possible: `ignore`'s worker lists a folder right after
-//! visiting it, on the same thread, passing each entry it keeps through the
-//! walk's entry filter — where [`Listings`] records it. The folder's listing
-//! is complete when that thread visits anything else (or ends). A cursor
-//! then goes down the tree of completed listings in path order (a folder's
-//! entries sorted by name, with `/` after a folder's name, which is byte-wise
-//! order of the whole paths), handing on each file's result once it is
-//! there, and waiting at the first folder not yet listed or file not yet
-//! done. Whichever worker finds the cursor idle after adding a result moves
-//! it and hands the results on; the others never wait for output.
+//! A tool that prints its results sorted by path used to hold all of them
+//! until a parallel walk (which finds files in no particular order) ended.
+//! Here the walk itself goes in that order: `ignore`'s sequential walker,
+//! each folder's entries sorted so that a depth-first walk yields byte-wise
+//! order of the relative paths ([`Walker::collect`]'s order). The workers
+//! share it: each takes the next few files under a lock, maps them outside
+//! it, and leaves the results in a window keyed by position; whoever finds
+//! no one handing results on hands on every result whose predecessors are
+//! all done. The workers so finish files almost in order, the window stays
+//! small whatever the number of results, and the first result is handed on
+//! as soon as it exists — while the ripgrep-style walk, sequential, spends
+//! less CPU than the parallel one (it reads each folder once, on one thread).
 
-use std::collections::HashMap;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, VecDeque};
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-
-use ignore::WalkState;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::{Arc, Condvar, Mutex};
 
 use super::{WalkedFile, Walker, lock};
 use crate::envelope::Diagnostic;
 use crate::error::AideError;
-use crate::root::to_slash;
+use crate::text::escape_path;
 
-/// One entry of a folder that the walk will visit.
-struct Entry {
-    path: PathBuf,
-    /// The name as the relative path shows it, with `/` after a folder's:
-    /// siblings sorted by it come in byte-wise order of their whole paths.
-    key: String,
-    is_dir: bool,
-}
+/// Files a worker takes from the walk at once: fewer lock hand-overs, and
+/// still a small window.
+const BATCH: usize = 4;
 
-#[derive(Default)]
-struct Listing {
-    entries: Vec<Entry>,
-    complete: bool,
-}
+/// Files the walk hands over at once.
+const CHUNK: usize = 16;
 
-/// The entries of every folder the walk lists, recorded by the walk's entry
-/// filter (see [`Walker::builder`]).
-#[derive(Default)]
-pub(super) struct Listings {
-    folders: Mutex<HashMap<PathBuf, Listing>>,
-}
-
-impl Listings {
-    /// Records `path` as an entry of its folder (being listed by this thread).
-    pub(super) fn add(&self, path: &Path, is_dir: bool) {
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return };
-        let mut key = to_slash(Path::new(name));
-        if is_dir {
-            key.push('/');
+/// Siblings in the order that makes a depth-first walk yield byte-wise
+/// order of whole relative paths: by name as the path shows it (escaped
+/// when not UTF-8), a folder's name as if followed by `/` — so `a-b/x` and
+/// `a.rs` come before `a/x`. Only a name that is a prefix of its sibling's,
+/// followed there by a byte below `/`, needs to know whether it is a folder
+/// (a `stat`, rare).
+pub(super) fn sibling_order(follow: bool) -> impl Fn(&Path, &Path) -> Ordering + Send + Sync + 'static {
+    move |a: &Path, b: &Path| {
+        let (Some(an), Some(bn)) = (a.file_name(), b.file_name()) else { return a.cmp(b) };
+        let (an, bn) = (escape_path(an, false), escape_path(bn, false));
+        let (ab, bb) = (an.as_bytes(), bn.as_bytes());
+        let is_dir = |p: &Path| if follow { p.is_dir() } else { p.symlink_metadata().is_ok_and(|m| m.is_dir()) };
+        if ab.len() < bb.len() && bb.starts_with(ab) && bb[ab.len()] < b'/' && is_dir(a) {
+            return Ordering::Greater;
         }
-        let entry = Entry { path: path.to_path_buf(), key, is_dir };
-        lock(&self.folders).entry(parent.to_path_buf()).or_default().entries.push(entry);
-    }
-
-    /// A folder the walk visits: it is listed next, by the same thread.
-    fn open(&self, dir: &Path) {
-        lock(&self.folders).entry(dir.to_path_buf()).or_default();
-    }
-
-    fn complete(&self, dir: &Path) {
-        if let Some(listing) = lock(&self.folders).get_mut(dir) {
-            listing.complete = true;
+        if bb.len() < ab.len() && ab.starts_with(bb) && ab[bb.len()] < b'/' && is_dir(b) {
+            return Ordering::Less;
         }
-    }
-
-    /// A complete listing's entries, sorted; `None` while it is not complete.
-    fn take_complete(&self, dir: &Path) -> Option<Vec<Entry>> {
-        let mut folders = lock(&self.folders);
-        if !folders.get(dir).is_some_and(|l| l.complete) {
-            return None;
-        }
-        let mut entries = folders.remove(dir).map(|l| l.entries).unwrap_or_default();
-        entries.sort_unstable_by(|a, b| a.key.as_bytes().cmp(b.key.as_bytes()));
-        Some(entries)
+        ab.cmp(bb)
     }
 }
 
-/// A folder the cursor is in: its sorted entries and the next one to hand on.
-struct Frame {
-    entries: Vec<Entry>,
-    next: usize,
+/// Files the walk found, with their positions, waiting for a worker.
+struct Queue {
+    files: VecDeque<(u64, WalkedFile)>,
+    ended: bool,
+    /// Workers asleep until more files come.
+    waiting: usize,
 }
 
-/// Results waiting for their turn, and where the cursor stands.
-struct Pending<T> {
-    /// Every visited non-folder entry: its result, or `None` when it gave
-    /// none (a diagnostic, or filtered out by type).
-    done: HashMap<PathBuf, Option<(WalkedFile, T)>>,
-    /// `None` until the root is listed.
-    cursor: Option<Vec<Frame>>,
-    /// A worker is handing results on: the others leave theirs to it.
+/// Results waiting for every earlier one, and whether they are being handed on.
+struct Window<T> {
+    done: BTreeMap<u64, Option<(WalkedFile, T)>>,
+    next: u64,
     handing_on: bool,
 }
 
-impl<T> Pending<T> {
-    /// Moves the cursor as far as the results allow, taking them in order.
-    fn advance(&mut self, root: &Path, listings: &Listings, ready: &mut Vec<(WalkedFile, T)>) {
-        let cursor = match &mut self.cursor {
-            Some(cursor) => cursor,
-            None => match listings.take_complete(root) {
-                Some(entries) => self.cursor.insert(vec![Frame { entries, next: 0 }]),
-                None => return,
-            },
-        };
-        while let Some(frame) = cursor.last_mut() {
-            let Some(entry) = frame.entries.get(frame.next) else {
-                cursor.pop();
-                continue;
-            };
-            if entry.is_dir {
-                let Some(entries) = listings.take_complete(&entry.path) else { return };
-                frame.next += 1;
-                cursor.push(Frame { entries, next: 0 });
-            } else {
-                let Some(result) = self.done.remove(&entry.path) else { return };
-                frame.next += 1;
-                ready.extend(result);
-            }
-        }
-    }
-}
-
 impl Walker<'_> {
-    /// Maps every file in parallel, as [`Walker::visit_parallel`] visits
-    /// them, and hands each file and its result to `sink` in the order of
-    /// [`Walker::collect`] (byte-wise relative paths) as soon as every
-    /// earlier file is done, while the walk goes on. `sink` is called by
-    /// one worker at a time; when it breaks, the walk stops. Memory holds
-    /// only the results waiting for an earlier file, not every result.
-    /// Folders are never handed on ([`Walker::include_dirs`] is not taken).
-    pub fn visit_ordered<T, M, F, S>(&self, threads: usize, make_mapper: M, sink: S) -> Result<Vec<Diagnostic>, AideError>
+    /// Maps every file with `make_mapper`'s mapper (one per worker thread)
+    /// and hands each file and its result to `sink` in the order of
+    /// [`Walker::collect`] (byte-wise relative paths), each as soon as every
+    /// earlier one is done, while the walk goes on. `sink` is called by one
+    /// worker at a time; when it breaks, the walk stops. Memory holds only
+    /// results waiting for an earlier file, not every result. Folders are
+    /// never handed on ([`Walker::include_dirs`] is not taken).
+    pub fn visit_ordered<T, M, F, S>(
+        &self,
+        threads: usize,
+        make_mapper: M,
+        sink: S,
+    ) -> Result<Vec<Diagnostic>, AideError>
     where
         T: Send,
         M: Fn() -> F + Sync,
         F: FnMut(&WalkedFile) -> T + Send,
         S: FnMut(WalkedFile, T) -> ControlFlow<()> + Send,
     {
-        let listings = Arc::new(Listings::default());
-        let root = self.root.path().to_path_buf();
-        let pending = Mutex::new(Pending { done: HashMap::new(), cursor: None, handing_on: false });
+        let pruned = Arc::new(Mutex::new(Vec::new()));
+        let mut builder = self.builder(1, &pruned);
+        builder.sort_by_file_path(sibling_order(self.args.follow));
+        let walk = builder.build();
+        let window = Mutex::new(Window { done: BTreeMap::new(), next: 0, handing_on: false });
         let sink = Mutex::new(sink);
         let stopped = AtomicBool::new(false);
+        // The last file handed on, when the sink stopped the walk.
+        let stopped_at: Mutex<Option<String>> = Mutex::new(None);
         let diagnostics = Mutex::new(Vec::new());
-        let pruned = Arc::new(Mutex::new(Vec::new()));
         let progress = self.progress.counter(None);
 
-        // Hands on every result the cursor can reach. Whoever finds no one
-        // else doing it does it, until nothing more is ready.
+        // Hands on every result whose predecessors are all done.
         let hand_on = || {
-            let mut state = lock(&pending);
+            let mut state = lock(&window);
             if state.handing_on {
                 return;
             }
             state.handing_on = true;
-            let mut ready = Vec::new();
             loop {
-                state.advance(&root, &listings, &mut ready);
+                let mut ready = Vec::new();
+                let Window { done, next, .. } = &mut *state;
+                while let Some(entry) = done.first_entry() {
+                    if *entry.key() != *next {
+                        break;
+                    }
+                    ready.extend(entry.remove());
+                    *next += 1;
+                }
                 if ready.is_empty() {
                     state.handing_on = false;
                     return;
                 }
                 drop(state);
                 let mut sink = lock(&sink);
-                for (file, result) in ready.drain(..) {
-                    if stopped.load(Ordering::Relaxed) {
+                for (file, result) in ready {
+                    if stopped.load(AtomicOrdering::Relaxed) {
                         break;
                     }
+                    let rel = file.rel.clone();
                     if sink(file, result).is_break() {
-                        stopped.store(true, Ordering::Relaxed);
+                        stopped.store(true, AtomicOrdering::Relaxed);
+                        *lock(&stopped_at) = Some(rel);
                     }
                 }
                 drop(sink);
-                state = lock(&pending);
+                state = lock(&window);
             }
         };
 
-        /// The folder this worker thread is listing, completed when the
-        /// thread moves on to its next entry or ends.
-        struct Lister<'l> {
-            listings: &'l Listings,
-            listing: Option<PathBuf>,
-        }
-        impl Lister<'_> {
-            fn move_on(&mut self) {
-                if let Some(dir) = self.listing.take() {
-                    self.listings.complete(&dir);
+        // The walk runs on its own thread, ahead of the workers, handing
+        // them files in chunks (one lock and at most one wake-up per chunk).
+        let queue = Mutex::new(Queue { files: VecDeque::new(), ended: false, waiting: 0 });
+        let ready = Condvar::new();
+        let walk = || {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            let mut at = 0u64;
+            let hand_over = |chunk: &mut Vec<(u64, WalkedFile)>, ended: bool| {
+                let mut q = lock(&queue);
+                q.files.extend(chunk.drain(..));
+                q.ended = ended;
+                let wake = q.waiting > 0;
+                drop(q);
+                if wake {
+                    ready.notify_all();
                 }
-            }
-        }
-        impl Drop for Lister<'_> {
-            fn drop(&mut self) {
-                self.move_on();
-            }
-        }
-
-        self.builder(threads, &pruned, Some(listings.clone())).build_parallel().run(|| {
-            let mut map = make_mapper();
-            let (pending, diagnostics, progress, hand_on, stopped, listings) =
-                (&pending, &diagnostics, &progress, &hand_on, &stopped, &*listings);
-            let mut lister = Lister { listings, listing: None };
-            Box::new(move |result| {
-                if self.cancel.is_cancelled() || stopped.load(Ordering::Relaxed) {
-                    return WalkState::Quit;
+            };
+            for result in walk {
+                if self.cancel.is_cancelled() || stopped.load(AtomicOrdering::Relaxed) {
+                    break;
                 }
-                // An error does not end the listing it came from.
-                let Ok(entry) = result else {
-                    if let Some(Err(d)) = self.classify(result) {
-                        lock(diagnostics).push(d);
+                match self.classify(result) {
+                    Some(Ok(file)) => {
+                        self.note_lossy_name(&file, &diagnostics);
+                        chunk.push((at, file));
+                        at += 1;
+                        if chunk.len() == CHUNK {
+                            hand_over(&mut chunk, false);
+                        }
                     }
-                    return WalkState::Continue;
-                };
-                lister.move_on();
-                if entry.file_type().is_some_and(|t| t.is_dir()) {
-                    let dir = entry.path().to_path_buf();
-                    listings.open(&dir);
-                    lister.listing = Some(dir);
-                } else {
-                    let path = entry.path().to_path_buf();
-                    let result = match self.classify(Ok(entry)) {
-                        Some(Ok(file)) => {
-                            self.note_lossy_name(&file, diagnostics);
+                    Some(Err(d)) => lock(&diagnostics).push(d),
+                    None => {}
+                }
+            }
+            hand_over(&mut chunk, true);
+        };
+
+        std::thread::scope(|scope| {
+            scope.spawn(walk);
+            for _ in 0..threads.max(1) {
+                scope.spawn(|| {
+                    let mut map = make_mapper();
+                    let mut batch = Vec::with_capacity(BATCH);
+                    loop {
+                        {
+                            let mut q = lock(&queue);
+                            while q.files.is_empty() && !q.ended {
+                                q.waiting += 1;
+                                q = ready.wait(q).unwrap_or_else(|p| p.into_inner());
+                                q.waiting -= 1;
+                            }
+                            let n = q.files.len().min(BATCH);
+                            batch.extend(q.files.drain(..n));
+                        }
+                        if batch.is_empty() || self.cancel.is_cancelled() || stopped.load(AtomicOrdering::Relaxed) {
+                            return;
+                        }
+                        for (at, file) in batch.drain(..) {
                             let result = map(&file);
                             progress.tick();
-                            Some((file, result))
+                            lock(&window).done.insert(at, Some((file, result)));
+                            hand_on();
                         }
-                        Some(Err(d)) => {
-                            lock(diagnostics).push(d);
-                            None
-                        }
-                        None => None,
-                    };
-                    lock(pending).done.insert(path, result);
-                }
-                hand_on();
-                WalkState::Continue
-            })
+                    }
+                });
+            }
         });
-        // Every worker has ended, so every listing is complete.
-        if !stopped.load(Ordering::Relaxed) && !self.cancel.is_cancelled() {
-            hand_on();
-        }
         let mut diagnostics = diagnostics.into_inner().unwrap_or_else(|p| p.into_inner());
         diagnostics.append(&mut lock(&pruned));
+        // The walk ran ahead of the sink: what it met past the stop is not
+        // part of the result (and would differ from run to run).
+        if let Some(last) = stopped_at.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            diagnostics.retain(|d| d.path.as_deref().is_none_or(|p| p.as_bytes() <= last.as_bytes()));
+        }
         crate::envelope::sort_diagnostics(&mut diagnostics);
         self.cancel.check()?;
         Ok(diagnostics)
@@ -302,10 +262,11 @@ mod tests {
     fn hands_on_in_byte_wise_path_order_as_collect_sorts() {
         let d = tempfile::tempdir().unwrap();
         // `a-b/x` < `a.txt` < `a/x` byte-wise, though the folder `a` sorts first by name.
-        let files: Vec<String> = ["a/x", "a-b/x", "a.txt", "a/b/c/d", "a/b-c", "b", "A", "_", "a/b/c.e", ".hidden/z", "ign/y"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let files: Vec<String> =
+            ["a/x", "a-b/x", "a.txt", "a/b/c/d", "a/b-c", "b", "A", "_", "a/b/c.e", ".hidden/z", "ign/y"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
         write_tree(d.path(), &files);
         std::fs::write(d.path().join(".ignore"), "ign/\n").unwrap();
         let root = Root::new(d.path()).unwrap();
@@ -313,7 +274,11 @@ mod tests {
         for threads in [1, 2, 8] {
             let got = ordered(&root, &args, threads);
             let names: Vec<&str> = got.iter().map(|(p, _)| p.as_str()).collect();
-            assert_eq!(names, ["A", "_", "a-b/x", "a.txt", "a/b-c", "a/b/c.e", "a/b/c/d", "a/x", "b"], "{threads} threads");
+            assert_eq!(
+                names,
+                ["A", "_", "a-b/x", "a.txt", "a/b-c", "a/b/c.e", "a/b/c/d", "a/x", "b"],
+                "{threads} threads"
+            );
             assert_eq!(names, collected(&root, &args));
             assert!(got.iter().all(|(p, len)| *len == p.len()), "each result belongs to its file");
         }
@@ -328,10 +293,14 @@ mod tests {
         let mut seen = Vec::new();
         Walker::new(&root, &WalkArgs::default())
             .unwrap()
-            .visit_ordered(2, || |_: &super::WalkedFile| (), |file, ()| {
-                seen.push(file.rel);
-                if seen.len() == 3 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-            })
+            .visit_ordered(
+                2,
+                || |_: &super::WalkedFile| (),
+                |file, ()| {
+                    seen.push(file.rel);
+                    if seen.len() == 3 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+                },
+            )
             .unwrap();
         assert_eq!(seen, ["d0/f000", "d0/f007", "d0/f014"]);
     }

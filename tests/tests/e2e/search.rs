@@ -57,13 +57,46 @@ fn limit_offset_and_next_offset_page_through_the_sorted_list() {
     t.write("a.txt", "m\nm\nm\n").write("b.txt", "m\nm\n");
     let all = search(&t, &["--pattern", "m"], 0).result;
     assert_eq!((all.total_matches, all.truncated, all.next_offset), (5, false, None));
+    assert!(all.totals_exact);
+    // The page is full and a third match in a.txt shows more remain: the
+    // search stops there, its totals a lower bound, and says so.
     let p1 = search(&t, &["--pattern", "m", "--limit", "2"], 0).result;
-    assert_eq!((p1.matches.len(), p1.total_matches, p1.truncated, p1.next_offset), (2, 5, true, Some(2)));
+    let got = (p1.matches.len(), p1.total_matches, p1.files_searched, p1.truncated, p1.next_offset, p1.totals_exact);
+    assert_eq!(got, (2, 3, 1, true, Some(2), false));
     let p2 = search(&t, &["--pattern", "m", "--limit", "2", "--offset", "2"], 0).result;
+    assert_eq!((p2.total_matches, p2.truncated, p2.totals_exact), (5, true, false));
     let p3 = search(&t, &["--pattern", "m", "--limit", "2", "--offset", "4"], 0).result;
-    assert_eq!(p3.next_offset, None);
+    assert_eq!((p3.next_offset, p3.total_matches, p3.totals_exact), (None, 5, true));
+    let (text, _) = t.cmd("llm-search").args(["--pattern", "m", "--limit", "2"]).expect_exit(0);
+    assert!(text.ends_with("[truncated: 2 of at least 3 matches shown; continue with --offset 2]\n"), "{text}");
     let paged: Vec<_> = [p1, p2, p3].iter().flat_map(spans).collect();
     assert_eq!(paged, spans(&all));
+}
+
+#[test]
+fn a_limit_stops_the_search_early_and_the_same_way_every_time() {
+    let t = TestDir::new();
+    for i in 0..300 {
+        t.write(&format!("d{}/f{i:03}.txt", i % 9), "hit\n");
+    }
+    // A link the walk reports (not followed) far past the page: not in a stopped run's diagnostics.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(t.root().join("d0"), t.root().join("zz-link")).unwrap();
+    let runs: Vec<SearchResult> = ["1", "2", "8"]
+        .iter()
+        .map(|threads| {
+            let env = search(&t, &["--pattern", "hit", "--limit", "3", "--threads", threads], 0);
+            assert!(env.diagnostics.is_empty(), "{:?}", env.diagnostics);
+            env.result
+        })
+        .collect();
+    let paths: Vec<&str> = runs[0].matches.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(paths, ["d0/f000.txt", "d0/f009.txt", "d0/f018.txt"]);
+    assert_eq!((runs[0].files_searched, runs[0].total_matches, runs[0].totals_exact), (4, 4, false));
+    assert!(runs.iter().all(|r| *r == runs[0]), "the same result whatever the threads");
+    let whole = search(&t, &["--pattern", "hit"], 0);
+    assert_eq!((whole.result.files_searched, whole.result.totals_exact), (300, true));
+    assert_eq!(whole.diagnostics.len(), 1);
 }
 
 #[test]
@@ -366,4 +399,61 @@ fn matches_before_a_binary_byte_do_not_depend_on_the_file_searched_before() {
     let (jsonl, _) = t.cmd("llm-search").args(["--pattern", "needle", "-j", "1", "--jsonl"]).expect_exit(0);
     let summary: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
     assert_eq!(summary["total_matches"], expected + 1);
+}
+
+#[test]
+fn streamed_text_and_jsonl_are_what_the_collected_search_prints() {
+    let t = TestDir::new();
+    for i in 0..12 {
+        t.write(&format!("src/m{i:02}.rs"), format!("fn a{i}() {{ foo(); foo(); }}\n// foo\nlet x = 1;\nfoo\n"));
+    }
+    t.write("bin.dat", b"foo\0binary");
+    t.write("z.txt", "no match here\n");
+    // --max-output-bytes makes the search collect everything before printing.
+    let collected = ["--max-output-bytes", "1000000000"];
+    // A --limit stops the streamed search once more matches are certain:
+    // its totals (and the footer saying them) are a lower bound, the rest
+    // is the same.
+    let strip = |s: &str, limited: bool| -> String {
+        s.lines()
+            .filter(|l| !(limited && l.contains("[truncated: ")))
+            .map(|l| match serde_json::from_str::<serde_json::Value>(l) {
+                Ok(mut v) if v["type"] == "summary" => {
+                    let mut unstable = vec!["execution_id", "stats"];
+                    if limited {
+                        unstable.extend(["total_matches", "total_lines", "files_searched", "files_with_matches"]);
+                        unstable.extend(["totals_exact", "diagnostics"]);
+                    }
+                    for field in unstable {
+                        v[field] = serde_json::Value::Null;
+                    }
+                    v.to_string()
+                }
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for args in [
+        vec!["--pattern", "foo"],
+        vec!["--pattern", "foo", "-C", "1", "--offset", "5", "--limit", "9"],
+        vec!["--pattern", "foo", "--limit", "3", "--color", "always"],
+        vec!["--pattern", "foo", "--offset", "1000"],
+    ] {
+        let limited = args.contains(&"--limit");
+        let (streamed, _) = t.cmd("llm-search").args(&args).expect_exit(0);
+        let (whole, _) = t.cmd("llm-search").args(&args).args(collected).expect_exit(0);
+        assert_eq!(strip(&streamed, limited), strip(&whole, limited), "text {args:?}");
+        let (streamed, _) = t.cmd("llm-search").args(&args).arg("--jsonl").expect_exit(0);
+        let (whole, _) = t.cmd("llm-search").args(&args).arg("--jsonl").args(collected).expect_exit(0);
+        assert_eq!(strip(&streamed, limited), strip(&whole, limited), "jsonl {args:?}");
+    }
+    // A streamed run is logged whole: its page of matches is in the log.
+    let (jsonl, _) = t.cmd("llm-search").args(["--pattern", "foo", "--limit", "4", "--jsonl"]).expect_exit(0);
+    let summary: serde_json::Value = serde_json::from_str(jsonl.lines().last().unwrap()).unwrap();
+    let id = summary["execution_id"].as_str().unwrap();
+    let (stored, _) = t.cmd("aide").args(["log", "show", id, "--json"]).expect_exit(0);
+    let stored: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    assert_eq!(stored["matches"].as_array().unwrap().len(), 4, "{stored}");
+    assert_eq!(stored["total_matches"], summary["total_matches"]);
 }
