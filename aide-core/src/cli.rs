@@ -489,7 +489,8 @@ fn emit<O: Serialize + Render>(
         .map_err(io_err)?;
         return Ok(());
     }
-    let need_compact = run.enabled || matches!(format, Format::Json { pretty: false });
+    let overflow = output.log_overflow();
+    let need_compact = (run.enabled && overflow.is_none()) || matches!(format, Format::Json { pretty: false });
     let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
     match format {
         Format::Text => {
@@ -540,8 +541,10 @@ fn emit<O: Serialize + Render>(
             .map_err(io_err)?;
         }
     }
-    if let Some(compact) = compact {
-        run.record(status, true, None, compact);
+    match (compact, overflow) {
+        (_, Some(bytes)) => run.record_sized(status, true, None, String::new(), Some(bytes)),
+        (Some(compact), None) => run.record(status, true, None, compact),
+        (None, None) => {}
     }
     Ok(())
 }

@@ -215,6 +215,19 @@ impl RunLog {
     /// Records the run, if logging is on; a failure only warns on stderr
     /// (the result is already on its way).
     pub(crate) fn record(&mut self, status: ExitStatus, ok: bool, error_code: Option<&str>, result_json: String) {
+        self.record_sized(status, ok, error_code, result_json, None);
+    }
+
+    /// As [`RunLog::record`]; `oversized`: the result was this many bytes,
+    /// over what the log keeps, and is logged by its size only.
+    pub(crate) fn record_sized(
+        &mut self,
+        status: ExitStatus,
+        ok: bool,
+        error_code: Option<&str>,
+        result_json: String,
+        oversized: Option<u64>,
+    ) {
         if !self.enabled {
             return;
         }
@@ -237,7 +250,7 @@ impl RunLog {
             ok,
             error_code: error_code.map(str::to_string),
             result_json,
-            result_bytes: None,
+            result_bytes: oversized,
         };
         let home = crate::home::aide_home();
         if let Err(e) = crate::log::spool_in(&home, record) {

@@ -140,7 +140,9 @@ pub fn spool_in(home: &Path, mut run: RunRecord) -> Result<(), AideError> {
 }
 
 /// The largest result stored with its body (`AIDE_LOG_MAX_RESULT_BYTES`).
-fn max_result_bytes() -> usize {
+/// The largest result the log keeps (`AIDE_LOG_MAX_RESULT_BYTES`); a larger
+/// one is logged by its size only.
+pub fn max_result_bytes() -> usize {
     env_parse("AIDE_LOG_MAX_RESULT_BYTES").unwrap_or(DEFAULT_MAX_RESULT_BYTES)
 }
 

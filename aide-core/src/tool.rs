@@ -99,6 +99,13 @@ pub trait Render {
     fn streamed(&self) -> bool {
         false
     }
+    /// The result is too large for the execution log: about this many
+    /// bytes as JSON ([`crate::log::max_result_bytes`]). The run is then
+    /// logged by its size only, and a tool that streams its records need
+    /// not keep them for the log.
+    fn log_overflow(&self) -> Option<u64> {
+        None
+    }
     /// For `--jsonl`: the result field holding the records and the record
     /// type written into each line's `type`.
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {

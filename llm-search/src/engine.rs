@@ -175,6 +175,8 @@ struct Gather<'r> {
     output: SearchOutput,
     printed: usize,
     write_failed: bool,
+    /// Bytes of JSON of the page kept for the log.
+    log_bytes: u64,
 }
 
 impl<'r> Gather<'r> {
@@ -197,9 +199,11 @@ impl<'r> Gather<'r> {
                 totals_exact: true,
                 streamed: print,
                 printed: 0,
+                log_overflow: None,
             },
             printed: 0,
             write_failed: false,
+            log_bytes: 0,
         }
     }
 
@@ -244,8 +248,10 @@ impl<'r> Gather<'r> {
                 };
                 self.write_failed = written.is_err();
             }
-            if !self.print || self.ctx.logged {
+            if !self.print {
                 self.output.matches.extend_from_slice(page);
+            } else if self.ctx.logged {
+                self.keep_for_log(page);
             }
         }
         if self.req.limit.is_some() && self.output.total_matches > offset.saturating_add(limit) {
@@ -253,6 +259,21 @@ impl<'r> Gather<'r> {
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
+    }
+
+    /// Keeps a printed page for the execution log until it is more than
+    /// the log keeps; the log then records that size (a lower bound) only.
+    fn keep_for_log(&mut self, page: &[Match]) {
+        if self.output.log_overflow.is_some() {
+            return;
+        }
+        self.log_bytes += page.iter().map(|m| serde_json::to_vec(m).map_or(0, |v| v.len() as u64 + 1)).sum::<u64>();
+        if self.log_bytes > aide_core::log::max_result_bytes() as u64 {
+            self.output.log_overflow = Some(self.log_bytes);
+            self.output.matches = Vec::new();
+        } else {
+            self.output.matches.extend_from_slice(page);
+        }
     }
 
     fn finish(mut self) -> SearchOutput {
@@ -758,6 +779,7 @@ fn paginate(
         totals_exact: true,
         streamed: false,
         printed: 0,
+        log_overflow: None,
     };
     let total_items;
     let kept;

@@ -93,6 +93,10 @@ pub struct SearchOutput {
     /// How many matches were printed, when streamed.
     #[serde(skip)]
     pub printed: usize,
+    /// Streamed, the page is over what the execution log keeps: about this
+    /// many bytes of JSON (and `matches` no longer holds it).
+    #[serde(skip)]
+    pub log_overflow: Option<u64>,
 }
 
 /// Matches as text mode prints them: a line with several matches once, at
@@ -226,6 +230,10 @@ impl Render for SearchOutput {
 
     fn streamed(&self) -> bool {
         self.streamed
+    }
+
+    fn log_overflow(&self) -> Option<u64> {
+        self.log_overflow
     }
 
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {

@@ -456,4 +456,21 @@ fn streamed_text_and_jsonl_are_what_the_collected_search_prints() {
     let stored: serde_json::Value = serde_json::from_str(&stored).unwrap();
     assert_eq!(stored["matches"].as_array().unwrap().len(), 4, "{stored}");
     assert_eq!(stored["total_matches"], summary["total_matches"]);
+    // A streamed page over what the log keeps is not held for it: the run
+    // is logged by size, as any oversized result, and printed whole.
+    // (Text prints a line with two matches once.)
+    for (format, lines) in [("--jsonl", 48), ("--color=never", 36)] {
+        let (out, _) = t
+            .cmd("llm-search")
+            .args(["--pattern", "foo", format])
+            .env("AIDE_LOG_MAX_RESULT_BYTES", "2000")
+            .expect_exit(0);
+        assert_eq!(out.lines().filter(|l| l.contains("foo")).count(), lines, "{out}");
+        let runs: serde_json::Value =
+            serde_json::from_str(&t.cmd("aide").args(["log", "list", "--limit", "1", "--json"]).expect_exit(0).0)
+                .unwrap();
+        let run = &runs["runs"][0];
+        assert_eq!(run["result_capped"], true, "{run}");
+        assert!(run["result_bytes"].as_u64().unwrap() > 2000, "{run}");
+    }
 }

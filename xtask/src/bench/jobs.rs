@@ -161,6 +161,7 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     let delay_case = Case {
         name: "delay from a job's end to `wait` returning (median)".into(),
         first_results: None,
+        notes: Vec::new(),
         verified: None,
         results: delay_results,
         ratios: delay_ratios,

@@ -194,6 +194,9 @@ struct Case {
     /// Whether our match set equals ripgrep's, checked before timing.
     #[serde(skip_serializing_if = "Option::is_none")]
     verified: Option<Verification>,
+    /// A measure beside the time, per command label (the "check" column).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notes: Vec<(String, String)>,
     results: Vec<Measured>,
     /// ours median / anchor median, per anchor label.
     ratios: Vec<(String, f64)>,
@@ -260,7 +263,7 @@ fn case(name: &str, cmds: Vec<Cmd>, runs: usize, warmup: usize) -> Result<Case> 
     for r in &results {
         say(&format!("  {:<28} median {:>9.2} ms  peak {:>7.1} MiB", r.label, r.median_ms, r.peak_rss_mib));
     }
-    Ok(Case { name: name.into(), first_results: None, verified: None, results, ratios })
+    Ok(Case { name: name.into(), first_results: None, verified: None, notes: Vec::new(), results, ratios })
 }
 
 /// Text safe inside a Markdown table cell.
@@ -296,7 +299,9 @@ fn write_report(report: &Report) -> Result<()> {
                 c.ratios.iter().find(|(l, _)| *l == r.label).map(|(_, x)| format!("{x:.2}")).unwrap_or_default()
             };
             let name = if i == 0 { c.name.as_str() } else { "" };
+            let note = c.notes.iter().find(|(l, _)| *l == r.label).map(|(_, n)| n.clone());
             let check = match (&c.verified, &c.first_results, i) {
+                _ if note.is_some() => note.unwrap_or_default(),
                 // The log's targets are on the tail as well as the median.
                 _ if report.tool == "log" => format!("p95 {:.2} ms", r.p95_ms),
                 (Some(v), _, 0) if v.agrees => format!("same matches as rg ({})", v.matches),
@@ -335,6 +340,38 @@ struct FirstResults {
     ours: String,
     fzf: String,
     agree: bool,
+}
+
+/// Median milliseconds from spawning `cmd` to the first line of its
+/// stdout, and to its end, over `runs` runs.
+fn first_line_ms(cmd: &Cmd, runs: usize) -> Result<(f64, f64)> {
+    use std::io::{BufRead, BufReader, Read};
+    let mut first = Vec::new();
+    let mut whole = Vec::new();
+    for _ in 0..runs {
+        let start = Instant::now();
+        let mut child = Command::new(&cmd.argv[0])
+            .args(&cmd.argv[1..])
+            .current_dir(&cmd.cwd)
+            .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("spawning {}: {e}", cmd.argv[0]))?;
+        let mut out = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut line = Vec::new();
+        out.read_until(b'\n', &mut line).map_err(|e| e.to_string())?;
+        first.push(start.elapsed().as_secs_f64() * 1000.0);
+        std::io::copy(&mut out.by_ref(), &mut std::io::sink()).map_err(|e| e.to_string())?;
+        child.wait().map_err(|e| e.to_string())?;
+        whole.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    Ok((round3(median(&mut first)), round3(median(&mut whole))))
 }
 
 fn output_of(cmd: &mut Command) -> Result<String> {
@@ -379,5 +416,5 @@ fn case_of(name: &str, results: Vec<Measured>) -> Case {
     for r in &results {
         say(&format!("  {:<40} median {:>9.2} ms  peak {:>7.1} MiB", r.label, r.median_ms, r.peak_rss_mib));
     }
-    Case { name: name.into(), first_results: None, verified: None, results, ratios }
+    Case { name: name.into(), first_results: None, verified: None, notes: Vec::new(), results, ratios }
 }

@@ -5,7 +5,7 @@ use std::process::Command;
 
 use serde::Serialize;
 
-use super::{Cmd, Report, case, fresh_home, release_binary, require, small_tree, write_report};
+use super::{Cmd, Report, case, first_line_ms, fresh_home, release_binary, require, small_tree, write_report};
 use crate::{Result, say};
 
 /// The outcome of comparing our (path, line, byte_start, byte_end) set with rg's.
@@ -105,6 +105,35 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
             runs,
             warmup,
         )?);
+    }
+
+    // Streaming: JSONL prints each file's matches once every earlier file
+    // is done; --limit stops the search once its page is full. Beside the
+    // time, how long until the first record, median of a few runs.
+    for (name, flags, pattern) in
+        [("dense `-w unsafe`", &["-w"][..], "unsafe"), ("sparse `fn main`", &[][..], "fn main")]
+    {
+        let mut jsonl: Vec<&str> = vec![&ours_s, "--jsonl"];
+        jsonl.extend_from_slice(flags);
+        jsonl.extend(["--pattern", pattern]);
+        let mut limited: Vec<&str> = vec![&ours_s, "--json", "--limit", "20"];
+        limited.extend_from_slice(flags);
+        limited.extend(["--pattern", pattern]);
+        let mut rg: Vec<&str> = vec!["rg", "--json", "--no-config"];
+        rg.extend_from_slice(flags);
+        rg.extend(["--regexp", pattern]);
+        let rg = Cmd::new("rg --json", &rg, &corpus);
+        let cmds = vec![Cmd::new("llm-search --jsonl", &jsonl, &corpus).env("AIDE_HOME", &home_s), rg.clone()];
+        let mut c = case(&format!("streaming: {name}"), cmds.clone(), runs, warmup)?;
+        for cmd in &cmds {
+            let (first, whole) = first_line_ms(cmd, runs.clamp(3, 7))?;
+            let note = format!("first record at {first:.1} ms ({:.0}% of {whole:.0} ms)", 100.0 * first / whole);
+            say(&format!("  {:<28} {note}", cmd.label));
+            c.notes.push((cmd.label.clone(), note));
+        }
+        cases.push(c);
+        let limit = Cmd::new("llm-search --json --limit 20", &limited, &corpus).env("AIDE_HOME", &home_s);
+        cases.push(case(&format!("first page: {name}"), vec![limit, rg], runs, warmup)?);
     }
 
     // Start-up: a 10-file tree, logging included.
