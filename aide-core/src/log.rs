@@ -259,6 +259,10 @@ impl ExecutionLog {
     /// when any arrived. Another process ingesting at the same time is
     /// harmless: a run inserted twice is the same row.
     pub fn ingest(&mut self, home: &Path) -> Result<usize, AideError> {
+        self.ingest_in_batches(home, 16 << 20)
+    }
+
+    fn ingest_in_batches(&mut self, home: &Path, batch_bytes: usize) -> Result<usize, AideError> {
         const BATCH: usize = 256;
         let dir = spool_dir(home);
         let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(0) };
@@ -281,26 +285,38 @@ impl ExecutionLog {
         }
         names.sort();
         let mut ingested = 0;
-        for batch in names.chunks(BATCH) {
-            let mut runs = Vec::with_capacity(batch.len());
-            // The files read: moved in once their batch commits (a file not
-            // read was taken by another process ingesting now, or cannot be
-            // read yet; it stays).
-            let mut read = Vec::with_capacity(batch.len());
-            for path in batch {
-                let Ok(bytes) = std::fs::read(path) else { continue };
-                // Not a record (written by hand, or damaged): nothing to keep, removed all the same.
-                if let Ok(run) = serde_json::from_slice::<RunRecord>(&bytes) {
-                    runs.push(run);
-                }
-                read.push(path);
-            }
-            self.insert_all(&runs)?;
-            for path in read {
+        // A transaction per batch of records — at most BATCH of them, and at
+        // most BATCH_BYTES read: a spool of large results must not all sit
+        // in memory at once (256 records of up to 8 MiB each once did).
+        let mut runs = Vec::new();
+        // The files read: removed once their batch commits (a file not read
+        // was taken by another process ingesting now, or cannot be read
+        // yet; it stays).
+        let mut read = Vec::new();
+        let mut bytes_read = 0usize;
+        let mut commit = |log: &mut ExecutionLog, runs: &mut Vec<RunRecord>, read: &mut Vec<&PathBuf>| {
+            log.insert_all(runs)?;
+            for path in read.drain(..) {
                 let _ = std::fs::remove_file(path);
             }
             ingested += runs.len();
+            runs.clear();
+            Ok::<(), AideError>(())
+        };
+        for path in &names {
+            let Ok(bytes) = std::fs::read(path) else { continue };
+            bytes_read += bytes.len();
+            // Not a record (written by hand, or damaged): nothing to keep, removed all the same.
+            if let Ok(run) = serde_json::from_slice::<RunRecord>(&bytes) {
+                runs.push(run);
+            }
+            read.push(path);
+            if read.len() >= BATCH || bytes_read >= batch_bytes {
+                commit(self, &mut runs, &mut read)?;
+                bytes_read = 0;
+            }
         }
+        commit(self, &mut runs, &mut read)?;
         if ingested > 0 {
             self.prune(None, None)?;
         }
@@ -572,6 +588,23 @@ mod tests {
         assert!(spool_dir(home.path()).join(".x.json.tmp").exists(), "in flight: kept");
         let got = log.get("0190aaaa-0000-7000-8000-000700000024").unwrap();
         assert_eq!(got.result_json.as_deref(), Some(r#"{"ok":true}"#));
+    }
+
+    #[test]
+    fn a_spool_is_ingested_in_batches_bounded_by_bytes_and_loses_nothing() {
+        let home = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        let mut log = ExecutionLog::open_in(home.path()).unwrap();
+        spool_ready(home.path()).unwrap();
+        for i in 0..5 {
+            let id = format!("0190aaaa-0000-7000-8000-{i:012}");
+            spool_in(home.path(), record(&id, "llm-search", now, &format!("{{\"n\":{i}}}"))).unwrap();
+        }
+        // Every record over the byte bound: a transaction each, all kept.
+        assert_eq!(log.ingest_in_batches(home.path(), 1).unwrap(), 5);
+        assert_eq!(spooled(home.path()), 0);
+        let got = log.get("0190aaaa-0000-7000-8000-000000000004").unwrap();
+        assert_eq!(got.result_json.as_deref(), Some(r#"{"n":4}"#));
     }
 
     #[test]
