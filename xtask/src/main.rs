@@ -58,6 +58,10 @@ enum Task {
         /// Untimed warm-up runs per command.
         #[arg(long, default_value_t = 2)]
         warmup: usize,
+        /// Measure and compare with the figures recorded in docs/BENCHMARKS.md
+        /// instead of rewriting them; fail on a large regression (startup only).
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -69,7 +73,8 @@ fn main() {
         Task::Ci => ci(),
         Task::Corpus { force } => corpus::build(force).map(|_| ()),
         Task::Install { root, binaries } => install::run(root, binaries),
-        Task::Bench { tool, runs, warmup } => bench::run(&tool, runs, warmup),
+        Task::Bench { tool, runs, warmup, check: false } => bench::run(&tool, runs, warmup),
+        Task::Bench { tool, runs, warmup, check: true } => bench::check(&tool, runs, warmup),
     };
     if let Err(e) = result {
         say(&format!("xtask: error: {e}"));

@@ -120,6 +120,15 @@ fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// Measures `tool` and compares with the recorded figures, without
+/// rewriting them: an error on a large regression.
+pub fn check(tool: &str, runs: usize, warmup: usize) -> Result<()> {
+    match tool {
+        "startup" => startup::check(runs, warmup),
+        other => Err(format!("no regression check for `{other}` (available: startup)")),
+    }
+}
+
 pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
     match tool {
         "search" => search::bench(runs, warmup),
@@ -186,7 +195,7 @@ fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
 }
 
 #[derive(Debug, Serialize)]
-struct Case {
+pub(super) struct Case {
     name: String,
     /// For discovery: our first result and fzf's.
     #[serde(skip_serializing_if = "Option::is_none")]
