@@ -17,21 +17,6 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     write_report(&Report::new("startup", runs.max(50), warmup.max(5), &tree, cases))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recorded_ratios_are_read_per_tool_from_the_table() {
-        let doc = "x\n<!-- bench:startup:start -->\n| case | check | command | median ms | peak RSS MiB | ratio (ours / this) |\n|---|---|---|---:|---:|---:|\n\
-                   | llm-read --json f0.rs |  | `llm-read --json f0.rs` | 2.13 | 7.0 | — |\n|  |  | `rg --json` | 5.00 | 6.8 | 0.43 |\n\
-                   | aide --json log list |  | `aide --json log list` | 2.68 | 8.8 | — |\n|  |  | `rg --json` | 4.67 | 6.8 | 0.57 |\n\
-                   <!-- bench:startup:end -->\n";
-        assert_eq!(recorded_ratios(doc), [("llm-read", 0.43), ("aide", 0.57)]);
-        assert!(recorded_ratios("no table").is_empty());
-    }
-}
-
 pub(super) fn check(runs: usize, warmup: usize) -> Result<()> {
     let doc = std::fs::read_to_string(workspace().join("docs/BENCHMARKS.md")).map_err(|e| e.to_string())?;
     let recorded = recorded_ratios(&doc);
@@ -133,4 +118,19 @@ fn measure(runs: usize, warmup: usize) -> Result<(std::path::PathBuf, Vec<Case>)
         )?);
     }
     Ok((tree, cases))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_ratios_are_read_per_tool_from_the_table() {
+        let doc = "x\n<!-- bench:startup:start -->\n| case | check | command | median ms | peak RSS MiB | ratio (ours / this) |\n|---|---|---|---:|---:|---:|\n\
+                   | llm-read --json f0.rs |  | `llm-read --json f0.rs` | 2.13 | 7.0 | — |\n|  |  | `rg --json` | 5.00 | 6.8 | 0.43 |\n\
+                   | aide --json log list |  | `aide --json log list` | 2.68 | 8.8 | — |\n|  |  | `rg --json` | 4.67 | 6.8 | 0.57 |\n\
+                   <!-- bench:startup:end -->\n";
+        assert_eq!(recorded_ratios(doc), [("llm-read", 0.43), ("aide", 0.57)]);
+        assert!(recorded_ratios("no table").is_empty());
+    }
 }
