@@ -405,30 +405,58 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
                 .with_path(&file.rel),
         );
     }
-    copy.clear();
-    let mut reader = TapReader { inner: f, copy, hasher: None, head: [0; 2], head_len: 0, read: 0 };
-    let mut sink = FileSink {
-        settings: s,
-        path: &file.rel,
-        matches: Vec::new(),
-        count: 0,
-        lines: 0,
-        seen_lines: BTreeMap::new(),
-        pending: Vec::new(),
-        binary_offset: None,
+    // A file is searched once, its bytes copied as they pass for the
+    // checksum — up to COPY_LIMIT. A larger file with matches is searched
+    // again from its start, hashing as it reads: its matches and checksum
+    // then come from the same bytes, and no thread ever holds more than
+    // COPY_LIMIT of copy (large files without matches cost nothing more).
+    let mut f = f;
+    let mut hash_as_read = false;
+    let (sink, mut reader) = loop {
+        copy.clear();
+        let mut reader = TapReader {
+            inner: &mut f,
+            copy: &mut *copy,
+            hasher: hash_as_read.then(aide_core::checksum::Hasher::default),
+            overflowed: false,
+            finishing: false,
+            head: [0; 2],
+            head_len: 0,
+            read: 0,
+        };
+        let mut sink = FileSink {
+            settings: s,
+            path: &file.rel,
+            matches: Vec::new(),
+            count: 0,
+            lines: 0,
+            seen_lines: BTreeMap::new(),
+            pending: Vec::new(),
+            binary_offset: None,
+        };
+        let searched = searcher.search_reader(s.matcher, &mut reader, &mut sink);
+        // The searcher's buffer grows for a line longer than it and never
+        // shrinks, and a NUL stops the search before the buffer holding it is
+        // searched: a grown buffer would drop more matches before a NUL in the
+        // next file. A fresh searcher after a large file keeps every file's
+        // result its own (the same whichever file the thread searched before).
+        if reader.read > SEARCHER_BUFFER {
+            *searcher = s.searcher.build();
+        }
+        if let Err(e) = searched {
+            return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
+        }
+        if sink.count > 0 && reader.overflowed {
+            drop(reader);
+            if let Err(e) = std::io::Seek::rewind(&mut f) {
+                return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
+            }
+            hash_as_read = true;
+            continue;
+        }
+        break (sink, reader);
     };
-    let searched = searcher.search_reader(s.matcher, &mut reader, &mut sink);
-    // The searcher's buffer grows for a line longer than it and never
-    // shrinks, and a NUL stops the search before the buffer holding it is
-    // searched: a grown buffer would drop more matches before a NUL in the
-    // next file. A fresh searcher after a large file keeps every file's
-    // result its own (the same whichever file the thread searched before).
-    if reader.read > SEARCHER_BUFFER {
-        *searcher = s.searcher.build();
-    }
-    if let Err(e) = searched {
-        return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
-    }
+    let mut sink = sink;
     // The checksum of exactly the bytes searched, for files with matches
     // only: a search stopped at a NUL byte reads the rest for it.
     let checksum: std::sync::Arc<str> = if sink.count > 0 {
@@ -474,17 +502,23 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
 /// a file that reads no more than this cannot have grown it.
 const SEARCHER_BUFFER: u64 = 64 << 10;
 
-/// Files larger than this are hashed as they are read instead of copied.
-const COPY_LIMIT: usize = 8 << 20;
+/// Files larger than this are not copied: with matches, they are searched
+/// again, hashed as they are read.
+const COPY_LIMIT: usize = 256 << 10;
 
 /// Keeps what the searcher reads, so a file with matches gets the checksum
 /// of exactly the bytes searched (re-reading it could hash a newer version).
-/// Small files are copied (a copy costs far less than hashing every file);
-/// past [`COPY_LIMIT`] the bytes go through the hash as they pass.
+/// Files are copied up to [`COPY_LIMIT`] (a copy costs far less than
+/// hashing every file); past it the copy is dropped (`overflowed`), unless
+/// the reader hashes as the bytes pass (`hasher`, the second search).
 struct TapReader<'a, R> {
     inner: R,
     copy: &'a mut Vec<u8>,
     hasher: Option<aide_core::checksum::Hasher>,
+    /// Past COPY_LIMIT without a hasher: no checksum from this pass.
+    overflowed: bool,
+    /// Reading what the searcher left, for the checksum only.
+    finishing: bool,
     /// The first two bytes, to recognise a UTF-16 byte order mark.
     head: [u8; 2],
     head_len: usize,
@@ -509,13 +543,18 @@ impl<R: Read> TapReader<'_, R> {
     fn keep(&mut self, bytes: &[u8]) {
         if let Some(h) = &mut self.hasher {
             h.update(bytes);
-        } else if self.copy.len() + bytes.len() > COPY_LIMIT {
+        } else if self.copy.len() + bytes.len() <= COPY_LIMIT {
+            self.copy.extend_from_slice(bytes);
+        } else if self.finishing {
+            // The rest after a NUL byte, read for the checksum only: the
+            // bytes so far go through the hash, and the rest as it passes.
             let mut h = aide_core::checksum::Hasher::default();
             h.update(self.copy);
             h.update(bytes);
             self.hasher = Some(h);
-        } else {
-            self.copy.extend_from_slice(bytes);
+        } else if !self.overflowed {
+            self.overflowed = true;
+            self.copy.clear();
         }
     }
 
@@ -526,6 +565,7 @@ impl<R: Read> TapReader<'_, R> {
 
     /// Reads what the searcher left unread and returns the checksum of the whole file.
     fn finish(&mut self) -> io::Result<String> {
+        self.finishing = true;
         let mut buf = [0u8; 64 * 1024];
         loop {
             let n = match self.inner.read(&mut buf) {

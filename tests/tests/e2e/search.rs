@@ -474,3 +474,36 @@ fn streamed_text_and_jsonl_are_what_the_collected_search_prints() {
         assert!(run["result_bytes"].as_u64().unwrap() > 2000, "{run}");
     }
 }
+
+#[test]
+fn a_large_file_gets_the_checksum_of_its_bytes_and_every_match() {
+    let t = TestDir::new();
+    // Over the size a search copies for its checksum: searched again, hashed as read.
+    let mut big = String::from("needle at the start\n");
+    while big.len() < 700 * 1024 {
+        big.push_str("filler line without the word\n");
+    }
+    big.push_str("needle at the end\n");
+    t.write("big.txt", &big);
+    // With a NUL byte far past its only match: the rest is read for the checksum.
+    let mut binary = b"needle first\n".to_vec();
+    binary.resize(600 * 1024, b'x');
+    binary.push(0);
+    binary.extend_from_slice(b"needle after the NUL\n");
+    t.write("bin.dat", &binary);
+    t.write("small.txt", "needle\n");
+    let r = search(&t, &["--pattern", "needle"], 0).result;
+    let got: Vec<(&str, usize)> = r.matches.iter().map(|m| (m.path.as_str(), m.byte_start)).collect();
+    assert_eq!(
+        got,
+        [("big.txt", 0), ("big.txt", big.len() - "needle at the end\n".len()), ("bin.dat", 0), ("small.txt", 0)]
+    );
+    for m in &r.matches {
+        let bytes = std::fs::read(t.root().join(&m.path)).unwrap();
+        assert_eq!(m.checksum, aide_core::checksum::sha256_hex(&bytes), "{}", m.path);
+    }
+    // Streamed (JSONL) the same.
+    let (jsonl, _) = t.cmd("llm-search").args(["--pattern", "needle", "--jsonl"]).expect_exit(0);
+    let first: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert_eq!(first["checksum"], r.matches[0].checksum);
+}
