@@ -259,7 +259,7 @@ impl ExecutionLog {
     /// when any arrived. Another process ingesting at the same time is
     /// harmless: a run inserted twice is the same row.
     pub fn ingest(&mut self, home: &Path) -> Result<usize, AideError> {
-        self.ingest_in_batches(home, 16 << 20)
+        self.ingest_in_batches(home, 4 << 20)
     }
 
     fn ingest_in_batches(&mut self, home: &Path, batch_bytes: usize) -> Result<usize, AideError> {
@@ -286,7 +286,7 @@ impl ExecutionLog {
         names.sort();
         let mut ingested = 0;
         // A transaction per batch of records — at most BATCH of them, and at
-        // most BATCH_BYTES read: a spool of large results must not all sit
+        // most 4 MiB read (more only for one larger record): a spool of large results must not all sit
         // in memory at once (256 records of up to 8 MiB each once did).
         let mut runs = Vec::new();
         // The files read: removed once their batch commits (a file not read
