@@ -358,11 +358,35 @@ fn walk_error(root: &Root, err: &ignore::Error) -> Diagnostic {
     let d = if is_loop(err) {
         Diagnostic::new(diag::SYMLINK_LOOP, format!("{err}; not walked again"))
     } else {
-        Diagnostic::new(diag::WALK_ERROR, err.to_string())
+        Diagnostic::new(diag::WALK_ERROR, walk_error_message(err))
     };
     match path {
         Some(p) => d.with_path(p),
         None => d,
+    }
+}
+
+/// The same words for the same failure whichever walker met it: the
+/// sequential walker's errors come through walkdir, which words an OS error
+/// as "IO error for operation on PATH: …" where the parallel one says
+/// "PATH: …".
+fn walk_error_message(err: &ignore::Error) -> String {
+    fn os_error(err: &ignore::Error) -> Option<i32> {
+        match err {
+            // walkdir's error, wrapped: the OS error is its source.
+            ignore::Error::Io(e) => e.raw_os_error().or_else(|| {
+                let inner = e.get_ref()?.source()?;
+                inner.downcast_ref::<std::io::Error>()?.raw_os_error()
+            }),
+            ignore::Error::WithPath { err, .. }
+            | ignore::Error::WithDepth { err, .. }
+            | ignore::Error::WithLineNumber { err, .. } => os_error(err),
+            _ => None,
+        }
+    }
+    match (error_path(err), os_error(err)) {
+        (Some(path), Some(code)) => format!("{}: {}", path.display(), std::io::Error::from_raw_os_error(code)),
+        _ => err.to_string(),
     }
 }
 

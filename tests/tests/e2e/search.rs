@@ -507,3 +507,63 @@ fn a_large_file_gets_the_checksum_of_its_bytes_and_every_match() {
     let first: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
     assert_eq!(first["checksum"], r.matches[0].checksum);
 }
+
+#[test]
+fn the_ordered_and_the_parallel_walk_find_the_same_matches_and_diagnostics() {
+    // JSONL walks in path order, JSON in parallel and sorts: on a tree with
+    // ignore files, hidden and unreadable folders, links and odd names, the
+    // records, totals and diagnostics must be the same.
+    let t = TestDir::new();
+    t.git_init();
+    t.write(".gitignore", "ignored/\n*.log\n")
+        .write("ignored/x.txt", "hit\n")
+        .write("a.log", "hit\n")
+        .write(".hidden/h.txt", "hit\n")
+        .write("a-b/x.txt", "hit\n")
+        .write("a.txt", "hit hit\n")
+        .write("a/x.txt", "hit\n")
+        .write("a/b/c/d/deep.txt", "hit\n")
+        .write("sub/.ignore", "skip.txt\n")
+        .write("sub/skip.txt", "hit\n")
+        .write("sub/keep.txt", "hit\n")
+        .write("bin.dat", b"hit\0binary".as_slice())
+        .write("Z.txt", "hit\n")
+        .write("_u.txt", "hit\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::os::unix::fs::symlink(t.root().join("a"), t.root().join("link-to-a")).unwrap();
+        std::os::unix::fs::symlink(t.root().join("nowhere"), t.root().join("dangling")).unwrap();
+        std::os::unix::fs::symlink("/", t.root().join("to-root")).unwrap();
+        // A loop, once followed.
+        std::os::unix::fs::symlink("..", t.root().join("a/b/up")).unwrap();
+        t.write("locked/x.txt", "hit\n");
+        std::fs::set_permissions(t.root().join("locked"), std::fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    for extra in [&[][..], &["--follow"], &["--hidden", "--glob", "!.git/"], &["--max-depth", "2"], &["--no-ignore"]] {
+        let mut args = vec!["--pattern", "hit"];
+        args.extend_from_slice(extra);
+        let (json, _) = t.cmd("llm-search").args(&args).arg("--json").expect_exit(0);
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let (jsonl, _) = t.cmd("llm-search").args(&args).arg("--jsonl").expect_exit(0);
+        let lines: Vec<serde_json::Value> = jsonl.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let (summary, records) = lines.split_last().unwrap();
+        let records: Vec<serde_json::Value> = records
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut().unwrap().shift_remove("type");
+                r
+            })
+            .collect();
+        assert_eq!(&records, json["matches"].as_array().unwrap(), "{extra:?}");
+        for field in ["total_matches", "total_lines", "files_searched", "files_with_matches", "diagnostics"] {
+            assert_eq!(summary[field], json[field], "{extra:?}: {field}");
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(t.root().join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
