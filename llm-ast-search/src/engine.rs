@@ -78,13 +78,15 @@ impl Engine<'_> {
 
     /// The text outline, written to `w` file by file in path order as files
     /// are parsed, with --kind, --depth, --offset and --limit applied on the
-    /// way. A write error (a closed pipe) stops the printing, not the count.
+    /// way; a full --limit page with more after it stops the parsing (the
+    /// counts are then those up to there). A write error (a closed pipe)
+    /// stops the printing, not the count.
     pub fn stream_symbols(&self, w: &mut TextOut<'_>) -> Result<(Page, Vec<aide_core::Diagnostic>), AideError> {
         let kinds = self.kinds()?;
         let (offset, limit) = (self.request.offset, self.request.limit.unwrap_or(usize::MAX));
         let (mut total, mut files, mut printed) = (0usize, 0usize, 0usize);
         let mut writing = true;
-        let diagnostics = self.scope().for_each_file(
+        let (diagnostics, cut_short) = self.scope().for_each_file(
             None,
             |file, diags| {
                 diags.extend(file.parse_diagnostic());
@@ -110,28 +112,48 @@ impl Engine<'_> {
                     header_done = true;
                     writing &= result.is_ok();
                 }
+                // A --limit page is full and more remain: no need to parse on.
+                if self.request.limit.is_some() && printed >= limit && total > offset.saturating_add(printed) {
+                    return std::ops::ControlFlow::Break(());
+                }
+                std::ops::ControlFlow::Continue(())
             },
         )?;
         let truncated = total > offset.saturating_add(printed) && printed >= limit;
         let next_offset = truncated.then_some(offset + printed);
-        Ok((Page { total, files_parsed: files, truncated, next_offset }, diagnostics))
+        Ok((Page { total, files_parsed: files, truncated, next_offset, totals_exact: !cut_short }, diagnostics))
     }
 
-    /// The definitions of `name` across the scope, at the best name-match tier.
-    pub fn definitions(&self, name: &str) -> Result<Found<Symbol>, AideError> {
+    /// The definitions of `name` across the scope, at the best name-match
+    /// tier. With `enough`, the files stop being parsed once more than that
+    /// many exact definitions are in (no tier beats exact, so the first
+    /// `enough` are certain, and more remain): the last value is then false
+    /// — the count and the files are those up to there.
+    pub fn definitions(&self, name: &str, enough: Option<usize>) -> Result<(Found<Symbol>, bool), AideError> {
         let needle = refs::last_identifier(name);
         if needle.is_empty() {
             return Err(AstError::EmptyName { example: "`MyClass` or `Agent/run`" }.into());
         }
-        let (per_file, diagnostics) = self.scope().map_files(Some(needle.as_bytes()), |file, diags| {
-            diags.extend(file.parse_diagnostic());
-            refs::definitions_in(file, name)
-        })?;
-        let files = per_file.len();
-        let all: Vec<(NameMatch, Symbol)> = per_file.into_iter().flatten().collect();
+        let (mut all, mut files, mut exact) = (Vec::new(), 0usize, 0usize);
+        let (diagnostics, cut_short) = self.scope().for_each_file(
+            Some(needle.as_bytes()),
+            |file, diags| {
+                diags.extend(file.parse_diagnostic());
+                refs::definitions_in(file, name)
+            },
+            |found: Vec<(NameMatch, Symbol)>| {
+                files += 1;
+                exact += found.iter().filter(|(m, _)| *m == NameMatch::Exact).count();
+                all.extend(found);
+                if enough.is_some_and(|n| exact > n) {
+                    return std::ops::ControlFlow::Break(());
+                }
+                std::ops::ControlFlow::Continue(())
+            },
+        )?;
         let best = all.iter().map(|(m, _)| *m).min();
         let defs = all.into_iter().filter(|(m, _)| Some(*m) == best).map(|(_, s)| s).collect();
-        Ok((defs, best, files, diagnostics))
+        Ok(((defs, best, files, diagnostics), !cut_short))
     }
 
     /// The references of `name` (a name or name path): when it names one
@@ -218,7 +240,7 @@ struct DialectBackend<'a> {
 
 impl dialect::Backend for DialectBackend<'_> {
     fn definitions(&self, name: &str) -> Result<Vec<Definition>, AideError> {
-        let (defs, _, _, d) = self.engine.definitions(name)?;
+        let ((defs, _, _, d), _) = self.engine.definitions(name, None)?;
         self.diagnostics.borrow_mut().extend(d);
         Ok(defs
             .iter()
@@ -350,8 +372,10 @@ impl Engine<'_> {
             }
             Mode::Definitions => {
                 let name = request.definitions.clone().unwrap_or_default();
-                let (defs, name_match, files, diagnostics) = self.definitions(&name)?;
-                let (definitions, page) = page(defs, request, files);
+                let enough = request.limit.map(|l| request.offset.saturating_add(l));
+                let ((defs, name_match, files, diagnostics), complete) = self.definitions(&name, enough)?;
+                let (definitions, mut page) = page(defs, request, files);
+                page.totals_exact = complete;
                 let output = AstOutput::Definitions { name, matching: Matching::ByName, name_match, definitions, page };
                 Ok(Outcome::with_diagnostics(output, diagnostics))
             }

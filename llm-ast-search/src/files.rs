@@ -1,5 +1,6 @@
 //! Which files a request covers, read and parsed in parallel.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -214,17 +215,28 @@ impl Scope<'_> {
         F: Fn(&SourceFile, &mut Vec<Diagnostic>) -> T + Sync,
     {
         let mut out = Vec::new();
-        let diagnostics = self.for_each_file(needle, f, |t| out.push(t))?;
+        let (diagnostics, _) = self.for_each_file(needle, f, |t| {
+            out.push(t);
+            ControlFlow::Continue(())
+        })?;
         Ok((out, diagnostics))
     }
 
     /// [`Scope::map_files`], handing each result to `sink` in path order as
-    /// soon as every earlier file is done, instead of collecting them.
-    pub fn for_each_file<T, F, S>(&self, needle: Option<&[u8]>, f: F, mut sink: S) -> Result<Vec<Diagnostic>, AideError>
+    /// soon as every earlier file is done, instead of collecting them. When
+    /// `sink` breaks, no further file is parsed, and the diagnostics are
+    /// those of the walk and of the files handed on (the same on every run,
+    /// however far the workers had got). The flag: files were left unread.
+    pub fn for_each_file<T, F, S>(
+        &self,
+        needle: Option<&[u8]>,
+        f: F,
+        mut sink: S,
+    ) -> Result<(Vec<Diagnostic>, bool), AideError>
     where
         T: Send,
         F: Fn(&SourceFile, &mut Vec<Diagnostic>) -> T + Sync,
-        S: FnMut(T),
+        S: FnMut(T) -> ControlFlow<()>,
     {
         let (candidates, mut diagnostics) = self.candidates()?;
         let max_filesize = self.walk.max_filesize;
@@ -232,13 +244,15 @@ impl Scope<'_> {
         let threads = self.threads.clamp(1, candidates.len().max(1));
         let (tx, rx) = std::sync::mpsc::channel::<(usize, Option<T>, Vec<Diagnostic>)>();
         let progress = self.ctx.progress.counter(Some(candidates.len() as u64));
-        let (f, candidates, next, progress) = (&f, &candidates, &next, &progress);
+        let stopped = std::sync::atomic::AtomicBool::new(false);
+        let mut handed = 0usize;
+        let (f, candidates, next, progress, stopped) = (&f, &candidates, &next, &progress, &stopped);
         std::thread::scope(|s| {
             for _ in 0..threads {
                 let tx = tx.clone();
                 s.spawn(move || {
                     loop {
-                        if self.ctx.cancel.is_cancelled() {
+                        if self.ctx.cancel.is_cancelled() || stopped.load(Ordering::Relaxed) {
                             break;
                         }
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -255,21 +269,28 @@ impl Scope<'_> {
             drop(tx);
             // Results arrive in any order; hand them on in path order.
             let mut pending = std::collections::BTreeMap::new();
-            let mut want = 0usize;
+            let want = &mut handed;
             for (i, item, diags) in rx {
-                diagnostics.extend(diags);
-                pending.insert(i, item);
-                while let Some(item) = pending.remove(&want) {
-                    if let Some(t) = item {
-                        sink(t);
+                if stopped.load(Ordering::Relaxed) {
+                    continue;
+                }
+                pending.insert(i, (item, diags));
+                while let Some((item, diags)) = pending.remove(&*want) {
+                    diagnostics.extend(diags);
+                    *want += 1;
+                    if let Some(t) = item
+                        && sink(t).is_break()
+                    {
+                        stopped.store(true, Ordering::Relaxed);
+                        break;
                     }
-                    want += 1;
                 }
             }
         });
         self.ctx.check_cancel()?;
         aide_core::envelope::sort_diagnostics(&mut diagnostics);
-        Ok(diagnostics)
+        let left_unread = handed < candidates.len();
+        Ok((diagnostics, left_unread))
     }
 
     /// Reads, filters and parses one candidate, then maps it.

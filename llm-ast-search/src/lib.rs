@@ -21,7 +21,7 @@
 //!                  "node_kind": "identifier", "path": "src/main.rs",
 //!                  "checksum": "<sha256 of the file>", "byte_start": 100, "byte_end": 103, "line": 5, "column": 4,
 //!                  "end_line": 5, "end_column": 7 } ],
-//!   "total": 1, "files_parsed": 3, "truncated": false, "next_offset": null }
+//!   "total": 1, "files_parsed": 3, "truncated": false, "next_offset": null, "totals_exact": true }
 //!
 //! { "mode": "symbols",
 //!   "symbols": [ { "path": "src/agent.rs", "name": "run", "kind": "Method",
@@ -68,6 +68,11 @@
 //!   comment or string; typed by the tags queries where they say more.
 //! * A file with syntax errors is still searched and gives a `parse_error`
 //!   diagnostic; unreadable, binary and UTF-16 files give diagnostics too.
+//! * `--limit` stops the parsing once its page is certain and one more
+//!   result shows that more remain — for definitions (once more exact
+//!   definitions than the page needs are in: no tier beats exact) and the
+//!   text outline. `total` and `files_parsed` then count the files up to
+//!   there and `totals_exact` is false (text says "at least").
 //!
 //! Exit status: 0 with results, 1 without, 2 for invalid input
 //! (`invalid_query`, `invalid_program`, `unknown_language`…), 3 when

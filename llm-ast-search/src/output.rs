@@ -89,6 +89,10 @@ pub struct Page {
     pub truncated: bool,
     /// Pass as --offset to get the next page.
     pub next_offset: Option<usize>,
+    /// `total` and `files_parsed` count every file. False when --limit
+    /// stopped the parsing once its page was certain and more remained
+    /// (definitions): they then count the files up to there.
+    pub totals_exact: bool,
 }
 
 /// The syntax errors of one file.
@@ -108,7 +112,7 @@ pub(crate) fn page<T>(items: Vec<T>, req: &AstRequest, files_parsed: usize) -> (
     let truncated = rest.len() > take;
     let shown: Vec<T> = rest.into_iter().take(take).collect();
     let next_offset = truncated.then_some(req.offset + shown.len());
-    (shown, Page { total, files_parsed, truncated, next_offset })
+    (shown, Page { total, files_parsed, truncated, next_offset, totals_exact: true })
 }
 
 impl Render for AstOutput {
@@ -254,7 +258,11 @@ fn write_position(w: &mut TextOut<'_>, path: &str, line: usize, column: usize) -
 fn truncated_note(w: &mut TextOut<'_>, page: &Page) -> io::Result<()> {
     match page.next_offset {
         Some(next) => {
-            w.paint(Paint::Dim, format_args!("… {} more (--offset {next})", page.total - next))?;
+            let at_least = if page.totals_exact { "" } else { "at least " };
+            w.paint(
+                Paint::Dim,
+                format_args!("… {at_least}{} more (--offset {next})", page.total.saturating_sub(next)),
+            )?;
             writeln!(w)
         }
         None => Ok(()),

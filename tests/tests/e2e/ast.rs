@@ -670,3 +670,45 @@ fn text_output_names_symbols_by_their_name_path_so_ambiguity_can_be_acted_on() {
         .json::<Value>(0);
     assert_eq!(v["ok"], true);
 }
+
+#[test]
+fn definitions_with_a_limit_stop_once_the_page_is_certain() {
+    let t = TestDir::new();
+    // An exact definition in every file (and a file the name's token is not in).
+    t.write("a/aaa.py", "def run_all():\n    pass\n");
+    for i in 0..40 {
+        t.write(&format!("m{i:02}/x.py"), format!("def run():\n    return {i}\n"));
+    }
+    let whole = ast(&t, &["--definitions", "run"], 0);
+    assert_eq!((whole["total"].as_u64(), whole["totals_exact"].as_bool()), (Some(40), Some(true)), "{whole}");
+    let paths = |v: &Value| -> Vec<String> {
+        v["definitions"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap().to_string()).collect()
+    };
+    let runs: Vec<Value> = ["1", "2", "8"]
+        .iter()
+        .map(|threads| ast(&t, &["--definitions", "run", "--limit", "2", "--offset", "1", "--threads", threads], 0))
+        .collect();
+    let page = &runs[0];
+    // The whole run's page, found after four files of 40: no tier beats exact.
+    assert_eq!(paths(page), paths(&whole)[1..3]);
+    assert_eq!(page["name_match"], "exact");
+    assert_eq!((page["truncated"].as_bool(), page["next_offset"].as_u64()), (Some(true), Some(3)));
+    let counts = (page["total"].as_u64(), page["files_parsed"].as_u64(), page["totals_exact"].as_bool());
+    assert_eq!(counts, (Some(4), Some(4), Some(false)));
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        v["execution_id"] = Value::Null;
+        v["stats"] = Value::Null;
+        v
+    };
+    assert!(runs.iter().all(|r| strip(r) == strip(page)), "the same whatever the threads");
+    // The text says the count is a lower bound.
+    let (text, _) = t.cmd("llm-ast-search").args(["--definitions", "run", "--limit", "2"]).expect_exit(0);
+    assert!(text.contains("… at least 1 more (--offset 2)"), "{text}");
+    // The text outline stops the same way once its page is full.
+    let (outline, _) = t.cmd("llm-ast-search").args(["--limit", "2"]).expect_exit(0);
+    assert_eq!(
+        outline,
+        "a/aaa.py\n  Function run_all [1-2]\nm00/x.py\n  Function run [1-2]\n… at least 1 more (--offset 2)\n"
+    );
+}
