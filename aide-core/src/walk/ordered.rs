@@ -64,7 +64,7 @@ struct Queue {
 
 /// Results waiting for every earlier one, and whether they are being handed on.
 struct Window<T> {
-    done: BTreeMap<u64, Option<(WalkedFile, T)>>,
+    done: BTreeMap<u64, (WalkedFile, T)>,
     next: u64,
     handing_on: bool,
 }
@@ -115,7 +115,7 @@ impl Walker<'_> {
                     if *entry.key() != *next {
                         break;
                     }
-                    ready.extend(entry.remove());
+                    ready.push(entry.remove());
                     *next += 1;
                 }
                 if ready.is_empty() {
@@ -199,7 +199,7 @@ impl Walker<'_> {
                         for (at, file) in batch.drain(..) {
                             let result = map(&file);
                             progress.tick();
-                            lock(&window).done.insert(at, Some((file, result)));
+                            lock(&window).done.insert(at, (file, result));
                             hand_on();
                         }
                     }

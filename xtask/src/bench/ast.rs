@@ -261,6 +261,26 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
         runs.min(5),
         1,
     )?);
+    // --limit stops parsing once the page is certain (issue 16, item 1).
+    cases.push(case(
+        "whole corpus: where `main` is defined, first page",
+        vec![
+            Cmd::new(
+                "llm-ast-search --definitions main --limit 5",
+                &[&ours_s, "--json", "--definitions", "main", "--limit", "5"],
+                &corpus,
+            )
+            .env("AIDE_HOME", &home_s),
+            Cmd::new(
+                "llm-ast-search --definitions main (every one)",
+                &[&ours_s, "--json", "--definitions", "main"],
+                &corpus,
+            )
+            .env("AIDE_HOME", &home_s),
+        ],
+        runs.min(3),
+        1,
+    )?);
     let sizes = ["crates/serde_json-1.0.140", "python/flask-3.1.0-py3-none-any", "debian/go/net/http", "debian/java"]
         .iter()
         .filter(|f| corpus.join(f).exists())
