@@ -244,11 +244,13 @@ fn perf_keeps_history_and_flags_a_slow_run() {
     let p = shell(&t, &["perf", "--session", &s, "--last", "3"], 0);
     assert_eq!(p["aggregate"]["total_commands"], 6);
     assert_eq!(p["recent"].as_array().unwrap().len(), 3);
-    let anomalies = p["anomalies"].as_array().unwrap();
-    assert_eq!(anomalies.len(), 1, "{p}");
-    assert_eq!(anomalies[0]["command"], "sleep $D");
-    assert!(anomalies[0]["deviation_percent"].as_f64().unwrap() > 300.0);
-    assert_eq!(anomalies[0]["severity"], "high");
+    // The 0.4 s run is the one high anomaly. (A 10 ms sleep that took 23 ms
+    // on a loaded machine is rightly flagged too, as low: tolerated here.)
+    let high: Vec<&Value> = p["anomalies"].as_array().unwrap().iter().filter(|a| a["severity"] == "high").collect();
+    assert_eq!(high.len(), 1, "{p}");
+    assert_eq!(high[0]["command"], "sleep $D");
+    assert_eq!(high[0]["at"], p["recent"][2]["at"], "{p}");
+    assert!(high[0]["deviation_percent"].as_f64().unwrap() > 300.0);
 }
 
 #[test]
