@@ -1,21 +1,22 @@
-//! The search itself: parallel walk, one grep searcher per thread, then a
-//! deterministic sort and the page the request asked for.
+//! The search itself: one grep searcher per worker thread, over the parallel
+//! walk (then a deterministic sort) or the walk in path order (results as
+//! they come); the page the request asked for is built in [`crate::page`].
 
 use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use aide_core::color::TextOut;
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::text::{lossy, shorten, trim_terminator};
 use aide_core::tool::{Context, Outcome};
 use aide_core::walk::{WalkedFile, Walker};
-use aide_core::{AideError, Format, LineIndex, Root, code};
+use aide_core::{AideError, LineIndex, Root, code};
 use grep_matcher::{Match as Span, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
-use crate::output::{Capture, FileCount, Match, SearchOutput};
+use crate::output::{Capture, Match, SearchOutput};
+use crate::page::{Gather, paginate};
 use crate::{Mode, SearchRequest};
 
 /// How far past a multi-line match the regex may look (as ripgrep).
@@ -164,129 +165,6 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
     Ok(Outcome::with_diagnostics(output, diagnostics))
 }
 
-/// Content mode in path order: each file's matches as they come, the
-/// totals counted, the page printed at once (`print`) or kept. Only the
-/// page is kept — for the output, or for the execution log when printed.
-struct Gather<'r> {
-    req: &'r SearchRequest,
-    ctx: &'r Context,
-    print: bool,
-    diagnostics: Vec<Diagnostic>,
-    output: SearchOutput,
-    printed: usize,
-    write_failed: bool,
-    /// Bytes of JSON of the page kept for the log.
-    log_bytes: u64,
-}
-
-impl<'r> Gather<'r> {
-    fn new(req: &'r SearchRequest, ctx: &'r Context, print: bool) -> Gather<'r> {
-        Gather {
-            req,
-            ctx,
-            print,
-            diagnostics: Vec::new(),
-            output: SearchOutput {
-                mode: req.mode,
-                matches: Vec::new(),
-                files: Vec::new(),
-                total_matches: 0,
-                total_lines: 0,
-                files_with_matches: 0,
-                files_searched: 0,
-                truncated: false,
-                next_offset: None,
-                totals_exact: true,
-                streamed: print,
-                printed: 0,
-                log_overflow: None,
-            },
-            printed: 0,
-            write_failed: false,
-            log_bytes: 0,
-        }
-    }
-
-    /// Takes the next file's outcome; breaks once --limit's page is full
-    /// and a match past it shows that more remain.
-    fn take(&mut self, outcome: FileOutcome) -> std::ops::ControlFlow<()> {
-        use std::ops::ControlFlow;
-        let result = match outcome {
-            FileOutcome::Skipped(d) => {
-                self.diagnostics.push(d);
-                return ControlFlow::Continue(());
-            }
-            FileOutcome::Searched(result, d) => {
-                self.diagnostics.extend(d);
-                self.output.files_searched += 1;
-                result
-            }
-        };
-        if result.count == 0 {
-            return ControlFlow::Continue(());
-        }
-        let first = self.output.total_matches;
-        self.output.total_matches += result.count;
-        self.output.total_lines += result.lines;
-        self.output.files_with_matches += 1;
-        // The part of this file's matches inside the page.
-        let (offset, limit) = (self.req.offset, self.req.limit.unwrap_or(usize::MAX));
-        let skip = offset.saturating_sub(first).min(result.matches.len());
-        let take = limit.saturating_sub(self.printed).min(result.matches.len() - skip);
-        if take > 0 {
-            let page = &result.matches[skip..skip + take];
-            self.printed += take;
-            if self.print && !self.write_failed {
-                // A closed pipe ends the printing, not the search: the
-                // totals and the log stay whole.
-                let written = if let Some(mut live) = self.ctx.live() {
-                    live.text_batch(|w| crate::output::write_matches(w, page))
-                } else if let Some(mut live) = self.ctx.live_records() {
-                    live.records("match", page)
-                } else {
-                    Ok(())
-                };
-                self.write_failed = written.is_err();
-            }
-            if !self.print {
-                self.output.matches.extend_from_slice(page);
-            } else if self.ctx.logged {
-                self.keep_for_log(page);
-            }
-        }
-        if self.req.limit.is_some() && self.output.total_matches > offset.saturating_add(limit) {
-            self.output.totals_exact = false;
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
-    }
-
-    /// Keeps a printed page for the execution log until it is more than
-    /// the log keeps; the log then records that size (a lower bound) only.
-    fn keep_for_log(&mut self, page: &[Match]) {
-        if self.output.log_overflow.is_some() {
-            return;
-        }
-        self.log_bytes += page.iter().map(|m| serde_json::to_vec(m).map_or(0, |v| v.len() as u64 + 1)).sum::<u64>();
-        if self.log_bytes > aide_core::log::max_result_bytes() as u64 {
-            self.output.log_overflow = Some(self.log_bytes);
-            self.output.matches = Vec::new();
-        } else {
-            self.output.matches.extend_from_slice(page);
-        }
-    }
-
-    fn finish(mut self) -> SearchOutput {
-        self.output.printed = self.printed;
-        let next_offset = self.req.offset.saturating_add(self.printed);
-        if next_offset < self.output.total_matches {
-            self.output.truncated = true;
-            self.output.next_offset = Some(next_offset);
-        }
-        self.output
-    }
-}
-
 /// The most bytes of patterns one search takes (a 50 MB pattern once took
 /// 4.8 GB to compile; a 300 MB one was killed for lack of memory).
 pub const MAX_PATTERN_BYTES: usize = 1 << 20;
@@ -375,16 +253,16 @@ struct FileSettings<'a> {
 }
 
 /// The matches of one file.
-struct FileResult {
-    path: String,
+pub(crate) struct FileResult {
+    pub(crate) path: String,
     /// SHA-256 of the bytes searched (empty for a file without matches).
-    checksum: std::sync::Arc<str>,
-    matches: Vec<Match>,
-    count: usize,
-    lines: usize,
+    pub(crate) checksum: std::sync::Arc<str>,
+    pub(crate) matches: Vec<Match>,
+    pub(crate) count: usize,
+    pub(crate) lines: usize,
 }
 
-enum FileOutcome {
+pub(crate) enum FileOutcome {
     Skipped(Diagnostic),
     Searched(FileResult, Option<Diagnostic>),
 }
@@ -793,129 +671,4 @@ fn captures_of(s: &FileSettings<'_>, local: &[u8], rs: usize, re: usize, base: u
         byte_end: Some(base + re),
         text: Some(lossy(&local[rs..re]).0),
     }]
-}
-
-/// Applies --offset, --limit and --max-output-bytes to the sorted results.
-fn paginate(
-    req: &SearchRequest,
-    results: Vec<FileResult>,
-    files_searched: usize,
-    format: Format,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> SearchOutput {
-    let total_matches = results.iter().map(|r| r.count).sum();
-    let total_lines = results.iter().map(|r| r.lines).sum();
-    let files_with_matches = results.len();
-    let mut output = SearchOutput {
-        mode: req.mode,
-        matches: Vec::new(),
-        files: Vec::new(),
-        total_matches,
-        total_lines,
-        files_with_matches,
-        files_searched,
-        truncated: false,
-        next_offset: None,
-        totals_exact: true,
-        streamed: false,
-        printed: 0,
-        log_overflow: None,
-    };
-    let total_items;
-    let kept;
-    let mut byte_capped = false;
-    match req.mode {
-        Mode::Content => {
-            let all: Vec<Match> = results.into_iter().flat_map(|r| r.matches).collect();
-            total_items = all.len();
-            output.matches = page(
-                all,
-                req,
-                &mut byte_capped,
-                |m, w| crate::output::write_match(&mut TextOut::plain(w), m, &[]),
-                format,
-                "match",
-            );
-            kept = output.matches.len();
-        }
-        Mode::Files | Mode::Count => {
-            let all: Vec<FileCount> = results
-                .into_iter()
-                .map(|r| FileCount { path: r.path, checksum: r.checksum, matches: r.count, lines: r.lines })
-                .collect();
-            total_items = all.len();
-            let mode = req.mode;
-            output.files = page(
-                all,
-                req,
-                &mut byte_capped,
-                |f, w| crate::output::write_file(&mut TextOut::plain(w), f, mode),
-                format,
-                "file",
-            );
-            kept = output.files.len();
-        }
-    }
-    output.truncated = byte_capped;
-    let next = req.offset.saturating_add(kept);
-    if next < total_items {
-        output.truncated = true;
-        output.next_offset = Some(next);
-    }
-    if byte_capped && output.next_offset.is_some() {
-        diagnostics.push(Diagnostic::new(
-            diag::OUTPUT_TRUNCATED,
-            format!(
-                "output cut at {kept} of {total_items} results to stay under --max-output-bytes {}; continue with --offset {next}",
-                req.max_output_bytes.unwrap_or(0)
-            ),
-        ));
-    }
-    output
-}
-
-/// The window of `items` the request asks for, cut before the items as
-/// printed in `format` (`write_text` for text) pass --max-output-bytes.
-fn page<T: serde::Serialize>(
-    items: Vec<T>,
-    req: &SearchRequest,
-    byte_capped: &mut bool,
-    write_text: impl Fn(&T, &mut dyn std::io::Write) -> std::io::Result<()>,
-    format: Format,
-    record_type: &str,
-) -> Vec<T> {
-    let mut window: Vec<T> = items.into_iter().skip(req.offset).take(req.limit.unwrap_or(usize::MAX)).collect();
-    if let Some(cap) = req.max_output_bytes {
-        let mut used = 0usize;
-        let mut keep = 0usize;
-        let mut buf = Vec::new();
-        for item in &window {
-            buf.clear();
-            let size = match format {
-                Format::Text => write_text(item, &mut buf).map_or(0, |()| buf.len()),
-                // The item, and the comma or newline after it.
-                Format::Json { pretty: false } => serde_json::to_writer(&mut buf, item).map_or(0, |()| buf.len() + 1),
-                Format::Json { pretty: true } => {
-                    serde_json::to_writer_pretty(&mut buf, item).map_or(0, |()| buf.len() + 6)
-                }
-                // {"type":"match", … }\n
-                Format::Jsonl => {
-                    serde_json::to_writer(&mut buf, item).map_or(0, |()| buf.len() + record_type.len() + 11)
-                }
-            };
-            // The first result is shown even when it alone is over the
-            // budget: a page must advance, or a caller paging by
-            // next_offset would loop.
-            if used + size > cap && keep > 0 {
-                break;
-            }
-            used += size;
-            keep += 1;
-        }
-        if keep < window.len() {
-            window.truncate(keep);
-            *byte_capped = true;
-        }
-    }
-    window
 }

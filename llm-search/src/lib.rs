@@ -53,6 +53,7 @@
 
 mod engine;
 mod output;
+mod page;
 
 use std::path::PathBuf;
 
