@@ -275,16 +275,35 @@ impl Live {
     /// Writes JSONL records, `{"type": KIND, …}` each, exactly as the
     /// harness would have printed them from the final document: one write
     /// and a flush for the batch.
-    pub fn records<T: Serialize>(&mut self, kind: &str, items: &[T]) -> io::Result<()> {
+    /// Returns the bytes written.
+    pub fn records<T: Serialize>(&mut self, kind: &str, items: &[T]) -> io::Result<usize> {
         self.clear_progress();
         let mut buf = Vec::new();
+        let mut body = Vec::new();
         for item in items {
-            let value = serde_json::to_value(item).map_err(io::Error::other)?;
-            serde_json::to_writer(&mut buf, &crate::cli::with_type(kind, value)).map_err(io::Error::other)?;
+            body.clear();
+            serde_json::to_writer(&mut body, item).map_err(io::Error::other)?;
+            match body.as_slice() {
+                // An object: `"type"` spliced in first, as `with_type` puts
+                // it, without building the record as a Value.
+                [b'{', rest @ ..] => {
+                    buf.extend_from_slice(b"{\"type\":");
+                    serde_json::to_writer(&mut buf, kind).map_err(io::Error::other)?;
+                    if rest != b"}" {
+                        buf.push(b',');
+                    }
+                    buf.extend_from_slice(rest);
+                }
+                _ => {
+                    let value = serde_json::from_slice(&body).map_err(io::Error::other)?;
+                    serde_json::to_writer(&mut buf, &crate::cli::with_type(kind, value)).map_err(io::Error::other)?;
+                }
+            }
             buf.push(b'\n');
         }
         self.out.write_all(&buf)?;
-        self.out.flush()
+        self.out.flush()?;
+        Ok(buf.len())
     }
 
     /// As [`Live::text`], rendered whole first and written in one go (a
@@ -457,6 +476,49 @@ impl Context {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `Write` the test can read back after `Live` has taken it.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            crate::walk::lock(&self.0).extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn streamed_records_are_byte_for_byte_what_the_harness_prints() {
+        #[derive(Serialize)]
+        struct Rec {
+            path: &'static str,
+            n: u64,
+            x: f64,
+            text: &'static str,
+            list: Vec<Option<i32>>,
+        }
+        #[derive(Serialize)]
+        struct Empty {}
+        let out = Shared::default();
+        let mut live = Live::new(Box::new(out.clone()), false);
+        let recs = [Rec { path: "a\"b", n: 7, x: 0.1, text: "é\u{1}\n", list: vec![Some(1), None] }];
+        let written = live.records("match", &recs).unwrap();
+        live.records("match", &[Empty {}]).unwrap();
+        live.records("n", &[3]).unwrap();
+        let got = String::from_utf8(crate::walk::lock(&out.0).clone()).unwrap();
+        let mut want = String::new();
+        for value in [serde_json::to_value(&recs[0]).unwrap(), serde_json::json!({})] {
+            want.push_str(&serde_json::to_string(&crate::cli::with_type("match", value)).unwrap());
+            want.push('\n');
+        }
+        want.push_str(&serde_json::to_string(&crate::cli::with_type("n", serde_json::json!(3))).unwrap());
+        want.push('\n');
+        assert_eq!(got, want);
+        assert_eq!(written, want.lines().next().unwrap().len() + 1);
+    }
 
     #[test]
     fn a_raised_flag_is_a_cancelled_error() {

@@ -83,22 +83,26 @@ impl<'r> Gather<'r> {
         if take > 0 {
             let page = &result.matches[skip..skip + take];
             self.printed += take;
+            let mut json_bytes = None;
             if self.print && !self.write_failed {
                 // A closed pipe ends the printing, not the search: the
                 // totals and the log stay whole.
+                // JSONL says how many bytes its records took: the log's
+                // estimate of the page (text mode has it counted below).
                 let written = if let Some(mut live) = self.ctx.live() {
-                    live.text_batch(|w| crate::output::write_matches(w, page))
+                    live.text_batch(|w| crate::output::write_matches(w, page)).map(|()| None)
                 } else if let Some(mut live) = self.ctx.live_records() {
-                    live.records("match", page)
+                    live.records("match", page).map(Some)
                 } else {
-                    Ok(())
+                    Ok(None)
                 };
                 self.write_failed = written.is_err();
+                json_bytes = written.ok().flatten();
             }
             if !self.print {
                 self.output.matches.extend_from_slice(page);
             } else if self.ctx.logged {
-                self.keep_for_log(page);
+                self.keep_for_log(page, json_bytes);
             }
         }
         if self.req.limit.is_some() && self.output.total_matches > offset.saturating_add(limit) {
@@ -110,11 +114,15 @@ impl<'r> Gather<'r> {
 
     /// Keeps a printed page for the execution log until it is more than
     /// the log keeps; the log then records that size (a lower bound) only.
-    fn keep_for_log(&mut self, page: &[Match]) {
+    /// `json_bytes`: the page's size as JSON, when already known.
+    fn keep_for_log(&mut self, page: &[Match], json_bytes: Option<usize>) {
         if self.output.log_overflow.is_some() {
             return;
         }
-        self.log_bytes += page.iter().map(|m| serde_json::to_vec(m).map_or(0, |v| v.len() as u64 + 1)).sum::<u64>();
+        self.log_bytes += match json_bytes {
+            Some(n) => n as u64,
+            None => page.iter().map(|m| serde_json::to_vec(m).map_or(0, |v| v.len() as u64 + 1)).sum::<u64>(),
+        };
         if self.log_bytes > aide_core::log::max_result_bytes() as u64 {
             self.output.log_overflow = Some(self.log_bytes);
             self.output.matches = Vec::new();
