@@ -491,7 +491,23 @@ fn emit<O: Serialize + Render>(
     }
     let overflow = output.log_overflow();
     let need_compact = (run.enabled && overflow.is_none()) || matches!(format, Format::Json { pretty: false });
-    let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
+    let mut compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
+    // A streamed output hands its records for the log as JSON: they go into
+    // its (empty) records field.
+    let log_compact = match (output.log_records(), output.jsonl_records(), compact.as_deref()) {
+        (Some(raw), Some((field, _)), Some(c)) if run.enabled && overflow.is_none() => {
+            let empty = format!("\"{field}\":[]");
+            c.find(&empty).map(|at| {
+                let open = at + empty.len() - 1;
+                let mut whole = String::with_capacity(c.len() + raw.len());
+                whole.push_str(&c[..open]);
+                whole.push_str(raw);
+                whole.push_str(&c[open..]);
+                whole
+            })
+        }
+        _ => None,
+    };
     match format {
         Format::Text => {
             out.write_with(|w| {
@@ -540,6 +556,9 @@ fn emit<O: Serialize + Render>(
             })
             .map_err(io_err)?;
         }
+    }
+    if log_compact.is_some() {
+        compact = log_compact;
     }
     match (compact, overflow) {
         (_, Some(bytes)) => run.record_sized(status, true, None, String::new(), Some(bytes)),

@@ -106,6 +106,13 @@ pub trait Render {
     fn log_overflow(&self) -> Option<u64> {
         None
     }
+    /// A streamed output's records for the execution log, already JSON:
+    /// the items of the array (comma-separated, no brackets) that the
+    /// output's own records field ([`Render::jsonl_records`]), left empty,
+    /// stands for. The field must come before any text the output carries.
+    fn log_records(&self) -> Option<&str> {
+        None
+    }
     /// For `--jsonl`: the result field holding the records and the record
     /// type written into each line's `type`.
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
@@ -275,14 +282,26 @@ impl Live {
     /// Writes JSONL records, `{"type": KIND, …}` each, exactly as the
     /// harness would have printed them from the final document: one write
     /// and a flush for the batch.
-    /// Returns the bytes written.
-    pub fn records<T: Serialize>(&mut self, kind: &str, items: &[T]) -> io::Result<usize> {
+    /// Returns the bytes written. `keep`: each record's JSON (without its
+    /// `type`) is appended there too, comma-separated.
+    pub fn records<T: Serialize>(
+        &mut self,
+        kind: &str,
+        items: &[T],
+        mut keep: Option<&mut Vec<u8>>,
+    ) -> io::Result<usize> {
         self.clear_progress();
         let mut buf = Vec::new();
         let mut body = Vec::new();
         for item in items {
             body.clear();
             serde_json::to_writer(&mut body, item).map_err(io::Error::other)?;
+            if let Some(keep) = keep.as_deref_mut() {
+                if !keep.is_empty() {
+                    keep.push(b',');
+                }
+                keep.extend_from_slice(&body);
+            }
             match body.as_slice() {
                 // An object: `"type"` spliced in first, as `with_type` puts
                 // it, without building the record as a Value.
@@ -505,9 +524,12 @@ mod tests {
         let out = Shared::default();
         let mut live = Live::new(Box::new(out.clone()), false);
         let recs = [Rec { path: "a\"b", n: 7, x: 0.1, text: "é\u{1}\n", list: vec![Some(1), None] }];
-        let written = live.records("match", &recs).unwrap();
-        live.records("match", &[Empty {}]).unwrap();
-        live.records("n", &[3]).unwrap();
+        let mut kept = Vec::new();
+        let written = live.records("match", &recs, Some(&mut kept)).unwrap();
+        live.records("match", &[Empty {}], Some(&mut kept)).unwrap();
+        live.records("n", &[3], None).unwrap();
+        let kept = String::from_utf8(kept).unwrap();
+        assert_eq!(kept, format!("{},{{}}", serde_json::to_string(&recs[0]).unwrap()));
         let got = String::from_utf8(crate::walk::lock(&out.0).clone()).unwrap();
         let mut want = String::new();
         for value in [serde_json::to_value(&recs[0]).unwrap(), serde_json::json!({})] {

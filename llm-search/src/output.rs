@@ -97,6 +97,9 @@ pub struct SearchOutput {
     /// many bytes of JSON (and `matches` no longer holds it).
     #[serde(skip)]
     pub log_overflow: Option<u64>,
+    /// Streamed: the printed page for the log, as JSON (`matches` is empty).
+    #[serde(skip)]
+    pub log_records: Option<String>,
 }
 
 /// Matches as text mode prints them: a line with several matches once, at
@@ -234,6 +237,10 @@ impl Render for SearchOutput {
 
     fn log_overflow(&self) -> Option<u64> {
         self.log_overflow
+    }
+
+    fn log_records(&self) -> Option<&str> {
+        self.log_records.as_deref()
     }
 
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {

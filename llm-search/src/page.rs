@@ -22,8 +22,8 @@ pub(crate) struct Gather<'r> {
     output: SearchOutput,
     printed: usize,
     write_failed: bool,
-    /// Bytes of JSON of the page kept for the log.
-    log_bytes: u64,
+    /// The printed page kept for the log, as comma-separated JSON.
+    log_json: Vec<u8>,
 }
 
 impl<'r> Gather<'r> {
@@ -47,10 +47,11 @@ impl<'r> Gather<'r> {
                 streamed: print,
                 printed: 0,
                 log_overflow: None,
+                log_records: None,
             },
             printed: 0,
             write_failed: false,
-            log_bytes: 0,
+            log_json: Vec::new(),
         }
     }
 
@@ -83,26 +84,40 @@ impl<'r> Gather<'r> {
         if take > 0 {
             let page = &result.matches[skip..skip + take];
             self.printed += take;
-            let mut json_bytes = None;
+            // The printed page is kept for the execution log as the JSON it
+            // is stored as, until it is more than the log keeps.
+            let keep_log = self.print && self.ctx.logged && self.output.log_overflow.is_none();
+            let mut kept = false;
             if self.print && !self.write_failed {
                 // A closed pipe ends the printing, not the search: the
                 // totals and the log stay whole.
-                // JSONL says how many bytes its records took: the log's
-                // estimate of the page (text mode has it counted below).
+                let keep = if keep_log { Some(&mut self.log_json) } else { None };
                 let written = if let Some(mut live) = self.ctx.live() {
-                    live.text_batch(|w| crate::output::write_matches(w, page)).map(|()| None)
+                    live.text_batch(|w| crate::output::write_matches(w, page))
                 } else if let Some(mut live) = self.ctx.live_records() {
-                    live.records("match", page).map(Some)
+                    kept = keep_log;
+                    live.records("match", page, keep).map(|_| ())
                 } else {
-                    Ok(None)
+                    Ok(())
                 };
                 self.write_failed = written.is_err();
-                json_bytes = written.ok().flatten();
             }
             if !self.print {
                 self.output.matches.extend_from_slice(page);
-            } else if self.ctx.logged {
-                self.keep_for_log(page, json_bytes);
+            } else if keep_log {
+                if !kept {
+                    for m in page {
+                        if !self.log_json.is_empty() {
+                            self.log_json.push(b',');
+                        }
+                        // A Match always serializes.
+                        let _ = serde_json::to_writer(&mut self.log_json, m);
+                    }
+                }
+                if self.log_json.len() > aide_core::log::max_result_bytes() {
+                    self.output.log_overflow = Some(self.log_json.len() as u64);
+                    self.log_json = Vec::new();
+                }
             }
         }
         if self.req.limit.is_some() && self.output.total_matches > offset.saturating_add(limit) {
@@ -112,27 +127,11 @@ impl<'r> Gather<'r> {
         ControlFlow::Continue(())
     }
 
-    /// Keeps a printed page for the execution log until it is more than
-    /// the log keeps; the log then records that size (a lower bound) only.
-    /// `json_bytes`: the page's size as JSON, when already known.
-    fn keep_for_log(&mut self, page: &[Match], json_bytes: Option<usize>) {
-        if self.output.log_overflow.is_some() {
-            return;
-        }
-        self.log_bytes += match json_bytes {
-            Some(n) => n as u64,
-            None => page.iter().map(|m| serde_json::to_vec(m).map_or(0, |v| v.len() as u64 + 1)).sum::<u64>(),
-        };
-        if self.log_bytes > aide_core::log::max_result_bytes() as u64 {
-            self.output.log_overflow = Some(self.log_bytes);
-            self.output.matches = Vec::new();
-        } else {
-            self.output.matches.extend_from_slice(page);
-        }
-    }
-
     pub(crate) fn finish(mut self) -> SearchOutput {
         self.output.printed = self.printed;
+        if self.print && self.ctx.logged && self.output.log_overflow.is_none() {
+            self.output.log_records = Some(String::from_utf8_lossy(&self.log_json).into_owned());
+        }
         let next_offset = self.req.offset.saturating_add(self.printed);
         if next_offset < self.output.total_matches {
             self.output.truncated = true;
@@ -167,6 +166,7 @@ pub(crate) fn paginate(
         streamed: false,
         printed: 0,
         log_overflow: None,
+        log_records: None,
     };
     let total_items;
     let kept;

@@ -456,6 +456,15 @@ fn streamed_text_and_jsonl_are_what_the_collected_search_prints() {
     let stored: serde_json::Value = serde_json::from_str(&stored).unwrap();
     assert_eq!(stored["matches"].as_array().unwrap().len(), 4, "{stored}");
     assert_eq!(stored["total_matches"], summary["total_matches"]);
+    // The very document a --json run of the same request prints.
+    let (json, _) = t.cmd("llm-search").args(["--pattern", "foo", "--limit", "4", "--json"]).expect_exit(0);
+    let mut json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let mut stored = stored;
+    for doc in [&mut json, &mut stored] {
+        doc["execution_id"] = serde_json::Value::Null;
+        doc["stats"] = serde_json::Value::Null;
+    }
+    assert_eq!(stored, json);
     // A streamed page over what the log keeps is not held for it: the run
     // is logged by size, as any oversized result, and printed whole.
     // (Text prints a line with two matches once.)
