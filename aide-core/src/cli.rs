@@ -492,22 +492,6 @@ fn emit<O: Serialize + Render>(
     let overflow = output.log_overflow();
     let need_compact = (run.enabled && overflow.is_none()) || matches!(format, Format::Json { pretty: false });
     let mut compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
-    // A streamed output hands its records for the log as JSON: they go into
-    // its (empty) records field.
-    let log_compact = match (output.log_records(), output.jsonl_records(), compact.as_deref()) {
-        (Some(raw), Some((field, _)), Some(c)) if run.enabled && overflow.is_none() => {
-            let empty = format!("\"{field}\":[]");
-            c.find(&empty).map(|at| {
-                let open = at + empty.len() - 1;
-                let mut whole = String::with_capacity(c.len() + raw.len());
-                whole.push_str(&c[..open]);
-                whole.push_str(raw);
-                whole.push_str(&c[open..]);
-                whole
-            })
-        }
-        _ => None,
-    };
     match format {
         Format::Text => {
             out.write_with(|w| {
@@ -557,8 +541,13 @@ fn emit<O: Serialize + Render>(
             .map_err(io_err)?;
         }
     }
-    if log_compact.is_some() {
-        compact = log_compact;
+    // A streamed output hands its records for the log as JSON: they go into
+    // its (empty) records field of the document logged.
+    if let (Some(raw), Some((field, _)), Some(c)) = (output.log_records(), output.jsonl_records(), compact.as_mut()) {
+        let empty = format!("\"{field}\":[]");
+        if let Some(at) = c.find(&empty) {
+            c.insert_str(at + empty.len() - 1, raw);
+        }
     }
     match (compact, overflow) {
         (_, Some(bytes)) => run.record_sized(status, true, None, String::new(), Some(bytes)),

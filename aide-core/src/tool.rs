@@ -281,9 +281,10 @@ impl Live {
 
     /// Writes JSONL records, `{"type": KIND, …}` each, exactly as the
     /// harness would have printed them from the final document: one write
-    /// and a flush for the batch.
-    /// Returns the bytes written. `keep`: each record's JSON (without its
-    /// `type`) is appended there too, comma-separated.
+    /// and a flush for the batch. Returns the bytes written.
+    ///
+    /// `keep`: each record's JSON (without its `type`) is appended there
+    /// too, comma-separated — serialized once for both.
     pub fn records<T: Serialize>(
         &mut self,
         kind: &str,
@@ -441,7 +442,7 @@ impl Context {
     }
 
     /// The live sink in JSONL mode: records written as they are found,
-    /// each with [`Live::record`]; the harness then prints only the summary
+    /// with [`Live::records`]; the harness then prints only the summary
     /// (see [`Render::streamed`]).
     pub fn live_records(&self) -> Option<MutexGuard<'_, Live>> {
         if self.format != Format::Jsonl {

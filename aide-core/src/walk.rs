@@ -128,8 +128,6 @@ impl<'a> Walker<'a> {
 
     /// `pruned` collects the `outside_root` diagnostics of followed links
     /// that are not walked.
-    /// `pruned` collects the `outside_root` diagnostics of followed links
-    /// that are not walked.
     fn builder(&self, threads: usize, pruned: &std::sync::Arc<Mutex<Vec<Diagnostic>>>) -> WalkBuilder {
         let mut b = WalkBuilder::new(self.root.path());
         if self.args.follow {

@@ -87,7 +87,8 @@ pub struct SearchOutput {
     /// the totals then count the files up to that match (a lower bound).
     pub totals_exact: bool,
     /// The matches were printed as they were found (text and JSONL on the
-    /// command line); `matches` holds them only for the execution log.
+    /// command line); `matches` is then empty (the log's copy is
+    /// `log_records`).
     #[serde(skip)]
     pub streamed: bool,
     /// How many matches were printed, when streamed.

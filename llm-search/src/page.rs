@@ -20,7 +20,6 @@ pub(crate) struct Gather<'r> {
     print: bool,
     pub(crate) diagnostics: Vec<Diagnostic>,
     output: SearchOutput,
-    printed: usize,
     write_failed: bool,
     /// The printed page kept for the log, as comma-separated JSON.
     log_json: Vec<u8>,
@@ -49,7 +48,6 @@ impl<'r> Gather<'r> {
                 log_overflow: None,
                 log_records: None,
             },
-            printed: 0,
             write_failed: false,
             log_json: Vec::new(),
         }
@@ -80,10 +78,10 @@ impl<'r> Gather<'r> {
         // The part of this file's matches inside the page.
         let (offset, limit) = (self.req.offset, self.req.limit.unwrap_or(usize::MAX));
         let skip = offset.saturating_sub(first).min(result.matches.len());
-        let take = limit.saturating_sub(self.printed).min(result.matches.len() - skip);
+        let take = limit.saturating_sub(self.output.printed).min(result.matches.len() - skip);
         if take > 0 {
             let page = &result.matches[skip..skip + take];
-            self.printed += take;
+            self.output.printed += take;
             // The printed page is kept for the execution log as the JSON it
             // is stored as, until it is more than the log keeps.
             let keep_log = self.print && self.ctx.logged && self.output.log_overflow.is_none();
@@ -128,11 +126,13 @@ impl<'r> Gather<'r> {
     }
 
     pub(crate) fn finish(mut self) -> SearchOutput {
-        self.output.printed = self.printed;
         if self.print && self.ctx.logged && self.output.log_overflow.is_none() {
-            self.output.log_records = Some(String::from_utf8_lossy(&self.log_json).into_owned());
+            // serde_json writes UTF-8: no copy.
+            let json =
+                String::from_utf8(self.log_json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            self.output.log_records = Some(json);
         }
-        let next_offset = self.req.offset.saturating_add(self.printed);
+        let next_offset = self.req.offset.saturating_add(self.output.printed);
         if next_offset < self.output.total_matches {
             self.output.truncated = true;
             self.output.next_offset = Some(next_offset);

@@ -4,14 +4,15 @@
 //! until a parallel walk (which finds files in no particular order) ended.
 //! Here the walk itself goes in that order: `ignore`'s sequential walker,
 //! each folder's entries sorted so that a depth-first walk yields byte-wise
-//! order of the relative paths ([`Walker::collect`]'s order). The workers
-//! share it: each takes the next few files under a lock, maps them outside
-//! it, and leaves the results in a window keyed by position; whoever finds
-//! no one handing results on hands on every result whose predecessors are
-//! all done. The workers so finish files almost in order, the window stays
-//! small whatever the number of results, and the first result is handed on
-//! as soon as it exists — while the ripgrep-style walk, sequential, spends
-//! less CPU than the parallel one (it reads each folder once, on one thread).
+//! order of the relative paths ([`Walker::collect`]'s order), runs on a
+//! thread of its own and hands the workers files in chunks, each with its
+//! position. A worker maps its file and leaves the result in a window keyed
+//! by position; whoever finds no one handing results on hands on every
+//! result whose predecessors are all done. The workers so finish files
+//! almost in order, the window stays small whatever the number of results,
+//! and the first result is handed on as soon as it exists. The price: the
+//! sequential walker probes each folder for ignore files with a `stat` each,
+//! where the parallel one reuses the folder's listing — more CPU in all.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, VecDeque};
@@ -38,7 +39,7 @@ const CHUNK: usize = 16;
 /// `a.rs` come before `a/x`. Only a name that is a prefix of its sibling's,
 /// followed there by a byte below `/`, needs to know whether it is a folder
 /// (a `stat`, rare).
-pub(super) fn sibling_order(follow: bool) -> impl Fn(&Path, &Path) -> Ordering + Send + Sync + 'static {
+fn sibling_order(follow: bool) -> impl Fn(&Path, &Path) -> Ordering + Send + Sync + 'static {
     move |a: &Path, b: &Path| {
         let (Some(an), Some(bn)) = (a.file_name(), b.file_name()) else { return a.cmp(b) };
         let (an, bn) = (escape_path(an, false), escape_path(bn, false));

@@ -47,6 +47,19 @@ impl Cmd {
         self.env.push((k.into(), v.into()));
         self
     }
+
+    /// Spawns the command, stdin and stderr null, stdout as given.
+    fn spawn(&self, stdout: Stdio) -> Result<std::process::Child> {
+        Command::new(&self.argv[0])
+            .args(&self.argv[1..])
+            .current_dir(&self.cwd)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("spawning {}: {e}", self.argv[0]))
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -66,15 +79,7 @@ struct Measured {
 /// One run: wall time, peak RSS in KiB, exit code.
 fn run_once(cmd: &Cmd) -> Result<(Duration, i64, i32)> {
     let start = Instant::now();
-    let child = Command::new(&cmd.argv[0])
-        .args(&cmd.argv[1..])
-        .current_dir(&cmd.cwd)
-        .envs(cmd.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("spawning {}: {e}", cmd.argv[0]))?;
+    let child = cmd.spawn(Stdio::null())?;
     let pid = child.id() as libc::pid_t;
     let mut status: libc::c_int = 0;
     // SAFETY: rusage is plain data; wait4 fills it for our own child.
@@ -359,15 +364,7 @@ fn first_line_ms(cmd: &Cmd, runs: usize) -> Result<(f64, f64)> {
     let mut whole = Vec::new();
     for _ in 0..runs {
         let start = Instant::now();
-        let mut child = Command::new(&cmd.argv[0])
-            .args(&cmd.argv[1..])
-            .current_dir(&cmd.cwd)
-            .envs(cmd.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("spawning {}: {e}", cmd.argv[0]))?;
+        let mut child = cmd.spawn(Stdio::piped())?;
         let mut out = BufReader::new(child.stdout.take().ok_or("no stdout")?);
         let mut line = Vec::new();
         out.read_until(b'\n', &mut line).map_err(|e| e.to_string())?;
