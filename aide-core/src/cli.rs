@@ -418,6 +418,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         ctx = ctx.with_progress(line.sink());
     }
     ctx.logged = run.enabled;
+    ctx.prepared_records = format == (Format::Json { pretty: false });
     if matches!(format, Format::Text | Format::Jsonl) {
         let mut live = crate::tool::Live::new(Box::new(io::stdout()), common.color.for_stdout());
         if let Some(line) = &progress_line {
@@ -491,7 +492,13 @@ fn emit<O: Serialize + Render>(
     }
     let overflow = output.log_overflow();
     let need_compact = (run.enabled && overflow.is_none()) || matches!(format, Format::Json { pretty: false });
-    let mut compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
+    let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
+    // Records handed over as JSON stand where the records field, serialized
+    // empty, is: printed there when they were not streamed, logged there.
+    let records = match (output.records_json(), output.jsonl_records(), &compact) {
+        (Some(chunks), Some((field, _)), Some(doc)) => Some(Spliced::new(doc, field, chunks)?),
+        _ => None,
+    };
     match format {
         Format::Text => {
             out.write_with(|w| {
@@ -507,12 +514,17 @@ fn emit<O: Serialize + Render>(
             }
         }
         Format::Json { pretty } => {
-            let text = match (&compact, pretty) {
-                (Some(c), false) => c.clone(),
-                _ => to_json_string(&env, true)?,
+            let pretty_text = match (&compact, pretty) {
+                (Some(_), false) => None,
+                _ => Some(to_json_string(&env, true)?),
             };
             out.write_with(|w| {
-                w.write_all(text.as_bytes())?;
+                match (&pretty_text, &records, &compact) {
+                    (Some(text), _, _) => w.write_all(text.as_bytes())?,
+                    (None, Some(spliced), _) if !output.streamed() => spliced.write(w)?,
+                    (None, _, Some(doc)) => w.write_all(doc.as_bytes())?,
+                    (None, _, None) => {}
+                }
                 w.write_all(b"\n")
             })
             .map_err(io_err)?;
@@ -541,20 +553,82 @@ fn emit<O: Serialize + Render>(
             .map_err(io_err)?;
         }
     }
-    // A streamed output hands its records for the log as JSON: they go into
-    // its (empty) records field of the document logged.
-    if let (Some(raw), Some((field, _)), Some(c)) = (output.log_records(), output.jsonl_records(), compact.as_mut()) {
-        let empty = format!("\"{field}\":[]");
-        if let Some(at) = c.find(&empty) {
-            c.insert_str(at + empty.len() - 1, raw);
+    let logged = match (overflow, &records) {
+        _ if !run.enabled => Ok(None),
+        (Some(bytes), _) => Err(bytes),
+        // Over what the log keeps: logged by its size, never assembled.
+        (None, Some(spliced)) if spliced.len() > crate::log::max_result_bytes() => Err(spliced.len() as u64),
+        (None, Some(spliced)) => {
+            use std::fmt::Write as _;
+            let mut document = String::with_capacity(spliced.len());
+            let _ = write!(document, "{spliced}");
+            Ok(Some(document))
         }
-    }
-    match (compact, overflow) {
-        (_, Some(bytes)) => run.record_sized(status, true, None, String::new(), Some(bytes)),
-        (Some(compact), None) => run.record(status, true, None, compact),
-        (None, None) => {}
+        (None, None) => Ok(None),
+    };
+    drop(records);
+    match (logged, compact) {
+        (Err(bytes), _) => run.record_sized(status, true, None, String::new(), Some(bytes)),
+        (Ok(Some(document)), _) | (Ok(None), Some(document)) => run.record(status, true, None, document),
+        (Ok(None), None) => {}
     }
     Ok(())
+}
+
+/// A compact document whose records field, serialized empty, stands for
+/// records already JSON ([`Render::records_json`]).
+struct Spliced<'a> {
+    /// The document up to the field's `[`, and from its `]` on.
+    head: &'a str,
+    tail: &'a str,
+    /// Runs of comma-separated records.
+    chunks: &'a [String],
+}
+
+impl<'a> Spliced<'a> {
+    fn new(doc: &'a str, field: &str, chunks: &'a [String]) -> Result<Spliced<'a>, AideError> {
+        let empty = format!("\"{field}\":[]");
+        let at = doc
+            .find(&empty)
+            .ok_or_else(|| AideError::internal(format!("the records field {field} is not in the output")))?
+            + empty.len()
+            - 1;
+        Ok(Spliced { head: &doc[..at], tail: &doc[at..], chunks })
+    }
+
+    fn runs(&self) -> impl Iterator<Item = &'a str> {
+        self.chunks.iter().map(String::as_str).filter(|c| !c.is_empty())
+    }
+
+    /// The whole document's length in bytes.
+    fn len(&self) -> usize {
+        let records: usize = self.runs().map(|c| c.len() + 1).sum();
+        self.head.len() + records.saturating_sub(1) + self.tail.len()
+    }
+
+    fn write(&self, w: &mut dyn Write) -> io::Result<()> {
+        w.write_all(self.head.as_bytes())?;
+        for (i, run) in self.runs().enumerate() {
+            if i > 0 {
+                w.write_all(b",")?;
+            }
+            w.write_all(run.as_bytes())?;
+        }
+        w.write_all(self.tail.as_bytes())
+    }
+}
+
+impl std::fmt::Display for Spliced<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.head)?;
+        for (i, run) in self.runs().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            f.write_str(run)?;
+        }
+        f.write_str(self.tail)
+    }
 }
 
 #[cfg(test)]

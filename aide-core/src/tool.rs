@@ -106,11 +106,14 @@ pub trait Render {
     fn log_overflow(&self) -> Option<u64> {
         None
     }
-    /// A streamed output's records for the execution log, already JSON:
-    /// the items of the array (comma-separated, no brackets) that the
-    /// output's own records field ([`Render::jsonl_records`]), left empty,
-    /// stands for. The field must come before any text the output carries.
-    fn log_records(&self) -> Option<&str> {
+    /// The records of the output's records field ([`Render::jsonl_records`]),
+    /// already JSON: runs of comma-separated items (no brackets), in order,
+    /// that the field, serialized empty, stands for. A streamed output hands
+    /// over the records it printed, for the execution log; any other, when
+    /// the context allowed it ([`Context::prepared_records`]), its whole
+    /// records field, which the harness prints and logs in the field's
+    /// place. The field must come before any text the output carries.
+    fn records_json(&self) -> Option<&[String]> {
         None
     }
     /// For `--jsonl`: the result field holding the records and the record
@@ -372,6 +375,11 @@ pub struct Context {
     /// Whether the run's result is recorded in the execution log: a tool
     /// that streams its records keeps them for the log only then.
     pub logged: bool,
+    /// The caller prints the result as one compact JSON document and takes
+    /// its records already serialized ([`Render::records_json`]): a tool may
+    /// serialize each record where it is found, in parallel, and keep the
+    /// JSON instead of the (larger) structs.
+    pub prepared_records: bool,
     /// The root the run opened, for the execution log.
     opened_root: Mutex<Option<PathBuf>>,
 }
@@ -400,6 +408,7 @@ impl Context {
             format: Format::Json { pretty: false },
             live: None,
             logged: false,
+            prepared_records: false,
             opened_root: Mutex::new(None),
         }
     }

@@ -88,19 +88,22 @@ pub struct SearchOutput {
     pub totals_exact: bool,
     /// The matches were printed as they were found (text and JSONL on the
     /// command line); `matches` is then empty (the log's copy is
-    /// `log_records`).
+    /// `records_json`).
     #[serde(skip)]
     pub streamed: bool,
     /// How many matches were printed, when streamed.
     #[serde(skip)]
     pub printed: usize,
     /// Streamed, the page is over what the execution log keeps: about this
-    /// many bytes of JSON (and `matches` no longer holds it).
+    /// many bytes of JSON (and `records_json` does not hold it).
     #[serde(skip)]
     pub log_overflow: Option<u64>,
-    /// Streamed: the printed page for the log, as JSON (`matches` is empty).
+    /// The page's matches as JSON, serialized where they were found
+    /// (`matches` is then empty): what was printed, for the log, when
+    /// streamed; the whole page of a compact JSON document otherwise
+    /// ([`aide_core::tool::Render::records_json`]).
     #[serde(skip)]
-    pub log_records: Option<String>,
+    pub records_json: Option<Vec<String>>,
 }
 
 /// Matches as text mode prints them: a line with several matches once, at
@@ -240,8 +243,8 @@ impl Render for SearchOutput {
         self.log_overflow
     }
 
-    fn log_records(&self) -> Option<&str> {
-        self.log_records.as_deref()
+    fn records_json(&self) -> Option<&[String]> {
+        self.records_json.as_deref()
     }
 
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {

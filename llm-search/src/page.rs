@@ -46,7 +46,7 @@ impl<'r> Gather<'r> {
                 streamed: print,
                 printed: 0,
                 log_overflow: None,
-                log_records: None,
+                records_json: None,
             },
             write_failed: false,
             log_json: Vec::new(),
@@ -130,7 +130,7 @@ impl<'r> Gather<'r> {
             // serde_json writes UTF-8: no copy.
             let json =
                 String::from_utf8(self.log_json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            self.output.log_records = Some(json);
+            self.output.records_json = Some(vec![json]);
         }
         let next_offset = self.req.offset.saturating_add(self.output.printed);
         if next_offset < self.output.total_matches {
@@ -142,6 +142,8 @@ impl<'r> Gather<'r> {
 }
 
 /// Applies --offset, --limit and --max-output-bytes to the sorted results.
+/// Results whose matches were serialized where they were found (no page to
+/// cut: see `engine::search`) hand their JSON on as the records.
 pub(crate) fn paginate(
     req: &SearchRequest,
     results: Vec<FileResult>,
@@ -166,12 +168,17 @@ pub(crate) fn paginate(
         streamed: false,
         printed: 0,
         log_overflow: None,
-        log_records: None,
+        records_json: None,
     };
     let total_items;
     let kept;
     let mut byte_capped = false;
     match req.mode {
+        Mode::Content if results.iter().any(|r| r.json.is_some()) => {
+            total_items = total_matches;
+            kept = total_matches;
+            output.records_json = Some(results.into_iter().filter_map(|r| r.json).collect());
+        }
         Mode::Content => {
             let all: Vec<Match> = results.into_iter().flat_map(|r| r.matches).collect();
             total_items = all.len();
