@@ -485,6 +485,47 @@ fn streamed_text_and_jsonl_are_what_the_collected_search_prints() {
 }
 
 #[test]
+fn a_compact_json_document_is_the_one_the_structs_give_printed_and_logged_whole() {
+    // Compact --json serializes each file's matches where they are found
+    // and splices them into the document; --pretty builds it from the
+    // structs. Both must be the same document, and the log must keep the
+    // very bytes printed.
+    let t = TestDir::new();
+    for i in 0..12 {
+        t.write(&format!("src/m{i:02}.rs"), format!("fn a{i}() {{ foo(); foo(); }}\n// foo\nlet x = 1;\nfoo\n"));
+    }
+    t.write("quote.txt", "a \"foo\" \\ foo\tbar\n");
+    t.write("z.txt", "no match here\n");
+    for args in [
+        vec!["--pattern", "foo"],
+        vec!["--pattern", "f(o)o", "--captures", "-C", "1"],
+        vec!["--pattern", "nothing-matches-this"],
+    ] {
+        let found = if args.contains(&"nothing-matches-this") { 1 } else { 0 };
+        let (compact, _) = t.cmd("llm-search").args(&args).arg("--json").expect_exit(found);
+        let (pretty, _) = t.cmd("llm-search").args(&args).arg("--pretty").expect_exit(found);
+        let printed: serde_json::Value = serde_json::from_str(&compact).unwrap();
+        let mut from_structs: serde_json::Value = serde_json::from_str(&pretty).unwrap();
+        from_structs["execution_id"] = printed["execution_id"].clone();
+        from_structs["stats"] = printed["stats"].clone();
+        assert_eq!(compact.trim_end(), from_structs.to_string(), "{args:?}");
+        let id = printed["execution_id"].as_str().unwrap();
+        let (stored, _) = t.cmd("aide").args(["log", "show", id, "--json"]).expect_exit(0);
+        assert_eq!(stored.trim_end(), compact.trim_end(), "{args:?}");
+    }
+    // Over what the log keeps: printed whole, logged by its size.
+    let (compact, _) =
+        t.cmd("llm-search").args(["--pattern", "foo", "--json"]).env("AIDE_LOG_MAX_RESULT_BYTES", "2000").expect_exit(0);
+    let printed: serde_json::Value = serde_json::from_str(&compact).unwrap();
+    assert_eq!(printed["matches"].as_array().unwrap().len(), 50, "{compact}");
+    let runs: serde_json::Value =
+        serde_json::from_str(&t.cmd("aide").args(["log", "list", "--limit", "1", "--json"]).expect_exit(0).0).unwrap();
+    let run = &runs["runs"][0];
+    assert_eq!(run["result_capped"], true, "{run}");
+    assert_eq!(run["result_bytes"].as_u64().unwrap(), compact.trim_end().len() as u64, "{run}");
+}
+
+#[test]
 fn a_large_file_gets_the_checksum_of_its_bytes_and_every_match() {
     let t = TestDir::new();
     // Over the size a search copies for its checksum: searched again, hashed as read.
