@@ -499,6 +499,9 @@ fn a_compact_json_document_is_the_one_the_structs_give_printed_and_logged_whole(
     for args in [
         vec!["--pattern", "foo"],
         vec!["--pattern", "f(o)o", "--captures", "-C", "1"],
+        // A page: searched in path order, cut inside a file's records.
+        vec!["--pattern", "foo", "--offset", "3", "--limit", "6"],
+        vec!["--pattern", "foo", "--offset", "2", "--limit", "1", "-C", "1"],
         vec!["--pattern", "nothing-matches-this"],
     ] {
         let found = if args.contains(&"nothing-matches-this") { 1 } else { 0 };
