@@ -1,6 +1,8 @@
 //! SHA-256 checksums, lowercase hex, of exact bytes: the same value
 //! `sha256sum` prints for a whole file.
 
+pub mod cache;
+
 use std::io::Read;
 use std::path::Path;
 

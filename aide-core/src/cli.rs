@@ -566,7 +566,6 @@ fn emit<O: Serialize + Render>(
         }
         (None, None) => Ok(None),
     };
-    drop(records);
     match (logged, compact) {
         (Err(bytes), _) => run.record_sized(status, true, None, String::new(), Some(bytes)),
         (Ok(Some(document)), _) | (Ok(None), Some(document)) => run.record(status, true, None, document),

@@ -351,6 +351,11 @@ impl Root {
     /// [`OpenFailure::Outside`], never opens the outside file. FIFOs,
     /// sockets and devices are opened without blocking and refused.
     pub fn open_file(&self, path: &Path) -> Result<File, OpenFailure> {
+        self.open_file_with_stat(path).map(|(file, _)| file)
+    }
+
+    /// As [`Root::open_file`], with the `fstat` of the file opened.
+    pub fn open_file_with_stat(&self, path: &Path) -> Result<(File, rustix::fs::Stat), OpenFailure> {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK;
         let fd = match self.lexical(path) {
             Some(rel) => match open_beneath(self.dir.as_fd(), &rel, flags, Mode::empty(), true) {
@@ -364,8 +369,9 @@ impl Root {
             None => self.open_resolved(path, flags)?,
         };
         // O_NONBLOCK kept FIFOs from blocking the open; regular files ignore it.
-        OpenFailure::check_regular(rustix::fs::fstat(&fd)?.st_mode)?;
-        Ok(File::from(fd))
+        let stat = rustix::fs::fstat(&fd)?;
+        OpenFailure::check_regular(stat.st_mode)?;
+        Ok((File::from(fd), stat))
     }
 
     /// Resolves `path` through its symlinks, then opens the resolved path

@@ -413,6 +413,20 @@ impl Context {
         }
     }
 
+    /// The context of a library call made inside this run (a Dialect
+    /// program's `search`, a background exec's spawn): the same id, working
+    /// directory and cancellation flag, but nothing streamed, no records
+    /// handed over as JSON and nothing logged — the caller reads the output
+    /// it gets back, and prints only its own.
+    pub fn nested(&self) -> Context {
+        Context {
+            execution_id: self.execution_id.clone(),
+            working_dir: self.working_dir.clone(),
+            cancel: self.cancel.clone(),
+            ..Context::new(String::new())
+        }
+    }
+
     pub fn with_cancel(mut self, cancel: Cancel) -> Context {
         self.cancel = cancel;
         self

@@ -288,7 +288,7 @@ impl dialect::Backend for DialectBackend<'_> {
         request.walk = self.engine.request.walk.clone();
         request.walk.glob = glob.into_iter().collect();
         request.threads = Some(self.engine.threads);
-        let found = llm_search::search(root, &request, self.engine.ctx)?;
+        let found = llm_search::search(root, &request, &self.engine.ctx.nested())?;
         self.diagnostics.borrow_mut().extend(found.diagnostics);
         Ok(found
             .output

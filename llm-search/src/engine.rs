@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use aide_core::checksum::cache::{Cache as ChecksumCache, Stamp};
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::text::{lossy, shorten, trim_terminator};
 use aide_core::tool::{Context, Outcome};
@@ -89,6 +90,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
             .bom_sniffing(false);
         b
     };
+    let cache = ChecksumCache::open();
     let mut thread_diagnostics = Vec::new();
     let threads = aide_core::walk::worker_threads(req.threads, &mut thread_diagnostics);
     let files_searched = AtomicUsize::new(0);
@@ -102,6 +104,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         max_line_len: req.max_line_len,
         max_filesize: walker.max_filesize(),
         serialize: false,
+        cache: &cache,
     };
 
     // Text and JSONL on the command line print each file's matches as soon
@@ -136,6 +139,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         )?;
         diagnostics.extend(walk_diagnostics);
         diagnostics.append(&mut gather.diagnostics);
+        cache.save();
         return Ok(Outcome::with_diagnostics(gather.finish(), diagnostics));
     }
 
@@ -156,6 +160,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         }
     })?;
 
+    cache.save();
     let mut results = Vec::new();
     diagnostics.extend(walk_diagnostics);
     for outcome in outcomes {
@@ -263,6 +268,8 @@ struct FileSettings<'a> {
     /// Serialize each file's matches where it was searched (the whole page
     /// of a compact JSON document: see `Context::prepared_records`).
     serialize: bool,
+    /// Checksums of large files remembered between runs.
+    cache: &'a ChecksumCache,
 }
 
 /// The matches of one file.
@@ -286,16 +293,18 @@ pub(crate) enum FileOutcome {
 fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile, copy: &mut Vec<u8>) -> FileOutcome {
     // Opened beneath the root: a folder swapped for a symlink since the
     // walk listed it cannot lead the read outside.
-    let f = match s.root.open_file(&file.abs) {
-        Ok(f) => f,
+    let (f, stat) = match s.root.open_file_with_stat(&file.abs) {
+        Ok(opened) => opened,
         Err(e) => return FileOutcome::Skipped(e.into_diagnostic(&file.rel)),
     };
+    // What the file was when opened: a checksum remembered for exactly this
+    // version may stand for hashing it (see `aide_core::checksum::cache`).
+    let stamp = Stamp::from_stat(&stat);
     if let Some(max) = s.max_filesize
-        && let Ok(md) = f.metadata()
-        && md.len() > max
+        && stamp.size() > max
     {
         return FileOutcome::Skipped(
-            Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes is over --max-filesize {max}", md.len()))
+            Diagnostic::new(diag::FILE_TOO_LARGE, format!("{} bytes is over --max-filesize {max}", stamp.size()))
                 .with_path(&file.rel),
         );
     }
@@ -306,7 +315,7 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
     // COPY_LIMIT of copy (large files without matches cost nothing more).
     let mut f = f;
     let mut hash_as_read = false;
-    let (sink, mut reader) = loop {
+    let (sink, mut reader, remembered) = loop {
         copy.clear();
         let mut reader = TapReader {
             inner: &mut f,
@@ -341,6 +350,10 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
             return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
         }
         if sink.count > 0 && reader.overflowed {
+            // Remembered, and unchanged while it was searched: no second pass.
+            if let Some(sum) = remembered_checksum(s, reader.inner, &stamp) {
+                break (sink, reader, Some(sum));
+            }
             drop(reader);
             if let Err(e) = std::io::Seek::rewind(&mut f) {
                 return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
@@ -348,17 +361,25 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
             hash_as_read = true;
             continue;
         }
-        break (sink, reader);
+        break (sink, reader, None);
     };
     let mut sink = sink;
     // The checksum of exactly the bytes searched, for files with matches
     // only: a search stopped at a NUL byte reads the rest for it.
     let checksum: std::sync::Arc<str> = if sink.count > 0 {
-        match reader.finish() {
-            Ok(sum) => sum.into(),
-            Err(e) => {
-                return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
-            }
+        match remembered.or_else(|| remembered_checksum(s, reader.inner, &stamp)) {
+            Some(sum) => sum.into(),
+            None => match reader.finish() {
+                Ok(sum) => {
+                    if s.cache.covers(stamp.size()) && unchanged(reader.inner, &stamp) {
+                        s.cache.put(stamp, &sum);
+                    }
+                    sum.into()
+                }
+                Err(e) => {
+                    return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
+                }
+            },
         }
     } else {
         "".into()
@@ -406,6 +427,18 @@ fn serialize_matches(matches: Vec<Match>) -> String {
     }
     // serde_json writes UTF-8.
     String::from_utf8(json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The checksum the cache holds for the file `f` opened at `stamp`, if it
+/// is still that version now that it has been searched.
+fn remembered_checksum(s: &FileSettings<'_>, f: &std::fs::File, stamp: &Stamp) -> Option<String> {
+    let sum = s.cache.get(stamp)?;
+    unchanged(f, stamp).then_some(sum)
+}
+
+/// Whether the open file `f` still has the stamp it was opened with.
+fn unchanged(f: &std::fs::File, stamp: &Stamp) -> bool {
+    f.metadata().is_ok_and(|md| Stamp::of(&md) == *stamp)
 }
 
 /// grep-searcher's initial line buffer (`DEFAULT_BUFFER_CAPACITY`, 64 KiB):

@@ -492,7 +492,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
             }),
         };
         llm_jobs::LlmJobs::prepare(&mut request)?;
-        let job = match llm_jobs::LlmJobs::run(request, ctx)?.output {
+        let job = match llm_jobs::LlmJobs::run(request, &ctx.nested())?.output {
             llm_jobs::JobsOutput::Spawned(job) => job,
             other => return Err(AideError::internal(format!("llm-jobs spawn answered {other:?}"))),
         };

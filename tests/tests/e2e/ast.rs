@@ -489,6 +489,15 @@ fn dialect_functions_compose_and_return_seed_shapes() {
     let v = run("search(`src/agent.rs`, `pub fn`)", 0);
     let found: Vec<u64> = v["value"].as_array().unwrap().iter().map(|m| m["start"]["line"].as_u64().unwrap()).collect();
     assert_eq!(found, [13, 25]);
+    // The search a program makes is the program's, whatever the format: its
+    // matches are the value, never printed as records of their own.
+    let (text, _) = t.cmd("llm-ast-search").args(["--dialect", "search(`src/agent.rs`, `pub fn`)"]).expect_exit(0);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v["value"]);
+    let (jsonl, _) =
+        t.cmd("llm-ast-search").args(["--dialect", "search(`src/agent.rs`, `pub fn`)", "--jsonl"]).expect_exit(0);
+    assert_eq!(jsonl.lines().count(), 1, "{jsonl}");
+    assert_eq!(serde_json::from_str::<Value>(&jsonl).unwrap()["value"], v["value"]);
     let v = run("search(`.`, `struct.*Client`, `.rs`)", 0);
     assert_eq!(v["value"].as_array().unwrap().len(), 1);
     assert_eq!(v["value"][0]["path"], "src/agent.rs");

@@ -517,8 +517,11 @@ fn a_compact_json_document_is_the_one_the_structs_give_printed_and_logged_whole(
         assert_eq!(stored.trim_end(), compact.trim_end(), "{args:?}");
     }
     // Over what the log keeps: printed whole, logged by its size.
-    let (compact, _) =
-        t.cmd("llm-search").args(["--pattern", "foo", "--json"]).env("AIDE_LOG_MAX_RESULT_BYTES", "2000").expect_exit(0);
+    let (compact, _) = t
+        .cmd("llm-search")
+        .args(["--pattern", "foo", "--json"])
+        .env("AIDE_LOG_MAX_RESULT_BYTES", "2000")
+        .expect_exit(0);
     let printed: serde_json::Value = serde_json::from_str(&compact).unwrap();
     assert_eq!(printed["matches"].as_array().unwrap().len(), 50, "{compact}");
     let runs: serde_json::Value =
@@ -526,6 +529,54 @@ fn a_compact_json_document_is_the_one_the_structs_give_printed_and_logged_whole(
     let run = &runs["runs"][0];
     assert_eq!(run["result_capped"], true, "{run}");
     assert_eq!(run["result_bytes"].as_u64().unwrap(), compact.trim_end().len() as u64, "{run}");
+}
+
+#[test]
+fn a_remembered_checksum_is_never_the_checksum_of_another_version() {
+    // Large files' checksums are remembered between runs, keyed on the
+    // file's identity and change times, and only once the file has settled.
+    let t = TestDir::new();
+    let mut big = String::new();
+    while big.len() < 300 * 1024 {
+        big.push_str("needle in a long file, line after line\n");
+    }
+    t.write("big.txt", &big);
+    t.write("small.txt", "needle\n");
+    let checksum_of = |t: &TestDir| {
+        // Both walks: in path order (a page), and parallel (the whole result).
+        let page = search(t, &["--pattern", "needle", "--limit", "1"], 0).result;
+        let whole = search(t, &["--pattern", "needle"], 0).result;
+        assert_eq!((page.matches[0].path.as_str(), whole.matches[0].path.as_str()), ("big.txt", "big.txt"));
+        assert_eq!(page.matches[0].checksum, whole.matches[0].checksum);
+        whole.matches[0].checksum.clone()
+    };
+    let cache = t.home().join("cache/checksums");
+    let remembers = |sum: &str| {
+        let raw: Vec<u8> = (0..32).map(|i| u8::from_str_radix(&sum[i * 2..i * 2 + 2], 16).unwrap()).collect();
+        std::fs::read(&cache).is_ok_and(|bytes| bytes.windows(32).any(|w| w == raw.as_slice()))
+    };
+    // Just written: searched, hashed, and not remembered (when the runs
+    // ended before the file could settle: a loaded machine may be slower).
+    let written = std::time::Instant::now();
+    let first = checksum_of(&t);
+    assert_eq!(first, aide_core::checksum::sha256_hex(big.as_bytes()));
+    if written.elapsed() + std::time::Duration::from_millis(100) < aide_core::checksum::cache::SETTLED {
+        assert!(!remembers(&first));
+    }
+    // Settled: remembered, and given again while the file stays as it is.
+    std::thread::sleep(aide_core::checksum::cache::SETTLED + std::time::Duration::from_millis(200));
+    assert_eq!(checksum_of(&t), first);
+    assert!(remembers(&first));
+    assert_eq!(checksum_of(&t), first);
+    // The same size and modification time, other bytes (as a tool that
+    // restores mtimes leaves it): the change time moved, so it is hashed.
+    let path = t.root().join("big.txt");
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let changed = big.replacen("long", "LONG", 1);
+    std::fs::write(&path, &changed).unwrap();
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), big.len() as u64);
+    assert_eq!(checksum_of(&t), aide_core::checksum::sha256_hex(changed.as_bytes()));
 }
 
 #[test]

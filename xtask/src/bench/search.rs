@@ -101,6 +101,10 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
                 Cmd::new("llm-search --json", &our_args, &corpus).env("AIDE_HOME", &home_s),
                 Cmd::new("rg --json", &rg, &corpus),
                 Cmd::new("rg --json --sort path", &rg_sorted, &corpus),
+                // A tree searched for the first time: every matched file hashed.
+                Cmd::new("llm-search --json, checksum cache off", &our_args, &corpus)
+                    .env("AIDE_HOME", &home_s)
+                    .env("AIDE_CHECKSUM_CACHE", "off"),
             ],
             runs,
             warmup,

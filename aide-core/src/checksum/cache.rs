@@ -1,0 +1,284 @@
+//! The checksums of large files, remembered between runs, so a search over
+//! an unchanged tree does not hash the same megabytes again.
+//!
+//! An entry is the file's identity and change stamp — device, inode, size,
+//! modification and status-change times to the nanosecond — and the
+//! SHA-256 of its bytes. It is used only for a file whose stamp is exactly
+//! the same before and after it was read, and stored only for a file that
+//! had *settled*: its status-change time (which every write moves, and which
+//! no program can set back) more than [`SETTLED`] before the hash. A write
+//! after that moves the time past what the entry holds (the kernel's clock
+//! ticks in milliseconds, not seconds), so a changed file never matches an
+//! entry; within that window nothing is stored (as git's "racily clean"
+//! rule). Only files of at least [`MIN_SIZE`] are remembered: smaller ones
+//! hash faster than a lookup pays for.
+//!
+//! The file, `$AIDE_HOME/cache/checksums`, is `MAGIC` then fixed-size
+//! records sorted by (device, inode): read whole on the first lookup of a
+//! run, written whole (renamed into place) at the end of a run that learned
+//! something. A damaged or foreign file reads as empty. Concurrent runs may
+//! overwrite each other's additions: a lost entry only costs a hash.
+//! `AIDE_CHECKSUM_CACHE=off` turns it off.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Files smaller than this are hashed every time.
+pub const MIN_SIZE: u64 = 64 << 10;
+
+/// How long before a hash a file's last change must lie for it to be stored.
+pub const SETTLED: Duration = Duration::from_secs(2);
+
+/// At most this many entries are kept (the ones learned last first).
+const MAX_ENTRIES: usize = 100_000;
+
+const MAGIC: &[u8; 16] = b"aide-checksums1\n";
+const RECORD: usize = 8 * 5 + 32;
+
+/// What identifies one version of a file: where it is and when it changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+}
+
+impl Stamp {
+    pub fn of(md: &std::fs::Metadata) -> Stamp {
+        let ns = |secs: i64, nsecs: i64| secs.saturating_mul(1_000_000_000).saturating_add(nsecs);
+        Stamp {
+            dev: md.dev(),
+            ino: md.ino(),
+            size: md.size(),
+            mtime_ns: ns(md.mtime(), md.mtime_nsec()),
+            ctime_ns: ns(md.ctime(), md.ctime_nsec()),
+        }
+    }
+
+    /// The stamp of an `fstat` (as [`crate::root::Root::open_file_with_stat`] returns).
+    pub fn from_stat(st: &rustix::fs::Stat) -> Stamp {
+        // The fields' types differ between architectures; i128 holds them all.
+        let ns = |secs: i128, nsecs: i128| i64::try_from(secs * 1_000_000_000 + nsecs).unwrap_or(i64::MAX);
+        Stamp {
+            dev: u64::try_from(i128::from(st.st_dev)).unwrap_or(0),
+            ino: u64::try_from(i128::from(st.st_ino)).unwrap_or(0),
+            size: u64::try_from(i128::from(st.st_size)).unwrap_or(0),
+            mtime_ns: ns(i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
+            ctime_ns: ns(i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
+        }
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Whether the file last changed more than [`SETTLED`] before `now`.
+    fn settled(&self, now: SystemTime) -> bool {
+        let Ok(now) = now.duration_since(UNIX_EPOCH) else { return false };
+        let limit = i64::try_from(now.saturating_sub(SETTLED).as_nanos()).unwrap_or(i64::MAX);
+        self.ctime_ns < limit && self.mtime_ns < limit
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        for n in [self.dev, self.ino, self.size] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        for n in [self.mtime_ns, self.ctime_ns] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    fn read(bytes: &[u8]) -> Option<Stamp> {
+        let u = |i: usize| bytes.get(i * 8..i * 8 + 8).and_then(|b| b.try_into().ok());
+        Some(Stamp {
+            dev: u64::from_le_bytes(u(0)?),
+            ino: u64::from_le_bytes(u(1)?),
+            size: u64::from_le_bytes(u(2)?),
+            mtime_ns: i64::from_le_bytes(u(3)?),
+            ctime_ns: i64::from_le_bytes(u(4)?),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    stamp: Stamp,
+    sha256: [u8; 32],
+}
+
+/// The cache of one run: read on first use, saved by [`Cache::save`].
+#[derive(Debug)]
+pub struct Cache {
+    path: Option<PathBuf>,
+    stored: OnceLock<Vec<Entry>>,
+    learned: Mutex<Vec<Entry>>,
+}
+
+impl Cache {
+    /// The user's cache under `$AIDE_HOME`, unless `AIDE_CHECKSUM_CACHE=off`.
+    pub fn open() -> Cache {
+        let off = std::env::var("AIDE_CHECKSUM_CACHE").is_ok_and(|v| v == "off" || v == "0");
+        Cache::at((!off).then(|| crate::home::aide_home().join("cache").join("checksums")))
+    }
+
+    /// A cache kept in the file at `path`; None: one that remembers nothing.
+    pub fn at(path: Option<PathBuf>) -> Cache {
+        Cache { path, stored: OnceLock::new(), learned: Mutex::new(Vec::new()) }
+    }
+
+    /// Whether a file of `size` bytes is looked up at all.
+    pub fn covers(&self, size: u64) -> bool {
+        self.path.is_some() && size >= MIN_SIZE
+    }
+
+    /// The lowercase hex SHA-256 remembered for a file with exactly `stamp`.
+    pub fn get(&self, stamp: &Stamp) -> Option<String> {
+        if !self.covers(stamp.size) {
+            return None;
+        }
+        let stored = self.stored.get_or_init(|| self.path.as_deref().map(load).unwrap_or_default());
+        let at = stored.binary_search_by(|e| (e.stamp.dev, e.stamp.ino).cmp(&(stamp.dev, stamp.ino))).ok()?;
+        let entry = stored[at];
+        (entry.stamp == *stamp).then(|| super::to_hex(&entry.sha256))
+    }
+
+    /// Remembers `checksum` (lowercase hex) for the file with `stamp`, read
+    /// whole with that same stamp before and after, if it had settled.
+    pub fn put(&self, stamp: Stamp, checksum: &str) {
+        if !self.covers(stamp.size) || !stamp.settled(SystemTime::now()) {
+            return;
+        }
+        let Some(sha256) = from_hex(checksum) else { return };
+        crate::walk::lock(&self.learned).push(Entry { stamp, sha256 });
+    }
+
+    /// Writes what this run learned into the file, with what it held.
+    pub fn save(&self) {
+        let Some(path) = &self.path else { return };
+        let learned = std::mem::take(&mut *crate::walk::lock(&self.learned));
+        if learned.is_empty() {
+            return;
+        }
+        // Reread: another run may have saved since this one read it.
+        let mut entries = learned;
+        entries.extend(load(path));
+        let mut seen = std::collections::HashSet::new();
+        entries.retain(|e| seen.insert((e.stamp.dev, e.stamp.ino)));
+        entries.truncate(MAX_ENTRIES);
+        entries.sort_by_key(|e| (e.stamp.dev, e.stamp.ino));
+        let mut bytes = Vec::with_capacity(MAGIC.len() + entries.len() * RECORD);
+        bytes.extend_from_slice(MAGIC);
+        for e in &entries {
+            e.stamp.write(&mut bytes);
+            bytes.extend_from_slice(&e.sha256);
+        }
+        // A cache: a failure to write it only costs the next run a hash.
+        if let Some(dir) = path.parent()
+            && crate::fsutil::private_dir(dir).is_ok()
+        {
+            let _ = crate::fsutil::replace(path, &bytes);
+        }
+    }
+}
+
+/// The entries of the file at `path`, sorted; none if it is missing or damaged.
+fn load(path: &Path) -> Vec<Entry> {
+    let Ok(bytes) = std::fs::read(path) else { return Vec::new() };
+    let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) else { return Vec::new() };
+    if body.len() % RECORD != 0 {
+        return Vec::new();
+    }
+    let entries: Option<Vec<Entry>> = body
+        .chunks_exact(RECORD)
+        .map(|r| Some(Entry { stamp: Stamp::read(&r[..40])?, sha256: r[40..].try_into().ok()? }))
+        .collect();
+    let entries = entries.unwrap_or_default();
+    if entries.windows(2).all(|w| (w[0].stamp.dev, w[0].stamp.ino) < (w[1].stamp.dev, w[1].stamp.ino)) {
+        entries
+    } else {
+        Vec::new()
+    }
+}
+
+fn from_hex(hex: &str) -> Option<[u8; 32]> {
+    if !super::is_sha256_hex(hex) {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(hex.get(i * 2..i * 2 + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(ino: u64, size: u64, secs_ago: u64) -> Stamp {
+        let at = SystemTime::now() - Duration::from_secs(secs_ago);
+        let ns = i64::try_from(at.duration_since(UNIX_EPOCH).unwrap().as_nanos()).unwrap();
+        Stamp { dev: 1, ino, size, mtime_ns: ns, ctime_ns: ns }
+    }
+
+    #[test]
+    fn remembers_settled_files_across_runs_by_their_exact_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache/checksums");
+        let sum = crate::checksum::sha256_hex(b"x");
+        let old = stamp(7, MIN_SIZE, 60);
+        let cache = Cache::at(Some(path.clone()));
+        cache.put(old, &sum);
+        // Changed within the last moments: never stored.
+        cache.put(stamp(8, MIN_SIZE, 0), &sum);
+        // Too small to be worth it.
+        cache.put(stamp(9, MIN_SIZE - 1, 60), &sum);
+        cache.save();
+
+        let next = Cache::at(Some(path.clone()));
+        assert_eq!(next.get(&old), Some(sum.clone()));
+        assert_eq!(next.get(&stamp(8, MIN_SIZE, 0)), None);
+        // Any part of the stamp changed: not the file the entry is about.
+        for changed in [
+            Stamp { size: old.size + 1, ..old },
+            Stamp { mtime_ns: old.mtime_ns + 1, ..old },
+            Stamp { ctime_ns: old.ctime_ns + 1, ..old },
+            Stamp { dev: 2, ..old },
+        ] {
+            assert_eq!(next.get(&changed), None, "{changed:?}");
+        }
+        // A later run's entry for the same file replaces the earlier one.
+        let newer = Stamp { ctime_ns: old.ctime_ns + 5, ..old };
+        let other = crate::checksum::sha256_hex(b"y");
+        next.put(newer, &other);
+        next.save();
+        let last = Cache::at(Some(path));
+        assert_eq!(last.get(&newer), Some(other));
+        assert_eq!(last.get(&old), None);
+    }
+
+    #[test]
+    fn a_damaged_file_reads_as_empty_and_is_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("checksums");
+        let old = stamp(7, MIN_SIZE, 60);
+        let sum = crate::checksum::sha256_hex(b"x");
+        for junk in [b"not a cache".to_vec(), [MAGIC.as_slice(), &[0u8; RECORD - 1]].concat()] {
+            std::fs::write(&path, &junk).unwrap();
+            let cache = Cache::at(Some(path.clone()));
+            assert_eq!(cache.get(&old), None);
+            cache.put(old, &sum);
+            cache.save();
+            assert_eq!(Cache::at(Some(path.clone())).get(&old), Some(sum.clone()));
+        }
+        // Off: nothing looked up, nothing written.
+        let off = Cache::at(None);
+        off.put(old, &sum);
+        off.save();
+        assert_eq!(off.get(&old), None);
+    }
+}
