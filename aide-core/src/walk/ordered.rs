@@ -256,7 +256,13 @@ mod tests {
     }
 
     fn collected(root: &Root, args: &WalkArgs) -> Vec<String> {
-        Walker::new(root, args).unwrap().collect(2).unwrap().0.into_iter().map(|f| f.rel).collect()
+        let small = Walker::new(root, args).unwrap().collect(2).unwrap().0;
+        let parallel = Walker::new(root, args).unwrap().always_parallel().collect(2).unwrap().0;
+        let rel = |files: Vec<super::WalkedFile>| files.into_iter().map(|f| f.rel).collect::<Vec<_>>();
+        let small = rel(small);
+        // A small tree, walked on the calling thread, is walked as the parallel walk walks it.
+        assert_eq!(small, rel(parallel));
+        small
     }
 
     #[test]
