@@ -129,7 +129,16 @@ pub fn spool_in(home: &Path, mut run: RunRecord) -> Result<(), AideError> {
     let name = format!("{}.json", run.execution_id);
     let tmp = dir.join(format!(".{name}.tmp"));
     let write = || -> std::io::Result<()> {
-        let mut file = crate::fsutil::private_file().write(true).create_new(true).open(&tmp)?;
+        let create = || crate::fsutil::private_file().write(true).create_new(true).open(&tmp);
+        let mut file = match create() {
+            // A run refused before it started (its arguments) never made
+            // the spool: the first run under a new AIDE_HOME may be one.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                crate::fsutil::private_dir(&dir)?;
+                create()?
+            }
+            other => other?,
+        };
         file.write_all(&bytes)?;
         std::fs::rename(&tmp, dir.join(&name))
     };
@@ -139,7 +148,6 @@ pub fn spool_in(home: &Path, mut run: RunRecord) -> Result<(), AideError> {
     })
 }
 
-/// The largest result stored with its body (`AIDE_LOG_MAX_RESULT_BYTES`).
 /// The largest result the log keeps (`AIDE_LOG_MAX_RESULT_BYTES`); a larger
 /// one is logged by its size only.
 pub fn max_result_bytes() -> usize {

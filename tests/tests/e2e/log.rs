@@ -13,6 +13,18 @@ fn tree() -> TestDir {
 }
 
 #[test]
+fn a_usage_error_is_logged_from_the_very_first_run() {
+    // A fresh AIDE_HOME: the first run may be one the arguments reject.
+    let t = tree();
+    let (_, stderr) = t.cmd("llm-search").arg("--bogus").expect_exit(2);
+    assert!(stderr.contains("invalid_arguments"), "{stderr}");
+    assert!(!stderr.contains("log_failed"), "{stderr}");
+    let runs: Runs = t.cmd("aide").args(["log", "list"]).json::<Envelope<Runs>>(0).result;
+    assert_eq!(runs.runs.len(), 1);
+    assert_eq!((runs.runs[0].exit_code, runs.runs[0].ok), (2, false));
+}
+
+#[test]
 fn log_show_returns_the_exact_document_the_tool_printed() {
     let t = tree();
     let (printed, _) = t.cmd("llm-search").args(["--pattern", "alpha", "--json"]).expect_exit(0);
