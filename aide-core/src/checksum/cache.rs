@@ -31,8 +31,10 @@ pub const MIN_SIZE: u64 = 64 << 10;
 /// How long before a hash a file's last change must lie for it to be stored.
 pub const SETTLED: Duration = Duration::from_secs(2);
 
-/// At most this many entries are kept (the ones learned last first).
-const MAX_ENTRIES: usize = 100_000;
+/// At most this many entries are kept (1.4 MB, read once by a run that
+/// looks one up): those a run learned first, then those it read, in the
+/// file's order — a bound, not a least-recently-used order.
+const MAX_ENTRIES: usize = 20_000;
 
 const MAGIC: &[u8; 16] = b"aide-checksums1\n";
 const RECORD: usize = 8 * 5 + 32;
