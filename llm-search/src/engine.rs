@@ -371,7 +371,7 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
             Some(sum) => sum.into(),
             None => match reader.finish() {
                 Ok(sum) => {
-                    if s.cache.covers(stamp.size()) && unchanged(reader.inner, &stamp) {
+                    if s.cache.usable_for(reader.inner, &stamp) && unchanged(reader.inner, &stamp) {
                         s.cache.put(stamp, &sum);
                     }
                     sum.into()
@@ -432,6 +432,9 @@ fn serialize_matches(matches: Vec<Match>) -> String {
 /// The checksum the cache holds for the file `f` opened at `stamp`, if it
 /// is still that version now that it has been searched.
 fn remembered_checksum(s: &FileSettings<'_>, f: &std::fs::File, stamp: &Stamp) -> Option<String> {
+    if !s.cache.usable_for(f, stamp) {
+        return None;
+    }
     let sum = s.cache.get(stamp)?;
     unchanged(f, stamp).then_some(sum)
 }

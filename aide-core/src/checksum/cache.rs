@@ -11,7 +11,9 @@
 //! ticks in milliseconds, not seconds), so a changed file never matches an
 //! entry; within that window nothing is stored (as git's "racily clean"
 //! rule). Only files of at least [`MIN_SIZE`] are remembered: smaller ones
-//! hash faster than a lookup pays for.
+//! hash faster than a lookup pays for. And only on local filesystems whose
+//! status-change time the kernel itself keeps ([`Cache::usable_for`]): a
+//! FUSE or network mount may report whatever its server says.
 //!
 //! The file, `$AIDE_HOME/cache/checksums`, is `MAGIC` then fixed-size
 //! records sorted by (device, inode): read whole on the first lookup of a
@@ -118,6 +120,8 @@ pub struct Cache {
     path: Option<PathBuf>,
     stored: OnceLock<Vec<Entry>>,
     learned: Mutex<Vec<Entry>>,
+    /// Per device: whether its filesystem keeps an honest ctime.
+    filesystems: Mutex<std::collections::HashMap<u64, bool>>,
 }
 
 impl Cache {
@@ -129,7 +133,19 @@ impl Cache {
 
     /// A cache kept in the file at `path`; None: one that remembers nothing.
     pub fn at(path: Option<PathBuf>) -> Cache {
-        Cache { path, stored: OnceLock::new(), learned: Mutex::new(Vec::new()) }
+        Cache { path, stored: OnceLock::new(), learned: Mutex::new(Vec::new()), filesystems: Mutex::default() }
+    }
+
+    /// Whether the open `file`, opened at `stamp`, may be looked up and
+    /// remembered: large enough, and on a filesystem that keeps an honest
+    /// ctime (asked once per device).
+    pub fn usable_for(&self, file: &std::fs::File, stamp: &Stamp) -> bool {
+        if !self.covers(stamp.size) {
+            return false;
+        }
+        *crate::walk::lock(&self.filesystems)
+            .entry(stamp.dev)
+            .or_insert_with(|| rustix::fs::fstatfs(file).is_ok_and(|fs| keeps_honest_ctime(i128::from(fs.f_type))))
     }
 
     /// Whether a file of `size` bytes is looked up at all.
@@ -185,6 +201,16 @@ impl Cache {
             let _ = crate::fsutil::replace(path, &bytes);
         }
     }
+}
+
+/// Local filesystems whose ctime the kernel sets on every change (magic
+/// numbers of `statfs`, linux/magic.h): ext2/3/4, XFS, Btrfs, tmpfs,
+/// overlayfs, F2FS, ZFS, bcachefs.
+fn keeps_honest_ctime(f_type: i128) -> bool {
+    matches!(
+        f_type,
+        0xEF53 | 0x5846_5342 | 0x9123_683E | 0x0102_1994 | 0x794C_7630 | 0xF2F5_2010 | 0x2FC1_2FC1 | 0xCA45_1A4E
+    )
 }
 
 /// The entries of the file at `path`, sorted; none if it is missing or damaged.
@@ -261,6 +287,25 @@ mod tests {
         let last = Cache::at(Some(path));
         assert_eq!(last.get(&newer), Some(other));
         assert_eq!(last.get(&old), None);
+    }
+
+    #[test]
+    fn only_files_on_local_filesystems_are_used() {
+        // This machine's temporary folder is on one of them (ext4 or tmpfs, overlayfs in a container).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big");
+        std::fs::write(&path, vec![b'x'; MIN_SIZE as usize]).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let stamp = Stamp::of(&file.metadata().unwrap());
+        let cache = Cache::at(Some(dir.path().join("checksums")));
+        assert!(cache.usable_for(&file, &stamp));
+        std::fs::write(&path, b"small").unwrap();
+        let small = std::fs::File::open(&path).unwrap();
+        assert!(!cache.usable_for(&small, &Stamp::of(&small.metadata().unwrap())));
+        // NFS, FUSE, CIFS, 9p: never.
+        for magic in [0x6969, 0x6573_5546, 0xFF53_4D42, 0x0102_1997] {
+            assert!(!keeps_honest_ctime(magic));
+        }
     }
 
     #[test]
