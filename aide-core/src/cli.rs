@@ -559,10 +559,10 @@ fn emit<O: Serialize + Render>(
         // Over what the log keeps: logged by its size, never assembled.
         (None, Some(spliced)) if spliced.len() > crate::log::max_result_bytes() => Err(spliced.len() as u64),
         (None, Some(spliced)) => {
-            use std::fmt::Write as _;
-            let mut document = String::with_capacity(spliced.len());
-            let _ = write!(document, "{spliced}");
-            Ok(Some(document))
+            let mut document = Vec::with_capacity(spliced.len());
+            // Writing to memory cannot fail; every piece is UTF-8.
+            let _ = spliced.write(&mut document);
+            Ok(Some(String::from_utf8(document).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())))
         }
         (None, None) => Ok(None),
     };
@@ -617,25 +617,29 @@ impl<'a> Spliced<'a> {
     }
 }
 
-impl std::fmt::Display for Spliced<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.head)?;
-        for (i, run) in self.runs().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            f.write_str(run)?;
-        }
-        f.write_str(self.tail)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn words(line: &str) -> Vec<String> {
         line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn spliced_records_stand_where_the_empty_field_was() {
+        let doc = r#"{"ok":true,"matches":[],"total":3}"#;
+        let chunks = vec![r#"{"a":1},{"a":2}"#.to_string(), String::new(), r#"{"a":3}"#.to_string()];
+        let spliced = Spliced::new(doc, "matches", &chunks).unwrap();
+        let mut out = Vec::new();
+        spliced.write(&mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out.clone()).unwrap(),
+            r#"{"ok":true,"matches":[{"a":1},{"a":2},{"a":3}],"total":3}"#
+        );
+        assert_eq!(spliced.len(), out.len());
+        let none = Spliced::new(doc, "matches", &[]).unwrap();
+        assert_eq!(none.len(), doc.len());
+        assert!(Spliced::new(doc, "files", &chunks).is_err());
     }
 
     #[test]
