@@ -130,11 +130,27 @@ impl Engine<'_> {
     /// `enough` are certain, and more remain): the last value is then false
     /// — the count and the files are those up to there.
     pub fn definitions(&self, name: &str, enough: Option<usize>) -> Result<(Found<Symbol>, bool), AideError> {
+        let (found, complete, _) = self.definitions_printing(name, enough, false)?;
+        Ok((found, complete))
+    }
+
+    /// As [`Engine::definitions`]; with `print` (text and JSONL), the exact
+    /// definitions inside the request's page are printed as their files
+    /// come in path order — no tier beats exact, so each is certain when
+    /// found. When some were, the first value holds just that page and the
+    /// last is the count of every exact definition (`Some` only then).
+    fn definitions_printing(
+        &self,
+        name: &str,
+        enough: Option<usize>,
+        print: bool,
+    ) -> Result<(Found<Symbol>, bool, Option<usize>), AideError> {
         let needle = refs::last_identifier(name);
         if needle.is_empty() {
             return Err(AstError::EmptyName { example: "`MyClass` or `Agent/run`" }.into());
         }
-        let (mut all, mut files, mut exact) = (Vec::new(), 0usize, 0usize);
+        let (offset, limit) = (self.request.offset, self.request.limit.unwrap_or(usize::MAX));
+        let (mut all, mut files, mut exact, mut shown) = (Vec::new(), 0usize, 0usize, Vec::new());
         let (diagnostics, cut_short) = self.scope().for_each_file(
             Some(needle.as_bytes()),
             |file, diags| {
@@ -143,17 +159,35 @@ impl Engine<'_> {
             },
             |found: Vec<(NameMatch, Symbol)>| {
                 files += 1;
-                exact += found.iter().filter(|(m, _)| *m == NameMatch::Exact).count();
-                all.extend(found);
+                for (m, symbol) in found {
+                    if print && m == NameMatch::Exact {
+                        if exact >= offset && shown.len() < limit {
+                            // A closed pipe ends the printing, not the run.
+                            if let Some(mut live) = self.ctx.live() {
+                                let _ = live.text_batch(|w| crate::output::write_definition(w, &symbol));
+                            } else if let Some(mut live) = self.ctx.live_records() {
+                                let _ = live.records("definition", std::slice::from_ref(&symbol), None);
+                            }
+                            shown.push(symbol);
+                        }
+                        exact += 1;
+                    } else {
+                        exact += usize::from(m == NameMatch::Exact);
+                        all.push((m, symbol));
+                    }
+                }
                 if enough.is_some_and(|n| exact > n) {
                     return std::ops::ControlFlow::Break(());
                 }
                 std::ops::ControlFlow::Continue(())
             },
         )?;
+        if print && exact > 0 {
+            return Ok(((shown, Some(NameMatch::Exact), files, diagnostics), !cut_short, Some(exact)));
+        }
         let best = all.iter().map(|(m, _)| *m).min();
         let defs = all.into_iter().filter(|(m, _)| Some(*m) == best).map(|(_, s)| s).collect();
-        Ok(((defs, best, files, diagnostics), !cut_short))
+        Ok(((defs, best, files, diagnostics), !cut_short, None))
     }
 
     /// The references of `name` (a name or name path): when it names one
@@ -373,10 +407,28 @@ impl Engine<'_> {
             Mode::Definitions => {
                 let name = request.definitions.clone().unwrap_or_default();
                 let enough = request.limit.map(|l| request.offset.saturating_add(l));
-                let ((defs, name_match, files, diagnostics), complete) = self.definitions(&name, enough)?;
-                let (definitions, mut page) = page(defs, request, files);
+                let print = self.ctx.has_live() || self.ctx.live_records().is_some();
+                let ((defs, name_match, files, diagnostics), complete, printed) =
+                    self.definitions_printing(&name, enough, print)?;
+                let (definitions, mut page) = match printed {
+                    // Printed as found: the page is what was printed, of all the exact ones.
+                    Some(exact) => {
+                        let rest = exact.saturating_sub(request.offset);
+                        let truncated = rest > request.limit.unwrap_or(usize::MAX);
+                        let next_offset = truncated.then_some(request.offset + defs.len());
+                        (defs, Page { total: exact, files_parsed: files, truncated, next_offset, totals_exact: true })
+                    }
+                    None => page(defs, request, files),
+                };
                 page.totals_exact = complete;
-                let output = AstOutput::Definitions { name, matching: Matching::ByName, name_match, definitions, page };
+                let output = AstOutput::Definitions {
+                    name,
+                    matching: Matching::ByName,
+                    name_match,
+                    definitions,
+                    page,
+                    printed: printed.is_some(),
+                };
                 Ok(Outcome::with_diagnostics(output, diagnostics))
             }
             Mode::References => {

@@ -73,6 +73,9 @@
 //!   definitions than the page needs are in: no tier beats exact) and the
 //!   text outline. `total` and `files_parsed` then count the files up to
 //!   there and `totals_exact` is false (text says "at least").
+//! * Text and JSONL print exact definitions as their files come in path
+//!   order (lower name-match tiers, only shown when no exact one exists,
+//!   at the end): the same records and order as `--json`.
 //!
 //! Exit status: 0 with results, 1 without, 2 for invalid input
 //! (`invalid_query`, `invalid_program`, `unknown_language`…), 3 when

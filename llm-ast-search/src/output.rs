@@ -43,6 +43,10 @@ pub enum AstOutput {
         definitions: Vec<Symbol>,
         #[serde(flatten)]
         page: Page,
+        /// Text or JSONL printed the definitions as they were found (exact
+        /// ones, in path order); `definitions` holds them for the log.
+        #[serde(skip)]
+        printed: bool,
     },
     References {
         name: String,
@@ -104,6 +108,14 @@ pub struct FileValidation {
     pub errors: Vec<SyntaxIssue>,
 }
 
+/// One definition as text mode prints it.
+pub(crate) fn write_definition(w: &mut TextOut<'_>, s: &Symbol) -> io::Result<()> {
+    write_position(w, &s.path, s.span.line, s.span.column)?;
+    write!(w, " ")?;
+    w.paint(Paint::Kind, s.kind)?;
+    writeln!(w, " {} [{}-{}]  {}", s.name_path, s.span.line, s.span.end_line, s.signature)
+}
+
 /// Cuts `items` to the requested page.
 pub(crate) fn page<T>(items: Vec<T>, req: &AstRequest, files_parsed: usize) -> (Vec<T>, Page) {
     let total = items.len();
@@ -140,12 +152,11 @@ impl Render for AstOutput {
                 }
                 truncated_note(w, page)
             }
-            AstOutput::Definitions { definitions, page, .. } => {
-                for s in definitions {
-                    write_position(w, &s.path, s.span.line, s.span.column)?;
-                    write!(w, " ")?;
-                    w.paint(Paint::Kind, s.kind)?;
-                    writeln!(w, " {} [{}-{}]  {}", s.name_path, s.span.line, s.span.end_line, s.signature)?;
+            AstOutput::Definitions { definitions, page, printed, .. } => {
+                if !printed {
+                    for s in definitions {
+                        write_definition(w, s)?;
+                    }
                 }
                 truncated_note(w, page)
             }
@@ -214,6 +225,10 @@ impl Render for AstOutput {
             AstOutput::Validate { valid: false, .. } => ExitStatus::Conflict,
             _ => ExitStatus::found(self.found()),
         }
+    }
+
+    fn streamed(&self) -> bool {
+        matches!(self, AstOutput::Definitions { printed: true, .. })
     }
 
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {

@@ -681,6 +681,81 @@ fn text_output_names_symbols_by_their_name_path_so_ambiguity_can_be_acted_on() {
 }
 
 #[test]
+fn text_prints_exact_definitions_as_found_and_says_what_json_says() {
+    let t = TestDir::new();
+    t.write("a/aaa.py", "def run_all():\n    pass\n");
+    t.write("n.py", "class Outer:\n    class Inner:\n        def go(self):\n            pass\n");
+    for i in 0..12 {
+        t.write(
+            &format!("m{i:02}/x.py"),
+            format!("def run():\n    return {i}\n\nclass C{i}:\n    def run(self):\n        pass\n"),
+        );
+    }
+    // The text of the --json run's page, as text mode prints a definition.
+    let expected = |v: &Value| -> String {
+        let mut text = String::new();
+        for d in v["definitions"].as_array().unwrap() {
+            text.push_str(&format!(
+                "{}:{}:{}: {} {} [{}-{}]  {}\n",
+                d["path"].as_str().unwrap(),
+                d["line"],
+                d["column"],
+                d["kind"].as_str().unwrap(),
+                d["name_path"].as_str().unwrap(),
+                d["line"],
+                d["end_line"],
+                d["signature"].as_str().unwrap()
+            ));
+        }
+        if let Some(next) = v["next_offset"].as_u64() {
+            let at_least = if v["totals_exact"] == true { "" } else { "at least " };
+            text.push_str(&format!("… {at_least}{} more (--offset {next})\n", v["total"].as_u64().unwrap() - next));
+        }
+        text
+    };
+    for args in [
+        vec!["--definitions", "run"],
+        vec!["--definitions", "run", "--offset", "3", "--limit", "5"],
+        vec!["--definitions", "run", "--offset", "30"],
+        // No exact definition: the best tier, printed at the end.
+        vec!["--definitions", "Inner/go"],
+        vec!["--definitions", "C1/run"],
+    ] {
+        let v = ast(&t, &args, 0);
+        let (text, _) = t.cmd("llm-ast-search").args(&args).expect_exit(0);
+        assert_eq!(text, expected(&v), "{args:?}");
+        // JSONL: the same records, each once, then the summary.
+        let (jsonl, _) = t.cmd("llm-ast-search").args(&args).arg("--jsonl").expect_exit(0);
+        let mut lines: Vec<Value> = jsonl.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let summary = lines.pop().unwrap();
+        assert_eq!(summary["type"], "summary");
+        assert!(summary.get("definitions").is_none(), "{summary}");
+        assert_eq!(
+            (summary["total"].clone(), summary["next_offset"].clone()),
+            (v["total"].clone(), v["next_offset"].clone())
+        );
+        for line in &mut lines {
+            assert_eq!(line.as_object_mut().unwrap().remove("type"), Some(Value::from("definition")));
+        }
+        assert_eq!(Value::Array(lines), v["definitions"], "{args:?}");
+        // The log keeps the page that was printed.
+        let id = {
+            let runs: Value =
+                serde_json::from_str(&t.cmd("aide").args(["log", "list", "--limit", "1", "--json"]).expect_exit(0).0)
+                    .unwrap();
+            runs["runs"][0]["execution_id"].as_str().unwrap().to_string()
+        };
+        let (stored, _) = t.cmd("aide").args(["log", "show", &id, "--json"]).expect_exit(0);
+        let stored: Value = serde_json::from_str(&stored).unwrap();
+        assert_eq!(stored["definitions"], v["definitions"], "{args:?}");
+        assert_eq!(
+            (stored["total"].clone(), stored["next_offset"].clone()),
+            (v["total"].clone(), v["next_offset"].clone())
+        );
+    }
+}
+
+#[test]
 fn definitions_with_a_limit_stop_once_the_page_is_certain() {
     let t = TestDir::new();
     // An exact definition in every file (and a file the name's token is not in).
