@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,
 /// fsync, rename over the target, fsync of the folder. Readers see the old
@@ -109,6 +110,63 @@ pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write(&tmp).and_then(|()| std::fs::rename(&tmp, path)).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// How long before a file's contents are trusted by a cache its last
+/// change must lie: more than any file system's timestamp tick, so a later
+/// write moves the stamp (git's "racily clean" rule).
+pub const SETTLED: Duration = Duration::from_secs(2);
+
+/// What identifies one version of a file without reading it: device,
+/// inode, size, and modification and status-change times to the
+/// nanosecond. Caches of what a file holds (checksums, parsed trees) key
+/// their entries on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Stamp {
+    pub(crate) dev: u64,
+    pub(crate) ino: u64,
+    pub(crate) size: u64,
+    pub(crate) mtime_ns: i64,
+    pub(crate) ctime_ns: i64,
+}
+
+impl Stamp {
+    pub fn of(md: &std::fs::Metadata) -> Stamp {
+        use std::os::unix::fs::MetadataExt;
+        let ns = |secs: i64, nsecs: i64| secs.saturating_mul(1_000_000_000).saturating_add(nsecs);
+        Stamp {
+            dev: md.dev(),
+            ino: md.ino(),
+            size: md.size(),
+            mtime_ns: ns(md.mtime(), md.mtime_nsec()),
+            ctime_ns: ns(md.ctime(), md.ctime_nsec()),
+        }
+    }
+
+    /// The stamp of an `fstat` (as [`crate::root::Root::open_file_with_stat`] returns).
+    pub fn from_stat(st: &rustix::fs::Stat) -> Stamp {
+        // The fields' types differ between architectures; i128 holds them all.
+        let ns = |secs: i128, nsecs: i128| i64::try_from(secs * 1_000_000_000 + nsecs).unwrap_or(i64::MAX);
+        Stamp {
+            dev: u64::try_from(i128::from(st.st_dev)).unwrap_or(0),
+            ino: u64::try_from(i128::from(st.st_ino)).unwrap_or(0),
+            size: u64::try_from(i128::from(st.st_size)).unwrap_or(0),
+            mtime_ns: ns(i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
+            ctime_ns: ns(i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
+        }
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Whether the file last changed (contents or status) more than
+    /// [`SETTLED`] before `now`; a time in the future never has.
+    pub fn settled(&self, now: SystemTime) -> bool {
+        let Ok(now) = now.duration_since(UNIX_EPOCH) else { return false };
+        let limit = i64::try_from(now.saturating_sub(SETTLED).as_nanos()).unwrap_or(i64::MAX);
+        self.ctime_ns < limit && self.mtime_ns < limit
+    }
 }
 
 #[cfg(test)]

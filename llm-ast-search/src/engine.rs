@@ -160,21 +160,19 @@ impl Engine<'_> {
             |found: Vec<(NameMatch, Symbol)>| {
                 files += 1;
                 for (m, symbol) in found {
-                    if print && m == NameMatch::Exact {
-                        if exact >= offset && shown.len() < limit {
-                            // A closed pipe ends the printing, not the run.
-                            if let Some(mut live) = self.ctx.live() {
-                                let _ = live.text_batch(|w| crate::output::write_definition(w, &symbol));
-                            } else if let Some(mut live) = self.ctx.live_records() {
-                                let _ = live.records("definition", std::slice::from_ref(&symbol), None);
-                            }
-                            shown.push(symbol);
-                        }
-                        exact += 1;
-                    } else {
-                        exact += usize::from(m == NameMatch::Exact);
+                    let is_exact = m == NameMatch::Exact;
+                    if !(print && is_exact) {
                         all.push((m, symbol));
+                    } else if exact >= offset && shown.len() < limit {
+                        // A closed pipe ends the printing, not the run.
+                        if let Some(mut live) = self.ctx.live() {
+                            let _ = live.text_batch(|w| crate::output::write_definition(w, &symbol));
+                        } else if let Some(mut live) = self.ctx.live_records() {
+                            let _ = live.records("definition", std::slice::from_ref(&symbol), None);
+                        }
+                        shown.push(symbol);
                     }
+                    exact += usize::from(is_exact);
                 }
                 if enough.is_some_and(|n| exact > n) {
                     return std::ops::ControlFlow::Break(());
@@ -413,10 +411,8 @@ impl Engine<'_> {
                 let (definitions, mut page) = match printed {
                     // Printed as found: the page is what was printed, of all the exact ones.
                     Some(exact) => {
-                        let rest = exact.saturating_sub(request.offset);
-                        let truncated = rest > request.limit.unwrap_or(usize::MAX);
-                        let next_offset = truncated.then_some(request.offset + defs.len());
-                        (defs, Page { total: exact, files_parsed: files, truncated, next_offset, totals_exact: true })
+                        let page = Page::of(exact, defs.len(), request, files);
+                        (defs, page)
                     }
                     None => page(defs, request, files),
                 };

@@ -119,12 +119,18 @@ pub(crate) fn write_definition(w: &mut TextOut<'_>, s: &Symbol) -> io::Result<()
 /// Cuts `items` to the requested page.
 pub(crate) fn page<T>(items: Vec<T>, req: &AstRequest, files_parsed: usize) -> (Vec<T>, Page) {
     let total = items.len();
-    let rest: Vec<T> = items.into_iter().skip(req.offset).collect();
-    let take = req.limit.unwrap_or(usize::MAX);
-    let truncated = rest.len() > take;
-    let shown: Vec<T> = rest.into_iter().take(take).collect();
-    let next_offset = truncated.then_some(req.offset + shown.len());
-    (shown, Page { total, files_parsed, truncated, next_offset, totals_exact: true })
+    let shown: Vec<T> = items.into_iter().skip(req.offset).take(req.limit.unwrap_or(usize::MAX)).collect();
+    let page = Page::of(total, shown.len(), req, files_parsed);
+    (shown, page)
+}
+
+impl Page {
+    /// The page of `shown` results the request asks for, of `total`.
+    pub(crate) fn of(total: usize, shown: usize, req: &AstRequest, files_parsed: usize) -> Page {
+        let truncated = total.saturating_sub(req.offset) > req.limit.unwrap_or(usize::MAX);
+        let next_offset = truncated.then_some(req.offset + shown);
+        Page { total, files_parsed, truncated, next_offset, totals_exact: true }
+    }
 }
 
 impl Render for AstOutput {

@@ -5,53 +5,27 @@
 //! Off unless [`keep_parsed_files`] switched it on: a command-line run parses
 //! each file once anyway. An entry is used only while the file's identity
 //! and stamps (device, inode, size, mtime, ctime) are those it was parsed
-//! with; an entry whose mtime was too recent when it was parsed is not
-//! trusted, since a write within the same timestamp tick would keep the
-//! stamps (git's "racily clean" rule). Edits never read from here:
+//! with ([`aide_core::fsutil::Stamp`]); a file changed too recently when it
+//! was parsed is not kept, since a write within the same timestamp tick
+//! would keep the stamps (git's "racily clean" rule, `Stamp::settled`). Edits never read from here:
 //! llm-transform reads and checksums the file itself.
 
 use std::collections::HashMap;
 use std::fs::Metadata;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use aide_core::Lang;
+use aide_core::fsutil::Stamp;
 
 use crate::files::SourceFile;
 
-/// How much newer than the parse a file's mtime may be for the entry to be
-/// trusted: more than any file system's timestamp granularity.
-const RACY_WINDOW: Duration = Duration::from_secs(2);
 /// The default memory budget: source bytes times [`TREE_FACTOR`].
 const DEFAULT_MAX_BYTES: usize = 1 << 30;
 /// A tree-sitter tree, line index and outline take many times the source's size
 /// (measured: tokio's 5.7 MiB of source held ~140 MiB in the server).
 const TREE_FACTOR: usize = 24;
-
-/// What identifies a file's contents without reading them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime_ns: i128,
-    ctime_ns: i128,
-}
-
-impl Stamp {
-    fn of(meta: &Metadata) -> Stamp {
-        use std::os::unix::fs::MetadataExt;
-        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
-        Stamp {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            size: meta.size(),
-            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
-            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
-        }
-    }
-}
 
 struct Entry {
     stamp: Stamp,
@@ -88,16 +62,13 @@ pub(crate) fn get(abs: &std::path::Path, rel: &str, lang: Lang, meta: &Metadata)
     (entry.stamp == Stamp::of(meta)).then(|| entry.file.clone())
 }
 
-/// Keeps `file`, parsed from contents whose metadata was `meta`, unless its
-/// mtime is too recent to tell a later write within the same tick apart.
+/// Keeps `file`, parsed from contents whose metadata was `meta`, unless it
+/// changed too recently to tell a later write within the same tick apart.
 /// `lang` is the language the file was a candidate as (a header's parsed
 /// language may differ, by content).
 pub(crate) fn put(abs: &std::path::Path, lang: Lang, meta: &Metadata, file: Arc<SourceFile>) {
     let Some(cache) = CACHE.get() else { return };
-    // An mtime in the future (duration_since fails) is as untrustworthy.
-    let now = SystemTime::now();
-    let recent = meta.modified().ok().is_none_or(|m| now.duration_since(m).map_or(true, |age| age < RACY_WINDOW));
-    if recent {
+    if !Stamp::of(meta).settled(SystemTime::now()) {
         return;
     }
     let cost = file.source.len().saturating_mul(TREE_FACTOR);

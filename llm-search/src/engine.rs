@@ -349,11 +349,12 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
         if let Err(e) = searched {
             return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
         }
-        if sink.count > 0 && reader.overflowed {
-            // Remembered, and unchanged while it was searched: no second pass.
-            if let Some(sum) = remembered_checksum(s, reader.inner, &stamp) {
-                break (sink, reader, Some(sum));
-            }
+        // Looked up once, after the first pass: a checksum remembered for
+        // this version, unchanged while it was searched, also spares a large
+        // file its second pass.
+        let remembered =
+            if sink.count > 0 && !hash_as_read { remembered_checksum(s, reader.inner, &stamp) } else { None };
+        if sink.count > 0 && reader.overflowed && remembered.is_none() {
             drop(reader);
             if let Err(e) = std::io::Seek::rewind(&mut f) {
                 return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
@@ -361,13 +362,13 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
             hash_as_read = true;
             continue;
         }
-        break (sink, reader, None);
+        break (sink, reader, remembered);
     };
     let mut sink = sink;
     // The checksum of exactly the bytes searched, for files with matches
     // only: a search stopped at a NUL byte reads the rest for it.
     let checksum: std::sync::Arc<str> = if sink.count > 0 {
-        match remembered.or_else(|| remembered_checksum(s, reader.inner, &stamp)) {
+        match remembered {
             Some(sum) => sum.into(),
             None => match reader.finish() {
                 Ok(sum) => {
@@ -418,13 +419,7 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
 /// `matches` as comma-separated JSON records, in order.
 fn serialize_matches(matches: Vec<Match>) -> String {
     let mut json = Vec::with_capacity(matches.len() * 384);
-    for (i, m) in matches.iter().enumerate() {
-        if i > 0 {
-            json.push(b',');
-        }
-        // A Match always serializes.
-        let _ = serde_json::to_writer(&mut json, m);
-    }
+    crate::output::append_json(&mut json, &matches);
     // serde_json writes UTF-8.
     String::from_utf8(json).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }

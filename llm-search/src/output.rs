@@ -106,6 +106,18 @@ pub struct SearchOutput {
     pub records_json: Option<Vec<String>>,
 }
 
+/// Appends `matches` to `out` as JSON records, comma-separated (a comma
+/// first when `out` already holds some): the items of a records array.
+pub(crate) fn append_json(out: &mut Vec<u8>, matches: &[Match]) {
+    for m in matches {
+        if !out.is_empty() {
+            out.push(b',');
+        }
+        // A Match always serializes.
+        let _ = serde_json::to_writer(&mut *out, m);
+    }
+}
+
 /// Matches as text mode prints them: a line with several matches once, at
 /// its first match's column, with every match on it marked, as rg prints
 /// it (JSON lists every match).

@@ -104,13 +104,7 @@ impl<'r> Gather<'r> {
                 self.output.matches.extend_from_slice(page);
             } else if keep_log {
                 if !kept {
-                    for m in page {
-                        if !self.log_json.is_empty() {
-                            self.log_json.push(b',');
-                        }
-                        // A Match always serializes.
-                        let _ = serde_json::to_writer(&mut self.log_json, m);
-                    }
+                    crate::output::append_json(&mut self.log_json, page);
                 }
                 if self.log_json.len() > aide_core::log::max_result_bytes() {
                     self.output.log_overflow = Some(self.log_json.len() as u64);

@@ -22,16 +22,14 @@
 //! overwrite each other's additions: a lost entry only costs a hash.
 //! `AIDE_CHECKSUM_CACHE=off` turns it off.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
+
+pub use crate::fsutil::{SETTLED, Stamp};
 
 /// Files smaller than this are hashed every time.
 pub const MIN_SIZE: u64 = 64 << 10;
-
-/// How long before a hash a file's last change must lie for it to be stored.
-pub const SETTLED: Duration = Duration::from_secs(2);
 
 /// At most this many entries are kept (1.4 MB, read once by a run that
 /// looks one up): those a run learned first, then those it read, in the
@@ -41,52 +39,8 @@ const MAX_ENTRIES: usize = 20_000;
 const MAGIC: &[u8; 16] = b"aide-checksums1\n";
 const RECORD: usize = 8 * 5 + 32;
 
-/// What identifies one version of a file: where it is and when it changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Stamp {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime_ns: i64,
-    ctime_ns: i64,
-}
-
+/// A stamp as the cache file holds it: five little-endian 8-byte numbers.
 impl Stamp {
-    pub fn of(md: &std::fs::Metadata) -> Stamp {
-        let ns = |secs: i64, nsecs: i64| secs.saturating_mul(1_000_000_000).saturating_add(nsecs);
-        Stamp {
-            dev: md.dev(),
-            ino: md.ino(),
-            size: md.size(),
-            mtime_ns: ns(md.mtime(), md.mtime_nsec()),
-            ctime_ns: ns(md.ctime(), md.ctime_nsec()),
-        }
-    }
-
-    /// The stamp of an `fstat` (as [`crate::root::Root::open_file_with_stat`] returns).
-    pub fn from_stat(st: &rustix::fs::Stat) -> Stamp {
-        // The fields' types differ between architectures; i128 holds them all.
-        let ns = |secs: i128, nsecs: i128| i64::try_from(secs * 1_000_000_000 + nsecs).unwrap_or(i64::MAX);
-        Stamp {
-            dev: u64::try_from(i128::from(st.st_dev)).unwrap_or(0),
-            ino: u64::try_from(i128::from(st.st_ino)).unwrap_or(0),
-            size: u64::try_from(i128::from(st.st_size)).unwrap_or(0),
-            mtime_ns: ns(i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
-            ctime_ns: ns(i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
-        }
-    }
-
-    pub fn size(&self) -> u64 {
-        self.size
-    }
-
-    /// Whether the file last changed more than [`SETTLED`] before `now`.
-    fn settled(&self, now: SystemTime) -> bool {
-        let Ok(now) = now.duration_since(UNIX_EPOCH) else { return false };
-        let limit = i64::try_from(now.saturating_sub(SETTLED).as_nanos()).unwrap_or(i64::MAX);
-        self.ctime_ns < limit && self.mtime_ns < limit
-    }
-
     fn write(&self, out: &mut Vec<u8>) {
         for n in [self.dev, self.ino, self.size] {
             out.extend_from_slice(&n.to_le_bytes());
@@ -246,6 +200,7 @@ fn from_hex(hex: &str) -> Option<[u8; 32]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, UNIX_EPOCH};
 
     fn stamp(ino: u64, size: u64, secs_ago: u64) -> Stamp {
         let at = SystemTime::now() - Duration::from_secs(secs_ago);
