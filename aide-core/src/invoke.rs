@@ -233,14 +233,16 @@ impl RunLog {
         }
         // Command lines and requests may carry secrets (`export TOKEN=…`):
         // the log keeps them redacted.
-        let redact = |s: &str| crate::redact::redact(s).0;
-        let result_json = if self.redact_result { redact(&result_json) } else { result_json };
+        // Documents are redacted value by value, so they stay JSON.
+        let redactor = crate::redact::Redactor::default();
+        let document = |s: &str| crate::redact::json::redact_document(s, &redactor).0;
+        let result_json = if self.redact_result { document(&result_json) } else { result_json };
         let record = RunRecord {
             execution_id: self.execution_id.clone(),
             tool: self.tool.to_string(),
             version: self.version.to_string(),
-            argv: self.argv.iter().map(|a| redact(a)).collect(),
-            request: self.request_json.as_deref().map(redact),
+            argv: self.argv.iter().map(|a| redactor.redact(a).0).collect(),
+            request: self.request_json.as_deref().map(document),
             cwd: std::env::current_dir().ok().map(|p| p.display().to_string()),
             root: self.root.as_ref().map(|p| p.display().to_string()),
             origin: self.origin.clone(),

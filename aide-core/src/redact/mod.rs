@@ -1,0 +1,570 @@
+//! Redaction of secrets in output returned to a caller (`llm-shell exec`,
+//! `llm-jobs logs` and `wait`) and in what the execution log keeps.
+//!
+//! What is replaced by `[REDACTED]`:
+//! * the value of an assignment or key whose name has a secret part —
+//!   `SECRET`, `PASSWORD`, `PASSWD`, `PASS`, `PASSPHRASE`, `TOKEN`,
+//!   `CREDENTIAL(S)`, `APIKEY`, `KEY` after `API`, `PRIVATE`, `SECRET`,
+//!   `ACCESS`, `CLIENT`, `SIGNING`, `ENCRYPTION`, `MASTER`, a part that ends
+//!   in `password`/`passwd` (`PGPASSWORD`) and `PWD` after another part
+//!   (`MYSQL_PWD`) — where parts are split at `_`, `-`, `.` and camelCase
+//!   humps (`AWS_SECRET_ACCESS_KEY=…`, `DB_PASSWORD=…`, `"clientSecret": "…"`,
+//!   `--password=…`, `--token …`);
+//! * `Authorization:` values, `Bearer`/`Basic` credentials, `Cookie:` and
+//!   `Set-Cookie:` values;
+//! * passwords given on a command line: `curl -u user:PW` (`--user`),
+//!   `mysql -pPW`, `sshpass -p PW`;
+//! * PEM private-key blocks, also when cut before their END line;
+//! * credentials in URLs (`https://user:…@host`);
+//! * tokens by their shape: GitHub, GitLab, Slack, Stripe, AWS access key
+//!   ids and bare 40-character AWS secret keys, Google API keys and OAuth
+//!   tokens, OpenAI/Anthropic keys, npm, PyPI, Hugging Face, SendGrid, JWTs;
+//! * known values: a [`Redactor`] made [`with_values`](Redactor::with_values)
+//!   replaces each of them (4 characters or more) wherever it appears, e.g.
+//!   the values of a shell session's secret-named variables.
+//!
+//! Not replaced: hashes, UUIDs, checksums and ids (no rule matches a bare
+//! hex or UUID string), and names that only contain a secret word inside a
+//! longer part (`secretary`, `tokens`, `passwordless`, `PWD`, `OLDPWD`).
+//!
+//! Every rule runs on the original text and marks spans; overlapping spans
+//! merge into one `[REDACTED]`. Structured documents are redacted value by
+//! value ([`json`]), never as serialized text, so they stay valid JSON; a
+//! stream is redacted as it arrives ([`stream::StreamRedactor`]), so a page
+//! or a cut never shows part of a secret.
+
+pub mod json;
+pub mod stream;
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use regex::bytes::{Captures, Regex};
+
+/// What a secret is replaced with.
+pub const MARK: &str = "[REDACTED]";
+
+/// Known values shorter than this are not redacted on their own: "1" or
+/// "yes" would take every occurrence of ordinary text with them.
+pub const MIN_KNOWN_VALUE: usize = 4;
+
+/// A rule: a pattern, the substrings (lowercased) one of which every match
+/// contains (none: always tried), which capture group holds the secret (0:
+/// all of it), and how a candidate secret is vetted. A rule's regex is
+/// compiled the first time text holds one of its needles: most text (a
+/// search request, a path) compiles few.
+struct Rule {
+    pattern: &'static str,
+    needles: &'static [&'static str],
+    group: usize,
+    vet: Vet,
+}
+
+#[derive(Clone, Copy)]
+enum Vet {
+    /// Every match is a secret.
+    Always,
+    /// Only when the `name` group has a secret part; the secret is the
+    /// `dq`, `sq` or `bare` group.
+    SecretName,
+    /// Only when the secret looks random: upper and lower case letters and
+    /// digits, not only hex (a bare AWS secret key, not a git hash).
+    Random,
+}
+
+/// The parts [`is_secret_name`] looks for, as lowercase substrings.
+const SECRET_NAME_NEEDLES: &[&str] = &["secret", "pass", "token", "credential", "key", "pwd"];
+
+const fn rule(pattern: &'static str, needles: &'static [&'static str], group: usize) -> Rule {
+    Rule { pattern, needles, group, vet: Vet::Always }
+}
+
+const RULES: &[Rule] = &[
+    // PEM private keys, whole; a block cut before END to the end of its
+    // base64 (lines that do not start with `-`, so never past an END line).
+    rule(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----", &["private key"], 0),
+    rule(
+        r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:\r?\n(?:[A-Za-z0-9+/=:][A-Za-z0-9+/=:,\- ]*)?)*",
+        &["private key"],
+        0,
+    ),
+    // Authorization headers and schemes (one line each).
+    rule(
+        r#"(?i)\bauthorization\b["']?[ \t]*[:=][ \t]*["']?((?:(?:bearer|basic|token|digest|bot)[ \t]+)?[^\s"',]{6,})"#,
+        &["authorization"],
+        1,
+    ),
+    rule(r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/\-]{12,}=*)", &["bearer"], 1),
+    rule(r"\bBasic[ \t]+([A-Za-z0-9+/]{12,}={0,2})(?:[^A-Za-z0-9+/=]|$)", &["basic"], 1),
+    rule(r#"(?i)\b(?:set-)?cookie["']?[ \t]*:[ \t]*["']?([^\r\n"']{3,})"#, &["cookie"], 1),
+    // Passwords on command lines.
+    rule(
+        r#"(?i:\bcurl\b)[^\n]*?[ \t](?:-u|--user|--proxy-user|-U)(?:[ \t]+|=)?["']?[^\s:"']+:([^\s"']{2,})"#,
+        &["curl"],
+        1,
+    ),
+    rule(
+        r#"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b)[^\n]*?[ \t]-p([^\s"'][^\s"']*)"#,
+        &["mysql", "mariadb"],
+        1,
+    ),
+    rule(r#"\bsshpass\b[^\n]*?[ \t]-p[ \t]*["']?([^\s"']+)"#, &["sshpass"], 1),
+    // Credentials in URLs.
+    rule(r"(?i)[a-z][a-z0-9+.\-]*://[^/\s:@]+:([^/\s@]{3,})@", &["://"], 1),
+    // Token shapes.
+    rule(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", &["akia", "asia"], 0),
+    Rule {
+        pattern: r"(?:^|[^A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)",
+        needles: &[],
+        group: 1,
+        vet: Vet::Random,
+    },
+    rule(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b", &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"], 0),
+    rule(r"\bgithub_pat_[A-Za-z0-9_]{22,255}\b", &["github_pat_"], 0),
+    rule(r"\bgl(?:pat|dt|rt|ptt|ft)-[A-Za-z0-9_\-]{20,}", &["glpat-", "gldt-", "glrt-", "glptt-", "glft-"], 0),
+    rule(r"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}", &["xox"], 0),
+    rule(r"\bxapp-\d-[A-Za-z0-9\-]{10,}", &["xapp-"], 0),
+    rule(r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}", &["hooks.slack.com"], 0),
+    rule(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b", &["_live_", "_test_"], 0),
+    rule(r"\bwhsec_[A-Za-z0-9]{20,}\b", &["whsec_"], 0),
+    rule(r"\bsk-(?:proj-|ant-(?:api\d\d-)?|svcacct-)?[A-Za-z0-9_\-]{20,}", &["sk-"], 0),
+    rule(r"\bAIza[0-9A-Za-z_\-]{35}\b", &["aiza"], 0),
+    rule(r"\bya29\.[0-9A-Za-z_\-]{20,}", &["ya29."], 0),
+    rule(r"\bGOCSPX-[0-9A-Za-z_\-]{20,}", &["gocspx-"], 0),
+    rule(r"\bnpm_[A-Za-z0-9]{36}\b", &["npm_"], 0),
+    rule(r"\bpypi-AgE[A-Za-z0-9_\-]{20,}", &["pypi-"], 0),
+    rule(r"\bhf_[A-Za-z0-9]{30,}\b", &["hf_"], 0),
+    rule(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", &["sg."], 0),
+    rule(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", &["eyj"], 0),
+    // `--password VALUE` style flags.
+    Rule {
+        pattern: r"(?i)(?:^|[\s\x22'(=])--?(?P<name>[a-z][a-z0-9\-]*)[ \t]+(?:\x22(?P<dq>[^\x22\n]{3,})\x22|'(?P<sq>[^'\n]{3,})'|(?P<bare>[^\s\x22'-][^\s\x22']{2,}))",
+        needles: SECRET_NAME_NEEDLES,
+        group: 0,
+        vet: Vet::SecretName,
+    },
+    // NAME=value, NAME: value, "name": "value".
+    Rule {
+        pattern: r#"(?P<name>[A-Za-z_][A-Za-z0-9_.\-]*)["']?[ \t]*(?::|=)[ \t]*(?:"(?P<dq>[^"\n]{3,})"|'(?P<sq>[^'\n]{3,})'|(?P<bare>[^\s"',;]{3,}))"#,
+        needles: SECRET_NAME_NEEDLES,
+        group: 0,
+        vet: Vet::SecretName,
+    },
+];
+
+/// The compiled regex of `RULES[i]`, compiled on first use.
+fn regex(i: usize) -> &'static Regex {
+    static COMPILED: [OnceLock<Regex>; RULES.len()] = [const { OnceLock::new() }; RULES.len()];
+    COMPILED[i].get_or_init(|| {
+        let p = RULES[i].pattern;
+        Regex::new(p).unwrap_or_else(|e| panic!("redaction pattern {p}: {e}"))
+    })
+}
+
+/// Whether a variable or key name has a secret part (see the module doc).
+pub fn is_secret_name(name: &str) -> bool {
+    let parts = name_parts(name);
+    parts.iter().enumerate().any(|(i, part)| {
+        let prev = i.checked_sub(1).map(|j| parts[j].as_str());
+        match part.as_str() {
+            "secret" | "secrets" | "password" | "passwd" | "pass" | "passphrase" | "token" | "credential"
+            | "credentials" | "apikey" | "privatekey" | "secretkey" => true,
+            "key" => matches!(
+                prev,
+                Some("api" | "private" | "secret" | "access" | "client" | "signing" | "encryption" | "master")
+            ),
+            // `MYSQL_PWD`, never `PWD` alone.
+            "pwd" => prev.is_some(),
+            // `PGPASSWORD`, `dbpasswd`; `passwordless` ends otherwise.
+            other => other.ends_with("password") || other.ends_with("passwd"),
+        }
+    })
+}
+
+/// A name split at `_`, `-`, `.` and camelCase humps, lowercased.
+fn name_parts(name: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut prev: Option<char> = None;
+    for c in name.chars() {
+        if matches!(c, '_' | '-' | '.') {
+            if !current.is_empty() {
+                parts.push(std::mem::take(&mut current));
+            }
+        } else {
+            if c.is_uppercase() && prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) && !current.is_empty() {
+                parts.push(std::mem::take(&mut current));
+            }
+            current.extend(c.to_lowercase());
+        }
+        prev = Some(c);
+    }
+    if !current.is_empty() {
+        parts.push(current);
+    }
+    parts
+}
+
+/// Whether `s` looks like a random key: upper and lower case letters and
+/// digits, and not a hex string.
+fn looks_random(s: &[u8]) -> bool {
+    s.iter().any(u8::is_ascii_uppercase)
+        && s.iter().any(u8::is_ascii_lowercase)
+        && s.iter().any(u8::is_ascii_digit)
+        && !s.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// What finds secrets: the rules, and values known to be secret.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    values: Vec<Vec<u8>>,
+}
+
+impl Redactor {
+    /// A redactor that also replaces each of `values` wherever it appears
+    /// (those shorter than [`MIN_KNOWN_VALUE`] are left to the rules).
+    pub fn with_values<I, S>(values: I) -> Redactor
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut values: Vec<Vec<u8>> = values
+            .into_iter()
+            .map(|v| v.as_ref().as_bytes().to_vec())
+            .filter(|v| v.len() >= MIN_KNOWN_VALUE && v.as_slice() != MARK.as_bytes())
+            .collect();
+        // Longest first, so a value that holds another is found whole.
+        values.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        values.dedup();
+        Redactor { values }
+    }
+
+    /// Whether the redactor knows values of its own.
+    pub fn has_values(&self) -> bool {
+        !self.values.is_empty()
+    }
+
+    /// The byte ranges of `text` that are secrets, sorted and merged.
+    pub fn spans(&self, text: &[u8]) -> Vec<Range<usize>> {
+        let lower = text.to_ascii_lowercase();
+        let mut spans: Vec<Range<usize>> = Vec::new();
+        for (i, rule) in RULES.iter().enumerate() {
+            // Every match holds a needle.
+            if !rule.needles.is_empty() && !rule.needles.iter().any(|n| memchr::memmem::find(&lower, n.as_bytes()).is_some())
+            {
+                continue;
+            }
+            // Searched on from the end of what each match decided, not of
+            // the whole match: a rejected `x="…"` must not swallow the
+            // `TOKEN=…` inside its quotes, nor a token's trailing boundary the next one's.
+            let mut at = 0;
+            while at < text.len()
+                && let Some(caps) = regex(i).captures_at(text, at)
+            {
+                let (secret, decided) = secret_of(rule, &caps);
+                spans.extend(secret);
+                at = decided.max(at + 1);
+            }
+        }
+        for value in &self.values {
+            spans.extend(memchr::memmem::find_iter(text, value).map(|at| at..at + value.len()));
+        }
+        merge(spans)
+    }
+
+    /// `text` with its secrets replaced, and how many were replaced.
+    pub fn redact_bytes(&self, text: &[u8]) -> (Vec<u8>, usize) {
+        let spans = self.spans(text);
+        (replace_spans(text, &spans), spans.len())
+    }
+
+    /// `text` with its secrets replaced, and how many were replaced.
+    pub fn redact(&self, text: &str) -> (String, usize) {
+        let spans = self.spans(text.as_bytes());
+        if spans.is_empty() {
+            return (text.to_string(), 0);
+        }
+        let bytes = replace_spans(text.as_bytes(), &spans);
+        // Spans of valid UTF-8 start and end on character boundaries.
+        let out = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        (out, spans.len())
+    }
+}
+
+/// The secret span of one match of `rule`, if the match is one, and where
+/// the search goes on.
+fn secret_of(rule: &Rule, caps: &Captures<'_>) -> (Option<Range<usize>>, usize) {
+    let whole = caps.get(0).map_or(0..0, |m| m.range());
+    let (secret, decided) = match rule.vet {
+        Vet::Always => (caps.get(rule.group), whole.end),
+        Vet::Random => match caps.get(rule.group) {
+            Some(m) => (looks_random(m.as_bytes()).then_some(m), m.end()),
+            None => (None, whole.end),
+        },
+        Vet::SecretName => match caps.name("name") {
+            Some(name) if std::str::from_utf8(name.as_bytes()).is_ok_and(is_secret_name) => {
+                (["dq", "sq", "bare"].iter().find_map(|g| caps.name(g)), whole.end)
+            }
+            Some(name) => (None, name.end()),
+            None => (None, whole.end),
+        },
+    };
+    // Redacting twice changes nothing more.
+    let secret = secret.filter(|s| {
+        memchr::memmem::find(s.as_bytes(), MARK.as_bytes()).is_none() && !s.as_bytes().starts_with(b"[REDACTED")
+    });
+    (secret.map(|s| s.range()), decided)
+}
+
+/// Sorted, with overlapping and touching ranges joined.
+fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    spans.retain(|s| s.start < s.end);
+    spans.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+    for s in spans {
+        match out.last_mut() {
+            Some(last) if s.start <= last.end => last.end = last.end.max(s.end),
+            _ => out.push(s),
+        }
+    }
+    out
+}
+
+/// `text` with each of `spans` (sorted, disjoint) replaced by [`MARK`].
+fn replace_spans(text: &[u8], spans: &[Range<usize>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut at = 0;
+    for s in spans {
+        out.extend_from_slice(&text[at..s.start]);
+        out.extend_from_slice(MARK.as_bytes());
+        at = s.end;
+    }
+    out.extend_from_slice(&text[at..]);
+    out
+}
+
+/// Replaces secrets in `text`; returns the new text and how many were replaced.
+pub fn redact(text: &str) -> (String, usize) {
+    Redactor::default().redact(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Secrets of every kind the module doc names (all fake), each with the
+    /// part that must not survive.
+    pub(crate) const SECRETS: &[(&str, &str)] = &[
+        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+        ("export AWS_SECRET_ACCESS_KEY=\"wJalrXUtnFEMI/K7MDENG/bPxRfiCY\"", "wJalrXUtnFEMI"),
+        ("DB_PASSWORD=hunter2hunter2", "hunter2"),
+        ("POSTGRES_PASSWORD: s3cr3t-pw", "s3cr3t-pw"),
+        ("MYSQL_ROOT_PASSWD=rootpw123", "rootpw123"),
+        ("REDIS_PASS=redispass99", "redispass99"),
+        ("GITHUB_TOKEN=abcdef0123456789abcdef", "abcdef0123456789"),
+        ("NPM_AUTH_TOKEN='npmtokvalue123'", "npmtokvalue123"),
+        ("STRIPE_API_KEY=stripe-api-key-value", "stripe-api-key-value"),
+        ("OPENAI_APIKEY=some-api-key-value", "some-api-key-value"),
+        ("GCP_PRIVATE_KEY=pk-material-value", "pk-material-value"),
+        ("AZURE_CLIENT_SECRET=azcs~value.123", "azcs~value.123"),
+        ("GOOGLE_APPLICATION_CREDENTIALS_JSON=credblob123", "credblob123"),
+        ("JWT_SIGNING_KEY=signing-key-material", "signing-key-material"),
+        ("{\"clientSecret\": \"cs-value-4242\"}", "cs-value-4242"),
+        ("{\"password\":\"pw-in-json\"}", "pw-in-json"),
+        ("api_key: yaml-api-key-value", "yaml-api-key-value"),
+        ("db.password=dotted-pw-value", "dotted-pw-value"),
+        ("mysql --password=cli-pw-value -u root", "cli-pw-value"),
+        ("deploy --token cli-token-value --verbose", "cli-token-value"),
+        ("Authorization: Bearer abc.def.ghi-bearer-token", "abc.def.ghi-bearer-token"),
+        ("curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA=='", "dXNlcjpwYXNzd29yZA"),
+        ("authorization=token ghtoken-style-value", "ghtoken-style-value"),
+        ("header Bearer eyJhbGciOiJIUzI1NiJ9abcdef", "eyJhbGciOiJIUzI1NiJ9abcdef"),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nlinetwo==\n-----END RSA PRIVATE KEY-----",
+            "MIIEowIBAAKCAQEA7bq",
+        ),
+        ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\ncutoff", "b3BlbnNzaC1rZXktdjEAAAAA"),
+        ("-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg\n-----END EC PRIVATE KEY-----", "MHcCAQEEIBkg"),
+        ("https://deploy:urlpassword@git.example.com/repo.git", "urlpassword"),
+        ("key AKIAIOSFODNN7EXAMPLE in use", "AKIAIOSFODNN7EXAMPLE"),
+        ("session ASIAIOSFODNN7EXAMPL2", "ASIAIOSFODNN7EXAMPL2"),
+        ("ghp_0123456789abcdefghijklmnopqrstuvwxyzAB", "ghp_0123456789"),
+        ("gho_0123456789abcdefghijklmnopqrstuvwxyzAB", "gho_0123456789"),
+        ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuv", "github_pat_11ABCDEFG"),
+        ("glpat-abcdefghij0123456789", "glpat-abcdefghij"),
+        ("xoxb-123456789012-1234567890123-AbCdEfGhIjKl", "xoxb-123456789012"),
+        ("xapp-1-A0123456789-0123456789012-abcdef", "xapp-1-A0123456789"),
+        ("https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", "T00000000/B00000000"),
+        ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
+        ("rk_test_4eC39HqLyjWDarjtT1zdp7dc", "rk_test_4eC39"),
+        ("whsec_abcdefghijklmnopqrstuvwx", "whsec_abcdefghijkl"),
+        ("sk-proj-abcdefghijklmnopqrstuvwxyz012345", "sk-proj-abcdefghij"),
+        ("sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "sk-ant-api03-abcdefghij"),
+        ("AIzaSyA-abcdefghijklmnopqrstuvwxyz01234", "AIzaSyA-abcdefghij"),
+        ("ya29.a0AfH6SMBabcdefghijklmnopqrstuv", "ya29.a0AfH6SMB"),
+        ("GOCSPX-abcdefghijklmnopqrstuvwx", "GOCSPX-abcdefghij"),
+        ("npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abcdefghij"),
+        ("pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdo", "pypi-AgEIcHlwaS5v"),
+        ("hf_abcdefghijklmnopqrstuvwxyzABCDEFGH", "hf_abcdefghij"),
+        ("SG.abcdefghijklmnopqrst.abcdefghijklmnopqrstuvwxyz", "SG.abcdefghijklmn"),
+        (
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "dozjgNryP4J3jVmNHl0w5N",
+        ),
+        // Shapes an adversarial run found uncaught (issue 32).
+        ("PGPASSWORD=pgsecret99 psql -h db", "pgsecret99"),
+        ("MYSQL_PWD=mysqlpw77 mysql -u root", "mysqlpw77"),
+        ("curl -u admin:curlpass42 https://api.example.com", "curlpass42"),
+        ("curl -sS --user admin:curlpass43 https://api.example.com", "curlpass43"),
+        ("curl -uadmin:curlpass44 https://api.example.com", "curlpass44"),
+        ("mysql -u root -pMyPw1234 appdb", "MyPw1234"),
+        ("mysqldump -h db -psecretdump9 appdb > dump.sql", "secretdump9"),
+        ("sshpass -p sshpw5678 ssh deploy@host", "sshpw5678"),
+        ("Cookie: session=abcdef123456; theme=dark", "abcdef123456"),
+        ("set-cookie: sid=31d4d96e407aad42; Path=/; HttpOnly", "31d4d96e407aad42"),
+        ("{\"Cookie\": \"sid=cookievalue77\"}", "cookievalue77"),
+        ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI"),
+        ("AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "K7MDENG/bPxRfiCY"),
+        ("aws configure set aws_secret_access_key je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "je7MtGbClwBF"),
+    ];
+
+    /// Text that looks like a secret and is not: hashes, UUIDs, our own
+    /// checksums and ids, ordinary words near secret words.
+    const LOOK_ALIKES: &[&str] = &[
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "\"checksum\":\"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\"",
+        "commit 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12",
+        "sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",
+        "md5 d41d8cd98f00b204e9800998ecf8427e",
+        "550e8400-e29b-41d4-a716-446655440000",
+        "\"execution_id\":\"01a2017e-98ba-7694-bf18-c96a653c90e5\"",
+        "\"span_id\":\"7f3a9c1e2b4d6f80\"",
+        "password policy updated",
+        "test result: ok. 42 passed; 0 failed",
+        "secretary=Jane Doe",
+        "max_tokens=4096",
+        "tokens: 1234",
+        "passwordless=true",
+        "PWD=/home/user/project",
+        "OLDPWD=/tmp",
+        "KEY=value",
+        "primary_key=id",
+        "sort --key=2 file.txt",
+        "monkey=banana",
+        "keyboard: us",
+        "the token bucket refills",
+        "Basic usage: run the tool",
+        "Bearer of bad news",
+        "disk-usage report",
+        "task-list-entry",
+        "sk-learn",
+        "ghost_town",
+        "gluten free",
+        "AKIA is a prefix",
+        "https://example.com/path?q=1",
+        "http://localhost:8080/api",
+        "ssh://git@github.com/owner/repo.git",
+        "-----BEGIN CERTIFICATE-----",
+        "-----BEGIN PUBLIC KEY-----",
+        "version=1.2.3",
+        "TOKEN_TYPE=",
+        "password:",
+        "password=ab",
+        "the passing grade",
+        "compass=north",
+        "PASSED=12",
+        "byte_start=120 byte_end=140",
+        "dGhpcyBpcyBub3QgYSBzZWNyZXQ=",
+        "user=bob host=db.internal",
+        "x-api-version: 2",
+        "eyJ is how JWTs start",
+        "docker run -u 1000:1000 image",
+        "mysql -P 3306 -h db -p",
+        "ps -u root -o pid",
+        "cookies: 3 found",
+        "git log 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12",
+        "SHA1 2FD4E1C67A2D28FCED849EE1BB76E7391B93EB12",
+        "abcdefghijabcdefghijabcdefghijabcdefghij",
+        "src/aide_core/redact/stream_redactor_tests.rs",
+        "PWD_HISTORY=off",
+    ];
+
+    #[test]
+    fn every_secret_in_the_corpus_is_redacted() {
+        assert!(SECRETS.len() >= 40);
+        for (text, secret_part) in SECRETS {
+            let (out, n) = redact(text);
+            assert!(n >= 1, "not redacted: {text}");
+            assert!(!out.contains(secret_part), "{secret_part} survives in {out}");
+            assert!(out.contains(MARK), "{out}");
+        }
+        // All of them in one text, as `env` would print them.
+        let all: Vec<&str> = SECRETS.iter().map(|(t, _)| *t).collect();
+        let (out, _) = redact(&all.join("\n"));
+        for (_, secret_part) in SECRETS {
+            assert!(!out.contains(secret_part), "{secret_part} survives in the joined text");
+        }
+    }
+
+    #[test]
+    fn no_look_alike_is_redacted() {
+        assert!(LOOK_ALIKES.len() >= 40);
+        for text in LOOK_ALIKES {
+            assert_eq!(redact(text), (text.to_string(), 0), "redacted a look-alike: {text}");
+        }
+        let joined = LOOK_ALIKES.join("\n");
+        assert_eq!(redact(&joined).1, 0);
+    }
+
+    #[test]
+    fn assignments_keep_their_shape() {
+        let (out, n) = redact("password=hunter22 user=bob\ntoken: 'abc123xyz'\n");
+        assert_eq!(n, 2, "{out}");
+        assert_eq!(out, "password=[REDACTED] user=bob\ntoken: '[REDACTED]'\n");
+        let (out, _) = redact("https://user:s3cret@example.com/x");
+        assert_eq!(out, "https://user:[REDACTED]@example.com/x");
+        // Redacting twice changes nothing more.
+        assert_eq!(redact(&out), (out.clone(), 0));
+    }
+
+    #[test]
+    fn overlapping_rules_make_one_mark() {
+        // The name rule and the AWS shapes both match: one secret, one mark.
+        let (out, n) = redact("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY done");
+        assert_eq!((out.as_str(), n), ("AWS_SECRET_ACCESS_KEY=[REDACTED] done", 1));
+        let (out, n) = redact("Authorization: Bearer abcdefghijklmnop");
+        assert_eq!((out.as_str(), n), ("Authorization: [REDACTED]", 1));
+    }
+
+    #[test]
+    fn a_complete_pem_block_is_one_mark_and_what_follows_stays() {
+        let text = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\n-----END RSA PRIVATE KEY-----\nnext line of text\n";
+        assert_eq!(redact(text), ("[REDACTED]\nnext line of text\n".to_string(), 1));
+    }
+
+    #[test]
+    fn known_values_are_redacted_wherever_they_appear() {
+        let r = Redactor::with_values(["s3cr3t-value", "abc", "s3cr3t-value"]);
+        let (out, n) = r.redact("echo s3cr3t-value; x=s3cr3t-values abc");
+        assert_eq!((out.as_str(), n), ("echo [REDACTED]; x=[REDACTED]s abc", 2));
+        assert!(!Redactor::with_values(["abc"]).has_values(), "values under 4 characters are left to the rules");
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_kept_and_secrets_around_them_found() {
+        let text = b"\xff\xfe password=hunter22 \xff";
+        let (out, n) = Redactor::default().redact_bytes(text);
+        assert_eq!((out.as_slice(), n), (&b"\xff\xfe password=[REDACTED] \xff"[..], 1));
+    }
+
+    #[test]
+    fn name_parts_split_at_separators_and_humps() {
+        assert_eq!(name_parts("AWS_SECRET_ACCESS_KEY"), ["aws", "secret", "access", "key"]);
+        assert_eq!(name_parts("clientSecret"), ["client", "secret"]);
+        assert_eq!(name_parts("db.password-2"), ["db", "password", "2"]);
+        assert!(is_secret_name("apiKey") && is_secret_name("X_API_KEY") && is_secret_name("DB_PASS"));
+        assert!(!is_secret_name("KEY") && !is_secret_name("primary_key") && !is_secret_name("PWD"));
+        assert!(is_secret_name("PGPASSWORD") && is_secret_name("MYSQL_PWD") && is_secret_name("dbPasswd"));
+        assert!(!is_secret_name("OLDPWD") && !is_secret_name("passwordless") && !is_secret_name("PWD_HISTORY"));
+    }
+}
