@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 
 use aide_core::AideError;
 use aide_core::fsutil::replace;
+use aide_core::redact::Redactor;
+use aide_core::redact::stream::StreamRedactor;
 use aide_core::tool::Cancel;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -185,16 +187,61 @@ impl Capture {
     }
 }
 
+/// One output stream as it arrives: redacted as a stream (when asked), so
+/// the head and tail are cut from redacted text and no cut shows part of
+/// a secret; what it wrote counted before redaction.
+struct Received {
+    capture: Capture,
+    redactor: Option<StreamRedactor>,
+    written: u64,
+}
+
+impl Received {
+    fn push(&mut self, chunk: &[u8]) {
+        self.written += chunk.len() as u64;
+        match &mut self.redactor {
+            Some(r) => {
+                let mut safe = Vec::new();
+                r.push(chunk, &mut safe);
+                self.capture.push(&safe);
+            }
+            None => self.capture.push(chunk),
+        }
+    }
+
+    /// Hands on what the redactor holds back: the stream ended, or is given up on.
+    fn flush(&mut self) {
+        if let Some(r) = &mut self.redactor {
+            let mut rest = Vec::new();
+            r.finish(&mut rest);
+            self.capture.push(&rest);
+        }
+    }
+}
+
+/// What one stream gave: its text, the bytes the command wrote, whether the
+/// text was cut, and the secrets replaced.
+struct Collected {
+    text: String,
+    written: u64,
+    truncated: bool,
+    redactions: usize,
+}
+
 /// A stream being read: what has arrived so far, and a message at its end.
 struct Reading {
-    capture: std::sync::Arc<std::sync::Mutex<Capture>>,
+    received: std::sync::Arc<std::sync::Mutex<Received>>,
     ended: mpsc::Receiver<()>,
 }
 
-fn reader(mut pipe: impl Read + Send + 'static, max: usize) -> Reading {
+fn reader(mut pipe: impl Read + Send + 'static, max: usize, redactor: Option<Redactor>) -> Reading {
     let (tx, ended) = mpsc::channel();
-    let capture = std::sync::Arc::new(std::sync::Mutex::new(Capture::new(max)));
-    let shared = capture.clone();
+    let received = std::sync::Arc::new(std::sync::Mutex::new(Received {
+        capture: Capture::new(max),
+        redactor: redactor.map(StreamRedactor::new),
+        written: 0,
+    }));
+    let shared = received.clone();
     std::thread::spawn(move || {
         let mut buf = vec![0u8; 64 * 1024];
         while let Ok(n) = pipe.read(&mut buf) {
@@ -203,19 +250,27 @@ fn reader(mut pipe: impl Read + Send + 'static, max: usize) -> Reading {
             }
             aide_core::walk::lock(&shared).push(&buf[..n]);
         }
+        aide_core::walk::lock(&shared).flush();
         let _ = tx.send(());
     });
-    Reading { capture, ended }
+    Reading { received, ended }
 }
 
 /// What a stream gave: all of it once it ended, or — when a background
 /// child still holds the pipe open after `deadline` — what arrived so far
 /// (the second value is then false).
-fn collect(reading: Option<Reading>, deadline: Instant) -> ((String, u64, bool), bool) {
-    let Some(r) = reading else { return ((String::new(), 0, false), true) };
+fn collect(reading: Option<Reading>, deadline: Instant) -> (Collected, bool) {
+    let Some(r) = reading else {
+        return (Collected { text: String::new(), written: 0, truncated: false, redactions: 0 }, true);
+    };
     let ended = r.ended.recv_timeout(deadline.saturating_duration_since(Instant::now())).is_ok();
-    let capture = aide_core::walk::lock(&r.capture).clone();
-    (capture.finish(), ended)
+    let mut received = aide_core::walk::lock(&r.received);
+    if !ended {
+        received.flush();
+    }
+    let redactions = received.redactor.as_ref().map_or(0, StreamRedactor::count);
+    let (text, _, truncated) = received.capture.clone().finish();
+    (Collected { text, written: received.written, truncated, redactions }, ended)
 }
 
 fn epoch_us(s: &str) -> Option<f64> {
@@ -228,7 +283,7 @@ pub fn run(
     command: &str,
     timeout: Option<Duration>,
     max_output: usize,
-    redact: bool,
+    redactor: Option<Redactor>,
     cancel: &Cancel,
 ) -> Result<ExecOutput, AideError> {
     let clock = Instant::now();
@@ -272,8 +327,8 @@ pub fn run(
         needed_by: "llm-shell",
         message: e.to_string(),
     })?;
-    let out_rx = child.stdout.take().map(|p| reader(p, max_output));
-    let err_rx = child.stderr.take().map(|p| reader(p, max_output));
+    let out_rx = child.stdout.take().map(|p| reader(p, max_output, redactor.clone()));
+    let err_rx = child.stderr.take().map(|p| reader(p, max_output, redactor.clone()));
 
     // Children that ignore TERM go too; the session itself lives on. A TERM,
     // INT or HUP to llm-shell itself takes the command's group down first.
@@ -312,8 +367,8 @@ pub fn run(
     // A background child (`sleep 30 &`) may hold the pipes open: what the
     // command wrote before it returned is kept all the same, and said so.
     let drain_until = Instant::now() + DRAIN_LIMIT;
-    let ((mut stdout, stdout_bytes, stdout_truncated), out_ended) = collect(out_rx, drain_until);
-    let ((mut stderr, stderr_bytes, stderr_truncated), err_ended) = collect(err_rx, drain_until);
+    let (stdout, out_ended) = collect(out_rx, drain_until);
+    let (stderr, err_ended) = collect(err_rx, drain_until);
     let background_output = !(out_ended && err_ended);
 
     // The command text is scratch, and may hold secrets: gone once run.
@@ -338,13 +393,18 @@ pub fn run(
             (None, None) => -1,
         }
     };
-    let mut redactions = 0;
-    if redact {
-        let (o, n) = aide_core::redact::redact(&stdout);
-        let (e, m) = aide_core::redact::redact(&stderr);
-        stdout = o;
-        stderr = e;
-        redactions = n + m;
+    let mut redactions = stdout.redactions + stderr.redactions;
+    let (mut stdout_text, mut stderr_text) = (stdout.text, stderr.text);
+    if redactor.is_some() {
+        // Secret values the command itself set (`export API_TOKEN=…; echo $API_TOKEN`).
+        let declared_now = session.declared();
+        let set_now = Redactor::with_values(declared_now.secret_values());
+        if set_now.has_values() {
+            let (o, n) = set_now.redact(&stdout_text);
+            let (e, m) = set_now.redact(&stderr_text);
+            (stdout_text, stderr_text) = (o, e);
+            redactions += n + m;
+        }
     }
     if let Some(cwd) = trap_cwd {
         session.meta.working_dir = cwd;
@@ -362,12 +422,12 @@ pub fn run(
         session_id: None,
         command: command.to_string(),
         exit_code,
-        stdout,
-        stderr,
-        stdout_bytes,
-        stderr_bytes,
-        stdout_truncated,
-        stderr_truncated,
+        stdout: stdout_text,
+        stderr: stderr_text,
+        stdout_bytes: stdout.written,
+        stderr_bytes: stderr.written,
+        stdout_truncated: stdout.truncated,
+        stderr_truncated: stderr.truncated,
         execution_time_ms: (total_us / 1000.0 * 1000.0).round() / 1000.0,
         timed_out,
         working_dir: session.meta.working_dir.clone(),

@@ -38,6 +38,7 @@ pub mod exec;
 pub mod explain;
 pub mod perf;
 pub mod session;
+pub mod state;
 pub mod syntax;
 
 use std::collections::BTreeMap;
@@ -441,7 +442,7 @@ fn env_update(id: &str, set: &[String], unset: &[String], ctx: &Context) -> Resu
     }
     let mut s = session::open(id)?;
     let _lock = s.lock()?;
-    let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, false, &ctx.cancel)?;
+    let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, None, &ctx.cancel)?;
     if out.exit_code != 0 {
         return Err(ShellError::EnvUpdateFailed { stderr: out.stderr.trim().to_string() }.into());
     }
@@ -469,8 +470,18 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     let cleanup = TempDir(args.session.is_none().then(|| session.dir.parent().map(PathBuf::from)).flatten());
     let _lock = session.lock()?;
 
+    let declared = session.declared();
     if let Some(max) = args.max_risk {
-        let e = explain::explain(&command, std::path::Path::new(&session.meta.working_dir))?;
+        // Judged among the session's own PATH, functions and aliases.
+        let mut env = explain::Surroundings::of_this_process(std::path::Path::new(&session.meta.working_dir));
+        if let Some(path) = declared.variables.get("PATH") {
+            env.path = Some(path.clone());
+        }
+        if let Some(home) = declared.variables.get("HOME") {
+            env.home = Some(home.clone());
+        }
+        env.defined = declared.defined_names();
+        let e = explain::explain_in(&command, &env)?;
         if e.overall_risk > max {
             return Err(ShellError::RiskDenied { risk: e.overall_risk, max, reasons: e.risk_reasons }.into());
         }
@@ -506,7 +517,8 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
         &command,
         timeout,
         args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
-        !args.no_redact,
+        // The session's own secret values, besides every shape the rules know.
+        (!args.no_redact).then(|| aide_core::redact::Redactor::with_values(declared.secret_values())),
         &ctx.cancel,
     )?;
     if args.session.is_some() {

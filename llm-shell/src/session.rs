@@ -106,6 +106,14 @@ impl Session {
         Ok(f)
     }
 
+    /// What the saved state declares (variables, functions, aliases), read
+    /// as text; an unreadable state declares nothing.
+    pub fn declared(&self) -> crate::state::Declared {
+        std::fs::read(self.state_path())
+            .map(|bytes| crate::state::parse(&String::from_utf8_lossy(&bytes)))
+            .unwrap_or_default()
+    }
+
     /// Whether an exec holds the session's lock now (is running in it).
     pub fn is_busy(&self) -> bool {
         aide_core::fsutil::lock_held(&self.dir.join("lock"))

@@ -250,7 +250,8 @@ impl Redactor {
         let mut spans: Vec<Range<usize>> = Vec::new();
         for (i, rule) in RULES.iter().enumerate() {
             // Every match holds a needle.
-            if !rule.needles.is_empty() && !rule.needles.iter().any(|n| memchr::memmem::find(&lower, n.as_bytes()).is_some())
+            if !rule.needles.is_empty()
+                && !rule.needles.iter().any(|n| memchr::memmem::find(&lower, n.as_bytes()).is_some())
             {
                 continue;
             }
@@ -538,7 +539,8 @@ mod tests {
 
     #[test]
     fn a_complete_pem_block_is_one_mark_and_what_follows_stays() {
-        let text = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\n-----END RSA PRIVATE KEY-----\nnext line of text\n";
+        let text =
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\n-----END RSA PRIVATE KEY-----\nnext line of text\n";
         assert_eq!(redact(text), ("[REDACTED]\nnext line of text\n".to_string(), 1));
     }
 
