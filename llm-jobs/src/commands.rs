@@ -117,7 +117,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
     Ok(SpawnOutput {
         job_id: job.id,
         pid: job.pid,
-        command: job.command,
+        command: job.shown_command(),
         status: job.status,
         started_at: job.started_ms.map(time),
         name: job.name,
@@ -158,6 +158,57 @@ fn output_path(store: &JobStore, id: i64, stream: Stream) -> PathBuf {
         Stream::Both => "merged",
     };
     store.job_dir(id).join(file)
+}
+
+/// Where a job's output is read from: its redacted copy, written by the
+/// supervisor as the output arrived (so pages and offsets are into the
+/// redacted stream and none shows part of a secret), or the raw output with
+/// `--no-redact`.
+enum Source {
+    File(PathBuf),
+    /// A job from before redacted copies: its raw output redacted whole
+    /// (while it runs, without what a stream redactor would hold back).
+    Redacted(Vec<u8>),
+}
+
+impl Source {
+    fn of(store: &JobStore, job: &JobRow, stream: Stream, redact: bool) -> Source {
+        let raw = output_path(store, job.id, stream);
+        if !redact {
+            return Source::File(raw);
+        }
+        let mut name = raw.file_name().map(std::ffi::OsStr::to_os_string).unwrap_or_default();
+        name.push(format!(".{}", crate::supervisor::REDACTED_SUFFIX));
+        let copy = raw.with_file_name(name);
+        if copy.exists() {
+            return Source::File(copy);
+        }
+        let mut redactor = aide_core::redact::stream::StreamRedactor::new(job.redactor());
+        let mut out = Vec::new();
+        redactor.push(&std::fs::read(&raw).unwrap_or_default(), &mut out);
+        if !job.status.is_active() {
+            redactor.finish(&mut out);
+        }
+        Source::Redacted(out)
+    }
+
+    /// Bytes from `offset` to the end (at most `max` from the end), where
+    /// they start, and where they end.
+    fn read_from(&self, offset: u64, max: u64) -> (Vec<u8>, u64, u64) {
+        match self {
+            Source::File(path) => read_from(path, offset, max),
+            Source::Redacted(bytes) => {
+                let len = bytes.len() as u64;
+                let start = offset.min(len).max(len.saturating_sub(max));
+                (bytes[start as usize..].to_vec(), start, len)
+            }
+        }
+    }
+}
+
+/// How many secrets were replaced in what is shown.
+fn marks(text: &str, redacted: bool) -> usize {
+    if redacted { text.matches(aide_core::redact::MARK).count() } else { 0 }
 }
 
 /// Bytes of `path` from `offset` to the end (at most `max` from the end).
@@ -234,13 +285,12 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     let waited = jobs
         .iter()
         .map(|j| {
-            let mut redactions = 0;
-            let mut tail = |s: Stream| {
-                let (bytes, _, _) = read_from(&output_path(&store, j.id, s), 0, 64 * 1024);
-                let text = String::from_utf8_lossy(tail_lines(&bytes, args.tail)).into_owned();
-                redacted(text, !args.no_redact, &mut redactions)
+            let tail = |s: Stream| {
+                let (bytes, _, _) = Source::of(&store, j, s, !args.no_redact).read_from(0, 64 * 1024);
+                String::from_utf8_lossy(tail_lines(&bytes, args.tail)).into_owned()
             };
             let (stdout, stderr) = (tail(Stream::Stdout), tail(Stream::Stderr));
+            let redactions = marks(&stdout, !args.no_redact) + marks(&stderr, !args.no_redact);
             let view = JobView::from(j);
             WaitedJob {
                 job_id: j.id,
@@ -263,8 +313,9 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
 fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     let store = JobStore::open()?;
     let job = refresh(&store, store.require(args.id)?)?;
-    let path = output_path(&store, args.id, args.stream);
-    let (mut content, start, mut next) = read_from(&path, args.since_offset.unwrap_or(0), u64::MAX);
+    let redact = !args.no_redact;
+    let (mut content, start, mut next) =
+        Source::of(&store, &job, args.stream, redact).read_from(args.since_offset.unwrap_or(0), u64::MAX);
     if let (Some(n), None) = (args.tail, args.since_offset) {
         let kept = tail_lines(&content, n);
         let skipped = (content.len() - kept.len()) as u64;
@@ -275,14 +326,13 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     let mut streamed = false;
     if args.follow {
         let deadline = args.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
-        // Printed a whole line at a time, so a secret is redacted before any of it shows.
+        // Printed a whole line at a time (the redacted copy holds whole lines already).
         let mut printed = 0;
         let mut print_lines = |content: &[u8], all: bool| {
             let Some(mut live) = ctx.live() else { return };
             let upto = if all { content.len() } else { content.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) };
             if upto > printed {
                 let text = String::from_utf8_lossy(&content[printed..upto]).into_owned();
-                let text = redacted(text, !args.no_redact, &mut 0);
                 let _ = live.text(|w| w.write_all(text.as_bytes()));
                 printed = upto;
             }
@@ -292,7 +342,8 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
         loop {
             ctx.check_cancel()?;
             let finished = !status.is_active();
-            let (more, _, end) = read_from(&path, next, u64::MAX);
+            let job = store.require(args.id)?;
+            let (more, _, end) = Source::of(&store, &job, args.stream, redact).read_from(next, u64::MAX);
             if !more.is_empty() {
                 content.extend_from_slice(&more);
                 print_lines(&content, false);
@@ -313,8 +364,7 @@ fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, ne
         Ok(s) => (s, false),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
     };
-    let mut redactions = 0;
-    let content = redacted(content, !args.no_redact, &mut redactions);
+    let redactions = marks(&content, !args.no_redact);
     JobsOutput::Logs(LogsOutput {
         job_id: args.id,
         stream: args.stream,
@@ -326,16 +376,6 @@ fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, ne
         status,
         streamed,
     })
-}
-
-/// `text` with its secrets replaced when `redact`, counting them.
-fn redacted(text: String, redact: bool, count: &mut usize) -> String {
-    if !redact {
-        return text;
-    }
-    let (text, n) = aide_core::redact::redact(&text);
-    *count += n;
-    text
 }
 
 fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {

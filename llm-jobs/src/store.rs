@@ -71,6 +71,21 @@ pub struct JobRow {
     pub dropped_bytes: i64,
 }
 
+impl JobRow {
+    /// What finds this job's secrets: every shape the rules know, and the
+    /// values of its secret-named variables (`--env DB_PASSWORD=…`).
+    pub fn redactor(&self) -> aide_core::redact::Redactor {
+        aide_core::redact::Redactor::with_values(
+            self.env.iter().filter(|(k, _)| aide_core::redact::is_secret_name(k)).map(|(_, v)| v),
+        )
+    }
+
+    /// The command as `list`, `status` and `spawn` show it: redacted.
+    pub fn shown_command(&self) -> String {
+        self.redactor().redact(&self.command).0
+    }
+}
+
 /// A new job to insert.
 #[derive(Debug, Clone)]
 pub struct NewJob {

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use aide_core::AideError;
+use aide_core::redact::stream::StreamRedactor;
 use aide_core::walk::lock;
 
 use crate::Status;
@@ -24,6 +25,8 @@ use crate::process;
 use crate::store::{Ending, JobRow, JobStore};
 
 const DETACH: &str = "__detach";
+/// The suffix of a stream's redacted copy: `stdout.redacted`.
+pub(crate) const REDACTED_SUFFIX: &str = "redacted";
 const SUPERVISE: &str = "__supervise";
 /// How often a queued job looks again at its dependencies and group.
 const QUEUE_POLL: Duration = Duration::from_millis(50);
@@ -152,30 +155,59 @@ fn supervise_job(id: i64) -> Result<(), AideError> {
 /// Output files of one job, with the byte cap.
 struct Outputs {
     merged: Mutex<File>,
+    merged_redacted: Arc<Mutex<RedactedCopy>>,
     cap: i64,
     dropped: AtomicI64,
     merged_written: AtomicI64,
 }
 
-fn copy_stream(mut from: impl Read, mut to: File, out: &Outputs, written: &AtomicI64) {
+/// A stream's redacted copy (`stdout.redacted`, …), written as the stream
+/// is redacted: whole lines, so no page or offset into it shows part of a
+/// secret. What the redactor holds back is written when the job ends.
+struct RedactedCopy {
+    file: File,
+    redactor: StreamRedactor,
+}
+
+impl RedactedCopy {
+    fn push(&mut self, chunk: &[u8]) {
+        let mut safe = Vec::new();
+        self.redactor.push(chunk, &mut safe);
+        let _ = self.file.write_all(&safe);
+    }
+
+    fn finish(&mut self) {
+        let mut rest = Vec::new();
+        self.redactor.finish(&mut rest);
+        let _ = self.file.write_all(&rest);
+    }
+}
+
+fn copy_stream(mut from: impl Read, mut to: File, redacted: &Mutex<RedactedCopy>, out: &Outputs, written: &AtomicI64) {
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match from.read(&mut buf) {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
         let chunk = &buf[..n];
         let kept = (out.cap - written.load(Ordering::Relaxed)).clamp(0, n as i64) as usize;
         if kept > 0 && to.write_all(&chunk[..kept]).is_ok() {
             written.fetch_add(kept as i64, Ordering::Relaxed);
+            lock(redacted).push(&chunk[..kept]);
         }
         out.dropped.fetch_add((n - kept) as i64, Ordering::Relaxed);
         // The merged view keeps both streams in order of arrival, capped at twice the per-stream cap.
         let merged_room = (2 * out.cap - out.merged_written.load(Ordering::Relaxed)).clamp(0, n as i64) as usize;
-        if merged_room > 0 && lock(&out.merged).write_all(&chunk[..merged_room]).is_ok() {
-            out.merged_written.fetch_add(merged_room as i64, Ordering::Relaxed);
+        if merged_room > 0 {
+            let mut merged = lock(&out.merged);
+            if merged.write_all(&chunk[..merged_room]).is_ok() {
+                out.merged_written.fetch_add(merged_room as i64, Ordering::Relaxed);
+                lock(&out.merged_redacted).push(&chunk[..merged_room]);
+            }
         }
     }
+    lock(redacted).finish();
 }
 
 fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
@@ -187,6 +219,12 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let stdout_file = create("stdout").map_err(io)?;
     let stderr_file = create("stderr").map_err(io)?;
     let merged_file = create("merged").map_err(io)?;
+    let redactor = job.redactor();
+    let copy = |name: &str| -> Result<Arc<Mutex<RedactedCopy>>, AideError> {
+        let file = create(&format!("{name}.{REDACTED_SUFFIX}")).map_err(io)?;
+        Ok(Arc::new(Mutex::new(RedactedCopy { file, redactor: StreamRedactor::new(redactor.clone()) })))
+    };
+    let (stdout_redacted, stderr_redacted, merged_redacted) = (copy("stdout")?, copy("stderr")?, copy("merged")?);
 
     let mut cmd = Command::new("bash");
     cmd.arg("-c")
@@ -210,6 +248,7 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
 
     let outputs = Arc::new(Outputs {
         merged: Mutex::new(merged_file),
+        merged_redacted: merged_redacted.clone(),
         cap: job.max_output,
         dropped: AtomicI64::new(0),
         merged_written: AtomicI64::new(0),
@@ -218,18 +257,23 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let stderr_written = Arc::new(AtomicI64::new(0));
     let (drained_tx, drained_rx) = mpsc::channel::<()>();
     let mut readers = 0;
-    let mut start_reader = |pipe: Option<Box<dyn Read + Send>>, file: File, written: &Arc<AtomicI64>| {
+    let mut start_reader = |pipe: Option<Box<dyn Read + Send>>,
+                            file: File,
+                            redacted: &Arc<Mutex<RedactedCopy>>,
+                            written: &Arc<AtomicI64>| {
         if let Some(pipe) = pipe {
-            let (o, w, tx) = (outputs.clone(), written.clone(), drained_tx.clone());
+            let (o, r, w, tx) = (outputs.clone(), redacted.clone(), written.clone(), drained_tx.clone());
             std::thread::spawn(move || {
-                copy_stream(pipe, file, &o, &w);
+                copy_stream(pipe, file, &r, &o, &w);
                 let _ = tx.send(());
             });
             readers += 1;
         }
     };
-    start_reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>), stdout_file, &stdout_written);
-    start_reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>), stderr_file, &stderr_written);
+    let stdout_pipe = child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>);
+    start_reader(stdout_pipe, stdout_file, &stdout_redacted, &stdout_written);
+    let stderr_pipe = child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>);
+    start_reader(stderr_pipe, stderr_file, &stderr_redacted, &stderr_written);
     drop(drained_tx);
 
     let timeout = job.timeout_ms.map(|ms| Duration::from_millis(ms.max(0) as u64));
@@ -240,6 +284,13 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
         if drained_rx.recv_timeout(drain_until.saturating_duration_since(Instant::now())).is_err() {
             break;
         }
+    }
+
+    // The redacted copies get what their redactors hold back (a stream that
+    // a background child still holds open may be mid-line: it is redacted
+    // as it stands), before the job is seen to end.
+    for copy in [&stdout_redacted, &stderr_redacted, &merged_redacted] {
+        lock(copy).finish();
     }
 
     use std::os::unix::process::ExitStatusExt;

@@ -99,7 +99,7 @@ impl From<&JobRow> for JobView {
             id: j.id,
             pid: j.pid,
             supervisor_pid: j.supervisor_pid,
-            command: j.command.clone(),
+            command: j.shown_command(),
             name: j.name.clone(),
             status: j.status,
             exit_code: j.exit_code,

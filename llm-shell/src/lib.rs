@@ -79,6 +79,10 @@ pub enum SessionAction {
     Show {
         /// The session's id, as `session new` and `session list` print it.
         id: String,
+        /// Show the values of secret-named variables instead of [REDACTED].
+        #[arg(long)]
+        #[serde(default)]
+        no_redact: bool,
     },
     /// Delete a session.
     Rm {
@@ -413,6 +417,16 @@ fn short(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
 }
 
+/// Replaces the values of secret-named variables (`DB_PASSWORD`, `API_TOKEN`):
+/// a session's state is where they would be echoed back whole.
+fn mask_secret_variables(state: &mut SessionState) {
+    for (name, value) in state.environment.iter_mut() {
+        if aide_core::redact::is_secret_name(name) && !value.is_empty() {
+            *value = aide_core::redact::MARK.to_string();
+        }
+    }
+}
+
 fn session_state(s: &session::Session) -> Result<SessionState, AideError> {
     Ok(SessionState {
         session_id: s.meta.session_id.clone(),
@@ -498,6 +512,14 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
                 session: args.session.clone(),
                 cwd: Some(PathBuf::from(&session.meta.working_dir)),
                 timeout: args.timeout,
+                // The job's redactor knows the session's secret values (they are exported by
+                // the state the command sources anyway).
+                env: declared
+                    .variables
+                    .iter()
+                    .filter(|(k, _)| aide_core::redact::is_secret_name(k))
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect(),
                 command: CommandArgs::line(job_command),
                 ..llm_jobs::SpawnArgs::default()
             }),
@@ -581,10 +603,18 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
                     None => ctx.base_dir()?,
                 };
                 let s = session::create(&cwd, &aide_core::request::parse_env_pairs(env)?)?;
-                Ok(ShellOutput::Session(Box::new(session_state(&s)?)))
+                let mut state = session_state(&s)?;
+                mask_secret_variables(&mut state);
+                Ok(ShellOutput::Session(Box::new(state)))
             }
             SessionAction::List => Ok(ShellOutput::Sessions { sessions: session::list()? }),
-            SessionAction::Show { id } => Ok(ShellOutput::Session(Box::new(session_state(&session::open(id)?)?))),
+            SessionAction::Show { id, no_redact } => {
+                let mut state = session_state(&session::open(id)?)?;
+                if !no_redact {
+                    mask_secret_variables(&mut state);
+                }
+                Ok(ShellOutput::Session(Box::new(state)))
+            }
             SessionAction::Rm { id } => {
                 session::remove(id)?;
                 Ok(ShellOutput::Removed { removed: id.clone() })

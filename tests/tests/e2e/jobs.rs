@@ -347,3 +347,65 @@ fn misplaced_request_and_empty_waits_are_clear() {
     let v = jobs(&t, &["wait", "--all"], 0);
     assert_eq!((v["jobs"].as_array().map(Vec::len), v["timed_out"].as_bool()), (Some(0), Some(false)));
 }
+
+#[test]
+fn no_page_of_a_jobs_output_shows_part_of_a_secret() {
+    let t = TestDir::new();
+    let secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+    let id = spawn(&t, &[], &format!("echo start; echo AWS_SECRET_ACCESS_KEY={secret}; echo key AKIAIOSFODNN7EXAMPLE"));
+    wait_one(&t, id, 0);
+    let whole = jobs(&t, &["logs", &id.to_string()], 0);
+    let end = whole["next_offset"].as_u64().unwrap();
+    for offset in 0..=end + 2 {
+        let page = jobs(&t, &["logs", &id.to_string(), "--since-offset", &offset.to_string()], 0);
+        let content = page["content"].as_str().unwrap();
+        for i in 0..secret.len() - 5 {
+            assert!(!content.contains(&secret[i..i + 6]), "offset {offset} shows part of the key: {content:?}");
+        }
+        assert!(!content.contains("IOSFODNN7"), "offset {offset}: {content:?}");
+        // Offsets are into what is shown: each page is the tail of the whole.
+        assert!(whole["content"].as_str().unwrap().ends_with(content), "offset {offset}");
+    }
+    // The raw output keeps its own offsets.
+    let raw = jobs(&t, &["logs", &id.to_string(), "--no-redact"], 0);
+    assert!(raw["content"].as_str().unwrap().contains(secret));
+}
+
+#[test]
+fn a_running_job_shows_nothing_of_a_half_printed_token() {
+    let t = TestDir::new();
+    let id = spawn(&t, &[], "printf 'ready\\nghp_0123456789abcdef'; sleep 2; printf 'ghijklmnopqrstuvwxyzAB\\nafter\\n'");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let page = jobs(&t, &["logs", &id.to_string()], 0);
+        if page["content"] == "ready\n" {
+            assert_eq!(page["status"], "Running", "{page}");
+            break;
+        }
+        assert!(!page["content"].as_str().unwrap().contains("ghp_"), "{page}");
+        assert!(Instant::now() < deadline, "never saw the first line: {page}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_one(&t, id, 0);
+    let page = jobs(&t, &["logs", &id.to_string()], 0);
+    assert_eq!(page["content"], "ready\n[REDACTED]\nafter\n", "{page}");
+}
+
+#[test]
+fn commands_are_redacted_in_list_status_and_spawn() {
+    let t = TestDir::new();
+    let (out, _) = t
+        .cmd("llm-jobs")
+        .args(["--json", "spawn", "--env", "DB_PASSWORD=zq9Secret77", "--", "echo token=abcdef123 $DB_PASSWORD zq9Secret77"])
+        .expect_exit(0);
+    let spawned: Value = serde_json::from_str(&out).unwrap();
+    let id = spawned["job_id"].as_i64().unwrap();
+    let expected = "echo token=[REDACTED] $DB_PASSWORD [REDACTED]";
+    assert_eq!(spawned["command"], expected);
+    assert_eq!(status(&t, id)["command"], expected);
+    assert_eq!(jobs(&t, &["list"], 0)["jobs"][0]["command"], expected);
+    let (text, _) = t.cmd("llm-jobs").args(["list"]).expect_exit(0);
+    assert!(!text.contains("abcdef123") && !text.contains("zq9Secret77"), "{text}");
+    // The job's own secret values are known to its output's redaction.
+    assert_eq!(wait_one(&t, id, 0)["stdout"], "token=[REDACTED] [REDACTED] [REDACTED]\n");
+}

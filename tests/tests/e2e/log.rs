@@ -181,3 +181,45 @@ fn aide_home_and_everything_under_it_is_private_and_stores_commands_redacted() {
     }
     assert!(seen > 10, "only {seen} entries under AIDE_HOME");
 }
+
+/// Every secret shape in a command stays redacted in the log and the
+/// stored document stays JSON (`aide log show --json | jq .`).
+#[test]
+fn logged_documents_stay_json_whatever_secret_their_commands_hold() {
+    let t = TestDir::new();
+    let shapes = [
+        "echo \"token=abcdef\"",
+        "PGPASSWORD=pgsecret99 psql -h db -c 'select 1' || true",
+        "curl -u admin:curlpass42 http://127.0.0.1:9 || true",
+        "mysql -u root -pMyPw1234 db || true",
+        "sshpass -p sshpw5678 true || true",
+        "echo 'Cookie: session=abcdef123456'",
+        "echo wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "echo \"Authorization: Bearer abcdefghijklmnop123\"",
+        "printf '%s\\n' '{\"password\": \"pw-in-json\\\\\"\"}'",
+        "echo 'x=\"export AWS_SECRET_ACCESS_KEY=\"wJalrXUtnFEMI/K7\"'",
+    ];
+    let secrets = [
+        "abcdef\\", "pgsecret99", "curlpass42", "MyPw1234", "sshpw5678", "abcdef123456", "wJalrXUtnFEMI",
+        "abcdefghijklmnop123", "pw-in-json", "wJalrXUtnFEMI/K7",
+    ];
+    let jq = aide_tests::oracle("jq", "the stored documents through jq");
+    for (command, secret) in shapes.iter().zip(secrets) {
+        let out = t.cmd("llm-shell").args(["--json", "exec", "--", command]).output();
+        let out = String::from_utf8_lossy(&out.stdout);
+        let id = serde_json::from_str::<serde_json::Value>(&out).unwrap()["execution_id"].as_str().unwrap().to_string();
+        let (shown, _) = t.cmd("aide").args(["log", "show", &id, "--json"]).expect_exit(0);
+        let parsed: serde_json::Value =
+            serde_json::from_str(&shown).unwrap_or_else(|e| panic!("{command}: not JSON ({e}): {shown}"));
+        assert!(!shown.contains(secret), "{command}: the log keeps {secret}: {shown}");
+        assert_eq!(parsed["ok"], true, "{command}: {parsed}");
+        if jq {
+            let out = Command::new("jq").arg(".").stdin(Stdio::piped()).stdout(Stdio::null()).spawn().and_then(|mut c| {
+                use std::io::Write as _;
+                c.stdin.take().unwrap().write_all(shown.as_bytes())?;
+                c.wait()
+            });
+            assert!(out.unwrap().success(), "{command}: jq refuses {shown}");
+        }
+    }
+}

@@ -509,3 +509,133 @@ fn a_killed_llm_shell_takes_its_command_with_it() {
         assert!(aide_tests::processes_with_cmdline(&marker).is_empty(), "{signal} left the command running");
     }
 }
+
+/// Each destructive form of issue 32, run under `--max-risk low` in a fresh
+/// workspace: refused, and the data left whole. Each twin beside it runs.
+#[test]
+fn max_risk_low_is_an_allow_list_that_refuses_every_destructive_form() {
+    let destructive = [
+        "{rm,-rf,d}",
+        "/bin/r[m] -rf d",
+        "/???/?m -rf d",
+        "sh <<< 'rm -rf d'",
+        "python3 <<'EOF'\nimport shutil; shutil.rmtree('d')\nEOF",
+        "git clean -fdx",
+        "git -C . clean -fdx",
+        "git -c core.pager=cat clean -fdx",
+        "cp /dev/null d/keep.txt",
+        "mv -f d/other.txt d/keep.txt",
+        "cd d && : > keep.txt",
+        "perl -i -pe 's/keep/gone/' d/keep.txt",
+        "sed -i 's/keep/gone/' d/keep.txt",
+        "echo gone | tee d/keep.txt",
+        "env -iS 'rm -rf d'",
+        "awk 'BEGIN{system(\"rm -rf d\")}'",
+        "[[ $(rm -rf d) ]]",
+        "x=$(rm -rf d)",
+        "coproc rm -rf d",
+        "trap 'rm -rf d' EXIT",
+        "source <(echo 'rm -rf d')",
+        "tar --remove-files -cf x.tar d",
+        "git config core.fsmonitor 'rm -rf d' && git status",
+        "BASH_ENV=./evil.sh bash -c true",
+        "taskset -c 0 rm -rf d",
+        "flock /tmp/aide-issue32.lock rm -rf d",
+        "script -qc 'rm -rf d' /dev/null",
+        "echo gone >& d/keep.txt",
+        "{ echo gone; } > d/keep.txt",
+        "for f in $(rm -rf d); do :; done",
+        "cat <<EOF\n$(rm -rf d)\nEOF",
+        "find d -delete",
+        "ls d | xargs rm -rf",
+    ];
+    let twins = [
+        "echo {a,b}",
+        "ls /bin/l[s]",
+        "cat <<< 'rm -rf d'",
+        "cat <<'EOF'\n$(rm -rf d)\nEOF",
+        "git status --short",
+        "cat d/keep.txt",
+        "sed 's/keep/gone/' d/keep.txt",
+        "echo fine | tee /dev/null",
+        "awk '{print $1}' d/keep.txt",
+        "x=$(ls d)",
+        "[[ -f d/keep.txt ]]",
+        "cat <(ls d)",
+        "git config --get core.fsmonitor || true",
+        "find d -name '*.txt'",
+        "find d -name '*.txt' | xargs wc -l",
+        "env -i ls d",
+    ];
+    let t = TestDir::new();
+    t.git_init();
+    let s = new_session(&t);
+    for attempt in destructive {
+        t.write("d/keep.txt", "keep\n").write("d/other.txt", "other\n");
+        let v = shell(&t, &["exec", "--session", &s, "--max-risk", "low", "--", attempt], 3);
+        assert_eq!(v["error"]["code"], "risk_denied", "{attempt}: {v}");
+        assert!(!v["error"]["details"]["risk_reasons"].as_array().unwrap().is_empty(), "{attempt}: {v}");
+        let kept = std::fs::read_to_string(t.root().join("d/keep.txt")).unwrap_or_default();
+        assert_eq!(kept, "keep\n", "{attempt} ran");
+    }
+    for twin in twins {
+        t.write("d/keep.txt", "keep\n");
+        let v = exec_args(&t, &["--session", &s, "--max-risk", "low", "--", twin]);
+        assert_eq!(v["exit_code"], 0, "{twin}: {v}");
+    }
+}
+
+#[test]
+fn names_an_earlier_exec_defined_are_not_read_only_later() {
+    let t = TestDir::new();
+    t.write("d/keep.txt", "keep\n");
+    let s = new_session(&t);
+    // Set up without a limit: an alias, a function and a script named like read-only commands.
+    exec(
+        &t,
+        &s,
+        "shopt -s expand_aliases; alias ls='rm -rf d'; cat() { rm -rf d; }; mkdir -p bin; \
+         printf '#!/bin/sh\\nrm -rf d\\n' > bin/wc; chmod +x bin/wc; export PATH=$PWD/bin:$PATH",
+    );
+    for (attempt, why) in [
+        ("ls", "defined in this session"),
+        ("cat d/keep.txt", "defined in this session"),
+        ("wc -l d/keep.txt", "outside the system's program folders"),
+    ] {
+        let v = shell(&t, &["exec", "--session", &s, "--max-risk", "low", "--", attempt], 3);
+        assert_eq!(v["error"]["code"], "risk_denied", "{attempt}: {v}");
+        assert!(v["error"]["details"]["risk_reasons"][0].as_str().unwrap().contains(why), "{attempt}: {v}");
+        assert!(t.root().join("d/keep.txt").exists(), "{attempt} ran");
+    }
+    let v = exec_args(&t, &["--session", &s, "--max-risk", "low", "--", "grep -c keep d/keep.txt"]);
+    assert_eq!(v["stdout"], "1\n");
+}
+
+#[test]
+fn output_is_redacted_before_it_is_cut_and_session_values_are_known() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    // The token straddles the head/tail cut at every position around it.
+    for pad in 0..12 {
+        let command = format!("printf '%{pad}s' ''; echo {token}; printf '%40s\\n' ''");
+        let v = exec_args(&t, &["--session", &s, "--max-output", "40", "--", &command]);
+        let out = v["stdout"].as_str().unwrap();
+        for i in 0..token.len() - 5 {
+            assert!(!out.contains(&token[i..i + 6]), "pad {pad}: part of the token shows: {out:?}");
+        }
+    }
+    // A session's own secret values, wherever they show.
+    let env_session: Value = shell(&t, &["session", "new", "--env", "DB_PASSWORD=zq9Secret77"], 0);
+    let s2 = env_session["session_id"].as_str().unwrap();
+    assert_eq!(env_session["environment"]["DB_PASSWORD"], "[REDACTED]", "session new echoes it: {env_session}");
+    let v = exec(&t, s2, "echo $DB_PASSWORD; export API_TOKEN=fresh-tok-123; echo \"x${API_TOKEN}x\" >&2");
+    assert_eq!((v["stdout"].as_str(), v["stderr"].as_str()), (Some("[REDACTED]\n"), Some("x[REDACTED]x\n")), "{v}");
+    let shown = shell(&t, &["session", "show", s2], 0);
+    assert_eq!(shown["environment"]["DB_PASSWORD"], "[REDACTED]");
+    assert_eq!(shown["environment"]["API_TOKEN"], "[REDACTED]");
+    let raw = shell(&t, &["session", "show", s2, "--no-redact"], 0);
+    assert_eq!(raw["environment"]["DB_PASSWORD"], "zq9Secret77");
+    let raw = exec_args(&t, &["--session", s2, "--no-redact", "--", "echo $DB_PASSWORD"]);
+    assert_eq!(raw["stdout"], "zq9Secret77\n");
+}
