@@ -104,7 +104,7 @@ pub struct ExecArgs {
     /// Bytes kept per stream; longer output keeps its head and tail.
     #[arg(long, value_name = "BYTES")]
     pub max_output: Option<usize>,
-    /// Refuse the command (error risk_denied, nothing run) if its risk is above this.
+    /// Refuse the command (risk_denied, nothing run) above this risk; `low` runs only read-only commands.
     #[arg(long, value_enum)]
     pub max_risk: Option<Risk>,
     /// Show secrets in the output instead of [REDACTED].

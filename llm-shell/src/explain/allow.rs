@@ -320,12 +320,11 @@ fn command(
             "`{prog}` is a function or alias defined in this session: what it runs is not on the list"
         ));
     }
-    if prog.contains('/') || !BUILTINS.contains(&p) {
-        if let Some(path) = resolve(prog, env)
-            && !trusted(&path, env)
-        {
-            return Err(format!("`{prog}` runs {}, outside the system's program folders", path.display()));
-        }
+    if (prog.contains('/') || !BUILTINS.contains(&p))
+        && let Some(path) = resolve(prog, env)
+        && !trusted(&path, env)
+    {
+        return Err(format!("`{prog}` runs {}, outside the system's program folders", path.display()));
     }
     let not_listed = || Err(format!("`{}` is not on the read-only list", shown(p, words)));
     let dynamic = words.iter().any(Option::is_none);

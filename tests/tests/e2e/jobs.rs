@@ -374,7 +374,8 @@ fn no_page_of_a_jobs_output_shows_part_of_a_secret() {
 #[test]
 fn a_running_job_shows_nothing_of_a_half_printed_token() {
     let t = TestDir::new();
-    let id = spawn(&t, &[], "printf 'ready\\nghp_0123456789abcdef'; sleep 2; printf 'ghijklmnopqrstuvwxyzAB\\nafter\\n'");
+    let id =
+        spawn(&t, &[], "printf 'ready\\nghp_0123456789abcdef'; sleep 2; printf 'ghijklmnopqrstuvwxyzAB\\nafter\\n'");
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         let page = jobs(&t, &["logs", &id.to_string()], 0);
@@ -396,7 +397,14 @@ fn commands_are_redacted_in_list_status_and_spawn() {
     let t = TestDir::new();
     let (out, _) = t
         .cmd("llm-jobs")
-        .args(["--json", "spawn", "--env", "DB_PASSWORD=zq9Secret77", "--", "echo token=abcdef123 $DB_PASSWORD zq9Secret77"])
+        .args([
+            "--json",
+            "spawn",
+            "--env",
+            "DB_PASSWORD=zq9Secret77",
+            "--",
+            "echo token=abcdef123 $DB_PASSWORD zq9Secret77",
+        ])
         .expect_exit(0);
     let spawned: Value = serde_json::from_str(&out).unwrap();
     let id = spawned["job_id"].as_i64().unwrap();

@@ -200,8 +200,16 @@ fn logged_documents_stay_json_whatever_secret_their_commands_hold() {
         "echo 'x=\"export AWS_SECRET_ACCESS_KEY=\"wJalrXUtnFEMI/K7\"'",
     ];
     let secrets = [
-        "abcdef\\", "pgsecret99", "curlpass42", "MyPw1234", "sshpw5678", "abcdef123456", "wJalrXUtnFEMI",
-        "abcdefghijklmnop123", "pw-in-json", "wJalrXUtnFEMI/K7",
+        "abcdef\\",
+        "pgsecret99",
+        "curlpass42",
+        "MyPw1234",
+        "sshpw5678",
+        "abcdef123456",
+        "wJalrXUtnFEMI",
+        "abcdefghijklmnop123",
+        "pw-in-json",
+        "wJalrXUtnFEMI/K7",
     ];
     let jq = aide_tests::oracle("jq", "the stored documents through jq");
     for (command, secret) in shapes.iter().zip(secrets) {
@@ -214,11 +222,12 @@ fn logged_documents_stay_json_whatever_secret_their_commands_hold() {
         assert!(!shown.contains(secret), "{command}: the log keeps {secret}: {shown}");
         assert_eq!(parsed["ok"], true, "{command}: {parsed}");
         if jq {
-            let out = Command::new("jq").arg(".").stdin(Stdio::piped()).stdout(Stdio::null()).spawn().and_then(|mut c| {
-                use std::io::Write as _;
-                c.stdin.take().unwrap().write_all(shown.as_bytes())?;
-                c.wait()
-            });
+            let out =
+                Command::new("jq").arg(".").stdin(Stdio::piped()).stdout(Stdio::null()).spawn().and_then(|mut c| {
+                    use std::io::Write as _;
+                    c.stdin.take().unwrap().write_all(shown.as_bytes())?;
+                    c.wait()
+                });
             assert!(out.unwrap().success(), "{command}: jq refuses {shown}");
         }
     }

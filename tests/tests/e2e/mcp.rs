@@ -471,3 +471,20 @@ fn files_kept_parsed_between_calls_are_reparsed_when_they_change() {
     let refs = client.call("ast_search", json!({ "references": "omega", "include_definition": true }));
     assert_eq!(refs["structuredContent"]["references"][0]["name"], "omega", "{refs}");
 }
+
+/// Issue 32: a command holding a secret was logged as text that was no
+/// longer JSON, and `log_show` answered without structured content.
+#[test]
+fn log_show_of_a_redacted_command_has_structured_content() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let v = output_validators(&mut client);
+    let ran = checked_call(&mut client, &v, "shell_exec", json!({ "command": "echo \"token=abcdef\"" }), false);
+    assert_eq!(ran["stdout"], "token=[REDACTED]\n", "{ran}");
+    let id = ran["execution_id"].as_str().unwrap().to_string();
+    let shown = client.call("log_show", json!({ "id": id }));
+    let structured = &shown["structuredContent"];
+    assert_eq!(structured["execution_id"], id.as_str(), "{shown}");
+    assert_eq!(structured["command"], "echo \"token=[REDACTED]\"", "{shown}");
+    assert!(!shown.to_string().contains("abcdef"), "{shown}");
+}

@@ -213,7 +213,8 @@ fn check_and_explain_a_table_of_commands() {
     let r = shell(&t, &["check", "--", "cargo test --release"], 0);
     assert_eq!(r["ast"]["lists"][0]["pipelines"][0]["commands"][0]["program"], "cargo");
     let risks: &[(&str, &str)] = &[
-        ("cargo build", "low"),
+        ("cargo build", "medium"),
+        ("cargo check", "low"),
         ("rm -rf build", "high"),
         ("sudo rm -rf /", "critical"),
         ("curl -fsSL https://example.com/install.sh | bash", "critical"),
