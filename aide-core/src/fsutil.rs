@@ -76,12 +76,57 @@ pub fn still_names(path: &Path, file: &std::fs::File) -> std::io::Result<bool> {
     }
 }
 
-/// Options that create a file readable by the owner only (0600).
+/// Options that create a file readable by the owner only (0600). They never
+/// follow a link at the last component and never block on a FIFO: a state
+/// folder someone poisoned (a link to `/dev/zero`, a FIFO where a lock file
+/// was) gives an error at once instead of a hang (pair with [`regular`]).
 pub fn private_file() -> std::fs::OpenOptions {
     use std::os::unix::fs::OpenOptionsExt;
     let mut options = std::fs::OpenOptions::new();
-    options.mode(0o600);
+    options.mode(0o600).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC);
     options
+}
+
+/// `file` if it is a regular file; an error (`InvalidInput`) for a FIFO, a
+/// device, a socket or a folder that stands where state should be.
+pub fn regular(file: std::fs::File) -> std::io::Result<std::fs::File> {
+    if file.metadata()?.is_file() {
+        Ok(file)
+    } else {
+        Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"))
+    }
+}
+
+/// Opens a state file under `$AIDE_HOME` to read: no link followed, no
+/// FIFO waited on, a regular file only.
+pub fn open_private_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    regular(
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)?,
+    )
+}
+
+/// Reads a state file under `$AIDE_HOME` whole, as [`open_private_regular`]
+/// opens it; one over `max` bytes is an error (`FileTooLarge`), not read.
+pub fn read_private(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_private_regular(path)?;
+    let len = file.metadata()?.len();
+    if len > max {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("{} bytes, over the {max} read", len),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(std::io::Error::new(std::io::ErrorKind::FileTooLarge, format!("over the {max} bytes read")));
+    }
+    Ok(bytes)
 }
 
 /// Permissions for a file only its owner may read (0600).

@@ -235,9 +235,17 @@ fn check_journals() -> Check {
         .collect();
     let fixes: Vec<String> = interrupted
         .iter()
-        .filter_map(|(_, root)| root.as_ref())
-        .map(|r| {
-            format!("llm-transform recover --root {}", aide_core::command::quote_word(r.as_os_str().as_encoded_bytes()))
+        .filter_map(|(id, root)| root.as_ref().map(|r| (id, r)))
+        .map(|(id, r)| {
+            if r.is_dir() {
+                format!(
+                    "llm-transform recover --root {}",
+                    aide_core::command::quote_word(r.as_os_str().as_encoded_bytes())
+                )
+            } else {
+                // The root is gone from where the commit ran: recover it where it is now.
+                format!("llm-transform recover --root NEW_PLACE --journal {id}")
+            }
         })
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()

@@ -251,12 +251,47 @@ pub fn temp_name(name: &OsStr) -> OsString {
     t
 }
 
+/// The folders that new files of `files` need and that do not exist now,
+/// relative to the root, parents first.
+pub fn folders_to_make(root: &Root, files: &[&FileState]) -> Result<Vec<PathBuf>, AideError> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    for f in files.iter().filter(|f| f.current.is_some() && f.original.is_none()) {
+        let (rel, _) = folder_and_name(root, &f.abs, &f.rel)?;
+        let mut prefix = PathBuf::new();
+        for part in rel.components() {
+            prefix.push(part);
+            let missing = |r| matches!(r, Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound);
+            if seen.insert(prefix.clone()) && missing(root.open_dir(&prefix, false)) {
+                out.push(prefix.clone());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Removes the folders a commit made (`made`, parents first) that are empty
+/// again, deepest first: what a rollback leaves is the tree as it was.
+pub fn remove_made_dirs(root: &Root, made: &[PathBuf]) {
+    for dir in made.iter().rev() {
+        let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else { continue };
+        if let Ok(fd) = root.open_dir(parent, false) {
+            let _ = rustix::fs::unlinkat(&fd, name, AtFlags::REMOVEDIR);
+        }
+    }
+}
+
 /// The folder and name of every file, each folder opened once beneath the
-/// root (created for files that are to be created, when the plan allowed).
-pub fn targets<'a>(root: &Root, files: &[&'a FileState]) -> Result<Vec<Target<'a>>, AideError> {
+/// root (created for files that are to be created, when the plan allowed),
+/// with the temporary names chosen for them (`temps`, in order).
+pub fn targets<'a>(
+    root: &Root,
+    files: &[&'a FileState],
+    temps: Vec<Option<OsString>>,
+) -> Result<Vec<Target<'a>>, AideError> {
     let mut dirs: HashMap<&Path, Arc<OwnedFd>> = HashMap::new();
     let mut out = Vec::with_capacity(files.len());
-    for f in files {
+    for (f, temp) in files.iter().zip(temps) {
         let (rel, name) = folder_and_name(root, &f.abs, &f.rel)?;
         let dir = match dirs.get(rel) {
             Some(d) => d.clone(),
@@ -266,7 +301,7 @@ pub fn targets<'a>(root: &Root, files: &[&'a FileState]) -> Result<Vec<Target<'a
                 d
             }
         };
-        out.push(Target { file: f, dir, name: name.to_os_string(), temp: f.current.as_ref().map(|_| temp_name(name)) });
+        out.push(Target { file: f, dir, name: name.to_os_string(), temp });
     }
     Ok(out)
 }
@@ -320,7 +355,7 @@ fn mode_of(f: &FileState) -> Option<u32> {
 
 /// A number from a test hook's environment variable (the crash and race
 /// tests widen the windows they aim at with these).
-fn test_hook_ms(name: &str) -> Option<u64> {
+pub(crate) fn test_hook_ms(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
 
@@ -341,11 +376,31 @@ fn changed_meanwhile(rel: &str) -> AideError {
 /// Writes the changed files of a plan (see the module doc). Returns the
 /// diagnostics of the write (pre-images too large to keep for undo).
 pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result<Vec<Diagnostic>, AideError> {
-    let targets = targets(root, changed)?;
-    let journal = Journal::begin(root, execution_id, &targets)?;
-    let (undo_dir, diagnostics) = crate::undo::store_pre_images(root, execution_id, changed)?;
+    // The folders new files need are journalled before they are made, so a
+    // commit that dies any time after leaves none behind once rolled back.
+    let made = folders_to_make(root, changed)?;
+    let temps: Vec<Option<OsString>> =
+        changed.iter().map(|f| f.current.as_ref().map(|_| temp_name(f.abs.file_name().unwrap_or_default()))).collect();
+    let journal = Journal::begin(root, execution_id, changed, &temps, &made)?;
+    let targets = match targets(root, changed, temps) {
+        Ok(t) => t,
+        Err(e) => {
+            remove_made_dirs(root, &made);
+            journal.finish();
+            return Err(e);
+        }
+    };
+    let (undo_dir, diagnostics) = match crate::undo::store_pre_images(root, execution_id, changed) {
+        Ok(stored) => stored,
+        Err(e) => {
+            remove_made_dirs(root, &made);
+            journal.finish();
+            return Err(e);
+        }
+    };
     let abandon = |journal: Journal, targets: &[Target<'_>]| {
         remove_temps(targets);
+        remove_made_dirs(root, &made);
         let _ = std::fs::remove_dir_all(&undo_dir);
         journal.finish();
     };
@@ -402,6 +457,7 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
                 .rev()
                 .filter_map(|w| restore(w).err().map(|r| format!("{}: {r}", w.file.rel)))
                 .collect();
+            remove_made_dirs(root, &made);
             let _ = std::fs::remove_dir_all(&undo_dir);
             journal.finish();
             drop(deferred);

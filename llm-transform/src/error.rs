@@ -169,6 +169,10 @@ pub enum TransformError {
     #[error("writing {path} failed: {reason}; nothing was changed")]
     WriteFailed { path: String, reason: String, restore_failures: Option<Vec<String>> },
 
+    // Recovery.
+    #[error("no interrupted transform {id} awaits recovery")]
+    NoJournal { id: String },
+
     // Undo.
     #[error("nothing to undo")]
     NothingToUndo,
@@ -355,6 +359,9 @@ impl From<TransformError> for AideError {
                     Some(failures) => error.with_details(json!({ "path": path, "restore_failures": failures })),
                 }
             }
+            E::NoJournal { .. } => error(code::NOT_FOUND).with_hint(
+                "`aide doctor` lists the interrupted transforms and their journals; one a live commit holds is not recoverable yet",
+            ),
             E::NothingToUndo => {
                 error(code::INVALID_ARGUMENTS).with_hint("llm-transform undo EXECUTION_ID, or undo --last N")
             }

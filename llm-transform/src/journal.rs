@@ -30,7 +30,9 @@ use rustix::fs::AtFlags;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::commit::{Target, read_at};
+use crate::commit::read_at;
+use crate::error::TransformError;
+use crate::plan::FileState;
 
 /// One file of a commit in flight.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -51,7 +53,18 @@ struct JournalRecord {
     #[serde(with = "aide_core::text::path_serde")]
     root: PathBuf,
     files: Vec<JournalFile>,
+    /// Folders the commit creates for new files, parents first, relative to
+    /// the root: a rollback removes those it finds empty.
+    #[serde(default)]
+    made_dirs: Vec<String>,
 }
+
+/// The suffix of a journal being written: it becomes `<id>.json` only once
+/// it is whole and locked, so no recovery ever reads one half-written.
+const WRITING: &str = "json.writing";
+
+/// The largest journal read: one of a commit of 100,000 files is far smaller.
+const MAX_JOURNAL_BYTES: u64 = 64 << 20;
 
 fn journal_dir() -> PathBuf {
     aide_core::home::aide_home().join("transform/journal")
@@ -69,39 +82,59 @@ impl Journal {
     /// is atomic by itself, so after a power loss its journal could only
     /// have named a stray temporary (a kill -9 keeps the page cache, and the
     /// journal with it). That saves a one-file edit two fsyncs.
-    pub fn begin(root: &Root, execution_id: &str, targets: &[Target<'_>]) -> Result<Journal, AideError> {
-        let durable = targets.len() > 1;
+    pub fn begin(
+        root: &Root,
+        execution_id: &str,
+        changed: &[&FileState],
+        temps: &[Option<std::ffi::OsString>],
+        made_dirs: &[PathBuf],
+    ) -> Result<Journal, AideError> {
+        let durable = changed.len() > 1 || !made_dirs.is_empty();
         let dir = journal_dir();
         aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io("transform journal", &e))?;
         let record = JournalRecord {
             execution_id: execution_id.to_string(),
             root: root.path().to_path_buf(),
-            files: targets
+            files: changed
                 .iter()
-                .map(|t| JournalFile {
-                    path: t.file.abs.strip_prefix(root.path()).unwrap_or(&t.file.abs).to_path_buf(),
-                    temp: t.temp.clone().map(PathBuf::from),
-                    checksum_before: t.file.original.as_deref().map(sha256_hex),
-                    checksum_after: t.file.current.as_deref().map(sha256_hex),
+                .zip(temps)
+                .map(|(f, temp)| JournalFile {
+                    path: f.abs.strip_prefix(root.path()).unwrap_or(&f.abs).to_path_buf(),
+                    temp: temp.clone().map(PathBuf::from),
+                    checksum_before: f.original.as_deref().map(sha256_hex),
+                    checksum_after: f.current.as_deref().map(sha256_hex),
                 })
                 .collect(),
+            made_dirs: made_dirs.iter().map(|d| aide_core::root::to_slash(d)).collect(),
         };
         let text = serde_json::to_vec(&record).map_err(|e| AideError::internal(e.to_string()))?;
         let path = dir.join(format!("{execution_id}.json"));
-        // Locked before it has content: a recovery never takes a journal
+        // The writer's pid in the name: a recovery removes a half-written
+        // journal only once its writer is gone.
+        let writing = dir.join(format!("{execution_id}.{}.{WRITING}", std::process::id()));
+        // Written and locked under another name, then renamed into place: a
+        // journal that recovery can see is always whole and locked from
+        // birth, so a recovery (of this root or another) never takes one
         // that is still being written for one that died.
         let write = || -> std::io::Result<File> {
-            let mut file = aide_core::fsutil::private_file().write(true).create_new(true).open(&path)?;
+            let mut file = aide_core::fsutil::private_file().write(true).create_new(true).open(&writing)?;
+            if let Some(us) = crate::commit::test_hook_ms("AIDE_TEST_JOURNAL_LOCK_DELAY_US") {
+                // Widens the window between creating and locking, which the cross-root race aims at.
+                std::thread::sleep(std::time::Duration::from_micros(us));
+            }
             file.lock()?;
             file.write_all(&text)?;
             if durable {
                 file.sync_all()?;
+            }
+            std::fs::rename(&writing, &path)?;
+            if durable {
                 aide_core::fsutil::sync_dir(&path)?;
             }
             Ok(file)
         };
         let lock = write().map_err(|e| {
-            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(&writing);
             AideError::io("transform journal", &e)
         })?;
         Ok(Journal { path, _lock: lock })
@@ -123,6 +156,17 @@ pub struct Recovered {
     /// Files that have neither their old nor their new content: changed by
     /// someone else since the crash, left as they are.
     pub conflicts: Vec<String>,
+    /// Files recovery could not look at or put in place (their folder was
+    /// removed, a FIFO or a link stands there now): left as they are, and
+    /// the journal cleared all the same.
+    pub unrestored: Vec<Unrestored>,
+}
+
+/// A file recovery could not restore, and why.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Unrestored {
+    pub path: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -144,33 +188,80 @@ struct Unheld {
 }
 
 /// Every journal nobody holds, in name order, each locked (shared when
-/// `exclusive` is false: to look, not to touch).
-fn unheld(exclusive: bool) -> Vec<Unheld> {
+/// `exclusive` is false: to look, not to touch); with `of_root`, only that
+/// root's. A journal is read before it is locked — it is whole from the
+/// moment it has its name — so a recovery never locks another root's
+/// journals, and a lock taken only for a look is waited out briefly: a
+/// journal still locked after that is held by a live commit. Only regular
+/// files are opened (never through a link, never blocking on a FIFO), none
+/// larger than [`MAX_JOURNAL_BYTES`]. With `exclusive`, a journal left
+/// half-written by a commit that died before renaming it is removed.
+fn unheld(exclusive: bool, of_root: Option<&Path>) -> Vec<Unheld> {
     let mut paths: Vec<PathBuf> = match std::fs::read_dir(journal_dir()) {
-        Ok(rd) => rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect(),
+        Ok(rd) => rd.flatten().map(|e| e.path()).collect(),
         Err(_) => return Vec::new(),
     };
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
-        let Ok(mut file) = File::open(&path) else { continue };
-        // Held by a live commit: not ours to touch.
-        let locked = if exclusive { file.try_lock() } else { file.try_lock_shared() };
-        if locked.is_err() {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if name.ends_with(WRITING) {
+            if exclusive && !writer_alive(&name) {
+                let _ = std::fs::remove_file(&path);
+            }
             continue;
         }
-        let mut bytes = Vec::new();
-        let record =
-            std::io::Read::read_to_end(&mut file, &mut bytes).ok().and_then(|_| serde_json::from_slice(&bytes).ok());
+        if !name.ends_with(".json") {
+            continue;
+        }
+        let Ok(file) = aide_core::fsutil::open_private_regular(&path) else { continue };
+        let record: Option<JournalRecord> = aide_core::fsutil::read_private(&path, MAX_JOURNAL_BYTES)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+        if let (Some(root), Some(r)) = (of_root, &record)
+            && r.root != root
+        {
+            continue;
+        }
+        if !lock_unless_live(&file, exclusive) {
+            continue;
+        }
         out.push(Unheld { path, record, _lock: file });
     }
     out
 }
 
+/// Locks a journal, unless a live commit holds it: a lock held by someone
+/// only looking (another recovery, `aide doctor`) is let go within
+/// milliseconds, so it is tried again for up to 100 ms.
+fn lock_unless_live(file: &File, exclusive: bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
+    loop {
+        let locked = if exclusive { file.try_lock() } else { file.try_lock_shared() };
+        match locked {
+            Ok(()) => return true,
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Whether the process that is writing the journal `<id>.<pid>.json.writing` still runs.
+fn writer_alive(name: &str) -> bool {
+    let pid = name.strip_suffix(&format!(".{WRITING}")).and_then(|rest| rest.rsplit('.').next());
+    match pid.and_then(|p| p.parse::<i32>().ok()).and_then(rustix::process::Pid::from_raw) {
+        // Signal 0 only asks: ESRCH is gone, anything else (EPERM too) is alive.
+        Some(pid) => !matches!(rustix::process::test_kill_process(pid), Err(rustix::io::Errno::SRCH)),
+        None => false,
+    }
+}
+
 /// The interrupted transforms of `root` (journals nobody holds), without
 /// touching them: what a dry run reports instead of recovering.
 pub fn pending(root: &Root) -> Vec<String> {
-    unheld(false)
+    unheld(false, Some(root.path()))
         .into_iter()
         .filter_map(|j| j.record)
         .filter(|r| r.root == root.path())
@@ -182,7 +273,7 @@ pub fn pending(root: &Root) -> Vec<String> {
 /// what `aide doctor` reports. A journal that cannot be read has no root
 /// and is named by its file.
 pub fn interrupted() -> Vec<(String, Option<PathBuf>)> {
-    unheld(false)
+    unheld(false, None)
         .into_iter()
         .map(|j| match j.record {
             Some(r) => (r.execution_id, Some(r.root)),
@@ -191,10 +282,12 @@ pub fn interrupted() -> Vec<(String, Option<PathBuf>)> {
         .collect()
 }
 
-/// Finishes or rolls back every interrupted transform of `root`.
+/// Finishes or rolls back every interrupted transform of `root`. A journal
+/// that cannot be read is cleared: no live commit holds it, and with
+/// journals renamed into place whole, none can be one being written.
 pub fn recover(root: &Root) -> Result<Vec<Recovered>, AideError> {
     let mut out = Vec::new();
-    for journal in unheld(true) {
+    for journal in unheld(true, Some(root.path())) {
         match &journal.record {
             Some(record) if record.root == root.path() => {
                 out.push(recover_one(root, record)?);
@@ -209,6 +302,23 @@ pub fn recover(root: &Root) -> Result<Vec<Recovered>, AideError> {
     Ok(out)
 }
 
+/// Recovers the one journal `execution_id` on `root`, wherever its commit
+/// ran: for a root that was moved (or reached by another path) since.
+pub fn recover_journal(root: &Root, execution_id: &str) -> Result<Recovered, AideError> {
+    let held = || TransformError::NoJournal { id: execution_id.to_string() }.into();
+    if !execution_id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') || execution_id.is_empty() {
+        return Err(held());
+    }
+    let journal = unheld(true, None)
+        .into_iter()
+        .find(|j| j.path.file_stem().is_some_and(|s| s == execution_id))
+        .ok_or_else(held)?;
+    let record = journal.record.as_ref().ok_or_else(held)?;
+    let recovered = recover_one(root, record)?;
+    let _ = std::fs::remove_file(&journal.path);
+    Ok(recovered)
+}
+
 /// The state of one journalled file now.
 enum Now {
     Before,
@@ -216,53 +326,69 @@ enum Now {
     Other,
 }
 
+/// One journalled file as recovery finds it.
+struct Found {
+    shown: String,
+    dir: rustix::fd::OwnedFd,
+    name: std::ffi::OsString,
+    state: Now,
+}
+
+/// Recovers one commit. It always finishes: a file it cannot look at or
+/// put in place is named in `unrestored`, and the rest are recovered.
 fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideError> {
     let abs: Vec<PathBuf> = record.files.iter().map(|f| root.path().join(&f.path)).collect();
     let _locks = crate::commit::lock_all(abs.iter().map(PathBuf::as_path))?;
-    let mut states = Vec::new();
+    let mut unrestored = Vec::new();
+    let mut found: Vec<Option<Found>> = Vec::new();
     for f in &record.files {
         let shown = aide_core::text::escape_path(f.path.as_os_str(), false).into_owned();
-        let parent = f.path.parent().unwrap_or(Path::new(""));
-        let dir = root.open_dir(parent, false).map_err(|e| e.into_error(&shown))?;
-        let name = f.path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-        let now = match read_at(&dir, &name) {
-            Ok(Some((bytes, _))) => Some(sha256_hex(&bytes)),
-            Ok(None) => None,
-            Err(e) => return Err(e.into_error(&shown)),
+        let look = || -> Result<Found, AideError> {
+            let parent = f.path.parent().unwrap_or(Path::new(""));
+            let dir = root.open_dir(parent, false).map_err(|e| e.into_error(&shown))?;
+            let name = f.path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+            let now = read_at(&dir, &name).map_err(|e| e.into_error(&shown))?.map(|(bytes, _)| sha256_hex(&bytes));
+            let state = if now == f.checksum_after {
+                Now::After
+            } else if now == f.checksum_before {
+                Now::Before
+            } else {
+                Now::Other
+            };
+            Ok(Found { shown: shown.clone(), dir, name, state })
         };
-        let state = if now == f.checksum_after {
-            Now::After
-        } else if now == f.checksum_before {
-            Now::Before
-        } else {
-            Now::Other
-        };
-        states.push((shown, dir, name, state));
+        match look() {
+            Ok(found_one) => found.push(Some(found_one)),
+            Err(e) => {
+                unrestored.push(Unrestored { path: shown, reason: e.message });
+                found.push(None);
+            }
+        }
     }
-    let any_after = states.iter().any(|(_, _, _, s)| matches!(s, Now::After));
+    let any_after = found.iter().flatten().any(|f| matches!(f.state, Now::After));
     let mut conflicts = Vec::new();
     let mut files = 0;
-    for (f, (shown, dir, name, state)) in record.files.iter().zip(&states) {
+    for (f, found) in record.files.iter().zip(&found) {
+        let Some(Found { shown, dir, name, state }) = found else { continue };
         match (state, any_after) {
             (Now::Other, _) => conflicts.push(shown.clone()),
             (Now::Before, true) => {
-                match &f.temp {
+                let put = match &f.temp {
                     Some(temp) => {
                         // Only a temporary with the new content goes in.
                         let staged = read_at(dir, temp.as_os_str()).ok().flatten().map(|(b, _)| sha256_hex(&b));
                         if staged.is_some() && staged == f.checksum_after {
-                            rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str())
-                                .map_err(|e| AideError::io(shown, &e.into()))?;
-                            files += 1;
+                            rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str()).map(|()| true)
                         } else {
-                            conflicts.push(shown.clone());
+                            Ok(false)
                         }
                     }
-                    None => {
-                        rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty())
-                            .map_err(|e| AideError::io(shown, &e.into()))?;
-                        files += 1;
-                    }
+                    None => rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty()).map(|()| true),
+                };
+                match put {
+                    Ok(true) => files += 1,
+                    Ok(false) => conflicts.push(shown.clone()),
+                    Err(e) => unrestored.push(Unrestored { path: shown.clone(), reason: e.to_string() }),
                 }
             }
             (Now::After, _) | (Now::Before, false) => files += 1,
@@ -273,14 +399,17 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
         let _ = rustix::fs::fsync(dir);
     }
     if !any_after {
-        // The transform never happened: nothing to undo.
+        // The transform never happened: nothing to undo, and the folders it made go.
         let _ = std::fs::remove_dir_all(crate::undo::undo_dir().join(&record.execution_id));
+        let made: Vec<PathBuf> = record.made_dirs.iter().map(PathBuf::from).collect();
+        crate::commit::remove_made_dirs(root, &made);
     }
     Ok(Recovered {
         execution_id: record.execution_id.clone(),
         action: if any_after { RecoveryAction::Completed } else { RecoveryAction::RolledBack },
         files,
         conflicts,
+        unrestored,
     })
 }
 
@@ -299,6 +428,10 @@ pub fn diagnostics(recovered: &[Recovered]) -> Vec<aide_core::Diagnostic> {
                     "; changed by someone else since, left as they are: {}",
                     r.conflicts.join(", ")
                 ));
+            }
+            if !r.unrestored.is_empty() {
+                let named: Vec<String> = r.unrestored.iter().map(|u| format!("{} ({})", u.path, u.reason)).collect();
+                message.push_str(&format!("; could not be restored, left as they are: {}", named.join(", ")));
             }
             aide_core::Diagnostic::new(aide_core::envelope::diag::TRANSFORM_RECOVERED, message)
         })

@@ -122,6 +122,7 @@ use crate::undo::Restored;
 #[serde(default)]
 pub struct TransformRequest {
     #[command(subcommand)]
+    #[serde(deserialize_with = "subcommand_or_word")]
     pub command: Option<Subcommand>,
     /// The file span edits without a `path` apply to.
     #[arg(long, value_name = "PATH")]
@@ -187,7 +188,23 @@ pub enum Subcommand {
     /// Finish or roll back transforms of this root that were interrupted
     /// mid-commit (kill -9, power loss). Every transform run does this
     /// first; this does it alone.
-    Recover,
+    Recover {
+        /// Recover this one interrupted transform on this root, wherever its
+        /// commit ran: for a root moved since (`aide doctor` lists the ids).
+        #[arg(long, value_name = "EXECUTION_ID")]
+        #[serde(default)]
+        journal: Option<String>,
+    },
+}
+
+/// The subcommand, also as the bare word `"recover"` (its form before it
+/// took a field), so no request written for it breaks.
+fn subcommand_or_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Subcommand>, D::Error> {
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(word)) if word == "recover" => Ok(Some(Subcommand::Recover { journal: None })),
+        Some(other) => serde_json::from_value(other).map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 /// What a transform does to a file.
@@ -611,8 +628,11 @@ impl Tool for LlmTransform {
     fn run(request: TransformRequest, ctx: &Context) -> Result<Outcome<TransformOutput>, AideError> {
         let root = ctx.open_root(request.root.as_deref())?;
         match &request.command {
-            Some(Subcommand::Recover) => {
+            Some(Subcommand::Recover { journal: None }) => {
                 Ok(Outcome::new(TransformOutput::Recover { recovered: journal::recover(&root)? }))
+            }
+            Some(Subcommand::Recover { journal: Some(id) }) => {
+                Ok(Outcome::new(TransformOutput::Recover { recovered: vec![journal::recover_journal(&root, id)?] }))
             }
             Some(Subcommand::Undo { execution_ids, last }) => {
                 let mut diagnostics = recover_first(&root)?;
