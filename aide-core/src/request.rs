@@ -181,11 +181,28 @@ pub fn check_limit(limit: Option<usize>) -> Result<(), AideError> {
 /// finite number of seconds; `None` (no limit) passes.
 pub fn check_timeout(flag: &str, seconds: Option<f64>) -> Result<(), AideError> {
     match seconds {
-        Some(t) if !(t > 0.0 && t.is_finite()) => {
+        Some(t) if !(t > 0.0 && t <= MAX_SECONDS) => {
             Err(AideError::new(code::INVALID_ARGUMENTS, format!("{flag} must be a positive number of seconds"))
-                .with_hint(format!("give {flag} 30 or 0.5, or leave it out for no limit")))
+                .with_hint(format!("give {flag} 30 or 0.5 (at most {MAX_SECONDS:.0}), or leave it out for no limit")))
         }
         _ => Ok(()),
+    }
+}
+
+/// The longest span of seconds a flag takes (ten years): past it a
+/// `Duration` overflows, and no wait is meant to be that long.
+pub const MAX_SECONDS: f64 = 315_576_000.0;
+
+/// Checks a number of seconds that may be zero (`--grace 0`, `wait --timeout 0`).
+pub fn check_seconds(flag: &str, seconds: f64) -> Result<(), AideError> {
+    if (0.0..=MAX_SECONDS).contains(&seconds) {
+        Ok(())
+    } else {
+        Err(AideError::new(
+            code::INVALID_ARGUMENTS,
+            format!("{flag} must be a number of seconds from 0 to {MAX_SECONDS:.0}"),
+        )
+        .with_hint(format!("give {flag} 30 or 0.5")))
     }
 }
 

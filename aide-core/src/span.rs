@@ -33,6 +33,14 @@ pub struct Span {
     pub end_column: usize,
 }
 
+/// Where [`LineIndex::position_from`] last stood.
+#[derive(Debug, Clone, Copy)]
+pub struct Cursor {
+    line: usize,
+    offset: usize,
+    column: usize,
+}
+
 /// Line starts of a byte buffer, for exact offset ⇄ position conversion.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
@@ -140,6 +148,27 @@ impl LineIndex {
         Position { line, column: count_columns(&bytes[start..char_start]) + 1 }
     }
 
+    /// [`position`](Self::position) of offsets met in increasing order: the
+    /// column is counted on from the last offset on the same line, so a
+    /// line with many matches costs its length once, not once per match.
+    pub fn position_from(&self, bytes: &[u8], offset: usize, cursor: &mut Option<Cursor>) -> Position {
+        let offset = offset.min(self.len).min(bytes.len());
+        let line = self.line_of(offset);
+        let start = self.line_starts[line - 1];
+        let mut char_start = offset;
+        while char_start > start && !is_char_boundary(bytes, char_start) {
+            char_start -= 1;
+        }
+        let column = match *cursor {
+            Some(c) if c.line == line && c.offset <= char_start => {
+                c.column + count_columns(&bytes[c.offset..char_start])
+            }
+            _ => count_columns(&bytes[start..char_start]) + 1,
+        };
+        *cursor = Some(Cursor { line, offset: char_start, column });
+        Position { line, column }
+    }
+
     /// The byte offset of `pos`, or None when the line does not exist or the
     /// column lies past the end of the line's text (the column just after the
     /// last character, before the terminator, is valid).
@@ -212,6 +241,21 @@ pub fn is_char_boundary(bytes: &[u8], offset: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_counted_on_agree_with_positions_counted_afresh() {
+        let mut text = "héllo wörld\nabc 日本語 def\n".as_bytes().to_vec();
+        text.extend_from_slice(b"\xffx y\n");
+        let index = LineIndex::new(&text);
+        let mut cursor = None;
+        for offset in 0..=text.len() {
+            assert_eq!(index.position_from(&text, offset, &mut cursor), index.position(&text, offset), "{offset}");
+        }
+        // Going back starts afresh.
+        let mut cursor = None;
+        index.position_from(&text, 9, &mut cursor);
+        assert_eq!(index.position_from(&text, 2, &mut cursor), index.position(&text, 2));
+    }
     use proptest::prelude::*;
 
     fn pos(line: usize, column: usize) -> Position {

@@ -258,7 +258,7 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
         }
     }
     let args = &args;
-    if !(args.timeout >= 0.0 && args.timeout.is_finite()) {
+    if !(0.0..=aide_core::request::MAX_SECONDS).contains(&args.timeout) {
         return Err(JobsError::BadWaitTimeout.into());
     }
     let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
@@ -322,6 +322,9 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
         content = kept.to_vec();
         return Ok(logs_output(args, job.status, content, start + skipped, next, false));
     }
+    if let Some(t) = args.timeout {
+        aide_core::request::check_seconds("--timeout", t)?;
+    }
     let mut status = job.status;
     let mut streamed = false;
     if args.follow {
@@ -379,6 +382,7 @@ fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, ne
 }
 
 fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
+    aide_core::request::check_seconds("--grace", args.grace)?;
     let signal =
         process::parse_signal(&args.signal).ok_or_else(|| JobsError::UnknownSignal { signal: args.signal.clone() })?;
     let mut store = JobStore::open()?;

@@ -568,8 +568,12 @@ impl FileSink<'_> {
         for p in std::mem::take(&mut self.pending) {
             let mut lossy_any = false;
             let mut cut_any = false;
+            // The lines kept, not every number in the range: `-C 1000000000`
+            // costs what the file has, not a billion lookups per match.
             let mut collect = |range: std::ops::RangeInclusive<u64>| -> Vec<String> {
-                range
+                let numbers: Vec<u64> = self.seen_lines.range(range).map(|(n, _)| *n).collect();
+                numbers
+                    .into_iter()
                     .filter_map(|n| self.line_text(n))
                     .map(|(t, l, c)| {
                         lossy_any |= l;
@@ -636,18 +640,30 @@ impl Sink for FileSink<'_> {
         let base = mat.absolute_byte_offset() as usize;
         let local = &haystack[range.start..];
         let index = LineIndex::new(local);
+        // Many matches on one long line: its text and columns are worked out
+        // once for the line, not once per match (linear in the line).
+        let mut cursor = None;
+        let mut shown_line: Option<((usize, usize), (String, bool, bool))> = None;
         for m in spans {
             let (rs, re) = (m.start() - range.start, m.end() - range.start);
-            let start = index.position(local, rs);
-            let end_pos = index.position(local, re);
+            let start = index.position_from(local, rs, &mut cursor);
+            let end_pos = index.position_from(local, re, &mut cursor);
             let last_rel_line = if re > rs { index.line_of(re - 1) } else { start.line };
             let text_start = index.line_range(start.line).map_or(rs, |r| r.start);
             let text_end = index.line_content_range(local, last_rel_line).map_or(re, |r| r.end).max(rs);
             let matched = &local[rs..re];
             let (text, lossy_text) = lossy(matched);
             let (text, cut_text) = shorten(text, self.settings.max_line_len);
-            let (line_text, lossy_line) = lossy(&local[text_start..text_end]);
-            let (line_text, cut_line) = shorten(line_text, self.settings.max_line_len);
+            let (line_text, lossy_line, cut_line) = match &shown_line {
+                Some((at, shown)) if *at == (text_start, text_end) => shown.clone(),
+                _ => {
+                    let (line_text, lossy_line) = lossy(&local[text_start..text_end]);
+                    let (line_text, cut_line) = shorten(line_text, self.settings.max_line_len);
+                    let shown = (line_text, lossy_line, cut_line);
+                    shown_line = Some(((text_start, text_end), shown.clone()));
+                    shown
+                }
+            };
             let byte_start = base + rs;
             let byte_end = base + re;
             let captures =

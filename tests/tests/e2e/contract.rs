@@ -263,3 +263,22 @@ fn input_nested_too_deep_is_refused_not_a_crash() {
     let v: serde_json::Value = t.cmd("llm-ast-search").args(["--request", "deep.json"]).json(2);
     assert_eq!(v["error"]["code"], "input_too_deep");
 }
+
+/// Issue 31: `--timeout 1e300` and `wait --timeout 1e308` panicked
+/// (`internal`) making a Duration; every such number is checked instead.
+#[test]
+fn numbers_too_large_for_a_duration_are_invalid_arguments_not_panics() {
+    let t = TestDir::new();
+    for (tool, args) in [
+        ("llm-shell", vec!["exec", "--timeout", "1e300", "--", "true"]),
+        ("llm-jobs", vec!["wait", "--all", "--timeout", "1e308"]),
+        ("llm-jobs", vec!["kill", "1", "--grace", "1e300"]),
+        ("llm-jobs", vec!["spawn", "--timeout", "1e300", "--", "true"]),
+    ] {
+        let out = t.cmd(tool).arg("--json").args(&args).output();
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{tool} {args:?}: {e}"));
+        assert_eq!(out.status.code(), Some(2), "{tool} {args:?}: {v}");
+        assert_eq!(v["error"]["code"], "invalid_arguments", "{tool} {args:?}: {v}");
+    }
+}
