@@ -436,7 +436,16 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     } else {
         Vec::new()
     };
+    // A run that does not see the flag (blocked, or busy) still ends within a second.
+    let watchdog = (!handlers.is_empty()).then(|| {
+        crate::process::Watchdog::start(ctx.cancel.flag().clone(), std::time::Duration::from_secs(1), T::NAME)
+    });
+    if let Some(ms) = std::env::var("AIDE_TEST_STALL_MS").ok().and_then(|v| v.parse().ok()) {
+        // Test hook: a run that looks at nothing for this long (the watchdog test).
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
     let result = catch_panic(|| T::run(request, &ctx));
+    drop(watchdog);
     for id in handlers {
         signal_hook::low_level::unregister(id);
     }

@@ -61,6 +61,9 @@ pub mod diag {
     pub const TRANSFORM_PENDING: &str = "transform_pending";
     /// A file's content before a transform was too large to keep for undo.
     pub const UNDO_NOT_KEPT: &str = "undo_not_kept";
+    /// A file nested too deep for the query asked (the cost grows with the
+    /// product of both depths): not searched.
+    pub const QUERY_TOO_DEEP: &str = "query_too_deep";
 }
 
 /// A warning attached to a result: the run succeeded, but something was

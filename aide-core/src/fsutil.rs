@@ -61,7 +61,7 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Whether a process holds a lock (`flock`) on the file at `path` now.
 pub fn lock_held(path: &Path) -> bool {
-    std::fs::File::open(path).is_ok_and(|f| matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock)))
+    open_private_regular(path).is_ok_and(|f| matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock)))
 }
 
 /// Whether `path` still names `file`: false once it was removed or replaced

@@ -68,6 +68,10 @@ const SCHEMA_V2: &str = "
     ALTER TABLE runs ADD COLUMN origin TEXT;
     PRAGMA user_version = 2;";
 const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
+
+/// The largest spool file read: a record holds at most a result and a
+/// request (each far under this); a larger file is nothing aide wrote.
+const MAX_SPOOLED_BYTES: u64 = 256 << 20;
 const DEFAULT_MAX_RUNS: u64 = 10_000;
 const DEFAULT_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600);
 const DEFAULT_MAX_BYTES: i64 = 256 << 20;
@@ -312,7 +316,19 @@ impl ExecutionLog {
             Ok::<(), AideError>(())
         };
         for path in &names {
-            let Ok(bytes) = std::fs::read(path) else { continue };
+            let bytes = match crate::fsutil::read_private(path, MAX_SPOOLED_BYTES) {
+                Ok(bytes) => bytes,
+                // Not a regular file, or far larger than any record: nothing
+                // aide wrote, and reading it could hang or fill memory.
+                Err(e)
+                    if matches!(e.kind(), std::io::ErrorKind::InvalidInput | std::io::ErrorKind::FileTooLarge)
+                        || e.raw_os_error() == Some(libc::ELOOP) =>
+                {
+                    let _ = std::fs::remove_file(path);
+                    continue;
+                }
+                Err(_) => continue,
+            };
             bytes_read += bytes.len();
             // Not a record (written by hand, or damaged): nothing to keep, removed all the same.
             if let Ok(run) = serde_json::from_slice::<RunRecord>(&bytes) {

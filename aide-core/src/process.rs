@@ -163,6 +163,62 @@ impl Drop for DeferSignals {
     }
 }
 
+/// Ends the process when a run asked to stop (its cancel flag raised by
+/// SIGINT or SIGTERM) has not ended within `grace`: a tool blocked in a
+/// system call, or in a loop that does not look at the flag, still goes
+/// within a second. Its thread never takes those signals itself, so a
+/// commit that holds them off (see [`DeferSignals`]) holds them off here too.
+#[derive(Debug)]
+pub struct Watchdog {
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    pub fn start(
+        cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+        grace: Duration,
+        tool: &'static str,
+    ) -> Watchdog {
+        use std::sync::atomic::Ordering::Relaxed;
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let finished = done.clone();
+        let thread = std::thread::Builder::new()
+            .name("watchdog".into())
+            .spawn(move || {
+                let _not_here = DeferSignals::new();
+                let mut asked: Option<Instant> = None;
+                while !finished.load(Relaxed) {
+                    if cancel.load(Relaxed) {
+                        let at = *asked.get_or_insert_with(Instant::now);
+                        if at.elapsed() >= grace {
+                            use std::io::Write as _;
+                            let _ = writeln!(
+                                std::io::stderr(),
+                                "{tool}: error[cancelled]: stopped {:.1} s after the signal, before the run could end",
+                                grace.as_secs_f64()
+                            );
+                            std::process::exit(130);
+                        }
+                    }
+                    std::thread::park_timeout(Duration::from_millis(25));
+                }
+            })
+            .ok();
+        Watchdog { done, thread }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
 /// Sets glibc's allocator for a short process that parses and reads a lot
 /// on several threads: heaps grown 64 MiB at a time and not trimmed below
 /// 256 MiB, and buffers up to 256 MiB kept on the heap rather than mapped

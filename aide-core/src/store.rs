@@ -53,7 +53,9 @@ pub fn open(path: &Path, migrations: &[&str]) -> rusqlite::Result<Connection> {
         .create(true)
         .truncate(false)
         .open(path)
+        .and_then(crate::fsutil::regular)
         .map_err(|e| cant_open(path, e))?;
+    only_regular_beside(path).map_err(|(p, e)| cant_open(&p, e))?;
     with_retry(|| {
         let mut conn = Connection::open(path)?;
         conn.busy_timeout(Duration::from_secs(10))?;
@@ -79,6 +81,24 @@ pub fn open(path: &Path, migrations: &[&str]) -> rusqlite::Result<Connection> {
     })
 }
 
+/// The database's `-wal` and `-shm` files, where they exist, must be
+/// regular files: SQLite opens them itself, and would wait forever on a FIFO
+/// or follow a link someone put there.
+fn only_regular_beside(path: &Path) -> Result<(), (std::path::PathBuf, std::io::Error)> {
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut p = path.as_os_str().to_owned();
+        p.push(suffix);
+        let p = std::path::PathBuf::from(p);
+        if let Ok(meta) = std::fs::symlink_metadata(&p)
+            && !meta.is_file()
+        {
+            let e = std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file");
+            return Err((p, e));
+        }
+    }
+    Ok(())
+}
+
 /// A database's state as `aide doctor` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Health {
@@ -101,6 +121,16 @@ pub fn health(path: &Path) -> rusqlite::Result<Health> {
             std::fs::metadata(p).ok().map(|m| m.len())
         })
         .sum();
+    let not_regular = |p: &Path| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            Some(format!("{} is not a regular file", p.display())),
+        )
+    };
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return Err(not_regular(path));
+    }
+    only_regular_beside(path).map_err(|(p, _)| not_regular(&p))?;
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
     conn.busy_timeout(Duration::from_secs(10))?;
     let mut stmt = conn.prepare("PRAGMA quick_check")?;

@@ -382,6 +382,10 @@ impl Engine<'_> {
                 let (per_file, diagnostics) =
                     self.scope().map_files(needle.as_deref().map(str::as_bytes), |file, diags| {
                         diags.extend(file.parse_diagnostic());
+                        if let Some(too_deep) = query::too_deep_for(&compiled, file) {
+                            diags.push(too_deep);
+                            return Vec::new();
+                        }
                         query::run(&compiled, file, request.max_text)
                     })?;
                 let files = per_file.len();

@@ -92,6 +92,7 @@ pub mod refs;
 pub mod resolve;
 pub mod scopes;
 pub mod symbols;
+mod tree;
 pub mod validate;
 pub mod warm;
 

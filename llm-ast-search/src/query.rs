@@ -40,6 +40,54 @@ pub struct CompiledQuery {
     /// named node kinds so called, and the capture name.
     single_kind: Option<(Vec<u16>, String)>,
     text: String,
+    /// How deep the query's patterns nest.
+    depth: usize,
+}
+
+/// The most a query's nesting times a file's syntax-tree depth may be:
+/// tree-sitter's matching costs grow with their product (a 40-deep pattern
+/// over 800 nested parentheses took 5 s, 100-deep 25 s). Ordinary code is
+/// tens of levels deep and patterns a few: far under it.
+pub const DEPTH_BUDGET: usize = 12_000;
+
+/// A diagnostic for a file too deep for `compiled` (which then is not
+/// searched), or None. A bare `(kind) @name` pattern is matched by a walk,
+/// whatever the depth.
+pub fn too_deep_for(compiled: &CompiledQuery, file: &SourceFile) -> Option<aide_core::Diagnostic> {
+    if compiled.single_kind.is_some() || compiled.depth <= 1 {
+        return None;
+    }
+    let tree_depth = tree_depth(&file.tree);
+    (compiled.depth * tree_depth > DEPTH_BUDGET).then(|| {
+        aide_core::Diagnostic::new(
+            aide_core::envelope::diag::QUERY_TOO_DEEP,
+            format!(
+                "{} is {tree_depth} levels deep and the query {} levels: past what is matched in reasonable time \
+                 ({DEPTH_BUDGET} for their product); the file was not searched",
+                file.path, compiled.depth
+            ),
+        )
+        .with_path(file.path.clone())
+    })
+}
+
+/// The depth of a syntax tree's deepest node, by a cursor walk.
+fn tree_depth(tree: &tree_sitter::Tree) -> usize {
+    let mut cursor = tree.walk();
+    let (mut depth, mut deepest) = (1, 1);
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            deepest = deepest.max(depth);
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                return deepest;
+            }
+            depth -= 1;
+        }
+    }
 }
 
 /// `(kind) @name` and nothing else (comments aside)?
@@ -53,7 +101,8 @@ fn bare_kind_pattern(text: &str) -> Option<(String, String)> {
 /// Compiles `text` for `lang`; an invalid query is `invalid_query` with the
 /// position tree-sitter reports.
 pub fn compile(lang: Lang, text: &str) -> Result<CompiledQuery, AideError> {
-    aide_core::text::check_depth("the query", aide_core::text::bracket_depth(text))?;
+    let depth = aide_core::text::bracket_depth(text);
+    aide_core::text::check_depth("the query", depth)?;
     let query = compile_query(lang, text)?;
     let language = crate::language::grammar(lang);
     let single_kind = bare_kind_pattern(text).and_then(|(kind, capture)| {
@@ -62,7 +111,7 @@ pub fn compile(lang: Lang, text: &str) -> Result<CompiledQuery, AideError> {
             .collect();
         (!ids.is_empty()).then_some((ids, capture))
     });
-    Ok(CompiledQuery { query, single_kind, text: text.to_string() })
+    Ok(CompiledQuery { query, single_kind, text: text.to_string(), depth })
 }
 
 fn compile_query(lang: Lang, text: &str) -> Result<Query, AideError> {
@@ -129,7 +178,7 @@ pub fn run(compiled: &CompiledQuery, file: &SourceFile, max_text: usize) -> Vec<
             if max_text == 0 { (text, false) } else { aide_core::text::shorten(text, max_text) };
         Capture {
             symbol,
-            kind: kind_at(file.lang, node, &file.source),
+            kind: kind_at(file.lang, file.tree.root_node(), node, &file.source),
             capture: name.to_string(),
             node_kind: node.kind().to_string(),
             path: file.path.clone(),

@@ -79,7 +79,8 @@ impl Locals {
                 continue;
             }
             let Some(node) = root.descendant_for_byte_range(at, at) else { continue };
-            if let Some(function) = ancestors(node).filter(|n| FUNCTION_KINDS.contains(&n.kind())).last() {
+            let mut up = std::iter::once(node).chain(crate::tree::ancestors(root, node));
+            if let Some(function) = up.by_ref().filter(|n| FUNCTION_KINDS.contains(&n.kind())).last() {
                 ranges.push(function.byte_range());
             }
         }
@@ -156,7 +157,8 @@ impl Locals {
 /// or `new`ed).
 fn declared_type(def: Node<'_>, source: &[u8]) -> Option<String> {
     let text = |n: Node<'_>| String::from_utf8_lossy(&source[n.byte_range()]).into_owned();
-    for node in ancestors(def).skip(1).take(3) {
+    // Three `parent()` calls: lazily, never the whole chain.
+    for node in std::iter::successors(def.parent(), |n| n.parent()).take(3) {
         if let Some(t) = node.child_by_field_name("type") {
             return bare_type(&text(t));
         }
@@ -288,7 +290,9 @@ pub fn self_names(file: &SourceFile, method_start: usize, method_end: usize) -> 
     };
     if file.lang == Lang::Go
         && let Some(node) = file.tree.root_node().descendant_for_byte_range(method_start, method_end)
-        && let Some(method) = ancestors(node).find(|n| n.kind() == "method_declaration")
+        && let Some(method) = std::iter::once(node)
+            .chain(crate::tree::ancestors(file.tree.root_node(), node))
+            .find(|n| n.kind() == "method_declaration")
         && let Some(receiver) = method.child_by_field_name("receiver")
     {
         let mut cursor = receiver.walk();
@@ -301,16 +305,14 @@ pub fn self_names(file: &SourceFile, method_start: usize, method_end: usize) -> 
     names
 }
 
-fn ancestors(node: Node<'_>) -> impl Iterator<Item = Node<'_>> {
-    std::iter::successors(Some(node), |n| n.parent())
-}
-
 /// Whether `offset` is inside a comment or a string literal of `file`.
 pub fn in_comment_or_string(file: &SourceFile, offset: usize) -> bool {
-    file.tree
-        .root_node()
-        .descendant_for_byte_range(offset, offset)
-        .is_some_and(|n| ancestors(n).any(|a| a.kind().contains("comment") || a.kind().contains("string")))
+    let root = file.tree.root_node();
+    root.descendant_for_byte_range(offset, offset).is_some_and(|n| {
+        std::iter::once(n)
+            .chain(crate::tree::ancestors(root, n))
+            .any(|a| a.kind().contains("comment") || a.kind().contains("string"))
+    })
 }
 
 fn locals_overlay(lang: Lang) -> &'static str {

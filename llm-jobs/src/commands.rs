@@ -185,7 +185,7 @@ impl Source {
         }
         let mut redactor = aide_core::redact::stream::StreamRedactor::new(job.redactor());
         let mut out = Vec::new();
-        redactor.push(&std::fs::read(&raw).unwrap_or_default(), &mut out);
+        redactor.push(&aide_core::fsutil::read_private(&raw, 1 << 30).unwrap_or_default(), &mut out);
         if !job.status.is_active() {
             redactor.finish(&mut out);
         }
@@ -213,7 +213,7 @@ fn marks(text: &str, redacted: bool) -> usize {
 
 /// Bytes of `path` from `offset` to the end (at most `max` from the end).
 fn read_from(path: &Path, offset: u64, max: u64) -> (Vec<u8>, u64, u64) {
-    let Ok(mut f) = std::fs::File::open(path) else { return (Vec::new(), offset, offset) };
+    let Ok(mut f) = aide_core::fsutil::open_private_regular(path) else { return (Vec::new(), offset, offset) };
     let len = f.metadata().map_or(0, |m| m.len());
     let start = offset.min(len).max(len.saturating_sub(max));
     let mut buf = Vec::new();

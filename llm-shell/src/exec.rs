@@ -293,14 +293,16 @@ pub fn run(
 
     let dir = session.dir.clone();
     let io = |what: &str, e: std::io::Error| AideError::io(what, &e);
-    for stale in ["state.next", "options.next", "result"] {
+    session.check_state()?;
+    // Scratch files bash writes to: whatever stands there (even a FIFO, which would stall it) goes first.
+    for stale in ["state.next", "options.next", "result", "names"] {
         let _ = std::fs::remove_file(dir.join(stale));
     }
     // Scratch files of one exec: atomic for readers, no need to reach the disk.
     replace(&dir.join("command"), command.as_bytes()).map_err(|e| io("command file", e))?;
     let last = format!("{}\n", session.meta.last_exit_code.unwrap_or(0));
     replace(&dir.join("last_exit"), last.as_bytes()).map_err(|e| io("last exit code", e))?;
-    if std::fs::read(dir.join("exec.sh")).ok().as_deref() != Some(WRAPPER.as_bytes()) {
+    if aide_core::fsutil::read_private(&dir.join("exec.sh"), 1 << 20).ok().as_deref() != Some(WRAPPER.as_bytes()) {
         replace(&dir.join("exec.sh"), WRAPPER.as_bytes()).map_err(|e| io("wrapper", e))?;
     }
 
@@ -374,7 +376,9 @@ pub fn run(
     // The command text is scratch, and may hold secrets: gone once run.
     let _ = std::fs::remove_file(dir.join("command"));
     // The trap's result: exit code, working directory, timestamps.
-    let result = std::fs::read_to_string(dir.join("result")).ok();
+    let result = aide_core::fsutil::read_private(&dir.join("result"), 1 << 16)
+        .ok()
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
     let mut lines = result.as_deref().unwrap_or("").lines();
     let trap_code = lines.next().and_then(|l| l.trim().parse::<i32>().ok());
     let trap_cwd = lines.next().map(str::to_string);

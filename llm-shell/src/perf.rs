@@ -80,11 +80,9 @@ pub fn append(session: &Session, record: &PerfRecord) -> Result<(), AideError> {
 }
 
 pub fn load(session: &Session) -> Vec<PerfRecord> {
-    std::fs::read_to_string(session.perf_path())
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
+    // The history as a regular file only; a damaged one reads as empty.
+    let bytes = aide_core::fsutil::read_private(&session.perf_path(), 256 << 20).unwrap_or_default();
+    String::from_utf8_lossy(&bytes).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
 
 pub fn median(values: &mut [f64]) -> f64 {

@@ -34,6 +34,9 @@ pub const NON_INTERACTIVE: &[(&str, &str)] =
 const SHELL_OWNED: &[&str] =
     &["BASHOPTS", "SHELLOPTS", "PWD", "OLDPWD", "SHLVL", "_", "EUID", "UID", "PPID", "BASHPID"];
 
+/// The largest saved state read (a session's variables and functions).
+const MAX_STATE_BYTES: u64 = 64 << 20;
+
 pub fn sessions_dir() -> PathBuf {
     aide_core::home::aide_home().join("shell/sessions")
 }
@@ -109,9 +112,23 @@ impl Session {
     /// What the saved state declares (variables, functions, aliases), read
     /// as text; an unreadable state declares nothing.
     pub fn declared(&self) -> crate::state::Declared {
-        std::fs::read(self.state_path())
+        aide_core::fsutil::read_private(&self.state_path(), MAX_STATE_BYTES)
             .map(|bytes| crate::state::parse(&String::from_utf8_lossy(&bytes)))
             .unwrap_or_default()
+    }
+
+    /// Refuses a session whose state bash would hang on or choke on: its
+    /// `state.sh` must be a regular file of a sane size (bash sources it).
+    pub fn check_state(&self) -> Result<(), AideError> {
+        match aide_core::fsutil::open_private_regular(&self.state_path()).and_then(|f| f.metadata()) {
+            Ok(m) if m.len() <= MAX_STATE_BYTES => Ok(()),
+            Ok(_) => Err(damaged_error(
+                &self.meta.session_id,
+                "state.sh",
+                &std::io::Error::new(std::io::ErrorKind::FileTooLarge, "over the state size read"),
+            )),
+            Err(e) => Err(damaged_error(&self.meta.session_id, "state.sh", &e)),
+        }
     }
 
     /// Whether an exec holds the session's lock now (is running in it).
@@ -121,6 +138,9 @@ impl Session {
 
     /// The exported variables of the saved state, as bash sees them.
     pub fn environment(&self) -> BTreeMap<String, String> {
+        if self.check_state().is_err() {
+            return BTreeMap::new();
+        }
         let script = r#"source "$1" >/dev/null 2>&1; for n in $(compgen -e); do printf '%s=%s\0' "$n" "${!n}"; done"#;
         let out = std::process::Command::new("bash")
             .args(["--noprofile", "--norc", "-c", script, "bash"])
@@ -177,9 +197,20 @@ pub fn open(id: &str) -> Result<Session, AideError> {
         return Err(not_found(id));
     }
     let dir = sessions_dir().join(id);
-    let meta = std::fs::read(dir.join("meta.json")).map_err(|_| not_found(id))?;
+    let meta = match aide_core::fsutil::read_private(&dir.join("meta.json"), 1 << 20) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found(id)),
+        // A FIFO, a link or a huge file where the session's meta.json was.
+        Err(e) => return Err(damaged_error(id, "meta.json", &e)),
+    };
     let meta: Meta = serde_json::from_slice(&meta).map_err(|e| AideError::internal(format!("session meta: {e}")))?;
     Ok(Session { dir, meta })
+}
+
+fn damaged_error(id: &str, what: &str, e: &std::io::Error) -> AideError {
+    AideError::io(&format!("session {id}: {what}"), e).with_hint(format!(
+        "the session's folder is damaged: remove it with `llm-shell session rm {id}` and start a new one"
+    ))
 }
 
 fn not_found(id: &str) -> AideError {

@@ -91,7 +91,20 @@ pub fn remove_unheld_locks() -> usize {
     let mut removed = 0;
     for entry in rd.flatten() {
         let path = entry.path();
-        let Ok(f) = File::open(&path) else { continue };
+        let f = match aide_core::fsutil::open_private_regular(&path) {
+            Ok(f) => f,
+            // A FIFO or a link where a lock file was: not a lock anyone holds.
+            Err(e)
+                if e.kind() == std::io::ErrorKind::InvalidInput
+                    || e.raw_os_error() == Some(Errno::LOOP.raw_os_error()) =>
+            {
+                if std::fs::remove_file(&path).is_ok() {
+                    removed += 1;
+                }
+                continue;
+            }
+            Err(_) => continue,
+        };
         if f.try_lock().is_err() {
             continue;
         }
@@ -125,12 +138,26 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
                 // Taken and let go a hundred times in a row: busy, as when held.
                 return Err(TransformError::Locked { path: p.display().to_string() }.into());
             }
-            let f = aide_core::fsutil::private_file()
+            let opened = aide_core::fsutil::private_file()
                 .create(true)
                 .truncate(false)
                 .write(true)
                 .open(&lp)
-                .map_err(|e| io(&e))?;
+                .and_then(aide_core::fsutil::regular);
+            let f = match opened {
+                Ok(f) => f,
+                // A link, a FIFO (ENXIO: opened without a reader) or a folder
+                // where the lock file goes: not a lock, and it would block
+                // every transform of this file; it is removed and the lock taken anew.
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::InvalidInput
+                        || [Errno::LOOP, Errno::NXIO].iter().any(|n| e.raw_os_error() == Some(n.raw_os_error())) =>
+                {
+                    let _ = std::fs::remove_file(&lp).or_else(|_| std::fs::remove_dir(&lp));
+                    continue;
+                }
+                Err(e) => return Err(io(&e)),
+            };
             match f.try_lock() {
                 Ok(()) => {}
                 Err(std::fs::TryLockError::WouldBlock) => {

@@ -169,6 +169,9 @@ pub enum TransformError {
     #[error("writing {path} failed: {reason}; nothing was changed")]
     WriteFailed { path: String, reason: String, restore_failures: Option<Vec<String>> },
 
+    #[error("{message}")]
+    QueryTooDeep { message: String },
+
     // Recovery.
     #[error("no interrupted transform {id} awaits recovery")]
     NoJournal { id: String },
@@ -359,6 +362,8 @@ impl From<TransformError> for AideError {
                     Some(failures) => error.with_details(json!({ "path": path, "restore_failures": failures })),
                 }
             }
+            E::QueryTooDeep { .. } => error(code::INPUT_TOO_DEEP)
+                .with_hint("narrow the rewrite's glob to leave this file out, or use a shallower query"),
             E::NoJournal { .. } => error(code::NOT_FOUND).with_hint(
                 "`aide doctor` lists the interrupted transforms and their journals; one a live commit holds is not recoverable yet",
             ),

@@ -482,6 +482,10 @@ fn checked_in_scan(lang: Lang, file: &SourceFile, edits: &[Edit]) -> Option<Know
 
 fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile) -> Result<Vec<Edit>, AideError> {
     let (rel, bytes) = (file.path.as_str(), file.source.as_slice());
+    // An edit never skips a file: one too deep for the query refuses the whole transform.
+    if let Some(too_deep) = llm_ast_search::query::too_deep_for(&rw.query, file) {
+        return Err(TransformError::QueryTooDeep { message: too_deep.message }.into());
+    }
     let query = &rw.query.query;
     let names = query.capture_names();
     // A query with a required literal (`#eq? @m "unwrap"`) only matches

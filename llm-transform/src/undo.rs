@@ -7,7 +7,6 @@
 //! diagnostic says so at the transform); undoing such a transform is
 //! refused rather than half done.
 
-use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -209,7 +208,8 @@ pub fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest), Aide
     } else {
         return Err(TransformError::NotAnExecutionId { id: execution_id.to_string() }.into());
     };
-    let text = std::fs::read(dir.join("manifest.json")).map_err(|e| AideError::io("undo manifest", &e))?;
+    let text = aide_core::fsutil::read_private(&dir.join("manifest.json"), 256 << 20)
+        .map_err(|e| AideError::io("undo manifest", &e))?;
     let manifest: UndoManifest =
         serde_json::from_slice(&text).map_err(|e| AideError::internal(format!("undo manifest is corrupt: {e}")))?;
     Ok((dir, manifest))
@@ -257,7 +257,8 @@ pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>,
     if !changed.is_empty() {
         return Err(TransformError::ChangedSinceTransform { id: manifest.execution_id, changed }.into());
     }
-    let archive = File::open(dir.join(PRE_IMAGES)).map_err(|e| AideError::io("undo pre-images", &e))?;
+    let archive = aide_core::fsutil::open_private_regular(&dir.join(PRE_IMAGES))
+        .map_err(|e| AideError::io("undo pre-images", &e))?;
     let mut states = Vec::new();
     for (f, now) in manifest.files.iter().zip(current) {
         use std::os::unix::fs::PermissionsExt;

@@ -169,7 +169,10 @@ fn keeps_honest_ctime(f_type: i128) -> bool {
 
 /// The entries of the file at `path`, sorted; none if it is missing or damaged.
 fn load(path: &Path) -> Vec<Entry> {
-    let Ok(bytes) = std::fs::read(path) else { return Vec::new() };
+    // A FIFO, a link or a huge file there (a poisoned state folder) reads as empty.
+    let Ok(bytes) = crate::fsutil::read_private(path, 4 * MAX_ENTRIES as u64 * RECORD as u64) else {
+        return Vec::new();
+    };
     let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) else { return Vec::new() };
     if body.len() % RECORD != 0 {
         return Vec::new();

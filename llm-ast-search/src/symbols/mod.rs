@@ -404,29 +404,19 @@ fn function_or_method(parent: Option<SymbolKind>) -> SymbolKind {
 /// The kind of the symbol `node` defines or names, without outlining the
 /// whole file: `node`'s own definition, or that of the definition whose name
 /// it is.
-pub fn kind_at(lang: Lang, node: Node<'_>, source: &[u8]) -> Option<SymbolKind> {
+pub fn kind_at(lang: Lang, root: Node<'_>, node: Node<'_>, source: &[u8]) -> Option<SymbolKind> {
+    let up = crate::tree::ancestors(root, node);
     // The kind of the nearest enclosing definition decides method or function.
-    let enclosing = |n: Node<'_>| {
-        let mut at = n.parent();
-        while let Some(a) = at {
-            if let Some(d) = definition(lang, a, source, None) {
-                return Some(d.kind);
-            }
-            at = a.parent();
-        }
-        None
-    };
-    if let Some(d) = definition(lang, node, source, enclosing(node)) {
+    let enclosing =
+        |from: usize| up.get(from..)?.iter().find_map(|a| definition(lang, *a, source, None)).map(|d| d.kind);
+    if let Some(d) = definition(lang, node, source, enclosing(0)) {
         return Some(d.kind);
     }
-    let mut at = node.parent();
     // C declarators put the name a few levels down.
-    for _ in 0..4 {
-        let a = at?;
-        if let Some(d) = definition(lang, a, source, enclosing(a)) {
+    for (i, a) in up.iter().take(4).enumerate() {
+        if let Some(d) = definition(lang, *a, source, enclosing(i + 1)) {
             return d.name_node.is_some_and(|n| n.id() == node.id()).then_some(d.kind);
         }
-        at = a.parent();
     }
     None
 }

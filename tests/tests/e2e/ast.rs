@@ -796,3 +796,38 @@ fn definitions_with_a_limit_stop_once_the_page_is_certain() {
         "a/aaa.py\n  Function run_all [1-2]\nm00/x.py\n  Function run [1-2]\n… at least 1 more (--offset 2)\n"
     );
 }
+
+/// Issue 31: every capture walked up its ancestors with `parent()`, which
+/// tree-sitter answers by walking down from the root (1,000 nested blocks
+/// took 64 s); a pattern nested deep over a deep file costs their product,
+/// so past a budget the file is skipped and said so, and a rewrite refuses.
+#[test]
+fn deep_nesting_costs_the_depth_once_and_deep_queries_are_bounded() {
+    let t = TestDir::new();
+    let mut source = String::from("x = 1\n");
+    for _ in 0..600 {
+        source = format!("if x:\n{}", source.lines().map(|l| format!("    {l}\n")).collect::<String>());
+    }
+    t.write("deep.py", &source);
+    let (out, _) =
+        t.cmd("llm-ast-search").args(["--json", "--query", "(identifier) @i", "--language", "python"]).expect_exit(0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["total"], 601, "600 conditions and one assignment");
+    t.write("parens.py", format!("x = {}1{}\n", "(".repeat(800), ")".repeat(800)));
+    let pattern = format!("{}(integer) @n{}", "(parenthesized_expression ".repeat(40), ")".repeat(40));
+    let (out, _) = t
+        .cmd("llm-ast-search")
+        .args(["--json", "--query", &pattern, "--language", "python", "parens.py"])
+        .expect_exit(1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["diagnostics"][0]["code"], "query_too_deep", "{v}");
+    let shallow = "(parenthesized_expression (parenthesized_expression (integer) @n))";
+    let (out, _) = t
+        .cmd("llm-ast-search")
+        .args(["--json", "--query", shallow, "--language", "python", "parens.py"])
+        .expect_exit(0);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap()["total"], 1);
+    let rewrite = serde_json::json!({ "operations": [{ "op": "rewrite", "language": "python", "query": pattern, "template": "2", "glob": ["parens.py"] }] });
+    let v: serde_json::Value = t.cmd("llm-transform").args(["--request", "-"]).stdin(rewrite.to_string()).json(2);
+    assert_eq!(v["error"]["code"], "input_too_deep", "{v}");
+}
