@@ -33,6 +33,9 @@ pub struct Call {
     pub argv: Vec<String>,
     /// Who asked, recorded beside the run (the MCP request id).
     pub origin: Option<String>,
+    /// The roots the run is confined to, opened once by the caller (`aide
+    /// mcp`'s): see [`Context::with_confine`].
+    pub confine: Option<std::sync::Arc<Vec<crate::Root>>>,
 }
 
 /// A finished in-process run: the typed output (for rendering and paging)
@@ -59,7 +62,7 @@ impl<O: Render> Finished<O> {
 
 /// Runs `T` on `request` in this process and logs it like a CLI run.
 pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Output> {
-    let Call { working_dir, cancel, progress, log, argv, origin } = call;
+    let Call { working_dir, cancel, progress, log, argv, origin, confine } = call;
     let mut run = RunLog::for_call::<T>(argv, log, origin);
     let result = crate::cli::catch_panic(|| T::prepare(&mut request)).and_then(|()| {
         if run.enabled {
@@ -69,6 +72,9 @@ pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Outpu
         let mut ctx = Context::new(run.execution_id.clone()).with_cancel(cancel).with_progress(progress);
         if let Some(dir) = working_dir {
             ctx = ctx.with_working_dir(dir);
+        }
+        if let Some(roots) = confine {
+            ctx = ctx.with_confine(roots);
         }
         let result = crate::cli::catch_panic(|| T::run(request, &ctx));
         run.root = ctx.opened_root();

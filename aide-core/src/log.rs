@@ -255,6 +255,14 @@ fn log_err(path: &Path, e: impl std::fmt::Display) -> AideError {
         .with_hint("check that $AIDE_HOME is writable, or pass --no-log / set AIDE_LOG=off")
 }
 
+/// The error for an execution id the log has no run for (or none the
+/// caller may see).
+pub fn no_run(id: &str) -> AideError {
+    AideError::new(code::NOT_FOUND, format!("no run with execution_id `{id}` in the log"))
+        .with_hint("list recent runs with `aide log list`; runs older than the retention limits are pruned")
+        .with_details(serde_json::json!({ "execution_id": id }))
+}
+
 impl ExecutionLog {
     /// Opens (creating if needed) the log under `home`, with every spooled
     /// run moved in.
@@ -480,11 +488,7 @@ impl ExecutionLog {
         if let Some(run) = exact {
             return Ok(run);
         }
-        let not_found = || {
-            AideError::new(code::NOT_FOUND, format!("no run with execution_id `{id}` in the log"))
-                .with_hint("list recent runs with `aide log list`; runs older than the retention limits are pruned")
-                .with_details(serde_json::json!({ "execution_id": id }))
-        };
+        let not_found = || no_run(id);
         if id.len() < 8 || !id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
             return Err(not_found());
         }

@@ -382,6 +382,10 @@ pub struct Context {
     pub prepared_records: bool,
     /// The root the run opened, for the execution log.
     opened_root: Mutex<Option<PathBuf>>,
+    /// The roots this run is confined to (`aide mcp`'s), opened once: the
+    /// run's root is opened beneath one of them, and the objects it reaches
+    /// by id (log records, jobs, sessions, undo data) must belong under one.
+    confine: Option<Arc<Vec<Root>>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -410,6 +414,7 @@ impl Context {
             logged: false,
             prepared_records: false,
             opened_root: Mutex::new(None),
+            confine: None,
         }
     }
 
@@ -479,6 +484,41 @@ impl Context {
         self.cancel.check()
     }
 
+    /// Confines the run to `roots` (see [`Context::open_root`], [`Context::confined`]).
+    pub fn with_confine(mut self, roots: Arc<Vec<Root>>) -> Context {
+        self.confine = Some(roots);
+        self
+    }
+
+    /// Whether the run is confined to roots.
+    pub fn is_confined(&self) -> bool {
+        self.confine.is_some()
+    }
+
+    /// Whether `path` lies under the roots the run is confined to (always,
+    /// when it is not confined). Judged on the path resolved through its
+    /// links where it exists, by its letters where it does not.
+    pub fn confined(&self, path: &Path) -> bool {
+        let Some(roots) = &self.confine else { return true };
+        let resolved = path.canonicalize().ok().or_else(|| crate::root::lexically_normal(&self.resolve(path)));
+        resolved.is_some_and(|p| roots.iter().any(|r| p.starts_with(r.path())))
+    }
+
+    /// `Err(path_outside_root)` when `path` (a session's folder, a job's
+    /// working directory, a run's root) is not under the confining roots.
+    pub fn check_confined(&self, what: &str, path: &Path) -> Result<(), AideError> {
+        if self.confined(path) { Ok(()) } else { Err(self.outside_roots(what, path)) }
+    }
+
+    /// The error for `what` at `path`, outside the confining roots.
+    fn outside_roots(&self, what: &str, path: &Path) -> AideError {
+        let roots: Vec<String> =
+            self.confine.iter().flat_map(|r| r.iter()).map(|r| r.path().display().to_string()).collect();
+        AideError::new(crate::code::PATH_OUTSIDE_ROOT, format!("{what} is outside the roots this server may use"))
+            .with_hint(format!("only what lies under {} is reachable here", roots.join(" or ")))
+            .with_details(serde_json::json!({ "path": path.display().to_string(), "roots": roots }))
+    }
+
     /// The directory relative paths of the request are resolved against:
     /// the caller's working directory, or the process's.
     pub fn base_dir(&self) -> Result<PathBuf, AideError> {
@@ -505,7 +545,26 @@ impl Context {
             (None, Some(base)) => base.clone(),
             (None, None) => PathBuf::from("."),
         };
-        let root = Root::new(&dir)?;
+        let root = match &self.confine {
+            None => Root::new(&dir)?,
+            // Opened beneath the confining root that holds it, with no link
+            // followed: a swap of a folder for a link to the outside between
+            // the check and the open is refused, never followed.
+            Some(roots) => {
+                let shown = dir.display().to_string();
+                let resolved = dir.canonicalize().map_err(|e| {
+                    AideError::io(&shown, &e)
+                        .with_hint("the root must name an existing directory under the server's roots")
+                })?;
+                let holder =
+                    roots.iter().filter(|r| resolved.starts_with(r.path())).max_by_key(|r| r.path().as_os_str().len());
+                match holder {
+                    Some(holder) if resolved == holder.path() => holder.clone(),
+                    Some(holder) => holder.subdir(&resolved)?,
+                    None => return Err(self.outside_roots(&format!("the root `{shown}`"), &resolved)),
+                }
+            }
+        };
         *crate::walk::lock(&self.opened_root) = Some(root.path().to_path_buf());
         Ok(root)
     }

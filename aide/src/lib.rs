@@ -340,9 +340,9 @@ impl Tool for Aide {
         vec![mcp::McpArgs::command().name("mcp").bin_name("aide mcp")]
     }
 
-    fn run(request: AideRequest, _ctx: &Context) -> Result<Outcome<AideOutput>, AideError> {
+    fn run(request: AideRequest, ctx: &Context) -> Result<Outcome<AideOutput>, AideError> {
         match request.command {
-            AideCommand::Log { action } => run_log(action),
+            AideCommand::Log { action } => run_log(action, ctx),
             AideCommand::Doctor { fix } => Ok(AideOutput::Doctor(doctor::doctor(fix))),
             AideCommand::Tools { format: None } => Ok(AideOutput::Tools { tools: list_tools() }),
             AideCommand::Tools { format: Some(format) } => {
@@ -353,16 +353,27 @@ impl Tool for Aide {
     }
 }
 
-fn run_log(action: LogAction) -> Result<AideOutput, AideError> {
+/// Whether a run confined to roots (`aide mcp`) may see a logged run: its
+/// root, or where it ran when it opened none, lies under them.
+fn visible(run: &aide_core::log::RunSummary, ctx: &Context) -> bool {
+    !ctx.is_confined()
+        || run.root.as_deref().or(run.cwd.as_deref()).is_some_and(|place| ctx.confined(std::path::Path::new(place)))
+}
+
+fn run_log(action: LogAction, ctx: &Context) -> Result<AideOutput, AideError> {
     let mut log = ExecutionLog::open_default()?;
     match action {
         LogAction::List { tool, limit, since } => {
             let since = since.as_deref().map(aide_core::time::parse_since).transpose()?;
             let runs = log.list(&ListFilter { tool, limit, since })?;
+            let runs = runs.into_iter().filter(|r| visible(r, ctx)).collect();
             Ok(AideOutput::Runs { runs })
         }
         LogAction::Show { id } => {
             let stored = log.get(&id)?;
+            if !visible(&stored.summary, ctx) {
+                return Err(aide_core::log::no_run(&id));
+            }
             if stored.summary.result_capped {
                 return Err(AideToolError::ResultCapped {
                     execution_id: stored.summary.execution_id,

@@ -65,6 +65,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
     if !cwd.is_dir() {
         return Err(JobsError::NotADirectory { cwd: cwd.display().to_string() }.into());
     }
+    ctx.check_confined("the job's working directory", &cwd)?;
     aide_core::request::check_timeout("--timeout", args.timeout)?;
     let env = aide_core::request::parse_env_pairs(&args.env)?;
     let mut store = JobStore::open()?;
@@ -126,12 +127,13 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
     })
 }
 
-fn list(args: &ListArgs) -> Result<JobsOutput, AideError> {
+fn list(args: &ListArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     let store = JobStore::open()?;
     let mut jobs = Vec::new();
     for j in store.all()? {
         let j = refresh(&store, j)?;
-        let keep = args.status.is_none_or(|s| s == j.status)
+        let keep = visible(&j, ctx)
+            && args.status.is_none_or(|s| s == j.status)
             && args.name.as_ref().is_none_or(|n| j.name.as_ref() == Some(n))
             && args.session.as_ref().is_none_or(|s| j.session.as_ref() == Some(s))
             && args.group.as_ref().is_none_or(|g| &j.group == g);
@@ -144,8 +146,8 @@ fn list(args: &ListArgs) -> Result<JobsOutput, AideError> {
 }
 
 /// The active jobs of an llm-shell session.
-pub fn session_jobs(session: &str) -> Result<Vec<JobView>, AideError> {
-    match list(&ListArgs { session: Some(session.to_string()), ..Default::default() })? {
+pub fn session_jobs(session: &str, ctx: &Context) -> Result<Vec<JobView>, AideError> {
+    match list(&ListArgs { session: Some(session.to_string()), ..Default::default() }, ctx)? {
         JobsOutput::Jobs { jobs, .. } => Ok(jobs.into_iter().filter(|j| j.status.is_active()).collect()),
         _ => Ok(Vec::new()),
     }
@@ -252,7 +254,7 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
         // Every active job; none is an empty, successful wait.
         for j in store.all()? {
             let j = refresh(&store, j)?;
-            if j.status.is_active() {
+            if j.status.is_active() && visible(&j, ctx) {
                 args.ids.push(j.id);
             }
         }
@@ -474,7 +476,7 @@ fn remove(id: i64, force: bool) -> Result<JobsOutput, AideError> {
     Ok(JobsOutput::Removed { removed: vec![id] })
 }
 
-fn prune(args: &PruneArgs) -> Result<JobsOutput, AideError> {
+fn prune(args: &PruneArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     let older = args.older_than.as_deref().map(aide_core::time::parse_duration).transpose()?;
     let cutoff =
         older.map_or(i64::MAX, |d| aide_core::time::now_ms() - i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
@@ -482,7 +484,7 @@ fn prune(args: &PruneArgs) -> Result<JobsOutput, AideError> {
     let mut removed = Vec::new();
     for j in store.all()? {
         let j = refresh(&store, j)?;
-        if !j.status.is_active() && j.finished_ms.is_some_and(|f| f <= cutoff) {
+        if !j.status.is_active() && j.finished_ms.is_some_and(|f| f <= cutoff) && visible(&j, ctx) {
             store.remove(j.id)?;
             removed.push(j.id);
         }
@@ -517,10 +519,37 @@ fn groups(action: &GroupAction) -> Result<JobsOutput, AideError> {
 }
 
 /// Runs one subcommand.
+/// Whether a confined run (`aide mcp` with roots) may see `job`: its
+/// working directory lies under the roots. Every other job is, to it, no job.
+fn visible(job: &JobRow, ctx: &Context) -> bool {
+    ctx.confined(Path::new(&job.cwd))
+}
+
+/// The job `id`, if this run may see it (else `not_found`, as for no job).
+fn require_visible(store: &JobStore, id: i64, ctx: &Context) -> Result<JobRow, AideError> {
+    let job = store.require(id)?;
+    if visible(&job, ctx) { Ok(job) } else { Err(JobsError::NoJob { id }.into()) }
+}
+
 pub fn execute(command: &JobsCommand, ctx: &Context) -> Result<JobsOutput, AideError> {
+    // The jobs a command names by id must be ones this run may see.
+    let named: Vec<i64> = match command {
+        JobsCommand::Status { id } | JobsCommand::Rm { id, .. } => vec![*id],
+        JobsCommand::Logs(args) => vec![args.id],
+        JobsCommand::Kill(args) => vec![args.id],
+        JobsCommand::Wait(args) => args.ids.clone(),
+        JobsCommand::Spawn(args) => args.after.clone(),
+        _ => Vec::new(),
+    };
+    if !named.is_empty() {
+        let store = JobStore::open()?;
+        for id in named {
+            require_visible(&store, id, ctx)?;
+        }
+    }
     match command {
         JobsCommand::Spawn(args) => Ok(JobsOutput::Spawned(spawn(args, &supervisor_exe()?, ctx)?)),
-        JobsCommand::List(args) => list(args),
+        JobsCommand::List(args) => list(args, ctx),
         JobsCommand::Status { id } => {
             let store = JobStore::open()?;
             let job = refresh(&store, store.require(*id)?)?;
@@ -530,7 +559,7 @@ pub fn execute(command: &JobsCommand, ctx: &Context) -> Result<JobsOutput, AideE
         JobsCommand::Logs(args) => logs(args, ctx),
         JobsCommand::Kill(args) => kill(args),
         JobsCommand::Rm { id, force } => remove(*id, *force),
-        JobsCommand::Prune(args) => prune(args),
+        JobsCommand::Prune(args) => prune(args, ctx),
         JobsCommand::Group { action } => groups(action),
     }
 }

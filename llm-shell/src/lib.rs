@@ -427,12 +427,24 @@ fn mask_secret_variables(state: &mut SessionState) {
     }
 }
 
-fn session_state(s: &session::Session) -> Result<SessionState, AideError> {
+/// The session `id`, if this run may reach it: a run confined to roots
+/// (`aide mcp`) sees only sessions whose directory lies under them; any
+/// other is, to it, no session.
+fn open_session(id: &str, ctx: &Context) -> Result<session::Session, AideError> {
+    let s = session::open(id)?;
+    if ctx.confined(std::path::Path::new(&s.meta.working_dir)) {
+        Ok(s)
+    } else {
+        Err(ShellError::NoSession { id: id.to_string() }.into())
+    }
+}
+
+fn session_state(s: &session::Session, ctx: &Context) -> Result<SessionState, AideError> {
     Ok(SessionState {
         session_id: s.meta.session_id.clone(),
         working_dir: s.meta.working_dir.clone(),
         environment: s.environment(),
-        active_jobs: llm_jobs::session_jobs(&s.meta.session_id)?,
+        active_jobs: llm_jobs::session_jobs(&s.meta.session_id, ctx)?,
         last_exit_code: s.meta.last_exit_code,
         uptime_seconds: ((aide_core::time::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
         exec_count: s.meta.exec_count,
@@ -454,7 +466,7 @@ fn env_update(id: &str, set: &[String], unset: &[String], ctx: &Context) -> Resu
     for k in unset {
         script.push_str(&format!("unset {k}\n"));
     }
-    let mut s = session::open(id)?;
+    let mut s = open_session(id, ctx)?;
     let _lock = s.lock()?;
     let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, None, &ctx.cancel)?;
     if out.exit_code != 0 {
@@ -475,7 +487,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     // A session, or a throwaway one in a temporary folder.
     let temp;
     let mut session = match &args.session {
-        Some(id) => session::open(id)?,
+        Some(id) => open_session(id, ctx)?,
         None => {
             temp = std::env::temp_dir().join(format!("aide-shell-{}", aide_core::ids::new_execution_id()));
             session::create_in(&temp, "once", &ctx.base_dir()?, &session::starting_env(&[]))?
@@ -579,18 +591,23 @@ impl Drop for TempDir {
     }
 }
 
-fn run_perf(session: Option<&str>, last: usize) -> Result<ShellOutput, AideError> {
+fn run_perf(session: Option<&str>, last: usize, ctx: &Context) -> Result<ShellOutput, AideError> {
     let mut records = Vec::new();
     match session {
-        Some(id) => records = perf::load(&session::open(id)?),
+        Some(id) => records = perf::load(&open_session(id, ctx)?),
         None => {
-            for meta in session::list()? {
+            for meta in visible_sessions(ctx)? {
                 records.extend(perf::load(&session::open(&meta.session_id)?));
             }
             records.sort_by(|a, b| a.at.cmp(&b.at));
         }
     }
     Ok(ShellOutput::Perf(perf::analyse(&records, last)))
+}
+
+/// The sessions this run may reach (see [`open_session`]).
+fn visible_sessions(ctx: &Context) -> Result<Vec<session::Meta>, AideError> {
+    Ok(session::list()?.into_iter().filter(|m| ctx.confined(std::path::Path::new(&m.working_dir))).collect())
 }
 
 /// Runs one subcommand.
@@ -602,20 +619,26 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
                     Some(dir) => ctx.resolve(dir),
                     None => ctx.base_dir()?,
                 };
+                ctx.check_confined("the session's directory", &cwd)?;
                 let s = session::create(&cwd, &aide_core::request::parse_env_pairs(env)?)?;
-                let mut state = session_state(&s)?;
+                let mut state = session_state(&s, ctx)?;
                 mask_secret_variables(&mut state);
                 Ok(ShellOutput::Session(Box::new(state)))
             }
-            SessionAction::List => Ok(ShellOutput::Sessions { sessions: session::list()? }),
+            SessionAction::List => Ok(ShellOutput::Sessions { sessions: visible_sessions(ctx)? }),
             SessionAction::Show { id, no_redact } => {
-                let mut state = session_state(&session::open(id)?)?;
+                let mut state = session_state(&open_session(id, ctx)?, ctx)?;
                 if !no_redact {
                     mask_secret_variables(&mut state);
                 }
                 Ok(ShellOutput::Session(Box::new(state)))
             }
             SessionAction::Rm { id } => {
+                if let Ok(s) = session::open(id)
+                    && !ctx.confined(std::path::Path::new(&s.meta.working_dir))
+                {
+                    return Err(ShellError::NoSession { id: id.clone() }.into());
+                }
                 session::remove(id)?;
                 Ok(ShellOutput::Removed { removed: id.clone() })
             }
@@ -632,7 +655,7 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
             let text = command.shell_line();
             explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e)))
         }
-        ShellCommand::Perf { session, last } => run_perf(session.as_deref(), *last),
+        ShellCommand::Perf { session, last } => run_perf(session.as_deref(), *last, ctx),
         ShellCommand::Compare { baseline, command, iterations, warmup } => {
             let cwd = std::env::current_dir().map_err(|e| AideError::io(".", &e))?;
             Ok(ShellOutput::Compare(Box::new(compare::compare(&cwd, baseline, command, *iterations, *warmup, ctx)?)))

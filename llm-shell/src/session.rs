@@ -242,7 +242,18 @@ pub fn damaged() -> Vec<PathBuf> {
 }
 
 pub fn remove(id: &str) -> Result<(), AideError> {
-    let s = open(id)?;
+    let s = match open(id) {
+        Ok(s) => s,
+        // A damaged session (its meta.json not a readable file) goes too: `rm` is how it is mended.
+        Err(e) => {
+            let dir = sessions_dir().join(id);
+            let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+            if valid && std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                return std::fs::remove_dir_all(&dir).map_err(|e| io_err(&dir.display().to_string(), &e));
+            }
+            return Err(e);
+        }
+    };
     let _lock = s.lock()?;
     std::fs::remove_dir_all(&s.dir).map_err(|e| io_err(&s.dir.display().to_string(), &e))
 }

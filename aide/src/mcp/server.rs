@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use aide_core::invoke::Call;
 use aide_core::root::lexically_normal;
 use aide_core::tool::{Cancel, Progress, ProgressSink};
-use aide_core::{AideError, code};
+use aide_core::{AideError, Root, code};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, ToolAnnotations,
@@ -51,9 +51,12 @@ struct Inner {
     options: ServerOptions,
     bindings: Bindings,
     tools: Vec<rmcp::model::Tool>,
-    /// The client's roots as paths; None until asked, and again after
+    /// The server's own root, opened once.
+    own_root: Arc<Vec<Root>>,
+    /// The client's roots, each opened once as a directory handle that every
+    /// call's root is opened beneath; None until asked, and again after
     /// `roots/list_changed`.
-    client_roots: tokio::sync::Mutex<Option<Vec<PathBuf>>>,
+    client_roots: tokio::sync::Mutex<Option<Arc<Vec<Root>>>>,
     /// Cancellation flags of the calls running, raised when the client goes.
     running: Mutex<HashMap<u64, Cancel>>,
     next_call: AtomicU64,
@@ -94,11 +97,13 @@ impl AideServer {
     /// A server for every operation of the catalogue.
     pub fn new(options: ServerOptions) -> Result<AideServer, String> {
         let (bindings, tools) = catalogue_tools()?;
+        let own_root = Root::new(&options.root).map_err(|e| format!("the server's root: {}", e.message))?;
         Ok(AideServer {
             inner: Arc::new(Inner {
                 options,
                 bindings,
                 tools,
+                own_root: Arc::new(vec![own_root]),
                 client_roots: tokio::sync::Mutex::new(None),
                 running: Mutex::new(HashMap::new()),
                 next_call: AtomicU64::new(0),
@@ -124,8 +129,8 @@ impl AideServer {
     /// SEP-2577; clients of the earlier versions, most of them today, still
     /// send them.)
     #[allow(deprecated)]
-    async fn allowed_roots(&self, peer: &Peer<RoleServer>) -> Vec<PathBuf> {
-        let own = || vec![self.inner.options.root.clone()];
+    async fn allowed_roots(&self, peer: &Peer<RoleServer>) -> Arc<Vec<Root>> {
+        let own = || self.inner.own_root.clone();
         let offers_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
         if !offers_roots {
             return own();
@@ -134,8 +139,14 @@ impl AideServer {
         if cached.is_none() {
             match peer.list_roots().await {
                 Ok(listed) => {
-                    let paths = listed.roots.iter().filter_map(|r| file_uri_path(&r.uri)).collect::<Vec<_>>();
-                    *cached = Some(paths);
+                    // Each opened now, once: a root swapped for a link later is not followed.
+                    let opened = listed
+                        .roots
+                        .iter()
+                        .filter_map(|r| file_uri_path(&r.uri))
+                        .filter_map(|p| Root::new(&p).ok())
+                        .collect::<Vec<_>>();
+                    *cached = Some(Arc::new(opened));
                 }
                 // A client that offers roots but cannot list them: the server's root.
                 Err(_) => return own(),
@@ -163,7 +174,8 @@ impl AideServer {
         };
         let mut arguments = params.arguments.unwrap_or_default();
         let page = self.page_request(&mut arguments)?;
-        let roots = self.allowed_roots(&context.peer).await;
+        let opened = self.allowed_roots(&context.peer).await;
+        let roots: Vec<PathBuf> = opened.iter().map(|r| r.path().to_path_buf()).collect();
         let refusal = confine(&mut arguments, binding, &roots).err();
         let request = binding.request(arguments).map_err(|e| invalid_arguments(binding, &e))?;
 
@@ -199,6 +211,7 @@ impl AideServer {
             log: self.inner.options.log,
             argv: binding.op.words().map(str::to_string).collect(),
             origin: Some(format!("mcp:{}", context.id)),
+            confine: Some(opened),
         };
         let bound = Arc::clone(binding);
         let result = tokio::task::spawn_blocking(move || binding::run(&bound, request, call, &page, refusal)).await;
