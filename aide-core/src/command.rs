@@ -97,6 +97,11 @@ impl CommandArgs {
             (Some(c), None) if c.trim().is_empty() => Err(no_command()),
             (None, Some(a)) if a.is_empty() => Err(no_command()),
             (None, None) => Err(no_command()),
+            _ if self.shell_line().len() > MAX_COMMAND_BYTES => Err(AideError::new(
+                code::INVALID_ARGUMENTS,
+                format!("the command is over {} KiB", MAX_COMMAND_BYTES >> 10),
+            )
+            .with_hint("put a long script in a file and run the file")),
             _ => Ok(()),
         }
     }
@@ -111,6 +116,11 @@ impl CommandArgs {
         }
     }
 }
+
+/// The longest command line taken, from a flag, `--request` or MCP alike
+/// (one argument of a command line is at most 128 KiB on Linux; a script
+/// longer than this belongs in a file).
+pub const MAX_COMMAND_BYTES: usize = 1 << 20;
 
 fn no_command() -> AideError {
     AideError::new(code::INVALID_ARGUMENTS, "no command given")

@@ -34,14 +34,21 @@ pub fn read_request_source(source: &str) -> Result<String, AideError> {
         })
     };
     read?;
-    if text.len() as u64 > MAX_REQUEST_BYTES {
+    check_request_size(text.len())?;
+    Ok(text)
+}
+
+/// Refuses a request document over [`MAX_REQUEST_BYTES`]: the same limit
+/// for `--request` and for an MCP call's arguments.
+pub fn check_request_size(bytes: usize) -> Result<(), AideError> {
+    if bytes as u64 > MAX_REQUEST_BYTES {
         return Err(AideError::new(
             code::INVALID_REQUEST,
             format!("the request is over {} MiB", MAX_REQUEST_BYTES >> 20),
         )
         .with_hint("split the work into several requests"));
     }
-    Ok(text)
+    Ok(())
 }
 
 /// Parses a request document into `T`.

@@ -273,6 +273,9 @@ impl Binding {
     /// The tool's request for the call's arguments (already stripped of
     /// the paging arguments).
     pub(crate) fn request(&self, mut arguments: Map<String, Value>) -> Result<Value, AideError> {
+        // The CLI's limits on what a request may hold apply to arguments too.
+        let size = serde_json::to_vec(&arguments).map_or(usize::MAX, |v| v.len());
+        aide_core::request::check_request_size(size)?;
         if let Some(unknown) = arguments.keys().find(|k| !self.fields.contains(*k)) {
             let known: Vec<&str> = self.fields.iter().map(String::as_str).collect();
             let mut hint = match aide_core::suggest::closest(unknown, known.iter().copied()) {

@@ -379,6 +379,32 @@ impl ServerHandler for AideServer {
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
         *self.inner.client_roots.lock().await = None;
     }
+
+    /// A request rmcp could not read as any it knows. For a method it does
+    /// know (`tools/call` with a numeric `name`, say) that is a malformed
+    /// request, -32602 naming what is wrong; only an unknown method is -32601.
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, McpError> {
+        let rmcp::model::CustomRequest { method, params, .. } = request;
+        let known = [
+            ("tools/call", "`name` must be a string naming a tool, `arguments` an object"),
+            ("tools/list", "`cursor`, if given, must be a string"),
+            ("initialize", "`protocolVersion`, `capabilities` and `clientInfo` are required"),
+            ("ping", "ping takes no params"),
+            ("resources/list", "`cursor`, if given, must be a string"),
+            ("prompts/list", "`cursor`, if given, must be a string"),
+        ];
+        match known.iter().find(|(m, _)| *m == method) {
+            Some((_, what)) => Err(McpError::invalid_params(
+                format!("the params of {method} do not fit it: {what}"),
+                Some(json!({ "method": method, "params": params })),
+            )),
+            None => Err(McpError::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, method, None)),
+        }
+    }
 }
 
 #[cfg(test)]

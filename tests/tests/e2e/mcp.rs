@@ -215,6 +215,12 @@ fn protocol_misuse_is_a_json_rpc_error_naming_the_closest_valid_name() {
     let reply =
         client.request("tools/call", json!({ "name": "search", "arguments": { "pattern": "x", "page_offset": -1 } }));
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    // Issue 31: a tools/call whose `name` is not a string is a malformed
+    // request (-32602), not an unknown method (-32601).
+    let reply = client.request("tools/call", json!({ "name": 42, "arguments": {} }));
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let reply = client.request("no/such/method", json!({}));
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
 }
 
 /// A job that sleeps, for calls that wait on it.
@@ -620,4 +626,23 @@ fn objects_reached_by_id_stay_inside_the_roots() {
     client.call("jobs_wait", json!({ "ids": [mine] }));
     let logs = client.call("jobs_logs", json!({ "id": mine }));
     assert_eq!(logs["structuredContent"]["content"], "mine\n", "{logs}");
+}
+
+/// Issue 31: a 20 MiB `shell_check` through MCP ran past 120 s where the
+/// command line cannot even carry it; the same limit now holds everywhere.
+#[test]
+fn a_command_over_the_limit_is_refused_at_once_through_mcp_and_the_cli() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let huge = "true; ".repeat(400_000);
+    let started = Instant::now();
+    for tool in ["shell_check", "shell_explain", "shell_exec"] {
+        let refused = client.call(tool, json!({ "command": huge }));
+        assert_eq!(refused["isError"], true, "{tool}");
+        assert_eq!(refused["structuredContent"]["error"]["code"], "invalid_arguments", "{tool}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
+    t.write("check.json", json!({ "command": { "check": { "command": huge } } }).to_string());
+    let v: Value = t.cmd("llm-shell").args(["--request", "check.json"]).json(2);
+    assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
 }
