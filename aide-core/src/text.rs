@@ -229,7 +229,8 @@ pub mod opt_path_serde {
 /// `\u{9b}`…), for names printed in text mode: a file name holding a newline
 /// or an escape sequence must not forge output lines or drive the terminal.
 pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    let bidi = |c: char| matches!(c as u32, 0x202a..=0x202e | 0x2066..=0x2069 | 0x200e | 0x200f | 0x061c);
+    if !s.chars().any(|c| c.is_control() || bidi(c)) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -239,7 +240,7 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x80 && c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if c.is_control() || bidi(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
@@ -248,26 +249,35 @@ pub fn escape_controls(s: &str) -> std::borrow::Cow<'_, str> {
 
 /// A writer for text mode that passes line breaks and tabs through and
 /// escapes every other control character (ESC, CR, BEL, C1 controls such as
-/// U+009B CSI), so nothing a file or a command prints can rewrite the
-/// terminal.
+/// U+009B CSI) and the bidirectional controls (U+202A–U+202E, U+2066–U+2069,
+/// U+200E, U+200F, U+061C), so nothing a file or a command prints can
+/// rewrite the terminal or make a name read as another.
 #[derive(Debug)]
 pub struct TerminalSafe<W: std::io::Write> {
     inner: W,
-    /// A 0xC2 byte seen at the end of the last write (the first half of a
-    /// possible C1 control).
-    pending_c2: bool,
+    /// The first bytes of a character that may need escaping, seen at the
+    /// end of the last write.
+    pending: Vec<u8>,
+}
+
+/// The code point of a character `TerminalSafe` escapes, given its UTF-8.
+fn escaped_code_point(ch: &[u8]) -> Option<u32> {
+    let c = std::str::from_utf8(ch).ok()?.chars().next()?;
+    let cp = c as u32;
+    let c1 = (0x80..0xa0).contains(&cp);
+    let bidi = matches!(cp, 0x202a..=0x202e | 0x2066..=0x2069 | 0x200e | 0x200f | 0x061c);
+    (c1 || bidi).then_some(cp)
 }
 
 impl<W: std::io::Write> TerminalSafe<W> {
     pub fn new(inner: W) -> TerminalSafe<W> {
-        TerminalSafe { inner, pending_c2: false }
+        TerminalSafe { inner, pending: Vec::new() }
     }
 
     /// Writes `bytes` unescaped: aide's own escape sequences (colour).
     pub fn write_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        if std::mem::take(&mut self.pending_c2) {
-            self.inner.write_all(&[0xc2])?;
-        }
+        let pending = std::mem::take(&mut self.pending);
+        self.inner.write_all(&pending)?;
         self.inner.write_all(bytes)
     }
 }
@@ -275,46 +285,47 @@ impl<W: std::io::Write> TerminalSafe<W> {
 impl<W: std::io::Write> std::io::Write for TerminalSafe<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         // Almost all output has nothing to escape: pass it through as is.
-        let needs_escape = |b: &u8| matches!(b, 0x00..=0x08 | 0x0b..=0x1f | 0x7f | 0xc2);
-        if !self.pending_c2 && !buf.iter().any(needs_escape) {
+        // 0xC2 starts a C1 control, 0xD8 U+061C, 0xE2 the other bidi controls.
+        let needs_escape = |b: &u8| matches!(b, 0x00..=0x08 | 0x0b..=0x1f | 0x7f | 0xc2 | 0xd8 | 0xe2);
+        if self.pending.is_empty() && !buf.iter().any(needs_escape) {
             self.inner.write_all(buf)?;
             return Ok(buf.len());
         }
-        let mut out = Vec::with_capacity(buf.len() + 16);
-        let mut bytes = buf.iter().copied().peekable();
-        if std::mem::take(&mut self.pending_c2) {
-            match bytes.peek() {
-                Some(&b) if (0x80..0xa0).contains(&b) => {
-                    bytes.next();
-                    out.extend_from_slice(format!("\\u{{{b:x}}}").as_bytes());
-                }
-                _ => out.push(0xc2),
-            }
-        }
-        while let Some(b) = bytes.next() {
+        let mut data = std::mem::take(&mut self.pending);
+        data.extend_from_slice(buf);
+        let mut out = Vec::with_capacity(data.len() + 16);
+        let mut i = 0;
+        while i < data.len() {
+            let b = data[i];
             match b {
                 b'\n' | b'\t' => out.push(b),
                 b'\r' => out.extend_from_slice(b"\\r"),
                 0x00..=0x1f | 0x7f => out.extend_from_slice(format!("\\x{b:02x}").as_bytes()),
-                0xc2 => match bytes.peek() {
-                    Some(&n) if (0x80..0xa0).contains(&n) => {
-                        bytes.next();
-                        out.extend_from_slice(format!("\\u{{{n:x}}}").as_bytes());
+                0xc2 | 0xd8 | 0xe2 => {
+                    let len = if b == 0xe2 { 3 } else { 2 };
+                    if i + len > data.len() {
+                        // The rest of the character comes with the next write.
+                        self.pending = data[i..].to_vec();
+                        break;
                     }
-                    Some(_) => out.push(b),
-                    None => self.pending_c2 = true,
-                },
+                    if let Some(cp) = escaped_code_point(&data[i..i + len]) {
+                        out.extend_from_slice(format!("\\u{{{cp:x}}}").as_bytes());
+                        i += len;
+                        continue;
+                    }
+                    out.push(b);
+                }
                 b => out.push(b),
             }
+            i += 1;
         }
         self.inner.write_all(&out)?;
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        if std::mem::take(&mut self.pending_c2) {
-            self.inner.write_all(&[0xc2])?;
-        }
+        let pending = std::mem::take(&mut self.pending);
+        self.inner.write_all(&pending)?;
         self.inner.flush()
     }
 }
@@ -338,6 +349,23 @@ mod terminal_tests {
         w.write_all(b"\x9b2J end\n").unwrap();
         w.flush().unwrap();
         assert_eq!(String::from_utf8(w.inner).unwrap(), "ok\tline\n\\x1b[31mred\\r\\x07 café \\u{9b}2J end\n");
+    }
+
+    #[test]
+    fn bidi_controls_are_escaped_even_across_writes_and_other_text_passes() {
+        // Issue 31: a name holding U+202E printed raw read as another name.
+        let text = "src/evil\u{202e}sr.txt – “quoted” \u{2066}x\u{2069} \u{61c} é 日本";
+        for split in 0..text.len() {
+            let mut w = TerminalSafe::new(Vec::new());
+            w.write_all(&text.as_bytes()[..split]).unwrap();
+            w.write_all(&text.as_bytes()[split..]).unwrap();
+            w.flush().unwrap();
+            assert_eq!(
+                String::from_utf8(w.inner).unwrap(),
+                "src/evil\\u{202e}sr.txt – “quoted” \\u{2066}x\\u{2069} \\u{61c} é 日本",
+                "split at {split}"
+            );
+        }
     }
 }
 

@@ -695,3 +695,16 @@ fn a_long_line_of_many_matches_and_a_huge_context_cost_what_the_file_has() {
     assert_eq!(r.matches.len(), 50);
     assert!(r.matches.iter().all(|m| m.context_before == ["before"] && m.context_after == ["after"]));
 }
+
+/// Issue 31: a right-to-left override in a name was printed raw in text
+/// mode, so `evil<U+202E>txt.rs` read as `evilsr.txt`. Text escapes it (and
+/// the other bidi controls, in lines too); JSON keeps the exact name.
+#[test]
+fn bidi_controls_are_escaped_in_text_and_exact_in_json() {
+    let t = TestDir::new();
+    t.write("evil\u{202e}txt.rs", "alpha \u{2066}hidden\u{2069}\n");
+    let (text, _) = t.cmd("llm-search").args(["--pattern", "alpha"]).expect_exit(0);
+    assert_eq!(text, "evil\\u{202e}txt.rs:1:1: alpha \\u{2066}hidden\\u{2069}\n");
+    let r = search(&t, &["--pattern", "alpha"], 0).result;
+    assert_eq!(r.matches[0].path, "evil\u{202e}txt.rs");
+}
