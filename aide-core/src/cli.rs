@@ -508,6 +508,41 @@ fn emit<O: Serialize + Render>(
         (Some(chunks), Some((field, _)), Some(doc)) => Some(Spliced::new(doc, field, chunks)?),
         _ => None,
     };
+    // What is printed from the envelope is made first: the run is logged next.
+    let pretty_text = match (format, &compact) {
+        (Format::Json { pretty: false }, Some(_)) | (Format::Text | Format::Jsonl, _) => None,
+        (Format::Json { .. }, _) => Some(to_json_string(&env, true)?),
+    };
+    let jsonl_value = match format {
+        Format::Jsonl => Some(serde_json::to_value(&env).map_err(|e| AideError::internal(e.to_string()))?),
+        _ => None,
+    };
+    // Logged before anything is printed: a run killed just after its output
+    // (a reader that got what it wanted and ended the pipeline) is in the log.
+    let logged = match (overflow, &records) {
+        _ if !run.enabled => Ok(None),
+        (Some(bytes), _) => Err(bytes),
+        // Over what the log keeps: logged by its size, never assembled.
+        (None, Some(spliced)) if spliced.len() > crate::log::max_result_bytes() => Err(spliced.len() as u64),
+        (None, Some(spliced)) => {
+            let mut document = Vec::with_capacity(spliced.len());
+            // Writing to memory cannot fail; every piece is UTF-8.
+            let _ = spliced.write(&mut document);
+            Ok(Some(String::from_utf8(document).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())))
+        }
+        (None, None) => Ok(None),
+    };
+    // The compact document is printed too only as a plain `--json` document without records.
+    let printed_compact = format == (Format::Json { pretty: false }) && records.is_none();
+    match logged {
+        Err(bytes) => run.record_sized(status, true, None, String::new(), Some(bytes)),
+        Ok(Some(document)) => run.record(status, true, None, document),
+        Ok(None) => {
+            if let Some(document) = &compact {
+                run.record(status, true, None, if printed_compact { document.clone() } else { document.to_string() });
+            }
+        }
+    }
     match format {
         Format::Text => {
             out.write_with(|w| {
@@ -522,11 +557,7 @@ fn emit<O: Serialize + Render>(
                 stderr_line(&format!("{}: {line}", run.tool));
             }
         }
-        Format::Json { pretty } => {
-            let pretty_text = match (&compact, pretty) {
-                (Some(_), false) => None,
-                _ => Some(to_json_string(&env, true)?),
-            };
+        Format::Json { .. } => {
             out.write_with(|w| {
                 match (&pretty_text, &records, &compact) {
                     (Some(text), _, _) => w.write_all(text.as_bytes())?,
@@ -539,7 +570,7 @@ fn emit<O: Serialize + Render>(
             .map_err(io_err)?;
         }
         Format::Jsonl => {
-            let mut value = serde_json::to_value(&env).map_err(|e| AideError::internal(e.to_string()))?;
+            let mut value = jsonl_value.unwrap_or(Value::Null);
             let records = match (output.jsonl_records(), value.as_object_mut()) {
                 (Some((field, kind)), Some(obj)) => match obj.shift_remove(field) {
                     Some(Value::Array(items)) => Some((kind, items)),
@@ -561,24 +592,6 @@ fn emit<O: Serialize + Render>(
             })
             .map_err(io_err)?;
         }
-    }
-    let logged = match (overflow, &records) {
-        _ if !run.enabled => Ok(None),
-        (Some(bytes), _) => Err(bytes),
-        // Over what the log keeps: logged by its size, never assembled.
-        (None, Some(spliced)) if spliced.len() > crate::log::max_result_bytes() => Err(spliced.len() as u64),
-        (None, Some(spliced)) => {
-            let mut document = Vec::with_capacity(spliced.len());
-            // Writing to memory cannot fail; every piece is UTF-8.
-            let _ = spliced.write(&mut document);
-            Ok(Some(String::from_utf8(document).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())))
-        }
-        (None, None) => Ok(None),
-    };
-    match (logged, compact) {
-        (Err(bytes), _) => run.record_sized(status, true, None, String::new(), Some(bytes)),
-        (Ok(Some(document)), _) | (Ok(None), Some(document)) => run.record(status, true, None, document),
-        (Ok(None), None) => {}
     }
     Ok(())
 }

@@ -60,6 +60,9 @@ impl<O: Render> Finished<O> {
     }
 }
 
+/// The exit code a provisional record carries until the run records its own.
+const INTERRUPTED_EXIT: i32 = -1;
+
 /// Runs `T` on `request` in this process and logs it like a CLI run.
 pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Output> {
     let Call { working_dir, cancel, progress, log, argv, origin, confine } = call;
@@ -166,7 +169,10 @@ impl RunLog {
             return;
         }
         match crate::log::spool_ready(&crate::home::aide_home()) {
-            Ok(()) => {}
+            // A provisional record, replaced by the run's own when it ends: a
+            // run killed before (or just after printing) is in the log, as
+            // interrupted, never missing.
+            Ok(()) => self.spool(INTERRUPTED_EXIT, false, Some(crate::log::INTERRUPTED), String::new(), None),
             Err(e) => {
                 self.enabled = false;
                 self.diagnostics
@@ -237,6 +243,22 @@ impl RunLog {
         if !self.enabled {
             return;
         }
+        self.spool(status.code(), ok, error_code, result_json, oversized);
+        // The output is out already: a spool nobody reads stays small.
+        if crate::log::ingests_after(&self.execution_id) {
+            let _ = ExecutionLog::open_in(&crate::home::aide_home());
+        }
+    }
+
+    /// Writes the run's record to the spool (replacing one written before).
+    fn spool(
+        &mut self,
+        exit_code: i32,
+        ok: bool,
+        error_code: Option<&str>,
+        result_json: String,
+        oversized: Option<u64>,
+    ) {
         // Command lines and requests may carry secrets (`export TOKEN=…`):
         // the log keeps them redacted.
         // Documents are redacted value by value, so they stay JSON.
@@ -254,7 +276,7 @@ impl RunLog {
             origin: self.origin.clone(),
             started: self.started,
             duration: self.clock.elapsed(),
-            exit_code: status.code(),
+            exit_code,
             ok,
             error_code: error_code.map(str::to_string),
             result_json,
@@ -263,11 +285,6 @@ impl RunLog {
         let home = crate::home::aide_home();
         if let Err(e) = crate::log::spool_in(&home, record) {
             stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
-            return;
-        }
-        // The output is out already: a spool nobody reads stays small.
-        if crate::log::ingests_after(&self.execution_id) {
-            let _ = ExecutionLog::open_in(&home);
         }
     }
 }

@@ -232,3 +232,50 @@ fn logged_documents_stay_json_whatever_secret_their_commands_hold() {
         }
     }
 }
+
+/// Issue 31: 36 of 47 runs killed just after printing their output were
+/// missing from the log. A run is now recorded before it prints, and a
+/// provisional record stands from its start, so a run killed at any point
+/// is in the log: with its result, or as interrupted.
+#[test]
+fn a_run_killed_after_its_output_or_mid_work_is_in_the_log() {
+    use std::io::Read;
+    let t = TestDir::new();
+    t.write("a.txt", "alpha\n");
+    // Killed with SIGKILL as soon as its first bytes arrive.
+    let mut child = Command::new(aide_tests::bin_dir().join("llm-search"))
+        .args(["--pattern", "alpha", "--json"])
+        .current_dir(t.root())
+        .env("AIDE_HOME", t.home())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut head = vec![0u8; 120];
+    child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let head = String::from_utf8_lossy(&head);
+    let id = head.split("\"execution_id\":\"").nth(1).unwrap().split('"').next().unwrap().to_string();
+    let shown: serde_json::Value = t.cmd("aide").args(["log", "show", &id]).json(0);
+    assert_eq!(shown["total_matches"], 1, "{shown}");
+
+    // Killed mid-work: there as interrupted.
+    let mut child = Command::new(aide_tests::bin_dir().join("llm-search"))
+        .args(["--pattern", "alpha"])
+        .current_dir(t.root())
+        .env("AIDE_HOME", t.home())
+        .env("AIDE_TEST_STALL_MS", "10000")
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let _ = child.kill();
+    let _ = child.wait();
+    let runs: serde_json::Value = t.cmd("aide").args(["log", "list", "--limit", "1"]).json(0);
+    let run = &runs["runs"][0];
+    assert_eq!(run["error_code"], "interrupted", "{runs}");
+    let id = run["execution_id"].as_str().unwrap();
+    let shown: serde_json::Value = t.cmd("aide").args(["log", "show", id]).json(2);
+    assert_eq!(shown["error"]["code"], "not_found", "{shown}");
+    assert!(shown["error"]["message"].as_str().unwrap().contains("killed or crashed"), "{shown}");
+}
