@@ -416,11 +416,15 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn walk_error(root: &Root, err: &ignore::Error) -> Diagnostic {
-    let path = error_path(err).map(|p| root.relative(p).unwrap_or_else(|| to_slash(p)));
-    let d = if is_loop(err) {
-        Diagnostic::new(diag::SYMLINK_LOOP, format!("{err}; not walked again"))
-    } else {
-        Diagnostic::new(diag::WALK_ERROR, walk_error_message(err))
+    let shown = |p: &std::path::Path| root.relative(p).unwrap_or_else(|| to_slash(p));
+    let path = error_path(err).map(shown);
+    // Paths in messages are the root's, relative, as everywhere else in the output.
+    let d = match loop_of(err) {
+        Some((ancestor, child)) => Diagnostic::new(
+            diag::SYMLINK_LOOP,
+            format!("a symlink loop: {} leads back to {}; not walked again", shown(child), shown(ancestor)),
+        ),
+        None => Diagnostic::new(diag::WALK_ERROR, walk_error_message(err, &shown)),
     };
     match path {
         Some(p) => d.with_path(p),
@@ -432,7 +436,7 @@ fn walk_error(root: &Root, err: &ignore::Error) -> Diagnostic {
 /// sequential walker's errors come through walkdir, which words an OS error
 /// as "IO error for operation on PATH: …" where the parallel one says
 /// "PATH: …".
-fn walk_error_message(err: &ignore::Error) -> String {
+fn walk_error_message(err: &ignore::Error, shown: &dyn Fn(&std::path::Path) -> String) -> String {
     fn os_error(err: &ignore::Error) -> Option<i32> {
         match err {
             // walkdir's error, wrapped: the OS error is its source.
@@ -447,18 +451,20 @@ fn walk_error_message(err: &ignore::Error) -> String {
         }
     }
     match (error_path(err), os_error(err)) {
-        (Some(path), Some(code)) => format!("{}: {}", path.display(), std::io::Error::from_raw_os_error(code)),
+        (Some(path), Some(code)) => format!("{}: {}", shown(path), std::io::Error::from_raw_os_error(code)),
+        (Some(path), None) => err.to_string().replace(&path.display().to_string(), &shown(path)),
         _ => err.to_string(),
     }
 }
 
-fn is_loop(err: &ignore::Error) -> bool {
+/// The folders of a symlink loop: where it leads back to, and the link.
+fn loop_of(err: &ignore::Error) -> Option<(&std::path::Path, &std::path::Path)> {
     match err {
-        ignore::Error::Loop { .. } => true,
+        ignore::Error::Loop { ancestor, child } => Some((ancestor, child)),
         ignore::Error::WithPath { err, .. }
         | ignore::Error::WithDepth { err, .. }
-        | ignore::Error::WithLineNumber { err, .. } => is_loop(err),
-        _ => false,
+        | ignore::Error::WithLineNumber { err, .. } => loop_of(err),
+        _ => None,
     }
 }
 

@@ -532,6 +532,10 @@ fn require_visible(store: &JobStore, id: i64, ctx: &Context) -> Result<JobRow, A
 }
 
 pub fn execute(command: &JobsCommand, ctx: &Context) -> Result<JobsOutput, AideError> {
+    // Arguments are checked before any job is looked up.
+    if let JobsCommand::Kill(args) = command {
+        aide_core::request::check_seconds("--grace", args.grace)?;
+    }
     // The jobs a command names by id must be ones this run may see.
     let named: Vec<i64> = match command {
         JobsCommand::Status { id } | JobsCommand::Rm { id, .. } => vec![*id],
