@@ -265,13 +265,13 @@ impl Root {
         self.resolve_path(Path::new(user_path), user_path)
     }
 
-    /// The name a path shown escaped (a name that is not valid UTF-8, see
-    /// [`to_slash`]) stands for, when no file has the escaped form itself.
+    /// The name a path shown escaped (see [`to_slash`]) stands for. The
+    /// escaped form is the name's one spelling: `x\xff.rs` is the name with
+    /// byte 0xFF, whether or not a file is literally called `x\xff.rs`
+    /// (that one is `x\\xff.rs`). A backslash that starts no escape is
+    /// itself (`a\q`).
     pub fn unescaped(&self, user_path: &str) -> Option<PathBuf> {
-        let raw = PathBuf::from(crate::text::unescape_path(user_path)?);
-        let literal = Path::new(user_path);
-        let literal = if literal.is_absolute() { literal.to_path_buf() } else { self.canonical.join(literal) };
-        literal.symlink_metadata().is_err().then_some(raw)
+        crate::text::unescape_path(user_path).map(PathBuf::from)
     }
 
     fn resolve_path(&self, given: &Path, user_path: &str) -> Result<PathBuf, AideError> {

@@ -95,7 +95,13 @@ mod tests {
         let shown = escape_path(odd, false);
         assert_eq!(shown, "a\\xff\\\\b\\xc3.txt");
         assert_eq!(unescape_path(&shown).unwrap(), odd);
-        assert_eq!(escape_path(std::ffi::OsStr::new("plain\\name"), false), "plain\\name");
+        // A backslash in a valid name is escaped too: no two names share a form.
+        assert_eq!(escape_path(std::ffi::OsStr::new("plain\\name"), false), "plain\\\\name");
+        let literal = std::ffi::OsStr::new("x\\xff.rs");
+        let stray = std::ffi::OsStr::from_bytes(b"x\xff.rs");
+        assert_ne!(escape_path(literal, false), escape_path(stray, false));
+        assert_eq!(unescape_path(&escape_path(literal, false)).unwrap(), literal);
+        assert_eq!(unescape_path(&escape_path(stray, false)).unwrap(), stray);
         let always = escape_path(std::ffi::OsStr::new("plain\\name"), true);
         assert_eq!(unescape_path(&always).unwrap(), "plain\\name");
         assert_eq!(unescape_path("no-escapes"), None);
@@ -136,14 +142,19 @@ mod tests {
     }
 }
 
-/// A file name (or path) as text, losslessly: valid UTF-8 is itself
-/// (unless `always`, which doubles backslashes so the form is never
-/// ambiguous), and a name that is not valid UTF-8 has each stray byte as
-/// `\xHH` and each backslash as `\\`. [`unescape_path`] turns it back.
+/// A file name (or path) as text, losslessly and unambiguously: valid UTF-8
+/// without a backslash is itself; any other name has each backslash as
+/// `\\` and each byte that is not UTF-8 as `\xHH` (`always` escapes every
+/// name so). So `x\xff.rs` (a literal backslash) shows as `x\\xff.rs` and
+/// `x` + byte 0xFF + `.rs` as `x\xff.rs`: two names never share a form.
+/// [`unescape_path`] turns it back.
 pub fn escape_path(name: &std::ffi::OsStr, always: bool) -> std::borrow::Cow<'_, str> {
     use std::os::unix::ffi::OsStrExt;
     let bytes = name.as_bytes();
-    if !always && let Ok(s) = std::str::from_utf8(bytes) {
+    if !always
+        && !bytes.contains(&b'\\')
+        && let Ok(s) = std::str::from_utf8(bytes)
+    {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(bytes.len() + 8);

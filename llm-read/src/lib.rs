@@ -278,7 +278,9 @@ pub fn read(root: &Root, req: &ReadRequest, ctx: &Context) -> Result<Outcome<Rea
         ctx.check_cancel()?;
         progress.tick();
         // Every path is shown relative to the root, however it was given.
-        let shown = root.lexical(std::path::Path::new(given)).map(|p| aide_core::root::to_slash(&p));
+        // An escaped name (`caf\xe9.txt`) is shown as the name it stands for.
+        let named = root.unescaped(given).unwrap_or_else(|| PathBuf::from(given));
+        let shown = root.lexical(&named).map(|p| aide_core::root::to_slash(&p));
         let path = shown.as_ref().unwrap_or(given);
         match read_file(root, given, skip, take, req.max_line_len) {
             Ok(c) => files.push(FileRead { path: path.clone(), ok: true, read: Some(Box::new(c)), error: None }),

@@ -873,3 +873,33 @@ fn a_signal_ends_a_run_within_a_second_whatever_it_is_doing() {
         assert_eq!((status.code(), status.signal()), (Some(130), None), "{signal:?}");
     }
 }
+
+/// Issue 31: a file named `x\xff.rs` (a literal backslash) and one named
+/// `x` + byte 0xFF + `.rs` were both reported as `x\xff.rs`, and an edit
+/// made from one's match landed in the other. Each name has one spelling
+/// now (the backslash doubled in the first), and edits land where they came from.
+#[test]
+fn two_files_never_share_a_path_and_edits_land_in_their_own() {
+    use std::os::unix::ffi::OsStrExt;
+    let t = TestDir::new();
+    let literal = std::ffi::OsStr::new("x\\xff.txt");
+    let stray = std::ffi::OsStr::from_bytes(b"x\xff.txt");
+    std::fs::write(t.root().join(literal), "same\n").unwrap();
+    std::fs::write(t.root().join(stray), "same\n").unwrap();
+    let v: Value = t.cmd("llm-search").args(["--pattern", "same"]).json(0);
+    let paths: Vec<&str> = v["matches"].as_array().unwrap().iter().map(|m| m["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["x\\\\xff.txt", "x\\xff.txt"], "{v}");
+    for (record, name, other) in [(0, literal, stray), (1, stray, literal)] {
+        let request = json!({ "operations": [{ "op": "replace_matches", "matches": [v["matches"][record]], "replacement": "changed" }] });
+        let applied = run_request(&t, &request, 0);
+        assert_eq!(std::fs::read(t.root().join(name)).unwrap(), b"changed\n", "{applied}");
+        assert_eq!(
+            std::fs::read(t.root().join(other)).unwrap(),
+            if record == 0 { &b"same\n"[..] } else { &b"changed\n"[..] }
+        );
+    }
+    // Each spelling reads its own file.
+    let r: Value = t.cmd("llm-read").args(["x\\\\xff.txt", "x\\xff.txt"]).json(0);
+    let read: Vec<&str> = r["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(read, ["x\\\\xff.txt", "x\\xff.txt"], "{r}");
+}
