@@ -163,8 +163,18 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             return ExitStatus::Runtime;
         }
     };
+    /// The largest JSON-RPC message read: a request document's limit, with room for the envelope.
+    const MAX_MESSAGE_BYTES: usize = (aide_core::request::MAX_REQUEST_BYTES as usize) + (1 << 20);
     let served = runtime.block_on(async {
-        let transport = (tokio::io::stdin(), tokio::fs::File::from_std(protocol_out));
+        // A message as large as a `--request` document (64 MiB) is read and
+        // answered; rmcp's default (16 MiB) dropped a larger one unanswered,
+        // leaving the client waiting. One past this still is (JSON-RPC gives
+        // no id to answer before the message is read): CONTRACT says so.
+        let transport = rmcp::transport::async_rw::AsyncRwTransport::new_server(
+            tokio::io::stdin(),
+            tokio::fs::File::from_std(protocol_out),
+        )
+        .with_max_line_length(MAX_MESSAGE_BYTES);
         let running = server.clone().serve(transport).await.map_err(|e| e.to_string())?;
         running.waiting().await.map_err(|e| e.to_string())
     });

@@ -646,3 +646,17 @@ fn a_command_over_the_limit_is_refused_at_once_through_mcp_and_the_cli() {
     let v: Value = t.cmd("llm-shell").args(["--request", "check.json"]).json(2);
     assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
 }
+
+/// Issue 31: a 30 MiB transform through MCP got no answer (rmcp dropped a
+/// message over 16 MiB unread); a message as large as a `--request`
+/// document is read and answered.
+#[test]
+fn a_large_call_is_answered_not_dropped() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let content = "x".repeat(20 << 20);
+    let result =
+        client.call("transform", json!({ "operations": [{ "op": "write", "path": "big.txt", "content": content }] }));
+    assert_eq!(result["isError"], false, "{}", &result.to_string()[..300.min(result.to_string().len())]);
+    assert_eq!(std::fs::metadata(t.root().join("big.txt")).unwrap().len(), 20 << 20);
+}
