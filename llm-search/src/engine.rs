@@ -643,7 +643,7 @@ impl Sink for FileSink<'_> {
         // Many matches on one long line: its text and columns are worked out
         // once for the line, not once per match (linear in the line).
         let mut cursor = None;
-        let mut shown_line: Option<((usize, usize), (String, bool, bool))> = None;
+        let mut shown_line: Option<((usize, usize), ShownLine)> = None;
         for m in spans {
             let (rs, re) = (m.start() - range.start, m.end() - range.start);
             let start = index.position_from(local, rs, &mut cursor);
@@ -715,6 +715,10 @@ impl Sink for FileSink<'_> {
         Ok(true)
     }
 }
+
+/// A line as a match record shows it: its text (cut at `--max-line-len`),
+/// whether it was shown lossily, and whether it was cut.
+type ShownLine = (String, bool, bool);
 
 /// The capture groups of the match at `rs..re` of `local`.
 fn captures_of(s: &FileSettings<'_>, local: &[u8], rs: usize, re: usize, base: usize) -> Vec<Capture> {
