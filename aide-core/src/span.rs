@@ -137,15 +137,7 @@ impl LineIndex {
     /// The position of byte `offset` in `bytes` (the buffer this index was
     /// built from). Offsets past the end are clamped to the end.
     pub fn position(&self, bytes: &[u8], offset: usize) -> Position {
-        let offset = offset.min(self.len).min(bytes.len());
-        let line = self.line_of(offset);
-        let start = self.line_starts[line - 1];
-        // An offset inside a character maps to that character's column.
-        let mut char_start = offset;
-        while char_start > start && !is_char_boundary(bytes, char_start) {
-            char_start -= 1;
-        }
-        Position { line, column: count_columns(&bytes[start..char_start]) + 1 }
+        self.position_from(bytes, offset, &mut None)
     }
 
     /// [`position`](Self::position) of offsets met in increasing order: the
@@ -155,6 +147,7 @@ impl LineIndex {
         let offset = offset.min(self.len).min(bytes.len());
         let line = self.line_of(offset);
         let start = self.line_starts[line - 1];
+        // An offset inside a character maps to that character's column.
         let mut char_start = offset;
         while char_start > start && !is_char_boundary(bytes, char_start) {
             char_start -= 1;

@@ -358,15 +358,7 @@ fn client_roots_confine_every_call_and_follow_list_changed() {
     let t = TestDir::new();
     t.write("inside/a.txt", "needle inside\n");
     t.write("other/b.txt", "needle other\n");
-    let mut client = McpClient::start(t.root(), t.home(), &[]);
-    client.roots.lock().unwrap().0 = vec![file_uri(&t.root().join("inside"))];
-    let init = client.request(
-        "initialize",
-        json!({ "protocolVersion": "2025-06-18", "capabilities": { "roots": { "listChanged": true } },
-                "clientInfo": { "name": "aide-tests", "version": "1" } }),
-    );
-    assert!(init.get("result").is_some());
-    client.notify("notifications/initialized", json!({}));
+    let mut client = with_roots(&t, &[t.root().join("inside")]);
 
     // The default root is the client's.
     let found = client.call("search", json!({ "pattern": "needle" }));
