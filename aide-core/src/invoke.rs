@@ -61,7 +61,7 @@ impl<O: Render> Finished<O> {
 }
 
 /// The exit code a provisional record carries until the run records its own.
-const INTERRUPTED_EXIT: i32 = -1;
+const UNFINISHED_EXIT: i32 = -1;
 
 /// Runs `T` on `request` in this process and logs it like a CLI run.
 pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Output> {
@@ -171,8 +171,8 @@ impl RunLog {
         match crate::log::spool_ready(&crate::home::aide_home()) {
             // A provisional record, replaced by the run's own when it ends: a
             // run killed before (or just after printing) is in the log, as
-            // interrupted, never missing.
-            Ok(()) => self.spool(INTERRUPTED_EXIT, false, Some(crate::log::INTERRUPTED), String::new(), None),
+            // unfinished, never missing.
+            Ok(()) => self.spool(UNFINISHED_EXIT, false, Some(crate::log::UNFINISHED), String::new(), None),
             Err(e) => {
                 self.enabled = false;
                 self.diagnostics

@@ -107,9 +107,10 @@ pub struct RunRecord {
     pub result_bytes: Option<u64>,
 }
 
-/// The error code of a run that never recorded its result: killed, or
-/// crashed, after it started (its provisional record is what the log has).
-pub const INTERRUPTED: &str = "interrupted";
+/// The error code of a run that has not recorded its result: still
+/// running, or killed or crashed after it started (its provisional record is
+/// what the log has).
+pub const UNFINISHED: &str = "unfinished";
 
 /// The spool folder under `home`.
 fn spool_dir(home: &Path) -> PathBuf {

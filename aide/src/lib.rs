@@ -374,8 +374,8 @@ fn run_log(action: LogAction, ctx: &Context) -> Result<AideOutput, AideError> {
             if !visible(&stored.summary, ctx) {
                 return Err(aide_core::log::no_run(&id));
             }
-            if stored.summary.error_code.as_deref() == Some(aide_core::log::INTERRUPTED) {
-                return Err(AideToolError::Interrupted { execution_id: stored.summary.execution_id }.into());
+            if stored.summary.error_code.as_deref() == Some(aide_core::log::UNFINISHED) {
+                return Err(AideToolError::Unfinished { execution_id: stored.summary.execution_id }.into());
             }
             if stored.summary.result_capped {
                 return Err(AideToolError::ResultCapped {

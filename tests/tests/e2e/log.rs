@@ -236,7 +236,7 @@ fn logged_documents_stay_json_whatever_secret_their_commands_hold() {
 /// Issue 31: 36 of 47 runs killed just after printing their output were
 /// missing from the log. A run is now recorded before it prints, and a
 /// provisional record stands from its start, so a run killed at any point
-/// is in the log: with its result, or as interrupted.
+/// is in the log: with its result, or as unfinished.
 #[test]
 fn a_run_killed_after_its_output_or_mid_work_is_in_the_log() {
     use std::io::Read;
@@ -259,7 +259,7 @@ fn a_run_killed_after_its_output_or_mid_work_is_in_the_log() {
     let shown: serde_json::Value = t.cmd("aide").args(["log", "show", &id]).json(0);
     assert_eq!(shown["total_matches"], 1, "{shown}");
 
-    // Killed mid-work: there as interrupted.
+    // Killed mid-work: there as unfinished.
     let mut child = Command::new(aide_tests::bin_dir().join("llm-search"))
         .args(["--pattern", "alpha"])
         .current_dir(t.root())
@@ -273,7 +273,7 @@ fn a_run_killed_after_its_output_or_mid_work_is_in_the_log() {
     let _ = child.wait();
     let runs: serde_json::Value = t.cmd("aide").args(["log", "list", "--limit", "1"]).json(0);
     let run = &runs["runs"][0];
-    assert_eq!(run["error_code"], "interrupted", "{runs}");
+    assert_eq!(run["error_code"], "unfinished", "{runs}");
     let id = run["execution_id"].as_str().unwrap();
     let shown: serde_json::Value = t.cmd("aide").args(["log", "show", id]).json(2);
     assert_eq!(shown["error"]["code"], "not_found", "{shown}");
