@@ -205,6 +205,23 @@ fn name_parts(name: &str) -> Vec<String> {
     parts
 }
 
+/// Whether `text` holds a run of 40 or more base64 key characters, which a
+/// bare secret key needs before its rule is worth compiling.
+fn has_key_run(text: &[u8]) -> bool {
+    let mut run = 0;
+    for &b in text {
+        if b.is_ascii_alphanumeric() || b == b'/' || b == b'+' {
+            run += 1;
+            if run >= 40 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
 /// Whether `s` looks like a random key: upper and lower case letters and
 /// digits, and not a hex string.
 fn looks_random(s: &[u8]) -> bool {
@@ -244,15 +261,30 @@ impl Redactor {
         !self.values.is_empty()
     }
 
+    /// Whether any rule could find a secret in `text` (one of its needles is
+    /// there, or a run of 40 key characters), or the redactor knows values
+    /// of its own: when false, [`Redactor::spans`] is empty.
+    pub fn may_hold_secrets(&self, text: &[u8]) -> bool {
+        if self.has_values() || has_key_run(text) {
+            return true;
+        }
+        let lower = text.to_ascii_lowercase();
+        RULES.iter().any(|r| r.needles.iter().any(|n| memchr::memmem::find(&lower, n.as_bytes()).is_some()))
+    }
+
     /// The byte ranges of `text` that are secrets, sorted and merged.
     pub fn spans(&self, text: &[u8]) -> Vec<Range<usize>> {
         let lower = text.to_ascii_lowercase();
         let mut spans: Vec<Range<usize>> = Vec::new();
         for (i, rule) in RULES.iter().enumerate() {
-            // Every match holds a needle.
-            if !rule.needles.is_empty()
-                && !rule.needles.iter().any(|n| memchr::memmem::find(&lower, n.as_bytes()).is_some())
-            {
+            // Every match holds a needle (a rule without one, a run of 40
+            // key characters): most text compiles and runs few rules.
+            let candidate = if rule.needles.is_empty() {
+                has_key_run(text)
+            } else {
+                rule.needles.iter().any(|n| memchr::memmem::find(&lower, n.as_bytes()).is_some())
+            };
+            if !candidate {
                 continue;
             }
             // Searched on from the end of what each match decided, not of
