@@ -252,10 +252,16 @@ fn cancellation_stops_a_running_call_and_other_calls_do_not_wait_for_a_slow_one(
     for (tool, id) in [("llm-jobs", waiting), ("llm-shell", ran)] {
         let origin = format!("mcp:{id}");
         loop {
-            // Exit 1 while the log has no run of the tool yet.
+            // Exit 1 while the log has no run of the tool yet; a run still
+            // going stands there as `unfinished` until it records its end.
             let out = t.cmd("aide").args(["log", "list", "--json", "--tool", tool]).output();
             let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
-            let run = runs["runs"].as_array().unwrap().iter().find(|r| r["origin"] == origin.as_str()).cloned();
+            let run = runs["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["origin"] == origin.as_str() && r["error_code"] != "unfinished")
+                .cloned();
             if let Some(run) = run {
                 assert_eq!(run["error_code"], "cancelled", "{run}");
                 break;
