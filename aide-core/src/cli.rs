@@ -501,13 +501,7 @@ fn emit<O: Serialize + Render>(
     }
     let overflow = output.log_overflow();
     let need_compact = (run.enabled && overflow.is_none()) || matches!(format, Format::Json { pretty: false });
-    let compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
-    // Records handed over as JSON stand where the records field, serialized
-    // empty, is: printed there when they were not streamed, logged there.
-    let records = match (output.records_json(), output.jsonl_records(), &compact) {
-        (Some(chunks), Some((field, _)), Some(doc)) => Some(Spliced::new(doc, field, chunks)?),
-        _ => None,
-    };
+    let mut compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
     // What is printed from the envelope is made first: the run is logged next.
     let pretty_text = match (format, &compact) {
         (Format::Json { pretty: false }, Some(_)) | (Format::Text | Format::Jsonl, _) => None,
@@ -519,7 +513,7 @@ fn emit<O: Serialize + Render>(
     };
     // Logged before anything is printed: a run killed just after its output
     // (a reader that got what it wanted and ended the pipeline) is in the log.
-    let logged = match (overflow, &records) {
+    let logged = match (overflow, &spliced(output, &compact)?) {
         _ if !run.enabled => Ok(None),
         (Some(bytes), _) => Err(bytes),
         // Over what the log keeps: logged by its size, never assembled.
@@ -532,16 +526,18 @@ fn emit<O: Serialize + Render>(
         }
         (None, None) => Ok(None),
     };
-    // The compact document is printed too only as a plain `--json` document without records.
-    let printed_compact = format == (Format::Json { pretty: false }) && records.is_none();
     match logged {
         Err(bytes) => run.record_sized(status, true, None, String::new(), Some(bytes)),
         Ok(Some(document)) => run.record(status, true, None, document),
-        Ok(None) => {
-            if let Some(document) = &compact {
-                run.record(status, true, None, if printed_compact { document.clone() } else { document.to_string() });
+        Ok(None) if run.enabled => {
+            // A plain `--json` document is printed too: the log gets a copy;
+            // in any other format the compact document is the log's alone.
+            let document = if format == (Format::Json { pretty: false }) { compact.clone() } else { compact.take() };
+            if let Some(document) = document {
+                run.record(status, true, None, document);
             }
         }
+        Ok(None) => {}
     }
     match format {
         Format::Text => {
@@ -558,6 +554,7 @@ fn emit<O: Serialize + Render>(
             }
         }
         Format::Json { .. } => {
+            let records = spliced(output, &compact)?;
             out.write_with(|w| {
                 match (&pretty_text, &records, &compact) {
                     (Some(text), _, _) => w.write_all(text.as_bytes())?,
@@ -594,6 +591,16 @@ fn emit<O: Serialize + Render>(
         }
     }
     Ok(())
+}
+
+/// Records handed over as JSON stand where the records field, serialized
+/// empty, is in the compact document: printed there when they were not
+/// streamed, logged there.
+fn spliced<'a, O: Render>(output: &'a O, compact: &'a Option<String>) -> Result<Option<Spliced<'a>>, AideError> {
+    match (output.records_json(), output.jsonl_records(), compact) {
+        (Some(chunks), Some((field, _)), Some(doc)) => Spliced::new(doc, field, chunks).map(Some),
+        _ => Ok(None),
+    }
 }
 
 /// A compact document whose records field, serialized empty, stands for

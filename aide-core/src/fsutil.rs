@@ -100,13 +100,16 @@ pub fn regular(file: std::fs::File) -> std::io::Result<std::fs::File> {
 /// Opens a state file under `$AIDE_HOME` to read: no link followed, no
 /// FIFO waited on, a regular file only.
 pub fn open_private_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    regular(
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-            .open(path)?,
-    )
+    regular(private_file().read(true).open(path)?)
+}
+
+/// Whether opening or reading a state file failed because what stands
+/// there is nothing aide wrote: a link (`ELOOP`), a FIFO without a reader
+/// (`ENXIO`), a folder, device or socket ([`regular`]), or a file far over
+/// its size ([`read_private`]). Such an entry is removed, not waited on.
+pub fn is_planted(e: &std::io::Error) -> bool {
+    matches!(e.kind(), std::io::ErrorKind::InvalidInput | std::io::ErrorKind::FileTooLarge)
+        || matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENXIO))
 }
 
 /// Reads a state file under `$AIDE_HOME` whole, as [`open_private_regular`]

@@ -333,10 +333,7 @@ impl ExecutionLog {
                 Ok(bytes) => bytes,
                 // Not a regular file, or far larger than any record: nothing
                 // aide wrote, and reading it could hang or fill memory.
-                Err(e)
-                    if matches!(e.kind(), std::io::ErrorKind::InvalidInput | std::io::ErrorKind::FileTooLarge)
-                        || e.raw_os_error() == Some(libc::ELOOP) =>
-                {
+                Err(e) if crate::fsutil::is_planted(&e) => {
                     let _ = std::fs::remove_file(path);
                     continue;
                 }

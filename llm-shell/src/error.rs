@@ -5,7 +5,7 @@
 use aide_core::{AideError, code};
 use serde_json::json;
 
-use crate::explain::Risk;
+use crate::explain::risk::Risk;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ShellError {

@@ -94,10 +94,7 @@ pub fn remove_unheld_locks() -> usize {
         let f = match aide_core::fsutil::open_private_regular(&path) {
             Ok(f) => f,
             // A FIFO or a link where a lock file was: not a lock anyone holds.
-            Err(e)
-                if e.kind() == std::io::ErrorKind::InvalidInput
-                    || e.raw_os_error() == Some(Errno::LOOP.raw_os_error()) =>
-            {
+            Err(e) if aide_core::fsutil::is_planted(&e) => {
                 if std::fs::remove_file(&path).is_ok() {
                     removed += 1;
                 }
@@ -149,10 +146,7 @@ pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, 
                 // A link, a FIFO (ENXIO: opened without a reader) or a folder
                 // where the lock file goes: not a lock, and it would block
                 // every transform of this file; it is removed and the lock taken anew.
-                Err(e)
-                    if e.kind() == std::io::ErrorKind::InvalidInput
-                        || [Errno::LOOP, Errno::NXIO].iter().any(|n| e.raw_os_error() == Some(n.raw_os_error())) =>
-                {
+                Err(e) if aide_core::fsutil::is_planted(&e) => {
                     let _ = std::fs::remove_file(&lp).or_else(|_| std::fs::remove_dir(&lp));
                     continue;
                 }

@@ -9,7 +9,7 @@
 
 mod allow;
 mod describe;
-mod risk;
+pub(crate) mod risk;
 mod rules;
 mod surroundings;
 mod walker;
