@@ -314,7 +314,7 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
 /// until the job ends, the timeout passes or the run is cancelled.
 fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     let store = JobStore::open()?;
-    let job = refresh(&store, store.require(args.id)?)?;
+    let mut job = refresh(&store, store.require(args.id)?)?;
     let redact = !args.no_redact;
     let (mut content, start, mut next) =
         Source::of(&store, &job, args.stream, redact).read_from(args.since_offset.unwrap_or(0), u64::MAX);
@@ -327,7 +327,6 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     if let Some(t) = args.timeout {
         aide_core::request::check_seconds("--timeout", t)?;
     }
-    let mut status = job.status;
     let mut streamed = false;
     if args.follow {
         let deadline = args.timeout.map(|t| Instant::now() + Duration::from_secs_f64(t.max(0.0)));
@@ -346,8 +345,7 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
         print_lines(&content, false);
         loop {
             ctx.check_cancel()?;
-            let finished = !status.is_active();
-            let job = store.require(args.id)?;
+            let finished = !job.status.is_active();
             let (more, _, end) = Source::of(&store, &job, args.stream, redact).read_from(next, u64::MAX);
             if !more.is_empty() {
                 content.extend_from_slice(&more);
@@ -357,11 +355,11 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
                 break;
             }
             std::thread::sleep(Duration::from_millis(20));
-            status = refresh(&store, store.require(args.id)?)?.status;
+            job = refresh(&store, store.require(args.id)?)?;
         }
         print_lines(&content, true);
     }
-    Ok(logs_output(args, status, content, start, next, streamed))
+    Ok(logs_output(args, job.status, content, start, next, streamed))
 }
 
 fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, next: u64, streamed: bool) -> JobsOutput {
@@ -384,7 +382,6 @@ fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, ne
 }
 
 fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
-    aide_core::request::check_seconds("--grace", args.grace)?;
     let signal =
         process::parse_signal(&args.signal).ok_or_else(|| JobsError::UnknownSignal { signal: args.signal.clone() })?;
     let mut store = JobStore::open()?;
