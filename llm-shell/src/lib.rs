@@ -526,12 +526,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
                 timeout: args.timeout,
                 // The job's redactor knows the session's secret values (they are exported by
                 // the state the command sources anyway).
-                env: declared
-                    .variables
-                    .iter()
-                    .filter(|(k, _)| aide_core::redact::is_secret_name(k))
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect(),
+                env: declared.secret_variables().map(|(k, v)| format!("{k}={v}")).collect(),
                 command: CommandArgs::line(job_command),
                 ..llm_jobs::SpawnArgs::default()
             }),

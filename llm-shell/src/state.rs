@@ -15,13 +15,14 @@ pub struct Declared {
 }
 
 impl Declared {
-    /// The values of variables with secret names (`DB_PASSWORD`, `API_TOKEN`, …).
+    /// The variables with secret names (`DB_PASSWORD`, `API_TOKEN`, …).
+    pub fn secret_variables(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.variables.iter().filter(|(name, _)| aide_core::redact::is_secret_name(name))
+    }
+
+    /// The values of [`Declared::secret_variables`].
     pub fn secret_values(&self) -> Vec<String> {
-        self.variables
-            .iter()
-            .filter(|(name, _)| aide_core::redact::is_secret_name(name))
-            .map(|(_, value)| value.clone())
-            .collect()
+        self.secret_variables().map(|(_, value)| value.clone()).collect()
     }
 
     /// Functions and aliases: names a later command may mean something else by.
