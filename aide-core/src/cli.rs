@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::color::{ColorChoice, TextOut};
-use crate::envelope::{Format, Stdout, diagnostic_lines, sort_diagnostics, stderr_line, to_json_string};
+use crate::envelope::{Diagnostic, Format, Stdout, diagnostic_lines, sort_diagnostics, stderr_line, to_json_string};
 use crate::error::{AideError, ExitStatus, code};
 use crate::invoke::RunLog;
 pub use crate::tool::{Context, Outcome, Render, Tool};
@@ -296,9 +296,12 @@ pub fn clap_error(e: &clap::Error) -> AideError {
 
 /// Builds the request from flags, or from `--request` (then no request flag
 /// may be given).
-fn build_request<T: Tool>(common: &CommonArgs, matches: &clap::ArgMatches) -> Result<T::Request, AideError> {
+fn build_request<T: Tool>(
+    common: &CommonArgs,
+    matches: &clap::ArgMatches,
+) -> Result<(T::Request, Vec<Diagnostic>), AideError> {
     let Some(source) = &common.request else {
-        return T::Request::from_arg_matches(matches).map_err(|e| clap_error(&e));
+        return T::Request::from_arg_matches(matches).map(|r| (r, Vec::new())).map_err(|e| clap_error(&e));
     };
     let probe = T::Request::augment_args(Command::new("probe"));
     let mut given = Vec::new();
@@ -399,7 +402,13 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         return ExitStatus::Success;
     }
 
-    let request = match build_request::<T>(&common, &matches).and_then(|mut r| T::prepare(&mut r).map(|()| r)) {
+    let request = match build_request::<T>(&common, &matches).and_then(|(mut r, notes)| {
+        T::prepare(&mut r).map(|()| {
+            // Old names the request used: said in the run's diagnostics.
+            run.diagnostics.extend(notes);
+            r
+        })
+    }) {
         Ok(r) => r,
         Err(e) => return fail(&mut run, format, &mut out, &e),
     };

@@ -36,6 +36,9 @@ pub struct Call {
     /// The roots the run is confined to, opened once by the caller (`aide
     /// mcp`'s): see [`Context::with_confine`].
     pub confine: Option<std::sync::Arc<Vec<crate::Root>>>,
+    /// Diagnostics about the request itself (old names it used), added to
+    /// the run's.
+    pub notes: Vec<Diagnostic>,
 }
 
 /// A finished in-process run: the typed output (for rendering and paging)
@@ -65,8 +68,9 @@ const UNFINISHED_EXIT: i32 = -1;
 
 /// Runs `T` on `request` in this process and logs it like a CLI run.
 pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Output> {
-    let Call { working_dir, cancel, progress, log, argv, origin, confine } = call;
+    let Call { working_dir, cancel, progress, log, argv, origin, confine, notes } = call;
     let mut run = RunLog::for_call::<T>(argv, log, origin);
+    run.diagnostics.extend(notes);
     let result = crate::cli::catch_panic(|| T::prepare(&mut request)).and_then(|()| {
         if run.enabled {
             run.request_json = serde_json::to_string(&request).ok();
@@ -106,12 +110,14 @@ pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Outpu
     }
 }
 
-/// Records a request refused before it ran (the MCP server's root
-/// confinement) as a failed run, as the CLI records a refused command line.
-pub fn refuse<T: Tool>(request: &T::Request, err: AideError, call: Call) -> Finished<T::Output> {
+/// Records a request refused before it ran (arguments that do not fit the
+/// tool, a root outside the MCP server's roots) as a failed run, as the CLI
+/// records a refused command line. `request_json` is what was asked, as
+/// given (redacted in the log like every request).
+pub fn refuse<T: Tool>(request_json: Option<String>, err: AideError, call: Call) -> Finished<T::Output> {
     let mut run = RunLog::for_call::<T>(call.argv, call.log, call.origin);
     if run.enabled {
-        run.request_json = serde_json::to_string(request).ok();
+        run.request_json = request_json;
     }
     run.finish_failed(err)
 }

@@ -58,6 +58,7 @@ pub mod suggest;
 pub mod text;
 pub mod time;
 pub mod tool;
+pub mod vocabulary;
 pub mod walk;
 
 pub use envelope::{Diagnostic, Format};

@@ -12,6 +12,7 @@ use schemars::{JsonSchema, Schema};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::envelope::Diagnostic;
 use crate::error::{AideError, code};
 use crate::suggest::closest;
 
@@ -51,12 +52,25 @@ pub fn check_request_size(bytes: usize) -> Result<(), AideError> {
     Ok(())
 }
 
-/// Parses a request document into `T`.
+/// Parses a request document into `T`, with a `deprecated_name` diagnostic
+/// for each old name it used.
 ///
-/// `aliases` maps accepted alternative names to canonical field names (e.g.
-/// the seed's `file_glob` to `glob`); giving both is an error.
-pub fn parse_request<T: DeserializeOwned + JsonSchema>(text: &str, aliases: &[(&str, &str)]) -> Result<T, AideError> {
+/// `aliases` maps old names to the canonical field names of the vocabulary
+/// (docs/CONTRACT.md; e.g. the seed's `file_glob` to `glob`): they keep
+/// working, each said once in the diagnostics; giving both is an error.
+pub fn parse_request<T: DeserializeOwned + JsonSchema>(
+    text: &str,
+    aliases: &[(&str, &str)],
+) -> Result<(T, Vec<Diagnostic>), AideError> {
     request_from_value(parse_request_value(text)?, aliases)
+}
+
+/// The diagnostic for a request that used `alias` for `canonical`.
+pub fn deprecated_name(alias: &str, canonical: &str) -> Diagnostic {
+    Diagnostic::new(
+        "deprecated_name",
+        format!("`{alias}` is an old name of `{canonical}`: it still works, but write `{canonical}`"),
+    )
 }
 
 /// The request document as JSON, or `invalid_request` with where it broke.
@@ -72,7 +86,8 @@ pub fn parse_request_value(text: &str) -> Result<Value, AideError> {
 pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
     mut value: Value,
     aliases: &[(&str, &str)],
-) -> Result<T, AideError> {
+) -> Result<(T, Vec<Diagnostic>), AideError> {
+    let mut notes = Vec::new();
     let Value::Object(map) = &mut value else {
         return Err(AideError::new(code::INVALID_REQUEST, "the request must be a JSON object")
             .with_hint("see --schema for the fields"));
@@ -87,6 +102,7 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
                 .with_hint(format!("`{alias}` is another name for `{canonical}`; give one")));
             }
             map.insert((*canonical).to_string(), v);
+            notes.push(deprecated_name(alias, canonical));
         }
     }
     let schema = schemars::schema_for!(T);
@@ -103,7 +119,7 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
                 .with_details(serde_json::json!({ "field": key })));
         }
     }
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    let request = serde_path_to_error::deserialize(value).map_err(|e| {
         let field = e.path().to_string();
         let inner = e.into_inner();
         if field.is_empty() || field == "." {
@@ -114,7 +130,8 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
                 .with_hint("see --schema for the fields and their types")
                 .with_details(serde_json::json!({ "field": field }))
         }
-    })
+    })?;
+    Ok((request, notes))
 }
 
 /// The top-level property names of an object schema, following `$ref`,
@@ -268,11 +285,18 @@ mod tests {
 
     #[test]
     fn accepts_known_fields_flattened_fields_and_aliases() {
-        let r: Req =
+        let (r, notes): (Req, _) =
             parse_request(r#"{"pattern":"fn","file_glob":["*.rs"],"hidden":true}"#, &[("file_glob", "glob")]).unwrap();
         assert_eq!(r.pattern, "fn");
         assert_eq!(r.glob, vec!["*.rs"]);
         assert!(r.inner.hidden);
+        // The old name still works, and the run says which name to write.
+        assert_eq!(notes.len(), 1);
+        assert_eq!(notes[0].code, "deprecated_name");
+        assert!(notes[0].message.contains("write `glob`"), "{}", notes[0].message);
+        let (_, notes): (Req, _) =
+            parse_request(r#"{"pattern":"fn","glob":["*.rs"]}"#, &[("file_glob", "glob")]).unwrap();
+        assert!(notes.is_empty());
     }
 
     #[test]

@@ -28,31 +28,32 @@ mod ordered;
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct WalkArgs {
-    /// Include or exclude files by glob (gitignore syntax, relative to the
-    /// root; prefix with `!` to exclude). Repeatable.
+    /// Globs of files to include, `!glob` to exclude (gitignore syntax,
+    /// relative to the root). Repeatable.
     #[arg(long = "glob", short = 'g', value_name = "GLOB")]
     #[serde(deserialize_with = "crate::request::one_or_many")]
     #[schemars(schema_with = "crate::request::one_or_many_schema")]
     pub glob: Vec<String>,
-    /// Only files of this language (rust, python, typescript, tsx, javascript,
-    /// c, cpp, java, go). Repeatable.
+    /// Only files of these languages: rust, python, typescript, tsx,
+    /// javascript, c, cpp, java, go. Repeatable.
     #[arg(long = "type", short = 't', value_name = "LANG")]
-    #[serde(rename = "type")]
+    #[serde(rename = "type", deserialize_with = "crate::request::one_or_many")]
+    #[schemars(schema_with = "crate::request::one_or_many_schema")]
     pub r#type: Vec<String>,
-    /// Search hidden files and directories.
+    /// Include hidden files and directories.
     #[arg(long, short = '.')]
     pub hidden: bool,
     /// Do not honour .gitignore, .ignore and similar files.
     #[arg(long)]
     pub no_ignore: bool,
-    /// Follow symbolic links (targets outside the root are still refused).
+    /// Follow symbolic links (never out of the root).
     #[arg(long, short = 'L')]
     pub follow: bool,
     /// Descend at most this many directories below the root.
     #[arg(long, value_name = "N")]
     pub max_depth: Option<usize>,
-    /// Skip files larger than this many bytes (suffixes K, M, G allowed on the
-    /// command line).
+    /// Skip files over this many bytes (on the command line, suffixes K, M
+    /// and G too).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_filesize: Option<u64>,
 }

@@ -30,11 +30,47 @@ pub enum Gate {
     Gated,
 }
 
+/// The toolsets `aide mcp --tools` serves (GitHub's MCP server has the same
+/// idea): a harness with its own shell leaves `shell` and `jobs` out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// Reading the tree: search, ast_search, ide_operation, read, discover.
+    Search,
+    /// Changing files: transform and its undo and recovery.
+    Edit,
+    /// Persistent shell sessions and command checks.
+    Shell,
+    /// Background jobs.
+    Jobs,
+    /// The execution log: past results by id.
+    Log,
+}
+
+impl Group {
+    /// The group's name as `--tools` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Search => "search",
+            Group::Edit => "edit",
+            Group::Shell => "shell",
+            Group::Jobs => "jobs",
+            Group::Log => "log",
+        }
+    }
+}
+
 /// One operation: a tool, or one subcommand of it.
 #[derive(Debug, Clone, Copy)]
 pub struct Operation {
     /// The MCP tool name.
     pub name: &'static str,
+    /// The toolset it belongs to.
+    pub group: Group,
+    /// Fields that tell this operation's result apart in its tool's output
+    /// union (its compact output schema keeps the branches with one of
+    /// them); empty when the tool has one result shape.
+    pub output: &'static [&'static str],
     /// The executable.
     pub tool: &'static str,
     /// The subcommand words, or the flag that selects the mode, after the
@@ -72,27 +108,35 @@ const REMOVES: Effects = Effects { read_only: false, destructive: true, idempote
 pub const OPERATIONS: &[Operation] = &[
     Operation {
         name: "search",
+        group: Group::Search,
+        output: &[],
         tool: "llm-search",
         command: &[],
-        description: "Regex search of file contents across a tree (ripgrep's engine; honours .gitignore and skips hidden and binary files unless asked). Returns every match with path, line, column, byte span and line text, sorted by path and offset, plus skipped files as diagnostics. Use it to find text, identifiers or log lines; use ast_search for definitions and references by syntax, discover to find files by name. Cost: one pass over the files (about 0.1 s for 20,000 files).",
+        description: "Regex search of file contents across a tree with ripgrep's engine (honours .gitignore; skips hidden and binary files unless asked): every match with path, line, column, byte span and line text, sorted. Use it for text, identifiers and log lines; ast_search for definitions and references, discover for file names.",
         effects: READS,
     },
     Operation {
         name: "ast_search",
+        group: Group::Search,
+        output: &["symbols", "definitions", "references", "valid"],
         tool: "llm-ast-search",
         command: &[],
-        description: "Structural code search with tree-sitter (Rust, Python, JavaScript, TypeScript, TSX, C, C++, Java, Go): a file's or tree's symbol outline (kind, name path, span, signature), the definitions or references of a name (a name path such as Type/method gets only the uses that mean that definition, each marked resolved, name_only or unresolved), a tree-sitter query, or syntax validation. Every result carries its file's checksum for transform. Use it instead of search when the question is about code structure: where is X defined, where is Y used, what does this file contain. Cost: parses each candidate file; seconds on a large tree, milliseconds on one file.",
+        description: "Structural code search with tree-sitter (Rust, Python, JS, TS, TSX, C, C++, Java, Go): a file's or tree's outline (symbols), the definitions or references of a name (a name path like Type/method gets only its own uses, each marked resolved, name_only or unresolved), a tree-sitter query, or syntax validation. Results carry file checksums for transform.",
         effects: READS,
     },
     Operation {
         name: "ide_operation",
+        group: Group::Search,
+        output: &["program"],
         tool: "llm-ast-search",
         command: &["--dialect"],
-        description: "Runs a Dialect program: findDefinitions(`Name`), findReferences(`name`), search(`path`, `regex`, `.ext`) and lines(`path`, start, end), nested in one expression such as findReferences(findDefinition(`validateToken`)), returning typed results (definitions, reference sites, matches, lines). Use it to chain several lookups in one round trip; for a single lookup ast_search is simpler. Cost: like the ast_search calls it makes.",
+        description: "Runs a Dialect program chaining lookups in one call: findDefinitions(`Name`), findReferences(`name`), search(`path`, `regex`, `glob`), lines(`path`, start, end), nested as in findReferences(findDefinition(`validateToken`)). Returns typed values. For one lookup ast_search is simpler.",
         effects: READS,
     },
     Operation {
         name: "read",
+        group: Group::Search,
+        output: &[],
         tool: "llm-read",
         command: &[],
         description: "Reads one or more files with line numbers and each file's SHA-256 checksum, by line range (10:20) or offset and limit. Pass the checksum as checksum_before to transform so an edit is refused if the file changed. Use it instead of shell cat: it pages long files and refuses binary ones. Cost: proportional to the lines returned.",
@@ -100,13 +144,17 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "transform",
+        group: Group::Edit,
+        output: &["applied"],
         tool: "llm-transform",
         command: &[],
-        description: "Edits files all or nothing: byte-span edits guarded by the file's checksum, exact-text patches, replacing or inserting a block found by symbol name, writing, deleting and renaming files; and across the tree: replace_matches (the records a search or ast_search returned, each guarded by its checksum, with $0/$1/${name} templates), replace_regex (sd-style, with search's glob/type fields and a max_replacements guard), rewrite (a tree-sitter query and a template of its captures) and rename_symbol (a definition and its uses across files, by scope and receiver; doubtful sites are listed, not renamed). Refuses an edit that adds syntax errors, overlaps another or meets a file changed since it was read, and writes nothing then. dry_run returns the unified diffs without writing; every changed file lists its sites before and after. Every applied transform can be undone with transform_undo. Cost: milliseconds per file.",
+        description: "Edits files all or nothing, each edit guarded by the file's checksum: byte spans, exact-text patches, blocks by symbol name, write/delete/rename files; across a tree: replace_matches (search/ast_search records), replace_regex, rewrite (tree-sitter query + template), rename_symbol. Refuses edits that add syntax errors; dry_run returns diffs. Undo with transform_undo.",
         effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
     },
     Operation {
         name: "transform_undo",
+        group: Group::Edit,
+        output: &["undone"],
         tool: "llm-transform",
         command: &["undo"],
         description: "Restores the files an applied transform changed, by its execution_id or the last N transforms of this root, if nothing changed them since (otherwise refuses and names the files). Each transform can be undone once.",
@@ -114,6 +162,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "transform_recover",
+        group: Group::Edit,
+        output: &["recovered"],
         tool: "llm-transform",
         command: &["recover"],
         description: "Finishes or rolls back transforms of this root interrupted mid-commit (process killed, power lost). Every transform does this first; call it alone only to repair a tree before reading it.",
@@ -121,6 +171,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "discover",
+        group: Group::Search,
+        output: &[],
         tool: "llm-discover",
         command: &[],
         description: "Finds files by fuzzy name with fzf-style ranking (query `appRouter` finds app_router.py), lists files by glob and depth, or shows the tree's structure. Use it before read or search when you know part of a path. Cost: one walk of the tree's names, no contents.",
@@ -128,6 +180,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_exec",
+        group: Group::Shell,
+        output: &["stdout", "job"],
         tool: "llm-shell",
         command: &["exec"],
         description: "Runs a bash command in a persistent session (working directory and environment survive between calls) or in a throwaway one, with a timeout; returns stdout, stderr and the exit code separately, each cut to a head and tail when long. background hands the command to jobs and returns at once. The command can do anything: check unfamiliar ones with shell_explain first.",
@@ -135,6 +189,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_session_new",
+        group: Group::Shell,
+        output: &["uptime_seconds"],
         tool: "llm-shell",
         command: &["session", "new"],
         description: "Starts a persistent shell session in a directory and returns its id for shell_exec. Sessions survive restarts until closed.",
@@ -142,6 +198,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_session_list",
+        group: Group::Shell,
+        output: &["sessions"],
         tool: "llm-shell",
         command: &["session", "list"],
         description: "Lists the shell sessions with their working directories, command counts and last exit codes.",
@@ -149,6 +207,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_session_show",
+        group: Group::Shell,
+        output: &["uptime_seconds"],
         tool: "llm-shell",
         command: &["session", "show"],
         description: "Shows one session's state: working directory, environment variables set in it, its background jobs and the last exit code.",
@@ -156,6 +216,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_session_close",
+        group: Group::Shell,
+        output: &["removed"],
         tool: "llm-shell",
         command: &["session", "rm"],
         description: "Closes a shell session and deletes its saved state.",
@@ -163,6 +225,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_env",
+        group: Group::Shell,
+        output: &["updated"],
         tool: "llm-shell",
         command: &["env"],
         description: "Sets or unsets environment variables of a session for its later commands.",
@@ -170,6 +234,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_check",
+        group: Group::Shell,
+        output: &["bash_n"],
         tool: "llm-shell",
         command: &["check"],
         description: "Parses a bash command without running it and reports syntax errors with positions. Use it to validate a command you wrote before shell_exec.",
@@ -177,6 +243,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_explain",
+        group: Group::Shell,
+        output: &["overall_risk"],
         tool: "llm-shell",
         command: &["explain"],
         description: "Explains a bash command step by step without running it: each command, what it reads and writes, and a risk level (low to critical) with reasons (deletes files, pipes the network into a shell, …). Use it before running anything unfamiliar or destructive.",
@@ -184,6 +252,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_perf",
+        group: Group::Shell,
+        output: &["anomalies"],
         tool: "llm-shell",
         command: &["perf"],
         description: "The timing history of commands run in a session through shell_exec, with anomalies (a command much slower than its usual).",
@@ -191,6 +261,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_compare",
+        group: Group::Shell,
+        output: &["significant"],
         tool: "llm-shell",
         command: &["compare"],
         description: "Times a command on a baseline git revision (checked out in a temporary worktree) against the current tree, several runs a side, and says whether the difference is significant. Runs the command many times: slow, and it can do anything the command does.",
@@ -198,6 +270,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_spawn",
+        group: Group::Jobs,
+        output: &["started_at"],
         tool: "llm-jobs",
         command: &["spawn"],
         description: "Starts a command in the background and returns its job id at once; the job outlives the caller, with optional group limits, dependencies and a timeout. Use it for builds, test suites and servers; then jobs_wait, jobs_status or jobs_logs.",
@@ -205,6 +279,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_list",
+        group: Group::Jobs,
+        output: &["active_count"],
         tool: "llm-jobs",
         command: &["list"],
         description: "Lists the background jobs, oldest first, with status and exit code.",
@@ -212,6 +288,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_status",
+        group: Group::Jobs,
+        output: &["job"],
         tool: "llm-jobs",
         command: &["status"],
         description: "One background job: status, pid, exit code or signal, timings and output sizes.",
@@ -219,6 +297,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_wait",
+        group: Group::Jobs,
+        output: &["timed_out"],
         tool: "llm-jobs",
         command: &["wait"],
         description: "Waits until jobs end or a timeout passes, then reports them; fails if one did not end done. Costs the waiting time and nothing else.",
@@ -226,6 +306,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_logs",
+        group: Group::Jobs,
+        output: &["content"],
         tool: "llm-jobs",
         command: &["logs"],
         description: "A background job's stdout, stderr or both merged (the last N lines, from a byte offset, or following until it ends), with secrets redacted.",
@@ -233,6 +315,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_kill",
+        group: Group::Jobs,
+        output: &["lost_processes_signalled"],
         tool: "llm-jobs",
         command: &["kill"],
         description: "Signals a job's whole process group (TERM, then KILL after a grace period).",
@@ -240,6 +324,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_remove",
+        group: Group::Jobs,
+        output: &["removed"],
         tool: "llm-jobs",
         command: &["rm"],
         description: "Removes a finished job and its output.",
@@ -247,6 +333,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_prune",
+        group: Group::Jobs,
+        output: &["removed"],
         tool: "llm-jobs",
         command: &["prune"],
         description: "Removes every finished job and its output.",
@@ -254,6 +342,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_group",
+        group: Group::Jobs,
+        output: &["groups"],
         tool: "llm-jobs",
         command: &["group"],
         description: "Lists job groups with their parallel limits, or sets a group's limit.",
@@ -261,6 +351,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "log_list",
+        group: Group::Log,
+        output: &["runs"],
         tool: "aide",
         command: &["log", "list"],
         description: "Lists recent runs of every aide tool from the execution log, newest first, with execution ids.",
@@ -268,6 +360,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "log_show",
+        group: Group::Log,
+        output: &[],
         tool: "aide",
         command: &["log", "show"],
         description: "Returns the stored result of a past run by execution_id, exactly as the tool printed it: recovers a result after a context was compacted without running the tool again.",
@@ -275,6 +369,8 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "log_prune",
+        group: Group::Log,
+        output: &["remaining"],
         tool: "aide",
         command: &["log", "prune"],
         description: "Removes old runs from the execution log now (retention also runs automatically).",

@@ -91,6 +91,16 @@ pub enum AideCommand {
         #[arg(long, value_name = "FORMAT")]
         #[serde(default)]
         format: Option<DefinitionFormat>,
+        /// With --format: only these toolsets, comma-separated (search, edit, shell, jobs, log, all),
+        /// as `aide mcp --tools` serves them.
+        #[arg(long, value_name = "GROUPS", value_delimiter = ',', requires = "format")]
+        #[serde(default)]
+        tools: Vec<mcp::Toolset>,
+        /// With --format: the whole request and result schemas, with every description and
+        /// definition (for validators), instead of the compact ones a model is served.
+        #[arg(long, requires = "format")]
+        #[serde(default)]
+        full_schemas: bool,
     },
     /// Check what the tools rely on (programs, AIDE_HOME, the databases, interrupted transforms,
     /// sessions) and say how to fix each miss; exit 3 when a check fails.
@@ -328,7 +338,7 @@ impl Tool for Aide {
     const ABOUT: &'static str = "The aide umbrella: execution-log retrieval, the list of tools, `aide doctor`, and `aide mcp`, \
                                  the MCP server of every tool (see `aide mcp --help`).";
     const AFTER_HELP: Option<&'static str> = Some(
-        "Also:\n  aide mcp [--root DIR] [--max-output-chars N] [--no-log]\n          \
+        "Also:\n  aide mcp [--root DIR] [--tools GROUPS] [--max-output-chars N] [--no-log]\n          \
          Serve every aide tool over the Model Context Protocol on stdin/stdout (aide mcp --help)",
     );
     const LOG: bool = false;
@@ -344,10 +354,20 @@ impl Tool for Aide {
         match request.command {
             AideCommand::Log { action } => run_log(action, ctx),
             AideCommand::Doctor { fix } => Ok(AideOutput::Doctor(doctor::doctor(fix))),
-            AideCommand::Tools { format: None } => Ok(AideOutput::Tools { tools: list_tools() }),
-            AideCommand::Tools { format: Some(format) } => {
-                Ok(AideOutput::Definitions { format, definitions: mcp::tool_definitions(format)? })
+            AideCommand::Tools { format: None, tools, full_schemas } => {
+                if !tools.is_empty() || full_schemas {
+                    return Err(AideError::new(
+                        aide_core::code::INVALID_ARGUMENTS,
+                        "--tools and --full-schemas choose tool definitions: they need --format",
+                    )
+                    .with_hint("add --format mcp, openai or anthropic"));
+                }
+                Ok(AideOutput::Tools { tools: list_tools() })
             }
+            AideCommand::Tools { format: Some(format), tools, full_schemas } => Ok(AideOutput::Definitions {
+                format,
+                definitions: mcp::tool_definitions(format, &mcp::groups(&tools), full_schemas)?,
+            }),
         }
         .map(Outcome::new)
     }

@@ -17,7 +17,7 @@
 //! | `findDefinitions(name)`, alias `findDefinition` | name: string or definitions | definitions |
 //! | `findReferences(name)` | name: string or definitions | references |
 //! | `search(path, pattern)` | path: file or folder; pattern: regex | matches |
-//! | `search(path, pattern, ext)` | ext: `.rs` or `rs`, for a folder | matches |
+//! | `search(path, pattern, glob)` | glob: the folder's files to search (`*.rs`, `src/**/*.py`) | matches |
 //! | `lines(path, start, end)` | 1-based, inclusive | range |
 //!
 //! A name is an identifier or the end of a name path (`Agent/run`,
@@ -27,11 +27,17 @@
 //! resolution.
 //!
 //! Values (JSON, typed by [`DialectValue`]): definitions `[{ "name", "kind",
-//! "name_path", "defined_at": { "path", "start": {"line","column"}, "end":
-//! {"line","column"} } }]`; references and matches are ranges `{ "path",
-//! "start", "end" }` with `"name"`, `"kind"`, `"enclosing"` or `"match"` and
-//! `"text"`; `lines` gives a range with its `"content"`. Lines and columns are
-//! 1-based.
+//! "name_path", "defined_at": { "path", "line", "column", "end_line",
+//! "end_column" } }]`; references and matches are ranges `{ "path", "line",
+//! "column", "end_line", "end_column" }` with `"name"`, `"kind"`,
+//! `"enclosing"` or `"match"` and `"text"`; `lines` gives a range with its
+//! `"content"`. Spans use the names every tool uses (docs/CONTRACT.md's
+//! vocabulary): lines and columns 1-based, the end exclusive. Each range
+//! also carries the seed's `start`/`end` points, deprecated.
+//!
+//! `search`'s third argument was an extension (`rs`, `.rs`); one without
+//! glob characters is still read as `*.rs`, with a `deprecated_name`
+//! diagnostic.
 //!
 //! The program is parsed and type-checked before anything runs. Errors are
 //! `invalid_program` with the line and column in the program, what was
@@ -52,12 +58,32 @@ pub struct Point {
     pub column: usize,
 }
 
-/// A range of a file; `end` is exclusive.
+/// A range of a file, in the span names of every tool; the end is exclusive.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Range {
     pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+    /// Deprecated: `line` and `column` (the seed's point form).
     pub start: Point,
+    /// Deprecated: `end_line` and `end_column`.
     pub end: Point,
+}
+
+impl Range {
+    pub fn new(path: impl Into<String>, start: Point, end: Point) -> Range {
+        Range {
+            path: path.into(),
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+            start,
+            end,
+        }
+    }
 }
 
 /// A definition found by `findDefinitions`.
@@ -218,7 +244,7 @@ const FUNCTIONS: &[Function] = &[
         params: &[
             PATH,
             Param { name: "pattern", accepts: &[Type::Str] },
-            Param { name: "extension", accepts: &[Type::Str] },
+            Param { name: "glob", accepts: &[Type::Str] },
         ],
         optional: 1,
         returns: Type::Matches,
@@ -237,7 +263,9 @@ pub trait Backend {
     fn definitions(&self, name: &str) -> Result<Vec<Definition>, AideError>;
     /// The references of identifiers.
     fn references(&self, names: &[String]) -> Result<Vec<ReferenceSite>, AideError>;
-    fn search(&self, path: &str, pattern: &str, extension: Option<&str>) -> Result<Vec<SearchMatch>, AideError>;
+    /// Matches of `pattern` in the file `path`, or in the files of the
+    /// folder `path` that match `glob`.
+    fn search(&self, path: &str, pattern: &str, glob: Option<&str>) -> Result<Vec<SearchMatch>, AideError>;
     fn lines(&self, path: &str, start: usize, end: usize) -> Result<LineRange, AideError>;
 }
 
@@ -603,7 +631,7 @@ mod tests {
     struct Echo;
 
     fn range(path: &str) -> Range {
-        Range { path: path.into(), start: Point { line: 1, column: 1 }, end: Point { line: 1, column: 1 } }
+        Range::new(path, Point { line: 1, column: 1 }, Point { line: 1, column: 1 })
     }
 
     impl Backend for Echo {

@@ -262,7 +262,7 @@ fn point(line: usize, column: usize) -> Point {
 }
 
 fn range_of(path: &str, span: &aide_core::Span) -> Range {
-    Range { path: path.to_string(), start: point(span.line, span.column), end: point(span.end_line, span.end_column) }
+    Range::new(path, point(span.line, span.column), point(span.end_line, span.end_column))
 }
 
 struct DialectBackend<'a> {
@@ -300,21 +300,39 @@ impl dialect::Backend for DialectBackend<'_> {
             .collect())
     }
 
-    fn search(&self, path: &str, pattern: &str, extension: Option<&str>) -> Result<Vec<SearchMatch>, AideError> {
+    fn search(&self, path: &str, pattern: &str, glob: Option<&str>) -> Result<Vec<SearchMatch>, AideError> {
         let root = self.engine.root;
         let abs = root.resolve(path)?;
         let meta = std::fs::metadata(&abs)
             .map_err(|e| AstError::PathUnreadable { path: path.to_string(), message: e.to_string() })?;
         let rel = root.relative(&abs).unwrap_or_else(|| path.to_string());
         let at_root = rel == "." || rel.is_empty();
-        let ext = extension.map(|e| escape_glob(e.trim_start_matches('.')));
-        // One glob (whitelist globs are alternatives, so they cannot be combined).
-        let glob = match (meta.is_dir(), at_root, ext) {
+        let glob = match glob {
+            Some(g) if g.starts_with('!') => return Err(AstError::ExcludingGlob { glob: g.to_string() }.into()),
+            // The old form, an extension: `rs` or `.rs` is `*.rs`.
+            Some(g) if !g.contains(['*', '?', '[', '{', '/']) => {
+                let ext = g.trim_start_matches('.');
+                self.diagnostics.borrow_mut().push(aide_core::Diagnostic::new(
+                    "deprecated_name",
+                    format!("search()'s third argument is a glob: `{g}` is read as `*.{ext}`; write `*.{ext}`"),
+                ));
+                Some(format!("*.{}", escape_glob(ext)))
+            }
+            Some(g) => Some(g.to_string()),
+            None => None,
+        };
+        // One glob (whitelist globs are alternatives, so they cannot be
+        // combined): the folder's files that match the caller's glob, which
+        // is relative to the folder (a glob without `/` matches at any depth).
+        let under = |glob: &str| {
+            if glob.contains('/') { glob.trim_start_matches('/').to_string() } else { format!("**/{glob}") }
+        };
+        let glob = match (meta.is_dir(), at_root, glob) {
             (false, _, _) => Some(format!("/{}", escape_glob(&rel))),
             (true, true, None) => None,
-            (true, true, Some(ext)) => Some(format!("*.{ext}")),
+            (true, true, Some(glob)) => Some(if glob.contains('/') { format!("/{}", under(&glob)) } else { glob }),
             (true, false, None) => Some(format!("/{}/**", escape_glob(&rel))),
-            (true, false, Some(ext)) => Some(format!("/{}/**/*.{ext}", escape_glob(&rel))),
+            (true, false, Some(glob)) => Some(format!("/{}/{}", escape_glob(&rel), under(&glob))),
         };
         let mut request = llm_search::SearchRequest { pattern: vec![pattern.to_string()], ..Default::default() };
         request.walk = self.engine.request.walk.clone();
@@ -337,7 +355,7 @@ impl dialect::Backend for DialectBackend<'_> {
         }
         let last = content.content.lines().last().unwrap_or("");
         let end = point(content.end_line, last.chars().count() + 1);
-        let range = Range { path: path.to_string(), start: point(content.start_line, 1), end };
+        let range = Range::new(path, point(content.start_line, 1), end);
         Ok(LineRange { range, content: content.content })
     }
 }

@@ -57,7 +57,7 @@ pub struct ReadRequest {
     #[arg(required = true, value_name = "PATH")]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
-    pub path: Vec<String>,
+    pub paths: Vec<String>,
     /// Directory the paths are relative to; nothing outside it is read.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
@@ -77,7 +77,7 @@ pub struct ReadRequest {
 
 impl Default for ReadRequest {
     fn default() -> Self {
-        ReadRequest { path: Vec::new(), root: None, lines: None, offset: None, limit: None, max_line_len: 2000 }
+        ReadRequest { paths: Vec::new(), root: None, lines: None, offset: None, limit: None, max_line_len: 2000 }
     }
 }
 
@@ -273,8 +273,8 @@ pub fn read(root: &Root, req: &ReadRequest, ctx: &Context) -> Result<Outcome<Rea
     let (skip, take) = range(req)?;
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    let progress = ctx.progress.counter(Some(req.path.len() as u64));
-    for given in &req.path {
+    let progress = ctx.progress.counter(Some(req.paths.len() as u64));
+    for given in &req.paths {
         ctx.check_cancel()?;
         progress.tick();
         // Every path is shown relative to the root, however it was given.
@@ -291,7 +291,7 @@ pub fn read(root: &Root, req: &ReadRequest, ctx: &Context) -> Result<Outcome<Rea
         }
     }
     // A single file's failure (or every file's) is the run's error.
-    if errors.len() == req.path.len() && !errors.is_empty() {
+    if errors.len() == req.paths.len() && !errors.is_empty() {
         return Err(errors.swap_remove(0));
     }
     Ok(Outcome::new(ReadOutput { files }))
@@ -303,6 +303,7 @@ pub struct LlmRead;
 
 impl Tool for LlmRead {
     const NAME: &'static str = "llm-read";
+    const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("path", "paths")];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Read files with line numbers and checksums to edit against.";
     const OUTPUT_FLAGS: &'static [&'static str] = &["max_line_len"];

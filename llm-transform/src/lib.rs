@@ -124,9 +124,9 @@ pub struct TransformRequest {
     #[command(subcommand)]
     #[serde(deserialize_with = "subcommand_or_word")]
     pub command: Option<Subcommand>,
-    /// The file span edits without a `path` apply to.
-    #[arg(long, value_name = "PATH")]
-    pub file: Option<String>,
+    /// The file span edits without a `path` of their own apply to.
+    #[arg(long = "path", alias = "file", value_name = "PATH")]
+    pub path: Option<String>,
     /// A JSON file (`-` for stdin) with `{"edits": [...], "operations": [...]}`.
     #[arg(long = "edits", value_name = "JSON_FILE")]
     #[serde(skip)]
@@ -166,8 +166,8 @@ pub struct TransformRequest {
     /// Include each file's unified diff in the output of an applied transform.
     #[arg(long)]
     pub diff: bool,
-    /// Write files that have no write permission (0444): they are refused
-    /// otherwise, and keep their mode either way.
+    /// Also write files without write permission (0444). They keep their
+    /// mode; without this they are refused.
     #[arg(long)]
     pub allow_read_only: bool,
 }
@@ -400,7 +400,7 @@ pub fn transform(
         diagnostics.extend(recover_first(root)?);
     }
     let mut doc = EditsDocument {
-        file: request.file.clone(),
+        path: request.path.clone(),
         edits: request.edits.clone(),
         operations: request.operations.clone(),
     };
@@ -416,7 +416,7 @@ pub fn transform(
         let text = aide_core::request::read_request_source(source)?;
         let from_file: EditsDocument = serde_json::from_str(&text)
             .map_err(|e| TransformError::EditsFile { source_name: source.clone(), message: e.to_string() })?;
-        doc.file = doc.file.or(from_file.file);
+        doc.path = doc.path.or(from_file.path);
         doc.edits.extend(from_file.edits);
         doc.operations.extend(from_file.operations);
     }
@@ -429,7 +429,7 @@ pub fn transform(
     // held from verification to rename.
     // Each distinct path once: a request of 10,000 edits names far fewer files.
     let mut paths: std::collections::BTreeSet<&str> =
-        doc.edits.iter().filter_map(|e| e.path.as_deref().or(doc.file.as_deref())).collect();
+        doc.edits.iter().filter_map(|e| e.path.as_deref().or(doc.path.as_deref())).collect();
     // Tree operations: compiled, then their files found (reading, unlocked).
     let mut prepared: Vec<Option<(tree::Prepared, Vec<String>)>> = Vec::with_capacity(doc.operations.len());
     for (i, op) in doc.operations.iter().enumerate() {
@@ -456,7 +456,7 @@ pub fn transform(
     let _locks = commit::lock_all(abs.iter().map(PathBuf::as_path))?;
 
     let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
-    plan.span_edits(root, &doc.edits, doc.file.as_deref())?;
+    plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
     progress.tick();
     let mut renames = Vec::new();
     for (i, op) in doc.operations.iter().enumerate() {
@@ -616,6 +616,7 @@ pub struct LlmTransform;
 
 impl Tool for LlmTransform {
     const NAME: &'static str = "llm-transform";
+    const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("file", "path")];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Checksum-guarded, all-or-nothing edits: span edits, patches, AST blocks, regex and \
                                  structural rewrites, symbol renames across a tree; undo.";

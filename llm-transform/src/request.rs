@@ -23,9 +23,8 @@ pub struct SpanEdit {
 #[serde(deny_unknown_fields)]
 pub struct BlockOp {
     pub path: String,
-    /// function (also matches methods), method, struct, enum, trait, impl,
-    /// class, interface, … (llm-ast-search's kinds, case-insensitive; the
-    /// short forms `fn`, `mod`, `type`, `const` too).
+    /// The symbol's kind (function matches methods too). Any case, and the
+    /// short forms `fn`, `mod`, `type`, `const`, as llm-ast-search names them.
     #[serde(deserialize_with = "symbol_kind")]
     #[schemars(schema_with = "symbol_kind_schema")]
     pub kind: SymbolKind,
@@ -121,11 +120,11 @@ pub enum Operation {
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Replace every match of a regex in the files of the tree (llm-search's
-    /// walk), capture references expanded in `replacement`.
+    /// Replace every match of a regex in the tree's files. The walk is
+    /// llm-search's; capture references in `replacement` are expanded.
     ReplaceRegex(ReplaceRegexOp),
-    /// Replace the spans a search reported (llm-search or llm-ast-search
-    /// records), each guarded by the checksum it carries.
+    /// Replace the spans of search or ast_search records. Each is guarded by
+    /// the checksum it carries.
     ReplaceMatches(ReplaceMatchesOp),
     /// Rewrite every match of a tree-sitter query with a template of its
     /// captures.
@@ -167,7 +166,7 @@ Examples:
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TreeScope {
-    /// Include or exclude files by glob (gitignore syntax; `!` excludes).
+    /// Globs of files to include, `!glob` to exclude (gitignore syntax).
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
     pub glob: Vec<String>,
@@ -200,12 +199,11 @@ impl TreeScope {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceRegexOp {
-    /// A regular expression (Rust regex syntax), matched against each whole
-    /// file: `^`/`$` match at line boundaries, `.` does not match a line
-    /// break, `\n` does.
+    /// A regex (Rust syntax) matched against each whole file. `^`/`$` match
+    /// at line boundaries, `.` does not match a line break, `\n` does.
     pub pattern: String,
-    /// The replacement: `$0`, `$1`, `${name}` expand to the match and its
-    /// groups, `$$` is a `$` (regex's expansion, as sd and fastmod).
+    /// The replacement; `$0`, `$1`, `${name}` are the match and its groups.
+    /// `$$` is a `$` (regex's expansion, as sd and fastmod).
     pub replacement: String,
     /// Treat the pattern as literal text.
     #[serde(default)]
@@ -215,7 +213,7 @@ pub struct ReplaceRegexOp {
     /// Only whole-word matches.
     #[serde(default)]
     pub word: bool,
-    /// Refuse (nothing written) if there would be more replacements than this.
+    /// Refuse (nothing written) past this many replacements.
     #[serde(default)]
     pub max_replacements: Option<usize>,
     #[serde(flatten)]
@@ -226,11 +224,12 @@ pub struct ReplaceRegexOp {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceMatchesOp {
-    /// llm-search matches, llm-ast-search captures, symbols, definitions or
-    /// references: each needs `path`, `byte_start`, `byte_end`, `checksum`.
+    /// Records of search or ast_search, each with `path`, `byte_start`,
+    /// `byte_end`, `checksum`. Matches, captures, symbols, definitions and
+    /// references all do.
     pub matches: Vec<serde_json::Value>,
-    /// `$0` is the matched text, `$1`/`${name}` its capture groups (llm-search
-    /// `--captures`) or, for a tree-sitter capture, its own capture name.
+    /// `$0` is the matched text, `$1`/`${name}` its capture groups. For a
+    /// tree-sitter capture, `${name}` is its own capture name.
     pub replacement: String,
 }
 
@@ -244,8 +243,8 @@ pub struct RewriteOp {
     pub query: String,
     /// The new text of each match: `${name}` (or `$name`) is a capture's text.
     pub template: String,
-    /// The capture whose node is replaced (default: the one spanning all the
-    /// others of its match).
+    /// The capture whose node is replaced. By default the one spanning all
+    /// the others of its match.
     #[serde(default)]
     pub replace: Option<String>,
     #[serde(default)]
@@ -264,14 +263,14 @@ pub struct RenameSymbolOp {
     /// The file that defines it, when the name is defined in several.
     #[serde(default)]
     pub path: Option<String>,
-    /// A line of the definition (or near it), when a file defines it several times.
+    /// A line at or near the definition, when a file defines it several times.
     #[serde(default)]
     pub line_hint: Option<usize>,
     /// Also rename the name where it appears in comments and strings.
     #[serde(default)]
     pub in_comments_and_strings: bool,
-    /// Rename `x.name` sites whose receiver cannot be resolved too (they are
-    /// listed as `unresolved` and left alone otherwise).
+    /// Also rename `x.name` sites whose receiver cannot be resolved. They are
+    /// listed as `unresolved` and left alone otherwise.
     #[serde(default)]
     pub include_unresolved: bool,
     #[serde(flatten)]
@@ -375,8 +374,10 @@ impl Operation {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct EditsDocument {
-    /// The file span edits without a `path` apply to.
-    pub file: Option<String>,
+    /// The file span edits without a `path` of their own apply to (`file`
+    /// is its old name).
+    #[serde(alias = "file")]
+    pub path: Option<String>,
     pub edits: Vec<SpanEdit>,
     pub operations: Vec<Operation>,
 }

@@ -31,10 +31,15 @@ const NESTING: [&str; 2] = ["command", "action"];
 #[derive(Debug, Clone)]
 pub(crate) struct Binding {
     pub op: &'static Operation,
-    /// The JSON Schema of the call's arguments (an object schema).
+    /// The JSON Schema of the call's arguments (an object schema), compact:
+    /// what `tools/list` serves.
     pub input_schema: Map<String, Value>,
-    /// The JSON Schema of the structured result: the tool's document.
+    /// The schema of the structured result, compact: its fields, typed.
     pub output_schema: Map<String, Value>,
+    /// The same two whole, with every description and definition (for
+    /// validators: `aide tools --full-schemas`).
+    pub full_input_schema: Map<String, Value>,
+    pub full_output_schema: Map<String, Value>,
     /// The argument names the input schema allows.
     pub fields: BTreeSet<String>,
     /// Keys the arguments nest under: `["command", "exec"]`.
@@ -73,48 +78,54 @@ fn with_tool<F: ToolFn>(tool: &str, f: F) -> Option<F::Out> {
 struct Schemas;
 
 impl ToolFn for Schemas {
-    type Out = (Value, Value);
-    fn call<T: Tool>(self) -> (Value, Value) {
+    type Out = (Value, Value, &'static [(&'static str, &'static str)]);
+    fn call<T: Tool>(self) -> Self::Out {
         let request = serde_json::to_value(schemars::schema_for!(T::Request)).unwrap_or(Value::Null);
         let output = serde_json::to_value(schemars::schema_for!(Document<'static, T::Output>)).unwrap_or(Value::Null);
-        (request, output)
+        (request, output, T::REQUEST_ALIASES)
     }
 }
 
 /// One call run through a tool.
 struct Run<'a> {
-    request: Value,
+    binding: &'a Binding,
+    /// The call's arguments, or why they were refused before the tool saw
+    /// them (paging arguments, a root outside the allowed roots).
+    arguments: Result<Map<String, Value>, AideError>,
     call: Call,
     page: &'a PageRequest,
-    refusal: Option<AideError>,
 }
 
 impl ToolFn for Run<'_> {
-    type Out = Result<Shaped, AideError>;
-    fn call<T: Tool>(self) -> Result<Shaped, AideError> {
-        let request = request_from_value::<T::Request>(self.request, T::REQUEST_ALIASES)?;
-        let finished = match self.refusal {
-            Some(e) => refuse::<T>(&request, e, self.call),
-            None => invoke::<T>(request, self.call),
+    type Out = Shaped;
+    fn call<T: Tool>(self) -> Shaped {
+        let given = || self.arguments.as_ref().ok().and_then(|a| serde_json::to_string(a).ok());
+        let request = self.arguments.clone().and_then(|arguments| {
+            let value = self.binding.request(arguments)?;
+            request_from_value::<T::Request>(value, T::REQUEST_ALIASES).map_err(|e| self.binding.as_caller_wrote(e))
+        });
+        let finished = match request {
+            Ok((request, notes)) => invoke::<T>(request, Call { notes, ..self.call }),
+            Err(e) => refuse::<T>(given(), e, self.call),
         };
-        Ok(shape(finished, self.page))
+        shape(finished, self.page)
     }
 }
 
-/// Runs a bound call: the wrapped request through the tool, in this
-/// process, logged. `Err` is a request that does not fit the tool's schema
-/// (a protocol error for the caller); a tool's own failure is a shaped result.
-/// A `refusal` (the call's root outside the allowed roots) is recorded as
-/// the run's failure without running it.
+/// Runs a bound call: the arguments made the tool's request and run
+/// through the tool, in this process, logged. Arguments that do not fit
+/// (an unknown or missing field, a wrong type) and a refusal are the run's
+/// failure, an `isError` result the model reads, never a protocol error.
 pub(crate) fn run(
     binding: &Binding,
-    request: Value,
+    arguments: Result<Map<String, Value>, AideError>,
     call: Call,
     page: &PageRequest,
-    refusal: Option<AideError>,
-) -> Result<Shaped, AideError> {
-    with_tool(binding.op.tool, Run { request, call, page, refusal }).unwrap_or_else(|| {
-        Err(AideError::internal(format!("operation {} names an unknown tool {}", binding.op.name, binding.op.tool)))
+) -> Shaped {
+    with_tool(binding.op.tool, Run { binding, arguments, call, page }).unwrap_or_else(|| Shaped {
+        structured: json!({ "ok": false, "error": { "code": "internal", "message": format!("operation {} names an unknown tool {}", binding.op.name, binding.op.tool) } }),
+        text: format!("aide: internal error: operation {} names no tool\n", binding.op.name),
+        is_error: true,
     })
 }
 
@@ -160,7 +171,7 @@ impl Binding {
     /// Binds `op` to its tool's schemas; `Err` names what in the catalogue
     /// does not match the tool (a bug, caught by the unit tests).
     pub(crate) fn new(op: &'static Operation) -> Result<Binding, String> {
-        let (request, output) =
+        let (request, output, aliases) =
             with_tool(op.tool, Schemas).ok_or_else(|| format!("{}: unknown tool {}", op.name, op.tool))?;
         let (input, path, unit, outer) = if op.name == "ide_operation" {
             (
@@ -230,22 +241,53 @@ impl Binding {
             }
             props.insert(
                 PAGE_OFFSET.into(),
-                json!({
-                    "type": "integer", "minimum": 0,
-                    "description": "Return the result's records from this index on (from a previous result's page.next_offset)."
-                }),
+                json!({ "type": "integer", "minimum": 0, "description": "Continue a paged result from its page.next_offset." }),
             );
             props.insert(
                 MAX_OUTPUT_CHARS.into(),
-                json!({
-                    "type": "integer", "minimum": 1000,
-                    "description": "The most characters of result one call returns before it pages (default 40000)."
-                }),
+                json!({ "type": "integer", "minimum": 1000, "description": "Page the result past this many characters (default 40000)." }),
             );
         }
         let whole = Value::Object(input_schema.clone());
-        let fields = schema_property_names(&whole);
-        let mut output_schema = match output {
+        let mut fields = schema_property_names(&whole);
+        // Old names of the request's own fields are taken too (the tool
+        // says each in a diagnostic); not where the arguments are nested.
+        if path.is_empty() {
+            let old: Vec<String> = aliases
+                .iter()
+                .filter(|(_, canonical)| fields.contains(*canonical))
+                .map(|(alias, _)| alias.to_string())
+                .collect();
+            fields.extend(old);
+        }
+        let mut compact_input = super::compact::input_schema(&whole, &whole);
+        if let Some(props) = compact_input.get_mut("properties").and_then(Value::as_object_mut) {
+            // Taken by every operation but said once, in the server's
+            // instructions and in the footer of a paged result (which is
+            // when a model needs them); and knobs the server sets itself
+            // (paging replaces a byte cap; the thread count never changes a
+            // result). All still taken.
+            for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "max_output_bytes"] {
+                props.remove(knob);
+            }
+            // transform's tree operations show their scope as `glob` and
+            // `type`; the other walking knobs (hidden, no_ignore, follow,
+            // max_depth, max_filesize) are taken as in search, not repeated
+            // in each operation.
+            let branches = props
+                .get_mut("operations")
+                .and_then(|o| o.get_mut("items"))
+                .and_then(|i| i.get_mut("oneOf"))
+                .and_then(Value::as_array_mut);
+            for branch in branches.into_iter().flatten() {
+                if let Some(fields) = branch.get_mut("properties").and_then(Value::as_object_mut) {
+                    for knob in ["hidden", "no_ignore", "follow", "max_depth", "max_filesize"] {
+                        fields.remove(knob);
+                    }
+                }
+            }
+        }
+        let mut output_schema = match output.clone() {
             Value::Object(map) => map,
             _ => return Err(format!("{}: the output schema is not an object", op.name)),
         };
@@ -267,7 +309,26 @@ impl Binding {
         if let Value::Object(props) = output_schema.entry("properties").or_insert_with(|| Value::Object(Map::new())) {
             props.insert("page".into(), super::page::page_schema());
         }
-        Ok(Binding { op, input_schema, output_schema, fields, path, unit, outer })
+        let compact_output = if op.name == "log_show" {
+            // Any tool's document: what every one has.
+            json!({ "type": "object", "properties": { "tool": { "type": "string" }, "ok": { "type": "boolean" } } })
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            super::compact::output_schema(&output, op.output)
+        };
+        Ok(Binding {
+            op,
+            input_schema: compact_input,
+            output_schema: compact_output,
+            full_input_schema: input_schema,
+            full_output_schema: output_schema,
+            fields,
+            path,
+            unit,
+            outer,
+        })
     }
 
     /// The tool's request for the call's arguments (already stripped of
@@ -282,10 +343,11 @@ impl Binding {
                 Some(c) => format!("did you mean `{c}`? "),
                 None => String::new(),
             };
-            hint.push_str(&format!("{} takes: {}", self.op.name, known.join(", ")));
-            return Err(AideError::new(code::INVALID_REQUEST, format!("unknown argument `{unknown}`"))
+            let closest = aide_core::suggest::closest(unknown, known.iter().copied());
+            hint.push_str(&format!("known fields: {}", known.join(", ")));
+            return Err(AideError::new(code::INVALID_REQUEST, format!("unknown field `{unknown}` in the request"))
                 .with_hint(hint)
-                .with_details(json!({ "field": unknown })));
+                .with_details(json!({ "field": unknown, "closest": closest })));
         }
         if self.op.name == "ide_operation" {
             let mut request = Map::new();
@@ -319,9 +381,39 @@ impl Binding {
 
     /// The request's prefix in serde's error paths (`command.exec.`), which
     /// the caller never wrote.
-    pub(crate) fn error_prefix(&self) -> String {
+    fn error_prefix(&self) -> String {
         let levels = if self.unit { self.path.len().saturating_sub(1) } else { self.path.len() };
         self.path[..levels].iter().map(|k| format!("{k}.")).collect()
+    }
+
+    /// A request error as the caller wrote the arguments: the nesting the
+    /// server added (`command.exec.`) taken out of the field's path, and a
+    /// missing field named as the field.
+    pub(crate) fn as_caller_wrote(&self, mut e: AideError) -> AideError {
+        let prefix = self.error_prefix();
+        let bare = prefix.trim_end_matches('.');
+        let field = e.details.as_ref().and_then(|d| d.get("field")).and_then(Value::as_str).map(str::to_string);
+        let mut field = field
+            .map(|f| if f == bare { String::new() } else { f.strip_prefix(prefix.as_str()).unwrap_or(&f).to_string() });
+        if !prefix.is_empty() {
+            e.message = e.message.replace(&prefix, "").replace(&format!("`{bare}`"), "the request");
+            e.hint = e.hint.map(|h| h.replace(&prefix, ""));
+        }
+        // serde names a missing field only in its message.
+        if let Some(missing) = e.message.split("missing field `").nth(1).and_then(|rest| rest.split('`').next()) {
+            let path =
+                field.filter(|f| !f.is_empty()).map_or_else(|| missing.to_string(), |f| format!("{f}.{missing}"));
+            field = Some(path);
+        }
+        if let Some(field) = field.filter(|f| !f.is_empty()) {
+            let mut details = match e.details.take().map(|d| *d) {
+                Some(Value::Object(map)) => map,
+                _ => Map::new(),
+            };
+            details.insert("field".into(), json!(field));
+            e.details = Some(Box::new(Value::Object(details)));
+        }
+        e
     }
 }
 

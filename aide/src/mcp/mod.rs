@@ -31,6 +31,7 @@
 //! Nothing but protocol messages is written to stdout; warnings go to stderr.
 
 mod binding;
+mod compact;
 mod page;
 mod server;
 
@@ -43,14 +44,20 @@ use aide_core::envelope::{Stdout, stderr_line};
 use clap::Parser;
 use rmcp::ServiceExt;
 
+use crate::catalogue::Group;
+
 pub use server::{AideServer, ServerOptions};
 
-/// Every operation's tool definition in `format`, from the schemas the
-/// server serves.
-pub fn tool_definitions(format: crate::DefinitionFormat) -> Result<Vec<serde_json::Value>, aide_core::AideError> {
+/// The tool definitions of the operations in `groups`, in `format`, from
+/// the schemas the server serves (the whole schemas when `full`).
+pub fn tool_definitions(
+    format: crate::DefinitionFormat,
+    groups: &[Group],
+    full: bool,
+) -> Result<Vec<serde_json::Value>, aide_core::AideError> {
     use crate::DefinitionFormat;
     use serde_json::json;
-    let tools = server::catalogue_tools().map_err(aide_core::AideError::internal)?.1;
+    let tools = server::catalogue_tools(groups, full).map_err(aide_core::AideError::internal)?.1;
     tools
         .into_iter()
         .map(|tool| {
@@ -93,6 +100,41 @@ pub struct McpArgs {
     /// Do not record calls in the execution log (also: AIDE_LOG=off).
     #[arg(long)]
     pub no_log: bool,
+    /// The toolsets to serve, comma-separated (a harness with its own shell
+    /// leaves out shell,jobs): search, edit, shell, jobs, log, or all.
+    #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all")]
+    pub tools: Vec<Toolset>,
+}
+
+/// A `--tools` value: one group, or all of them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Toolset {
+    All,
+    Search,
+    Edit,
+    Shell,
+    Jobs,
+    Log,
+}
+
+/// The groups `toolsets` names, in catalogue order, each once.
+pub fn groups(toolsets: &[Toolset]) -> Vec<Group> {
+    let all = [Group::Search, Group::Edit, Group::Shell, Group::Jobs, Group::Log];
+    let named = |t: Toolset| match t {
+        Toolset::All => None,
+        Toolset::Search => Some(Group::Search),
+        Toolset::Edit => Some(Group::Edit),
+        Toolset::Shell => Some(Group::Shell),
+        Toolset::Jobs => Some(Group::Jobs),
+        Toolset::Log => Some(Group::Log),
+    };
+    if toolsets.is_empty() || toolsets.contains(&Toolset::All) {
+        return all.to_vec();
+    }
+    all.into_iter().filter(|g| toolsets.iter().any(|t| named(*t) == Some(*g))).collect()
 }
 
 /// The protocol's own handle on stdout, with fd 1 itself pointed at stderr:
@@ -137,8 +179,12 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             return ExitStatus::InvalidInput;
         }
     };
-    let options =
-        ServerOptions { root, budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX), log: !args.no_log };
+    let options = ServerOptions {
+        root,
+        budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX),
+        log: !args.no_log,
+        groups: groups(&args.tools),
+    };
     let server = match AideServer::new(options) {
         Ok(server) => server,
         Err(e) => {

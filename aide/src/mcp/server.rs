@@ -25,7 +25,7 @@ use serde_json::{Map, Value, json};
 
 use super::binding::{self, Binding, MAX_OUTPUT_CHARS, PAGE_OFFSET};
 use super::page::{MIN_BUDGET, PageRequest, Shaped};
-use crate::catalogue::OPERATIONS;
+use crate::catalogue::{Group, OPERATIONS};
 
 /// The least time between two progress notifications of one call.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
@@ -39,6 +39,8 @@ pub struct ServerOptions {
     pub budget: usize,
     /// Whether calls are recorded in the execution log.
     pub log: bool,
+    /// The toolsets served.
+    pub groups: Vec<Group>,
 }
 
 /// The aide MCP server.
@@ -70,22 +72,38 @@ impl std::fmt::Debug for AideServer {
 
 type Bindings = BTreeMap<&'static str, Arc<Binding>>;
 
-/// Every operation of the catalogue bound to its tool, and its MCP tool
-/// definition; `Err` names one that does not fit its tool's schema (a build
+/// The operations of the catalogue in `groups`, each bound to its tool,
+/// and their MCP tool definitions (compact, or with the whole schemas when
+/// `full`); `Err` names one that does not fit its tool's schema (a build
 /// defect, which the tests catch).
-pub(crate) fn catalogue_tools() -> Result<(Bindings, Vec<rmcp::model::Tool>), String> {
+pub(crate) fn catalogue_tools(groups: &[Group], full: bool) -> Result<(Bindings, Vec<rmcp::model::Tool>), String> {
     let mut bindings = BTreeMap::new();
     let mut tools = Vec::new();
-    for op in OPERATIONS {
+    for op in OPERATIONS.iter().filter(|op| groups.contains(&op.group)) {
         let binding = Binding::new(op)?;
-        let annotations = ToolAnnotations::new()
-            .read_only(op.effects.read_only)
-            .destructive(op.effects.destructive)
-            .idempotent(op.effects.idempotent)
-            .open_world(op.effects.open_world);
-        let tool = rmcp::model::Tool::new(op.name, op.description, Arc::new(binding.input_schema.clone()))
+        let (input, output) = if full {
+            (&binding.full_input_schema, &binding.full_output_schema)
+        } else {
+            (&binding.input_schema, &binding.output_schema)
+        };
+        // Each hint only where it differs from MCP's default (readOnly false,
+        // destructive true, idempotent false, openWorld true): the same
+        // meaning in fewer bytes.
+        let mut annotations = ToolAnnotations::new();
+        if op.effects.read_only {
+            annotations = annotations.read_only(true);
+        } else if !op.effects.destructive {
+            annotations = annotations.destructive(false);
+        }
+        if op.effects.idempotent && !op.effects.read_only {
+            annotations = annotations.idempotent(true);
+        }
+        if !op.effects.open_world {
+            annotations = annotations.open_world(false);
+        }
+        let tool = rmcp::model::Tool::new(op.name, op.description, Arc::new(input.clone()))
             .with_title(op.command_line())
-            .with_raw_output_schema(Arc::new(binding.output_schema.clone()))
+            .with_raw_output_schema(Arc::new(output.clone()))
             .with_annotations(annotations);
         tools.push(tool);
         bindings.insert(op.name, Arc::new(binding));
@@ -96,7 +114,7 @@ pub(crate) fn catalogue_tools() -> Result<(Bindings, Vec<rmcp::model::Tool>), St
 impl AideServer {
     /// A server for every operation of the catalogue.
     pub fn new(options: ServerOptions) -> Result<AideServer, String> {
-        let (bindings, tools) = catalogue_tools()?;
+        let (bindings, tools) = catalogue_tools(&options.groups, false)?;
         let own_root = Root::new(&options.root).map_err(|e| format!("the server's root: {}", e.message))?;
         Ok(AideServer {
             inner: Arc::new(Inner {
@@ -173,11 +191,16 @@ impl AideServer {
             return Err(McpError::invalid_params(message, Some(json!({ "tool": name, "closest": closest }))));
         };
         let mut arguments = params.arguments.unwrap_or_default();
-        let page = self.page_request(&mut arguments)?;
+        let (page, page_refusal) = match self.page_request(&mut arguments) {
+            Ok(page) => (page, None),
+            Err(e) => (PageRequest { offset: 0, budget: self.inner.options.budget }, Some(e)),
+        };
         let opened = self.allowed_roots(&context.peer).await;
         let roots: Vec<PathBuf> = opened.iter().map(|r| r.path().to_path_buf()).collect();
-        let refusal = confine(&mut arguments, binding, &roots).err();
-        let request = binding.request(arguments).map_err(|e| invalid_arguments(binding, &e))?;
+        let arguments = match page_refusal {
+            Some(e) => Err(e),
+            None => confine(&mut arguments, binding, &roots).map(|()| arguments),
+        };
 
         let cancel = Cancel::new();
         let call_id = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
@@ -212,9 +235,10 @@ impl AideServer {
             argv: binding.op.words().map(str::to_string).collect(),
             origin: Some(format!("mcp:{}", context.id)),
             confine: Some(opened),
+            notes: Vec::new(),
         };
         let bound = Arc::clone(binding);
-        let result = tokio::task::spawn_blocking(move || binding::run(&bound, request, call, &page, refusal)).await;
+        let result = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, call, &page)).await;
         watcher.abort();
         aide_core::walk::lock(&self.inner.running).remove(&call_id);
         // The sink went with the call: the forwarder drains and ends, so no
@@ -222,24 +246,23 @@ impl AideServer {
         if let Some(forwarder) = forwarder {
             let _ = forwarder.await;
         }
-        match result {
-            Ok(Ok(shaped)) => Ok(shaped),
-            Ok(Err(e)) => Err(invalid_arguments(binding, &e)),
-            Err(join) => Err(McpError::internal_error(format!("the call's thread failed: {join}"), None)),
-        }
+        result.map_err(|join| McpError::internal_error(format!("the call's thread failed: {join}"), None))
     }
 
-    /// Takes the paging arguments out of the call's arguments.
-    fn page_request(&self, arguments: &mut Map<String, Value>) -> Result<PageRequest, McpError> {
-        let mut take = |key: &str, min: u64| -> Result<Option<usize>, McpError> {
+    /// Takes the paging arguments out of the call's arguments; `Err` is a
+    /// value out of range, refused like any argument that does not fit.
+    fn page_request(&self, arguments: &mut Map<String, Value>) -> Result<PageRequest, AideError> {
+        let mut take = |key: &str, min: u64| -> Result<Option<usize>, AideError> {
             match arguments.remove(key) {
                 None | Some(Value::Null) => Ok(None),
                 Some(v) => {
                     v.as_u64().filter(|n| *n >= min).and_then(|n| usize::try_from(n).ok()).map(Some).ok_or_else(|| {
-                        McpError::invalid_params(
-                            format!("`{key}` must be an integer of at least {min}, not {v}"),
-                            Some(json!({ "field": key })),
+                        AideError::new(
+                            code::INVALID_REQUEST,
+                            format!("invalid request field `{key}`: must be an integer of at least {min}, not {v}"),
                         )
+                        .with_hint(format!("give `{key}` a whole number of {min} or more, or leave it out"))
+                        .with_details(json!({ "field": key }))
                     })
                 }
             }
@@ -250,19 +273,25 @@ impl AideServer {
     }
 }
 
-/// A request that does not fit the tool: a JSON-RPC invalid-params error
-/// naming the field (as the caller wrote it) and the closest valid one.
-fn invalid_arguments(binding: &Binding, e: &AideError) -> McpError {
-    let prefix = binding.error_prefix();
-    let message = if prefix.is_empty() { e.message.clone() } else { e.message.replace(&prefix, "") };
-    let mut data = json!({ "code": e.code.name, "tool": binding.op.name });
-    if let Some(hint) = &e.hint {
-        data["hint"] = json!(hint.replace(&prefix, ""));
+/// What the server tells the model once: the tools, the envelope, paging,
+/// and the shared vocabulary every tool's fields use.
+fn instructions() -> String {
+    let mut text = String::from(
+        "aide's tools for code work: search (regex), ast_search and ide_operation (structure: outlines, \
+         definitions, references), read (with checksums), discover (files by name), transform \
+         (checksum-guarded, all-or-nothing edits, undoable), shell_* (persistent sessions, risk \
+         explanation), jobs_* (background jobs), log_* (past results by execution_id). Every result is a \
+         JSON document with `ok` and `execution_id`; a failed call has `isError` and `error: {code, \
+         message, hint, details}`, naming the argument at fault in details.field. Every tool also takes \
+         `max_output_chars` (default 40000): a larger result is paged, its document has `page: {records, \
+         offset, count, total, next_offset}`, and the same call with `page_offset` = next_offset \
+         continues it (read-only tools; for the others log_show gives the stored result).\n\
+         Fields with these names mean the same in every tool:",
+    );
+    for term in aide_core::vocabulary::TERMS {
+        text.push_str(&format!("\n- {}: {}", term.name, term.meaning));
     }
-    if let Some(field) = e.details.as_ref().and_then(|d| d.get("field")).and_then(Value::as_str) {
-        data["field"] = json!(field.strip_prefix(prefix.as_str()).unwrap_or(field));
-    }
-    McpError::invalid_params(format!("{}: {message}", binding.op.name), Some(data))
+    text
 }
 
 /// A progress sink that forwards at most one report per interval, and
@@ -339,14 +368,7 @@ impl ServerHandler for AideServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("aide", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "aide's tools for code work: search (regex), ast_search and ide_operation (structure: \
-                 outlines, definitions, references), read (with checksums), discover (files by name), \
-                 transform (checksum-guarded, all-or-nothing edits, undoable), shell_* (persistent \
-                 sessions, risk explanation), jobs_* (background jobs), log_* (past results by \
-                 execution_id). Read-only tools are annotated readOnlyHint. Large results page: call \
-                 again with page_offset = page.next_offset.",
-            )
+            .with_instructions(instructions())
     }
 
     async fn list_tools(

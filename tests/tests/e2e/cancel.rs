@@ -79,7 +79,7 @@ fn every_long_read_only_run_stops_at_the_flag() {
     assert_cancelled_early(r, n);
 
     let paths = (0..FILES).map(|i| format!("src/m{i:03}.rs")).collect();
-    let read = llm_read::ReadRequest { path: paths, ..Default::default() };
+    let read = llm_read::ReadRequest { paths, ..Default::default() };
     let (r, n) = cancel_after::<llm_read::LlmRead>(read, t.root(), 20);
     assert_cancelled_early(r, n);
 }

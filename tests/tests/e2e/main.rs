@@ -11,6 +11,7 @@ mod discover;
 mod jobs;
 mod log;
 mod mcp;
+mod mcp_face;
 mod read;
 mod readme;
 mod refactor;
