@@ -27,7 +27,7 @@ pub const TERMS: &[Term] = &[
     Term {
         name: "glob",
         meaning: "globs of the files to include, `!glob` to exclude (gitignore syntax, relative to the root); one or a list",
-        old_names: &["file_glob", "ext"],
+        old_names: &["file_glob", "pattern", "ext"],
     },
     Term {
         name: "type",

@@ -71,6 +71,10 @@ pub struct Operation {
     /// union (its compact output schema keeps the branches with one of
     /// them); empty when the tool has one result shape.
     pub output: &'static [&'static str],
+    /// Arguments the MCP server fills in when a call leaves them out, where
+    /// its default differs from the command line's (ast_search's outline
+    /// text is the dense form).
+    pub mcp_defaults: &'static [(&'static str, bool)],
     /// The executable.
     pub tool: &'static str,
     /// The subcommand words, or the flag that selects the mode, after the
@@ -108,6 +112,7 @@ const REMOVES: Effects = Effects { read_only: false, destructive: true, idempote
 pub const OPERATIONS: &[Operation] = &[
     Operation {
         name: "search",
+        mcp_defaults: &[],
         group: Group::Search,
         output: &[],
         tool: "llm-search",
@@ -117,6 +122,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "ast_search",
+        mcp_defaults: &[("compact", true)],
         group: Group::Search,
         output: &["symbols", "definitions", "references", "valid"],
         tool: "llm-ast-search",
@@ -126,6 +132,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "ide_operation",
+        mcp_defaults: &[],
         group: Group::Search,
         output: &["program"],
         tool: "llm-ast-search",
@@ -135,6 +142,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "read",
+        mcp_defaults: &[],
         group: Group::Search,
         output: &[],
         tool: "llm-read",
@@ -144,6 +152,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "transform",
+        mcp_defaults: &[],
         group: Group::Edit,
         output: &["applied"],
         tool: "llm-transform",
@@ -153,6 +162,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "transform_undo",
+        mcp_defaults: &[],
         group: Group::Edit,
         output: &["undone"],
         tool: "llm-transform",
@@ -162,6 +172,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "transform_recover",
+        mcp_defaults: &[],
         group: Group::Edit,
         output: &["recovered"],
         tool: "llm-transform",
@@ -171,6 +182,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "discover",
+        mcp_defaults: &[],
         group: Group::Search,
         output: &[],
         tool: "llm-discover",
@@ -180,6 +192,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_exec",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["stdout", "job"],
         tool: "llm-shell",
@@ -189,6 +202,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_session_new",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["uptime_seconds"],
         tool: "llm-shell",
@@ -198,6 +212,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_session_list",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["sessions"],
         tool: "llm-shell",
@@ -207,6 +222,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_session_show",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["uptime_seconds"],
         tool: "llm-shell",
@@ -216,6 +232,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_session_close",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["removed"],
         tool: "llm-shell",
@@ -225,6 +242,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_env",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["updated"],
         tool: "llm-shell",
@@ -234,6 +252,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_check",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["bash_n"],
         tool: "llm-shell",
@@ -243,6 +262,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_explain",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["overall_risk"],
         tool: "llm-shell",
@@ -252,6 +272,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_perf",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["anomalies"],
         tool: "llm-shell",
@@ -261,6 +282,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "shell_compare",
+        mcp_defaults: &[],
         group: Group::Shell,
         output: &["significant"],
         tool: "llm-shell",
@@ -270,6 +292,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_spawn",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["started_at"],
         tool: "llm-jobs",
@@ -279,6 +302,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_list",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["active_count"],
         tool: "llm-jobs",
@@ -288,6 +312,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_status",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["job"],
         tool: "llm-jobs",
@@ -297,6 +322,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_wait",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["timed_out"],
         tool: "llm-jobs",
@@ -306,6 +332,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_logs",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["content"],
         tool: "llm-jobs",
@@ -315,6 +342,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_kill",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["lost_processes_signalled"],
         tool: "llm-jobs",
@@ -324,6 +352,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_remove",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["removed"],
         tool: "llm-jobs",
@@ -333,6 +362,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_prune",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["removed"],
         tool: "llm-jobs",
@@ -342,6 +372,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "jobs_group",
+        mcp_defaults: &[],
         group: Group::Jobs,
         output: &["groups"],
         tool: "llm-jobs",
@@ -351,6 +382,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "log_list",
+        mcp_defaults: &[],
         group: Group::Log,
         output: &["runs"],
         tool: "aide",
@@ -360,6 +392,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "log_show",
+        mcp_defaults: &[],
         group: Group::Log,
         output: &[],
         tool: "aide",
@@ -369,6 +402,7 @@ pub const OPERATIONS: &[Operation] = &[
     },
     Operation {
         name: "log_prune",
+        mcp_defaults: &[],
         group: Group::Log,
         output: &["remaining"],
         tool: "aide",

@@ -1,16 +1,13 @@
 //! The engine: the scope of files of a request, and each mode run over it.
 
-use std::io::Write;
-
-use aide_core::color::{Paint, TextOut};
-use aide_core::text::escape_controls;
+use aide_core::color::TextOut;
 use aide_core::tool::{Context, Outcome};
 use aide_core::{AideError, Lang, Root};
 
 use crate::dialect::{Definition, LineRange, Point, Range, ReferenceSite, SearchMatch};
 use crate::error::AstError;
 use crate::files::{self, Scope};
-use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline_line};
+use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline};
 use crate::refs::{self, Reference};
 use crate::symbols::{self, NameMatch, Symbol, SymbolKind};
 use crate::{AstRequest, Mode, dialect, query, resolve};
@@ -95,22 +92,17 @@ impl Engine<'_> {
             },
             |symbols| {
                 files += 1;
-                let mut header_done = false;
+                let mut shown = Vec::new();
                 for s in symbols {
                     total += 1;
                     if total <= offset || printed >= limit || !writing {
                         continue;
                     }
                     printed += 1;
-                    let result = (|| {
-                        if !header_done {
-                            w.paint(Paint::Path, escape_controls(&s.path))?;
-                            writeln!(w)?;
-                        }
-                        write_outline_line(w, &s)
-                    })();
-                    header_done = true;
-                    writing &= result.is_ok();
+                    shown.push(s);
+                }
+                if writing && !shown.is_empty() {
+                    writing &= write_outline(w, &shown, self.request.compact).is_ok();
                 }
                 // A --limit page is full and more remain: no need to parse on.
                 if self.request.limit.is_some() && printed >= limit && total > offset.saturating_add(printed) {
@@ -416,12 +408,19 @@ impl Engine<'_> {
                 {
                     // Text outline: print file by file, holding nothing.
                     let (page, diagnostics) = live.buffered(|w| self.stream_symbols(w))?;
-                    let output = AstOutput::Symbols { symbols: Vec::new(), name_match: None, page, streamed: true };
+                    let output = AstOutput::Symbols {
+                        symbols: Vec::new(),
+                        name_match: None,
+                        page,
+                        streamed: true,
+                        compact: request.compact,
+                    };
                     return Ok(Outcome::with_diagnostics(output, diagnostics));
                 }
                 let (all, name_match, files, diagnostics) = self.symbols()?;
                 let (symbols, page) = page(all, request, files);
-                let output = AstOutput::Symbols { symbols, name_match, page, streamed: false };
+                let output =
+                    AstOutput::Symbols { symbols, name_match, page, streamed: false, compact: request.compact };
                 Ok(Outcome::with_diagnostics(output, diagnostics))
             }
             Mode::Definitions => {

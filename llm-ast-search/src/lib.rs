@@ -160,6 +160,12 @@ pub struct AstRequest {
     /// Symbols: only this many levels of nesting (1: top level).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
+    /// Symbols, text form: the dense outline, a container's members on its
+    /// line with their start lines (`impl Agent:2-6 {new:3 run:4}`). JSON
+    /// keeps every full range. The MCP text block of an outline uses it
+    /// unless `compact: false`.
+    #[arg(long)]
+    pub compact: bool,
     #[command(flatten)]
     #[serde(flatten)]
     pub walk: WalkArgs,

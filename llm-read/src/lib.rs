@@ -131,10 +131,21 @@ impl Render for ReadOutput {
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         let several = self.files.len() > 1;
         for f in &self.files {
-            if several {
+            // A file read has its header with the checksum an edit passes
+            // back as `checksum_before`, so the text form alone is enough.
+            if several || f.read.is_some() {
                 write!(w, "==> ")?;
                 w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
-                writeln!(w, " <==")?;
+                write!(w, " <==")?;
+                if let Some(c) = &f.read {
+                    let shown = if c.start_line == 0 {
+                        "no lines".to_string()
+                    } else {
+                        format!("lines {}-{}", c.start_line, c.end_line)
+                    };
+                    w.paint(Paint::Dim, format_args!(" {shown} of {}, sha256 {}", c.line_count, c.checksum))?;
+                }
+                writeln!(w)?;
             }
             match (&f.read, &f.error) {
                 (Some(c), _) => {

@@ -72,6 +72,10 @@ pub enum SessionAction {
         #[arg(long = "env", value_name = "K=V")]
         #[serde(default)]
         env: Vec<String>,
+        /// Also list the session's environment (`session show` always does).
+        #[arg(long)]
+        #[serde(default)]
+        verbose: bool,
     },
     /// The sessions.
     List,
@@ -216,7 +220,11 @@ pub struct ShellRequest {
 pub struct SessionState {
     pub session_id: String,
     pub working_dir: String,
-    pub environment: BTreeMap<String, String>,
+    /// The exported variables (secret-named values masked). Left out of
+    /// `session new` unless `--verbose`: `environment_count` says how many.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment: Option<BTreeMap<String, String>>,
+    pub environment_count: usize,
     pub active_jobs: Vec<llm_jobs::JobView>,
     pub last_exit_code: Option<i32>,
     pub uptime_seconds: f64,
@@ -246,7 +254,7 @@ impl Render for ShellOutput {
                 writeln!(w, "session {} in {}", s.session_id, s.working_dir)?;
                 let code = s.last_exit_code.map_or("none".to_string(), |c| c.to_string());
                 writeln!(w, "last exit code {code}, {} commands, up {:.0}s", s.exec_count, s.uptime_seconds)?;
-                writeln!(w, "{} exported variables, {} active jobs", s.environment.len(), s.active_jobs.len())?;
+                writeln!(w, "{} exported variables, {} active jobs", s.environment_count, s.active_jobs.len())?;
             }
             ShellOutput::Sessions { sessions } => {
                 for s in sessions {
@@ -256,6 +264,14 @@ impl Render for ShellOutput {
             ShellOutput::Removed { removed } => writeln!(w, "removed session {removed}")?,
             ShellOutput::Env { updated, session_id } => writeln!(w, "{session_id}: {}", updated.join(" "))?,
             ShellOutput::Exec(e) => {
+                // A failure says so first: a reader (a model's context) that
+                // stops early, or skims a long output, still sees it.
+                let failed = e.exit_code != 0 || e.timed_out;
+                if failed && !(e.stdout.is_empty() && e.stderr.is_empty()) {
+                    let how = if e.timed_out { ", timed out" } else { "" };
+                    w.paint(Paint::Bad, format_args!("[exit {}{how}]", e.exit_code))?;
+                    writeln!(w)?;
+                }
                 w.write_all(e.stdout.as_bytes())?;
                 if !e.stderr.is_empty() {
                     w.write_all(e.stderr.as_bytes())?;
@@ -267,7 +283,7 @@ impl Render for ShellOutput {
                     }
                     _ => "",
                 };
-                let paint = if e.exit_code == 0 && !e.timed_out { Paint::Dim } else { Paint::Bad };
+                let paint = if failed { Paint::Bad } else { Paint::Dim };
                 w.paint(
                     paint,
                     format_args!("[exit {}{extra}, {:.1} ms, in {}]", e.exit_code, e.execution_time_ms, e.working_dir),
@@ -420,7 +436,7 @@ fn short(commit: &str) -> &str {
 /// Replaces the values of secret-named variables (`DB_PASSWORD`, `API_TOKEN`):
 /// a session's state is where they would be echoed back whole.
 fn mask_secret_variables(state: &mut SessionState) {
-    for (name, value) in state.environment.iter_mut() {
+    for (name, value) in state.environment.iter_mut().flatten() {
         if aide_core::redact::is_secret_name(name) && !value.is_empty() {
             *value = aide_core::redact::MARK.to_string();
         }
@@ -440,10 +456,12 @@ fn open_session(id: &str, ctx: &Context) -> Result<session::Session, AideError> 
 }
 
 fn session_state(s: &session::Session, ctx: &Context) -> Result<SessionState, AideError> {
+    let environment = s.environment();
     Ok(SessionState {
         session_id: s.meta.session_id.clone(),
         working_dir: s.meta.working_dir.clone(),
-        environment: s.environment(),
+        environment_count: environment.len(),
+        environment: Some(environment),
         active_jobs: llm_jobs::session_jobs(&s.meta.session_id, ctx)?,
         last_exit_code: s.meta.last_exit_code,
         uptime_seconds: ((aide_core::time::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
@@ -609,7 +627,7 @@ fn visible_sessions(ctx: &Context) -> Result<Vec<session::Meta>, AideError> {
 pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, AideError> {
     match command {
         ShellCommand::Session { action } => match action {
-            SessionAction::New { cwd, env } => {
+            SessionAction::New { cwd, env, verbose } => {
                 let cwd = match cwd {
                     Some(dir) => ctx.resolve(dir),
                     None => ctx.base_dir()?,
@@ -618,6 +636,9 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
                 let s = session::create(&cwd, &aide_core::request::parse_env_pairs(env)?)?;
                 let mut state = session_state(&s, ctx)?;
                 mask_secret_variables(&mut state);
+                if !verbose {
+                    state.environment = None;
+                }
                 Ok(ShellOutput::Session(Box::new(state)))
             }
             SessionAction::List => Ok(ShellOutput::Sessions { sessions: visible_sessions(ctx)? }),

@@ -349,6 +349,9 @@ impl Binding {
                 .with_hint(hint)
                 .with_details(json!({ "field": unknown, "closest": closest })));
         }
+        for (name, value) in self.op.mcp_defaults {
+            arguments.entry(name.to_string()).or_insert(Value::Bool(*value));
+        }
         if self.op.name == "ide_operation" {
             let mut request = Map::new();
             if let Some(program) = arguments.remove("program") {

@@ -472,7 +472,8 @@ fn dialect_functions_compose_and_return_seed_shapes() {
     assert_eq!(
         v["value"],
         serde_json::json!([{ "name": "Agent", "kind": "Struct", "name_path": "Agent",
-            "defined_at": { "path": "src/agent.rs", "start": { "line": 4, "column": 1 }, "end": { "line": 4, "column": 34 } } }])
+            "defined_at": { "path": "src/agent.rs", "line": 4, "column": 1, "end_line": 4, "end_column": 34,
+                            "start": { "line": 4, "column": 1 }, "end": { "line": 4, "column": 34 } } }])
     );
     assert_eq!(run("findDefinition(`Agent`)", 0)["value"], v["value"]);
     // Text mode prints the value as compact JSON, one line, like every tool.
@@ -481,14 +482,27 @@ fn dialect_functions_compose_and_return_seed_shapes() {
     assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v["value"]);
 
     let v = run("findReferences(findDefinition(`validateToken`))", 0);
-    let lines: Vec<u64> = v["value"].as_array().unwrap().iter().map(|r| r["start"]["line"].as_u64().unwrap()).collect();
+    let lines: Vec<u64> = v["value"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
     assert_eq!(lines, [7, 11]);
+    // The seed's points stay beside the shared span names (issue 33), the same.
+    let old: Vec<u64> = v["value"].as_array().unwrap().iter().map(|r| r["start"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(old, lines);
     assert_eq!(v["value"][0]["path"], "web/shapes.ts");
     assert_eq!(v["value"][0]["enclosing"], "Circle/area");
 
     let v = run("search(`src/agent.rs`, `pub fn`)", 0);
-    let found: Vec<u64> = v["value"].as_array().unwrap().iter().map(|m| m["start"]["line"].as_u64().unwrap()).collect();
+    let found: Vec<u64> = v["value"].as_array().unwrap().iter().map(|m| m["line"].as_u64().unwrap()).collect();
     assert_eq!(found, [13, 25]);
+    // search()'s third argument is a glob; an extension still works, and says so.
+    let by_glob = run("search(`src`, `pub fn`, `*.rs`)", 0);
+    let by_ext = run("search(`src`, `pub fn`, `rs`)", 0);
+    assert_eq!(by_glob["value"], by_ext["value"]);
+    assert!(by_glob["value"].as_array().unwrap().iter().any(|m| m["path"] == "src/agent.rs"), "{by_glob}");
+    assert_eq!(by_glob["diagnostics"], serde_json::json!([]));
+    assert_eq!(by_ext["diagnostics"][0]["code"], "deprecated_name", "{by_ext}");
+    let nested = run("search(`.`, `pub fn`, `src/*.rs`)", 0);
+    assert!(nested["value"].as_array().unwrap().iter().all(|m| m["path"].as_str().unwrap().starts_with("src/")));
+    run("search(`src`, `pub fn`, `!*.rs`)", 2);
     // The search a program makes is the program's, whatever the format: its
     // matches are the value, never printed as records of their own.
     let (text, _) = t.cmd("llm-ast-search").args(["--dialect", "search(`src/agent.rs`, `pub fn`)"]).expect_exit(0);
@@ -508,8 +522,9 @@ fn dialect_functions_compose_and_return_seed_shapes() {
     let v = run("lines(`py/models.py`, 4, 5)", 0);
     assert_eq!(
         v["value"],
-        serde_json::json!({ "path": "py/models.py", "start": { "line": 4, "column": 1 },
-            "end": { "line": 5, "column": 14 }, "content": "class Outer:\n    limit = 5\n" })
+        serde_json::json!({ "path": "py/models.py", "line": 4, "column": 1, "end_line": 5, "end_column": 14,
+            "start": { "line": 4, "column": 1 }, "end": { "line": 5, "column": 14 },
+            "content": "class Outer:\n    limit = 5\n" })
     );
     // Past the end, as llm-read says it: the file's line count, invalid_span.
     let v = run("lines(`py/models.py`, 400, 401)", 3);
@@ -830,4 +845,28 @@ fn deep_nesting_costs_the_depth_once_and_deep_queries_are_bounded() {
     let rewrite = serde_json::json!({ "operations": [{ "op": "rewrite", "language": "python", "query": pattern, "template": "2", "glob": ["parens.py"] }] });
     let v: serde_json::Value = t.cmd("llm-transform").args(["--request", "-"]).stdin(rewrite.to_string()).json(2);
     assert_eq!(v["error"]["code"], "input_too_deep", "{v}");
+}
+
+/// Issue 33: `--compact` is the dense outline (a container's members on
+/// its line, leaves side by side), a fraction of the default text; the
+/// JSON is the same either way.
+#[test]
+fn the_compact_outline_puts_members_on_their_containers_line() {
+    let t = TestDir::new();
+    t.write(
+        "a.rs",
+        "pub struct Agent { name: String, age: u32 }\nimpl Agent {\n    pub fn new() -> Self { todo!() }\n    \
+         pub fn run(&self) {}\n}\npub fn top() {}\nconst MAX: u32 = 3;\nmod inner { pub fn deep() {} }\n",
+    );
+    let (text, _) = t.cmd("llm-ast-search").args(["--symbols", "--compact", "a.rs"]).expect_exit(0);
+    assert_eq!(
+        text,
+        "a.rs\n  struct Agent:1-1 {name:1 age:1}\n  impl Agent:2-5 {new:3 run:4}\n  fn top:6  const MAX:7\n  \
+         mod inner:8-8 {deep:8}\n"
+    );
+    let (full, _) = t.cmd("llm-ast-search").args(["--symbols", "a.rs"]).expect_exit(0);
+    assert!(text.len() * 2 < full.len(), "{text}\n{full}");
+    let compact: Value = t.cmd("llm-ast-search").args(["--symbols", "--compact", "a.rs"]).json(0);
+    let plain: Value = t.cmd("llm-ast-search").args(["--symbols", "a.rs"]).json(0);
+    assert_eq!(compact["symbols"], plain["symbols"]);
 }

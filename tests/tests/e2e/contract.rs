@@ -282,3 +282,40 @@ fn numbers_too_large_for_a_duration_are_invalid_arguments_not_panics() {
         assert_eq!(v["error"]["code"], "invalid_arguments", "{tool} {args:?}: {v}");
     }
 }
+
+/// docs/CONTRACT.md's vocabulary table is the one the code keeps
+/// (`aide_core::vocabulary`): the same names, meanings and old names, in
+/// order. `aide mcp` gives the same list in its instructions.
+#[test]
+fn the_contracts_vocabulary_is_the_codes() {
+    let contract = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/CONTRACT.md")).unwrap();
+    let section = contract.split("## Vocabulary").nth(1).unwrap().split("\n## ").next().unwrap();
+    let rows: Vec<Vec<String>> = section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| l.trim_matches('|').split(" | ").map(|c| c.trim().to_string()).collect())
+        .collect();
+    let terms = aide_core::vocabulary::TERMS;
+    assert_eq!(rows.len(), terms.len(), "{rows:?}");
+    for (row, term) in rows.iter().zip(terms) {
+        assert_eq!(row[0], format!("`{}`", term.name));
+        assert_eq!(row[1], term.meaning, "{}", term.name);
+        let old: Vec<String> = term.old_names.iter().map(|o| format!("`{o}`")).collect();
+        assert_eq!(row.get(2).map(String::as_str).unwrap_or(""), old.join(", "), "{}", term.name);
+    }
+}
+
+/// Old request names keep working, each said in a `deprecated_name`
+/// diagnostic; the current name says nothing.
+#[test]
+fn old_request_names_still_work_and_say_so() {
+    let t = TestDir::new();
+    t.write("a.txt", "alpha\n");
+    t.write("old.json", r#"{"path": ["a.txt"]}"#).write("new.json", r#"{"paths": ["a.txt"]}"#);
+    let old: Value = t.cmd("llm-read").args(["--request", "old.json"]).json(0);
+    let new: Value = t.cmd("llm-read").args(["--request", "new.json"]).json(0);
+    assert_eq!(old["files"], new["files"]);
+    assert_eq!(old["diagnostics"][0]["code"], "deprecated_name", "{old}");
+    assert!(old["diagnostics"][0]["message"].as_str().unwrap().contains("write `paths`"));
+    assert_eq!(new["diagnostics"], serde_json::json!([]));
+}

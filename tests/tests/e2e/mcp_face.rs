@@ -207,3 +207,21 @@ fn arguments_that_do_not_fit_are_tool_errors_naming_the_field() {
         client.cancel().await.ok();
     });
 }
+
+/// An outline's text block is the dense form, unless the call says
+/// `compact: false`; the structured content has every range either way.
+#[test]
+fn an_outline_through_mcp_is_the_dense_text() {
+    let t = TestDir::new();
+    t.write("a.rs", "pub struct Agent { name: String }\nimpl Agent {\n    pub fn run(&self) {}\n}\n");
+    runtime().block_on(async {
+        let client = connect(&t, &[]).await;
+        let text = |r: &CallToolResult| r.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap();
+        let dense = call(&client, "ast_search", json!({ "symbols": true })).await.unwrap();
+        assert_eq!(text(&dense), "a.rs\n  struct Agent:1-1 {name:1}\n  impl Agent:2-4 {run:3}\n");
+        let full = call(&client, "ast_search", json!({ "symbols": true, "compact": false })).await.unwrap();
+        assert!(text(&full).contains("Method impl Agent/run [3-3]"), "{}", text(&full));
+        assert_eq!(dense.structured_content.unwrap()["symbols"], full.structured_content.unwrap()["symbols"]);
+        client.cancel().await.ok();
+    });
+}

@@ -627,9 +627,14 @@ fn output_is_redacted_before_it_is_cut_and_session_values_are_known() {
         }
     }
     // A session's own secret values, wherever they show.
-    let env_session: Value = shell(&t, &["session", "new", "--env", "DB_PASSWORD=zq9Secret77"], 0);
+    let env_session: Value = shell(&t, &["session", "new", "--env", "DB_PASSWORD=zq9Secret77", "--verbose"], 0);
     let s2 = env_session["session_id"].as_str().unwrap();
     assert_eq!(env_session["environment"]["DB_PASSWORD"], "[REDACTED]", "session new echoes it: {env_session}");
+    // Issue 33: without --verbose, `session new` says how many, not what.
+    let quiet: Value = shell(&t, &["session", "new", "--env", "DB_PASSWORD=zq9Secret77"], 0);
+    assert!(quiet.get("environment").is_none(), "{quiet}");
+    assert!(quiet["environment_count"].as_u64().unwrap() >= 1, "{quiet}");
+    assert!(serde_json::to_string(&quiet).unwrap().len() < 1000, "{quiet}");
     let v = exec(&t, s2, "echo $DB_PASSWORD; export API_TOKEN=fresh-tok-123; echo \"x${API_TOKEN}x\" >&2");
     assert_eq!((v["stdout"].as_str(), v["stderr"].as_str()), (Some("[REDACTED]\n"), Some("x[REDACTED]x\n")), "{v}");
     let shown = shell(&t, &["session", "show", s2], 0);
@@ -639,4 +644,17 @@ fn output_is_redacted_before_it_is_cut_and_session_values_are_known() {
     assert_eq!(raw["environment"]["DB_PASSWORD"], "zq9Secret77");
     let raw = exec_args(&t, &["--session", s2, "--no-redact", "--", "echo $DB_PASSWORD"]);
     assert_eq!(raw["stdout"], "zq9Secret77\n");
+}
+
+/// Issue 33: a failed command's text starts with its exit status, so a
+/// reader that skims or stops early still sees it; a success does not.
+#[test]
+fn a_failed_commands_text_starts_with_its_exit_status() {
+    let t = TestDir::new();
+    let (text, _) = t.cmd("llm-shell").args(["exec", "--", "echo out; echo err >&2; exit 4"]).expect_exit(4);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[..3], ["[exit 4]", "out", "err"], "{text}");
+    assert!(lines[3].starts_with("[exit 4, "), "{text}");
+    let (text, _) = t.cmd("llm-shell").args(["exec", "--", "echo fine"]).expect_exit(0);
+    assert!(text.starts_with("fine\n"), "{text}");
 }
