@@ -138,7 +138,7 @@ pub struct AstRequest {
     /// Find the references to NAME (its uses; see --include-definition).
     #[arg(long, value_name = "NAME")]
     pub references: Option<String>,
-    /// With --references: list the places that define NAME too, as
+    /// With --references: list the places that define NAME too. They are
     /// references of kind `definition`.
     #[arg(long)]
     pub include_definition: bool,
@@ -153,15 +153,15 @@ pub struct AstRequest {
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
     pub kind: Vec<String>,
-    /// Symbols: only those named NAME (exact name or name path first, then
-    /// the end of a name path, then a part of the name).
+    /// Symbols: only those named NAME. An exact name or name path first,
+    /// then the end of a name path, then a part of the name.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Symbols: only this many levels of nesting (1: top level).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
-    /// Symbols, text form: the dense outline, a container's members on its
-    /// line with their start lines (`impl Agent:2-6 {new:3 run:4}`). JSON
+    /// Symbols: the dense text outline (`impl Agent:2-6 {new:3 run:4}`).
+    /// A container's members go on its line with their start lines; JSON
     /// keeps every full range. The MCP text block of an outline uses it
     /// unless `compact: false`.
     #[arg(long)]
