@@ -74,6 +74,11 @@ fn tools_list_is_small_enough_to_load_and_every_definition_is_used() {
     runtime().block_on(async {
         let client = connect(&t, &[]).await;
         let tools: Vec<Tool> = client.list_all_tools().await.expect("tools/list");
+        // The vocabulary the compact schemas leave undescribed is said once, here.
+        let instructions = client.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default();
+        for term in aide_core::vocabulary::TERMS {
+            assert!(instructions.contains(&format!("- {}: {}", term.name, term.meaning)), "{} missing", term.name);
+        }
         let (out, _) = t.cmd("aide").args(["tools", "--format", "mcp", "--json"]).expect_exit(0);
         let catalogue: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(tools.len(), catalogue["definitions"].as_array().unwrap().len(), "every operation is served");

@@ -12,7 +12,9 @@ fn text_mode_numbers_lines_like_cat_n() {
     let t = TestDir::new();
     t.write("a.txt", "alpha\nbeta\ngamma\n");
     let (out, _) = t.cmd("llm-read").args(["a.txt", "--lines", "2:3"]).expect_exit(0);
-    assert_eq!(out, "     2\tbeta\n     3\tgamma\n");
+    // Under a header with the checksum an edit passes back (issue 33).
+    let sum = "4fdbc441ea7b546100e086ac1e4fc5ae6749b7314311c99db05be450eca12996";
+    assert_eq!(out, format!("==> a.txt <== lines 2-3 of 3, sha256 {sum}\n     2\tbeta\n     3\tgamma\n"));
 }
 
 #[test]
