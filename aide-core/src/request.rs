@@ -196,7 +196,8 @@ pub fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> Schema {
 pub fn check_limit(limit: Option<usize>) -> Result<(), AideError> {
     match limit {
         Some(0) => Err(AideError::new(code::INVALID_ARGUMENTS, "--limit must be at least 1")
-            .with_hint("leave --limit out for every result, or give a page size of 1 or more")),
+            .with_hint("leave --limit out for every result, or give a page size of 1 or more")
+            .with_details(serde_json::json!({ "field": "limit" }))),
         _ => Ok(()),
     }
 }
@@ -207,7 +208,8 @@ pub fn check_timeout(flag: &str, seconds: Option<f64>) -> Result<(), AideError> 
     match seconds {
         Some(t) if !(t > 0.0 && t <= MAX_SECONDS) => {
             Err(AideError::new(code::INVALID_ARGUMENTS, format!("{flag} must be a positive number of seconds"))
-                .with_hint(format!("give {flag} 30 or 0.5 (at most {MAX_SECONDS:.0}), or leave it out for no limit")))
+                .with_hint(format!("give {flag} 30 or 0.5 (at most {MAX_SECONDS:.0}), or leave it out for no limit"))
+                .with_details(serde_json::json!({ "field": field_of_flag(flag) })))
         }
         _ => Ok(()),
     }
@@ -226,8 +228,15 @@ pub fn check_seconds(flag: &str, seconds: f64) -> Result<(), AideError> {
             code::INVALID_ARGUMENTS,
             format!("{flag} must be a number of seconds from 0 to {MAX_SECONDS:.0}"),
         )
-        .with_hint(format!("give {flag} 30 or 0.5")))
+        .with_hint(format!("give {flag} 30 or 0.5"))
+        .with_details(serde_json::json!({ "field": field_of_flag(flag) })))
     }
+}
+
+/// The request field a flag sets: `--max-depth` is `max_depth`, so an
+/// error names the field for a `--request` or MCP caller too.
+pub fn field_of_flag(flag: &str) -> String {
+    flag.trim_start_matches('-').replace('-', "_")
 }
 
 /// Parses `NAME=value` pairs (`--env`, `--set`). Names must be shell

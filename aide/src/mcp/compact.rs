@@ -271,10 +271,10 @@ fn said_once(branches: &mut [Value]) {
         let Some(props) = branch.get_mut("properties").and_then(Value::as_object_mut) else { continue };
         for (name, field) in props.iter_mut() {
             let Some(field) = field.as_object_mut() else { continue };
-            if let Some(description) = field.get("description").and_then(Value::as_str) {
-                if !said.insert((name.clone(), description.to_string())) {
-                    field.remove("description");
-                }
+            if let Some(description) = field.get("description").and_then(Value::as_str)
+                && !said.insert((name.clone(), description.to_string()))
+            {
+                field.remove("description");
             }
         }
     }

@@ -230,3 +230,23 @@ fn an_outline_through_mcp_is_the_dense_text() {
         client.cancel().await.ok();
     });
 }
+
+/// A tool's own range checks name the field too (`limit: 0`, a timeout of
+/// no seconds), through MCP as on the command line.
+#[test]
+fn a_tools_own_range_checks_name_the_field() {
+    let t = TestDir::new();
+    runtime().block_on(async {
+        let client = connect(&t, &[]).await;
+        for (tool, arguments, field) in [
+            ("search", json!({ "pattern": "x", "limit": 0 }), "limit"),
+            ("shell_exec", json!({ "command": "true", "timeout": 0 }), "timeout"),
+        ] {
+            let result = call(&client, tool, arguments).await.unwrap();
+            assert_eq!(result.is_error, Some(true), "{result:?}");
+            let doc = result.structured_content.unwrap();
+            assert_eq!(doc["error"]["details"]["field"], field, "{tool}: {doc}");
+        }
+        client.cancel().await.ok();
+    });
+}
