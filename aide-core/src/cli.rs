@@ -9,9 +9,7 @@
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
-use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use clap::parser::ValueSource;
 use clap::{Args, Command, FromArgMatches};
@@ -19,9 +17,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::color::{ColorChoice, TextOut};
-use crate::envelope::{Diagnostic, Format, Stdout, diagnostic_lines, sort_diagnostics, stderr_line, to_json_string};
+use crate::envelope::with_type;
+use crate::envelope::{Diagnostic, Format, Stdout, diagnostic_lines, stderr_line, to_json_string};
 use crate::error::{AideError, ExitStatus, code};
-use crate::invoke::RunLog;
+use crate::invoke::{RunLog, install_panic_hook, run_tool};
 pub use crate::tool::{Context, Outcome, Render, Tool};
 
 /// Flags every tool has. Not part of the request.
@@ -206,44 +205,6 @@ fn fail(run: &mut RunLog, format: Format, out: &mut Stdout, err: &AideError) -> 
     status
 }
 
-/// Inserts `"type": kind` as the first field of an object.
-pub(crate) fn with_type(kind: &str, value: Value) -> Value {
-    let mut m = serde_json::Map::new();
-    m.insert("type".into(), Value::String(kind.into()));
-    if let Value::Object(obj) = value {
-        m.extend(obj);
-    }
-    Value::Object(m)
-}
-
-static PANIC_MESSAGE: Mutex<Option<String>> = Mutex::new(None);
-
-/// Keeps panics off stderr and remembers the message, so a panic becomes a
-/// structured `internal` error instead of a backtrace.
-pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        let msg = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panic".to_string());
-        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        *crate::walk::lock(&PANIC_MESSAGE) = Some(format!("{msg}{at}"));
-    }));
-}
-
-/// Runs `f`, turning a panic into an `internal` error.
-pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, AideError>) -> Result<T, AideError> {
-    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(_) => {
-            let msg = crate::walk::lock(&PANIC_MESSAGE).take().unwrap_or_else(|| "panic".into());
-            Err(AideError::internal(format!("the tool panicked: {msg}")))
-        }
-    }
-}
-
 /// Parses the command line for `T`; Ok(None) means help or version was
 /// printed and the process should exit 0.
 fn parse_cli<T: Tool>(argv: &[OsString]) -> Result<Option<(CommonArgs, clap::ArgMatches)>, AideError> {
@@ -402,22 +363,14 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         return ExitStatus::Success;
     }
 
-    let request = match build_request::<T>(&common, &matches).and_then(|(mut r, notes)| {
-        T::prepare(&mut r).map(|()| {
+    let request = match build_request::<T>(&common, &matches) {
+        Ok((request, notes)) => {
             // Old names the request used: said in the run's diagnostics.
             run.diagnostics.extend(notes);
-            r
-        })
-    }) {
-        Ok(r) => r,
+            request
+        }
         Err(e) => return fail(&mut run, format, &mut out, &e),
     };
-    // Only the log keeps the request: a --no-log run of 100,000 edits need
-    // not serialise them.
-    if run.enabled {
-        run.request_json = serde_json::to_string(&request).ok();
-    }
-    run.open();
 
     let mut ctx = Context::new(run.execution_id.clone()).with_format(format);
     // A person waiting at a terminal sees long work progress on stderr.
@@ -426,7 +379,6 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     if let Some(line) = &progress_line {
         ctx = ctx.with_progress(line.sink());
     }
-    ctx.logged = run.enabled;
     ctx.prepared_records = format == (Format::Json { pretty: false });
     if matches!(format, Format::Text | Format::Jsonl) {
         let mut live = crate::tool::Live::new(Box::new(io::stdout()), common.color.for_stdout());
@@ -435,39 +387,15 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         }
         ctx = ctx.with_live(live);
     }
-    // Ctrl-C raises the flag (the run ends with `cancelled`, printed and
-    // logged) instead of killing the process, where the tool allows it.
-    let handlers: Vec<_> = if T::cancel_on_interrupt(&request) {
-        [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]
-            .into_iter()
-            .filter_map(|sig| signal_hook::flag::register(sig, ctx.cancel.flag().clone()).ok())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    // A run that does not see the flag (blocked, or busy) still ends within a second.
-    let watchdog = (!handlers.is_empty()).then(|| {
-        crate::process::Watchdog::start(ctx.cancel.flag().clone(), std::time::Duration::from_secs(1), T::NAME)
+    let result = run_tool::<T, _>(&mut run, request, ctx, |ctx, run, request| {
+        ctx.logged = run.enabled;
+        Interruptible::arm::<T>(ctx, request)
     });
-    if let Some(ms) = std::env::var("AIDE_TEST_STALL_MS").ok().and_then(|v| v.parse().ok()) {
-        // Test hook: a run that looks at nothing for this long (the watchdog test).
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-    }
-    let result = catch_panic(|| T::run(request, &ctx));
-    drop(watchdog);
-    for id in handlers {
-        signal_hook::low_level::unregister(id);
-    }
     if let Some(line) = &progress_line {
         line.stop();
     }
-    run.root = ctx.opened_root();
     let output = match result {
-        Ok(outcome) => {
-            run.diagnostics.extend(outcome.diagnostics);
-            sort_diagnostics(&mut run.diagnostics);
-            outcome.output
-        }
+        Ok(output) => output,
         Err(e) => return fail(&mut run, format, &mut out, &e),
     };
 
@@ -477,6 +405,45 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         Err(e) => {
             stderr_line(&format!("{}: {e}", T::NAME));
             e.exit_status()
+        }
+    }
+}
+
+/// What a command-line run does while the tool works, undone when it
+/// ends: Ctrl-C and TERM raise the run's cancellation flag (the run ends
+/// `cancelled`, printed and logged) instead of killing the process, where
+/// the tool allows it, and a watchdog ends a run that does not see the flag
+/// within a second.
+struct Interruptible {
+    handlers: Vec<signal_hook::SigId>,
+    _watchdog: Option<crate::process::Watchdog>,
+}
+
+impl Interruptible {
+    fn arm<T: Tool>(ctx: &Context, request: &T::Request) -> Interruptible {
+        let handlers: Vec<_> = if T::cancel_on_interrupt(request) {
+            [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]
+                .into_iter()
+                .filter_map(|sig| signal_hook::flag::register(sig, ctx.cancel.flag().clone()).ok())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let watchdog = (!handlers.is_empty()).then(|| {
+            crate::process::Watchdog::start(ctx.cancel.flag().clone(), std::time::Duration::from_secs(1), T::NAME)
+        });
+        if let Some(ms) = std::env::var("AIDE_TEST_STALL_MS").ok().and_then(|v| v.parse().ok()) {
+            // Test hook: a run that looks at nothing for this long (the watchdog test).
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+        }
+        Interruptible { handlers, _watchdog: watchdog }
+    }
+}
+
+impl Drop for Interruptible {
+    fn drop(&mut self) {
+        for id in self.handlers.drain(..) {
+            signal_hook::low_level::unregister(id);
         }
     }
 }

@@ -280,6 +280,16 @@ pub fn stderr_line(line: &str) {
     };
 }
 
+/// Inserts `"type": kind` as the first field of an object.
+pub fn with_type(kind: &str, value: serde_json::Value) -> serde_json::Value {
+    let mut m = serde_json::Map::new();
+    m.insert("type".into(), serde_json::Value::String(kind.into()));
+    if let serde_json::Value::Object(obj) = value {
+        m.extend(obj);
+    }
+    serde_json::Value::Object(m)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,9 @@
 //! [`invoke`] directly, with its own cancellation flag, progress sink and
 //! request id, and gets back the typed output beside the JSON document.
 
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
 
 use serde::Serialize;
@@ -67,31 +69,19 @@ impl<O: Render> Finished<O> {
 const UNFINISHED_EXIT: i32 = -1;
 
 /// Runs `T` on `request` in this process and logs it like a CLI run.
-pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Output> {
+pub fn invoke<T: Tool>(request: T::Request, call: Call) -> Finished<T::Output> {
     let Call { working_dir, cancel, progress, log, argv, origin, confine, notes } = call;
     let mut run = RunLog::for_call::<T>(argv, log, origin);
     run.diagnostics.extend(notes);
-    let result = crate::cli::catch_panic(|| T::prepare(&mut request)).and_then(|()| {
-        if run.enabled {
-            run.request_json = serde_json::to_string(&request).ok();
-        }
-        run.open();
-        let mut ctx = Context::new(run.execution_id.clone()).with_cancel(cancel).with_progress(progress);
-        if let Some(dir) = working_dir {
-            ctx = ctx.with_working_dir(dir);
-        }
-        if let Some(roots) = confine {
-            ctx = ctx.with_confine(roots);
-        }
-        let result = crate::cli::catch_panic(|| T::run(request, &ctx));
-        run.root = ctx.opened_root();
-        result
-    });
-    match result {
-        Ok(outcome) => {
-            run.diagnostics.extend(outcome.diagnostics);
-            sort_diagnostics(&mut run.diagnostics);
-            let output = outcome.output;
+    let mut ctx = Context::new(run.execution_id.clone()).with_cancel(cancel).with_progress(progress);
+    if let Some(dir) = working_dir {
+        ctx = ctx.with_working_dir(dir);
+    }
+    if let Some(roots) = confine {
+        ctx = ctx.with_confine(roots);
+    }
+    match run_tool::<T, ()>(&mut run, request, ctx, |_, _, _| ()) {
+        Ok(output) => {
             let status = output.exit_status();
             match run.success_document(&output) {
                 Ok(document) => {
@@ -110,6 +100,35 @@ pub fn invoke<T: Tool>(mut request: T::Request, call: Call) -> Finished<T::Outpu
     }
 }
 
+/// The middle of every run, from the command line ([`crate::cli`]) or in
+/// this process ([`invoke`]): `prepare` (a panic there is `internal` too),
+/// the request logged, the log opened, then `T::run` with a panic turned
+/// into `internal`, and the root it opened and its diagnostics kept for the
+/// record. `ready` finishes the context once the log is open and returns
+/// what must live while the tool runs (the CLI's signal handlers).
+pub(crate) fn run_tool<T: Tool, G>(
+    run: &mut RunLog,
+    mut request: T::Request,
+    mut ctx: Context,
+    ready: impl FnOnce(&mut Context, &RunLog, &T::Request) -> G,
+) -> Result<T::Output, AideError> {
+    catch_panic(|| T::prepare(&mut request))?;
+    // Only the log keeps the request: a --no-log run of 100,000 edits need
+    // not serialise them.
+    if run.enabled {
+        run.request_json = serde_json::to_string(&request).ok();
+    }
+    run.open();
+    let guard = ready(&mut ctx, run, &request);
+    let result = catch_panic(|| T::run(request, &ctx));
+    drop(guard);
+    run.root = ctx.opened_root();
+    let outcome = result?;
+    run.diagnostics.extend(outcome.diagnostics);
+    sort_diagnostics(&mut run.diagnostics);
+    Ok(outcome.output)
+}
+
 /// Records a request refused before it ran (arguments that do not fit the
 /// tool, a root outside the MCP server's roots) as a failed run, as the CLI
 /// records a refused command line. `request_json` is what was asked, as
@@ -120,6 +139,34 @@ pub fn refuse<T: Tool>(request_json: Option<String>, err: AideError, call: Call)
         run.request_json = request_json;
     }
     run.finish_failed(err)
+}
+
+static PANIC_MESSAGE: Mutex<Option<String>> = Mutex::new(None);
+
+/// Keeps panics off stderr and remembers the message, so a panic becomes a
+/// structured `internal` error instead of a backtrace.
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_string());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        *crate::sync::lock(&PANIC_MESSAGE) = Some(format!("{msg}{at}"));
+    }));
+}
+
+/// Runs `f`, turning a panic into an `internal` error.
+pub fn catch_panic<T>(f: impl FnOnce() -> Result<T, AideError>) -> Result<T, AideError> {
+    match std::panic::catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            let msg = crate::sync::lock(&PANIC_MESSAGE).take().unwrap_or_else(|| "panic".into());
+            Err(AideError::internal(format!("the tool panicked: {msg}")))
+        }
+    }
 }
 
 /// Everything the harness knows about a run, for the log.

@@ -55,6 +55,7 @@ pub mod root;
 pub mod span;
 pub mod store;
 pub mod suggest;
+pub mod sync;
 pub mod text;
 pub mod time;
 pub mod tool;

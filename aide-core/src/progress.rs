@@ -8,12 +8,11 @@
 //! MCP client; this is the same sink drawn for a person.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
-use crate::tool::{Progress, ProgressSink};
+use serde::Serialize;
 
 /// How long work runs before the line appears, so short runs never
 /// flicker: a second, or `$AIDE_PROGRESS_AFTER_MS`.
@@ -125,5 +124,59 @@ mod tests {
         sink.report(Progress { done: 2, total: Some(10) });
         assert_eq!(line.bar.position(), at_stop);
         assert!(!line.was_shown());
+    }
+}
+
+/// How far a run is: units done (files, iterations) and, where known, the total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Progress {
+    pub done: u64,
+    pub total: Option<u64>,
+}
+
+type ProgressFn = dyn Fn(Progress) + Send + Sync;
+
+/// Where a run reports its progress. Called from worker threads, possibly
+/// once per file: a sink that forwards it somewhere slow throttles itself.
+#[derive(Clone, Default)]
+pub struct ProgressSink(Option<Arc<ProgressFn>>);
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "ProgressSink(..)" } else { "ProgressSink(none)" })
+    }
+}
+
+impl ProgressSink {
+    pub fn new(report: impl Fn(Progress) + Send + Sync + 'static) -> ProgressSink {
+        ProgressSink(Some(Arc::new(report)))
+    }
+
+    pub fn report(&self, progress: Progress) {
+        if let Some(report) = &self.0 {
+            report(progress);
+        }
+    }
+
+    /// A counter that reports each unit done.
+    pub fn counter(&self, total: Option<u64>) -> ProgressCounter {
+        ProgressCounter { done: AtomicU64::new(0), total, sink: self.clone() }
+    }
+}
+
+/// Counts units done (from any thread) and reports each to the sink.
+#[derive(Debug)]
+pub struct ProgressCounter {
+    done: AtomicU64,
+    total: Option<u64>,
+    sink: ProgressSink,
+}
+
+impl ProgressCounter {
+    pub fn tick(&self) {
+        if self.sink.0.is_some() {
+            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+            self.sink.report(Progress { done, total: self.total });
+        }
     }
 }

@@ -17,7 +17,7 @@
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use clap::{Args, FromArgMatches};
@@ -28,6 +28,7 @@ use serde::de::DeserializeOwned;
 use crate::color::TextOut;
 use crate::envelope::{Diagnostic, Format};
 use crate::error::{AideError, ExitStatus};
+pub use crate::progress::{Progress, ProgressCounter, ProgressSink};
 use crate::root::Root;
 
 /// A tool: a typed request, a typed output, and the function between them.
@@ -191,60 +192,6 @@ impl Cancel {
     }
 }
 
-/// How far a run is: units done (files, iterations) and, where known, the total.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Progress {
-    pub done: u64,
-    pub total: Option<u64>,
-}
-
-type ProgressFn = dyn Fn(Progress) + Send + Sync;
-
-/// Where a run reports its progress. Called from worker threads, possibly
-/// once per file: a sink that forwards it somewhere slow throttles itself.
-#[derive(Clone, Default)]
-pub struct ProgressSink(Option<Arc<ProgressFn>>);
-
-impl std::fmt::Debug for ProgressSink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "ProgressSink(..)" } else { "ProgressSink(none)" })
-    }
-}
-
-impl ProgressSink {
-    pub fn new(report: impl Fn(Progress) + Send + Sync + 'static) -> ProgressSink {
-        ProgressSink(Some(Arc::new(report)))
-    }
-
-    pub fn report(&self, progress: Progress) {
-        if let Some(report) = &self.0 {
-            report(progress);
-        }
-    }
-
-    /// A counter that reports each unit done.
-    pub fn counter(&self, total: Option<u64>) -> ProgressCounter {
-        ProgressCounter { done: AtomicU64::new(0), total, sink: self.clone() }
-    }
-}
-
-/// Counts units done (from any thread) and reports each to the sink.
-#[derive(Debug)]
-pub struct ProgressCounter {
-    done: AtomicU64,
-    total: Option<u64>,
-    sink: ProgressSink,
-}
-
-impl ProgressCounter {
-    pub fn tick(&self) {
-        if self.sink.0.is_some() {
-            let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-            self.sink.report(Progress { done, total: self.total });
-        }
-    }
-}
-
 type LiveSink = Mutex<Live>;
 
 /// Where a tool streams text as it works (text mode only): written
@@ -319,7 +266,8 @@ impl Live {
                 }
                 _ => {
                     let value = serde_json::from_slice(&body).map_err(io::Error::other)?;
-                    serde_json::to_writer(&mut buf, &crate::cli::with_type(kind, value)).map_err(io::Error::other)?;
+                    serde_json::to_writer(&mut buf, &crate::envelope::with_type(kind, value))
+                        .map_err(io::Error::other)?;
                 }
             }
             buf.push(b'\n');
@@ -462,7 +410,7 @@ impl Context {
         if self.format != Format::Text {
             return None;
         }
-        self.live.as_ref().map(crate::walk::lock)
+        self.live.as_ref().map(crate::sync::lock)
     }
 
     pub fn has_live(&self) -> bool {
@@ -476,7 +424,7 @@ impl Context {
         if self.format != Format::Jsonl {
             return None;
         }
-        self.live.as_ref().map(crate::walk::lock)
+        self.live.as_ref().map(crate::sync::lock)
     }
 
     /// `Err(cancelled)` once the caller raised the flag.
@@ -565,13 +513,13 @@ impl Context {
                 }
             }
         };
-        *crate::walk::lock(&self.opened_root) = Some(root.path().to_path_buf());
+        *crate::sync::lock(&self.opened_root) = Some(root.path().to_path_buf());
         Ok(root)
     }
 
     /// The root the run opened, if it opened one.
     pub fn opened_root(&self) -> Option<PathBuf> {
-        crate::walk::lock(&self.opened_root).clone()
+        crate::sync::lock(&self.opened_root).clone()
     }
 }
 
@@ -584,7 +532,7 @@ mod tests {
     struct Shared(Arc<Mutex<Vec<u8>>>);
     impl Write for Shared {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            crate::walk::lock(&self.0).extend_from_slice(buf);
+            crate::sync::lock(&self.0).extend_from_slice(buf);
             Ok(buf.len())
         }
         fn flush(&mut self) -> io::Result<()> {
@@ -613,13 +561,13 @@ mod tests {
         live.records("n", &[3], None).unwrap();
         let kept = String::from_utf8(kept).unwrap();
         assert_eq!(kept, format!("{},{{}}", serde_json::to_string(&recs[0]).unwrap()));
-        let got = String::from_utf8(crate::walk::lock(&out.0).clone()).unwrap();
+        let got = String::from_utf8(crate::sync::lock(&out.0).clone()).unwrap();
         let mut want = String::new();
         for value in [serde_json::to_value(&recs[0]).unwrap(), serde_json::json!({})] {
-            want.push_str(&serde_json::to_string(&crate::cli::with_type("match", value)).unwrap());
+            want.push_str(&serde_json::to_string(&crate::envelope::with_type("match", value)).unwrap());
             want.push('\n');
         }
-        want.push_str(&serde_json::to_string(&crate::cli::with_type("n", serde_json::json!(3))).unwrap());
+        want.push_str(&serde_json::to_string(&crate::envelope::with_type("n", serde_json::json!(3))).unwrap());
         want.push('\n');
         assert_eq!(got, want);
         assert_eq!(written, want.lines().next().unwrap().len() + 1);

@@ -18,8 +18,10 @@ use serde::{Deserialize, Serialize};
 use crate::envelope::{Diagnostic, diag};
 use crate::error::{AideError, code};
 use crate::lang::Lang;
+use crate::progress::ProgressSink;
 use crate::root::{Root, to_slash};
-use crate::tool::{Cancel, Context, ProgressSink};
+use crate::sync::lock;
+use crate::tool::{Cancel, Context};
 
 mod ordered;
 
@@ -408,12 +410,6 @@ pub fn worker_threads(requested: Option<usize>, diagnostics: &mut Vec<Diagnostic
         }
         Some(n) => n.max(1),
     }
-}
-
-/// Locks a mutex, recovering from poisoning (a panicking visitor must not
-/// lose what others collected).
-pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn walk_error(root: &Root, err: &ignore::Error) -> Diagnostic {

@@ -57,7 +57,7 @@ pub fn enabled() -> bool {
 
 /// The parsed file for `key` if it is still what is on disk.
 pub(crate) fn get(abs: &std::path::Path, rel: &str, lang: Lang, meta: &Metadata) -> Option<Arc<SourceFile>> {
-    let cache = aide_core::walk::lock(CACHE.get()?);
+    let cache = aide_core::sync::lock(CACHE.get()?);
     let entry = cache.entries.get(&(abs.to_path_buf(), rel.to_string(), lang))?;
     (entry.stamp == Stamp::of(meta)).then(|| entry.file.clone())
 }
@@ -72,7 +72,7 @@ pub(crate) fn put(abs: &std::path::Path, lang: Lang, meta: &Metadata, file: Arc<
         return;
     }
     let cost = file.source.len().saturating_mul(TREE_FACTOR);
-    let mut cache = aide_core::walk::lock(cache);
+    let mut cache = aide_core::sync::lock(cache);
     if cache.bytes + cost > cache.max_bytes {
         // Simple and bounded: start over rather than track recency per entry.
         cache.entries.clear();

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use aide_core::AideError;
 use aide_core::redact::stream::StreamRedactor;
-use aide_core::walk::lock;
+use aide_core::sync::lock;
 
 use crate::Status;
 use crate::process;

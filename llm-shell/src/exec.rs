@@ -248,9 +248,9 @@ fn reader(mut pipe: impl Read + Send + 'static, max: usize, redactor: Option<Red
             if n == 0 {
                 break;
             }
-            aide_core::walk::lock(&shared).push(&buf[..n]);
+            aide_core::sync::lock(&shared).push(&buf[..n]);
         }
-        aide_core::walk::lock(&shared).flush();
+        aide_core::sync::lock(&shared).flush();
         let _ = tx.send(());
     });
     Reading { received, ended }
@@ -264,7 +264,7 @@ fn collect(reading: Option<Reading>, deadline: Instant) -> (Collected, bool) {
         return (Collected { text: String::new(), written: 0, truncated: false, redactions: 0 }, true);
     };
     let ended = r.ended.recv_timeout(deadline.saturating_duration_since(Instant::now())).is_ok();
-    let mut received = aide_core::walk::lock(&r.received);
+    let mut received = aide_core::sync::lock(&r.received);
     if !ended {
         received.flush();
     }

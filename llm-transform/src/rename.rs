@@ -135,7 +135,7 @@ impl PreparedRename {
                 })
                 .collect::<Vec<_>>()
         })?;
-        *aide_core::walk::lock(&self.new_name_definitions) = existing.into_iter().flatten().collect();
+        *aide_core::sync::lock(&self.new_name_definitions) = existing.into_iter().flatten().collect();
         let (files, diagnostics) = scope.map_files(Some(self.query.ident().as_bytes()), |file, _| {
             self.found.keep(file, llm_ast_search::resolve::facts(file, &self.query));
             file.path.clone()
@@ -240,7 +240,7 @@ impl PreparedRename {
                 Ok(())
             }
             Target::Symbol { defs, owner } => {
-                let existing = aide_core::walk::lock(&self.new_name_definitions).clone();
+                let existing = aide_core::sync::lock(&self.new_name_definitions).clone();
                 for e in &existing {
                     let clash = match owner {
                         Some(owner) => e.owner.as_deref() == Some(owner.as_str()),

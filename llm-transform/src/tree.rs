@@ -95,12 +95,12 @@ impl<T> Default for ScanCache<T> {
 
 impl<T> ScanCache<T> {
     pub(crate) fn keep(&self, file: &SourceFile, value: T) {
-        aide_core::walk::lock(&self.0).insert(file.path.clone(), (file.checksum().to_string(), value));
+        aide_core::sync::lock(&self.0).insert(file.path.clone(), (file.checksum().to_string(), value));
     }
 
     /// What the scan kept for `path`, if `bytes` are what it read.
     pub(crate) fn take(&self, path: &str, bytes: &[u8]) -> Option<T> {
-        let (checksum, value) = aide_core::walk::lock(&self.0).remove(path)?;
+        let (checksum, value) = aide_core::sync::lock(&self.0).remove(path)?;
         (checksum == aide_core::checksum::sha256_hex(bytes)).then_some(value)
     }
 }

@@ -97,7 +97,7 @@ impl Cache {
         if !self.covers(stamp.size) {
             return false;
         }
-        *crate::walk::lock(&self.filesystems)
+        *crate::sync::lock(&self.filesystems)
             .entry(stamp.dev)
             .or_insert_with(|| rustix::fs::fstatfs(file).is_ok_and(|fs| keeps_honest_ctime(i128::from(fs.f_type))))
     }
@@ -125,13 +125,13 @@ impl Cache {
             return;
         }
         let Some(sha256) = from_hex(checksum) else { return };
-        crate::walk::lock(&self.learned).push(Entry { stamp, sha256 });
+        crate::sync::lock(&self.learned).push(Entry { stamp, sha256 });
     }
 
     /// Writes what this run learned into the file, with what it held.
     pub fn save(&self) {
         let Some(path) = &self.path else { return };
-        let learned = std::mem::take(&mut *crate::walk::lock(&self.learned));
+        let learned = std::mem::take(&mut *crate::sync::lock(&self.learned));
         if learned.is_empty() {
             return;
         }

@@ -21,9 +21,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::{Arc, Condvar, Mutex};
 
-use super::{WalkedFile, Walker, lock};
+use super::{WalkedFile, Walker};
 use crate::envelope::Diagnostic;
 use crate::error::AideError;
+use crate::sync::lock;
 use crate::text::escape_path;
 
 /// Files a worker takes from the walk at once: fewer lock hand-overs, and

@@ -192,7 +192,7 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             return ExitStatus::Runtime;
         }
     };
-    aide_core::cli::install_panic_hook();
+    aide_core::invoke::install_panic_hook();
     // The server's advantage: parsed files stay parsed between calls.
     llm_ast_search::warm::keep_parsed_files(None);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {

@@ -137,7 +137,7 @@ impl AideServer {
     /// Raises the cancellation flag of every call still running (the
     /// client went away).
     pub fn cancel_all(&self) {
-        for cancel in aide_core::walk::lock(&self.inner.running).values() {
+        for cancel in aide_core::sync::lock(&self.inner.running).values() {
             cancel.cancel();
         }
     }
@@ -204,7 +204,7 @@ impl AideServer {
 
         let cancel = Cancel::new();
         let call_id = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
-        aide_core::walk::lock(&self.inner.running).insert(call_id, cancel.clone());
+        aide_core::sync::lock(&self.inner.running).insert(call_id, cancel.clone());
         let watcher = {
             let (ct, cancel) = (context.ct.clone(), cancel.clone());
             tokio::spawn(async move {
@@ -240,7 +240,7 @@ impl AideServer {
         let bound = Arc::clone(binding);
         let result = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, call, &page)).await;
         watcher.abort();
-        aide_core::walk::lock(&self.inner.running).remove(&call_id);
+        aide_core::sync::lock(&self.inner.running).remove(&call_id);
         // The sink went with the call: the forwarder drains and ends, so no
         // progress arrives after the result.
         if let Some(forwarder) = forwarder {
@@ -299,7 +299,7 @@ fn instructions() -> String {
 fn throttled(tx: tokio::sync::mpsc::UnboundedSender<Progress>) -> ProgressSink {
     let last: Mutex<(Option<Instant>, u64)> = Mutex::new((None, 0));
     ProgressSink::new(move |p| {
-        let mut last = aide_core::walk::lock(&last);
+        let mut last = aide_core::sync::lock(&last);
         let finished = p.total == Some(p.done);
         let due = last.0.is_none_or(|at| at.elapsed() >= PROGRESS_INTERVAL);
         // Progress must increase from one notification to the next.
