@@ -6,7 +6,7 @@ use aide_core::{AideError, Lang, Root};
 
 use crate::dialect::{Definition, LineRange, Point, Range, ReferenceSite, SearchMatch};
 use crate::error::AstError;
-use crate::files::{self, Scope};
+use crate::files::Scope;
 use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline};
 use crate::refs::{self, Reference};
 use crate::symbols::{self, NameMatch, Symbol, SymbolKind};
@@ -59,7 +59,7 @@ impl Engine<'_> {
 
     /// A file's symbols down to --depth (the walk stops there) of the kinds
     /// asked for (all when none).
-    fn outline_of(&self, file: &files::SourceFile, signatures: bool, kinds: &[SymbolKind]) -> Vec<Symbol> {
+    fn outline_of(&self, file: &crate::source::SourceFile, signatures: bool, kinds: &[SymbolKind]) -> Vec<Symbol> {
         let options = symbols::OutlineOptions { max_depth: self.request.depth, signatures };
         let mut all = if signatures && options.max_depth.is_none() {
             // The file's memo: free on a file kept parsed between calls.

@@ -8,85 +8,11 @@ use aide_core::envelope::diag;
 use aide_core::text::NonText;
 use aide_core::tool::Context;
 use aide_core::walk::{WalkArgs, Walker};
-use aide_core::{AideError, Diagnostic, Lang, LineIndex, Root};
-use tree_sitter::Tree;
+use aide_core::{AideError, Diagnostic, Lang, Root};
 
 use crate::error::AstError;
-use crate::validate::{SyntaxIssue, syntax_issues};
 
-/// A parsed source file.
-pub struct SourceFile {
-    /// Relative to the root, `/`-separated.
-    pub path: String,
-    pub lang: Lang,
-    pub source: Vec<u8>,
-    pub tree: Tree,
-    pub index: LineIndex,
-    /// The whole outline with signatures, worked out once: a file kept
-    /// parsed between calls ([`crate::warm`]) is not walked again.
-    outline: std::sync::OnceLock<Vec<crate::symbols::Symbol>>,
-    /// SHA-256 of `source`, worked out once.
-    checksum: std::sync::OnceLock<std::sync::Arc<str>>,
-}
-
-impl SourceFile {
-    /// Reads and parses `abs` as `lang`.
-    pub fn parse(path: String, lang: Lang, source: Vec<u8>) -> Result<SourceFile, Diagnostic> {
-        let Some(tree) = crate::language::parse(lang, &source) else {
-            return Err(Diagnostic::new(diag::PARSE_ERROR, format!("tree-sitter could not parse this file as {lang}"))
-                .with_path(path));
-        };
-        let index = LineIndex::new(&source);
-        Ok(SourceFile {
-            path,
-            lang,
-            source,
-            tree,
-            index,
-            outline: std::sync::OnceLock::new(),
-            checksum: std::sync::OnceLock::new(),
-        })
-    }
-
-    /// The file's whole outline, with signatures.
-    pub fn outline(&self) -> &[crate::symbols::Symbol] {
-        self.outline.get_or_init(|| crate::symbols::outline_of_file(self, Default::default()))
-    }
-
-    /// SHA-256 of the bytes parsed: every result from this file carries it,
-    /// so an edit can be guarded by it without reading the file again.
-    pub fn checksum(&self) -> &std::sync::Arc<str> {
-        self.checksum.get_or_init(|| aide_core::checksum::sha256_hex(&self.source).into())
-    }
-
-    pub fn syntax_issues(&self) -> Vec<SyntaxIssue> {
-        syntax_issues(self.lang, &self.tree, &self.source, &self.index)
-    }
-
-    /// A `parse_error` diagnostic if the file has syntax errors: results from
-    /// it may be incomplete, and the user must know.
-    pub fn parse_diagnostic(&self) -> Option<Diagnostic> {
-        if !self.tree.root_node().has_error() {
-            return None;
-        }
-        let issues = self.syntax_issues();
-        let first = issues.first()?;
-        Some(
-            Diagnostic::new(
-                diag::PARSE_ERROR,
-                format!(
-                    "{} syntax error{} (first at {}:{}: {}); symbols near them may be missing (see --validate)",
-                    issues.len(),
-                    if issues.len() == 1 { "" } else { "s" },
-                    first.span.line,
-                    first.span.column,
-                    first.message
-                ),
-            )
-            .with_path(self.path.clone()),
-        )
-    }
-}
+pub use crate::source::SourceFile;
 
 /// The files of a request: explicit paths (files or directories under the
 /// root), or the whole root; filtered by language and the walk options.

@@ -91,6 +91,7 @@ pub mod query;
 pub mod refs;
 pub mod resolve;
 pub mod scopes;
+pub mod source;
 pub mod symbols;
 mod tree;
 pub mod validate;

@@ -8,7 +8,7 @@ use streaming_iterator::StreamingIterator;
 use tree_sitter::{Query, QueryCursor};
 
 use crate::error::AstError;
-use crate::files::SourceFile;
+use crate::source::SourceFile;
 use crate::symbols::{SymbolKind, kind_at};
 
 /// One capture of a query match (the seed's `symbols` entry).

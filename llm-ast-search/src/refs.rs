@@ -14,11 +14,34 @@ use serde::{Deserialize, Serialize};
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, QueryCursor};
 
-use crate::files::SourceFile;
+use crate::source::SourceFile;
 use crate::symbols::{NameMatch, Symbol, SymbolKind, enclosing, name_match};
 
 /// Longest line shown with a reference, in characters.
 pub const LINE_TEXT_CHARS: usize = 300;
+
+/// How a site was tied to the definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    /// The definition itself, or a use whose binding (scope, receiver,
+    /// qualifier, file) leads to it.
+    Resolved,
+    /// Spelled like it, and no other definition has the name.
+    NameOnly,
+    /// Spelled like it, but it may mean another definition of the name.
+    Unresolved,
+}
+
+impl Resolution {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Resolution::Resolved => "resolved",
+            Resolution::NameOnly => "name_only",
+            Resolution::Unresolved => "unresolved",
+        }
+    }
+}
 
 /// A use of a name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -39,7 +62,7 @@ pub struct Reference {
     /// receiver or qualifier leads there), `name_only` (spelled like it,
     /// and nothing else has the name) or `unresolved` (it may mean another
     /// definition of the name).
-    pub matched: crate::resolve::Resolution,
+    pub matched: Resolution,
 }
 
 /// How a reference uses the name.
@@ -286,7 +309,7 @@ fn reference(file: &SourceFile, symbols: &[Symbol], name: &str, kind: RefKind, s
         enclosing_kind: parent.map(|p| p.kind),
         line_text: file.index.line_text(&file.source, span.line, LINE_TEXT_CHARS),
         checksum: file.checksum().clone(),
-        matched: crate::resolve::Resolution::NameOnly,
+        matched: Resolution::NameOnly,
     }
 }
 

@@ -26,33 +26,13 @@ use aide_core::Lang;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::files::{SourceFile, is_token_at};
+use crate::files::is_token_at;
 use crate::refs::{RefKind, Reference, last_identifier, references_in};
 use crate::scopes::{Access, LocalDef, Locals, access_at, in_comment_or_string, self_names};
+use crate::source::SourceFile;
 use crate::symbols::{NameMatch, Symbol, SymbolKind};
 
-/// How a site was tied to the definition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Resolution {
-    /// The definition itself, or a use whose binding (scope, receiver,
-    /// qualifier, file) leads to it.
-    Resolved,
-    /// Spelled like it, and no other definition has the name.
-    NameOnly,
-    /// Spelled like it, but it may mean another definition of the name.
-    Unresolved,
-}
-
-impl Resolution {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Resolution::Resolved => "resolved",
-            Resolution::NameOnly => "name_only",
-            Resolution::Unresolved => "unresolved",
-        }
-    }
-}
+pub use crate::refs::Resolution;
 
 /// What kind of symbol a definition is, for resolving its uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

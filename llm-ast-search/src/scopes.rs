@@ -15,7 +15,7 @@ use aide_core::Lang;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
 
-use crate::files::SourceFile;
+use crate::source::SourceFile;
 
 /// A local binding: a parameter or variable inside a function.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use std::time::SystemTime;
 use aide_core::Lang;
 use aide_core::fsutil::Stamp;
 
-use crate::files::SourceFile;
+use crate::source::SourceFile;
 
 /// The default memory budget: source bytes times [`TREE_FACTOR`].
 const DEFAULT_MAX_BYTES: usize = 1 << 30;

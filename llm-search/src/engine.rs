@@ -11,55 +11,18 @@ use aide_core::envelope::{Diagnostic, diag};
 use aide_core::text::{lossy, shorten, trim_terminator};
 use aide_core::tool::{Context, Outcome};
 use aide_core::walk::{WalkedFile, Walker};
-use aide_core::{AideError, LineIndex, Root, code};
+use aide_core::{AideError, LineIndex, Root};
 use grep_matcher::{Match as Span, Matcher};
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
+use crate::error::{MAX_PATTERN_BYTES, SearchError};
 use crate::output::{Capture, Match, SearchOutput};
-use crate::page::{Gather, paginate};
+use crate::page::{FileOutcome, FileResult, Gather, paginate};
 use crate::{Mode, SearchRequest};
 
 /// How far past a multi-line match the regex may look (as ripgrep).
 const MAX_LOOK_AHEAD: usize = 128;
-
-/// Why a search could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum SearchError {
-    #[error("no pattern given")]
-    NoPattern,
-    #[error("invalid regex `{pattern}`: {message}")]
-    InvalidRegex { pattern: String, index: usize, message: String, offset: Option<usize>, column: Option<usize> },
-    #[error("--multiline-dotall needs --multiline")]
-    DotallWithoutMultiline,
-    #[error("the patterns are {total} bytes; at most {MAX_PATTERN_BYTES} are taken")]
-    PatternTooLong { total: usize },
-}
-
-impl From<SearchError> for AideError {
-    fn from(e: SearchError) -> AideError {
-        let msg = e.to_string();
-        match e {
-            SearchError::NoPattern => AideError::new(code::INVALID_ARGUMENTS, msg)
-                .with_hint("give a regular expression with --pattern (or -e, repeatable)"),
-            SearchError::PatternTooLong { .. } => AideError::new(code::INVALID_PATTERN, msg)
-                .with_hint("search for a distinctive part, or use several searches"),
-            SearchError::DotallWithoutMultiline => {
-                AideError::new(code::INVALID_ARGUMENTS, msg).with_hint("add --multiline (-U)")
-            }
-            SearchError::InvalidRegex { pattern, index, offset, column, message } => {
-                let hint = if message.contains("literal") && message.contains("\\n") {
-                    "to match across lines add --multiline (-U)"
-                } else {
-                    "escape regex metacharacters with \\, or pass --fixed-strings (-F) to search for the text literally"
-                };
-                AideError::new(code::INVALID_PATTERN, msg).with_hint(hint).with_details(serde_json::json!({
-                    "pattern": pattern, "pattern_index": index, "offset": offset, "column": column,
-                }))
-            }
-        }
-    }
-}
 
 /// Searches `root` for `req` and returns the page of results plus the
 /// diagnostics of files that were skipped or cut short. `--max-output-bytes`
@@ -180,10 +143,6 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
     Ok(Outcome::with_diagnostics(output, diagnostics))
 }
 
-/// The most bytes of patterns one search takes (a 50 MB pattern once took
-/// 4.8 GB to compile; a 300 MB one was killed for lack of memory).
-pub const MAX_PATTERN_BYTES: usize = 1 << 20;
-
 fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, AideError> {
     let total: usize = req.pattern.iter().map(String::len).sum();
     if total > MAX_PATTERN_BYTES {
@@ -270,24 +229,6 @@ struct FileSettings<'a> {
     serialize: bool,
     /// Checksums of large files remembered between runs.
     cache: &'a ChecksumCache,
-}
-
-/// The matches of one file.
-pub(crate) struct FileResult {
-    pub(crate) path: String,
-    /// SHA-256 of the bytes searched (empty for a file without matches).
-    pub(crate) checksum: std::sync::Arc<str>,
-    pub(crate) matches: Vec<Match>,
-    /// The matches as comma-separated JSON, when serialized here
-    /// (`FileSettings::serialize`): `matches` is then empty.
-    pub(crate) json: Option<String>,
-    pub(crate) count: usize,
-    pub(crate) lines: usize,
-}
-
-pub(crate) enum FileOutcome {
-    Skipped(Diagnostic),
-    Searched(FileResult, Option<Diagnostic>),
 }
 
 fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile, copy: &mut Vec<u8>) -> FileOutcome {

@@ -52,6 +52,7 @@
 //! request, 4 for a runtime failure.
 
 mod engine;
+mod error;
 mod output;
 mod page;
 
@@ -63,7 +64,8 @@ use aide_core::walk::WalkArgs;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use engine::{SearchError, search};
+pub use engine::search;
+pub use error::SearchError;
 pub use output::{Capture, FileCount, Match, SearchOutput};
 
 /// What to report.

@@ -7,9 +7,26 @@ use aide_core::color::TextOut;
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::tool::Context;
 
-use crate::engine::{FileOutcome, FileResult};
 use crate::output::{FileCount, Match, SearchOutput};
 use crate::{Mode, SearchRequest};
+
+/// The matches of one file.
+pub(crate) struct FileResult {
+    pub(crate) path: String,
+    /// SHA-256 of the bytes searched (empty for a file without matches).
+    pub(crate) checksum: std::sync::Arc<str>,
+    pub(crate) matches: Vec<Match>,
+    /// The matches as comma-separated JSON, when serialized here
+    /// (`FileSettings::serialize`): `matches` is then empty.
+    pub(crate) json: Option<String>,
+    pub(crate) count: usize,
+    pub(crate) lines: usize,
+}
+
+pub(crate) enum FileOutcome {
+    Skipped(Diagnostic),
+    Searched(FileResult, Option<Diagnostic>),
+}
 
 /// Content mode in path order: each file's matches as they come, the
 /// totals counted, the page printed at once (`print`) or kept. Only the
