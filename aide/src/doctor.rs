@@ -265,8 +265,8 @@ fn check_journals() -> Check {
 }
 
 fn check_locks(fix: bool) -> Check {
-    let removed = if fix { llm_transform::commit::remove_unheld_locks() } else { 0 };
-    let (total, held) = llm_transform::commit::lock_files();
+    let removed = if fix { llm_transform::disk::remove_unheld_locks() } else { 0 };
+    let (total, held) = llm_transform::disk::lock_files();
     let mut detail = if total == held {
         format!("{held} held by a running transform")
     } else {

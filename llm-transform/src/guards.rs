@@ -11,8 +11,6 @@ use llm_ast_search::validate::{SyntaxIssue, syntax_issues};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::plan::FileState;
-
 /// `cargo check`'s verdict after the write.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CargoCheck {
@@ -163,9 +161,9 @@ fn rust_edition(file: &Path) -> String {
 }
 
 /// Formats Rust source with rustfmt; None (with a diagnostic) if it cannot.
-pub(crate) fn rustfmt(file: &FileState, bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
+pub(crate) fn rustfmt(abs: &Path, rel: &str, bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
     let child = Command::new("rustfmt")
-        .args(["--emit", "stdout", "--quiet", "--edition", &rust_edition(&file.abs)])
+        .args(["--emit", "stdout", "--quiet", "--edition", &rust_edition(abs)])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -175,7 +173,7 @@ pub(crate) fn rustfmt(file: &FileState, bytes: &[u8], diagnostics: &mut Vec<Diag
         Err(e) => {
             diagnostics.push(
                 Diagnostic::new(aide_core::envelope::diag::RUSTFMT_FAILED, format!("rustfmt not run: {e}"))
-                    .with_path(&file.rel),
+                    .with_path(rel),
             );
             return None;
         }
@@ -194,7 +192,7 @@ pub(crate) fn rustfmt(file: &FileState, bytes: &[u8], diagnostics: &mut Vec<Diag
                 aide_core::envelope::diag::RUSTFMT_FAILED,
                 format!("rustfmt failed, file left unformatted: {msg}"),
             )
-            .with_path(&file.rel),
+            .with_path(rel),
         );
         None
     }

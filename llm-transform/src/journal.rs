@@ -30,7 +30,7 @@ use rustix::fs::AtFlags;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::commit::read_at;
+use crate::disk::read_at;
 use crate::error::TransformError;
 use crate::plan::FileState;
 
@@ -118,7 +118,7 @@ impl Journal {
         // that is still being written for one that died.
         let write = || -> std::io::Result<File> {
             let mut file = aide_core::fsutil::private_file().write(true).create_new(true).open(&writing)?;
-            if let Some(us) = crate::commit::test_hook_ms("AIDE_TEST_JOURNAL_LOCK_DELAY_US") {
+            if let Some(us) = crate::disk::test_hook_ms("AIDE_TEST_JOURNAL_LOCK_DELAY_US") {
                 // Widens the window between creating and locking, which the cross-root race aims at.
                 std::thread::sleep(std::time::Duration::from_micros(us));
             }
@@ -338,7 +338,7 @@ struct Found {
 /// put in place is named in `unrestored`, and the rest are recovered.
 fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideError> {
     let abs: Vec<PathBuf> = record.files.iter().map(|f| root.path().join(&f.path)).collect();
-    let _locks = crate::commit::lock_all(abs.iter().map(PathBuf::as_path))?;
+    let _locks = crate::disk::lock_all(abs.iter().map(PathBuf::as_path))?;
     let mut unrestored = Vec::new();
     let mut found: Vec<Option<Found>> = Vec::new();
     for f in &record.files {
@@ -400,9 +400,9 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
     }
     if !any_after {
         // The transform never happened: nothing to undo, and the folders it made go.
-        let _ = std::fs::remove_dir_all(crate::undo::undo_dir().join(&record.execution_id));
+        let _ = std::fs::remove_dir_all(crate::undo_store::undo_dir().join(&record.execution_id));
         let made: Vec<PathBuf> = record.made_dirs.iter().map(PathBuf::from).collect();
-        crate::commit::remove_made_dirs(root, &made);
+        crate::disk::remove_made_dirs(root, &made);
     }
     Ok(Recovered {
         execution_id: record.execution_id.clone(),

@@ -87,17 +87,20 @@
 //!   transforms at most ([`undo`]).
 
 pub mod commit;
+pub mod disk;
 pub mod error;
 mod guards;
 pub mod journal;
 pub mod plan;
 pub mod rename;
 pub mod request;
+pub mod scan;
 pub mod sites;
 pub mod template;
 pub mod text;
 pub mod tree;
 pub mod undo;
+pub mod undo_store;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -453,7 +456,7 @@ pub fn transform(
         paths.extend(files.iter().map(String::as_str));
     }
     let abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(root, p)).collect::<Result<_, _>>()?;
-    let _locks = commit::lock_all(abs.iter().map(PathBuf::as_path))?;
+    let _locks = disk::lock_all(abs.iter().map(PathBuf::as_path))?;
 
     let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
     plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
@@ -522,7 +525,7 @@ pub fn transform(
         }
         if lang == Lang::Rust
             && (request.rustfmt || f.rustfmt)
-            && let Some(pretty) = guards::rustfmt(f, &after, &mut diagnostics)
+            && let Some(pretty) = guards::rustfmt(&f.abs, &f.rel, &after, &mut diagnostics)
         {
             if pretty != after {
                 formatted.insert(f.rel.clone());

@@ -13,9 +13,10 @@ use crate::request::{BlockOp, OpName, Operation, SpanEdit};
 use aide_core::text::Eol;
 
 use crate::rename::RenameReport;
+use crate::scan::Edit;
 use crate::sites::Applied;
 use crate::text::{Indent, apply_span_edits_tracked, near_miss, reindent, to_eol};
-use crate::tree::{Edit, Prepared};
+use crate::tree::Prepared;
 use aide_core::tool::Context;
 
 /// A file as the plan sees it: what is on disk now and what it will be.
@@ -29,7 +30,7 @@ pub struct FileState {
     /// Permissions to give the file when it is written (a renamed file keeps its own).
     pub permissions: Option<std::fs::Permissions>,
     /// The file's identity when the plan read it (None: it did not exist).
-    pub stamp: Option<crate::commit::Stamp>,
+    pub stamp: Option<crate::disk::Stamp>,
     pub rustfmt: bool,
     pub cargo_check: bool,
     pub renamed_from: Option<String>,
@@ -40,6 +41,28 @@ pub struct FileState {
     /// What the first operation that changed the file found out for the
     /// syntax guard (the tree of `original`, or its verdict).
     pub known_syntax: Option<crate::tree::KnownSyntax>,
+}
+
+impl FileState {
+    /// A file as read (`original`, None if absent) with nothing planned
+    /// for it yet: the plan's first look, or undo's (which plans to put
+    /// back the content the transform replaced).
+    pub fn new(abs: PathBuf, rel: String, original: Option<Vec<u8>>, stamp: Option<crate::disk::Stamp>) -> FileState {
+        FileState {
+            abs,
+            rel,
+            original,
+            current: None,
+            permissions: None,
+            stamp,
+            rustfmt: false,
+            cargo_check: false,
+            renamed_from: None,
+            regions: Default::default(),
+            replaced_whole: false,
+            known_syntax: None,
+        }
+    }
 }
 
 /// What one operation did.
@@ -110,7 +133,7 @@ impl Plan {
         if !self.files.contains_key(&abs) {
             // Read beneath the root, never through a symlink swapped in
             // since the path was resolved, never a FIFO or device.
-            let (original, permissions, stamp) = match crate::commit::read_state(root, &abs, rel)? {
+            let (original, permissions, stamp) = match crate::disk::read_state(root, &abs, rel)? {
                 Some((bytes, stamp)) => {
                     use std::os::unix::fs::PermissionsExt;
                     (Some(bytes), Some(std::fs::Permissions::from_mode(stamp.mode & 0o7777)), Some(stamp))
@@ -118,23 +141,10 @@ impl Plan {
                 None => (None, None, None),
             };
             let shown = root.relative(&abs).unwrap_or_else(|| rel.to_string());
-            self.files.insert(
-                abs.clone(),
-                FileState {
-                    abs: abs.clone(),
-                    rel: shown,
-                    current: original.clone(),
-                    original,
-                    permissions,
-                    stamp,
-                    rustfmt: false,
-                    cargo_check: false,
-                    renamed_from: None,
-                    regions: Default::default(),
-                    replaced_whole: false,
-                    known_syntax: None,
-                },
-            );
+            let mut state = FileState::new(abs.clone(), shown, original.clone(), stamp);
+            state.current = original;
+            state.permissions = permissions;
+            self.files.insert(abs.clone(), state);
         }
         self.files.get_mut(&abs).ok_or_else(|| AideError::internal("file state vanished"))
     }

@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use crate::error::{DefinitionCandidate, TransformError};
 use crate::request::RenameSymbolOp;
-use crate::tree::{Edit, ScanCache};
+use crate::scan::{Edit, ScanCache, source_scope};
 
 /// One place a rename looked at.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -121,7 +121,7 @@ impl PreparedRename {
     /// The source files that spell the name (they are the ones to edit),
     /// having noted on the way where the new name is already defined.
     pub fn candidates(&self, root: &Root, ctx: &Context) -> Result<(Vec<String>, Vec<Diagnostic>), AideError> {
-        let scope = crate::tree::source_scope(root, &self.walk, None, ctx);
+        let scope = source_scope(root, &self.walk, None, ctx);
         let new_name = self.op.new_name.as_str();
         let (existing, _) = scope.map_files(Some(new_name.as_bytes()), |file, _| {
             file.outline()

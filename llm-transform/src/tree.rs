@@ -19,23 +19,15 @@ use aide_core::envelope::Diagnostic;
 use aide_core::tool::Context;
 use aide_core::walk::{WalkedFile, Walker};
 use aide_core::{AideError, Lang, LineIndex, Root};
-use llm_ast_search::files::{Scope, SourceFile, open_source, read_source};
+use llm_ast_search::files::{SourceFile, open_source, read_source};
 use llm_ast_search::validate::SyntaxIssue;
 use serde_json::Value;
 use streaming_iterator::StreamingIterator;
 
 use crate::error::{SpanAt, TransformError};
 use crate::request::{Operation, ReplaceMatchesOp, ReplaceRegexOp, RewriteOp};
+use crate::scan::{Edit, ScanCache, source_scope};
 use crate::template::{Piece, Template};
-
-/// One replacement in a file: bytes `start..end` of its current content
-/// become `text`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
-    pub start: usize,
-    pub end: usize,
-    pub text: Vec<u8>,
-}
 
 /// A tree operation with its pattern, query or template compiled.
 pub enum Prepared {
@@ -81,29 +73,6 @@ pub struct PreparedRewrite {
 /// The edits a rewrite worked out for a file while finding it, and what it
 /// found out for the syntax guard.
 type FoundEdits = (Result<Vec<Edit>, AideError>, KnownSyntax);
-
-/// What a tree operation's scan worked out for each file, kept with the
-/// checksum of the content it came from: the plan reads each file again
-/// under the lock, and redoes the work only if the content changed.
-pub(crate) struct ScanCache<T>(std::sync::Mutex<BTreeMap<String, (String, T)>>);
-
-impl<T> Default for ScanCache<T> {
-    fn default() -> Self {
-        ScanCache(Default::default())
-    }
-}
-
-impl<T> ScanCache<T> {
-    pub(crate) fn keep(&self, file: &SourceFile, value: T) {
-        aide_core::sync::lock(&self.0).insert(file.path.clone(), (file.checksum().to_string(), value));
-    }
-
-    /// What the scan kept for `path`, if `bytes` are what it read.
-    pub(crate) fn take(&self, path: &str, bytes: &[u8]) -> Option<T> {
-        let (checksum, value) = aide_core::sync::lock(&self.0).remove(path)?;
-        (checksum == aide_core::checksum::sha256_hex(bytes)).then_some(value)
-    }
-}
 
 impl Prepared {
     /// Compiles a tree operation (None for the operations on one file);
@@ -221,17 +190,6 @@ impl Prepared {
             Prepared::Matches { .. } | Prepared::Rename(_) => None,
         }
     }
-}
-
-/// The scope of source files of a tree operation, for llm-ast-search's
-/// parallel parse.
-pub(crate) fn source_scope<'a>(
-    root: &'a Root,
-    walk: &'a aide_core::walk::WalkArgs,
-    language: Option<Lang>,
-    ctx: &'a Context,
-) -> Scope<'a> {
-    Scope { root, paths: &[], walk, language, threads: aide_core::walk::default_threads(), ctx }
 }
 
 fn compile_regex(op: &ReplaceRegexOp) -> Result<regex::bytes::Regex, AideError> {

@@ -1,0 +1,240 @@
+//! The files of a root as they are on disk, and who holds them: each
+//! file's stamp and bytes read beneath the root without following links,
+//! the locks a transform takes, and the folders a commit made. Shared by
+//! the plan (which reads), the commit and its journal (which write), and
+//! undo.
+
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+
+use aide_core::checksum::sha256_hex;
+use aide_core::fsutil::Stamp as FileVersion;
+use aide_core::root::OpenFailure;
+use aide_core::{AideError, Root};
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+
+use crate::error::TransformError;
+
+/// Exclusive locks on a set of files, held until dropped. Dropping removes
+/// each lock file while still holding it, so the lock folder holds only the
+/// locks of running transforms (a taker checks that the path it locked is
+/// still the file it opened; see [`lock_all`]).
+#[derive(Debug)]
+pub struct Locks {
+    held: Vec<(PathBuf, File)>,
+}
+
+impl Drop for Locks {
+    fn drop(&mut self) {
+        for (path, file) in self.held.drain(..) {
+            let _ = std::fs::remove_file(&path);
+            drop(file);
+        }
+    }
+}
+
+/// `$AIDE_HOME/transform/locks/`.
+fn locks_dir() -> PathBuf {
+    aide_core::home::aide_home().join("transform/locks")
+}
+
+/// The lock file of a path: `<dir>/<sha256 of the path>`.
+fn lock_path(dir: &Path, abs: &Path) -> PathBuf {
+    dir.join(sha256_hex(abs.as_os_str().as_encoded_bytes()))
+}
+
+/// The lock files under `$AIDE_HOME/transform/locks/` and how many a
+/// running transform holds now. The others were left by a transform that
+/// died (a lock dies with its process, so none blocks anything) or by a
+/// version that kept them; the next lock of the same path removes its own.
+pub fn lock_files() -> (usize, usize) {
+    let Ok(rd) = std::fs::read_dir(locks_dir()) else { return (0, 0) };
+    let (mut total, mut held) = (0, 0);
+    for entry in rd.flatten() {
+        total += 1;
+        held += usize::from(aide_core::fsutil::lock_held(&entry.path()));
+    }
+    (total, held)
+}
+
+/// Removes the lock files no running transform holds (`aide doctor --fix`),
+/// each while holding it, as a transform lets go of its own; returns how
+/// many. A transform that tries the same path in that instant is refused
+/// as locked, as it would be by another transform.
+pub fn remove_unheld_locks() -> usize {
+    let Ok(rd) = std::fs::read_dir(locks_dir()) else { return 0 };
+    let mut removed = 0;
+    for entry in rd.flatten() {
+        let path = entry.path();
+        let f = match aide_core::fsutil::open_private_regular(&path) {
+            Ok(f) => f,
+            // A FIFO or a link where a lock file was: not a lock anyone holds.
+            Err(e) if aide_core::fsutil::is_planted(&e) => {
+                if std::fs::remove_file(&path).is_ok() {
+                    removed += 1;
+                }
+                continue;
+            }
+            Err(_) => continue,
+        };
+        if f.try_lock().is_err() {
+            continue;
+        }
+        let same = aide_core::fsutil::still_names(&path, &f).unwrap_or(false);
+        if same && std::fs::remove_file(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Locks every path (in sorted order, so two transforms never deadlock);
+/// one held by another transform is a `conflict`.
+pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, AideError> {
+    let mut paths: Vec<&Path> = paths.into_iter().collect();
+    paths.sort();
+    paths.dedup();
+    let dir = locks_dir();
+    aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
+    let mut held = Locks { held: Vec::new() };
+    for p in paths {
+        let lp = lock_path(&dir, p);
+        let io = |e: &std::io::Error| AideError::io(&lp.display().to_string(), e);
+        // A holder removes its file as it lets go: the file locked must be
+        // the one the path still names, or the lock is on a removed file
+        // and the next taker would not see it.
+        let mut attempts = 0;
+        let file = loop {
+            attempts += 1;
+            if attempts > 100 {
+                // Taken and let go a hundred times in a row: busy, as when held.
+                return Err(TransformError::Locked { path: p.display().to_string() }.into());
+            }
+            let opened = aide_core::fsutil::private_file()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&lp)
+                .and_then(aide_core::fsutil::regular);
+            let f = match opened {
+                Ok(f) => f,
+                // A link, a FIFO (ENXIO: opened without a reader) or a folder
+                // where the lock file goes: not a lock, and it would block
+                // every transform of this file; it is removed and the lock taken anew.
+                Err(e) if aide_core::fsutil::is_planted(&e) => {
+                    let _ = std::fs::remove_file(&lp).or_else(|_| std::fs::remove_dir(&lp));
+                    continue;
+                }
+                Err(e) => return Err(io(&e)),
+            };
+            match f.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(TransformError::Locked { path: p.display().to_string() }.into());
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io(&e)),
+            }
+            // Removed, or replaced, by a holder letting go: take the path's new file.
+            if aide_core::fsutil::still_names(&lp, &f).map_err(|e| io(&e))? {
+                break f;
+            }
+        };
+        held.held.push((lp, file));
+    }
+    Ok(held)
+}
+
+/// Who a file is and when it last changed (aide-core's [`FileVersion`]:
+/// device, inode, size, times), and who may write it (mode, owner, group):
+/// two stamps that differ mean another program replaced, wrote, chmod-ed
+/// or chowned the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub version: FileVersion,
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl Stamp {
+    pub fn of(stat: &rustix::fs::Stat) -> Stamp {
+        Stamp { version: FileVersion::from_stat(stat), mode: stat.st_mode, uid: stat.st_uid, gid: stat.st_gid }
+    }
+}
+
+/// A file as it is on disk now: its bytes and stamp, or None if absent.
+pub type OnDisk = Option<(Vec<u8>, Stamp)>;
+
+/// Reads `name` in the folder `dir`, never following a symlink (on a path
+/// already resolved, a symlink is a swap) and never opening a FIFO or device.
+pub fn read_at(dir: &OwnedFd, name: &OsStr) -> Result<OnDisk, OpenFailure> {
+    let fd = match rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    ) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(None),
+        Err(Errno::LOOP) => return Err(OpenFailure::SWAPPED),
+        Err(e) => return Err(e.into()),
+    };
+    let stat = rustix::fs::fstat(&fd)?;
+    OpenFailure::check_regular(stat.st_mode)?;
+    let mut bytes = Vec::with_capacity(stat.st_size as usize);
+    File::from(fd).read_to_end(&mut bytes).map_err(OpenFailure::Io)?;
+    Ok(Some((bytes, Stamp::of(&stat))))
+}
+
+/// A resolved absolute path as its folder (relative to the root) and name.
+pub(crate) fn folder_and_name<'p>(root: &Root, abs: &'p Path, shown: &str) -> Result<(&'p Path, &'p OsStr), AideError> {
+    let (Some(parent), Some(name)) = (abs.parent(), abs.file_name()) else {
+        return Err(TransformError::NotAFilePath { path: shown.to_string() }.into());
+    };
+    let rel = parent
+        .strip_prefix(root.path())
+        .map_err(|_| OpenFailure::Outside("the path leads outside the root").into_error(shown))?;
+    Ok((rel, name))
+}
+
+/// A file of the root as it is now, by its resolved absolute path: its
+/// content and stamp (None if absent), read beneath the root.
+pub fn read_state(root: &Root, abs: &Path, shown: &str) -> Result<OnDisk, AideError> {
+    let (rel, name) = folder_and_name(root, abs, shown)?;
+    let dir = match root.open_dir(rel, false) {
+        Ok(d) => d,
+        Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into_error(shown)),
+    };
+    read_at(&dir, name).map_err(|e| e.into_error(shown))
+}
+
+/// The stamp of `name` in `dir` now, or None if it is absent.
+pub(crate) fn stamp_at(dir: &OwnedFd, name: &OsStr) -> Result<Option<Stamp>, Errno> {
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => Ok(Some(Stamp::of(&stat))),
+        Err(Errno::NOENT) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes the folders a commit made (`made`, parents first) that are empty
+/// again, deepest first: what a rollback leaves is the tree as it was.
+pub fn remove_made_dirs(root: &Root, made: &[PathBuf]) {
+    for dir in made.iter().rev() {
+        let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else { continue };
+        if let Ok(fd) = root.open_dir(parent, false) {
+            let _ = rustix::fs::unlinkat(&fd, name, AtFlags::REMOVEDIR);
+        }
+    }
+}
+
+/// A number from a test hook's environment variable (the crash and race
+/// tests widen the windows they aim at with these).
+pub(crate) fn test_hook_ms(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
