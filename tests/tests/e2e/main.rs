@@ -8,6 +8,7 @@ mod cancel;
 mod catalogue;
 mod contract;
 mod discover;
+mod house;
 mod jobs;
 mod log;
 mod mcp;

@@ -1,0 +1,211 @@
+//! The house stays without circles (issue 34): inside each crate, no files
+//! import each other in a loop. Read from the sources as written: a file's
+//! `crate::a::b` paths (in `use` or inline) and `super::` paths name the
+//! file of that module; the crate root (lib.rs) is left out, as it only
+//! declares and re-exports. Inline test modules are left out too.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const CRATES: &[&str] = &[
+    "aide-core",
+    "llm-search",
+    "llm-discover",
+    "llm-read",
+    "llm-ast-search",
+    "llm-transform",
+    "llm-jobs",
+    "llm-shell",
+    "aide",
+];
+
+/// Every `.rs` file under `dir`, with its module path (`["walk", "ordered"]`).
+fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(src).unwrap();
+            let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+            let last = parts.pop().unwrap().trim_end_matches(".rs").to_string();
+            if last != "mod" && last != "lib" && last != "main" {
+                parts.push(last);
+            } else if last != "mod" {
+                continue;
+            }
+            out.insert(parts, path);
+        }
+    }
+    out
+}
+
+/// The longest known module that `path` (segments after `crate::`) names.
+fn target(modules: &BTreeMap<Vec<String>, PathBuf>, path: &[String]) -> Option<PathBuf> {
+    (1..=path.len()).rev().find_map(|n| modules.get(&path[..n]).cloned())
+}
+
+/// `crate::a::b::c` paths of a source, as segment lists (braces of a `use`
+/// expanded one level: `crate::a::{b, c::d}`).
+fn crate_paths(source: &str, prefix: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for (at, _) in source.match_indices(prefix) {
+        if source[..at].chars().last().is_some_and(ident) {
+            continue;
+        }
+        let rest = &source[at + prefix.len()..];
+        let mut head: Vec<String> = Vec::new();
+        let mut chars = rest;
+        loop {
+            let end = chars.find(|c: char| !ident(c)).unwrap_or(chars.len());
+            if end == 0 {
+                break;
+            }
+            head.push(chars[..end].to_string());
+            chars = &chars[end..];
+            if let Some(next) = chars.strip_prefix("::") {
+                chars = next;
+            } else {
+                break;
+            }
+        }
+        if let Some(group) = chars.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            for item in inner.split(',') {
+                let mut full = head.clone();
+                full.extend(item.trim().split("::").map(|s| s.trim().to_string()).filter(|s| !s.is_empty()));
+                out.push(full);
+            }
+        } else if !head.is_empty() {
+            out.push(head);
+        }
+    }
+    out
+}
+
+/// The code of a source: inline test modules and comments (doc links
+/// name modules too) left out.
+fn code_of(source: &str) -> String {
+    let source = source.find("#[cfg(test)]\nmod tests").map_or(source, |at| &source[..at]);
+    source.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+}
+
+/// The circles of files (strongly connected components of two or more).
+fn circles(edges: &BTreeMap<PathBuf, BTreeSet<PathBuf>>) -> Vec<Vec<PathBuf>> {
+    // Kosaraju, on a graph of a few dozen files.
+    let nodes: Vec<&PathBuf> = edges.keys().collect();
+    let mut order = Vec::new();
+    let mut seen = BTreeSet::new();
+    fn visit<'a>(
+        n: &'a PathBuf,
+        edges: &'a BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+        seen: &mut BTreeSet<&'a PathBuf>,
+        order: &mut Vec<&'a PathBuf>,
+    ) {
+        if !seen.insert(n) {
+            return;
+        }
+        for m in edges.get(n).into_iter().flatten() {
+            visit(m, edges, seen, order);
+        }
+        order.push(n);
+    }
+    for n in &nodes {
+        visit(n, edges, &mut seen, &mut order);
+    }
+    let mut reverse: BTreeMap<&PathBuf, Vec<&PathBuf>> = BTreeMap::new();
+    for (from, tos) in edges {
+        for to in tos {
+            reverse.entry(to).or_default().push(from);
+        }
+    }
+    let mut assigned = BTreeSet::new();
+    let mut out = Vec::new();
+    for n in order.into_iter().rev() {
+        if assigned.contains(n) {
+            continue;
+        }
+        let mut component = Vec::new();
+        let mut stack = vec![n];
+        assigned.insert(n);
+        while let Some(x) = stack.pop() {
+            component.push(x.clone());
+            for y in reverse.get(x).into_iter().flatten() {
+                if assigned.insert(*y) {
+                    stack.push(y);
+                }
+            }
+        }
+        if component.len() > 1 {
+            component.sort();
+            out.push(component);
+        }
+    }
+    out
+}
+
+/// Which files of the crate at `src` each file imports from.
+fn file_edges(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let modules = modules(src);
+    let mut edges: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (module, file) in &modules {
+        let text = code_of(&std::fs::read_to_string(file).unwrap());
+        let mut targets: Vec<PathBuf> =
+            crate_paths(&text, "crate::").iter().filter_map(|p| target(&modules, p)).collect();
+        // `super::x` is the parent module's `x`.
+        let parent: Vec<String> = module[..module.len().saturating_sub(1)].to_vec();
+        for path in crate_paths(&text, "super::") {
+            let mut full = parent.clone();
+            full.extend(path);
+            targets.extend(target(&modules, &full));
+        }
+        edges.entry(file.clone()).or_default().extend(targets.into_iter().filter(|t| t != file));
+    }
+    edges
+}
+
+#[test]
+fn no_files_of_a_crate_import_each_other_in_a_loop() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let found: Vec<Vec<PathBuf>> =
+        CRATES.iter().flat_map(|krate| circles(&file_edges(&workspace.join(krate).join("src")))).collect();
+    assert!(
+        found.is_empty(),
+        "files that import each other in a loop (move the shared definition to a module of its own job):\n{}",
+        found
+            .iter()
+            .map(|c| c
+                .iter()
+                .map(|p| p.strip_prefix(workspace).unwrap().display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ⇄ "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// The reader finds a loop when there is one (the check cannot pass by
+/// reading nothing), and a doc link is not an import.
+#[test]
+fn the_loop_reader_sees_a_planted_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::write(src.join("lib.rs"), "mod a;\nmod b;\nmod c;\n").unwrap();
+    std::fs::write(src.join("c.rs"), "//! See [`crate::a`].\npub struct C;\n").unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::b::{One, two::Three};\nuse crate::c::C;\n").unwrap();
+    std::fs::create_dir(src.join("b")).unwrap();
+    std::fs::write(src.join("b/mod.rs"), "pub fn f() { crate::a::g() }\n").unwrap();
+    std::fs::write(src.join("b/two.rs"), "use super::f;\n").unwrap();
+    let found = circles(&file_edges(src));
+    assert_eq!(found.len(), 1, "{found:?}");
+    // a.rs -> b/mod.rs -> a.rs, and a.rs -> b/two.rs -> b/mod.rs.
+    assert_eq!(found[0].len(), 3, "{found:?}");
+}
