@@ -46,6 +46,7 @@ pub mod ids;
 pub mod invoke;
 pub mod lang;
 pub mod log;
+pub mod operation;
 pub mod ordering;
 pub mod process;
 pub mod progress;

@@ -36,6 +36,11 @@ pub trait Tool {
     const NAME: &'static str;
     const VERSION: &'static str;
     const ABOUT: &'static str;
+    /// What `aide tools` says of the tool, on one line.
+    const SUMMARY: &'static str;
+    /// What the tool offers an agent, operation by operation (`aide tools`,
+    /// the MCP tools of `aide mcp`).
+    const OPERATIONS: &'static [crate::operation::Operation];
     /// Alternative request field names accepted in `--request` JSON.
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[];
     /// Request fields whose flags only say how a result is shown or whether

@@ -38,8 +38,8 @@ use aide_core::tool::{Context, Outcome, Render, Tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::catalogue::{Effects, Gate, Operation, operations_of};
 use crate::error::AideToolError;
+use aide_core::operation::{Effects, Gate, Group, Operation, READS, REMOVES};
 
 /// The `aide` executable: `aide mcp` serves MCP on stdio; every other
 /// subcommand runs through the common harness.
@@ -50,17 +50,7 @@ pub fn main() -> ! {
     std::process::exit(status.code())
 }
 
-/// The aide tools, with what each is for.
-pub const TOOLS: &[(&str, &str)] = &[
-    ("llm-search", "Regex search of a tree with ripgrep's engine; span-exact, sorted, deterministic JSON."),
-    ("llm-ast-search", "Tree-sitter structural search, symbols, definitions and references, syntax validation."),
-    ("llm-transform", "Checksum-guarded, all-or-nothing file edits with undo."),
-    ("llm-read", "Line-numbered reads with checksums to edit against."),
-    ("llm-discover", "Fuzzy file finding, listing and workspace structure."),
-    ("llm-shell", "Persistent shell sessions, syntax check, explain and risk, performance history."),
-    ("llm-jobs", "Background jobs that outlive the caller, with status, wait, logs and kill."),
-    ("aide", "The umbrella: execution-log retrieval and this catalogue."),
-];
+pub use crate::catalogue::TOOLS;
 
 /// How many runs `log list` gives unless told.
 const DEFAULT_LIST_LIMIT: usize = 20;
@@ -334,6 +324,39 @@ pub struct Aide;
 
 impl Tool for Aide {
     const NAME: &'static str = "aide";
+    const SUMMARY: &'static str = "The umbrella: execution-log retrieval and this catalogue.";
+    const OPERATIONS: &'static [Operation] = &[
+        Operation {
+            name: "log_list",
+            tool: Self::NAME,
+            command: &["log", "list"],
+            group: Group::Log,
+            description: "Lists recent runs of every aide tool from the execution log, newest first, with execution ids.",
+            effects: READS,
+            output: &["runs"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "log_show",
+            tool: Self::NAME,
+            command: &["log", "show"],
+            group: Group::Log,
+            description: "Returns the stored result of a past run by execution_id, exactly as the tool printed it: recovers a result after a context was compacted without running the tool again.",
+            effects: READS,
+            output: &[],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "log_prune",
+            tool: Self::NAME,
+            command: &["log", "prune"],
+            group: Group::Log,
+            description: "Removes old runs from the execution log now (retention also runs automatically).",
+            effects: REMOVES,
+            output: &["remaining"],
+            mcp_defaults: &[],
+        },
+    ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "The aide umbrella: execution-log retrieval, the list of tools, `aide doctor`, and `aide mcp`, \
                                  the MCP server of every tool (see `aide mcp --help`).";
@@ -419,7 +442,8 @@ fn run_log(action: LogAction, ctx: &Context) -> Result<AideOutput, AideError> {
 fn list_tools() -> Vec<ToolInfo> {
     TOOLS
         .iter()
-        .map(|(name, description)| {
+        .map(|tool| {
+            let (name, description) = (tool.name, tool.summary);
             let path = aide_core::cli::find_executable(name);
             let schema = path.as_ref().and_then(|p| {
                 let out = std::process::Command::new(p).arg("--schema").env("AIDE_LOG", "off").output().ok()?;
@@ -431,7 +455,7 @@ fn list_tools() -> Vec<ToolInfo> {
                 installed: path.is_some(),
                 path: path.map(|p| p.display().to_string()),
                 schema,
-                operations: operations_of(name).map(OperationInfo::from).collect(),
+                operations: tool.operations.iter().map(OperationInfo::from).collect(),
             }
         })
         .collect()

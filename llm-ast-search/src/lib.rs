@@ -100,6 +100,7 @@ pub mod warm;
 use std::path::PathBuf;
 
 use aide_core::AideError;
+use aide_core::operation::{Group, Operation, READS};
 use aide_core::tool::{Context, Outcome, Tool};
 use aide_core::walk::WalkArgs;
 use schemars::JsonSchema;
@@ -229,6 +230,30 @@ pub struct LlmAstSearch;
 
 impl Tool for LlmAstSearch {
     const NAME: &'static str = "llm-ast-search";
+    const SUMMARY: &'static str =
+        "Tree-sitter structural search, symbols, definitions and references, syntax validation.";
+    const OPERATIONS: &'static [Operation] = &[
+        Operation {
+            name: "ast_search",
+            tool: Self::NAME,
+            command: &[],
+            group: Group::Search,
+            description: "Structural code search with tree-sitter (Rust, Python, JS, TS, TSX, C, C++, Java, Go): a file's or tree's outline (symbols), the definitions or references of a name (a name path like Type/method gets only its own uses, each marked resolved, name_only or unresolved), a tree-sitter query, or syntax validation. Results carry file checksums for transform.",
+            effects: READS,
+            output: &["symbols", "definitions", "references", "valid"],
+            mcp_defaults: &[("compact", true)],
+        },
+        Operation {
+            name: "ide_operation",
+            tool: Self::NAME,
+            command: &["--dialect"],
+            group: Group::Search,
+            description: "Runs a Dialect program chaining lookups in one call: findDefinitions(`Name`), findReferences(`name`), search(`path`, `regex`, `glob`), lines(`path`, start, end), nested as in findReferences(findDefinition(`validateToken`)). Returns typed values. For one lookup ast_search is simpler.",
+            effects: READS,
+            output: &["program"],
+            mcp_defaults: &[],
+        },
+    ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str =
         "Structural code search with tree-sitter: queries, symbols, definitions, references, validation, Dialect.";

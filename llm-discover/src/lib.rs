@@ -35,6 +35,7 @@ mod rank;
 mod tree;
 
 use aide_core::color::{Paint, TextOut};
+use aide_core::operation::{Group, Operation, READS};
 use aide_core::text::escape_controls;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -293,6 +294,17 @@ pub struct LlmDiscover;
 
 impl Tool for LlmDiscover {
     const NAME: &'static str = "llm-discover";
+    const SUMMARY: &'static str = "Fuzzy file finding, listing and workspace structure.";
+    const OPERATIONS: &'static [Operation] = &[Operation {
+        name: "discover",
+        tool: Self::NAME,
+        command: &[],
+        group: Group::Search,
+        description: "Finds files by fuzzy name with fzf-style ranking (query `appRouter` finds app_router.py), lists files by glob and depth, or shows the tree's structure. Use it before read or search when you know part of a path. Cost: one walk of the tree's names, no contents.",
+        effects: READS,
+        output: &[],
+        mcp_defaults: &[],
+    }];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Find files by fuzzy path, list them by glob, or show the tree; deterministic ranking.";
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("pattern", "glob")];

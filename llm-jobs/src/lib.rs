@@ -33,6 +33,7 @@ pub mod supervisor;
 mod view;
 
 use aide_core::AideError;
+use aide_core::operation::{Effects, Group, Operation, READS, REMOVES, RUNS_COMMANDS};
 use aide_core::tool::{Context, Outcome, Tool};
 
 pub use commands::{execute, refresh, session_jobs, spawn, supervisor_exe};
@@ -46,6 +47,99 @@ pub struct LlmJobs;
 
 impl Tool for LlmJobs {
     const NAME: &'static str = "llm-jobs";
+    const SUMMARY: &'static str = "Background jobs that outlive the caller, with status, wait, logs and kill.";
+    const OPERATIONS: &'static [Operation] = &[
+        Operation {
+            name: "jobs_spawn",
+            tool: Self::NAME,
+            command: &["spawn"],
+            group: Group::Jobs,
+            description: "Starts a command in the background and returns its job id at once; the job outlives the caller, with optional group limits, dependencies and a timeout. Use it for builds, test suites and servers; then jobs_wait, jobs_status or jobs_logs.",
+            effects: RUNS_COMMANDS,
+            output: &["started_at"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "jobs_list",
+            tool: Self::NAME,
+            command: &["list"],
+            group: Group::Jobs,
+            description: "Lists the background jobs, oldest first, with status and exit code.",
+            effects: READS,
+            output: &["active_count"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "jobs_status",
+            tool: Self::NAME,
+            command: &["status"],
+            group: Group::Jobs,
+            description: "One background job: status, pid, exit code or signal, timings and output sizes.",
+            effects: READS,
+            output: &["job"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "jobs_wait",
+            tool: Self::NAME,
+            command: &["wait"],
+            group: Group::Jobs,
+            description: "Waits until jobs end or a timeout passes, then reports them; fails if one did not end done. Costs the waiting time and nothing else.",
+            effects: READS,
+            output: &["timed_out"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "jobs_logs",
+            tool: Self::NAME,
+            command: &["logs"],
+            group: Group::Jobs,
+            description: "A background job's stdout, stderr or both merged (the last N lines, from a byte offset, or following until it ends), with secrets redacted.",
+            effects: READS,
+            output: &["content"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "jobs_kill",
+            tool: Self::NAME,
+            command: &["kill"],
+            group: Group::Jobs,
+            description: "Signals a job's whole process group (TERM, then KILL after a grace period).",
+            effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
+            output: &["lost_processes_signalled"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "jobs_remove",
+            tool: Self::NAME,
+            command: &["rm"],
+            group: Group::Jobs,
+            description: "Removes a finished job and its output.",
+            effects: REMOVES,
+            output: &["removed"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "jobs_prune",
+            tool: Self::NAME,
+            command: &["prune"],
+            group: Group::Jobs,
+            description: "Removes every finished job and its output.",
+            effects: REMOVES,
+            output: &["removed"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "jobs_group",
+            tool: Self::NAME,
+            command: &["group"],
+            group: Group::Jobs,
+            description: "Lists job groups with their parallel limits, or sets a group's limit.",
+            effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
+            output: &["groups"],
+            mcp_defaults: &[],
+        },
+    ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Background jobs that outlive the caller: spawn, list, wait, logs, kill.";
     const REDACT_LOGGED_RESULT: bool = true;

@@ -34,6 +34,7 @@ use std::path::PathBuf;
 
 use aide_core::color::{Paint, TextOut};
 use aide_core::error::ErrorBody;
+use aide_core::operation::{Group, Operation, READS};
 use aide_core::root::OpenFailure;
 use aide_core::text::NonText;
 use aide_core::tool::{Context, Outcome, Render, Tool};
@@ -314,6 +315,17 @@ pub struct LlmRead;
 
 impl Tool for LlmRead {
     const NAME: &'static str = "llm-read";
+    const SUMMARY: &'static str = "Line-numbered reads with checksums to edit against.";
+    const OPERATIONS: &'static [Operation] = &[Operation {
+        name: "read",
+        tool: Self::NAME,
+        command: &[],
+        group: Group::Search,
+        description: "Reads one or more files with line numbers and each file's SHA-256 checksum, by line range (10:20) or offset and limit. Pass the checksum as checksum_before to transform so an edit is refused if the file changed. Use it instead of shell cat: it pages long files and refuses binary ones. Cost: proportional to the lines returned.",
+        effects: READS,
+        output: &[],
+        mcp_defaults: &[],
+    }];
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("path", "paths")];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Read files with line numbers and checksums to edit against.";

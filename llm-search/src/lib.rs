@@ -59,6 +59,7 @@ mod page;
 use std::path::PathBuf;
 
 use aide_core::AideError;
+use aide_core::operation::{Group, Operation, READS};
 use aide_core::tool::{Context, Outcome, Tool};
 use aide_core::walk::WalkArgs;
 use schemars::JsonSchema;
@@ -190,6 +191,18 @@ pub struct LlmSearch;
 
 impl Tool for LlmSearch {
     const NAME: &'static str = "llm-search";
+    const SUMMARY: &'static str =
+        "Regex search of a tree with ripgrep's engine; span-exact, sorted, deterministic JSON.";
+    const OPERATIONS: &'static [Operation] = &[Operation {
+        name: "search",
+        tool: Self::NAME,
+        command: &[],
+        group: Group::Search,
+        description: "Regex search of file contents across a tree with ripgrep's engine (honours .gitignore; skips hidden and binary files unless asked): every match with path, line, column, byte span and line text, sorted. Use it for text, identifiers and log lines; ast_search for definitions and references, discover for file names.",
+        effects: READS,
+        output: &[],
+        mcp_defaults: &[],
+    }];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Search a tree with ripgrep's engine; span-exact, sorted, deterministic output.";
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("file_glob", "glob"), ("patterns", "pattern")];

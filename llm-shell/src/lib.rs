@@ -48,6 +48,7 @@ use std::time::Duration;
 
 use aide_core::color::{Paint, TextOut};
 use aide_core::command::CommandArgs;
+use aide_core::operation::{ADDS, Effects, Group, Operation, READS, REMOVES, RUNS_COMMANDS};
 use aide_core::tool::{Context, Outcome, Render, Tool};
 use aide_core::{AideError, ExitStatus};
 use schemars::JsonSchema;
@@ -685,6 +686,109 @@ pub struct LlmShell;
 
 impl Tool for LlmShell {
     const NAME: &'static str = "llm-shell";
+    const SUMMARY: &'static str = "Persistent shell sessions, syntax check, explain and risk, performance history.";
+    const OPERATIONS: &'static [Operation] = &[
+        Operation {
+            name: "shell_exec",
+            tool: Self::NAME,
+            command: &["exec"],
+            group: Group::Shell,
+            description: "Runs a bash command in a persistent session (working directory and environment survive between calls) or in a throwaway one, with a timeout; returns stdout, stderr and the exit code separately, each cut to a head and tail when long. background hands the command to jobs and returns at once. The command can do anything: check unfamiliar ones with shell_explain first.",
+            effects: RUNS_COMMANDS,
+            output: &["stdout", "job"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_session_new",
+            tool: Self::NAME,
+            command: &["session", "new"],
+            group: Group::Shell,
+            description: "Starts a persistent shell session in a directory and returns its id for shell_exec. Sessions survive restarts until closed.",
+            effects: ADDS,
+            output: &["uptime_seconds"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_session_list",
+            tool: Self::NAME,
+            command: &["session", "list"],
+            group: Group::Shell,
+            description: "Lists the shell sessions with their working directories, command counts and last exit codes.",
+            effects: READS,
+            output: &["sessions"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_session_show",
+            tool: Self::NAME,
+            command: &["session", "show"],
+            group: Group::Shell,
+            description: "Shows one session's state: working directory, environment variables set in it, its background jobs and the last exit code.",
+            effects: READS,
+            output: &["uptime_seconds"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_session_close",
+            tool: Self::NAME,
+            command: &["session", "rm"],
+            group: Group::Shell,
+            description: "Closes a shell session and deletes its saved state.",
+            effects: REMOVES,
+            output: &["removed"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_env",
+            tool: Self::NAME,
+            command: &["env"],
+            group: Group::Shell,
+            description: "Sets or unsets environment variables of a session for its later commands.",
+            effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
+            output: &["updated"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_check",
+            tool: Self::NAME,
+            command: &["check"],
+            group: Group::Shell,
+            description: "Parses a bash command without running it and reports syntax errors with positions. Use it to validate a command you wrote before shell_exec.",
+            effects: READS,
+            output: &["bash_n"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_explain",
+            tool: Self::NAME,
+            command: &["explain"],
+            group: Group::Shell,
+            description: "Explains a bash command step by step without running it: each command, what it reads and writes, and a risk level (low to critical) with reasons (deletes files, pipes the network into a shell, …). Use it before running anything unfamiliar or destructive.",
+            effects: READS,
+            output: &["overall_risk"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_perf",
+            tool: Self::NAME,
+            command: &["perf"],
+            group: Group::Shell,
+            description: "The timing history of commands run in a session through shell_exec, with anomalies (a command much slower than its usual).",
+            effects: READS,
+            output: &["anomalies"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "shell_compare",
+            tool: Self::NAME,
+            command: &["compare"],
+            group: Group::Shell,
+            description: "Times a command on a baseline git revision (checked out in a temporary worktree) against the current tree, several runs a side, and says whether the difference is significant. Runs the command many times: slow, and it can do anything the command does.",
+            effects: RUNS_COMMANDS,
+            output: &["significant"],
+            mcp_defaults: &[],
+        },
+    ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Persistent shell sessions for agents: exec, check, explain, perf, compare.";
     const REDACT_LOGGED_RESULT: bool = true;

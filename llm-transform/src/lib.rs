@@ -108,6 +108,7 @@ use std::path::PathBuf;
 use aide_core::checksum::sha256_hex;
 use aide_core::color::{Paint, TextOut};
 use aide_core::envelope::Diagnostic;
+use aide_core::operation::{Effects, Group, Operation as Offered};
 use aide_core::tool::{Context, Outcome, Render, Tool};
 use aide_core::{AideError, Lang, Root};
 use schemars::JsonSchema;
@@ -619,6 +620,39 @@ pub struct LlmTransform;
 
 impl Tool for LlmTransform {
     const NAME: &'static str = "llm-transform";
+    const SUMMARY: &'static str = "Checksum-guarded, all-or-nothing file edits with undo.";
+    const OPERATIONS: &'static [Offered] = &[
+        Offered {
+            name: "transform",
+            tool: Self::NAME,
+            command: &[],
+            group: Group::Edit,
+            description: "Edits files all or nothing, each edit guarded by the file's checksum: byte spans, exact-text patches, blocks by symbol name, write/delete/rename files; across a tree: replace_matches (search/ast_search records), replace_regex, rewrite (tree-sitter query + template), rename_symbol. Refuses edits that add syntax errors; dry_run returns diffs. Undo with transform_undo.",
+            effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
+            output: &["applied"],
+            mcp_defaults: &[],
+        },
+        Offered {
+            name: "transform_undo",
+            tool: Self::NAME,
+            command: &["undo"],
+            group: Group::Edit,
+            description: "Restores the files an applied transform changed, by its execution_id or the last N transforms of this root, if nothing changed them since (otherwise refuses and names the files). Each transform can be undone once.",
+            effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
+            output: &["undone"],
+            mcp_defaults: &[],
+        },
+        Offered {
+            name: "transform_recover",
+            tool: Self::NAME,
+            command: &["recover"],
+            group: Group::Edit,
+            description: "Finishes or rolls back transforms of this root interrupted mid-commit (process killed, power lost). Every transform does this first; call it alone only to repair a tree before reading it.",
+            effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
+            output: &["recovered"],
+            mcp_defaults: &[],
+        },
+    ];
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("file", "path")];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Checksum-guarded, all-or-nothing edits: span edits, patches, AST blocks, regex and \

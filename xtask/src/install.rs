@@ -17,9 +17,11 @@ use std::process::Command;
 
 use crate::{Result, say, workspace};
 
-/// The packages to install, each with the binary of the same name.
-pub const BINARIES: &[&str] =
-    &["llm-search", "llm-ast-search", "llm-transform", "llm-read", "llm-discover", "llm-shell", "llm-jobs", "aide"];
+/// The packages to install, each with the binary of the same name: the
+/// tools of aide's one list.
+fn tool_binaries() -> impl Iterator<Item = &'static str> {
+    aide::TOOLS.iter().map(|t| t.name)
+}
 
 /// Where the extras go, from the environment of the user installing.
 #[derive(Debug)]
@@ -79,7 +81,7 @@ pub fn run(root: Option<PathBuf>, binaries: Option<PathBuf>) -> Result<()> {
         Some(dir) => dir,
         None => {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            for package in BINARIES {
+            for package in tool_binaries() {
                 let path = workspace().join(package);
                 let path = path.to_string_lossy();
                 let root = root.to_string_lossy();
@@ -92,7 +94,7 @@ pub fn run(root: Option<PathBuf>, binaries: Option<PathBuf>) -> Result<()> {
     let written = place_extras(&bin_dir, &places)?;
     say(&format!(
         "installed {} binaries in {}, {} completion scripts and man pages",
-        BINARIES.len(),
+        aide::TOOLS.len(),
         bin_dir.display(),
         written.len()
     ));
@@ -116,7 +118,7 @@ pub fn run(root: Option<PathBuf>, binaries: Option<PathBuf>) -> Result<()> {
 /// Writes every binary's completion scripts and man page; returns the files.
 pub fn place_extras(bin_dir: &Path, places: &Places) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
-    for bin in BINARIES {
+    for bin in tool_binaries() {
         let exe = bin_dir.join(bin);
         let targets = [
             ("man", places.man.join(format!("{bin}.1"))),

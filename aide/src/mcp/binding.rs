@@ -17,7 +17,9 @@ use aide_core::{AideError, code};
 use serde_json::{Map, Value, json};
 
 use super::page::{PageRequest, Shaped, shape};
-use crate::catalogue::Operation;
+use aide_core::operation::Operation;
+
+use crate::catalogue::{ToolFn, with_tool};
 
 /// The arguments every MCP tool takes besides its request: how much of the
 /// result one call returns.
@@ -50,28 +52,6 @@ pub(crate) struct Binding {
     /// Argument fields that stay at the request's top level (llm-transform's
     /// `root` beside its `undo` subcommand).
     outer: Vec<String>,
-}
-
-/// Something done with one tool's types: the one table from tool names to
-/// tool types ([`with_tool`]) serves every use.
-trait ToolFn {
-    type Out;
-    fn call<T: Tool>(self) -> Self::Out;
-}
-
-/// Applies `f` to the tool named `tool`; None for a name no tool has.
-fn with_tool<F: ToolFn>(tool: &str, f: F) -> Option<F::Out> {
-    Some(match tool {
-        "llm-search" => f.call::<llm_search::LlmSearch>(),
-        "llm-ast-search" => f.call::<llm_ast_search::LlmAstSearch>(),
-        "llm-read" => f.call::<llm_read::LlmRead>(),
-        "llm-discover" => f.call::<llm_discover::LlmDiscover>(),
-        "llm-transform" => f.call::<llm_transform::LlmTransform>(),
-        "llm-shell" => f.call::<llm_shell::LlmShell>(),
-        "llm-jobs" => f.call::<llm_jobs::LlmJobs>(),
-        "aide" => f.call::<crate::Aide>(),
-        _ => return None,
-    })
 }
 
 /// The schemas of a tool: request and document.
@@ -434,16 +414,16 @@ struct IdeOperation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalogue::OPERATIONS;
+    use crate::catalogue::operations;
 
     fn binding(name: &str) -> Binding {
-        let op = OPERATIONS.iter().find(|o| o.name == name).unwrap();
+        let op = operations().find(|o| o.name == name).unwrap();
         Binding::new(op).unwrap()
     }
 
     #[test]
     fn every_operation_binds_to_its_tool() {
-        for op in OPERATIONS {
+        for op in operations() {
             let b = Binding::new(op).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(b.input_schema.get("type"), Some(&json!("object")), "{}", op.name);
             assert!(b.fields.contains(PAGE_OFFSET), "{}", op.name);

@@ -44,7 +44,7 @@ use aide_core::envelope::{Stdout, stderr_line};
 use clap::Parser;
 use rmcp::ServiceExt;
 
-use crate::catalogue::Group;
+use aide_core::operation::Group;
 
 pub use server::{AideServer, ServerOptions};
 

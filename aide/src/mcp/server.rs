@@ -25,7 +25,9 @@ use serde_json::{Map, Value, json};
 
 use super::binding::{self, Binding, MAX_OUTPUT_CHARS, PAGE_OFFSET};
 use super::page::{MIN_BUDGET, PageRequest, Shaped};
-use crate::catalogue::{Group, OPERATIONS};
+use aide_core::operation::Group;
+
+use crate::catalogue::operations;
 
 /// The least time between two progress notifications of one call.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
@@ -79,7 +81,7 @@ type Bindings = BTreeMap<&'static str, Arc<Binding>>;
 pub(crate) fn catalogue_tools(groups: &[Group], full: bool) -> Result<(Bindings, Vec<rmcp::model::Tool>), String> {
     let mut bindings = BTreeMap::new();
     let mut tools = Vec::new();
-    for op in OPERATIONS.iter().filter(|op| groups.contains(&op.group)) {
+    for op in operations().filter(|op| groups.contains(&op.group)) {
         let binding = Binding::new(op)?;
         let (input, output) = if full {
             (&binding.full_input_schema, &binding.full_output_schema)
