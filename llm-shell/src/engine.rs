@@ -1,0 +1,259 @@
+//! Each subcommand run: sessions opened (and confined), their state read
+//! and masked, commands executed, timings and comparisons gathered.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use aide_core::AideError;
+use aide_core::command::CommandArgs;
+use aide_core::tool::{Context, Tool};
+
+use crate::error::ShellError;
+use crate::output::{SessionState, ShellOutput};
+use crate::{DEFAULT_MAX_OUTPUT, ExecArgs, SessionAction, ShellCommand, compare, exec, explain, perf, session, syntax};
+
+/// Replaces the values of secret-named variables (`DB_PASSWORD`, `API_TOKEN`):
+/// a session's state is where they would be echoed back whole.
+fn mask_secret_variables(state: &mut SessionState) {
+    for (name, value) in state.environment.iter_mut().flatten() {
+        if aide_core::redact::is_secret_name(name) && !value.is_empty() {
+            *value = aide_core::redact::MARK.to_string();
+        }
+    }
+}
+
+/// The session `id`, if this run may reach it: a run confined to roots
+/// (`aide mcp`) sees only sessions whose directory lies under them; any
+/// other is, to it, no session.
+fn open_session(id: &str, ctx: &Context) -> Result<session::Session, AideError> {
+    let s = session::open(id)?;
+    if ctx.confined(std::path::Path::new(&s.meta.working_dir)) {
+        Ok(s)
+    } else {
+        Err(ShellError::NoSession { id: id.to_string() }.into())
+    }
+}
+
+fn session_state(s: &session::Session, ctx: &Context) -> Result<SessionState, AideError> {
+    let environment = s.environment();
+    Ok(SessionState {
+        session_id: s.meta.session_id.clone(),
+        working_dir: s.meta.working_dir.clone(),
+        environment_count: environment.len(),
+        environment: Some(environment),
+        active_jobs: llm_jobs::session_jobs(&s.meta.session_id, ctx)?,
+        last_exit_code: s.meta.last_exit_code,
+        uptime_seconds: ((aide_core::time::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
+        exec_count: s.meta.exec_count,
+    })
+}
+
+fn env_update(id: &str, set: &[String], unset: &[String], ctx: &Context) -> Result<ShellOutput, AideError> {
+    let pairs = aide_core::request::parse_env_pairs(set)?;
+    if let Some(bad) = unset.iter().find(|n| !aide_core::request::is_identifier(n)) {
+        return Err(ShellError::NotAVariableName { name: bad.clone() }.into());
+    }
+    if pairs.is_empty() && unset.is_empty() {
+        return Err(ShellError::NothingToChange.into());
+    }
+    let mut script = String::new();
+    for (k, v) in &pairs {
+        script.push_str(&format!("export {k}={}\n", session::shell_quote(v)));
+    }
+    for k in unset {
+        script.push_str(&format!("unset {k}\n"));
+    }
+    let mut s = open_session(id, ctx)?;
+    let _lock = s.lock()?;
+    let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, None, &ctx.cancel)?;
+    if out.exit_code != 0 {
+        return Err(ShellError::EnvUpdateFailed { stderr: out.stderr.trim().to_string() }.into());
+    }
+    s.save_meta()?;
+    let mut updated: Vec<String> = pairs.into_iter().map(|(k, _)| k).collect();
+    updated.extend(unset.iter().cloned());
+    Ok(ShellOutput::Env { updated, session_id: s.meta.session_id })
+}
+
+fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
+    let mut what = args.command.clone();
+    what.normalize()?;
+    // The session's bash evals this line: an argv is quoted word by word.
+    let command = what.shell_line();
+    aide_core::request::check_timeout("--timeout", args.timeout)?;
+    // A session, or a throwaway one in a temporary folder.
+    let temp;
+    let mut session = match &args.session {
+        Some(id) => open_session(id, ctx)?,
+        None => {
+            temp = std::env::temp_dir().join(format!("aide-shell-{}", aide_core::ids::new_execution_id()));
+            session::create_in(&temp, "once", &ctx.base_dir()?, &session::starting_env(&[]))?
+        }
+    };
+    let cleanup = TempDir(args.session.is_none().then(|| session.dir.parent().map(PathBuf::from)).flatten());
+    let _lock = session.lock()?;
+
+    let declared = session.declared();
+    if let Some(max) = args.max_risk {
+        // Judged among the session's own PATH, functions and aliases.
+        let mut env = explain::Surroundings::of_this_process(std::path::Path::new(&session.meta.working_dir));
+        if let Some(path) = declared.variables.get("PATH") {
+            env.path = Some(path.clone());
+        }
+        if let Some(home) = declared.variables.get("HOME") {
+            env.home = Some(home.clone());
+        }
+        env.defined = declared.defined_names();
+        let e = explain::explain_in(&command, &env)?;
+        if e.overall_risk > max {
+            return Err(ShellError::RiskDenied { risk: e.overall_risk, max, reasons: e.risk_reasons }.into());
+        }
+    }
+
+    if args.background {
+        let job_command = format!(
+            "source {} >/dev/null 2>&1\n{command}",
+            session::shell_quote(&session.state_path().display().to_string())
+        );
+        // Through llm-jobs' own entry point, as any caller of it would.
+        let mut request = llm_jobs::JobsRequest {
+            command: llm_jobs::JobsCommand::Spawn(llm_jobs::SpawnArgs {
+                session: args.session.clone(),
+                cwd: Some(PathBuf::from(&session.meta.working_dir)),
+                timeout: args.timeout,
+                // The job's redactor knows the session's secret values (they are exported by
+                // the state the command sources anyway).
+                env: declared.secret_variables().map(|(k, v)| format!("{k}={v}")).collect(),
+                command: CommandArgs::line(job_command),
+                ..llm_jobs::SpawnArgs::default()
+            }),
+        };
+        llm_jobs::LlmJobs::prepare(&mut request)?;
+        let job = match llm_jobs::LlmJobs::run(request, &ctx.nested())?.output {
+            llm_jobs::JobsOutput::Spawned(job) => job,
+            other => return Err(AideError::internal(format!("llm-jobs spawn answered {other:?}"))),
+        };
+        drop(cleanup);
+        return Ok(ShellOutput::Background { session_id: args.session.clone(), job });
+    }
+
+    let timeout = args.timeout.map(Duration::from_secs_f64);
+    let mut out = exec::run(
+        &mut session,
+        &command,
+        timeout,
+        args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
+        // The session's own secret values, besides every shape the rules know.
+        (!args.no_redact).then(|| aide_core::redact::Redactor::with_values(declared.secret_values())),
+        &ctx.cancel,
+    )?;
+    if args.session.is_some() {
+        session.save_meta()?;
+        out.session_id = Some(session.meta.session_id.clone());
+        let p = &out.performance;
+        perf::append(
+            &session,
+            &perf::PerfRecord {
+                session_id: session.meta.session_id.clone(),
+                // The history keeps the command redacted (`export TOKEN=…`).
+                command: aide_core::redact::redact(&command).0,
+                at: aide_core::time::rfc3339(std::time::SystemTime::now()),
+                exit_code: out.exit_code,
+                timed_out: out.timed_out,
+                parse_us: p.parse_us,
+                restore_us: p.restore_us,
+                execute_us: p.execute_us,
+                capture_us: p.capture_us,
+                total_us: p.total_us,
+            },
+        )?;
+    }
+    drop(cleanup);
+    Ok(ShellOutput::Exec(Box::new(out)))
+}
+
+/// Removes a throwaway session's folder when dropped.
+struct TempDir(Option<PathBuf>);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if let Some(d) = &self.0 {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+fn run_perf(session: Option<&str>, last: usize, ctx: &Context) -> Result<ShellOutput, AideError> {
+    let mut records = Vec::new();
+    match session {
+        Some(id) => records = perf::load(&open_session(id, ctx)?),
+        None => {
+            for meta in visible_sessions(ctx)? {
+                records.extend(perf::load(&session::open(&meta.session_id)?));
+            }
+            records.sort_by(|a, b| a.at.cmp(&b.at));
+        }
+    }
+    Ok(ShellOutput::Perf(perf::analyse(&records, last)))
+}
+
+/// The sessions this run may reach (see [`open_session`]).
+fn visible_sessions(ctx: &Context) -> Result<Vec<session::Meta>, AideError> {
+    Ok(session::list()?.into_iter().filter(|m| ctx.confined(std::path::Path::new(&m.working_dir))).collect())
+}
+
+/// Runs one subcommand.
+pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, AideError> {
+    match command {
+        ShellCommand::Session { action } => match action {
+            SessionAction::New { cwd, env, verbose } => {
+                let cwd = match cwd {
+                    Some(dir) => ctx.resolve(dir),
+                    None => ctx.base_dir()?,
+                };
+                ctx.check_confined("the session's directory", &cwd)?;
+                let s = session::create(&cwd, &aide_core::request::parse_env_pairs(env)?)?;
+                let mut state = session_state(&s, ctx)?;
+                mask_secret_variables(&mut state);
+                if !verbose {
+                    state.environment = None;
+                }
+                Ok(ShellOutput::Session(Box::new(state)))
+            }
+            SessionAction::List => Ok(ShellOutput::Sessions { sessions: visible_sessions(ctx)? }),
+            SessionAction::Show { id, no_redact } => {
+                let mut state = session_state(&open_session(id, ctx)?, ctx)?;
+                if !no_redact {
+                    mask_secret_variables(&mut state);
+                }
+                Ok(ShellOutput::Session(Box::new(state)))
+            }
+            SessionAction::Rm { id } => {
+                if let Ok(s) = session::open(id)
+                    && !ctx.confined(std::path::Path::new(&s.meta.working_dir))
+                {
+                    return Err(ShellError::NoSession { id: id.clone() }.into());
+                }
+                session::remove(id)?;
+                Ok(ShellOutput::Removed { removed: id.clone() })
+            }
+        },
+        ShellCommand::Env { session, set, unset } => env_update(session, set, unset, ctx),
+        ShellCommand::Exec(args) => run_exec(args, ctx),
+        ShellCommand::Check { command } => {
+            let text = command.shell_line();
+            aide_core::text::check_depth("the command", syntax::nesting_depth(&text))?;
+            Ok(ShellOutput::Check(Box::new(syntax::check(&text))))
+        }
+        ShellCommand::Explain { command } => {
+            let cwd = ctx.base_dir().unwrap_or_else(|_| PathBuf::from("."));
+            let text = command.shell_line();
+            explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e)))
+        }
+        ShellCommand::Perf { session, last } => run_perf(session.as_deref(), *last, ctx),
+        ShellCommand::Compare { baseline, command, iterations, warmup } => {
+            let cwd = std::env::current_dir().map_err(|e| AideError::io(".", &e))?;
+            Ok(ShellOutput::Compare(Box::new(compare::compare(&cwd, baseline, command, *iterations, *warmup, ctx)?)))
+        }
+    }
+}

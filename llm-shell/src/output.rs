@@ -1,0 +1,230 @@
+//! What each subcommand answers, and its text form and exit status.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use aide_core::ExitStatus;
+use aide_core::color::{Paint, TextOut};
+use aide_core::tool::Render;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::{compare, exec, explain, perf, session, syntax};
+
+/// A session as `session show` gives it (the seed's `query_session_state`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SessionState {
+    pub session_id: String,
+    pub working_dir: String,
+    /// The exported variables (secret-named values masked). Left out of
+    /// `session new` unless `--verbose`: `environment_count` says how many.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub environment: Option<BTreeMap<String, String>>,
+    pub environment_count: usize,
+    pub active_jobs: Vec<llm_jobs::JobView>,
+    pub last_exit_code: Option<i32>,
+    pub uptime_seconds: f64,
+    pub exec_count: u64,
+}
+
+/// The output of a subcommand.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ShellOutput {
+    Session(Box<SessionState>),
+    Sessions { sessions: Vec<session::Meta> },
+    Removed { removed: String },
+    Env { updated: Vec<String>, session_id: String },
+    Exec(Box<exec::ExecOutput>),
+    Background { session_id: Option<String>, job: llm_jobs::SpawnOutput },
+    Check(Box<syntax::CheckOutput>),
+    Explain(Box<explain::ExplainOutput>),
+    Perf(perf::PerfOutput),
+    Compare(Box<compare::CompareOutput>),
+}
+
+impl Render for ShellOutput {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
+        match self {
+            ShellOutput::Session(s) => {
+                writeln!(w, "session {} in {}", s.session_id, s.working_dir)?;
+                let code = s.last_exit_code.map_or("none".to_string(), |c| c.to_string());
+                writeln!(w, "last exit code {code}, {} commands, up {:.0}s", s.exec_count, s.uptime_seconds)?;
+                writeln!(w, "{} exported variables, {} active jobs", s.environment_count, s.active_jobs.len())?;
+            }
+            ShellOutput::Sessions { sessions } => {
+                for s in sessions {
+                    writeln!(w, "{} {} ({} commands)", s.session_id, s.working_dir, s.exec_count)?;
+                }
+            }
+            ShellOutput::Removed { removed } => writeln!(w, "removed session {removed}")?,
+            ShellOutput::Env { updated, session_id } => writeln!(w, "{session_id}: {}", updated.join(" "))?,
+            ShellOutput::Exec(e) => {
+                // A failure says so first: a reader (a model's context) that
+                // stops early, or skims a long output, still sees it.
+                let failed = e.exit_code != 0 || e.timed_out;
+                if failed && !(e.stdout.is_empty() && e.stderr.is_empty()) {
+                    let how = if e.timed_out { ", timed out" } else { "" };
+                    w.paint(Paint::Bad, format_args!("[exit {}{how}]", e.exit_code))?;
+                    writeln!(w)?;
+                }
+                w.write_all(e.stdout.as_bytes())?;
+                if !e.stderr.is_empty() {
+                    w.write_all(e.stderr.as_bytes())?;
+                }
+                let extra = match (e.timed_out, e.background_output) {
+                    (true, _) => " (timed out)",
+                    (false, true) => {
+                        " (a background process still holds the output open; shown: what came until the command returned)"
+                    }
+                    _ => "",
+                };
+                let paint = if failed { Paint::Bad } else { Paint::Dim };
+                w.paint(
+                    paint,
+                    format_args!("[exit {}{extra}, {:.1} ms, in {}]", e.exit_code, e.execution_time_ms, e.working_dir),
+                )?;
+                writeln!(w)?;
+            }
+            ShellOutput::Background { job, .. } => {
+                write!(w, "job {} ", job.job_id)?;
+                w.paint(Paint::Warn, job.status.as_str())?;
+                writeln!(w, ": {}", job.command)?;
+            }
+            ShellOutput::Check(c) => {
+                if c.valid {
+                    w.paint(Paint::Good, "valid")?;
+                    writeln!(w)?;
+                } else {
+                    let at = match (c.line, c.column) {
+                        (Some(l), Some(col)) => format!(" at {l}:{col}"),
+                        _ => String::new(),
+                    };
+                    w.paint(Paint::Bad, "invalid")?;
+                    writeln!(w, "{at}: {}", c.error.as_deref().unwrap_or(""))?;
+                    if let Some(s) = &c.suggestion {
+                        writeln!(w, "suggestion: {s}")?;
+                    }
+                }
+                if c.disagreement {
+                    writeln!(w, "note: bash -n disagrees")?;
+                }
+            }
+            ShellOutput::Explain(e) => {
+                writeln!(w, "{}", e.explanation)?;
+                for s in &e.steps {
+                    write!(w, "{}. {} — {} [{}; ", s.step, s.command, s.description, s.will_execute_if)?;
+                    w.paint(risk_paint(s.estimated_risk), format_args!("risk {}", s.estimated_risk.as_str()))?;
+                    writeln!(w, "]")?;
+                    for r in &s.risk_reasons {
+                        w.paint(risk_paint(s.estimated_risk), "   !")?;
+                        writeln!(w, " {r}")?;
+                    }
+                }
+                for warning in &e.warnings {
+                    w.paint(Paint::Warn, "warning")?;
+                    writeln!(w, ": {warning}")?;
+                }
+                write!(w, "overall risk: ")?;
+                w.paint(risk_paint(e.overall_risk), e.overall_risk.as_str())?;
+                writeln!(w)?;
+            }
+            ShellOutput::Perf(p) => {
+                let a = &p.aggregate;
+                writeln!(
+                    w,
+                    "{} commands; avg execute {:.0} µs, total {:.0} µs",
+                    a.total_commands, a.avg_execute_us, a.avg_total_us
+                )?;
+                for r in &p.recent {
+                    writeln!(w, "{:>10.0} µs  exit {}  {}", r.execute_us, r.exit_code, r.command)?;
+                }
+                for an in &p.anomalies {
+                    writeln!(
+                        w,
+                        "anomaly ({}): {} took {:.0} µs, {:+.0}% over its median {:.0} µs",
+                        an.severity, an.command, an.actual_us, an.deviation_percent, an.baseline_us
+                    )?;
+                }
+            }
+            ShellOutput::Compare(c) => {
+                writeln!(
+                    w,
+                    "baseline {}: {:.2} ms ± {:.2}",
+                    short(&c.baseline.commit),
+                    c.baseline.avg_time_ms,
+                    c.baseline.std_dev_ms
+                )?;
+                writeln!(
+                    w,
+                    "current  {}: {:.2} ms ± {:.2}",
+                    short(&c.current.commit),
+                    c.current.avg_time_ms,
+                    c.current.std_dev_ms
+                )?;
+                let verdict = if c.significant { "significant" } else { "not significant" };
+                writeln!(
+                    w,
+                    "improvement {:+.2}% ({verdict}; Welch p={:.4}, Mann–Whitney p={:.4})",
+                    c.improvement_percent, c.welch_p_value, c.mann_whitney_p_value
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `check` of an invalid command exits 1, so `check && run` works in scripts.
+    fn found(&self) -> bool {
+        !matches!(self, ShellOutput::Check(c) if !c.valid)
+    }
+
+    /// `exec` exits with the command's own status, as `timeout`, `env` and
+    /// `ssh` do, so `llm-shell exec -- cargo test && deploy` is safe.
+    fn exit_status(&self) -> ExitStatus {
+        match self {
+            ShellOutput::Exec(e) => exec_exit_status(e),
+            _ => ExitStatus::found(self.found()),
+        }
+    }
+
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            ShellOutput::Sessions { .. } => Some(("sessions", "session")),
+            _ => None,
+        }
+    }
+
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        if let ShellOutput::Sessions { sessions } = self {
+            aide_core::tool::keep_range(sessions, range);
+        }
+    }
+}
+
+/// The colour of a risk level in text mode.
+fn risk_paint(risk: explain::Risk) -> Paint {
+    match risk {
+        explain::Risk::Low => Paint::Good,
+        explain::Risk::Medium => Paint::Warn,
+        explain::Risk::High | explain::Risk::Critical => Paint::Bad,
+    }
+}
+
+/// Exit status of `exec`: the command's own (0–255), 124 when it timed out
+/// (as `timeout`), 125 when its status could not be read.
+pub fn exec_exit_status(e: &exec::ExecOutput) -> ExitStatus {
+    match u8::try_from(e.exit_code) {
+        _ if e.timed_out => TIMEOUT_EXIT,
+        Ok(code) => ExitStatus::Command(code),
+        Err(_) => UNREADABLE_EXIT,
+    }
+}
+
+/// The exit status of an `exec` whose command timed out (as `timeout`).
+pub const TIMEOUT_EXIT: ExitStatus = ExitStatus::Command(124);
+/// The exit status of an `exec` whose command's status could not be read.
+pub const UNREADABLE_EXIT: ExitStatus = ExitStatus::Command(125);
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
+}
