@@ -1,0 +1,255 @@
+//! A transform run: interrupted transforms of the root finished or rolled
+//! back first, the plan made and checked (every edit, guard and syntax
+//! check in memory), the files locked, read again and committed, the
+//! report built.
+
+use std::path::PathBuf;
+
+use aide_core::checksum::sha256_hex;
+use aide_core::envelope::Diagnostic;
+use aide_core::tool::{Context, Outcome};
+use aide_core::{AideError, Lang, Root};
+
+use crate::error::TransformError;
+use crate::output::{FileAction, FileChange, TransformOutput};
+use crate::plan::{FileState, OpStatus, Plan};
+use crate::request::{EditsDocument, Operation};
+use crate::{TransformRequest, commit, disk, guards, journal, request, sites, text, tree, undo};
+
+/// Makes whole, before a run writes anything, the transforms of `root` that
+/// were killed mid-commit; the diagnostics say so.
+pub(crate) fn recover_first(root: &Root) -> Result<Vec<Diagnostic>, AideError> {
+    Ok(journal::diagnostics(&journal::recover(root)?))
+}
+
+/// Runs a transform request on `root`: plans every edit (stopping at the
+/// context's cancellation flag between operations; never once the commit
+/// has begun), checks the guards, and commits all or nothing.
+pub fn transform(
+    root: &Root,
+    request: &TransformRequest,
+    ctx: &Context,
+) -> Result<Outcome<TransformOutput>, AideError> {
+    let mut diagnostics = Vec::new();
+    // An earlier transform of this root killed mid-commit is made whole
+    // first; a dry run writes nothing, so it only says so.
+    if request.dry_run {
+        for id in journal::pending(root) {
+            diagnostics.push(Diagnostic::new(
+                aide_core::envelope::diag::TRANSFORM_PENDING,
+                format!("an interrupted transform ({id}) of this root awaits recovery: the next transform, or `llm-transform recover`, completes or rolls it back"),
+            ));
+        }
+    } else {
+        diagnostics.extend(recover_first(root)?);
+    }
+    let mut doc = EditsDocument {
+        path: request.path.clone(),
+        edits: request.edits.clone(),
+        operations: request.operations.clone(),
+    };
+    if let Some(source) = &request.from_matches {
+        let Some(replacement) = request.replacement.clone() else {
+            return Err(TransformError::MatchesWithoutReplacement.into());
+        };
+        let text = aide_core::request::read_request_source(source)?;
+        let matches = tree::records_from_document(&text)?;
+        doc.operations.push(Operation::ReplaceMatches(request::ReplaceMatchesOp { matches, replacement }));
+    }
+    if let Some(source) = &request.edits_file {
+        let text = aide_core::request::read_request_source(source)?;
+        let from_file: EditsDocument = serde_json::from_str(&text)
+            .map_err(|e| TransformError::EditsFile { source_name: source.clone(), message: e.to_string() })?;
+        doc.path = doc.path.or(from_file.path);
+        doc.edits.extend(from_file.edits);
+        doc.operations.extend(from_file.operations);
+    }
+    if doc.edits.is_empty() && doc.operations.is_empty() {
+        return Err(TransformError::NothingToDo.into());
+    }
+
+    let mut plan = Plan::default();
+    // Read every file once, then lock them all before any check: the lock is
+    // held from verification to rename.
+    // Each distinct path once: a request of 10,000 edits names far fewer files.
+    let mut paths: std::collections::BTreeSet<&str> =
+        doc.edits.iter().filter_map(|e| e.path.as_deref().or(doc.path.as_deref())).collect();
+    // Tree operations: compiled, then their files found (reading, unlocked).
+    let mut prepared: Vec<Option<(tree::Prepared, Vec<String>)>> = Vec::with_capacity(doc.operations.len());
+    for (i, op) in doc.operations.iter().enumerate() {
+        let found = match tree::Prepared::new(i, op, !request.allow_syntax_errors)? {
+            Some(p) => {
+                let (files, found_diagnostics) = p.candidates(root, ctx)?;
+                diagnostics.extend(found_diagnostics);
+                Some((p, files))
+            }
+            None => None,
+        };
+        prepared.push(found);
+    }
+    for op in &doc.operations {
+        paths.extend(op.path());
+        if let Operation::Rename { to, .. } = op {
+            paths.insert(to);
+        }
+    }
+    for (_, files) in prepared.iter().flatten() {
+        paths.extend(files.iter().map(String::as_str));
+    }
+    let abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(root, p)).collect::<Result<_, _>>()?;
+    let _locks = disk::lock_all(abs.iter().map(PathBuf::as_path))?;
+
+    let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
+    plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
+    progress.tick();
+    let mut renames = Vec::new();
+    for (i, op) in doc.operations.iter().enumerate() {
+        ctx.check_cancel()?;
+        match &prepared[i] {
+            Some((p, files)) => renames.extend(plan.tree_operation(root, i, op, p, files, ctx)?),
+            None => plan.operation(root, i, op)?,
+        }
+        progress.tick();
+    }
+
+    // The syntax guard, on every changed file of a known language at once
+    // (a rewrite across a tree changes hundreds), in path order.
+    let fresh_issues: std::collections::BTreeMap<PathBuf, Vec<llm_ast_search::validate::SyntaxIssue>> =
+        if request.allow_syntax_errors {
+            Default::default()
+        } else {
+            // What the operations found out goes to the workers, which free
+            // the trees too: freeing hundreds costs as much as parsing their
+            // edits again.
+            let mut known: Vec<Option<tree::KnownSyntax>> =
+                plan.files.values_mut().filter(|f| f.current != f.original).map(|f| f.known_syntax.take()).collect();
+            let checked: Vec<(&FileState, Option<tree::KnownSyntax>)> =
+                plan.files.values().filter(|f| f.current != f.original).zip(known.drain(..)).collect();
+            let found = commit::parallel_map_owned(checked, |(f, known)| {
+                let after = f.current.as_deref()?;
+                let lang = Lang::from_path_and_content(&f.abs, after)?;
+                let issues = match known {
+                    // The scan's verdict, on this very content.
+                    Some(tree::KnownSyntax::Checked { lang: checked_as, after: checked, issues })
+                        if checked_as == lang && checked == after =>
+                    {
+                        issues
+                    }
+                    Some(tree::KnownSyntax::Tree((parsed_as, tree))) if parsed_as == lang && !f.replaced_whole => {
+                        let earlier = guards::Earlier { tree: &tree, regions: &f.regions };
+                        guards::new_issues_from(lang, f.original.as_deref(), after, Some(&earlier))
+                    }
+                    _ => guards::new_issues_from(lang, f.original.as_deref(), after, None),
+                };
+                Some((f.abs.clone(), issues))
+            });
+            found.into_iter().flatten().collect()
+        };
+    // Then the rest of the guards and formatting, file by file.
+    let mut formatted = std::collections::BTreeSet::new();
+    for f in plan.files.values_mut() {
+        let Some(after) = f.current.clone() else { continue };
+        let Some(lang) = Lang::from_path_and_content(&f.abs, &after) else { continue };
+        if f.current == f.original {
+            continue;
+        }
+        if !request.allow_syntax_errors {
+            if let Some(fresh) = fresh_issues.get(&f.abs).filter(|issues| !issues.is_empty()) {
+                return Err(TransformError::NewSyntaxErrors { path: f.rel.clone(), errors: fresh.clone() }.into());
+            }
+            if lang == Lang::Python
+                && let Some((line, message)) = guards::python_compile_error(&after)
+                && f.original.as_deref().is_none_or(|before| guards::python_compile_error(before).is_none())
+            {
+                return Err(TransformError::PythonCompile { path: f.rel.clone(), line, message }.into());
+            }
+        }
+        if lang == Lang::Rust
+            && (request.rustfmt || f.rustfmt)
+            && let Some(pretty) = guards::rustfmt(&f.abs, &f.rel, &after, &mut diagnostics)
+        {
+            if pretty != after {
+                formatted.insert(f.rel.clone());
+            }
+            f.current = Some(pretty);
+        }
+    }
+
+    let changed: Vec<&FileState> = plan.files.values().filter(|f| f.current != f.original).collect();
+    if !request.allow_read_only
+        && let Some(f) = changed.iter().find(|f| f.stamp.is_some_and(|s| s.mode & 0o222 == 0))
+    {
+        return Err(TransformError::ReadOnly { path: f.rel.clone() }.into());
+    }
+    let show_diff = request.dry_run || request.diff;
+    // A line diff and two checksums a file: on every core (a rewrite across
+    // a tree changes hundreds of files).
+    let all: Vec<&FileState> = plan.files.values().collect();
+    let files: Vec<FileChange> = commit::parallel_map(&all, |f| {
+        let (added, removed, diff) = text::diff(&f.rel, f.original.as_deref(), f.current.as_deref(), show_diff);
+        let (before, after) = (f.original.as_deref().unwrap_or_default(), f.current.as_deref().unwrap_or_default());
+        let sites = if f.current.is_none() || f.current == f.original {
+            Vec::new()
+        } else if f.replaced_whole || formatted.contains(&f.rel) || f.original.is_none() {
+            sites::Regions::from_line_diff(before, after).sites(before, after)
+        } else {
+            f.regions.sites(before, after)
+        };
+        FileChange {
+            path: f.rel.clone(),
+            action: match (&f.original, &f.current) {
+                (None, Some(_)) => FileAction::Created,
+                (Some(_), None) => FileAction::Deleted,
+                (a, b) if a == b => FileAction::Unchanged,
+                _ => FileAction::Modified,
+            },
+            checksum_before: f.original.as_deref().map(sha256_hex),
+            checksum_after: f.current.as_deref().map(sha256_hex),
+            lines_added: added,
+            lines_removed: removed,
+            formatted: formatted.contains(&f.rel),
+            renamed_from: f.renamed_from.clone(),
+            diff,
+            sites,
+        }
+    });
+    let no_op = changed.is_empty();
+    let wrote = !request.dry_run && !no_op;
+    if wrote {
+        // The last moment a cancellation stops the run: from here the
+        // commit goes to its end.
+        ctx.check_cancel()?;
+        diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed)?);
+        undo::prune_undo(aide_core::time::now_ms());
+    }
+    let check = if wrote && (request.cargo_check || changed.iter().any(|f| f.cargo_check)) {
+        changed.iter().find(|f| f.abs.extension().is_some_and(|e| e == "rs")).map(|f| guards::cargo_check(&f.abs, root))
+    } else {
+        None
+    };
+    // Counted per edit and per operation (span edits are reported per file).
+    let edits_applied: usize = plan.edit_counts.iter().filter(|(_, same)| !same).map(|(n, _)| n).sum();
+    let edits_skipped: usize = plan.edit_counts.iter().filter(|(_, same)| *same).map(|(n, _)| n).sum();
+    // Span edits and tree operations count their replacements; others, themselves.
+    let ops = plan.reports.iter().filter(|r| !r.op.counts_replacements());
+    let applied = edits_applied + ops.clone().filter(|r| r.status == OpStatus::Applied).count();
+    let skipped = edits_skipped + ops.filter(|r| r.status != OpStatus::Applied).count();
+    let checksum_after = match changed.as_slice() {
+        [one] => one.current.as_deref().map(sha256_hex),
+        _ => None,
+    };
+    let output = TransformOutput::Transform {
+        applied,
+        skipped,
+        errors: Vec::new(),
+        checksum_after,
+        dry_run: request.dry_run,
+        no_op,
+        files,
+        operations: plan.reports,
+        renames,
+        undo: wrote.then(|| format!("llm-transform undo {}", ctx.execution_id)),
+        cargo_check: check,
+    };
+    Ok(Outcome::with_diagnostics(output, diagnostics))
+}

@@ -1,0 +1,180 @@
+//! What a transform answers: each file changed and how, each operation's
+//! report, what undo and recovery did; its text form and exit status.
+
+use std::io::{self, Write};
+
+use aide_core::color::{Paint, TextOut};
+use aide_core::tool::Render;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::guards::CargoCheck;
+use crate::journal::Recovered;
+use crate::plan::OpReport;
+use crate::undo::Restored;
+use crate::{journal, rename, sites};
+
+/// What a transform does to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FileAction {
+    Modified,
+    Created,
+    Deleted,
+    Unchanged,
+}
+
+impl FileAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileAction::Modified => "modified",
+            FileAction::Created => "created",
+            FileAction::Deleted => "deleted",
+            FileAction::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// One file of the result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileChange {
+    pub path: String,
+    pub action: FileAction,
+    pub checksum_before: Option<String>,
+    pub checksum_after: Option<String>,
+    pub lines_added: usize,
+    pub lines_removed: usize,
+    /// rustfmt formatted the result.
+    pub formatted: bool,
+    pub renamed_from: Option<String>,
+    /// Unified diff (with --dry-run or --diff).
+    pub diff: Option<String>,
+    /// Each changed place: its bytes and lines before, and after (valid
+    /// against `checksum_after`, to chain the next edit without a read).
+    pub sites: Vec<sites::Site>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum TransformOutput {
+    Transform {
+        applied: usize,
+        skipped: usize,
+        /// Always empty: a failing request is an error, and nothing is written.
+        errors: Vec<String>,
+        /// The new checksum, when exactly one file changed.
+        checksum_after: Option<String>,
+        dry_run: bool,
+        /// Every edit was already in place: nothing to write.
+        no_op: bool,
+        files: Vec<FileChange>,
+        operations: Vec<OpReport>,
+        /// What each rename_symbol found: its definition and every site judged.
+        #[serde(skip_serializing_if = "Vec::is_empty", default)]
+        renames: Vec<rename::RenameReport>,
+        /// How to undo this transform, when it wrote something.
+        undo: Option<String>,
+        cargo_check: Option<CargoCheck>,
+    },
+    Undo {
+        undone: Vec<String>,
+        files: Vec<Restored>,
+    },
+    Recover {
+        /// The interrupted transforms of this root, and what was done with each.
+        recovered: Vec<Recovered>,
+    },
+}
+
+impl Render for TransformOutput {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
+        match self {
+            TransformOutput::Transform {
+                applied, skipped, dry_run, no_op, files, undo, cargo_check, renames, ..
+            } => {
+                let verb = if *dry_run { "would apply" } else { "applied" };
+                writeln!(w, "{verb} {applied}, skipped {skipped}{}", if *no_op { " (no change)" } else { "" })?;
+                for r in renames {
+                    writeln!(
+                        w,
+                        "rename {} `{}` -> `{}`: {} site{} ({} unresolved, left alone)",
+                        match r.scope {
+                            rename::SymbolScope::Local => "local",
+                            rename::SymbolScope::Member => "member",
+                            rename::SymbolScope::Free => "symbol",
+                        },
+                        r.name_path,
+                        r.new_name,
+                        r.renamed,
+                        if r.renamed == 1 { "" } else { "s" },
+                        r.unresolved
+                    )?;
+                    for site in r.sites.iter().filter(|s| !s.renamed) {
+                        w.paint(Paint::Warn, "  unresolved ")?;
+                        w.paint(Paint::Path, aide_core::text::escape_controls(&site.path))?;
+                        write!(w, ":")?;
+                        w.paint(Paint::LineNumber, site.line)?;
+                        writeln!(w, ":{}: {}", site.column, site.line_text.trim())?;
+                    }
+                }
+                for f in files {
+                    write!(w, "{} ", f.action.as_str())?;
+                    w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
+                    write!(w, " (")?;
+                    w.paint(Paint::Good, format_args!("+{}", f.lines_added))?;
+                    write!(w, " ")?;
+                    w.paint(Paint::Bad, format_args!("-{}", f.lines_removed))?;
+                    writeln!(
+                        w,
+                        "){}",
+                        f.checksum_after.as_deref().map(|c| format!(" sha256 {c}")).unwrap_or_default()
+                    )?;
+                    if let Some(d) = &f.diff {
+                        w.diff(d)?;
+                    }
+                }
+                if let Some(c) = cargo_check {
+                    write!(w, "cargo check: ")?;
+                    if c.ok {
+                        w.paint(Paint::Good, "ok")?
+                    } else {
+                        w.paint(Paint::Bad, "failed")?
+                    }
+                    writeln!(w)?;
+                    for e in &c.errors {
+                        writeln!(w, "  {e}")?;
+                    }
+                }
+                if let Some(u) = undo {
+                    w.paint(Paint::Dim, format_args!("undo: {u}"))?;
+                    writeln!(w)?;
+                }
+                Ok(())
+            }
+            TransformOutput::Undo { files, .. } => {
+                for f in files {
+                    write!(w, "{} ", f.action.as_str())?;
+                    w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
+                    writeln!(w)?;
+                }
+                Ok(())
+            }
+            TransformOutput::Recover { recovered } => {
+                if recovered.is_empty() {
+                    writeln!(w, "nothing to recover")?;
+                }
+                for r in recovered {
+                    let action = match r.action {
+                        journal::RecoveryAction::Completed => "completed",
+                        journal::RecoveryAction::RolledBack => "rolled back",
+                    };
+                    writeln!(w, "{action} {} ({} files)", r.execution_id, r.files)?;
+                    for c in &r.conflicts {
+                        writeln!(w, "  changed since, left as is: {}", aide_core::text::escape_controls(c))?;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
