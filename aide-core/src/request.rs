@@ -107,17 +107,8 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
     }
     let schema = schemars::schema_for!(T);
     let known = property_names(&schema);
-    for key in map.keys() {
-        if !known.contains(key.as_str()) {
-            let mut hint = match closest(key, known.iter().map(String::as_str)) {
-                Some(c) => format!("did you mean `{c}`? "),
-                None => String::new(),
-            };
-            hint.push_str(&format!("known fields: {}", known.iter().cloned().collect::<Vec<_>>().join(", ")));
-            return Err(AideError::new(code::INVALID_REQUEST, format!("unknown field `{key}` in the request"))
-                .with_hint(hint)
-                .with_details(serde_json::json!({ "field": key })));
-        }
+    if let Some(key) = map.keys().find(|key| !known.contains(key.as_str())) {
+        return Err(unknown_field(key, known.iter().map(String::as_str)));
     }
     let request = serde_path_to_error::deserialize(value).map_err(|e| {
         let field = e.path().to_string();
@@ -132,6 +123,20 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
         }
     })?;
     Ok((request, notes))
+}
+
+/// A request field no tool field has: its name, the closest one, and every
+/// known one (the CLI's `--request` and an MCP call's arguments alike).
+pub fn unknown_field<'a>(key: &str, known: impl Iterator<Item = &'a str> + Clone) -> AideError {
+    let nearest = closest(key, known.clone());
+    let mut hint = match nearest {
+        Some(c) => format!("did you mean `{c}`? "),
+        None => String::new(),
+    };
+    hint.push_str(&format!("known fields: {}", known.collect::<Vec<_>>().join(", ")));
+    AideError::new(code::INVALID_REQUEST, format!("unknown field `{key}` in the request"))
+        .with_hint(hint)
+        .with_details(serde_json::json!({ "field": key, "closest": nearest }))
 }
 
 /// The top-level property names of an object schema, following `$ref`,

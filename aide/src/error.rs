@@ -9,6 +9,12 @@ pub enum AideToolError {
     ResultCapped { execution_id: String, bytes: u64 },
     #[error("run {execution_id} has no result: it is still running, or was killed or crashed before it recorded one")]
     Unfinished { execution_id: String },
+    #[error("--tools and --full-schemas choose tool definitions: they need --format")]
+    DefinitionsWithoutFormat,
+    #[error("invalid request field `{field}`: must be an integer of at least {min}, not {given}")]
+    PagingArgument { field: &'static str, min: u64, given: String },
+    #[error("`{given}` is outside the roots this server may use")]
+    OutsideRoots { field: &'static str, given: String, roots: Vec<String> },
 }
 
 impl From<AideToolError> for AideError {
@@ -18,6 +24,16 @@ impl From<AideToolError> for AideError {
                 .with_hint("re-run the tool with a narrower request or --limit, or raise AIDE_LOG_MAX_RESULT_BYTES"),
             AideToolError::Unfinished { .. } => AideError::new(code::NOT_FOUND, e.to_string())
                 .with_hint("`aide log list` shows its command line; look again once it ends, or run it again"),
+            AideToolError::DefinitionsWithoutFormat => AideError::new(code::INVALID_ARGUMENTS, e.to_string())
+                .with_hint("add --format mcp, openai or anthropic"),
+            AideToolError::PagingArgument { field, min, .. } => AideError::new(code::INVALID_REQUEST, e.to_string())
+                .with_hint(format!("give `{field}` a whole number of {min} or more, or leave it out"))
+                .with_details(serde_json::json!({ "field": field })),
+            AideToolError::OutsideRoots { field, ref given, ref roots } => {
+                AideError::new(code::PATH_OUTSIDE_ROOT, e.to_string())
+                    .with_hint(format!("give a {field} inside {}", roots.join(" or ")))
+                    .with_details(serde_json::json!({ "field": field, "path": given, "roots": roots }))
+            }
         }
     }
 }

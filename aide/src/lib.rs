@@ -379,11 +379,7 @@ impl Tool for Aide {
             AideCommand::Doctor { fix } => Ok(AideOutput::Doctor(doctor::doctor(fix))),
             AideCommand::Tools { format: None, tools, full_schemas } => {
                 if !tools.is_empty() || full_schemas {
-                    return Err(AideError::new(
-                        aide_core::code::INVALID_ARGUMENTS,
-                        "--tools and --full-schemas choose tool definitions: they need --format",
-                    )
-                    .with_hint("add --format mcp, openai or anthropic"));
+                    return Err(AideToolError::DefinitionsWithoutFormat.into());
                 }
                 Ok(AideOutput::Tools { tools: list_tools() })
             }

@@ -3,24 +3,45 @@
 
 use rustix::process::Signal;
 
-/// A process's start time in clock ticks since boot (`/proc/PID/stat`, field 22).
+/// What `/proc/PID/stat` says of a process that the jobs need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stat {
+    /// A zombie, or dead: gone for every purpose here.
+    gone: bool,
+    pgid: u32,
+    /// Clock ticks since boot (field 22).
+    start: u64,
+}
+
+/// Reads and parses `/proc/PID/stat` (the file at `path`).
+fn stat(path: &std::path::Path) -> Option<Stat> {
+    let text = std::fs::read_to_string(path).ok()?;
+    parse_stat(&text)
+}
+
+/// The command name may hold spaces and parentheses: fields follow the
+/// last ')'; field 3 is the state, 5 the process group, 22 the start time.
+fn parse_stat(text: &str) -> Option<Stat> {
+    let fields: Vec<&str> = text[text.rfind(')')? + 1..].split_whitespace().collect();
+    Some(Stat {
+        gone: matches!(fields.first(), Some(&"Z") | Some(&"X")),
+        pgid: fields.get(2)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+fn stat_of(pid: u32) -> Option<Stat> {
+    stat(std::path::Path::new(&format!("/proc/{pid}/stat")))
+}
+
+/// A process's start time in clock ticks since boot.
 pub fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces and parentheses: fields follow the last ')'.
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
+    stat_of(pid).map(|s| s.start)
 }
 
 /// Whether the process `pid` that started at `start` still runs (zombies count as gone).
 pub fn is_alive(pid: u32, start: u64) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
-    let Some(close) = stat.rfind(')') else { return false };
-    let mut fields = stat[close + 1..].split_whitespace();
-    let state = fields.next().unwrap_or("");
-    if state == "Z" || state == "X" {
-        return false;
-    }
-    fields.nth(18).and_then(|s| s.parse::<u64>().ok()) == Some(start)
+    stat_of(pid).is_some_and(|s| !s.gone && s.start == start)
 }
 
 /// Parses a signal name (`TERM`, `SIGKILL`, `int`) or number.
@@ -64,12 +85,9 @@ fn group_members(pgid: u32) -> Vec<(u32, u64)> {
     let mut members = Vec::new();
     for entry in entries.flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        let Some(close) = stat.rfind(')') else { continue };
-        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-        let zombie = matches!(fields.first(), Some(&"Z") | Some(&"X"));
-        if !zombie && fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid) {
-            members.push((pid, fields.get(19).and_then(|s| s.parse().ok()).unwrap_or(0)));
+        let Some(s) = stat(&entry.path().join("stat")) else { continue };
+        if !s.gone && s.pgid == pgid {
+            members.push((pid, s.start));
         }
     }
     members
@@ -86,6 +104,15 @@ mod tests {
         assert!(is_alive(me, start));
         assert!(!is_alive(me, start + 1));
         assert!(!is_alive(u32::MAX - 1, start));
+    }
+
+    #[test]
+    fn a_stat_line_parses_past_a_name_with_spaces_and_parentheses() {
+        let line = "42 (a (weird) name) S 1 40 40 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0";
+        assert_eq!(parse_stat(line), Some(Stat { gone: false, pgid: 40, start: 12345 }));
+        let zombie = "42 (x) Z 1 40 40 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 7 0 0";
+        assert!(parse_stat(zombie).unwrap().gone);
+        assert_eq!(parse_stat("42 (x) S"), None);
     }
 
     #[test]

@@ -9,11 +9,11 @@
 
 use std::collections::BTreeSet;
 
+use aide_core::AideError;
 use aide_core::envelope::Document;
 use aide_core::invoke::{Call, invoke, refuse};
 use aide_core::request::{request_from_value, schema_property_names};
 use aide_core::tool::Tool;
-use aide_core::{AideError, code};
 use serde_json::{Map, Value, json};
 
 use super::page::{PageRequest, Shaped, shape};
@@ -318,16 +318,7 @@ impl Binding {
         let size = serde_json::to_vec(&arguments).map_or(usize::MAX, |v| v.len());
         aide_core::request::check_request_size(size)?;
         if let Some(unknown) = arguments.keys().find(|k| !self.fields.contains(*k)) {
-            let known: Vec<&str> = self.fields.iter().map(String::as_str).collect();
-            let mut hint = match aide_core::suggest::closest(unknown, known.iter().copied()) {
-                Some(c) => format!("did you mean `{c}`? "),
-                None => String::new(),
-            };
-            let closest = aide_core::suggest::closest(unknown, known.iter().copied());
-            hint.push_str(&format!("known fields: {}", known.join(", ")));
-            return Err(AideError::new(code::INVALID_REQUEST, format!("unknown field `{unknown}` in the request"))
-                .with_hint(hint)
-                .with_details(json!({ "field": unknown, "closest": closest })));
+            return Err(aide_core::request::unknown_field(unknown, self.fields.iter().map(String::as_str)));
         }
         for (name, value) in self.op.mcp_defaults {
             arguments.entry(name.to_string()).or_insert(Value::Bool(*value));
@@ -448,7 +439,7 @@ mod tests {
     #[test]
     fn an_unknown_argument_names_the_closest_field() {
         let e = binding("search").request(json!({ "patern": "x" }).as_object().unwrap().clone()).unwrap_err();
-        assert_eq!(e.code, code::INVALID_REQUEST);
+        assert_eq!(e.code, aide_core::code::INVALID_REQUEST);
         assert!(e.hint.as_deref().unwrap_or("").contains("did you mean `pattern`"), "{:?}", e.hint);
     }
 }

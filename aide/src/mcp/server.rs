@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use aide_core::invoke::Call;
 use aide_core::root::lexically_normal;
 use aide_core::tool::{Cancel, Progress, ProgressSink};
-use aide_core::{AideError, Root, code};
+use aide_core::{AideError, Root};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, ToolAnnotations,
@@ -25,6 +25,7 @@ use serde_json::{Map, Value, json};
 
 use super::binding::{self, Binding, MAX_OUTPUT_CHARS, PAGE_OFFSET};
 use super::page::{MIN_BUDGET, PageRequest, Shaped};
+use crate::error::AideToolError;
 use aide_core::operation::Group;
 
 use crate::catalogue::operations;
@@ -254,19 +255,15 @@ impl AideServer {
     /// Takes the paging arguments out of the call's arguments; `Err` is a
     /// value out of range, refused like any argument that does not fit.
     fn page_request(&self, arguments: &mut Map<String, Value>) -> Result<PageRequest, AideError> {
-        let mut take = |key: &str, min: u64| -> Result<Option<usize>, AideError> {
-            match arguments.remove(key) {
+        let mut take = |field: &'static str, min: u64| -> Result<Option<usize>, AideError> {
+            match arguments.remove(field) {
                 None | Some(Value::Null) => Ok(None),
-                Some(v) => {
-                    v.as_u64().filter(|n| *n >= min).and_then(|n| usize::try_from(n).ok()).map(Some).ok_or_else(|| {
-                        AideError::new(
-                            code::INVALID_REQUEST,
-                            format!("invalid request field `{key}`: must be an integer of at least {min}, not {v}"),
-                        )
-                        .with_hint(format!("give `{key}` a whole number of {min} or more, or leave it out"))
-                        .with_details(json!({ "field": key }))
-                    })
-                }
+                Some(v) => v
+                    .as_u64()
+                    .filter(|n| *n >= min)
+                    .and_then(|n| usize::try_from(n).ok())
+                    .map(Some)
+                    .ok_or_else(|| AideToolError::PagingArgument { field, min, given: v.to_string() }.into()),
             }
         };
         let offset = take(PAGE_OFFSET, 0)?.unwrap_or(0);
@@ -326,13 +323,8 @@ fn confine(arguments: &mut Map<String, Value>, binding: &Binding, roots: &[PathB
         // A path that does not exist yet is judged by its letters.
         let resolved = joined.canonicalize().ok().or_else(|| lexically_normal(&joined));
         let Some(resolved) = resolved.filter(|p| roots.iter().any(|r| p.starts_with(r))) else {
-            let listed = roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>();
-            return Err(AideError::new(
-                code::PATH_OUTSIDE_ROOT,
-                format!("`{given}` is outside the roots this server may use"),
-            )
-            .with_hint(format!("give a {key} inside {}", listed.join(" or ")))
-            .with_details(json!({ "field": key, "path": given, "roots": listed })));
+            let roots = roots.iter().map(|r| r.display().to_string()).collect();
+            return Err(AideToolError::OutsideRoots { field: key, given: given.clone(), roots }.into());
         };
         arguments.insert(key.to_string(), Value::String(resolved.display().to_string()));
     }
