@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod ast;
+mod ast_text;
 mod cancel;
 mod catalogue;
 mod contract;
@@ -24,3 +25,4 @@ pub(crate) mod shell;
 mod snapshots;
 mod terminal;
 mod transform;
+mod walls;
