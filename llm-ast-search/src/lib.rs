@@ -83,19 +83,19 @@
 
 pub mod dialect;
 mod engine;
-pub mod error;
-pub mod files;
-pub mod language;
+mod error;
+mod files;
+mod language;
 mod output;
-pub mod query;
-pub mod refs;
-pub mod resolve;
-pub mod scopes;
-pub mod source;
-pub mod symbols;
+mod query;
+mod refs;
+mod resolve;
+mod scopes;
+mod source;
+mod symbols;
 mod tree;
-pub mod validate;
-pub mod warm;
+mod validate;
+mod warm;
 
 use std::path::PathBuf;
 
@@ -106,10 +106,25 @@ use aide_core::walk::WalkArgs;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::error::AstError;
-
 pub use engine::{Engine, Found, run};
 pub use output::{AstOutput, FileValidation, Page};
+
+// The surface other crates build on (llm-transform's block edits, rewrites
+// and renames; the MCP server's warm cache): parsing, outlines, queries,
+// references and what they resolve to.
+pub use error::AstError;
+pub use files::{Scope, is_token_at, open_source, read_source};
+pub use language::{parse as parse_source, reparse as reparse_source};
+pub use query::{CompiledQuery, compile as compile_query, required_literal, too_deep_for};
+pub use refs::{LINE_TEXT_CHARS, RefKind};
+pub use resolve::{
+    FileFacts, NotOne, Resolution, Resolver, SymbolQuery, SymbolScope, Target, facts as file_facts, member_owner,
+};
+pub use scopes::{Locals, in_comment_or_string};
+pub use source::SourceFile;
+pub use symbols::{NameMatch, Symbol, SymbolKind, leading_start, outline};
+pub use validate::{SyntaxIssue, syntax_issues};
+pub use warm::keep_parsed_files;
 
 /// A request: the flags, or the same fields as `--request` JSON.
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]

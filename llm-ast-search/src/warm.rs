@@ -50,11 +50,6 @@ pub fn keep_parsed_files(max_bytes: Option<usize>) {
     let _ = CACHE.set(Mutex::new(Cache { entries: HashMap::new(), bytes: 0, max_bytes }));
 }
 
-/// Whether parsed files are kept.
-pub fn enabled() -> bool {
-    CACHE.get().is_some()
-}
-
 /// The parsed file for `key` if it is still what is on disk.
 pub(crate) fn get(abs: &std::path::Path, rel: &str, lang: Lang, meta: &Metadata) -> Option<Arc<SourceFile>> {
     let cache = aide_core::sync::lock(CACHE.get()?);

@@ -114,7 +114,7 @@ pub fn transform(
 
     // The syntax guard, on every changed file of a known language at once
     // (a rewrite across a tree changes hundreds), in path order.
-    let fresh_issues: std::collections::BTreeMap<PathBuf, Vec<llm_ast_search::validate::SyntaxIssue>> =
+    let fresh_issues: std::collections::BTreeMap<PathBuf, Vec<llm_ast_search::SyntaxIssue>> =
         if request.allow_syntax_errors {
             Default::default()
         } else {

@@ -3,8 +3,8 @@
 //! machinery (root confinement, I/O, cancellation) stay `AideError`s.
 
 use aide_core::{AideError, code};
-use llm_ast_search::symbols::SymbolKind;
-use llm_ast_search::validate::SyntaxIssue;
+use llm_ast_search::SymbolKind;
+use llm_ast_search::SyntaxIssue;
 use serde::Serialize;
 use serde_json::json;
 

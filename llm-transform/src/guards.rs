@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use aide_core::envelope::Diagnostic;
 use aide_core::{Lang, LineIndex, Root};
-use llm_ast_search::validate::{SyntaxIssue, syntax_issues};
+use llm_ast_search::{SyntaxIssue, syntax_issues};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -78,7 +78,7 @@ fn reparse(lang: Lang, before: &[u8], after: &[u8], earlier: &Earlier<'_>) -> Op
             new_end_position,
         });
     }
-    llm_ast_search::language::reparse(lang, after, &tree)
+    llm_ast_search::reparse_source(lang, after, &tree)
 }
 
 /// The issues of `bytes` as parsed into `tree`, each with its line's text.
@@ -87,14 +87,14 @@ fn issues_of(lang: Lang, tree: &tree_sitter::Tree, bytes: &[u8]) -> Vec<(SyntaxI
     syntax_issues(lang, tree, bytes, &index)
         .into_iter()
         .map(|i| {
-            let line = index.line_text(bytes, i.span.line, llm_ast_search::refs::LINE_TEXT_CHARS);
+            let line = index.line_text(bytes, i.span.line, llm_ast_search::LINE_TEXT_CHARS);
             (i, line)
         })
         .collect()
 }
 
 fn parsed_issues(lang: Lang, bytes: &[u8]) -> Vec<(SyntaxIssue, String)> {
-    llm_ast_search::language::parse(lang, bytes).map(|tree| issues_of(lang, &tree, bytes)).unwrap_or_default()
+    llm_ast_search::parse_source(lang, bytes).map(|tree| issues_of(lang, &tree, bytes)).unwrap_or_default()
 }
 
 /// The issues of `after` that `before` did not have (compared by kind,
@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn an_incremental_guard_reports_python_indentation_too() {
         let before = "class S:\n    def open(self):\n        return None\n";
-        let tree = llm_ast_search::language::parse(Lang::Python, before.as_bytes()).unwrap();
+        let tree = llm_ast_search::parse_source(Lang::Python, before.as_bytes()).unwrap();
         let at = before.find("        return").unwrap();
         let spans: [(usize, usize, &[u8]); 1] = [(at, at + 8, b"    ")];
         let (after, applied) = crate::text::apply_span_edits_tracked(before.as_bytes(), &spans).unwrap();
@@ -259,14 +259,14 @@ mod tests {
             &[(52, 52, "\nfn c() {}")],
             &[(0, 16, "fn a() -> u32 {{")],
         ];
-        let tree = llm_ast_search::language::parse(Lang::Rust, before.as_bytes()).unwrap();
+        let tree = llm_ast_search::parse_source(Lang::Rust, before.as_bytes()).unwrap();
         for edits in cases {
             let spans: Vec<(usize, usize, &[u8])> = edits.iter().map(|(s, e, t)| (*s, *e, t.as_bytes())).collect();
             let (after, applied) = crate::text::apply_span_edits_tracked(before.as_bytes(), &spans).unwrap();
             let mut regions = Regions::default();
             regions.apply(&applied);
             let earlier = Earlier { tree: &tree, regions: &regions };
-            let whole = llm_ast_search::language::parse(Lang::Rust, &after).unwrap().root_node().has_error();
+            let whole = llm_ast_search::parse_source(Lang::Rust, &after).unwrap().root_node().has_error();
             let incremental =
                 reparse(Lang::Rust, before.as_bytes(), &after, &earlier).map(|t| t.root_node().has_error());
             assert_eq!(incremental, Some(whole), "{edits:?}");

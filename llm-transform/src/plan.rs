@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use aide_core::checksum::sha256_hex;
 use aide_core::{AideError, Lang, LineIndex, Root};
-use llm_ast_search::symbols::{Symbol, SymbolKind, leading_start, outline};
+use llm_ast_search::{Symbol, SymbolKind, leading_start, outline};
 
 use crate::error::{BlockCandidate, TransformError, join_lines};
 use crate::request::{BlockOp, OpName, Operation, SpanEdit};
@@ -565,7 +565,7 @@ fn block(
     let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
         return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
     };
-    let Some(tree) = llm_ast_search::language::parse(lang, bytes) else {
+    let Some(tree) = llm_ast_search::parse_source(lang, bytes) else {
         return Err(AideError::internal(format!("{rel}: tree-sitter could not parse the file")));
     };
     let index = LineIndex::new(bytes);

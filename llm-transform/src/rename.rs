@@ -19,12 +19,12 @@ use std::sync::Mutex;
 use aide_core::envelope::Diagnostic;
 use aide_core::tool::Context;
 use aide_core::{AideError, Lang, Root};
-use llm_ast_search::files::{SourceFile, is_token_at};
-use llm_ast_search::refs::RefKind;
-use llm_ast_search::resolve::{FileFacts, NotOne, Resolver, SymbolQuery, Target, member_owner};
-pub use llm_ast_search::resolve::{Resolution, SymbolScope};
-use llm_ast_search::scopes::{Locals, in_comment_or_string};
-use llm_ast_search::symbols::SymbolKind;
+use llm_ast_search::RefKind;
+use llm_ast_search::SymbolKind;
+use llm_ast_search::{FileFacts, NotOne, Resolver, SymbolQuery, Target, member_owner};
+use llm_ast_search::{Locals, in_comment_or_string};
+pub use llm_ast_search::{Resolution, SymbolScope};
+use llm_ast_search::{SourceFile, is_token_at};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -137,7 +137,7 @@ impl PreparedRename {
         })?;
         *aide_core::sync::lock(&self.new_name_definitions) = existing.into_iter().flatten().collect();
         let (files, diagnostics) = scope.map_files(Some(self.query.ident().as_bytes()), |file, _| {
-            self.found.keep(file, llm_ast_search::resolve::facts(file, &self.query));
+            self.found.keep(file, llm_ast_search::file_facts(file, &self.query));
             file.path.clone()
         })?;
         Ok((files, diagnostics))
@@ -155,7 +155,7 @@ impl PreparedRename {
             .filter_map(|(rel, bytes)| {
                 self.found
                     .take(rel, bytes)
-                    .or_else(|| parse(rel, bytes).map(|f| llm_ast_search::resolve::facts(&f, &self.query)))
+                    .or_else(|| parse(rel, bytes).map(|f| llm_ast_search::file_facts(&f, &self.query)))
             })
             .collect();
         let resolver = Resolver::choose(&self.query, &facts).map_err(|e| match e {

@@ -1,6 +1,6 @@
 //! The request: span edits and operations, as the seed writes them.
 
-use llm_ast_search::symbols::SymbolKind;
+use llm_ast_search::SymbolKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use aide_core::tool::Context;
 use aide_core::{Lang, Root};
-use llm_ast_search::files::Scope;
-use llm_ast_search::source::SourceFile;
+use llm_ast_search::Scope;
+use llm_ast_search::SourceFile;
 
 /// One replacement in a file: bytes `start..end` of its current content
 /// become `text`.

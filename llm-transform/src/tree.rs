@@ -19,8 +19,8 @@ use aide_core::envelope::Diagnostic;
 use aide_core::tool::Context;
 use aide_core::walk::{WalkedFile, Walker};
 use aide_core::{AideError, Lang, LineIndex, Root};
-use llm_ast_search::files::{SourceFile, open_source, read_source};
-use llm_ast_search::validate::SyntaxIssue;
+use llm_ast_search::SyntaxIssue;
+use llm_ast_search::{SourceFile, open_source, read_source};
 use serde_json::Value;
 use streaming_iterator::StreamingIterator;
 
@@ -55,7 +55,7 @@ pub enum KnownSyntax {
 /// A compiled `rewrite`.
 pub struct PreparedRewrite {
     pub lang: Lang,
-    pub query: llm_ast_search::query::CompiledQuery,
+    pub query: llm_ast_search::CompiledQuery,
     pub template: Template,
     /// The capture whose node each match replaces (None: the widest).
     pub replace: Option<u32>,
@@ -381,7 +381,7 @@ pub(crate) fn ordered_without_overlap(
 
 fn prepare_rewrite(op: &RewriteOp, check_syntax: bool) -> Result<PreparedRewrite, AideError> {
     let lang: Lang = op.language.parse()?;
-    let query = llm_ast_search::query::compile(lang, &op.query)?;
+    let query = llm_ast_search::compile_query(lang, &op.query)?;
     let template = Template::parse(&op.template);
     let names = query.query.capture_names();
     let unknown = |name: String| -> AideError {
@@ -401,7 +401,7 @@ fn prepare_rewrite(op: &RewriteOp, check_syntax: bool) -> Result<PreparedRewrite
         None => None,
         Some(name) => Some(query.query.capture_index_for_name(name).ok_or_else(|| unknown(name.clone()))?),
     };
-    let literal = llm_ast_search::query::required_literal(&query);
+    let literal = llm_ast_search::required_literal(&query);
     Ok(PreparedRewrite {
         lang,
         query,
@@ -441,7 +441,7 @@ fn checked_in_scan(lang: Lang, file: &SourceFile, edits: &[Edit]) -> Option<Know
 fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile) -> Result<Vec<Edit>, AideError> {
     let (rel, bytes) = (file.path.as_str(), file.source.as_slice());
     // An edit never skips a file: one too deep for the query refuses the whole transform.
-    if let Some(too_deep) = llm_ast_search::query::too_deep_for(&rw.query, file) {
+    if let Some(too_deep) = llm_ast_search::too_deep_for(&rw.query, file) {
         return Err(TransformError::QueryTooDeep { message: too_deep.message }.into());
     }
     let query = &rw.query.query;

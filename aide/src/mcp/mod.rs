@@ -194,7 +194,7 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
     };
     aide_core::invoke::install_panic_hook();
     // The server's advantage: parsed files stay parsed between calls.
-    llm_ast_search::warm::keep_parsed_files(None);
+    llm_ast_search::keep_parsed_files(None);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
