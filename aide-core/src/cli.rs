@@ -26,10 +26,10 @@ pub use crate::tool::{Context, Outcome, Render, Tool};
 /// Flags every tool has. Not part of the request.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct CommonArgs {
-    /// Print one JSON document.
+    /// Print one JSON document (built whole: its memory is its own size; --jsonl streams).
     #[arg(long, global = true, conflicts_with = "jsonl")]
     pub json: bool,
-    /// Print one JSON record per line, then a summary record.
+    /// Print one JSON record per line, then a summary record (search and definitions stream them as found, in bounded memory).
     #[arg(long, global = true)]
     pub jsonl: bool,
     /// Indent JSON (implies --json).
