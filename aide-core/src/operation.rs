@@ -33,7 +33,7 @@ pub enum Gate {
 
 /// The toolsets `aide mcp --tools` serves (GitHub's MCP server has the same
 /// idea): a harness with its own shell leaves `shell` and `jobs` out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Group {
     /// Reading the tree: search, ast_search, ide_operation, read, discover.

@@ -13,6 +13,8 @@ pub enum AideToolError {
     DefinitionsWithoutFormat,
     #[error("invalid request field `{field}`: must be an integer of at least {min}, not {given}")]
     PagingArgument { field: &'static str, min: u64, given: String },
+    #[error("unknown toolset `{given}`")]
+    UnknownToolset { given: String },
     #[error("`{given}` is outside the roots this server may use")]
     OutsideRoots { field: &'static str, given: String, roots: Vec<String> },
 }
@@ -29,6 +31,16 @@ impl From<AideToolError> for AideError {
             AideToolError::PagingArgument { field, min, .. } => AideError::new(code::INVALID_REQUEST, e.to_string())
                 .with_hint(format!("give `{field}` a whole number of {min} or more, or leave it out"))
                 .with_details(serde_json::json!({ "field": field })),
+            AideToolError::UnknownToolset { ref given } => {
+                use clap::ValueEnum;
+                let names: Vec<&str> =
+                    aide_core::operation::Group::value_variants().iter().map(|g| g.name()).chain(["all"]).collect();
+                let hint = match aide_core::suggest::closest(given, names.iter().copied()) {
+                    Some(c) => format!("did you mean `{c}`? toolsets: {}", names.join(", ")),
+                    None => format!("toolsets: {}", names.join(", ")),
+                };
+                AideError::new(code::INVALID_REQUEST, e.to_string()).with_hint(hint)
+            }
             AideToolError::OutsideRoots { field, ref given, ref roots } => {
                 AideError::new(code::PATH_OUTSIDE_ROOT, e.to_string())
                     .with_hint(format!("give a {field} inside {}", roots.join(" or ")))

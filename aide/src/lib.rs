@@ -83,9 +83,9 @@ pub enum AideCommand {
         format: Option<DefinitionFormat>,
         /// With --format: only these toolsets, comma-separated (search, edit, shell, jobs, log, all),
         /// as `aide mcp --tools` serves them.
-        #[arg(long, value_name = "GROUPS", value_delimiter = ',', requires = "format")]
+        #[arg(long, value_name = "GROUPS", value_delimiter = ',', requires = "format", value_parser = mcp::toolset_names())]
         #[serde(default)]
-        tools: Vec<mcp::Toolset>,
+        tools: Vec<String>,
         /// With --format: the whole request and result schemas, with every description and
         /// definition (for validators), instead of the compact ones a model is served.
         #[arg(long, requires = "format")]
@@ -385,7 +385,7 @@ impl Tool for Aide {
             }
             AideCommand::Tools { format: Some(format), tools, full_schemas } => Ok(AideOutput::Definitions {
                 format,
-                definitions: mcp::tool_definitions(format, &mcp::groups(&tools), full_schemas)?,
+                definitions: mcp::tool_definitions(format, &mcp::groups(&tools)?, full_schemas)?,
             }),
         }
         .map(Outcome::new)

@@ -102,39 +102,30 @@ pub struct McpArgs {
     pub no_log: bool,
     /// The toolsets to serve, comma-separated (a harness with its own shell
     /// leaves out shell,jobs): search, edit, shell, jobs, log, or all.
-    #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all")]
-    pub tools: Vec<Toolset>,
+    #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all", value_parser = toolset_names())]
+    pub tools: Vec<String>,
 }
 
-/// A `--tools` value: one group, or all of them.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Toolset {
-    All,
-    Search,
-    Edit,
-    Shell,
-    Jobs,
-    Log,
+/// What `--tools` takes: `all`, or toolsets by their names (every
+/// [`Group`]: a new one is a variant there, nothing here).
+pub fn toolset_names() -> clap::builder::PossibleValuesParser {
+    use clap::ValueEnum;
+    let names = Group::value_variants().iter().map(|g| g.name()).chain(["all"]);
+    clap::builder::PossibleValuesParser::new(names)
 }
 
-/// The groups `toolsets` names, in catalogue order, each once.
-pub fn groups(toolsets: &[Toolset]) -> Vec<Group> {
-    let all = [Group::Search, Group::Edit, Group::Shell, Group::Jobs, Group::Log];
-    let named = |t: Toolset| match t {
-        Toolset::All => None,
-        Toolset::Search => Some(Group::Search),
-        Toolset::Edit => Some(Group::Edit),
-        Toolset::Shell => Some(Group::Shell),
-        Toolset::Jobs => Some(Group::Jobs),
-        Toolset::Log => Some(Group::Log),
-    };
-    if toolsets.is_empty() || toolsets.contains(&Toolset::All) {
-        return all.to_vec();
+/// The groups `names` name, in catalogue order, each once; `all` (or none)
+/// is every group.
+pub fn groups(names: &[String]) -> Result<Vec<Group>, aide_core::AideError> {
+    use clap::ValueEnum;
+    let all = Group::value_variants();
+    if names.is_empty() || names.iter().any(|n| n == "all") {
+        return Ok(all.to_vec());
     }
-    all.into_iter().filter(|g| toolsets.iter().any(|t| named(*t) == Some(*g))).collect()
+    if let Some(unknown) = names.iter().find(|n| !all.iter().any(|g| g.name() == n.as_str())) {
+        return Err(crate::error::AideToolError::UnknownToolset { given: unknown.clone() }.into());
+    }
+    Ok(all.iter().copied().filter(|g| names.iter().any(|n| n == g.name())).collect())
 }
 
 /// The protocol's own handle on stdout, with fd 1 itself pointed at stderr:
@@ -179,11 +170,18 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             return ExitStatus::InvalidInput;
         }
     };
+    let groups = match groups(&args.tools) {
+        Ok(groups) => groups,
+        Err(e) => {
+            stderr_line(&format!("aide mcp: {e}"));
+            return ExitStatus::InvalidInput;
+        }
+    };
     let options = ServerOptions {
         root,
         budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX),
         log: !args.no_log,
-        groups: groups(&args.tools),
+        groups,
     };
     let server = match AideServer::new(options) {
         Ok(server) => server,
