@@ -5,8 +5,11 @@
 //!
 //! Paging keeps the document's summary fields (totals, counts): they still
 //! describe the whole result. The next page is the same call with
-//! `page_offset`; the operations whose results page are read-only and
-//! deterministic, so it sees the same records while the tree is unchanged.
+//! `page_offset`; only read-only operations page (deterministic: the same
+//! call sees the same records while the tree is unchanged). Any other
+//! operation's result goes whole as structured content, with its text cut
+//! at the budget: calling a transform again for its next page would edit
+//! again.
 
 use std::io::Write;
 
@@ -31,6 +34,11 @@ const PAGE_OVERHEAD: usize = 300;
 pub(crate) struct PageRequest {
     pub offset: usize,
     pub budget: usize,
+    /// Whether the same call may be made again for the next page: only a
+    /// read-only operation's. Another's result (a transform's report) goes
+    /// whole as structured content, its text cut at the budget: calling it
+    /// again would do it again.
+    pub repeatable: bool,
 }
 
 /// What goes back to the client.
@@ -102,6 +110,9 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         Shaped { text, structured, is_error: false }
     };
 
+    if !page.repeatable {
+        return finish(cut_text(render(&output), page.budget), parse(&document));
+    }
     // A first page in budget is the whole result: no need to size it.
     let mut whole_text = None;
     if page.offset == 0 && document.len() <= page.budget {

@@ -194,9 +194,9 @@ impl AideServer {
             return Err(McpError::invalid_params(message, Some(json!({ "tool": name, "closest": closest }))));
         };
         let mut arguments = params.arguments.unwrap_or_default();
-        let (page, page_refusal) = match self.page_request(&mut arguments) {
+        let (page, page_refusal) = match self.page_request(&mut arguments, binding.op.effects.read_only) {
             Ok(page) => (page, None),
-            Err(e) => (PageRequest { offset: 0, budget: self.inner.options.budget }, Some(e)),
+            Err(e) => (PageRequest { offset: 0, budget: self.inner.options.budget, repeatable: false }, Some(e)),
         };
         let opened = self.allowed_roots(&context.peer).await;
         let roots: Vec<PathBuf> = opened.iter().map(|r| r.path().to_path_buf()).collect();
@@ -254,7 +254,7 @@ impl AideServer {
 
     /// Takes the paging arguments out of the call's arguments; `Err` is a
     /// value out of range, refused like any argument that does not fit.
-    fn page_request(&self, arguments: &mut Map<String, Value>) -> Result<PageRequest, AideError> {
+    fn page_request(&self, arguments: &mut Map<String, Value>, repeatable: bool) -> Result<PageRequest, AideError> {
         let mut take = |field: &'static str, min: u64| -> Result<Option<usize>, AideError> {
             match arguments.remove(field) {
                 None | Some(Value::Null) => Ok(None),
@@ -268,7 +268,7 @@ impl AideServer {
         };
         let offset = take(PAGE_OFFSET, 0)?.unwrap_or(0);
         let budget = take(MAX_OUTPUT_CHARS, MIN_BUDGET as u64)?.unwrap_or(self.inner.options.budget);
-        Ok(PageRequest { offset, budget })
+        Ok(PageRequest { offset, budget, repeatable })
     }
 }
 
@@ -284,7 +284,8 @@ fn instructions() -> String {
          message, hint, details}`, naming the argument at fault in details.field. Every tool also takes \
          `max_output_chars` (default 40000): a larger result is paged, its document has `page: {records, \
          offset, count, total, next_offset}`, and the same call with `page_offset` = next_offset \
-         continues it (read-only tools; for the others log_show gives the stored result).\n\
+         continues it (read-only tools only: another tool's result comes whole in the structured \
+         content, its text cut).\n\
          Fields with these names mean the same in every tool:",
     );
     for term in aide_core::vocabulary::TERMS {

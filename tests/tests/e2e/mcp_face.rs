@@ -250,3 +250,33 @@ fn a_tools_own_range_checks_name_the_field() {
         client.cancel().await.ok();
     });
 }
+
+/// Only a read-only tool's result pages: a transform's report over the
+/// budget comes whole as structured content, its text cut, and nothing tells
+/// the model to call it again (which would edit again).
+#[test]
+fn a_result_that_is_not_repeatable_is_never_paged() {
+    let t = TestDir::new();
+    let operations: Vec<Value> = (0..60)
+        .map(
+            |i| json!({ "op": "write", "path": format!("new/file_{i:03}.txt"), "content": "x\n", "create_dirs": true }),
+        )
+        .collect();
+    runtime().block_on(async {
+        let client = connect(&t, &[]).await;
+        let result =
+            call(&client, "transform", json!({ "operations": operations, "max_output_chars": 1000 })).await.unwrap();
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+        let doc = result.structured_content.clone().unwrap();
+        assert!(doc.get("page").is_none(), "{doc}");
+        assert_eq!(doc["files"].as_array().map(Vec::len), Some(60));
+        let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap();
+        assert!(!text.contains("page_offset"), "{text}");
+        assert!(text.contains("structured content holds the whole"), "{text}");
+        // A read-only tool's large result still pages.
+        let listed = call(&client, "discover", json!({ "glob": "new/*", "max_output_chars": 1000 })).await.unwrap();
+        let doc = listed.structured_content.unwrap();
+        assert!(doc["page"]["next_offset"].is_number(), "{doc}");
+        client.cancel().await.ok();
+    });
+}
