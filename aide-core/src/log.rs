@@ -11,7 +11,10 @@
 //! tools, `aide doctor`) first moves the spooled records into the database,
 //! with a busy timeout and `BEGIN IMMEDIATE`, retried on contention, so many
 //! concurrent processes lose no row; so does about one run in 64 after its
-//! output is written, so a spool nobody reads stays small. Logging never
+//! output is written, so a spool nobody reads stays small. An ingest claims
+//! each file by renaming it before reading it, so a run's final record
+//! spooled meanwhile over its provisional one is never removed unread, and
+//! a provisional record never replaces a stored one. Logging never
 //! fails a tool: a failure becomes a `log_failed` diagnostic. `--no-log` or
 //! `AIDE_LOG=off` disables it.
 //!
@@ -157,6 +160,50 @@ pub fn spool_in(home: &Path, mut run: RunRecord) -> Result<(), AideError> {
     })
 }
 
+/// Takes the spool's records for one ingest: each file is renamed to a
+/// name of this process's before it is read, so the file read is the file
+/// removed. A run's final record renamed over its provisional one after
+/// that is a new file, left for the next ingest (removing the path read
+/// once removed it, and the run stayed `unfinished`); a file another
+/// process claimed first is skipped. Claims left by an ingest that died
+/// (older than ten minutes) are taken again, as are stale temporaries
+/// removed.
+fn claim_spooled(dir: &Path) -> Vec<PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CLAIMS: AtomicU64 = AtomicU64::new(0);
+    let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+    let stale = |entry: &std::fs::DirEntry| {
+        entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(600)))
+    };
+    let mut names: Vec<(String, PathBuf)> = Vec::new();
+    for entry in rd.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".json") && !name.starts_with('.') {
+            names.push((name, entry.path()));
+        } else if name.ends_with(".taken") && stale(&entry) {
+            // `.<record>.json.<pid>.<n>.taken`: the record's own name first.
+            let record = name.trim_start_matches('.').split(".json.").next().unwrap_or("").to_string() + ".json";
+            names.push((record, entry.path()));
+        } else if name.ends_with(".tmp") && stale(&entry) {
+            // Left by a run killed mid-write, long ago enough not to be in flight.
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    names.sort();
+    let pid = std::process::id();
+    names
+        .into_iter()
+        .filter_map(|(record, path)| {
+            let n = CLAIMS.fetch_add(1, Ordering::Relaxed);
+            let claim = dir.join(format!(".{record}.{pid}.{n}.taken"));
+            std::fs::rename(&path, &claim).ok().map(|()| claim)
+        })
+        .collect()
+}
+
 /// The largest result the log keeps (`AIDE_LOG_MAX_RESULT_BYTES`); a larger
 /// one is logged by its size only.
 pub fn max_result_bytes() -> usize {
@@ -288,35 +335,20 @@ impl ExecutionLog {
     }
 
     fn ingest_in_batches(&mut self, home: &Path, batch_bytes: usize) -> Result<usize, AideError> {
+        let claimed = claim_spooled(&spool_dir(home));
+        self.ingest_claimed(&claimed, batch_bytes)
+    }
+
+    /// Inserts the claimed spool files (see [`claim_spooled`]) and removes
+    /// each once its batch commits.
+    fn ingest_claimed(&mut self, claimed: &[PathBuf], batch_bytes: usize) -> Result<usize, AideError> {
         const BATCH: usize = 256;
-        let dir = spool_dir(home);
-        let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(0) };
-        let mut names: Vec<PathBuf> = Vec::new();
-        for entry in rd.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if name.ends_with(".json") && !name.starts_with('.') {
-                names.push(entry.path());
-            } else if name.ends_with(".tmp") {
-                // Left by a run killed mid-write, long ago enough not to be in flight.
-                let stale = entry
-                    .metadata()
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > Duration::from_secs(600)));
-                if stale {
-                    let _ = std::fs::remove_file(entry.path());
-                }
-            }
-        }
-        names.sort();
         let mut ingested = 0;
         // A transaction per batch of records — at most BATCH of them, and at
         // most 4 MiB read (more only for one larger record): a spool of large results must not all sit
         // in memory at once (256 records of up to 8 MiB each once did).
         let mut runs = Vec::new();
-        // The files read: removed once their batch commits (a file not read
-        // was taken by another process ingesting now, or cannot be read
-        // yet; it stays).
+        // The files read: removed once their batch commits.
         let mut read = Vec::new();
         let mut bytes_read = 0usize;
         let mut commit = |log: &mut ExecutionLog, runs: &mut Vec<RunRecord>, read: &mut Vec<&PathBuf>| {
@@ -328,7 +360,7 @@ impl ExecutionLog {
             runs.clear();
             Ok::<(), AideError>(())
         };
-        for path in &names {
+        for path in claimed {
             let bytes = match crate::fsutil::read_private(path, MAX_SPOOLED_BYTES) {
                 Ok(bytes) => bytes,
                 // Not a regular file, or far larger than any record: nothing
@@ -382,13 +414,17 @@ impl ExecutionLog {
         with_retry(|| {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             {
-                let mut insert = tx.prepare_cached(
-                    "INSERT OR REPLACE INTO runs (execution_id, tool, version, argv, request, cwd, root, started_ms,
-                        started_at, finished_at, duration_ms, exit_code, ok, error_code, result, result_bytes,
-                        result_capped, origin)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-                )?;
+                const COLUMNS: &str = "INTO runs (execution_id, tool, version, argv, request, cwd, root,
+                    started_ms, started_at, finished_at, duration_ms, exit_code, ok, error_code, result,
+                    result_bytes, result_capped, origin)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+                let replace = format!("INSERT OR REPLACE {COLUMNS}");
+                // A provisional record never replaces a row: the run's own
+                // record may have arrived first (two ingests at once).
+                let provisional = format!("INSERT OR IGNORE {COLUMNS}");
                 for run in runs {
+                    let sql = if run.error_code.as_deref() == Some(UNFINISHED) { &provisional } else { &replace };
+                    let mut insert = tx.prepare_cached(sql)?;
                     let bytes = run.result_bytes.unwrap_or(run.result_json.len() as u64);
                     let capped = run.result_bytes.is_some() || run.result_json.len() > max_result;
                     let finished = run.started + run.duration;
@@ -618,6 +654,41 @@ mod tests {
         assert!(spool_dir(home.path()).join(".x.json.tmp").exists(), "in flight: kept");
         let got = log.get("0190aaaa-0000-7000-8000-000700000024").unwrap();
         assert_eq!(got.result_json.as_deref(), Some(r#"{"ok":true}"#));
+    }
+
+    /// A run's final record renamed over its provisional one while an
+    /// ingest holds the provisional (read, not yet committed) must survive:
+    /// the ingest once removed the path it had read, and with it the final
+    /// record that had replaced it, leaving the run `unfinished` forever.
+    #[test]
+    fn a_final_record_spooled_while_its_provisional_is_being_ingested_is_kept() {
+        let home = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        let mut log = ExecutionLog::open_in(home.path()).unwrap();
+        spool_ready(home.path()).unwrap();
+        let id = "0190aaaa-0000-7000-8000-00000000abcd";
+        let mut provisional = record(id, "llm-shell", now, "");
+        provisional.ok = false;
+        provisional.exit_code = -1;
+        provisional.error_code = Some(UNFINISHED.into());
+        spool_in(home.path(), provisional.clone()).unwrap();
+        // The ingest takes the spool as it is now...
+        let claimed = claim_spooled(&spool_dir(home.path()));
+        assert_eq!(claimed.len(), 1);
+        // ...the run ends and spools its own record meanwhile...
+        let mut last = record(id, "llm-shell", now, r#"{"ok":false}"#);
+        last.ok = false;
+        last.error_code = Some("cancelled".into());
+        spool_in(home.path(), last).unwrap();
+        // ...and the ingest commits what it took: the final record stays spooled.
+        log.ingest_claimed(&claimed, 4 << 20).unwrap();
+        assert_eq!(spooled(home.path()), 1, "the final record was removed with the provisional one");
+        log.ingest(home.path()).unwrap();
+        assert_eq!(log.get(id).unwrap().summary.error_code.as_deref(), Some("cancelled"));
+        // A provisional record arriving after the final one (two ingests at
+        // once) never replaces it.
+        log.record(&provisional).unwrap();
+        assert_eq!(log.get(id).unwrap().summary.error_code.as_deref(), Some("cancelled"));
     }
 
     #[test]
