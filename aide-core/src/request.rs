@@ -52,6 +52,23 @@ pub fn check_request_size(bytes: usize) -> Result<(), AideError> {
     Ok(())
 }
 
+/// The bytes `value` takes as compact JSON, counted without building them
+/// (an MCP call's arguments are held to the `--request` limit).
+pub fn json_len(value: &impl serde::Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, value).map_or(usize::MAX, |()| count.0)
+}
+
 /// Parses a request document into `T`, with a `deprecated_name` diagnostic
 /// for each old name it used.
 ///
@@ -311,6 +328,12 @@ mod tests {
         let (_, notes): (Req, _) =
             parse_request(r#"{"pattern":"fn","glob":["*.rs"]}"#, &[("file_glob", "glob")]).unwrap();
         assert!(notes.is_empty());
+    }
+
+    #[test]
+    fn json_len_is_the_compact_documents_length() {
+        let value = serde_json::json!({ "a": [1, "two", null], "é": { "x": true } });
+        assert_eq!(json_len(&value), serde_json::to_vec(&value).unwrap().len());
     }
 
     #[test]

@@ -112,20 +112,13 @@ pub(crate) fn run(
 /// Follows `$ref` into `root`'s `$defs`, and an `Option`'s `anyOf [T, null]` into T.
 fn resolve<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
     for _ in 0..16 {
-        if let Some(target) =
-            node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')).and_then(|p| root.pointer(p))
-        {
-            node = target;
-            continue;
+        node = super::compact::follow(root, node);
+        let Some(branches) = node.get("anyOf").and_then(Value::as_array) else { break };
+        let mut not_null = branches.iter().filter(|b| !super::compact::is_null_type(b));
+        match (not_null.next(), not_null.next()) {
+            (Some(only), None) => node = only,
+            _ => break,
         }
-        if let Some(branches) = node.get("anyOf").and_then(Value::as_array) {
-            let mut not_null = branches.iter().filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
-            if let (Some(only), None) = (not_null.next(), not_null.next()) {
-                node = only;
-                continue;
-            }
-        }
-        break;
     }
     node
 }
@@ -267,7 +260,16 @@ impl Binding {
                 }
             }
         }
-        let mut output_schema = match output.clone() {
+        let compact_output = if op.name == "log_show" {
+            // Any tool's document: what every one has.
+            json!({ "type": "object", "properties": { "tool": { "type": "string" }, "ok": { "type": "boolean" } } })
+                .as_object()
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            super::compact::output_schema(&output, op.output)
+        };
+        let mut output_schema = match output {
             Value::Object(map) => map,
             _ => return Err(format!("{}: the output schema is not an object", op.name)),
         };
@@ -289,15 +291,6 @@ impl Binding {
         if let Value::Object(props) = output_schema.entry("properties").or_insert_with(|| Value::Object(Map::new())) {
             props.insert("page".into(), super::page::page_schema());
         }
-        let compact_output = if op.name == "log_show" {
-            // Any tool's document: what every one has.
-            json!({ "type": "object", "properties": { "tool": { "type": "string" }, "ok": { "type": "boolean" } } })
-                .as_object()
-                .cloned()
-                .unwrap_or_default()
-        } else {
-            super::compact::output_schema(&output, op.output)
-        };
         Ok(Binding {
             op,
             input_schema: compact_input,
@@ -315,8 +308,7 @@ impl Binding {
     /// the paging arguments).
     pub(crate) fn request(&self, mut arguments: Map<String, Value>) -> Result<Value, AideError> {
         // The CLI's limits on what a request may hold apply to arguments too.
-        let size = serde_json::to_vec(&arguments).map_or(usize::MAX, |v| v.len());
-        aide_core::request::check_request_size(size)?;
+        aide_core::request::check_request_size(aide_core::request::json_len(&arguments))?;
         if let Some(unknown) = arguments.keys().find(|k| !self.fields.contains(*k)) {
             return Err(aide_core::request::unknown_field(unknown, self.fields.iter().map(String::as_str)));
         }

@@ -13,11 +13,11 @@
 //!   null, false, 0 or empty) and the description does not already state it;
 //!   a field named by the shared vocabulary ([`aide_core::vocabulary`]) has
 //!   no description of its own (the server's instructions give them once).
-//! * output: the document's fields and, for a field holding records (an
-//!   array of objects) or one object, that object's fields, each typed
-//!   (`null` allowed where the value may be absent); no descriptions, no
-//!   `required`, no envelope beyond `ok`, `execution_id`, `error` and
-//!   `page`. Every document the tool prints validates against it.
+//! * output: the result's fields, each typed (`null` allowed where the
+//!   value may be absent), and the fields of its records (its first list of
+//!   objects, or the one object that is the whole result); no descriptions,
+//!   no `required`, no envelope (the server's instructions say it once).
+//!   Every document the tool prints validates against it.
 
 use std::collections::BTreeSet;
 
@@ -82,7 +82,7 @@ impl<'a> Inliner<'a> {
         // and default win), unless it is one being inlined already.
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
             let Some((name, target)) = self.definition(reference) else { return json!({}) };
-            let mut inlined = if self.stack.contains(&name) {
+            let inlined = if self.stack.contains(&name) {
                 self.kept.insert(name.clone());
                 let mut r = Map::new();
                 r.insert("$ref".into(), json!(reference));
@@ -96,31 +96,17 @@ impl<'a> Inliner<'a> {
                     _ => Map::new(),
                 }
             };
-            let mut site = map.clone();
-            site.remove("$ref");
-            if let Value::Object(site) = self.compact(&Value::Object(site), depth + 1) {
-                for (k, v) in site {
-                    inlined.insert(k, v);
-                }
-            }
-            return tidy(inlined);
+            return self.with_site(inlined, map, "$ref", depth);
         }
         // `Option<T>`: T (an absent field is the same as null).
         if let Some(branches) = map.get("anyOf").and_then(Value::as_array) {
             let not_null: Vec<&Value> = branches.iter().filter(|b| !is_null_type(b)).collect();
             if not_null.len() == 1 && not_null.len() < branches.len() {
-                let mut site = map.clone();
-                site.remove("anyOf");
-                let mut inner = match self.compact(not_null[0], depth + 1) {
+                let inner = match self.compact(not_null[0], depth + 1) {
                     Value::Object(m) => m,
                     _ => Map::new(),
                 };
-                if let Value::Object(site) = self.compact(&Value::Object(site), depth + 1) {
-                    for (k, v) in site {
-                        inner.insert(k, v);
-                    }
-                }
-                return tidy(inner);
+                return self.with_site(inner, map, "anyOf", depth);
             }
         }
         let mut out = Map::new();
@@ -194,6 +180,24 @@ impl<'a> Inliner<'a> {
         }
         tidy(out)
     }
+
+    /// `inner` (what a reference or an `Option` stands for) with the
+    /// site's own keywords, but `replaced`, laid over it: the site's
+    /// description and default win.
+    fn with_site(
+        &mut self,
+        mut inner: Map<String, Value>,
+        site: &Map<String, Value>,
+        replaced: &str,
+        depth: usize,
+    ) -> Value {
+        let mut site = site.clone();
+        site.remove(replaced);
+        if let Value::Object(site) = self.compact(&Value::Object(site), depth + 1) {
+            inner.extend(site);
+        }
+        tidy(inner)
+    }
 }
 
 /// Drops a default that says nothing (null, false, 0, empty) or that the
@@ -229,17 +233,14 @@ fn tidy(mut schema: Map<String, Value>) -> Value {
     Value::Object(schema)
 }
 
-fn is_null_type(schema: &Value) -> bool {
+pub(crate) fn is_null_type(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("null")
 }
 
 /// A type without its `null` (an optional field is simply left out).
 fn without_null(types: &Value) -> Value {
     match types {
-        Value::Array(list) => {
-            let kept: Vec<Value> = list.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
-            if kept.len() == 1 { kept[0].clone() } else { Value::Array(kept) }
-        }
+        Value::Array(list) => one_or_list(list.iter().filter(|t| t.as_str() != Some("null")).cloned().collect()),
         other => other.clone(),
     }
 }
@@ -315,64 +316,58 @@ fn merge_tag_twins(branches: Vec<Value>) -> Vec<Value> {
         let props = branch.get("properties")?.as_object()?;
         props.iter().find_map(|(k, v)| v.get("const").filter(|c| c.is_string()).map(|c| (k.clone(), c.clone())))
     }
-    fn without_tag(branch: &Value, tag: &str) -> Value {
-        let mut b = branch.clone();
-        if let Some(map) = b.as_object_mut() {
-            map.remove("description");
-            if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut) {
-                props.remove(tag);
-            }
-        }
-        b
+    /// Branches with one shape: where the first stands in the output, its
+    /// tag field, the shape without tag and description, and each twin's tag
+    /// value and description.
+    struct Twins {
+        at: usize,
+        tag: String,
+        shape: Value,
+        values: Vec<Value>,
+        descriptions: Vec<String>,
     }
     let mut merged: Vec<Value> = Vec::new();
-    // For each merged branch: its tag field, its shape without the tag, its tag values and descriptions.
-    let mut groups: Vec<(String, Value, Vec<Value>, Vec<String>)> = Vec::new();
-    let mut positions: Vec<Option<usize>> = Vec::new();
-    for branch in &branches {
-        let Some((tag, value)) = tag_of(branch) else {
-            positions.push(None);
+    let mut twins: Vec<Twins> = Vec::new();
+    for branch in branches {
+        let Some((tag, value)) = tag_of(&branch) else {
+            merged.push(branch);
             continue;
         };
-        let shape = without_tag(branch, &tag);
+        let mut shape = branch.clone();
+        if let Some(map) = shape.as_object_mut() {
+            map.remove("description");
+            if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut) {
+                props.remove(&tag);
+            }
+        }
         let description = branch.get("description").and_then(Value::as_str).unwrap_or("").to_string();
-        match groups.iter_mut().position(|(t, s, _, _)| *t == tag && *s == shape) {
-            Some(i) => {
-                groups[i].2.push(value);
-                groups[i].3.push(description);
-                positions.push(Some(usize::MAX));
+        match twins.iter_mut().find(|t| t.tag == tag && t.shape == shape) {
+            Some(t) => {
+                t.values.push(value);
+                t.descriptions.push(description);
             }
             None => {
-                groups.push((tag, shape, vec![value], vec![description]));
-                positions.push(Some(groups.len() - 1));
+                twins.push(Twins {
+                    at: merged.len(),
+                    tag,
+                    shape,
+                    values: vec![value],
+                    descriptions: vec![description],
+                });
+                merged.push(branch);
             }
         }
     }
-    for (branch, position) in branches.into_iter().zip(positions) {
-        match position {
-            None => merged.push(branch),
-            Some(usize::MAX) => {}
-            Some(i) => {
-                let (tag, shape, values, descriptions) = &groups[i];
-                if values.len() == 1 {
-                    merged.push(branch);
-                    continue;
-                }
-                let mut twin = shape.clone();
-                if let Some(map) = twin.as_object_mut() {
-                    let said: Vec<String> = values
-                        .iter()
-                        .zip(descriptions)
-                        .map(|(v, d)| format!("{}: {d}", v.as_str().unwrap_or("")))
-                        .collect();
-                    map.insert("description".into(), json!(said.join(" ")));
-                    if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut) {
-                        props.insert(tag.clone(), json!({ "enum": values }));
-                    }
-                }
-                merged.push(twin);
+    for Twins { at, tag, mut shape, values, descriptions } in twins.into_iter().filter(|t| t.values.len() > 1) {
+        if let Some(map) = shape.as_object_mut() {
+            let said: Vec<String> =
+                values.iter().zip(&descriptions).map(|(v, d)| format!("{}: {d}", v.as_str().unwrap_or(""))).collect();
+            map.insert("description".into(), json!(said.join(" ")));
+            if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut) {
+                props.insert(tag, json!({ "enum": values }));
             }
         }
+        merged[at] = shape;
     }
     merged
 }
@@ -405,14 +400,19 @@ pub(crate) fn first_sentence(text: &str) -> String {
 /// (`(on the command line: one word after --)`): a model calls the tool
 /// with JSON.
 fn without_command_line_notes(text: &str) -> String {
-    let mut out = text.to_string();
-    while let Some(at) = out.find(" (").filter(|&at| {
-        let rest = &out[at..];
-        rest.find(')').is_some_and(|end| rest[..end].contains("command line"))
-    }) {
-        let end = at + out[at..].find(')').unwrap_or(0) + 1;
-        out.replace_range(at..end, "");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(" (") {
+        let Some(len) = rest[at..].find(')') else { break };
+        let end = at + len + 1;
+        out.push_str(&rest[..at]);
+        let remark = &rest[at..end];
+        if !remark.contains("command line") {
+            out.push_str(remark);
+        }
+        rest = &rest[end..];
     }
+    out.push_str(rest);
     out
 }
 
@@ -446,12 +446,13 @@ pub(crate) fn output_schema(document: &Value, selectors: &[&str]) -> Map<String,
         // The result's records (its first list of objects) have their fields
         // typed, and a result that is one record (`jobs_status`'s `job`).
         let mut records_typed = false;
-        for (name, schema) in object.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        let fields = object.get("properties").and_then(Value::as_object);
+        let one_field = fields.is_some_and(|f| f.len() == 1);
+        for (name, schema) in fields.into_iter().flatten() {
             if envelope_only.contains(&name.as_str()) {
                 continue;
             }
-            let fields = object.get("properties").and_then(Value::as_object).map_or(0, |p| p.len());
-            let typed = typed(document, schema, usize::from(records_typed), fields == 1);
+            let typed = typed(document, schema, !records_typed, one_field);
             records_typed |= typed.get("items").is_some_and(|items| items.get("properties").is_some());
             match properties.get(name) {
                 Some(existing) if existing != &typed => {
@@ -487,7 +488,8 @@ fn result_objects<'a>(root: &'a Value, node: &'a Value, out: &mut Vec<&'a Value>
     }
 }
 
-fn follow<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
+/// Follows `$ref`s into `root` to the schema they name.
+pub(crate) fn follow<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
     for _ in 0..MAX_DEPTH {
         match node.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')).and_then(|p| root.pointer(p)) {
             Some(target) => node = target,
@@ -497,9 +499,10 @@ fn follow<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
     node
 }
 
-/// A field's schema reduced to its type; at the top (depth 0) the fields of
-/// its records are typed too, and an object's when it is the whole result.
-fn typed(root: &Value, schema: &Value, depth: usize, whole_record: bool) -> Value {
+/// A field's schema reduced to its type; with `records`, the fields of its
+/// records are typed too, and with `whole_record` an object's (the result
+/// is that one object).
+fn typed(root: &Value, schema: &Value, records: bool, whole_record: bool) -> Value {
     let schema = follow(root, schema);
     let mut nullable = false;
     let mut inner = schema;
@@ -511,17 +514,14 @@ fn typed(root: &Value, schema: &Value, depth: usize, whole_record: bool) -> Valu
         } else {
             // Several shapes (a string or a list; one of several objects):
             // a type list if they are plain, else any value.
-            let kinds: BTreeSet<String> = not_null.iter().filter_map(|b| simple_type(follow(root, b))).collect();
-            if kinds.len() == not_null.len()
-                || (!kinds.is_empty() && not_null.iter().all(|b| simple_type(follow(root, b)).is_some()))
-            {
-                let mut list: Vec<Value> = kinds.into_iter().map(Value::String).collect();
-                if nullable {
-                    list.push(json!("null"));
+            let kinds: Option<BTreeSet<String>> = not_null.iter().map(|b| simple_type(follow(root, b))).collect();
+            return match kinds.filter(|k| !k.is_empty()) {
+                Some(kinds) => {
+                    let null = nullable.then(|| "null".to_string());
+                    json!({ "type": one_or_list(kinds.into_iter().chain(null).map(Value::String).collect()) })
                 }
-                return if list.len() == 1 { json!({ "type": list[0] }) } else { json!({ "type": list }) };
-            }
-            return json!({});
+                None => json!({}),
+            };
         }
     }
     let mut types: Vec<Value> = match inner.get("type") {
@@ -536,33 +536,36 @@ fn typed(root: &Value, schema: &Value, depth: usize, whole_record: bool) -> Valu
     if nullable && !types.contains(&json!("null")) {
         types.push(json!("null"));
     }
-    let kind = if types.len() == 1 { types[0].clone() } else { Value::Array(types.clone()) };
+    let (is_array, is_object) = (types.contains(&json!("array")), types.contains(&json!("object")));
     let mut out = Map::new();
-    out.insert("type".into(), kind);
-    if depth == 0 {
-        // Records are typed field by field; a single object (a summary, a
-        // timing breakdown) is said to be one.
-        let records = if types.contains(&json!("array")) {
-            inner.get("items").map(|items| follow(root, items)).filter(|items| items.get("properties").is_some())
-        } else {
-            None
-        };
-        let fields = |object: &Value| -> Map<String, Value> {
-            object
-                .get("properties")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), typed(root, v, depth + 1, false)))
-                .collect()
-        };
-        if let Some(records) = records {
-            out.insert("items".into(), json!({ "type": "object", "properties": fields(records) }));
-        } else if whole_record && types.contains(&json!("object")) && inner.get("properties").is_some() {
+    out.insert("type".into(), one_or_list(types));
+    let fields = |object: &Value| -> Map<String, Value> {
+        object
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), typed(root, v, false, false)))
+            .collect()
+    };
+    // Records are typed field by field; a single object (a summary, a
+    // timing breakdown) is said to be one, unless it is the whole result.
+    let items = inner.get("items").map(|items| follow(root, items)).filter(|items| items.get("properties").is_some());
+    match items {
+        Some(items) if records && is_array => {
+            out.insert("items".into(), json!({ "type": "object", "properties": fields(items) }));
+        }
+        _ if records && whole_record && is_object && inner.get("properties").is_some() => {
             out.insert("properties".into(), Value::Object(fields(inner)));
         }
+        _ => {}
     }
     Value::Object(out)
+}
+
+/// A `type` keyword's value: the one type, or the list of them.
+fn one_or_list(mut types: Vec<Value>) -> Value {
+    if types.len() == 1 { types.remove(0) } else { Value::Array(types) }
 }
 
 /// The JSON type of a schema without `type`: a constant's, an enum's, or an
@@ -603,7 +606,7 @@ fn merge_types(a: &Value, b: &Value) -> Value {
                     x.push(t);
                 }
             }
-            if x.len() == 1 { json!({ "type": x[0] }) } else { json!({ "type": x }) }
+            json!({ "type": one_or_list(x) })
         }
         _ => json!({}),
     }
@@ -620,6 +623,8 @@ mod tests {
         assert_eq!(first_sentence("Skip (see a. b) this. No."), "Skip (see a. b) this.");
         assert_eq!(first_sentence("No full stop"), "No full stop");
         assert_eq!(first_sentence("An argv (on the command line: after `--`)."), "An argv.");
+        // Every command-line remark goes, not only a first parenthesis.
+        assert_eq!(first_sentence("Bytes (at most) to keep (on the command line: K, M)."), "Bytes (at most) to keep.");
         assert_eq!(first_sentence("One\nline wrapped. Two."), "One line wrapped.");
     }
 
