@@ -17,8 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::color::{ColorChoice, TextOut};
-use crate::envelope::with_type;
-use crate::envelope::{Diagnostic, Format, Stdout, diagnostic_lines, stderr_line, to_json_string};
+use crate::envelope::{Diagnostic, Format, Stdout, diagnostic_lines, stderr_line, to_json_string, with_type};
 use crate::error::{AideError, ExitStatus, code};
 use crate::invoke::{RunLog, install_panic_hook, run_tool};
 pub use crate::tool::{Context, Outcome, Render, Tool};

@@ -112,12 +112,13 @@ use aide_core::tool::{Context, Outcome, Tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::recover_first;
 use crate::error::TransformError;
-pub use crate::guards::CargoCheck;
 use crate::request::{Operation, SpanEdit};
-use engine::recover_first;
-pub use engine::transform;
-pub use output::{FileAction, FileChange, TransformOutput};
+
+pub use crate::engine::transform;
+pub use crate::guards::CargoCheck;
+pub use crate::output::{FileAction, FileChange, TransformOutput};
 
 /// A request: flags, or the same fields as `--request` JSON.
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]

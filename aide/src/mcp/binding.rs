@@ -12,13 +12,12 @@ use std::collections::BTreeSet;
 use aide_core::AideError;
 use aide_core::envelope::Document;
 use aide_core::invoke::{Call, invoke, refuse};
+use aide_core::operation::Operation;
 use aide_core::request::{request_from_value, schema_property_names};
 use aide_core::tool::Tool;
 use serde_json::{Map, Value, json};
 
 use super::page::{PageRequest, Shaped, shape};
-use aide_core::operation::Operation;
-
 use crate::catalogue::{ToolFn, with_tool};
 
 /// The arguments every MCP tool takes besides its request: how much of the

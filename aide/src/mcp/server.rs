@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aide_core::invoke::Call;
+use aide_core::operation::Group;
 use aide_core::root::lexically_normal;
 use aide_core::tool::{Cancel, Progress, ProgressSink};
 use aide_core::{AideError, Root};
@@ -25,10 +26,8 @@ use serde_json::{Map, Value, json};
 
 use super::binding::{self, Binding, MAX_OUTPUT_CHARS, PAGE_OFFSET};
 use super::page::{MIN_BUDGET, PageRequest, Shaped};
-use crate::error::AideToolError;
-use aide_core::operation::Group;
-
 use crate::catalogue::operations;
+use crate::error::AideToolError;
 
 /// The least time between two progress notifications of one call.
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
