@@ -138,6 +138,8 @@ pub mod code {
         NAME_COLLISION = "name_collision", Conflict;
         /// A shell command's estimated risk is above the allowed level; nothing was run.
         RISK_DENIED = "risk_denied", Conflict;
+        /// The process running a command (a session's keeper or shell) ended before it answered; the command may have run in part.
+        COMMAND_LOST = "command_lost", Runtime;
         /// I/O failed.
         IO_ERROR = "io_error", Runtime;
         /// The operating system refused access.

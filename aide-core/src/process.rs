@@ -219,6 +219,55 @@ impl Drop for Watchdog {
     }
 }
 
+/// Hands `fds` to the program `command` starts, each at the descriptor
+/// number it is paired with (3, 4, …), open across its `exec`: how a
+/// supervisor gives a shell its channels beyond stdin, stdout and stderr.
+/// The descriptors stay owned by `command` until it is dropped.
+#[allow(unsafe_code)]
+pub fn hand_descriptors(command: &mut std::process::Command, fds: Vec<(std::os::fd::OwnedFd, i32)>) {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the forked child before exec and calls
+    // only dup2 and fcntl, which are async-signal-safe; it allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            for (fd, target) in &fds {
+                let raw = fd.as_raw_fd();
+                if raw == *target {
+                    // dup2 onto itself keeps close-on-exec: clear it instead.
+                    if libc::fcntl(raw, libc::F_SETFD, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                } else if libc::dup2(raw, *target) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Makes the program `command` starts the leader of a new session whose
+/// controlling terminal is its stdin (a pseudo-terminal's slave side): job
+/// control, Ctrl-C and Ctrl-Z reach it as they would at a real terminal.
+#[allow(unsafe_code)]
+pub fn with_controlling_terminal(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid and ioctl(TIOCSCTTY) are async-signal-safe system calls
+    // made in the forked child before exec; nothing is allocated.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Sets glibc's allocator for a short process that parses and reads a lot
 /// on several threads: heaps grown 64 MiB at a time and not trimmed below
 /// 256 MiB, and buffers up to 256 MiB kept on the heap rather than mapped

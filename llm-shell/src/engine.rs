@@ -45,6 +45,7 @@ fn session_state(s: &session::Session, ctx: &Context) -> Result<SessionState, Ai
         last_exit_code: s.meta.last_exit_code,
         uptime_seconds: ((aide_core::time::now_ms() - s.meta.created_ms).max(0) as f64 / 1000.0).round(),
         exec_count: s.meta.exec_count,
+        keeper_alive: crate::keeper::is_alive(&s.dir),
     })
 }
 
@@ -64,12 +65,17 @@ fn env_update(id: &str, set: &[String], unset: &[String], ctx: &Context) -> Resu
         script.push_str(&format!("unset {k}\n"));
     }
     let mut s = open_session(id, ctx)?;
-    let _lock = s.lock()?;
-    let out = exec::run(&mut s, &script, Some(Duration::from_secs(30)), 4096, None, &ctx.cancel)?;
+    let order = exec::ExecOrder {
+        command: script,
+        timeout_ms: Some(30_000),
+        max_output: 4096,
+        unrecorded: true,
+        ..Default::default()
+    };
+    let out = exec::run(&mut s, &order, true, &ctx.cancel)?;
     if out.exit_code != 0 {
         return Err(ShellError::EnvUpdateFailed { stderr: out.stderr.trim().to_string() }.into());
     }
-    s.save_meta()?;
     let mut updated: Vec<String> = pairs.into_iter().map(|(k, _)| k).collect();
     updated.extend(unset.iter().cloned());
     Ok(ShellOutput::Env { updated, session_id: s.meta.session_id })
@@ -91,9 +97,10 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
         }
     };
     let cleanup = TempDir(args.session.is_none().then(|| session.dir.parent().map(PathBuf::from)).flatten());
-    let _lock = session.lock()?;
 
-    let declared = session.declared();
+    // Read from the saved state only when needed: a keeper knows it already.
+    let needs_declared = args.max_risk.is_some() || args.background;
+    let declared = if needs_declared { session.declared() } else { Default::default() };
     if let Some(max) = args.max_risk {
         // Judged among the session's own PATH, functions and aliases.
         let mut env = explain::Surroundings::of_this_process(std::path::Path::new(&session.meta.working_dir));
@@ -137,39 +144,59 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
         return Ok(ShellOutput::Background { session_id: args.session.clone(), job });
     }
 
-    let timeout = args.timeout.map(Duration::from_secs_f64);
-    let mut out = exec::run(
-        &mut session,
-        &command,
-        timeout,
-        args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
+    let stdin = match &args.stdin {
+        Some(path) => Some(stdin_file(path, &session, ctx)?),
+        None => None,
+    };
+    let order = exec::ExecOrder {
+        command,
+        stdin: stdin.as_ref().map(|s| s.path.clone()),
+        timeout_ms: args.timeout.map(|t| Duration::from_secs_f64(t).as_millis().try_into().unwrap_or(u64::MAX)),
+        max_output: args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
         // The session's own secret values, besides every shape the rules know.
-        (!args.no_redact).then(|| aide_core::redact::Redactor::with_values(declared.secret_values())),
-        &ctx.cancel,
-    )?;
-    if args.session.is_some() {
-        session.save_meta()?;
-        out.session_id = Some(session.meta.session_id.clone());
-        let p = &out.performance;
-        perf::append(
-            &session,
-            &perf::PerfRecord {
-                session_id: session.meta.session_id.clone(),
-                // The history keeps the command redacted (`export TOKEN=…`).
-                command: aide_core::redact::redact(&command).0,
-                at: aide_core::time::rfc3339(std::time::SystemTime::now()),
-                exit_code: out.exit_code,
-                timed_out: out.timed_out,
-                parse_us: p.parse_us,
-                restore_us: p.restore_us,
-                execute_us: p.execute_us,
-                capture_us: p.capture_us,
-                total_us: p.total_us,
-            },
-        )?;
-    }
+        redact: !args.no_redact,
+        unrecorded: false,
+    };
+    let out = exec::run(&mut session, &order, args.session.is_some(), &ctx.cancel)?;
+    drop(stdin);
     drop(cleanup);
     Ok(ShellOutput::Exec(Box::new(out)))
+}
+
+/// The file a command reads as its stdin: the caller's own file (`--stdin
+/// FILE`, inside the roots of a confined run), or what this process reads
+/// from its stdin (`--stdin -`), kept in the session's folder while the
+/// command runs.
+struct StdinFile {
+    path: PathBuf,
+    owned: bool,
+}
+
+impl Drop for StdinFile {
+    fn drop(&mut self) {
+        if self.owned {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+fn stdin_file(given: &std::path::Path, session: &session::Session, ctx: &Context) -> Result<StdinFile, AideError> {
+    if given.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| AideError::io("stdin", &e))?;
+        let path = session.dir.join(format!("stdin.{}", aide_core::ids::new_execution_id()));
+        aide_core::fsutil::write_atomic_with(&path, &bytes, Some(aide_core::fsutil::private_permissions()))
+            .map_err(|e| AideError::io("stdin", &e))?;
+        return Ok(StdinFile { path, owned: true });
+    }
+    let path = ctx.resolve(given);
+    ctx.check_confined("--stdin", &path)?;
+    match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() => Ok(StdinFile { path, owned: false }),
+        Ok(_) => Err(AideError::new(aide_core::code::NOT_A_REGULAR_FILE, format!("--stdin {}: not a regular file", given.display()))
+            .with_hint("--stdin takes a regular file, or - for what llm-shell itself reads")),
+        Err(e) => Err(AideError::io(&format!("--stdin {}", given.display()), &e)),
+    }
 }
 
 /// Removes a throwaway session's folder when dropped.
@@ -206,13 +233,17 @@ fn visible_sessions(ctx: &Context) -> Result<Vec<session::Meta>, AideError> {
 pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, AideError> {
     match command {
         ShellCommand::Session { action } => match action {
-            SessionAction::New { cwd, env, verbose } => {
+            SessionAction::New { cwd, env, verbose, keeper_idle } => {
                 let cwd = match cwd {
                     Some(dir) => ctx.resolve(dir),
                     None => ctx.base_dir()?,
                 };
                 ctx.check_confined("the session's directory", &cwd)?;
-                let s = session::create(&cwd, &aide_core::request::parse_env_pairs(env)?)?;
+                let mut s = session::create(&cwd, &aide_core::request::parse_env_pairs(env)?)?;
+                if keeper_idle.is_some() {
+                    s.meta.keeper_idle_seconds = *keeper_idle;
+                    s.save_meta()?;
+                }
                 let mut state = session_state(&s, ctx)?;
                 mask_secret_variables(&mut state);
                 if !verbose {
@@ -220,7 +251,16 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
                 }
                 Ok(ShellOutput::Session(Box::new(state)))
             }
-            SessionAction::List => Ok(ShellOutput::Sessions { sessions: visible_sessions(ctx)? }),
+            SessionAction::List => {
+                let sessions = visible_sessions(ctx)?
+                    .into_iter()
+                    .map(|meta| {
+                        let keeper_alive = crate::keeper::is_alive(&session::sessions_dir().join(&meta.session_id));
+                        session::Listed { meta, keeper_alive }
+                    })
+                    .collect();
+                Ok(ShellOutput::Sessions { sessions })
+            }
             SessionAction::Show { id, no_redact } => {
                 let mut state = session_state(&open_session(id, ctx)?, ctx)?;
                 if !no_redact {

@@ -26,6 +26,9 @@ pub enum ShellError {
     /// `program` could not be started; `needed_by` names what needs it.
     #[error("could not start {program}: {message}")]
     Spawn { program: &'static str, needed_by: &'static str, message: String },
+    /// The session's shell or keeper ended before the command answered.
+    #[error("the session's shell ended before the command answered ({why})")]
+    CommandLost { why: String },
     #[error("git {args}: {stderr}")]
     Git { args: String, stderr: String },
 }
@@ -54,6 +57,9 @@ impl From<ShellError> for AideError {
             E::Spawn { program, needed_by, .. } => {
                 error(code::IO_ERROR).with_hint(format!("{needed_by} needs {program} on PATH"))
             }
+            E::CommandLost { .. } => error(code::COMMAND_LOST).with_hint(
+                "the session's saved state is as it was before this command, which may have run in part; run it again",
+            ),
             E::Git { .. } => error(code::INVALID_ARGUMENTS)
                 .with_hint("run compare inside a git repository, with a revision that exists"),
         }

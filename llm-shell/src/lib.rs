@@ -32,11 +32,14 @@
 //! tells them apart: `"ok": true` with the command's `exit_code`, or
 //! `"ok": false` with the tool's `error`.
 
+mod capture;
 pub mod compare;
 mod engine;
 pub mod error;
 pub mod exec;
 pub mod explain;
+pub mod keeper;
+mod live;
 mod output;
 pub mod perf;
 pub mod session;
@@ -76,6 +79,9 @@ pub enum SessionAction {
         #[arg(long)]
         #[serde(default)]
         verbose: bool,
+        /// Seconds the session's keeper (its live shell) waits for a command before it exits.
+        #[arg(long, value_name = "SECONDS")]
+        keeper_idle: Option<u64>,
     },
     /// The sessions.
     List,
@@ -117,6 +123,9 @@ pub struct ExecArgs {
     /// Hand the command to llm-jobs and return the job.
     #[arg(long)]
     pub background: bool,
+    /// A file the command reads as its stdin, or `-` for what llm-shell reads (default: nothing).
+    #[arg(long, value_name = "FILE")]
+    pub stdin: Option<PathBuf>,
     /// What to run, after `--`: one word is a shell command line; several
     /// words are a program and its arguments, each passed literally.
     #[command(flatten)]

@@ -25,6 +25,8 @@ pub struct SessionState {
     pub last_exit_code: Option<i32>,
     pub uptime_seconds: f64,
     pub exec_count: u64,
+    /// Whether the session's keeper (its live shell) runs now; the next exec starts one if not.
+    pub keeper_alive: bool,
 }
 
 /// The output of a subcommand.
@@ -32,7 +34,7 @@ pub struct SessionState {
 #[serde(untagged)]
 pub enum ShellOutput {
     Session(Box<SessionState>),
-    Sessions { sessions: Vec<session::Meta> },
+    Sessions { sessions: Vec<session::Listed> },
     Removed { removed: String },
     Env { updated: Vec<String>, session_id: String },
     Exec(Box<exec::ExecOutput>),
@@ -53,8 +55,10 @@ impl Render for ShellOutput {
                 writeln!(w, "{} exported variables, {} active jobs", s.environment_count, s.active_jobs.len())?;
             }
             ShellOutput::Sessions { sessions } => {
-                for s in sessions {
-                    writeln!(w, "{} {} ({} commands)", s.session_id, s.working_dir, s.exec_count)?;
+                for listed in sessions {
+                    let s = &listed.meta;
+                    let keeper = if listed.keeper_alive { ", live" } else { "" };
+                    writeln!(w, "{} {} ({} commands{keeper})", s.session_id, s.working_dir, s.exec_count)?;
                 }
             }
             ShellOutput::Removed { removed } => writeln!(w, "removed session {removed}")?,

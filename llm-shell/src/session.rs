@@ -24,6 +24,18 @@ pub struct Meta {
     pub working_dir: String,
     pub last_exit_code: Option<i32>,
     pub exec_count: u64,
+    /// Seconds the session's keeper waits for a command before it exits (default 1800).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keeper_idle_seconds: Option<u64>,
+}
+
+/// A session as `session list` shows it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Listed {
+    #[serde(flatten)]
+    pub meta: Meta,
+    /// Whether the session's keeper (its live shell) runs now.
+    pub keeper_alive: bool,
 }
 
 /// Defaults that keep commands from waiting for a person.
@@ -178,6 +190,7 @@ pub fn create_in(parent: &Path, id: &str, cwd: &Path, env: &BTreeMap<String, Str
             working_dir: cwd.display().to_string(),
             last_exit_code: None,
             exec_count: 0,
+            keeper_idle_seconds: None,
         },
     };
     session.save_meta()?;
@@ -196,7 +209,13 @@ pub fn open(id: &str) -> Result<Session, AideError> {
     if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') || id.is_empty() {
         return Err(not_found(id));
     }
-    let dir = sessions_dir().join(id);
+    open_at(&sessions_dir().join(id))
+}
+
+/// Opens the session whose folder is `dir` (its name is the session's id).
+pub fn open_at(dir: &Path) -> Result<Session, AideError> {
+    let id = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let dir = dir.to_path_buf();
     let meta = match aide_core::fsutil::read_private(&dir.join("meta.json"), 1 << 20) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(not_found(id)),
@@ -249,11 +268,14 @@ pub fn remove(id: &str) -> Result<(), AideError> {
             let dir = sessions_dir().join(id);
             let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
             if valid && std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                crate::keeper::stop(&dir);
                 return std::fs::remove_dir_all(&dir).map_err(|e| io_err(&dir.display().to_string(), &e));
             }
             return Err(e);
         }
     };
+    // Its keeper goes first, and with it the shell and every process it started.
+    crate::keeper::stop(&s.dir);
     let _lock = s.lock()?;
     std::fs::remove_dir_all(&s.dir).map_err(|e| io_err(&s.dir.display().to_string(), &e))
 }

@@ -31,27 +31,40 @@ impl Declared {
     }
 }
 
-/// Reads the declarations of a state script.
-pub fn parse(script: &str) -> Declared {
-    let mut declared = Declared::default();
+/// One declaration of a state script, with the text it takes.
+enum Entry<'a> {
+    /// `declare FLAGS NAME=VALUE` (value None for arrays and for a name declared without one).
+    Variable { flags: &'a str, name: &'a str, value: Option<String> },
+    Function { name: &'a str },
+    Alias { name: &'a str },
+    /// Anything else (`cd -- …`, blank lines).
+    Other,
+}
+
+/// Walks the declarations of a state script: each entry with its text,
+/// newline included.
+fn walk<'a>(script: &'a str, mut each: impl FnMut(Entry<'a>, &'a str)) {
     let mut rest = script;
     while !rest.is_empty() {
         let line = rest.split('\n').next().unwrap_or("");
         let mut consumed = line.len();
+        let mut entry = Entry::Other;
         if let Some(decl) = line.strip_prefix("declare ") {
-            // `declare -x NAME="value"`, `declare -- NAME=$'…'`, `declare -a NAME=(…)`.
-            let after_flags = decl.split_once(' ').map_or("", |(_, a)| a);
-            if let Some((name, _)) = after_flags.split_once('=') {
-                let value_at = line.len() - after_flags.len() + name.len() + 1;
-                let (value, used) = value(&rest[value_at..]);
-                consumed = consumed.max(value_at + used);
-                if let Some(v) = value {
-                    declared.variables.insert(name.to_string(), v);
+            // `declare -x NAME="value"`, `declare -- NAME=$'…'`, `declare -a NAME=(…)`, `declare -- NAME`.
+            let (flags, after_flags) = decl.split_once(' ').unwrap_or((decl, ""));
+            match after_flags.split_once('=') {
+                Some((name, _)) => {
+                    let value_at = line.len() - after_flags.len() + name.len() + 1;
+                    let (value, used) = value(&rest[value_at..]);
+                    consumed = consumed.max(value_at + used);
+                    entry = Entry::Variable { flags, name, value };
                 }
+                None if !after_flags.is_empty() => entry = Entry::Variable { flags, name: after_flags, value: None },
+                None => {}
             }
         } else if let Some(name) = line.strip_suffix(" () ").or_else(|| line.strip_suffix(" ()")) {
             if !name.contains(char::is_whitespace) && !name.is_empty() {
-                declared.functions.insert(name.to_string());
+                entry = Entry::Function { name };
                 // The body ends at a `}` alone on its line.
                 let body = &rest[line.len()..];
                 consumed += body.find("\n}\n").map_or(body.len(), |e| e + 2);
@@ -59,13 +72,94 @@ pub fn parse(script: &str) -> Declared {
         } else if let Some(alias) = line.strip_prefix("alias ") {
             let alias = alias.strip_prefix("-- ").unwrap_or(alias);
             if let Some((name, _)) = alias.split_once('=') {
-                declared.aliases.insert(name.to_string());
+                entry = Entry::Alias { name };
             }
         }
-        rest = rest.get(consumed..).unwrap_or("");
-        rest = rest.strip_prefix('\n').unwrap_or(rest);
+        // The entry's newline goes with it (every cut lies before an ASCII byte).
+        let consumed = if rest[consumed..].starts_with('\n') { consumed + 1 } else { consumed.max(1) };
+        let Some((text, after)) = rest.split_at_checked(consumed) else { break };
+        each(entry, text);
+        rest = after;
     }
+}
+
+/// Reads the declarations of a state script.
+pub fn parse(script: &str) -> Declared {
+    let mut declared = Declared::default();
+    walk(script, |entry, _| match entry {
+        Entry::Variable { name, value: Some(v), .. } => {
+            declared.variables.insert(name.to_string(), v);
+        }
+        Entry::Function { name } => {
+            declared.functions.insert(name.to_string());
+        }
+        Entry::Alias { name } => {
+            declared.aliases.insert(name.to_string());
+        }
+        _ => {}
+    });
     declared
+}
+
+/// Variables bash keeps itself (or that only make sense in the shell that
+/// set them): never saved.
+const BASH_OWNED: &[&str] = &[
+    "BASH", "BASHOPTS", "BASHPID", "COLUMNS", "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS", "EUID", "FUNCNAME",
+    "GROUPS", "HISTCMD", "HOSTTYPE", "IFS", "LINENO", "LINES", "MACHTYPE", "OPTERR", "OPTIND", "OSTYPE", "PIPESTATUS",
+    "PPID", "PS4", "PWD", "OLDPWD", "RANDOM", "SECONDS", "SHELLOPTS", "SHLVL", "SRANDOM", "UID", "_",
+];
+
+/// The state script to save from what a live shell printed (`declare -p`,
+/// `declare -f`, `alias -p`): bash's own and read-only variables, and the
+/// session machinery's names (`__aide_*`, its `trap` wrapper), left out;
+/// the working directory last.
+pub fn restorable_state(printed: &str, working_dir: &str) -> String {
+    let mut out = String::with_capacity(printed.len() + 64);
+    walk(printed, |entry, text| {
+        let keep = match entry {
+            Entry::Variable { flags, name, .. } => {
+                !(flags.contains('r')
+                    || BASH_OWNED.contains(&name)
+                    || name.starts_with("__aide_")
+                    || name.starts_with("BASH_")
+                    || name.starts_with("COMP_"))
+            }
+            Entry::Function { name } => !(name.starts_with("__aide_") || name == "trap"),
+            Entry::Alias { .. } => true,
+            Entry::Other => false,
+        };
+        if keep {
+            out.push_str(text);
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    });
+    out.push_str(&format!("cd -- {} 2>/dev/null\n", crate::session::shell_quote(working_dir)));
+    out
+}
+
+/// The options script to save: what `set +o` and `shopt -p` printed, with
+/// the four options the shell turns off around its own work (errexit,
+/// nounset, xtrace, verbose) as the command left them (`flags` is its `$-`).
+pub fn restorable_options(printed: &str, flags: &str) -> String {
+    let mut out = String::with_capacity(printed.len());
+    for line in printed.lines() {
+        let toggled = [("errexit", 'e'), ("nounset", 'u'), ("xtrace", 'x'), ("verbose", 'v')]
+            .iter()
+            .find(|(name, _)| line == format!("set +o {name}") || line == format!("set -o {name}"));
+        match toggled {
+            Some((name, flag)) => {
+                let sign = if flags.contains(*flag) { '-' } else { '+' };
+                out.push_str(&format!("set {sign}o {name}\n"));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
 }
 
 /// A value as `declare -p` prints it, at the start of `text`: the value
@@ -205,11 +299,57 @@ alias q='echo it'\''s'"#,
     }
 
     #[test]
+    fn the_saved_state_leaves_out_bash_and_the_machinery_and_restores_in_bash() {
+        let printed = saved_raw(
+            r#"shopt -s expand_aliases
+export KEEP='x y'; ML=$'a\nb'; declare -r RO=1; __aide_x=1; declare -a ARR=(1 $'two\nlines')
+__aide_f() { :; }; trap() { :; }; mine() { echo "}"; }
+alias ll='ls -la'"#,
+        );
+        let state = restorable_state(&printed, "/tmp/a b");
+        for gone in ["RO=", "__aide_", "BASHPID", "EPOCHREALTIME", "trap ()", "SHLVL"] {
+            assert!(!state.contains(gone), "{gone} kept: {state}");
+        }
+        assert!(state.ends_with("cd -- '/tmp/a b' 2>/dev/null\n"));
+        let back = std::process::Command::new("bash")
+            .args(["--noprofile", "--norc", "-c", "shopt -s expand_aliases; source /dev/stdin; echo \"$KEEP|$ML|${ARR[1]}\"; mine; alias ll"])
+            .env_clear()
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().expect("stdin").write_all(state.replace("cd -- '/tmp/a b'", ":").as_bytes())?;
+                c.wait_with_output()
+            })
+            .expect("bash runs");
+        assert_eq!(String::from_utf8_lossy(&back.stdout), "x y|a\nb|two\nlines\n}\nalias ll='ls -la'\n");
+    }
+
+    /// What a live shell prints for its state: `declare -p`, `declare -f`, `alias -p`.
+    fn saved_raw(setup: &str) -> String {
+        let script = format!("{setup}\ndeclare -p; declare -f; alias -p");
+        let out =
+            std::process::Command::new("bash").args(["--noprofile", "--norc", "-c", &script]).env_clear().output().expect("bash");
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
+    #[test]
+    fn options_keep_the_four_flags_as_the_command_left_them() {
+        let printed = "set +o errexit\nset -o nounset\nset +o pipefail\nset +o xtrace\nshopt -s extglob\n";
+        assert_eq!(
+            restorable_options(printed, "ehB"),
+            "set -o errexit\nset +o nounset\nset +o pipefail\nset +o xtrace\nshopt -s extglob\n"
+        );
+    }
+
+    #[test]
     fn garbage_is_read_without_panicking() {
         for s in
             ["declare ", "declare -x", "declare -x A=\"unterminated", "declare -x B=$'\\x", " () ", "alias =", "\n\n"]
         {
             let _ = parse(s);
+            let _ = restorable_state(s, "/");
         }
         assert_eq!(parse("declare -x A=\"1\"\ncd -- '/tmp' 2>/dev/null\n").variables["A"], "1");
     }

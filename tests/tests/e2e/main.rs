@@ -11,6 +11,7 @@ mod contract;
 mod discover;
 mod house;
 mod jobs;
+mod keeper;
 mod log;
 mod mcp;
 mod mcp_face;

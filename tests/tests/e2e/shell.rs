@@ -8,23 +8,23 @@ use aide_tests::TestDir;
 use serde_json::Value;
 
 /// Runs llm-shell with `--json` first (after `--` it would join the command).
-fn shell(t: &TestDir, args: &[&str], code: i32) -> Value {
+pub(crate) fn shell(t: &TestDir, args: &[&str], code: i32) -> Value {
     let (stdout, _) = t.cmd("llm-shell").arg("--json").args(args).expect_exit(code);
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
 }
 
-fn new_session(t: &TestDir) -> String {
+pub(crate) fn new_session(t: &TestDir) -> String {
     let root = t.root().display().to_string();
     shell(t, &["session", "new", "--cwd", &root], 0)["session_id"].as_str().unwrap().to_string()
 }
 
 /// Runs one command line in a session; the process exits with the command's
 /// own status, which must be the JSON's `exit_code` (124 after a timeout).
-fn exec(t: &TestDir, session: &str, command: &str) -> Value {
+pub(crate) fn exec(t: &TestDir, session: &str, command: &str) -> Value {
     exec_args(t, &["--session", session, "--", command])
 }
 
-fn exec_args(t: &TestDir, args: &[&str]) -> Value {
+pub(crate) fn exec_args(t: &TestDir, args: &[&str]) -> Value {
     let out = t.cmd("llm-shell").arg("--json").arg("exec").args(args).output();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));

@@ -1,0 +1,402 @@
+//! A session's keeper: the process that holds its live bash between execs.
+//!
+//! The first exec on a session starts it (`llm-shell __keeper_launch DIR`
+//! starts `llm-shell __keeper DIR` and exits at once, so the keeper is
+//! orphaned to init and nobody has to reap it). The keeper makes itself a
+//! session leader, takes `keeper.lock` in the session's folder (one keeper
+//! a session), and listens on `keeper.sock` there (0600 in the 0700
+//! folder; a peer of another uid is refused). Later execs connect, send
+//! one JSON line — `{"exec": {…}}` — and read `{"accepted": null}` and then
+//! `{"done": ExecOutput}` or `{"failed": {code, message, hint, details}}`.
+//! Requests are served one at a time, as the session's lock did before.
+//!
+//! The keeper exits after an idle time (30 min unless the session says
+//! otherwise), when its bash exits (`exit`, a `set -e` failure, a
+//! timeout's TERM: the state was saved, and the next exec starts a new
+//! keeper from it), and on TERM (`session rm`), taking its bash's process
+//! group with it. A caller that goes away while its command runs (Ctrl-C,
+//! a kill, an MCP cancellation) closes its connection: the keeper then
+//! takes the command's group down, as a timeout does.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use aide_core::AideError;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ShellError;
+use crate::exec::{ExecOrder, ExecOutput, run_on};
+use crate::live::LiveShell;
+use crate::session::Session;
+
+const SOCKET: &str = "keeper.sock";
+const LOCK: &str = "keeper.lock";
+const PID: &str = "keeper.pid";
+const KEEP: &str = "__keeper";
+const LAUNCH: &str = "__keeper_launch";
+
+/// How long a keeper waits for a request before it exits, unless the session says.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// The longest socket path the kernel takes (`sockaddr_un`), less its NUL.
+const MAX_SOCKET_PATH: usize = 107;
+
+/// How long a caller waits for a keeper it started to listen.
+const START_WAIT: Duration = Duration::from_secs(5);
+
+/// What a caller asks of a keeper.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Ask {
+    Exec(ExecOrder),
+}
+
+/// What a keeper answers.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Answer {
+    /// The request was taken: from here on, the command may run.
+    Accepted,
+    Done(Box<ExecOutput>),
+    Failed(WireError),
+}
+
+/// An [`AideError`] on the wire.
+#[derive(Debug, Serialize, Deserialize)]
+struct WireError {
+    code: String,
+    message: String,
+    hint: Option<String>,
+    details: Option<serde_json::Value>,
+}
+
+impl From<AideError> for WireError {
+    fn from(e: AideError) -> WireError {
+        WireError { code: e.code.name.to_string(), message: e.message, hint: e.hint, details: e.details.map(|d| *d) }
+    }
+}
+
+impl From<WireError> for AideError {
+    fn from(w: WireError) -> AideError {
+        let code = aide_core::code::ALL.iter().find(|c| c.name == w.code).copied().unwrap_or(aide_core::code::INTERNAL);
+        let mut e = AideError::new(code, w.message);
+        e.hint = w.hint;
+        e.details = w.details.map(Box::new);
+        e
+    }
+}
+
+/// Whether a keeper holds the session folder `dir` now.
+pub fn is_alive(dir: &Path) -> bool {
+    aide_core::fsutil::lock_held(&dir.join(LOCK))
+}
+
+/// Runs `order` through the keeper of `session`, starting one if none
+/// runs; None when no keeper can listen there (the folder's path is too
+/// long for a socket's name).
+pub(crate) fn exec(
+    session: &mut Session,
+    order: &ExecOrder,
+    stop: &dyn Fn() -> bool,
+) -> Option<Result<ExecOutput, AideError>> {
+    let socket = session.dir.join(SOCKET);
+    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+        return None;
+    }
+    Some(ask_exec(session, &socket, order, stop))
+}
+
+fn ask_exec(session: &Session, socket: &Path, order: &ExecOrder, stop: &dyn Fn() -> bool) -> Result<ExecOutput, AideError> {
+    let line = serde_json::to_vec(&Ask::Exec(order.clone())).map_err(|e| AideError::internal(e.to_string()))?;
+    // A keeper that was leaving as we connected drops the request unread: once more, with a new one.
+    for _ in 0..3 {
+        let stream = connect_or_start(session, socket)?;
+        let mut writer = stream.try_clone().map_err(|e| AideError::io("keeper socket", &e))?;
+        if writer.write_all(&line).and_then(|()| writer.write_all(b"\n")).is_err() {
+            continue;
+        }
+        let mut reader = BufReader::new(stream);
+        match read_answer(&mut reader, &|| false)? {
+            Some(Answer::Accepted) => {}
+            None => continue,
+            Some(other) => return Err(AideError::internal(format!("the keeper answered {other:?} first"))),
+        }
+        let stopped = std::cell::Cell::new(false);
+        let watch = || {
+            if !stopped.get() && stop() {
+                stopped.set(true);
+                // The keeper takes the command down when it sees us go; its answer still comes.
+                let _ = writer.shutdown(std::net::Shutdown::Write);
+            }
+            stopped.get()
+        };
+        let answer = read_answer(&mut reader, &watch);
+        let stopped = stopped.get() || stop();
+        return match answer? {
+            Some(Answer::Done(out)) if !stopped => Ok(*out),
+            Some(Answer::Done(_)) => Err(AideError::cancelled()),
+            Some(Answer::Failed(e)) => Err(e.into()),
+            Some(Answer::Accepted) => Err(AideError::internal("the keeper accepted twice")),
+            None if stopped => Err(AideError::cancelled()),
+            None => Err(ShellError::CommandLost { why: "the session's keeper ended".into() }.into()),
+        };
+    }
+    Err(ShellError::CommandLost { why: "the session's keeper kept closing before it took the command".into() }.into())
+}
+
+/// Reads one answer; None when the keeper closed first. `stop` is asked
+/// between waits; once it said yes, the read goes on (for the answer).
+fn read_answer(reader: &mut BufReader<UnixStream>, stop: &dyn Fn() -> bool) -> Result<Option<Answer>, AideError> {
+    let _ = reader.get_ref().set_read_timeout(Some(Duration::from_millis(20)));
+    let mut line = Vec::new();
+    let mut asked_to_stop_at: Option<Instant> = None;
+    loop {
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) => return Ok(None),
+            Ok(_) if line.ends_with(b"\n") => break,
+            Ok(_) => {}
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                if asked_to_stop_at.is_none() && stop() {
+                    asked_to_stop_at = Some(Instant::now());
+                }
+                // A keeper that does not answer a caller that left is not waited for long.
+                if asked_to_stop_at.is_some_and(|t| t.elapsed() > Duration::from_secs(5)) {
+                    return Ok(None);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Ok(None),
+        }
+    }
+    serde_json::from_slice(&line).map(Some).map_err(|e| AideError::internal(format!("the keeper's answer: {e}")))
+}
+
+/// A connection to the session's keeper, started when none listens.
+fn connect_or_start(session: &Session, socket: &Path) -> Result<UnixStream, AideError> {
+    if let Ok(s) = UnixStream::connect(socket) {
+        return Ok(s);
+    }
+    // One caller starts it; the others find it listening once they have the lock.
+    let _lock = session.lock()?;
+    if let Ok(s) = UnixStream::connect(socket) {
+        return Ok(s);
+    }
+    session.check_state()?;
+    launch(&session.dir)?;
+    let until = Instant::now() + START_WAIT;
+    loop {
+        match UnixStream::connect(socket) {
+            Ok(s) => return Ok(s),
+            Err(_) if Instant::now() < until => std::thread::sleep(Duration::from_millis(1)),
+            Err(e) => {
+                return Err(AideError::io("the session's keeper", &e)
+                    .with_hint("the keeper did not start listening within 5 s; see `aide doctor`"));
+            }
+        }
+    }
+}
+
+/// The llm-shell binary: this one, or the one beside it (`aide mcp`).
+fn shell_executable() -> Result<PathBuf, AideError> {
+    let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-shell"));
+    current.or_else(|| aide_core::cli::find_executable("llm-shell")).ok_or_else(|| {
+        ShellError::Spawn { program: "llm-shell", needed_by: "a session's keeper", message: "not found".into() }.into()
+    })
+}
+
+/// Starts the keeper of the session folder `dir` through the detaching launcher.
+fn launch(dir: &Path) -> Result<(), AideError> {
+    let status = Command::new(shell_executable()?)
+        .arg(LAUNCH)
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| AideError::io("starting the session's keeper", &e))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(AideError::internal(format!("the keeper's launcher exited with {status}")))
+    }
+}
+
+/// Runs the hidden keeper commands; None for any other command line.
+pub fn run_internal_command() -> Option<i32> {
+    let mut args = std::env::args_os().skip(1);
+    let which = args.next()?;
+    let which = which.to_str()?;
+    if which != KEEP && which != LAUNCH {
+        return None;
+    }
+    let Some(dir) = args.next().map(PathBuf::from) else { return Some(2) };
+    Some(if which == LAUNCH { detach(&dir) } else { keep(&dir) })
+}
+
+fn detach(dir: &Path) -> i32 {
+    let Ok(exe) = std::env::current_exe() else { return 4 };
+    let spawned = Command::new(exe)
+        .arg(KEEP)
+        .arg(dir)
+        .current_dir("/")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    if spawned.is_ok() { 0 } else { 4 }
+}
+
+/// Asks the keeper of `dir` to end (TERM), and waits for it to let go of
+/// its lock; KILL after 3 s (its shell's watcher then takes the group down).
+pub fn stop(dir: &Path) {
+    if !is_alive(dir) {
+        return;
+    }
+    let pid = std::fs::read_to_string(dir.join(PID))
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+        .and_then(rustix::process::Pid::from_raw);
+    let Some(pid) = pid else { return };
+    let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    let until = Instant::now() + Duration::from_secs(3);
+    while is_alive(dir) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if is_alive(dir) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        while is_alive(dir) && until.elapsed() < Duration::from_secs(2) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// The keeper itself: serves the session folder `dir` until idle, its
+/// shell's end, or TERM.
+fn keep(dir: &Path) -> i32 {
+    // A session of its own: the caller's terminal closing does not end it.
+    let _ = rustix::process::setsid();
+    let Ok(lock) = aide_core::fsutil::private_file().create(true).truncate(false).write(true).open(dir.join(LOCK))
+    else {
+        return 4;
+    };
+    if lock.try_lock().is_err() {
+        // Another keeper holds the session.
+        return 0;
+    }
+    let _ = aide_core::fsutil::replace(&dir.join(PID), format!("{}\n", std::process::id()).as_bytes());
+    let Ok(mut session) = crate::session::open_at(dir) else { return 4 };
+    let socket = dir.join(SOCKET);
+    let _ = std::fs::remove_file(&socket);
+    let Ok(listener) = UnixListener::bind(&socket) else { return 4 };
+    let _ = std::fs::set_permissions(&socket, aide_core::fsutil::private_permissions());
+    let ended = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP] {
+        let _ = signal_hook::flag::register(sig, ended.clone());
+    }
+    let (tx, connections) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            if tx.send(stream).is_err() {
+                return;
+            }
+        }
+    });
+    let idle = session.meta.keeper_idle_seconds.map_or(DEFAULT_IDLE, Duration::from_secs);
+    let mut last = Instant::now();
+    let mut shell: Option<LiveShell> = None;
+    let uid = rustix::process::getuid();
+    loop {
+        match connections.recv_timeout(Duration::from_millis(50)) {
+            Ok(stream) => {
+                last = Instant::now();
+                let peer = rustix::net::sockopt::socket_peercred(&stream);
+                if peer.is_ok_and(|p| p.uid == uid) {
+                    serve(stream, &mut session, &mut shell, &ended);
+                }
+                if shell.as_mut().is_some_and(|s| !s.is_alive()) {
+                    break;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        if ended.load(Ordering::Relaxed) || last.elapsed() >= idle {
+            break;
+        }
+    }
+    // No caller connects to a keeper that is going (a new one starts).
+    let _ = std::fs::remove_file(&socket);
+    if let Some(mut shell) = shell {
+        if ended.load(Ordering::Relaxed) {
+            // Closed: the shell and every process it started go.
+            shell.kill();
+        }
+    }
+    drop(lock);
+    0
+}
+
+/// Serves one connection: one request, one answer.
+fn serve(stream: UnixStream, session: &mut Session, shell: &mut Option<LiveShell>, ended: &Arc<AtomicBool>) {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let Ok(mut writer) = stream.try_clone() else { return };
+    let mut reader = BufReader::new(stream);
+    let mut line = Vec::new();
+    if reader.read_until(b'\n', &mut line).is_err() {
+        return;
+    }
+    let answer = match serde_json::from_slice::<Ask>(&line) {
+        Ok(Ask::Exec(order)) => {
+            if send(&mut writer, &Answer::Accepted).is_err() {
+                return;
+            }
+            // The caller sends nothing more: an end of its stream means it went away.
+            let gone = Arc::new(AtomicBool::new(false));
+            let seen = gone.clone();
+            let _ = reader.get_ref().set_read_timeout(None);
+            let mut watch = reader;
+            std::thread::spawn(move || {
+                let mut rest = Vec::new();
+                let _ = watch.read_until(b'\n', &mut rest);
+                seen.store(true, Ordering::Relaxed);
+            });
+            let stop = || gone.load(Ordering::Relaxed) || ended.load(Ordering::Relaxed);
+            match run(session, shell, &order, &stop) {
+                Ok(out) => Answer::Done(Box::new(out)),
+                Err(e) => Answer::Failed(e.into()),
+            }
+        }
+        Err(e) => Answer::Failed(AideError::new(aide_core::code::INVALID_REQUEST, format!("not a keeper request: {e}")).into()),
+    };
+    let _ = send(&mut writer, &answer);
+    let _ = writer.shutdown(std::net::Shutdown::Both);
+}
+
+fn run(
+    session: &mut Session,
+    shell: &mut Option<LiveShell>,
+    order: &ExecOrder,
+    stop: &dyn Fn() -> bool,
+) -> Result<ExecOutput, AideError> {
+    if shell.as_mut().is_none_or(|s| !s.is_alive()) {
+        session.check_state()?;
+        let mut started =
+            LiveShell::start(&session.dir, &session.meta.working_dir, session.meta.last_exit_code.unwrap_or(0))?;
+        started.declared = session.declared();
+        *shell = Some(started);
+    }
+    let Some(live) = shell.as_mut() else { return Err(AideError::internal("no shell")) };
+    run_on(live, session, order, true, stop)
+}
+
+fn send(writer: &mut UnixStream, answer: &Answer) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(answer).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    writer.write_all(&line)
+}
