@@ -10,7 +10,10 @@ use aide_core::tool::{Context, Tool};
 
 use crate::error::ShellError;
 use crate::output::{SessionState, ShellOutput};
-use crate::{DEFAULT_MAX_OUTPUT, ExecArgs, SessionAction, ShellCommand, compare, exec, explain, perf, session, syntax};
+use crate::{
+    DEFAULT_MAX_OUTPUT, ExecArgs, SessionAction, ShellCommand, TermAction, compare, exec, explain, perf, session,
+    syntax,
+};
 
 /// Replaces the values of secret-named variables (`DB_PASSWORD`, `API_TOKEN`):
 /// a session's state is where they would be echoed back whole.
@@ -102,19 +105,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     let needs_declared = args.max_risk.is_some() || args.background;
     let declared = if needs_declared { session.declared() } else { Default::default() };
     if let Some(max) = args.max_risk {
-        // Judged among the session's own PATH, functions and aliases.
-        let mut env = explain::Surroundings::of_this_process(std::path::Path::new(&session.meta.working_dir));
-        if let Some(path) = declared.variables.get("PATH") {
-            env.path = Some(path.clone());
-        }
-        if let Some(home) = declared.variables.get("HOME") {
-            env.home = Some(home.clone());
-        }
-        env.defined = declared.defined_names();
-        let e = explain::explain_in(&command, &env)?;
-        if e.overall_risk > max {
-            return Err(ShellError::RiskDenied { risk: e.overall_risk, max, reasons: e.risk_reasons }.into());
-        }
+        check_risk(&command, &session, &declared, max)?;
     }
 
     if args.background {
@@ -193,9 +184,129 @@ fn stdin_file(given: &std::path::Path, session: &session::Session, ctx: &Context
     ctx.check_confined("--stdin", &path)?;
     match std::fs::metadata(&path) {
         Ok(m) if m.is_file() => Ok(StdinFile { path, owned: false }),
-        Ok(_) => Err(AideError::new(aide_core::code::NOT_A_REGULAR_FILE, format!("--stdin {}: not a regular file", given.display()))
-            .with_hint("--stdin takes a regular file, or - for what llm-shell itself reads")),
+        Ok(_) => Err(AideError::new(
+            aide_core::code::NOT_A_REGULAR_FILE,
+            format!("--stdin {}: not a regular file", given.display()),
+        )
+        .with_hint("--stdin takes a regular file, or - for what llm-shell itself reads")),
         Err(e) => Err(AideError::io(&format!("--stdin {}", given.display()), &e)),
+    }
+}
+
+/// Refuses `command` above `max`, judged among the session's own PATH,
+/// functions and aliases.
+fn check_risk(
+    command: &str,
+    session: &session::Session,
+    declared: &crate::state::Declared,
+    max: explain::Risk,
+) -> Result<(), AideError> {
+    let mut env = explain::Surroundings::of_this_process(std::path::Path::new(&session.meta.working_dir));
+    if let Some(path) = declared.variables.get("PATH") {
+        env.path = Some(path.clone());
+    }
+    if let Some(home) = declared.variables.get("HOME") {
+        env.home = Some(home.clone());
+    }
+    env.defined = declared.defined_names();
+    let e = explain::explain_in(command, &env)?;
+    if e.overall_risk > max {
+        return Err(ShellError::RiskDenied { risk: e.overall_risk, max, reasons: e.risk_reasons }.into());
+    }
+    Ok(())
+}
+
+/// Runs one `term` action through the session's keeper.
+fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError> {
+    use crate::keeper::{Answer, Ask, ask};
+    use crate::terminal::{ReadWait, Size, session_of};
+    let by_terminal = |id: &str| -> Result<session::Session, AideError> {
+        let sid = session_of(id).ok_or_else(|| {
+            AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
+                .with_hint("terminal ids look like s-…​.t1, as `term start` printed them")
+        })?;
+        open_session(sid, ctx)
+    };
+    let answer = match action {
+        TermAction::Start { session, rows, cols, max_risk, no_redact, command } => {
+            let size = Size::of(*rows, *cols)?;
+            let mut what = command.clone();
+            what.normalize()?;
+            let line = what.shell_line();
+            let s = match session {
+                Some(id) => open_session(id, ctx)?,
+                None => {
+                    let cwd = ctx.base_dir()?;
+                    ctx.check_confined("the session's directory", &cwd)?;
+                    session::create(&cwd, &[])?
+                }
+            };
+            if let Some(max) = max_risk {
+                check_risk(&line, &s, &s.declared(), *max)?;
+            }
+            ask(&s, &Ask::TermStart { command: line, size, redact: !no_redact })?
+        }
+        TermAction::Send { terminal_id, text, keys } => {
+            if text.is_none() && keys.is_empty() {
+                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "nothing to send")
+                    .with_hint("give --text TEXT and/or --key KEY"));
+            }
+            ask(
+                &by_terminal(terminal_id)?,
+                &Ask::TermSend { terminal_id: terminal_id.clone(), text: text.clone(), keys: keys.clone() },
+            )?
+        }
+        TermAction::Read { terminal_id, wait_for, quiet_ms, timeout, no_redact } => {
+            aide_core::request::check_timeout("--timeout", *timeout)?;
+            let wait = ReadWait {
+                wait_for: wait_for.clone(),
+                quiet_ms: *quiet_ms,
+                timeout_ms: timeout.map(|t| Duration::from_secs_f64(t).as_millis().try_into().unwrap_or(u64::MAX)),
+            };
+            ask(
+                &by_terminal(terminal_id)?,
+                &Ask::TermRead { terminal_id: terminal_id.clone(), wait, redact: !no_redact },
+            )?
+        }
+        TermAction::Resize { terminal_id, rows, cols } => {
+            let size = Size::of(Some(*rows), Some(*cols))?;
+            ask(&by_terminal(terminal_id)?, &Ask::TermResize { terminal_id: terminal_id.clone(), size })?
+        }
+        TermAction::List { session } => {
+            let sessions = match session {
+                Some(id) => vec![open_session(id, ctx)?],
+                None => visible_sessions(ctx)?.iter().filter_map(|m| session::open(&m.session_id).ok()).collect(),
+            };
+            let mut terminals = Vec::new();
+            for s in sessions.iter().filter(|s| crate::keeper::is_alive(&s.dir)) {
+                if let Answer::Terms(found) = ask(s, &Ask::TermList)? {
+                    terminals.extend(found);
+                }
+            }
+            terminals.sort_by(|a, b| a.terminal_id.cmp(&b.terminal_id));
+            Answer::Terms(terminals)
+        }
+        TermAction::Close { terminal_id } => {
+            ask(&by_terminal(terminal_id)?, &Ask::TermClose { terminal_id: terminal_id.clone() })?
+        }
+    };
+    match answer {
+        Answer::Term(view) => Ok(ShellOutput::Terminal(view)),
+        Answer::Terms(terminals) => {
+            // A keeper that is not running holds no terminal.
+            if let TermAction::Send { terminal_id, .. }
+            | TermAction::Read { terminal_id, .. }
+            | TermAction::Resize { terminal_id, .. }
+            | TermAction::Close { terminal_id } = action
+                && terminals.is_empty()
+            {
+                return Err(AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{terminal_id}`"))
+                    .with_hint("its session's keeper is not running: the terminal ended with it"));
+            }
+            Ok(ShellOutput::Terminals { terminals })
+        }
+        Answer::TermClosed { terminal_id, exit_code } => Ok(ShellOutput::TermClosed { terminal_id, exit_code }),
+        other => Err(AideError::internal(format!("the keeper answered {other:?}"))),
     }
 }
 
@@ -280,6 +391,7 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
         },
         ShellCommand::Env { session, set, unset } => env_update(session, set, unset, ctx),
         ShellCommand::Exec(args) => run_exec(args, ctx),
+        ShellCommand::Term { action } => run_term(action, ctx),
         ShellCommand::Check { command } => {
             let text = command.shell_line();
             aide_core::text::check_depth("the command", syntax::nesting_depth(&text))?;

@@ -89,7 +89,6 @@ pub struct ExecOutput {
     pub performance: Phases,
 }
 
-
 /// Runs `order` on `shell`, the live bash of `session`: the answer, with
 /// secrets the command itself set redacted too, and the session's record
 /// (working directory, last exit status, count; with `persistent`, its
@@ -222,7 +221,12 @@ impl Drop for Interrupts {
 
 /// Runs `order` in `session`: through its keeper when `persistent` (one is
 /// started when none runs), else in a shell started for this command alone.
-pub fn run(session: &mut Session, order: &ExecOrder, persistent: bool, cancel: &Cancel) -> Result<ExecOutput, AideError> {
+pub fn run(
+    session: &mut Session,
+    order: &ExecOrder,
+    persistent: bool,
+    cancel: &Cancel,
+) -> Result<ExecOutput, AideError> {
     let interrupts = Interrupts::catch();
     let stop = || interrupts.caught() || cancel.is_cancelled();
     let result = match persistent.then(|| crate::keeper::exec(session, order, &stop)).flatten() {

@@ -34,6 +34,7 @@ use crate::error::ShellError;
 use crate::exec::{ExecOrder, ExecOutput, run_on};
 use crate::live::LiveShell;
 use crate::session::Session;
+use crate::terminal::{ReadWait, Size, TermListed, TermView, Terminal, Terminals};
 
 const SOCKET: &str = "keeper.sock";
 const LOCK: &str = "keeper.lock";
@@ -53,23 +54,35 @@ const START_WAIT: Duration = Duration::from_secs(5);
 /// What a caller asks of a keeper.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum Ask {
+pub(crate) enum Ask {
     Exec(ExecOrder),
+    TermStart { command: String, size: Size, redact: bool },
+    TermSend { terminal_id: String, text: Option<String>, keys: Vec<String> },
+    TermRead { terminal_id: String, wait: ReadWait, redact: bool },
+    TermResize { terminal_id: String, size: Size },
+    TermList,
+    TermClose { terminal_id: String },
 }
 
 /// What a keeper answers.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-enum Answer {
+pub(crate) enum Answer {
     /// The request was taken: from here on, the command may run.
     Accepted,
     Done(Box<ExecOutput>),
     Failed(WireError),
+    Term(Box<TermView>),
+    Terms(Vec<TermListed>),
+    TermClosed {
+        terminal_id: String,
+        exit_code: Option<i32>,
+    },
 }
 
 /// An [`AideError`] on the wire.
 #[derive(Debug, Serialize, Deserialize)]
-struct WireError {
+pub(crate) struct WireError {
     code: String,
     message: String,
     hint: Option<String>,
@@ -112,7 +125,12 @@ pub(crate) fn exec(
     Some(ask_exec(session, &socket, order, stop))
 }
 
-fn ask_exec(session: &Session, socket: &Path, order: &ExecOrder, stop: &dyn Fn() -> bool) -> Result<ExecOutput, AideError> {
+fn ask_exec(
+    session: &Session,
+    socket: &Path,
+    order: &ExecOrder,
+    stop: &dyn Fn() -> bool,
+) -> Result<ExecOutput, AideError> {
     let line = serde_json::to_vec(&Ask::Exec(order.clone())).map_err(|e| AideError::internal(e.to_string()))?;
     // A keeper that was leaving as we connected drops the request unread: once more, with a new one.
     for _ in 0..3 {
@@ -142,12 +160,52 @@ fn ask_exec(session: &Session, socket: &Path, order: &ExecOrder, stop: &dyn Fn()
             Some(Answer::Done(out)) if !stopped => Ok(*out),
             Some(Answer::Done(_)) => Err(AideError::cancelled()),
             Some(Answer::Failed(e)) => Err(e.into()),
-            Some(Answer::Accepted) => Err(AideError::internal("the keeper accepted twice")),
+            Some(other) => Err(AideError::internal(format!("the keeper answered {other:?} to a command"))),
             None if stopped => Err(AideError::cancelled()),
             None => Err(ShellError::CommandLost { why: "the session's keeper ended".into() }.into()),
         };
     }
     Err(ShellError::CommandLost { why: "the session's keeper kept closing before it took the command".into() }.into())
+}
+
+/// Asks the keeper of `session` about its terminals (starting one for a
+/// new terminal only): the answer, or the keeper's error.
+pub(crate) fn ask(session: &Session, question: &Ask) -> Result<Answer, AideError> {
+    let socket = session.dir.join(SOCKET);
+    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(AideError::new(
+            aide_core::code::INVALID_ARGUMENTS,
+            "the session's folder path is too long for its keeper's socket",
+        )
+        .with_hint("set AIDE_HOME to a shorter path to use terminals"));
+    }
+    let line = serde_json::to_vec(question).map_err(|e| AideError::internal(e.to_string()))?;
+    for _ in 0..3 {
+        let stream = match question {
+            Ask::TermStart { .. } => connect_or_start(session, &socket)?,
+            _ => match UnixStream::connect(&socket) {
+                Ok(s) => s,
+                // No keeper: none of its terminals lives.
+                Err(_) => return Ok(Answer::Terms(Vec::new())),
+            },
+        };
+        let mut writer = stream.try_clone().map_err(|e| AideError::io("keeper socket", &e))?;
+        if writer.write_all(&line).and_then(|()| writer.write_all(b"\n")).is_err() {
+            continue;
+        }
+        let mut reader = BufReader::new(stream);
+        match read_answer(&mut reader, &|| false)? {
+            Some(Answer::Accepted) => {}
+            None => continue,
+            Some(other) => return Err(AideError::internal(format!("the keeper answered {other:?} first"))),
+        }
+        return match read_answer(&mut reader, &|| false)? {
+            Some(Answer::Failed(e)) => Err(e.into()),
+            Some(answer) => Ok(answer),
+            None => Err(ShellError::CommandLost { why: "the session's keeper ended".into() }.into()),
+        };
+    }
+    Err(ShellError::CommandLost { why: "the session's keeper kept closing before it took the request".into() }.into())
 }
 
 /// Reads one answer; None when the keeper closed first. `stop` is asked
@@ -276,8 +334,19 @@ pub fn stop(dir: &Path) {
     }
 }
 
+/// What a keeper holds: the session with its live shell (one command at
+/// a time), and its terminals (each request on its own thread).
+struct Kept {
+    exec: std::sync::Mutex<(Session, Option<LiveShell>)>,
+    terminals: std::sync::Mutex<Terminals>,
+    ended: Arc<AtomicBool>,
+    /// Requests being served now.
+    busy: std::sync::atomic::AtomicUsize,
+    last: std::sync::Mutex<Instant>,
+}
+
 /// The keeper itself: serves the session folder `dir` until idle, its
-/// shell's end, or TERM.
+/// shell's end (with no terminal left), or TERM.
 fn keep(dir: &Path) -> i32 {
     // A session of its own: the caller's terminal closing does not end it.
     let _ = rustix::process::setsid();
@@ -290,7 +359,7 @@ fn keep(dir: &Path) -> i32 {
         return 0;
     }
     let _ = aide_core::fsutil::replace(&dir.join(PID), format!("{}\n", std::process::id()).as_bytes());
-    let Ok(mut session) = crate::session::open_at(dir) else { return 4 };
+    let Ok(session) = crate::session::open_at(dir) else { return 4 };
     let socket = dir.join(SOCKET);
     let _ = std::fs::remove_file(&socket);
     let Ok(listener) = UnixListener::bind(&socket) else { return 4 };
@@ -308,32 +377,49 @@ fn keep(dir: &Path) -> i32 {
         }
     });
     let idle = session.meta.keeper_idle_seconds.map_or(DEFAULT_IDLE, Duration::from_secs);
-    let mut last = Instant::now();
-    let mut shell: Option<LiveShell> = None;
+    let kept = Arc::new(Kept {
+        exec: std::sync::Mutex::new((session, None)),
+        terminals: std::sync::Mutex::new(Terminals::default()),
+        ended,
+        busy: std::sync::atomic::AtomicUsize::new(0),
+        last: std::sync::Mutex::new(Instant::now()),
+    });
     let uid = rustix::process::getuid();
     loop {
         match connections.recv_timeout(Duration::from_millis(50)) {
             Ok(stream) => {
-                last = Instant::now();
                 let peer = rustix::net::sockopt::socket_peercred(&stream);
                 if peer.is_ok_and(|p| p.uid == uid) {
-                    serve(stream, &mut session, &mut shell, &ended);
-                }
-                if shell.as_mut().is_some_and(|s| !s.is_alive()) {
-                    break;
+                    kept.busy.fetch_add(1, Ordering::SeqCst);
+                    let serving = kept.clone();
+                    std::thread::spawn(move || {
+                        serve(stream, &serving);
+                        *aide_core::sync::lock(&serving.last) = Instant::now();
+                        serving.busy.fetch_sub(1, Ordering::SeqCst);
+                    });
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
-        if ended.load(Ordering::Relaxed) || last.elapsed() >= idle {
+        if kept.ended.load(Ordering::Relaxed) {
             break;
+        }
+        if kept.busy.load(Ordering::SeqCst) == 0 {
+            let quiet_since = *aide_core::sync::lock(&kept.last);
+            let shell_ended = aide_core::sync::lock(&kept.exec).1.as_mut().is_some_and(|s| !s.is_alive());
+            let no_terminals = aide_core::sync::lock(&kept.terminals).by_id.is_empty();
+            if quiet_since.elapsed() >= idle || (shell_ended && no_terminals) {
+                break;
+            }
         }
     }
     // No caller connects to a keeper that is going (a new one starts).
     let _ = std::fs::remove_file(&socket);
-    if let Some(mut shell) = shell {
-        if ended.load(Ordering::Relaxed) {
+    aide_core::sync::lock(&kept.terminals).close_all();
+    let closed = kept.ended.load(Ordering::Relaxed);
+    if let Some(mut shell) = aide_core::sync::lock(&kept.exec).1.take() {
+        if closed {
             // Closed: the shell and every process it started go.
             shell.kill();
         }
@@ -343,7 +429,7 @@ fn keep(dir: &Path) -> i32 {
 }
 
 /// Serves one connection: one request, one answer.
-fn serve(stream: UnixStream, session: &mut Session, shell: &mut Option<LiveShell>, ended: &Arc<AtomicBool>) {
+fn serve(stream: UnixStream, kept: &Kept) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(mut writer) = stream.try_clone() else { return };
     let mut reader = BufReader::new(stream);
@@ -351,31 +437,105 @@ fn serve(stream: UnixStream, session: &mut Session, shell: &mut Option<LiveShell
     if reader.read_until(b'\n', &mut line).is_err() {
         return;
     }
-    let answer = match serde_json::from_slice::<Ask>(&line) {
-        Ok(Ask::Exec(order)) => {
-            if send(&mut writer, &Answer::Accepted).is_err() {
-                return;
-            }
-            // The caller sends nothing more: an end of its stream means it went away.
-            let gone = Arc::new(AtomicBool::new(false));
-            let seen = gone.clone();
-            let _ = reader.get_ref().set_read_timeout(None);
-            let mut watch = reader;
-            std::thread::spawn(move || {
-                let mut rest = Vec::new();
-                let _ = watch.read_until(b'\n', &mut rest);
-                seen.store(true, Ordering::Relaxed);
-            });
-            let stop = || gone.load(Ordering::Relaxed) || ended.load(Ordering::Relaxed);
-            match run(session, shell, &order, &stop) {
-                Ok(out) => Answer::Done(Box::new(out)),
-                Err(e) => Answer::Failed(e.into()),
-            }
+    let question = match serde_json::from_slice::<Ask>(&line) {
+        Ok(q) => q,
+        Err(e) => {
+            let e = AideError::new(aide_core::code::INVALID_REQUEST, format!("not a keeper request: {e}"));
+            let _ = send(&mut writer, &Answer::Failed(e.into()));
+            return;
         }
-        Err(e) => Answer::Failed(AideError::new(aide_core::code::INVALID_REQUEST, format!("not a keeper request: {e}")).into()),
+    };
+    if send(&mut writer, &Answer::Accepted).is_err() {
+        return;
+    }
+    // The caller sends nothing more: an end of its stream means it went away.
+    let gone = Arc::new(AtomicBool::new(false));
+    let seen = gone.clone();
+    let _ = reader.get_ref().set_read_timeout(None);
+    let mut watch = reader;
+    std::thread::spawn(move || {
+        let mut rest = Vec::new();
+        let _ = watch.read_until(b'\n', &mut rest);
+        seen.store(true, Ordering::Relaxed);
+    });
+    let stop = || gone.load(Ordering::Relaxed) || kept.ended.load(Ordering::Relaxed);
+    let answer = match answer(question, kept, &stop) {
+        Ok(a) => a,
+        Err(e) => Answer::Failed(e.into()),
     };
     let _ = send(&mut writer, &answer);
     let _ = writer.shutdown(std::net::Shutdown::Both);
+}
+
+fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer, AideError> {
+    let no_terminal = |id: &str| {
+        AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
+            .with_hint("list them with `llm-shell term list`")
+            .with_details(serde_json::json!({ "terminal_id": id }))
+    };
+    let redactor = |redact: bool| -> Option<aide_core::redact::Redactor> {
+        redact.then(|| {
+            let declared = crate::session::open_at(&aide_core::sync::lock(&kept.exec).0.dir)
+                .map(|s| s.declared())
+                .unwrap_or_default();
+            aide_core::redact::Redactor::with_values(declared.secret_values())
+        })
+    };
+    match question {
+        Ask::Exec(order) => {
+            let mut exec = aide_core::sync::lock(&kept.exec);
+            let (session, shell) = &mut *exec;
+            run(session, shell, &order, stop).map(|out| Answer::Done(Box::new(out)))
+        }
+        Ask::TermStart { command, size, redact } => {
+            let (dir, working_dir, session_id) = {
+                let exec = aide_core::sync::lock(&kept.exec);
+                (exec.0.dir.clone(), exec.0.meta.working_dir.clone(), exec.0.meta.session_id.clone())
+            };
+            let mut terminals = aide_core::sync::lock(&kept.terminals);
+            terminals.next += 1;
+            let id = format!("{session_id}.t{}", terminals.next);
+            let mut terminal = Terminal::start(id.clone(), &command, &dir, &working_dir, size)?;
+            let first = ReadWait { wait_for: None, quiet_ms: Some(200), timeout_ms: Some(2000) };
+            let view = terminal.read(&first, &session_id, redactor(redact).as_ref());
+            terminals.by_id.insert(id, terminal);
+            view.map(|v| Answer::Term(Box::new(v)))
+        }
+        Ask::TermSend { terminal_id, text, keys } => {
+            let mut terminals = aide_core::sync::lock(&kept.terminals);
+            let t = terminals.by_id.get_mut(&terminal_id).ok_or_else(|| no_terminal(&terminal_id))?;
+            t.send(text.as_deref(), &keys)?;
+            Ok(Answer::Terms(vec![t.listed()]))
+        }
+        Ask::TermRead { terminal_id, wait, redact } => {
+            let session_id = aide_core::sync::lock(&kept.exec).0.meta.session_id.clone();
+            let redactor = redactor(redact);
+            // The terminal is taken out while its read waits, so other terminals stay reachable.
+            let mut t = aide_core::sync::lock(&kept.terminals)
+                .by_id
+                .remove(&terminal_id)
+                .ok_or_else(|| no_terminal(&terminal_id))?;
+            let view = t.read(&wait, &session_id, redactor.as_ref());
+            aide_core::sync::lock(&kept.terminals).by_id.insert(terminal_id, t);
+            view.map(|v| Answer::Term(Box::new(v)))
+        }
+        Ask::TermResize { terminal_id, size } => {
+            let mut terminals = aide_core::sync::lock(&kept.terminals);
+            let t = terminals.by_id.get_mut(&terminal_id).ok_or_else(|| no_terminal(&terminal_id))?;
+            t.resize(size)?;
+            Ok(Answer::Terms(vec![t.listed()]))
+        }
+        Ask::TermList => {
+            Ok(Answer::Terms(aide_core::sync::lock(&kept.terminals).by_id.values_mut().map(Terminal::listed).collect()))
+        }
+        Ask::TermClose { terminal_id } => {
+            let t = aide_core::sync::lock(&kept.terminals)
+                .by_id
+                .remove(&terminal_id)
+                .ok_or_else(|| no_terminal(&terminal_id))?;
+            Ok(Answer::TermClosed { terminal_id, exit_code: t.close() })
+        }
+    }
 }
 
 fn run(

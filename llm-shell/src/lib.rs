@@ -45,6 +45,7 @@ pub mod perf;
 pub mod session;
 pub mod state;
 pub mod syntax;
+pub mod terminal;
 
 use std::path::PathBuf;
 
@@ -99,6 +100,80 @@ pub enum SessionAction {
         /// The session's id, as `session new` and `session list` print it.
         id: String,
     },
+}
+
+/// `llm-shell term` actions: interactive programs on a pseudo-terminal.
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TermAction {
+    /// Start a program on a terminal, in a session's directory and environment.
+    Start {
+        /// The session (default: a new one in the current directory).
+        #[arg(long)]
+        session: Option<String>,
+        /// Rows of the terminal (default 24).
+        #[arg(long)]
+        rows: Option<u16>,
+        /// Columns of the terminal (default 80).
+        #[arg(long)]
+        cols: Option<u16>,
+        /// Refuse the command (risk_denied, nothing run) above this risk.
+        #[arg(long, value_enum)]
+        max_risk: Option<Risk>,
+        /// Show secrets on the screen instead of [REDACTED].
+        #[arg(long)]
+        #[serde(default)]
+        no_redact: bool,
+        /// What to run, after `--`: one word is a shell command line; several
+        /// words are a program and its arguments.
+        #[command(flatten)]
+        #[serde(flatten)]
+        command: CommandArgs,
+    },
+    /// Type text and press keys (the text first).
+    Send {
+        /// The terminal's id, as `term start` printed it.
+        terminal_id: String,
+        /// Text to type (no Enter is added: press it with --key Enter).
+        #[arg(long)]
+        text: Option<String>,
+        /// A key to press: Enter, Tab, Esc, Backspace, Delete, Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, Ctrl-A…Ctrl-Z. Repeatable.
+        #[arg(long = "key", value_name = "KEY")]
+        #[serde(default)]
+        keys: Vec<String>,
+    },
+    /// The screen, the cursor, and the text printed since the last read.
+    Read {
+        terminal_id: String,
+        /// Wait until this regex matches the screen or the new text.
+        #[arg(long, value_name = "REGEX")]
+        wait_for: Option<String>,
+        /// Wait until nothing was printed for this long (default 300 without --wait-for).
+        #[arg(long, value_name = "MS")]
+        quiet_ms: Option<u64>,
+        /// Wait at most this long (default 10).
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
+        /// Show secrets instead of [REDACTED].
+        #[arg(long)]
+        #[serde(default)]
+        no_redact: bool,
+    },
+    /// Change a terminal's size (the program gets SIGWINCH).
+    Resize {
+        terminal_id: String,
+        #[arg(long)]
+        rows: u16,
+        #[arg(long)]
+        cols: u16,
+    },
+    /// The terminals of a session, or of every session.
+    List {
+        #[arg(long)]
+        session: Option<String>,
+    },
+    /// End a terminal's program and everything it started.
+    Close { terminal_id: String },
 }
 
 /// `llm-shell exec` options.
@@ -165,6 +240,11 @@ pub enum ShellCommand {
     /// true` and `exit_code` for the command, `"ok": false` and `error` for
     /// the tool.
     Exec(ExecArgs),
+    /// Interactive programs on a terminal: start, send, read, resize, list, close.
+    Term {
+        #[command(subcommand)]
+        action: TermAction,
+    },
     /// Parse a command without running it.
     Check {
         #[command(flatten)]
@@ -240,6 +320,46 @@ impl Tool for LlmShell {
             description: "Runs a bash command in a persistent session (working directory and environment survive between calls) or in a throwaway one, with a timeout; returns stdout, stderr and the exit code separately, each cut to a head and tail when long. background hands the command to jobs and returns at once. The command can do anything: check unfamiliar ones with shell_explain first.",
             effects: RUNS_COMMANDS,
             output: &["stdout", "job"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "term_start",
+            tool: Self::NAME,
+            command: &["term", "start"],
+            group: Group::Shell,
+            description: "Starts an interactive program (a REPL, a prompt, a debugger, a full-screen tool) on a pseudo-terminal in a session's directory and environment; returns terminal_id and the first screen. Drive it with term_send and term_read; end it with term_close.",
+            effects: RUNS_COMMANDS,
+            output: &["screen"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "term_send",
+            tool: Self::NAME,
+            command: &["term", "send"],
+            group: Group::Shell,
+            description: "Types text and presses named keys (Enter, Tab, Esc, arrows, PageDown, Ctrl-C, Ctrl-D, …) in a terminal. Follow with term_read to see the effect.",
+            effects: RUNS_COMMANDS,
+            output: &["terminals"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "term_read",
+            tool: Self::NAME,
+            command: &["term", "read"],
+            group: Group::Shell,
+            description: "A terminal's visible screen, cursor, the text printed since the last read, and whether the program exited; waits for wait_for (a regex) or for quiet_ms without output.",
+            effects: Effects { read_only: false, destructive: false, idempotent: false, open_world: false },
+            output: &["screen"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "term_close",
+            tool: Self::NAME,
+            command: &["term", "close"],
+            group: Group::Shell,
+            description: "Ends a terminal's program and every process it started.",
+            effects: REMOVES,
+            output: &["exit_code"],
             mcp_defaults: &[],
         },
         Operation {
@@ -347,6 +467,7 @@ impl Tool for LlmShell {
         match &mut request.command {
             ShellCommand::Exec(args) => args.command.normalize(),
             ShellCommand::Check { command } | ShellCommand::Explain { command } => command.normalize(),
+            ShellCommand::Term { action: TermAction::Start { command, .. } } => command.normalize(),
             _ => Ok(()),
         }
     }

@@ -174,8 +174,14 @@ fn io(what: &str) -> impl Fn(std::io::Error) -> AideError + '_ {
 /// Makes a FIFO at `path` (only its owner may open it), replacing whatever stood there.
 fn make_fifo(path: &Path) -> Result<(), AideError> {
     let _ = std::fs::remove_file(path);
-    rustix::fs::mknodat(rustix::fs::CWD, path, rustix::fs::FileType::Fifo, rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR, 0)
-        .map_err(|e| AideError::io(&path.display().to_string(), &e.into()))
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        0,
+    )
+    .map_err(|e| AideError::io(&path.display().to_string(), &e.into()))
 }
 
 /// Opens a FIFO for reading and writing: never blocks, and never ends while held.
@@ -213,7 +219,10 @@ impl LiveShell {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        aide_core::process::hand_descriptors(&mut cmd, vec![(OwnedFd::from(control_r), 3), (OwnedFd::from(lifeline_r), 5)]);
+        aide_core::process::hand_descriptors(
+            &mut cmd,
+            vec![(OwnedFd::from(control_r), 3), (OwnedFd::from(lifeline_r), 5)],
+        );
         let child = cmd.spawn().map_err(|e| ShellError::Spawn {
             program: "bash",
             needed_by: "llm-shell",
@@ -241,12 +250,14 @@ impl LiveShell {
         self.alive && matches!(self.child.try_wait(), Ok(None))
     }
 
-
     /// Runs one command; `stop` is asked every few milliseconds whether to
     /// give up (the command's group is then taken down and `cancelled` returned).
     pub fn run(&mut self, order: &Order<'_>, stop: &dyn Fn() -> bool) -> Result<Done, AideError> {
         if order.command.contains('\0') {
-            return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "the command holds a NUL byte, which bash cannot run"));
+            return Err(AideError::new(
+                aide_core::code::INVALID_ARGUMENTS,
+                "the command holds a NUL byte, which bash cannot run",
+            ));
         }
         let restore_from = self.started.take();
         self.sequence += 1;
@@ -258,18 +269,21 @@ impl LiveShell {
             make_fifo(path)?;
             // Read end first (it does not wait for a writer), then a write end of our own, held
             // until the command has ended, so the reader never sees an end before bash opens it.
-            let read = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags_nonblock()
-                .open(path)
-                .map_err(io("output FIFO"))?;
+            let read =
+                std::fs::OpenOptions::new().read(true).custom_flags_nonblock().open(path).map_err(io("output FIFO"))?;
             let hold = std::fs::OpenOptions::new().write(true).open(path).map_err(io("output FIFO"))?;
-            rustix::fs::fcntl_setfl(&read, rustix::fs::OFlags::empty()).map_err(|e| AideError::io("output FIFO", &e.into()))?;
+            rustix::fs::fcntl_setfl(&read, rustix::fs::OFlags::empty())
+                .map_err(|e| AideError::io("output FIFO", &e.into()))?;
             streams.push((reader(read, order.max_output, redactor.clone()), hold));
         }
         let stdin = order.stdin.map_or_else(|| PathBuf::from("/dev/null"), Path::to_path_buf);
         let mut request = Vec::new();
-        for field in [order.command.as_bytes(), stdin.as_os_str().as_encoded_bytes(), out_path.as_os_str().as_encoded_bytes(), err_path.as_os_str().as_encoded_bytes()] {
+        for field in [
+            order.command.as_bytes(),
+            stdin.as_os_str().as_encoded_bytes(),
+            out_path.as_os_str().as_encoded_bytes(),
+            err_path.as_os_str().as_encoded_bytes(),
+        ] {
             request.extend_from_slice(field);
             request.push(0);
         }
@@ -517,7 +531,8 @@ mod tests {
 
     #[test]
     fn a_report_is_read_whole() {
-        let raw = "\x1eN status 3 hB 1.5 2.5\n/a dir\n\0\ndeclare -x A=\"1\"\n\x1eN options\nset +o errexit\n\x1eN end\n";
+        let raw =
+            "\x1eN status 3 hB 1.5 2.5\n/a dir\n\0\ndeclare -x A=\"1\"\n\x1eN options\nset +o errexit\n\x1eN end\n";
         let r = Report::parse(raw.as_bytes(), "N").unwrap();
         assert_eq!((r.exit_code, r.flags.as_str(), r.started_us), (3, "hB", 1.5e6));
         assert_eq!(r.working_dir, "/a dir\n");

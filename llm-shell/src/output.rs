@@ -38,6 +38,9 @@ pub enum ShellOutput {
     Removed { removed: String },
     Env { updated: Vec<String>, session_id: String },
     Exec(Box<exec::ExecOutput>),
+    Terminal(Box<crate::terminal::TermView>),
+    Terminals { terminals: Vec<crate::terminal::TermListed> },
+    TermClosed { terminal_id: String, exit_code: Option<i32> },
     Background { session_id: Option<String>, job: llm_jobs::SpawnOutput },
     Check(Box<syntax::CheckOutput>),
     Explain(Box<explain::ExplainOutput>),
@@ -62,6 +65,28 @@ impl Render for ShellOutput {
                 }
             }
             ShellOutput::Removed { removed } => writeln!(w, "removed session {removed}")?,
+            ShellOutput::Terminal(t) => {
+                for line in &t.screen {
+                    writeln!(w, "{line}")?;
+                }
+                let state = match (t.exited, t.exit_code) {
+                    (true, Some(code)) => format!("exited {code}"),
+                    (true, None) => "exited".to_string(),
+                    (false, _) => "running".to_string(),
+                };
+                writeln!(w, "[terminal {}: {state}, cursor {},{}]", t.terminal_id, t.cursor.row, t.cursor.col)?;
+            }
+            ShellOutput::Terminals { terminals } => {
+                for t in terminals {
+                    let state =
+                        if t.exited { format!("exited {}", t.exit_code.unwrap_or(-1)) } else { "running".into() };
+                    writeln!(w, "{} {state} {}", t.terminal_id, t.command)?;
+                }
+            }
+            ShellOutput::TermClosed { terminal_id, exit_code } => {
+                let code = exit_code.map_or("killed".to_string(), |c| format!("exit {c}"));
+                writeln!(w, "closed terminal {terminal_id} ({code})")?;
+            }
             ShellOutput::Env { updated, session_id } => writeln!(w, "{session_id}: {}", updated.join(" "))?,
             ShellOutput::Exec(e) => {
                 // A failure says so first: a reader (a model's context) that

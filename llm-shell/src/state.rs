@@ -34,9 +34,17 @@ impl Declared {
 /// One declaration of a state script, with the text it takes.
 enum Entry<'a> {
     /// `declare FLAGS NAME=VALUE` (value None for arrays and for a name declared without one).
-    Variable { flags: &'a str, name: &'a str, value: Option<String> },
-    Function { name: &'a str },
-    Alias { name: &'a str },
+    Variable {
+        flags: &'a str,
+        name: &'a str,
+        value: Option<String>,
+    },
+    Function {
+        name: &'a str,
+    },
+    Alias {
+        name: &'a str,
+    },
     /// Anything else (`cd -- …`, blank lines).
     Other,
 }
@@ -104,9 +112,37 @@ pub fn parse(script: &str) -> Declared {
 /// Variables bash keeps itself (or that only make sense in the shell that
 /// set them): never saved.
 const BASH_OWNED: &[&str] = &[
-    "BASH", "BASHOPTS", "BASHPID", "COLUMNS", "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS", "EUID", "FUNCNAME",
-    "GROUPS", "HISTCMD", "HOSTTYPE", "IFS", "LINENO", "LINES", "MACHTYPE", "OPTERR", "OPTIND", "OSTYPE", "PIPESTATUS",
-    "PPID", "PS4", "PWD", "OLDPWD", "RANDOM", "SECONDS", "SHELLOPTS", "SHLVL", "SRANDOM", "UID", "_",
+    "BASH",
+    "BASHOPTS",
+    "BASHPID",
+    "COLUMNS",
+    "DIRSTACK",
+    "EPOCHREALTIME",
+    "EPOCHSECONDS",
+    "EUID",
+    "FUNCNAME",
+    "GROUPS",
+    "HISTCMD",
+    "HOSTTYPE",
+    "IFS",
+    "LINENO",
+    "LINES",
+    "MACHTYPE",
+    "OPTERR",
+    "OPTIND",
+    "OSTYPE",
+    "PIPESTATUS",
+    "PPID",
+    "PS4",
+    "PWD",
+    "OLDPWD",
+    "RANDOM",
+    "SECONDS",
+    "SHELLOPTS",
+    "SHLVL",
+    "SRANDOM",
+    "UID",
+    "_",
 ];
 
 /// The state script to save from what a live shell printed (`declare -p`,
@@ -312,7 +348,12 @@ alias ll='ls -la'"#,
         }
         assert!(state.ends_with("cd -- '/tmp/a b' 2>/dev/null\n"));
         let back = std::process::Command::new("bash")
-            .args(["--noprofile", "--norc", "-c", "shopt -s expand_aliases; source /dev/stdin; echo \"$KEEP|$ML|${ARR[1]}\"; mine; alias ll"])
+            .args([
+                "--noprofile",
+                "--norc",
+                "-c",
+                "shopt -s expand_aliases; source /dev/stdin; echo \"$KEEP|$ML|${ARR[1]}\"; mine; alias ll",
+            ])
             .env_clear()
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -329,8 +370,11 @@ alias ll='ls -la'"#,
     /// What a live shell prints for its state: `declare -p`, `declare -f`, `alias -p`.
     fn saved_raw(setup: &str) -> String {
         let script = format!("{setup}\ndeclare -p; declare -f; alias -p");
-        let out =
-            std::process::Command::new("bash").args(["--noprofile", "--norc", "-c", &script]).env_clear().output().expect("bash");
+        let out = std::process::Command::new("bash")
+            .args(["--noprofile", "--norc", "-c", &script])
+            .env_clear()
+            .output()
+            .expect("bash");
         String::from_utf8(out.stdout).expect("utf-8")
     }
 

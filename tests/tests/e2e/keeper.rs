@@ -70,8 +70,14 @@ fn a_keeper_killed_mid_command_answers_command_lost_and_takes_the_command_along(
     let s = new_session(&t);
     exec(&t, &s, "export BEFORE=1");
     let marker = format!("sleep 47.{}", std::process::id());
-    let mut command =
-        t.cmd("llm-shell").args(["--json", "exec", "--session", &s, "--", &format!("export DURING=1; {marker} & {marker}")]);
+    let mut command = t.cmd("llm-shell").args([
+        "--json",
+        "exec",
+        "--session",
+        &s,
+        "--",
+        &format!("export DURING=1; {marker} & {marker}"),
+    ]);
     let child = command.cmd.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     wait_until("the command to start", || aide_tests::processes_with_cmdline(&marker).len() >= 2);
     Command::new("kill").args(["-KILL", &keeper_pid(&t, &s).to_string()]).status().unwrap();

@@ -15,6 +15,7 @@ mod keeper;
 mod log;
 mod mcp;
 mod mcp_face;
+mod pty;
 mod read;
 mod readme;
 mod refactor;

@@ -1,9 +1,68 @@
-//! llm-shell exec in a session against `bash -c`.
+//! llm-shell exec in a session against `bash -c`: from the command line
+//! (logged and `--no-log`) and through `aide mcp` (one server, calls timed
+//! at the client), all against `bash -c true` in the same run.
 
 use std::process::Command;
+use std::time::Instant;
 
-use super::{Cmd, Report, case, fresh_home, output_of, release_binary, write_report};
+use aide_tests::mcp::McpClient;
+use serde_json::json;
+
+use super::{
+    Cmd, Measured, Report, case, case_of, fresh_home, output_of, release_binary, round3, run_once, write_report,
+};
 use crate::{Result, say, workspace};
+
+fn summary(label: &str, command: &str, mut times: Vec<f64>) -> Measured {
+    times.sort_by(f64::total_cmp);
+    let at = |q: usize| times.get((times.len() * q / 100).min(times.len().saturating_sub(1))).copied().unwrap_or(0.0);
+    Measured {
+        label: label.into(),
+        command: command.into(),
+        median_ms: round3(at(50)),
+        p95_ms: round3(at(95)),
+        mean_ms: round3(times.iter().sum::<f64>() / times.len().max(1) as f64),
+        min_ms: round3(times.first().copied().unwrap_or(0.0)),
+        max_ms: round3(times.last().copied().unwrap_or(0.0)),
+        peak_rss_mib: 0.0,
+        exit_codes: vec![0],
+    }
+}
+
+/// `shell_exec {command: "true"}` through one `aide mcp` server, against
+/// `bash -c true` spawned between its calls.
+fn through_mcp(
+    session: &str,
+    dir: &std::path::Path,
+    home: &std::path::Path,
+    runs: usize,
+    warmup: usize,
+) -> Result<super::Case> {
+    let aide = release_binary("aide", "aide")?;
+    let mut client = McpClient::start_binary(&aide, dir, home, &[]).handshake(json!({}));
+    let bash = Cmd::new("bash -c", &["bash", "-c", "true"], dir);
+    let (mut calls, mut spawned) = (Vec::new(), Vec::new());
+    for round in 0..warmup + runs.max(20) {
+        let start = Instant::now();
+        let result = client.call("shell_exec", json!({ "session": session, "command": "true" }));
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        if result["isError"] != false {
+            return Err(format!("shell_exec failed: {result}"));
+        }
+        let (t, _, _) = run_once(&bash)?;
+        if round >= warmup {
+            calls.push(ms);
+            spawned.push(t.as_secs_f64() * 1000.0);
+        }
+    }
+    Ok(case_of(
+        "exec overhead through `aide mcp`: `true`",
+        vec![
+            summary("aide mcp shell_exec --session", "shell_exec {session, command: true}", calls),
+            summary("bash -c", "bash -c true", spawned),
+        ],
+    ))
+}
 
 pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     let ours = release_binary("llm-shell", "llm-shell")?;
@@ -25,12 +84,19 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
             vec![
                 Cmd::new("llm-shell exec --session", &[&ours_s, "exec", "--session", &session, "--", command], &dir)
                     .env("AIDE_HOME", &home_s),
+                Cmd::new(
+                    "llm-shell --no-log exec --session",
+                    &[&ours_s, "--no-log", "exec", "--session", &session, "--", command],
+                    &dir,
+                )
+                .env("AIDE_HOME", &home_s),
                 Cmd::new("bash -c", &["bash", "-c", command], &dir),
             ],
             runs.max(20),
             warmup,
         )?);
     }
+    cases.push(through_mcp(&session, &dir, &home, runs, warmup)?);
     // compare on a tiny command: the current tree against its own HEAD.
     let repo = workspace();
     let mut compare = case(

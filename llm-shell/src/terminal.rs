@@ -1,0 +1,480 @@
+//! Terminals: interactive programs on a pseudo-terminal, held by a
+//! session's keeper between calls.
+//!
+//! A terminal's program starts in the session's working directory and
+//! environment (its saved state sourced first), as the leader of a new
+//! session whose controlling terminal is the PTY's slave side: `isatty`
+//! holds, prompts wait for input, Ctrl-C interrupts, full-screen programs
+//! draw. What it prints feeds a terminal emulator (vt100: cursor moves,
+//! clears, the alternate screen; scrollback bounded) and, with escape
+//! sequences removed, the text since the last read (bounded too: the
+//! newest part is kept and the rest counted).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use aide_core::AideError;
+use aide_core::sync::lock;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Lines of scrollback the emulator keeps.
+const SCROLLBACK: usize = 1000;
+/// Text kept between reads; the newest is kept, the rest counted.
+const MAX_PENDING: usize = 256 * 1024;
+/// How long a read waits at most unless told.
+const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How quiet a read waits for by default (no pattern given).
+const DEFAULT_QUIET: Duration = Duration::from_millis(300);
+
+/// The named keys and the bytes a terminal sends for them (normal, and in
+/// application cursor mode).
+const KEYS: &[(&str, &str, &str)] = &[
+    ("Enter", "\r", "\r"),
+    ("Tab", "\t", "\t"),
+    ("Esc", "\x1b", "\x1b"),
+    ("Backspace", "\x7f", "\x7f"),
+    ("Delete", "\x1b[3~", "\x1b[3~"),
+    ("Space", " ", " "),
+    ("Up", "\x1b[A", "\x1bOA"),
+    ("Down", "\x1b[B", "\x1bOB"),
+    ("Right", "\x1b[C", "\x1bOC"),
+    ("Left", "\x1b[D", "\x1bOD"),
+    ("Home", "\x1b[H", "\x1bOH"),
+    ("End", "\x1b[F", "\x1bOF"),
+    ("PageUp", "\x1b[5~", "\x1b[5~"),
+    ("PageDown", "\x1b[6~", "\x1b[6~"),
+];
+
+/// The bytes of the key `name` (case-insensitive; `Ctrl-A` … `Ctrl-Z` too),
+/// None for a name no key has.
+pub fn key_bytes(name: &str, application_cursor: bool) -> Option<Vec<u8>> {
+    if let Some((_, normal, app)) = KEYS.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(name)) {
+        return Some(if application_cursor { app } else { normal }.as_bytes().to_vec());
+    }
+    let lower = name.to_ascii_lowercase();
+    let letter =
+        lower.strip_prefix("ctrl-").or_else(|| lower.strip_prefix("ctrl+")).or_else(|| lower.strip_prefix("c-"))?;
+    match letter.as_bytes() {
+        [c @ b'a'..=b'z'] => Some(vec![c - b'a' + 1]),
+        _ => None,
+    }
+}
+
+/// Every key name, for errors and help.
+pub fn key_names() -> String {
+    let mut names: Vec<&str> = KEYS.iter().map(|(n, _, _)| *n).collect();
+    names.push("Ctrl-A…Ctrl-Z");
+    names.join(", ")
+}
+
+/// A terminal's size.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Size {
+    pub rows: std::num::NonZeroU16,
+    pub cols: std::num::NonZeroU16,
+}
+
+impl Size {
+    /// From the caller's numbers: 24×80 unless given; 0 is refused.
+    pub fn of(rows: Option<u16>, cols: Option<u16>) -> Result<Size, AideError> {
+        let dimension = |n: Option<u16>, default: u16, field: &str| {
+            std::num::NonZeroU16::new(n.unwrap_or(default)).ok_or_else(|| {
+                AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--{field} must be at least 1"))
+                    .with_details(serde_json::json!({ "field": field }))
+            })
+        };
+        Ok(Size { rows: dimension(rows, 24, "rows")?, cols: dimension(cols, 80, "cols")? })
+    }
+}
+
+/// What a read answers.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TermView {
+    pub terminal_id: String,
+    pub session_id: String,
+    pub command: String,
+    /// The visible lines, trailing blanks removed.
+    pub screen: Vec<String>,
+    pub cursor: Cursor,
+    pub rows: u16,
+    pub cols: u16,
+    /// Text printed since the last read, escape sequences removed.
+    pub output: String,
+    /// Bytes of that text dropped (the oldest) because it outgrew what is kept.
+    pub output_dropped: u64,
+    /// A full-screen program is drawing on the alternate screen.
+    pub alternate_screen: bool,
+    /// Whether `--wait-for` matched (null when none was given).
+    pub matched: Option<bool>,
+    pub exited: bool,
+    pub exit_code: Option<i32>,
+    /// Secrets replaced by [REDACTED] in this answer.
+    pub redactions: usize,
+}
+
+/// A cursor position, 0-based.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+pub struct Cursor {
+    pub row: u16,
+    pub col: u16,
+}
+
+/// One terminal as `term list` shows it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct TermListed {
+    pub terminal_id: String,
+    pub command: String,
+    pub pid: u32,
+    pub exited: bool,
+    pub exit_code: Option<i32>,
+}
+
+/// What a read waits for.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ReadWait {
+    pub wait_for: Option<String>,
+    pub quiet_ms: Option<u64>,
+    pub timeout_ms: Option<u64>,
+}
+
+/// What the program printed, as the emulator and the reader see it.
+struct Screen {
+    parser: vt100::Parser,
+    text: vte::Parser,
+    pending: Plain,
+    last_output: Instant,
+    /// The PTY gave its end (the program and all holding it are gone).
+    closed: bool,
+}
+
+/// The printable text of the output, escape sequences dropped.
+#[derive(Default)]
+struct Plain {
+    text: String,
+    dropped: u64,
+}
+
+impl Plain {
+    fn push(&mut self, c: char) {
+        self.text.push(c);
+        if self.text.len() > MAX_PENDING {
+            let cut = self.text.len() - MAX_PENDING / 2;
+            let cut = (cut..self.text.len()).find(|&i| self.text.is_char_boundary(i)).unwrap_or(self.text.len());
+            self.dropped += cut as u64;
+            self.text.drain(..cut);
+        }
+    }
+}
+
+impl vte::Perform for Plain {
+    fn print(&mut self, c: char) {
+        self.push(c);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        match byte {
+            b'\n' => self.push('\n'),
+            b'\t' => self.push('\t'),
+            _ => {}
+        }
+    }
+}
+
+/// One program on a PTY.
+pub(crate) struct Terminal {
+    pub id: String,
+    command: String,
+    child: Child,
+    master: File,
+    screen: Arc<Mutex<Screen>>,
+    exit_code: Option<i32>,
+}
+
+impl Terminal {
+    /// Starts `command` (a shell line) on a new PTY of `rows`×`cols`, in the
+    /// session folder `dir`'s saved state and its `working_dir`.
+    pub fn start(id: String, command: &str, dir: &Path, working_dir: &str, size: Size) -> Result<Terminal, AideError> {
+        let (rows, cols) = (size.rows.get(), size.cols.get());
+        let io = |what: &'static str| move |e: rustix::io::Errno| AideError::io(what, &e.into());
+        use rustix::pty::OpenptFlags;
+        let master = rustix::pty::openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC)
+            .map_err(io("openpt"))?;
+        rustix::pty::grantpt(&master).map_err(io("grantpt"))?;
+        rustix::pty::unlockpt(&master).map_err(io("unlockpt"))?;
+        let name = rustix::pty::ptsname(&master, Vec::new()).map_err(io("ptsname"))?;
+        let winsize = rustix::termios::Winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+        rustix::termios::tcsetwinsize(&master, winsize).map_err(io("terminal size"))?;
+        let slave_path =
+            std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name.as_bytes()));
+        let slave = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags_noctty()
+            .open(&slave_path)
+            .map_err(|e| AideError::io("the terminal's slave side", &e))?;
+        // The session's state, then a bash of the command line alone, which
+        // runs a single program by exec: the program itself leads the
+        // terminal's session, and Ctrl-C or Ctrl-D reach only it.
+        let script = r#"source "$1" >/dev/null 2>&1; exec bash --noprofile --norc -c "$2""#;
+        let mut cmd = Command::new("bash");
+        cmd.args(["--noprofile", "--norc", "-c", script, "bash"])
+            .arg(dir.join("state.sh"))
+            .arg(command)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("TERM", "xterm-256color")
+            .current_dir(if Path::new(working_dir).is_dir() { working_dir } else { "/" })
+            .stdin(Stdio::from(slave.try_clone().map_err(|e| AideError::io("pty", &e))?))
+            .stdout(Stdio::from(slave.try_clone().map_err(|e| AideError::io("pty", &e))?))
+            .stderr(Stdio::from(slave));
+        aide_core::process::with_controlling_terminal(&mut cmd);
+        let child = cmd.spawn().map_err(|e| AideError::io("starting the terminal's program", &e))?;
+        let master = File::from(master);
+        let screen = Arc::new(Mutex::new(Screen {
+            parser: vt100::Parser::new(size.rows, size.cols, SCROLLBACK),
+            text: vte::Parser::new(),
+            pending: Plain::default(),
+            last_output: Instant::now(),
+            closed: false,
+        }));
+        let feed = screen.clone();
+        let mut out = master.try_clone().map_err(|e| AideError::io("pty", &e))?;
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 32 * 1024];
+            loop {
+                match out.read(&mut buf) {
+                    // EIO once no process holds the slave side any more.
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        let mut s = lock(&feed);
+                        s.parser.process(&buf[..n]);
+                        let Screen { text, pending, .. } = &mut *s;
+                        text.advance(pending, &buf[..n]);
+                        s.last_output = Instant::now();
+                    }
+                }
+            }
+            lock(&feed).closed = true;
+        });
+        Ok(Terminal { id, command: command.to_string(), child, master, screen, exit_code: None })
+    }
+
+    fn exited(&mut self) -> bool {
+        if self.exit_code.is_none()
+            && let Ok(Some(status)) = self.child.try_wait()
+        {
+            use std::os::unix::process::ExitStatusExt;
+            self.exit_code = Some(status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0)));
+        }
+        self.exit_code.is_some()
+    }
+
+    /// Types `text` and presses `keys`, in order: the text first.
+    pub fn send(&mut self, text: Option<&str>, keys: &[String]) -> Result<(), AideError> {
+        let application_cursor = lock(&self.screen).parser.screen().application_cursor();
+        let mut bytes = text.map(|t| t.as_bytes().to_vec()).unwrap_or_default();
+        for key in keys {
+            let Some(k) = key_bytes(key, application_cursor) else {
+                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("no key named `{key}`"))
+                    .with_hint(format!("keys: {}", key_names())));
+            };
+            bytes.extend(k);
+        }
+        if self.exited() {
+            return Err(AideError::new(aide_core::code::CONFLICT, format!("terminal {} has exited", self.id))
+                .with_hint("read it for its last screen and exit code, or close it"));
+        }
+        self.master.write_all(&bytes).map_err(|e| AideError::io("writing to the terminal", &e))
+    }
+
+    pub fn resize(&mut self, to: Size) -> Result<(), AideError> {
+        let (rows, cols) = (to.rows.get(), to.cols.get());
+        let size = rustix::termios::Winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+        rustix::termios::tcsetwinsize(&self.master, size).map_err(|e| AideError::io("terminal size", &e.into()))?;
+        lock(&self.screen).parser.screen_mut().set_size(to.rows, to.cols);
+        Ok(())
+    }
+
+    /// Waits as asked (a pattern on the screen or in the new text, a quiet
+    /// spell, the program's end, or the timeout), then answers what is seen.
+    pub fn read(
+        &mut self,
+        wait: &ReadWait,
+        session_id: &str,
+        redactor: Option<&aide_core::redact::Redactor>,
+    ) -> Result<TermView, AideError> {
+        let pattern = match &wait.wait_for {
+            Some(p) => Some(regex::Regex::new(p).map_err(|e| {
+                AideError::new(aide_core::code::INVALID_PATTERN, format!("--wait-for: {e}"))
+                    .with_details(serde_json::json!({ "field": "wait_for" }))
+            })?),
+            None => None,
+        };
+        let timeout = wait.timeout_ms.map_or(DEFAULT_READ_TIMEOUT, Duration::from_millis);
+        let quiet = wait.quiet_ms.map(Duration::from_millis).or(pattern.is_none().then_some(DEFAULT_QUIET));
+        let start = Instant::now();
+        let mut matched = None;
+        loop {
+            let exited = self.exited();
+            {
+                let s = lock(&self.screen);
+                if let Some(p) = &pattern {
+                    let seen = s.parser.screen().contents();
+                    if p.is_match(&seen) || p.is_match(&s.pending.text) {
+                        matched = Some(true);
+                        break;
+                    }
+                }
+                let closed = s.closed || exited;
+                if closed && (s.closed || start.elapsed() > Duration::from_millis(100)) {
+                    break;
+                }
+                if let Some(q) = quiet
+                    && pattern.is_none()
+                    && s.last_output.elapsed() >= q
+                    && start.elapsed() >= q.min(Duration::from_millis(50))
+                {
+                    break;
+                }
+            }
+            if start.elapsed() >= timeout {
+                if pattern.is_some() {
+                    matched = Some(false);
+                }
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let exited = self.exited();
+        let mut s = lock(&self.screen);
+        let screen = s.parser.screen();
+        let (rows, cols) = screen.size();
+        let (row, col) = screen.cursor_position();
+        let mut lines: Vec<String> = screen.rows(0, cols.get()).map(|l| l.trim_end().to_string()).collect();
+        while lines.last().is_some_and(String::is_empty) {
+            lines.pop();
+        }
+        let alternate_screen = screen.alternate_screen();
+        let mut output = std::mem::take(&mut s.pending.text);
+        let output_dropped = std::mem::take(&mut s.pending.dropped);
+        drop(s);
+        let mut redactions = 0;
+        if let Some(r) = redactor {
+            let (o, n) = r.redact(&output);
+            output = o;
+            redactions += n;
+            for line in &mut lines {
+                let (l, n) = r.redact(line);
+                *line = l;
+                redactions += n;
+            }
+        }
+        Ok(TermView {
+            terminal_id: self.id.clone(),
+            session_id: session_id.to_string(),
+            command: self.command.clone(),
+            screen: lines,
+            cursor: Cursor { row, col },
+            rows: rows.get(),
+            cols: cols.get(),
+            output,
+            output_dropped,
+            alternate_screen,
+            matched,
+            exited,
+            exit_code: self.exit_code,
+            redactions,
+        })
+    }
+
+    pub fn listed(&mut self) -> TermListed {
+        let exited = self.exited();
+        TermListed {
+            terminal_id: self.id.clone(),
+            command: self.command.clone(),
+            pid: self.child.id(),
+            exited,
+            exit_code: self.exit_code,
+        }
+    }
+
+    /// Ends the program and every process of its session (HUP, as a closed
+    /// terminal does, then KILL).
+    pub fn close(mut self) -> Option<i32> {
+        let pid = self.child.id();
+        if !self.exited() {
+            let _ = aide_core::process::signal_group(pid, rustix::process::Signal::HUP);
+            let until = Instant::now() + Duration::from_millis(500);
+            while !self.exited() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        let _ = aide_core::process::signal_group(pid, rustix::process::Signal::KILL);
+        if !self.exited() {
+            let _ = self.child.wait();
+        }
+        self.exit_code
+    }
+}
+
+/// The terminals of one keeper, by id.
+#[derive(Default)]
+pub(crate) struct Terminals {
+    pub by_id: BTreeMap<String, Terminal>,
+    pub next: u64,
+}
+
+impl Terminals {
+    pub fn close_all(&mut self) {
+        for (_, t) in std::mem::take(&mut self.by_id) {
+            t.close();
+        }
+    }
+}
+
+/// The session a terminal id belongs to (`s-…​.t3` → `s-…`).
+pub fn session_of(terminal_id: &str) -> Option<&str> {
+    terminal_id.rsplit_once(".t").map(|(s, _)| s).filter(|s| !s.is_empty())
+}
+
+trait NoCtty {
+    fn custom_flags_noctty(&mut self) -> &mut Self;
+}
+
+impl NoCtty for std::fs::OpenOptions {
+    fn custom_flags_noctty(&mut self) -> &mut Self {
+        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_NOCTTY)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_have_their_bytes() {
+        assert_eq!(key_bytes("enter", false), Some(b"\r".to_vec()));
+        assert_eq!(key_bytes("Ctrl-C", false), Some(vec![3]));
+        assert_eq!(key_bytes("ctrl-d", false), Some(vec![4]));
+        assert_eq!(key_bytes("Up", true), Some(b"\x1bOA".to_vec()));
+        assert_eq!(key_bytes("PageDown", false), Some(b"\x1b[6~".to_vec()));
+        assert_eq!(key_bytes("Ctrl-1", false), None);
+        assert_eq!(key_bytes("Hyper", false), None);
+    }
+
+    #[test]
+    fn plain_text_drops_escapes_and_keeps_the_newest() {
+        let mut p = Plain::default();
+        let mut parser = vte::Parser::new();
+        parser.advance(&mut p, b"\x1b[1;31mred\x1b[0m\r\nnext\x1b[2J");
+        assert_eq!(p.text, "red\nnext");
+        assert_eq!(session_of("s-abc.t12"), Some("s-abc"));
+        assert_eq!(session_of("nope"), None);
+    }
+}

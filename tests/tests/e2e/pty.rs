@@ -1,0 +1,152 @@
+//! llm-shell's terminals: interactive programs on a pseudo-terminal, driven
+//! call by call (start, send, read, close), CLI and MCP.
+
+use std::time::{Duration, Instant};
+
+use aide_tests::TestDir;
+use serde_json::{Value, json};
+
+use crate::shell::{new_session, shell};
+
+fn screen(v: &Value) -> String {
+    v["screen"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+fn start(t: &TestDir, session: &str, command: &[&str]) -> Value {
+    let mut args = vec!["term", "start", "--session", session, "--"];
+    args.extend_from_slice(command);
+    shell(t, &args, 0)
+}
+
+fn send(t: &TestDir, id: &str, text: Option<&str>, keys: &[&str]) {
+    let mut args = vec!["term", "send", id];
+    if let Some(text) = text {
+        args.extend(["--text", text]);
+    }
+    for k in keys {
+        args.extend(["--key", k]);
+    }
+    shell(t, &args, 0);
+}
+
+fn read_until(t: &TestDir, id: &str, pattern: &str) -> Value {
+    shell(t, &["term", "read", id, "--wait-for", pattern, "--timeout", "10"], 0)
+}
+
+#[test]
+fn a_python_repl_is_a_real_terminal_and_takes_ctrl_c_and_ctrl_d() {
+    if !aide_tests::have("python3") {
+        aide_tests::skip("python3", "a python3 REPL on a terminal");
+        return;
+    }
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let started = start(&t, &s, &["python3", "-q"]);
+    let id = started["terminal_id"].as_str().unwrap().to_string();
+    assert!(id.starts_with(&format!("{s}.t")), "{started}");
+    send(&t, &id, Some("6*7"), &["Enter"]);
+    let r = read_until(&t, &id, "(?m)^42$");
+    assert_eq!(r["matched"], true, "{r}");
+    assert!(screen(&r).contains(">>> 6*7\n42"), "{r}");
+    send(&t, &id, Some("import os, time; print(os.isatty(0), os.isatty(1))"), &["Enter"]);
+    let r = read_until(&t, &id, "True True");
+    assert_eq!(r["matched"], true, "stdin and stdout are a tty: {r}");
+    assert!(r["output"].as_str().unwrap().contains("True True\n"), "the text since the last read: {r}");
+
+    send(&t, &id, Some("time.sleep(100)"), &["Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let pressed = Instant::now();
+    send(&t, &id, None, &["Ctrl-C"]);
+    let r = read_until(&t, &id, "KeyboardInterrupt");
+    assert_eq!(r["matched"], true, "{r}");
+    assert!(pressed.elapsed() < Duration::from_secs(2), "Ctrl-C took {:?}", pressed.elapsed());
+    assert_eq!(r["exited"], false);
+
+    send(&t, &id, None, &["Ctrl-D"]);
+    let r = shell(&t, &["term", "read", &id, "--timeout", "5"], 0);
+    assert_eq!(r["exited"], true, "Ctrl-D ends the REPL: {r}");
+    let listed = shell(&t, &["term", "list", "--session", &s], 0);
+    assert_eq!(listed["terminals"][0]["exited"], true, "{listed}");
+    let closed = shell(&t, &["term", "close", &id], 0);
+    assert_eq!(closed["terminal_id"], id.as_str());
+    let v = shell(&t, &["term", "read", &id], 2);
+    assert_eq!(v["error"]["code"], "not_found", "{v}");
+}
+
+#[test]
+fn a_prompt_is_answered_and_a_full_screen_program_pages_and_quits() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let r = start(&t, &s, &["read -p 'Name? ' n; echo \"hello $n\"; sleep 0.2"]);
+    let id = r["terminal_id"].as_str().unwrap().to_string();
+    let r = read_until(&t, &id, "Name\\? ");
+    assert_eq!(r["matched"], true, "{r}");
+    send(&t, &id, Some("bob"), &["Enter"]);
+    let r = read_until(&t, &id, "hello bob");
+    assert_eq!(r["matched"], true, "{r}");
+
+    if !aide_tests::have("less") {
+        aide_tests::skip("less", "a full-screen program on a terminal");
+        return;
+    }
+    let lines: String = (1..=200).map(|n| format!("line {n}\n")).collect();
+    t.write("long.txt", &lines);
+    let r = shell(&t, &["term", "start", "--session", &s, "--rows", "10", "--cols", "40", "--", "less", "long.txt"], 0);
+    let id = r["terminal_id"].as_str().unwrap().to_string();
+    let r = read_until(&t, &id, "line 9");
+    assert_eq!((r["rows"].as_u64(), r["cols"].as_u64()), (Some(10), Some(40)));
+    assert_eq!(r["screen"][0], "line 1", "{r}");
+    assert_eq!(r["alternate_screen"], true, "{r}");
+    send(&t, &id, None, &["PageDown"]);
+    let r = read_until(&t, &id, "line 18");
+    assert_eq!(r["screen"][0], "line 10", "one page down: {r}");
+    send(&t, &id, Some("q"), &[]);
+    let r = shell(&t, &["term", "read", &id, "--timeout", "5"], 0);
+    assert_eq!((r["exited"].as_bool(), r["exit_code"].as_i64()), (Some(true), Some(0)), "{r}");
+    assert_eq!(r["alternate_screen"], false, "{r}");
+}
+
+#[test]
+fn terminals_end_with_their_session_and_refuse_bad_input() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let marker = format!("sleep 49.{}", std::process::id());
+    let r = start(&t, &s, &[&format!("{marker} & {marker}")]);
+    let id = r["terminal_id"].as_str().unwrap().to_string();
+    let until = Instant::now() + Duration::from_secs(10);
+    while aide_tests::processes_with_cmdline(&marker).len() < 2 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let v = shell(&t, &["term", "send", &id, "--key", "Hyper"], 2);
+    assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
+    assert!(v["error"]["hint"].as_str().unwrap().contains("PageDown"), "{v}");
+    let v = shell(&t, &["term", "send", &id], 2);
+    assert_eq!(v["error"]["code"], "invalid_arguments");
+    let v = shell(&t, &["term", "start", "--session", &s, "--rows", "0", "--", "true"], 2);
+    assert_eq!(v["error"]["details"]["field"], "rows", "{v}");
+    let v = shell(&t, &["term", "start", "--session", &s, "--max-risk", "low", "--", "rm -rf /tmp/x"], 3);
+    assert_eq!(v["error"]["code"], "risk_denied", "{v}");
+    let v = shell(&t, &["term", "read", "s-nothere.t1"], 2);
+    assert_eq!(v["error"]["code"], "not_found", "{v}");
+    shell(&t, &["session", "rm", &s], 0);
+    let until = Instant::now() + Duration::from_secs(10);
+    while !aide_tests::processes_with_cmdline(&marker).is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(aide_tests::processes_with_cmdline(&marker).is_empty(), "the terminal's processes outlived its session");
+}
+
+#[test]
+fn terminals_through_mcp() {
+    let t = TestDir::new();
+    let mut client = aide_tests::mcp::McpClient::start(t.root(), t.home(), &[]).handshake(json!({}));
+    let started = client.call("term_start", json!({ "command": "read -p 'ready> ' x; echo got:$x" }));
+    assert_eq!(started["isError"], false, "{started}");
+    let id = started["structuredContent"]["terminal_id"].as_str().unwrap().to_string();
+    let sent = client.call("term_send", json!({ "terminal_id": id, "text": "yes", "keys": ["Enter"] }));
+    assert_eq!(sent["isError"], false, "{sent}");
+    let read = client.call("term_read", json!({ "terminal_id": id, "wait_for": "got:yes" }));
+    assert_eq!(read["structuredContent"]["matched"], true, "{read}");
+    let closed = client.call("term_close", json!({ "terminal_id": id }));
+    assert_eq!(closed["isError"], false, "{closed}");
+}
