@@ -305,13 +305,25 @@ fn check_sessions() -> Check {
         }
     }
     let mut detail = format!("{} session(s)", sessions.len());
+    let keepers = llm_shell::keeper::running();
+    if !keepers.is_empty() {
+        let shown: Vec<String> =
+            keepers.iter().map(|(id, terminals)| format!("{id} ({terminals} terminal(s))")).collect();
+        detail.push_str(&format!(", with a live keeper: {}", shown.join(", ")));
+    }
+    let orphans = llm_shell::keeper::orphan_shells();
     if !busy.is_empty() {
         detail.push_str(&format!(", running a command now: {}", busy.join(", ")));
     }
-    if gone.is_empty() && damaged.is_empty() {
+    if gone.is_empty() && damaged.is_empty() && orphans.is_empty() {
         return Check::new("shell_sessions", NEEDED_BY, CheckStatus::Ok, detail);
     }
     let mut fixes = Vec::new();
+    if !orphans.is_empty() {
+        let pids: Vec<String> = orphans.iter().map(u32::to_string).collect();
+        detail.push_str(&format!(", session shells no keeper holds (orphans): pids {}", pids.join(", ")));
+        fixes.push(format!("kill {}", pids.join(" ")));
+    }
     if !gone.is_empty() {
         detail.push_str(&format!(", whose working folder is gone: {}", gone.join(", ")));
         fixes.extend(gone.iter().map(|id| format!("llm-shell session rm {id}")));

@@ -19,6 +19,7 @@
 //! takes the command's group down, as a timeout does.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -559,4 +560,46 @@ fn send(writer: &mut UnixStream, answer: &Answer) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(answer).map_err(std::io::Error::other)?;
     line.push(b'\n');
     writer.write_all(&line)
+}
+
+/// The sessions whose keeper runs now, each with its number of terminals.
+pub fn running() -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    for meta in crate::session::list().unwrap_or_default() {
+        let Ok(session) = crate::session::open(&meta.session_id) else { continue };
+        if is_alive(&session.dir) {
+            let terminals = match ask(&session, &Ask::TermList) {
+                Ok(Answer::Terms(t)) => t.len(),
+                _ => 0,
+            };
+            out.push((meta.session_id, terminals));
+        }
+    }
+    out
+}
+
+/// Live shells of sessions no keeper holds (nor a command of a keeper-less
+/// session): left behind by something the watcher did not see. Their pids.
+pub fn orphan_shells() -> Vec<u32> {
+    let sessions = crate::session::sessions_dir();
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return out };
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else { continue };
+        let Some(script) =
+            raw.split(|&b| b == 0).map(|a| Path::new(std::ffi::OsStr::from_bytes(a))).find(|a| a.ends_with("shell.sh"))
+        else {
+            continue;
+        };
+        let Some(dir) = script.parent() else { continue };
+        if dir.parent() == Some(sessions.as_path())
+            && !is_alive(dir)
+            && !aide_core::fsutil::lock_held(&dir.join("lock"))
+        {
+            out.push(pid);
+        }
+    }
+    out.sort_unstable();
+    out
 }
