@@ -546,6 +546,8 @@ fn run(
     stop: &dyn Fn() -> bool,
 ) -> Result<ExecOutput, AideError> {
     if shell.as_mut().is_none_or(|s| !s.is_alive()) {
+        // The old shell goes first: its end removes the report FIFO the new one makes.
+        *shell = None;
         session.check_state()?;
         let mut started =
             LiveShell::start(&session.dir, &session.meta.working_dir, session.meta.last_exit_code.unwrap_or(0))?;
