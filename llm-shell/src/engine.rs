@@ -75,7 +75,7 @@ fn env_update(id: &str, set: &[String], unset: &[String], ctx: &Context) -> Resu
         unrecorded: true,
         ..Default::default()
     };
-    let out = exec::run(&mut s, &order, true, &ctx.cancel)?;
+    let out = run_command(&mut s, &order, true, &ctx.cancel)?;
     if out.exit_code != 0 {
         return Err(ShellError::EnvUpdateFailed { stderr: out.stderr.trim().to_string() }.into());
     }
@@ -148,7 +148,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
         redact: !args.no_redact,
         unrecorded: false,
     };
-    let out = exec::run(&mut session, &order, args.session.is_some(), &ctx.cancel)?;
+    let out = run_command(&mut session, &order, args.session.is_some(), &ctx.cancel)?;
     drop(stdin);
     drop(cleanup);
     Ok(ShellOutput::Exec(Box::new(out)))
@@ -193,6 +193,81 @@ fn stdin_file(given: &std::path::Path, session: &session::Session, ctx: &Context
     }
 }
 
+/// TERM, INT and HUP caught while a command runs: the command's group is
+/// taken down first, then this process dies of the signal, as meant.
+struct Interrupts {
+    caught: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    handlers: Vec<signal_hook::SigId>,
+}
+
+impl Interrupts {
+    pub fn catch() -> Interrupts {
+        let caught = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let handlers = [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP]
+            .into_iter()
+            .filter_map(|sig| {
+                let number = usize::try_from(sig).unwrap_or(15);
+                signal_hook::flag::register_usize(sig, caught.clone(), number).ok()
+            })
+            .collect();
+        Interrupts { caught, handlers }
+    }
+
+    pub fn caught(&self) -> bool {
+        self.caught.load(std::sync::atomic::Ordering::Relaxed) != 0
+    }
+
+    /// After the command is gone: die of the signal caught, if one was.
+    pub fn die_if_caught(self) {
+        let caught = self.caught.load(std::sync::atomic::Ordering::Relaxed);
+        drop(self);
+        if let Ok(sig) = i32::try_from(caught)
+            && sig != 0
+        {
+            let _ = signal_hook::low_level::emulate_default_handler(sig);
+        }
+    }
+}
+
+impl Drop for Interrupts {
+    fn drop(&mut self) {
+        for id in self.handlers.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
+
+/// Runs `order` in `session`: through its keeper when `persistent` (one is
+/// started when none runs), else in a shell started for this command alone.
+fn run_command(
+    session: &mut session::Session,
+    order: &exec::ExecOrder,
+    persistent: bool,
+    cancel: &aide_core::tool::Cancel,
+) -> Result<exec::ExecOutput, AideError> {
+    let interrupts = Interrupts::catch();
+    let stop = || interrupts.caught() || cancel.is_cancelled();
+    let result = match persistent.then(|| crate::keeper::exec(session, order, &stop)).flatten() {
+        Some(answer) => answer,
+        None => {
+            // No keeper can listen here: a shell for this command alone, under the session's lock.
+            let _lock = session.lock()?;
+            session.check_state()?;
+            let mut shell = crate::live::LiveShell::start(
+                &session.dir,
+                &session.meta.working_dir,
+                session.meta.last_exit_code.unwrap_or(0),
+            )?;
+            shell.declared = session.declared();
+            exec::run_on(&mut shell, session, order, persistent, &stop)
+        }
+    };
+    if result.is_err() {
+        interrupts.die_if_caught();
+    }
+    result
+}
+
 /// Refuses `command` above `max`, judged among the session's own PATH,
 /// functions and aliases.
 fn check_risk(
@@ -223,7 +298,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
     let by_terminal = |id: &str| -> Result<session::Session, AideError> {
         let sid = session_of(id).ok_or_else(|| {
             AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
-                .with_hint("terminal ids look like s-…​.t1, as `term start` printed them")
+                .with_hint("terminal ids look like s-….t1, as `term start` printed them")
         })?;
         open_session(sid, ctx)
     };
@@ -384,6 +459,10 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
                     && !ctx.confined(std::path::Path::new(&s.meta.working_dir))
                 {
                     return Err(ShellError::NoSession { id: id.clone() }.into());
+                }
+                // Its keeper goes first, and with it the shell, the terminals and every process they started.
+                if let Some(dir) = session::dir_of(id) {
+                    crate::keeper::stop(&dir);
                 }
                 session::remove(id)?;
                 Ok(ShellOutput::Removed { removed: id.clone() })

@@ -3,19 +3,18 @@
 //! A persistent session's commands go to its keeper (see [`crate::keeper`]),
 //! which holds a live bash; a throwaway session's command, or one in a
 //! session whose folder is too deep for a socket's name, runs in a live
-//! shell of its own started for it (see [`crate::live`]). Either way the
+//! shell of its own started for it (see [`crate::live`]); the engine
+//! chooses. Here: what a command asks, what it answers, and the shared
+//! middle of both ways ([`run_on`]). Either way the
 //! command is `eval`ed in the shell itself, so `cd`, `export`, functions
 //! and options carry into the next, and the state is saved before the
 //! answer is given.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use aide_core::AideError;
 use aide_core::redact::Redactor;
-use aide_core::tool::Cancel;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -173,76 +172,4 @@ pub(crate) fn run_on(
         )?;
     }
     Ok(out)
-}
-
-/// TERM, INT and HUP caught while a command runs: the command's group is
-/// taken down first, then this process dies of the signal, as meant.
-pub(crate) struct Interrupts {
-    caught: Arc<AtomicUsize>,
-    handlers: Vec<signal_hook::SigId>,
-}
-
-impl Interrupts {
-    pub fn catch() -> Interrupts {
-        let caught = Arc::new(AtomicUsize::new(0));
-        let handlers = [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP]
-            .into_iter()
-            .filter_map(|sig| {
-                let number = usize::try_from(sig).unwrap_or(15);
-                signal_hook::flag::register_usize(sig, caught.clone(), number).ok()
-            })
-            .collect();
-        Interrupts { caught, handlers }
-    }
-
-    pub fn caught(&self) -> bool {
-        self.caught.load(Ordering::Relaxed) != 0
-    }
-
-    /// After the command is gone: die of the signal caught, if one was.
-    pub fn die_if_caught(self) {
-        let caught = self.caught.load(Ordering::Relaxed);
-        drop(self);
-        if let Ok(sig) = i32::try_from(caught)
-            && sig != 0
-        {
-            let _ = signal_hook::low_level::emulate_default_handler(sig);
-        }
-    }
-}
-
-impl Drop for Interrupts {
-    fn drop(&mut self) {
-        for id in self.handlers.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
-    }
-}
-
-/// Runs `order` in `session`: through its keeper when `persistent` (one is
-/// started when none runs), else in a shell started for this command alone.
-pub fn run(
-    session: &mut Session,
-    order: &ExecOrder,
-    persistent: bool,
-    cancel: &Cancel,
-) -> Result<ExecOutput, AideError> {
-    let interrupts = Interrupts::catch();
-    let stop = || interrupts.caught() || cancel.is_cancelled();
-    let result = match persistent.then(|| crate::keeper::exec(session, order, &stop)).flatten() {
-        Some(answer) => answer,
-        None => {
-            // No keeper can listen here: a shell for this command alone, under the session's lock.
-            let _lock = session.lock()?;
-            session.check_state()?;
-            let mut shell =
-                LiveShell::start(&session.dir, &session.meta.working_dir, session.meta.last_exit_code.unwrap_or(0))?;
-            shell.declared = session.declared();
-            run_on(&mut shell, session, order, persistent, &stop)
-        }
-    };
-    if result.is_err() {
-        interrupts.die_if_caught();
-    }
-    result
 }

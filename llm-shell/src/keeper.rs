@@ -132,10 +132,64 @@ fn ask_exec(
     order: &ExecOrder,
     stop: &dyn Fn() -> bool,
 ) -> Result<ExecOutput, AideError> {
-    let line = serde_json::to_vec(&Ask::Exec(order.clone())).map_err(|e| AideError::internal(e.to_string()))?;
+    let Some((answer, stopped)) = exchange(session, socket, &Ask::Exec(order.clone()), true, stop)? else {
+        return Err(AideError::internal("no keeper was started for the command"));
+    };
+    match answer {
+        Some(Answer::Done(out)) if !stopped => Ok(*out),
+        Some(Answer::Done(_)) => Err(AideError::cancelled()),
+        Some(Answer::Failed(e)) => Err(e.into()),
+        Some(other) => Err(AideError::internal(format!("the keeper answered {other:?} to a command"))),
+        None if stopped => Err(AideError::cancelled()),
+        None => Err(ShellError::CommandLost { why: "the session's keeper ended".into() }.into()),
+    }
+}
+
+/// Asks the keeper of `session` about its terminals (starting one for a
+/// new terminal only): the answer, or the keeper's error.
+pub(crate) fn ask(session: &Session, question: &Ask) -> Result<Answer, AideError> {
+    let socket = session.dir.join(SOCKET);
+    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(AideError::new(
+            aide_core::code::INVALID_ARGUMENTS,
+            "the session's folder path is too long for its keeper's socket",
+        )
+        .with_hint("set AIDE_HOME to a shorter path to use terminals"));
+    }
+    let start = matches!(question, Ask::TermStart { .. });
+    match exchange(session, &socket, question, start, &|| false)? {
+        // No keeper: none of its terminals lives.
+        None => Ok(Answer::Terms(Vec::new())),
+        Some((Some(Answer::Failed(e)), _)) => Err(e.into()),
+        Some((Some(answer), _)) => Ok(answer),
+        Some((None, _)) => Err(ShellError::CommandLost { why: "the session's keeper ended".into() }.into()),
+    }
+}
+
+/// Sends `question` to the keeper listening on `socket` (started first
+/// when none does and `start`) and reads its answer: None when no keeper
+/// listens; else the answer (None when the keeper closed before giving
+/// one) and whether `stop` said yes meanwhile. Once it does, this side of
+/// the connection is shut, which the keeper takes for the caller going
+/// away (it takes the command down); its answer is still read.
+fn exchange(
+    session: &Session,
+    socket: &Path,
+    question: &Ask,
+    start: bool,
+    stop: &dyn Fn() -> bool,
+) -> Result<Option<(Option<Answer>, bool)>, AideError> {
+    let line = serde_json::to_vec(question).map_err(|e| AideError::internal(e.to_string()))?;
     // A keeper that was leaving as we connected drops the request unread: once more, with a new one.
     for _ in 0..3 {
-        let stream = connect_or_start(session, socket)?;
+        let stream = if start {
+            connect_or_start(session, socket)?
+        } else {
+            match UnixStream::connect(socket) {
+                Ok(s) => s,
+                Err(_) => return Ok(None),
+            }
+        };
         let mut writer = stream.try_clone().map_err(|e| AideError::io("keeper socket", &e))?;
         if writer.write_all(&line).and_then(|()| writer.write_all(b"\n")).is_err() {
             continue;
@@ -150,61 +204,12 @@ fn ask_exec(
         let watch = || {
             if !stopped.get() && stop() {
                 stopped.set(true);
-                // The keeper takes the command down when it sees us go; its answer still comes.
                 let _ = writer.shutdown(std::net::Shutdown::Write);
             }
             stopped.get()
         };
-        let answer = read_answer(&mut reader, &watch);
-        let stopped = stopped.get() || stop();
-        return match answer? {
-            Some(Answer::Done(out)) if !stopped => Ok(*out),
-            Some(Answer::Done(_)) => Err(AideError::cancelled()),
-            Some(Answer::Failed(e)) => Err(e.into()),
-            Some(other) => Err(AideError::internal(format!("the keeper answered {other:?} to a command"))),
-            None if stopped => Err(AideError::cancelled()),
-            None => Err(ShellError::CommandLost { why: "the session's keeper ended".into() }.into()),
-        };
-    }
-    Err(ShellError::CommandLost { why: "the session's keeper kept closing before it took the command".into() }.into())
-}
-
-/// Asks the keeper of `session` about its terminals (starting one for a
-/// new terminal only): the answer, or the keeper's error.
-pub(crate) fn ask(session: &Session, question: &Ask) -> Result<Answer, AideError> {
-    let socket = session.dir.join(SOCKET);
-    if socket.as_os_str().len() > MAX_SOCKET_PATH {
-        return Err(AideError::new(
-            aide_core::code::INVALID_ARGUMENTS,
-            "the session's folder path is too long for its keeper's socket",
-        )
-        .with_hint("set AIDE_HOME to a shorter path to use terminals"));
-    }
-    let line = serde_json::to_vec(question).map_err(|e| AideError::internal(e.to_string()))?;
-    for _ in 0..3 {
-        let stream = match question {
-            Ask::TermStart { .. } => connect_or_start(session, &socket)?,
-            _ => match UnixStream::connect(&socket) {
-                Ok(s) => s,
-                // No keeper: none of its terminals lives.
-                Err(_) => return Ok(Answer::Terms(Vec::new())),
-            },
-        };
-        let mut writer = stream.try_clone().map_err(|e| AideError::io("keeper socket", &e))?;
-        if writer.write_all(&line).and_then(|()| writer.write_all(b"\n")).is_err() {
-            continue;
-        }
-        let mut reader = BufReader::new(stream);
-        match read_answer(&mut reader, &|| false)? {
-            Some(Answer::Accepted) => {}
-            None => continue,
-            Some(other) => return Err(AideError::internal(format!("the keeper answered {other:?} first"))),
-        }
-        return match read_answer(&mut reader, &|| false)? {
-            Some(Answer::Failed(e)) => Err(e.into()),
-            Some(answer) => Ok(answer),
-            None => Err(ShellError::CommandLost { why: "the session's keeper ended".into() }.into()),
-        };
+        let answer = read_answer(&mut reader, &watch)?;
+        return Ok(Some((answer, stopped.get() || stop())));
     }
     Err(ShellError::CommandLost { why: "the session's keeper kept closing before it took the request".into() }.into())
 }
@@ -419,11 +424,12 @@ fn keep(dir: &Path) -> i32 {
     let _ = std::fs::remove_file(&socket);
     aide_core::sync::lock(&kept.terminals).close_all();
     let closed = kept.ended.load(Ordering::Relaxed);
-    if let Some(mut shell) = aide_core::sync::lock(&kept.exec).1.take() {
-        if closed {
-            // Closed: the shell and every process it started go.
-            shell.kill();
-        }
+    let shell = aide_core::sync::lock(&kept.exec).1.take();
+    if let Some(mut shell) = shell
+        && closed
+    {
+        // Closed: the shell and every process it started go.
+        shell.kill();
     }
     drop(lock);
     0

@@ -269,8 +269,12 @@ impl LiveShell {
             make_fifo(path)?;
             // Read end first (it does not wait for a writer), then a write end of our own, held
             // until the command has ended, so the reader never sees an end before bash opens it.
-            let read =
-                std::fs::OpenOptions::new().read(true).custom_flags_nonblock().open(path).map_err(io("output FIFO"))?;
+            let read = std::os::unix::fs::OpenOptionsExt::custom_flags(
+                std::fs::OpenOptions::new().read(true),
+                libc::O_NONBLOCK,
+            )
+            .open(path)
+            .map_err(io("output FIFO"))?;
             let hold = std::fs::OpenOptions::new().write(true).open(path).map_err(io("output FIFO"))?;
             rustix::fs::fcntl_setfl(&read, rustix::fs::OFlags::empty())
                 .map_err(|e| AideError::io("output FIFO", &e.into()))?;
@@ -512,17 +516,6 @@ impl Report {
 /// `$EPOCHREALTIME` (seconds with a decimal point or comma) in µs.
 fn epoch_us(s: &str) -> Option<f64> {
     s.replace(',', ".").parse::<f64>().ok().map(|x| x * 1e6)
-}
-
-/// `OpenOptions` for a FIFO's read end that does not wait for a writer.
-trait NonBlocking {
-    fn custom_flags_nonblock(&mut self) -> &mut Self;
-}
-
-impl NonBlocking for std::fs::OpenOptions {
-    fn custom_flags_nonblock(&mut self) -> &mut Self {
-        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_NONBLOCK)
-    }
 }
 
 #[cfg(test)]

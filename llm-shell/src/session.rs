@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ShellError;
+pub use crate::state::shell_quote;
 
 /// What a session remembers besides its shell state.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -57,11 +58,6 @@ fn io_err(what: &str, e: &std::io::Error) -> AideError {
     AideError::io(what, e)
 }
 
-/// Quotes `s` for bash with single quotes.
-pub fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
 /// The initial state script of a session: the given environment, exported,
 /// and the working directory.
 pub fn initial_state(cwd: &Path, env: &BTreeMap<String, String>) -> String {
@@ -71,7 +67,7 @@ pub fn initial_state(cwd: &Path, env: &BTreeMap<String, String>) -> String {
             script.push_str(&format!("declare -x {k}={}\n", shell_quote(v)));
         }
     }
-    script.push_str(&format!("cd -- {} 2>/dev/null\n", shell_quote(&cwd.display().to_string())));
+    script.push_str(&crate::state::cd_line(&cwd.display().to_string()));
     script
 }
 
@@ -205,11 +201,14 @@ pub fn create(cwd: &Path, extra_env: &[(String, String)]) -> Result<Session, Aid
     create_in(&sessions_dir(), &id, &cwd, &starting_env(extra_env))
 }
 
+/// The folder of the session `id`, if `id` can name one (letters, digits, `-`).
+pub fn dir_of(id: &str) -> Option<PathBuf> {
+    let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    valid.then(|| sessions_dir().join(id))
+}
+
 pub fn open(id: &str) -> Result<Session, AideError> {
-    if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') || id.is_empty() {
-        return Err(not_found(id));
-    }
-    open_at(&sessions_dir().join(id))
+    open_at(&dir_of(id).ok_or_else(|| not_found(id))?)
 }
 
 /// Opens the session whose folder is `dir` (its name is the session's id).
@@ -265,17 +264,12 @@ pub fn remove(id: &str) -> Result<(), AideError> {
         Ok(s) => s,
         // A damaged session (its meta.json not a readable file) goes too: `rm` is how it is mended.
         Err(e) => {
-            let dir = sessions_dir().join(id);
-            let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-            if valid && std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
-                crate::keeper::stop(&dir);
+            if let Some(dir) = dir_of(id).filter(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir())) {
                 return std::fs::remove_dir_all(&dir).map_err(|e| io_err(&dir.display().to_string(), &e));
             }
             return Err(e);
         }
     };
-    // Its keeper goes first, and with it the shell and every process it started.
-    crate::keeper::stop(&s.dir);
     let _lock = s.lock()?;
     std::fs::remove_dir_all(&s.dir).map_err(|e| io_err(&s.dir.display().to_string(), &e))
 }

@@ -171,8 +171,18 @@ pub fn restorable_state(printed: &str, working_dir: &str) -> String {
             }
         }
     });
-    out.push_str(&format!("cd -- {} 2>/dev/null\n", crate::session::shell_quote(working_dir)));
+    out.push_str(&cd_line(working_dir));
     out
+}
+
+/// The last line of a state script: back to its working directory.
+pub fn cd_line(working_dir: &str) -> String {
+    format!("cd -- {} 2>/dev/null\n", shell_quote(working_dir))
+}
+
+/// Quotes `s` for bash with single quotes.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
 }
 
 /// The options script to save: what `set +o` and `shopt -p` printed, with

@@ -212,12 +212,12 @@ impl Terminal {
         rustix::termios::tcsetwinsize(&master, winsize).map_err(io("terminal size"))?;
         let slave_path =
             std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name.as_bytes()));
-        let slave = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags_noctty()
-            .open(&slave_path)
-            .map_err(|e| AideError::io("the terminal's slave side", &e))?;
+        let slave = std::os::unix::fs::OpenOptionsExt::custom_flags(
+            std::fs::OpenOptions::new().read(true).write(true),
+            libc::O_NOCTTY,
+        )
+        .open(&slave_path)
+        .map_err(|e| AideError::io("the terminal's slave side", &e))?;
         // The session's state, then a bash of the command line alone, which
         // runs a single program by exec: the program itself leads the
         // terminal's session, and Ctrl-C or Ctrl-D reach only it.
@@ -438,19 +438,9 @@ impl Terminals {
     }
 }
 
-/// The session a terminal id belongs to (`s-…​.t3` → `s-…`).
+/// The session a terminal id belongs to (`s-….t3` → `s-…`).
 pub fn session_of(terminal_id: &str) -> Option<&str> {
     terminal_id.rsplit_once(".t").map(|(s, _)| s).filter(|s| !s.is_empty())
-}
-
-trait NoCtty {
-    fn custom_flags_noctty(&mut self) -> &mut Self;
-}
-
-impl NoCtty for std::fs::OpenOptions {
-    fn custom_flags_noctty(&mut self) -> &mut Self {
-        std::os::unix::fs::OpenOptionsExt::custom_flags(self, libc::O_NOCTTY)
-    }
 }
 
 #[cfg(test)]
