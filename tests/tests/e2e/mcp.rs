@@ -94,7 +94,7 @@ fn lists_every_operation_of_the_catalogue_with_its_annotations_and_schemas() {
         .filter(|t| t["annotations"].get("openWorldHint").and_then(Value::as_bool).unwrap_or(true))
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(open_world, ["shell_exec", "shell_compare", "jobs_spawn"]);
+    assert_eq!(open_world, ["shell_exec", "term_start", "term_send", "shell_compare", "jobs_spawn"]);
     assert!(client.garbage.lock().unwrap().is_empty());
 }
 
@@ -162,6 +162,12 @@ fn every_tool_can_be_called_and_its_result_fits_its_output_schema() {
     assert_ne!(explained["overall_risk"], "low");
     call(&mut client, "shell_perf", json!({ "session": id }));
     call(&mut client, "shell_compare", json!({ "baseline": "HEAD", "command": "true", "iterations": 2, "warmup": 0 }));
+    let term = call(&mut client, "term_start", json!({ "session": id, "command": "read -p 'name? ' n; echo hi-$n" }));
+    let term_id = term["terminal_id"].as_str().unwrap().to_string();
+    call(&mut client, "term_send", json!({ "terminal_id": term_id, "text": "ann", "keys": ["Enter"] }));
+    let seen = call(&mut client, "term_read", json!({ "terminal_id": term_id, "wait_for": "hi-ann" }));
+    assert_eq!(seen["matched"], true, "{seen}");
+    call(&mut client, "term_close", json!({ "terminal_id": term_id }));
     call(&mut client, "shell_session_close", json!({ "id": id }));
 
     let spawned = call(&mut client, "jobs_spawn", json!({ "command": "echo from-job" }));
