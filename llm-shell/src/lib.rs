@@ -1,12 +1,16 @@
 //! # llm-shell: persistent shell sessions for agents
 //!
-//! State carries forward across separate invocations without a daemon:
-//! each `exec` runs bash afresh, restores the session's saved state, runs the
-//! command in the shell itself and saves the state again (see [`exec`]).
+//! State carries forward across separate invocations: a session's first
+//! `exec` starts its keeper (see [`keeper`]), a detached process holding a
+//! live bash that runs each command in the shell itself and saves the state
+//! before answering; a keeper that dies is replaced from the saved state.
+//! Nothing for the user to start or stop.
 //!
 //! * `session new|list|show|rm`, `env --session ID --set K=V --unset K`
 //! * `exec [--session ID] [--timeout S] [--max-output BYTES] [--max-risk L]
-//!   [--no-redact] [--background] -- COMMAND`
+//!   [--no-redact] [--background] [--stdin FILE|-] -- COMMAND`
+//! * `term start|send|read|resize|list|close` (programs on a pseudo-terminal,
+//!   held by the session's keeper; see [`terminal`])
 //! * `check -- COMMAND` (parse only: brush-parser, with `bash -n` as a second opinion)
 //! * `explain -- COMMAND` (steps, when each runs, risk and its reasons, ShellCheck)
 //! * `perf [--session ID] [--last N]` (aggregate, recent, anomalies)
@@ -17,6 +21,8 @@
 //! * `exec`: `{ "exit_code", "stdout", "stderr", "stdout_bytes", "stdout_truncated", …,
 //!   "execution_time_ms", "timed_out", "working_dir", "redactions",
 //!   "performance": { "parse_us", "restore_us", "execute_us", "capture_us", "total_us" } }`
+//! * `term start`/`read`: `{ "terminal_id", "session_id", "screen": [lines], "cursor": { "row", "col" },
+//!   "output", "output_dropped", "alternate_screen", "matched", "exited", "exit_code", … }`
 //! * `session show`: `{ "session_id", "working_dir", "environment", "active_jobs",
 //!   "last_exit_code", "uptime_seconds" }`
 //! * `env`: `{ "updated": [...], "session_id" }`
@@ -144,6 +150,7 @@ pub enum TermAction {
     },
     /// The screen, the cursor, and the text printed since the last read.
     Read {
+        /// The terminal's id, as `term start` printed it.
         terminal_id: String,
         /// Wait until this regex matches the screen or the new text.
         #[arg(long, value_name = "REGEX")]
@@ -161,6 +168,7 @@ pub enum TermAction {
     },
     /// Change a terminal's size (the program gets SIGWINCH).
     Resize {
+        /// The terminal's id, as `term start` printed it.
         terminal_id: String,
         #[arg(long)]
         rows: u16,
@@ -173,7 +181,10 @@ pub enum TermAction {
         session: Option<String>,
     },
     /// End a terminal's program and everything it started.
-    Close { terminal_id: String },
+    Close {
+        /// The terminal's id, as `term start` printed it.
+        terminal_id: String,
+    },
 }
 
 /// `llm-shell exec` options.

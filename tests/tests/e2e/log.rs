@@ -171,7 +171,8 @@ fn aide_home_and_everything_under_it_is_private_and_stores_commands_redacted() {
         seen += 1;
         if meta.is_dir() {
             stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
-        } else if meta.is_file() && !p.to_string_lossy().contains("state.sh") && !p.to_string_lossy().contains("/jobs/") {
+        } else if meta.is_file() && !p.to_string_lossy().contains("state.sh") && !p.to_string_lossy().contains("/jobs/")
+        {
             // (A live keeper's socket and report FIFO hold no bytes to read.)
             // Session state must keep exported values (it is private); the
             // perf history, the command file and the log store the command redacted.
