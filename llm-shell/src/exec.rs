@@ -3,9 +3,9 @@
 //! A persistent session's commands go to its keeper (see [`crate::keeper`]),
 //! which holds a live bash; a throwaway session's command, or one in a
 //! session whose folder is too deep for a socket's name, runs in a live
-//! shell of its own started for it (see [`crate::live`]); the engine
+//! shell of its own started for it (the `live` module); the engine
 //! chooses. Here: what a command asks, what it answers, and the shared
-//! middle of both ways ([`run_on`]). Either way the
+//! middle of both ways (`run_on`). Either way the
 //! command is `eval`ed in the shell itself, so `cd`, `export`, functions
 //! and options carry into the next, and the state is saved before the
 //! answer is given.
