@@ -194,6 +194,16 @@ pub fn have(program: &str) -> bool {
     Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok()
 }
 
+/// Waits until `check` holds, asking every 20 ms; fails the test naming
+/// `what` when it has not within `within`.
+pub fn eventually(what: &str, within: std::time::Duration, mut check: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + within;
+    while !check() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Pids of live processes whose command line contains `needle` (words
 /// joined by spaces), read from /proc: `pgrep -f` without procps.
 pub fn processes_with_cmdline(needle: &str) -> Vec<u32> {

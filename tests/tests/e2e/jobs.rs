@@ -43,12 +43,8 @@ fn group_members(pgid: u64) -> Vec<u64> {
     out
 }
 
-fn eventually(what: &str, mut check: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn eventually(what: &str, check: impl FnMut() -> bool) {
+    aide_tests::eventually(what, Duration::from_secs(30), check);
 }
 
 #[test]

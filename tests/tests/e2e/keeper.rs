@@ -4,7 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use aide_tests::TestDir;
 
@@ -24,12 +24,8 @@ fn alive(pid: u32) -> bool {
         .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
 }
 
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let until = Instant::now() + Duration::from_secs(10);
-    while !done() {
-        assert!(Instant::now() < until, "timed out waiting: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+fn wait_until(what: &str, done: impl FnMut() -> bool) {
+    aide_tests::eventually(what, Duration::from_secs(10), done);
 }
 
 #[test]

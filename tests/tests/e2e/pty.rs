@@ -113,10 +113,9 @@ fn terminals_end_with_their_session_and_refuse_bad_input() {
     let marker = format!("sleep 49.{}", std::process::id());
     let r = start(&t, &s, &[&format!("{marker} & {marker}")]);
     let id = r["terminal_id"].as_str().unwrap().to_string();
-    let until = Instant::now() + Duration::from_secs(10);
-    while aide_tests::processes_with_cmdline(&marker).len() < 2 && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    aide_tests::eventually("the terminal's command to start", Duration::from_secs(10), || {
+        aide_tests::processes_with_cmdline(&marker).len() >= 2
+    });
     let v = shell(&t, &["term", "send", &id, "--key", "Hyper"], 2);
     assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
     assert!(v["error"]["hint"].as_str().unwrap().contains("PageDown"), "{v}");
@@ -129,11 +128,9 @@ fn terminals_end_with_their_session_and_refuse_bad_input() {
     let v = shell(&t, &["term", "read", "s-nothere.t1"], 2);
     assert_eq!(v["error"]["code"], "not_found", "{v}");
     shell(&t, &["session", "rm", &s], 0);
-    let until = Instant::now() + Duration::from_secs(10);
-    while !aide_tests::processes_with_cmdline(&marker).is_empty() && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(aide_tests::processes_with_cmdline(&marker).is_empty(), "the terminal's processes outlived its session");
+    aide_tests::eventually("the terminal's processes to end with its session", Duration::from_secs(10), || {
+        aide_tests::processes_with_cmdline(&marker).is_empty()
+    });
 }
 
 #[test]
