@@ -252,13 +252,7 @@ fn run_command(
         None => {
             // No keeper can listen here: a shell for this command alone, under the session's lock.
             let _lock = session.lock()?;
-            session.check_state()?;
-            let mut shell = crate::live::LiveShell::start(
-                &session.dir,
-                &session.meta.working_dir,
-                session.meta.last_exit_code.unwrap_or(0),
-            )?;
-            shell.declared = session.declared();
+            let mut shell = crate::live::LiveShell::for_session(session)?;
             exec::run_on(&mut shell, session, order, persistent, &stop)
         }
     };

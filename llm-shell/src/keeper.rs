@@ -554,11 +554,7 @@ fn run(
     if shell.as_mut().is_none_or(|s| !s.is_alive()) {
         // The old shell goes first: its end removes the report FIFO the new one makes.
         *shell = None;
-        session.check_state()?;
-        let mut started =
-            LiveShell::start(&session.dir, &session.meta.working_dir, session.meta.last_exit_code.unwrap_or(0))?;
-        started.declared = session.declared();
-        *shell = Some(started);
+        *shell = Some(LiveShell::for_session(session)?);
     }
     let Some(live) = shell.as_mut() else { return Err(AideError::internal("no shell")) };
     run_on(live, session, order, true, stop)

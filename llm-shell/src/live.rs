@@ -190,8 +190,18 @@ fn open_both(path: &Path) -> Result<File, AideError> {
 }
 
 impl LiveShell {
+    /// Starts the live bash of `session`, on its saved state (refused when
+    /// that state is not a sane regular file), in its working directory.
+    pub fn for_session(session: &crate::session::Session) -> Result<LiveShell, AideError> {
+        session.check_state()?;
+        let mut shell =
+            LiveShell::start(&session.dir, &session.meta.working_dir, session.meta.last_exit_code.unwrap_or(0))?;
+        shell.declared = session.declared();
+        Ok(shell)
+    }
+
     /// Starts bash in `working_dir` on the state saved in the session folder `dir`.
-    pub fn start(dir: &Path, working_dir: &str, last_exit: i32) -> Result<LiveShell, AideError> {
+    fn start(dir: &Path, working_dir: &str, last_exit: i32) -> Result<LiveShell, AideError> {
         let started = Instant::now();
         let nonce = aide_core::ids::new_execution_id().replace('-', "");
         let report_path = dir.join("report");

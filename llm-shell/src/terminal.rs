@@ -331,8 +331,9 @@ impl Terminal {
                         break;
                     }
                 }
-                let closed = s.closed || exited;
-                if closed && (s.closed || start.elapsed() > Duration::from_millis(100)) {
+                // The program ended: read once the PTY gives its end (or 100 ms
+                // after the exit, when a child of it still holds the PTY).
+                if s.closed || (exited && start.elapsed() > Duration::from_millis(100)) {
                     break;
                 }
                 if let Some(q) = quiet
