@@ -379,6 +379,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         ctx = ctx.with_progress(line.sink());
     }
     ctx.prepared_records = format == (Format::Json { pretty: false });
+    ctx.reads_stdin = common.request.as_deref() != Some("-");
     if matches!(format, Format::Text | Format::Jsonl) {
         let mut live = crate::tool::Live::new(Box::new(io::stdout()), common.color.for_stdout());
         if let Some(line) = &progress_line {

@@ -333,6 +333,10 @@ pub struct Context {
     /// serialize each record where it is found, in parallel, and keep the
     /// JSON instead of the (larger) structs.
     pub prepared_records: bool,
+    /// The run may read this process's stdin as its caller's data (`exec
+    /// --stdin -`): a command-line run whose request did not come on stdin.
+    /// Never a server's run, whose stdin is its protocol.
+    pub reads_stdin: bool,
     /// The root the run opened, for the execution log.
     opened_root: Mutex<Option<PathBuf>>,
     /// The roots this run is confined to (`aide mcp`'s), opened once: the
@@ -366,6 +370,7 @@ impl Context {
             live: None,
             logged: false,
             prepared_records: false,
+            reads_stdin: false,
             opened_root: Mutex::new(None),
             confine: None,
         }

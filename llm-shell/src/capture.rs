@@ -46,6 +46,15 @@ impl Capture {
     }
 }
 
+/// `bytes` kept as a head and a tail of `max` bytes in all, the cut marked;
+/// and whether anything was cut.
+pub(crate) fn head_and_tail(bytes: &[u8], max: usize) -> (String, bool) {
+    let mut capture = Capture::new(max);
+    capture.push(bytes);
+    let (text, _, truncated) = capture.finish();
+    (text, truncated)
+}
+
 /// One output stream as it arrives: redacted as a stream (when asked), so
 /// the head and tail are cut from redacted text and no cut shows part of
 /// a secret; what it wrote counted before redaction.

@@ -5,14 +5,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use aide_core::AideError;
-use aide_core::command::CommandArgs;
-use aide_core::tool::{Context, Tool};
+use aide_core::tool::Context;
 
 use crate::error::ShellError;
 use crate::output::{SessionState, ShellOutput};
 use crate::{
-    DEFAULT_MAX_OUTPUT, ExecArgs, SessionAction, ShellCommand, TermAction, compare, exec, explain, perf, session,
-    syntax,
+    DEFAULT_MAX_OUTPUT, ExecArgs, SessionAction, ShellCommand, TermAction, compare, exec, explain, handoff, perf,
+    session, syntax,
 };
 
 /// Replaces the values of secret-named variables (`DB_PASSWORD`, `API_TOKEN`):
@@ -102,37 +101,47 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     let cleanup = TempDir(args.session.is_none().then(|| session.dir.parent().map(PathBuf::from)).flatten());
 
     // Read from the saved state only when needed: a keeper knows it already.
-    let needs_declared = args.max_risk.is_some() || args.background;
+    let handed_off = args.background || args.yield_ms.is_some();
+    let needs_declared = args.max_risk.is_some() || handed_off;
     let declared = if needs_declared { session.declared() } else { Default::default() };
     if let Some(max) = args.max_risk {
         check_risk(&command, &session, &declared, max)?;
     }
 
-    if args.background {
-        let job_command = format!(
-            "source {} >/dev/null 2>&1\n{command}",
-            session::shell_quote(&session.state_path().display().to_string())
-        );
-        // Through llm-jobs' own entry point, as any caller of it would.
-        let mut request = llm_jobs::JobsRequest {
-            command: llm_jobs::JobsCommand::Spawn(llm_jobs::SpawnArgs {
-                session: args.session.clone(),
-                cwd: Some(PathBuf::from(&session.meta.working_dir)),
-                timeout: args.timeout,
-                // The job's redactor knows the session's secret values (they are exported by
-                // the state the command sources anyway).
-                env: declared.secret_variables().map(|(k, v)| format!("{k}={v}")).collect(),
-                command: CommandArgs::line(job_command),
-                ..llm_jobs::SpawnArgs::default()
-            }),
+    if handed_off {
+        if args.background && args.yield_ms.is_some() {
+            return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "--background and --yield-ms both given")
+                .with_hint("--background answers at once; --yield-ms N answers after N ms: give one"));
+        }
+        let yield_for = match args.yield_ms {
+            Some(ms) if ms as f64 / 1000.0 > aide_core::request::MAX_SECONDS => {
+                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--yield-ms {ms} is too long"))
+                    .with_hint("give at most a day; wait longer with `llm-jobs wait ID`"));
+            }
+            Some(ms) => Some(Duration::from_millis(ms)),
+            None => None,
         };
-        llm_jobs::LlmJobs::prepare(&mut request)?;
-        let job = match llm_jobs::LlmJobs::run(request, &ctx.nested())?.output {
-            llm_jobs::JobsOutput::Spawned(job) => job,
-            other => return Err(AideError::internal(format!("llm-jobs spawn answered {other:?}"))),
+        let stdin = match &args.stdin {
+            None => handoff::JobStdin::Nothing,
+            Some(path) if path.as_os_str() == "-" => handoff::JobStdin::Bytes(read_own_stdin(ctx)?),
+            Some(path) => handoff::JobStdin::File(checked_stdin_path(path, ctx)?),
         };
+        let persistent = args.session.is_some();
+        let job = handoff::spawn(&command, &session, persistent, &declared, stdin, args.timeout, ctx)?;
         drop(cleanup);
-        return Ok(ShellOutput::Background { session_id: args.session.clone(), job });
+        let session_id = args.session.clone();
+        return Ok(match yield_for {
+            None => ShellOutput::Background { session_id, job },
+            Some(wait) => ShellOutput::Yielded(Box::new(handoff::yield_after(
+                job.job_id,
+                &command,
+                session_id,
+                wait,
+                args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
+                !args.no_redact,
+                ctx,
+            )?)),
+        });
     }
 
     let stdin = match &args.stdin {
@@ -173,17 +182,34 @@ impl Drop for StdinFile {
 
 fn stdin_file(given: &std::path::Path, session: &session::Session, ctx: &Context) -> Result<StdinFile, AideError> {
     if given.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| AideError::io("stdin", &e))?;
+        let bytes = read_own_stdin(ctx)?;
         let path = session.dir.join(format!("stdin.{}", aide_core::ids::new_execution_id()));
         aide_core::fsutil::write_atomic_with(&path, &bytes, Some(aide_core::fsutil::private_permissions()))
             .map_err(|e| AideError::io("stdin", &e))?;
         return Ok(StdinFile { path, owned: true });
     }
+    Ok(StdinFile { path: checked_stdin_path(given, ctx)?, owned: false })
+}
+
+/// All llm-shell itself reads from its stdin (`--stdin -`), when its
+/// caller's data is there: not in a server, whose stdin is its protocol,
+/// nor after a request read from stdin.
+fn read_own_stdin(ctx: &Context) -> Result<Vec<u8>, AideError> {
+    if !ctx.reads_stdin {
+        return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "--stdin -: this run's stdin is not the caller's data")
+            .with_hint("over MCP, or with --request -, write the input to a file inside the root and give its path"));
+    }
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| AideError::io("stdin", &e))?;
+    Ok(bytes)
+}
+
+/// `--stdin FILE`: a regular file inside the roots of a confined run.
+fn checked_stdin_path(given: &std::path::Path, ctx: &Context) -> Result<PathBuf, AideError> {
     let path = ctx.resolve(given);
     ctx.check_confined("--stdin", &path)?;
     match std::fs::metadata(&path) {
-        Ok(m) if m.is_file() => Ok(StdinFile { path, owned: false }),
+        Ok(m) if m.is_file() => Ok(path),
         Ok(_) => Err(AideError::new(
             aide_core::code::NOT_A_REGULAR_FILE,
             format!("--stdin {}: not a regular file", given.display()),
@@ -374,7 +400,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
             }
             Ok(ShellOutput::Terminals { terminals })
         }
-        Answer::TermClosed { terminal_id, exit_code } => Ok(ShellOutput::TermClosed { terminal_id, exit_code }),
+        Answer::TermClosed { terminal_id, exit_code } => Ok(ShellOutput::TermClosed { closed: terminal_id, exit_code }),
         other => Err(AideError::internal(format!("the keeper answered {other:?}"))),
     }
 }

@@ -8,7 +8,7 @@
 //!
 //! * `session new|list|show|rm`, `env --session ID --set K=V --unset K`
 //! * `exec [--session ID] [--timeout S] [--max-output BYTES] [--max-risk L]
-//!   [--no-redact] [--background] [--stdin FILE|-] -- COMMAND`
+//!   [--no-redact] [--background | --yield-ms MS] [--stdin FILE|-] -- COMMAND`
 //! * `term start|send|read|resize|list|close` (programs on a pseudo-terminal,
 //!   held by the session's keeper; see [`terminal`])
 //! * `check -- COMMAND` (parse only: brush-parser, with `bash -n` as a second opinion)
@@ -21,6 +21,8 @@
 //! * `exec`: `{ "exit_code", "stdout", "stderr", "stdout_bytes", "stdout_truncated", …,
 //!   "execution_time_ms", "timed_out", "working_dir", "redactions",
 //!   "performance": { "parse_us", "restore_us", "execute_us", "capture_us", "total_us" } }`
+//! * `exec --yield-ms`: `{ "job_id", "running", "status", "exit_code", "signal", "timed_out",
+//!   "stdout", "stderr", "stdout_bytes", "stderr_bytes", … }` (see [`handoff`])
 //! * `term start`/`read`: `{ "terminal_id", "session_id", "screen": [lines], "cursor": { "row", "col" },
 //!   "output", "output_dropped", "alternate_screen", "matched", "exited", "exit_code", … }`
 //! * `session show`: `{ "session_id", "working_dir", "environment", "active_jobs",
@@ -41,6 +43,7 @@
 mod capture;
 pub mod compare;
 mod engine;
+pub mod handoff;
 pub mod error;
 pub mod exec;
 pub mod explain;
@@ -155,7 +158,8 @@ pub enum TermAction {
         /// Wait until this regex matches the screen or the new text.
         #[arg(long, value_name = "REGEX")]
         wait_for: Option<String>,
-        /// Wait until nothing was printed for this long (default 300 without --wait-for).
+        /// Wait until nothing was printed for this long (default 300 without
+        /// --wait-for; with it, the quiet spell is waited for after the match).
         #[arg(long, value_name = "MS")]
         quiet_ms: Option<u64>,
         /// Wait at most this long (default 10).
@@ -206,9 +210,13 @@ pub struct ExecArgs {
     /// Show secrets in the output instead of [REDACTED].
     #[arg(long)]
     pub no_redact: bool,
-    /// Hand the command to llm-jobs and return the job.
-    #[arg(long)]
+    /// Hand the command to llm-jobs and return the job at once.
+    #[arg(long, conflicts_with = "yield_ms")]
     pub background: bool,
+    /// Answer after this many ms with the output so far; a command still
+    /// running goes on as an llm-jobs job (`running`, `job_id`).
+    #[arg(long, value_name = "MS")]
+    pub yield_ms: Option<u64>,
     /// A file the command reads as its stdin, or `-` for what llm-shell reads (default: nothing).
     #[arg(long, value_name = "FILE")]
     pub stdin: Option<PathBuf>,
@@ -328,7 +336,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["exec"],
             group: Group::Shell,
-            description: "Runs a bash command in a persistent session (working directory and environment survive between calls) or in a throwaway one, with a timeout; returns stdout, stderr and the exit code separately, each cut to a head and tail when long. background hands the command to jobs and returns at once. The command can do anything: check unfamiliar ones with shell_explain first.",
+            description: "Runs a bash command in a persistent session (working directory and environment survive between calls) or a throwaway one; returns stdout, stderr and the exit code, each cut to head and tail when long. background hands it to jobs at once; yield_ms answers after that long with the output so far, plus running and job_id if it goes on. Check unfamiliar commands with shell_explain first.",
             effects: RUNS_COMMANDS,
             output: &["stdout", "job"],
             mcp_defaults: &[],
@@ -370,7 +378,7 @@ impl Tool for LlmShell {
             group: Group::Shell,
             description: "Ends a terminal's program and every process it started.",
             effects: REMOVES,
-            output: &["exit_code"],
+            output: &["closed"],
             mcp_defaults: &[],
         },
         Operation {

@@ -40,8 +40,10 @@ pub enum ShellOutput {
     Exec(Box<exec::ExecOutput>),
     Terminal(Box<crate::terminal::TermView>),
     Terminals { terminals: Vec<crate::terminal::TermListed> },
-    TermClosed { terminal_id: String, exit_code: Option<i32> },
+    /// `term close`: the terminal closed, and its program's exit status (none: killed).
+    TermClosed { closed: String, exit_code: Option<i32> },
     Background { session_id: Option<String>, job: llm_jobs::SpawnOutput },
+    Yielded(Box<crate::handoff::YieldedOutput>),
     Check(Box<syntax::CheckOutput>),
     Explain(Box<explain::ExplainOutput>),
     Perf(perf::PerfOutput),
@@ -83,9 +85,9 @@ impl Render for ShellOutput {
                     writeln!(w, "{} {state} {}", t.terminal_id, t.command)?;
                 }
             }
-            ShellOutput::TermClosed { terminal_id, exit_code } => {
+            ShellOutput::TermClosed { closed, exit_code } => {
                 let code = exit_code.map_or("killed".to_string(), |c| format!("exit {c}"));
-                writeln!(w, "closed terminal {terminal_id} ({code})")?;
+                writeln!(w, "closed terminal {closed} ({code})")?;
             }
             ShellOutput::Env { updated, session_id } => writeln!(w, "{session_id}: {}", updated.join(" "))?,
             ShellOutput::Exec(e) => {
@@ -119,6 +121,28 @@ impl Render for ShellOutput {
                 write!(w, "job {} ", job.job_id)?;
                 w.paint(Paint::Warn, job.status.as_str())?;
                 writeln!(w, ": {}", job.command)?;
+            }
+            ShellOutput::Yielded(y) => {
+                w.write_all(y.stdout.as_bytes())?;
+                w.write_all(y.stderr.as_bytes())?;
+                if !(y.stdout.is_empty() && y.stderr.is_empty()) && !y.stdout.ends_with('\n') && !y.stderr.ends_with('\n') {
+                    writeln!(w)?;
+                }
+                if y.running {
+                    w.paint(
+                        Paint::Warn,
+                        format_args!(
+                            "[still running as job {id}: llm-jobs wait {id} | llm-jobs logs {id} --stream stdout --since-offset {} | llm-jobs kill {id}]",
+                            y.stdout_bytes,
+                            id = y.job_id
+                        ),
+                    )?;
+                } else {
+                    let paint = if y.status == llm_jobs::Status::Done && y.exit_code == Some(0) { Paint::Dim } else { Paint::Bad };
+                    let code = y.exit_code.map_or_else(|| "none".to_string(), |c| c.to_string());
+                    w.paint(paint, format_args!("[job {} {}, exit {code}]", y.job_id, y.status.as_str()))?;
+                }
+                writeln!(w)?;
             }
             ShellOutput::Check(c) => {
                 if c.valid {
@@ -212,6 +236,7 @@ impl Render for ShellOutput {
     fn exit_status(&self) -> ExitStatus {
         match self {
             ShellOutput::Exec(e) => exec_exit_status(e),
+            ShellOutput::Yielded(y) => yielded_exit_status(y),
             _ => ExitStatus::found(self.found()),
         }
     }
@@ -246,6 +271,18 @@ pub fn exec_exit_status(e: &exec::ExecOutput) -> ExitStatus {
         _ if e.timed_out => TIMEOUT_EXIT,
         Ok(code) => ExitStatus::Command(code),
         Err(_) => UNREADABLE_EXIT,
+    }
+}
+
+/// Exit status of `exec --yield-ms`: 0 while the command runs on; once it
+/// ended, as `exec`'s (128 + the signal that ended it, as a shell says).
+fn yielded_exit_status(y: &crate::handoff::YieldedOutput) -> ExitStatus {
+    match (y.exit_code.map(u8::try_from), y.signal) {
+        _ if y.running => ExitStatus::Command(0),
+        _ if y.timed_out => TIMEOUT_EXIT,
+        (Some(Ok(code)), _) => ExitStatus::Command(code),
+        (None, Some(sig)) => u8::try_from(128 + sig).map_or(UNREADABLE_EXIT, ExitStatus::Command),
+        _ => UNREADABLE_EXIT,
     }
 }
 

@@ -218,10 +218,12 @@ impl Terminal {
         )
         .open(&slave_path)
         .map_err(|e| AideError::io("the terminal's slave side", &e))?;
-        // The session's state, then a bash of the command line alone, which
-        // runs a single program by exec: the program itself leads the
-        // terminal's session, and Ctrl-C or Ctrl-D reach only it.
-        let script = r#"source "$1" >/dev/null 2>&1; exec bash --noprofile --norc -c "$2""#;
+        // The session's state (variables, functions, aliases, options), then
+        // the command line in that same shell, so the session's functions
+        // and aliases work in it. A program it runs shares the terminal's
+        // process group with this bash, which waits through a Ctrl-C the
+        // program handles (a REPL) and ends with one that ends the program.
+        let script = r#"source "$1" >/dev/null 2>&1; shopt -s expand_aliases; eval "$2""#;
         let mut cmd = Command::new("bash");
         cmd.args(["--noprofile", "--norc", "-c", script, "bash"])
             .arg(dir.join("state.sh"))
@@ -324,11 +326,16 @@ impl Terminal {
             let exited = self.exited();
             {
                 let s = lock(&self.screen);
-                if let Some(p) = &pattern {
+                if let Some(p) = &pattern
+                    && matched.is_none()
+                {
                     let seen = s.parser.screen().contents();
                     if p.is_match(&seen) || p.is_match(&s.pending.text) {
                         matched = Some(true);
-                        break;
+                        // With a quiet spell asked too, it is waited for after the match.
+                        if quiet.is_none() {
+                            break;
+                        }
                     }
                 }
                 // The program ended: read once the PTY gives its end (or 100 ms
@@ -336,8 +343,9 @@ impl Terminal {
                 if s.closed || (exited && start.elapsed() > Duration::from_millis(100)) {
                     break;
                 }
+                let awaiting_match = pattern.is_some() && matched.is_none();
                 if let Some(q) = quiet
-                    && pattern.is_none()
+                    && !awaiting_match
                     && s.last_output.elapsed() >= q
                     && start.elapsed() >= q.min(Duration::from_millis(50))
                 {
@@ -345,7 +353,7 @@ impl Terminal {
                 }
             }
             if start.elapsed() >= timeout {
-                if pattern.is_some() {
+                if pattern.is_some() && matched.is_none() {
                     matched = Some(false);
                 }
                 break;

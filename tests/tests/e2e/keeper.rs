@@ -143,3 +143,38 @@ fn stdin_comes_from_a_file_or_from_llm_shells_own_stdin() {
     let v = shell(&t, &["exec", "--session", &s, "--stdin", "missing.txt", "--", "cat"], 2);
     assert_eq!(v["error"]["code"], "not_found", "{v}");
 }
+
+/// `aide doctor` names the sessions whose keeper runs (with their
+/// terminals), and a session shell no keeper holds, with the fix.
+#[test]
+fn doctor_lists_live_keepers_and_orphaned_session_shells() {
+    let t = TestDir::new();
+    let doctor_line = |t: &TestDir| -> serde_json::Value {
+        let doc: serde_json::Value = t.cmd("aide").args(["doctor"]).json(0);
+        doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "shell_sessions").cloned().unwrap()
+    };
+    let s = new_session(&t);
+    exec(&t, &s, "true");
+    shell(&t, &["term", "start", "--session", &s, "--", "sleep 60"], 0);
+    let check = doctor_line(&t);
+    assert_eq!(check["status"], "ok", "{check}");
+    assert!(check["detail"].as_str().unwrap().contains(&format!("with a live keeper: {s} (1 terminal(s))")), "{check}");
+
+    // A session's shell left running with no keeper and no command holding it.
+    let idle = new_session(&t);
+    let script = session_dir(&t, &idle).join("shell.sh");
+    let mut orphan = Command::new("bash")
+        .args(["-c", "sleep 60; :", "orphan"])
+        .arg(&script)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = orphan.id();
+    let check = doctor_line(&t);
+    assert_eq!(check["status"], "warn", "{check}");
+    assert!(check["detail"].as_str().unwrap().contains(&format!("(orphans): pids {pid}")), "{check}");
+    assert!(check["fix"].as_str().unwrap().contains(&format!("kill {pid}")), "{check}");
+    orphan.kill().unwrap();
+    orphan.wait().unwrap();
+    assert_eq!(doctor_line(&t)["status"], "ok");
+}

@@ -168,6 +168,10 @@ fn every_tool_can_be_called_and_its_result_fits_its_output_schema() {
     let seen = call(&mut client, "term_read", json!({ "terminal_id": term_id, "wait_for": "hi-ann" }));
     assert_eq!(seen["matched"], true, "{seen}");
     call(&mut client, "term_close", json!({ "terminal_id": term_id }));
+    let yielded =
+        call(&mut client, "shell_exec", json!({ "session": id, "command": "echo early; sleep 30", "yield_ms": 500 }));
+    assert_eq!((&yielded["running"], &yielded["stdout"]), (&json!(true), &json!("early\n")), "{yielded}");
+    call(&mut client, "jobs_kill", json!({ "id": yielded["job_id"], "grace": 1 }));
     call(&mut client, "shell_session_close", json!({ "id": id }));
 
     let spawned = call(&mut client, "jobs_spawn", json!({ "command": "echo from-job" }));
@@ -207,6 +211,11 @@ fn a_tool_failure_is_an_error_result_with_the_clis_error_object() {
     assert_eq!(doc["error"]["hint"], cli["error"]["hint"]);
     let result = client.call("read", json!({ "paths": ["missing.txt"] }));
     assert!(result["content"][0]["text"].as_str().unwrap().contains("error[not_found]"), "{result}");
+    // The server's stdin is the protocol: a command may not read it.
+    let doc = checked_call(&mut client, &v, "shell_exec", json!({ "command": "cat", "stdin": "-" }), true);
+    assert_eq!(doc["error"]["code"], "invalid_arguments", "{doc}");
+    let still = checked_call(&mut client, &v, "read", json!({ "paths": ["missing.txt"] }), true);
+    assert_eq!(still["error"]["code"], "not_found", "the protocol goes on unharmed");
 }
 
 #[test]

@@ -68,7 +68,7 @@ fn a_python_repl_is_a_real_terminal_and_takes_ctrl_c_and_ctrl_d() {
     let listed = shell(&t, &["term", "list", "--session", &s], 0);
     assert_eq!(listed["terminals"][0]["exited"], true, "{listed}");
     let closed = shell(&t, &["term", "close", &id], 0);
-    assert_eq!(closed["terminal_id"], id.as_str());
+    assert_eq!(closed["closed"], id.as_str());
     let v = shell(&t, &["term", "read", &id], 2);
     assert_eq!(v["error"]["code"], "not_found", "{v}");
 }
@@ -77,13 +77,23 @@ fn a_python_repl_is_a_real_terminal_and_takes_ctrl_c_and_ctrl_d() {
 fn a_prompt_is_answered_and_a_full_screen_program_pages_and_quits() {
     let t = TestDir::new();
     let s = new_session(&t);
-    let r = start(&t, &s, &["read -p 'Name? ' n; echo \"hello $n\"; sleep 0.2"]);
+    // The session's functions and aliases, not only its variables.
+    crate::shell::exec(&t, &s, "greet() { echo \"hello $1\"; }; alias shout='tr a-z A-Z <<<'");
+    let r = start(&t, &s, &["read -p 'Name? ' n; greet \"$n\"; shout quiet; sleep 0.2"]);
     let id = r["terminal_id"].as_str().unwrap().to_string();
     let r = read_until(&t, &id, "Name\\? ");
     assert_eq!(r["matched"], true, "{r}");
     send(&t, &id, Some("bob"), &["Enter"]);
-    let r = read_until(&t, &id, "hello bob");
+    let r = read_until(&t, &id, "QUIET");
     assert_eq!(r["matched"], true, "{r}");
+    assert!(screen(&r).contains("hello bob"), "{r}");
+    // A match, then the quiet spell after it: what follows the match shortly is read too.
+    let r = start(&t, &s, &["echo ready; sleep 0.2; echo settled; sleep 30"]);
+    let id2 = r["terminal_id"].as_str().unwrap().to_string();
+    let r = shell(&t, &["term", "read", &id2, "--wait-for", "ready", "--quiet-ms", "1500", "--timeout", "20"], 0);
+    assert_eq!(r["matched"], true, "{r}");
+    assert!(screen(&r).contains("settled"), "{r}");
+    shell(&t, &["term", "close", &id2], 0);
 
     if !aide_tests::have("less") {
         aide_tests::skip("less", "a full-screen program on a terminal");

@@ -189,6 +189,90 @@ fn background_exec_goes_through_llm_jobs_with_the_session_state() {
     assert_eq!(serde_json::from_str::<Value>(&list).unwrap()["total_count"], 1);
 }
 
+/// `exec --yield-ms`: a quick command answers whole with its own status; a
+/// slow one answers what it printed so far and goes on as one llm-jobs job
+/// that wait, logs and kill all reach.
+#[test]
+fn yield_ms_answers_early_and_the_command_goes_on_as_a_job() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    exec(&t, &s, "export FROM_SESSION=yes; greet() { echo \"hi $1\"; }; mkdir -p work; cd work");
+
+    // Ended within the yield: the whole output and the command's own status.
+    let (out, _) = t
+        .cmd("llm-shell")
+        .args(["--json", "exec", "--session", &s, "--yield-ms", "20000", "--", "greet you; echo $FROM_SESSION; exit 3"])
+        .expect_exit(3);
+    let quick: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(quick["running"], false, "{quick}");
+    assert_eq!(quick["exit_code"], 3);
+    assert_eq!(quick["stdout"], "hi you\nyes\n");
+
+    // Still running at the yield: the output so far, exit 0, and the job.
+    let gate = t.root().join("work/gate");
+    let started = Instant::now();
+    let (out, _) = t
+        .cmd("llm-shell")
+        .args([
+            "--json",
+            "exec",
+            "--session",
+            &s,
+            "--yield-ms",
+            "1500",
+            "--",
+            "echo before; basename $PWD; while [ ! -e gate ]; do sleep 0.05; done; echo after; exit 7",
+        ])
+        .expect_exit(0);
+    let slow: Value = serde_json::from_str(&out).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20), "the answer came at the yield, not at the end");
+    assert_eq!(slow["running"], true, "{slow}");
+    assert_eq!(slow["status"], "Running");
+    assert_eq!(slow["stdout"], "before\nwork\n");
+    assert_eq!(slow["stdout_bytes"], 12);
+    let id = slow["job_id"].as_i64().unwrap().to_string();
+
+    // The same job, for llm-jobs: listed under the session, its logs go on.
+    let (list, _) = t.cmd("llm-jobs").args(["--json", "list", "--session", &s]).expect_exit(0);
+    let listed: Value = serde_json::from_str(&list).unwrap();
+    assert!(listed["jobs"].as_array().unwrap().iter().any(|j| j["id"].as_i64().unwrap().to_string() == id));
+    std::fs::write(&gate, "").unwrap();
+    // wait exits 1: the job it waited for failed.
+    let (waited, _) = t.cmd("llm-jobs").args(["--json", "wait", &id, "--timeout", "30"]).expect_exit(1);
+    let waited: Value = serde_json::from_str(&waited).unwrap();
+    assert_eq!(waited["jobs"][0]["exit_code"], 7, "{waited}");
+    let (rest, _) = t
+        .cmd("llm-jobs")
+        .args(["--json", "logs", &id, "--stream", "stdout", "--since-offset", "12"])
+        .expect_exit(0);
+    assert_eq!(serde_json::from_str::<Value>(&rest).unwrap()["content"], "after\n");
+
+    // kill reaches a yielded command's whole group.
+    let (out, _) = t
+        .cmd("llm-shell")
+        .args(["--json", "exec", "--session", &s, "--yield-ms", "200", "--", "sleep 300 & sleep 300; wait"])
+        .expect_exit(0);
+    let id = serde_json::from_str::<Value>(&out).unwrap()["job_id"].as_i64().unwrap().to_string();
+    let (killed, _) = t.cmd("llm-jobs").args(["--json", "kill", &id, "--grace", "1"]).expect_exit(0);
+    assert_eq!(serde_json::from_str::<Value>(&killed).unwrap()["status"], "Killed");
+
+    // stdin, piped into llm-shell, reaches the job; nothing of it is kept.
+    let out = t
+        .cmd("llm-shell")
+        .args(["--json", "exec", "--session", &s, "--yield-ms", "20000", "--stdin", "-", "--", "tr a-z A-Z"])
+        .stdin(b"piped\n".to_vec())
+        .output();
+    let piped: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(piped["stdout"], "PIPED\n", "{piped}");
+    let kept = std::fs::read_dir(t.home().join("shell/stdin")).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(kept, 0, "the piped stdin is removed once the job opened it");
+
+    // Asked both ways: refused, nothing run.
+    let both = shell(&t, &["exec", "--session", &s, "--background", "--yield-ms", "5", "--", "touch nope"], 2);
+    assert_eq!(both["ok"], false);
+    assert!(!t.root().join("work/nope").exists());
+}
+
 #[test]
 fn check_and_explain_a_table_of_commands() {
     let t = TestDir::new();
