@@ -187,6 +187,12 @@ fn background_exec_goes_through_llm_jobs_with_the_session_state() {
     assert_eq!(v["jobs"][0]["stdout"], "yes work\n");
     let (list, _) = t.cmd("llm-jobs").args(["--json", "list", "--session", &s]).expect_exit(0);
     assert_eq!(serde_json::from_str::<Value>(&list).unwrap()["total_count"], 1);
+    // A background command reads the --stdin it was given.
+    t.write("in.txt", "from a file\n");
+    let r = shell(&t, &["exec", "--session", &s, "--background", "--stdin", "in.txt", "--", "cat"], 0);
+    let id = r["job"]["job_id"].as_i64().unwrap().to_string();
+    let (out, _) = t.cmd("llm-jobs").args(["--json", "wait", &id, "--timeout", "30"]).expect_exit(0);
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["jobs"][0]["stdout"], "from a file\n");
 }
 
 /// `exec --yield-ms`: a quick command answers whole with its own status; a
