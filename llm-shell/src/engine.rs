@@ -209,7 +209,8 @@ fn checked_stdin_path(given: &std::path::Path, ctx: &Context) -> Result<PathBuf,
     let path = ctx.resolve(given);
     ctx.check_confined("--stdin", &path)?;
     match std::fs::metadata(&path) {
-        Ok(m) if m.is_file() => Ok(path),
+        // Absolute: the command may run in another directory (a job in the session's).
+        Ok(m) if m.is_file() => std::path::absolute(&path).map_err(|e| AideError::io("--stdin", &e)),
         Ok(_) => Err(AideError::new(
             aide_core::code::NOT_A_REGULAR_FILE,
             format!("--stdin {}: not a regular file", given.display()),
