@@ -196,8 +196,11 @@ fn stdin_file(given: &std::path::Path, session: &session::Session, ctx: &Context
 /// nor after a request read from stdin.
 fn read_own_stdin(ctx: &Context) -> Result<Vec<u8>, AideError> {
     if !ctx.reads_stdin {
-        return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "--stdin -: this run's stdin is not the caller's data")
-            .with_hint("over MCP, or with --request -, write the input to a file inside the root and give its path"));
+        return Err(AideError::new(
+            aide_core::code::INVALID_ARGUMENTS,
+            "--stdin -: this run's stdin is not the caller's data",
+        )
+        .with_hint("over MCP, or with --request -, write the input to a file inside the root and give its path"));
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| AideError::io("stdin", &e))?;

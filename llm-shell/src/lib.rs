@@ -43,10 +43,10 @@
 mod capture;
 pub mod compare;
 mod engine;
-pub mod handoff;
 pub mod error;
 pub mod exec;
 pub mod explain;
+pub mod handoff;
 pub mod keeper;
 mod live;
 mod output;

@@ -34,15 +34,30 @@ pub struct SessionState {
 #[serde(untagged)]
 pub enum ShellOutput {
     Session(Box<SessionState>),
-    Sessions { sessions: Vec<session::Listed> },
-    Removed { removed: String },
-    Env { updated: Vec<String>, session_id: String },
+    Sessions {
+        sessions: Vec<session::Listed>,
+    },
+    Removed {
+        removed: String,
+    },
+    Env {
+        updated: Vec<String>,
+        session_id: String,
+    },
     Exec(Box<exec::ExecOutput>),
     Terminal(Box<crate::terminal::TermView>),
-    Terminals { terminals: Vec<crate::terminal::TermListed> },
+    Terminals {
+        terminals: Vec<crate::terminal::TermListed>,
+    },
     /// `term close`: the terminal closed, and its program's exit status (none: killed).
-    TermClosed { closed: String, exit_code: Option<i32> },
-    Background { session_id: Option<String>, job: llm_jobs::SpawnOutput },
+    TermClosed {
+        closed: String,
+        exit_code: Option<i32>,
+    },
+    Background {
+        session_id: Option<String>,
+        job: llm_jobs::SpawnOutput,
+    },
     Yielded(Box<crate::handoff::YieldedOutput>),
     Check(Box<syntax::CheckOutput>),
     Explain(Box<explain::ExplainOutput>),
@@ -125,7 +140,8 @@ impl Render for ShellOutput {
             ShellOutput::Yielded(y) => {
                 w.write_all(y.stdout.as_bytes())?;
                 w.write_all(y.stderr.as_bytes())?;
-                if !(y.stdout.is_empty() && y.stderr.is_empty()) && !y.stdout.ends_with('\n') && !y.stderr.ends_with('\n') {
+                let last = if y.stderr.is_empty() { &y.stdout } else { &y.stderr };
+                if !last.is_empty() && !last.ends_with('\n') {
                     writeln!(w)?;
                 }
                 if y.running {
@@ -138,7 +154,11 @@ impl Render for ShellOutput {
                         ),
                     )?;
                 } else {
-                    let paint = if y.status == llm_jobs::Status::Done && y.exit_code == Some(0) { Paint::Dim } else { Paint::Bad };
+                    let paint = if y.status == llm_jobs::Status::Done && y.exit_code == Some(0) {
+                        Paint::Dim
+                    } else {
+                        Paint::Bad
+                    };
                     let code = y.exit_code.map_or_else(|| "none".to_string(), |c| c.to_string());
                     w.paint(paint, format_args!("[job {} {}, exit {code}]", y.job_id, y.status.as_str()))?;
                 }

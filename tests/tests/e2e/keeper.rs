@@ -163,12 +163,8 @@ fn doctor_lists_live_keepers_and_orphaned_session_shells() {
     // A session's shell left running with no keeper and no command holding it.
     let idle = new_session(&t);
     let script = session_dir(&t, &idle).join("shell.sh");
-    let mut orphan = Command::new("bash")
-        .args(["-c", "sleep 60; :", "orphan"])
-        .arg(&script)
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut orphan =
+        Command::new("bash").args(["-c", "sleep 60; :", "orphan"]).arg(&script).stdout(Stdio::null()).spawn().unwrap();
     let pid = orphan.id();
     let check = doctor_line(&t);
     assert_eq!(check["status"], "warn", "{check}");

@@ -247,10 +247,8 @@ fn yield_ms_answers_early_and_the_command_goes_on_as_a_job() {
     let (waited, _) = t.cmd("llm-jobs").args(["--json", "wait", &id, "--timeout", "30"]).expect_exit(1);
     let waited: Value = serde_json::from_str(&waited).unwrap();
     assert_eq!(waited["jobs"][0]["exit_code"], 7, "{waited}");
-    let (rest, _) = t
-        .cmd("llm-jobs")
-        .args(["--json", "logs", &id, "--stream", "stdout", "--since-offset", "12"])
-        .expect_exit(0);
+    let (rest, _) =
+        t.cmd("llm-jobs").args(["--json", "logs", &id, "--stream", "stdout", "--since-offset", "12"]).expect_exit(0);
     assert_eq!(serde_json::from_str::<Value>(&rest).unwrap()["content"], "after\n");
 
     // kill reaches a yielded command's whole group.
