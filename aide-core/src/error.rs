@@ -138,6 +138,12 @@ pub mod code {
         NAME_COLLISION = "name_collision", Conflict;
         /// A shell command's estimated risk is above the allowed level; nothing was run.
         RISK_DENIED = "risk_denied", Conflict;
+        /// An edit made the project's checkers (or its verify command) fail where they passed; it was undone at once (the details give the new diagnostics).
+        VERIFICATION_FAILED = "verification_failed", Conflict;
+        /// A checker asked for is not installed (the hint says how to install it).
+        CHECKER_UNAVAILABLE = "checker_unavailable", Runtime;
+        /// A checker crashed, timed out or printed what it should not (the details give its stderr's tail); no partial list is given.
+        CHECKER_FAILED = "checker_failed", Runtime;
         /// The process running a command (a session's keeper or shell) ended before it answered; the command may have run in part.
         COMMAND_LOST = "command_lost", Runtime;
         /// I/O failed.

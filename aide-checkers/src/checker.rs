@@ -1,0 +1,353 @@
+//! The checkers aide knows: how to tell a project uses one, where its
+//! program is, how to run it, and how to read and judge what it printed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::finding::{Point, RawDiagnostic, Severity};
+use crate::formats;
+use crate::run::Ran;
+
+/// What a project is made of, read once: its files by kind and the
+/// configuration files at its root.
+#[derive(Debug, Default, Clone)]
+pub struct Project {
+    /// Every file the walk found (gitignore honoured), relative, sorted.
+    pub files: Vec<String>,
+}
+
+impl Project {
+    fn with_extension<'a>(&'a self, extensions: &'a [&'a str]) -> impl Iterator<Item = &'a String> + 'a {
+        self.files.iter().filter(move |f| {
+            Path::new(f).extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e))
+        })
+    }
+
+    fn has_extension(&self, extensions: &[&str]) -> bool {
+        self.with_extension(extensions).next().is_some()
+    }
+}
+
+/// The files each checker reads, by extension.
+pub const PYTHON: &[&str] = &["py", "pyi"];
+pub const SHELL: &[&str] = &["sh", "bash"];
+pub const GO: &[&str] = &["go"];
+pub const JAVASCRIPT: &[&str] = &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"];
+
+/// One checker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checker {
+    pub name: &'static str,
+    /// What it checks, for `aide doctor` and the text output.
+    pub language: &'static str,
+    /// The programs it can run as, the first found used.
+    programs: &'static [&'static str],
+    /// Found in the project's `node_modules/.bin` first.
+    node: bool,
+    /// How to install it.
+    pub install: &'static str,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Cargo,
+    Clippy,
+    Ruff,
+    Pyflakes,
+    Mypy,
+    Pyright,
+    Tsc,
+    Eslint,
+    GoVet,
+    Gofmt,
+    Shellcheck,
+}
+
+/// Every checker with a program of its own; `syntax` (aide's) comes besides.
+pub const CHECKERS: &[Checker] = &[
+    Checker {
+        name: "cargo",
+        language: "rust",
+        programs: &["cargo"],
+        node: false,
+        install: "install Rust with rustup (https://rustup.rs)",
+        kind: Kind::Cargo,
+    },
+    Checker {
+        name: "clippy",
+        language: "rust",
+        programs: &["cargo-clippy"],
+        node: false,
+        install: "rustup component add clippy",
+        kind: Kind::Clippy,
+    },
+    Checker {
+        name: "ruff",
+        language: "python",
+        programs: &["ruff"],
+        node: false,
+        install: "pip install ruff (or pipx install ruff)",
+        kind: Kind::Ruff,
+    },
+    Checker {
+        name: "pyflakes",
+        language: "python",
+        programs: &["pyflakes", "pyflakes3"],
+        node: false,
+        install: "apt-get install pyflakes3 (or pip install pyflakes)",
+        kind: Kind::Pyflakes,
+    },
+    Checker {
+        name: "mypy",
+        language: "python",
+        programs: &["mypy"],
+        node: false,
+        install: "pip install mypy",
+        kind: Kind::Mypy,
+    },
+    Checker {
+        name: "pyright",
+        language: "python",
+        programs: &["pyright"],
+        node: true,
+        install: "npm install --save-dev pyright (or pip install pyright)",
+        kind: Kind::Pyright,
+    },
+    Checker {
+        name: "tsc",
+        language: "typescript",
+        programs: &["tsc"],
+        node: true,
+        install: "npm install --save-dev typescript",
+        kind: Kind::Tsc,
+    },
+    Checker {
+        name: "eslint",
+        language: "javascript",
+        programs: &["eslint"],
+        node: true,
+        install: "npm install --save-dev eslint",
+        kind: Kind::Eslint,
+    },
+    Checker {
+        name: "go-vet",
+        language: "go",
+        programs: &["go"],
+        node: false,
+        install: "install Go (https://go.dev/dl, or apt-get install golang-go)",
+        kind: Kind::GoVet,
+    },
+    Checker {
+        name: "gofmt",
+        language: "go",
+        programs: &["gofmt"],
+        node: false,
+        install: "install Go (https://go.dev/dl, or apt-get install golang-go)",
+        kind: Kind::Gofmt,
+    },
+    Checker {
+        name: "shellcheck",
+        language: "shell",
+        programs: &["shellcheck"],
+        node: false,
+        install: "apt-get install shellcheck",
+        kind: Kind::Shellcheck,
+    },
+];
+
+/// The checker called `name`.
+pub fn named(name: &str) -> Option<&'static Checker> {
+    CHECKERS.iter().find(|c| c.name == name)
+}
+
+/// Every checker's name, `syntax` last.
+pub fn names() -> Vec<&'static str> {
+    CHECKERS.iter().map(|c| c.name).chain([crate::syntax::NAME]).collect()
+}
+
+/// Whether the file at the root holds `needle` (a section of a TOML file).
+fn file_mentions(root: &Path, file: &str, needle: &str) -> bool {
+    std::fs::read_to_string(root.join(file)).is_ok_and(|t| t.contains(needle))
+}
+
+fn any_exists(root: &Path, files: &[&str]) -> bool {
+    files.iter().any(|f| root.join(f).exists())
+}
+
+impl Checker {
+    /// The program to run, if installed.
+    pub fn program(&self, root: &Path) -> Option<PathBuf> {
+        self.programs.iter().find_map(|p| {
+            let local = self.node.then(|| root.join("node_modules/.bin").join(p)).filter(|l| l.is_file());
+            local.or_else(|| aide_core::cli::on_path(p))
+        })
+    }
+
+    /// Whether the project uses this checker, judged by its files.
+    pub fn used_by(&self, root: &Path, project: &Project) -> bool {
+        let clippy_configured = any_exists(root, &["clippy.toml", ".clippy.toml"])
+            || file_mentions(root, "Cargo.toml", "lints.clippy]");
+        let ruff_configured =
+            any_exists(root, &["ruff.toml", ".ruff.toml"]) || file_mentions(root, "pyproject.toml", "[tool.ruff");
+        match self.kind {
+            Kind::Cargo => root.join("Cargo.toml").is_file() && !clippy_configured,
+            Kind::Clippy => root.join("Cargo.toml").is_file() && clippy_configured,
+            Kind::Ruff => ruff_configured,
+            Kind::Pyflakes => !ruff_configured && project.has_extension(PYTHON),
+            Kind::Mypy => {
+                any_exists(root, &["mypy.ini", ".mypy.ini"])
+                    || file_mentions(root, "pyproject.toml", "[tool.mypy")
+                    || file_mentions(root, "setup.cfg", "[mypy")
+            }
+            Kind::Pyright => {
+                root.join("pyrightconfig.json").is_file() || file_mentions(root, "pyproject.toml", "[tool.pyright")
+            }
+            Kind::Tsc => root.join("tsconfig.json").is_file(),
+            Kind::Eslint => {
+                any_exists(
+                    root,
+                    &[
+                        "eslint.config.js",
+                        "eslint.config.mjs",
+                        "eslint.config.cjs",
+                        "eslint.config.ts",
+                        ".eslintrc",
+                        ".eslintrc.js",
+                        ".eslintrc.cjs",
+                        ".eslintrc.json",
+                        ".eslintrc.yml",
+                        ".eslintrc.yaml",
+                    ],
+                ) || file_mentions(root, "package.json", "\"eslintConfig\"")
+            }
+            Kind::GoVet | Kind::Gofmt => root.join("go.mod").is_file(),
+            Kind::Shellcheck => project.has_extension(SHELL),
+        }
+    }
+
+    /// The files it is given by name (None: it finds its own in the project).
+    pub fn files<'p>(&self, project: &'p Project) -> Option<Vec<&'p String>> {
+        match self.kind {
+            Kind::Pyflakes => Some(project.with_extension(PYTHON).collect()),
+            Kind::Shellcheck => Some(project.with_extension(SHELL).collect()),
+            Kind::Gofmt => Some(project.with_extension(GO).collect()),
+            _ => None,
+        }
+    }
+
+    /// The command that runs it on `files` (all of its kind), in `root`.
+    pub fn command(&self, program: &Path, root: &Path, files: &[&String]) -> Command {
+        let mut c = Command::new(program);
+        c.current_dir(root);
+        match self.kind {
+            Kind::Cargo => {
+                c.args(["check", "--workspace", "--all-targets", "--message-format=json", "--quiet"]);
+            }
+            Kind::Clippy => {
+                // `cargo clippy`, through the cargo beside cargo-clippy.
+                c = Command::new(program.with_file_name("cargo"));
+                c.current_dir(root).args(["clippy", "--workspace", "--all-targets", "--message-format=json", "--quiet"]);
+            }
+            Kind::Ruff => {
+                c.args(["check", "--output-format=json", "--no-cache", "--quiet", "."]);
+            }
+            Kind::Pyflakes | Kind::Shellcheck | Kind::Gofmt => {
+                match self.kind {
+                    Kind::Shellcheck => {
+                        c.args(["-f", "json1"]);
+                    }
+                    Kind::Gofmt => {
+                        c.arg("-l");
+                    }
+                    _ => {}
+                }
+                c.arg("--").args(files);
+            }
+            Kind::Mypy => {
+                c.args(["--output", "json", "--no-error-summary", "--no-color-output", "."]);
+            }
+            Kind::Pyright => {
+                c.arg("--outputjson");
+            }
+            Kind::Tsc => {
+                c.args(["--noEmit", "--pretty", "false", "-p", "."]);
+            }
+            Kind::Eslint => {
+                c.args(["-f", "json", "."]);
+            }
+            Kind::GoVet => {
+                c.args(["vet", "-json", "./..."]);
+            }
+        }
+        c
+    }
+
+    /// What it said, or why what it did is not a complete answer: an exit
+    /// status it never gives for findings, a crash, or output that does not
+    /// read.
+    pub fn read(&self, ran: &Ran) -> Result<Vec<RawDiagnostic>, String> {
+        let code = ran.exit_code.ok_or("killed by a signal")?;
+        let (findings_exits, parsed): (&[i32], Result<Vec<RawDiagnostic>, String>) = match self.kind {
+            Kind::Cargo | Kind::Clippy => (&[0, 101], formats::rustc::parse(&ran.stdout)),
+            Kind::Ruff => (&[0, 1], formats::ruff::parse(&ran.stdout)),
+            Kind::Pyflakes => (&[0, 1], formats::pyflakes::parse(&ran.stdout, &ran.stderr)),
+            Kind::Mypy => (&[0, 1], formats::mypy::parse(&ran.stdout)),
+            Kind::Pyright => (&[0, 1], formats::pyright::parse(&ran.stdout)),
+            Kind::Tsc => (&[0, 1, 2], formats::tsc::parse(&ran.stdout, "tsconfig.json")),
+            Kind::Eslint => (&[0, 1], formats::eslint::parse(&ran.stdout)),
+            Kind::GoVet => (&[0, 1], formats::govet::parse(&ran.stderr)),
+            Kind::Gofmt => (&[0, 2], gofmt(&ran.stdout, &ran.stderr)),
+            Kind::Shellcheck => (&[0, 1], formats::shellcheck::parse(&ran.stdout)),
+        };
+        if !findings_exits.contains(&code) {
+            return Err(format!("exited {code}"));
+        }
+        let found = parsed?;
+        // Failing with nothing said is failing, not finding.
+        if code != 0 && found.is_empty() {
+            return Err(format!("exited {code} without a finding"));
+        }
+        Ok(found)
+    }
+}
+
+/// `gofmt -l`: the files it would change, one a line; a file that does not
+/// parse, on stderr as `file:line:col: message`.
+fn gofmt(stdout: &str, stderr: &str) -> Result<Vec<RawDiagnostic>, String> {
+    let mut out: Vec<RawDiagnostic> = stdout
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|f| {
+            RawDiagnostic::at(f, Point::Byte(0), Severity::Warning, "not formatted as gofmt formats it")
+                .with_code(Some("gofmt".into()))
+        })
+        .collect();
+    out.extend(formats::govet::parse(stderr)?.into_iter().map(|mut d| {
+        d.code = Some("syntax".into());
+        d
+    }));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_is_told_from_findings() {
+        let ran = |code: Option<i32>, stdout: &str| Ran {
+            exit_code: code,
+            stdout: stdout.into(),
+            stderr: String::new(),
+            duration: std::time::Duration::ZERO,
+        };
+        let shellcheck = named("shellcheck").unwrap();
+        assert!(shellcheck.read(&ran(Some(0), r#"{"comments":[]}"#)).unwrap().is_empty());
+        assert!(shellcheck.read(&ran(Some(2), "")).is_err(), "a missing file");
+        assert!(shellcheck.read(&ran(None, "")).is_err(), "killed");
+        assert!(shellcheck.read(&ran(Some(1), "garbage")).is_err());
+        let cargo = named("cargo").unwrap();
+        assert!(cargo.read(&ran(Some(101), "")).is_err(), "a manifest that does not parse: no finding");
+    }
+}

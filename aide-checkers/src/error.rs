@@ -1,0 +1,42 @@
+//! How running checkers fails, converted once into the contract's errors.
+
+use aide_core::{AideError, code};
+use serde_json::json;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckerError {
+    /// `--checker NAME` names no checker aide knows.
+    #[error("no checker `{name}`")]
+    Unknown { name: String, known: Vec<&'static str> },
+    /// The checker's program is not installed.
+    #[error("{checker} is not installed ({program} not found)")]
+    Unavailable { checker: String, program: String, install: &'static str },
+    /// The checker crashed, timed out or printed what cannot be read.
+    #[error("{checker} failed: {why}")]
+    Failed { checker: String, why: String, stderr: String },
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl From<CheckerError> for AideError {
+    fn from(e: CheckerError) -> AideError {
+        let message = e.to_string();
+        match e {
+            CheckerError::Unknown { name, known } => {
+                let closest = aide_core::suggest::closest(&name, known.iter().copied());
+                AideError::new(code::INVALID_ARGUMENTS, message)
+                    .with_hint(format!("the checkers are {}", known.join(", ")))
+                    .with_details(json!({ "field": "checker", "closest": closest }))
+            }
+            CheckerError::Unavailable { checker, program, install } => {
+                AideError::new(code::CHECKER_UNAVAILABLE, message)
+                    .with_hint(install)
+                    .with_details(json!({ "checker": checker, "program": program }))
+            }
+            CheckerError::Failed { checker, stderr, .. } => AideError::new(code::CHECKER_FAILED, message)
+                .with_hint("run the checker by hand to see why; nothing it said is reported as complete")
+                .with_details(json!({ "checker": checker, "stderr_tail": stderr })),
+            CheckerError::Cancelled => AideError::cancelled(),
+        }
+    }
+}

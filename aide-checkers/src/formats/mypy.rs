@@ -1,0 +1,50 @@
+//! `mypy --output json`: one object a line; columns count characters from 0.
+
+use serde::Deserialize;
+
+use crate::finding::{Columns, Point, RawDiagnostic, Severity};
+
+#[derive(Deserialize)]
+struct Line {
+    file: String,
+    line: usize,
+    column: i64,
+    message: String,
+    #[serde(default)]
+    hint: Option<String>,
+    #[serde(default)]
+    code: Option<String>,
+    severity: String,
+}
+
+pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
+    let mut out = Vec::new();
+    for text in stdout.lines().filter(|l| l.starts_with('{')) {
+        let l: Line = serde_json::from_str(text).map_err(|e| format!("a line of mypy's JSON does not parse: {e}"))?;
+        let severity = match l.severity.as_str() {
+            "error" => Severity::Error,
+            "warning" => Severity::Warning,
+            _ => Severity::Info,
+        };
+        let column = usize::try_from(l.column.max(0)).unwrap_or(0) + 1;
+        let message = match l.hint {
+            Some(h) if !h.is_empty() => format!("{}\n{h}", l.message),
+            _ => l.message,
+        };
+        let start = Point::LineColumn { line: l.line.max(1), column, columns: Columns::Chars };
+        out.push(RawDiagnostic::at(l.file, start, severity, message).with_code(l.code));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lines() {
+        let d = parse(r#"{"file": "a.py", "line": 3, "column": 4, "message": "Incompatible types in assignment (expression has type \"str\", variable has type \"int\")", "hint": null, "code": "assignment", "severity": "error"}"#).unwrap();
+        assert_eq!(d[0].start, Point::LineColumn { line: 3, column: 5, columns: Columns::Chars });
+        assert_eq!(d[0].code.as_deref(), Some("assignment"));
+    }
+}
