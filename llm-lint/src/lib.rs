@@ -1,0 +1,109 @@
+//! # llm-lint: what the project's own checkers say, as records to act on
+//!
+//! Runs the checkers a project already uses — found from its files, each
+//! only when installed (`aide doctor` lists them) — and aide's tree-sitter
+//! syntax check, and answers their findings normalized and sorted: exact
+//! spans, severity, code, message, the checker, related places, and the
+//! fixes a checker marks machine-applicable as checksum-guarded span edits
+//! (see [`aide_checkers`]). `--checker NAME` picks; `--changed [REV]` keeps
+//! to the files git says changed (untracked included); `--baseline REV|FILE`
+//! keeps the findings an earlier tree (a git revision, or an earlier
+//! `llm-lint --json` output) did not have; `--fix` applies the fixes through
+//! llm-transform's commit (all or nothing, checksum-guarded, journaled,
+//! undone by `llm-transform undo ID`) and answers what remains.
+//!
+//! ## Wire format (`--json`, inside the aide envelope)
+//!
+//! `{ "findings": [finding…], "errors", "warnings", "infos",
+//!   "checkers": [{ "checker", "status": "ran"|"unavailable"|"no_files",
+//!   "command", "exit_code", "findings", "duration_ms", "reason" }],
+//!   "baseline": { "against", "before" } | null,
+//!   "fixed": { "fixes", "files", "undo" } | null }`
+//!
+//! A finding is `{ "path", "line", "column", "end_line", "end_column",
+//! "byte_start", "byte_end", "severity", "code", "message", "checker",
+//! "checksum", "related", "fixes" }`. `--jsonl` prints one finding a line,
+//! then the summary.
+//!
+//! Exit status: 0 when no finding is an error, 1 when one is (as linters
+//! do); the contract's codes otherwise — 2 invalid input, 4
+//! `checker_unavailable` (a named checker is not installed) or
+//! `checker_failed` (a checker crashed, timed out or printed what cannot be
+//! read: nothing partial is given).
+
+mod engine;
+mod fix;
+mod output;
+
+use std::path::PathBuf;
+
+use aide_core::AideError;
+use aide_core::operation::{Effects, Group, Operation};
+use aide_core::tool::{Context, Outcome, Tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use engine::lint;
+pub use output::{BaselineUsed, Fixed, LintOutput};
+
+/// Seconds a checker may run by default before it is killed.
+pub const DEFAULT_TIMEOUT: f64 = 600.0;
+
+/// A lint request: the flags, or the same fields as `--request` JSON.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct LintRequest {
+    /// Only findings in these files or directories (relative to --root).
+    #[arg(value_name = "PATH")]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub paths: Vec<String>,
+    /// Directory to check; nothing outside it is read or changed.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Run this checker (repeatable; `all`: every one the project uses). Default: the ones the project uses that are installed, and syntax.
+    #[arg(long = "checker", value_name = "NAME")]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub checker: Vec<String>,
+    /// Only files git says changed since REV (default HEAD), untracked ones included.
+    #[arg(long, value_name = "REV", num_args = 0..=1, default_missing_value = "HEAD")]
+    pub changed: Option<String>,
+    /// Only findings that a git revision, or an earlier `llm-lint --json` output file, did not have.
+    #[arg(long, value_name = "REV|FILE")]
+    pub baseline: Option<String>,
+    /// Kill a checker (and what it started) after this many seconds (default 600).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Apply the machine-applicable fixes (all or nothing; undo with `llm-transform undo ID`).
+    #[arg(long)]
+    pub fix: bool,
+}
+
+/// The `llm-lint` tool.
+#[derive(Debug)]
+pub struct LlmLint;
+
+impl Tool for LlmLint {
+    const NAME: &'static str = "llm-lint";
+    const SUMMARY: &'static str = "The project's own checkers and a syntax check, as located findings; fixes with undo.";
+    const OPERATIONS: &'static [Operation] = &[Operation {
+        name: "lint",
+        tool: Self::NAME,
+        command: &[],
+        group: Group::Edit,
+        description: "Runs the checkers the project uses (cargo/clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check; returns findings with exact spans, code, message and checksum-guarded fixes. changed: only files changed in git; baseline: only findings new since a revision; fix: apply fixes (undo with transform_undo).",
+        effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
+        output: &["findings"],
+        mcp_defaults: &[],
+    }];
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const ABOUT: &'static str =
+        "What the project's own checkers say, as located findings; --fix applies their fixes with undo.";
+    type Request = LintRequest;
+    type Output = LintOutput;
+
+    fn run(request: LintRequest, ctx: &Context) -> Result<Outcome<LintOutput>, AideError> {
+        lint(&request, ctx)
+    }
+}

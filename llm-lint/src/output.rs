@@ -1,0 +1,119 @@
+//! What llm-lint answers, its text form and its exit status.
+
+use std::io::{self, Write};
+
+use aide_checkers::{CheckerRun, Finding, RunStatus, Severity};
+use aide_core::ExitStatus;
+use aide_core::color::{Paint, TextOut};
+use aide_core::tool::Render;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// The result of a lint.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LintOutput {
+    /// Every finding (after `--fix`: what remains), sorted by file and place.
+    pub findings: Vec<Finding>,
+    /// Findings by severity (of the whole result, when a page shows part).
+    pub errors: usize,
+    pub warnings: usize,
+    pub infos: usize,
+    /// Each checker: ran, unavailable (how to install it), or no files to check.
+    pub checkers: Vec<CheckerRun>,
+    /// The earlier tree the findings were compared with.
+    pub baseline: Option<BaselineUsed>,
+    /// What `--fix` applied.
+    pub fixed: Option<Fixed>,
+}
+
+/// `--baseline`: what the findings were compared with.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BaselineUsed {
+    /// The revision or file given.
+    pub against: String,
+    /// Findings the earlier tree had (left out of `findings` where still there).
+    pub before: usize,
+}
+
+/// `--fix`: the fixes applied, as one llm-transform commit.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Fixed {
+    /// Fixes applied (one finding's fix each).
+    pub fixes: usize,
+    /// Fixes left out because they overlap one applied before them (the next run applies them).
+    pub overlapping: usize,
+    /// Files changed, relative to the root.
+    pub files: Vec<String>,
+    /// How to undo them, when something was written.
+    pub undo: Option<String>,
+}
+
+impl LintOutput {
+    pub fn new(findings: Vec<Finding>, checkers: Vec<CheckerRun>) -> LintOutput {
+        let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+        LintOutput {
+            errors: count(Severity::Error),
+            warnings: count(Severity::Warning),
+            infos: count(Severity::Info),
+            findings,
+            checkers,
+            baseline: None,
+            fixed: None,
+        }
+    }
+}
+
+impl Render for LintOutput {
+    fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
+        for f in &self.findings {
+            w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
+            write!(w, ":{}:{}: ", f.line, f.column)?;
+            let paint = match f.severity {
+                Severity::Error => Paint::Bad,
+                Severity::Warning => Paint::Warn,
+                Severity::Info => Paint::Dim,
+            };
+            match &f.code {
+                Some(code) => w.paint(paint, format_args!("{}[{code}]", f.severity.as_str()))?,
+                None => w.paint(paint, f.severity.as_str())?,
+            }
+            let fixable = if f.fixes.is_empty() { "" } else { " [fixable]" };
+            write!(w, " {}", f.message.replace('\n', " "))?;
+            w.paint(Paint::Dim, format_args!(" ({}){fixable}", f.checker))?;
+            writeln!(w)?;
+        }
+        if let Some(fixed) = &self.fixed {
+            let undo = fixed.undo.as_deref().map(|u| format!("; undo: {u}")).unwrap_or_default();
+            w.paint(Paint::Good, format_args!("fixed {} finding(s) in {} file(s){undo}", fixed.fixes, fixed.files.len()))?;
+            writeln!(w)?;
+        }
+        let ran: Vec<String> = self
+            .checkers
+            .iter()
+            .filter(|c| c.status == RunStatus::Ran)
+            .map(|c| format!("{} {:.0} ms", c.checker, c.duration_ms))
+            .collect();
+        let summary = format!("{} error(s), {} warning(s), {} info", self.errors, self.warnings, self.infos);
+        w.paint(if self.errors > 0 { Paint::Bad } else { Paint::Dim }, summary)?;
+        w.paint(Paint::Dim, format_args!(" (ran: {})", if ran.is_empty() { "nothing".into() } else { ran.join(", ") }))?;
+        writeln!(w)?;
+        for c in self.checkers.iter().filter(|c| c.status == RunStatus::Unavailable) {
+            w.paint(Paint::Warn, format_args!("{} not run: {}", c.checker, c.reason.as_deref().unwrap_or("")))?;
+            writeln!(w)?;
+        }
+        Ok(())
+    }
+
+    /// Exits 1 when a finding is an error, as linters do.
+    fn exit_status(&self) -> ExitStatus {
+        ExitStatus::found(self.errors == 0)
+    }
+
+    fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
+        Some(("findings", "finding"))
+    }
+
+    fn keep_records(&mut self, range: std::ops::Range<usize>) {
+        aide_core::tool::keep_range(&mut self.findings, range);
+    }
+}
