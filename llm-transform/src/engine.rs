@@ -14,7 +14,7 @@ use crate::error::TransformError;
 use crate::output::{FileAction, FileChange, TransformOutput};
 use crate::plan::{FileState, OpStatus, Plan};
 use crate::request::{EditsDocument, Operation};
-use crate::{TransformRequest, commit, disk, guards, journal, request, sites, text, tree, undo};
+use crate::{TransformRequest, commit, disk, guards, journal, request, sites, text, tree, undo, verify};
 
 /// Makes whole, before a run writes anything, the transforms of `root` that
 /// were killed mid-commit; the diagnostics say so.
@@ -97,7 +97,7 @@ pub fn transform(
         paths.extend(files.iter().map(String::as_str));
     }
     let abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(root, p)).collect::<Result<_, _>>()?;
-    let _locks = disk::lock_all(abs.iter().map(PathBuf::as_path))?;
+    let locks = disk::lock_all(abs.iter().map(PathBuf::as_path))?;
 
     let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
     plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
@@ -215,18 +215,29 @@ pub fn transform(
     });
     let no_op = changed.is_empty();
     let wrote = !request.dry_run && !no_op;
+    let verify = request.verification(changed.iter().any(|f| f.cargo_check));
+    let mut verified = None;
     if wrote {
+        // The tree as it is, for the checkers to compare with after.
+        let before = verify::before(root, &verify, ctx)?;
         // The last moment a cancellation stops the run: from here the
         // commit goes to its end.
         ctx.check_cancel()?;
         diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed)?);
         undo::prune_undo(aide_core::time::now_ms());
+        if verify.any() {
+            match verify::after(root, &verify, before.as_ref(), &changed, ctx) {
+                Ok(v) => verified = Some(v),
+                Err(verify::Failed(error)) => {
+                    // Undone at once, under an id of its own (which takes the
+                    // files' locks again); the run's error says why.
+                    drop(locks);
+                    undo::undo(root, &ctx.execution_id, &aide_core::ids::new_execution_id())?;
+                    return Err(error);
+                }
+            }
+        }
     }
-    let check = if wrote && (request.cargo_check || changed.iter().any(|f| f.cargo_check)) {
-        changed.iter().find(|f| f.abs.extension().is_some_and(|e| e == "rs")).map(|f| guards::cargo_check(&f.abs, root))
-    } else {
-        None
-    };
     // Counted per edit and per operation (span edits are reported per file).
     let edits_applied: usize = plan.edit_counts.iter().filter(|(_, same)| !same).map(|(n, _)| n).sum();
     let edits_skipped: usize = plan.edit_counts.iter().filter(|(_, same)| *same).map(|(n, _)| n).sum();
@@ -249,7 +260,7 @@ pub fn transform(
         operations: plan.reports,
         renames,
         undo: wrote.then(|| format!("llm-transform undo {}", ctx.execution_id)),
-        cargo_check: check,
+        verified,
     };
     Ok(Outcome::with_diagnostics(output, diagnostics))
 }

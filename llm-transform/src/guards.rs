@@ -1,25 +1,14 @@
 //! The guards a transform passes before it writes (syntax, python3's
-//! `compile()`), and what it runs after (rustfmt, `cargo check`).
+//! `compile()`), and rustfmt, run on an edited Rust file before it is written (checking
+//! after the write is `verify`'s).
 
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use aide_core::envelope::Diagnostic;
-use aide_core::{Lang, LineIndex, Root};
+use aide_core::{Lang, LineIndex};
 use llm_ast_search::{SyntaxIssue, syntax_issues};
-use schemars::JsonSchema;
-use serde::Serialize;
-
-/// `cargo check`'s verdict after the write.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct CargoCheck {
-    pub ok: bool,
-    pub directory: String,
-    /// `path:line:col: error: message` lines.
-    pub errors: Vec<String>,
-    pub warnings: usize,
-}
 
 /// Python's own verdict on a file, as a second opinion beside tree-sitter
 /// (which tolerates some indentation errors): the line and message of the
@@ -195,29 +184,6 @@ pub(crate) fn rustfmt(abs: &Path, rel: &str, bytes: &[u8], diagnostics: &mut Vec
             .with_path(rel),
         );
         None
-    }
-}
-
-/// Runs `cargo check` in the crate of `file` and summarises it.
-pub(crate) fn cargo_check(file: &Path, root: &Root) -> CargoCheck {
-    let dir = manifest_dirs(file).next().unwrap_or(root.path()).to_path_buf();
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["check", "--quiet", "--message-format", "short"])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output();
-    let shown = root.relative(&dir).unwrap_or_else(|| dir.display().to_string());
-    match out {
-        Ok(o) => {
-            let text = String::from_utf8_lossy(&o.stderr);
-            CargoCheck {
-                ok: o.status.success(),
-                directory: shown,
-                errors: text.lines().filter(|l| l.contains("error")).map(str::to_string).take(50).collect(),
-                warnings: text.lines().filter(|l| l.contains(": warning")).count(),
-            }
-        }
-        Err(e) => CargoCheck { ok: false, directory: shown, errors: vec![format!("cargo not run: {e}")], warnings: 0 },
     }
 }
 

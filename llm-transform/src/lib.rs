@@ -103,6 +103,7 @@ pub mod text;
 pub mod tree;
 pub mod undo;
 pub mod undo_store;
+pub mod verify;
 
 use std::path::PathBuf;
 
@@ -117,7 +118,7 @@ use crate::error::TransformError;
 use crate::request::{Operation, SpanEdit};
 
 pub use crate::engine::transform;
-pub use crate::guards::CargoCheck;
+pub use crate::verify::Verified;
 pub use crate::output::{FileAction, FileChange, TransformOutput};
 
 /// A request: flags, or the same fields as `--request` JSON.
@@ -163,8 +164,17 @@ pub struct TransformRequest {
     /// Format every edited Rust file with rustfmt.
     #[arg(long)]
     pub rustfmt: bool,
-    /// Run `cargo check` after writing and report its diagnostics.
-    #[arg(long)]
+    /// After writing, run these checkers (llm-lint's names, comma-separated;
+    /// `all` or no value: the ones the project uses); an edit that adds an
+    /// error finding is undone at once (exit 3, verification_failed).
+    #[arg(long, value_name = "CHECKER", num_args = 0..=1, default_missing_value = "all")]
+    pub verify: Option<String>,
+    /// After writing, run this bash command in the root; unless it exits 0
+    /// the edit is undone at once (exit 3, verification_failed).
+    #[arg(long, value_name = "CMD")]
+    pub verify_command: Option<String>,
+    /// The old name of `--verify cargo`.
+    #[arg(long, hide = true)]
     pub cargo_check: bool,
     /// Include each file's unified diff in the output of an applied transform.
     #[arg(long)]
@@ -207,6 +217,25 @@ fn subcommand_or_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<S
         None | Some(serde_json::Value::Null) => Ok(None),
         Some(serde_json::Value::String(word)) if word == "recover" => Ok(Some(Subcommand::Recover { journal: None })),
         Some(other) => serde_json::from_value(other).map(Some).map_err(serde::de::Error::custom),
+    }
+}
+
+impl TransformRequest {
+    /// What to verify after writing: `verify`, the old `cargo_check`, and
+    /// an operation's `run_cargo_check` (`cargo_op`) add up.
+    pub(crate) fn verification(&self, cargo_op: bool) -> verify::Verify {
+        let mut names: Option<Vec<String>> = self.verify.as_ref().map(|v| {
+            v.split(',').map(str::trim).filter(|n| !n.is_empty() && *n != "all").map(str::to_string).collect()
+        });
+        if self.cargo_check || cargo_op {
+            let list = names.get_or_insert_with(Vec::new);
+            // `all` already runs cargo where the project has a Cargo.toml.
+            let all = self.verify.as_deref().is_some_and(|v| v.split(',').any(|n| n.trim() == "all") || v.trim().is_empty());
+            if !all && !list.iter().any(|n| n == "cargo") {
+                list.push("cargo".into());
+            }
+        }
+        verify::Verify { checkers: names, command: self.verify_command.clone() }
     }
 }
 
@@ -255,7 +284,7 @@ impl Tool for LlmTransform {
                                  structural rewrites, symbol renames across a tree; undo.";
     const TUNE_ALLOCATOR: bool = true;
     const AFTER_HELP: Option<&'static str> = Some(crate::request::OPERATIONS_HELP);
-    const OUTPUT_FLAGS: &'static [&'static str] = &["dry_run", "diff", "cargo_check"];
+    const OUTPUT_FLAGS: &'static [&'static str] = &["dry_run", "diff"];
     type Request = TransformRequest;
     type Output = TransformOutput;
 

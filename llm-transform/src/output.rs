@@ -8,7 +8,6 @@ use aide_core::tool::Render;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::guards::CargoCheck;
 use crate::journal::Recovered;
 use crate::plan::OpReport;
 use crate::undo::Restored;
@@ -74,7 +73,8 @@ pub enum TransformOutput {
         renames: Vec<rename::RenameReport>,
         /// How to undo this transform, when it wrote something.
         undo: Option<String>,
-        cargo_check: Option<CargoCheck>,
+        /// What `verify`/`verify_command` found: the edit stands, so nothing got worse.
+        verified: Option<crate::verify::Verified>,
     },
     Undo {
         undone: Vec<String>,
@@ -90,7 +90,7 @@ impl Render for TransformOutput {
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             TransformOutput::Transform {
-                applied, skipped, dry_run, no_op, files, undo, cargo_check, renames, ..
+                applied, skipped, dry_run, no_op, files, undo, verified, renames, ..
             } => {
                 let verb = if *dry_run { "would apply" } else { "applied" };
                 writeln!(w, "{verb} {applied}, skipped {skipped}{}", if *no_op { " (no change)" } else { "" })?;
@@ -133,17 +133,16 @@ impl Render for TransformOutput {
                         w.diff(d)?;
                     }
                 }
-                if let Some(c) = cargo_check {
-                    write!(w, "cargo check: ")?;
-                    if c.ok {
-                        w.paint(Paint::Good, "ok")?
-                    } else {
-                        w.paint(Paint::Bad, "failed")?
+                if let Some(v) = verified {
+                    let mut what: Vec<String> = Vec::new();
+                    if !v.checkers.is_empty() {
+                        what.push(format!("{} ({} error(s) before, {} after)", v.checkers.join(", "), v.errors_before, v.errors_after));
                     }
+                    if let Some(c) = &v.command {
+                        what.push(format!("`{c}` exited 0"));
+                    }
+                    w.paint(Paint::Good, format_args!("verified: {}", what.join("; ")))?;
                     writeln!(w)?;
-                    for e in &c.errors {
-                        writeln!(w, "  {e}")?;
-                    }
                 }
                 if let Some(u) = undo {
                     w.paint(Paint::Dim, format_args!("undo: {u}"))?;

@@ -427,25 +427,50 @@ fn sigkill_at_any_moment_leaves_every_file_old_or_new() {
 }
 
 #[test]
-fn run_cargo_check_reports_type_errors_after_writing() {
+fn an_edit_that_breaks_the_build_is_undone_and_one_that_does_not_stands() {
     let t = TestDir::new();
     t.write("Cargo.toml", "[package]\nname = \"probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
-    t.write("src/lib.rs", "pub fn f() -> u32 {\n    1\n}\n");
-    let v = transform(
-        &t,
-        json!({ "operations": [{ "op": "rust_replace_block", "path": "src/lib.rs", "kind": "function", "name": "f",
-            "new_block": "pub fn f() -> u32 {\n    \"one\"\n}", "run_cargo_check": true }] }),
-        &[],
-        0,
-    );
-    let check = &v["cargo_check"];
-    assert_eq!(check["ok"], false, "{v}");
-    assert!(
-        check["errors"].as_array().unwrap().iter().any(|e| e.as_str().unwrap().contains("src/lib.rs:2")),
-        "{check}"
-    );
-    // The edit itself stands (cargo check reports; it does not roll back).
-    assert!(String::from_utf8(read(&t, "src/lib.rs")).unwrap().contains("\"one\""));
+    // An error the tree already has stays out of the verdict.
+    let old = "pub fn f() -> u32 {\n    1\n}\n\npub fn g() -> u8 {\n    \"old\"\n}\n";
+    t.write("src/lib.rs", old);
+    let bad = json!({ "operations": [{ "op": "rust_replace_block", "path": "src/lib.rs", "kind": "function", "name": "f",
+        "new_block": "pub fn f() -> u32 {\n    \"one\"\n}", "run_cargo_check": true }] });
+    let v = transform(&t, bad, &[], 3);
+    assert_eq!(v["error"]["code"], "verification_failed", "{v}");
+    let fresh = v["error"]["details"]["new_findings"].as_array().unwrap();
+    assert_eq!(fresh.len(), 1, "only the new error: {v}");
+    assert_eq!((&fresh[0]["code"], &fresh[0]["line"], &fresh[0]["checker"]), (&json!("E0308"), &json!(2), &json!("cargo")));
+    assert_eq!(read(&t, "src/lib.rs"), old.as_bytes(), "nothing remains changed");
+    // The log keeps the attempt and its rollback.
+    let (log, _) = t.cmd("aide").args(["log", "list", "--json", "--limit", "1"]).expect_exit(0);
+    let log: Value = serde_json::from_str(&log).unwrap();
+    assert_eq!(log["runs"][0]["exit_code"], 3, "{log}");
+
+    // The same through --verify-command: the project's tests must pass.
+    let good = json!({ "operations": [{ "op": "patch", "path": "src/lib.rs", "old_text": "    1\n", "new_text": "    2\n" }],
+        "verify": "cargo", "verify_command": "grep -q 'u32' src/lib.rs" });
+    let v = transform(&t, good, &[], 0);
+    assert_eq!(v["verified"]["checkers"], json!(["cargo"]), "{v}");
+    assert_eq!(v["verified"]["errors_before"], 1);
+    assert_eq!(v["verified"]["command"], "grep -q 'u32' src/lib.rs");
+    let failing = json!({ "operations": [{ "op": "patch", "path": "src/lib.rs", "old_text": "    2\n", "new_text": "    3\n" }],
+        "verify_command": "echo checking; grep -q 'not there' src/lib.rs" });
+    let v = transform(&t, failing, &[], 3);
+    assert_eq!(v["error"]["code"], "verification_failed");
+    assert_eq!(v["error"]["details"]["exit_code"], 1);
+    assert_eq!(v["error"]["details"]["stdout_tail"], "checking");
+    assert!(String::from_utf8(read(&t, "src/lib.rs")).unwrap().contains("    2\n"), "undone");
+    // --cargo-check is the old name of --verify cargo.
+    let (_, stderr) = t
+        .cmd("llm-transform")
+        .args(["--path", "src/lib.rs", "--edits", "-", "--cargo-check"])
+        .stdin(json!({ "operations": [{ "op": "patch", "path": "src/lib.rs", "old_text": "    2\n", "new_text": "    \"two\"\n" }] }).to_string())
+        .expect_exit(3);
+    assert!(stderr.contains("verification_failed"), "{stderr}");
+    // A checker asked for by name that is not there: a clear error, nothing written.
+    let v = transform(&t, json!({ "operations": [{ "op": "patch", "path": "src/lib.rs", "old_text": "    2\n", "new_text": "    4\n" }], "verify": "no-such-checker" }), &[], 2);
+    assert_eq!(v["error"]["details"]["field"], "checker", "{v}");
+    assert!(String::from_utf8(read(&t, "src/lib.rs")).unwrap().contains("    2\n"));
 }
 
 #[test]
