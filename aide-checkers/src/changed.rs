@@ -41,9 +41,16 @@ pub fn changed_files(root: &Path, rev: &str) -> Result<BTreeSet<String>, AideErr
 /// into `into` (an empty directory).
 pub fn export_revision(root: &Path, rev: &str, into: &Path) -> Result<(), AideError> {
     let prefix = String::from_utf8_lossy(&git(root, &["rev-parse", "--show-prefix"])?).trim().to_string();
-    let tree = format!("{rev}:{prefix}");
-    git(root, &["rev-parse", "--verify", "--quiet", &format!("{tree}^{{tree}}")])?;
-    let archive = git(root, &["archive", "--format=tar", &tree])?;
+    let prefix = prefix.trim_end_matches('/');
+    let tree = if prefix.is_empty() { format!("{rev}^{{tree}}") } else { format!("{rev}:{prefix}") };
+    let kind = git(root, &["cat-file", "-t", &tree])?;
+    if String::from_utf8_lossy(&kind).trim() != "tree" {
+        return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("{tree} is not a tree"))
+            .with_hint("--baseline takes a revision (a commit, branch or tag)"));
+    }
+    // From the top: in a subdirectory, git archive keeps to that subdirectory of the tree.
+    let top = String::from_utf8_lossy(&git(root, &["rev-parse", "--show-toplevel"])?).trim().to_string();
+    let archive = git(Path::new(&top), &["archive", "--format=tar", &tree])?;
     let mut tar = Command::new("tar")
         .args(["-x", "-f", "-", "-C"])
         .arg(into)

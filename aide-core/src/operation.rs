@@ -70,7 +70,9 @@ pub struct Operation {
     pub group: Group,
     /// Fields that tell this operation's result apart in its tool's output
     /// union (its compact output schema keeps the branches with one of
-    /// them); empty when the tool has one result shape.
+    /// them); empty when the tool has one result shape. A name with a
+    /// leading `-` is a list whose items the compact schema leaves untyped
+    /// (another operation's records: a session's `active_jobs`).
     pub output: &'static [&'static str],
     /// Arguments the MCP server fills in when a call leaves them out, where
     /// its default differs from the command line's (ast_search's outline

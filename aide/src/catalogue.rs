@@ -55,6 +55,7 @@ tools!(
     llm_discover::LlmDiscover,
     llm_shell::LlmShell,
     llm_jobs::LlmJobs,
+    llm_lint::LlmLint,
     crate::Aide,
 );
 

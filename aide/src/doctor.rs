@@ -98,7 +98,7 @@ const PROGRAMS: &[Program] = &[
     },
     Program {
         name: "cargo",
-        needed_by: "llm-transform's cargo check guard",
+        needed_by: "llm-lint's cargo and clippy checkers, llm-transform --verify cargo",
         required: false,
         fix: "install Rust with rustup (https://rustup.rs)",
     },
@@ -129,6 +129,7 @@ pub fn doctor(fix: bool) -> DoctorReport {
     checks.push(check_journals());
     checks.push(check_locks(fix));
     checks.push(check_sessions());
+    checks.extend(aide_checkers::CHECKERS.iter().map(check_checker));
     let healthy = checks.iter().all(|c| c.status != CheckStatus::Fail);
     DoctorReport { healthy, checks }
 }
@@ -153,6 +154,18 @@ fn check_program(p: &Program) -> Check {
         Some(v) => Check::new(p.name, p.needed_by, CheckStatus::Ok, format!("{v} ({})", path.display())),
         None => Check::new(p.name, p.needed_by, missing, format!("{} does not run (--version failed)", path.display()))
             .fix(p.fix),
+    }
+}
+
+/// A checker llm-lint runs where a project uses it: installed or not
+/// (never a failure: a project that does not use it needs nothing).
+fn check_checker(c: &aide_checkers::Checker) -> Check {
+    let name = format!("lint_{}", c.name);
+    let needed_by = format!("llm-lint and llm-transform --verify, for {} projects that use {}", c.language, c.name);
+    let here = std::env::current_dir().unwrap_or_default();
+    match c.program(&here) {
+        Some(path) => Check::new(&name, &needed_by, CheckStatus::Ok, format!("installed ({})", path.display())),
+        None => Check::new(&name, &needed_by, CheckStatus::Warn, "not installed".into()).fix(c.install),
     }
 }
 

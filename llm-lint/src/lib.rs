@@ -66,13 +66,13 @@ pub struct LintRequest {
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
     pub checker: Vec<String>,
-    /// Only files git says changed since REV (default HEAD), untracked ones included.
+    /// Only files changed in git since REV (default HEAD), untracked included.
     #[arg(long, value_name = "REV", num_args = 0..=1, default_missing_value = "HEAD")]
     pub changed: Option<String>,
-    /// Only findings that a git revision, or an earlier `llm-lint --json` output file, did not have.
+    /// Only findings a git revision (or a saved `llm-lint --json` output) did not have.
     #[arg(long, value_name = "REV|FILE")]
     pub baseline: Option<String>,
-    /// Kill a checker (and what it started) after this many seconds (default 600).
+    /// Kill a checker after this many seconds (default 600).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Apply the machine-applicable fixes (all or nothing; undo with `llm-transform undo ID`).
@@ -92,7 +92,7 @@ impl Tool for LlmLint {
         tool: Self::NAME,
         command: &[],
         group: Group::Edit,
-        description: "Runs the checkers the project uses (cargo/clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check; returns findings with exact spans, code, message and checksum-guarded fixes. changed: only files changed in git; baseline: only findings new since a revision; fix: apply fixes (undo with transform_undo).",
+        description: "Runs the project's own checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check; returns findings with spans, code, message and checksum-guarded fixes. changed: only git-changed files; baseline: only findings new since a revision; fix: apply the fixes (undo: transform_undo).",
         effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
         output: &["findings"],
         mcp_defaults: &[],

@@ -388,7 +388,7 @@ impl Tool for LlmShell {
             group: Group::Shell,
             description: "Starts a persistent shell session in a directory and returns its id for shell_exec. Sessions survive restarts until closed.",
             effects: ADDS,
-            output: &["uptime_seconds"],
+            output: &["uptime_seconds", "-active_jobs"],
             mcp_defaults: &[],
         },
         Operation {
@@ -408,7 +408,7 @@ impl Tool for LlmShell {
             group: Group::Shell,
             description: "Shows one session's state: working directory, environment variables set in it, its background jobs and the last exit code.",
             effects: READS,
-            output: &["uptime_seconds"],
+            output: &["uptime_seconds", "-active_jobs"],
             mcp_defaults: &[],
         },
         Operation {

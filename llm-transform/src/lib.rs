@@ -164,17 +164,18 @@ pub struct TransformRequest {
     /// Format every edited Rust file with rustfmt.
     #[arg(long)]
     pub rustfmt: bool,
-    /// After writing, run these checkers (llm-lint's names, comma-separated;
-    /// `all` or no value: the ones the project uses); an edit that adds an
-    /// error finding is undone at once (exit 3, verification_failed).
+    /// Checkers to run after writing; an edit that adds an error is undone.
+    /// llm-lint's names, comma-separated; `all` or no value: the ones the
+    /// project uses. A failed check exits 3 (verification_failed).
     #[arg(long, value_name = "CHECKER", num_args = 0..=1, default_missing_value = "all")]
     pub verify: Option<String>,
-    /// After writing, run this bash command in the root; unless it exits 0
-    /// the edit is undone at once (exit 3, verification_failed).
+    /// A command run after writing; unless it exits 0 the edit is undone.
+    /// Run by bash in the root; a failure exits 3 (verification_failed).
     #[arg(long, value_name = "CMD")]
     pub verify_command: Option<String>,
     /// The old name of `--verify cargo`.
     #[arg(long, hide = true)]
+    #[schemars(skip)]
     pub cargo_check: bool,
     /// Include each file's unified diff in the output of an applied transform.
     #[arg(long)]

@@ -432,6 +432,8 @@ pub(crate) fn output_schema(document: &Value, selectors: &[&str]) -> Map<String,
             objects.push(envelope);
         }
     }
+    let untyped: Vec<&str> = selectors.iter().filter_map(|s| s.strip_prefix('-')).collect();
+    let selectors: Vec<&str> = selectors.iter().copied().filter(|s| !s.starts_with('-')).collect();
     let chosen = objects.iter().filter(|o| {
         selectors.is_empty()
             || o.get("properties")
@@ -452,7 +454,7 @@ pub(crate) fn output_schema(document: &Value, selectors: &[&str]) -> Map<String,
             if envelope_only.contains(&name.as_str()) {
                 continue;
             }
-            let typed = typed(document, schema, !records_typed, one_field);
+            let typed = typed(document, schema, !records_typed && !untyped.contains(&name.as_str()), one_field);
             records_typed |= typed.get("items").is_some_and(|items| items.get("properties").is_some());
             match properties.get(name) {
                 Some(existing) if existing != &typed => {

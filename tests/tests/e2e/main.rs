@@ -12,6 +12,7 @@ mod discover;
 mod house;
 mod jobs;
 mod keeper;
+mod lint;
 mod log;
 mod mcp;
 mod mcp_face;

@@ -1,0 +1,291 @@
+//! llm-lint: each checker's findings held equal to what the checker itself
+//! says (shellcheck, pyflakes, ruff, cargo), aide's syntax check, `--fix`
+//! through llm-transform's commit and undo, `--changed`, `--baseline`, and
+//! the failures that must never pass for a complete list.
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+use aide_tests::TestDir;
+use serde_json::Value;
+
+fn lint(t: &TestDir, args: &[&str], code: i32) -> Value {
+    t.cmd("llm-lint").args(args).json(code)
+}
+
+fn git(t: &TestDir, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(args)
+        .current_dir(t.root())
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// The findings of one checker, as (path, line, column, code) — what both
+/// sides of a differential test say.
+fn located(v: &Value, checker: &str) -> BTreeSet<(String, u64, u64, String)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["checker"] == checker)
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["column"].as_u64().unwrap(),
+                f["code"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Runs a checker directly in the root.
+fn direct(t: &TestDir, program: &str, args: &[&str]) -> String {
+    let out = Command::new(program).args(args).current_dir(t.root()).output().unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const SHELL: &str = "#!/bin/bash\n# é then a tab:\tstill one column each\necho $1\nls `pwd`\nfor f in $(ls); do\n\techo \"$f\"\ndone\n";
+
+#[test]
+fn shellcheck_findings_are_shellchecks_own_located_exactly_and_fixes_undo() {
+    if !aide_tests::oracle("shellcheck", "llm-lint against shellcheck") {
+        return;
+    }
+    let t = TestDir::new();
+    t.write("bin/run.sh", SHELL);
+    t.write("bin/é.sh", "x=1\necho \"é\" $x\n");
+    // SC2045 (iterating over ls) and SC2148 (no shebang) are errors: exit 1.
+    let v = lint(&t, &["--checker", "shellcheck"], 1);
+    // shellcheck's own json1, by (file, line, column, code).
+    let own: Value = serde_json::from_str(&direct(&t, "shellcheck", &["-f", "json1", "bin/run.sh", "bin/é.sh"])).unwrap();
+    let theirs: BTreeSet<(String, u64, u64, String)> = own["comments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let code = format!("SC{}", c["code"]);
+            (c["file"].as_str().unwrap().to_string(), c["line"].as_u64().unwrap(), c["column"].as_u64().unwrap(), code)
+        })
+        .collect();
+    assert!(!theirs.is_empty());
+    assert_eq!(located(&v, "shellcheck"), theirs);
+    // Each span is the text shellcheck points at (its columns count characters).
+    let sc2086 = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "SC2086" && f["line"] == 3).unwrap();
+    let (a, b) = (sc2086["byte_start"].as_u64().unwrap() as usize, sc2086["byte_end"].as_u64().unwrap() as usize);
+    assert_eq!(&SHELL.as_bytes()[a..b], b"$1");
+
+    // --fix: shellcheck's own fixes, one commit, undone byte for byte.
+    let fixed = lint(&t, &["--checker", "shellcheck", "--fix"], 1);
+    assert!(fixed["fixed"]["fixes"].as_u64().unwrap() >= 2, "{fixed}");
+    let now = std::fs::read_to_string(t.root().join("bin/run.sh")).unwrap();
+    assert!(now.contains("echo \"$1\"") && now.contains("ls $(pwd)"), "{now}");
+    assert!(!located(&fixed, "shellcheck").iter().any(|(_, _, _, c)| c == "SC2086" || c == "SC2006"));
+    let undo = fixed["fixed"]["undo"].as_str().unwrap();
+    let id = undo.rsplit(' ').next().unwrap();
+    t.cmd("llm-transform").args(["undo", id]).expect_exit(0);
+    assert_eq!(std::fs::read_to_string(t.root().join("bin/run.sh")).unwrap(), SHELL);
+}
+
+#[test]
+fn pyflakes_and_ruff_findings_are_their_own() {
+    let t = TestDir::new();
+    // A non-ASCII string before the unused name: pyflakes counts bytes, ruff characters.
+    t.write("pkg/a.py", "s = \"héllo\"; import os\n\ndef f():\n    return missing_name\n");
+    t.write("pkg/b.py", "import sys\nprint(sys.argv)\nprint(undefined)\n");
+    let pyflakes = if aide_tests::have("pyflakes") { "pyflakes" } else { "pyflakes3" };
+    if aide_tests::oracle(pyflakes, "llm-lint against pyflakes") {
+        let v = lint(&t, &["--checker", "pyflakes"], 1);
+        let theirs: BTreeSet<(String, u64, String)> = direct(&t, pyflakes, &["pkg/a.py", "pkg/b.py"])
+            .lines()
+            .map(|l| {
+                let mut p = l.splitn(4, ':');
+                let (path, line, _, message) = (p.next().unwrap(), p.next().unwrap(), p.next(), p.next().unwrap());
+                (path.to_string(), line.parse().unwrap(), message.trim().to_string())
+            })
+            .collect();
+        let ours: BTreeSet<(String, u64, String)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["path"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["message"].as_str().unwrap().into()))
+            .collect();
+        assert_eq!(ours, theirs);
+        let os = v["findings"].as_array().unwrap().iter().find(|f| f["message"] == "'os' imported but unused").unwrap();
+        assert_eq!(os["column"], 14, "pyflakes' byte column 15 is character 14: {os}");
+        assert_eq!(v["errors"], 2, "undefined names are errors: {v}");
+    }
+    if aide_tests::oracle("ruff", "llm-lint against ruff") {
+        t.write("pyproject.toml", "[tool.ruff]\n");
+        let v = lint(&t, &[], 1);
+        assert!(v["checkers"].as_array().unwrap().iter().all(|c| c["checker"] != "pyflakes"), "ruff stands in for pyflakes");
+        let own: Value =
+            serde_json::from_str(&direct(&t, "ruff", &["check", "--output-format=json", "--no-cache", "--quiet", "."])).unwrap();
+        let root = t.root().canonicalize().unwrap();
+        let theirs: BTreeSet<(String, u64, u64, String)> = own
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let path = std::path::Path::new(d["filename"].as_str().unwrap()).strip_prefix(&root).unwrap().display().to_string();
+                (path, d["location"]["row"].as_u64().unwrap(), d["location"]["column"].as_u64().unwrap(), d["code"].as_str().unwrap_or("").to_string())
+            })
+            .collect();
+        assert_eq!(located(&v, "ruff"), theirs);
+        // ruff's safe fix of the unused import is a span edit llm-transform takes as it is.
+        let f401 = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "F401" && f["path"] == "pkg/a.py").unwrap();
+        let edits = serde_json::json!({ "edits": f401["fixes"][0]["edits"] });
+        t.cmd("llm-transform").args(["--edits", "-"]).stdin(edits.to_string()).expect_exit(0);
+        assert!(!std::fs::read_to_string(t.root().join("pkg/a.py")).unwrap().contains("import os"));
+    }
+}
+
+#[test]
+fn cargo_findings_are_rustcs_own_and_the_syntax_check_always_runs() {
+    let t = TestDir::new();
+    t.write("Cargo.toml", "[package]\nname = \"probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n");
+    t.write("src/lib.rs", "use std::fmt;\n\npub fn f() -> u32 {\n    let s: u32 = \"é\";\n    s\n}\n");
+    t.write("broken.py", "def f(:\n    pass\n");
+    let v = lint(&t, &["--checker", "cargo", "--checker", "syntax"], 1);
+    // rustc's own short form: `path:line:col: level[code]: message`.
+    let out = Command::new("cargo")
+        .args(["check", "--workspace", "--all-targets", "--message-format=short", "--quiet"])
+        .current_dir(t.root())
+        .output()
+        .unwrap();
+    let theirs: BTreeSet<(String, u64, u64)> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("src/"))
+        .map(|l| {
+            let mut p = l.splitn(4, ':');
+            (p.next().unwrap().to_string(), p.next().unwrap().parse().unwrap(), p.next().unwrap().parse().unwrap())
+        })
+        .collect();
+    let ours: BTreeSet<(String, u64, u64)> =
+        located(&v, "cargo").into_iter().map(|(p, l, c, _)| (p, l, c)).collect();
+    assert_eq!(ours, theirs);
+    let e0308 = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "E0308").unwrap();
+    assert_eq!(e0308["severity"], "error");
+    assert_eq!(e0308["related"][0]["message"], "expected due to this");
+    let unused = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "unused_imports").unwrap();
+    assert_eq!(unused["fixes"][0]["edits"][0]["byte_start"], 0, "rustc's machine-applicable removal: {unused}");
+    let syntax = located(&v, "syntax");
+    assert_eq!(syntax.iter().map(|(p, l, ..)| (p.as_str(), *l)).collect::<Vec<_>>(), vec![("broken.py", 1)]);
+    // --jsonl: one finding a line, then the summary.
+    let (jsonl, _) = t.cmd("llm-lint").args(["--jsonl", "--checker", "syntax"]).expect_exit(1);
+    let lines: Vec<Value> = jsonl.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["type"], "finding");
+    assert_eq!(lines.len(), 2, "{jsonl}");
+}
+
+#[test]
+fn changed_files_and_a_baseline_keep_to_what_is_new() {
+    if !aide_tests::oracle("shellcheck", "llm-lint --changed and --baseline") {
+        return;
+    }
+    let t = TestDir::new();
+    t.git_init();
+    t.write("old.sh", "#!/bin/bash\necho $1\n");
+    t.write("kept.sh", "#!/bin/bash\necho $2\n");
+    git(&t, &["add", "-A"]);
+    git(&t, &["commit", "-qm", "base"]);
+    // A line added above the old finding moves it; a new one comes beside it.
+    t.write("old.sh", "#!/bin/bash\n# a comment now\necho $1\necho $3\n");
+    t.write("new.sh", "#!/bin/bash\necho $4\n");
+    let changed = lint(&t, &["--checker", "shellcheck", "--changed"], 0);
+    let paths: BTreeSet<String> =
+        changed["findings"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
+    assert_eq!(paths, BTreeSet::from(["new.sh".to_string(), "old.sh".to_string()]), "kept.sh did not change");
+
+    let fresh = lint(&t, &["--checker", "shellcheck", "--baseline", "HEAD"], 0);
+    let lines: BTreeSet<(String, u64)> = fresh["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(lines, BTreeSet::from([("new.sh".to_string(), 2), ("old.sh".to_string(), 4)]), "{fresh}");
+    assert_eq!(fresh["baseline"]["before"], 2);
+
+    // The same against a saved output of an earlier run.
+    let (saved, _) = t.cmd("llm-lint").args(["--json", "--checker", "shellcheck"]).expect_exit(0);
+    t.write("saved.json", saved);
+    t.write("new.sh", "#!/bin/bash\necho $4\necho $5\n");
+    let since = lint(&t, &["--checker", "shellcheck", "--baseline", "saved.json"], 0);
+    let lines: Vec<(String, u64)> = since["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(lines, vec![("new.sh".to_string(), 3)], "{since}");
+
+    // A root inside the repository compares with the same folder of the revision.
+    t.write("sub/s.sh", "#!/bin/bash\necho $1\n");
+    git(&t, &["add", "-A"]);
+    git(&t, &["commit", "-qm", "sub"]);
+    t.write("sub/s.sh", "#!/bin/bash\necho $1\necho $2\n");
+    let inner = lint(&t, &["--root", "sub", "--checker", "shellcheck", "--baseline", "HEAD"], 0);
+    let lines: Vec<(String, u64)> = inner["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(lines, vec![("s.sh".to_string(), 3)], "{inner}");
+}
+
+#[test]
+fn a_missing_crashing_or_slow_checker_is_an_error_never_a_partial_list() {
+    let t = TestDir::new();
+    t.write("a.sh", "echo $1\n");
+    let fake = t.root().join("fake-bin");
+    std::fs::create_dir(&fake).unwrap();
+    let path = format!("{}:/usr/bin:/bin", fake.display());
+    let without: &str = "/nonexistent";
+
+    // Named but not installed.
+    let v: Value = t.cmd("llm-lint").args(["--checker", "shellcheck"]).env("PATH", without).json(4);
+    assert_eq!(v["error"]["code"], "checker_unavailable", "{v}");
+    assert!(v["error"]["hint"].as_str().unwrap().contains("apt-get install shellcheck"));
+    // Found by the project's files but not installed: said, and the rest runs.
+    let v: Value = t.cmd("llm-lint").env("PATH", without).json(0);
+    let shellcheck = v["checkers"].as_array().unwrap().iter().find(|c| c["checker"] == "shellcheck").unwrap().clone();
+    assert_eq!(shellcheck["status"], "unavailable", "{v}");
+    // An unknown name.
+    let v = lint(&t, &["--checker", "shelcheck"], 2);
+    assert_eq!(v["error"]["details"]["closest"], "shellcheck", "{v}");
+
+    // Prints garbage: checker_failed with its stderr's tail.
+    let write_fake = |body: &str| {
+        let p = fake.join("shellcheck");
+        std::fs::write(&p, format!("#!/bin/bash\n{body}\n")).unwrap();
+        std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    };
+    write_fake("echo 'not json'; echo 'it broke' >&2; exit 1");
+    let v: Value = t.cmd("llm-lint").args(["--checker", "shellcheck"]).env("PATH", &path).json(4);
+    assert_eq!(v["error"]["code"], "checker_failed", "{v}");
+    assert!(v["error"]["details"]["stderr_tail"].as_str().unwrap().contains("it broke"));
+    assert!(v.get("findings").is_none(), "no partial list");
+    // Crashes (a signal).
+    write_fake("kill -SEGV $$");
+    let v: Value = t.cmd("llm-lint").args(["--checker", "shellcheck"]).env("PATH", &path).json(4);
+    assert_eq!(v["error"]["code"], "checker_failed", "{v}");
+    // Over --timeout: killed with what it started.
+    write_fake("sleep 97 & sleep 97; wait");
+    let started = std::time::Instant::now();
+    let v: Value =
+        t.cmd("llm-lint").args(["--checker", "shellcheck", "--timeout", "1"]).env("PATH", &path).json(4);
+    assert_eq!(v["error"]["code"], "checker_failed", "{v}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    aide_tests::eventually("the slow checker's processes to end", std::time::Duration::from_secs(10), || {
+        aide_tests::processes_with_cmdline("sleep 97").is_empty()
+    });
+}
