@@ -8,12 +8,11 @@ use std::process::Command;
 use aide_core::AideError;
 
 fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, AideError> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| AideError::new(aide_core::code::IO_ERROR, format!("git {}: {e}", args.join(" "))).with_hint("--changed and --baseline need git on PATH"))?;
+    let out =
+        Command::new("git").args(args).current_dir(root).stdin(std::process::Stdio::null()).output().map_err(|e| {
+            AideError::new(aide_core::code::IO_ERROR, format!("git {}: {e}", args.join(" ")))
+                .with_hint("--changed and --baseline need git on PATH")
+        })?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
         return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("git {}: {stderr}", args.join(" ")))

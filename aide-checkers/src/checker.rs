@@ -18,9 +18,9 @@ pub struct Project {
 
 impl Project {
     fn with_extension<'a>(&'a self, extensions: &'a [&'a str]) -> impl Iterator<Item = &'a String> + 'a {
-        self.files.iter().filter(move |f| {
-            Path::new(f).extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e))
-        })
+        self.files
+            .iter()
+            .filter(move |f| Path::new(f).extension().and_then(|e| e.to_str()).is_some_and(|e| extensions.contains(&e)))
     }
 
     fn has_extension(&self, extensions: &[&str]) -> bool {
@@ -186,8 +186,8 @@ impl Checker {
 
     /// Whether the project uses this checker, judged by its files.
     pub fn used_by(&self, root: &Path, project: &Project) -> bool {
-        let clippy_configured = any_exists(root, &["clippy.toml", ".clippy.toml"])
-            || file_mentions(root, "Cargo.toml", "lints.clippy]");
+        let clippy_configured =
+            any_exists(root, &["clippy.toml", ".clippy.toml"]) || file_mentions(root, "Cargo.toml", "lints.clippy]");
         let ruff_configured =
             any_exists(root, &["ruff.toml", ".ruff.toml"]) || file_mentions(root, "pyproject.toml", "[tool.ruff");
         match self.kind {
@@ -247,7 +247,13 @@ impl Checker {
             Kind::Clippy => {
                 // `cargo clippy`, through the cargo beside cargo-clippy.
                 c = Command::new(program.with_file_name("cargo"));
-                c.current_dir(root).args(["clippy", "--workspace", "--all-targets", "--message-format=json", "--quiet"]);
+                c.current_dir(root).args([
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--message-format=json",
+                    "--quiet",
+                ]);
             }
             Kind::Ruff => {
                 c.args(["check", "--output-format=json", "--no-cache", "--quiet", "."]);

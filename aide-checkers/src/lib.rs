@@ -103,8 +103,8 @@ pub struct Checked {
 /// The files of the root, as the tools walk it (`.gitignore` honoured).
 pub fn project(root: &Root, ctx: &Context) -> Result<(Project, Vec<aide_core::Diagnostic>), AideError> {
     let walker = Walker::new(root, &WalkArgs::default())?.watched(ctx);
-    let (mut files, diagnostics) =
-        walker.filter_map_parallel(aide_core::walk::default_threads(), || |f: aide_core::walk::WalkedFile| Some(f.rel))?;
+    let (mut files, diagnostics) = walker
+        .filter_map_parallel(aide_core::walk::default_threads(), || |f: aide_core::walk::WalkedFile| Some(f.rel))?;
     files.sort();
     Ok((Project { files }, diagnostics))
 }
@@ -120,7 +120,8 @@ fn chosen(names: &[String], root: &Root, project: &Project) -> Result<(Vec<&'sta
             syntax = true;
             continue;
         }
-        let c = checker::named(name).ok_or_else(|| CheckerError::Unknown { name: name.clone(), known: checker::names() })?;
+        let c = checker::named(name)
+            .ok_or_else(|| CheckerError::Unknown { name: name.clone(), known: checker::names() })?;
         if !picked.contains(&c) {
             picked.push(c);
         }

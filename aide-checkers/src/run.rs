@@ -27,9 +27,11 @@ pub fn run(name: &str, mut command: Command, timeout: Option<Duration>, ctx: &Co
     let shown = shown(&command);
     command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     let started = Instant::now();
-    let mut child = command
-        .spawn()
-        .map_err(|e| CheckerError::Failed { checker: name.into(), why: format!("{shown}: {e}"), stderr: String::new() })?;
+    let mut child = command.spawn().map_err(|e| CheckerError::Failed {
+        checker: name.into(),
+        why: format!("{shown}: {e}"),
+        stderr: String::new(),
+    })?;
     let reader = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut bytes = Vec::new();
@@ -49,7 +51,10 @@ pub fn run(name: &str, mut command: Command, timeout: Option<Duration>, ctx: &Co
     if waited.timed_out {
         return Err(CheckerError::Failed {
             checker: name.into(),
-            why: format!("{shown} ran past the {:.0} s timeout and was killed", timeout.unwrap_or_default().as_secs_f64()),
+            why: format!(
+                "{shown} ran past the {:.0} s timeout and was killed",
+                timeout.unwrap_or_default().as_secs_f64()
+            ),
             stderr: tail(&stderr),
         });
     }

@@ -35,7 +35,13 @@ pub fn check(root: &Root, files: &[String], ctx: &Context) -> Result<Vec<Finding
                 byte_start: s.byte_start,
                 byte_end: s.byte_end,
                 severity: Severity::Error,
-                code: Some(format!("syntax_{}", serde_json::to_value(issue.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())),
+                code: Some(format!(
+                    "syntax_{}",
+                    serde_json::to_value(issue.kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default()
+                )),
                 message: issue.message,
                 checker: NAME.into(),
                 checksum: checksum.clone(),

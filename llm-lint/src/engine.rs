@@ -16,16 +16,17 @@ pub fn lint(request: &LintRequest, ctx: &Context) -> Result<Outcome<LintOutput>,
     let root = ctx.open_root(request.root.as_deref())?;
     let timeout = request.timeout.unwrap_or(DEFAULT_TIMEOUT);
     aide_core::request::check_timeout("--timeout", Some(timeout))?;
-    let mut options = Options {
-        checkers: request.checker.clone(),
-        only: None,
-        timeout: Some(Duration::from_secs_f64(timeout)),
-    };
+    let mut options =
+        Options { checkers: request.checker.clone(), only: None, timeout: Some(Duration::from_secs_f64(timeout)) };
     if let Some(rev) = &request.changed {
         options.only = Some(aide_checkers::changed::changed_files(root.path(), rev)?);
     }
     let within = within(&root, &request.paths)?;
-    let keep = |f: &Finding| within.as_ref().is_none_or(|w| w.iter().any(|p| p.is_empty() || f.path == *p || f.path.starts_with(&format!("{p}/"))));
+    let keep = |f: &Finding| {
+        within
+            .as_ref()
+            .is_none_or(|w| w.iter().any(|p| p.is_empty() || f.path == *p || f.path.starts_with(&format!("{p}/"))))
+    };
 
     let checked = aide_checkers::check(&root, &options, ctx)?;
     let mut diagnostics = checked.diagnostics.clone();

@@ -12,7 +12,9 @@ use crate::output::Fixed;
 
 /// Whether two edits touch: they overlap, or both insert at one place.
 fn touch(a: &FixEdit, b: &FixEdit) -> bool {
-    a.path == b.path && a.byte_start < b.byte_end.max(b.byte_start + 1) && b.byte_start < a.byte_end.max(a.byte_start + 1)
+    a.path == b.path
+        && a.byte_start < b.byte_end.max(b.byte_start + 1)
+        && b.byte_start < a.byte_end.max(a.byte_start + 1)
 }
 
 /// The fixes taken (each finding's first), in the findings' order, and how
@@ -33,7 +35,11 @@ fn pick(findings: &[Finding]) -> (Vec<&FixEdit>, usize, usize) {
 }
 
 /// Applies the fixes of `findings` in `root`.
-pub fn apply(root: &Root, findings: &[Finding], ctx: &Context) -> Result<(Fixed, Vec<aide_core::Diagnostic>), AideError> {
+pub fn apply(
+    root: &Root,
+    findings: &[Finding],
+    ctx: &Context,
+) -> Result<(Fixed, Vec<aide_core::Diagnostic>), AideError> {
     let (edits, fixes, overlapping) = pick(findings);
     if edits.is_empty() {
         return Ok((Fixed { fixes: 0, overlapping, files: Vec::new(), undo: None }, Vec::new()));
@@ -66,7 +72,13 @@ mod tests {
     use super::*;
 
     fn edit(start: usize, end: usize) -> FixEdit {
-        FixEdit { path: "a".into(), byte_start: start, byte_end: end, replacement: "x".into(), checksum_before: String::new() }
+        FixEdit {
+            path: "a".into(),
+            byte_start: start,
+            byte_end: end,
+            replacement: "x".into(),
+            checksum_before: String::new(),
+        }
     }
 
     #[test]

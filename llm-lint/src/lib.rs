@@ -86,7 +86,8 @@ pub struct LlmLint;
 
 impl Tool for LlmLint {
     const NAME: &'static str = "llm-lint";
-    const SUMMARY: &'static str = "The project's own checkers and a syntax check, as located findings; fixes with undo.";
+    const SUMMARY: &'static str =
+        "The project's own checkers and a syntax check, as located findings; fixes with undo.";
     const OPERATIONS: &'static [Operation] = &[Operation {
         name: "lint",
         tool: Self::NAME,

@@ -84,7 +84,10 @@ impl Render for LintOutput {
         }
         if let Some(fixed) = &self.fixed {
             let undo = fixed.undo.as_deref().map(|u| format!("; undo: {u}")).unwrap_or_default();
-            w.paint(Paint::Good, format_args!("fixed {} finding(s) in {} file(s){undo}", fixed.fixes, fixed.files.len()))?;
+            w.paint(
+                Paint::Good,
+                format_args!("fixed {} finding(s) in {} file(s){undo}", fixed.fixes, fixed.files.len()),
+            )?;
             writeln!(w)?;
         }
         let ran: Vec<String> = self
@@ -95,7 +98,10 @@ impl Render for LintOutput {
             .collect();
         let summary = format!("{} error(s), {} warning(s), {} info", self.errors, self.warnings, self.infos);
         w.paint(if self.errors > 0 { Paint::Bad } else { Paint::Dim }, summary)?;
-        w.paint(Paint::Dim, format_args!(" (ran: {})", if ran.is_empty() { "nothing".into() } else { ran.join(", ") }))?;
+        w.paint(
+            Paint::Dim,
+            format_args!(" (ran: {})", if ran.is_empty() { "nothing".into() } else { ran.join(", ") }),
+        )?;
         writeln!(w)?;
         for c in self.checkers.iter().filter(|c| c.status == RunStatus::Unavailable) {
             w.paint(Paint::Warn, format_args!("{} not run: {}", c.checker, c.reason.as_deref().unwrap_or("")))?;

@@ -118,8 +118,8 @@ use crate::error::TransformError;
 use crate::request::{Operation, SpanEdit};
 
 pub use crate::engine::transform;
-pub use crate::verify::Verified;
 pub use crate::output::{FileAction, FileChange, TransformOutput};
+pub use crate::verify::Verified;
 
 /// A request: flags, or the same fields as `--request` JSON.
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
@@ -231,7 +231,8 @@ impl TransformRequest {
         if self.cargo_check || cargo_op {
             let list = names.get_or_insert_with(Vec::new);
             // `all` already runs cargo where the project has a Cargo.toml.
-            let all = self.verify.as_deref().is_some_and(|v| v.split(',').any(|n| n.trim() == "all") || v.trim().is_empty());
+            let all =
+                self.verify.as_deref().is_some_and(|v| v.split(',').any(|n| n.trim() == "all") || v.trim().is_empty());
             if !all && !list.iter().any(|n| n == "cargo") {
                 list.push("cargo".into());
             }
@@ -285,7 +286,7 @@ impl Tool for LlmTransform {
                                  structural rewrites, symbol renames across a tree; undo.";
     const TUNE_ALLOCATOR: bool = true;
     const AFTER_HELP: Option<&'static str> = Some(crate::request::OPERATIONS_HELP);
-    const OUTPUT_FLAGS: &'static [&'static str] = &["dry_run", "diff"];
+    const OUTPUT_FLAGS: &'static [&'static str] = &["dry_run", "diff", "verify", "verify_command", "cargo_check"];
     type Request = TransformRequest;
     type Output = TransformOutput;
 

@@ -89,9 +89,7 @@ pub enum TransformOutput {
 impl Render for TransformOutput {
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
-            TransformOutput::Transform {
-                applied, skipped, dry_run, no_op, files, undo, verified, renames, ..
-            } => {
+            TransformOutput::Transform { applied, skipped, dry_run, no_op, files, undo, verified, renames, .. } => {
                 let verb = if *dry_run { "would apply" } else { "applied" };
                 writeln!(w, "{verb} {applied}, skipped {skipped}{}", if *no_op { " (no change)" } else { "" })?;
                 for r in renames {
@@ -136,7 +134,12 @@ impl Render for TransformOutput {
                 if let Some(v) = verified {
                     let mut what: Vec<String> = Vec::new();
                     if !v.checkers.is_empty() {
-                        what.push(format!("{} ({} error(s) before, {} after)", v.checkers.join(", "), v.errors_before, v.errors_after));
+                        what.push(format!(
+                            "{} ({} error(s) before, {} after)",
+                            v.checkers.join(", "),
+                            v.errors_before,
+                            v.errors_after
+                        ));
                     }
                     if let Some(c) = &v.command {
                         what.push(format!("`{c}` exited 0"));

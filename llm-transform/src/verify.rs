@@ -74,7 +74,9 @@ pub fn after(
     if let (Some(names), Some(before)) = (&verify.checkers, before) {
         let now = aide_checkers::check(root, &options(names), ctx).map_err(Failed)?;
         verified.checkers = now.checkers.iter().map(|c| c.checker.clone()).collect();
-        let errors = |findings: &[Finding]| findings.iter().filter(|f| f.severity == Severity::Error).cloned().collect::<Vec<_>>();
+        let errors = |findings: &[Finding]| {
+            findings.iter().filter(|f| f.severity == Severity::Error).cloned().collect::<Vec<_>>()
+        };
         let (was, is) = (errors(&before.findings), errors(&now.findings));
         verified.errors_before = was.len();
         verified.errors_after = is.len();
@@ -92,8 +94,11 @@ pub fn after(
         };
         let fresh = aide_checkers::baseline::new_since(is, &was, &moved);
         if !fresh.is_empty() {
-            let shown: Vec<String> =
-                fresh.iter().take(3).map(|f| format!("{}:{}: {}", f.path, f.line, f.message.lines().next().unwrap_or(""))).collect();
+            let shown: Vec<String> = fresh
+                .iter()
+                .take(3)
+                .map(|f| format!("{}:{}: {}", f.path, f.line, f.message.lines().next().unwrap_or("")))
+                .collect();
             return Err(Failed(
                 AideError::new(
                     aide_core::code::VERIFICATION_FAILED,

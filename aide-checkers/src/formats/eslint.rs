@@ -38,15 +38,19 @@ struct Fix {
 }
 
 pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
-    let files: Vec<File> = serde_json::from_str(stdout.trim()).map_err(|e| format!("eslint's JSON does not parse: {e}"))?;
+    let files: Vec<File> =
+        serde_json::from_str(stdout.trim()).map_err(|e| format!("eslint's JSON does not parse: {e}"))?;
     let mut out = Vec::new();
     for f in files {
         for m in f.messages {
-            let at = |line: Option<usize>, column: Option<usize>| {
-                Point::LineColumn { line: line.unwrap_or(1), column: column.unwrap_or(1), columns: Columns::Utf16 }
+            let at = |line: Option<usize>, column: Option<usize>| Point::LineColumn {
+                line: line.unwrap_or(1),
+                column: column.unwrap_or(1),
+                columns: Columns::Utf16,
             };
             let severity = if m.severity >= 2 { Severity::Error } else { Severity::Warning };
-            let mut d = RawDiagnostic::at(&f.file_path, at(m.line, m.column), severity, &m.message).with_code(m.rule_id);
+            let mut d =
+                RawDiagnostic::at(&f.file_path, at(m.line, m.column), severity, &m.message).with_code(m.rule_id);
             if m.end_line.is_some() {
                 d = d.ending(at(m.end_line, m.end_column));
             }

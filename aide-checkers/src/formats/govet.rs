@@ -40,7 +40,8 @@ pub fn parse(stderr: &str) -> Result<Vec<RawDiagnostic>, String> {
         json.push_str(line);
         json.push('\n');
     }
-    for value in serde_json::Deserializer::from_str(&json).into_iter::<BTreeMap<String, BTreeMap<String, serde_json::Value>>>()
+    for value in
+        serde_json::Deserializer::from_str(&json).into_iter::<BTreeMap<String, BTreeMap<String, serde_json::Value>>>()
     {
         let packages = value.map_err(|e| format!("go vet's JSON does not parse: {e}"))?;
         for analyzers in packages.into_values() {
@@ -49,7 +50,9 @@ pub fn parse(stderr: &str) -> Result<Vec<RawDiagnostic>, String> {
                 let Ok(findings) = serde_json::from_value::<Vec<Finding>>(findings) else { continue };
                 for f in findings {
                     let Some((file, start)) = position(&f.posn) else { continue };
-                    out.push(RawDiagnostic::at(file, start, Severity::Warning, f.message).with_code(Some(analyzer.clone())));
+                    out.push(
+                        RawDiagnostic::at(file, start, Severity::Warning, f.message).with_code(Some(analyzer.clone())),
+                    );
                 }
             }
         }

@@ -32,7 +32,11 @@ mod tests {
 
     #[test]
     fn warnings_and_a_syntax_error() {
-        let d = parse("a.py:1:1: 'os' imported but unused\na.py:4:11: undefined name 'y'\n", "b.py:2:7: invalid syntax\ndef f(:\n      ^\n").unwrap();
+        let d = parse(
+            "a.py:1:1: 'os' imported but unused\na.py:4:11: undefined name 'y'\n",
+            "b.py:2:7: invalid syntax\ndef f(:\n      ^\n",
+        )
+        .unwrap();
         assert_eq!(d.len(), 3);
         assert_eq!(d[0].severity, Severity::Warning);
         assert_eq!(d[1].severity, Severity::Error);

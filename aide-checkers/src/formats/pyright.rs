@@ -37,7 +37,8 @@ fn point(p: &Position) -> Point {
 }
 
 pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
-    let report: Report = serde_json::from_str(stdout.trim()).map_err(|e| format!("pyright's JSON does not parse: {e}"))?;
+    let report: Report =
+        serde_json::from_str(stdout.trim()).map_err(|e| format!("pyright's JSON does not parse: {e}"))?;
     Ok(report
         .general_diagnostics
         .into_iter()

@@ -62,7 +62,8 @@ pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
     let mut out = Vec::new();
     let mut any = false;
     for text in stdout.lines().filter(|l| l.starts_with('{')) {
-        let line: Line = serde_json::from_str(text).map_err(|e| format!("a line of cargo's JSON does not parse: {e}"))?;
+        let line: Line =
+            serde_json::from_str(text).map_err(|e| format!("a line of cargo's JSON does not parse: {e}"))?;
         any = true;
         if line.reason != "compiler-message" {
             continue;

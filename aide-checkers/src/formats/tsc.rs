@@ -7,7 +7,8 @@ use regex::Regex;
 use crate::finding::{Columns, Point, RawDiagnostic, Severity};
 
 pub fn parse(stdout: &str, config: &str) -> Result<Vec<RawDiagnostic>, String> {
-    let located = Regex::new(r"^(.+)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$").map_err(|e| e.to_string())?;
+    let located =
+        Regex::new(r"^(.+)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$").map_err(|e| e.to_string())?;
     let global = Regex::new(r"^(error|warning|message) (TS\d+): (.*)$").map_err(|e| e.to_string())?;
     let mut out: Vec<RawDiagnostic> = Vec::new();
     let severity = |s: &str| match s {

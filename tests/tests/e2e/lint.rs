@@ -52,7 +52,8 @@ fn direct(t: &TestDir, program: &str, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-const SHELL: &str = "#!/bin/bash\n# é then a tab:\tstill one column each\necho $1\nls `pwd`\nfor f in $(ls); do\n\techo \"$f\"\ndone\n";
+const SHELL: &str =
+    "#!/bin/bash\n# é then a tab:\tstill one column each\necho $1\nls `pwd`\nfor f in $(ls); do\n\techo \"$f\"\ndone\n";
 
 #[test]
 fn shellcheck_findings_are_shellchecks_own_located_exactly_and_fixes_undo() {
@@ -65,7 +66,8 @@ fn shellcheck_findings_are_shellchecks_own_located_exactly_and_fixes_undo() {
     // SC2045 (iterating over ls) and SC2148 (no shebang) are errors: exit 1.
     let v = lint(&t, &["--checker", "shellcheck"], 1);
     // shellcheck's own json1, by (file, line, column, code).
-    let own: Value = serde_json::from_str(&direct(&t, "shellcheck", &["-f", "json1", "bin/run.sh", "bin/é.sh"])).unwrap();
+    let own: Value =
+        serde_json::from_str(&direct(&t, "shellcheck", &["-f", "json1", "bin/run.sh", "bin/é.sh"])).unwrap();
     let theirs: BTreeSet<(String, u64, u64, String)> = own["comments"]
         .as_array()
         .unwrap()
@@ -115,7 +117,9 @@ fn pyflakes_and_ruff_findings_are_their_own() {
             .as_array()
             .unwrap()
             .iter()
-            .map(|f| (f["path"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["message"].as_str().unwrap().into()))
+            .map(|f| {
+                (f["path"].as_str().unwrap().into(), f["line"].as_u64().unwrap(), f["message"].as_str().unwrap().into())
+            })
             .collect();
         assert_eq!(ours, theirs);
         let os = v["findings"].as_array().unwrap().iter().find(|f| f["message"] == "'os' imported but unused").unwrap();
@@ -125,22 +129,36 @@ fn pyflakes_and_ruff_findings_are_their_own() {
     if aide_tests::oracle("ruff", "llm-lint against ruff") {
         t.write("pyproject.toml", "[tool.ruff]\n");
         let v = lint(&t, &[], 1);
-        assert!(v["checkers"].as_array().unwrap().iter().all(|c| c["checker"] != "pyflakes"), "ruff stands in for pyflakes");
+        assert!(
+            v["checkers"].as_array().unwrap().iter().all(|c| c["checker"] != "pyflakes"),
+            "ruff stands in for pyflakes"
+        );
         let own: Value =
-            serde_json::from_str(&direct(&t, "ruff", &["check", "--output-format=json", "--no-cache", "--quiet", "."])).unwrap();
+            serde_json::from_str(&direct(&t, "ruff", &["check", "--output-format=json", "--no-cache", "--quiet", "."]))
+                .unwrap();
         let root = t.root().canonicalize().unwrap();
         let theirs: BTreeSet<(String, u64, u64, String)> = own
             .as_array()
             .unwrap()
             .iter()
             .map(|d| {
-                let path = std::path::Path::new(d["filename"].as_str().unwrap()).strip_prefix(&root).unwrap().display().to_string();
-                (path, d["location"]["row"].as_u64().unwrap(), d["location"]["column"].as_u64().unwrap(), d["code"].as_str().unwrap_or("").to_string())
+                let path = std::path::Path::new(d["filename"].as_str().unwrap())
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .display()
+                    .to_string();
+                (
+                    path,
+                    d["location"]["row"].as_u64().unwrap(),
+                    d["location"]["column"].as_u64().unwrap(),
+                    d["code"].as_str().unwrap_or("").to_string(),
+                )
             })
             .collect();
         assert_eq!(located(&v, "ruff"), theirs);
         // ruff's safe fix of the unused import is a span edit llm-transform takes as it is.
-        let f401 = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "F401" && f["path"] == "pkg/a.py").unwrap();
+        let f401 =
+            v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "F401" && f["path"] == "pkg/a.py").unwrap();
         let edits = serde_json::json!({ "edits": f401["fixes"][0]["edits"] });
         t.cmd("llm-transform").args(["--edits", "-"]).stdin(edits.to_string()).expect_exit(0);
         assert!(!std::fs::read_to_string(t.root().join("pkg/a.py")).unwrap().contains("import os"));
@@ -168,8 +186,7 @@ fn cargo_findings_are_rustcs_own_and_the_syntax_check_always_runs() {
             (p.next().unwrap().to_string(), p.next().unwrap().parse().unwrap(), p.next().unwrap().parse().unwrap())
         })
         .collect();
-    let ours: BTreeSet<(String, u64, u64)> =
-        located(&v, "cargo").into_iter().map(|(p, l, c, _)| (p, l, c)).collect();
+    let ours: BTreeSet<(String, u64, u64)> = located(&v, "cargo").into_iter().map(|(p, l, c, _)| (p, l, c)).collect();
     assert_eq!(ours, theirs);
     let e0308 = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "E0308").unwrap();
     assert_eq!(e0308["severity"], "error");
@@ -281,8 +298,7 @@ fn a_missing_crashing_or_slow_checker_is_an_error_never_a_partial_list() {
     // Over --timeout: killed with what it started.
     write_fake("sleep 97 & sleep 97; wait");
     let started = std::time::Instant::now();
-    let v: Value =
-        t.cmd("llm-lint").args(["--checker", "shellcheck", "--timeout", "1"]).env("PATH", &path).json(4);
+    let v: Value = t.cmd("llm-lint").args(["--checker", "shellcheck", "--timeout", "1"]).env("PATH", &path).json(4);
     assert_eq!(v["error"]["code"], "checker_failed", "{v}");
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     aide_tests::eventually("the slow checker's processes to end", std::time::Duration::from_secs(10), || {

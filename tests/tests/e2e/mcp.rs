@@ -186,6 +186,11 @@ fn every_tool_can_be_called_and_its_result_fits_its_output_schema() {
     call(&mut client, "jobs_remove", json!({ "id": job }));
     call(&mut client, "jobs_prune", json!({}));
 
+    t.write("broken.py", "def f(:\n");
+    let linted = call(&mut client, "lint", json!({ "checker": "syntax" }));
+    assert_eq!(linted["findings"][0]["path"], "broken.py", "{linted}");
+    assert_eq!(linted["errors"], 1);
+
     let runs = call(&mut client, "log_list", json!({ "limit": 5 }));
     let newest = runs["runs"][0]["execution_id"].as_str().unwrap().to_string();
     let shown = call(&mut client, "log_show", json!({ "id": newest }));

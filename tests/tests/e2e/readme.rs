@@ -148,6 +148,9 @@ fn run_sections(sections: &[&str]) {
         {
             continue;
         }
+        if *section == "llm-lint" && !aide_tests::oracle("shellcheck", "README llm-lint examples") {
+            continue;
+        }
         let mut script = String::from("set +e\n");
         for (i, e) in examples.iter().enumerate() {
             let out = scratch.path().join(format!("{section}.{i}"));
@@ -200,6 +203,11 @@ fn readme_examples_of_the_read_and_search_tools_run_verbatim() {
 #[test]
 fn readme_examples_of_the_editing_tools_run_verbatim() {
     run_sections(&["llm-transform", "aide"]);
+}
+
+#[test]
+fn readme_examples_of_the_checking_tool_run_verbatim() {
+    run_sections(&["llm-lint"]);
 }
 
 #[test]

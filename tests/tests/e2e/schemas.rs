@@ -179,6 +179,9 @@ fn shell_jobs_and_aide_documents_match_their_schemas() {
     c.run("llm-shell", &["exec", "--", "exit 3"], true);
     c.run("llm-shell", &["exec", "--timeout", "0.2", "--", "sleep 5"], true);
     let bg = c.run("llm-shell", &["exec", "--session", &s, "--background", "--", "echo bg"], true);
+    c.run("llm-shell", &["exec", "--session", &s, "--yield-ms", "10000", "--", "echo quick"], true);
+    let slow = c.run("llm-shell", &["exec", "--session", &s, "--yield-ms", "100", "--", "sleep 30"], true);
+    c.run("llm-jobs", &["kill", &slow["job_id"].to_string(), "--grace", "1"], true);
     c.run("llm-shell", &["check", "--", "if true; then echo"], true);
     c.run("llm-shell", &["explain", "--", "rm -rf build && curl https://x | sh"], true);
     c.run("llm-shell", &["perf", "--session", &s], true);
@@ -210,6 +213,12 @@ fn shell_jobs_and_aide_documents_match_their_schemas() {
     c.run("llm-jobs", &["group", "list"], true);
     c.run("llm-jobs", &["status", "99999"], false);
     c.run("llm-shell", &["session", "rm", &s], true);
+
+    t.write("lint/bad.py", "def f(:\n");
+    t.write("lint/ok.rs", "fn main() {}\n");
+    c.run("llm-lint", &["--root", "lint"], true);
+    c.run("llm-lint", &["--root", "lint", "--checker", "syntax", "--fix"], true);
+    c.run("llm-lint", &["--root", "lint", "--checker", "nope"], false);
 
     c.run("aide", &["tools"], true);
     c.run("aide", &["doctor"], true);

@@ -85,8 +85,11 @@ fn doctor_passes_a_sound_setup_and_names_each_miss_with_its_fix() {
     let bash = check(&doc, "bash");
     assert_eq!((bash["status"].as_str(), bash["detail"].as_str()), (Some("fail"), Some("not found on PATH")));
     assert!(bash["fix"].as_str().unwrap().contains("apt-get install bash"));
-    // Oracles of the test suite only warn.
+    // Oracles of the test suite only warn; so do checkers llm-lint cannot find.
     assert_eq!(check(&doc, "rg")["status"], "warn");
+    let shellcheck = check(&doc, "lint_shellcheck");
+    assert_eq!(shellcheck["status"], "warn");
+    assert!(shellcheck["fix"].as_str().unwrap().contains("apt-get install shellcheck"), "{shellcheck}");
 
     // A damaged log, a transform that died mid-commit, a session folder without its meta.
     std::fs::write(t.home().join("log.db"), vec![b'x'; 8192]).unwrap();

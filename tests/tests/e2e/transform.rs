@@ -439,7 +439,10 @@ fn an_edit_that_breaks_the_build_is_undone_and_one_that_does_not_stands() {
     assert_eq!(v["error"]["code"], "verification_failed", "{v}");
     let fresh = v["error"]["details"]["new_findings"].as_array().unwrap();
     assert_eq!(fresh.len(), 1, "only the new error: {v}");
-    assert_eq!((&fresh[0]["code"], &fresh[0]["line"], &fresh[0]["checker"]), (&json!("E0308"), &json!(2), &json!("cargo")));
+    assert_eq!(
+        (&fresh[0]["code"], &fresh[0]["line"], &fresh[0]["checker"]),
+        (&json!("E0308"), &json!(2), &json!("cargo"))
+    );
     assert_eq!(read(&t, "src/lib.rs"), old.as_bytes(), "nothing remains changed");
     // The log keeps the attempt and its rollback.
     let (log, _) = t.cmd("aide").args(["log", "list", "--json", "--limit", "1"]).expect_exit(0);
@@ -468,7 +471,12 @@ fn an_edit_that_breaks_the_build_is_undone_and_one_that_does_not_stands() {
         .expect_exit(3);
     assert!(stderr.contains("verification_failed"), "{stderr}");
     // A checker asked for by name that is not there: a clear error, nothing written.
-    let v = transform(&t, json!({ "operations": [{ "op": "patch", "path": "src/lib.rs", "old_text": "    2\n", "new_text": "    4\n" }], "verify": "no-such-checker" }), &[], 2);
+    let v = transform(
+        &t,
+        json!({ "operations": [{ "op": "patch", "path": "src/lib.rs", "old_text": "    2\n", "new_text": "    4\n" }], "verify": "no-such-checker" }),
+        &[],
+        2,
+    );
     assert_eq!(v["error"]["details"]["field"], "checker", "{v}");
     assert!(String::from_utf8(read(&t, "src/lib.rs")).unwrap().contains("    2\n"));
 }
