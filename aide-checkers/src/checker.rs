@@ -226,6 +226,11 @@ impl Checker {
         }
     }
 
+    /// Whether it is given its files by name (or finds its own).
+    pub fn takes_files(&self) -> bool {
+        matches!(self.kind, Kind::Pyflakes | Kind::Shellcheck | Kind::Gofmt)
+    }
+
     /// The files it is given by name (None: it finds its own in the project).
     pub fn files<'p>(&self, project: &'p Project) -> Option<Vec<&'p String>> {
         match self.kind {

@@ -15,6 +15,7 @@ use crate::{Result, say, workspace};
 mod ast;
 mod discover;
 mod jobs;
+mod lint;
 mod log;
 mod mcp;
 mod refactor;
@@ -140,6 +141,7 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "discover" => discover::bench(runs, warmup),
         "jobs" => jobs::bench(runs, warmup),
         "shell" => shell::bench(runs, warmup),
+        "lint" => lint::bench(runs, warmup),
         "ast" => ast::bench(runs, warmup),
         "transform" => transform::bench(runs, warmup),
         "mcp" => mcp::bench(runs, warmup),
@@ -147,7 +149,7 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "startup" => startup::bench(runs, warmup),
         "refactor" => refactor::bench(runs, warmup),
         other => Err(format!(
-            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, ast, transform, mcp, refactor, log, startup)"
+            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, lint, ast, transform, mcp, refactor, log, startup)"
         )),
     }
 }
