@@ -143,7 +143,10 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
     // The walk only where something needs the files: finding the checkers
     // a project uses, a checker given its files by name, or the syntax check.
     let needs_files = options.checkers.is_empty()
-        || options.checkers.iter().any(|n| n == "all" || n == syntax::NAME || checker::named(n).is_some_and(Checker::takes_files));
+        || options
+            .checkers
+            .iter()
+            .any(|n| n == "all" || n == syntax::NAME || checker::named(n).is_some_and(Checker::takes_files));
     let (project, diagnostics) = if needs_files { project(root, ctx)? } else { (Project::default(), Vec::new()) };
     let (picked, with_syntax, named_only) = chosen(&options.checkers, root, &project)?;
     let wanted = |rel: &str| options.only.as_ref().is_none_or(|o| o.contains(rel));

@@ -1,4 +1,5 @@
-//! `mypy --output json`: one object a line; columns count characters from 0.
+//! `mypy --output json` (mypy 1.11 and later): one object a line; columns
+//! count characters from 0, the end exclusive.
 
 use serde::Deserialize;
 
@@ -9,6 +10,10 @@ struct Line {
     file: String,
     line: usize,
     column: i64,
+    #[serde(default)]
+    end_line: Option<usize>,
+    #[serde(default)]
+    end_column: Option<i64>,
     message: String,
     #[serde(default)]
     hint: Option<String>,
@@ -32,7 +37,12 @@ pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
             _ => l.message,
         };
         let start = Point::LineColumn { line: l.line.max(1), column, columns: Columns::Chars };
-        out.push(RawDiagnostic::at(l.file, start, severity, message).with_code(l.code));
+        let mut d = RawDiagnostic::at(l.file, start, severity, message).with_code(l.code);
+        if let (Some(line), Some(end)) = (l.end_line, l.end_column) {
+            let column = usize::try_from(end.max(0)).unwrap_or(0) + 1;
+            d = d.ending(Point::LineColumn { line: line.max(1), column, columns: Columns::Chars });
+        }
+        out.push(d);
     }
     Ok(out)
 }
@@ -43,8 +53,9 @@ mod tests {
 
     #[test]
     fn json_lines() {
-        let d = parse(r#"{"file": "a.py", "line": 3, "column": 4, "message": "Incompatible types in assignment (expression has type \"str\", variable has type \"int\")", "hint": null, "code": "assignment", "severity": "error"}"#).unwrap();
+        let d = parse(r#"{"file": "a.py", "line": 3, "column": 4, "end_line": 3, "end_column": 7, "message": "Incompatible types in assignment (expression has type \"str\", variable has type \"int\")", "hint": null, "code": "assignment", "severity": "error"}"#).unwrap();
         assert_eq!(d[0].start, Point::LineColumn { line: 3, column: 5, columns: Columns::Chars });
         assert_eq!(d[0].code.as_deref(), Some("assignment"));
+        assert_eq!(d[0].end, Some(Point::LineColumn { line: 3, column: 8, columns: Columns::Chars }));
     }
 }

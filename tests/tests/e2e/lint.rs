@@ -305,3 +305,111 @@ fn a_missing_crashing_or_slow_checker_is_an_error_never_a_partial_list() {
         aide_tests::processes_with_cmdline("sleep 97").is_empty()
     });
 }
+
+/// The findings of one checker as (path, line, code).
+fn lines_of(v: &Value, checker: &str) -> BTreeSet<(String, u64, String)> {
+    located(v, checker).into_iter().map(|(p, l, _, c)| (p, l, c)).collect()
+}
+
+#[test]
+fn mypy_pyright_tsc_and_eslint_findings_are_their_own() {
+    let t = TestDir::new();
+    t.write("py/a.py", "s = \"e\"; x: int = \"a\"\n\n\ndef f() -> int:\n    return \"s\"\n");
+    t.write("mypy.ini", "[mypy]\n");
+    t.write("pyrightconfig.json", "{\"include\": [\"py\"]}\n");
+    // A character outside the BMP: two UTF-16 units, one column.
+    t.write(
+        "src/a.ts",
+        "const s = \"😀\"; const n: number = \"x\";\nfunction f(a: string): number {\n  return a;\n}\n",
+    );
+    t.write("tsconfig.json", "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true}, \"include\": [\"src\"]}\n");
+    t.write("src/b.js", "const s = \"😀\"; let unused = 1;\nvar x = 1\nif (x == 1) { debugger; }\n");
+    t.write(
+        "eslint.config.mjs",
+        "export default [{ rules: { \"no-unused-vars\": \"error\", \"no-debugger\": \"error\", \"eqeqeq\": \"error\", \"no-var\": \"error\", \"prefer-const\": \"error\" } }];\n",
+    );
+    let root = t.root().canonicalize().unwrap();
+    let relative =
+        |p: &str| std::path::Path::new(p).strip_prefix(&root).map(|r| r.display().to_string()).unwrap_or(p.to_string());
+
+    if aide_tests::oracle("mypy", "llm-lint against mypy") {
+        let v = lint(&t, &["--checker", "mypy"], 1);
+        let theirs: BTreeSet<(String, u64, String)> =
+            direct(&t, "mypy", &["--output", "json", "--no-error-summary", "--no-color-output", "."])
+                .lines()
+                .map(|l| serde_json::from_str::<Value>(l).unwrap())
+                .map(|d| {
+                    (
+                        d["file"].as_str().unwrap().to_string(),
+                        d["line"].as_u64().unwrap(),
+                        d["code"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+        assert_eq!(lines_of(&v, "mypy"), theirs);
+        let first = &v["findings"][0];
+        assert_eq!(
+            (&first["column"], &first["end_column"]),
+            (&serde_json::json!(19), &serde_json::json!(22)),
+            "{first}"
+        );
+    }
+    if aide_tests::oracle("pyright", "llm-lint against pyright") {
+        let v = lint(&t, &["--checker", "pyright"], 1);
+        let own: Value = serde_json::from_str(&direct(&t, "pyright", &["--outputjson"])).unwrap();
+        let theirs: BTreeSet<(String, u64, String)> = own["generalDiagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    relative(d["file"].as_str().unwrap()),
+                    d["range"]["start"]["line"].as_u64().unwrap() + 1,
+                    d["rule"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(lines_of(&v, "pyright"), theirs);
+    }
+    if aide_tests::oracle("tsc", "llm-lint against tsc") {
+        let v = lint(&t, &["--checker", "tsc"], 1);
+        let theirs: BTreeSet<(String, u64, String)> = direct(&t, "tsc", &["--noEmit", "--pretty", "false", "-p", "."])
+            .lines()
+            .filter_map(|l| {
+                let (path, rest) = l.split_once('(')?;
+                let (line, rest) = rest.split_once(',')?;
+                let code = rest.split_whitespace().find(|w| w.starts_with("TS"))?.trim_end_matches(':');
+                Some((path.to_string(), line.parse().ok()?, code.to_string()))
+            })
+            .collect();
+        assert_eq!(lines_of(&v, "tsc"), theirs);
+        let n = v["findings"].as_array().unwrap().iter().find(|f| f["line"] == 1).unwrap();
+        assert_eq!(n["column"], 22, "tsc's UTF-16 column 23 is character 22: {n}");
+    }
+    if aide_tests::oracle("eslint", "llm-lint against eslint") {
+        let v = lint(&t, &["--checker", "eslint"], 1);
+        let own: Value = serde_json::from_str(&direct(&t, "eslint", &["-f", "json", "."])).unwrap();
+        let theirs: BTreeSet<(String, u64, String)> = own
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| {
+                let path = relative(f["filePath"].as_str().unwrap());
+                f["messages"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(move |m| {
+                        (path.clone(), m["line"].as_u64().unwrap(), m["ruleId"].as_str().unwrap_or("").to_string())
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(lines_of(&v, "eslint"), theirs);
+        // eslint's fix (UTF-16 offsets) applied through llm-transform is eslint's own fix.
+        let fixed = lint(&t, &["--checker", "eslint", "--fix"], 1);
+        assert_eq!(fixed["fixed"]["fixes"], 2, "{fixed}");
+        let now = std::fs::read_to_string(t.root().join("src/b.js")).unwrap();
+        assert!(now.contains("const unused = 1;") && now.contains("let x = 1"), "{now}");
+    }
+}

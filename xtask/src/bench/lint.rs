@@ -64,7 +64,10 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
         ("shellcheck", with_files("shellcheck", &["-f", "json1", "--"], &scripts)),
         ("pyflakes", with_files(pyflakes, &["--"], &modules)),
         ("ruff", with_files("ruff", &["check", "--output-format=json", "--no-cache", "--quiet", "."], &[])),
-        ("cargo", with_files("cargo", &["check", "--workspace", "--all-targets", "--message-format=json", "--quiet"], &[])),
+        (
+            "cargo",
+            with_files("cargo", &["check", "--workspace", "--all-targets", "--message-format=json", "--quiet"], &[]),
+        ),
     ];
     let mut cases = Vec::new();
     for (name, direct) in checkers {
