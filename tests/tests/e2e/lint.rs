@@ -193,6 +193,23 @@ fn cargo_findings_are_rustcs_own_and_the_syntax_check_always_runs() {
     assert_eq!(e0308["related"][0]["message"], "expected due to this");
     let unused = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "unused_imports").unwrap();
     assert_eq!(unused["fixes"][0]["edits"][0]["byte_start"], 0, "rustc's machine-applicable removal: {unused}");
+    // clippy: the same format, and its own lints.
+    let clippy = lint(&t, &["--checker", "clippy"], 1);
+    let out = Command::new("cargo")
+        .args(["clippy", "--workspace", "--all-targets", "--message-format=short", "--quiet"])
+        .current_dir(t.root())
+        .output()
+        .unwrap();
+    let theirs: BTreeSet<(String, u64, u64)> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("src/"))
+        .map(|l| {
+            let mut p = l.splitn(4, ':');
+            (p.next().unwrap().to_string(), p.next().unwrap().parse().unwrap(), p.next().unwrap().parse().unwrap())
+        })
+        .collect();
+    let ours: BTreeSet<(String, u64, u64)> = located(&clippy, "clippy").into_iter().map(|(p, l, c, _)| (p, l, c)).collect();
+    assert_eq!(ours, theirs);
     let syntax = located(&v, "syntax");
     assert_eq!(syntax.iter().map(|(p, l, ..)| (p.as_str(), *l)).collect::<Vec<_>>(), vec![("broken.py", 1)]);
     // --jsonl: one finding a line, then the summary.

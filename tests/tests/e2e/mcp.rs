@@ -216,6 +216,12 @@ fn a_tool_failure_is_an_error_result_with_the_clis_error_object() {
     assert_eq!(doc["error"]["hint"], cli["error"]["hint"]);
     let result = client.call("read", json!({ "paths": ["missing.txt"] }));
     assert!(result["content"][0]["text"].as_str().unwrap().contains("error[not_found]"), "{result}");
+    // An edit after which the verify command fails is undone: the model reads why.
+    t.write("kept.txt", "one\n");
+    let edit = json!({ "operations": [{ "op": "patch", "path": "kept.txt", "old_text": "one", "new_text": "two" }], "verify_command": "grep -q one kept.txt" });
+    let doc = checked_call(&mut client, &v, "transform", edit, true);
+    assert_eq!(doc["error"]["code"], "verification_failed", "{doc}");
+    assert_eq!(std::fs::read_to_string(t.root().join("kept.txt")).unwrap(), "one\n");
     // The server's stdin is the protocol: a command may not read it.
     let doc = checked_call(&mut client, &v, "shell_exec", json!({ "command": "cat", "stdin": "-" }), true);
     assert_eq!(doc["error"]["code"], "invalid_arguments", "{doc}");
