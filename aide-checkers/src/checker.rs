@@ -307,7 +307,7 @@ impl Checker {
             Kind::Pyright => (&[0, 1], formats::pyright::parse(&ran.stdout)),
             Kind::Tsc => (&[0, 1, 2], formats::tsc::parse(&ran.stdout, "tsconfig.json")),
             Kind::Eslint => (&[0, 1], formats::eslint::parse(&ran.stdout)),
-            Kind::GoVet => (&[0, 1], formats::govet::parse(&ran.stderr)),
+            Kind::GoVet => (&[0, 1, 2], formats::govet::parse(&ran.stderr)),
             Kind::Gofmt => (&[0, 2], gofmt(&ran.stdout, &ran.stderr)),
             Kind::Shellcheck => (&[0, 1], formats::shellcheck::parse(&ran.stdout)),
         };

@@ -208,7 +208,8 @@ fn cargo_findings_are_rustcs_own_and_the_syntax_check_always_runs() {
             (p.next().unwrap().to_string(), p.next().unwrap().parse().unwrap(), p.next().unwrap().parse().unwrap())
         })
         .collect();
-    let ours: BTreeSet<(String, u64, u64)> = located(&clippy, "clippy").into_iter().map(|(p, l, c, _)| (p, l, c)).collect();
+    let ours: BTreeSet<(String, u64, u64)> =
+        located(&clippy, "clippy").into_iter().map(|(p, l, c, _)| (p, l, c)).collect();
     assert_eq!(ours, theirs);
     let syntax = located(&v, "syntax");
     assert_eq!(syntax.iter().map(|(p, l, ..)| (p.as_str(), *l)).collect::<Vec<_>>(), vec![("broken.py", 1)]);
@@ -429,4 +430,58 @@ fn mypy_pyright_tsc_and_eslint_findings_are_their_own() {
         let now = std::fs::read_to_string(t.root().join("src/b.js")).unwrap();
         assert!(now.contains("const unused = 1;") && now.contains("let x = 1"), "{now}");
     }
+}
+
+#[test]
+fn go_vet_and_gofmt_findings_are_their_own() {
+    if !aide_tests::oracle("go", "llm-lint against go vet and gofmt") {
+        return;
+    }
+    let t = TestDir::new();
+    t.write("go.mod", "module example.com/m\n\ngo 1.19\n");
+    t.write(
+        "main.go",
+        "package main\n\nimport \"fmt\"\n\nfunc main() {\n\ts := \"é\"\n\tfmt.Printf(\"%d %s\\n\", s, s)\n}\n",
+    );
+    t.write("b/b.go", "package b\n\nfunc F() int {\n  return y\n}\n");
+    let v = lint(&t, &[], 1);
+    // go vet's own: `# package` headers, JSON findings and type errors as text, on stderr.
+    let out = Command::new("go").args(["vet", "-json", "./..."]).current_dir(t.root()).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let root = t.root().canonicalize().unwrap().display().to_string();
+    let mut theirs = BTreeSet::new();
+    for line in stderr.lines() {
+        let posn = line
+            .trim()
+            .strip_prefix("\"posn\": \"")
+            .map(|p| p.trim_end_matches(['"', ',']))
+            .or_else(|| line.strip_prefix("vet: ").and_then(|l| l.split(": ").next()));
+        if let Some(posn) = posn {
+            let mut p = posn.rsplitn(3, ':');
+            let (column, line, file) = (p.next().unwrap(), p.next().unwrap(), p.next().unwrap());
+            let file = file.strip_prefix(&format!("{root}/")).unwrap_or(file).to_string();
+            theirs.insert((file, line.parse::<u64>().unwrap(), column.parse::<u64>().unwrap()));
+        }
+    }
+    assert_eq!(theirs.len(), 2, "{stderr}");
+    let ours: BTreeSet<(String, u64, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["checker"] == "go-vet")
+        .map(|f| {
+            // go counts bytes: the contract's column is in characters (no é before these).
+            (f["path"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap(), f["column"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(ours, theirs);
+    let unformatted: BTreeSet<String> = direct(&t, "gofmt", &["-l", "."]).lines().map(str::to_string).collect();
+    let ours: BTreeSet<String> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["checker"] == "gofmt")
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ours, unformatted);
 }
