@@ -94,6 +94,22 @@ impl TestDir {
         self
     }
 
+    /// Runs git in the root with a fixed author; fails the test if git fails.
+    pub fn git(&self, args: &[&str]) -> &Self {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(&self.root)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .status()
+            .expect("git is required for the tests")
+            .success();
+        assert!(ok, "git {args:?}");
+        self
+    }
+
     /// Writes `contents` to `rel` under the root, creating folders.
     pub fn write(&self, rel: &str, contents: impl AsRef<[u8]>) -> &Self {
         let p = self.root.join(rel);

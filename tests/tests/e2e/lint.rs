@@ -13,20 +13,6 @@ fn lint(t: &TestDir, args: &[&str], code: i32) -> Value {
     t.cmd("llm-lint").args(args).json(code)
 }
 
-fn git(t: &TestDir, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(t.root())
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "git {args:?}");
-}
-
 /// The findings of one checker, as (path, line, column, code) — what both
 /// sides of a differential test say.
 fn located(v: &Value, checker: &str) -> BTreeSet<(String, u64, u64, String)> {
@@ -42,6 +28,29 @@ fn located(v: &Value, checker: &str) -> BTreeSet<(String, u64, u64, String)> {
                 f["column"].as_u64().unwrap(),
                 f["code"].as_str().unwrap_or("").to_string(),
             )
+        })
+        .collect()
+}
+
+/// The findings of one checker as (path, line, column).
+fn places(v: &Value, checker: &str) -> BTreeSet<(String, u64, u64)> {
+    located(v, checker).into_iter().map(|(p, l, c, _)| (p, l, c)).collect()
+}
+
+/// What `cargo SUBCOMMAND` itself says, in rustc's short form
+/// (`path:line:col: level[code]: message`), as (path, line, column).
+fn rustc_short(t: &TestDir, subcommand: &str) -> BTreeSet<(String, u64, u64)> {
+    let out = Command::new("cargo")
+        .args([subcommand, "--workspace", "--all-targets", "--message-format=short", "--quiet"])
+        .current_dir(t.root())
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("src/"))
+        .map(|l| {
+            let mut p = l.splitn(4, ':');
+            (p.next().unwrap().to_string(), p.next().unwrap().parse().unwrap(), p.next().unwrap().parse().unwrap())
         })
         .collect()
 }
@@ -172,22 +181,7 @@ fn cargo_findings_are_rustcs_own_and_the_syntax_check_always_runs() {
     t.write("src/lib.rs", "use std::fmt;\n\npub fn f() -> u32 {\n    let s: u32 = \"é\";\n    s\n}\n");
     t.write("broken.py", "def f(:\n    pass\n");
     let v = lint(&t, &["--checker", "cargo", "--checker", "syntax"], 1);
-    // rustc's own short form: `path:line:col: level[code]: message`.
-    let out = Command::new("cargo")
-        .args(["check", "--workspace", "--all-targets", "--message-format=short", "--quiet"])
-        .current_dir(t.root())
-        .output()
-        .unwrap();
-    let theirs: BTreeSet<(String, u64, u64)> = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.starts_with("src/"))
-        .map(|l| {
-            let mut p = l.splitn(4, ':');
-            (p.next().unwrap().to_string(), p.next().unwrap().parse().unwrap(), p.next().unwrap().parse().unwrap())
-        })
-        .collect();
-    let ours: BTreeSet<(String, u64, u64)> = located(&v, "cargo").into_iter().map(|(p, l, c, _)| (p, l, c)).collect();
-    assert_eq!(ours, theirs);
+    assert_eq!(places(&v, "cargo"), rustc_short(&t, "check"));
     let e0308 = v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "E0308").unwrap();
     assert_eq!(e0308["severity"], "error");
     assert_eq!(e0308["related"][0]["message"], "expected due to this");
@@ -195,22 +189,7 @@ fn cargo_findings_are_rustcs_own_and_the_syntax_check_always_runs() {
     assert_eq!(unused["fixes"][0]["edits"][0]["byte_start"], 0, "rustc's machine-applicable removal: {unused}");
     // clippy: the same format, and its own lints.
     let clippy = lint(&t, &["--checker", "clippy"], 1);
-    let out = Command::new("cargo")
-        .args(["clippy", "--workspace", "--all-targets", "--message-format=short", "--quiet"])
-        .current_dir(t.root())
-        .output()
-        .unwrap();
-    let theirs: BTreeSet<(String, u64, u64)> = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| l.starts_with("src/"))
-        .map(|l| {
-            let mut p = l.splitn(4, ':');
-            (p.next().unwrap().to_string(), p.next().unwrap().parse().unwrap(), p.next().unwrap().parse().unwrap())
-        })
-        .collect();
-    let ours: BTreeSet<(String, u64, u64)> =
-        located(&clippy, "clippy").into_iter().map(|(p, l, c, _)| (p, l, c)).collect();
-    assert_eq!(ours, theirs);
+    assert_eq!(places(&clippy, "clippy"), rustc_short(&t, "clippy"));
     let syntax = located(&v, "syntax");
     assert_eq!(syntax.iter().map(|(p, l, ..)| (p.as_str(), *l)).collect::<Vec<_>>(), vec![("broken.py", 1)]);
     // --jsonl: one finding a line, then the summary.
@@ -229,8 +208,8 @@ fn changed_files_and_a_baseline_keep_to_what_is_new() {
     t.git_init();
     t.write("old.sh", "#!/bin/bash\necho $1\n");
     t.write("kept.sh", "#!/bin/bash\necho $2\n");
-    git(&t, &["add", "-A"]);
-    git(&t, &["commit", "-qm", "base"]);
+    t.git(&["add", "-A"]);
+    t.git(&["commit", "-qm", "base"]);
     // A line added above the old finding moves it; a new one comes beside it.
     t.write("old.sh", "#!/bin/bash\n# a comment now\necho $1\necho $3\n");
     t.write("new.sh", "#!/bin/bash\necho $4\n");
@@ -264,8 +243,8 @@ fn changed_files_and_a_baseline_keep_to_what_is_new() {
 
     // A root inside the repository compares with the same folder of the revision.
     t.write("sub/s.sh", "#!/bin/bash\necho $1\n");
-    git(&t, &["add", "-A"]);
-    git(&t, &["commit", "-qm", "sub"]);
+    t.git(&["add", "-A"]);
+    t.git(&["commit", "-qm", "sub"]);
     t.write("sub/s.sh", "#!/bin/bash\necho $1\necho $2\n");
     let inner = lint(&t, &["--root", "sub", "--checker", "shellcheck", "--baseline", "HEAD"], 0);
     let lines: Vec<(String, u64)> = inner["findings"]

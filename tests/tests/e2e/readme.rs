@@ -115,22 +115,7 @@ fn demo_project() -> TestDir {
         serde_json::json!({ "edits": [{ "byte_start": at, "byte_end": at, "replacement": " && true", "checksum_before": sum }] })
             .to_string(),
     );
-    let git = |args: &[&str]| {
-        let ok = Command::new("git")
-            .args(args)
-            .current_dir(t.root())
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "git {args:?}");
-    };
-    git(&["init", "-q", "-b", "main"]);
-    git(&["add", "-A"]);
-    git(&["commit", "-q", "-m", "demo"]);
+    t.git(&["init", "-q", "-b", "main"]).git(&["add", "-A"]).git(&["commit", "-q", "-m", "demo"]);
     t
 }
 
