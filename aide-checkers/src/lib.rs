@@ -248,19 +248,14 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
 /// The findings of `now` that the tree at `before` (checked the same way)
 /// did not have, following each file's lines through its changes.
 pub fn new_since_tree(now: Vec<Finding>, before: &Checked, before_root: &std::path::Path, root: &Root) -> Vec<Finding> {
-    let mut moves: std::collections::BTreeMap<String, std::collections::BTreeMap<usize, usize>> = Default::default();
-    let mut cache = |path: &str| -> std::collections::BTreeMap<usize, usize> {
-        moves
-            .entry(path.to_string())
-            .or_insert_with(|| {
-                let old = std::fs::read(before_root.join(path)).unwrap_or_default();
-                let new = std::fs::read(root.path().join(path)).unwrap_or_default();
-                baseline::line_moves(&String::from_utf8_lossy(&old), &String::from_utf8_lossy(&new))
-            })
-            .clone()
-    };
     let paths: BTreeSet<&str> = before.findings.iter().map(|f| f.path.as_str()).collect();
-    let maps: std::collections::BTreeMap<&str, std::collections::BTreeMap<usize, usize>> =
-        paths.into_iter().map(|p| (p, cache(p))).collect();
-    baseline::new_since(now, &before.findings, &|path, line| maps.get(path).and_then(|m| m.get(&line).copied()))
+    let moves: std::collections::BTreeMap<&str, std::collections::BTreeMap<usize, usize>> = paths
+        .into_iter()
+        .map(|path| {
+            let old = std::fs::read(before_root.join(path)).unwrap_or_default();
+            let new = std::fs::read(root.path().join(path)).unwrap_or_default();
+            (path, baseline::line_moves(&String::from_utf8_lossy(&old), &String::from_utf8_lossy(&new)))
+        })
+        .collect();
+    baseline::new_since(now, &before.findings, &|path, line| moves.get(path).and_then(|m| m.get(&line).copied()))
 }

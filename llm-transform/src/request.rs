@@ -44,7 +44,7 @@ pub struct BlockOp {
     /// Format the file with rustfmt afterwards (Rust).
     #[serde(default)]
     pub run_rustfmt: bool,
-    /// Run `cargo check` afterwards and report its diagnostics.
+    /// Verify with cargo afterwards: an edit that adds errors is undone.
     #[serde(default)]
     pub run_cargo_check: bool,
     /// replace_block: the whole new block.
