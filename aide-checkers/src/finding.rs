@@ -215,13 +215,17 @@ impl<'r> Sources<'r> {
             c.extend(self.root.path().ancestors().map(|a| a.join(printed_path)));
             c
         };
-        let abs = candidates.into_iter().find(|c| c.is_file())?;
-        let abs = abs.canonicalize().ok()?;
-        let rel = self.root.relative(&abs)?;
-        let bytes = std::fs::read(&abs).ok()?;
+        // Opened beneath the root by its letters (a symlink out of it is
+        // refused), with no walk of every path's links.
+        let (rel, mut file) = candidates.iter().find_map(|c| {
+            let rel = self.root.lexical(c)?;
+            self.root.open_file(&rel).ok().map(|f| (rel, f))
+        })?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).ok()?;
         let index = LineIndex::new(&bytes);
         let checksum = aide_core::checksum::sha256_hex(&bytes);
-        Some(Source { rel, bytes, index, checksum })
+        Some(Source { rel: aide_core::root::to_slash(&rel), bytes, index, checksum })
     }
 
     /// The diagnostic located in its file; None when the file is not in

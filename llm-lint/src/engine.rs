@@ -28,14 +28,13 @@ pub fn lint(request: &LintRequest, ctx: &Context) -> Result<Outcome<LintOutput>,
             .is_none_or(|w| w.iter().any(|p| p.is_empty() || f.path == *p || f.path.starts_with(&format!("{p}/"))))
     };
 
-    let checked = aide_checkers::check(&root, &options, ctx)?;
-    let mut diagnostics = checked.diagnostics.clone();
+    let Checked { checkers, findings, mut diagnostics } = aide_checkers::check(&root, &options, ctx)?;
     let (mut findings, baseline) = match &request.baseline {
-        Some(against) => compare(&root, against, checked.findings.clone(), &options, ctx)?,
-        None => (checked.findings.clone(), None),
+        Some(against) => compare(&root, against, findings, &options, ctx)?,
+        None => (findings, None),
     };
     findings.retain(|f| keep(f));
-    let mut output = LintOutput::new(findings, checked.checkers.clone());
+    let mut output = LintOutput::new(findings, checkers);
     output.baseline = baseline;
 
     if request.fix {
