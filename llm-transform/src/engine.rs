@@ -14,7 +14,7 @@ use crate::error::TransformError;
 use crate::output::{FileAction, FileChange, TransformOutput};
 use crate::plan::{FileState, OpStatus, Plan};
 use crate::request::{EditsDocument, Operation};
-use crate::{TransformRequest, commit, disk, guards, journal, request, sites, text, tree, undo, verify};
+use crate::{TransformRequest, commit, disk, guards, journal, lines, request, sites, text, tree, undo, verify};
 
 /// Makes whole, before a run writes anything, the transforms of `root` that
 /// were killed mid-commit; the diagnostics say so.
@@ -67,6 +67,16 @@ pub fn transform(
     if doc.edits.is_empty() && doc.operations.is_empty() {
         return Err(TransformError::NothingToDo.into());
     }
+    // Line edits become span edits of the files as they are now (below,
+    // once they are locked): all of a request's count the same lines.
+    let mut line_ops: Vec<(usize, Operation)> = Vec::new();
+    for (index, op) in std::mem::take(&mut doc.operations).into_iter().enumerate() {
+        if op.is_line_edit() {
+            line_ops.push((index, op));
+        } else {
+            doc.operations.push(op);
+        }
+    }
 
     let mut plan = Plan::default();
     // Read every file once, then lock them all before any check: the lock is
@@ -87,7 +97,7 @@ pub fn transform(
         };
         prepared.push(found);
     }
-    for op in &doc.operations {
+    for op in doc.operations.iter().chain(line_ops.iter().map(|(_, op)| op)) {
         paths.extend(op.path());
         if let Operation::Rename { to, .. } = op {
             paths.insert(to);
@@ -100,6 +110,14 @@ pub fn transform(
     let locks = disk::lock_all(abs.iter().map(PathBuf::as_path))?;
 
     let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
+    for (index, op) in &line_ops {
+        let path = op.path().unwrap_or_default();
+        let file = plan.file(root, path)?;
+        let Some(bytes) = file.current.as_deref() else {
+            return Err(TransformError::SpanTargetMissing { path: file.rel.clone() }.into());
+        };
+        doc.edits.push(lines::span_edit(*index, op, &file.rel.clone(), bytes)?);
+    }
     plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
     progress.tick();
     let mut renames = Vec::new();

@@ -74,6 +74,14 @@ pub enum TransformError {
     EditWithoutPath { index: usize },
     #[error("edit {index} has no checksum_before")]
     EditWithoutChecksum { index: usize },
+    #[error("operation {index} ({}) has neither checksum_before nor expected_old_text", .op.as_str())]
+    LinesUnguarded { index: usize, op: OpName },
+    #[error("operation {index}: `{lines}` is not a line range A:B")]
+    BadLineRange { index: usize, lines: String },
+    #[error("{path}: lines {lines} are not in the file (it has {line_count})")]
+    LinesOutOfRange { path: String, lines: String, line_count: usize, checksum: String },
+    #[error("{path}: lines {lines} are not expected_old_text")]
+    LinesDiffer { path: String, lines: String, actual: String, checksum: String },
     #[error("operation {index} ({}) needs `{field}`", .op.as_str())]
     OperationField { index: usize, op: OpName, field: &'static str },
     #[error("patch old_text is empty")]
@@ -241,6 +249,18 @@ impl From<TransformError> for AideError {
             ),
             E::NothingToDo => error(code::INVALID_ARGUMENTS)
                 .with_hint("llm-transform --file PATH --edits EDITS.json, or --request with edits/operations"),
+            E::LinesUnguarded { .. } => error(code::INVALID_REQUEST).with_hint(
+                "give the file's checksum_before (llm-read's `checksum`), or expected_old_text for the lines replaced",
+            ),
+            E::BadLineRange { .. } => {
+                error(code::INVALID_REQUEST).with_hint("lines are \"A:B\" (1-based, inclusive) or \"A\" for one line")
+            }
+            E::LinesOutOfRange { path, line_count, checksum, .. } => error(code::INVALID_SPAN)
+                .with_hint("read the file again (its lines moved) and give lines inside it")
+                .with_details(json!({ "path": path, "line_count": line_count, "checksum": checksum })),
+            E::LinesDiffer { path, actual, checksum, .. } => error(code::NO_MATCH)
+                .with_hint("the lines changed since they were read: read them again")
+                .with_details(json!({ "path": path, "actual_text": actual, "checksum": checksum })),
             E::EditWithoutPath { .. } => {
                 error(code::INVALID_REQUEST).with_hint("give --file, or a `path` in each edit")
             }

@@ -92,6 +92,7 @@ mod engine;
 pub mod error;
 mod guards;
 pub mod journal;
+pub mod lines;
 mod output;
 pub mod plan;
 pub mod rename;
@@ -155,10 +156,10 @@ pub struct TransformRequest {
     /// Directory the paths are relative to; nothing outside it is touched.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Show the diff and would-be checksums; write nothing.
+    /// Diffs and would-be checksums; nothing written.
     #[arg(long)]
     pub dry_run: bool,
-    /// Apply even if the result has syntax errors the file did not have.
+    /// Apply even if it adds syntax errors to a file.
     #[arg(long)]
     pub allow_syntax_errors: bool,
     /// Format every edited Rust file with rustfmt.
@@ -177,10 +178,10 @@ pub struct TransformRequest {
     #[arg(long, hide = true)]
     #[schemars(skip)]
     pub cargo_check: bool,
-    /// Include each file's unified diff in the output of an applied transform.
+    /// Each file's unified diff in the output (of an applied transform too).
     #[arg(long)]
     pub diff: bool,
-    /// Also write files without write permission (0444). They keep their
+    /// Also write read-only (0444) files. They keep their
     /// mode; without this they are refused.
     #[arg(long)]
     pub allow_read_only: bool,
@@ -254,7 +255,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &[],
             group: Group::Edit,
-            description: "Edits files all or nothing, each edit guarded by the file's checksum: byte spans, exact-text patches, blocks by symbol name, write/delete/rename files; across a tree: replace_matches (search/ast_search records), replace_regex, rewrite (tree-sitter query + template), rename_symbol. Refuses edits that add syntax errors; dry_run returns diffs. Undo with transform_undo.",
+            description: "Edits files all or nothing, each edit guarded by the file's checksum: byte spans, lines, exact-text patches, blocks by symbol name, write/delete/rename files; across a tree: replace_matches (search/ast_search records), replace_regex, rewrite (tree-sitter query + template), rename_symbol. Refuses edits that add syntax errors; dry_run returns diffs. Undo with transform_undo.",
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["applied"],
             mcp_defaults: &[],

@@ -263,6 +263,9 @@ impl Plan {
             | Operation::RenameSymbol(_) => {
                 return Err(AideError::internal("a tree operation reached the one-file planner"));
             }
+            Operation::InsertLines { .. } | Operation::ReplaceLines { .. } => {
+                return Err(AideError::internal("a line edit reached the operation planner: it is a span edit"));
+            }
             Operation::Rename { to, create_dirs, checksum_before, .. } => {
                 let file = self.file(root, &path)?;
                 let rel = file.rel.clone();

@@ -29,28 +29,29 @@ pub struct BlockOp {
     #[schemars(schema_with = "symbol_kind_schema")]
     pub kind: SymbolKind,
     pub name: String,
-    /// Disambiguates by the enclosing symbols: `impl Agent`, `net/Client`.
+    /// Enclosing symbols: `impl Agent`, `net/Client` (to pick one of several).
     #[serde(default)]
     pub module_path: Option<String>,
     /// Picks the candidate nearest this line.
     #[serde(default)]
     pub line_hint: Option<usize>,
-    /// SHA-256 of the block's current text: refuse if it changed.
+    /// The block's SHA-256 now. A block that changed is refused.
     #[serde(default)]
     pub expected_old_hash: Option<String>,
-    /// The block's current text, exactly: refuse if it differs.
+    /// The block's text now. A block that differs is refused.
     #[serde(default)]
     pub expected_old_block: Option<String>,
-    /// Format the file with rustfmt afterwards (Rust).
+    /// rustfmt the file after (Rust).
     #[serde(default)]
     pub run_rustfmt: bool,
-    /// Verify with cargo afterwards: an edit that adds errors is undone.
+    /// The old name of `verify: "cargo"` (an edit that adds errors is undone).
     #[serde(default)]
+    #[schemars(skip)]
     pub run_cargo_check: bool,
     /// replace_block: the whole new block.
     #[serde(default)]
     pub new_block: Option<String>,
-    /// insert_after_block / insert_before_block: the text to insert.
+    /// The text to insert (insert_after_block, insert_before_block).
     #[serde(default)]
     pub snippet: Option<String>,
 }
@@ -81,20 +82,19 @@ pub enum Operation {
         new_text: String,
         #[serde(default)]
         replace_all: bool,
-        /// Match ignoring differences in whitespace (reported when used).
+        /// Ignore whitespace differences. Reported when used.
         #[serde(default)]
         fuzzy: bool,
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Replace a whole symbol (function, struct, impl, class…) with `new_block`.
+    /// Replace a whole symbol with `new_block`. A function, struct, impl, class…
     #[serde(alias = "rust_replace_block")]
     ReplaceBlock(BlockOp),
-    /// Insert `snippet` on the line after a symbol.
+    /// Insert `snippet` after a symbol.
     #[serde(alias = "rust_insert_after_block")]
     InsertAfterBlock(BlockOp),
-    /// Insert `snippet` on the line before a symbol (and its attributes,
-    /// decorators and doc comments).
+    /// Insert `snippet` before a symbol and its attributes and doc comments.
     InsertBeforeBlock(BlockOp),
     /// Create or overwrite a file (guarded by `checksum_before` when it exists).
     Write {
@@ -119,6 +119,21 @@ pub enum Operation {
         create_dirs: bool,
         #[serde(default)]
         checksum_before: Option<String>,
+    },
+    /// Insert `text` as lines before `at_line` (last + 1: at the end).
+    InsertLines { path: String, at_line: usize, text: String, checksum_before: String },
+    /// Replace lines `lines` ("A:B", inclusive) with `text`; `delete_lines` is the same without it.
+    #[serde(alias = "delete_lines")]
+    ReplaceLines {
+        path: String,
+        lines: String,
+        #[serde(default)]
+        text: String,
+        #[serde(default)]
+        checksum_before: Option<String>,
+        /// The lines' text now. Lines that differ are refused.
+        #[serde(default)]
+        expected_old_text: Option<String>,
     },
     /// Replace every match of a regex in the tree's files. The walk is
     /// llm-search's; capture references in `replacement` are expanded.
@@ -146,6 +161,11 @@ pub const OPERATIONS_HELP: &str = r##"Operations ("operations": [...] in --edits
     {"op":"write","path":"src/new.rs","content":"pub fn new() {}\n","create_dirs":true}
     {"op":"delete","path":"src/old.rs"}
     {"op":"rename","path":"src/a.rs","to":"src/b.rs"}
+  insert_lines / replace_lines / delete_lines: by line number (all of a request's
+  against the file as it was, as span edits are)
+    {"op":"insert_lines","path":"a.py","at_line":3,"text":"import os","checksum_before":"..."}
+    {"op":"replace_lines","path":"a.py","lines":"4","text":"x = 1","expected_old_text":"x = 0"}
+    {"op":"delete_lines","path":"a.py","lines":"7","checksum_before":"..."}
   replace_regex: every match of a regex in the tree ($1, ${name} in the replacement)
     {"op":"replace_regex","pattern":"foo_(\\w+)","replacement":"bar_$1","glob":"*.rs"}
   replace_matches: the records of an llm-search / llm-ast-search --json output
@@ -199,13 +219,13 @@ impl TreeScope {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceRegexOp {
-    /// A regex (Rust syntax) matched against each whole file. `^`/`$` match
+    /// A regex (Rust syntax). It is matched against each whole file. `^`/`$` match
     /// at line boundaries, `.` does not match a line break, `\n` does.
     pub pattern: String,
-    /// The replacement; `$0`, `$1`, `${name}` are the match and its groups.
+    /// `$0`, `$1`, `${name}`: the match and its groups.
     /// `$$` is a `$` (regex's expansion, as sd and fastmod).
     pub replacement: String,
-    /// Treat the pattern as literal text.
+    /// The pattern is literal text.
     #[serde(default)]
     pub fixed_strings: bool,
     #[serde(default)]
@@ -213,7 +233,7 @@ pub struct ReplaceRegexOp {
     /// Only whole-word matches.
     #[serde(default)]
     pub word: bool,
-    /// Refuse (nothing written) past this many replacements.
+    /// At most this many. More are refused, nothing written.
     #[serde(default)]
     pub max_replacements: Option<usize>,
     #[serde(flatten)]
@@ -224,12 +244,12 @@ pub struct ReplaceRegexOp {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceMatchesOp {
-    /// Records of search or ast_search, each with `path`, `byte_start`,
-    /// `byte_end`, `checksum`. Matches, captures, symbols, definitions and
-    /// references all do.
+    /// search or ast_search records (`path`, `byte_start`, `byte_end`,
+    /// `checksum`). Matches, captures, symbols, definitions and references
+    /// all have them.
     pub matches: Vec<serde_json::Value>,
-    /// `$0` is the matched text, `$1`/`${name}` its capture groups. For a
-    /// tree-sitter capture, `${name}` is its own capture name.
+    /// `$0`: the match; `$1`, `${name}`: its groups. For a tree-sitter
+    /// capture, `${name}` is its own capture name.
     pub replacement: String,
 }
 
@@ -239,9 +259,9 @@ pub struct ReplaceMatchesOp {
 pub struct RewriteOp {
     /// rust, python, typescript, tsx, javascript, c, cpp, java, go.
     pub language: String,
-    /// A tree-sitter query; its captures are the template's `$name`s.
+    /// A tree-sitter query. Its captures are the template's `$name`s.
     pub query: String,
-    /// The new text of each match: `${name}` (or `$name`) is a capture's text.
+    /// `${name}` (or `$name`) is a capture's text. The new text of each match.
     pub template: String,
     /// The capture whose node is replaced. By default the one spanning all
     /// the others of its match.
@@ -257,19 +277,19 @@ pub struct RewriteOp {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameSymbolOp {
-    /// The symbol: a name, or a name path (`Agent/run`, `impl Agent/run`).
+    /// A name, or a name path (`Agent/run`, `impl Agent/run`).
     pub name: String,
     pub new_name: String,
     /// The file that defines it, when the name is defined in several.
     #[serde(default)]
     pub path: Option<String>,
-    /// A line at or near the definition, when a file defines it several times.
+    /// A line near the definition. For a file that defines it several times.
     #[serde(default)]
     pub line_hint: Option<usize>,
-    /// Also rename the name where it appears in comments and strings.
+    /// Also in comments and strings.
     #[serde(default)]
     pub in_comments_and_strings: bool,
-    /// Also rename `x.name` sites whose receiver cannot be resolved. They are
+    /// Also `x.name` sites of unknown receiver. They are
     /// listed as `unresolved` and left alone otherwise.
     #[serde(default)]
     pub include_unresolved: bool,
@@ -290,6 +310,8 @@ pub enum OpName {
     Write,
     Delete,
     Rename,
+    InsertLines,
+    ReplaceLines,
     ReplaceRegex,
     ReplaceMatches,
     Rewrite,
@@ -307,6 +329,8 @@ impl OpName {
             OpName::Write => "write",
             OpName::Delete => "delete",
             OpName::Rename => "rename",
+            OpName::InsertLines => "insert_lines",
+            OpName::ReplaceLines => "replace_lines",
             OpName::ReplaceRegex => "replace_regex",
             OpName::ReplaceMatches => "replace_matches",
             OpName::Rewrite => "rewrite",
@@ -336,6 +360,8 @@ impl Operation {
             Operation::Write { .. } => OpName::Write,
             Operation::Delete { .. } => OpName::Delete,
             Operation::Rename { .. } => OpName::Rename,
+            Operation::InsertLines { .. } => OpName::InsertLines,
+            Operation::ReplaceLines { .. } => OpName::ReplaceLines,
             Operation::ReplaceRegex(_) => OpName::ReplaceRegex,
             Operation::ReplaceMatches(_) => OpName::ReplaceMatches,
             Operation::Rewrite(_) => OpName::Rewrite,
@@ -353,12 +379,19 @@ impl Operation {
             Operation::Patch { path, .. }
             | Operation::Write { path, .. }
             | Operation::Delete { path, .. }
-            | Operation::Rename { path, .. } => Some(path),
+            | Operation::Rename { path, .. }
+            | Operation::InsertLines { path, .. }
+            | Operation::ReplaceLines { path, .. } => Some(path),
             Operation::ReplaceRegex(_)
             | Operation::ReplaceMatches(_)
             | Operation::Rewrite(_)
             | Operation::RenameSymbol(_) => None,
         }
+    }
+
+    /// Whether it edits lines by number (made span edits before planning).
+    pub fn is_line_edit(&self) -> bool {
+        matches!(self, Operation::InsertLines { .. } | Operation::ReplaceLines { .. })
     }
 
     /// The block operation, if it is one.
@@ -404,7 +437,8 @@ mod tests {
                 let _: SpanEdit = serde_json::from_str(json).unwrap_or_else(|e| panic!("{json}: {e}"));
             }
         }
-        assert_eq!(ops, 10, "an example of each operation (insert_before_block shares one)");
+        // insert_before_block shares one; delete_lines, replace_lines' other name, has its own.
+        assert_eq!(ops, 13, "an example of each operation");
         // Not cut by clap's wrapping of --help at 100 columns.
         assert!(OPERATIONS_HELP.lines().all(|l| l.chars().count() <= 96));
     }

@@ -655,3 +655,53 @@ fn output_flags_accompany_a_request() {
     let v: Value = t.cmd("llm-transform").args(["--request", "-", "--file", "a.txt"]).stdin(request).json(2);
     assert!(v["error"]["hint"].as_str().unwrap().contains("--dry-run"), "{v}");
 }
+
+/// Line edits: several in one request all count the original lines, an
+/// overlap or a stale guard refuses the whole request, and undo restores.
+#[test]
+fn line_edits_count_the_original_lines_all_or_nothing() {
+    let t = TestDir::new();
+    let body = "one\ntwo\nthree\nfour\nfive\n";
+    t.write("a.txt", body);
+    let sum = sha(body.as_bytes());
+    let v = transform(
+        &t,
+        json!({ "operations": [
+            { "op": "delete_lines", "path": "a.txt", "lines": "2", "checksum_before": sum },
+            { "op": "replace_lines", "path": "a.txt", "lines": "4:5", "text": "FOUR-FIVE", "expected_old_text": "four\nfive\n" },
+            { "op": "insert_lines", "path": "a.txt", "at_line": 3, "text": "before three\n", "checksum_before": sum },
+            { "op": "insert_lines", "path": "a.txt", "at_line": 6, "text": "end", "checksum_before": sum }
+        ] }),
+        &[],
+        0,
+    );
+    assert_eq!(v["files"][0]["action"], "modified", "{v}");
+    assert_eq!(String::from_utf8(read(&t, "a.txt")).unwrap(), "one\nbefore three\nthree\nFOUR-FIVE\nend\n");
+    let undo = v["undo"].as_str().unwrap().rsplit(' ').next().unwrap().to_string();
+
+    // Overlapping ranges: refused, nothing written.
+    let now = String::from_utf8(read(&t, "a.txt")).unwrap();
+    let sum = sha(now.as_bytes());
+    let v = transform(
+        &t,
+        json!({ "operations": [
+            { "op": "delete_lines", "path": "a.txt", "lines": "1:3", "checksum_before": sum },
+            { "op": "replace_lines", "path": "a.txt", "lines": "3", "text": "x", "checksum_before": sum }
+        ] }),
+        &[],
+        3,
+    );
+    assert_eq!(v["error"]["code"], "invalid_span", "{v}");
+    // The lines moved since they were read: the text guard names what is there now.
+    let v = transform(
+        &t,
+        json!({ "operations": [{ "op": "replace_lines", "path": "a.txt", "lines": "2", "text": "x", "expected_old_text": "two" }] }),
+        &[],
+        3,
+    );
+    assert_eq!(v["error"]["code"], "no_match");
+    assert_eq!(v["error"]["details"]["actual_text"], "before three\n");
+    assert_eq!(String::from_utf8(read(&t, "a.txt")).unwrap(), now, "nothing written");
+    t.cmd("llm-transform").args(["undo", &undo]).expect_exit(0);
+    assert_eq!(String::from_utf8(read(&t, "a.txt")).unwrap(), body);
+}
