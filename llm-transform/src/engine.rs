@@ -14,7 +14,7 @@ use crate::error::TransformError;
 use crate::output::{FileAction, FileChange, TransformOutput};
 use crate::plan::{FileState, OpStatus, Plan};
 use crate::request::{EditsDocument, Operation};
-use crate::{TransformRequest, commit, disk, guards, journal, lines, request, sites, text, tree, undo, verify};
+use crate::{TransformRequest, commit, disk, guards, journal, lines, patch, request, sites, text, tree, undo, verify};
 
 /// Makes whole, before a run writes anything, the transforms of `root` that
 /// were killed mid-commit; the diagnostics say so.
@@ -64,7 +64,18 @@ pub fn transform(
         doc.edits.extend(from_file.edits);
         doc.operations.extend(from_file.operations);
     }
-    if doc.edits.is_empty() && doc.operations.is_empty() {
+    // Patches: the `--patch` file's and each apply_patch's, read whole now.
+    let mut patches: Vec<patch::FilePatch> = Vec::new();
+    if let Some(source) = &request.patch_file {
+        patches.extend(patch::parse(&aide_core::request::read_request_source(source)?)?);
+    }
+    for op in &doc.operations {
+        if let Operation::ApplyPatch { patch: text } = op {
+            patches.extend(patch::parse(text)?);
+        }
+    }
+    doc.operations.retain(|op| !matches!(op, Operation::ApplyPatch { .. }));
+    if doc.edits.is_empty() && doc.operations.is_empty() && patches.is_empty() {
         return Err(TransformError::NothingToDo.into());
     }
     // Line edits become span edits of the files as they are now (below,
@@ -97,6 +108,9 @@ pub fn transform(
         };
         prepared.push(found);
     }
+    for p in &patches {
+        paths.extend(p.paths());
+    }
     for op in doc.operations.iter().chain(line_ops.iter().map(|(_, op)| op)) {
         paths.extend(op.path());
         if let Operation::Rename { to, .. } = op {
@@ -117,6 +131,13 @@ pub fn transform(
             return Err(TransformError::SpanTargetMissing { path: file.rel.clone() }.into());
         };
         doc.edits.push(lines::span_edit(*index, op, &file.rel.clone(), bytes)?);
+    }
+    // A patch's file changes are write, delete and rename operations, after the others.
+    for p in &patches {
+        for op in patch_operations(&mut plan, root, p)? {
+            doc.operations.push(op);
+            prepared.push(None);
+        }
     }
     plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
     progress.tick();
@@ -281,4 +302,77 @@ pub fn transform(
         verified,
     };
     Ok(Outcome::with_diagnostics(output, diagnostics))
+}
+
+/// The operations that make one file's patch: its new content written
+/// (guarded by the checksum of what it was made from), its move a rename,
+/// an added file a write where none is, a deletion a delete of the content
+/// the patch removes.
+fn patch_operations(plan: &mut Plan, root: &Root, p: &patch::FilePatch) -> Result<Vec<Operation>, AideError> {
+    let hunk_miss = |path: &str, m: patch::HunkMiss| -> AideError {
+        TransformError::PatchHunk {
+            path: path.to_string(),
+            hunk: m.hunk,
+            header: m.header,
+            candidates: m.candidates,
+            nearest: m.nearest,
+        }
+        .into()
+    };
+    match p {
+        patch::FilePatch::Add { path, content } => {
+            if plan.file(root, path)?.current.is_some() {
+                return Err(TransformError::PatchAddsExisting { path: path.clone() }.into());
+            }
+            Ok(vec![Operation::Write {
+                path: path.clone(),
+                content: content.clone(),
+                create_dirs: true,
+                checksum_before: None,
+            }])
+        }
+        patch::FilePatch::Delete { path, hunks } => {
+            let Some(bytes) = plan.file(root, path)?.current.clone() else {
+                return Err(TransformError::PatchMissingFile { path: path.clone() }.into());
+            };
+            if !hunks.is_empty() && !patch::apply(&bytes, hunks).map_err(|m| hunk_miss(path, m))?.is_empty() {
+                return Err(TransformError::PatchDeleteDiffers { path: path.clone() }.into());
+            }
+            Ok(vec![Operation::Delete { path: path.clone(), checksum_before: Some(sha256_hex(&bytes)) }])
+        }
+        patch::FilePatch::Update { path, move_to, hunks } => {
+            let Some(bytes) = plan.file(root, path)?.current.clone() else {
+                return Err(TransformError::PatchMissingFile { path: path.clone() }.into());
+            };
+            if std::str::from_utf8(&bytes).is_err() {
+                return Err(TransformError::PatchNotText { path: path.clone() }.into());
+            }
+            let sum = sha256_hex(&bytes);
+            let new = patch::apply(&bytes, hunks).map_err(|m| hunk_miss(path, m))?;
+            let mut ops = Vec::new();
+            let target = match move_to {
+                Some(to) => {
+                    ops.push(Operation::Rename {
+                        path: path.clone(),
+                        to: to.clone(),
+                        create_dirs: true,
+                        checksum_before: Some(sum.clone()),
+                    });
+                    to
+                }
+                None => path,
+            };
+            if new != bytes {
+                let content =
+                    String::from_utf8(new).map_err(|_| TransformError::PatchNotText { path: path.clone() })?;
+                ops.push(Operation::Write {
+                    path: target.clone(),
+                    content,
+                    create_dirs: true,
+                    checksum_before: Some(sum),
+                });
+            }
+            Ok(ops)
+        }
+    }
 }

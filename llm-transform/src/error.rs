@@ -74,6 +74,16 @@ pub enum TransformError {
     EditWithoutPath { index: usize },
     #[error("edit {index} has no checksum_before")]
     EditWithoutChecksum { index: usize },
+    #[error("{path}: the patch's hunk {hunk} (`{header}`) {}", if .candidates.is_empty() { "does not fit the file" } else { "fits several places" })]
+    PatchHunk { path: String, hunk: usize, header: String, candidates: Vec<usize>, nearest: Vec<(usize, String)> },
+    #[error("{path}: the patch adds it, but it exists")]
+    PatchAddsExisting { path: String },
+    #[error("{path}: the patch changes a file that does not exist")]
+    PatchMissingFile { path: String },
+    #[error("{path}: the patch deletes it, but its content is not what the patch removes")]
+    PatchDeleteDiffers { path: String },
+    #[error("{path}: not UTF-8 text, which a patch cannot change")]
+    PatchNotText { path: String },
     #[error("operation {index} ({}) has neither checksum_before nor expected_old_text", .op.as_str())]
     LinesUnguarded { index: usize, op: OpName },
     #[error("operation {index}: `{lines}` is not a line range A:B")]
@@ -249,6 +259,22 @@ impl From<TransformError> for AideError {
             ),
             E::NothingToDo => error(code::INVALID_ARGUMENTS)
                 .with_hint("llm-transform --file PATH --edits EDITS.json, or --request with edits/operations"),
+            E::PatchHunk { path, hunk, candidates, nearest, .. } => {
+                let code = if candidates.is_empty() { code::NO_MATCH } else { code::AMBIGUOUS };
+                let nearest: Vec<_> = nearest.iter().map(|(line, text)| json!({ "line": line, "text": text })).collect();
+                error(code)
+                    .with_hint("read the file again and make the hunk's context lines match it exactly (once); nothing was written")
+                    .with_details(json!({ "path": path, "hunk": hunk, "candidates": candidates, "nearest": nearest }))
+            }
+            E::PatchAddsExisting { path } => error(code::CONFLICT)
+                .with_hint("update the file instead (its hunks against what is there), or delete it first")
+                .with_details(json!({ "path": path })),
+            E::PatchMissingFile { path } | E::PatchDeleteDiffers { path } => error(code::NO_MATCH)
+                .with_hint("the tree is not the one the patch was made on: read it again")
+                .with_details(json!({ "path": path })),
+            E::PatchNotText { path } => error(code::INVALID_REQUEST)
+                .with_hint("edit it with span edits, or write it whole")
+                .with_details(json!({ "path": path })),
             E::LinesUnguarded { .. } => error(code::INVALID_REQUEST).with_hint(
                 "give the file's checksum_before (llm-read's `checksum`), or expected_old_text for the lines replaced",
             ),

@@ -94,6 +94,7 @@ mod guards;
 pub mod journal;
 pub mod lines;
 mod output;
+pub mod patch;
 pub mod plan;
 pub mod rename;
 pub mod request;
@@ -136,6 +137,11 @@ pub struct TransformRequest {
     #[arg(long = "edits", value_name = "JSON_FILE")]
     #[serde(skip)]
     pub edits_file: Option<String>,
+    /// A patch file (`-` for stdin): a unified diff (`git diff`) or a
+    /// `*** Begin Patch` patch, applied with the rest, all or nothing.
+    #[arg(long = "patch", value_name = "FILE")]
+    #[serde(skip)]
+    pub patch_file: Option<String>,
     /// Span edits (request JSON only; on the command line, use --edits).
     #[arg(skip)]
     pub edits: Vec<SpanEdit>,
@@ -255,7 +261,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &[],
             group: Group::Edit,
-            description: "Edits files all or nothing, each edit guarded by the file's checksum: byte spans, lines, exact-text patches, blocks by symbol name, write/delete/rename files; across a tree: replace_matches (search/ast_search records), replace_regex, rewrite (tree-sitter query + template), rename_symbol. Refuses edits that add syntax errors; dry_run returns diffs. Undo with transform_undo.",
+            description: "Edits files all or nothing, each edit guarded by the file's checksum: byte spans, lines, text patches, diffs (apply_patch), symbol blocks, write/delete/rename; across a tree: replace_matches (search/ast_search records), replace_regex, rewrite (tree-sitter query + template), rename_symbol. Refuses new syntax errors; dry_run shows diffs; undo: transform_undo.",
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["applied"],
             mcp_defaults: &[],

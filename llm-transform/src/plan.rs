@@ -263,7 +263,7 @@ impl Plan {
             | Operation::RenameSymbol(_) => {
                 return Err(AideError::internal("a tree operation reached the one-file planner"));
             }
-            Operation::InsertLines { .. } | Operation::ReplaceLines { .. } => {
+            Operation::InsertLines { .. } | Operation::ReplaceLines { .. } | Operation::ApplyPatch { .. } => {
                 return Err(AideError::internal("a line edit reached the operation planner: it is a span edit"));
             }
             Operation::Rename { to, create_dirs, checksum_before, .. } => {

@@ -120,7 +120,7 @@ pub enum Operation {
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Insert `text` as lines before `at_line` (last + 1: at the end).
+    /// Insert `text` as lines before `at_line`. One past the last line: at the end.
     InsertLines { path: String, at_line: usize, text: String, checksum_before: String },
     /// Replace lines `lines` ("A:B", inclusive) with `text`; `delete_lines` is the same without it.
     #[serde(alias = "delete_lines")]
@@ -135,6 +135,8 @@ pub enum Operation {
         #[serde(default)]
         expected_old_text: Option<String>,
     },
+    /// A unified diff (`git diff`) or `*** Begin Patch` patch to apply.
+    ApplyPatch { patch: String },
     /// Replace every match of a regex in the tree's files. The walk is
     /// llm-search's; capture references in `replacement` are expanded.
     ReplaceRegex(ReplaceRegexOp),
@@ -166,6 +168,8 @@ pub const OPERATIONS_HELP: &str = r##"Operations ("operations": [...] in --edits
     {"op":"insert_lines","path":"a.py","at_line":3,"text":"import os","checksum_before":"..."}
     {"op":"replace_lines","path":"a.py","lines":"4","text":"x = 1","expected_old_text":"x = 0"}
     {"op":"delete_lines","path":"a.py","lines":"7","checksum_before":"..."}
+  apply_patch: a unified diff (git diff) or a *** Begin Patch ... *** End Patch patch
+    {"op":"apply_patch","patch":"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n"}
   replace_regex: every match of a regex in the tree ($1, ${name} in the replacement)
     {"op":"replace_regex","pattern":"foo_(\\w+)","replacement":"bar_$1","glob":"*.rs"}
   replace_matches: the records of an llm-search / llm-ast-search --json output
@@ -312,6 +316,7 @@ pub enum OpName {
     Rename,
     InsertLines,
     ReplaceLines,
+    ApplyPatch,
     ReplaceRegex,
     ReplaceMatches,
     Rewrite,
@@ -331,6 +336,7 @@ impl OpName {
             OpName::Rename => "rename",
             OpName::InsertLines => "insert_lines",
             OpName::ReplaceLines => "replace_lines",
+            OpName::ApplyPatch => "apply_patch",
             OpName::ReplaceRegex => "replace_regex",
             OpName::ReplaceMatches => "replace_matches",
             OpName::Rewrite => "rewrite",
@@ -362,6 +368,7 @@ impl Operation {
             Operation::Rename { .. } => OpName::Rename,
             Operation::InsertLines { .. } => OpName::InsertLines,
             Operation::ReplaceLines { .. } => OpName::ReplaceLines,
+            Operation::ApplyPatch { .. } => OpName::ApplyPatch,
             Operation::ReplaceRegex(_) => OpName::ReplaceRegex,
             Operation::ReplaceMatches(_) => OpName::ReplaceMatches,
             Operation::Rewrite(_) => OpName::Rewrite,
@@ -385,7 +392,8 @@ impl Operation {
             Operation::ReplaceRegex(_)
             | Operation::ReplaceMatches(_)
             | Operation::Rewrite(_)
-            | Operation::RenameSymbol(_) => None,
+            | Operation::RenameSymbol(_)
+            | Operation::ApplyPatch { .. } => None,
         }
     }
 
@@ -438,7 +446,7 @@ mod tests {
             }
         }
         // insert_before_block shares one; delete_lines, replace_lines' other name, has its own.
-        assert_eq!(ops, 13, "an example of each operation");
+        assert_eq!(ops, 14, "an example of each operation");
         // Not cut by clap's wrapping of --help at 100 columns.
         assert!(OPERATIONS_HELP.lines().all(|l| l.chars().count() <= 96));
     }

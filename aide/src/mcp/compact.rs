@@ -12,7 +12,8 @@
 //!   `minimum: 0` go; a default is kept only when it says something (not
 //!   null, false, 0 or empty) and the description does not already state it;
 //!   a field named by the shared vocabulary ([`aide_core::vocabulary`]) has
-//!   no description of its own (the server's instructions give them once).
+//!   no description of its own (the server's instructions give them once),
+//!   nor the item type of a term that is "one or a list" of strings.
 //! * output: the result's fields, each typed (`null` allowed where the
 //!   value may be absent), and the fields of its records (its first list of
 //!   objects, or the one object that is the whole result); no descriptions,
@@ -140,10 +141,15 @@ impl<'a> Inliner<'a> {
                                     let mut field = self.compact(v, depth + 1);
                                     // A name of the shared vocabulary means what the
                                     // server's instructions say, in every tool.
-                                    if aide_core::vocabulary::term(k).is_some()
+                                    if let Some(term) = aide_core::vocabulary::term(k)
                                         && let Some(map) = field.as_object_mut()
                                     {
                                         map.remove("description");
+                                        // "One or a list" (of strings) is said by the term too.
+                                        let strings = map.get("items") == Some(&json!({ "type": "string" }));
+                                        if strings && term.meaning.contains("one or a list") {
+                                            map.remove("items");
+                                        }
                                     }
                                     (k.clone(), field)
                                 })

@@ -705,3 +705,111 @@ fn line_edits_count_the_original_lines_all_or_nothing() {
     t.cmd("llm-transform").args(["undo", &undo]).expect_exit(0);
     assert_eq!(String::from_utf8(read(&t, "a.txt")).unwrap(), body);
 }
+
+/// The bytes of every file under the root but `.git`, by relative path.
+fn tree_bytes(t: &TestDir) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![t.root().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let p = e.path();
+            if p.file_name().is_some_and(|n| n == ".git" || n == "change.diff") {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.strip_prefix(t.root()).unwrap().display().to_string(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// A diff git made applies with the bytes `git apply` gives: changes,
+/// CRLF and last lines without a break, new, deleted and renamed files.
+#[test]
+fn a_git_diff_applies_as_git_apply_does() {
+    let t = TestDir::new();
+    t.git(&["init", "-q"]);
+    t.write("a.txt", "x\nb\nc\nb\nd\ne\nf\ng\nh\ni\nj\nb\nk\n");
+    t.write("crlf.txt", "one\r\ntwo\r\nthree\r\n");
+    t.write("noeol.txt", "first\nlast");
+    t.write("old.txt", "going\naway\n");
+    t.write("mv.txt", "moving\nfile\n");
+    t.write("src/keep.rs", "fn main() {}\n");
+    t.git(&["add", "-A"]).git(&["commit", "-qm", "base"]);
+    t.write("a.txt", "x\nb\nc\nB\nd\ne\nf\ng\nh\ni\nj\nb\nk\nadded\n");
+    t.write("crlf.txt", "one\r\nTWO\r\nthree\r\n");
+    t.write("noeol.txt", "first\nlast changed");
+    std::fs::remove_file(t.root().join("old.txt")).unwrap();
+    std::fs::create_dir(t.root().join("moved")).unwrap();
+    t.git(&["mv", "mv.txt", "moved/mv2.txt"]);
+    t.write("moved/mv2.txt", "moving\nfile\nmoved\n");
+    t.write("new/dir/n.txt", "brand\nnew\n");
+    t.git(&["add", "-A"]);
+    let out =
+        std::process::Command::new("git").args(["diff", "--cached", "-M"]).current_dir(t.root()).output().unwrap();
+    let diff = String::from_utf8(out.stdout).unwrap();
+    assert!(diff.contains("rename from mv.txt") && diff.contains("\\ No newline"), "{diff}");
+    // What git apply makes of it, from the base.
+    t.git(&["reset", "-q", "--hard", "HEAD"]);
+    t.write("change.diff", &diff);
+    t.git(&["apply", "change.diff"]);
+    let by_git = tree_bytes(&t);
+    t.git(&["reset", "-q", "--hard", "HEAD"]);
+    t.git(&["clean", "-qfd", "-e", "change.diff"]);
+    let base = tree_bytes(&t);
+    let (out, _) = t.cmd("llm-transform").args(["--json", "--patch", "change.diff"]).expect_exit(0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(tree_bytes(&t), by_git, "{v}");
+    // One transform: undone whole.
+    let id = v["undo"].as_str().unwrap().rsplit(' ').next().unwrap().to_string();
+    t.cmd("llm-transform").args(["undo", &id]).expect_exit(0);
+    let mut after_undo = tree_bytes(&t);
+    // Undo leaves the folders the patch made, empty.
+    after_undo.retain(|k, _| !k.starts_with("new/") && !k.starts_with("moved/"));
+    assert_eq!(after_undo, base);
+}
+
+/// The `*** Begin Patch` format: add, update with an anchor, move, delete;
+/// a hunk that does not fit refuses the whole patch, naming the nearest lines.
+#[test]
+fn a_begin_patch_applies_all_or_nothing() {
+    let t = TestDir::new();
+    t.write("src/app.py", "def a():\n    return 1\n\n\ndef b():\n    return 1\n");
+    t.write("old.py", "x = 1\n");
+    t.write("mv.py", "y = 2\n");
+    let patch = "*** Begin Patch\n*** Add File: pkg/new.py\n+print('new')\n*** Update File: src/app.py\n@@ def b():\n-    return 1\n+    return 2\n*** Update File: mv.py\n*** Move to: moved.py\n@@\n-y = 2\n+y = 3\n*** Delete File: old.py\n*** End Patch\n";
+    let v = transform(&t, json!({ "operations": [{ "op": "apply_patch", "patch": patch }] }), &[], 0);
+    // A moved and changed file is a rename and a write.
+    assert_eq!(v["applied"], 5, "{v}");
+    assert_eq!(
+        String::from_utf8(read(&t, "src/app.py")).unwrap(),
+        "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    );
+    assert_eq!(String::from_utf8(read(&t, "pkg/new.py")).unwrap(), "print('new')\n");
+    assert_eq!(String::from_utf8(read(&t, "moved.py")).unwrap(), "y = 3\n");
+    assert!(!t.root().join("old.py").exists() && !t.root().join("mv.py").exists());
+
+    let before = tree_bytes(&t);
+    let stale = "*** Begin Patch\n*** Add File: more.py\n+z = 1\n*** Update File: src/app.py\n@@\n-    return 7\n+    return 8\n*** End Patch\n";
+    let v = transform(&t, json!({ "operations": [{ "op": "apply_patch", "patch": stale }] }), &[], 3);
+    assert_eq!(v["error"]["code"], "no_match", "{v}");
+    assert_eq!(v["error"]["details"]["hunk"], 1);
+    assert_eq!(v["error"]["details"]["nearest"][0]["text"], "    return 1");
+    assert_eq!(tree_bytes(&t), before, "nothing written");
+    // Context that fits twice is ambiguous.
+    let twice = "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    return 1\n+    return 0\n*** End Patch\n";
+    let v = transform(
+        &t,
+        json!({ "operations": [{ "op": "apply_patch", "patch": "*** Begin Patch\n*** Update File: src/app.py\n@@\n-    return\n*** End Patch\n" }] }),
+        &[],
+        3,
+    );
+    assert_eq!(v["error"]["code"], "no_match");
+    t.write("src/app.py", "def a():\n    return 1\n\n\ndef b():\n    return 1\n");
+    let v = transform(&t, json!({ "operations": [{ "op": "apply_patch", "patch": twice }] }), &[], 3);
+    assert_eq!(v["error"]["code"], "ambiguous", "{v}");
+    assert_eq!(v["error"]["details"]["candidates"], json!([2, 6]));
+}

@@ -1,0 +1,453 @@
+//! Patches: git's unified diffs (new, deleted and renamed files included)
+//! and the `*** Begin Patch … *** End Patch` format, read into file
+//! changes, and their hunks applied to a file's lines. A hunk's old lines
+//! (context and removed) must be found in the file: at its stated line
+//! where the patch gives one, else exactly once (after the hunk's `@@`
+//! anchor line, in the `*** Begin Patch` format); anything else is refused,
+//! naming the hunk and the nearest lines. The engine makes the changes
+//! write, delete and rename operations of one all-or-nothing commit.
+
+use aide_core::AideError;
+use serde_json::json;
+
+/// One file's change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FilePatch {
+    Add { path: String, content: String },
+    Delete { path: String, hunks: Vec<Hunk> },
+    Update { path: String, move_to: Option<String>, hunks: Vec<Hunk> },
+}
+
+impl FilePatch {
+    /// The paths it touches (for the locks).
+    pub fn paths(&self) -> Vec<&str> {
+        match self {
+            FilePatch::Add { path, .. } | FilePatch::Delete { path, .. } => vec![path],
+            FilePatch::Update { path, move_to, .. } => {
+                std::iter::once(path.as_str()).chain(move_to.as_deref()).collect()
+            }
+        }
+    }
+}
+
+/// One hunk: its header (for messages), where it says it starts, and its
+/// lines (without terminators).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Hunk {
+    pub header: String,
+    /// 1-based old start line (unified diffs).
+    pub old_start: Option<usize>,
+    /// A line the hunk comes after (`*** Begin Patch` `@@ text`).
+    pub anchor: Option<String>,
+    pub old: Vec<String>,
+    pub new: Vec<String>,
+    /// `\ No newline at end of file` after the old side's or new side's last line.
+    pub old_no_newline: bool,
+    pub new_no_newline: bool,
+    /// `*** End of File`: the hunk ends the file.
+    pub at_end: bool,
+}
+
+fn bad(line: usize, message: impl Into<String>) -> AideError {
+    let message = message.into();
+    AideError::new(aide_core::code::INVALID_REQUEST, format!("the patch does not parse at its line {line}: {message}"))
+        .with_hint("give a unified diff (git diff) or a *** Begin Patch … *** End Patch patch")
+        .with_details(json!({ "field": "patch", "line": line }))
+}
+
+fn unsupported(line: usize, what: &str) -> AideError {
+    AideError::new(aide_core::code::INVALID_REQUEST, format!("the patch's line {line}: {what} is not applied"))
+        .with_hint("binary changes and mode changes are not applied by a patch: leave them out")
+        .with_details(json!({ "field": "patch", "line": line }))
+}
+
+/// Reads a patch of either format.
+pub fn parse(text: &str) -> Result<Vec<FilePatch>, AideError> {
+    if text.lines().any(|l| l.trim_end() == "*** Begin Patch") { parse_begin_patch(text) } else { parse_unified(text) }
+}
+
+/// A path as git writes it, quoted when it holds unusual bytes.
+fn unquote(path: &str) -> String {
+    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else { return path.to_string() };
+    let mut bytes = Vec::new();
+    let mut chars = inner.bytes().peekable();
+    while let Some(b) = chars.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match chars.next() {
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(d @ b'0'..=b'7') => {
+                let mut value = u32::from(d - b'0');
+                for _ in 0..2 {
+                    if let Some(&n @ b'0'..=b'7') = chars.peek() {
+                        value = value * 8 + u32::from(n - b'0');
+                        chars.next();
+                    }
+                }
+                bytes.push(u8::try_from(value).unwrap_or(b'?'));
+            }
+            Some(other) => bytes.push(other),
+            None => {}
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// `a/x` or `b/x` as x; `/dev/null` as None.
+fn side_path(raw: &str, git: bool) -> Option<String> {
+    let raw = raw.split('\t').next().unwrap_or(raw).trim_end();
+    let path = unquote(raw);
+    if path == "/dev/null" {
+        return None;
+    }
+    if git {
+        return Some(path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(&path).to_string());
+    }
+    Some(path)
+}
+
+/// `@@ -a,b +c,d @@`: a (the old start) and b, d (the line counts).
+fn hunk_header(line: &str) -> Option<(usize, usize, usize)> {
+    let rest = line.strip_prefix("@@ -")?;
+    let (old, rest) = rest.split_once(' ')?;
+    let new = rest.strip_prefix('+')?.split(' ').next()?;
+    let count = |s: &str| -> Option<(usize, usize)> {
+        match s.split_once(',') {
+            Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
+            None => Some((s.parse().ok()?, 1)),
+        }
+    };
+    let (old_start, old_count) = count(old)?;
+    let (_, new_count) = count(new)?;
+    Some((old_start, old_count, new_count))
+}
+
+fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let git = line.starts_with("diff --git ");
+        if !git && !line.starts_with("--- ") {
+            i += 1;
+            continue;
+        }
+        // One file's header: git's extended lines, then --- and +++.
+        let (mut old_path, mut new_path) = (None, None);
+        let (mut rename_from, mut rename_to) = (None, None);
+        let (mut added, mut deleted) = (false, false);
+        if git {
+            i += 1;
+            while i < lines.len() && !lines[i].starts_with("--- ") && !lines[i].starts_with("diff --git ") {
+                let l = lines[i];
+                if let Some(p) = l.strip_prefix("rename from ") {
+                    rename_from = Some(unquote(p));
+                } else if let Some(p) = l.strip_prefix("rename to ") {
+                    rename_to = Some(unquote(p));
+                } else if l.starts_with("new file mode") {
+                    added = true;
+                } else if l.starts_with("deleted file mode") {
+                    deleted = true;
+                } else if l.starts_with("old mode") || l.starts_with("new mode") {
+                    return Err(unsupported(i + 1, "a mode change"));
+                } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files") {
+                    return Err(unsupported(i + 1, "a binary change"));
+                }
+                i += 1;
+            }
+        }
+        if i < lines.len() && lines[i].starts_with("--- ") {
+            old_path = side_path(&lines[i][4..], git);
+            added |= old_path.is_none();
+            i += 1;
+            let Some(plus) = lines.get(i).and_then(|l| l.strip_prefix("+++ ")) else {
+                return Err(bad(i + 1, "--- is not followed by +++"));
+            };
+            new_path = side_path(plus, git);
+            deleted |= new_path.is_none();
+            i += 1;
+        }
+        let mut hunks = Vec::new();
+        while i < lines.len() && lines[i].starts_with("@@ ") {
+            let header = lines[i].to_string();
+            let (old_start, mut old_left, mut new_left) =
+                hunk_header(&header).ok_or_else(|| bad(i + 1, format!("`{header}` is not a hunk header")))?;
+            let mut hunk = Hunk { header, old_start: Some(old_start), ..Hunk::default() };
+            i += 1;
+            while old_left > 0 || new_left > 0 {
+                let Some(l) = lines.get(i) else { return Err(bad(i + 1, "the hunk ends early")) };
+                let (kind, body) = l.split_at(l.len().min(1));
+                match kind {
+                    " " | "" => {
+                        hunk.old.push(body.to_string());
+                        hunk.new.push(body.to_string());
+                        old_left = old_left.saturating_sub(1);
+                        new_left = new_left.saturating_sub(1);
+                    }
+                    "-" => {
+                        hunk.old.push(body.to_string());
+                        old_left = old_left.saturating_sub(1);
+                    }
+                    "+" => {
+                        hunk.new.push(body.to_string());
+                        new_left = new_left.saturating_sub(1);
+                    }
+                    "\\" => {}
+                    _ => return Err(bad(i + 1, format!("`{l}` is not a line of a hunk"))),
+                }
+                i += 1;
+                // A marker right after the line it is about.
+                if lines.get(i).is_some_and(|n| n.starts_with('\\')) {
+                    match kind {
+                        "-" => hunk.old_no_newline = true,
+                        "+" => hunk.new_no_newline = true,
+                        _ => {
+                            hunk.old_no_newline = true;
+                            hunk.new_no_newline = true;
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            hunks.push(hunk);
+        }
+        let path = rename_from.clone().or(old_path.clone()).or(new_path.clone());
+        let Some(path) = path else { return Err(bad(i, "a file change names no file")) };
+        let target = rename_to.or(new_path.filter(|n| *n != path));
+        out.push(if added {
+            let content = hunks.iter().flat_map(|h| h.new.iter()).fold(String::new(), |mut s, l| {
+                s.push_str(l);
+                s.push('\n');
+                s
+            });
+            let no_newline = hunks.last().is_some_and(|h| h.new_no_newline);
+            let content = if no_newline { content.strip_suffix('\n').unwrap_or(&content).to_string() } else { content };
+            FilePatch::Add { path: target.unwrap_or(path), content }
+        } else if deleted {
+            FilePatch::Delete { path, hunks }
+        } else {
+            FilePatch::Update { path, move_to: target, hunks }
+        });
+    }
+    if out.is_empty() {
+        return Err(bad(1, "no file change found"));
+    }
+    Ok(out)
+}
+
+fn parse_begin_patch(text: &str) -> Result<Vec<FilePatch>, AideError> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| l.trim_end() == "*** Begin Patch").unwrap_or(0);
+    let mut out = Vec::new();
+    let mut i = start + 1;
+    let mut ended = false;
+    while i < lines.len() {
+        let line = lines[i].trim_end_matches('\r');
+        if line.trim_end() == "*** End Patch" {
+            ended = true;
+            break;
+        }
+        if let Some(path) = line.strip_prefix("*** Add File: ") {
+            i += 1;
+            let mut content = String::new();
+            while i < lines.len() && !lines[i].starts_with("*** ") {
+                let Some(body) = lines[i].strip_prefix('+') else {
+                    return Err(bad(i + 1, "a line of an added file starts with +"));
+                };
+                content.push_str(body);
+                content.push('\n');
+                i += 1;
+            }
+            out.push(FilePatch::Add { path: path.trim().to_string(), content });
+        } else if let Some(path) = line.strip_prefix("*** Delete File: ") {
+            out.push(FilePatch::Delete { path: path.trim().to_string(), hunks: Vec::new() });
+            i += 1;
+        } else if let Some(path) = line.strip_prefix("*** Update File: ") {
+            i += 1;
+            let mut move_to = None;
+            if let Some(to) = lines.get(i).and_then(|l| l.strip_prefix("*** Move to: ")) {
+                move_to = Some(to.trim().to_string());
+                i += 1;
+            }
+            let mut hunks: Vec<Hunk> = Vec::new();
+            while i < lines.len() {
+                let l = lines[i];
+                if l.trim_end() == "*** End of File" {
+                    if let Some(h) = hunks.last_mut() {
+                        h.at_end = true;
+                    }
+                    i += 1;
+                    continue;
+                }
+                if l.starts_with("*** ") {
+                    break;
+                }
+                if let Some(anchor) = l.strip_prefix("@@") {
+                    let anchor = anchor.trim();
+                    hunks.push(Hunk {
+                        header: l.to_string(),
+                        anchor: (!anchor.is_empty()).then(|| anchor.to_string()),
+                        ..Hunk::default()
+                    });
+                    i += 1;
+                    continue;
+                }
+                if hunks.is_empty() {
+                    hunks.push(Hunk { header: "@@".into(), ..Hunk::default() });
+                }
+                let hunk = hunks.last_mut().ok_or_else(|| bad(i + 1, "a line outside a hunk"))?;
+                let (kind, body) = l.split_at(l.len().min(1));
+                match kind {
+                    " " | "" => {
+                        hunk.old.push(body.to_string());
+                        hunk.new.push(body.to_string());
+                    }
+                    "-" => hunk.old.push(body.to_string()),
+                    "+" => hunk.new.push(body.to_string()),
+                    _ => return Err(bad(i + 1, format!("`{l}` is not a line of a hunk (' ', '-' or '+')"))),
+                }
+                i += 1;
+            }
+            out.push(FilePatch::Update { path: path.trim().to_string(), move_to, hunks });
+        } else if line.trim().is_empty() {
+            i += 1;
+        } else {
+            return Err(bad(i + 1, format!("`{line}` is not *** Add File, *** Update File or *** Delete File")));
+        }
+    }
+    if !ended {
+        return Err(bad(lines.len(), "no *** End Patch"));
+    }
+    Ok(out)
+}
+
+/// Why a hunk does not apply.
+#[derive(Debug)]
+pub struct HunkMiss {
+    pub hunk: usize,
+    pub header: String,
+    /// Where its old lines start, when there are several such places.
+    pub candidates: Vec<usize>,
+    /// The lines most like the hunk's first old line: (line, text).
+    pub nearest: Vec<(usize, String)>,
+}
+
+/// `bytes` with `hunks` applied; lines end at `\n`, a `\r` before it is
+/// part of the line (as git compares them).
+pub fn apply(bytes: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, HunkMiss> {
+    let text = String::from_utf8_lossy(bytes);
+    let ends_with_newline = text.ends_with('\n');
+    let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    if ends_with_newline || text.is_empty() {
+        lines.pop();
+    }
+    let mut last_newline = ends_with_newline || text.is_empty();
+    let mut offset: isize = 0;
+    let mut searched_from = 0;
+    for (n, h) in hunks.iter().enumerate() {
+        let fits = |at: usize| at + h.old.len() <= lines.len() && lines[at..at + h.old.len()] == h.old[..];
+        let from = match &h.anchor {
+            Some(anchor) => match (searched_from..lines.len()).find(|&i| lines[i].trim() == anchor.trim()) {
+                Some(i) => i + 1,
+                None => return Err(miss(n, h, Vec::new(), &lines)),
+            },
+            None => searched_from,
+        };
+        let at = if h.at_end {
+            let at = lines.len().saturating_sub(h.old.len());
+            fits(at).then_some(at)
+        } else if h.old.is_empty() {
+            // A pure insertion: where the header says (after line old_start).
+            Some(h.old_start.map_or(lines.len(), |s| s.saturating_add_signed(offset).min(lines.len())))
+        } else {
+            let stated = h.old_start.map(|s| s.saturating_sub(1).saturating_add_signed(offset));
+            match stated.filter(|&s| fits(s)) {
+                Some(s) => Some(s),
+                None => {
+                    let found: Vec<usize> = (from..lines.len()).filter(|&i| fits(i)).collect();
+                    match found.as_slice() {
+                        [one] => Some(*one),
+                        [] => None,
+                        many => return Err(miss(n, h, many.iter().map(|i| i + 1).collect(), &lines)),
+                    }
+                }
+            }
+        };
+        let Some(at) = at else { return Err(miss(n, h, Vec::new(), &lines)) };
+        let end = at + h.old.len();
+        if end == lines.len() && (h.new_no_newline || h.old_no_newline) {
+            last_newline = !h.new_no_newline;
+        }
+        lines.splice(at..end, h.new.iter().cloned());
+        offset += h.new.len() as isize - h.old.len() as isize;
+        searched_from = at + h.new.len();
+    }
+    let mut out = lines.join("\n");
+    if last_newline && !lines.is_empty() {
+        out.push('\n');
+    }
+    Ok(out.into_bytes())
+}
+
+fn miss(hunk: usize, h: &Hunk, candidates: Vec<usize>, lines: &[String]) -> HunkMiss {
+    let first = h.old.iter().find(|l| !l.trim().is_empty()).cloned().unwrap_or_default();
+    // The lines sharing the most characters with the hunk's first old line.
+    let score = |l: &str| similar::TextDiff::from_chars(first.as_str(), l).ratio();
+    let mut scored: Vec<(usize, String, f32)> =
+        lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone(), score(l))).filter(|(_, _, s)| *s > 0.5).collect();
+    scored.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));
+    HunkMiss {
+        hunk: hunk + 1,
+        header: h.header.clone(),
+        candidates,
+        nearest: scored.into_iter().take(3).map(|(i, l, _)| (i, l)).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_git_diff_reads_as_updates_adds_deletes_and_renames() {
+        let text = "diff --git a/src/a.rs b/src/a.rs\nindex 1..2 100644\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -1,2 +1,2 @@\n fn a() {}\n-fn b() {}\n+fn c() {}\ndiff --git a/new.txt b/new.txt\nnew file mode 100644\nindex 0..1\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n\\ No newline at end of file\ndiff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\ndiff --git a/x.rs b/y.rs\nsimilarity index 100%\nrename from x.rs\nrename to y.rs\n";
+        let p = parse(text).unwrap();
+        assert_eq!(p.len(), 4);
+        assert!(
+            matches!(&p[0], FilePatch::Update { path, move_to: None, hunks } if path == "src/a.rs" && hunks.len() == 1)
+        );
+        assert_eq!(p[1], FilePatch::Add { path: "new.txt".into(), content: "hello".into() });
+        assert!(matches!(&p[2], FilePatch::Delete { path, .. } if path == "old.txt"));
+        assert!(
+            matches!(&p[3], FilePatch::Update { path, move_to: Some(to), hunks } if path == "x.rs" && to == "y.rs" && hunks.is_empty())
+        );
+        assert!(parse("diff --git a/x b/x\nold mode 100644\nnew mode 100755\n").is_err());
+    }
+
+    #[test]
+    fn hunks_apply_at_their_line_or_the_one_place_they_fit() {
+        let file = b"a\nb\nc\nb\nd\n";
+        let hunk = |old: &[&str], new: &[&str], start: Option<usize>| Hunk {
+            header: "@@".into(),
+            old_start: start,
+            old: old.iter().map(|s| s.to_string()).collect(),
+            new: new.iter().map(|s| s.to_string()).collect(),
+            ..Hunk::default()
+        };
+        // `b` is twice in the file: the stated line decides.
+        assert_eq!(apply(file, &[hunk(&["b"], &["B"], Some(4))]).unwrap(), b"a\nb\nc\nB\nd\n");
+        // Without a line, twice is ambiguous.
+        let err = apply(file, &[hunk(&["b"], &["B"], None)]).unwrap_err();
+        assert_eq!(err.candidates, vec![2, 4]);
+        // Missing text: the nearest lines are named.
+        let err = apply(file, &[hunk(&["cc"], &["C"], None)]).unwrap_err();
+        assert_eq!(err.nearest.first().map(|n| n.0), Some(3));
+        let begin = parse("*** Begin Patch\n*** Update File: f\n@@ c\n b\n-d\n+D\n*** End Patch\n").unwrap();
+        let FilePatch::Update { hunks, .. } = &begin[0] else { panic!("{begin:?}") };
+        assert_eq!(apply(file, hunks).unwrap(), b"a\nb\nc\nb\nD\n", "after the anchor `c`, `b` is once");
+    }
+}
