@@ -41,6 +41,7 @@ pub mod command;
 pub mod envelope;
 pub mod error;
 pub mod fsutil;
+pub mod git;
 pub mod home;
 pub mod ids;
 pub mod invoke;

@@ -44,6 +44,11 @@ pub const TERMS: &[Term] = &[
     Term { name: "follow", meaning: "follow symbolic links (never out of the root)", old_names: &[] },
     Term { name: "max_depth", meaning: "descend at most this many directories below the root", old_names: &[] },
     Term { name: "max_filesize", meaning: "skip files over this many bytes", old_names: &[] },
+    Term {
+        name: "changed",
+        meaning: "only files git says changed against this revision (HEAD: the working tree and index), untracked included",
+        old_names: &[],
+    },
     Term { name: "line", meaning: "1-based line of a span's start", old_names: &["start.line"] },
     Term {
         name: "column",

@@ -58,6 +58,10 @@ pub struct WalkArgs {
     /// and G too).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_filesize: Option<u64>,
+    /// Only files git says changed against REV (default HEAD: the working
+    /// tree and the index), untracked ones included. `--changed=REV`.
+    #[arg(long, value_name = "REV", num_args = 0..=1, require_equals = true, default_missing_value = "HEAD")]
+    pub changed: Option<String>,
 }
 
 /// A file (or, with [`Walker::include_dirs`], a directory) found by the walk.
@@ -78,6 +82,8 @@ pub struct Walker<'a> {
     langs: Vec<Lang>,
     overrides: ignore::overrides::Override,
     include_dirs: bool,
+    /// `--changed`: the files git says changed, relative to the root.
+    changed: Option<std::collections::BTreeSet<String>>,
     cancel: Cancel,
     progress: ProgressSink,
     /// Trees of at most this many entries are walked on the calling thread.
@@ -96,12 +102,17 @@ impl<'a> Walker<'a> {
             })?;
         }
         let overrides = ob.build().map_err(|e| AideError::new(code::INVALID_GLOB, e.to_string()))?;
+        let changed = match &args.changed {
+            Some(rev) => Some(crate::git::changed_files(root.path(), rev)?),
+            None => None,
+        };
         Ok(Walker {
             root,
             args: args.clone(),
             langs,
             overrides,
             include_dirs: false,
+            changed,
             cancel: Cancel::new(),
             progress: ProgressSink::default(),
             small_tree: SMALL_TREE,
@@ -201,8 +212,16 @@ impl<'a> Walker<'a> {
             return Some(Err(d));
         }
         if ft.is_dir() {
-            return (self.include_dirs && entry.depth() > 0)
+            // With --changed, a folder is listed when it holds a changed file.
+            let holds_changed = self
+                .changed
+                .as_ref()
+                .is_none_or(|c| c.iter().any(|f| f.starts_with(&rel) && f[rel.len()..].starts_with('/')));
+            return (self.include_dirs && entry.depth() > 0 && holds_changed)
                 .then(|| Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: true }));
+        }
+        if self.changed.as_ref().is_some_and(|c| !c.contains(&rel)) {
+            return None;
         }
         if !ft.is_file() {
             // A FIFO, socket or device: never opened (a FIFO would block).

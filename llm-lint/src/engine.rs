@@ -19,7 +19,7 @@ pub fn lint(request: &LintRequest, ctx: &Context) -> Result<Outcome<LintOutput>,
     let mut options =
         Options { checkers: request.checker.clone(), only: None, timeout: Some(Duration::from_secs_f64(timeout)) };
     if let Some(rev) = &request.changed {
-        options.only = Some(aide_checkers::changed::changed_files(root.path(), rev)?);
+        options.only = Some(aide_core::git::changed_files(root.path(), rev)?);
     }
     let within = within(&root, &request.paths)?;
     let keep = |f: &Finding| {

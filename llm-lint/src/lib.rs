@@ -66,8 +66,8 @@ pub struct LintRequest {
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
     pub checker: Vec<String>,
-    /// Only files changed in git since REV (default HEAD), untracked included.
-    #[arg(long, value_name = "REV", num_args = 0..=1, default_missing_value = "HEAD")]
+    /// Only files changed in git since REV (default HEAD), untracked included. `--changed=REV`.
+    #[arg(long, value_name = "REV", num_args = 0..=1, require_equals = true, default_missing_value = "HEAD")]
     pub changed: Option<String>,
     /// Only findings a git revision (or a saved `llm-lint --json` output) did not have.
     #[arg(long, value_name = "REV|FILE")]

@@ -215,6 +215,7 @@ impl TreeScope {
             follow: self.follow,
             max_depth: self.max_depth,
             max_filesize: self.max_filesize,
+            changed: None,
         }
     }
 }

@@ -225,3 +225,43 @@ fn operator_only_queries_name_the_right_cause() {
     let v: serde_json::Value = t.cmd("llm-discover").args(["--query", "!test"]).json(2);
     assert!(v["error"]["message"].as_str().unwrap().contains("only negated"), "{v}");
 }
+
+/// `--changed[=REV]`: search, ast-search and discover walk only the files
+/// git says changed (staged or not, untracked included), in a root that
+/// may lie inside the repository; against an older revision, more.
+#[test]
+fn changed_keeps_every_walking_tool_to_what_git_says_changed() {
+    let t = TestDir::new();
+    t.git(&["init", "-q"]);
+    t.write("src/a.rs", "fn a() { needle(); }\n");
+    t.write("src/b.rs", "fn b() { needle(); }\n");
+    t.write("src/gone.rs", "fn gone() { needle(); }\n");
+    t.write(".gitignore", "ignored.rs\n");
+    t.git(&["add", "-A"]).git(&["commit", "-qm", "one"]);
+    t.write("src/a.rs", "fn a() { needle(); }\nfn a2() {}\n");
+    t.git(&["add", "-A"]).git(&["commit", "-qm", "two"]);
+    t.write("src/b.rs", "fn b() { needle(); needle(); }\n");
+    t.write("src/new.rs", "fn new() { needle(); }\n");
+    t.write("ignored.rs", "fn ignored() { needle(); }\n");
+    std::fs::remove_file(t.root().join("src/gone.rs")).unwrap();
+    let paths = |v: &serde_json::Value, field: &str| -> Vec<String> {
+        let mut p: Vec<String> =
+            v[field].as_array().unwrap().iter().map(|m| m["path"].as_str().unwrap().to_string()).collect();
+        p.dedup();
+        p
+    };
+    let search: serde_json::Value = t.cmd("llm-search").args(["-e", "needle", "--changed"]).json(0);
+    assert_eq!(paths(&search, "matches"), ["src/b.rs", "src/new.rs"]);
+    let found: serde_json::Value = t.cmd("llm-discover").args(["--changed"]).json(0);
+    assert_eq!(paths(&found, "results"), ["src/b.rs", "src/new.rs"]);
+    let outline: serde_json::Value = t.cmd("llm-ast-search").args(["--symbols", "--changed"]).json(0);
+    let named: Vec<&str> = outline["symbols"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(named, ["b", "new"], "{outline}");
+    // Against the first commit, a.rs changed too; from inside src/, paths are the root's.
+    let older: serde_json::Value =
+        t.cmd("llm-search").args(["-e", "needle", "--changed=HEAD~1", "--root", "src"]).json(0);
+    assert_eq!(paths(&older, "matches"), ["a.rs", "b.rs", "new.rs"]);
+    // Not a revision: a clear error.
+    let v: serde_json::Value = t.cmd("llm-search").args(["-e", "needle", "--changed=nope"]).json(2);
+    assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
+}
