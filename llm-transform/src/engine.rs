@@ -142,6 +142,13 @@ pub fn transform(
     plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
     progress.tick();
     let mut renames = Vec::new();
+    let executables: Vec<&str> = patches
+        .iter()
+        .filter_map(|p| match p {
+            patch::FilePatch::Add { path, executable: true, .. } => Some(path.as_str()),
+            _ => None,
+        })
+        .collect();
     for (i, op) in doc.operations.iter().enumerate() {
         ctx.check_cancel()?;
         match &prepared[i] {
@@ -149,6 +156,10 @@ pub fn transform(
             None => plan.operation(root, i, op)?,
         }
         progress.tick();
+    }
+    for path in executables {
+        use std::os::unix::fs::PermissionsExt;
+        plan.file(root, path)?.permissions = Some(std::fs::Permissions::from_mode(0o755));
     }
 
     // The syntax guard, on every changed file of a known language at once
@@ -320,7 +331,7 @@ fn patch_operations(plan: &mut Plan, root: &Root, p: &patch::FilePatch) -> Resul
         .into()
     };
     match p {
-        patch::FilePatch::Add { path, content } => {
+        patch::FilePatch::Add { path, content, .. } => {
             if plan.file(root, path)?.current.is_some() {
                 return Err(TransformError::PatchAddsExisting { path: path.clone() }.into());
             }

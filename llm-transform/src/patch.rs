@@ -5,7 +5,8 @@
 //! where the patch gives one, else exactly once (after the hunk's `@@`
 //! anchor line, in the `*** Begin Patch` format); anything else is refused,
 //! naming the hunk and the nearest lines. The engine makes the changes
-//! write, delete and rename operations of one all-or-nothing commit.
+//! write, delete and rename operations of one all-or-nothing commit (a new
+//! file git marks `100755` is made executable).
 
 use aide_core::AideError;
 use serde_json::json;
@@ -13,9 +14,21 @@ use serde_json::json;
 /// One file's change.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FilePatch {
-    Add { path: String, content: String },
-    Delete { path: String, hunks: Vec<Hunk> },
-    Update { path: String, move_to: Option<String>, hunks: Vec<Hunk> },
+    /// `executable`: git's `new file mode 100755`.
+    Add {
+        path: String,
+        content: String,
+        executable: bool,
+    },
+    Delete {
+        path: String,
+        hunks: Vec<Hunk>,
+    },
+    Update {
+        path: String,
+        move_to: Option<String>,
+        hunks: Vec<Hunk>,
+    },
 }
 
 impl FilePatch {
@@ -57,7 +70,7 @@ fn bad(line: usize, message: impl Into<String>) -> AideError {
 
 fn unsupported(line: usize, what: &str) -> AideError {
     AideError::new(aide_core::code::INVALID_REQUEST, format!("the patch's line {line}: {what} is not applied"))
-        .with_hint("binary changes and mode changes are not applied by a patch: leave them out")
+        .with_hint("binary changes and a mode change of an existing file are not applied by a patch: leave them out")
         .with_details(json!({ "field": "patch", "line": line }))
 }
 
@@ -139,7 +152,7 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
         // One file's header: git's extended lines, then --- and +++.
         let (mut old_path, mut new_path) = (None, None);
         let (mut rename_from, mut rename_to) = (None, None);
-        let (mut added, mut deleted) = (false, false);
+        let (mut added, mut deleted, mut executable) = (false, false, false);
         if git {
             i += 1;
             while i < lines.len() && !lines[i].starts_with("--- ") && !lines[i].starts_with("diff --git ") {
@@ -148,8 +161,9 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
                     rename_from = Some(unquote(p));
                 } else if let Some(p) = l.strip_prefix("rename to ") {
                     rename_to = Some(unquote(p));
-                } else if l.starts_with("new file mode") {
+                } else if let Some(mode) = l.strip_prefix("new file mode ") {
                     added = true;
+                    executable = mode.trim() == "100755";
                 } else if l.starts_with("deleted file mode") {
                     deleted = true;
                 } else if l.starts_with("old mode") || l.starts_with("new mode") {
@@ -226,7 +240,7 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
             });
             let no_newline = hunks.last().is_some_and(|h| h.new_no_newline);
             let content = if no_newline { content.strip_suffix('\n').unwrap_or(&content).to_string() } else { content };
-            FilePatch::Add { path: target.unwrap_or(path), content }
+            FilePatch::Add { path: target.unwrap_or(path), content, executable }
         } else if deleted {
             FilePatch::Delete { path, hunks }
         } else {
@@ -262,7 +276,7 @@ fn parse_begin_patch(text: &str) -> Result<Vec<FilePatch>, AideError> {
                 content.push('\n');
                 i += 1;
             }
-            out.push(FilePatch::Add { path: path.trim().to_string(), content });
+            out.push(FilePatch::Add { path: path.trim().to_string(), content, executable: false });
         } else if let Some(path) = line.strip_prefix("*** Delete File: ") {
             out.push(FilePatch::Delete { path: path.trim().to_string(), hunks: Vec::new() });
             i += 1;
@@ -420,7 +434,7 @@ mod tests {
         assert!(
             matches!(&p[0], FilePatch::Update { path, move_to: None, hunks } if path == "src/a.rs" && hunks.len() == 1)
         );
-        assert_eq!(p[1], FilePatch::Add { path: "new.txt".into(), content: "hello".into() });
+        assert_eq!(p[1], FilePatch::Add { path: "new.txt".into(), content: "hello".into(), executable: false });
         assert!(matches!(&p[2], FilePatch::Delete { path, .. } if path == "old.txt"));
         assert!(
             matches!(&p[3], FilePatch::Update { path, move_to: Some(to), hunks } if path == "x.rs" && to == "y.rs" && hunks.is_empty())

@@ -747,6 +747,8 @@ fn a_git_diff_applies_as_git_apply_does() {
     t.git(&["mv", "mv.txt", "moved/mv2.txt"]);
     t.write("moved/mv2.txt", "moving\nfile\nmoved\n");
     t.write("new/dir/n.txt", "brand\nnew\n");
+    t.write("run.sh", "#!/bin/sh\necho hi\n");
+    std::fs::set_permissions(t.root().join("run.sh"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     t.git(&["add", "-A"]);
     let out =
         std::process::Command::new("git").args(["diff", "--cached", "-M"]).current_dir(t.root()).output().unwrap();
@@ -763,6 +765,11 @@ fn a_git_diff_applies_as_git_apply_does() {
     let (out, _) = t.cmd("llm-transform").args(["--json", "--patch", "change.diff"]).expect_exit(0);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(tree_bytes(&t), by_git, "{v}");
+    let mode = |rel: &str| {
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(t.root().join(rel)).unwrap().permissions()) & 0o777
+    };
+    assert_eq!(mode("run.sh"), 0o755, "a new file git marks 100755 is executable");
+    assert_eq!(mode("new/dir/n.txt") & 0o111, 0);
     // One transform: undone whole.
     let id = v["undo"].as_str().unwrap().rsplit(' ').next().unwrap().to_string();
     t.cmd("llm-transform").args(["undo", &id]).expect_exit(0);
