@@ -282,7 +282,13 @@ pub fn transform(
                     // Undone at once, under an id of its own (which takes the
                     // files' locks again); the run's error says why.
                     drop(locks);
-                    undo::undo(root, &ctx.execution_id, &aide_core::ids::new_execution_id())?;
+                    let rollback = aide_core::ids::new_execution_id();
+                    undo::undo(root, &ctx.execution_id, &rollback)?;
+                    // The rollback is not a transform to undo: that would put
+                    // back the edit that failed.
+                    if let Ok((dir, _)) = undo::load_manifest(&rollback) {
+                        let _ = std::fs::remove_dir_all(dir);
+                    }
                     return Err(error);
                 }
             }

@@ -448,6 +448,10 @@ fn an_edit_that_breaks_the_build_is_undone_and_one_that_does_not_stands() {
     let (log, _) = t.cmd("aide").args(["log", "list", "--json", "--limit", "1"]).expect_exit(0);
     let log: Value = serde_json::from_str(&log).unwrap();
     assert_eq!(log["runs"][0]["exit_code"], 3, "{log}");
+    // The rollback is not undone by the next undo (which would put the failed edit back).
+    let (_, stderr) = t.cmd("llm-transform").args(["undo", "--last", "1"]).expect_exit(2);
+    assert!(stderr.contains("nothing to undo") || stderr.contains("no transform"), "{stderr}");
+    assert_eq!(read(&t, "src/lib.rs"), old.as_bytes());
 
     // The same through --verify-command: the project's tests must pass.
     let good = json!({ "operations": [{ "op": "patch", "path": "src/lib.rs", "old_text": "    1\n", "new_text": "    2\n" }],
