@@ -151,8 +151,22 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
     let (picked, with_syntax, named_only) = chosen(&options.checkers, root, &project)?;
     let wanted = |rel: &str| options.only.as_ref().is_none_or(|o| o.contains(rel));
     let mut out = Checked { diagnostics, ..Default::default() };
+    // Nothing changed: nothing to check, and no checker run for nothing.
+    let nothing = options.only.as_ref().is_some_and(BTreeSet::is_empty);
     for c in picked {
         ctx.check_cancel()?;
+        if nothing {
+            out.checkers.push(CheckerRun {
+                checker: c.name.into(),
+                status: RunStatus::NoFiles,
+                command: None,
+                exit_code: None,
+                findings: 0,
+                duration_ms: 0.0,
+                reason: None,
+            });
+            continue;
+        }
         let explicit = named_only || options.checkers.iter().any(|n| n == c.name);
         let Some(program) = c.program(root.path()) else {
             if explicit {

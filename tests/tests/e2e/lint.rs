@@ -210,6 +210,9 @@ fn changed_files_and_a_baseline_keep_to_what_is_new() {
     t.write("kept.sh", "#!/bin/bash\necho $2\n");
     t.git(&["add", "-A"]);
     t.git(&["commit", "-qm", "base"]);
+    // Nothing changed: no checker runs.
+    let clean = lint(&t, &["--checker", "shellcheck", "--changed"], 0);
+    assert_eq!(clean["checkers"][0]["status"], "no_files", "{clean}");
     // A line added above the old finding moves it; a new one comes beside it.
     t.write("old.sh", "#!/bin/bash\n# a comment now\necho $1\necho $3\n");
     t.write("new.sh", "#!/bin/bash\necho $4\n");
