@@ -13,6 +13,10 @@
 //!     { "op": "insert_after_block", … "snippet": "…" }, { "op": "insert_before_block", … },
 //!     { "op": "write", "path": "…", "content": "…", "create_dirs": true },
 //!     { "op": "delete", "path": "…" }, { "op": "rename", "path": "…", "to": "…" },
+//!     { "op": "insert_lines", "path": "…", "at_line": 3, "text": "…", "checksum_before": "…" },
+//!     { "op": "replace_lines", "path": "…", "lines": "4:6", "text": "…", "expected_old_text": "…" },
+//!     { "op": "delete_lines", "path": "…", "lines": "7", "checksum_before": "…" },
+//!     { "op": "apply_patch", "patch": "<a git diff, or *** Begin Patch … *** End Patch>" },
 //!     { "op": "replace_regex", "pattern": "old_(\\w+)", "replacement": "new_$1",
 //!       "glob": "*.py", "type": "python", "max_replacements": 100 },
 //!     { "op": "replace_matches", "matches": [ <llm-search / llm-ast-search records> ],
@@ -24,6 +28,8 @@
 //!       "include_unresolved": false } ] }
 //! ```
 //!
+//! `--patch FILE|-` is an `apply_patch` of a file's patch ([`patch`]); line
+//! edits become span edits of the original lines ([`lines`]).
 //! `--from-matches FILE|- --replacement TEMPLATE` is a `replace_matches` of
 //! the records of a search's output (`--json` or `--jsonl`). The tree
 //! operations ([`tree`], [`rename`]) find their files in the tree first,
@@ -46,7 +52,8 @@
 //!                             "after": { … } } ] } ],
 //!   "operations": [ { "index": 0, "op": "patch", "path": "src/a.rs", "status": "applied", "line": 12, "note": null } ],
 //!   "renames": [ <rename_symbol's report: scope, name_path, sites with `matched` and `renamed`> ],
-//!   "undo": "llm-transform undo <execution_id>", "cargo_check": null }
+//!   "undo": "llm-transform undo <execution_id>",
+//!   "verified": { "checkers", "errors_before", "errors_after", "command" } | null }
 //! ```
 //!
 //! `applied`/`skipped` count span edits, replacements of tree operations
@@ -76,8 +83,12 @@
 //!   previous.
 //! * **Guards.** A file in a known language whose edit adds syntax errors is
 //!   refused (`new_syntax_errors`) unless `--allow-syntax-errors`.
-//!   `--rustfmt`/`run_rustfmt` formats edited Rust files; `--cargo-check`/
-//!   `run_cargo_check` runs `cargo check` after writing and reports it.
+//!   `--rustfmt`/`run_rustfmt` formats edited Rust files. `--verify
+//!   [CHECKER|all]` runs the project's checkers before and after the commit
+//!   and `--verify-command CMD` a command after it; an edit that adds an
+//!   error finding, or after which the command fails, is undone at once
+//!   (`verification_failed`, exit 3; [`verify`]). `--cargo-check` and
+//!   `run_cargo_check` are the old names of `--verify cargo`.
 //! * `--dry-run` shows the unified diffs and would-be checksums, writing
 //!   nothing. An applied transform keeps its pre-images:
 //!   `llm-transform undo <execution_id>` restores them if the files still
