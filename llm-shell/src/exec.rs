@@ -29,7 +29,7 @@ pub struct ExecOrder {
     pub stdin: Option<PathBuf>,
     pub timeout_ms: Option<u64>,
     pub max_output: usize,
-    /// Replace secrets in the output with [REDACTED].
+    /// Replace secrets in the output with `[REDACTED]`.
     pub redact: bool,
     /// Kept out of the session's timing history (the tool's own commands: `env`).
     #[serde(default)]
@@ -80,7 +80,7 @@ pub struct ExecOutput {
     pub timed_out: bool,
     /// The working directory after the command.
     pub working_dir: String,
-    /// Secrets replaced by [REDACTED].
+    /// Secrets replaced by `[REDACTED]`.
     pub redactions: usize,
     /// A background process the command started still held its output
     /// open when it returned: `stdout`/`stderr` are what arrived until then.

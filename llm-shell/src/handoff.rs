@@ -45,7 +45,7 @@ pub struct YieldedOutput {
     pub stderr_bytes: u64,
     pub stdout_truncated: bool,
     pub stderr_truncated: bool,
-    /// Secrets replaced by [REDACTED].
+    /// Secrets replaced by `[REDACTED]`.
     pub redactions: usize,
 }
 

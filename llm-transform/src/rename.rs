@@ -1,7 +1,7 @@
 //! `rename_symbol`: a definition and its references, renamed as one edit.
 //!
 //! Which definition the request means and which uses mean it is
-//! llm-ast-search's analysis ([`llm_ast_search::resolve`]), the same that
+//! llm-ast-search's analysis (`llm_ast_search::resolve`), the same that
 //! `--references` reports: locals by scope, members by receiver and
 //! qualifier, free symbols by file and shadowing. Every site judged is
 //! reported with how it matched; `unresolved` sites are left alone unless

@@ -2,8 +2,8 @@
 //! the syntax tree, before anything runs.
 //!
 //! Risk is advice, not a wall: `low` is kept for commands every part of
-//! which is on the read-only list ([`allow`]); the per-program rules
-//! ([`rules`]) rate deletions, devices, privileges and the like `medium` to
+//! which is on the read-only list (`allow`); the per-program rules
+//! (`rules`) rate deletions, devices, privileges and the like `medium` to
 //! `critical`; whatever cannot be seen statically is at least `high`. What
 //! confines a command that runs is the sandbox, not this analysis.
 
