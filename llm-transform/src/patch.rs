@@ -183,6 +183,14 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
             };
             new_path = side_path(plus, git);
             deleted |= new_path.is_none();
+            // `diff -u a/x b/x` (no git header): the a/ and b/ of one path, as patch -p1 reads them.
+            if !git
+                && let (Some(old), Some(new)) = (&old_path, &new_path)
+                && let (Some(o), Some(n)) = (old.strip_prefix("a/"), new.strip_prefix("b/"))
+                && o == n
+            {
+                (old_path, new_path) = (Some(o.to_string()), Some(n.to_string()));
+            }
             i += 1;
         }
         let mut hunks = Vec::new();
@@ -393,8 +401,11 @@ pub fn apply(bytes: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, HunkMiss> {
         };
         let Some(at) = at else { return Err(miss(n, h, Vec::new(), &lines)) };
         let end = at + h.old.len();
-        if end == lines.len() && (h.new_no_newline || h.old_no_newline) {
-            last_newline = !h.new_no_newline;
+        // A hunk that reaches the end says how the file ends now: its last new
+        // line without a break only where marked so; with none, the line
+        // before it (which was followed by others) keeps its break.
+        if end == lines.len() && (end > at || h.new_no_newline || h.old_no_newline) {
+            last_newline = h.new.is_empty() || !h.new_no_newline;
         }
         lines.splice(at..end, h.new.iter().cloned());
         offset += h.new.len() as isize - h.old.len() as isize;
@@ -463,5 +474,55 @@ mod tests {
         let begin = parse("*** Begin Patch\n*** Update File: f\n@@ c\n b\n-d\n+D\n*** End Patch\n").unwrap();
         let FilePatch::Update { hunks, .. } = &begin[0] else { panic!("{begin:?}") };
         assert_eq!(apply(file, hunks).unwrap(), b"a\nb\nc\nb\nD\n", "after the anchor `c`, `b` is once");
+    }
+}
+
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(vec!["a", "b", "c", "", "a b", "é", "\r"]), 0..12).prop_map(
+            |lines| {
+                let mut s = lines.join("\n");
+                if s.len() % 2 == 0 {
+                    s.push('\n');
+                }
+                s
+            },
+        )
+    }
+
+    proptest! {
+        /// Whatever the text, reading it as a patch never panics.
+        #[test]
+        fn any_text_reads_or_is_refused(s in ".{0,400}") {
+            let _ = parse(&s);
+            let _ = parse(&format!("*** Begin Patch\n{s}\n*** End Patch\n"));
+        }
+
+        /// A unified diff of two texts, as GNU diff writes it, turns the
+        /// first into the second.
+        #[test]
+        fn a_unified_diff_applies_to_what_it_was_made_from(old in text(), new in text()) {
+            prop_assume!(old != new);
+            let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let (a, b) = (dir.path().join("old"), dir.path().join("new"));
+            std::fs::write(&a, &old).and_then(|()| std::fs::write(&b, &new)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let Ok(out) = std::process::Command::new("diff").args(["-u", "--label", "a/f", "--label", "b/f"]).arg(&a).arg(&b).output() else {
+                // No GNU diff here: nothing to hold the reader to.
+                return Ok(());
+            };
+            let diff = String::from_utf8_lossy(&out.stdout).into_owned();
+            let patches = parse(&diff).map_err(|e| TestCaseError::fail(format!("{e:?}\n{diff}")))?;
+            let applied = match &patches[..] {
+                [FilePatch::Update { hunks, .. }] => apply(old.as_bytes(), hunks),
+                other => return Err(TestCaseError::fail(format!("{other:?}\n{diff}"))),
+            };
+            let applied = applied.map_err(|m| TestCaseError::fail(format!("{m:?}\n{diff}")))?;
+            prop_assert_eq!(String::from_utf8_lossy(&applied), new.as_str(), "{}", diff);
+        }
     }
 }
