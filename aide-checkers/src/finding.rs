@@ -184,16 +184,17 @@ struct Source {
 }
 
 /// The files diagnostics point into, read beneath the root.
+///
+/// Checkers run in the root: a relative path they print starts there
+/// (or, for cargo, at the workspace's root above it).
 pub struct Sources<'r> {
     root: &'r Root,
-    /// Where the checker ran: relative paths it prints start there.
-    base: std::path::PathBuf,
     files: BTreeMap<String, Option<Source>>,
 }
 
 impl<'r> Sources<'r> {
-    pub fn new(root: &'r Root, base: &Path) -> Sources<'r> {
-        Sources { root, base: base.to_path_buf(), files: BTreeMap::new() }
+    pub fn new(root: &'r Root) -> Sources<'r> {
+        Sources { root, files: BTreeMap::new() }
     }
 
     /// The file a checker named, if it lies in the root: read and indexed once.
@@ -210,10 +211,8 @@ impl<'r> Sources<'r> {
         let candidates: Vec<std::path::PathBuf> = if printed_path.is_absolute() {
             vec![printed_path.to_path_buf()]
         } else {
-            // Cargo prints paths from the workspace's root, which may lie above ours.
-            let mut c = vec![self.base.join(printed_path)];
-            c.extend(self.root.path().ancestors().map(|a| a.join(printed_path)));
-            c
+            // The root first; cargo prints paths from the workspace's root, which may lie above it.
+            self.root.path().ancestors().map(|a| a.join(printed_path)).collect()
         };
         // Opened beneath the root by its letters (a symlink out of it is
         // refused), with no walk of every path's links.

@@ -12,7 +12,7 @@
 //! whole check (`checker_failed`): a partial list is never given as whole.
 //!
 //! [`baseline`] tells which findings are new since an earlier tree;
-//! [`changed`] lists the files git says changed. llm-lint is the tool over
+//! [`revision`] writes out an earlier tree to check. llm-lint is the tool over
 //! this crate; llm-transform's `--verify` uses it to undo an edit that
 //! breaks the build.
 //!
@@ -26,11 +26,11 @@
 //! "checksum_before" }] }] }`
 
 pub mod baseline;
-pub mod changed;
 pub mod checker;
 pub mod error;
 pub mod finding;
 mod formats;
+pub mod revision;
 pub mod run;
 pub mod syntax;
 
@@ -89,6 +89,21 @@ pub struct CheckerRun {
     pub duration_ms: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+}
+
+impl CheckerRun {
+    /// A checker's run with nothing found, run or timed yet.
+    fn new(checker: &str, status: RunStatus) -> CheckerRun {
+        CheckerRun {
+            checker: checker.into(),
+            status,
+            command: None,
+            exit_code: None,
+            findings: 0,
+            duration_ms: 0.0,
+            reason: None,
+        }
+    }
 }
 
 /// The findings of every checker run, in the contract's order.
@@ -156,15 +171,7 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
     for c in picked {
         ctx.check_cancel()?;
         if nothing {
-            out.checkers.push(CheckerRun {
-                checker: c.name.into(),
-                status: RunStatus::NoFiles,
-                command: None,
-                exit_code: None,
-                findings: 0,
-                duration_ms: 0.0,
-                reason: None,
-            });
+            out.checkers.push(CheckerRun::new(c.name, RunStatus::NoFiles));
             continue;
         }
         let explicit = named_only || options.checkers.iter().any(|n| n == c.name);
@@ -178,43 +185,22 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
                 .into());
             }
             out.checkers.push(CheckerRun {
-                checker: c.name.into(),
-                status: RunStatus::Unavailable,
-                command: None,
-                exit_code: None,
-                findings: 0,
-                duration_ms: 0.0,
                 reason: Some(format!("not installed: {}", c.install)),
+                ..CheckerRun::new(c.name, RunStatus::Unavailable)
             });
             continue;
         };
         let files: Option<Vec<&String>> = c.files(&project).map(|f| f.into_iter().filter(|f| wanted(f)).collect());
         let parts: Vec<Vec<&String>> = match &files {
             Some(f) if f.is_empty() => {
-                out.checkers.push(CheckerRun {
-                    checker: c.name.into(),
-                    status: RunStatus::NoFiles,
-                    command: None,
-                    exit_code: None,
-                    findings: 0,
-                    duration_ms: 0.0,
-                    reason: None,
-                });
+                out.checkers.push(CheckerRun::new(c.name, RunStatus::NoFiles));
                 continue;
             }
             Some(f) => f.chunks(FILES_PER_RUN).map(<[&String]>::to_vec).collect(),
             None => vec![Vec::new()],
         };
-        let mut sources = finding::Sources::new(root, root.path());
-        let mut run = CheckerRun {
-            checker: c.name.into(),
-            status: RunStatus::Ran,
-            command: None,
-            exit_code: None,
-            findings: 0,
-            duration_ms: 0.0,
-            reason: None,
-        };
+        let mut sources = finding::Sources::new(root);
+        let mut run = CheckerRun::new(c.name, RunStatus::Ran);
         for part in parts {
             let command = c.command(&program, root.path(), &part);
             run.command = Some(run::shown(&command));
@@ -245,13 +231,9 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
             .collect();
         let found = syntax::check(root, &files, ctx)?;
         out.checkers.push(CheckerRun {
-            checker: syntax::NAME.into(),
-            status: if files.is_empty() { RunStatus::NoFiles } else { RunStatus::Ran },
-            command: None,
-            exit_code: None,
             findings: found.len(),
             duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
-            reason: None,
+            ..CheckerRun::new(syntax::NAME, if files.is_empty() { RunStatus::NoFiles } else { RunStatus::Ran })
         });
         out.findings.extend(found);
     }
