@@ -10,26 +10,11 @@
 
 use aide_core::AideError;
 use aide_core::checksum::sha256_hex;
+use aide_core::span::LineIndex;
 use aide_core::text::Eol;
 
 use crate::error::TransformError;
 use crate::request::{Operation, SpanEdit};
-
-/// The byte ranges of a file's lines, terminators included.
-fn line_ranges(bytes: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, b) in bytes.iter().enumerate() {
-        if *b == b'\n' {
-            out.push((start, i + 1));
-            start = i + 1;
-        }
-    }
-    if start < bytes.len() {
-        out.push((start, bytes.len()));
-    }
-    out
-}
 
 /// `A:B` or `A`, 1-based and inclusive.
 fn parse_range(index: usize, lines: &str) -> Result<(usize, usize), AideError> {
@@ -67,7 +52,10 @@ fn same_text(actual: &[u8], expected: &str) -> bool {
 /// was), after its guard held.
 pub fn span_edit(index: usize, op: &Operation, rel: &str, bytes: &[u8]) -> Result<SpanEdit, AideError> {
     let checksum = sha256_hex(bytes);
-    let ranges = line_ranges(bytes);
+    let line_index = LineIndex::new(bytes);
+    let line_count = line_index.line_count();
+    // Line `n` (1-based, at most line_count) with its terminator.
+    let line = |n: usize| line_index.line_range(n).unwrap_or(bytes.len()..bytes.len());
     let eol = Eol::of(bytes);
     let guard = |given: &Option<String>| -> Result<(), AideError> {
         match given {
@@ -82,16 +70,16 @@ pub fn span_edit(index: usize, op: &Operation, rel: &str, bytes: &[u8]) -> Resul
     };
     let span = |lines: &str| -> Result<(usize, usize), AideError> {
         let (a, b) = parse_range(index, lines)?;
-        if b > ranges.len() {
+        if b > line_count {
             return Err(TransformError::LinesOutOfRange {
                 path: rel.to_string(),
                 lines: lines.to_string(),
-                line_count: ranges.len(),
+                line_count,
                 checksum: checksum.clone(),
             }
             .into());
         }
-        Ok((ranges[a - 1].0, ranges[b - 1].1))
+        Ok((line(a).start, line(b).end))
     };
     let replace = |lines: &String,
                    text: &str,
@@ -124,16 +112,16 @@ pub fn span_edit(index: usize, op: &Operation, rel: &str, bytes: &[u8]) -> Resul
     let (start, end, replacement) = match op {
         Operation::InsertLines { at_line, text, checksum_before, .. } => {
             guard(&Some(checksum_before.clone()))?;
-            if *at_line == 0 || *at_line > ranges.len() + 1 {
+            if *at_line == 0 || *at_line > line_count + 1 {
                 return Err(TransformError::LinesOutOfRange {
                     path: rel.to_string(),
                     lines: at_line.to_string(),
-                    line_count: ranges.len(),
+                    line_count,
                     checksum: checksum.clone(),
                 }
                 .into());
             }
-            let at = ranges.get(at_line - 1).map_or(bytes.len(), |r| r.0);
+            let at = if *at_line <= line_count { line(*at_line).start } else { bytes.len() };
             // After a last line without a break, the new lines start on a line of their own.
             let lead =
                 if at == bytes.len() && !bytes.is_empty() && !bytes.ends_with(b"\n") { eol.line_break() } else { "" };
