@@ -59,6 +59,30 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
+/// A private (0700) folder under the system's temporary folder, removed
+/// with all it holds when dropped: a throwaway session, a revision's tree.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// A new one named `{prefix}-{a fresh id}`.
+    pub fn new(prefix: &str) -> std::io::Result<TempDir> {
+        let dir = std::env::temp_dir().join(format!("{prefix}-{}", crate::ids::new_execution_id()));
+        private_dir(&dir)?;
+        Ok(TempDir(dir))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Whether a process holds a lock (`flock`) on the file at `path` now.
 pub fn lock_held(path: &Path) -> bool {
     open_private_regular(path).is_ok_and(|f| matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock)))

@@ -28,28 +28,31 @@ pub fn lint(request: &LintRequest, ctx: &Context) -> Result<Outcome<LintOutput>,
             .is_none_or(|w| w.iter().any(|p| p.is_empty() || f.path == *p || f.path.starts_with(&format!("{p}/"))))
     };
 
-    let Checked { checkers, findings, mut diagnostics } = aide_checkers::check(&root, &options, ctx)?;
-    let (mut findings, baseline) = match &request.baseline {
-        Some(against) => compare(&root, against, findings, &options, ctx)?,
-        None => (findings, None),
+    // The earlier tree, checked once (a fix checks the tree again, not it).
+    let earlier = match &request.baseline {
+        Some(against) => Some(Earlier::load(&root, against, &options, ctx)?),
+        None => None,
     };
-    findings.retain(|f| keep(f));
-    let mut output = LintOutput::new(findings, checkers);
-    output.baseline = baseline;
+    let report = |checked: Checked| -> LintOutput {
+        let mut findings = match &earlier {
+            Some(e) => e.new_in(checked.findings, &root),
+            None => checked.findings,
+        };
+        findings.retain(|f| keep(f));
+        let mut output = LintOutput::new(findings, checked.checkers);
+        output.baseline = earlier.as_ref().map(|e| e.used(request.baseline.as_deref().unwrap_or_default()));
+        output
+    };
 
+    let mut checked = aide_checkers::check(&root, &options, ctx)?;
+    let mut diagnostics = std::mem::take(&mut checked.diagnostics);
+    let mut output = report(checked);
     if request.fix {
         let (fixed, fix_diagnostics) = fix::apply(&root, &output.findings, ctx)?;
         diagnostics.extend(fix_diagnostics);
         // What remains: the checkers again, on the fixed tree.
         if fixed.undo.is_some() {
-            let again: Checked = aide_checkers::check(&root, &options, ctx)?;
-            let (mut remaining, baseline) = match &request.baseline {
-                Some(against) => compare(&root, against, again.findings, &options, ctx)?,
-                None => (again.findings, None),
-            };
-            remaining.retain(|f| keep(f));
-            output = LintOutput::new(remaining, again.checkers);
-            output.baseline = baseline;
+            output = report(aide_checkers::check(&root, &options, ctx)?);
         }
         output.fixed = Some(fixed);
     }
@@ -70,30 +73,43 @@ fn within(root: &Root, paths: &[String]) -> Result<Option<Vec<String>>, AideErro
     Ok(Some(out))
 }
 
-/// The findings of `now` the baseline did not have: a file holding an
-/// earlier `llm-lint --json` output, or a git revision checked the same way.
-fn compare(
-    root: &Root,
-    against: &str,
-    now: Vec<Finding>,
-    options: &Options,
-    ctx: &Context,
-) -> Result<(Vec<Finding>, Option<BaselineUsed>), AideError> {
-    let as_file = ctx.resolve(Path::new(against));
-    if as_file.is_file() {
-        ctx.check_confined("--baseline", &as_file)?;
-        let before = earlier_output(&as_file, against)?;
-        let count = before.len();
-        let fresh = aide_checkers::baseline::new_since(now, &before, &|_, _| None);
-        return Ok((fresh, Some(BaselineUsed { against: against.to_string(), before: count })));
+/// What `--baseline` compares with: a saved `llm-lint --json` output, or
+/// a git revision's tree (kept while it is used) checked the same way.
+enum Earlier {
+    Saved(Vec<Finding>),
+    Tree { dir: aide_core::fsutil::TempDir, checked: Checked },
+}
+
+impl Earlier {
+    fn load(root: &Root, against: &str, options: &Options, ctx: &Context) -> Result<Earlier, AideError> {
+        let as_file = ctx.resolve(Path::new(against));
+        if as_file.is_file() {
+            ctx.check_confined("--baseline", &as_file)?;
+            return Ok(Earlier::Saved(earlier_output(&as_file, against)?));
+        }
+        let dir = aide_core::fsutil::TempDir::new("aide-lint-baseline")
+            .map_err(|e| AideError::io("a temporary directory", &e))?;
+        aide_checkers::revision::export_revision(root.path(), against, dir.path())?;
+        let checked = aide_checkers::check(&Root::new(dir.path())?, options, ctx)?;
+        Ok(Earlier::Tree { dir, checked })
     }
-    let dir = TempTree::new()?;
-    aide_checkers::changed::export_revision(root.path(), against, &dir.0)?;
-    let before_root = Root::new(&dir.0)?;
-    let before = aide_checkers::check(&before_root, options, ctx)?;
-    let count = before.findings.len();
-    let fresh = aide_checkers::new_since_tree(now, &before, &dir.0, root);
-    Ok((fresh, Some(BaselineUsed { against: against.to_string(), before: count })))
+
+    /// The findings of `now` it did not have.
+    fn new_in(&self, now: Vec<Finding>, root: &Root) -> Vec<Finding> {
+        match self {
+            // No old text to follow lines through: the nearest line pairs them.
+            Earlier::Saved(before) => aide_checkers::baseline::new_since(now, before, &|_, _| None),
+            Earlier::Tree { dir, checked } => aide_checkers::new_since_tree(now, checked, dir.path(), root),
+        }
+    }
+
+    fn used(&self, against: &str) -> BaselineUsed {
+        let before = match self {
+            Earlier::Saved(before) => before.len(),
+            Earlier::Tree { checked, .. } => checked.findings.len(),
+        };
+        BaselineUsed { against: against.to_string(), before }
+    }
 }
 
 /// The findings of an earlier `llm-lint --json` output (or a bare list of them).
@@ -107,21 +123,4 @@ fn earlier_output(path: &Path, shown: &str) -> Result<Vec<Finding>, AideError> {
 fn bad_baseline(shown: &str, why: &str) -> AideError {
     AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--baseline {shown}: not an llm-lint output ({why})"))
         .with_hint("give a git revision, or a file saved from `llm-lint --json`")
-}
-
-/// A temporary directory for a revision's tree, removed with it.
-struct TempTree(std::path::PathBuf);
-
-impl TempTree {
-    fn new() -> Result<TempTree, AideError> {
-        let dir = std::env::temp_dir().join(format!("aide-lint-baseline-{}", aide_core::ids::new_execution_id()));
-        aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io("a temporary directory", &e))?;
-        Ok(TempTree(dir))
-    }
-}
-
-impl Drop for TempTree {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }

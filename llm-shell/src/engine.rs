@@ -90,15 +90,17 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     let command = what.shell_line();
     aide_core::request::check_timeout("--timeout", args.timeout)?;
     // A session, or a throwaway one in a temporary folder.
-    let temp;
+    let mut cleanup = None;
     let mut session = match &args.session {
         Some(id) => open_session(id, ctx)?,
         None => {
-            temp = std::env::temp_dir().join(format!("aide-shell-{}", aide_core::ids::new_execution_id()));
-            session::create_in(&temp, "once", &ctx.base_dir()?, &session::starting_env(&[]))?
+            let temp =
+                aide_core::fsutil::TempDir::new("aide-shell").map_err(|e| AideError::io("a temporary folder", &e))?;
+            let once = session::create_in(temp.path(), "once", &ctx.base_dir()?, &session::starting_env(&[]))?;
+            cleanup = Some(temp);
+            once
         }
     };
-    let cleanup = TempDir(args.session.is_none().then(|| session.dir.parent().map(PathBuf::from)).flatten());
 
     // Read from the saved state only when needed: a keeper knows it already.
     let handed_off = args.background || args.yield_ms.is_some();
@@ -410,16 +412,6 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
 }
 
 /// Removes a throwaway session's folder when dropped.
-struct TempDir(Option<PathBuf>);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if let Some(d) = &self.0 {
-            let _ = std::fs::remove_dir_all(d);
-        }
-    }
-}
-
 fn run_perf(session: Option<&str>, last: usize, ctx: &Context) -> Result<ShellOutput, AideError> {
     let mut records = Vec::new();
     match session {
