@@ -125,8 +125,8 @@ pub fn project(root: &Root, ctx: &Context) -> Result<(Project, Vec<aide_core::Di
 }
 
 /// The checkers `names` picks (empty or `all`: the ones `project` uses),
-/// `syntax` last; an unknown name is an error.
-fn chosen(names: &[String], root: &Root, project: &Project) -> Result<(Vec<&'static Checker>, bool, bool), AideError> {
+/// and whether `syntax` runs; an unknown name is an error.
+fn chosen(names: &[String], root: &Root, project: &Project) -> Result<(Vec<&'static Checker>, bool), AideError> {
     let auto = names.is_empty() || names.iter().any(|n| n == "all");
     let mut picked = Vec::new();
     let mut syntax = auto;
@@ -149,8 +149,7 @@ fn chosen(names: &[String], root: &Root, project: &Project) -> Result<(Vec<&'sta
         }
     }
     picked.sort_by_key(|c| CHECKERS.iter().position(|k| k == *c));
-    // Named ones must run; found ones run when installed.
-    Ok((picked, syntax, !auto))
+    Ok((picked, syntax))
 }
 
 /// Runs the checkers `options` picks on `root`.
@@ -163,7 +162,7 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
             .iter()
             .any(|n| n == "all" || n == syntax::NAME || checker::named(n).is_some_and(Checker::takes_files));
     let (project, diagnostics) = if needs_files { project(root, ctx)? } else { (Project::default(), Vec::new()) };
-    let (picked, with_syntax, named_only) = chosen(&options.checkers, root, &project)?;
+    let (picked, with_syntax) = chosen(&options.checkers, root, &project)?;
     let wanted = |rel: &str| options.only.as_ref().is_none_or(|o| o.contains(rel));
     let mut out = Checked { diagnostics, ..Default::default() };
     // Nothing changed: nothing to check, and no checker run for nothing.
@@ -174,7 +173,8 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
             out.checkers.push(CheckerRun::new(c.name, RunStatus::NoFiles));
             continue;
         }
-        let explicit = named_only || options.checkers.iter().any(|n| n == c.name);
+        // A named checker must run; one the project's files call for runs when installed.
+        let explicit = options.checkers.iter().any(|n| n == c.name);
         let Some(program) = c.program(root.path()) else {
             if explicit {
                 return Err(CheckerError::Unavailable {
