@@ -21,6 +21,7 @@
 //! * [`root`] — root confinement: no path leaves `--root`.
 //! * [`walk`] — file walking with ripgrep's ignore semantics.
 //! * [`lang`] — language detection by extension.
+//! * [`tree`] — a folder's whole content and its tree checksum.
 //! * [`fsutil`] — atomic file writes; [`text`] — lossy text, line cuts;
 //!   [`color`] — `--color`, and the text writer that escapes and colours.
 //! * [`process`] — process groups: signals and waiting with a timeout;
@@ -61,6 +62,7 @@ pub mod sync;
 pub mod text;
 pub mod time;
 pub mod tool;
+pub mod tree;
 pub mod vocabulary;
 pub mod walk;
 

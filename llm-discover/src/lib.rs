@@ -11,7 +11,8 @@
 //!   path. Within a tier, fzf's score, then shorter and shallower paths.
 //! * no query — a listing of the files that match `--glob`/`--type`, by path.
 //! * `--tree` — the structure as an ASCII tree, with file, directory and byte
-//!   counts.
+//!   counts; `--tree-checksum` adds the root's `tree_checksum` (every file
+//!   and link beneath it, ignored ones too; docs/CONTRACT.md).
 //!
 //! `--type` takes `file`/`f` and `dir`/`d` as well as languages.
 //!
@@ -72,6 +73,10 @@ pub struct DiscoverRequest {
     /// Show the structure as a tree instead (with --max-depth to bound it).
     #[arg(long)]
     pub tree: bool,
+    /// With --tree: the root's tree checksum too (every file and link
+    /// beneath it, hidden and ignored ones too: what a recursive delete removes).
+    #[arg(long, requires = "tree")]
+    pub tree_checksum: bool,
     /// At most this many results (default 100; 2000 tree entries).
     #[arg(long, value_name = "N")]
     pub limit: Option<usize>,
@@ -135,6 +140,9 @@ pub struct DiscoverOutput {
     pub directories: Option<usize>,
     /// Bytes of all files in the tree (tree mode).
     pub total_size: Option<u64>,
+    /// The root's tree checksum (tree mode, with --tree-checksum).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree_checksum: Option<String>,
 }
 
 impl Render for DiscoverOutput {
@@ -153,6 +161,9 @@ impl Render for DiscoverOutput {
                         self.total_size.unwrap_or(0)
                     ),
                 )?;
+                if let Some(checksum) = &self.tree_checksum {
+                    w.paint(Paint::Dim, format_args!(", tree sha256 {checksum}"))?;
+                }
                 writeln!(w)?;
             }
             Mode::Query => {
@@ -230,7 +241,13 @@ pub fn discover(root: &Root, req: &DiscoverRequest, ctx: &Context) -> Result<Out
             return Err(DiscoverError::TreeWithQuery.into());
         }
         let walker = Walker::new(root, &walk)?.include_dirs(true).watched(ctx);
-        return tree::build(&walker, threads, req.limit.unwrap_or(DEFAULT_TREE_LIMIT));
+        let mut built = tree::build(&walker, threads, req.limit.unwrap_or(DEFAULT_TREE_LIMIT))?;
+        if req.tree_checksum {
+            let scanned =
+                aide_core::tree::scan(root, std::path::Path::new(""), false).map_err(|e| e.into_error("."))?;
+            built.output.tree_checksum = Some(scanned.checksum());
+        }
+        return Ok(built);
     }
 
     let walker = Walker::new(root, &walk)?.include_dirs(want_dirs).watched(ctx);
@@ -284,6 +301,7 @@ pub fn discover(root: &Root, req: &DiscoverRequest, ctx: &Context) -> Result<Out
         files: None,
         directories: None,
         total_size: None,
+        tree_checksum: None,
     };
     Ok(Outcome::with_diagnostics(output, diagnostics))
 }

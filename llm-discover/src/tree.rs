@@ -68,6 +68,7 @@ pub fn build(walker: &Walker<'_>, threads: usize, limit: usize) -> Result<Outcom
         files: Some(files),
         directories: Some(directories),
         total_size: Some(total_size),
+        tree_checksum: None,
     };
     Ok(Outcome::with_diagnostics(output, diagnostics))
 }

@@ -26,6 +26,12 @@
 //!   `path_outside_root`, …), the others are read. With a single path its
 //!   failure is the run's error.
 //!
+//! * A directory named is read as `"kind": "directory"` with its
+//!   `tree_checksum` (every file and link beneath it; the value
+//!   llm-transform's recursive `delete` takes as `expected_tree_checksum`),
+//!   `file_count`, `link_count`, `dir_count`, `size_bytes` and the
+//!   `entries` directly inside (a folder's name ends with `/`).
+//!
 //! Exit status: 0 when every file was read; 1 when some but not all were; the
 //! error's status (2 or 4) when a single file, or every file, failed.
 
@@ -92,8 +98,36 @@ pub struct FileRead {
     pub ok: bool,
     #[serde(flatten)]
     pub read: Option<Box<Content>>,
+    /// A directory named: what it holds, and its tree checksum.
+    #[serde(flatten)]
+    pub directory: Option<DirectoryRead>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorBody>,
+}
+
+/// A directory read: its tree checksum (what llm-transform's recursive
+/// `delete` and `copy` take as `expected_tree_checksum`), its sizes, and
+/// the names it holds (a folder's with a trailing `/`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DirectoryRead {
+    /// Always `directory`.
+    pub kind: DirectoryKind,
+    /// SHA-256 over the sorted (path, checksum) lines of every file and
+    /// link beneath it, hidden and ignored ones too (docs/CONTRACT.md).
+    pub tree_checksum: String,
+    pub file_count: u64,
+    pub link_count: u64,
+    pub dir_count: u64,
+    /// The files' bytes, all of them.
+    pub size_bytes: u64,
+    /// The names directly inside, sorted; a folder's ends with `/`.
+    pub entries: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DirectoryKind {
+    Directory,
 }
 
 /// The content and facts of a file read.
@@ -134,6 +168,27 @@ impl Render for ReadOutput {
         for f in &self.files {
             // A file read has its header with the checksum an edit passes
             // back as `checksum_before`, so the text form alone is enough.
+            if let Some(d) = &f.directory {
+                write!(w, "==> ")?;
+                w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
+                write!(w, "/ <==")?;
+                w.paint(
+                    Paint::Dim,
+                    format_args!(
+                        " directory: {}, {}, {}, {} bytes, tree sha256 {}",
+                        counted(d.file_count, "file"),
+                        counted(d.link_count, "link"),
+                        counted(d.dir_count, "folder"),
+                        d.size_bytes,
+                        d.tree_checksum
+                    ),
+                )?;
+                writeln!(w)?;
+                for entry in &d.entries {
+                    writeln!(w, "{}", aide_core::text::escape_controls(entry))?;
+                }
+                continue;
+            }
             if several || f.read.is_some() {
                 write!(w, "==> ")?;
                 w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
@@ -185,6 +240,11 @@ impl Render for ReadOutput {
     fn keep_records(&mut self, range: std::ops::Range<usize>) {
         aide_core::tool::keep_range(&mut self.files, range);
     }
+}
+
+/// `1 file`, `2 files`.
+fn counted(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// The line range a request asks for: (skip, take).
@@ -275,6 +335,32 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
     })
 }
 
+/// Reads a directory: its whole tree (never following a link) for the
+/// checksum and sizes, and the names directly inside.
+pub fn read_directory(root: &Root, abs: &std::path::Path, shown: &str) -> Result<DirectoryRead, AideError> {
+    let rel = abs.strip_prefix(root.path()).unwrap_or(std::path::Path::new(""));
+    let tree = aide_core::tree::scan(root, rel, false).map_err(|e| e.into_error(shown))?;
+    let counts = tree.counts();
+    let entries = tree
+        .entries
+        .iter()
+        .filter(|e| e.rel.components().count() == 1)
+        .map(|e| {
+            let name = aide_core::root::to_slash(&e.rel);
+            if matches!(e.kind, aide_core::tree::EntryKind::Dir { .. }) { name + "/" } else { name }
+        })
+        .collect();
+    Ok(DirectoryRead {
+        kind: DirectoryKind::Directory,
+        tree_checksum: tree.checksum(),
+        file_count: counts.files,
+        link_count: counts.links,
+        dir_count: counts.dirs,
+        size_bytes: counts.bytes,
+        entries,
+    })
+}
+
 fn past_the_end(rel: &str, skip: usize, line_count: usize) -> AideError {
     ReadError::PastTheEnd { path: rel.to_string(), line_count, start_line: skip + 1 }.into()
 }
@@ -294,10 +380,32 @@ pub fn read(root: &Root, req: &ReadRequest, ctx: &Context) -> Result<Outcome<Rea
         let named = root.unescaped(given).unwrap_or_else(|| PathBuf::from(given));
         let shown = root.lexical(&named).map(|p| aide_core::root::to_slash(&p));
         let path = shown.as_ref().unwrap_or(given);
-        match read_file(root, given, skip, take, req.max_line_len) {
-            Ok(c) => files.push(FileRead { path: path.clone(), ok: true, read: Some(Box::new(c)), error: None }),
+        let read = match root.resolve(given) {
+            Ok(abs) if abs.is_dir() => read_directory(root, &abs, path).map(|d| FileRead {
+                path: path.clone(),
+                ok: true,
+                read: None,
+                directory: Some(d),
+                error: None,
+            }),
+            _ => read_file(root, given, skip, take, req.max_line_len).map(|c| FileRead {
+                path: path.clone(),
+                ok: true,
+                read: Some(Box::new(c)),
+                directory: None,
+                error: None,
+            }),
+        };
+        match read {
+            Ok(f) => files.push(f),
             Err(e) => {
-                files.push(FileRead { path: path.clone(), ok: false, read: None, error: Some((&e).into()) });
+                files.push(FileRead {
+                    path: path.clone(),
+                    ok: false,
+                    read: None,
+                    directory: None,
+                    error: Some((&e).into()),
+                });
                 errors.push(e);
             }
         }
