@@ -51,6 +51,19 @@ pub struct TreeEntry {
     /// None for a folder.
     pub checksum: Option<String>,
     pub size: u64,
+    /// What `lstat` said of it when it was scanned.
+    pub stat: rustix::fs::Stat,
+}
+
+/// How much a scan reads of each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// Names, kinds and stats only: no file opened.
+    Names,
+    /// Checksums too (every file read, not kept).
+    Checksums,
+    /// Checksums, and each file's bytes and link's target kept.
+    Bytes,
 }
 
 /// A folder's content, entries sorted by path (byte order): a folder
@@ -63,7 +76,8 @@ pub struct TreeScan {
 }
 
 impl TreeScan {
-    /// The tree checksum (see the module doc).
+    /// The tree checksum (see the module doc); of a scan to
+    /// [`Depth::Checksums`] or [`Depth::Bytes`].
     pub fn checksum(&self) -> String {
         tree_checksum(self.entries.iter().filter_map(|e| Some((e.rel.as_os_str(), e.checksum.as_deref()?))))
     }
@@ -123,18 +137,19 @@ pub enum ScanFailure {
     Special(PathBuf, &'static str),
 }
 
-/// Reads the folder `rel_dir` of `root` (resolved, relative) whole, without
-/// following links; `keep` keeps each file's bytes and link's target.
-pub fn scan(root: &Root, rel_dir: &Path, keep: bool) -> Result<TreeScan, ScanFailure> {
+/// Reads the folder `rel_dir` of `root` (resolved, relative) whole, to
+/// `depth`, without following links.
+pub fn scan(root: &Root, rel_dir: &Path, depth: Depth) -> Result<TreeScan, ScanFailure> {
     let top = root.open_dir(rel_dir, false).map_err(|e| ScanFailure::Open(PathBuf::new(), e))?;
     let stat = rustix::fs::fstat(&top).map_err(|e| ScanFailure::Open(PathBuf::new(), e.into()))?;
     let mut entries = Vec::new();
-    scan_dir(&top, &PathBuf::new(), keep, &mut entries)?;
+    scan_dir(&top, &PathBuf::new(), depth, &mut entries)?;
     entries.sort_by(|a, b| a.rel.as_os_str().as_bytes().cmp(b.rel.as_os_str().as_bytes()));
     Ok(TreeScan { mode: stat.st_mode & 0o7777, entries })
 }
 
-fn scan_dir(dir: &OwnedFd, rel: &Path, keep: bool, out: &mut Vec<TreeEntry>) -> Result<(), ScanFailure> {
+fn scan_dir(dir: &OwnedFd, rel: &Path, depth: Depth, out: &mut Vec<TreeEntry>) -> Result<(), ScanFailure> {
+    let keep = depth == Depth::Bytes;
     let open = |rel: &Path, e: Errno| ScanFailure::Open(rel.to_path_buf(), e.into());
     let listing = rustix::fs::Dir::read_from(dir).map_err(|e| open(rel, e))?;
     let mut names: Vec<std::ffi::OsString> = Vec::new();
@@ -167,8 +182,9 @@ fn scan_dir(dir: &OwnedFd, rel: &Path, keep: bool, out: &mut Vec<TreeEntry>) -> 
                     content: None,
                     checksum: None,
                     size: 0,
+                    stat,
                 });
-                scan_dir(&sub, &path, keep, out)?;
+                scan_dir(&sub, &path, depth, out)?;
             }
             FileType::Symlink => {
                 let target = rustix::fs::readlinkat(dir, &name, Vec::new()).map_err(|e| open(&path, e))?;
@@ -179,8 +195,17 @@ fn scan_dir(dir: &OwnedFd, rel: &Path, keep: bool, out: &mut Vec<TreeEntry>) -> 
                     checksum: Some(link_checksum(&target)),
                     size: target.len() as u64,
                     content: keep.then_some(target),
+                    stat,
                 });
             }
+            FileType::RegularFile if depth == Depth::Names => out.push(TreeEntry {
+                rel: path,
+                kind: EntryKind::File { mode: stat.st_mode & 0o7777 },
+                content: None,
+                checksum: None,
+                size: stat.st_size as u64,
+                stat,
+            }),
             FileType::RegularFile => {
                 let fd = rustix::fs::openat(
                     dir,
@@ -214,6 +239,7 @@ fn scan_dir(dir: &OwnedFd, rel: &Path, keep: bool, out: &mut Vec<TreeEntry>) -> 
                     content: keep.then_some(bytes),
                     checksum: Some(hasher.finish()),
                     size,
+                    stat,
                 });
             }
             _ => {
@@ -275,7 +301,7 @@ mod tests {
         std::fs::write(dir.path().join("t/sub/f.txt"), "f").unwrap();
         std::os::unix::fs::symlink("../../outside", dir.path().join("t/sub/l")).unwrap();
         let root = Root::new(dir.path()).unwrap();
-        let scan = scan(&root, Path::new("t"), true).unwrap();
+        let scan = scan(&root, Path::new("t"), Depth::Bytes).unwrap();
         let names: Vec<String> = scan.entries.iter().map(|e| e.rel.display().to_string()).collect();
         assert_eq!(names, [".hidden", "sub", "sub/empty", "sub/f.txt", "sub/l"]);
         assert_eq!(scan.counts(), TreeCounts { files: 2, links: 1, dirs: 2, bytes: 2 });

@@ -243,8 +243,8 @@ pub fn discover(root: &Root, req: &DiscoverRequest, ctx: &Context) -> Result<Out
         let walker = Walker::new(root, &walk)?.include_dirs(true).watched(ctx);
         let mut built = tree::build(&walker, threads, req.limit.unwrap_or(DEFAULT_TREE_LIMIT))?;
         if req.tree_checksum {
-            let scanned =
-                aide_core::tree::scan(root, std::path::Path::new(""), false).map_err(|e| e.into_error("."))?;
+            let scanned = aide_core::tree::scan(root, std::path::Path::new(""), aide_core::tree::Depth::Checksums)
+                .map_err(|e| e.into_error("."))?;
             built.output.tree_checksum = Some(scanned.checksum());
         }
         return Ok(built);

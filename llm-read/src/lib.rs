@@ -339,7 +339,7 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
 /// checksum and sizes, and the names directly inside.
 pub fn read_directory(root: &Root, abs: &std::path::Path, shown: &str) -> Result<DirectoryRead, AideError> {
     let rel = abs.strip_prefix(root.path()).unwrap_or(std::path::Path::new(""));
-    let tree = aide_core::tree::scan(root, rel, false).map_err(|e| e.into_error(shown))?;
+    let tree = aide_core::tree::scan(root, rel, aide_core::tree::Depth::Checksums).map_err(|e| e.into_error(shown))?;
     let counts = tree.counts();
     let entries = tree
         .entries

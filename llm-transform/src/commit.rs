@@ -35,10 +35,10 @@ use aide_core::{AideError, Root};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
-use crate::disk::{Stamp, folder_and_name, read_at, remove_made_dirs, stamp_at, test_hook_ms};
+use crate::disk::{Stamp, folder_and_name, read_entry_at, remove_made_dirs, stamp_at, test_hook_ms};
 use crate::error::TransformError;
 use crate::journal::Journal;
-use crate::plan::FileState;
+use crate::plan::{DirChanges, FileState};
 
 /// One file to write: its folder (opened beneath the root), its name, and
 /// its temporary.
@@ -58,22 +58,37 @@ pub fn temp_name(name: &OsStr) -> OsString {
     t
 }
 
-/// The folders that new files of `files` need and that do not exist now,
-/// relative to the root, parents first.
-pub fn folders_to_make(root: &Root, files: &[&FileState]) -> Result<Vec<PathBuf>, AideError> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+/// The folders that new files of `files` need, and those `dirs` makes,
+/// that do not exist now: relative to the root, parents first, each with
+/// the mode it is made with (None: 0777 less the umask).
+pub fn folders_to_make(
+    root: &Root,
+    files: &[&FileState],
+    dirs: &DirChanges,
+) -> Result<Vec<(PathBuf, Option<u32>)>, AideError> {
+    let mut wanted: std::collections::BTreeMap<PathBuf, Option<u32>> = std::collections::BTreeMap::new();
     for f in files.iter().filter(|f| f.current.is_some() && f.original.is_none()) {
         let (rel, _) = folder_and_name(root, &f.abs, &f.rel)?;
+        wanted.entry(rel.to_path_buf()).or_insert(None);
+    }
+    for (dir, mode) in &dirs.make {
+        wanted.insert(dir.clone(), *mode);
+    }
+    let mut out: Vec<(PathBuf, Option<u32>)> = Vec::new();
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    for (rel, mode) in &wanted {
         let mut prefix = PathBuf::new();
         for part in rel.components() {
             prefix.push(part);
             let missing = |r| matches!(r, Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound);
             if seen.insert(prefix.clone()) && missing(root.open_dir(&prefix, false)) {
-                out.push(prefix.clone());
+                let own = if &prefix == rel { *mode } else { wanted.get(&prefix).copied().flatten() };
+                out.push((prefix.clone(), own));
             }
         }
     }
+    // Parents first: a path's components order it under its parent.
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
 }
 
@@ -100,6 +115,16 @@ pub fn targets<'a>(
         out.push(Target { file: f, dir, name: name.to_os_string(), temp });
     }
     Ok(out)
+}
+
+/// Stages what `f` will be at `temp` in `dir`: a symbolic link to its
+/// target, or a file (see [`stage_at`]).
+fn stage_entry(dir: &OwnedFd, temp: &OsStr, bytes: &[u8], link: bool, f: &FileState) -> std::io::Result<()> {
+    if link {
+        use std::os::unix::ffi::OsStrExt;
+        return Ok(rustix::fs::symlinkat(OsStr::from_bytes(bytes), dir, temp)?);
+    }
+    stage_at(dir, temp, bytes, mode_of(f), f.stamp.filter(|_| !f.original_link))
 }
 
 /// Writes `bytes` to the new file `temp` in `dir` and fsyncs it, with the
@@ -165,13 +190,25 @@ fn changed_meanwhile(rel: &str) -> AideError {
 
 /// Writes the changed files of a plan (see the module doc). Returns the
 /// diagnostics of the write (pre-images too large to keep for undo).
-pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result<Vec<Diagnostic>, AideError> {
+pub fn commit(
+    root: &Root,
+    execution_id: &str,
+    changed: &[&FileState],
+    dirs: &DirChanges,
+) -> Result<Vec<Diagnostic>, AideError> {
     // The folders new files need are journalled before they are made, so a
     // commit that dies any time after leaves none behind once rolled back.
-    let made = folders_to_make(root, changed)?;
+    let made_with_modes = folders_to_make(root, changed, dirs)?;
+    let made: Vec<PathBuf> = made_with_modes.iter().map(|(d, _)| d.clone()).collect();
+    let removed: Vec<PathBuf> = dirs.remove.keys().cloned().collect();
     let temps: Vec<Option<OsString>> =
         changed.iter().map(|f| f.current.as_ref().map(|_| temp_name(f.abs.file_name().unwrap_or_default()))).collect();
-    let journal = Journal::begin(root, execution_id, changed, &temps, &made)?;
+    let journal = Journal::begin(root, execution_id, changed, &temps, &made, &removed)?;
+    if let Err(e) = crate::disk::make_dirs(root, &made_with_modes) {
+        remove_made_dirs(root, &made);
+        journal.finish();
+        return Err(e);
+    }
     let targets = match targets(root, changed, temps) {
         Ok(t) => t,
         Err(e) => {
@@ -180,7 +217,7 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
             return Err(e);
         }
     };
-    let (undo_dir, diagnostics) = match crate::undo_store::store_pre_images(root, execution_id, changed) {
+    let (undo_dir, diagnostics) = match crate::undo_store::store_pre_images(root, execution_id, changed, &made, dirs) {
         Ok(stored) => stored,
         Err(e) => {
             remove_made_dirs(root, &made);
@@ -198,7 +235,7 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
     // 4. Stage: each file fsynced, on many threads at once, whose fsyncs
     // the filesystem's journal commits together.
     let staged: Vec<std::io::Result<()>> = io_map(&targets, |t| match (&t.temp, &t.file.current) {
-        (Some(temp), Some(bytes)) => stage_at(&t.dir, temp, bytes, mode_of(t.file), t.file.stamp),
+        (Some(temp), Some(bytes)) => stage_entry(&t.dir, temp, bytes, t.file.current_link, t.file),
         _ => Ok(()),
     });
     if let Some(i) = staged.iter().position(Result::is_err) {
@@ -215,9 +252,11 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
     }
 
     // 5. Verify: every target still what the plan read.
-    let verified: Vec<bool> = parallel_map(&targets, |t| match read_at(&t.dir, &t.name) {
-        Ok(Some((bytes, stamp))) => {
-            t.file.original.as_deref() == Some(&bytes[..]) && t.file.stamp.is_none_or(|s| same_file(s, stamp))
+    let verified: Vec<bool> = parallel_map(&targets, |t| match read_entry_at(&t.dir, &t.name) {
+        Ok(Some(now)) => {
+            t.file.original.as_deref() == Some(&now.bytes[..])
+                && now.link == t.file.original_link
+                && t.file.stamp.is_none_or(|s| same_file(s, now.stamp))
         }
         Ok(None) => t.file.original.is_none(),
         Err(_) => false,
@@ -262,6 +301,29 @@ pub fn commit(root: &Root, execution_id: &str, changed: &[&FileState]) -> Result
             }
             .into());
         }
+    }
+    // The folders a directory operation empties go last, deepest first; one
+    // that is not empty (a file created in it meanwhile) undoes the whole.
+    let (gone, failed) = crate::disk::remove_dirs(root, dirs.remove.keys());
+    if let Some((shown, e)) = failed {
+        let remade: Vec<(PathBuf, Option<u32>)> =
+            gone.iter().rev().map(|d| ((*d).clone(), dirs.remove.get(*d).copied())).collect();
+        let mut restore_failures: Vec<String> = Vec::new();
+        if let Err(e) = crate::disk::make_dirs(root, &remade) {
+            restore_failures.push(e.message);
+        }
+        restore_failures
+            .extend(targets.iter().rev().filter_map(|w| restore(w).err().map(|r| format!("{}: {r}", w.file.rel))));
+        remove_made_dirs(root, &made);
+        let _ = std::fs::remove_dir_all(&undo_dir);
+        journal.finish();
+        drop(deferred);
+        return Err(TransformError::WriteFailed {
+            path: shown,
+            reason: e.to_string(),
+            restore_failures: Some(restore_failures),
+        }
+        .into());
     }
     // The files are in place; a folder that cannot be synced costs durability only.
     let mut folders: Vec<&Arc<OwnedFd>> = Vec::new();
@@ -336,7 +398,12 @@ fn restore(t: &Target<'_>) -> std::io::Result<()> {
     match &t.file.original {
         Some(bytes) => {
             let temp = temp_name(&t.name);
-            stage_at(&t.dir, &temp, bytes, mode_of(t.file), t.file.stamp)?;
+            if t.file.original_link {
+                use std::os::unix::ffi::OsStrExt;
+                rustix::fs::symlinkat(OsStr::from_bytes(bytes), &*t.dir, temp.as_os_str())?;
+            } else {
+                stage_at(&t.dir, &temp, bytes, mode_of(t.file), t.file.stamp)?;
+            }
             rustix::fs::renameat(&*t.dir, temp.as_os_str(), &*t.dir, t.name.as_os_str())?;
             Ok(())
         }

@@ -190,6 +190,93 @@ pub fn read_at(dir: &OwnedFd, name: &OsStr) -> Result<OnDisk, OpenFailure> {
     Ok(Some((bytes, Stamp::of(&stat))))
 }
 
+/// What stands at a path of a directory operation: a file's bytes, or a
+/// symbolic link's target (`link`), with its stamp.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub bytes: Vec<u8>,
+    pub stamp: Stamp,
+    pub link: bool,
+}
+
+impl Entry {
+    /// Its checksum: a file's, or `link:` and its target's.
+    pub fn checksum(&self) -> String {
+        crate::plan::entry_checksum(&self.bytes, self.link)
+    }
+}
+
+/// Reads `name` in `dir` as [`read_at`] does, but a symbolic link is read
+/// as a link (its target), not refused: the entries of a tree that a
+/// directory operation moves, copies or deletes.
+pub fn read_entry_at(dir: &OwnedFd, name: &OsStr) -> Result<Option<Entry>, OpenFailure> {
+    match read_at(dir, name) {
+        Ok(found) => Ok(found.map(|(bytes, stamp)| Entry { bytes, stamp, link: false })),
+        Err(OpenFailure::Outside(_)) => {
+            let stat = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) => stat,
+                Err(Errno::NOENT) => return Ok(None),
+                Err(e) => return Err(e.into()),
+            };
+            if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::Symlink {
+                return Err(OpenFailure::SWAPPED);
+            }
+            let target = rustix::fs::readlinkat(dir, name, Vec::new())?;
+            Ok(Some(Entry { bytes: target.into_bytes(), stamp: Stamp::of(&stat), link: true }))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// [`read_state`] for a path that may be a symbolic link (read as one).
+pub fn read_entry(root: &Root, abs: &Path, shown: &str) -> Result<Option<Entry>, AideError> {
+    let (rel, name) = folder_and_name(root, abs, shown)?;
+    let dir = match root.open_dir(rel, false) {
+        Ok(d) => d,
+        Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into_error(shown)),
+    };
+    read_entry_at(&dir, name).map_err(|e| e.into_error(shown))
+}
+
+/// Makes the folders `made` (relative, parents first) that do not exist,
+/// each with its mode when one is given (a copied folder keeps its own).
+pub fn make_dirs(root: &Root, made: &[(PathBuf, Option<u32>)]) -> Result<(), AideError> {
+    for (dir, mode) in made {
+        let shown = aide_core::root::to_slash(dir);
+        let fd = root.open_dir(dir, true).map_err(|e| e.into_error(&shown))?;
+        if let Some(mode) = mode {
+            rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode & 0o7777))
+                .map_err(|e| AideError::io(&shown, &e.into()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes the folders `removed` (relative), deepest first; each must be
+/// empty. Returns those removed before a failure, and the failure.
+pub fn remove_dirs<'a>(
+    root: &Root,
+    removed: impl DoubleEndedIterator<Item = &'a PathBuf>,
+) -> (Vec<&'a PathBuf>, Option<(String, std::io::Error)>) {
+    let mut done = Vec::new();
+    for dir in removed.rev() {
+        let shown = aide_core::root::to_slash(dir);
+        let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else { continue };
+        let result = match root.open_dir(parent, false) {
+            Ok(fd) => rustix::fs::unlinkat(&fd, name, AtFlags::REMOVEDIR).map_err(std::io::Error::from),
+            Err(OpenFailure::Io(e)) => Err(e),
+            Err(e) => Err(std::io::Error::other(e.into_error(&shown).message)),
+        };
+        match result {
+            Ok(()) => done.push(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return (done, Some((shown, e))),
+        }
+    }
+    (done, None)
+}
+
 /// A resolved absolute path as its folder (relative to the root) and name.
 pub(crate) fn folder_and_name<'p>(root: &Root, abs: &'p Path, shown: &str) -> Result<(&'p Path, &'p OsStr), AideError> {
     let (Some(parent), Some(name)) = (abs.parent(), abs.file_name()) else {

@@ -14,7 +14,9 @@ use crate::error::TransformError;
 use crate::output::{FileAction, FileChange, TransformOutput};
 use crate::plan::{FileState, OpStatus, Plan};
 use crate::request::{EditsDocument, Operation};
-use crate::{TransformRequest, commit, disk, guards, journal, lines, patch, request, sites, text, tree, undo, verify};
+use crate::{
+    TransformRequest, commit, dirs, disk, guards, journal, lines, patch, request, sites, text, tree, undo, verify,
+};
 
 /// Makes whole, before a run writes anything, the transforms of `root` that
 /// were killed mid-commit; the diagnostics say so.
@@ -113,14 +115,20 @@ pub fn transform(
     }
     for op in doc.operations.iter().chain(line_ops.iter().map(|(_, op)| op)) {
         paths.extend(op.path());
-        if let Operation::Rename { to, .. } = op {
+        if let Operation::Rename { to, .. } | Operation::Copy { to, .. } = op {
             paths.insert(to);
         }
+    }
+    // A directory operation's files and links, where they are and where they go.
+    let mut tree_paths: Vec<PathBuf> = Vec::new();
+    for op in &doc.operations {
+        tree_paths.extend(dirs::lock_paths(root, op)?);
     }
     for (_, files) in prepared.iter().flatten() {
         paths.extend(files.iter().map(String::as_str));
     }
-    let abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(root, p)).collect::<Result<_, _>>()?;
+    let mut abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(root, p)).collect::<Result<_, _>>()?;
+    abs.extend(tree_paths);
     let locks = disk::lock_all(abs.iter().map(PathBuf::as_path))?;
 
     let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
@@ -153,7 +161,11 @@ pub fn transform(
         ctx.check_cancel()?;
         match &prepared[i] {
             Some((p, files)) => renames.extend(plan.tree_operation(root, i, op, p, files, ctx)?),
-            None => plan.operation(root, i, op)?,
+            None => {
+                if !dirs::operation(&mut plan, root, i, op)? {
+                    plan.operation(root, i, op)?;
+                }
+            }
         }
         progress.tick();
     }
@@ -171,10 +183,14 @@ pub fn transform(
             // What the operations found out goes to the workers, which free
             // the trees too: freeing hundreds costs as much as parsing their
             // edits again.
-            let mut known: Vec<Option<tree::KnownSyntax>> =
-                plan.files.values_mut().filter(|f| f.current != f.original).map(|f| f.known_syntax.take()).collect();
+            let mut known: Vec<Option<tree::KnownSyntax>> = plan
+                .files
+                .values_mut()
+                .filter(|f| f.is_changed() && !f.current_link)
+                .map(|f| f.known_syntax.take())
+                .collect();
             let checked: Vec<(&FileState, Option<tree::KnownSyntax>)> =
-                plan.files.values().filter(|f| f.current != f.original).zip(known.drain(..)).collect();
+                plan.files.values().filter(|f| f.is_changed() && !f.current_link).zip(known.drain(..)).collect();
             let found = commit::parallel_map_owned(checked, |(f, known)| {
                 let after = f.current.as_deref()?;
                 let lang = Lang::from_path_and_content(&f.abs, after)?;
@@ -200,7 +216,7 @@ pub fn transform(
     for f in plan.files.values_mut() {
         let Some(after) = f.current.clone() else { continue };
         let Some(lang) = Lang::from_path_and_content(&f.abs, &after) else { continue };
-        if f.current == f.original {
+        if !f.is_changed() || f.current_link {
             continue;
         }
         if !request.allow_syntax_errors {
@@ -225,7 +241,7 @@ pub fn transform(
         }
     }
 
-    let changed: Vec<&FileState> = plan.files.values().filter(|f| f.current != f.original).collect();
+    let changed: Vec<&FileState> = plan.files.values().filter(|f| f.is_changed()).collect();
     if !request.allow_read_only
         && let Some(f) = changed.iter().find(|f| f.stamp.is_some_and(|s| s.mode & 0o222 == 0))
     {
@@ -253,8 +269,8 @@ pub fn transform(
                 (a, b) if a == b => FileAction::Unchanged,
                 _ => FileAction::Modified,
             },
-            checksum_before: f.original.as_deref().map(sha256_hex),
-            checksum_after: f.current.as_deref().map(sha256_hex),
+            checksum_before: f.checksum_before(),
+            checksum_after: f.checksum_after(),
             lines_added: added,
             lines_removed: removed,
             formatted: formatted.contains(&f.rel),
@@ -263,7 +279,7 @@ pub fn transform(
             sites,
         }
     });
-    let no_op = changed.is_empty();
+    let no_op = changed.is_empty() && plan.dirs.is_empty();
     let wrote = !request.dry_run && !no_op;
     let verify = request.verification(changed.iter().any(|f| f.cargo_check));
     let mut verified = None;
@@ -273,7 +289,7 @@ pub fn transform(
         // The last moment a cancellation stops the run: from here the
         // commit goes to its end.
         ctx.check_cancel()?;
-        diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed)?);
+        diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed, &plan.dirs)?);
         undo::prune_undo(aide_core::time::now_ms());
         if verify.any() {
             match verify::after(root, &verify, before.as_ref(), &changed, ctx) {
@@ -355,7 +371,13 @@ fn patch_operations(plan: &mut Plan, root: &Root, p: &patch::FilePatch) -> Resul
             if !hunks.is_empty() && !patch::apply(&bytes, hunks).map_err(|m| hunk_miss(path, m))?.is_empty() {
                 return Err(TransformError::PatchDeleteDiffers { path: path.clone() }.into());
             }
-            Ok(vec![Operation::Delete { path: path.clone(), checksum_before: Some(sha256_hex(&bytes)) }])
+            Ok(vec![Operation::Delete {
+                path: path.clone(),
+                checksum_before: Some(sha256_hex(&bytes)),
+                recursive: false,
+                expected_tree_checksum: None,
+                force: false,
+            }])
         }
         patch::FilePatch::Update { path, move_to, hunks } => {
             let Some(bytes) = plan.file(root, path)?.current.clone() else {

@@ -136,6 +136,20 @@ pub enum TransformError {
     RenameTargetExists { path: String, to: String },
     #[error("{path} is read-only (no write permission); nothing was written")]
     ReadOnly { path: String },
+    #[error("{path} is a directory; deleting it needs `recursive`")]
+    DirectoryNotRecursive { path: String },
+    #[error("{path} is a directory; deleting it needs its tree checksum (or `force`)")]
+    TreeUnguarded { path: String, current: String },
+    #[error("{path} changed since it was read: its tree checksum differs")]
+    TreeChecksumMismatch { path: String, expected: String, current: String },
+    #[error("cannot {op} {path} to {to}: it exists")]
+    TargetExists { op: &'static str, path: String, to: String },
+    #[error("cannot {op} {path} into itself ({to})")]
+    IntoItself { op: &'static str, path: String, to: String },
+    #[error("{path} exists and is not a directory")]
+    NotADirectory { path: String },
+    #[error("{path} is a directory; `{op}` takes a file here")]
+    DirectoryHere { op: &'static str, path: String },
 
     // Finding the text or block an operation targets.
     #[error("{path}: old_text matches nothing")]
@@ -354,6 +368,25 @@ impl From<TransformError> for AideError {
             E::RenameTargetExists { .. } => {
                 error(code::CONFLICT).with_hint("delete the destination first, or pick another name")
             }
+            E::DirectoryNotRecursive { path } => error(code::INVALID_ARGUMENTS)
+                .with_hint("add \"recursive\": true with its expected_tree_checksum (llm-read DIR prints it)")
+                .with_details(json!({ "path": path, "kind": "directory" })),
+            E::TreeUnguarded { path, current } => error(code::CONFLICT)
+                .with_hint(format!("pass \"expected_tree_checksum\": \"{current}\" if the tree is as you last saw it (llm-read {path}), or \"force\": true"))
+                .with_details(json!({ "path": path, "current": current })),
+            E::TreeChecksumMismatch { path, expected, current } => error(code::CHECKSUM_MISMATCH)
+                .with_hint(format!("read the directory again (llm-read {path}): what is in it changed"))
+                .with_details(json!({ "path": path, "expected": expected, "current": current })),
+            E::TargetExists { to, .. } => error(code::CONFLICT)
+                .with_hint("delete the destination first (in the same request), or pick another name; a file copy takes overwrite with its checksum_before")
+                .with_details(json!({ "path": to })),
+            E::IntoItself { .. } => error(code::INVALID_ARGUMENTS).with_hint("pick a destination outside the directory"),
+            E::NotADirectory { path } => error(code::CONFLICT)
+                .with_hint("delete or rename the file first, or pick another name")
+                .with_details(json!({ "path": path })),
+            E::DirectoryHere { path, .. } => error(code::NOT_A_REGULAR_FILE)
+                .with_hint("name a file; directories are taken by mkdir, copy, rename and delete (recursive)")
+                .with_details(json!({ "path": path, "kind": "directory" })),
             E::ReadOnly { path } => error(code::PERMISSION_DENIED)
                 .with_hint("pass --allow-read-only to change it anyway (it stays read-only)")
                 .with_details(json!({ "path": path })),

@@ -24,13 +24,12 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use aide_core::checksum::sha256_hex;
 use aide_core::{AideError, Root};
 use rustix::fs::AtFlags;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::disk::read_at;
+use crate::disk::read_entry_at;
 use crate::error::TransformError;
 use crate::plan::FileState;
 
@@ -57,6 +56,11 @@ struct JournalRecord {
     /// the root: a rollback removes those it finds empty.
     #[serde(default)]
     made_dirs: Vec<String>,
+    /// Folders the commit removes once every file is in place (a directory
+    /// deleted or renamed), relative to the root: one found gone means the
+    /// files were all in place, and recovery removes the rest.
+    #[serde(default)]
+    removed_dirs: Vec<String>,
 }
 
 /// The suffix of a journal being written: it becomes `<id>.json` only once
@@ -88,8 +92,9 @@ impl Journal {
         changed: &[&FileState],
         temps: &[Option<std::ffi::OsString>],
         made_dirs: &[PathBuf],
+        removed_dirs: &[PathBuf],
     ) -> Result<Journal, AideError> {
-        let durable = changed.len() > 1 || !made_dirs.is_empty();
+        let durable = changed.len() > 1 || !made_dirs.is_empty() || !removed_dirs.is_empty();
         let dir = journal_dir();
         aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io("transform journal", &e))?;
         let record = JournalRecord {
@@ -101,11 +106,12 @@ impl Journal {
                 .map(|(f, temp)| JournalFile {
                     path: f.abs.strip_prefix(root.path()).unwrap_or(&f.abs).to_path_buf(),
                     temp: temp.clone().map(PathBuf::from),
-                    checksum_before: f.original.as_deref().map(sha256_hex),
-                    checksum_after: f.current.as_deref().map(sha256_hex),
+                    checksum_before: f.checksum_before(),
+                    checksum_after: f.checksum_after(),
                 })
                 .collect(),
             made_dirs: made_dirs.iter().map(|d| aide_core::root::to_slash(d)).collect(),
+            removed_dirs: removed_dirs.iter().map(|d| aide_core::root::to_slash(d)).collect(),
         };
         let text = serde_json::to_vec(&record).map_err(|e| AideError::internal(e.to_string()))?;
         let path = dir.join(format!("{execution_id}.json"));
@@ -347,7 +353,7 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
             let parent = f.path.parent().unwrap_or(Path::new(""));
             let dir = root.open_dir(parent, false).map_err(|e| e.into_error(&shown))?;
             let name = f.path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-            let now = read_at(&dir, &name).map_err(|e| e.into_error(&shown))?.map(|(bytes, _)| sha256_hex(&bytes));
+            let now = read_entry_at(&dir, &name).map_err(|e| e.into_error(&shown))?.map(|e| e.checksum());
             let state = if now == f.checksum_after {
                 Now::After
             } else if now == f.checksum_before {
@@ -365,7 +371,10 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
             }
         }
     }
-    let any_after = found.iter().flatten().any(|f| matches!(f.state, Now::After));
+    // A removed folder gone: every file had been put in place before it.
+    let removed: Vec<PathBuf> = record.removed_dirs.iter().map(PathBuf::from).collect();
+    let folder_gone = removed.iter().any(|d| matches!(root.open_dir(d, false), Err(aide_core::root::OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound));
+    let any_after = folder_gone || found.iter().flatten().any(|f| matches!(f.state, Now::After));
     let mut conflicts = Vec::new();
     let mut files = 0;
     for (f, found) in record.files.iter().zip(&found) {
@@ -376,7 +385,7 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
                 let put = match &f.temp {
                     Some(temp) => {
                         // Only a temporary with the new content goes in.
-                        let staged = read_at(dir, temp.as_os_str()).ok().flatten().map(|(b, _)| sha256_hex(&b));
+                        let staged = read_entry_at(dir, temp.as_os_str()).ok().flatten().map(|e| e.checksum());
                         if staged.is_some() && staged == f.checksum_after {
                             rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str()).map(|()| true)
                         } else {
@@ -398,7 +407,11 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
         }
         let _ = rustix::fs::fsync(dir);
     }
-    if !any_after {
+    if any_after {
+        if let (_, Some((dir, e))) = crate::disk::remove_dirs(root, removed.iter()) {
+            unrestored.push(Unrestored { path: dir, reason: e.to_string() });
+        }
+    } else {
         // The transform never happened: nothing to undo, and the folders it made go.
         let _ = std::fs::remove_dir_all(crate::undo_store::undo_dir().join(&record.execution_id));
         let made: Vec<PathBuf> = record.made_dirs.iter().map(PathBuf::from).collect();

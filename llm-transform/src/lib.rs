@@ -98,6 +98,7 @@
 //!   transforms at most ([`undo`]).
 
 pub mod commit;
+mod dirs;
 pub mod disk;
 mod engine;
 pub mod error;

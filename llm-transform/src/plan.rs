@@ -41,6 +41,11 @@ pub struct FileState {
     /// What the first operation that changed the file found out for the
     /// syntax guard (the tree of `original`, or its verdict).
     pub known_syntax: Option<crate::tree::KnownSyntax>,
+    /// `original` is a symbolic link's target, not a file's bytes (a link
+    /// inside a directory deleted, renamed or copied).
+    pub original_link: bool,
+    /// `current` is a link's target: the path becomes a symbolic link.
+    pub current_link: bool,
 }
 
 impl FileState {
@@ -61,7 +66,48 @@ impl FileState {
             regions: Default::default(),
             replaced_whole: false,
             known_syntax: None,
+            original_link: false,
+            current_link: false,
         }
+    }
+
+    /// Whether the plan changes the path: its content, or file to link.
+    pub fn is_changed(&self) -> bool {
+        self.current != self.original || (self.current.is_some() && self.current_link != self.original_link)
+    }
+
+    /// The checksum of what is at the path before (a link's is its
+    /// target's, `link:`-prefixed, as in a tree checksum).
+    pub fn checksum_before(&self) -> Option<String> {
+        self.original.as_deref().map(|b| entry_checksum(b, self.original_link))
+    }
+
+    /// The checksum of what the plan leaves at the path.
+    pub fn checksum_after(&self) -> Option<String> {
+        self.current.as_deref().map(|b| entry_checksum(b, self.current_link))
+    }
+}
+
+/// A file's checksum, or a link's (`link:` and its target's).
+pub fn entry_checksum(bytes: &[u8], link: bool) -> String {
+    if link { aide_core::tree::link_checksum(bytes) } else { sha256_hex(bytes) }
+}
+
+/// Folders a plan makes and removes besides its files' own parents:
+/// relative to the root, each with its mode (None: the default, 0777 less
+/// the umask).
+#[derive(Debug, Clone, Default)]
+pub struct DirChanges {
+    /// Made before any file is staged, parents first.
+    pub make: BTreeMap<PathBuf, Option<u32>>,
+    /// Removed after every file is in place, deepest first (each must be
+    /// empty by then); the mode is kept for undo.
+    pub remove: BTreeMap<PathBuf, u32>,
+}
+
+impl DirChanges {
+    pub fn is_empty(&self) -> bool {
+        self.make.is_empty() && self.remove.is_empty()
     }
 }
 
@@ -97,6 +143,8 @@ impl OpStatus {
 #[derive(Debug, Default)]
 pub struct Plan {
     pub files: BTreeMap<PathBuf, FileState>,
+    /// Folders made and removed (directory operations).
+    pub dirs: DirChanges,
     pub reports: Vec<OpReport>,
     /// Per file with span edits: how many, and whether they changed nothing.
     pub edit_counts: Vec<(usize, bool)>,
@@ -262,6 +310,9 @@ impl Plan {
             | Operation::Rewrite(_)
             | Operation::RenameSymbol(_) => {
                 return Err(AideError::internal("a tree operation reached the one-file planner"));
+            }
+            Operation::Mkdir { .. } | Operation::Copy { .. } => {
+                return Err(AideError::internal("a directory operation reached the file planner"));
             }
             Operation::InsertLines { .. } | Operation::ReplaceLines { .. } | Operation::ApplyPatch { .. } => {
                 return Err(AideError::internal("a line edit reached the operation planner: it is a span edit"));

@@ -105,13 +105,39 @@ pub enum Operation {
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Delete a file.
+    /// Delete a file, or a directory with `recursive` (guarded by
+    /// `expected_tree_checksum`, as llm-read prints it, or `force`).
     Delete {
         path: String,
         #[serde(default)]
         checksum_before: Option<String>,
+        /// A directory and all it holds.
+        #[serde(default)]
+        recursive: bool,
+        /// The directory's tree checksum now (llm-read DIR); another is refused.
+        #[serde(default)]
+        expected_tree_checksum: Option<String>,
+        /// Delete the directory without a tree checksum.
+        #[serde(default)]
+        force: bool,
     },
-    /// Rename a file; the new path must not exist.
+    /// Create a directory and its missing parents.
+    Mkdir { path: String },
+    /// Copy a file or a directory's tree to `to` (modes kept, links as links).
+    Copy {
+        path: String,
+        to: String,
+        /// Replace the file at `to` (its checksum as `checksum_before`).
+        #[serde(default)]
+        overwrite: bool,
+        /// With `overwrite`: the checksum of the file replaced.
+        #[serde(default)]
+        checksum_before: Option<String>,
+        /// A directory's tree checksum now: a copy of another is refused.
+        #[serde(default)]
+        expected_tree_checksum: Option<String>,
+    },
+    /// Rename a file or a directory; the new path must not exist.
     Rename {
         path: String,
         to: String,
@@ -159,10 +185,14 @@ pub const OPERATIONS_HELP: &str = r##"Operations ("operations": [...] in --edits
     {"op":"replace_block","path":"a.rs","kind":"fn","name":"dot","new_block":"fn dot() {}"}
   insert_after_block / insert_before_block: snippet goes after / before a symbol
     {"op":"insert_after_block","path":"a.rs","kind":"struct","name":"A","snippet":"impl A {}"}
-  write / delete / rename: a whole file
+  write / delete / rename: a whole file (delete and rename take a directory too)
     {"op":"write","path":"src/new.rs","content":"pub fn new() {}\n","create_dirs":true}
     {"op":"delete","path":"src/old.rs"}
     {"op":"rename","path":"src/a.rs","to":"src/b.rs"}
+  mkdir / copy / delete of a tree: directories (tree checksum from llm-read DIR)
+    {"op":"mkdir","path":"src/net/tls"}
+    {"op":"copy","path":"templates/app","to":"apps/new"}
+    {"op":"delete","path":"build/old","recursive":true,"expected_tree_checksum":"..."}
   insert_lines / replace_lines / delete_lines: by line number (all of a request's
   against the file as it was, as span edits are)
     {"op":"insert_lines","path":"a.py","at_line":3,"text":"import os","checksum_before":"..."}
@@ -314,6 +344,8 @@ pub enum OpName {
     InsertBeforeBlock,
     Write,
     Delete,
+    Mkdir,
+    Copy,
     Rename,
     InsertLines,
     ReplaceLines,
@@ -334,6 +366,8 @@ impl OpName {
             OpName::InsertBeforeBlock => "insert_before_block",
             OpName::Write => "write",
             OpName::Delete => "delete",
+            OpName::Mkdir => "mkdir",
+            OpName::Copy => "copy",
             OpName::Rename => "rename",
             OpName::InsertLines => "insert_lines",
             OpName::ReplaceLines => "replace_lines",
@@ -366,6 +400,8 @@ impl Operation {
             Operation::InsertBeforeBlock(_) => OpName::InsertBeforeBlock,
             Operation::Write { .. } => OpName::Write,
             Operation::Delete { .. } => OpName::Delete,
+            Operation::Mkdir { .. } => OpName::Mkdir,
+            Operation::Copy { .. } => OpName::Copy,
             Operation::Rename { .. } => OpName::Rename,
             Operation::InsertLines { .. } => OpName::InsertLines,
             Operation::ReplaceLines { .. } => OpName::ReplaceLines,
@@ -387,6 +423,8 @@ impl Operation {
             Operation::Patch { path, .. }
             | Operation::Write { path, .. }
             | Operation::Delete { path, .. }
+            | Operation::Mkdir { path }
+            | Operation::Copy { path, .. }
             | Operation::Rename { path, .. }
             | Operation::InsertLines { path, .. }
             | Operation::ReplaceLines { path, .. } => Some(path),
@@ -447,7 +485,7 @@ mod tests {
             }
         }
         // insert_before_block shares one; delete_lines, replace_lines' other name, has its own.
-        assert_eq!(ops, 14, "an example of each operation");
+        assert_eq!(ops, 17, "an example of each operation");
         // Not cut by clap's wrapping of --help at 100 columns.
         assert!(OPERATIONS_HELP.lines().all(|l| l.chars().count() <= 96));
     }

@@ -7,17 +7,17 @@
 //! refused rather than half done.
 
 use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
 
-use aide_core::checksum::sha256_hex;
 use aide_core::envelope::Diagnostic;
 use aide_core::{AideError, Root};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::commit::commit;
-use crate::disk::{lock_all, read_state};
+use crate::disk::{Entry, lock_all, read_entry};
 use crate::error::{ChangedFile, TransformError};
-use crate::plan::FileState;
+use crate::plan::{DirChanges, FileState};
 use crate::undo_store::{PRE_IMAGES, write_manifest};
 pub use crate::undo_store::{
     PreImage, UNDO_MAX_AGE_MS, UNDO_MAX_PRE_IMAGE_BYTES, UNDO_MAX_TRANSFORMS, UndoFile, UndoManifest, load_manifest,
@@ -70,10 +70,10 @@ pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>,
     let _locks = lock_all(manifest.files.iter().map(|f| f.abs.as_path()))?;
     // Each file as it is now: checked against what the transform left, then
     // the "before" of the undo itself.
-    let current: Vec<_> = manifest.files.iter().map(|f| read_state(root, &f.abs, &f.rel)).collect::<Result<_, _>>()?;
+    let current: Vec<_> = manifest.files.iter().map(|f| read_entry(root, &f.abs, &f.rel)).collect::<Result<_, _>>()?;
     let mut changed = Vec::new();
     for (f, now) in manifest.files.iter().zip(&current) {
-        let now = now.as_ref().map(|(bytes, _)| sha256_hex(bytes));
+        let now = now.as_ref().map(Entry::checksum);
         if now != f.checksum_after {
             changed.push(ChangedFile { path: f.rel.clone(), expected: f.checksum_after.clone(), current: now });
         }
@@ -96,17 +96,27 @@ pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>,
             }
             None => None,
         };
-        let (now_bytes, stamp) = match now {
-            Some((b, s)) => (Some(b), Some(s)),
-            None => (None, None),
+        let (now_bytes, stamp, link) = match now {
+            Some(e) => (Some(e.bytes), Some(e.stamp), e.link),
+            None => (None, None, false),
         };
         let mut state = FileState::new(f.abs.clone(), f.rel.clone(), now_bytes, stamp);
         state.current = original;
+        state.original_link = link;
+        state.current_link = f.link_before;
         state.permissions = f.mode.map(std::fs::Permissions::from_mode);
         states.push(state);
     }
+    // The folders the transform removed come back first, with their modes;
+    // those it made go once empty again, after.
+    let mut dirs = DirChanges::default();
+    for d in &manifest.removed_dirs {
+        dirs.make.insert(PathBuf::from(&d.rel), Some(d.mode));
+    }
     let refs: Vec<&FileState> = states.iter().collect();
-    let diagnostics = commit(root, by, &refs)?;
+    let diagnostics = commit(root, by, &refs, &dirs)?;
+    let made: Vec<PathBuf> = manifest.made_dirs.iter().map(PathBuf::from).collect();
+    crate::disk::remove_made_dirs(root, &made);
     manifest.undone_by = Some(by.to_string());
     write_manifest(&dir, &manifest)?;
     let restored = states
@@ -118,7 +128,7 @@ pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>,
                 (Some(_), None) => RestoreAction::Removed,
                 _ => RestoreAction::Restored,
             },
-            checksum: s.current.as_deref().map(sha256_hex),
+            checksum: s.checksum_after(),
         })
         .collect();
     Ok((restored, diagnostics))

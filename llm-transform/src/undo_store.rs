@@ -6,7 +6,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use aide_core::checksum::sha256_hex;
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::{AideError, Root};
 use serde::{Deserialize, Serialize};
@@ -45,6 +44,19 @@ pub struct UndoFile {
     /// The pre-image was over the size cap and was not kept.
     #[serde(default)]
     pub not_kept: bool,
+    /// Before the transform the path was a symbolic link (its pre-image is
+    /// the link's target); after it, it is one.
+    #[serde(default)]
+    pub link_before: bool,
+    #[serde(default)]
+    pub link_after: bool,
+}
+
+/// A folder a directory operation removed, with its mode, for undo to make again.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RemovedDir {
+    pub rel: String,
+    pub mode: u32,
 }
 
 /// The record of an applied transform, in `$AIDE_HOME/transform/undo/<execution_id>/`.
@@ -58,6 +70,13 @@ pub struct UndoManifest {
     pub files: Vec<UndoFile>,
     #[serde(default)]
     pub undone_by: Option<String>,
+    /// Folders the transform made (relative, parents first): undo removes
+    /// those it leaves empty.
+    #[serde(default)]
+    pub made_dirs: Vec<String>,
+    /// Folders it removed: undo makes them again first.
+    #[serde(default)]
+    pub removed_dirs: Vec<RemovedDir>,
 }
 
 impl UndoManifest {
@@ -89,6 +108,8 @@ pub fn store_pre_images(
     root: &Root,
     execution_id: &str,
     changed: &[&FileState],
+    made_dirs: &[PathBuf],
+    dirs: &crate::plan::DirChanges,
 ) -> Result<(PathBuf, Vec<Diagnostic>), AideError> {
     let dir = undo_dir().join(execution_id);
     aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
@@ -132,10 +153,12 @@ pub fn store_pre_images(
             abs: f.abs.clone(),
             rel: f.rel.clone(),
             pre_image,
-            checksum_before: f.original.as_deref().map(sha256_hex),
-            checksum_after: f.current.as_deref().map(sha256_hex),
+            checksum_before: f.checksum_before(),
+            checksum_after: f.checksum_after(),
             mode: f.permissions.as_ref().map(PermissionsExt::mode),
             not_kept,
+            link_before: f.original_link,
+            link_after: f.current_link,
         });
     }
     let manifest = UndoManifest {
@@ -144,6 +167,12 @@ pub fn store_pre_images(
         created_ms: aide_core::time::now_ms(),
         files,
         undone_by: None,
+        made_dirs: made_dirs.iter().map(|d| aide_core::root::to_slash(d)).collect(),
+        removed_dirs: dirs
+            .remove
+            .iter()
+            .map(|(d, mode)| RemovedDir { rel: aide_core::root::to_slash(d), mode: *mode })
+            .collect(),
     };
     write_manifest(&dir, &manifest)?;
     Ok((dir, diagnostics))

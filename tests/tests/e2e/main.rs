@@ -8,6 +8,7 @@ mod ast_text;
 mod cancel;
 mod catalogue;
 mod contract;
+mod directories;
 mod discover;
 mod house;
 mod jobs;
