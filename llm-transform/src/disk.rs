@@ -202,8 +202,13 @@ pub struct Entry {
 impl Entry {
     /// Its checksum: a file's, or `link:` and its target's.
     pub fn checksum(&self) -> String {
-        crate::plan::entry_checksum(&self.bytes, self.link)
+        entry_checksum(&self.bytes, self.link)
     }
+}
+
+/// A file's checksum, or a link's (`link:` and its target's).
+pub fn entry_checksum(bytes: &[u8], link: bool) -> String {
+    if link { aide_core::tree::link_checksum(bytes) } else { sha256_hex(bytes) }
 }
 
 /// Reads `name` in `dir` as [`read_at`] does, but a symbolic link is read

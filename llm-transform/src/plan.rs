@@ -8,6 +8,7 @@ use aide_core::checksum::sha256_hex;
 use aide_core::{AideError, Lang, LineIndex, Root};
 use llm_ast_search::{Symbol, SymbolKind, leading_start, outline};
 
+use crate::disk::entry_checksum;
 use crate::error::{BlockCandidate, TransformError, join_lines};
 use crate::request::{BlockOp, OpName, Operation, SpanEdit};
 use aide_core::text::Eol;
@@ -86,11 +87,6 @@ impl FileState {
     pub fn checksum_after(&self) -> Option<String> {
         self.current.as_deref().map(|b| entry_checksum(b, self.current_link))
     }
-}
-
-/// A file's checksum, or a link's (`link:` and its target's).
-pub fn entry_checksum(bytes: &[u8], link: bool) -> String {
-    if link { aide_core::tree::link_checksum(bytes) } else { sha256_hex(bytes) }
 }
 
 /// Folders a plan makes and removes besides its files' own parents:
