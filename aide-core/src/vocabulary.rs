@@ -80,6 +80,31 @@ pub const TERMS: &[Term] = &[
         meaning: "the `offset` that continues a result cut by `limit`; null when nothing is left",
         old_names: &[],
     },
+    Term {
+        name: "tree_checksum",
+        meaning: "SHA-256 of the sorted `<checksum>  <path>` lines of every file and link beneath a directory (llm-read DIR prints it)",
+        old_names: &[],
+    },
+    Term {
+        name: "expected_tree_checksum",
+        meaning: "the tree checksum a directory must still have for an operation on it to apply",
+        old_names: &[],
+    },
+    Term {
+        name: "argv",
+        meaning: "the program and its arguments, each passed literally (instead of a shell `command`)",
+        old_names: &[],
+    },
+    Term {
+        name: "max_risk",
+        meaning: "refuse a command above this risk (`low` runs only read-only commands): `risk_denied`, nothing run",
+        old_names: &[],
+    },
+    Term {
+        name: "max_line_len",
+        meaning: "cut shown lines longer than this many characters (0: never)",
+        old_names: &[],
+    },
 ];
 
 /// The term named `name`, if it is one.

@@ -93,7 +93,7 @@ impl Tool for LlmLint {
         tool: Self::NAME,
         command: &[],
         group: Group::Edit,
-        description: "Runs the project's own checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check; returns findings with spans, code, message and checksum-guarded fixes. changed: only git-changed files; baseline: only findings new since a revision; fix: apply the fixes (undo: transform_undo).",
+        description: "Runs the project's own checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check: findings with spans, code, message and checksum-guarded fixes. changed: git-changed files only; baseline: only findings new since a revision; fix: apply the fixes (undoable).",
         effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
         output: &["findings"],
         mcp_defaults: &[],

@@ -429,7 +429,7 @@ impl Tool for LlmRead {
         tool: Self::NAME,
         command: &[],
         group: Group::Search,
-        description: "Reads one or more files with line numbers and each file's SHA-256 checksum, by line range (10:20) or offset and limit. Pass the checksum as checksum_before to transform so an edit is refused if the file changed. Use it instead of shell cat: it pages long files and refuses binary ones. Cost: proportional to the lines returned.",
+        description: "Reads files with line numbers and each file's SHA-256 checksum, by line range (10:20) or offset and limit; a directory, as its entries and tree_checksum. Pass the checksum as checksum_before to transform so an edit is refused if the file changed. Use it instead of cat: it pages long files and refuses binary ones.",
         effects: READS,
         output: &[],
         mcp_defaults: &[],

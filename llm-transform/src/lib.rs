@@ -273,7 +273,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &[],
             group: Group::Edit,
-            description: "Edits files all or nothing, each edit guarded by the file's checksum: byte spans, lines, text patches, diffs (apply_patch), symbol blocks, write/delete/rename; across a tree: replace_matches (search/ast_search records), replace_regex, rewrite (tree-sitter query + template), rename_symbol. Refuses new syntax errors; dry_run shows diffs; undo: transform_undo.",
+            description: "Edits files all or nothing, each guarded by its checksum: byte spans, lines, text patches, diffs (apply_patch), symbol blocks, files and directories (write, delete, mkdir, copy, rename); across a tree: replace_matches (search records), replace_regex, rewrite (tree-sitter), rename_symbol. Refuses new syntax errors; dry_run shows diffs; undo: transform_undo.",
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["applied"],
             mcp_defaults: &[],

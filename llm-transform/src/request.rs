@@ -97,6 +97,7 @@ pub enum Operation {
     /// Insert `snippet` before a symbol and its attributes and doc comments.
     InsertBeforeBlock(BlockOp),
     /// Create or overwrite a file (guarded by `checksum_before` when it exists).
+    #[schemars(extend("x-merge" = "files"))]
     Write {
         path: String,
         content: String,
@@ -105,8 +106,9 @@ pub enum Operation {
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Delete a file, or a directory with `recursive` (guarded by
-    /// `expected_tree_checksum`, as llm-read prints it, or `force`).
+    /// Delete a file, or a directory with `recursive` and its
+    /// `expected_tree_checksum` (or `force`).
+    #[schemars(extend("x-merge" = "files"))]
     Delete {
         path: String,
         #[serde(default)]
@@ -114,30 +116,31 @@ pub enum Operation {
         /// A directory and all it holds.
         #[serde(default)]
         recursive: bool,
-        /// The directory's tree checksum now (llm-read DIR); another is refused.
         #[serde(default)]
         expected_tree_checksum: Option<String>,
-        /// Delete the directory without a tree checksum.
+        /// No tree checksum needed.
         #[serde(default)]
         force: bool,
     },
     /// Create a directory and its missing parents.
+    #[schemars(extend("x-merge" = "files"))]
     Mkdir { path: String },
-    /// Copy a file or a directory's tree to `to` (modes kept, links as links).
+    /// Copy a file or a tree to `to` (modes kept, links as links).
+    #[schemars(extend("x-merge" = "files"))]
     Copy {
         path: String,
         to: String,
-        /// Replace the file at `to` (its checksum as `checksum_before`).
+        /// Replace the file at `to` (given its `checksum_before`).
         #[serde(default)]
         overwrite: bool,
         /// With `overwrite`: the checksum of the file replaced.
         #[serde(default)]
         checksum_before: Option<String>,
-        /// A directory's tree checksum now: a copy of another is refused.
         #[serde(default)]
         expected_tree_checksum: Option<String>,
     },
     /// Rename a file or a directory; the new path must not exist.
+    #[schemars(extend("x-merge" = "files"))]
     Rename {
         path: String,
         to: String,
@@ -147,8 +150,10 @@ pub enum Operation {
         checksum_before: Option<String>,
     },
     /// Insert `text` as lines before `at_line`. One past the last line: at the end.
+    #[schemars(extend("x-merge" = "lines"))]
     InsertLines { path: String, at_line: usize, text: String, checksum_before: String },
     /// Replace lines `lines` ("A:B", inclusive) with `text`; `delete_lines` is the same without it.
+    #[schemars(extend("x-merge" = "lines"))]
     #[serde(alias = "delete_lines")]
     ReplaceLines {
         path: String,

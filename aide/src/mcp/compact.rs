@@ -119,10 +119,12 @@ impl<'a> Inliner<'a> {
                 "additionalProperties" if value == &Value::Bool(false) => {}
                 "minimum" if value.as_f64() == Some(0.0) => {}
                 "enum" => {
-                    out.insert(
-                        key.clone(),
-                        Value::Array(without_case_forms(value.as_array().cloned().unwrap_or_default())),
-                    );
+                    let values = without_case_forms(value.as_array().cloned().unwrap_or_default());
+                    // A long list (the 18 symbol kinds) is not spelt out: a
+                    // wrong value is refused naming the closest.
+                    if values.len() <= MAX_ENUM_VALUES {
+                        out.insert(key.clone(), Value::Array(values));
+                    }
                 }
                 "description" => {
                     if let Some(text) = value.as_str() {
@@ -170,7 +172,7 @@ impl<'a> Inliner<'a> {
                             out.insert("enum".into(), Value::Array(values));
                         }
                         _ if key == "oneOf" || key == "anyOf" => {
-                            let mut branches = merge_tag_twins(branches);
+                            let mut branches = merge_families(merge_tag_twins(branches));
                             said_once(&mut branches);
                             out.insert(key.clone(), Value::Array(branches));
                         }
@@ -376,6 +378,86 @@ fn merge_tag_twins(branches: Vec<Value>) -> Vec<Value> {
         merged[at] = shape;
     }
     merged
+}
+
+/// The most values an `enum` lists; a longer one is left a plain string.
+const MAX_ENUM_VALUES: usize = 12;
+
+/// The schema keyword a request type marks union branches with
+/// (`#[schemars(extend("x-merge" = "files"))]`) to be shown as one branch:
+/// fields of all, the tag an `enum`, required what all require, each
+/// description named by its tag. llm-transform's write, delete, mkdir,
+/// copy and rename share most fields; one branch says them once.
+const MERGE: &str = "x-merge";
+
+/// One family of branches being merged.
+struct Family {
+    name: String,
+    /// Where its merged branch stands in the output.
+    at: usize,
+    /// The tag field (`op`), its values and each value's description.
+    tag: String,
+    values: Vec<Value>,
+    descriptions: Vec<String>,
+}
+
+fn merge_families(branches: Vec<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut families: Vec<Family> = Vec::new();
+    for mut branch in branches {
+        let family = branch.as_object_mut().and_then(|m| m.remove(MERGE)).and_then(|f| f.as_str().map(str::to_string));
+        let tag = branch.get("properties").and_then(Value::as_object).and_then(|props| {
+            props.iter().find_map(|(k, v)| {
+                let values = match (v.get("const"), v.get("enum")) {
+                    (Some(c), _) => vec![c.clone()],
+                    (None, Some(Value::Array(list))) => list.clone(),
+                    _ => return None,
+                };
+                Some((k.clone(), values))
+            })
+        });
+        let (Some(family), Some((tag, values))) = (family, tag) else {
+            out.push(branch);
+            continue;
+        };
+        let description = branch.get("description").and_then(Value::as_str).unwrap_or("").to_string();
+        let said = if values.len() == 1 {
+            format!("{}: {description}", values[0].as_str().unwrap_or(""))
+        } else {
+            description
+        };
+        match families.iter_mut().find(|f| f.name == family) {
+            None => {
+                families.push(Family { name: family, at: out.len(), tag, values, descriptions: vec![said] });
+                out.push(branch);
+            }
+            Some(Family { at, tag: tag_field, values: all_values, descriptions, .. }) => {
+                all_values.extend(values);
+                descriptions.push(said);
+                let merged = &mut out[*at];
+                let required: Vec<Value> =
+                    branch.get("required").and_then(Value::as_array).into_iter().flatten().cloned().collect();
+                if let Some(list) = merged.get_mut("required").and_then(Value::as_array_mut) {
+                    list.retain(|r| required.contains(r) || r.as_str() == Some(tag_field.as_str()));
+                }
+                let fields = branch.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+                if let Some(props) = merged.get_mut("properties").and_then(Value::as_object_mut) {
+                    for (name, field) in fields {
+                        props.entry(name).or_insert(field);
+                    }
+                }
+            }
+        }
+    }
+    for Family { at, tag, values, descriptions, .. } in families.into_iter().filter(|f| f.values.len() > 1) {
+        if let Some(map) = out[at].as_object_mut() {
+            map.insert("description".into(), json!(descriptions.join(" ")));
+            if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut) {
+                props.insert(tag, json!({ "enum": values }));
+            }
+        }
+    }
+    out
 }
 
 /// The first sentence of a doc comment, on one line: what the field is.
@@ -666,6 +748,37 @@ mod tests {
                 }
             })
         );
+    }
+
+    #[test]
+    fn branches_of_one_family_are_one_branch_and_long_enums_are_plain_strings() {
+        let kinds: Vec<String> = (0..13).map(|i| format!("k{i}")).collect();
+        let root = json!({
+            "type": "object",
+            "properties": { "op": { "oneOf": [
+                { "description": "Write it.", "type": "object", "x-merge": "files",
+                  "properties": { "op": { "const": "write" }, "path": { "type": "string" }, "content": { "type": "string" } },
+                  "required": ["op", "path", "content"] },
+                { "description": "Copy it.", "type": "object", "x-merge": "files",
+                  "properties": { "op": { "const": "copy" }, "path": { "type": "string" }, "to": { "type": "string" } },
+                  "required": ["op", "path", "to"] },
+                { "description": "Other.", "type": "object",
+                  "properties": { "op": { "const": "other" }, "kind": { "type": "string", "enum": kinds } },
+                  "required": ["op"] }
+            ] } }
+        });
+        let compact = Value::Object(input_schema(&root, &root));
+        let branches = compact["properties"]["op"]["oneOf"].as_array().unwrap();
+        assert_eq!(branches.len(), 2, "{compact}");
+        assert_eq!(
+            branches[0],
+            json!({ "description": "write: Write it. copy: Copy it.", "type": "object",
+                    "properties": { "op": { "enum": ["write", "copy"] }, "path": { "type": "string" },
+                                    "content": { "type": "string" }, "to": { "type": "string" } },
+                    "required": ["op", "path"] })
+        );
+        assert_eq!(branches[1]["properties"]["kind"], json!({ "type": "string" }), "13 values are not listed");
+        assert!(!compact.to_string().contains("x-merge"));
     }
 
     #[test]
