@@ -271,6 +271,7 @@ fn move_tree(plan: &mut Plan, root: &Root, index: usize, from: &Place, dest: &Pl
         let Some(bytes) = source.current.take() else { continue };
         let (link, permissions, shown) = (source.current_link, source.permissions.clone(), source.rel.clone());
         let target = new_state(plan, dest.abs.join(&e.rel), aide_core::root::to_slash(&new), "rename", &from.shown)?;
+        target.carried = Some(aide_core::checksum::sha256_hex(&bytes));
         target.current = Some(bytes);
         target.current_link = link;
         target.permissions = permissions;
@@ -338,6 +339,7 @@ fn copy_tree(
             }
         };
         let target = new_state(plan, dest.abs.join(&e.rel), aide_core::root::to_slash(&new), "copy", &from.shown)?;
+        target.carried = Some(aide_core::checksum::sha256_hex(&bytes));
         target.current = Some(bytes);
         target.current_link = link;
         target.permissions = permissions;
@@ -421,6 +423,7 @@ fn copy_file(
         }
     }
     let unchanged = target.current.as_deref() == Some(&bytes[..]) && target.current_link == link;
+    target.carried = Some(aide_core::checksum::sha256_hex(&bytes));
     target.current = Some(bytes);
     target.current_link = link;
     target.replaced_whole = true;

@@ -183,14 +183,10 @@ pub fn transform(
             // What the operations found out goes to the workers, which free
             // the trees too: freeing hundreds costs as much as parsing their
             // edits again.
-            let mut known: Vec<Option<tree::KnownSyntax>> = plan
-                .files
-                .values_mut()
-                .filter(|f| f.is_changed() && !f.current_link)
-                .map(|f| f.known_syntax.take())
-                .collect();
+            let mut known: Vec<Option<tree::KnownSyntax>> =
+                plan.files.values_mut().filter(|f| f.judged_for_syntax()).map(|f| f.known_syntax.take()).collect();
             let checked: Vec<(&FileState, Option<tree::KnownSyntax>)> =
-                plan.files.values().filter(|f| f.is_changed() && !f.current_link).zip(known.drain(..)).collect();
+                plan.files.values().filter(|f| f.judged_for_syntax()).zip(known.drain(..)).collect();
             let found = commit::parallel_map_owned(checked, |(f, known)| {
                 let after = f.current.as_deref()?;
                 let lang = Lang::from_path_and_content(&f.abs, after)?;
@@ -216,7 +212,7 @@ pub fn transform(
     for f in plan.files.values_mut() {
         let Some(after) = f.current.clone() else { continue };
         let Some(lang) = Lang::from_path_and_content(&f.abs, &after) else { continue };
-        if !f.is_changed() || f.current_link {
+        if !f.judged_for_syntax() {
             continue;
         }
         if !request.allow_syntax_errors {

@@ -47,6 +47,9 @@ pub struct FileState {
     pub original_link: bool,
     /// `current` is a link's target: the path becomes a symbolic link.
     pub current_link: bool,
+    /// The checksum of the content a copy or a move put here unchanged
+    /// from elsewhere in the tree: it adds no syntax error of its own.
+    pub carried: Option<String>,
 }
 
 impl FileState {
@@ -69,7 +72,16 @@ impl FileState {
             known_syntax: None,
             original_link: false,
             current_link: false,
+            carried: None,
         }
+    }
+
+    /// Whether the syntax guard judges the file: changed, a file (not a
+    /// link), and not the unchanged copy of another file of the tree.
+    pub fn judged_for_syntax(&self) -> bool {
+        self.is_changed()
+            && !self.current_link
+            && !(self.carried.is_some() && self.current.as_deref().map(sha256_hex) == self.carried)
     }
 
     /// Whether the plan changes the path: its content, or file to link.
@@ -325,6 +337,7 @@ impl Plan {
                     return Err(TransformError::RenameTargetExists { path: rel, to: dest.rel.clone() }.into());
                 }
                 ensure_parent(&dest.abs, &dest.rel, *create_dirs)?;
+                dest.carried = Some(sha256_hex(&bytes));
                 dest.current = Some(bytes);
                 dest.permissions = permissions;
                 dest.renamed_from = Some(rel.clone());

@@ -294,3 +294,22 @@ fn directory_operations_work_over_mcp() {
     assert!(!t.root().join("pkg").exists());
     assert!(t.root().join("made/here").is_dir());
 }
+
+#[test]
+fn a_copy_or_move_of_a_broken_file_adds_no_syntax_error_of_its_own() {
+    let t = TestDir::new();
+    t.write("pkg/bad.py", "def f(:\n    pass\n");
+    transform(&t, json!({ "operations": [{ "op": "copy", "path": "pkg/bad.py", "to": "bad_copy.py" }] }), 0);
+    transform(&t, json!({ "operations": [{ "op": "copy", "path": "pkg", "to": "pkg2" }] }), 0);
+    transform(&t, json!({ "operations": [{ "op": "rename", "path": "pkg2", "to": "pkg3" }] }), 0);
+    // A copy edited in the same request is judged as any edit.
+    let v = transform(
+        &t,
+        json!({ "operations": [
+            { "op": "copy", "path": "pkg/bad.py", "to": "edited.py" },
+            { "op": "patch", "path": "edited.py", "old_text": "    pass", "new_text": "    pass\nclass (:" },
+        ] }),
+        3,
+    );
+    assert_eq!(v["error"]["code"], "new_syntax_errors", "{v}");
+}

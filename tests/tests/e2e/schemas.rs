@@ -98,10 +98,12 @@ fn search_read_discover_and_ast_documents_match_their_schemas() {
     c.run("llm-read", &["notes.txt", "--lines", "2:3", "--max-line-len", "50"], true);
     c.run("llm-read", &["src/lib.rs", "missing.rs"], true);
     c.run("llm-read", &["missing.rs"], false);
+    c.run("llm-read", &["src", "notes.txt"], true); // a directory beside a file
     // llm-discover: list, query, tree, an error.
     c.run("llm-discover", &[], true);
     c.run("llm-discover", &["--query", "lib"], true);
     c.run("llm-discover", &["--tree"], true);
+    c.run("llm-discover", &["--tree", "--tree-checksum"], true);
     c.run("llm-discover", &["--glob", "a["], false);
     // llm-ast-search: every mode and every Dialect value, errors.
     c.run("llm-ast-search", &["--symbols"], true);
@@ -158,6 +160,14 @@ fn transform_documents_match_their_schema() {
     ]));
     c.run("llm-transform", &["--edits", &tree_ops, "--dry-run"], true);
     c.run("llm-transform", &["--edits", &tree_ops], true);
+    // Directories: a tree copied, a folder made, the copy deleted unguarded (refused).
+    let dir_ops = edits(serde_json::json!([
+        { "op": "copy", "path": "src", "to": "src-copy" },
+        { "op": "mkdir", "path": "made/here" }
+    ]));
+    c.run("llm-transform", &["--edits", &dir_ops], true);
+    let unguarded = edits(serde_json::json!([{ "op": "delete", "path": "src-copy", "recursive": true }]));
+    c.run("llm-transform", &["--edits", &unguarded], false);
     let found = c.run("llm-search", &["-e", "aid", "--captures"], true);
     let path = t.root().join("found.json");
     std::fs::write(&path, found.to_string()).unwrap();
