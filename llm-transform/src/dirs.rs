@@ -17,7 +17,7 @@ use aide_core::{AideError, Root};
 use crate::disk::Stamp;
 use crate::error::TransformError;
 use crate::plan::{FileState, OpReport, OpStatus, Plan};
-use crate::request::Operation;
+use crate::request::{OpName, Operation};
 
 /// What stands at a path now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,17 +174,22 @@ fn counted(tree: &TreeScan) -> String {
     format!("{}, {}, {}", n(c.files, "file"), n(c.links, "link"), n(c.dirs, "folder"))
 }
 
-fn report(plan: &mut Plan, index: usize, op: &Operation, path: &str, status: OpStatus, note: String) {
-    plan.reports.push(OpReport { index, op: op.name(), path: path.to_string(), status, line: None, note: Some(note) });
+fn report(plan: &mut Plan, index: usize, op: OpName, path: &str, status: OpStatus, note: String) {
+    plan.reports.push(OpReport { index, op, path: path.to_string(), status, line: None, note: Some(note) });
+}
+
+/// The report of a tree copied or moved to `dest`.
+fn report_tree(plan: &mut Plan, index: usize, op: OpName, from: &Place, dest: &Place, tree: &TreeScan) {
+    let note = format!("directory to {}: {}", dest.shown, counted(tree));
+    report(plan, index, op, &from.shown, OpStatus::Applied, note);
 }
 
 fn mkdir(plan: &mut Plan, root: &Root, index: usize, path: &str) -> Result<(), AideError> {
     let at = place(root, path)?;
-    let op = Operation::Mkdir { path: path.to_string() };
     let planned_file = plan.files.get(&at.abs).is_some_and(|f| f.current.is_some());
     match at.what {
         What::Dir if !plan.dirs.remove.contains_key(&at.rel) => {
-            report(plan, index, &op, &at.shown, OpStatus::NoOp, "exists".into());
+            report(plan, index, OpName::Mkdir, &at.shown, OpStatus::NoOp, "exists".into());
             return Ok(());
         }
         What::File | What::Link => return Err(TransformError::NotADirectory { path: at.shown }.into()),
@@ -195,7 +200,7 @@ fn mkdir(plan: &mut Plan, root: &Root, index: usize, path: &str) -> Result<(), A
     if plan.dirs.remove.remove(&at.rel).is_none() {
         plan.dirs.make.insert(at.rel.clone(), None);
     }
-    report(plan, index, &op, &at.shown, OpStatus::Applied, "directory".into());
+    report(plan, index, OpName::Mkdir, &at.shown, OpStatus::Applied, "directory".into());
     Ok(())
 }
 
@@ -233,14 +238,7 @@ fn delete_tree(
         }
     }
     plan.dirs.remove.insert(at.rel.clone(), tree.mode);
-    let op = Operation::Delete {
-        path: at.shown.clone(),
-        checksum_before: None,
-        recursive: true,
-        expected_tree_checksum: None,
-        force,
-    };
-    report(plan, index, &op, &at.shown, OpStatus::Applied, format!("directory: {}", counted(&tree)));
+    report(plan, index, OpName::Delete, &at.shown, OpStatus::Applied, format!("directory: {}", counted(&tree)));
     Ok(())
 }
 
@@ -278,20 +276,7 @@ fn move_tree(plan: &mut Plan, root: &Root, index: usize, from: &Place, dest: &Pl
         target.renamed_from = Some(shown);
     }
     plan.dirs.remove.insert(from.rel.clone(), tree.mode);
-    let op = Operation::Rename {
-        path: from.shown.clone(),
-        to: dest.shown.clone(),
-        create_dirs: true,
-        checksum_before: None,
-    };
-    report(
-        plan,
-        index,
-        &op,
-        &from.shown,
-        OpStatus::Applied,
-        format!("directory to {}: {}", dest.shown, counted(&tree)),
-    );
+    report_tree(plan, index, OpName::Rename, from, dest, &tree);
     Ok(())
 }
 
@@ -344,21 +329,7 @@ fn copy_tree(
         target.current_link = link;
         target.permissions = permissions;
     }
-    let op = Operation::Copy {
-        path: from.shown.clone(),
-        to: dest.shown.clone(),
-        overwrite: false,
-        checksum_before: None,
-        expected_tree_checksum: None,
-    };
-    report(
-        plan,
-        index,
-        &op,
-        &from.shown,
-        OpStatus::Applied,
-        format!("directory to {}: {}", dest.shown, counted(&tree)),
-    );
+    report_tree(plan, index, OpName::Copy, from, dest, &tree);
     Ok(())
 }
 
@@ -432,17 +403,10 @@ fn copy_file(
         target.permissions = permissions;
     }
     let shown = target.rel.clone();
-    let op = Operation::Copy {
-        path: from.shown.clone(),
-        to: shown.clone(),
-        overwrite,
-        checksum_before: None,
-        expected_tree_checksum: None,
-    };
     report(
         plan,
         index,
-        &op,
+        OpName::Copy,
         &from.shown,
         if unchanged { OpStatus::NoOp } else { OpStatus::Applied },
         format!("to {shown}"),

@@ -235,13 +235,19 @@ pub fn read_entry_at(dir: &OwnedFd, name: &OsStr) -> Result<Option<Entry>, OpenF
 
 /// [`read_state`] for a path that may be a symbolic link (read as one).
 pub fn read_entry(root: &Root, abs: &Path, shown: &str) -> Result<Option<Entry>, AideError> {
-    let (rel, name) = folder_and_name(root, abs, shown)?;
-    let dir = match root.open_dir(rel, false) {
-        Ok(d) => d,
-        Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.into_error(shown)),
-    };
+    let Some((dir, name)) = folder_of(root, abs, shown)? else { return Ok(None) };
     read_entry_at(&dir, name).map_err(|e| e.into_error(shown))
+}
+
+/// The folder of a resolved absolute path, opened beneath the root, and
+/// the path's name in it; None if the folder does not exist.
+fn folder_of<'p>(root: &Root, abs: &'p Path, shown: &str) -> Result<Option<(OwnedFd, &'p OsStr)>, AideError> {
+    let (rel, name) = folder_and_name(root, abs, shown)?;
+    match root.open_dir(rel, false) {
+        Ok(d) => Ok(Some((d, name))),
+        Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e.into_error(shown)),
+    }
 }
 
 /// Makes the folders `made` (relative, parents first) that do not exist,
@@ -296,12 +302,7 @@ pub(crate) fn folder_and_name<'p>(root: &Root, abs: &'p Path, shown: &str) -> Re
 /// A file of the root as it is now, by its resolved absolute path: its
 /// content and stamp (None if absent), read beneath the root.
 pub fn read_state(root: &Root, abs: &Path, shown: &str) -> Result<OnDisk, AideError> {
-    let (rel, name) = folder_and_name(root, abs, shown)?;
-    let dir = match root.open_dir(rel, false) {
-        Ok(d) => d,
-        Err(OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.into_error(shown)),
-    };
+    let Some((dir, name)) = folder_of(root, abs, shown)? else { return Ok(None) };
     read_at(&dir, name).map_err(|e| e.into_error(shown))
 }
 
