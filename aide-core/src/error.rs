@@ -140,6 +140,14 @@ pub mod code {
         RISK_DENIED = "risk_denied", Conflict;
         /// An edit made the project's checkers (or its verify command) fail where they passed; it was undone at once (the details give the new diagnostics).
         VERIFICATION_FAILED = "verification_failed", Conflict;
+        /// A git command was asked outside a git repository (llm-git, `--changed`, `--baseline`).
+        NOT_A_REPOSITORY = "not_a_repository", InvalidInput;
+        /// A commit was asked with nothing staged: no empty commit is made.
+        NOTHING_TO_COMMIT = "nothing_to_commit", Conflict;
+        /// A branch switch was asked with uncommitted changes to tracked files (the details list them); nothing changed.
+        DIRTY_TREE = "dirty_tree", Conflict;
+        /// git itself failed (the details give its exit status and stderr's tail).
+        GIT_FAILED = "git_failed", Runtime;
         /// A checker asked for is not installed (the hint says how to install it).
         CHECKER_UNAVAILABLE = "checker_unavailable", Runtime;
         /// A checker crashed, timed out or printed what it should not (the details give its stderr's tail); no partial list is given.

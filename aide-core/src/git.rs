@@ -1,11 +1,64 @@
 //! What git says of a tree, read through git itself: the files changed
-//! against a revision (`--changed`), for every tool that walks or checks.
+//! against a revision (`--changed`), for every tool that walks or checks;
+//! git's own process (`command`) and its quoted paths (`unquote_path`), for
+//! llm-git and llm-transform's patches.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use crate::error::{AideError, code};
+
+/// git in `dir`, as the tools run it: no pager, no colour, paths unquoted
+/// where git allows, no optional locks (a read never writes the index), no
+/// prompt for credentials, stdin closed.
+pub fn command(dir: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.args(["-c", "core.quotePath=false", "-c", "color.ui=never", "-c", "core.pager=cat"])
+        .current_dir(dir)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_PAGER", "cat")
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null());
+    c
+}
+
+/// A path as git writes it in a diff header or a non-`-z` listing: quoted
+/// (C escapes, octal bytes) when it holds unusual bytes, else itself.
+pub fn unquote_path(path: &str) -> String {
+    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else { return path.to_string() };
+    let mut bytes = Vec::new();
+    let mut chars = inner.bytes().peekable();
+    while let Some(b) = chars.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match chars.next() {
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(b'a') => bytes.push(0x07),
+            Some(b'b') => bytes.push(0x08),
+            Some(b'f') => bytes.push(0x0c),
+            Some(b'r') => bytes.push(b'\r'),
+            Some(b'v') => bytes.push(0x0b),
+            Some(d @ b'0'..=b'7') => {
+                let mut value = u32::from(d - b'0');
+                for _ in 0..2 {
+                    if let Some(&n @ b'0'..=b'7') = chars.peek() {
+                        value = value * 8 + u32::from(n - b'0');
+                        chars.next();
+                    }
+                }
+                bytes.push(u8::try_from(value).unwrap_or(b'?'));
+            }
+            Some(other) => bytes.push(other),
+            None => {}
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
 
 /// Runs git in `dir`; its stdout, or an error naming git's complaint.
 pub fn run(dir: &Path, args: &[&str]) -> Result<Vec<u8>, AideError> {
@@ -35,4 +88,16 @@ pub fn changed_files(root: &Path, rev: &str) -> Result<BTreeSet<String>, AideErr
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_paths_read_back_as_git_wrote_them() {
+        assert_eq!(unquote_path("plain.txt"), "plain.txt");
+        assert_eq!(unquote_path("\"a\\tb\\\\c\\\"d\""), "a\tb\\c\"d");
+        assert_eq!(unquote_path("\"caf\\303\\251.txt\""), "café.txt");
+    }
 }

@@ -46,6 +46,8 @@ pub enum Group {
     Jobs,
     /// The execution log: past results by id.
     Log,
+    /// git: status, diffs, history; staging, commits, branches, restores.
+    Git,
 }
 
 impl Group {
@@ -57,6 +59,7 @@ impl Group {
             Group::Shell => "shell",
             Group::Jobs => "jobs",
             Group::Log => "log",
+            Group::Git => "git",
         }
     }
 }

@@ -23,7 +23,7 @@ pub const TERMS: &[Term] = &[
         old_names: &[],
     },
     Term { name: "path", meaning: "one file (or directory), relative to the root", old_names: &["file"] },
-    Term { name: "paths", meaning: "several files or directories, relative to the root", old_names: &["path"] },
+    Term { name: "paths", meaning: "files or directories, relative to the root; one or a list", old_names: &["path"] },
     Term {
         name: "glob",
         meaning: "globs of the files to include, `!glob` to exclude (gitignore syntax, relative to the root); one or a list",
@@ -105,6 +105,12 @@ pub const TERMS: &[Term] = &[
         meaning: "cut shown lines longer than this many characters (0: never)",
         old_names: &[],
     },
+    Term {
+        name: "no_redact",
+        meaning: "show secrets' values instead of `[REDACTED]` (output, environment)",
+        old_names: &[],
+    },
+    Term { name: "terminal_id", meaning: "a terminal's id, as term_start answered it", old_names: &[] },
 ];
 
 /// The term named `name`, if it is one.

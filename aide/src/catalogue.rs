@@ -56,6 +56,7 @@ tools!(
     llm_shell::LlmShell,
     llm_jobs::LlmJobs,
     llm_lint::LlmLint,
+    llm_git::LlmGit,
     crate::Aide,
 );
 

@@ -106,7 +106,7 @@ pub enum AideCommand {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DefinitionFormat {
-    /// MCP `tools/list` entries: name, title, description, inputSchema, outputSchema, annotations.
+    /// MCP `tools/list` entries: name, description, inputSchema, outputSchema, annotations.
     Mcp,
     /// OpenAI function calling: `{"type": "function", "function": {name, description, parameters}}`.
     Openai,

@@ -54,7 +54,7 @@ impl Tool for LlmJobs {
             tool: Self::NAME,
             command: &["spawn"],
             group: Group::Jobs,
-            description: "Starts a command in the background and returns its job id at once; the job outlives the caller, with optional group limits, dependencies and a timeout. For builds, test suites and servers; then jobs_wait, jobs_status or jobs_logs.",
+            description: "Starts a command in the background and returns its job id at once; the job outlives the caller, with optional group limits, dependencies and timeout. For builds, tests and servers; then jobs_wait, jobs_status or jobs_logs.",
             effects: RUNS_COMMANDS,
             output: &["started_at"],
             mcp_defaults: &[],

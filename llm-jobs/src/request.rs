@@ -26,7 +26,8 @@ pub struct SpawnArgs {
     /// Environment variables for the job, K=V. Repeatable.
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,
-    /// Kill the job's process group after this many seconds (TERM, then KILL 5 s later).
+    /// Kill the job's process group after this many seconds. TERM first, KILL
+    /// 5 s later.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Start only after these jobs end Done; if one ends otherwise, this job fails. Repeatable.

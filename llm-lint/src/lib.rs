@@ -69,13 +69,14 @@ pub struct LintRequest {
     /// Only files changed in git since REV (default HEAD), untracked included. `--changed=REV`.
     #[arg(long, value_name = "REV", num_args = 0..=1, require_equals = true, default_missing_value = "HEAD")]
     pub changed: Option<String>,
-    /// Only findings a git revision (or a saved `llm-lint --json` output) did not have.
+    /// Only findings new since a git revision (or a saved --json output).
     #[arg(long, value_name = "REV|FILE")]
     pub baseline: Option<String>,
     /// Kill a checker after this many seconds (default 600).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
-    /// Apply the machine-applicable fixes (all or nothing; undo with `llm-transform undo ID`).
+    /// Apply the machine-applicable fixes (all or nothing, undoable). Undo
+    /// with `llm-transform undo ID`.
     #[arg(long)]
     pub fix: bool,
 }
@@ -93,7 +94,7 @@ impl Tool for LlmLint {
         tool: Self::NAME,
         command: &[],
         group: Group::Edit,
-        description: "Runs the project's own checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check: findings with spans, code, message and checksum-guarded fixes. changed: git-changed files only; baseline: only findings new since a revision; fix: apply the fixes (undoable).",
+        description: "Runs the project's own checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check: findings with spans, code, message and fixes. changed: git-changed files only; baseline: new findings only; fix: apply fixes (undoable).",
         effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
         output: &["findings"],
         mcp_defaults: &[],

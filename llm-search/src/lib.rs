@@ -198,7 +198,7 @@ impl Tool for LlmSearch {
         tool: Self::NAME,
         command: &[],
         group: Group::Search,
-        description: "Regex search of file contents with ripgrep's engine (honours .gitignore; skips hidden and binary files unless asked): every match with path, line, column, byte span and line text, sorted. Use it for text and identifiers; ast_search for definitions and references, discover for file names.",
+        description: "Regex search of file contents with ripgrep's engine (honours .gitignore; skips hidden and binary files unless asked): each match with path, line, column, byte span and line text. For text and identifiers; ast_search for definitions and references, discover for names.",
         effects: READS,
         output: &[],
         mcp_defaults: &[],

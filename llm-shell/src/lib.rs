@@ -89,7 +89,7 @@ pub enum SessionAction {
         #[arg(long)]
         #[serde(default)]
         verbose: bool,
-        /// Seconds the session's keeper (its live shell) waits for a command before it exits.
+        /// Seconds the session's live shell waits idle before it exits.
         #[arg(long, value_name = "SECONDS")]
         keeper_idle: Option<u64>,
     },
@@ -158,8 +158,7 @@ pub enum TermAction {
         /// Wait until this regex matches the screen or the new text.
         #[arg(long, value_name = "REGEX")]
         wait_for: Option<String>,
-        /// Wait until nothing was printed for this long (default 300 without
-        /// --wait-for; with it, the quiet spell is waited for after the match).
+        /// Wait until nothing was printed for this long (default 300 without --wait-for; with it, after the match).
         #[arg(long, value_name = "MS")]
         quiet_ms: Option<u64>,
         /// Wait at most this long (default 10).
@@ -195,10 +194,11 @@ pub enum TermAction {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ExecArgs {
-    /// The session to run in; without it the command runs in a fresh, throwaway one.
+    /// The session to run in (default: a throwaway one).
     #[arg(long)]
     pub session: Option<String>,
-    /// Kill the command after this many seconds (TERM to its process group, KILL 2 s later).
+    /// Kill the command's process group after this many seconds. TERM first,
+    /// KILL 2 s later.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Bytes kept per stream; longer output keeps its head and tail.
@@ -213,11 +213,11 @@ pub struct ExecArgs {
     /// Hand the command to llm-jobs and return the job at once.
     #[arg(long, conflicts_with = "yield_ms")]
     pub background: bool,
-    /// Answer after this many ms with the output so far; a command still
-    /// running goes on as an llm-jobs job (`running`, `job_id`).
+    /// Answer after this many ms with the output so far; a command still running goes on as a job.
+    /// The answer's `running` and `job_id` say so.
     #[arg(long, value_name = "MS")]
     pub yield_ms: Option<u64>,
-    /// A file the command reads as its stdin, or `-` for what llm-shell reads (default: nothing).
+    /// A file to feed the command as stdin (`-`: llm-shell's own stdin).
     #[arg(long, value_name = "FILE")]
     pub stdin: Option<PathBuf>,
     /// What to run, after `--`: one word is a shell command line; several
@@ -336,7 +336,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["exec"],
             group: Group::Shell,
-            description: "Runs a bash command in a persistent session (cwd and environment survive between calls) or a throwaway one: stdout, stderr and exit code, cut to head and tail when long. background hands it to jobs; yield_ms answers after that long with the output so far (running, job_id if it goes on). Check unfamiliar commands with shell_explain first.",
+            description: "Runs a bash command in a persistent session (cwd and environment survive between calls) or a throwaway one: stdout, stderr and exit code, cut to head and tail when long. background or yield_ms hand it to jobs. Check unfamiliar commands with shell_explain first.",
             effects: RUNS_COMMANDS,
             output: &["stdout", "job"],
             mcp_defaults: &[],
@@ -346,7 +346,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["term", "start"],
             group: Group::Shell,
-            description: "Starts an interactive program (REPL, prompt, debugger, full-screen tool) on a pseudo-terminal in a session's directory and environment: terminal_id and the first screen. Drive it with term_send and term_read; end it with term_close.",
+            description: "Starts an interactive program (REPL, prompt, debugger, full-screen tool) on a pseudo-terminal in a session: terminal_id and the first screen. Drive it with term_send and term_read; end it with term_close.",
             effects: RUNS_COMMANDS,
             output: &["screen"],
             mcp_defaults: &[],

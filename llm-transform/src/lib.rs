@@ -210,7 +210,7 @@ pub struct TransformRequest {
 pub enum Subcommand {
     /// Restore the files a transform changed, if nothing changed them since.
     Undo {
-        /// Execution ids of applied transforms (at least 8 characters), undone in the order given.
+        /// Execution ids (8 characters or more) of transforms to undo, in order.
         #[arg(value_name = "EXECUTION_ID")]
         #[serde(default)]
         execution_ids: Vec<String>,
@@ -222,8 +222,7 @@ pub enum Subcommand {
     /// mid-commit (kill -9, power loss). Every transform run does this
     /// first; this does it alone.
     Recover {
-        /// Recover this one interrupted transform on this root, wherever its
-        /// commit ran: for a root moved since (`aide doctor` lists the ids).
+        /// Recover this one interrupted transform here, wherever its commit ran (a root moved since; `aide doctor` lists them).
         #[arg(long, value_name = "EXECUTION_ID")]
         #[serde(default)]
         journal: Option<String>,
@@ -273,7 +272,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &[],
             group: Group::Edit,
-            description: "Edits files all or nothing, each guarded by its checksum: byte spans, lines, text patches, diffs (apply_patch), symbol blocks, files and directories (write, delete, mkdir, copy, rename); across a tree: replace_matches (search records), replace_regex, rewrite (tree-sitter), rename_symbol. Refuses new syntax errors; dry_run shows diffs; undo: transform_undo.",
+            description: "Edits files all or nothing, each guarded by its checksum: spans, lines, text patches, diffs, symbol blocks, files and directories; across a tree: replace_matches (search records), replace_regex, rewrite (tree-sitter), rename_symbol. Refuses new syntax errors; dry_run shows diffs; undo: transform_undo.",
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["applied"],
             mcp_defaults: &[],
@@ -283,7 +282,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &["undo"],
             group: Group::Edit,
-            description: "Restores the files an applied transform changed, by its execution_id or the last N transforms of this root, if nothing changed them since (otherwise refuses and names the files). Each transform can be undone once.",
+            description: "Restores the files an applied transform changed, by execution_id or the last N of this root, if nothing changed them since (else refuses, naming them). Each transform is undone once.",
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["undone"],
             mcp_defaults: &[],

@@ -79,40 +79,10 @@ pub fn parse(text: &str) -> Result<Vec<FilePatch>, AideError> {
     if text.lines().any(|l| l.trim_end() == "*** Begin Patch") { parse_begin_patch(text) } else { parse_unified(text) }
 }
 
-/// A path as git writes it, quoted when it holds unusual bytes.
-fn unquote(path: &str) -> String {
-    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else { return path.to_string() };
-    let mut bytes = Vec::new();
-    let mut chars = inner.bytes().peekable();
-    while let Some(b) = chars.next() {
-        if b != b'\\' {
-            bytes.push(b);
-            continue;
-        }
-        match chars.next() {
-            Some(b'n') => bytes.push(b'\n'),
-            Some(b't') => bytes.push(b'\t'),
-            Some(d @ b'0'..=b'7') => {
-                let mut value = u32::from(d - b'0');
-                for _ in 0..2 {
-                    if let Some(&n @ b'0'..=b'7') = chars.peek() {
-                        value = value * 8 + u32::from(n - b'0');
-                        chars.next();
-                    }
-                }
-                bytes.push(u8::try_from(value).unwrap_or(b'?'));
-            }
-            Some(other) => bytes.push(other),
-            None => {}
-        }
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 /// `a/x` or `b/x` as x; `/dev/null` as None.
 fn side_path(raw: &str, git: bool) -> Option<String> {
     let raw = raw.split('\t').next().unwrap_or(raw).trim_end();
-    let path = unquote(raw);
+    let path = aide_core::git::unquote_path(raw);
     if path == "/dev/null" {
         return None;
     }
@@ -158,9 +128,9 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
             while i < lines.len() && !lines[i].starts_with("--- ") && !lines[i].starts_with("diff --git ") {
                 let l = lines[i];
                 if let Some(p) = l.strip_prefix("rename from ") {
-                    rename_from = Some(unquote(p));
+                    rename_from = Some(aide_core::git::unquote_path(p));
                 } else if let Some(p) = l.strip_prefix("rename to ") {
-                    rename_to = Some(unquote(p));
+                    rename_to = Some(aide_core::git::unquote_path(p));
                 } else if let Some(mode) = l.strip_prefix("new file mode ") {
                     added = true;
                     executable = mode.trim() == "100755";

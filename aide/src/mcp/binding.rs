@@ -51,7 +51,14 @@ pub(crate) struct Binding {
     /// Argument fields that stay at the request's top level (llm-transform's
     /// `root` beside its `undo` subcommand).
     outer: Vec<String>,
+    /// An operation over several subcommands (`status|diff|log`): each
+    /// one's name, taken from the `command` argument, and the fields it
+    /// takes.
+    choices: Vec<(&'static str, BTreeSet<String>)>,
 }
+
+/// The argument that picks the subcommand of an operation over several.
+const CHOICE: &str = "command";
 
 /// The schemas of a tool: request and document.
 struct Schemas;
@@ -145,6 +152,7 @@ impl Binding {
     pub(crate) fn new(op: &'static Operation) -> Result<Binding, String> {
         let (request, output, aliases) =
             with_tool(op.tool, Schemas).ok_or_else(|| format!("{}: unknown tool {}", op.name, op.tool))?;
+        let mut choices: Vec<(&'static str, BTreeSet<String>)> = Vec::new();
         let (input, path, unit, outer) = if op.name == "ide_operation" {
             (
                 serde_json::to_value(schemars::schema_for!(IdeOperation)).unwrap_or(Value::Null),
@@ -157,6 +165,7 @@ impl Binding {
             let mut node = resolve(&request, &request);
             let mut unit = false;
             let mut outer = Vec::new();
+            let mut merged: Option<Value> = None;
             for (level, word) in op.command.iter().enumerate() {
                 let field = NESTING.get(level).ok_or_else(|| format!("{}: nested too deep", op.name))?;
                 if level == 0 {
@@ -170,6 +179,31 @@ impl Binding {
                     .ok_or_else(|| format!("{}: the request has no `{field}`", op.name))?;
                 path.push(*field);
                 path.push(*word);
+                if word.contains('|') {
+                    // One input over several subcommands: their fields
+                    // together, and `command` naming the one to run.
+                    let mut properties = Map::new();
+                    let names: Vec<&'static str> = word.split('|').collect();
+                    for name in &names {
+                        let fields = match variant(&request, enum_schema, name) {
+                            Some(Some(inner)) => {
+                                inner.get("properties").and_then(Value::as_object).cloned().unwrap_or_default()
+                            }
+                            Some(None) => Map::new(),
+                            None => return Err(format!("{}: `{field}` has no variant `{name}`", op.name)),
+                        };
+                        choices.push((name, fields.keys().cloned().collect()));
+                        for (k, v) in fields {
+                            properties.entry(k).or_insert(v);
+                        }
+                    }
+                    properties.insert(
+                        CHOICE.into(),
+                        json!({ "type": "string", "enum": names, "description": "The command; other arguments are its own." }),
+                    );
+                    merged = Some(json!({ "type": "object", "properties": properties, "required": [CHOICE] }));
+                    break;
+                }
                 match variant(&request, enum_schema, word) {
                     Some(Some(inner)) => node = inner,
                     Some(None) => {
@@ -179,7 +213,11 @@ impl Binding {
                     None => return Err(format!("{}: `{field}` has no variant `{word}`", op.name)),
                 }
             }
-            let mut input = if unit { json!({ "type": "object", "properties": {} }) } else { node.clone() };
+            let mut input = match merged {
+                Some(m) => m,
+                None if unit => json!({ "type": "object", "properties": {} }),
+                None => node.clone(),
+            };
             if let (Some(obj), Some(defs)) = (input.as_object_mut(), request.get("$defs")) {
                 obj.insert("$defs".into(), defs.clone());
             }
@@ -300,6 +338,7 @@ impl Binding {
             path,
             unit,
             outer,
+            choices,
         })
     }
 
@@ -324,16 +363,28 @@ impl Binding {
         }
         let outer: Map<String, Value> =
             self.outer.iter().filter_map(|f| arguments.remove(f).map(|v| (f.clone(), v))).collect();
+        let mut path = self.path.clone();
+        if !self.choices.is_empty() {
+            let (name, takes) = self.chosen(&mut arguments)?;
+            if let Some(foreign) = arguments.keys().find(|k| !takes.contains(*k)) {
+                return Err(aide_core::request::unknown_field(foreign, takes.iter().map(String::as_str))
+                    .with_hint(format!("`{name}` takes: {}", takes.iter().cloned().collect::<Vec<_>>().join(", "))));
+            }
+            if let Some(last) = path.last_mut() {
+                *last = name;
+            }
+        }
+        let path = path;
         let mut value = if self.unit {
-            match self.path.last() {
+            match path.last() {
                 Some(name) => Value::String((*name).to_string()),
                 None => Value::Object(arguments),
             }
         } else {
             Value::Object(arguments)
         };
-        let levels = if self.unit { self.path.len().saturating_sub(1) } else { self.path.len() };
-        for key in self.path[..levels].iter().rev() {
+        let levels = if self.unit { path.len().saturating_sub(1) } else { path.len() };
+        for key in path[..levels].iter().rev() {
             value = json!({ *key: value });
         }
         if let Value::Object(map) = &mut value {
@@ -342,6 +393,39 @@ impl Binding {
             return Err(AideError::internal(format!("{}: outer fields around a bare value", self.op.name)));
         }
         Ok(value)
+    }
+
+    /// The subcommand the `command` argument names (taken out of the
+    /// arguments), and the fields it takes.
+    fn chosen(&self, arguments: &mut Map<String, Value>) -> Result<(&'static str, &BTreeSet<String>), AideError> {
+        let names = || self.choices.iter().map(|(n, _)| *n);
+        let given = arguments.remove(CHOICE);
+        let Some(word) = given.as_ref().and_then(Value::as_str) else {
+            let listed = names().collect::<Vec<_>>().join(", ");
+            return Err(AideError::new(
+                aide_core::code::INVALID_REQUEST,
+                format!("missing field `{CHOICE}`: which of {listed} to run"),
+            )
+            .with_hint(format!("add \"{CHOICE}\": one of {listed}"))
+            .with_details(json!({ "field": CHOICE })));
+        };
+        match self.choices.iter().find(|(n, _)| *n == word) {
+            Some((name, takes)) => Ok((name, takes)),
+            None => {
+                let closest = aide_core::suggest::closest(word, names());
+                let listed = names().collect::<Vec<_>>().join(", ");
+                let mut e = AideError::new(
+                    aide_core::code::INVALID_REQUEST,
+                    format!("`{CHOICE}` is `{word}`: not one of {listed}"),
+                )
+                .with_details(json!({ "field": CHOICE, "closest": closest }));
+                e = e.with_hint(match closest {
+                    Some(c) => format!("did you mean `{c}`?"),
+                    None => format!("one of {listed}"),
+                });
+                Err(e)
+            }
+        }
     }
 
     /// The request's prefix in serde's error paths (`command.exec.`), which
@@ -355,7 +439,16 @@ impl Binding {
     /// server added (`command.exec.`) taken out of the field's path, and a
     /// missing field named as the field.
     pub(crate) fn as_caller_wrote(&self, mut e: AideError) -> AideError {
-        let prefix = self.error_prefix();
+        let mut prefix = self.error_prefix();
+        if !self.choices.is_empty() {
+            // The subcommand the call chose, as serde's path names it.
+            let named =
+                e.details.as_ref().and_then(|d| d.get("field")).and_then(Value::as_str).unwrap_or("").to_string();
+            let text = format!("{named} {}", e.message);
+            if let Some((name, _)) = self.choices.iter().find(|(n, _)| text.contains(&format!("{CHOICE}.{n}"))) {
+                prefix = format!("{CHOICE}.{name}.");
+            }
+        }
         let bare = prefix.trim_end_matches('.');
         let field = e.details.as_ref().and_then(|d| d.get("field")).and_then(Value::as_str).map(str::to_string);
         let mut field = field

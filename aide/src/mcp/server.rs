@@ -103,8 +103,9 @@ pub(crate) fn catalogue_tools(groups: &[Group], full: bool) -> Result<(Bindings,
         if !op.effects.open_world {
             annotations = annotations.open_world(false);
         }
+        // No `title`: a display name a model does not read; the command
+        // line it stands for is `aide tools`'.
         let tool = rmcp::model::Tool::new(op.name, op.description, Arc::new(input.clone()))
-            .with_title(op.command_line())
             .with_raw_output_schema(Arc::new(output.clone()))
             .with_annotations(annotations);
         tools.push(tool);

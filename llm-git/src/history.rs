@@ -1,0 +1,239 @@
+//! `log`, `blame` and `show`: commits and who changed what, from git's own
+//! machine formats (`--format` fields split by control characters, blame's
+//! `--porcelain`).
+
+use std::collections::HashMap;
+
+use crate::diff;
+use crate::error::GitError;
+use crate::output::{BlameLine, BlameOutput, Commit, LogOutput, ShowOutput, Shown};
+use crate::repo::{Repo, literal};
+
+/// Commits shown by `log` when no limit is given.
+pub const DEFAULT_LOG_LIMIT: usize = 20;
+
+/// The fields of a commit, each ended by a unit separator; a commit ended
+/// by a record separator (a message may hold anything but NUL).
+const FORMAT: &str = "--format=%H%x1f%P%x1f%an%x1f%ae%x1f%at%x1f%cn%x1f%ce%x1f%ct%x1f%s%x1f%b%x1f%x1e";
+
+fn commit_from(record: &str) -> Option<Commit> {
+    let f: Vec<&str> = record.trim_start_matches('\n').split('\x1f').collect();
+    let [commit, parents, author, author_email, at, committer, committer_email, ct, subject, body, ..] = f.as_slice()
+    else {
+        return None;
+    };
+    let time = |t: &str| aide_core::time::rfc3339_seconds(t.parse().unwrap_or(0));
+    Some(Commit {
+        commit: commit.to_string(),
+        parents: parents.split(' ').filter(|p| !p.is_empty()).map(str::to_string).collect(),
+        author: author.to_string(),
+        author_email: author_email.to_string(),
+        time: time(at),
+        committer: committer.to_string(),
+        committer_email: committer_email.to_string(),
+        commit_time: time(ct),
+        subject: subject.to_string(),
+        body: body.trim_end_matches('\n').to_string(),
+    })
+}
+
+fn commits(out: &[u8]) -> Vec<Commit> {
+    String::from_utf8_lossy(out).split('\x1e').filter_map(commit_from).collect()
+}
+
+/// `log [REV] [--path P] [-n N]`: commits, newest first.
+pub fn log(repo: &Repo, rev: Option<&str>, path: Option<&str>, limit: usize) -> Result<LogOutput, GitError> {
+    let rev = rev.unwrap_or("HEAD");
+    if rev == "HEAD" && !repo.is_commit("HEAD")? {
+        // A repository with no commit yet has no history: not an error.
+        return Ok(LogOutput { commits: Vec::new(), truncated: false });
+    }
+    repo.commit(rev)?;
+    let count = format!("--max-count={}", limit.saturating_add(1));
+    let mut args = vec!["log", FORMAT, &count, "--end-of-options", rev, "--"];
+    let spec = path.map(literal);
+    if let Some(spec) = &spec {
+        args.push(spec);
+    }
+    let mut found = commits(&repo.run(&args)?);
+    let truncated = found.len() > limit;
+    found.truncate(limit);
+    Ok(LogOutput { commits: found, truncated })
+}
+
+/// One commit, checked to exist.
+pub fn one_commit(repo: &Repo, rev: &str) -> Result<Commit, GitError> {
+    let commit = repo.commit(rev)?;
+    let out = repo.run(&["log", FORMAT, "--max-count=1", "--end-of-options", &commit, "--"])?;
+    commits(&out).into_iter().next().ok_or_else(|| GitError::Unknown {
+        what: "revision",
+        given: rev.to_string(),
+        stderr: String::new(),
+    })
+}
+
+/// `blame PATH [--lines A:B] [--rev REV]`.
+pub fn blame(repo: &Repo, path: &str, lines: Option<&str>, rev: Option<&str>) -> Result<BlameOutput, GitError> {
+    let mut args: Vec<String> = vec!["blame".into(), "--porcelain".into()];
+    if let Some(spec) = lines {
+        let (a, b) = line_range(spec)?;
+        args.push(format!("-L{a},{b}"));
+    }
+    if let Some(rev) = rev {
+        args.push(repo.commit(rev)?);
+    }
+    args.push("--".into());
+    args.push(path.to_string());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let ran = repo.ran(&refs)?;
+    if ran.status != 0 {
+        if ran.stderr.contains("no such path") || ran.stderr.contains("No such file") {
+            return Err(GitError::Unknown { what: "path", given: path.to_string(), stderr: ran.stderr });
+        }
+        return Err(GitError::Failed { command: refs.join(" "), status: ran.status, stderr: ran.stderr });
+    }
+    Ok(BlameOutput { path: path.to_string(), rev: rev.map(str::to_string), lines: parse_blame(&ran.stdout) })
+}
+
+/// `A:B` (1-based, inclusive) as git's `-L A,B`.
+fn line_range(spec: &str) -> Result<(usize, usize), GitError> {
+    let bad = |why| GitError::BadLines { spec: spec.to_string(), why };
+    let (a, b) = spec.split_once(':').unwrap_or((spec, spec));
+    let a: usize = a.trim().parse().map_err(|_| bad("not a line number"))?;
+    let b: usize = b.trim().parse().map_err(|_| bad("not a line number"))?;
+    if a == 0 || b < a {
+        return Err(bad("lines are 1-based and the end is not before the start"));
+    }
+    Ok((a, b))
+}
+
+/// What porcelain blame says of a commit once, the first time it names it.
+#[derive(Default, Clone)]
+struct Meta {
+    author: String,
+    author_email: String,
+    time: String,
+    summary: String,
+    filename: String,
+}
+
+fn parse_blame(out: &[u8]) -> Vec<BlameLine> {
+    let mut metas: HashMap<String, Meta> = HashMap::new();
+    let mut lines = Vec::new();
+    let mut current: Option<(String, usize, usize)> = None;
+    for raw in out.split(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(raw);
+        if let Some(content) = text.strip_prefix('\t') {
+            let Some((commit, original, line)) = current.take() else { continue };
+            let meta = metas.get(&commit).cloned().unwrap_or_default();
+            lines.push(BlameLine {
+                line,
+                commit,
+                author: meta.author,
+                author_email: meta.author_email,
+                time: meta.time,
+                summary: meta.summary,
+                original_line: original,
+                original_path: meta.filename,
+                text: content.strip_suffix('\r').unwrap_or(content).to_string(),
+            });
+            continue;
+        }
+        let mut words = text.splitn(2, ' ');
+        let (key, value) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+        if key.len() == 40 && key.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let mut nums = value.split(' ').map(|n| n.parse::<usize>().unwrap_or(0));
+            let (original, line) = (nums.next().unwrap_or(0), nums.next().unwrap_or(0));
+            metas.entry(key.to_string()).or_default();
+            current = Some((key.to_string(), original, line));
+            continue;
+        }
+        let Some((commit, _, _)) = &current else { continue };
+        let Some(meta) = metas.get_mut(commit) else { continue };
+        match key {
+            "author" => meta.author = value.to_string(),
+            "author-mail" => meta.author_email = value.trim_start_matches('<').trim_end_matches('>').to_string(),
+            "author-time" => meta.time = aide_core::time::rfc3339_seconds(value.parse().unwrap_or(0)),
+            "summary" => meta.summary = value.to_string(),
+            "filename" => meta.filename = aide_core::git::unquote_path(value),
+            _ => {}
+        }
+    }
+    lines
+}
+
+/// `show REV` (a commit and its changes) or `show REV:PATH` (a file's
+/// content, a folder's names).
+pub fn show(repo: &Repo, spec: &str) -> Result<ShowOutput, GitError> {
+    if let Some((rev, path)) = spec.split_once(':') {
+        return show_object(repo, rev, path);
+    }
+    let commit = one_commit(repo, spec)?;
+    let files = diff::commit_changes(repo, &commit.commit)?;
+    Ok(ShowOutput {
+        shown: Shown::Commit,
+        rev: spec.to_string(),
+        commit: Some(commit),
+        files: Some(files),
+        path: None,
+        content: None,
+        size: None,
+        checksum: None,
+        binary: None,
+        entries: None,
+    })
+}
+
+fn show_object(repo: &Repo, rev: &str, path: &str) -> Result<ShowOutput, GitError> {
+    let rev_name = if rev.is_empty() { "the index".to_string() } else { rev.to_string() };
+    if !rev.is_empty() {
+        repo.commit(rev)?;
+    }
+    let object = format!("{rev}:./{}", path.trim_start_matches("./"));
+    let kind = repo.ran(&["cat-file", "-t", &object])?;
+    let unknown =
+        || GitError::Unknown { what: "path", given: format!("{path} in {rev_name}"), stderr: kind.stderr.clone() };
+    if kind.status != 0 {
+        return Err(unknown());
+    }
+    let mut out = ShowOutput {
+        shown: Shown::File,
+        rev: rev.to_string(),
+        commit: None,
+        files: None,
+        path: Some(path.to_string()),
+        content: None,
+        size: None,
+        checksum: None,
+        binary: None,
+        entries: None,
+    };
+    match String::from_utf8_lossy(&kind.stdout).trim() {
+        "tree" => {
+            let listing = repo.run(&["ls-tree", "-z", "--end-of-options", &object])?;
+            out.shown = Shown::Folder;
+            out.entries = Some(
+                listing
+                    .split(|&b| b == 0)
+                    .filter(|r| !r.is_empty())
+                    .filter_map(|r| {
+                        let r = String::from_utf8_lossy(r);
+                        let (meta, name) = r.split_once('\t')?;
+                        let folder = meta.split(' ').nth(1) == Some("tree");
+                        Some(if folder { format!("{name}/") } else { name.to_string() })
+                    })
+                    .collect(),
+            );
+        }
+        "blob" => {
+            let bytes = repo.blobs(std::slice::from_ref(&object))?.pop().flatten().ok_or_else(unknown)?;
+            let binary = aide_core::text::non_text(&bytes).is_some();
+            out.size = Some(bytes.len() as u64);
+            out.checksum = Some(aide_core::checksum::sha256_hex(&bytes));
+            out.binary = Some(binary);
+            out.content = (!binary).then(|| String::from_utf8_lossy(&bytes).into_owned());
+        }
+        _ => return Err(unknown()),
+    }
+    Ok(out)
+}

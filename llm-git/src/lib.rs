@@ -1,0 +1,319 @@
+//! # llm-git: git for agents, as typed records
+//!
+//! Read-only: `status` (porcelain v2, typed: branch and upstream, staged,
+//! unstaged, untracked, renamed and conflicted files), `diff [REV]
+//! [--staged] [-- PATHS]` (files, hunks with `old_start`/`old_lines`/
+//! `new_start`/`new_lines`, each line with its numbers and, in the new
+//! file, its byte span; renames, mode changes and binary files said),
+//! `log [REV] [--path P] [-n N]`, `blame PATH [--lines A:B] [--rev REV]`,
+//! `show REV` or `show REV:PATH`. Changing: `add PATHS`, `commit -m MSG`
+//! (never an empty commit), `branch [NAME] [--create] [--switch]` (a switch
+//! refuses uncommitted changes unless `--allow-dirty`), `restore PATHS`
+//! (through llm-transform: checksum-guarded, journaled, undoable; `--staged`
+//! unstages).
+//!
+//! Everything is read from git's own machine formats (porcelain v2 with
+//! `-z`, `--format` fields split by control characters, blame
+//! `--porcelain`, unified diffs with fixed prefixes), whatever the user's
+//! configuration; a differential test holds each to git itself. Paths are
+//! relative to `--root` (which may lie inside the repository); nothing
+//! outside it is named or changed. Times are UTC RFC 3339.
+//!
+//! ## Wire format (`--json`, inside the aide envelope)
+//!
+//! * `status`: `{ "branch": { "head", "commit", "upstream", "ahead",
+//!   "behind", "detached" }, "files": [{ "path", "kind", "index",
+//!   "worktree", "staged", "unstaged", "renamed_from", "submodule" }],
+//!   "staged", "unstaged", "untracked", "conflicted", "clean" }`
+//! * `diff`: `{ "old", "new", "files": [{ "path", "status", "old_path",
+//!   "old_mode", "new_mode", "similarity", "binary", "insertions",
+//!   "deletions", "checksum", "hunks": [{ "old_start", "old_lines",
+//!   "new_start", "new_lines", "header", "lines": [{ "kind", "text",
+//!   "old_line", "line", "byte_start", "byte_end" }] }] }], "insertions",
+//!   "deletions" }`
+//! * `log`: `{ "commits": [{ "commit", "parents", "author",
+//!   "author_email", "time", "committer", "committer_email",
+//!   "commit_time", "subject", "body" }], "truncated" }`
+//! * `blame`: `{ "path", "rev", "lines": [{ "line", "commit", "author",
+//!   "author_email", "time", "summary", "original_line", "original_path",
+//!   "text" }] }`
+//! * `show`: `{ "shown": "commit"|"file"|"folder", "rev", "commit",
+//!   "files", "path", "content", "size", "checksum", "binary", "entries" }`
+//! * `add`: `{ "added": [status entry] }`; `commit`: `{ "committed": commit,
+//!   "branch", "files", "insertions", "deletions" }`; `branch`: `{
+//!   "branches": [{ "name", "commit", "current", "upstream" }], "current",
+//!   "created", "switched" }`; `restore`: `{ "restored": [{ "path",
+//!   "checksum_before", "checksum_after" }], "staged", "undo" }`.
+//!
+//! Exit status: 0; 2 invalid input (`not_a_repository`, `not_found` for an
+//! unknown revision or path); 3 `nothing_to_commit`, `dirty_tree`,
+//! `checksum_mismatch` (a file changed while it was restored); 4
+//! `git_failed` (git's stderr in the details).
+
+mod change;
+mod diff;
+pub mod error;
+mod history;
+mod output;
+mod repo;
+mod status;
+
+use std::path::PathBuf;
+
+use aide_core::AideError;
+use aide_core::operation::{Effects, Group, Operation, READS};
+use aide_core::tool::{Context, Outcome, Tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use history::DEFAULT_LOG_LIMIT;
+pub use output::*;
+
+use crate::error::GitError;
+use crate::repo::Repo;
+
+/// A request: the root and one command.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+pub struct GitRequest {
+    /// The directory to work in, inside a git repository; paths are relative to it.
+    #[arg(long, global = true, value_name = "DIR")]
+    #[serde(default)]
+    pub root: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: GitCommand,
+}
+
+#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GitCommand {
+    /// Branch and upstream, and the staged, unstaged, untracked and conflicted files.
+    Status(PathsArgs),
+    /// Changes as files, hunks and lines (the working tree against the index, or REV; the index with --staged).
+    Diff(DiffArgs),
+    /// Commits, newest first.
+    Log(LogArgs),
+    /// Who last changed each line of a file.
+    Blame(BlameArgs),
+    /// A commit and its changes (REV), or a file or folder at a revision (REV:PATH).
+    Show(ShowArgs),
+    /// Stage files.
+    Add(PathsArgs),
+    /// Commit what is staged; nothing staged is refused.
+    Commit(CommitArgs),
+    /// List branches; create one (--create) or switch to one (--switch).
+    Branch(BranchArgs),
+    /// Put files back as the index (or --source REV) has them, undoably; --staged unstages them.
+    Restore(RestoreArgs),
+}
+
+/// Paths (relative to --root).
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct PathsArgs {
+    #[arg(value_name = "PATH")]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct DiffArgs {
+    /// The revision to compare with (default: the index; HEAD if staged).
+    #[arg(value_name = "REV")]
+    pub rev: Option<String>,
+    /// What is staged, against HEAD or rev.
+    #[arg(long, alias = "cached")]
+    pub staged: bool,
+    /// Only these paths (after `--`).
+    #[arg(last = true, value_name = "PATH")]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct LogArgs {
+    /// Where history starts (default HEAD).
+    #[arg(value_name = "REV")]
+    pub rev: Option<String>,
+    /// Only commits that changed this path.
+    #[arg(long, value_name = "PATH")]
+    pub path: Option<String>,
+    /// At most this many commits (default 20).
+    #[arg(long, short = 'n', value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct BlameArgs {
+    #[arg(value_name = "PATH")]
+    pub path: String,
+    /// Only these lines, `A:B` (1-based, inclusive).
+    #[arg(long, value_name = "A:B")]
+    pub lines: Option<String>,
+    /// The file as it is at this revision (default: the working tree).
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ShowArgs {
+    /// A revision, or `REV:PATH` for a file or folder at it (`:PATH`: the index's).
+    #[arg(value_name = "REV[:PATH]")]
+    pub rev: String,
+}
+
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct CommitArgs {
+    /// The commit message.
+    #[arg(long, short = 'm', value_name = "MESSAGE")]
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct BranchArgs {
+    /// The branch to create or switch to (none: list them).
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+    /// Create the branch (at --start, default HEAD).
+    #[arg(long, short = 'c')]
+    pub create: bool,
+    /// Switch to the branch.
+    #[arg(long, short = 's')]
+    pub switch: bool,
+    /// Where a created branch starts.
+    #[arg(long, value_name = "REV")]
+    pub start: Option<String>,
+    /// Switch despite uncommitted changes (git carries them over).
+    #[arg(long)]
+    pub allow_dirty: bool,
+}
+
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct RestoreArgs {
+    #[arg(value_name = "PATH", required = true)]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub paths: Vec<String>,
+    /// Unstage them instead; the files stay.
+    #[arg(long)]
+    pub staged: bool,
+    /// The revision to restore from (default: the index).
+    #[arg(long, value_name = "REV")]
+    pub source: Option<String>,
+}
+
+/// Refuses a path that leaves the root (by its letters or through a link).
+fn confined(root: &aide_core::Root, paths: &[String]) -> Result<(), AideError> {
+    for p in paths {
+        root.resolve(p)?;
+    }
+    Ok(())
+}
+
+/// Runs a request.
+pub fn git(request: &GitRequest, ctx: &Context) -> Result<Outcome<GitOutput>, AideError> {
+    let root = ctx.open_root(request.root.as_deref())?;
+    let repo = Repo::open(&root)?;
+    let output = match &request.command {
+        GitCommand::Status(a) => {
+            confined(&root, &a.paths)?;
+            GitOutput::Status(status::status(&repo, &a.paths)?)
+        }
+        GitCommand::Diff(a) => {
+            confined(&root, &a.paths)?;
+            GitOutput::Diff(diff::diff(&repo, &root, a.rev.as_deref(), a.staged, &a.paths)?)
+        }
+        GitCommand::Log(a) => {
+            confined(&root, a.path.as_slice())?;
+            aide_core::request::check_limit(a.limit)?;
+            let limit = a.limit.unwrap_or(DEFAULT_LOG_LIMIT);
+            GitOutput::Log(history::log(&repo, a.rev.as_deref(), a.path.as_deref(), limit)?)
+        }
+        GitCommand::Blame(a) => {
+            if a.path.is_empty() {
+                return Err(GitError::Empty { what: "the path to blame" }.into());
+            }
+            confined(&root, std::slice::from_ref(&a.path))?;
+            GitOutput::Blame(history::blame(&repo, &a.path, a.lines.as_deref(), a.rev.as_deref())?)
+        }
+        GitCommand::Show(a) => {
+            if a.rev.is_empty() {
+                return Err(GitError::Empty { what: "the revision to show" }.into());
+            }
+            if let Some((_, path)) = a.rev.split_once(':') {
+                confined(&root, &[path.to_string()])?;
+            }
+            GitOutput::Show(Box::new(history::show(&repo, &a.rev)?))
+        }
+        GitCommand::Add(a) => {
+            confined(&root, &a.paths)?;
+            GitOutput::Add(change::add(&repo, &a.paths)?)
+        }
+        GitCommand::Commit(a) => GitOutput::Commit(change::commit(&repo, &a.message)?),
+        GitCommand::Branch(a) => GitOutput::Branch(change::branch(
+            &repo,
+            &change::BranchAsk {
+                name: a.name.as_deref(),
+                create: a.create,
+                switch: a.switch,
+                start: a.start.as_deref(),
+                allow_dirty: a.allow_dirty,
+            },
+        )?),
+        GitCommand::Restore(a) => {
+            confined(&root, &a.paths)?;
+            let (restored, diagnostics) = change::restore(&repo, &root, &a.paths, a.staged, a.source.as_deref(), ctx)?;
+            return Ok(Outcome::with_diagnostics(GitOutput::Restore(restored), diagnostics));
+        }
+    };
+    Ok(Outcome::new(output))
+}
+
+/// The `llm-git` tool.
+#[derive(Debug)]
+pub struct LlmGit;
+
+impl Tool for LlmGit {
+    const NAME: &'static str = "llm-git";
+    const SUMMARY: &'static str =
+        "git as typed records: status, diffs with spans, log, blame, show; add, commit, branch, restore with undo.";
+    const OPERATIONS: &'static [Operation] = &[
+        Operation {
+            name: "git",
+            tool: Self::NAME,
+            command: &["status|diff|log|blame|show"],
+            group: Group::Git,
+            description: "git as typed records: status (staged, unstaged, untracked, conflicted; branch, upstream), diff (files, hunks, lines with spans), log, blame (commit and author per line), show (a commit, or REV:PATH). Prefer it to git in a shell.",
+            effects: READS,
+            output: &["clean", "insertions", "commits", "-commits", "lines", "-lines", "shown"],
+            mcp_defaults: &[],
+        },
+        Operation {
+            name: "git_write",
+            tool: Self::NAME,
+            command: &["add|commit|branch|restore"],
+            group: Group::Git,
+            description: "Changes the repository: add, commit (nothing staged is refused), branch (list, create, switch; a dirty tree is refused unless allow_dirty), restore (as the index or source has them, undoable by transform_undo; staged: unstage).",
+            effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
+            output: &["added", "-added", "committed", "branches", "-branches", "restored", "-restored"],
+            mcp_defaults: &[],
+        },
+    ];
+    const VERSION: &'static str = env!("CARGO_PKG_VERSION");
+    const ABOUT: &'static str =
+        "git as typed records: status, diff with spans, log, blame, show; add, commit, branch, restore (undoable).";
+    type Request = GitRequest;
+    type Output = GitOutput;
+
+    fn run(request: GitRequest, ctx: &Context) -> Result<Outcome<GitOutput>, AideError> {
+        git(&request, ctx)
+    }
+}

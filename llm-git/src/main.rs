@@ -1,0 +1,3 @@
+fn main() {
+    aide_core::cli::main::<llm_git::LlmGit>()
+}
