@@ -212,7 +212,8 @@ pub struct RestoreArgs {
 
 /// Refuses a path that leaves the root (by its letters or through a link).
 fn confined(root: &aide_core::Root, paths: &[String]) -> Result<(), AideError> {
-    for p in paths {
+    // An empty path (`show REV:`) is the root itself.
+    for p in paths.iter().filter(|p| !p.is_empty()) {
         root.resolve(p)?;
     }
     Ok(())

@@ -521,6 +521,22 @@ mod tests {
     }
 
     #[test]
+    fn an_operation_over_several_subcommands_nests_under_the_chosen_one() {
+        let git = binding("git");
+        let got = git.request(json!({ "command": "diff", "staged": true, "root": "r" }).as_object().unwrap().clone());
+        assert_eq!(got.unwrap(), json!({ "command": { "diff": { "staged": true } }, "root": "r" }));
+        // A field of another subcommand is refused, naming what this one takes.
+        let e = git.request(json!({ "command": "log", "staged": true }).as_object().unwrap().clone()).unwrap_err();
+        assert_eq!(e.code, aide_core::code::INVALID_REQUEST);
+        assert!(e.hint.as_deref().unwrap_or("").contains("`log` takes"), "{:?}", e.hint);
+        let e = git.request(json!({ "command": "stat" }).as_object().unwrap().clone()).unwrap_err();
+        assert_eq!(e.details.as_ref().unwrap()["closest"], "status");
+        let props = git.input_schema["properties"].as_object().unwrap();
+        assert_eq!(props["command"]["enum"], json!(["status", "diff", "log", "blame", "show"]));
+        assert_eq!(git.input_schema["required"], json!(["command"]));
+    }
+
+    #[test]
     fn an_unknown_argument_names_the_closest_field() {
         let e = binding("search").request(json!({ "patern": "x" }).as_object().unwrap().clone()).unwrap_err();
         assert_eq!(e.code, aide_core::code::INVALID_REQUEST);

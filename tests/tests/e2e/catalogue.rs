@@ -71,6 +71,14 @@ fn every_operation_is_a_real_command_of_its_tool() {
                 let (help, _) = t.cmd(&tool).args(["--help"]).expect_exit(0);
                 assert!(help.contains(flag), "{tool} --help does not offer {flag}");
             }
+            // An operation over several subcommands (`status|diff`): each is one.
+            [.., last] if last.contains('|') => {
+                for choice in last.split('|') {
+                    let mut args: Vec<&str> = words[..words.len() - 1].to_vec();
+                    args.extend([choice, "--help"]);
+                    t.cmd(&tool).args(&args).expect_exit(0);
+                }
+            }
             words => {
                 let mut args: Vec<&str> = words.to_vec();
                 args.push("--help");

@@ -10,6 +10,7 @@ mod catalogue;
 mod contract;
 mod directories;
 mod discover;
+mod git;
 mod house;
 mod jobs;
 mod keeper;

@@ -191,6 +191,16 @@ fn every_tool_can_be_called_and_its_result_fits_its_output_schema() {
     assert_eq!(linted["findings"][0]["path"], "broken.py", "{linted}");
     assert_eq!(linted["errors"], 1);
 
+    let status = call(&mut client, "git", json!({ "command": "status" }));
+    assert_eq!(status["branch"]["detached"], false, "{status}");
+    let log = call(&mut client, "git", json!({ "command": "log", "limit": 1 }));
+    assert_eq!(log["commits"][0]["subject"], "base");
+    call(&mut client, "git", json!({ "command": "diff" }));
+    call(&mut client, "git", json!({ "command": "blame", "path": "src/lib.rs", "lines": "1:2" }));
+    call(&mut client, "git", json!({ "command": "show", "rev": "HEAD" }));
+    let branches = call(&mut client, "git_write", json!({ "command": "branch" }));
+    assert_eq!(branches["branches"].as_array().map(Vec::len), Some(1), "{branches}");
+
     let runs = call(&mut client, "log_list", json!({ "limit": 5 }));
     let newest = runs["runs"][0]["execution_id"].as_str().unwrap().to_string();
     let shown = call(&mut client, "log_show", json!({ "id": newest }));

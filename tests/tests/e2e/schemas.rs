@@ -242,3 +242,28 @@ fn shell_jobs_and_aide_documents_match_their_schemas() {
     let (out, _) = t.cmd("aide").args(["log", "show", id, "--json"]).expect_exit(0);
     c.validate(tool, "as stored by aide log show", &serde_json::from_str(&out).unwrap());
 }
+
+#[test]
+fn git_documents_match_their_schema() {
+    let t = tree();
+    t.git_init();
+    t.git(&["add", "."]).git(&["commit", "-qm", "base"]);
+    t.write("src/lib.rs", "pub struct Agent;\n").write("new.txt", "n\n");
+    let mut c = Checker::new(&t);
+    c.run("llm-git", &["status"], true);
+    c.run("llm-git", &["diff"], true);
+    c.run("llm-git", &["diff", "--staged"], true);
+    c.run("llm-git", &["log"], true);
+    c.run("llm-git", &["blame", "src/lib.rs"], true);
+    c.run("llm-git", &["show", "HEAD"], true);
+    c.run("llm-git", &["show", "HEAD:src/lib.rs"], true);
+    c.run("llm-git", &["show", "HEAD:src"], true);
+    c.run("llm-git", &["add", "new.txt"], true);
+    c.run("llm-git", &["branch"], true);
+    c.run("llm-git", &["branch", "topic", "--create"], true);
+    c.run("llm-git", &["restore", "--staged", "new.txt"], true);
+    c.run("llm-git", &["restore", "src/lib.rs"], true);
+    c.run("llm-git", &["commit", "-m", "nothing staged"], false);
+    c.run("llm-git", &["show", "no-such-rev"], false);
+    assert!(c.checked >= 15);
+}
