@@ -196,6 +196,11 @@ fn readme_examples_of_the_checking_tool_run_verbatim() {
 }
 
 #[test]
+fn readme_examples_of_the_git_tool_run_verbatim() {
+    run_sections(&["llm-git"]);
+}
+
+#[test]
 fn readme_examples_of_the_process_tools_run_verbatim() {
     run_sections(&["llm-jobs", "llm-shell"]);
 }
