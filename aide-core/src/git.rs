@@ -60,6 +60,55 @@ pub fn unquote_path(path: &str) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// The two paths of a `diff --git a/X b/Y` header (after `diff --git `),
+/// each maybe quoted, without their `a/` and `b/`. Unquoted names with
+/// spaces are split where both halves name the same path (no rename); a
+/// rename's names come from its `rename from/to` lines anyway.
+pub fn diff_header_paths(rest: &str) -> (String, String) {
+    if rest.starts_with('"') {
+        // "a/x" "b/y" or "a/x" b/y
+        if let Some(end) = find_closing_quote(rest) {
+            let old = unquote_path(&rest[..=end]);
+            let new = unquote_path(rest[end + 1..].trim_start());
+            return (strip(&old, "a/"), strip(&new, "b/"));
+        }
+    }
+    if rest.ends_with('"')
+        && let Some(start) = rest.rfind(" \"")
+    {
+        let old = rest[..start].to_string();
+        let new = unquote_path(&rest[start + 1..]);
+        return (strip(&old, "a/"), strip(&new, "b/"));
+    }
+    // `a/P b/P`: the same path twice.
+    let n = rest.len().saturating_sub(3) / 2;
+    if rest.len() >= 3 && rest.len() % 2 == 1 && rest.get(2..2 + n) == rest.get(n + 5..) {
+        let p = rest[2..2 + n].to_string();
+        return (p.clone(), p);
+    }
+    match rest.split_once(" b/") {
+        Some((a, b)) => (strip(a, "a/"), b.to_string()),
+        None => (rest.to_string(), rest.to_string()),
+    }
+}
+
+fn strip(path: &str, prefix: &str) -> String {
+    path.strip_prefix(prefix).unwrap_or(path).to_string()
+}
+
+fn find_closing_quote(s: &str) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
 /// Runs git in `dir`; its stdout, or an error naming git's complaint.
 pub fn run(dir: &Path, args: &[&str]) -> Result<Vec<u8>, AideError> {
     let out = Command::new("git").args(args).current_dir(dir).stdin(Stdio::null()).output().map_err(|e| {
@@ -93,6 +142,13 @@ pub fn changed_files(root: &Path, rev: &str) -> Result<BTreeSet<String>, AideErr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_diff_header_names_both_sides_spaces_and_quotes_included() {
+        assert_eq!(diff_header_paths("a/x y.txt b/x y.txt"), ("x y.txt".into(), "x y.txt".into()));
+        assert_eq!(diff_header_paths("a/old b/new"), ("old".into(), "new".into()));
+        assert_eq!(diff_header_paths("\"a/t\\tab\" \"b/t\\tab\""), ("t\tab".into(), "t\tab".into()));
+    }
 
     #[test]
     fn quoted_paths_read_back_as_git_wrote_them() {

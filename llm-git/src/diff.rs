@@ -118,7 +118,7 @@ pub fn parse(text: &[u8]) -> Vec<DiffFile> {
         let line = String::from_utf8_lossy(raw);
         let line = line.as_ref();
         if let Some(rest) = line.strip_prefix("diff --git ") {
-            let (old, new) = header_paths(rest);
+            let (old, new) = aide_core::git::diff_header_paths(rest);
             files.push(DiffFile {
                 path: new.clone(),
                 status: FileStatus::Modified,
@@ -222,54 +222,6 @@ fn side(raw: &str, prefix: &str) -> Option<String> {
         return None;
     }
     Some(path.strip_prefix(prefix).unwrap_or(&path).to_string())
-}
-
-/// The two paths of `a/X b/Y` (each maybe quoted). Unquoted names with
-/// spaces are split where both halves name the same path (no rename); a
-/// rename's names come from its `rename from/to` lines anyway.
-fn header_paths(rest: &str) -> (String, String) {
-    if rest.starts_with('"') {
-        // "a/x" "b/y" or "a/x" b/y
-        if let Some(end) = find_closing_quote(rest) {
-            let old = aide_core::git::unquote_path(&rest[..=end]);
-            let new = aide_core::git::unquote_path(rest[end + 1..].trim_start());
-            return (strip(&old, "a/"), strip(&new, "b/"));
-        }
-    }
-    if rest.ends_with('"')
-        && let Some(start) = rest.rfind(" \"")
-    {
-        let old = rest[..start].to_string();
-        let new = aide_core::git::unquote_path(&rest[start + 1..]);
-        return (strip(&old, "a/"), strip(&new, "b/"));
-    }
-    // `a/P b/P`: the same path twice.
-    let n = rest.len().saturating_sub(3) / 2;
-    if rest.len() >= 3 && rest.len() % 2 == 1 && rest.get(2..2 + n) == rest.get(n + 5..) {
-        let p = rest[2..2 + n].to_string();
-        return (p.clone(), p);
-    }
-    match rest.split_once(" b/") {
-        Some((a, b)) => (strip(a, "a/"), b.to_string()),
-        None => (rest.to_string(), rest.to_string()),
-    }
-}
-
-fn strip(path: &str, prefix: &str) -> String {
-    path.strip_prefix(prefix).unwrap_or(path).to_string()
-}
-
-fn find_closing_quote(s: &str) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut i = 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 /// `@@ -a[,b] +c[,d] @@ header`.

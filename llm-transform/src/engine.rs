@@ -150,10 +150,15 @@ pub fn transform(
     plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
     progress.tick();
     let mut renames = Vec::new();
-    let executables: Vec<&str> = patches
+    // Modes a patch sets: a new file git marks 100755, an existing file's
+    // `new mode` (executable where readable, as git does, or not at all).
+    let modes: Vec<(&str, bool)> = patches
         .iter()
         .filter_map(|p| match p {
-            patch::FilePatch::Add { path, executable: true, .. } => Some(path.as_str()),
+            patch::FilePatch::Add { path, executable: true, .. } => Some((path.as_str(), true)),
+            patch::FilePatch::Update { path, move_to, executable: Some(x), .. } => {
+                Some((move_to.as_deref().unwrap_or(path), *x))
+            }
             _ => None,
         })
         .collect();
@@ -169,9 +174,16 @@ pub fn transform(
         }
         progress.tick();
     }
-    for path in executables {
+    for (path, executable) in modes {
         use std::os::unix::fs::PermissionsExt;
-        plan.file(root, path)?.permissions = Some(std::fs::Permissions::from_mode(0o755));
+        let file = plan.file(root, path)?;
+        let mode = match (&file.permissions, executable) {
+            (None, true) => 0o755,
+            (None, false) => 0o644,
+            (Some(p), true) => p.mode() | ((p.mode() & 0o444) >> 2),
+            (Some(p), false) => p.mode() & !0o111,
+        };
+        file.permissions = Some(std::fs::Permissions::from_mode(mode & 0o7777));
     }
 
     // The syntax guard, on every changed file of a known language at once
@@ -375,7 +387,7 @@ fn patch_operations(plan: &mut Plan, root: &Root, p: &patch::FilePatch) -> Resul
                 force: false,
             }])
         }
-        patch::FilePatch::Update { path, move_to, hunks } => {
+        patch::FilePatch::Update { path, move_to, hunks, .. } => {
             let Some(bytes) = plan.file(root, path)?.current.clone() else {
                 return Err(TransformError::PatchMissingFile { path: path.clone() }.into());
             };

@@ -374,7 +374,12 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
     // A removed folder gone: every file had been put in place before it.
     let removed: Vec<PathBuf> = record.removed_dirs.iter().map(PathBuf::from).collect();
     let folder_gone = removed.iter().any(|d| matches!(root.open_dir(d, false), Err(aide_core::root::OpenFailure::Io(e)) if e.kind() == std::io::ErrorKind::NotFound));
-    let any_after = folder_gone || found.iter().flatten().any(|f| matches!(f.state, Now::After));
+    // A file whose content the commit keeps (a mode change) says nothing
+    // of how far the commit got: its old and new checksums are one.
+    let any_after = folder_gone
+        || record.files.iter().zip(&found).any(|(f, found)| {
+            f.checksum_before != f.checksum_after && matches!(found, Some(Found { state: Now::After, .. }))
+        });
     let mut conflicts = Vec::new();
     let mut files = 0;
     for (f, found) in record.files.iter().zip(&found) {
@@ -399,6 +404,19 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
                     Ok(false) => conflicts.push(shown.clone()),
                     Err(e) => unrestored.push(Unrestored { path: shown.clone(), reason: e.to_string() }),
                 }
+            }
+            // A mode change of a commit that went on: its staged file (same
+            // bytes, the new mode) goes in.
+            (Now::After, true) if f.checksum_before == f.checksum_after => {
+                let staged = f.temp.as_ref().and_then(|t| read_entry_at(dir, t.as_os_str()).ok().flatten());
+                if let Some(temp) =
+                    f.temp.as_ref().filter(|_| staged.is_some_and(|e| Some(e.checksum()) == f.checksum_after))
+                {
+                    if let Err(e) = rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str()) {
+                        unrestored.push(Unrestored { path: shown.clone(), reason: e.to_string() });
+                    }
+                }
+                files += 1;
             }
             (Now::After, _) | (Now::Before, false) => files += 1,
         }

@@ -28,6 +28,8 @@ pub enum FilePatch {
         path: String,
         move_to: Option<String>,
         hunks: Vec<Hunk>,
+        /// git's `new mode`: Some(true) for 100755, Some(false) for 100644.
+        executable: Option<bool>,
     },
 }
 
@@ -70,7 +72,7 @@ fn bad(line: usize, message: impl Into<String>) -> AideError {
 
 fn unsupported(line: usize, what: &str) -> AideError {
     AideError::new(aide_core::code::INVALID_REQUEST, format!("the patch's line {line}: {what} is not applied"))
-        .with_hint("binary changes and a mode change of an existing file are not applied by a patch: leave them out")
+        .with_hint("binary changes and changes to links or submodules are not applied by a patch: leave them out")
         .with_details(json!({ "field": "patch", "line": line }))
 }
 
@@ -123,6 +125,9 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
         let (mut old_path, mut new_path) = (None, None);
         let (mut rename_from, mut rename_to) = (None, None);
         let (mut added, mut deleted, mut executable) = (false, false, false);
+        let mut new_mode: Option<bool> = None;
+        // The header's own names: all a mode change has.
+        let header = line.strip_prefix("diff --git ").map(aide_core::git::diff_header_paths);
         if git {
             i += 1;
             while i < lines.len() && !lines[i].starts_with("--- ") && !lines[i].starts_with("diff --git ") {
@@ -136,8 +141,13 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
                     executable = mode.trim() == "100755";
                 } else if l.starts_with("deleted file mode") {
                     deleted = true;
-                } else if l.starts_with("old mode") || l.starts_with("new mode") {
-                    return Err(unsupported(i + 1, "a mode change"));
+                } else if let Some(mode) = l.strip_prefix("new mode ") {
+                    new_mode = match mode.trim() {
+                        "100755" => Some(true),
+                        "100644" => Some(false),
+                        _ => return Err(unsupported(i + 1, "a change to a link or submodule")),
+                    };
+                } else if l.starts_with("old mode") {
                 } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files") {
                     return Err(unsupported(i + 1, "a binary change"));
                 }
@@ -207,7 +217,7 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
             }
             hunks.push(hunk);
         }
-        let path = rename_from.clone().or(old_path.clone()).or(new_path.clone());
+        let path = rename_from.clone().or(old_path.clone()).or(new_path.clone()).or_else(|| header.map(|h| h.0));
         let Some(path) = path else { return Err(bad(i, "a file change names no file")) };
         let target = rename_to.or(new_path.filter(|n| *n != path));
         out.push(if added {
@@ -222,7 +232,7 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
         } else if deleted {
             FilePatch::Delete { path, hunks }
         } else {
-            FilePatch::Update { path, move_to: target, hunks }
+            FilePatch::Update { path, move_to: target, hunks, executable: new_mode }
         });
     }
     if out.is_empty() {
@@ -304,7 +314,7 @@ fn parse_begin_patch(text: &str) -> Result<Vec<FilePatch>, AideError> {
                 }
                 i += 1;
             }
-            out.push(FilePatch::Update { path: path.trim().to_string(), move_to, hunks });
+            out.push(FilePatch::Update { path: path.trim().to_string(), move_to, hunks, executable: None });
         } else if line.trim().is_empty() {
             i += 1;
         } else {
@@ -413,14 +423,16 @@ mod tests {
         let p = parse(text).unwrap();
         assert_eq!(p.len(), 4);
         assert!(
-            matches!(&p[0], FilePatch::Update { path, move_to: None, hunks } if path == "src/a.rs" && hunks.len() == 1)
+            matches!(&p[0], FilePatch::Update { path, move_to: None, hunks, .. } if path == "src/a.rs" && hunks.len() == 1)
         );
         assert_eq!(p[1], FilePatch::Add { path: "new.txt".into(), content: "hello".into(), executable: false });
         assert!(matches!(&p[2], FilePatch::Delete { path, .. } if path == "old.txt"));
         assert!(
-            matches!(&p[3], FilePatch::Update { path, move_to: Some(to), hunks } if path == "x.rs" && to == "y.rs" && hunks.is_empty())
+            matches!(&p[3], FilePatch::Update { path, move_to: Some(to), hunks, .. } if path == "x.rs" && to == "y.rs" && hunks.is_empty())
         );
-        assert!(parse("diff --git a/x b/x\nold mode 100644\nnew mode 100755\n").is_err());
+        let mode = parse("diff --git a/x b/x\nold mode 100644\nnew mode 100755\n").unwrap();
+        assert!(matches!(&mode[0], FilePatch::Update { executable: Some(true), hunks, .. } if hunks.is_empty()));
+        assert!(parse("diff --git a/x b/x\nold mode 100644\nnew mode 120000\n").is_err());
     }
 
     #[test]

@@ -86,7 +86,19 @@ impl FileState {
 
     /// Whether the plan changes the path: its content, or file to link.
     pub fn is_changed(&self) -> bool {
-        self.current != self.original || (self.current.is_some() && self.current_link != self.original_link)
+        self.current != self.original
+            || (self.current.is_some() && self.current_link != self.original_link)
+            || self.mode_changed()
+    }
+
+    /// Whether the plan gives the file another mode (a patch's `new mode`),
+    /// its content the same or not.
+    pub fn mode_changed(&self) -> bool {
+        use std::os::unix::fs::PermissionsExt;
+        match (&self.permissions, self.stamp, &self.current) {
+            (Some(p), Some(stamp), Some(_)) if !self.original_link => p.mode() & 0o7777 != stamp.mode & 0o7777,
+            _ => false,
+        }
     }
 
     /// The checksum of what is at the path before (a link's is its

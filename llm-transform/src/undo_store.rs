@@ -155,7 +155,13 @@ pub fn store_pre_images(
             pre_image,
             checksum_before: f.checksum_before(),
             checksum_after: f.checksum_after(),
-            mode: f.permissions.as_ref().map(PermissionsExt::mode),
+            // The mode undo gives back: the file's own before the
+            // transform (a patch may have changed it), else the planned one.
+            mode: f
+                .stamp
+                .filter(|_| f.original.is_some())
+                .map(|s| s.mode & 0o7777)
+                .or_else(|| f.permissions.as_ref().map(PermissionsExt::mode)),
             not_kept,
             link_before: f.original_link,
             link_after: f.current_link,

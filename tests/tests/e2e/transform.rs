@@ -730,8 +730,9 @@ fn tree_bytes(t: &TestDir) -> std::collections::BTreeMap<String, Vec<u8>> {
     out
 }
 
-/// A diff git made applies with the bytes `git apply` gives: changes,
-/// CRLF and last lines without a break, new, deleted and renamed files.
+/// A diff git made applies with the bytes and modes `git apply` gives:
+/// changes, CRLF and last lines without a break, new, deleted and renamed
+/// files, mode changes with and without a content change.
 #[test]
 fn a_git_diff_applies_as_git_apply_does() {
     let t = TestDir::new();
@@ -742,7 +743,21 @@ fn a_git_diff_applies_as_git_apply_does() {
     t.write("old.txt", "going\naway\n");
     t.write("mv.txt", "moving\nfile\n");
     t.write("src/keep.rs", "fn main() {}\n");
+    t.write("tool.sh", "#!/bin/sh\n").write("tool2.sh", "#!/bin/sh\necho 1\n").write("was_exec.sh", "x\n");
+    std::fs::set_permissions(t.root().join("was_exec.sh"), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
     t.git(&["add", "-A"]).git(&["commit", "-qm", "base"]);
+    let executable = |rel: &str, on: bool| {
+        std::fs::set_permissions(
+            t.root().join(rel),
+            std::os::unix::fs::PermissionsExt::from_mode(if on { 0o755 } else { 0o644 }),
+        )
+        .unwrap();
+    };
+    executable("tool.sh", true);
+    executable("tool2.sh", true);
+    t.write("tool2.sh", "#!/bin/sh\necho 2\n");
+    executable("was_exec.sh", false);
     t.write("a.txt", "x\nb\nc\nB\nd\ne\nf\ng\nh\ni\nj\nb\nk\nadded\n");
     t.write("crlf.txt", "one\r\nTWO\r\nthree\r\n");
     t.write("noeol.txt", "first\nlast changed");
@@ -758,17 +773,29 @@ fn a_git_diff_applies_as_git_apply_does() {
         std::process::Command::new("git").args(["diff", "--cached", "-M"]).current_dir(t.root()).output().unwrap();
     let diff = String::from_utf8(out.stdout).unwrap();
     assert!(diff.contains("rename from mv.txt") && diff.contains("\\ No newline"), "{diff}");
+    assert!(diff.contains("new mode 100755") && diff.contains("new mode 100644"), "{diff}");
     // What git apply makes of it, from the base.
     t.git(&["reset", "-q", "--hard", "HEAD"]);
     t.write("change.diff", &diff);
     t.git(&["apply", "change.diff"]);
     let by_git = tree_bytes(&t);
+    let modes = |t: &TestDir| -> Vec<u32> {
+        ["tool.sh", "tool2.sh", "was_exec.sh"]
+            .iter()
+            .map(|f| {
+                std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(t.root().join(f)).unwrap().permissions())
+                    & 0o777
+            })
+            .collect()
+    };
+    let modes_by_git = modes(&t);
     t.git(&["reset", "-q", "--hard", "HEAD"]);
     t.git(&["clean", "-qfd", "-e", "change.diff"]);
     let base = tree_bytes(&t);
     let (out, _) = t.cmd("llm-transform").args(["--json", "--patch", "change.diff"]).expect_exit(0);
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(tree_bytes(&t), by_git, "{v}");
+    assert_eq!(modes(&t), modes_by_git, "modes as git apply sets them");
     let mode = |rel: &str| {
         std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(t.root().join(rel)).unwrap().permissions()) & 0o777
     };
@@ -777,10 +804,9 @@ fn a_git_diff_applies_as_git_apply_does() {
     // One transform: undone whole.
     let id = v["undo"].as_str().unwrap().rsplit(' ').next().unwrap().to_string();
     t.cmd("llm-transform").args(["undo", &id]).expect_exit(0);
-    let mut after_undo = tree_bytes(&t);
-    // Undo leaves the folders the patch made, empty.
-    after_undo.retain(|k, _| !k.starts_with("new/") && !k.starts_with("moved/"));
-    assert_eq!(after_undo, base);
+    assert_eq!(tree_bytes(&t), base);
+    assert_eq!(modes(&t), [0o644, 0o644, 0o755], "undo gives the modes back");
+    assert!(!t.root().join("new").exists(), "undo removes the folders the patch made");
 }
 
 /// The `*** Begin Patch` format: add, update with an anchor, move, delete;
