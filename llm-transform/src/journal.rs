@@ -409,12 +409,11 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
             // bytes, the new mode) goes in.
             (Now::After, true) if f.checksum_before == f.checksum_after => {
                 let staged = f.temp.as_ref().and_then(|t| read_entry_at(dir, t.as_os_str()).ok().flatten());
-                if let Some(temp) =
-                    f.temp.as_ref().filter(|_| staged.is_some_and(|e| Some(e.checksum()) == f.checksum_after))
+                let valid = staged.is_some_and(|e| Some(e.checksum()) == f.checksum_after);
+                if let Some(temp) = f.temp.as_ref().filter(|_| valid)
+                    && let Err(e) = rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str())
                 {
-                    if let Err(e) = rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str()) {
-                        unrestored.push(Unrestored { path: shown.clone(), reason: e.to_string() });
-                    }
+                    unrestored.push(Unrestored { path: shown.clone(), reason: e.to_string() });
                 }
                 files += 1;
             }
