@@ -36,13 +36,13 @@ pub fn diff(
         args.push("--cached".into());
     }
     if let Some(rev) = rev {
-        repo.commit(rev)?;
+        args.push("--end-of-options".into());
         args.push(rev.to_string());
     }
     args.push("--".into());
     args.extend(paths.iter().map(|p| literal(p)));
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let text = repo.run(&refs)?;
+    let text = repo.run_at(&refs, rev)?;
     let new = if staged { NewSide::Object(String::new()) } else { NewSide::Worktree(root) };
     let files = parse_and_locate(repo, &text, &new)?;
     let (old, new_name) = match (staged, rev) {

@@ -44,18 +44,21 @@ fn commits(out: &[u8]) -> Vec<Commit> {
 /// `log [REV] [--path P] [-n N]`: commits, newest first.
 pub fn log(repo: &Repo, rev: Option<&str>, path: Option<&str>, limit: usize) -> Result<LogOutput, GitError> {
     let rev = rev.unwrap_or("HEAD");
-    if rev == "HEAD" && !repo.is_commit("HEAD")? {
-        // A repository with no commit yet has no history: not an error.
-        return Ok(LogOutput { commits: Vec::new(), truncated: false });
-    }
-    repo.commit(rev)?;
     let count = format!("--max-count={}", limit.saturating_add(1));
     let mut args = vec!["log", FORMAT, &count, "--end-of-options", rev, "--"];
     let spec = path.map(literal);
     if let Some(spec) = &spec {
         args.push(spec);
     }
-    let mut found = commits(&repo.run(&args)?);
+    let out = match repo.run_at(&args, Some(rev)) {
+        Ok(out) => out,
+        // A repository with no commit yet has no history: not an error.
+        Err(GitError::Unknown { .. } | GitError::Failed { .. }) if rev == "HEAD" && !repo.is_commit("HEAD")? => {
+            return Ok(LogOutput { commits: Vec::new(), truncated: false });
+        }
+        Err(e) => return Err(e),
+    };
+    let mut found = commits(&out);
     let truncated = found.len() > limit;
     found.truncate(limit);
     Ok(LogOutput { commits: found, truncated })

@@ -31,6 +31,12 @@ impl Repo {
     pub fn open(root: &Root) -> Result<Repo, GitError> {
         let dir = root.path().to_path_buf();
         let probe = Repo { dir: dir.clone(), prefix: String::new() };
+        // The top of a work tree (its `.git` folder, or a worktree's `.git`
+        // file) needs no git run to find; a damaged one fails the command
+        // that follows with `not_a_repository` all the same.
+        if dir.join(".git").exists() && std::env::var_os("GIT_DIR").is_none() {
+            return Ok(probe);
+        }
         let ran = probe.ran(&["rev-parse", "--is-inside-work-tree", "--show-prefix"])?;
         if ran.status != 0 {
             return Err(GitError::NotARepository { dir: ".".into() });
@@ -73,11 +79,26 @@ impl Repo {
 
     /// Runs git; its stdout, or `git_failed` with its stderr.
     pub fn run(&self, args: &[&str]) -> Result<Vec<u8>, GitError> {
+        self.run_at(args, None)
+    }
+
+    /// Runs git on the revision `rev`; one git does not know is
+    /// `not_found`, found from git's own complaint (no run beforehand).
+    pub fn run_at(&self, args: &[&str], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
         let ran = self.ran(args)?;
-        if ran.status != 0 {
-            return Err(GitError::Failed { command: args.join(" "), status: ran.status, stderr: ran.stderr });
+        if ran.status == 0 {
+            return Ok(ran.stdout);
         }
-        Ok(ran.stdout)
+        let said = |s: &str| ran.stderr.contains(s);
+        if said("not a git repository") {
+            return Err(GitError::NotARepository { dir: ".".into() });
+        }
+        if let Some(rev) = rev
+            && (said("unknown revision") || said("bad revision") || said("bad object") || said("invalid object name"))
+        {
+            return Err(GitError::Unknown { what: "revision", given: rev.to_string(), stderr: ran.stderr });
+        }
+        Err(GitError::Failed { command: args.join(" "), status: ran.status, stderr: ran.stderr })
     }
 
     /// A top-relative path of git's as the root's (None: outside the root).

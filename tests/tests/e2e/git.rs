@@ -365,3 +365,74 @@ fn git_over_mcp_picks_its_command_and_refuses_what_that_command_does_not_take() 
     let write = client.call("git", json!({ "command": "add", "paths": ["a.txt"] }));
     assert_eq!(write["isError"], true, "the read-only tool does not add: {write}");
 }
+
+/// This repository, a real history: log, blame, show and a diff across
+/// several commits agree with git's own formats.
+#[test]
+fn on_this_repository_log_blame_show_and_diff_agree_with_git() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
+    let in_repo = |args: &[&str]| {
+        let out = Command::new("git").args(args).current_dir(&repo).output().unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    if !in_repo(&["rev-parse", "HEAD~3"]).0 {
+        aide_tests::skip("git history", "this checkout has no history of three commits");
+        return;
+    }
+    let t = TestDir::new();
+    let run = |args: &[&str]| -> Value {
+        let mut all = vec!["--root", repo.to_str().unwrap()];
+        all.extend(args);
+        t.cmd("llm-git").args(&all).json(0)
+    };
+    let v = run(&["log", "-n", "30"]);
+    let ours: Vec<&str> = v["commits"].as_array().unwrap().iter().map(|c| c["commit"].as_str().unwrap()).collect();
+    let theirs = in_repo(&["log", "-n", "30", "--format=%H"]).1;
+    assert_eq!(ours, theirs.lines().collect::<Vec<_>>());
+
+    let v = run(&["blame", "Cargo.toml"]);
+    let porcelain = in_repo(&["blame", "--line-porcelain", "Cargo.toml"]).1;
+    let theirs: Vec<&str> = porcelain
+        .lines()
+        .filter(|l| l.len() > 40 && l.as_bytes()[..40].iter().all(u8::is_ascii_hexdigit))
+        .map(|l| &l[..40])
+        .collect();
+    let ours: Vec<&str> = v["lines"].as_array().unwrap().iter().map(|l| l["commit"].as_str().unwrap()).collect();
+    assert_eq!(ours, theirs);
+
+    let v = run(&["show", "HEAD~1"]);
+    let mut ours: Vec<String> =
+        v["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
+    ours.sort();
+    let theirs = in_repo(&["show", "--name-only", "--format=", "-M", "HEAD~1"]).1;
+    let mut theirs: Vec<String> = theirs.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
+    theirs.sort();
+    assert_eq!(ours, theirs);
+
+    let v = run(&["diff", "HEAD~3"]);
+    let numstat = in_repo(&["diff", "--numstat", "-M", "HEAD~3"]).1;
+    let ours: BTreeMap<String, (u64, u64)> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["binary"] == false)
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                (f["insertions"].as_u64().unwrap(), f["deletions"].as_u64().unwrap()),
+            )
+        })
+        .collect();
+    let theirs: BTreeMap<String, (u64, u64)> = numstat
+        .lines()
+        .filter(|l| !l.starts_with('-'))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            // A rename's path is written `old => new` (or `dir/{a => b}`): compare the plain ones.
+            (!f[2].contains(" => ")).then(|| (f[2].to_string(), (f[0].parse().unwrap(), f[1].parse().unwrap())))
+        })
+        .collect();
+    for (path, counts) in &theirs {
+        assert_eq!(ours.get(path), Some(counts), "{path}");
+    }
+}

@@ -14,6 +14,7 @@ use crate::{Result, say, workspace};
 // One module per tool; the harness (measuring, the report) is here.
 mod ast;
 mod discover;
+mod git;
 mod jobs;
 mod lint;
 mod log;
@@ -142,6 +143,7 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "jobs" => jobs::bench(runs, warmup),
         "shell" => shell::bench(runs, warmup),
         "lint" => lint::bench(runs, warmup),
+        "git" => git::bench(runs, warmup),
         "ast" => ast::bench(runs, warmup),
         "transform" => transform::bench(runs, warmup),
         "mcp" => mcp::bench(runs, warmup),
@@ -149,7 +151,7 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "startup" => startup::bench(runs, warmup),
         "refactor" => refactor::bench(runs, warmup),
         other => Err(format!(
-            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, lint, ast, transform, mcp, refactor, log, startup)"
+            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, lint, git, ast, transform, mcp, refactor, log, startup)"
         )),
     }
 }
