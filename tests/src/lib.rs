@@ -185,10 +185,35 @@ impl TestCommand {
         (stdout, stderr)
     }
 
+    /// Starts it with `input` written to its stdin and its output dropped:
+    /// for a test that kills it midway.
+    pub fn spawn_with_input(mut self, input: &[u8]) -> std::process::Child {
+        use std::io::Write;
+        self.cmd.stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null());
+        let mut child = self.cmd.spawn().expect("spawn");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input);
+        }
+        child
+    }
+
     /// Runs with `--json`, asserts the exit code, and parses the document.
     pub fn json<T: serde::de::DeserializeOwned>(self, code: i32) -> T {
         let (stdout, _) = self.arg("--json").expect_exit(code);
         serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("output is not the expected JSON ({e}):\n{stdout}"))
+    }
+}
+
+/// A small, seeded xorshift: the same "random" kill moments on every run.
+pub struct Xorshift(pub u64);
+
+impl Xorshift {
+    /// The next number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
     }
 }
 

@@ -233,7 +233,7 @@ fn a_kill_at_any_moment_of_a_tree_copy_and_delete_recovers_to_all_or_nothing() {
         { "op": "delete", "path": "gone", "recursive": true, "force": true },
     ] })
     .to_string();
-    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut random = aide_tests::Xorshift(0x9E37_79B9_7F4A_7C15);
     let (mut done, mut not_done, mut mid_commit) = (0, 0, 0);
     for round in 0..12 {
         let _ = std::fs::remove_dir_all(root.join("copy"));
@@ -243,18 +243,12 @@ fn a_kill_at_any_moment_of_a_tree_copy_and_delete_recovers_to_all_or_nothing() {
         }
         let gone = snapshot(&root.join("gone"));
         // Each rename waits 3 ms, so kills land in the middle of the commit too.
-        let mut c =
-            t.cmd("llm-transform").args(["--json", "--request", "-"]).env("AIDE_TEST_RENAME_DELAY_US", "3000").cmd;
-        c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
-        let mut child = c.spawn().unwrap();
-        {
-            use std::io::Write;
-            let _ = child.stdin.take().unwrap().write_all(request.as_bytes());
-        }
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        std::thread::sleep(std::time::Duration::from_micros(seed % 600_000));
+        let mut child = t
+            .cmd("llm-transform")
+            .args(["--json", "--request", "-"])
+            .env("AIDE_TEST_RENAME_DELAY_US", "3000")
+            .spawn_with_input(request.as_bytes());
+        std::thread::sleep(std::time::Duration::from_micros(random.below(600_000)));
         let _ = child.kill();
         let _ = child.wait();
         let recovered: Value = t.cmd("llm-transform").args(["recover"]).json(0);

@@ -398,22 +398,13 @@ fn sigkill_at_any_moment_leaves_every_file_old_or_new() {
         .map(|i| json!({ "op": "write", "path": format!("f{i}.txt"), "content": new[i], "checksum_before": sha(old[i].as_bytes()) }))
         .collect();
     let request = json!({ "operations": ops }).to_string();
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut random = aide_tests::Xorshift(0x2545_F491_4F6C_DD1D);
     for round in 0..15 {
         for (i, o) in old.iter().enumerate() {
             t.write(&format!("f{i}.txt"), o);
         }
-        let mut c = t.cmd("llm-transform").args(["--json", "--request", "-"]).cmd;
-        c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
-        let mut child = c.spawn().unwrap();
-        {
-            use std::io::Write;
-            let _ = child.stdin.take().unwrap().write_all(request.as_bytes());
-        }
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        std::thread::sleep(std::time::Duration::from_micros(seed % 150_000));
+        let mut child = t.cmd("llm-transform").args(["--json", "--request", "-"]).spawn_with_input(request.as_bytes());
+        std::thread::sleep(std::time::Duration::from_micros(random.below(150_000)));
         let _ = child.kill();
         let _ = child.wait();
         for i in 0..n {
