@@ -86,6 +86,13 @@ pub fn lock_paths(root: &Root, op: &Operation) -> Result<Vec<PathBuf>, AideError
     let tree = scan(root, &from, Depth::Names)?;
     let dest = to.map(|to| place(root, to)).transpose()?;
     let mut out = Vec::new();
+    // A tree a copy replaces: its own files too.
+    if let Some(dest) = dest.as_ref().filter(|d| d.what == What::Dir) {
+        let replaced = scan(root, dest, Depth::Names)?;
+        out.extend(
+            replaced.entries.iter().filter(|e| !matches!(e.kind, EntryKind::Dir { .. })).map(|e| dest.abs.join(&e.rel)),
+        );
+    }
     for e in tree.entries.iter().filter(|e| !matches!(e.kind, EntryKind::Dir { .. })) {
         out.push(from.abs.join(&e.rel));
         if let Some(dest) = &dest {
@@ -126,6 +133,19 @@ pub fn operation(plan: &mut Plan, root: &Root, index: usize, op: &Operation) -> 
             let from = place(root, path)?;
             let dest = place(root, to)?;
             match from.what {
+                What::Dir if dest.what == What::Dir && *overwrite => {
+                    // The tree there goes first, guarded by its tree
+                    // checksum; the copy then takes its place.
+                    let Some(replaced) = checksum_before.as_deref() else {
+                        return Err(TransformError::OverwriteWithoutChecksum { path: dest.shown }.into());
+                    };
+                    if dest.rel.starts_with(&from.rel) || from.rel.starts_with(&dest.rel) {
+                        return Err(TransformError::IntoItself { op: "copy", path: from.shown, to: dest.shown }.into());
+                    }
+                    delete_tree(plan, root, index, &dest, Some(replaced), false)?;
+                    let gone = Place { what: What::Missing, ..dest };
+                    copy_tree(plan, root, index, &from, &gone, expected_tree_checksum.as_deref())?;
+                }
                 What::Dir => copy_tree(plan, root, index, &from, &dest, expected_tree_checksum.as_deref())?,
                 What::Missing => return Err(TransformError::Missing { path: from.shown }.into()),
                 What::File | What::Link => {
@@ -302,9 +322,12 @@ fn copy_tree(
         }
     }
     plan.dirs.make.insert(dest.rel.clone(), Some(tree.mode));
+    // A folder a delete of this request removes and this copy makes stays.
+    plan.dirs.remove.remove(&dest.rel);
     for e in &tree.entries {
         let new = dest.rel.join(&e.rel);
         if let EntryKind::Dir { mode } = e.kind {
+            plan.dirs.remove.remove(&new);
             plan.dirs.make.insert(new, Some(mode));
             continue;
         }

@@ -130,10 +130,11 @@ pub enum Operation {
     Copy {
         path: String,
         to: String,
-        /// Replace the file at `to` (given its `checksum_before`).
+        /// Replace what is at `to` (given its `checksum_before`).
         #[serde(default)]
         overwrite: bool,
-        /// With `overwrite`: the checksum of the file replaced.
+        /// With `overwrite`: the checksum of the file replaced (the tree
+        /// checksum of a directory replaced).
         #[serde(default)]
         checksum_before: Option<String>,
         #[serde(default)]

@@ -112,6 +112,34 @@ fn a_tree_copy_keeps_modes_links_and_empty_folders_and_undo_removes_it() {
 }
 
 #[test]
+fn a_tree_copy_replaces_a_tree_only_with_its_tree_checksum() {
+    let t = TestDir::new();
+    sample_tree(&t, "src");
+    t.write("dst/old-only.txt", "old\n").write("dst/a.txt", "stale\n").write("dst/deep/x", "x");
+    let root = t.root().to_path_buf();
+    let old = snapshot(&root.join("dst"));
+    let copy = |extra: Value| {
+        let mut op = json!({ "op": "copy", "path": "src", "to": "dst", "overwrite": true });
+        op.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        json!({ "operations": [op] })
+    };
+    let v = transform(&t, copy(json!({})), 3);
+    assert_eq!(v["error"]["code"], "conflict", "overwrite needs the tree checksum: {v}");
+    let v = transform(&t, copy(json!({ "checksum_before": "0".repeat(64) })), 3);
+    assert_eq!(v["error"]["code"], "checksum_mismatch");
+    assert_eq!(snapshot(&root.join("dst")), old, "nothing written");
+    let sum = tree_checksum(&t, "dst");
+    transform(&t, copy(json!({ "checksum_before": sum })), 0);
+    assert_eq!(
+        snapshot(&root.join("dst")),
+        snapshot(&root.join("src")),
+        "the tree is the source's, nothing of the old left"
+    );
+    let _: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(snapshot(&root.join("dst")), old, "undo puts the replaced tree back");
+}
+
+#[test]
 fn a_recursive_delete_needs_the_tree_checksum_and_undo_restores_it_byte_for_byte() {
     let t = TestDir::new();
     sample_tree(&t, "build");
