@@ -136,6 +136,8 @@ pub mod code {
         TOO_MANY_REPLACEMENTS = "too_many_replacements", Conflict;
         /// A rename's new name is already defined where the symbol lives; nothing was written.
         NAME_COLLISION = "name_collision", Conflict;
+        /// A rename found sites it cannot tell are the symbol's (the details list them); nothing was written.
+        UNRESOLVED_SITES = "unresolved_sites", Conflict;
         /// A shell command's estimated risk is above the allowed level; nothing was run.
         RISK_DENIED = "risk_denied", Conflict;
         /// An edit made the project's checkers (or its verify command) fail where they passed; it was undone at once (the details give the new diagnostics).

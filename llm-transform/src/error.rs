@@ -25,6 +25,15 @@ pub struct BlockCandidate {
     pub parent: Option<String>,
 }
 
+/// A site a rename could not tell is the symbol's.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnresolvedSite {
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub line_text: String,
+}
+
 /// A file an undo would overwrite that changed since the transform.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangedFile {
@@ -136,6 +145,8 @@ pub enum TransformError {
     RenameTargetExists { path: String, to: String },
     #[error("{path} is read-only (no write permission); nothing was written")]
     ReadOnly { path: String },
+    #[error("renaming {name} would leave {} site{} of the name that may mean it unchanged", .sites.len(), if .sites.len() == 1 { "" } else { "s" })]
+    UnresolvedSites { name: String, sites: Vec<UnresolvedSite> },
     #[error("{path} is a directory; deleting it needs `recursive`")]
     DirectoryNotRecursive { path: String },
     #[error("{path} is a directory; deleting it needs its tree checksum (or `force`)")]
@@ -368,6 +379,9 @@ impl From<TransformError> for AideError {
             E::RenameTargetExists { .. } => {
                 error(code::CONFLICT).with_hint("delete the destination first, or pick another name")
             }
+            E::UnresolvedSites { sites, .. } => error(code::UNRESOLVED_SITES)
+                .with_hint("look at each (llm-ast-search --references); then pass include_unresolved to rename them too, or skip_unresolved to leave them")
+                .with_details(json!({ "sites": sites })),
             E::DirectoryNotRecursive { path } => error(code::INVALID_ARGUMENTS)
                 .with_hint("add \"recursive\": true with its expected_tree_checksum (llm-read DIR prints it)")
                 .with_details(json!({ "path": path, "kind": "directory" })),

@@ -21,14 +21,14 @@ use aide_core::tool::Context;
 use aide_core::{AideError, Lang, Root};
 use llm_ast_search::RefKind;
 use llm_ast_search::SymbolKind;
-use llm_ast_search::{FileFacts, NotOne, Resolver, SymbolQuery, Target, member_owner};
+use llm_ast_search::{FileFacts, NotOne, Resolver, Symbol, SymbolQuery, Target, member_owner};
 use llm_ast_search::{Locals, in_comment_or_string};
 pub use llm_ast_search::{Resolution, SymbolScope};
 use llm_ast_search::{SourceFile, is_token_at};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::error::{DefinitionCandidate, TransformError};
+use crate::error::{DefinitionCandidate, TransformError, UnresolvedSite};
 use crate::request::RenameSymbolOp;
 use crate::scan::{Edit, ScanCache, source_scope};
 
@@ -195,6 +195,47 @@ impl PreparedRename {
                 }
             })
             .collect();
+        // A site that may mean another definition is never left behind
+        // silently: the caller says what to do with it.
+        let left: Vec<UnresolvedSite> = sites
+            .iter()
+            .filter(|s| s.matched == Resolution::Unresolved && !s.renamed)
+            .map(|s| UnresolvedSite {
+                path: s.path.clone(),
+                line: s.line,
+                column: s.column,
+                line_text: s.line_text.clone(),
+            })
+            .collect();
+        if !left.is_empty() && !self.op.skip_unresolved {
+            return Err(TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left }.into());
+        }
+        let mut sites = sites;
+        // Comments that name the symbol by convention follow it.
+        if let Target::Symbol { defs, owner } = resolver.target() {
+            for (rel, bytes) in files {
+                for (start, end) in doc_mentions(rel, bytes, &self.op.name_leaf(), defs, owner.as_deref()) {
+                    if sites.iter().any(|s| s.path == *rel && s.byte_start == start) {
+                        continue;
+                    }
+                    let index = aide_core::LineIndex::new(bytes);
+                    let at = index.span(bytes, start, end);
+                    sites.push(RenameSite {
+                        path: rel.clone(),
+                        line: at.line,
+                        column: at.column,
+                        byte_start: start,
+                        byte_end: end,
+                        kind: RefKind::Usage,
+                        matched: Resolution::Resolved,
+                        in_comment_or_string: true,
+                        renamed: true,
+                        line_text: index.line_text(bytes, at.line, 200),
+                    });
+                }
+            }
+            sites.sort_by(|a, b| (a.path.as_bytes(), a.byte_start).cmp(&(b.path.as_bytes(), b.byte_start)));
+        }
         let mut edits: BTreeMap<String, Vec<Edit>> = BTreeMap::new();
         for s in sites.iter().filter(|s| s.renamed) {
             let text = self.op.new_name.clone().into_bytes();
@@ -254,4 +295,85 @@ impl PreparedRename {
             }
         }
     }
+}
+
+impl RenameSymbolOp {
+    /// The symbol's own name: the last part of a name path (`Agent/run` → `run`).
+    fn name_leaf(&self) -> String {
+        let leaf = self.name.rsplit(['/', '.']).next().unwrap_or(&self.name);
+        leaf.rsplit("::").next().unwrap_or(leaf).trim().to_string()
+    }
+}
+
+/// Where a file's comments name the symbol by its language's convention,
+/// as byte spans of the name: Go's doc comment of a definition, whose first
+/// word is the name (`// Name does…`), and Rust's intra-doc links in `///`
+/// and `//!` comments (`[`Name`]`, `[Name]`, `[`Owner::name`]`, a member's
+/// only with its owner's name).
+fn doc_mentions(rel: &str, bytes: &[u8], name: &str, defs: &[Symbol], owner: Option<&str>) -> Vec<(usize, usize)> {
+    let Ok(text) = std::str::from_utf8(bytes) else { return Vec::new() };
+    let index = aide_core::LineIndex::new(bytes);
+    let mut out = Vec::new();
+    if rel.ends_with(".go") {
+        for d in defs.iter().filter(|d| *d.path == *rel) {
+            // The comment block right above the definition, from its first line.
+            let mut first = None;
+            let mut line = d.span.line;
+            while line > 1 {
+                let Some(range) = index.line_content_range(bytes, line - 1) else { break };
+                if !text[range.clone()].trim_start().starts_with("//") {
+                    break;
+                }
+                first = Some(range);
+                line -= 1;
+            }
+            let Some(range) = first else { continue };
+            let body = &text[range.clone()];
+            let slashes = body.find("//").unwrap_or(0) + 2;
+            let word_at = slashes + body[slashes..].len() - body[slashes..].trim_start().len();
+            let after = word_at + name.len();
+            let is_word = body[word_at..].starts_with(name)
+                && !body[after..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+            if is_word {
+                out.push((range.start + word_at, range.start + after));
+            }
+        }
+    }
+    if rel.ends_with(".rs") {
+        let owner_leaf = owner.map(|o| o.rsplit([' ', '/', ':']).next().unwrap_or(o));
+        for line in 1..=index.line_count() {
+            let Some(range) = index.line_content_range(bytes, line) else { continue };
+            let body = &text[range.clone()];
+            let trimmed = body.trim_start();
+            if !(trimmed.starts_with("///") || trimmed.starts_with("//!")) {
+                continue;
+            }
+            let mut from = 0;
+            while let Some(open) = body[from..].find('[').map(|i| from + i) {
+                let Some(close) = body[open..].find(']').map(|i| open + i) else { break };
+                from = close + 1;
+                let inner = &body[open + 1..close];
+                let link = inner.trim_matches('`');
+                let link = link.strip_suffix("()").or_else(|| link.strip_suffix('!')).unwrap_or(link);
+                let mut parts: Vec<&str> = link.split("::").collect();
+                let Some(last) = parts.pop() else { continue };
+                if last != name || link.is_empty() {
+                    continue;
+                }
+                let qualifier_ok = match (owner_leaf, parts.last()) {
+                    (Some(o), Some(q)) => *q == o,
+                    (Some(_), None) => false,
+                    (None, _) => true,
+                };
+                if !qualifier_ok {
+                    continue;
+                }
+                // The name's own place in the link text.
+                let offset = inner.find('`').map_or(0, |_| inner.len() - inner.trim_start_matches('`').len());
+                let start = open + 1 + offset + link.len() - name.len();
+                out.push((range.start + start, range.start + start + name.len()));
+            }
+        }
+    }
+    out
 }

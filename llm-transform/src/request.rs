@@ -330,10 +330,13 @@ pub struct RenameSymbolOp {
     /// Also in comments and strings.
     #[serde(default)]
     pub in_comments_and_strings: bool,
-    /// Also `x.name` sites of unknown receiver. They are
-    /// listed as `unresolved` and left alone otherwise.
+    /// Also `x.name` sites of unknown receiver. Without it (or
+    /// `skip_unresolved`) a rename that finds any is refused, listing them.
     #[serde(default)]
     pub include_unresolved: bool,
+    /// Leave `unresolved` sites as they are.
+    #[serde(default)]
+    pub skip_unresolved: bool,
     #[serde(flatten)]
     pub scope: TreeScope,
 }

@@ -197,10 +197,7 @@ impl Binding {
                             properties.entry(k).or_insert(v);
                         }
                     }
-                    properties.insert(
-                        CHOICE.into(),
-                        json!({ "type": "string", "enum": names, "description": "The command; other arguments are its own." }),
-                    );
+                    properties.insert(CHOICE.into(), json!({ "type": "string", "enum": names }));
                     merged = Some(json!({ "type": "object", "properties": properties, "required": [CHOICE] }));
                     break;
                 }

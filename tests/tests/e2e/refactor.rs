@@ -426,7 +426,15 @@ fn rename_a_method_by_name_path_follows_receivers() {
         "src/other.rs",
         "pub struct Other;\nimpl Other {\n    pub fn run(&self) {}\n}\npub fn go(o: &Other) { o.run(); }\npub fn any(x: Box<dyn Fn()>) { x.run(); }\n",
     );
-    let v = rename(&t, json!({ "name": "Agent/run", "new_name": "execute" }), 0);
+    // Left behind silently, the unresolved site could break the build with
+    // `ok: true`: refused, each listed, nothing written.
+    let refused = rename(&t, json!({ "name": "Agent/run", "new_name": "execute" }), 3);
+    assert_eq!(refused["error"]["code"], "unresolved_sites", "{refused}");
+    let listed = &refused["error"]["details"]["sites"];
+    assert_eq!((&listed[0]["path"], &listed[0]["line"]), (&json!("src/other.rs"), &json!(6)), "{refused}");
+    assert_eq!(listed[0]["line_text"], "pub fn any(x: Box<dyn Fn()>) { x.run(); }");
+    assert!(read(&t, "src/agent.rs").contains("pub fn run(&self)"), "nothing written");
+    let v = rename(&t, json!({ "name": "Agent/run", "new_name": "execute", "skip_unresolved": true }), 0);
     assert!(read(&t, "src/agent.rs").contains("pub fn execute(&self)"));
     assert!(read(&t, "src/main.rs").contains("a.execute();"));
     assert!(read(&t, "src/other.rs").contains("o.run();") && read(&t, "src/other.rs").contains("x.run();"));
@@ -603,4 +611,49 @@ fn references_of_one_definition_are_judged_not_just_spelled_alike() {
     let v: Value = t.cmd("llm-ast-search").args(["--references", "Name"]).json(0);
     assert_eq!(v["matching"], "by_name");
     assert!(v["references"].as_array().unwrap().iter().all(|r| r["matched"] == "unresolved"));
+}
+
+#[test]
+fn doc_comments_that_name_the_symbol_follow_a_rename() {
+    // Go: the doc comment begins with the name.
+    let t = TestDir::new();
+    t.write(
+        "flag.go",
+        "package flag\n\n// Parse reads the flags.\n// Parse is safe to call twice.\nfunc Parse() {}\n\n// Other mentions Parse but is not its doc.\nfunc Other() { Parse() }\n",
+    );
+    let v = rename(&t, json!({ "name": "Parse", "new_name": "ParseAll" }), 0);
+    let go = read(&t, "flag.go");
+    assert!(go.contains("// ParseAll reads the flags.\n// Parse is safe"), "only the first word of the doc: {go}");
+    assert!(go.contains("// Other mentions Parse but") && go.contains("func Other() { ParseAll() }"), "{go}");
+    let doc = sites(&v).into_iter().find(|s| s.1 == 3).unwrap();
+    assert_eq!(doc.2, "resolved", "{v}");
+
+    // Rust: intra-doc links to the symbol, bare or qualified, in ///, //!.
+    let t = rust_tree();
+    t.write(
+        "src/lib.rs",
+        "//! The [`Agent`] type and [`Agent::run`].\n/// Runs an [Agent]; see [`Agent::run()`], not [`Other::run`].\npub fn drive() {}\n",
+    );
+    rename(&t, json!({ "name": "Agent/run", "new_name": "execute" }), 0);
+    let lib = read(&t, "src/lib.rs");
+    assert!(lib.contains("[`Agent::execute`]") && lib.contains("[`Agent::execute()`]"), "{lib}");
+    assert!(lib.contains("[`Other::run`]"), "another type's method is not this one: {lib}");
+    rename(&t, json!({ "name": "Agent", "new_name": "Robot" }), 0);
+    let lib = read(&t, "src/lib.rs");
+    assert!(lib.contains("//! The [`Robot`] type") && lib.contains("Runs an [Robot]"), "{lib}");
+}
+
+#[test]
+fn unresolved_sites_are_renamed_or_skipped_only_when_asked() {
+    let t = TestDir::new();
+    t.write(
+        "app.py",
+        "class Blueprint:\n    def add_rule(self):\n        pass\n\nclass Flask:\n    def add_rule(self):\n        pass\n\ndef setup(app):\n    app.add_rule()\n",
+    );
+    let v = rename(&t, json!({ "name": "Blueprint/add_rule", "new_name": "add_route" }), 3);
+    assert_eq!(v["error"]["code"], "unresolved_sites");
+    assert_eq!(v["error"]["details"]["sites"][0]["line"], 10, "{v}");
+    let v = rename(&t, json!({ "name": "Blueprint/add_rule", "new_name": "add_route", "include_unresolved": true }), 0);
+    assert_eq!(v["renames"][0]["unresolved"], 0, "{v}");
+    assert!(read(&t, "app.py").contains("app.add_route()"));
 }
