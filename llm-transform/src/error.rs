@@ -171,6 +171,10 @@ pub enum TransformError {
     UnknownLanguage { path: String },
     #[error("{path}: no {kind} named `{name}`{}", .module_path.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default())]
     NoBlock { path: String, kind: SymbolKind, name: String, module_path: Option<String>, similar: Vec<BlockCandidate> },
+    #[error("{path}: `{name_path}` has no body, so no head to replace")]
+    NoBody { path: String, name_path: String },
+    #[error("{path}: no symbol `{within}` to patch within")]
+    NoWithin { path: String, within: String, similar: Vec<BlockCandidate> },
     #[error("{path}: {} symbols match `{name}`: {}", .candidates.len(), listing(.path, .candidates))]
     AmbiguousBlock { path: String, name: String, candidates: Vec<BlockCandidate> },
     #[error("{path}: `{name_path}` changed since it was read")]
@@ -425,6 +429,12 @@ impl From<TransformError> for AideError {
             ),
             E::NoBlock { path, similar, .. } => error(code::NO_MATCH)
                 .with_hint("list the file's symbols with llm-ast-search PATH, and use their kind, name and module_path")
+                .with_details(json!({ "path": path, "similar": similar })),
+            E::NoBody { path, name_path } => error(code::NO_MATCH)
+                .with_hint("replace the whole declaration with replace_block")
+                .with_details(json!({ "path": path, "name_path": name_path })),
+            E::NoWithin { path, similar, .. } => error(code::NO_MATCH)
+                .with_hint("name the symbol by its name path, as llm-ast-search --symbols prints it (`Agent/run`)")
                 .with_details(json!({ "path": path, "similar": similar })),
             E::AmbiguousBlock { path, candidates, .. } => error(code::AMBIGUOUS)
                 .with_hint(pick_one_hint(&candidates))

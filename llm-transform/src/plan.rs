@@ -276,20 +276,28 @@ impl Plan {
         };
         let mut tracked: Option<Applied> = None;
         let (line, note, before, after) = match op {
-            Operation::Patch { old_text, new_text, replace_all, fuzzy, checksum_before, .. } => {
+            Operation::Patch { old_text, new_text, replace_all, fuzzy, checksum_before, within, .. } => {
                 let file = self.file(root, &path)?;
                 let rel = file.rel.clone();
                 let bytes = existing(file)?;
                 check_sum(&rel, checksum_before.as_deref(), &bytes)?;
-                let (new, edits, line, note) = patch(&rel, &bytes, old_text, new_text, *replace_all, *fuzzy)?;
+                let inside = match within.as_deref() {
+                    Some(name_path) => Some(symbol_range(&rel, &bytes, name_path)?),
+                    None => None,
+                };
+                let (new, edits, line, note) =
+                    patch(&rel, &bytes, old_text, new_text, *replace_all, *fuzzy, inside.as_ref())?;
                 tracked = Some(edits);
                 (Some(line), note, Some(bytes), Some(new))
             }
             Operation::ReplaceBlock(target)
             | Operation::InsertAfterBlock(target)
-            | Operation::InsertBeforeBlock(target) => {
+            | Operation::InsertBeforeBlock(target)
+            | Operation::ReplaceSignature(target) => {
                 let (field, text) = match op {
-                    Operation::ReplaceBlock(_) => ("new_block", target.new_block.as_deref()),
+                    Operation::ReplaceBlock(_) | Operation::ReplaceSignature(_) => {
+                        ("new_block", target.new_block.as_deref())
+                    }
                     _ => ("snippet", target.snippet.as_deref()),
                 };
                 let Some(text) = text else {
@@ -514,6 +522,121 @@ fn ensure_parent(abs: &std::path::Path, rel: &str, create_dirs: bool) -> Result<
 }
 
 /// `old_text` → `new_text`, exact (or whitespace-insensitive with `fuzzy`).
+/// The blank lines PEP 8 wants around a Python definition inserted beside
+/// `symbol`: two at the top level, one inside a class.
+fn pep8_blank_lines(lang: Lang, symbol: &Symbol) -> Option<usize> {
+    (lang == Lang::Python).then_some(if symbol.depth <= 1 { 2 } else { 1 })
+}
+
+/// `text` without blank lines at its start and end (its own indentation kept).
+fn without_blank_edges(text: &str) -> &str {
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        if !line.trim().is_empty() {
+            break;
+        }
+        start += line.len();
+    }
+    text[start..].trim_end()
+}
+
+/// How many blank lines start at `at` (a line start), and their bytes.
+fn blank_lines_from(bytes: &[u8], at: usize) -> (usize, usize) {
+    let (mut lines, mut len) = (0, 0);
+    for line in bytes[at..].split_inclusive(|&b| b == b'\n') {
+        if !line.ends_with(b"\n") || !line.iter().all(u8::is_ascii_whitespace) {
+            break;
+        }
+        lines += 1;
+        len += line.len();
+    }
+    (lines, len)
+}
+
+/// How many blank lines end at `at` (a line start), and their bytes.
+fn blank_lines_before(bytes: &[u8], at: usize) -> (usize, usize) {
+    let (mut lines, mut len) = (0, 0);
+    let mut end = at;
+    while end > 0 {
+        let start = bytes[..end - 1].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if !bytes[start..end].iter().all(u8::is_ascii_whitespace) {
+            break;
+        }
+        lines += 1;
+        len += end - start;
+        end = start;
+    }
+    (lines, len)
+}
+
+/// Where a symbol's declaration head ends: its body's start, less the
+/// blank space before it (`fn f(a: u8)` of `fn f(a: u8) {`, `def f(a):`
+/// of a Python function). None for a symbol without a body.
+fn head_end(tree: &tree_sitter::Tree, bytes: &[u8], symbol: &Symbol) -> Option<usize> {
+    let (start, end) = (symbol.span.byte_start, symbol.span.byte_end);
+    let mut node = tree.root_node().descendant_for_byte_range(start, end)?;
+    while node.start_byte() != start || node.end_byte() != end {
+        node = node.parent()?;
+    }
+    let body = node.child_by_field_name("body")?;
+    let head = &bytes[start..body.start_byte()];
+    let kept = head.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
+    Some(start + kept)
+}
+
+/// A symbol's span, by name path (`Agent/run`, `impl Agent/run`, `run`):
+/// where a `patch` with `within` looks.
+pub struct Within {
+    pub start: usize,
+    pub end: usize,
+    pub name_path: String,
+}
+
+fn symbol_range(rel: &str, bytes: &[u8], name_path: &str) -> Result<Within, AideError> {
+    let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
+        return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
+    };
+    let Some(tree) = llm_ast_search::parse_source(lang, bytes) else {
+        return Err(AideError::internal(format!("{rel}: tree-sitter could not parse the file")));
+    };
+    let index = LineIndex::new(bytes);
+    let symbols = outline(lang, rel, bytes, &tree, &index);
+    let wanted = without_generics(&name_path.replace("::", "/"));
+    let (parent, leaf) = match wanted.rsplit_once('/') {
+        Some((p, l)) => (Some(p.to_string()), l.to_string()),
+        None => (None, wanted.clone()),
+    };
+    let found: Vec<&Symbol> = symbols
+        .iter()
+        .filter(|s| name_matches(s, &leaf) && parent.as_deref().is_none_or(|p| module_matches(s, p)))
+        .collect();
+    let describe = |s: &Symbol| BlockCandidate {
+        kind: s.kind,
+        name_path: s.name_path.to_string(),
+        line: s.span.line,
+        end_line: s.span.end_line,
+        hash: sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]),
+        parent: s.parent.as_deref().map(str::to_string),
+    };
+    match found.as_slice() {
+        [one] => {
+            Ok(Within { start: one.span.byte_start, end: one.span.byte_end, name_path: one.name_path.to_string() })
+        }
+        [] => Err(TransformError::NoWithin {
+            path: rel.to_string(),
+            within: name_path.to_string(),
+            similar: symbols.iter().filter(|s| s.name == leaf).map(describe).collect(),
+        }
+        .into()),
+        several => Err(TransformError::AmbiguousBlock {
+            path: rel.to_string(),
+            name: name_path.to_string(),
+            candidates: several.iter().map(|s| describe(s)).collect(),
+        }
+        .into()),
+    }
+}
+
 fn patch(
     rel: &str,
     bytes: &[u8],
@@ -521,6 +644,7 @@ fn patch(
     new_text: &str,
     replace_all: bool,
     fuzzy: bool,
+    within: Option<&Within>,
 ) -> Result<(Vec<u8>, Applied, usize, Option<String>), AideError> {
     if old_text.is_empty() {
         return Err(TransformError::EmptyOldText.into());
@@ -540,15 +664,22 @@ fn patch(
         keep
     });
     let mut note = None;
+    // With `within`: only matches wholly inside the symbol count.
+    let inside = |&(s, e): &(usize, usize)| within.is_none_or(|w| w.start <= s && e <= w.end);
+    starts.retain(inside);
     if starts.is_empty() && fuzzy {
         let tokens: Vec<String> = old_text.split_whitespace().map(regex::escape).collect();
         // A trailing line break in old_text is part of what it replaces.
         let tail = if old_text.ends_with('\n') { r"[ \t]*\r?\n" } else { "" };
         let pattern = format!("(?-u:{}{tail})", tokens.join(r"\s+"));
         if let Ok(re) = regex::bytes::Regex::new(&pattern) {
-            starts = re.find_iter(bytes).map(|m| (m.start(), m.end())).collect();
+            starts = re.find_iter(bytes).map(|m| (m.start(), m.end())).filter(inside).collect();
             note = Some("fuzzy: matched ignoring whitespace differences".to_string());
         }
+    }
+    if let Some(w) = within {
+        let said = format!("within `{}`", w.name_path);
+        note = Some(note.map_or(said.clone(), |n| format!("{n}; {said}")));
     }
     // Line numbers by counting line breaks up to each match, in one pass:
     // no index of the whole file per patch (100,000 patches of one file).
@@ -731,7 +862,7 @@ fn block(
         let ws = line.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
         String::from_utf8_lossy(&line[..ws]).into_owned()
     };
-    let replacing = matches!(op, Operation::ReplaceBlock(_));
+    let replacing = matches!(op, Operation::ReplaceBlock(_) | Operation::ReplaceSignature(_));
     let text = reindent(text, &target_indent, replacing, Indent::of(bytes));
     let text = to_eol(&text, eol);
     let eol_str = eol.line_break();
@@ -742,6 +873,15 @@ fn block(
             let trimmed = text.strip_suffix(eol_str).unwrap_or(&text).to_string();
             (symbol.span.byte_start, symbol.span.byte_end, trimmed)
         }
+        Operation::ReplaceSignature(_) => {
+            let Some(head_end) = head_end(&tree, bytes, symbol) else {
+                return Err(
+                    TransformError::NoBody { path: rel.to_string(), name_path: symbol.name_path.to_string() }.into()
+                );
+            };
+            let trimmed = text.trim_end().to_string();
+            (symbol.span.byte_start, head_end, trimmed)
+        }
         Operation::InsertAfterBlock(_) => {
             // At the start of the line after the block.
             let next_line = index.line_of(symbol.span.byte_end.saturating_sub(1).max(symbol.span.byte_start)) + 1;
@@ -750,19 +890,50 @@ fn block(
             if at == bytes.len() && !bytes.ends_with(b"\n") {
                 insert.push_str(eol_str);
             }
-            insert.push_str(&text);
-            if !insert.ends_with('\n') && at < bytes.len() {
-                insert.push_str(eol_str);
+            match pep8_blank_lines(lang, symbol) {
+                Some(n) => {
+                    // Exactly n blank lines before the new definition, and at
+                    // least n between it and what follows.
+                    insert.push_str(&eol_str.repeat(n));
+                    insert.push_str(without_blank_edges(&text));
+                    insert.push_str(eol_str);
+                    let blank_after = blank_lines_from(bytes, at);
+                    if at + blank_after.1 < bytes.len() && blank_after.0 < n {
+                        insert.push_str(&eol_str.repeat(n - blank_after.0));
+                    }
+                }
+                None => {
+                    insert.push_str(&text);
+                    if !insert.ends_with('\n') && at < bytes.len() {
+                        insert.push_str(eol_str);
+                    }
+                }
             }
             (at, at, insert)
         }
         _ => {
             let lead = leading_start(&tree, bytes, symbol);
             let at = index.line_range(index.line_of(lead)).map_or(lead, |r| r.start);
-            let mut insert = text.clone();
-            if !insert.ends_with('\n') {
-                insert.push_str(eol_str);
-            }
+            let insert = match pep8_blank_lines(lang, symbol) {
+                Some(n) => {
+                    let mut insert = String::new();
+                    let blank_before = blank_lines_before(bytes, at);
+                    if at > blank_before.1 && blank_before.0 < n {
+                        insert.push_str(&eol_str.repeat(n - blank_before.0));
+                    }
+                    insert.push_str(without_blank_edges(&text));
+                    insert.push_str(eol_str);
+                    insert.push_str(&eol_str.repeat(n));
+                    insert
+                }
+                None => {
+                    let mut insert = text.clone();
+                    if !insert.ends_with('\n') {
+                        insert.push_str(eol_str);
+                    }
+                    insert
+                }
+            };
             (at, at, insert)
         }
     };

@@ -29,7 +29,7 @@ pub struct BlockOp {
     #[schemars(schema_with = "symbol_kind_schema")]
     pub kind: SymbolKind,
     pub name: String,
-    /// Enclosing symbols: `impl Agent`, `net/Client` (to pick one of several).
+    /// Enclosing symbols: `impl Agent`, `net/Client`. To pick one of several.
     #[serde(default)]
     pub module_path: Option<String>,
     /// Picks the candidate nearest this line.
@@ -48,10 +48,10 @@ pub struct BlockOp {
     #[serde(default)]
     #[schemars(skip)]
     pub run_cargo_check: bool,
-    /// replace_block: the whole new block.
-    #[serde(default)]
+    /// The new block (replace_signature: the new head).
+    #[serde(default, alias = "new_signature")]
     pub new_block: Option<String>,
-    /// The text to insert (insert_after_block, insert_before_block).
+    /// The text to insert.
     #[serde(default)]
     pub snippet: Option<String>,
 }
@@ -80,6 +80,9 @@ pub enum Operation {
         path: String,
         old_text: String,
         new_text: String,
+        /// Only inside this symbol (`Agent/run`).
+        #[serde(default)]
+        within: Option<String>,
         #[serde(default)]
         replace_all: bool,
         /// Ignore whitespace differences. Reported when used.
@@ -94,8 +97,10 @@ pub enum Operation {
     /// Insert `snippet` after a symbol.
     #[serde(alias = "rust_insert_after_block")]
     InsertAfterBlock(BlockOp),
-    /// Insert `snippet` before a symbol and its attributes and doc comments.
+    /// Insert `snippet` before a symbol (and its attributes, docs).
     InsertBeforeBlock(BlockOp),
+    /// Replace a symbol's head, up to its body, with `new_block`.
+    ReplaceSignature(BlockOp),
     /// Create or overwrite a file (guarded by `checksum_before` when it exists).
     #[schemars(extend("x-merge" = "files"))]
     Write {
@@ -191,6 +196,8 @@ pub const OPERATIONS_HELP: &str = r##"Operations ("operations": [...] in --edits
     {"op":"replace_block","path":"a.rs","kind":"fn","name":"dot","new_block":"fn dot() {}"}
   insert_after_block / insert_before_block: snippet goes after / before a symbol
     {"op":"insert_after_block","path":"a.rs","kind":"struct","name":"A","snippet":"impl A {}"}
+  replace_signature: a symbol's head, up to its body, becomes new_block
+    {"op":"replace_signature","path":"a.rs","kind":"fn","name":"dot","new_block":"fn dot(a: u8)"}
   write / delete / rename: a whole file (delete and rename take a directory too)
     {"op":"write","path":"src/new.rs","content":"pub fn new() {}\n","create_dirs":true}
     {"op":"delete","path":"src/old.rs"}
@@ -351,6 +358,7 @@ pub enum OpName {
     ReplaceBlock,
     InsertAfterBlock,
     InsertBeforeBlock,
+    ReplaceSignature,
     Write,
     Delete,
     Mkdir,
@@ -373,6 +381,7 @@ impl OpName {
             OpName::ReplaceBlock => "replace_block",
             OpName::InsertAfterBlock => "insert_after_block",
             OpName::InsertBeforeBlock => "insert_before_block",
+            OpName::ReplaceSignature => "replace_signature",
             OpName::Write => "write",
             OpName::Delete => "delete",
             OpName::Mkdir => "mkdir",
@@ -407,6 +416,7 @@ impl Operation {
             Operation::ReplaceBlock(_) => OpName::ReplaceBlock,
             Operation::InsertAfterBlock(_) => OpName::InsertAfterBlock,
             Operation::InsertBeforeBlock(_) => OpName::InsertBeforeBlock,
+            Operation::ReplaceSignature(_) => OpName::ReplaceSignature,
             Operation::Write { .. } => OpName::Write,
             Operation::Delete { .. } => OpName::Delete,
             Operation::Mkdir { .. } => OpName::Mkdir,
@@ -426,9 +436,10 @@ impl Operation {
     /// find their files in the tree.
     pub fn path(&self) -> Option<&str> {
         match self {
-            Operation::ReplaceBlock(b) | Operation::InsertAfterBlock(b) | Operation::InsertBeforeBlock(b) => {
-                Some(&b.path)
-            }
+            Operation::ReplaceBlock(b)
+            | Operation::InsertAfterBlock(b)
+            | Operation::InsertBeforeBlock(b)
+            | Operation::ReplaceSignature(b) => Some(&b.path),
             Operation::Patch { path, .. }
             | Operation::Write { path, .. }
             | Operation::Delete { path, .. }
@@ -453,7 +464,10 @@ impl Operation {
     /// The block operation, if it is one.
     pub fn block(&self) -> Option<&BlockOp> {
         match self {
-            Operation::ReplaceBlock(b) | Operation::InsertAfterBlock(b) | Operation::InsertBeforeBlock(b) => Some(b),
+            Operation::ReplaceBlock(b)
+            | Operation::InsertAfterBlock(b)
+            | Operation::InsertBeforeBlock(b)
+            | Operation::ReplaceSignature(b) => Some(b),
             _ => None,
         }
     }
@@ -494,7 +508,7 @@ mod tests {
             }
         }
         // insert_before_block shares one; delete_lines, replace_lines' other name, has its own.
-        assert_eq!(ops, 17, "an example of each operation");
+        assert_eq!(ops, 18, "an example of each operation");
         // Not cut by clap's wrapping of --help at 100 columns.
         assert!(OPERATIONS_HELP.lines().all(|l| l.chars().count() <= 96));
     }

@@ -27,6 +27,10 @@ fn read(t: &TestDir, rel: &str) -> Vec<u8> {
     std::fs::read(t.root().join(rel)).unwrap()
 }
 
+fn read_text(t: &TestDir, rel: &str) -> String {
+    String::from_utf8(read(t, rel)).unwrap()
+}
+
 #[test]
 fn seed_cli_applies_span_edits_in_reverse_order_without_drift() {
     let t = TestDir::new();
@@ -222,7 +226,8 @@ fn insert_before_block_goes_above_attributes_decorators_and_exports() {
     let v = transform(&t, ops, &[], 0);
     assert_eq!(v["files"].as_array().unwrap().len(), 3);
     assert_eq!(read(&t, "a.rs"), b"struct B;\n/// Doc.\n#[derive(Debug)]\nstruct A;\n");
-    assert_eq!(read(&t, "b.py"), b"import x\n\ndef g():\n    pass\n\n@decorator\ndef f():\n    pass\n");
+    // PEP 8: two blank lines around a top-level definition.
+    assert_eq!(read(&t, "b.py"), b"import x\n\n\ndef g():\n    pass\n\n\n@decorator\ndef f():\n    pass\n");
     assert_eq!(read(&t, "c.ts"), b"export function f(): number { return 1; }\nexport const g = 2;");
 }
 
@@ -593,7 +598,8 @@ fn python_block_edits_take_the_targets_indentation_whatever_the_caller_gave() {
     ]});
     transform(&t, insert, &[], 0);
     let got = String::from_utf8(read(&t, "ins.py")).unwrap();
-    assert!(got.contains("    def first(self):\n        pass\n    def open_session"), "{got}");
+    // PEP 8: one blank line between methods.
+    assert!(got.contains("    def first(self):\n        pass\n\n    def open_session"), "{got}");
     assert!(got.contains("\n    def touch(self):\n        if self:\n            return 1\n"), "{got}");
     assert!(python_accepts(&t, "ins.py"));
 }
@@ -840,4 +846,90 @@ fn a_begin_patch_applies_all_or_nothing() {
     let v = transform(&t, json!({ "operations": [{ "op": "apply_patch", "patch": twice }] }), &[], 3);
     assert_eq!(v["error"]["code"], "ambiguous", "{v}");
     assert_eq!(v["error"]["details"]["candidates"], json!([2, 6]));
+}
+
+/// A request run with no flags.
+fn apply(t: &TestDir, request: Value, code: i32) -> Value {
+    transform(t, request, &[], code)
+}
+
+#[test]
+fn a_patch_within_a_symbol_and_a_new_signature_touch_only_that_symbol() {
+    let t = TestDir::new();
+    let code = "struct Agent;\nimpl Agent {\n    fn run(&self) -> u32 {\n        let x = 1;\n        x + 1\n    }\n    fn stop(&self) -> u32 {\n        let x = 1;\n        x\n    }\n}\n";
+    t.write("a.rs", code);
+    // `let x = 1;` is twice in the file, once in `stop`.
+    let v = apply(
+        &t,
+        json!({ "operations": [{ "op": "patch", "path": "a.rs", "old_text": "let x = 1;", "new_text": "let x = 2;" }] }),
+        3,
+    );
+    assert_eq!(v["error"]["code"], "ambiguous");
+    let v = apply(
+        &t,
+        json!({ "operations": [{ "op": "patch", "path": "a.rs", "within": "Agent/stop", "old_text": "let x = 1;", "new_text": "let x = 2;" }] }),
+        0,
+    );
+    assert_eq!(v["operations"][0]["note"], "within `impl Agent/stop`", "{v}");
+    assert!(read_text(&t, "a.rs").contains("fn stop(&self) -> u32 {\n        let x = 2;"));
+    assert!(read_text(&t, "a.rs").contains("fn run(&self) -> u32 {\n        let x = 1;"));
+    let v = apply(
+        &t,
+        json!({ "operations": [{ "op": "patch", "path": "a.rs", "within": "Agent/nope", "old_text": "x", "new_text": "y" }] }),
+        3,
+    );
+    assert_eq!(v["error"]["code"], "no_match", "{v}");
+    // The head up to the body, nothing else of the 3-line body resent.
+    apply(
+        &t,
+        json!({ "operations": [{ "op": "replace_signature", "path": "a.rs", "kind": "method", "name": "run",
+            "new_block": "fn run(&self, extra: u32) -> u32" }] }),
+        0,
+    );
+    assert!(
+        read_text(&t, "a.rs").contains("    fn run(&self, extra: u32) -> u32 {\n        let x = 1;\n"),
+        "{}",
+        read_text(&t, "a.rs")
+    );
+    // A struct without a body, and a head that breaks the syntax, are refused.
+    let v = apply(
+        &t,
+        json!({ "operations": [{ "op": "replace_signature", "path": "a.rs", "kind": "struct", "name": "Agent", "new_block": "struct Bot" }] }),
+        3,
+    );
+    assert_eq!(v["error"]["code"], "no_match", "{v}");
+    let v = apply(
+        &t,
+        json!({ "operations": [{ "op": "replace_signature", "path": "a.rs", "kind": "method", "name": "stop", "new_block": "fn stop(&self" }] }),
+        3,
+    );
+    assert_eq!(v["error"]["code"], "new_syntax_errors");
+}
+
+#[test]
+fn python_insertions_keep_pep8_blank_lines() {
+    let t = TestDir::new();
+    t.write("m.py", "import os\n\n\ndef a():\n    return 1\n\n\nclass C:\n    def m(self):\n        pass\n");
+    apply(
+        &t,
+        json!({ "operations": [
+            { "op": "insert_after_block", "path": "m.py", "kind": "function", "name": "a", "snippet": "\ndef b():\n    return 2\n\n" },
+            { "op": "insert_before_block", "path": "m.py", "kind": "function", "name": "a", "snippet": "X = 1" },
+            { "op": "insert_after_block", "path": "m.py", "kind": "method", "name": "m", "snippet": "def n(self):\n    pass" },
+        ] }),
+        0,
+    );
+    assert_eq!(
+        read_text(&t, "m.py"),
+        "import os\n\n\nX = 1\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\nclass C:\n    def m(self):\n        pass\n\n    def n(self):\n        pass\n"
+    );
+    // pycodestyle's blank-line rules (E30x), as ruff implements them.
+    if aide_tests::oracle("ruff", "the inserted Python against PEP 8's blank-line rules") {
+        let out = std::process::Command::new("ruff")
+            .args(["check", "--preview", "--select", "E30", "--no-cache", "--output-format", "concise", "m.py"])
+            .current_dir(t.root())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    }
 }
