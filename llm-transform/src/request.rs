@@ -197,7 +197,7 @@ pub const OPERATIONS_HELP: &str = r##"Operations ("operations": [...] in --edits
   insert_after_block / insert_before_block: snippet goes after / before a symbol
     {"op":"insert_after_block","path":"a.rs","kind":"struct","name":"A","snippet":"impl A {}"}
   replace_signature: a symbol's head, up to its body, becomes new_block
-    {"op":"replace_signature","path":"a.rs","kind":"fn","name":"dot","new_block":"fn dot(a: u8)"}
+    {"op":"replace_signature","path":"a.rs","kind":"fn","name":"f","new_block":"fn f(a: u8)"}
   write / delete / rename: a whole file (delete and rename take a directory too)
     {"op":"write","path":"src/new.rs","content":"pub fn new() {}\n","create_dirs":true}
     {"op":"delete","path":"src/old.rs"}
