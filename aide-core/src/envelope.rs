@@ -64,6 +64,9 @@ pub mod diag {
     /// A file nested too deep for the query asked (the cost grows with the
     /// product of both depths): not searched.
     pub const QUERY_TOO_DEEP: &str = "query_too_deep";
+    /// Item-position macro bodies that do not parse as items: what they
+    /// define is not in the outline, definitions or block edits.
+    pub const MACRO_NOT_INDEXED: &str = "macro_not_indexed";
 }
 
 /// A warning attached to a result: the run succeeded, but something was

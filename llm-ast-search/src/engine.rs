@@ -41,6 +41,7 @@ impl Engine<'_> {
         let kinds = self.kinds()?;
         let (per_file, diagnostics) = self.scope().map_files(None, |file, diags| {
             diags.extend(file.parse_diagnostic());
+            diags.extend(file.macro_diagnostic());
             self.outline_of(file, true, &kinds)
         })?;
         let files = per_file.len();
@@ -87,6 +88,7 @@ impl Engine<'_> {
             None,
             |file, diags| {
                 diags.extend(file.parse_diagnostic());
+                diags.extend(file.macro_diagnostic());
                 // The text outline shows no signatures: do not compute them.
                 self.outline_of(file, false, &kinds)
             },
@@ -147,6 +149,7 @@ impl Engine<'_> {
             Some(needle.as_bytes()),
             |file, diags| {
                 diags.extend(file.parse_diagnostic());
+                diags.extend(file.macro_diagnostic());
                 refs::definitions_in(file, name)
             },
             |found: Vec<(NameMatch, Symbol)>| {

@@ -18,6 +18,8 @@ pub struct SourceFile {
     /// The whole outline with signatures, worked out once: a file kept
     /// parsed between calls ([`crate::warm`]) is not walked again.
     pub(crate) outline: std::sync::OnceLock<Vec<crate::symbols::record::Symbol>>,
+    /// Item-position macro bodies the outline could not read as items.
+    pub(crate) macro_bodies_skipped: std::sync::OnceLock<usize>,
     /// SHA-256 of `source`, worked out once.
     checksum: std::sync::OnceLock<std::sync::Arc<str>>,
 }
@@ -37,6 +39,7 @@ impl SourceFile {
             tree,
             index,
             outline: std::sync::OnceLock::new(),
+            macro_bodies_skipped: std::sync::OnceLock::new(),
             checksum: std::sync::OnceLock::new(),
         })
     }
@@ -45,6 +48,26 @@ impl SourceFile {
     /// so an edit can be guarded by it without reading the file again.
     pub fn checksum(&self) -> &std::sync::Arc<str> {
         self.checksum.get_or_init(|| aide_core::checksum::sha256_hex(&self.source).into())
+    }
+
+    /// A `macro_not_indexed` diagnostic if some item-position macro bodies
+    /// did not parse as items: what they define is missing, and the user
+    /// must know.
+    pub fn macro_diagnostic(&self) -> Option<Diagnostic> {
+        let _ = self.outline();
+        let skipped = self.macro_bodies_skipped.get().copied().unwrap_or(0);
+        (skipped > 0).then(|| {
+            Diagnostic::new(
+                diag::MACRO_NOT_INDEXED,
+                format!(
+                    "{skipped} macro bod{} not indexed: {} not parse as items, so what {} define is not listed",
+                    if skipped == 1 { "y" } else { "ies" },
+                    if skipped == 1 { "it does" } else { "they do" },
+                    if skipped == 1 { "it may" } else { "they may" },
+                ),
+            )
+            .with_path(self.path.clone())
+        })
     }
 
     pub fn syntax_issues(&self) -> Vec<SyntaxIssue> {

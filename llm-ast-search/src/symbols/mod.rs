@@ -78,20 +78,27 @@ pub fn outline(lang: Lang, path: &str, source: &[u8], tree: &Tree, index: &LineI
 impl SourceFile {
     /// The file's whole outline, with signatures, worked out once.
     pub fn outline(&self) -> &[Symbol] {
-        self.outline.get_or_init(|| outline_of_file(self, Default::default()))
+        self.outline.get_or_init(|| {
+            let (symbols, skipped) = outline_counting(&self.parsed(), Some(kind_tables(self.lang)), Default::default());
+            let _ = self.macro_bodies_skipped.set(skipped);
+            symbols
+        })
+    }
+
+    fn parsed(&self) -> Parsed<'_> {
+        Parsed {
+            lang: self.lang,
+            path: &self.path,
+            source: &self.source,
+            tree: &self.tree,
+            index: &self.index,
+            checksum: self.checksum().clone(),
+        }
     }
 }
 
 pub(crate) fn outline_of_file(file: &SourceFile, options: OutlineOptions) -> Vec<Symbol> {
-    let parsed = Parsed {
-        lang: file.lang,
-        path: &file.path,
-        source: &file.source,
-        tree: &file.tree,
-        index: &file.index,
-        checksum: file.checksum().clone(),
-    };
-    outline_with(&parsed, Some(kind_tables(file.lang)), options)
+    outline_with(&file.parsed(), Some(kind_tables(file.lang)), options)
 }
 
 /// [`outline`] with options.
@@ -121,6 +128,95 @@ pub(crate) struct Parsed<'a> {
 /// [`outline`], asking [`definition`] about the kinds the tables allow and
 /// skipping opaque subtrees (or, without tables, every named node).
 fn outline_with(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> Vec<Symbol> {
+    outline_counting(file, tables, options).0
+}
+
+/// [`outline_with`], with the items of macro bodies (see [`macro_items`])
+/// in their places, and how many macro bodies could not be read as items.
+fn outline_counting(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> (Vec<Symbol>, usize) {
+    let mut symbols = outline_of_tree(file, tables, options);
+    let (hidden, skipped) = macro_items(file, tables, options);
+    if !hidden.is_empty() {
+        symbols.extend(hidden);
+        // Document order, a parent before what it holds.
+        symbols.sort_by(|a, b| a.span.byte_start.cmp(&b.span.byte_start).then(a.depth.cmp(&b.depth)));
+    }
+    (symbols, skipped)
+}
+
+/// Items a Rust item-position macro invocation wraps (`cfg_rt! { impl
+/// Builder { pub fn enable_io… } }`): tree-sitter keeps a macro's body as
+/// tokens, so each body is parsed on its own — the file's text outside it
+/// (but the headers of the items it sits in) blanked, lines kept, so every
+/// offset, line and column is the file's own — and outlined where it
+/// stands. A body that does not parse as items (`lazy_static!`'s `static
+/// ref`) is counted, not guessed at.
+fn macro_items(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> (Vec<Symbol>, usize) {
+    if file.lang != Lang::Rust {
+        return (Vec::new(), 0);
+    }
+    let mut found = Vec::new();
+    let mut skipped = 0;
+    let mut stack = vec![file.tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor).filter(|c| {
+            matches!(
+                c.kind(),
+                "source_file" | "declaration_list" | "impl_item" | "trait_item" | "mod_item" | "macro_invocation"
+            )
+        }));
+        let at_item_position = node.kind() == "macro_invocation"
+            && node.parent().is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"));
+        if !at_item_position {
+            continue;
+        }
+        let mut cursor = node.walk();
+        let Some(body) = node.named_children(&mut cursor).find(|c| c.kind() == "token_tree") else { continue };
+        let (start, end) = (body.start_byte() + 1, body.end_byte().saturating_sub(1));
+        if start >= end || file.source[start..end].iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        // What stays: the body, and the head and closing brace of each item it is inside.
+        let mut kept = vec![(start, end)];
+        let mut up = node.parent();
+        while let Some(list) = up {
+            if list.kind() == "declaration_list"
+                && let Some(item) = list.parent()
+            {
+                kept.push((item.start_byte(), list.start_byte() + 1));
+                kept.push((list.end_byte().saturating_sub(1), list.end_byte()));
+            }
+            up = list.parent();
+        }
+        let masked: Vec<u8> = file
+            .source
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| if b == b'\n' || kept.iter().any(|&(s, e)| s <= i && i < e) { b } else { b' ' })
+            .collect();
+        let Some(tree) = crate::language::parse(Lang::Rust, &masked) else { continue };
+        if tree.root_node().has_error() {
+            skipped += 1;
+            continue;
+        }
+        let inner = Parsed {
+            lang: file.lang,
+            path: file.path,
+            source: &masked,
+            tree: &tree,
+            index: file.index,
+            checksum: file.checksum.clone(),
+        };
+        let (symbols, deeper) = outline_counting(&inner, tables, options);
+        skipped += deeper;
+        found.extend(symbols.into_iter().filter(|s| start <= s.span.byte_start && s.span.byte_end <= end));
+    }
+    (found, skipped)
+}
+
+/// The symbols of the tree as tree-sitter parsed it.
+fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> Vec<Symbol> {
     let Parsed { lang, path, source, tree, index, .. } = *file;
     let path: Arc<str> = Arc::from(path);
     let mut symbols: Vec<Symbol> = Vec::new();

@@ -2,7 +2,7 @@
 //! the Dialect, on small fixtures in all nine languages.
 
 use aide_tests::TestDir;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// One small file per language, with the symbols each must yield.
 const FIXTURES: &[(&str, &str, &[&str])] = &[
@@ -624,4 +624,38 @@ fn ctags_definitions_are_found_in_every_language_and_in_this_repository() {
             &missed[..missed.len().min(10)]
         );
     }
+}
+
+/// tokio keeps much of its API inside `cfg_*! { … }` blocks: the items of
+/// an item-position macro body are outlined, found and editable where they
+/// stand; a body that is not items is counted, never silently dropped.
+#[test]
+fn items_inside_macro_bodies_are_outlined_found_and_editable() {
+    let t = TestDir::new();
+    let source = "pub struct Builder {\n    io: bool,\n}\n\nimpl Builder {\n    cfg_time! {\n        /// Enables the time driver.\n        pub fn enable_time(&mut self) -> &mut Self {\n            self\n        }\n    }\n}\n\ncfg_io_driver! {\n    impl Builder {\n        pub fn enable_io(&mut self) -> &mut Self {\n            self.io = true;\n            self\n        }\n    }\n\n    cfg_rt! {\n        pub enum UnhandledPanic { Ignore, ShutdownRuntime }\n    }\n}\n\nmacro_rules! m { ($($t:tt)*) => {} }\nm! { this is not + items }\n";
+    t.write("builder.rs", source);
+    let v = ast(&t, &["--symbols", "builder.rs"], 0);
+    let paths: Vec<&str> = v["symbols"].as_array().unwrap().iter().map(|s| s["name_path"].as_str().unwrap()).collect();
+    for wanted in ["impl Builder/enable_time", "impl Builder/enable_io", "UnhandledPanic", "UnhandledPanic/Ignore"] {
+        assert!(paths.contains(&wanted), "{wanted} missing from {paths:?}");
+    }
+    // Spans are the file's own.
+    let io = v["symbols"].as_array().unwrap().iter().find(|s| s["name"] == "enable_io").unwrap();
+    assert!(span_text(source, io).starts_with("pub fn enable_io(&mut self)"), "{io}");
+    assert_eq!(io["line"], 16);
+    let diags = v["diagnostics"].as_array().unwrap();
+    assert!(diags.iter().any(|d| d["code"] == "macro_not_indexed"), "the m! body is counted: {v}");
+    let v = ast(&t, &["--definitions", "enable_io"], 0);
+    assert_eq!(v["definitions"][0]["name_path"], "impl Builder/enable_io", "{v}");
+    // A block edit inside a macro body lands there, re-indented.
+    let request = json!({ "operations": [{ "op": "replace_block", "path": "builder.rs", "kind": "method", "name": "enable_io",
+        "new_block": "pub fn enable_io(&mut self) -> &mut Self {\n    self.io = false;\n    self\n}" }] });
+    t.cmd("llm-transform").args(["--request", "-"]).stdin(request.to_string()).expect_exit(0);
+    let after = std::fs::read_to_string(t.root().join("builder.rs")).unwrap();
+    assert!(
+        after.contains(
+            "    impl Builder {\n        pub fn enable_io(&mut self) -> &mut Self {\n            self.io = false;\n"
+        ),
+        "{after}"
+    );
 }
