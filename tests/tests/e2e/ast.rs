@@ -647,6 +647,10 @@ fn items_inside_macro_bodies_are_outlined_found_and_editable() {
     assert!(diags.iter().any(|d| d["code"] == "macro_not_indexed"), "the m! body is counted: {v}");
     let v = ast(&t, &["--definitions", "enable_io"], 0);
     assert_eq!(v["definitions"][0]["name_path"], "impl Builder/enable_io", "{v}");
+    // A use inside a macro body is a reference, enclosed by its function there.
+    t.write("uses.rs", "fn helper() -> u32 { 1 }\ncfg_rt! {\n    pub fn uses() -> u32 { helper() }\n}\n");
+    let v = ast(&t, &["--references", "helper", "uses.rs"], 0);
+    assert_eq!((&v["references"][0]["line"], &v["references"][0]["enclosing"]), (&json!(3), &json!("uses")), "{v}");
     // A block edit inside a macro body lands there, re-indented.
     let request = json!({ "operations": [{ "op": "replace_block", "path": "builder.rs", "kind": "method", "name": "enable_io",
         "new_block": "pub fn enable_io(&mut self) -> &mut Self {\n    self.io = false;\n    self\n}" }] });
@@ -658,4 +662,21 @@ fn items_inside_macro_bodies_are_outlined_found_and_editable() {
         ),
         "{after}"
     );
+}
+
+/// What hides definitions in the other languages is looked through:
+/// Python's module-level `if TYPE_CHECKING:` and `try:`, TypeScript's
+/// `declare module`, namespaces and `declare global`, C's preprocessor
+/// branches.
+#[test]
+fn definitions_behind_conditions_and_declarations_are_outlined_in_every_language() {
+    let t = TestDir::new();
+    t.write("a.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    class Hidden:\n        def m(self): pass\ntry:\n    def fast(): pass\nexcept ImportError:\n    def slow(): pass\n");
+    t.write("b.ts", "declare module \"foo\" {\n  export function bar(): void;\n}\nnamespace NS {\n  export namespace Deep { export class K {} }\n}\ndeclare global { interface Window { w: number } }\n");
+    t.write("c.c", "#ifdef _WIN32\nint win_only(void) { return 1; }\n#else\nint posix_only(void) { return 2; }\n#endif\n#if defined(X)\nstruct S { int a; };\n#endif\n");
+    let v = ast(&t, &["--symbols"], 0);
+    let paths: Vec<&str> = v["symbols"].as_array().unwrap().iter().map(|s| s["name_path"].as_str().unwrap()).collect();
+    for wanted in ["Hidden/m", "fast", "slow", "\"foo\"/bar", "NS/Deep/K", "Window/w", "win_only", "posix_only", "S/a"] {
+        assert!(paths.contains(&wanted), "{wanted} missing from {paths:?}");
+    }
 }
