@@ -189,8 +189,9 @@ fn macro_items(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineO
             }
             up = list.parent();
         }
-        let masked: Vec<u8> = file
-            .source
+        // Nothing after the last byte kept needs parsing.
+        let last = kept.iter().map(|&(_, e)| e).max().unwrap_or(end);
+        let masked: Vec<u8> = file.source[..last]
             .iter()
             .enumerate()
             .map(|(i, &b)| if b == b'\n' || kept.iter().any(|&(s, e)| s <= i && i < e) { b } else { b' ' })
