@@ -80,6 +80,11 @@ pub fn lock_paths(root: &Root, op: &Operation) -> Result<Vec<PathBuf>, AideError
         _ => return Ok(Vec::new()),
     };
     let from = place(root, path)?;
+    if from.what == What::Link {
+        let mut out = vec![from.abs.clone()];
+        out.extend(to.map(|to| place(root, to)).transpose()?.map(|d| d.abs));
+        return Ok(out);
+    }
     if from.what != What::Dir {
         return Ok(Vec::new());
     }
@@ -111,8 +116,11 @@ fn scan(root: &Root, place: &Place, depth: Depth) -> Result<TreeScan, AideError>
 pub fn operation(plan: &mut Plan, root: &Root, index: usize, op: &Operation) -> Result<bool, AideError> {
     match op {
         Operation::Mkdir { path } => mkdir(plan, root, index, path).map(|()| true),
-        Operation::Delete { path, recursive, expected_tree_checksum, force, .. } => {
+        Operation::Delete { path, recursive, expected_tree_checksum, force, checksum_before } => {
             let at = place(root, path)?;
+            if at.what == What::Link {
+                return delete_link(plan, root, index, &at, checksum_before.as_deref()).map(|()| true);
+            }
             if at.what != What::Dir {
                 return Ok(false);
             }
@@ -123,11 +131,12 @@ pub fn operation(plan: &mut Plan, root: &Root, index: usize, op: &Operation) -> 
         }
         Operation::Rename { path, to, .. } => {
             let from = place(root, path)?;
-            if from.what != What::Dir {
-                return Ok(false);
-            }
             let dest = place(root, to)?;
-            move_tree(plan, root, index, &from, &dest).map(|()| true)
+            match from.what {
+                What::Dir => move_tree(plan, root, index, &from, &dest).map(|()| true),
+                What::Link => move_link(plan, root, index, &from, &dest).map(|()| true),
+                _ => Ok(false),
+            }
         }
         Operation::Copy { path, to, overwrite, checksum_before, expected_tree_checksum } => {
             let from = place(root, path)?;
@@ -202,6 +211,63 @@ fn report(plan: &mut Plan, index: usize, op: OpName, path: &str, status: OpStatu
 fn report_tree(plan: &mut Plan, index: usize, op: OpName, from: &Place, dest: &Place, tree: &TreeScan) {
     let note = format!("directory to {}: {}", dest.shown, counted(tree));
     report(plan, index, op, &from.shown, OpStatus::Applied, note);
+}
+
+/// The plan's state of the symbolic link `at` itself (not what it points to).
+fn link_state<'p>(plan: &'p mut Plan, root: &Root, at: &Place) -> Result<&'p mut FileState, AideError> {
+    if !plan.files.contains_key(&at.abs) {
+        let entry = crate::disk::read_entry(root, &at.abs, &at.shown)?
+            .ok_or_else(|| AideError::from(TransformError::Missing { path: at.shown.clone() }))?;
+        let mut state = FileState::new(at.abs.clone(), at.shown.clone(), Some(entry.bytes), Some(entry.stamp));
+        state.current = state.original.clone();
+        state.original_link = entry.link;
+        state.current_link = entry.link;
+        plan.files.insert(at.abs.clone(), state);
+    }
+    plan.files.get_mut(&at.abs).ok_or_else(|| AideError::internal("link state vanished"))
+}
+
+/// `delete` of a path that is a symbolic link removes the link, as `rm`
+/// does, never the file it points to.
+fn delete_link(
+    plan: &mut Plan,
+    root: &Root,
+    index: usize,
+    at: &Place,
+    checksum_before: Option<&str>,
+) -> Result<(), AideError> {
+    let state = link_state(plan, root, at)?;
+    if let (Some(expected), Some(now)) = (checksum_before, state.checksum_before())
+        && expected != now
+        && Some(expected.to_string()) != state.original.as_deref().map(aide_core::checksum::sha256_hex)
+    {
+        return Err(TransformError::ChecksumMismatch {
+            path: at.shown.clone(),
+            expected: expected.to_string(),
+            current: Some(now),
+        }
+        .into());
+    }
+    state.current = None;
+    report(plan, index, OpName::Delete, &at.shown, OpStatus::Applied, "symbolic link".into());
+    Ok(())
+}
+
+/// `rename` of a symbolic link moves the link, as `mv` does.
+fn move_link(plan: &mut Plan, root: &Root, index: usize, from: &Place, dest: &Place) -> Result<(), AideError> {
+    if dest.what != What::Missing {
+        return Err(TransformError::RenameTargetExists { path: from.shown.clone(), to: dest.shown.clone() }.into());
+    }
+    let source = link_state(plan, root, from)?;
+    let Some(target) = source.current.take() else {
+        return Err(TransformError::Missing { path: from.shown.clone() }.into());
+    };
+    let moved = new_state(plan, dest.abs.clone(), dest.shown.clone(), "rename", &from.shown)?;
+    moved.current = Some(target);
+    moved.current_link = true;
+    moved.renamed_from = Some(from.shown.clone());
+    report(plan, index, OpName::Rename, &from.shown, OpStatus::Applied, format!("symbolic link to {}", dest.shown));
+    Ok(())
 }
 
 fn mkdir(plan: &mut Plan, root: &Root, index: usize, path: &str) -> Result<(), AideError> {

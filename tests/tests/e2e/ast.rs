@@ -676,7 +676,8 @@ fn definitions_behind_conditions_and_declarations_are_outlined_in_every_language
     t.write("c.c", "#ifdef _WIN32\nint win_only(void) { return 1; }\n#else\nint posix_only(void) { return 2; }\n#endif\n#if defined(X)\nstruct S { int a; };\n#endif\n");
     let v = ast(&t, &["--symbols"], 0);
     let paths: Vec<&str> = v["symbols"].as_array().unwrap().iter().map(|s| s["name_path"].as_str().unwrap()).collect();
-    for wanted in ["Hidden/m", "fast", "slow", "\"foo\"/bar", "NS/Deep/K", "Window/w", "win_only", "posix_only", "S/a"] {
+    for wanted in ["Hidden/m", "fast", "slow", "\"foo\"/bar", "NS/Deep/K", "Window/w", "win_only", "posix_only", "S/a"]
+    {
         assert!(paths.contains(&wanted), "{wanted} missing from {paths:?}");
     }
 }

@@ -335,3 +335,26 @@ fn a_copy_or_move_of_a_broken_file_adds_no_syntax_error_of_its_own() {
     );
     assert_eq!(v["error"]["code"], "new_syntax_errors", "{v}");
 }
+
+#[test]
+fn delete_and_rename_of_a_link_act_on_the_link_never_on_what_it_points_to() {
+    let t = TestDir::new();
+    t.write("real.txt", "precious\n");
+    std::os::unix::fs::symlink("real.txt", t.root().join("link.txt")).unwrap();
+    std::os::unix::fs::symlink("real.txt", t.root().join("other.txt")).unwrap();
+    let v = transform(&t, json!({ "operations": [{ "op": "delete", "path": "link.txt" }] }), 0);
+    assert_eq!(v["operations"][0]["note"], "symbolic link", "{v}");
+    assert!(std::fs::symlink_metadata(t.root().join("link.txt")).is_err(), "the link is gone");
+    assert_eq!(std::fs::read_to_string(t.root().join("real.txt")).unwrap(), "precious\n", "its target is not");
+    let _: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(
+        std::fs::read_link(t.root().join("link.txt")).unwrap(),
+        Path::new("real.txt"),
+        "undo brings the link back"
+    );
+
+    transform(&t, json!({ "operations": [{ "op": "rename", "path": "other.txt", "to": "sub/moved.txt" }] }), 0);
+    assert_eq!(std::fs::read_link(t.root().join("sub/moved.txt")).unwrap(), Path::new("real.txt"));
+    assert!(std::fs::symlink_metadata(t.root().join("other.txt")).is_err());
+    assert_eq!(std::fs::read_to_string(t.root().join("real.txt")).unwrap(), "precious\n");
+}
