@@ -446,18 +446,25 @@ fn write_files(w: &mut TextOut<'_>, files: &[DiffFile]) -> io::Result<()> {
         }
         writeln!(w, " +{} -{}", f.insertions, f.deletions)?;
         for h in &f.hunks {
-            w.paint(
-                Paint::Dim,
-                format_args!("@@ -{},{} +{},{} @@ {}", h.old_start, h.old_lines, h.new_start, h.new_lines, h.header),
-            )?;
+            let header = format!("@@ -{},{} +{},{} @@", h.old_start, h.old_lines, h.new_start, h.new_lines);
+            w.paint(Paint::Hunk, header)?;
+            if !h.header.is_empty() {
+                write!(w, " {}", aide_core::text::escape_controls(&h.header))?;
+            }
             writeln!(w)?;
             for l in &h.lines {
-                let sign = match l.kind {
-                    LineKind::Context => " ",
-                    LineKind::Added => "+",
-                    LineKind::Removed => "-",
-                };
-                writeln!(w, "{sign}{}", aide_core::text::escape_controls(&l.text))?;
+                let text = aide_core::text::escape_controls(&l.text);
+                match l.kind {
+                    LineKind::Context => writeln!(w, " {text}")?,
+                    LineKind::Added => {
+                        w.paint(Paint::Good, format_args!("+{text}"))?;
+                        writeln!(w)?;
+                    }
+                    LineKind::Removed => {
+                        w.paint(Paint::Bad, format_args!("-{text}"))?;
+                        writeln!(w)?;
+                    }
+                }
             }
         }
     }

@@ -392,6 +392,20 @@ impl Binding {
         Ok(value)
     }
 
+    /// The command line a call stands for, as the log records it: an
+    /// operation over several subcommands names the one the call chose.
+    pub(crate) fn argv(&self, arguments: &Map<String, Value>) -> Vec<String> {
+        let mut words: Vec<String> = self.op.words().map(str::to_string).collect();
+        if !self.choices.is_empty()
+            && let Some(chosen) = arguments.get(CHOICE).and_then(Value::as_str)
+            && self.choices.iter().any(|(n, _)| *n == chosen)
+            && let Some(last) = words.last_mut()
+        {
+            *last = chosen.to_string();
+        }
+        words
+    }
+
     /// The subcommand the `command` argument names (taken out of the
     /// arguments), and the fields it takes.
     fn chosen(&self, arguments: &mut Map<String, Value>) -> Result<(&'static str, &BTreeSet<String>), AideError> {
@@ -531,6 +545,9 @@ mod tests {
         let props = git.input_schema["properties"].as_object().unwrap();
         assert_eq!(props["command"]["enum"], json!(["status", "diff", "log", "blame", "show"]));
         assert_eq!(git.input_schema["required"], json!(["command"]));
+        // The log records the subcommand chosen.
+        let argv = git.argv(json!({ "command": "blame" }).as_object().unwrap());
+        assert_eq!(argv, ["llm-git", "blame"]);
     }
 
     #[test]

@@ -194,6 +194,7 @@ impl AideServer {
             return Err(McpError::invalid_params(message, Some(json!({ "tool": name, "closest": closest }))));
         };
         let mut arguments = params.arguments.unwrap_or_default();
+        let argv = binding.argv(&arguments);
         let (page, page_refusal) = match self.page_request(&mut arguments, binding.op.effects.read_only) {
             Ok(page) => (page, None),
             Err(e) => (PageRequest { offset: 0, budget: self.inner.options.budget, repeatable: false }, Some(e)),
@@ -235,7 +236,7 @@ impl AideServer {
             cancel,
             progress,
             log: self.inner.options.log,
-            argv: binding.op.words().map(str::to_string).collect(),
+            argv,
             origin: Some(format!("mcp:{}", context.id)),
             confine: Some(opened),
             notes: Vec::new(),

@@ -364,6 +364,11 @@ fn git_over_mcp_picks_its_command_and_refuses_what_that_command_does_not_take() 
     assert_eq!(write["structuredContent"]["error"]["code"], "nothing_to_commit", "{write}");
     let write = client.call("git", json!({ "command": "add", "paths": ["a.txt"] }));
     assert_eq!(write["isError"], true, "the read-only tool does not add: {write}");
+    // The log records the subcommand each call chose.
+    let runs: Value = t.cmd("aide").args(["log", "list", "--limit", "20"]).json(0);
+    let argvs: Vec<String> = runs["runs"].as_array().unwrap().iter().map(|r| r["argv"].to_string()).collect();
+    assert!(argvs.iter().any(|a| a == r#"["llm-git","diff"]"#), "{argvs:?}");
+    assert!(argvs.iter().any(|a| a == r#"["llm-git","commit"]"#), "{argvs:?}");
 }
 
 /// This repository, a real history: log, blame, show and a diff across
