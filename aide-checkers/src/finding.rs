@@ -333,11 +333,11 @@ fn offset_of(source: &Source, p: Point) -> Option<usize> {
                 }
                 Columns::Utf16 => {
                     let range = line_range(source, line)?;
-                    utf16_to_byte(&bytes[range.clone()], column - 1).map(|o| range.start + o)
+                    aide_core::span::utf16_to_byte(&bytes[range.clone()], column - 1).map(|o| range.start + o)
                 }
             }
         }
-        Point::Utf16Offset(units) => utf16_to_byte(bytes, units),
+        Point::Utf16Offset(units) => aide_core::span::utf16_to_byte(bytes, units),
     }
 }
 
@@ -351,30 +351,6 @@ fn line_range(source: &Source, line: usize) -> Option<std::ops::Range<usize>> {
         }
         None => None,
     }
-}
-
-/// The byte offset of the `units`-th UTF-16 code unit of `text`.
-fn utf16_to_byte(text: &[u8], units: usize) -> Option<usize> {
-    let mut seen = 0;
-    let mut offset = 0;
-    for chunk in text.utf8_chunks() {
-        for (i, c) in chunk.valid().char_indices() {
-            if seen >= units {
-                return (seen == units).then_some(offset + i);
-            }
-            seen += c.len_utf16();
-        }
-        offset += chunk.valid().len();
-        if !chunk.invalid().is_empty() {
-            // A stray byte reads as one U+FFFD: one unit.
-            if seen >= units {
-                return (seen == units).then_some(offset);
-            }
-            seen += 1;
-            offset += chunk.invalid().len();
-        }
-    }
-    (seen == units).then_some(offset)
 }
 
 /// The order every answer lists diagnostics in: by file, place, then what.

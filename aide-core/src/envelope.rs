@@ -67,6 +67,10 @@ pub mod diag {
     /// Item-position macro bodies that do not parse as items: what they
     /// define is not in the outline, definitions or block edits.
     pub const MACRO_NOT_INDEXED: &str = "macro_not_indexed";
+    /// `--engine lsp` found no language server for the language: the syntax engine answered.
+    pub const LSP_UNAVAILABLE: &str = "lsp_unavailable";
+    /// The language server could not start, crashed, timed out or erred: the syntax engine answered.
+    pub const LSP_FAILED: &str = "lsp_failed";
 }
 
 /// A warning attached to a result: the run succeeded, but something was

@@ -231,9 +231,53 @@ pub fn is_char_boundary(bytes: &[u8], offset: usize) -> bool {
     true
 }
 
+/// The byte offset of the `units`-th UTF-16 code unit of `text`.
+pub fn utf16_to_byte(text: &[u8], units: usize) -> Option<usize> {
+    let mut seen = 0;
+    let mut offset = 0;
+    for chunk in text.utf8_chunks() {
+        for (i, c) in chunk.valid().char_indices() {
+            if seen >= units {
+                return (seen == units).then_some(offset + i);
+            }
+            seen += c.len_utf16();
+        }
+        offset += chunk.valid().len();
+        if !chunk.invalid().is_empty() {
+            // A stray byte reads as one U+FFFD: one unit.
+            if seen >= units {
+                return (seen == units).then_some(offset);
+            }
+            seen += 1;
+            offset += chunk.invalid().len();
+        }
+    }
+    (seen == units).then_some(offset)
+}
+
+/// How many UTF-16 code units the first `byte` bytes of `text` are (a
+/// language server's column); a stray byte counts one (U+FFFD).
+pub fn byte_to_utf16(text: &[u8], byte: usize) -> usize {
+    text[..byte.min(text.len())]
+        .utf8_chunks()
+        .map(|chunk| {
+            chunk.valid().chars().map(char::len_utf16).sum::<usize>() + usize::from(!chunk.invalid().is_empty())
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utf16_columns_and_bytes_convert_both_ways() {
+        let text = "aé😀b".as_bytes();
+        // a(1 byte, 1 unit) é(2, 1) 😀(4, 2) b
+        assert_eq!(byte_to_utf16(text, 7), 4);
+        assert_eq!(utf16_to_byte(text, 4), Some(7));
+        assert_eq!(utf16_to_byte(text, 3), None, "inside a surrogate pair");
+    }
 
     #[test]
     fn positions_counted_on_agree_with_positions_counted_afresh() {

@@ -7,6 +7,7 @@ use aide_core::{AideError, Lang, Root};
 use crate::dialect::{Definition, LineRange, Point, Range, ReferenceSite, SearchMatch};
 use crate::error::AstError;
 use crate::files::Scope;
+use crate::lsp::{self, CodeEngine};
 use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline};
 use crate::refs::{self, Reference};
 use crate::symbols::{self, NameMatch, Symbol, SymbolKind};
@@ -14,6 +15,16 @@ use crate::{AstRequest, Mode, dialect, query, resolve};
 
 /// Results, how a name matched, the number of files parsed, diagnostics.
 pub type Found<T> = (Vec<T>, Option<NameMatch>, usize, Vec<aide_core::Diagnostic>);
+
+/// What a references lookup found, and which engine answered.
+pub struct ReferencesFound {
+    pub references: Vec<Reference>,
+    pub matching: Matching,
+    /// Files parsed.
+    pub files: usize,
+    pub diagnostics: Vec<aide_core::Diagnostic>,
+    pub engine: CodeEngine,
+}
 
 /// Everything a run needs to read the tree.
 pub struct Engine<'a> {
@@ -187,11 +198,7 @@ impl Engine<'_> {
     /// definition, its uses judged by scope, receiver and qualifier;
     /// otherwise every identifier spelled like it, `unresolved` when the
     /// name has several definitions.
-    pub fn references_of(
-        &self,
-        name: &str,
-        include_definitions: bool,
-    ) -> Result<(Vec<Reference>, Matching, usize, Vec<aide_core::Diagnostic>), AideError> {
+    pub fn references_of(&self, name: &str, include_definitions: bool) -> Result<ReferencesFound, AideError> {
         let query = resolve::SymbolQuery { name: name.to_string(), ..Default::default() };
         let ident = query.ident().to_string();
         if ident.is_empty() {
@@ -202,8 +209,30 @@ impl Engine<'_> {
             resolve::facts(file, &query)
         })?;
         let files = facts.len();
+        let mut diagnostics = diagnostics;
         let (sites, matching) = match resolve::Resolver::choose(&query, &facts) {
-            Ok(resolver) => (resolver.sites(facts), Matching::Definition),
+            Ok(resolver) => {
+                let definition = match resolver.target() {
+                    resolve::Target::Symbol { defs, .. } => {
+                        defs.iter().find_map(|d| d.name_span.map(|(start, _)| (d.path.to_string(), start)))
+                    }
+                    resolve::Target::Local { path, def } => Some((path.clone(), def.start)),
+                };
+                let sites = resolver.sites(facts);
+                if let Some((path, at)) = definition.filter(|_| self.request.engine != CodeEngine::Syntax)
+                    && let Some(found) =
+                        self.server_references(&path, at, &ident, &sites, include_definitions, &mut diagnostics)
+                {
+                    return Ok(ReferencesFound {
+                        references: found,
+                        matching: Matching::Definition,
+                        files,
+                        diagnostics,
+                        engine: CodeEngine::Lsp,
+                    });
+                }
+                (sites, Matching::Definition)
+            }
             Err(not_one) => {
                 let several = matches!(not_one, resolve::NotOne::Several(_));
                 let matched = if several { resolve::Resolution::Unresolved } else { resolve::Resolution::NameOnly };
@@ -219,7 +248,74 @@ impl Engine<'_> {
             .map(|s| s.reference)
             .filter(|r| include_definitions || r.kind != refs::RefKind::Definition)
             .collect();
-        Ok((references, matching, files, diagnostics))
+        Ok(ReferencesFound { references, matching, files, diagnostics, engine: CodeEngine::Syntax })
+    }
+
+    /// The references a language server gives for the definition at `at`
+    /// of `path`, as records `resolved` by it (their kinds and enclosing
+    /// symbols the syntax engine's where it saw the same place); None, with
+    /// a diagnostic, when no server can answer (the syntax engine then does).
+    fn server_references(
+        &self,
+        path: &str,
+        at: usize,
+        ident: &str,
+        syntax: &[resolve::RawSite],
+        include_definitions: bool,
+        diagnostics: &mut Vec<aide_core::Diagnostic>,
+    ) -> Option<Vec<Reference>> {
+        use aide_core::envelope::diag;
+        let lang = Lang::from_path(std::path::Path::new(path))?;
+        let Some(spec) = lsp::server_for(lang) else {
+            if self.request.engine == CodeEngine::Lsp {
+                diagnostics.push(aide_core::Diagnostic::new(
+                    diag::LSP_UNAVAILABLE,
+                    format!(
+                        "no {lang} language server on PATH (or AIDE_LSP_{}): the syntax engine answered",
+                        format!("{lang:?}").to_uppercase()
+                    ),
+                ));
+            }
+            return None;
+        };
+        let located = match lsp::references(self.root, &spec, path, at, include_definitions) {
+            Ok(found) => found,
+            Err(failure) => {
+                diagnostics.push(aide_core::Diagnostic::new(
+                    diag::LSP_FAILED,
+                    format!("{}: {failure}; the syntax engine answered", spec.argv[0]),
+                ));
+                return None;
+            }
+        };
+        let mut parsed: std::collections::HashMap<String, Option<crate::source::SourceFile>> = Default::default();
+        let mut out = Vec::new();
+        for place in located {
+            let known =
+                syntax.iter().find(|s| s.reference.path == place.path && s.reference.span.byte_start == place.start);
+            let mut reference = match known {
+                Some(site) => site.reference.clone(),
+                None => {
+                    let file = parsed.entry(place.path.clone()).or_insert_with(|| {
+                        let bytes = std::fs::read(self.root.path().join(&place.path)).ok()?;
+                        let lang = Lang::from_path_and_content(std::path::Path::new(&place.path), &bytes)?;
+                        crate::source::SourceFile::parse(place.path.clone(), lang, bytes).ok()
+                    });
+                    let Some(file) = file.as_ref() else { continue };
+                    let kind = if place.path == path && place.start == at {
+                        refs::RefKind::Definition
+                    } else {
+                        refs::RefKind::Usage
+                    };
+                    refs::reference_at(file, ident, kind, place.start, place.end)
+                }
+            };
+            reference.matched = resolve::Resolution::Resolved;
+            if include_definitions || reference.kind != refs::RefKind::Definition {
+                out.push(reference);
+            }
+        }
+        Some(out)
     }
 
     /// The references to the identifiers `names` across the scope.
@@ -453,10 +549,12 @@ impl Engine<'_> {
             }
             Mode::References => {
                 let name = request.references.clone().unwrap_or_default();
-                let (all, matching, files, diagnostics) = self.references_of(&name, request.include_definition)?;
+                let ReferencesFound { references: all, matching, files, diagnostics, engine } =
+                    self.references_of(&name, request.include_definition)?;
                 let (references, page) = page(all, request, files);
                 let output = AstOutput::References {
                     name,
+                    engine,
                     matching,
                     includes_definitions: request.include_definition,
                     references,

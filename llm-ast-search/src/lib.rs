@@ -86,6 +86,7 @@ mod engine;
 mod error;
 mod files;
 mod language;
+pub mod lsp;
 mod output;
 mod query;
 mod refs;
@@ -145,7 +146,7 @@ pub struct AstRequest {
     /// Run a tree-sitter query (S-expression) and report every capture.
     #[arg(long, short = 'q', value_name = "TS_QUERY")]
     pub query: Option<String>,
-    /// List symbols (the default when no other mode is given).
+    /// List symbols (the default mode).
     #[arg(long)]
     pub symbols: bool,
     /// Find the definitions of NAME (a name, or the end of a name path such as
@@ -155,11 +156,11 @@ pub struct AstRequest {
     /// Find the references to NAME (its uses; see --include-definition).
     #[arg(long, value_name = "NAME")]
     pub references: Option<String>,
-    /// With --references: list the places that define NAME too. They are
+    /// References: the definitions too. They are
     /// references of kind `definition`.
     #[arg(long)]
     pub include_definition: bool,
-    /// Report every syntax error of the files; exit 3 if there is any.
+    /// Report every syntax error. Exit 3 if there is any.
     #[arg(long)]
     pub validate: bool,
     /// Run a Dialect program, e.g. "findReferences(findDefinition(`validateToken`))".
@@ -183,6 +184,11 @@ pub struct AstRequest {
     /// unless `compact: false`.
     #[arg(long)]
     pub compact: bool,
+    /// References: `syntax` (default), `lsp` (its language server) or `auto`.
+    /// `lsp` without a server answers with the syntax engine and an
+    /// `lsp_unavailable` diagnostic; `auto` uses a server where one is installed.
+    #[arg(long, value_enum, default_value_t)]
+    pub engine: lsp::CodeEngine,
     #[command(flatten)]
     #[serde(flatten)]
     pub walk: WalkArgs,
@@ -192,7 +198,7 @@ pub struct AstRequest {
     /// Skip this many results first (continue from a previous `next_offset`).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub offset: usize,
-    /// Cut captured text longer than this many characters (0: never).
+    /// Cut captures past this many characters (0: never).
     #[arg(long, value_name = "CHARS", default_value_t = 200)]
     #[serde(default = "default_max_text")]
     pub max_text: usize,

@@ -53,6 +53,8 @@ pub enum AstOutput {
     },
     References {
         name: String,
+        /// Which engine answered: `syntax`, or `lsp` (the language's server).
+        engine: crate::lsp::CodeEngine,
         /// How references are found: `definition` when the name names one
         /// definition (its uses, judged), else `by_name` (every identifier
         /// spelled like it, outside comments and strings).

@@ -466,7 +466,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["compare"],
             group: Group::Shell,
-            description: "Times a command on a baseline git revision (a temporary worktree) against the current tree, several runs a side, and says whether the difference is significant. Slow: it runs the command many times.",
+            description: "Times a command on a baseline git revision against the current tree, several runs a side, and says whether the difference is significant. Slow: it runs the command many times.",
             effects: RUNS_COMMANDS,
             output: &["significant"],
             mcp_defaults: &[],

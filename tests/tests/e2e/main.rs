@@ -16,6 +16,7 @@ mod jobs;
 mod keeper;
 mod lint;
 mod log;
+mod lsp;
 mod mcp;
 mod mcp_face;
 mod pty;

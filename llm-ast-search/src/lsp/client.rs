@@ -1,0 +1,249 @@
+//! A language server over stdio: JSON-RPC messages framed by
+//! `Content-Length` headers, requests answered by id within a deadline,
+//! the server's own requests answered so it never waits on us
+//! (`workspace/configuration` with nulls, anything else with null).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Why a server did not answer.
+#[derive(Debug, Clone)]
+pub enum LspFailure {
+    /// It could not be started.
+    Start(String),
+    /// It ended, or its output could not be read.
+    Gone(String),
+    /// It did not answer in time.
+    Timeout(&'static str),
+    /// It answered with an error.
+    Error(String),
+}
+
+impl std::fmt::Display for LspFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LspFailure::Start(e) => write!(f, "could not start: {e}"),
+            LspFailure::Gone(e) => write!(f, "ended: {e}"),
+            LspFailure::Timeout(method) => write!(f, "no answer to {method} in time"),
+            LspFailure::Error(e) => write!(f, "answered with an error: {e}"),
+        }
+    }
+}
+
+/// A running server.
+pub struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: i64,
+}
+
+impl Server {
+    /// Starts `argv` in `root` and initializes it for that root.
+    pub fn start(argv: &[String], root: &Path, timeout: Duration) -> Result<Server, LspFailure> {
+        let (program, args) = argv.split_first().ok_or_else(|| LspFailure::Start("no command".into()))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .current_dir(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| LspFailure::Start(format!("{program}: {e}")))?;
+        let stdin = child.stdin.take().ok_or_else(|| LspFailure::Start("no stdin".into()))?;
+        let stdout = child.stdout.take().ok_or_else(|| LspFailure::Start("no stdout".into()))?;
+        let (tx, messages) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut reader) {
+                if tx.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut server = Server { child, stdin, messages, next_id: 0 };
+        let uri = file_uri(root);
+        let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let params = json!({
+            "processId": std::process::id(),
+            "rootUri": uri,
+            "rootPath": root.display().to_string(),
+            "workspaceFolders": [{ "uri": uri, "name": name }],
+            "capabilities": {
+                "general": { "positionEncodings": ["utf-16"] },
+                "workspace": { "configuration": true, "workspaceFolders": true },
+                "textDocument": {
+                    "synchronization": {},
+                    "definition": { "linkSupport": false },
+                    "references": {},
+                    "implementation": { "linkSupport": false },
+                    "hover": { "contentFormat": ["plaintext", "markdown"] }
+                }
+            }
+        });
+        server.request("initialize", params, timeout)?;
+        server.notify("initialized", json!({}))?;
+        Ok(server)
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Value) -> Result<(), LspFailure> {
+        self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params }))
+    }
+
+    /// Sends a request and waits for its answer until `timeout`.
+    pub fn request(&mut self, method: &'static str, params: Value, timeout: Duration) -> Result<Value, LspFailure> {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))?;
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = match self.messages.recv_timeout(left) {
+                Ok(m) => m,
+                Err(RecvTimeoutError::Timeout) => return Err(LspFailure::Timeout(method)),
+                Err(RecvTimeoutError::Disconnected) => return Err(LspFailure::Gone("its output closed".into())),
+            };
+            // A request of the server's own: answered at once.
+            if let (Some(asked), Some(their_id)) = (message.get("method").and_then(Value::as_str), message.get("id")) {
+                let result = match asked {
+                    "workspace/configuration" => {
+                        let items = message.pointer("/params/items").and_then(Value::as_array).map_or(0, Vec::len);
+                        Value::Array(vec![Value::Null; items])
+                    }
+                    _ => Value::Null,
+                };
+                self.send(&json!({ "jsonrpc": "2.0", "id": their_id, "result": result }))?;
+                continue;
+            }
+            if message.get("id").and_then(Value::as_i64) == Some(id) {
+                if let Some(error) = message.get("error") {
+                    return Err(LspFailure::Error(
+                        error.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                    ));
+                }
+                return Ok(message.get("result").cloned().unwrap_or(Value::Null));
+            }
+        }
+    }
+
+    /// Opens a document, as an editor does before asking about it.
+    pub fn open(&mut self, path: &Path, language_id: &str, text: &str) -> Result<(), LspFailure> {
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": file_uri(path), "languageId": language_id, "version": 1, "text": text } }),
+        )
+    }
+
+    fn send(&mut self, message: &Value) -> Result<(), LspFailure> {
+        let body = message.to_string();
+        let framed = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        self.stdin
+            .write_all(framed.as_bytes())
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| LspFailure::Gone(e.to_string()))
+    }
+}
+
+impl Drop for Server {
+    /// Asked to shut down; killed if it does not go within a moment.
+    fn drop(&mut self) {
+        let _ = self.request("shutdown", Value::Null, Duration::from_millis(500));
+        let _ = self.notify("exit", Value::Null);
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One framed message, or None at the end of the stream.
+fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+    loop {
+        let mut length = None;
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).ok()? == 0 {
+                return None;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(n) = line.strip_prefix("Content-Length:") {
+                length = n.trim().parse::<usize>().ok();
+            }
+        }
+        let length = length?;
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).ok()?;
+        if let Ok(value) = serde_json::from_slice(&body) {
+            return Some(value);
+        }
+    }
+}
+
+/// `file://` and the absolute path, percent-encoded where a URI needs it.
+pub fn file_uri(path: &Path) -> String {
+    let mut out = String::from("file://");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => out.push(*b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// The path a `file://` URI names.
+pub fn uri_path(uri: &str) -> Option<std::path::PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let mut bytes = Vec::with_capacity(rest.len());
+    let raw = rest.as_bytes();
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'%' && i + 2 < raw.len() + 1 {
+            let hex = std::str::from_utf8(raw.get(i + 1..i + 3)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            bytes.push(raw[i]);
+            i += 1;
+        }
+    }
+    Some(std::path::PathBuf::from(String::from_utf8(bytes).ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_round_trip_with_spaces_and_non_ascii() {
+        let p = Path::new("/tmp/a b/é.py");
+        let uri = file_uri(p);
+        assert_eq!(uri, "file:///tmp/a%20b/%C3%A9.py");
+        assert_eq!(uri_path(&uri).as_deref(), Some(p));
+    }
+
+    #[test]
+    fn framed_messages_are_read_one_by_one() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"result":null}"#;
+        let text =
+            format!("Content-Length: {}\r\nContent-Type: x\r\n\r\n{body}Content-Length: 2\r\n\r\n{{}}", body.len());
+        let mut reader = BufReader::new(text.as_bytes());
+        assert_eq!(read_message(&mut reader).unwrap()["id"], 1);
+        assert_eq!(read_message(&mut reader).unwrap(), json!({}));
+        assert!(read_message(&mut reader).is_none());
+    }
+}
