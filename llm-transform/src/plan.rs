@@ -584,6 +584,38 @@ fn head_end(tree: &tree_sitter::Tree, bytes: &[u8], symbol: &Symbol) -> Option<u
     Some(start + kept)
 }
 
+/// A file parsed and outlined, for the operations that find a symbol.
+struct Outlined {
+    lang: Lang,
+    tree: tree_sitter::Tree,
+    index: LineIndex,
+    symbols: Vec<Symbol>,
+}
+
+fn outlined(rel: &str, bytes: &[u8]) -> Result<Outlined, AideError> {
+    let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
+        return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
+    };
+    let Some(tree) = llm_ast_search::parse_source(lang, bytes) else {
+        return Err(AideError::internal(format!("{rel}: tree-sitter could not parse the file")));
+    };
+    let index = LineIndex::new(bytes);
+    let symbols = outline(lang, rel, bytes, &tree, &index);
+    Ok(Outlined { lang, tree, index, symbols })
+}
+
+/// A symbol an operation could have meant, as its errors list it.
+fn candidate(s: &Symbol, bytes: &[u8]) -> BlockCandidate {
+    BlockCandidate {
+        kind: s.kind,
+        name_path: s.name_path.to_string(),
+        line: s.span.line,
+        end_line: s.span.end_line,
+        hash: sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]),
+        parent: s.parent.as_deref().map(str::to_string),
+    }
+}
+
 /// A symbol's span, by name path (`Agent/run`, `impl Agent/run`, `run`):
 /// where a `patch` with `within` looks.
 pub struct Within {
@@ -593,14 +625,7 @@ pub struct Within {
 }
 
 fn symbol_range(rel: &str, bytes: &[u8], name_path: &str) -> Result<Within, AideError> {
-    let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
-        return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
-    };
-    let Some(tree) = llm_ast_search::parse_source(lang, bytes) else {
-        return Err(AideError::internal(format!("{rel}: tree-sitter could not parse the file")));
-    };
-    let index = LineIndex::new(bytes);
-    let symbols = outline(lang, rel, bytes, &tree, &index);
+    let Outlined { symbols, .. } = outlined(rel, bytes)?;
     let wanted = without_generics(&name_path.replace("::", "/"));
     let (parent, leaf) = match wanted.rsplit_once('/') {
         Some((p, l)) => (Some(p.to_string()), l.to_string()),
@@ -610,14 +635,7 @@ fn symbol_range(rel: &str, bytes: &[u8], name_path: &str) -> Result<Within, Aide
         .iter()
         .filter(|s| name_matches(s, &leaf) && parent.as_deref().is_none_or(|p| module_matches(s, p)))
         .collect();
-    let describe = |s: &Symbol| BlockCandidate {
-        kind: s.kind,
-        name_path: s.name_path.to_string(),
-        line: s.span.line,
-        end_line: s.span.end_line,
-        hash: sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]),
-        parent: s.parent.as_deref().map(str::to_string),
-    };
+    let describe = |s: &Symbol| candidate(s, bytes);
     match found.as_slice() {
         [one] => {
             Ok(Within { start: one.span.byte_start, end: one.span.byte_end, name_path: one.name_path.to_string() })
@@ -768,14 +786,7 @@ fn block(
     target: &BlockOp,
     text: &str,
 ) -> Result<(Vec<u8>, Applied, usize), AideError> {
-    let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
-        return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
-    };
-    let Some(tree) = llm_ast_search::parse_source(lang, bytes) else {
-        return Err(AideError::internal(format!("{rel}: tree-sitter could not parse the file")));
-    };
-    let index = LineIndex::new(bytes);
-    let symbols = outline(lang, rel, bytes, &tree, &index);
+    let Outlined { lang, tree, index, symbols } = outlined(rel, bytes)?;
     let wanted = target.kind;
     let mut candidates: Vec<&Symbol> =
         symbols.iter().filter(|s| kind_matches(wanted, s.kind) && name_matches(s, &target.name)).collect();
@@ -783,14 +794,7 @@ fn block(
     if let Some(m) = target.module_path.as_deref().filter(|m| !m.is_empty()) {
         candidates.retain(|s| module_matches(s, m));
     }
-    let describe = |s: &Symbol| BlockCandidate {
-        kind: s.kind,
-        name_path: s.name_path.to_string(),
-        line: s.span.line,
-        end_line: s.span.end_line,
-        hash: sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]),
-        parent: s.parent.as_deref().map(str::to_string),
-    };
+    let describe = |s: &Symbol| candidate(s, bytes);
     if candidates.len() > 1
         && let Some(hint) = target.line_hint
     {
