@@ -354,6 +354,14 @@ impl Root {
         self.open_file_with_stat(path).map(|(file, _)| file)
     }
 
+    /// The whole content of a file of the root, opened as [`Root::open_file`]
+    /// opens it (beneath the root, never a FIFO or device).
+    pub fn read(&self, path: &Path) -> Result<Vec<u8>, OpenFailure> {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut self.open_file(path)?, &mut bytes).map_err(OpenFailure::Io)?;
+        Ok(bytes)
+    }
+
     /// As [`Root::open_file`], with the `fstat` of the file opened.
     pub fn open_file_with_stat(&self, path: &Path) -> Result<(File, rustix::fs::Stat), OpenFailure> {
         let flags = OFlags::RDONLY | OFlags::NONBLOCK;

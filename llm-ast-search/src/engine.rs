@@ -297,7 +297,7 @@ impl Engine<'_> {
                 Some(site) => site.reference.clone(),
                 None => {
                     let file = parsed.entry(place.path.clone()).or_insert_with(|| {
-                        let bytes = std::fs::read(self.root.path().join(&place.path)).ok()?;
+                        let bytes = self.root.read(std::path::Path::new(&place.path)).ok()?;
                         let lang = Lang::from_path_and_content(std::path::Path::new(&place.path), &bytes)?;
                         crate::source::SourceFile::parse(place.path.clone(), lang, bytes).ok()
                     });

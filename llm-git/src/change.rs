@@ -196,7 +196,7 @@ pub fn restore(
     let mut restored = Vec::new();
     for (path, blob) in files.iter().zip(wanted) {
         let Some(bytes) = blob else { continue };
-        let now = root.resolve(path).ok().and_then(|abs| std::fs::read(abs).ok());
+        let now = root.read(std::path::Path::new(path)).ok();
         if now.as_deref() == Some(&bytes[..]) {
             continue;
         }

@@ -76,8 +76,7 @@ fn parse_and_locate(repo: &Repo, text: &[u8], new: &NewSide<'_>) -> Result<Vec<D
     match new {
         NewSide::Worktree(root) => {
             for f in files.iter_mut().filter(|f| f.status != FileStatus::Deleted && !f.binary) {
-                let Ok(abs) = root.resolve(&f.path) else { continue };
-                let Ok(bytes) = std::fs::read(abs) else { continue };
+                let Ok(bytes) = root.read(std::path::Path::new(&f.path)) else { continue };
                 f.checksum = Some(aide_core::checksum::sha256_hex(&bytes));
                 locate(f, &bytes);
             }

@@ -63,17 +63,20 @@ impl Repo {
             command.stdin(Stdio::piped());
         }
         let mut child = command.spawn().map_err(|e| GitError::Missing { reason: e.to_string() })?;
-        if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-            // Written from a thread: git may fill its stdout before reading all of stdin.
-            let bytes = bytes.to_vec();
-            let writer = std::thread::spawn(move || {
-                let _ = stdin.write_all(&bytes);
-            });
-            let out = child.wait_with_output().map_err(|e| GitError::Missing { reason: e.to_string() })?;
-            let _ = writer.join();
-            return Ok(Ran::from(out));
-        }
+        // Written from a thread: git may fill its stdout before reading all of stdin.
+        let writer = match (input, child.stdin.take()) {
+            (Some(bytes), Some(mut stdin)) => {
+                let bytes = bytes.to_vec();
+                Some(std::thread::spawn(move || {
+                    let _ = stdin.write_all(&bytes);
+                }))
+            }
+            _ => None,
+        };
         let out = child.wait_with_output().map_err(|e| GitError::Missing { reason: e.to_string() })?;
+        if let Some(writer) = writer {
+            let _ = writer.join();
+        }
         Ok(Ran::from(out))
     }
 
@@ -85,20 +88,7 @@ impl Repo {
     /// Runs git on the revision `rev`; one git does not know is
     /// `not_found`, found from git's own complaint (no run beforehand).
     pub fn run_at(&self, args: &[&str], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
-        let ran = self.ran(args)?;
-        if ran.status == 0 {
-            return Ok(ran.stdout);
-        }
-        let said = |s: &str| ran.stderr.contains(s);
-        if said("not a git repository") {
-            return Err(GitError::NotARepository { dir: ".".into() });
-        }
-        if let Some(rev) = rev
-            && (said("unknown revision") || said("bad revision") || said("bad object") || said("invalid object name"))
-        {
-            return Err(GitError::Unknown { what: "revision", given: rev.to_string(), stderr: ran.stderr });
-        }
-        Err(GitError::Failed { command: args.join(" "), status: ran.status, stderr: ran.stderr })
+        self.ran(args)?.stdout_of(args, rev)
     }
 
     /// A top-relative path of git's as the root's (None: outside the root).
@@ -134,16 +124,10 @@ impl Repo {
             input.extend_from_slice(s.as_bytes());
             input.push(b'\n');
         }
-        let ran = self.ran_with_input(&["cat-file", "--batch"], Some(&input))?;
-        if ran.status != 0 {
-            return Err(GitError::Failed {
-                command: "cat-file --batch".into(),
-                status: ran.status,
-                stderr: ran.stderr,
-            });
-        }
+        let args = ["cat-file", "--batch"];
+        let stdout = self.ran_with_input(&args, Some(&input))?.stdout_of(&args, None)?;
         let mut out = Vec::with_capacity(specs.len());
-        let mut rest = &ran.stdout[..];
+        let mut rest = &stdout[..];
         for _ in specs {
             let Some(eol) = rest.iter().position(|&b| b == b'\n') else { break };
             let header = String::from_utf8_lossy(&rest[..eol]).into_owned();
@@ -162,6 +146,27 @@ impl Repo {
         }
         out.resize(specs.len(), None);
         Ok(out)
+    }
+}
+
+impl Ran {
+    /// Its stdout if git succeeded; else why not: `not_a_repository`, an
+    /// unknown `rev` (`not_found`, told from git's own complaint), or
+    /// `git_failed` with git's stderr.
+    fn stdout_of(self, args: &[&str], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
+        if self.status == 0 {
+            return Ok(self.stdout);
+        }
+        let said = |s: &str| self.stderr.contains(s);
+        if said("not a git repository") {
+            return Err(GitError::NotARepository { dir: ".".into() });
+        }
+        if let Some(rev) = rev
+            && (said("unknown revision") || said("bad revision") || said("bad object") || said("invalid object name"))
+        {
+            return Err(GitError::Unknown { what: "revision", given: rev.to_string(), stderr: self.stderr });
+        }
+        Err(GitError::Failed { command: args.join(" "), status: self.status, stderr: self.stderr })
     }
 }
 

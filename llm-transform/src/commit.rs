@@ -281,14 +281,7 @@ pub fn commit(
         };
         if let Err(failure) = result {
             remove_temps(&targets[i..]);
-            let restore_failures: Vec<String> = targets[..i]
-                .iter()
-                .rev()
-                .filter_map(|w| restore(w).err().map(|r| format!("{}: {r}", w.file.rel)))
-                .collect();
-            remove_made_dirs(root, &made);
-            let _ = std::fs::remove_dir_all(&undo_dir);
-            journal.finish();
+            let restore_failures = put_back(root, &targets[..i], &made, &undo_dir, journal);
             drop(deferred);
             let e = match failure {
                 ReplaceFailure::Changed => return Err(changed_meanwhile(&t.file.rel)),
@@ -312,11 +305,7 @@ pub fn commit(
         if let Err(e) = crate::disk::make_dirs(root, &remade) {
             restore_failures.push(e.message);
         }
-        restore_failures
-            .extend(targets.iter().rev().filter_map(|w| restore(w).err().map(|r| format!("{}: {r}", w.file.rel))));
-        remove_made_dirs(root, &made);
-        let _ = std::fs::remove_dir_all(&undo_dir);
-        journal.finish();
+        restore_failures.extend(put_back(root, &targets, &made, &undo_dir, journal));
         drop(deferred);
         return Err(TransformError::WriteFailed {
             path: shown,
@@ -341,6 +330,19 @@ pub fn commit(
     journal.finish();
     drop(deferred);
     Ok(diagnostics)
+}
+
+/// Undoes a commit that failed while putting its files in place: the
+/// files already `replaced` get their old content back (newest first), the
+/// folders it made go, its undo data and journal too. Returns what could
+/// not be put back.
+fn put_back(root: &Root, replaced: &[Target<'_>], made: &[PathBuf], undo_dir: &Path, journal: Journal) -> Vec<String> {
+    let failures =
+        replaced.iter().rev().filter_map(|w| restore(w).err().map(|r| format!("{}: {r}", w.file.rel))).collect();
+    remove_made_dirs(root, made);
+    let _ = std::fs::remove_dir_all(undo_dir);
+    journal.finish();
+    failures
 }
 
 /// Whether two stamps are the same file, unchanged.
@@ -398,12 +400,7 @@ fn restore(t: &Target<'_>) -> std::io::Result<()> {
     match &t.file.original {
         Some(bytes) => {
             let temp = temp_name(&t.name);
-            if t.file.original_link {
-                use std::os::unix::ffi::OsStrExt;
-                rustix::fs::symlinkat(OsStr::from_bytes(bytes), &*t.dir, temp.as_os_str())?;
-            } else {
-                stage_at(&t.dir, &temp, bytes, mode_of(t.file), t.file.stamp)?;
-            }
+            stage_entry(&t.dir, &temp, bytes, t.file.original_link, t.file)?;
             rustix::fs::renameat(&*t.dir, temp.as_os_str(), &*t.dir, t.name.as_os_str())?;
             Ok(())
         }

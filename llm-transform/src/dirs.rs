@@ -170,11 +170,8 @@ pub fn operation(plan: &mut Plan, root: &Root, index: usize, op: &Operation) -> 
 /// The plan's state of a tree entry (read by the scan), made the first time.
 fn entry_state<'p>(plan: &'p mut Plan, abs: PathBuf, shown: String, entry: &TreeEntry) -> &'p mut FileState {
     plan.files.entry(abs.clone()).or_insert_with(|| {
-        let link = entry.kind == EntryKind::Link;
-        let mut state = FileState::new(abs, shown, entry.content.clone(), Some(Stamp::of(&entry.stat)));
-        state.current = state.original.clone();
-        state.original_link = link;
-        state.current_link = link;
+        let bytes = entry.content.clone().unwrap_or_default();
+        let mut state = FileState::found(abs, shown, bytes, Stamp::of(&entry.stat), entry.kind == EntryKind::Link);
         if let EntryKind::File { mode } = entry.kind {
             use std::os::unix::fs::PermissionsExt;
             state.permissions = Some(std::fs::Permissions::from_mode(mode));
@@ -218,10 +215,7 @@ fn link_state<'p>(plan: &'p mut Plan, root: &Root, at: &Place) -> Result<&'p mut
     if !plan.files.contains_key(&at.abs) {
         let entry = crate::disk::read_entry(root, &at.abs, &at.shown)?
             .ok_or_else(|| AideError::from(TransformError::Missing { path: at.shown.clone() }))?;
-        let mut state = FileState::new(at.abs.clone(), at.shown.clone(), Some(entry.bytes), Some(entry.stamp));
-        state.current = state.original.clone();
-        state.original_link = entry.link;
-        state.current_link = entry.link;
+        let state = FileState::found(at.abs.clone(), at.shown.clone(), entry.bytes, entry.stamp, entry.link);
         plan.files.insert(at.abs.clone(), state);
     }
     plan.files.get_mut(&at.abs).ok_or_else(|| AideError::internal("link state vanished"))
@@ -299,18 +293,9 @@ fn delete_tree(
     force: bool,
 ) -> Result<(), AideError> {
     let tree = scan(root, at, Depth::Bytes)?;
-    let current = tree.checksum();
-    match expected {
-        Some(e) if e != current => {
-            return Err(TransformError::TreeChecksumMismatch {
-                path: at.shown.clone(),
-                expected: e.to_string(),
-                current,
-            }
-            .into());
-        }
-        None if !force => return Err(TransformError::TreeUnguarded { path: at.shown.clone(), current }.into()),
-        _ => {}
+    let current = checked_tree(at, &tree, expected)?;
+    if expected.is_none() && !force {
+        return Err(TransformError::TreeUnguarded { path: at.shown.clone(), current }.into());
     }
     for e in &tree.entries {
         let rel = at.rel.join(&e.rel);
@@ -326,6 +311,19 @@ fn delete_tree(
     plan.dirs.remove.insert(at.rel.clone(), tree.mode);
     report(plan, index, OpName::Delete, &at.shown, OpStatus::Applied, format!("directory: {}", counted(&tree)));
     Ok(())
+}
+
+/// The tree checksum of `tree` (the folder `at`), refused when it is not
+/// the `expected` one given.
+fn checked_tree(at: &Place, tree: &TreeScan, expected: Option<&str>) -> Result<String, AideError> {
+    let current = tree.checksum();
+    match expected {
+        Some(e) if e != current => {
+            Err(TransformError::TreeChecksumMismatch { path: at.shown.clone(), expected: e.to_string(), current }
+                .into())
+        }
+        _ => Ok(current),
+    }
 }
 
 /// Refuses a destination that exists, or lies inside the source.
@@ -376,17 +374,7 @@ fn copy_tree(
 ) -> Result<(), AideError> {
     check_destination("copy", from, dest)?;
     let tree = scan(root, from, Depth::Bytes)?;
-    if let Some(e) = expected {
-        let current = tree.checksum();
-        if e != current {
-            return Err(TransformError::TreeChecksumMismatch {
-                path: from.shown.clone(),
-                expected: e.to_string(),
-                current,
-            }
-            .into());
-        }
-    }
+    checked_tree(from, &tree, expected)?;
     plan.dirs.make.insert(dest.rel.clone(), Some(tree.mode));
     // A folder a delete of this request removes and this copy makes stays.
     plan.dirs.remove.remove(&dest.rel);
@@ -445,18 +433,10 @@ fn copy_file(
             .ok_or_else(|| AideError::from(TransformError::Missing { path: source.rel.clone() }))?;
         (bytes, false, source.permissions.clone())
     };
-    match dest.what {
-        What::Dir => {
-            return Err(
-                TransformError::TargetExists { op: "copy", path: from.shown.clone(), to: dest.shown.clone() }.into()
-            );
-        }
-        What::Link => {
-            return Err(
-                TransformError::TargetExists { op: "copy", path: from.shown.clone(), to: dest.shown.clone() }.into()
-            );
-        }
-        What::File | What::Missing => {}
+    if matches!(dest.what, What::Dir | What::Link) {
+        return Err(
+            TransformError::TargetExists { op: "copy", path: from.shown.clone(), to: dest.shown.clone() }.into()
+        );
     }
     let target = if dest.what == What::Missing {
         new_state(plan, dest.abs.clone(), dest.shown.clone(), "copy", &from.shown)?
@@ -469,18 +449,10 @@ fn copy_file(
                 TransformError::TargetExists { op: "copy", path: from.shown.clone(), to: target.rel.clone() }.into()
             );
         }
-        match checksum_before {
-            None => return Err(TransformError::OverwriteWithoutChecksum { path: target.rel.clone() }.into()),
-            Some(expected) if aide_core::checksum::sha256_hex(now) != expected => {
-                return Err(TransformError::ChecksumMismatch {
-                    path: target.rel.clone(),
-                    expected: expected.to_string(),
-                    current: Some(aide_core::checksum::sha256_hex(now)),
-                }
-                .into());
-            }
-            Some(_) => {}
+        if checksum_before.is_none() {
+            return Err(TransformError::OverwriteWithoutChecksum { path: target.rel.clone() }.into());
         }
+        crate::plan::check_sum(&target.rel, checksum_before, now)?;
     }
     let unchanged = target.current.as_deref() == Some(&bytes[..]) && target.current_link == link;
     target.carried = Some(aide_core::checksum::sha256_hex(&bytes));

@@ -388,15 +388,11 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
             (Now::Other, _) => conflicts.push(shown.clone()),
             (Now::Before, true) => {
                 let put = match &f.temp {
-                    Some(temp) => {
-                        // Only a temporary with the new content goes in.
-                        let staged = read_entry_at(dir, temp.as_os_str()).ok().flatten().map(|e| e.checksum());
-                        if staged.is_some() && staged == f.checksum_after {
-                            rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str()).map(|()| true)
-                        } else {
-                            Ok(false)
-                        }
+                    // Only a temporary with the new content goes in.
+                    Some(temp) if staged_whole(dir, temp, f) => {
+                        rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str()).map(|()| true)
                     }
+                    Some(_) => Ok(false),
                     None => rustix::fs::unlinkat(dir, name.as_os_str(), AtFlags::empty()).map(|()| true),
                 };
                 match put {
@@ -408,9 +404,7 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
             // A mode change of a commit that went on: its staged file (same
             // bytes, the new mode) goes in.
             (Now::After, true) if f.checksum_before == f.checksum_after => {
-                let staged = f.temp.as_ref().and_then(|t| read_entry_at(dir, t.as_os_str()).ok().flatten());
-                let valid = staged.is_some_and(|e| Some(e.checksum()) == f.checksum_after);
-                if let Some(temp) = f.temp.as_ref().filter(|_| valid)
+                if let Some(temp) = f.temp.as_ref().filter(|t| staged_whole(dir, t, f))
                     && let Err(e) = rustix::fs::renameat(dir, temp.as_os_str(), dir, name.as_os_str())
                 {
                     unrestored.push(Unrestored { path: shown.clone(), reason: e.to_string() });
@@ -441,6 +435,13 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
         conflicts,
         unrestored,
     })
+}
+
+/// Whether the temporary `temp` in `dir` holds the new content of `f`
+/// whole (staged and fsynced before the commit died).
+fn staged_whole(dir: &rustix::fd::OwnedFd, temp: &Path, f: &JournalFile) -> bool {
+    let staged = read_entry_at(dir, temp.as_os_str()).ok().flatten().map(|e| e.checksum());
+    staged.is_some() && staged == f.checksum_after
 }
 
 /// Recovery as diagnostics, for a run that recovered on its way.

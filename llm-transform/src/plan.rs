@@ -76,6 +76,16 @@ impl FileState {
         }
     }
 
+    /// A path as it is on disk with nothing planned for it yet: a file's
+    /// bytes, or a link's target (`link`), with its stamp.
+    pub fn found(abs: PathBuf, rel: String, bytes: Vec<u8>, stamp: crate::disk::Stamp, link: bool) -> FileState {
+        let mut state = FileState::new(abs, rel, Some(bytes), Some(stamp));
+        state.current = state.original.clone();
+        state.original_link = link;
+        state.current_link = link;
+        state
+    }
+
     /// Whether the syntax guard judges the file: changed, a file (not a
     /// link), and not the unchanged copy of another file of the tree.
     pub fn judged_for_syntax(&self) -> bool {
@@ -507,7 +517,7 @@ fn existing(file: &FileState) -> Result<Vec<u8>, AideError> {
     file.current.clone().ok_or_else(|| TransformError::Missing { path: file.rel.clone() }.into())
 }
 
-fn check_sum(rel: &str, expected: Option<&str>, bytes: &[u8]) -> Result<(), AideError> {
+pub(crate) fn check_sum(rel: &str, expected: Option<&str>, bytes: &[u8]) -> Result<(), AideError> {
     match expected {
         Some(e) if sha256_hex(bytes) != e => Err(mismatch(rel, e, Some(bytes))),
         _ => Ok(()),
@@ -521,7 +531,6 @@ fn ensure_parent(abs: &std::path::Path, rel: &str, create_dirs: bool) -> Result<
     }
 }
 
-/// `old_text` → `new_text`, exact (or whitespace-insensitive with `fuzzy`).
 /// The blank lines PEP 8 wants around a Python definition inserted beside
 /// `symbol`: two at the top level, one inside a class.
 fn pep8_blank_lines(lang: Lang, symbol: &Symbol) -> Option<usize> {
@@ -618,10 +627,10 @@ fn candidate(s: &Symbol, bytes: &[u8]) -> BlockCandidate {
 
 /// A symbol's span, by name path (`Agent/run`, `impl Agent/run`, `run`):
 /// where a `patch` with `within` looks.
-pub struct Within {
-    pub start: usize,
-    pub end: usize,
-    pub name_path: String,
+struct Within {
+    start: usize,
+    end: usize,
+    name_path: String,
 }
 
 fn symbol_range(rel: &str, bytes: &[u8], name_path: &str) -> Result<Within, AideError> {
@@ -655,6 +664,8 @@ fn symbol_range(rel: &str, bytes: &[u8], name_path: &str) -> Result<Within, Aide
     }
 }
 
+/// `old_text` → `new_text`, exact (or whitespace-insensitive with `fuzzy`);
+/// with `within`, only matches inside that symbol count.
 fn patch(
     rel: &str,
     bytes: &[u8],

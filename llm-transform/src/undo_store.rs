@@ -45,11 +45,9 @@ pub struct UndoFile {
     #[serde(default)]
     pub not_kept: bool,
     /// Before the transform the path was a symbolic link (its pre-image is
-    /// the link's target); after it, it is one.
+    /// the link's target). What it is after is read when undoing.
     #[serde(default)]
     pub link_before: bool,
-    #[serde(default)]
-    pub link_after: bool,
 }
 
 /// A folder a directory operation removed, with its mode, for undo to make again.
@@ -164,7 +162,6 @@ pub fn store_pre_images(
                 .or_else(|| f.permissions.as_ref().map(PermissionsExt::mode)),
             not_kept,
             link_before: f.original_link,
-            link_after: f.current_link,
         });
     }
     let manifest = UndoManifest {

@@ -371,7 +371,6 @@ impl Binding {
                 *last = name;
             }
         }
-        let path = path;
         let mut value = if self.unit {
             match path.last() {
                 Some(name) => Value::String((*name).to_string()),
@@ -425,16 +424,16 @@ impl Binding {
             None => {
                 let closest = aide_core::suggest::closest(word, names());
                 let listed = names().collect::<Vec<_>>().join(", ");
-                let mut e = AideError::new(
+                let hint = match closest {
+                    Some(c) => format!("did you mean `{c}`?"),
+                    None => format!("one of {listed}"),
+                };
+                Err(AideError::new(
                     aide_core::code::INVALID_REQUEST,
                     format!("`{CHOICE}` is `{word}`: not one of {listed}"),
                 )
-                .with_details(json!({ "field": CHOICE, "closest": closest }));
-                e = e.with_hint(match closest {
-                    Some(c) => format!("did you mean `{c}`?"),
-                    None => format!("one of {listed}"),
-                });
-                Err(e)
+                .with_hint(hint)
+                .with_details(json!({ "field": CHOICE, "closest": closest })))
             }
         }
     }

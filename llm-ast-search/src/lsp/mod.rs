@@ -108,7 +108,7 @@ pub fn references(
     include_declaration: bool,
 ) -> Result<Vec<Located>, LspFailure> {
     let abs = root.path().join(path);
-    let text = std::fs::read(&abs).map_err(|e| LspFailure::Start(format!("{path}: {e}")))?;
+    let text = root.read(std::path::Path::new(path)).map_err(|e| LspFailure::Start(e.into_error(path).message))?;
     let mut server = client::Server::start(&spec.argv, root.path(), LSP_TIMEOUT)?;
     server.open(&abs, spec.language_id, &String::from_utf8_lossy(&text))?;
     let index = LineIndex::new(&text);
@@ -129,7 +129,7 @@ pub fn references(
         let Some((bytes, index)) = files
             .entry(file.clone())
             .or_insert_with(|| {
-                std::fs::read(&file).ok().map(|b| {
+                root.read(&file).ok().map(|b| {
                     let i = LineIndex::new(&b);
                     (b, i)
                 })
