@@ -44,6 +44,7 @@ pub mod error;
 pub mod fsutil;
 pub mod git;
 pub mod home;
+pub mod keeper;
 pub mod ids;
 pub mod invoke;
 pub mod lang;

@@ -1,11 +1,9 @@
 //! A session's keeper: the process that holds its live bash between execs.
 //!
-//! The first exec on a session starts it (`llm-shell __keeper_launch DIR`
-//! starts `llm-shell __keeper DIR` and exits at once, so the keeper is
-//! orphaned to init and nobody has to reap it). The keeper makes itself a
-//! session leader, takes `keeper.lock` in the session's folder (one keeper
-//! a session), and listens on `keeper.sock` there (0600 in the 0700
-//! folder; a peer of another uid is refused). Later execs connect, send
+//! The first exec on a session starts it in the session's folder, through
+//! [`aide_core::keeper`] (`llm-shell __keeper_launch DIR` detaches
+//! `llm-shell __keeper DIR`; one keeper a folder, its socket for this uid
+//! only). Later execs connect, send
 //! one JSON line — `{"exec": {…}}` — and read `{"accepted": null}` and then
 //! `{"done": ExecOutput}` or `{"failed": {code, message, hint, details}}`.
 //! Requests are served one at a time, as the session's lock did before.
@@ -20,15 +18,14 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use aide_core::AideError;
+use aide_core::keeper::Place;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ShellError;
@@ -37,20 +34,11 @@ use crate::live::LiveShell;
 use crate::session::Session;
 use crate::terminal::{ReadWait, Size, TermListed, TermView, Terminal, Terminals};
 
-const SOCKET: &str = "keeper.sock";
-const LOCK: &str = "keeper.lock";
-const PID: &str = "keeper.pid";
-const KEEP: &str = "__keeper";
-const LAUNCH: &str = "__keeper_launch";
+/// The hidden commands of the llm-shell binary that launch and are a keeper.
+const WORDS: aide_core::keeper::Words = aide_core::keeper::Words { launch: "__keeper_launch", keep: "__keeper" };
 
 /// How long a keeper waits for a request before it exits, unless the session says.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(30 * 60);
-
-/// The longest socket path the kernel takes (`sockaddr_un`), less its NUL.
-const MAX_SOCKET_PATH: usize = 107;
-
-/// How long a caller waits for a keeper it started to listen.
-const START_WAIT: Duration = Duration::from_secs(5);
 
 /// What a caller asks of a keeper.
 #[derive(Debug, Serialize, Deserialize)]
@@ -108,7 +96,7 @@ impl From<WireError> for AideError {
 
 /// Whether a keeper holds the session folder `dir` now.
 pub fn is_alive(dir: &Path) -> bool {
-    aide_core::fsutil::lock_held(&dir.join(LOCK))
+    Place::new(dir).is_alive()
 }
 
 /// Runs `order` through the keeper of `session`, starting one if none
@@ -119,20 +107,18 @@ pub(crate) fn exec(
     order: &ExecOrder,
     stop: &dyn Fn() -> bool,
 ) -> Option<Result<ExecOutput, AideError>> {
-    let socket = session.dir.join(SOCKET);
-    if socket.as_os_str().len() > MAX_SOCKET_PATH {
-        return None;
-    }
-    Some(ask_exec(session, &socket, order, stop))
+    let place = Place::new(&session.dir);
+    place.socket()?;
+    Some(ask_exec(session, &place, order, stop))
 }
 
 fn ask_exec(
     session: &Session,
-    socket: &Path,
+    place: &Place,
     order: &ExecOrder,
     stop: &dyn Fn() -> bool,
 ) -> Result<ExecOutput, AideError> {
-    let Some((answer, stopped)) = exchange(session, socket, &Ask::Exec(order.clone()), true, stop)? else {
+    let Some((answer, stopped)) = exchange(session, place, &Ask::Exec(order.clone()), true, stop)? else {
         return Err(AideError::internal("no keeper was started for the command"));
     };
     match answer {
@@ -148,8 +134,8 @@ fn ask_exec(
 /// Asks the keeper of `session` about its terminals (starting one for a
 /// new terminal only): the answer, or the keeper's error.
 pub(crate) fn ask(session: &Session, question: &Ask) -> Result<Answer, AideError> {
-    let socket = session.dir.join(SOCKET);
-    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+    let place = Place::new(&session.dir);
+    if place.socket().is_none() {
         return Err(AideError::new(
             aide_core::code::INVALID_ARGUMENTS,
             "the session's folder path is too long for its keeper's socket",
@@ -157,7 +143,7 @@ pub(crate) fn ask(session: &Session, question: &Ask) -> Result<Answer, AideError
         .with_hint("set AIDE_HOME to a shorter path to use terminals"));
     }
     let start = matches!(question, Ask::TermStart { .. });
-    match exchange(session, &socket, question, start, &|| false)? {
+    match exchange(session, &place, question, start, &|| false)? {
         // No keeper: none of its terminals lives.
         None => Ok(Answer::Terms(Vec::new())),
         Some((Some(Answer::Failed(e)), _)) => Err(e.into()),
@@ -174,7 +160,7 @@ pub(crate) fn ask(session: &Session, question: &Ask) -> Result<Answer, AideError
 /// away (it takes the command down); its answer is still read.
 fn exchange(
     session: &Session,
-    socket: &Path,
+    place: &Place,
     question: &Ask,
     start: bool,
     stop: &dyn Fn() -> bool,
@@ -183,11 +169,16 @@ fn exchange(
     // A keeper that was leaving as we connected drops the request unread: once more, with a new one.
     for _ in 0..3 {
         let stream = if start {
-            connect_or_start(session, socket)?
+            // One caller starts it, under the session's lock, from a sound state.
+            place.connect_or_start(&shell_executable()?, WORDS, || {
+                let lock = session.lock()?;
+                session.check_state()?;
+                Ok(lock)
+            })?
         } else {
-            match UnixStream::connect(socket) {
-                Ok(s) => s,
-                Err(_) => return Ok(None),
+            match place.connect() {
+                Some(s) => s,
+                None => return Ok(None),
             }
         };
         let mut writer = stream.try_clone().map_err(|e| AideError::io("keeper socket", &e))?;
@@ -241,31 +232,6 @@ fn read_answer(reader: &mut BufReader<UnixStream>, stop: &dyn Fn() -> bool) -> R
     serde_json::from_slice(&line).map(Some).map_err(|e| AideError::internal(format!("the keeper's answer: {e}")))
 }
 
-/// A connection to the session's keeper, started when none listens.
-fn connect_or_start(session: &Session, socket: &Path) -> Result<UnixStream, AideError> {
-    if let Ok(s) = UnixStream::connect(socket) {
-        return Ok(s);
-    }
-    // One caller starts it; the others find it listening once they have the lock.
-    let _lock = session.lock()?;
-    if let Ok(s) = UnixStream::connect(socket) {
-        return Ok(s);
-    }
-    session.check_state()?;
-    launch(&session.dir)?;
-    let until = Instant::now() + START_WAIT;
-    loop {
-        match UnixStream::connect(socket) {
-            Ok(s) => return Ok(s),
-            Err(_) if Instant::now() < until => std::thread::sleep(Duration::from_millis(1)),
-            Err(e) => {
-                return Err(AideError::io("the session's keeper", &e)
-                    .with_hint("the keeper did not start listening within 5 s; see `aide doctor`"));
-            }
-        }
-    }
-}
-
 /// The llm-shell binary: this one, or the one beside it (`aide mcp`).
 fn shell_executable() -> Result<PathBuf, AideError> {
     let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-shell"));
@@ -274,70 +240,15 @@ fn shell_executable() -> Result<PathBuf, AideError> {
     })
 }
 
-/// Starts the keeper of the session folder `dir` through the detaching launcher.
-fn launch(dir: &Path) -> Result<(), AideError> {
-    let status = Command::new(shell_executable()?)
-        .arg(LAUNCH)
-        .arg(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map_err(|e| AideError::io("starting the session's keeper", &e))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(AideError::internal(format!("the keeper's launcher exited with {status}")))
-    }
-}
-
 /// Runs the hidden keeper commands; None for any other command line.
 pub fn run_internal_command() -> Option<i32> {
-    let mut args = std::env::args_os().skip(1);
-    let which = args.next()?;
-    let which = which.to_str()?;
-    if which != KEEP && which != LAUNCH {
-        return None;
-    }
-    let Some(dir) = args.next().map(PathBuf::from) else { return Some(2) };
-    Some(if which == LAUNCH { detach(&dir) } else { keep(&dir) })
-}
-
-fn detach(dir: &Path) -> i32 {
-    let Ok(exe) = std::env::current_exe() else { return 4 };
-    let spawned = Command::new(exe)
-        .arg(KEEP)
-        .arg(dir)
-        .current_dir("/")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    if spawned.is_ok() { 0 } else { 4 }
+    aide_core::keeper::run_internal_command(WORDS, keep)
 }
 
 /// Asks the keeper of `dir` to end (TERM), and waits for it to let go of
 /// its lock; KILL after 3 s (its shell's watcher then takes the group down).
 pub fn stop(dir: &Path) {
-    if !is_alive(dir) {
-        return;
-    }
-    let pid = std::fs::read_to_string(dir.join(PID))
-        .ok()
-        .and_then(|s| s.trim().parse::<i32>().ok())
-        .and_then(rustix::process::Pid::from_raw);
-    let Some(pid) = pid else { return };
-    let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-    let until = Instant::now() + Duration::from_secs(3);
-    while is_alive(dir) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    if is_alive(dir) {
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-        while is_alive(dir) && until.elapsed() < Duration::from_secs(2) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-    }
+    Place::new(dir).stop();
 }
 
 /// What a keeper holds: the session with its live shell (one command at
@@ -345,98 +256,45 @@ pub fn stop(dir: &Path) {
 struct Kept {
     exec: std::sync::Mutex<(Session, Option<LiveShell>)>,
     terminals: std::sync::Mutex<Terminals>,
-    ended: Arc<AtomicBool>,
-    /// Requests being served now.
-    busy: std::sync::atomic::AtomicUsize,
-    last: std::sync::Mutex<Instant>,
 }
 
 /// The keeper itself: serves the session folder `dir` until idle, its
 /// shell's end (with no terminal left), or TERM.
 fn keep(dir: &Path) -> i32 {
-    // A session of its own: the caller's terminal closing does not end it.
-    let _ = rustix::process::setsid();
-    let Ok(lock) = aide_core::fsutil::private_file().create(true).truncate(false).write(true).open(dir.join(LOCK))
-    else {
-        return 4;
-    };
-    if lock.try_lock().is_err() {
-        // Another keeper holds the session.
-        return 0;
-    }
-    let _ = aide_core::fsutil::replace(&dir.join(PID), format!("{}\n", std::process::id()).as_bytes());
+    // None: another keeper holds the session.
+    let Some(held) = aide_core::keeper::hold(dir) else { return 0 };
     let Ok(session) = crate::session::open_at(dir) else { return 4 };
-    let socket = dir.join(SOCKET);
-    let _ = std::fs::remove_file(&socket);
-    let Ok(listener) = UnixListener::bind(&socket) else { return 4 };
-    let _ = std::fs::set_permissions(&socket, aide_core::fsutil::private_permissions());
-    let ended = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP] {
-        let _ = signal_hook::flag::register(sig, ended.clone());
-    }
-    let (tx, connections) = mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            if tx.send(stream).is_err() {
-                return;
-            }
-        }
-    });
     let idle = session.meta.keeper_idle_seconds.map_or(DEFAULT_IDLE, Duration::from_secs);
     let kept = Arc::new(Kept {
         exec: std::sync::Mutex::new((session, None)),
         terminals: std::sync::Mutex::new(Terminals::default()),
-        ended,
-        busy: std::sync::atomic::AtomicUsize::new(0),
-        last: std::sync::Mutex::new(Instant::now()),
     });
-    let uid = rustix::process::getuid();
-    loop {
-        match connections.recv_timeout(Duration::from_millis(50)) {
-            Ok(stream) => {
-                let peer = rustix::net::sockopt::socket_peercred(&stream);
-                if peer.is_ok_and(|p| p.uid == uid) {
-                    kept.busy.fetch_add(1, Ordering::SeqCst);
-                    let serving = kept.clone();
-                    std::thread::spawn(move || {
-                        serve(stream, &serving);
-                        *aide_core::sync::lock(&serving.last) = Instant::now();
-                        serving.busy.fetch_sub(1, Ordering::SeqCst);
-                    });
-                }
+    let serving = kept.clone();
+    let ended = aide_core::keeper::serve(
+        held,
+        move |stream, signalled| serve(stream, &serving, signalled),
+        |quiet| {
+            if quiet.busy {
+                return false;
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-        if kept.ended.load(Ordering::Relaxed) {
-            break;
-        }
-        if kept.busy.load(Ordering::SeqCst) == 0 {
-            let quiet_since = *aide_core::sync::lock(&kept.last);
             let shell_ended = aide_core::sync::lock(&kept.exec).1.as_mut().is_some_and(|s| !s.is_alive());
             let no_terminals = aide_core::sync::lock(&kept.terminals).by_id.is_empty();
-            if quiet_since.elapsed() >= idle || (shell_ended && no_terminals) {
-                break;
-            }
-        }
-    }
-    // No caller connects to a keeper that is going (a new one starts).
-    let _ = std::fs::remove_file(&socket);
+            quiet.idle >= idle || (shell_ended && no_terminals)
+        },
+    );
     aide_core::sync::lock(&kept.terminals).close_all();
-    let closed = kept.ended.load(Ordering::Relaxed);
     let shell = aide_core::sync::lock(&kept.exec).1.take();
     if let Some(mut shell) = shell
-        && closed
+        && ended.signalled
     {
         // Closed: the shell and every process it started go.
         shell.kill();
     }
-    drop(lock);
     0
 }
 
 /// Serves one connection: one request, one answer.
-fn serve(stream: UnixStream, kept: &Kept) {
+fn serve(stream: UnixStream, kept: &Kept, signalled: &AtomicBool) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(mut writer) = stream.try_clone() else { return };
     let mut reader = BufReader::new(stream);
@@ -465,7 +323,7 @@ fn serve(stream: UnixStream, kept: &Kept) {
         let _ = watch.read_until(b'\n', &mut rest);
         seen.store(true, Ordering::Relaxed);
     });
-    let stop = || gone.load(Ordering::Relaxed) || kept.ended.load(Ordering::Relaxed);
+    let stop = || gone.load(Ordering::Relaxed) || signalled.load(Ordering::Relaxed);
     let answer = match answer(question, kept, &stop) {
         Ok(a) => a,
         Err(e) => Answer::Failed(e.into()),
