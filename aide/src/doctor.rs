@@ -129,6 +129,7 @@ pub fn doctor(fix: bool) -> DoctorReport {
     checks.push(check_journals());
     checks.push(check_locks(fix));
     checks.push(check_sessions());
+    checks.push(check_language_servers());
     checks.extend(aide_checkers::CHECKERS.iter().map(check_checker));
     let healthy = checks.iter().all(|c| c.status != CheckStatus::Fail);
     DoctorReport { healthy, checks }
@@ -299,6 +300,37 @@ fn check_locks(fix: bool) -> Check {
     } else {
         check
     }
+}
+
+/// Which language server `--engine lsp|auto` would use for each language,
+/// and the keepers holding one warm now.
+fn check_language_servers() -> Check {
+    use aide_core::Lang;
+    const NEEDED_BY: &str = "llm-ast-search and llm-transform with --engine lsp|auto (optional)";
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    for lang in [Lang::Python, Lang::TypeScript, Lang::Rust, Lang::Go, Lang::C, Lang::Java] {
+        match llm_ast_search::lsp::server_for(lang) {
+            Some(spec) => found.push(format!("{}: {}", lang.name(), spec.argv.join(" "))),
+            None => missing.push(lang.name()),
+        }
+    }
+    let mut detail = if found.is_empty() { "none found".to_string() } else { found.join("; ") };
+    if !missing.is_empty() && !found.is_empty() {
+        detail.push_str(&format!("; none for {}", missing.join(", ")));
+    }
+    let keepers = llm_ast_search::lsp::keeper::running();
+    if !keepers.is_empty() {
+        let shown: Vec<String> = keepers
+            .iter()
+            .map(|(held, pid)| format!("{} ({}, pid {pid})", held.root.display(), held.spec.argv.first().map_or("", String::as_str)))
+            .collect();
+        detail.push_str(&format!("; kept warm: {}", shown.join(", ")));
+    }
+    if found.is_empty() {
+        return Check::new("language_servers", NEEDED_BY, CheckStatus::Warn, detail)
+            .fix("npm install -g pyright typescript-language-server typescript; apt-get install clangd; rustup component add rust-analyzer");
+    }
+    Check::new("language_servers", NEEDED_BY, CheckStatus::Ok, detail)
 }
 
 fn check_sessions() -> Check {

@@ -7,7 +7,7 @@ use aide_core::{AideError, Lang, Root};
 use crate::dialect::{Definition, LineRange, Point, Range, ReferenceSite, SearchMatch};
 use crate::error::AstError;
 use crate::files::Scope;
-use crate::lsp::{self, CodeEngine};
+use crate::lsp::CodeEngine;
 use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline};
 use crate::refs::{self, Reference};
 use crate::symbols::{self, NameMatch, Symbol, SymbolKind};
@@ -36,7 +36,7 @@ pub struct Engine<'a> {
 }
 
 impl Engine<'_> {
-    fn scope(&self) -> Scope<'_> {
+    pub(crate) fn scope(&self) -> Scope<'_> {
         Scope {
             root: self.root,
             paths: &self.request.paths,
@@ -249,73 +249,6 @@ impl Engine<'_> {
             .filter(|r| include_definitions || r.kind != refs::RefKind::Definition)
             .collect();
         Ok(ReferencesFound { references, matching, files, diagnostics, engine: CodeEngine::Syntax })
-    }
-
-    /// The references a language server gives for the definition at `at`
-    /// of `path`, as records `resolved` by it (their kinds and enclosing
-    /// symbols the syntax engine's where it saw the same place); None, with
-    /// a diagnostic, when no server can answer (the syntax engine then does).
-    fn server_references(
-        &self,
-        path: &str,
-        at: usize,
-        ident: &str,
-        syntax: &[resolve::RawSite],
-        include_definitions: bool,
-        diagnostics: &mut Vec<aide_core::Diagnostic>,
-    ) -> Option<Vec<Reference>> {
-        use aide_core::envelope::diag;
-        let lang = Lang::from_path(std::path::Path::new(path))?;
-        let Some(spec) = lsp::server_for(lang) else {
-            if self.request.engine == CodeEngine::Lsp {
-                diagnostics.push(aide_core::Diagnostic::new(
-                    diag::LSP_UNAVAILABLE,
-                    format!(
-                        "no {lang} language server on PATH (or AIDE_LSP_{}): the syntax engine answered",
-                        format!("{lang:?}").to_uppercase()
-                    ),
-                ));
-            }
-            return None;
-        };
-        let located = match lsp::references(self.root, &spec, path, at, include_definitions) {
-            Ok(found) => found,
-            Err(failure) => {
-                diagnostics.push(aide_core::Diagnostic::new(
-                    diag::LSP_FAILED,
-                    format!("{}: {failure}; the syntax engine answered", spec.argv[0]),
-                ));
-                return None;
-            }
-        };
-        let mut parsed: std::collections::HashMap<String, Option<crate::source::SourceFile>> = Default::default();
-        let mut out = Vec::new();
-        for place in located {
-            let known =
-                syntax.iter().find(|s| s.reference.path == place.path && s.reference.span.byte_start == place.start);
-            let mut reference = match known {
-                Some(site) => site.reference.clone(),
-                None => {
-                    let file = parsed.entry(place.path.clone()).or_insert_with(|| {
-                        let bytes = self.root.read(std::path::Path::new(&place.path)).ok()?;
-                        let lang = Lang::from_path_and_content(std::path::Path::new(&place.path), &bytes)?;
-                        crate::source::SourceFile::parse(place.path.clone(), lang, bytes).ok()
-                    });
-                    let Some(file) = file.as_ref() else { continue };
-                    let kind = if place.path == path && place.start == at {
-                        refs::RefKind::Definition
-                    } else {
-                        refs::RefKind::Usage
-                    };
-                    refs::reference_at(file, ident, kind, place.start, place.end)
-                }
-            };
-            reference.matched = resolve::Resolution::Resolved;
-            if include_definitions || reference.kind != refs::RefKind::Definition {
-                out.push(reference);
-            }
-        }
-        Some(out)
     }
 
     /// The references to the identifiers `names` across the scope.
@@ -561,6 +494,20 @@ impl Engine<'_> {
                     page,
                 };
                 Ok(Outcome::with_diagnostics(output, diagnostics))
+            }
+            Mode::Implementations => {
+                let name = request.implementations.clone().unwrap_or_default();
+                let found = self.implementations_of(&name)?;
+                let (definitions, page) = page(found.found, request, found.files);
+                let output = AstOutput::Implementations { name, engine: found.engine, definitions, page };
+                Ok(Outcome::with_diagnostics(output, found.diagnostics))
+            }
+            Mode::Hover => {
+                let name = request.hover.clone().unwrap_or_default();
+                let found = self.hover_of(&name)?;
+                let (definitions, hover) = found.found.into_iter().unzip();
+                let output = AstOutput::Hover { name, engine: found.engine, definitions, hover };
+                Ok(Outcome::with_diagnostics(output, found.diagnostics))
             }
             Mode::Validate => {
                 if request.paths.is_empty() && request.walk.glob.is_empty() && request.root.is_none() {

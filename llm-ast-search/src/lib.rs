@@ -83,6 +83,7 @@
 
 pub mod dialect;
 mod engine;
+mod typed;
 mod error;
 mod files;
 mod language;
@@ -156,6 +157,16 @@ pub struct AstRequest {
     /// Find the references to NAME (its uses; see --include-definition).
     #[arg(long, value_name = "NAME")]
     pub references: Option<String>,
+    /// What implements NAME: a trait's or interface's impls and
+    /// implementing types, a method's implementations (by its language
+    /// server where --engine allows one; else by declaration heads).
+    #[arg(long, value_name = "NAME")]
+    pub implementations: Option<String>,
+    /// What hovering NAME's definitions shows: type, signature and docs
+    /// (by its language server where --engine allows one; else the
+    /// declaration head).
+    #[arg(long, value_name = "NAME")]
+    pub hover: Option<String>,
     /// References: the definitions too. They are
     /// references of kind `definition`.
     #[arg(long)]
@@ -184,9 +195,10 @@ pub struct AstRequest {
     /// unless `compact: false`.
     #[arg(long)]
     pub compact: bool,
-    /// References: `syntax` (default), `lsp` (its language server) or `auto`.
-    /// `lsp` without a server answers with the syntax engine and an
-    /// `lsp_unavailable` diagnostic; `auto` uses a server where one is installed.
+    /// `syntax` (default), `lsp` or `auto`: who answers --references,
+    /// --implementations and --hover. `lsp` is the language's server (kept
+    /// warm per root); without one, the syntax engine answers with an
+    /// `lsp_unavailable` diagnostic. `auto` uses a server where one is installed.
     #[arg(long, value_enum, default_value_t)]
     pub engine: lsp::CodeEngine,
     #[command(flatten)]
@@ -219,6 +231,8 @@ enum Mode {
     Symbols,
     Definitions,
     References,
+    Implementations,
+    Hover,
     Validate,
     Dialect,
 }
@@ -230,6 +244,8 @@ impl AstRequest {
             (self.symbols, Mode::Symbols, "--symbols"),
             (self.definitions.is_some(), Mode::Definitions, "--definitions"),
             (self.references.is_some(), Mode::References, "--references"),
+            (self.implementations.is_some(), Mode::Implementations, "--implementations"),
+            (self.hover.is_some(), Mode::Hover, "--hover"),
             (self.validate, Mode::Validate, "--validate"),
             (self.dialect.is_some(), Mode::Dialect, "--dialect"),
         ]

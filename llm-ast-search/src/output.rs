@@ -66,6 +66,23 @@ pub enum AstOutput {
         #[serde(flatten)]
         page: Page,
     },
+    /// What implements the name: impl blocks, types, methods.
+    Implementations {
+        name: String,
+        /// Which engine answered: `syntax`, or `lsp` (the language's server).
+        engine: crate::lsp::CodeEngine,
+        definitions: Vec<Symbol>,
+        #[serde(flatten)]
+        page: Page,
+    },
+    /// The name's definitions, and what hovering each shows (`hover[i]` is
+    /// of `definitions[i]`).
+    Hover {
+        name: String,
+        engine: crate::lsp::CodeEngine,
+        definitions: Vec<Symbol>,
+        hover: Vec<String>,
+    },
     Validate {
         valid: bool,
         invalid_files: usize,
@@ -188,6 +205,21 @@ impl Render for AstOutput {
                 }
                 truncated_note(w, page)
             }
+            AstOutput::Implementations { definitions, page, .. } => {
+                for s in definitions {
+                    write_definition(w, s)?;
+                }
+                truncated_note(w, page)
+            }
+            AstOutput::Hover { definitions, hover, .. } => {
+                for (s, text) in definitions.iter().zip(hover) {
+                    write_definition(w, s)?;
+                    for line in text.lines() {
+                        writeln!(w, "  {}", escape_controls(line))?;
+                    }
+                }
+                Ok(())
+            }
             AstOutput::Validate { files, .. } => {
                 for f in files {
                     if f.valid {
@@ -218,7 +250,9 @@ impl Render for AstOutput {
             AstOutput::Query { page, .. }
             | AstOutput::Symbols { page, .. }
             | AstOutput::Definitions { page, .. }
-            | AstOutput::References { page, .. } => page.total > 0,
+            | AstOutput::References { page, .. }
+            | AstOutput::Implementations { page, .. } => page.total > 0,
+            AstOutput::Hover { definitions, .. } => !definitions.is_empty(),
             AstOutput::Validate { files, .. } => !files.is_empty(),
             AstOutput::Dialect { value, .. } => value.is_found(),
         }
@@ -242,8 +276,9 @@ impl Render for AstOutput {
             AstOutput::Symbols { .. } => Some(("symbols", "symbol")),
             AstOutput::Definitions { .. } => Some(("definitions", "definition")),
             AstOutput::References { .. } => Some(("references", "reference")),
+            AstOutput::Implementations { .. } => Some(("definitions", "implementation")),
             AstOutput::Validate { .. } => Some(("files", "file")),
-            AstOutput::Dialect { .. } => None,
+            AstOutput::Hover { .. } | AstOutput::Dialect { .. } => None,
         }
     }
 
@@ -254,8 +289,9 @@ impl Render for AstOutput {
             AstOutput::Symbols { symbols, .. } => keep_range(symbols, range),
             AstOutput::Definitions { definitions, .. } => keep_range(definitions, range),
             AstOutput::References { references, .. } => keep_range(references, range),
+            AstOutput::Implementations { definitions, .. } => keep_range(definitions, range),
             AstOutput::Validate { files, .. } => keep_range(files, range),
-            AstOutput::Dialect { .. } => {}
+            AstOutput::Hover { .. } | AstOutput::Dialect { .. } => {}
         }
     }
 }

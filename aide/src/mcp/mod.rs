@@ -193,6 +193,8 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
     aide_core::invoke::install_panic_hook();
     // The server's advantage: parsed files stay parsed between calls.
     llm_ast_search::keep_parsed_files(None);
+    // And language servers stay warm, one per root and command, for the server's lifetime.
+    llm_ast_search::lsp::keep_servers();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -225,6 +227,7 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
     // The client is gone: stop what is still running, give it a moment.
     server.cancel_all();
     runtime.shutdown_timeout(SHUTDOWN_GRACE);
+    llm_ast_search::lsp::release_servers();
     match served {
         Ok(_) => ExitStatus::Success,
         Err(e) => {

@@ -24,6 +24,16 @@ pub enum LspFailure {
     Error(String),
 }
 
+impl LspFailure {
+    /// What went wrong, without the kind of failure (which the wire says apart).
+    pub fn detail(&self) -> String {
+        match self {
+            LspFailure::Start(e) | LspFailure::Gone(e) | LspFailure::Error(e) => e.clone(),
+            LspFailure::Timeout(method) => method.to_string(),
+        }
+    }
+}
+
 impl std::fmt::Display for LspFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -76,13 +86,19 @@ impl Server {
             "workspaceFolders": [{ "uri": uri, "name": name }],
             "capabilities": {
                 "general": { "positionEncodings": ["utf-16"] },
-                "workspace": { "configuration": true, "workspaceFolders": true },
+                "workspace": {
+                    "configuration": true,
+                    "workspaceFolders": true,
+                    "didChangeWatchedFiles": { "dynamicRegistration": true },
+                    "symbol": {}
+                },
                 "textDocument": {
-                    "synchronization": {},
+                    "synchronization": { "didSave": false },
                     "definition": { "linkSupport": false },
                     "references": {},
                     "implementation": { "linkSupport": false },
-                    "hover": { "contentFormat": ["plaintext", "markdown"] }
+                    "hover": { "contentFormat": ["plaintext", "markdown"] },
+                    "rename": { "prepareSupport": false }
                 }
             }
         });
@@ -130,14 +146,6 @@ impl Server {
                 return Ok(message.get("result").cloned().unwrap_or(Value::Null));
             }
         }
-    }
-
-    /// Opens a document, as an editor does before asking about it.
-    pub fn open(&mut self, path: &Path, language_id: &str, text: &str) -> Result<(), LspFailure> {
-        self.notify(
-            "textDocument/didOpen",
-            json!({ "textDocument": { "uri": file_uri(path), "languageId": language_id, "version": 1, "text": text } }),
-        )
     }
 
     fn send(&mut self, message: &Value) -> Result<(), LspFailure> {

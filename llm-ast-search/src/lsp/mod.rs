@@ -1,25 +1,29 @@
-//! A language server as a second engine for references: where the syntax
-//! engine can only say a site is spelled like the symbol (`unresolved`),
-//! the project's own server knows its type. The definition is still found
-//! by the syntax engine (a name is not a position); the server is asked for
-//! the references of that position, and each location it gives becomes
-//! aide's record (span, line text, enclosing symbol, checksum) of a use
-//! `resolved` by the server.
+//! A language server as a second engine: where the syntax engine can only
+//! say a site is spelled like the symbol (`unresolved`), the project's own
+//! server knows its type. The definition is still found by the syntax
+//! engine (a name is not a position); the server is asked about that
+//! position (its references, implementations, hover, a rename), and each
+//! place it gives becomes aide's record (span, line text, enclosing
+//! symbol, checksum), `resolved` by the server.
 //!
 //! The server is the language's usual one found on PATH (or the command in
 //! `AIDE_LSP_<LANGUAGE>`, e.g. `AIDE_LSP_PYTHON="basedpyright-langserver
-//! --stdio"`), started for the request and stopped after it.
+//! --stdio"`), kept warm per root and command (see [`keeper`]) and told of
+//! every change on disk before each question (see [`warm`]).
 
 pub mod client;
+pub mod keeper;
+pub mod warm;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use aide_core::{Lang, LineIndex, Root};
-use serde_json::json;
+use serde_json::{Value, json};
 
 pub use client::LspFailure;
+pub use keeper::{keep_servers, release_servers};
 
 /// How long a server may take to start or answer one request.
 pub const LSP_TIMEOUT: Duration = Duration::from_secs(60);
@@ -48,44 +52,55 @@ pub enum CodeEngine {
     Lsp,
 }
 
-/// A server for a language: its command line, and the LSP language id.
-#[derive(Debug, Clone)]
+/// A server: its command line, and the language it was chosen for.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ServerSpec {
     pub argv: Vec<String>,
-    pub language_id: &'static str,
+    pub lang: Lang,
+}
+
+impl ServerSpec {
+    /// The languages whose files the server reads (one server serves
+    /// TypeScript and JavaScript, one C and C++).
+    pub fn family(&self) -> &'static [Lang] {
+        match self.lang {
+            Lang::Python => &[Lang::Python],
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[Lang::TypeScript, Lang::Tsx, Lang::JavaScript],
+            Lang::Rust => &[Lang::Rust],
+            Lang::Go => &[Lang::Go],
+            Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
+            Lang::Java => &[Lang::Java],
+        }
+    }
+}
+
+/// The environment variable naming the server of `lang`: `AIDE_LSP_PYTHON`, ….
+pub fn env_name(lang: Lang) -> String {
+    let name = match lang {
+        Lang::Tsx => "TYPESCRIPT",
+        other => other.name(),
+    };
+    format!("AIDE_LSP_{}", name.to_uppercase())
 }
 
 /// The server for `lang`: the command in `AIDE_LSP_<LANG>`, else the first
 /// of the usual ones found on PATH.
 pub fn server_for(lang: Lang) -> Option<ServerSpec> {
-    let (name, language_id, candidates): (&str, &'static str, &[&[&str]]) = match lang {
-        Lang::Python => {
-            ("PYTHON", "python", &[&["pyright-langserver", "--stdio"], &["basedpyright-langserver", "--stdio"]])
-        }
-        Lang::TypeScript | Lang::Tsx => ("TYPESCRIPT", "typescript", &[&["typescript-language-server", "--stdio"]]),
-        Lang::JavaScript => ("JAVASCRIPT", "javascript", &[&["typescript-language-server", "--stdio"]]),
-        Lang::Rust => ("RUST", "rust", &[&["rust-analyzer"]]),
-        Lang::Go => ("GO", "go", &[&["gopls"]]),
-        Lang::C => ("C", "c", &[&["clangd"]]),
-        Lang::Cpp => ("CPP", "cpp", &[&["clangd"]]),
-        Lang::Java => ("JAVA", "java", &[&["jdtls"]]),
+    let candidates: &[&[&str]] = match lang {
+        Lang::Python => &[&["pyright-langserver", "--stdio"], &["basedpyright-langserver", "--stdio"]],
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[&["typescript-language-server", "--stdio"]],
+        Lang::Rust => &[&["rust-analyzer"]],
+        Lang::Go => &[&["gopls"]],
+        Lang::C | Lang::Cpp => &[&["clangd"]],
+        Lang::Java => &[&["jdtls"]],
     };
-    if let Some(command) = std::env::var(format!("AIDE_LSP_{name}")).ok().filter(|c| !c.trim().is_empty()) {
-        return Some(ServerSpec { argv: command.split_whitespace().map(str::to_string).collect(), language_id });
+    if let Some(command) = std::env::var(env_name(lang)).ok().filter(|c| !c.trim().is_empty()) {
+        return Some(ServerSpec { argv: command.split_whitespace().map(str::to_string).collect(), lang });
     }
     candidates
         .iter()
-        .find(|argv| on_path(argv[0]))
-        .map(|argv| ServerSpec { argv: argv.iter().map(|s| s.to_string()).collect(), language_id })
-}
-
-/// Whether `program` is an executable file in a folder of PATH.
-fn on_path(program: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let Some(path) = std::env::var_os("PATH") else { return false };
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .any(|p| std::fs::metadata(&p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+        .find(|argv| aide_core::cli::on_path(argv[0]).is_some())
+        .map(|argv| ServerSpec { argv: argv.iter().map(|s| s.to_string()).collect(), lang })
 }
 
 /// A place a server named: a file of the root and a byte span in it.
@@ -95,6 +110,93 @@ pub struct Located {
     pub path: String,
     pub start: usize,
     pub end: usize,
+}
+
+/// The `textDocument` and `position` of `byte` in `path` (relative to the
+/// root), and the file's absolute path (to be opened first).
+fn position(root: &Root, path: &str, byte: usize) -> Result<(Value, PathBuf), LspFailure> {
+    let abs = root.path().join(path);
+    let text = root.read(Path::new(path)).map_err(|e| LspFailure::Start(e.into_error(path).message))?;
+    let index = LineIndex::new(&text);
+    let line = index.line_of(byte);
+    let line_start = index.line_range(line).map_or(0, |r| r.start);
+    let character = aide_core::span::byte_to_utf16(&text[line_start..], byte.saturating_sub(line_start));
+    let params = json!({
+        "textDocument": { "uri": client::file_uri(&abs) },
+        "position": { "line": line - 1, "character": character },
+    });
+    Ok((params, abs))
+}
+
+/// Asks `method` about the place `byte` of `path`, `extra` merged into the params.
+fn ask_at(
+    root: &Root,
+    spec: &ServerSpec,
+    method: &'static str,
+    path: &str,
+    byte: usize,
+    extra: Value,
+) -> Result<Value, LspFailure> {
+    let (mut params, abs) = position(root, path, byte)?;
+    if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+        params.extend(extra);
+    }
+    keeper::ask(root, spec, method, params, &[abs])
+}
+
+/// Files of the root read once for a conversion of places, with their line index.
+#[derive(Default)]
+struct Files(HashMap<PathBuf, Option<(Vec<u8>, LineIndex)>>);
+
+impl Files {
+    /// The place a `file://` URI and an LSP range name, as a file of the
+    /// root and a byte span; None outside the root or past its text.
+    fn locate(&mut self, root: &Root, uri: &str, range: &Value) -> Option<Located> {
+        let file = client::uri_path(uri)?;
+        let rel = file.strip_prefix(root.path()).ok().map(aide_core::root::to_slash)?;
+        let (bytes, index) = self
+            .0
+            .entry(file.clone())
+            .or_insert_with(|| {
+                root.read(&file).ok().map(|b| {
+                    let i = LineIndex::new(&b);
+                    (b, i)
+                })
+            })
+            .as_ref()?;
+        let offset = |key: &str| -> Option<usize> {
+            let position = range.get(key)?;
+            let line = position.get("line")?.as_u64()? as usize + 1;
+            let character = position.get("character")?.as_u64()? as usize;
+            let range = index.line_range(line)?;
+            aide_core::span::utf16_to_byte(&bytes[range.clone()], character).map(|o| range.start + o)
+        };
+        Some(Located { path: rel, start: offset("start")?, end: offset("end")? })
+    }
+}
+
+/// The places of an answer that is a `Location`, a list of them, or a list
+/// of `LocationLink`s (their target's selection), sorted, inside the root only.
+fn locations(root: &Root, answer: &Value) -> Vec<Located> {
+    let mut files = Files::default();
+    let items = match answer {
+        Value::Array(items) => items.iter().collect(),
+        Value::Object(_) => vec![answer],
+        _ => Vec::new(),
+    };
+    let mut out: Vec<Located> = items
+        .into_iter()
+        .filter_map(|item| {
+            let (uri, range) = match item.get("targetUri") {
+                Some(uri) => (uri, item.get("targetSelectionRange").or_else(|| item.get("targetRange"))?),
+                None => (item.get("uri")?, item.get("range")?),
+            };
+            files.locate(root, uri.as_str()?, range)
+        })
+        .collect();
+    out.sort_by(|a, b| (a.path.as_bytes(), a.start).cmp(&(b.path.as_bytes(), b.start)));
+    out.dedup();
+    out
 }
 
 /// The references the server gives for the symbol whose name is at
@@ -107,49 +209,146 @@ pub fn references(
     byte: usize,
     include_declaration: bool,
 ) -> Result<Vec<Located>, LspFailure> {
-    let abs = root.path().join(path);
-    let text = root.read(std::path::Path::new(path)).map_err(|e| LspFailure::Start(e.into_error(path).message))?;
-    let mut server = client::Server::start(&spec.argv, root.path(), LSP_TIMEOUT)?;
-    server.open(&abs, spec.language_id, &String::from_utf8_lossy(&text))?;
-    let index = LineIndex::new(&text);
-    let line = index.line_of(byte);
-    let line_start = index.line_range(line).map_or(0, |r| r.start);
-    let character = aide_core::span::byte_to_utf16(&text[line_start..], byte - line_start);
-    let params = json!({
-        "textDocument": { "uri": client::file_uri(&abs) },
-        "position": { "line": line - 1, "character": character },
-        "context": { "includeDeclaration": include_declaration },
-    });
-    let answer = server.request("textDocument/references", params, LSP_TIMEOUT)?;
-    let mut files: HashMap<PathBuf, Option<(Vec<u8>, LineIndex)>> = HashMap::new();
-    let mut out = Vec::new();
-    for location in answer.as_array().into_iter().flatten() {
-        let Some(file) = location.get("uri").and_then(|u| u.as_str()).and_then(client::uri_path) else { continue };
-        let Some(rel) = file.strip_prefix(root.path()).ok().map(aide_core::root::to_slash) else { continue };
-        let Some((bytes, index)) = files
-            .entry(file.clone())
-            .or_insert_with(|| {
-                root.read(&file).ok().map(|b| {
-                    let i = LineIndex::new(&b);
-                    (b, i)
-                })
-            })
-            .as_ref()
-        else {
-            continue;
-        };
-        let offset = |key: &str| -> Option<usize> {
-            let position = location.pointer(&format!("/range/{key}"))?;
-            let line = position.get("line")?.as_u64()? as usize + 1;
-            let character = position.get("character")?.as_u64()? as usize;
-            let range = index.line_range(line)?;
-            aide_core::span::utf16_to_byte(&bytes[range.clone()], character).map(|o| range.start + o)
-        };
-        if let (Some(start), Some(end)) = (offset("start"), offset("end")) {
-            out.push(Located { path: rel, start, end });
+    let extra = json!({ "context": { "includeDeclaration": include_declaration } });
+    let answer = ask_at(root, spec, "textDocument/references", path, byte, extra)?;
+    Ok(locations(root, &answer))
+}
+
+/// The implementations the server gives for the symbol whose name is at
+/// `byte` of `path`: of an interface, trait or abstract method, the types
+/// and methods that implement it.
+pub fn implementations(root: &Root, spec: &ServerSpec, path: &str, byte: usize) -> Result<Vec<Located>, LspFailure> {
+    let answer = ask_at(root, spec, "textDocument/implementation", path, byte, json!({}))?;
+    Ok(locations(root, &answer))
+}
+
+/// What the server shows on hovering `byte` of `path`: its text (type,
+/// signature, documentation), markdown or plain as the server gave it.
+pub fn hover(root: &Root, spec: &ServerSpec, path: &str, byte: usize) -> Result<Option<String>, LspFailure> {
+    let answer = ask_at(root, spec, "textDocument/hover", path, byte, json!({}))?;
+    Ok(hover_text(answer.get("contents").unwrap_or(&Value::Null)))
+}
+
+/// The text of hover `contents`: a string, a `MarkedString`, a list of
+/// them, or `MarkupContent`.
+fn hover_text(contents: &Value) -> Option<String> {
+    let text = match contents {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().filter_map(hover_text).collect::<Vec<_>>().join("\n\n"),
+        Value::Object(o) => match (o.get("language").and_then(Value::as_str), o.get("value").and_then(Value::as_str)) {
+            (Some(language), Some(value)) => format!("```{language}\n{value}\n```"),
+            (None, Some(value)) => value.to_string(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let text = text.trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// One file's edits of a rename: byte spans of the file as it is now and
+/// their new text, sorted, none overlapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileEdits {
+    /// Relative to the root.
+    pub path: String,
+    pub edits: Vec<(usize, usize, String)>,
+}
+
+/// The edits the server gives for renaming the symbol whose name is at
+/// `byte` of `path` to `new_name`. A rename the server would make outside
+/// the root, or with files created, renamed or deleted, is an error: aide
+/// applies all of a rename or none of it.
+pub fn rename(
+    root: &Root,
+    spec: &ServerSpec,
+    path: &str,
+    byte: usize,
+    new_name: &str,
+) -> Result<Vec<FileEdits>, LspFailure> {
+    let answer = ask_at(root, spec, "textDocument/rename", path, byte, json!({ "newName": new_name }))?;
+    workspace_edits(root, &answer)
+}
+
+/// The text edits of a `WorkspaceEdit` (its `changes`, or its
+/// `documentChanges` of text documents), by file.
+fn workspace_edits(root: &Root, answer: &Value) -> Result<Vec<FileEdits>, LspFailure> {
+    let mut by_file: Vec<(String, &Value)> = Vec::new();
+    if let Some(changes) = answer.get("changes").and_then(Value::as_object) {
+        by_file.extend(changes.iter().map(|(uri, edits)| (uri.clone(), edits)));
+    }
+    for change in answer.get("documentChanges").and_then(Value::as_array).into_iter().flatten() {
+        match (change.pointer("/textDocument/uri").and_then(Value::as_str), change.get("edits")) {
+            (Some(uri), Some(edits)) => by_file.push((uri.to_string(), edits)),
+            _ => {
+                let kind = change.get("kind").and_then(Value::as_str).unwrap_or("an unknown change");
+                return Err(LspFailure::Error(format!("the rename would {kind} a file, which aide does not apply")));
+            }
         }
     }
-    out.sort_by(|a, b| (a.path.as_bytes(), a.start).cmp(&(b.path.as_bytes(), b.start)));
-    out.dedup();
+    let mut files = Files::default();
+    let mut out: Vec<FileEdits> = Vec::new();
+    for (uri, edits) in by_file {
+        let mut file_edits = Vec::new();
+        for edit in edits.as_array().into_iter().flatten() {
+            let new_text = edit.get("newText").and_then(Value::as_str).unwrap_or_default();
+            let range = edit.get("range").unwrap_or(&Value::Null);
+            let Some(place) = files.locate(root, &uri, range) else {
+                let shown = client::uri_path(&uri).map_or(uri.clone(), |p| p.display().to_string());
+                return Err(LspFailure::Error(format!("the rename would edit {shown}, outside the root or past its end")));
+            };
+            file_edits.push((place.path, place.start, place.end, new_text.to_string()));
+        }
+        for (path, start, end, text) in file_edits {
+            match out.iter_mut().find(|f| f.path == path) {
+                Some(f) => f.edits.push((start, end, text)),
+                None => out.push(FileEdits { path, edits: vec![(start, end, text)] }),
+            }
+        }
+    }
+    for file in &mut out {
+        file.edits.sort();
+        file.edits.dedup();
+        if file.edits.windows(2).any(|w| w[0].1 > w[1].0) {
+            return Err(LspFailure::Error(format!("the rename's edits of {} overlap", file.path)));
+        }
+    }
+    out.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hover_contents_of_every_shape_become_text() {
+        assert_eq!(hover_text(&json!("plain")).as_deref(), Some("plain"));
+        assert_eq!(hover_text(&json!({"kind": "markdown", "value": "**x**"})).as_deref(), Some("**x**"));
+        assert_eq!(
+            hover_text(&json!([{"language": "python", "value": "def f()"}, "doc"])).as_deref(),
+            Some("```python\ndef f()\n```\n\ndoc")
+        );
+        assert_eq!(hover_text(&json!("  ")), None);
+        assert_eq!(hover_text(&Value::Null), None);
+    }
+
+    #[test]
+    fn a_rename_creating_or_leaving_the_root_is_refused_whole() {
+        let dir = aide_core::fsutil::TempDir::new("lsp-edits").unwrap();
+        std::fs::write(dir.path().join("a.py"), "x = 1\nprint(x)\n").unwrap();
+        let root = Root::new(dir.path()).unwrap();
+        let uri = client::file_uri(&root.path().join("a.py"));
+        let range = |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 1}});
+        let edits = workspace_edits(
+            &root,
+            &json!({"changes": {uri.clone(): [{"range": range(1, 6), "newText": "y"}, {"range": range(0, 0), "newText": "y"}]}}),
+        )
+        .unwrap();
+        assert_eq!(edits, vec![FileEdits { path: "a.py".into(), edits: vec![(0, 1, "y".into()), (12, 13, "y".into())] }]);
+        let outside = json!({"changes": {"file:///etc/passwd": [{"range": range(0, 0), "newText": "y"}]}});
+        assert!(matches!(workspace_edits(&root, &outside), Err(LspFailure::Error(_))));
+        let create = json!({"documentChanges": [{"kind": "create", "uri": uri}]});
+        assert!(matches!(workspace_edits(&root, &create), Err(LspFailure::Error(_))));
+    }
 }
