@@ -50,6 +50,14 @@ pub fn transform(
         edits: request.edits.clone(),
         operations: request.operations.clone(),
     };
+    // A rename that does not name its engine takes the request's.
+    for op in &mut doc.operations {
+        if let Operation::RenameSymbol(rename) = op
+            && rename.engine.is_none()
+        {
+            rename.engine = request.engine;
+        }
+    }
     if let Some(source) = &request.from_matches {
         let Some(replacement) = request.replacement.clone() else {
             return Err(TransformError::MatchesWithoutReplacement.into());
@@ -322,6 +330,7 @@ pub fn transform(
     let edits_applied: usize = plan.edit_counts.iter().filter(|(_, same)| !same).map(|(n, _)| n).sum();
     let edits_skipped: usize = plan.edit_counts.iter().filter(|(_, same)| *same).map(|(n, _)| n).sum();
     // Span edits and tree operations count their replacements; others, themselves.
+    let plan_diagnostics = std::mem::take(&mut plan.diagnostics);
     let ops = plan.reports.iter().filter(|r| !r.op.counts_replacements());
     let applied = edits_applied + ops.clone().filter(|r| r.status == OpStatus::Applied).count();
     let skipped = edits_skipped + ops.filter(|r| r.status != OpStatus::Applied).count();
@@ -342,6 +351,7 @@ pub fn transform(
         undo: wrote.then(|| format!("llm-transform undo {}", ctx.execution_id)),
         verified,
     };
+    diagnostics.extend(plan_diagnostics);
     Ok(Outcome::with_diagnostics(output, diagnostics))
 }
 

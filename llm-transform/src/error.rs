@@ -384,7 +384,7 @@ impl From<TransformError> for AideError {
                 error(code::CONFLICT).with_hint("delete the destination first, or pick another name")
             }
             E::UnresolvedSites { sites, .. } => error(code::UNRESOLVED_SITES)
-                .with_hint("look at each (llm-ast-search --references); then pass include_unresolved to rename them too, or skip_unresolved to leave them")
+                .with_hint("look at each (llm-ast-search --references); then pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: lsp to let the language server decide")
                 .with_details(json!({ "sites": sites })),
             E::DirectoryNotRecursive { path } => error(code::INVALID_ARGUMENTS)
                 .with_hint("add \"recursive\": true with its expected_tree_checksum (llm-read DIR prints it)")

@@ -196,6 +196,10 @@ pub struct TransformRequest {
     #[arg(long, hide = true)]
     #[schemars(skip)]
     pub cargo_check: bool,
+    /// Who finds a rename_symbol's sites when it does not say: `syntax`
+    /// (default), `lsp` (the language's server) or `auto`.
+    #[arg(long, value_enum, value_name = "ENGINE")]
+    pub engine: Option<llm_ast_search::lsp::CodeEngine>,
     /// Each file's unified diff in the output (of an applied transform too).
     #[arg(long)]
     pub diff: bool,

@@ -178,6 +178,8 @@ pub struct Plan {
     pub reports: Vec<OpReport>,
     /// Per file with span edits: how many, and whether they changed nothing.
     pub edit_counts: Vec<(usize, bool)>,
+    /// What planning noticed (a rename's language server absent or failing).
+    pub diagnostics: Vec<aide_core::Diagnostic>,
     /// Paths as given → resolved inside the root (resolving touches the disk).
     resolved: std::collections::HashMap<String, PathBuf>,
 }
@@ -413,7 +415,8 @@ impl Plan {
                     contents.push((rel.clone(), bytes));
                 }
             }
-            let planned = rename.plan(&contents)?;
+            let planned = rename.plan(root, &contents)?;
+            self.diagnostics.extend(planned.diagnostics);
             for (rel, edits) in planned.edits {
                 self.apply_edits(root, index, op.name(), &rel, edits)?;
             }

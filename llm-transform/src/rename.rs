@@ -24,6 +24,7 @@ use llm_ast_search::SymbolKind;
 use llm_ast_search::{FileFacts, NotOne, Resolver, Symbol, SymbolQuery, Target, member_owner};
 use llm_ast_search::{Locals, in_comment_or_string};
 pub use llm_ast_search::{Resolution, SymbolScope};
+use llm_ast_search::lsp::CodeEngine;
 use llm_ast_search::{SourceFile, is_token_at};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -65,6 +66,8 @@ pub struct RenameReport {
     pub renamed: usize,
     /// Sites listed as `unresolved` and left alone.
     pub unresolved: usize,
+    /// Who found the sites: `syntax`, or `lsp` (the language's server).
+    pub engine: CodeEngine,
     pub sites: Vec<RenameSite>,
 }
 
@@ -93,6 +96,7 @@ struct Existing {
 pub struct RenamePlan {
     pub edits: BTreeMap<String, Vec<Edit>>,
     pub report: RenameReport,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl PreparedRename {
@@ -144,7 +148,7 @@ impl PreparedRename {
     }
 
     /// Plans the rename over `files` (every candidate's current content).
-    pub fn plan(&self, files: &[(String, Vec<u8>)]) -> Result<RenamePlan, AideError> {
+    pub fn plan(&self, root: &Root, files: &[(String, Vec<u8>)]) -> Result<RenamePlan, AideError> {
         let parse = |rel: &str, bytes: &[u8]| {
             let lang = Lang::from_path_and_content(std::path::Path::new(rel), bytes)?;
             SourceFile::parse(rel.to_string(), lang, bytes.to_vec()).ok()
@@ -176,7 +180,7 @@ impl PreparedRename {
             Target::Symbol { .. } => None,
         };
         self.check_collision(target_file.as_ref(), resolver.target())?;
-        let sites: Vec<RenameSite> = resolver
+        let syntax_sites: Vec<RenameSite> = resolver
             .sites(facts)
             .into_iter()
             .map(|s| {
@@ -195,27 +199,43 @@ impl PreparedRename {
                 }
             })
             .collect();
-        // A site that may mean another definition is never left behind
-        // silently: the caller says what to do with it.
-        let left: Vec<UnresolvedSite> = sites
-            .iter()
-            .filter(|s| s.matched == Resolution::Unresolved && !s.renamed)
-            .map(|s| UnresolvedSite {
-                path: s.path.clone(),
-                line: s.line,
-                column: s.column,
-                line_text: s.line_text.clone(),
-            })
-            .collect();
-        if !left.is_empty() && !self.op.skip_unresolved {
-            return Err(TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left }.into());
+        let mut diagnostics = Vec::new();
+        let by_server = match self.op.engine.unwrap_or_default() {
+            CodeEngine::Syntax => None,
+            engine => self.server_sites(root, engine, resolver.target(), &syntax_sites, files, &mut diagnostics),
+        };
+        let engine = if by_server.is_some() { CodeEngine::Lsp } else { CodeEngine::Syntax };
+        let (mut sites, texts) = match by_server {
+            Some((sites, texts)) => (sites, texts),
+            None => {
+                // A site that may mean another definition is never left behind
+                // silently: the caller says what to do with it.
+                let left: Vec<UnresolvedSite> = syntax_sites
+                    .iter()
+                    .filter(|s| s.matched == Resolution::Unresolved && !s.renamed)
+                    .map(|s| UnresolvedSite {
+                        path: s.path.clone(),
+                        line: s.line,
+                        column: s.column,
+                        line_text: s.line_text.clone(),
+                    })
+                    .collect();
+                if !left.is_empty() && !self.op.skip_unresolved {
+                    return Err(TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left }.into());
+                }
+                let texts = vec![self.op.new_name.clone(); syntax_sites.len()];
+                (syntax_sites, texts)
+            }
+        };
+        let mut edits: BTreeMap<String, Vec<Edit>> = BTreeMap::new();
+        for (s, text) in sites.iter().zip(texts).filter(|(s, _)| s.renamed) {
+            edits.entry(s.path.clone()).or_default().push(Edit { start: s.byte_start, end: s.byte_end, text: text.into_bytes() });
         }
-        let mut sites = sites;
         // Comments that name the symbol by convention follow it.
         if let Target::Symbol { defs, owner } = resolver.target() {
             for (rel, bytes) in files {
                 for (start, end) in doc_mentions(rel, bytes, &self.op.name_leaf(), defs, owner.as_deref()) {
-                    if sites.iter().any(|s| s.path == *rel && s.byte_start == start) {
+                    if sites.iter().any(|s| s.path == *rel && s.byte_start < end && start < s.byte_end.max(s.byte_start + 1)) {
                         continue;
                     }
                     let index = aide_core::LineIndex::new(bytes);
@@ -232,14 +252,14 @@ impl PreparedRename {
                         renamed: true,
                         line_text: index.line_text(bytes, at.line, 200),
                     });
+                    let text = self.op.new_name.clone().into_bytes();
+                    edits.entry(rel.clone()).or_default().push(Edit { start, end, text });
                 }
             }
             sites.sort_by(|a, b| (a.path.as_bytes(), a.byte_start).cmp(&(b.path.as_bytes(), b.byte_start)));
         }
-        let mut edits: BTreeMap<String, Vec<Edit>> = BTreeMap::new();
-        for s in sites.iter().filter(|s| s.renamed) {
-            let text = self.op.new_name.clone().into_bytes();
-            edits.entry(s.path.clone()).or_default().push(Edit { start: s.byte_start, end: s.byte_end, text });
+        for file_edits in edits.values_mut() {
+            file_edits.sort_by_key(|e| (e.start, e.end));
         }
         let (name_path, kind) = resolver.name_path();
         let report = RenameReport {
@@ -251,9 +271,90 @@ impl PreparedRename {
             defined_in: resolver.defined_in().to_vec(),
             renamed: sites.iter().filter(|s| s.renamed).count(),
             unresolved: sites.iter().filter(|s| !s.renamed).count(),
+            engine,
             sites,
         };
-        Ok(RenamePlan { edits, report })
+        Ok(RenamePlan { edits, report, diagnostics })
+    }
+
+    /// The sites of the rename the language server makes (each with its new
+    /// text), judged by types; None, with a diagnostic, when no server is
+    /// installed (said only for `lsp`), it fails or has no rename there, or
+    /// it would edit a file the rename cannot take as the server saw it: one
+    /// outside the rename's files, or one an earlier operation of the
+    /// request changed (the server sees the disk). The syntax engine then renames.
+    fn server_sites(
+        &self,
+        root: &Root,
+        engine: CodeEngine,
+        target: &Target,
+        syntax: &[RenameSite],
+        files: &[(String, Vec<u8>)],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<(Vec<RenameSite>, Vec<String>)> {
+        use aide_core::envelope::diag;
+        let (path, at) = match target {
+            Target::Symbol { defs, .. } => defs.iter().find_map(|d| d.name_span.map(|(start, _)| (d.path.to_string(), start)))?,
+            Target::Local { path, def } => (path.clone(), def.start),
+        };
+        let lang = Lang::from_path(std::path::Path::new(&path))?;
+        let Some(spec) = llm_ast_search::lsp::server_for(lang) else {
+            if engine == CodeEngine::Lsp {
+                diagnostics.push(Diagnostic::new(
+                    diag::LSP_UNAVAILABLE,
+                    format!(
+                        "no {lang} language server on PATH (or {}): the syntax engine renamed",
+                        llm_ast_search::lsp::env_name(lang)
+                    ),
+                ));
+            }
+            return None;
+        };
+        let failed = |diagnostics: &mut Vec<Diagnostic>, why: String| {
+            diagnostics
+                .push(Diagnostic::new(diag::LSP_FAILED, format!("{}: {why}; the syntax engine renamed", spec.argv[0])));
+        };
+        let by_file = match llm_ast_search::lsp::rename(root, &spec, &path, at, &self.op.new_name) {
+            Ok(edits) if !edits.is_empty() => edits,
+            Ok(_) => {
+                failed(diagnostics, "it has no rename for the definition".into());
+                return None;
+            }
+            Err(failure) => {
+                failed(diagnostics, failure.to_string());
+                return None;
+            }
+        };
+        let (mut sites, mut texts) = (Vec::new(), Vec::new());
+        for file in by_file {
+            let Some((_, bytes)) = files.iter().find(|(rel, _)| *rel == file.path) else {
+                failed(diagnostics, format!("it would edit {}, outside the rename's files", file.path));
+                return None;
+            };
+            if root.read(std::path::Path::new(&file.path)).ok().as_ref() != Some(bytes) {
+                failed(diagnostics, format!("an earlier operation of the request changed {}, which it reads from disk", file.path));
+                return None;
+            }
+            let index = aide_core::LineIndex::new(bytes);
+            for (start, end, text) in file.edits {
+                let known = syntax.iter().find(|s| s.path == file.path && s.byte_start == start);
+                let at = index.span(bytes, start, end);
+                sites.push(RenameSite {
+                    path: file.path.clone(),
+                    line: at.line,
+                    column: at.column,
+                    byte_start: start,
+                    byte_end: end,
+                    kind: known.map_or(RefKind::Usage, |s| s.kind),
+                    matched: Resolution::Resolved,
+                    in_comment_or_string: known.is_some_and(|s| s.in_comment_or_string),
+                    renamed: true,
+                    line_text: known.map_or_else(|| index.line_text(bytes, at.line, 200), |s| s.line_text.clone()),
+                });
+                texts.push(text);
+            }
+        }
+        Some((sites, texts))
     }
 
     /// Refuses a new name that is already defined where the symbol lives.

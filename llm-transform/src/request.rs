@@ -344,6 +344,11 @@ pub struct RenameSymbolOp {
     /// Leave `unresolved` sites as they are.
     #[serde(default)]
     pub skip_unresolved: bool,
+    /// Who finds the sites: `syntax`, `lsp` (the language's server, whose
+    /// rename is applied here, guarded and undoable) or `auto`; default the
+    /// request's `engine`.
+    #[serde(default)]
+    pub engine: Option<llm_ast_search::lsp::CodeEngine>,
     #[serde(flatten)]
     pub scope: TreeScope,
 }
