@@ -83,8 +83,11 @@ impl Place {
         guard: impl FnOnce() -> Result<G, AideError>,
     ) -> Result<UnixStream, AideError> {
         let Some(socket) = self.socket() else {
-            return Err(AideError::new(crate::code::INVALID_ARGUMENTS, "the keeper's folder path is too long for a socket")
-                .with_hint("set AIDE_HOME to a shorter path"));
+            return Err(AideError::new(
+                crate::code::INVALID_ARGUMENTS,
+                "the keeper's folder path is too long for a socket",
+            )
+            .with_hint("set AIDE_HOME to a shorter path"));
         };
         if let Ok(s) = UnixStream::connect(&socket) {
             return Ok(s);
@@ -232,7 +235,8 @@ pub fn serve(
             Ok(stream) => {
                 if rustix::net::sockopt::socket_peercred(&stream).is_ok_and(|p| p.uid == uid) {
                     busy.fetch_add(1, Ordering::SeqCst);
-                    let (handle, busy, last, signalled) = (handle.clone(), busy.clone(), last.clone(), signalled.clone());
+                    let (handle, busy, last, signalled) =
+                        (handle.clone(), busy.clone(), last.clone(), signalled.clone());
                     std::thread::spawn(move || {
                         handle(stream, &signalled);
                         *crate::sync::lock(&last) = Instant::now();

@@ -322,7 +322,9 @@ fn check_language_servers() -> Check {
     if !keepers.is_empty() {
         let shown: Vec<String> = keepers
             .iter()
-            .map(|(held, pid)| format!("{} ({}, pid {pid})", held.root.display(), held.spec.argv.first().map_or("", String::as_str)))
+            .map(|(held, pid)| {
+                format!("{} ({}, pid {pid})", held.root.display(), held.spec.argv.first().map_or("", String::as_str))
+            })
             .collect();
         detail.push_str(&format!("; kept warm: {}", shown.join(", ")));
     }

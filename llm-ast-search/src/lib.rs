@@ -83,7 +83,6 @@
 
 pub mod dialect;
 mod engine;
-mod typed;
 mod error;
 mod files;
 mod language;
@@ -96,6 +95,7 @@ mod scopes;
 mod source;
 mod symbols;
 mod tree;
+mod typed;
 mod validate;
 mod warm;
 

@@ -61,7 +61,10 @@ impl Engine<'_> {
             if self.request.engine == CodeEngine::Lsp {
                 diagnostics.push(Diagnostic::new(
                     diag::LSP_UNAVAILABLE,
-                    format!("no {lang} language server on PATH (or {}): the syntax engine answered", lsp::env_name(lang)),
+                    format!(
+                        "no {lang} language server on PATH (or {}): the syntax engine answered",
+                        lsp::env_name(lang)
+                    ),
                 ));
             }
             return None;
@@ -156,8 +159,9 @@ impl Engine<'_> {
         let mut found = Vec::new();
         let mut files = files;
         for def in &defs {
+            // A member (a method, or a C++ pure virtual one's declaration): its owner's implementers' members.
             let (implemented, method) = match def.kind {
-                SymbolKind::Method => match &def.parent {
+                SymbolKind::Method | SymbolKind::Declaration => match &def.parent {
                     Some(parent) => (refs::last_identifier(parent).to_string(), Some(def.name.clone())),
                     None => continue,
                 },
@@ -174,8 +178,7 @@ impl Engine<'_> {
                     Some(method) => outline
                         .iter()
                         .filter(|s| {
-                            &s.name == method
-                                && implementers.iter().any(|i| s.parent.as_deref() == Some(&*i.name_path))
+                            &s.name == method && implementers.iter().any(|i| s.parent.as_deref() == Some(&*i.name_path))
                         })
                         .cloned()
                         .collect(),
@@ -203,7 +206,9 @@ impl Engine<'_> {
         for def in defs {
             let path = def.path.to_string();
             let server = match def.name_span.filter(|_| server_answers) {
-                Some((at, _)) => self.ask_server(&path, &mut diagnostics, |spec| lsp::hover(self.root, spec, &path, at)),
+                Some((at, _)) => {
+                    self.ask_server(&path, &mut diagnostics, |spec| lsp::hover(self.root, spec, &path, at))
+                }
                 None => None,
             };
             server_answers &= server.is_some();
@@ -235,9 +240,7 @@ fn implements(s: &Symbol, implemented: &str) -> bool {
             // What follows the name in the head: bases, `extends`, `implements`.
             let Some(at) = s.signature.find(&s.name) else { return false };
             let heads = &s.signature[at + s.name.len()..];
-            heads
-                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-                .any(|word| word == implemented)
+            heads.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')).any(|word| word == implemented)
         }
         _ => false,
     }

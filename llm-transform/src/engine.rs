@@ -50,14 +50,6 @@ pub fn transform(
         edits: request.edits.clone(),
         operations: request.operations.clone(),
     };
-    // A rename that does not name its engine takes the request's.
-    for op in &mut doc.operations {
-        if let Operation::RenameSymbol(rename) = op
-            && rename.engine.is_none()
-        {
-            rename.engine = request.engine;
-        }
-    }
     if let Some(source) = &request.from_matches {
         let Some(replacement) = request.replacement.clone() else {
             return Err(TransformError::MatchesWithoutReplacement.into());
@@ -73,6 +65,14 @@ pub fn transform(
         doc.path = doc.path.or(from_file.path);
         doc.edits.extend(from_file.edits);
         doc.operations.extend(from_file.operations);
+    }
+    // A rename that does not name its engine takes the request's.
+    for op in &mut doc.operations {
+        if let Operation::RenameSymbol(rename) = op
+            && rename.engine.is_none()
+        {
+            rename.engine = request.engine;
+        }
     }
     // Patches: the `--patch` file's and each apply_patch's, read whole now.
     let mut patches: Vec<patch::FilePatch> = Vec::new();

@@ -21,10 +21,10 @@ use aide_core::tool::Context;
 use aide_core::{AideError, Lang, Root};
 use llm_ast_search::RefKind;
 use llm_ast_search::SymbolKind;
+use llm_ast_search::lsp::CodeEngine;
 use llm_ast_search::{FileFacts, NotOne, Resolver, Symbol, SymbolQuery, Target, member_owner};
 use llm_ast_search::{Locals, in_comment_or_string};
 pub use llm_ast_search::{Resolution, SymbolScope};
-use llm_ast_search::lsp::CodeEngine;
 use llm_ast_search::{SourceFile, is_token_at};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -229,13 +229,20 @@ impl PreparedRename {
         };
         let mut edits: BTreeMap<String, Vec<Edit>> = BTreeMap::new();
         for (s, text) in sites.iter().zip(texts).filter(|(s, _)| s.renamed) {
-            edits.entry(s.path.clone()).or_default().push(Edit { start: s.byte_start, end: s.byte_end, text: text.into_bytes() });
+            edits.entry(s.path.clone()).or_default().push(Edit {
+                start: s.byte_start,
+                end: s.byte_end,
+                text: text.into_bytes(),
+            });
         }
         // Comments that name the symbol by convention follow it.
         if let Target::Symbol { defs, owner } = resolver.target() {
             for (rel, bytes) in files {
                 for (start, end) in doc_mentions(rel, bytes, &self.op.name_leaf(), defs, owner.as_deref()) {
-                    if sites.iter().any(|s| s.path == *rel && s.byte_start < end && start < s.byte_end.max(s.byte_start + 1)) {
+                    if sites
+                        .iter()
+                        .any(|s| s.path == *rel && s.byte_start < end && start < s.byte_end.max(s.byte_start + 1))
+                    {
                         continue;
                     }
                     let index = aide_core::LineIndex::new(bytes);
@@ -294,7 +301,9 @@ impl PreparedRename {
     ) -> Option<(Vec<RenameSite>, Vec<String>)> {
         use aide_core::envelope::diag;
         let (path, at) = match target {
-            Target::Symbol { defs, .. } => defs.iter().find_map(|d| d.name_span.map(|(start, _)| (d.path.to_string(), start)))?,
+            Target::Symbol { defs, .. } => {
+                defs.iter().find_map(|d| d.name_span.map(|(start, _)| (d.path.to_string(), start)))?
+            }
             Target::Local { path, def } => (path.clone(), def.start),
         };
         let lang = Lang::from_path(std::path::Path::new(&path))?;
@@ -332,7 +341,10 @@ impl PreparedRename {
                 return None;
             };
             if root.read(std::path::Path::new(&file.path)).ok().as_ref() != Some(bytes) {
-                failed(diagnostics, format!("an earlier operation of the request changed {}, which it reads from disk", file.path));
+                failed(
+                    diagnostics,
+                    format!("an earlier operation of the request changed {}, which it reads from disk", file.path),
+                );
                 return None;
             }
             let index = aide_core::LineIndex::new(bytes);

@@ -42,13 +42,13 @@ pub struct TestDir {
     home: PathBuf,
 }
 
-/// A test's sessions leave no keeper behind (each would wait 30 minutes for
-/// a command): those still holding their lock are asked to end, as `session
-/// rm` asks them.
+/// A test's sessions and language servers leave no keeper behind (each
+/// would wait minutes for a question): those still holding their lock are
+/// asked to end, as `session rm` asks them.
 impl Drop for TestDir {
     fn drop(&mut self) {
-        let Ok(sessions) = std::fs::read_dir(self.home.join("shell/sessions")) else { return };
-        for dir in sessions.flatten().map(|e| e.path()) {
+        let folders = ["shell/sessions", "lsp"].iter().filter_map(|f| std::fs::read_dir(self.home.join(f)).ok());
+        for dir in folders.flatten().flatten().map(|e| e.path()) {
             let held = std::fs::File::open(dir.join("keeper.lock"))
                 .is_ok_and(|f| matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock)));
             let pid = std::fs::read_to_string(dir.join("keeper.pid")).ok().and_then(|p| p.trim().parse::<u32>().ok());

@@ -26,13 +26,17 @@ use super::ServerSpec;
 use super::client::LspFailure;
 use super::warm::Warm;
 
-const WORDS: aide_core::keeper::Words = aide_core::keeper::Words { launch: "__lsp_keeper_launch", keep: "__lsp_keeper" };
+const WORDS: aide_core::keeper::Words =
+    aide_core::keeper::Words { launch: "__lsp_keeper_launch", keep: "__lsp_keeper" };
 const SERVER_FILE: &str = "server.json";
 
 /// How long a keeper waits for a question before it stops its server and
 /// exits: `AIDE_LSP_IDLE` seconds, else 10 minutes (servers hold much memory).
 pub fn idle() -> Duration {
-    std::env::var("AIDE_LSP_IDLE").ok().and_then(|s| s.parse().ok()).map_or(Duration::from_secs(600), Duration::from_secs)
+    std::env::var("AIDE_LSP_IDLE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(Duration::from_secs(600), Duration::from_secs)
 }
 
 /// Which server a keeper holds: its root and command.
@@ -132,10 +136,12 @@ fn through_keeper(
     let place = place_of(&held);
     place.socket()?;
     let executable = keeper_executable()?;
-    let question = serde_json::to_vec(&Question { method: method.to_string(), params: params.clone(), open: open.to_vec() })
-        .ok()?;
+    let question =
+        serde_json::to_vec(&Question { method: method.to_string(), params: params.clone(), open: open.to_vec() })
+            .ok()?;
     let guard = || -> Result<std::fs::File, aide_core::AideError> {
-        aide_core::fsutil::private_dir(&place.dir).map_err(|e| aide_core::AideError::io("the LSP keeper's folder", &e))?;
+        aide_core::fsutil::private_dir(&place.dir)
+            .map_err(|e| aide_core::AideError::io("the LSP keeper's folder", &e))?;
         let lock = aide_core::fsutil::private_file()
             .create(true)
             .truncate(false)
@@ -171,7 +177,9 @@ fn exchange(mut stream: UnixStream, question: &[u8]) -> Option<Result<Value, Lsp
         Answer::Answered(value) => Some(Ok(value)),
         Answer::Failed { kind, message } => Some(Err(match kind.as_str() {
             "start" => LspFailure::Start(message),
-            "timeout" => LspFailure::Timeout(METHODS.iter().find(|m| **m == message).copied().unwrap_or("the question")),
+            "timeout" => {
+                LspFailure::Timeout(METHODS.iter().find(|m| **m == message).copied().unwrap_or("the question"))
+            }
             "error" => LspFailure::Error(message),
             _ => LspFailure::Gone(message),
         })),

@@ -295,7 +295,9 @@ fn workspace_edits(root: &Root, answer: &Value) -> Result<Vec<FileEdits>, LspFai
             let range = edit.get("range").unwrap_or(&Value::Null);
             let Some(place) = files.locate(root, &uri, range) else {
                 let shown = client::uri_path(&uri).map_or(uri.clone(), |p| p.display().to_string());
-                return Err(LspFailure::Error(format!("the rename would edit {shown}, outside the root or past its end")));
+                return Err(LspFailure::Error(format!(
+                    "the rename would edit {shown}, outside the root or past its end"
+                )));
             };
             file_edits.push((place.path, place.start, place.end, new_text.to_string()));
         }
@@ -339,13 +341,17 @@ mod tests {
         std::fs::write(dir.path().join("a.py"), "x = 1\nprint(x)\n").unwrap();
         let root = Root::new(dir.path()).unwrap();
         let uri = client::file_uri(&root.path().join("a.py"));
-        let range = |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 1}});
+        let range =
+            |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 1}});
         let edits = workspace_edits(
             &root,
             &json!({"changes": {uri.clone(): [{"range": range(1, 6), "newText": "y"}, {"range": range(0, 0), "newText": "y"}]}}),
         )
         .unwrap();
-        assert_eq!(edits, vec![FileEdits { path: "a.py".into(), edits: vec![(0, 1, "y".into()), (12, 13, "y".into())] }]);
+        assert_eq!(
+            edits,
+            vec![FileEdits { path: "a.py".into(), edits: vec![(0, 1, "y".into()), (12, 13, "y".into())] }]
+        );
         let outside = json!({"changes": {"file:///etc/passwd": [{"range": range(0, 0), "newText": "y"}]}});
         assert!(matches!(workspace_edits(&root, &outside), Err(LspFailure::Error(_))));
         let create = json!({"documentChanges": [{"kind": "create", "uri": uri}]});

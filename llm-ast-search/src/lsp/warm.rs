@@ -87,7 +87,8 @@ impl Warm {
         for (path, kind) in events {
             if kind == 3 {
                 if self.opened.remove(&path).is_some() {
-                    self.server.notify("textDocument/didClose", json!({ "textDocument": { "uri": file_uri(&path) } }))?;
+                    self.server
+                        .notify("textDocument/didClose", json!({ "textDocument": { "uri": file_uri(&path) } }))?;
                 }
             } else {
                 self.send_text(&path)?;
