@@ -150,21 +150,20 @@ pub struct AstRequest {
     /// List symbols (the default mode).
     #[arg(long)]
     pub symbols: bool,
-    /// Find the definitions of NAME (a name, or the end of a name path such as
-    /// `Agent/run` or `ns::K::m`).
+    /// Find the definitions of NAME (a name or name path). A name path
+    /// such as `Agent/run` or `ns::K::m` matches by its end too.
     #[arg(long, value_name = "NAME")]
     pub definitions: Option<String>,
     /// Find the references to NAME (its uses; see --include-definition).
     #[arg(long, value_name = "NAME")]
     pub references: Option<String>,
-    /// What implements NAME: a trait's or interface's impls and
-    /// implementing types, a method's implementations (by its language
-    /// server where --engine allows one; else by declaration heads).
+    /// What implements NAME (a trait, interface, class or method). Its
+    /// language server answers where --engine allows one; else declaration
+    /// heads do (`impl T for X`, `class X(T)`, `implements T`), one level.
     #[arg(long, value_name = "NAME")]
     pub implementations: Option<String>,
-    /// What hovering NAME's definitions shows: type, signature and docs
-    /// (by its language server where --engine allows one; else the
-    /// declaration head).
+    /// Type, signature and docs of NAME's definitions. From its language
+    /// server where --engine allows one; else the declaration head.
     #[arg(long, value_name = "NAME")]
     pub hover: Option<String>,
     /// References: the definitions too. They are
@@ -177,7 +176,7 @@ pub struct AstRequest {
     /// Run a Dialect program, e.g. "findReferences(findDefinition(`validateToken`))".
     #[arg(long, value_name = "PROGRAM")]
     pub dialect: Option<String>,
-    /// Symbols: only these kinds (Function, Method, Struct, …; repeatable).
+    /// Symbols: only these kinds (Function, Method, Struct, …). Repeatable.
     #[arg(long, value_name = "KIND")]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
@@ -195,10 +194,10 @@ pub struct AstRequest {
     /// unless `compact: false`.
     #[arg(long)]
     pub compact: bool,
-    /// `syntax` (default), `lsp` or `auto`: who answers --references,
-    /// --implementations and --hover. `lsp` is the language's server (kept
-    /// warm per root); without one, the syntax engine answers with an
-    /// `lsp_unavailable` diagnostic. `auto` uses a server where one is installed.
+    /// Who answers --references, --implementations and --hover: `syntax`
+    /// (default), `lsp` (the language's server, kept warm per root; without
+    /// one, the syntax engine with an `lsp_unavailable` diagnostic) or
+    /// `auto` (a server where one is installed).
     #[arg(long, value_enum, default_value_t)]
     pub engine: lsp::CodeEngine,
     #[command(flatten)]

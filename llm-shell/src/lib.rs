@@ -158,7 +158,7 @@ pub enum TermAction {
         /// Wait until this regex matches the screen or the new text.
         #[arg(long, value_name = "REGEX")]
         wait_for: Option<String>,
-        /// Wait until nothing was printed for this long (default 300 without --wait-for; with it, after the match).
+        /// Wait until nothing was printed for this long. Default 300 without --wait-for; with it, after the match.
         #[arg(long, value_name = "MS")]
         quiet_ms: Option<u64>,
         /// Wait at most this long (default 10).
@@ -213,7 +213,7 @@ pub struct ExecArgs {
     /// Hand the command to llm-jobs and return the job at once.
     #[arg(long, conflicts_with = "yield_ms")]
     pub background: bool,
-    /// Answer after this many ms with the output so far; a command still running goes on as a job.
+    /// Answer after this many ms with the output so far. A command still running goes on as a job.
     /// The answer's `running` and `job_id` say so.
     #[arg(long, value_name = "MS")]
     pub yield_ms: Option<u64>,

@@ -197,10 +197,12 @@ pub struct TransformRequest {
     #[schemars(skip)]
     pub cargo_check: bool,
     /// Who finds a rename_symbol's sites when it does not say: `syntax`
-    /// (default), `lsp` (the language's server) or `auto`.
+    /// (default), `lsp` (the language's server) or `auto`. In a JSON
+    /// request, each rename_symbol's `engine`.
     #[arg(long, value_enum, value_name = "ENGINE")]
+    #[serde(skip)]
     pub engine: Option<llm_ast_search::lsp::CodeEngine>,
-    /// Each file's unified diff in the output (of an applied transform too).
+    /// Each file's unified diff in the output. Of an applied transform too.
     #[arg(long)]
     pub diff: bool,
     /// Also write read-only (0444) files. They keep their
@@ -226,7 +228,7 @@ pub enum Subcommand {
     /// mid-commit (kill -9, power loss). Every transform run does this
     /// first; this does it alone.
     Recover {
-        /// Recover this one interrupted transform here, wherever its commit ran (a root moved since; `aide doctor` lists them).
+        /// Recover only this interrupted transform. Here, wherever its commit ran (a root moved since; `aide doctor` lists them).
         #[arg(long, value_name = "EXECUTION_ID")]
         #[serde(default)]
         journal: Option<String>,

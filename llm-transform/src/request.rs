@@ -345,8 +345,8 @@ pub struct RenameSymbolOp {
     #[serde(default)]
     pub skip_unresolved: bool,
     /// Who finds the sites: `syntax`, `lsp` (the language's server, whose
-    /// rename is applied here, guarded and undoable) or `auto`; default the
-    /// request's `engine`.
+    /// rename is applied here, guarded and undoable) or `auto`; default
+    /// `--engine`.
     #[serde(default)]
     pub engine: Option<llm_ast_search::lsp::CodeEngine>,
     #[serde(flatten)]

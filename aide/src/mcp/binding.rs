@@ -489,7 +489,7 @@ impl Binding {
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 #[allow(dead_code)] // Only its schema is used: the call becomes llm-ast-search's request.
 struct IdeOperation {
-    /// The Dialect program, e.g. "findReferences(findDefinition(`validateToken`))"; several
+    /// The Dialect program, e.g. "findReferences(findDefinition(`f`))". Several
     /// expressions may be separated by `;`.
     program: String,
     /// The tree to run it in, relative to the server's root (default: the root).
