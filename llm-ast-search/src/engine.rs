@@ -457,6 +457,22 @@ impl Engine<'_> {
             }
             Mode::Definitions => {
                 let name = request.definitions.clone().unwrap_or_default();
+                if let Some(place) = self.place_of(&name)? {
+                    let found = self.definitions_at(&place)?;
+                    let matching =
+                        if found.engine == CodeEngine::Lsp { Matching::Definition } else { Matching::ByName };
+                    let (definitions, page) = page(found.found, request, found.files);
+                    let output = AstOutput::Definitions {
+                        name,
+                        matching,
+                        engine: found.engine,
+                        name_match: None,
+                        definitions,
+                        page,
+                        printed: false,
+                    };
+                    return Ok(Outcome::with_diagnostics(output, found.diagnostics));
+                }
                 let enough = request.limit.map(|l| request.offset.saturating_add(l));
                 let print = self.ctx.has_live() || self.ctx.live_records().is_some();
                 let ((defs, name_match, files, diagnostics), complete, printed) =
@@ -473,6 +489,7 @@ impl Engine<'_> {
                 let output = AstOutput::Definitions {
                     name,
                     matching: Matching::ByName,
+                    engine: CodeEngine::Syntax,
                     name_match,
                     definitions,
                     page,
@@ -482,8 +499,11 @@ impl Engine<'_> {
             }
             Mode::References => {
                 let name = request.references.clone().unwrap_or_default();
-                let ReferencesFound { references: all, matching, files, diagnostics, engine } =
-                    self.references_of(&name, request.include_definition)?;
+                let found = match self.place_of(&name)? {
+                    Some(place) => self.references_at(&place, request.include_definition)?,
+                    None => self.references_of(&name, request.include_definition)?,
+                };
+                let ReferencesFound { references: all, matching, files, diagnostics, engine } = found;
                 let (references, page) = page(all, request, files);
                 let output = AstOutput::References {
                     name,

@@ -28,6 +28,8 @@ pub enum AstError {
     InvalidProgram { message: String, line: usize, column: usize, offset: usize, snippet: String },
     #[error("{path} has {line_count} lines; line {start} does not exist")]
     NoSuchLine { path: String, line_count: usize, start: usize },
+    #[error("no name at {place}")]
+    NoNameAt { place: String },
     #[error("search()'s glob `{glob}` excludes: it names the files to search")]
     ExcludingGlob { glob: String },
 }
@@ -79,6 +81,9 @@ impl From<AstError> for AideError {
             E::InvalidProgram { line, column, offset, snippet, .. } => error(code::INVALID_PROGRAM)
                 .with_hint("details.snippet marks the spot; `llm-ast-search --help` describes the Dialect")
                 .with_details(json!({ "line": line, "column": column, "offset": offset, "snippet": snippet })),
+            E::NoNameAt { .. } => error(code::INVALID_ARGUMENTS).with_hint(
+                "PATH:LINE:COLUMN names the identifier it stands in or just after (1-based, the column in characters, as records give them)",
+            ),
             E::ExcludingGlob { .. } => error(code::INVALID_ARGUMENTS)
                 .with_hint("give the files to include, e.g. search(`src`, `TODO`, `*.rs`)"),
             E::NoSuchLine { line_count, .. } => {

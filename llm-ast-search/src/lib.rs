@@ -2,7 +2,7 @@
 //!
 //! Tree-sitter parses Rust, Python, TypeScript, TSX, JavaScript, C, C++,
 //! Java and Go (detected by extension; `--language` overrides). One run does
-//! one of six things, chosen by its flags:
+//! one of eight things, chosen by its flags:
 //!
 //! | flags | mode | result |
 //! |---|---|---|
@@ -10,6 +10,8 @@
 //! | `[--symbols] [PATH…]` (the default) | `symbols` | the outline: every definition with a normalized kind |
 //! | `--definitions NAME` | `definitions` | where a name is defined |
 //! | `--references NAME` | `references` | where a name is used |
+//! | `--implementations NAME` | `implementations` | what implements a trait, interface, class or method |
+//! | `--hover NAME` | `hover` | type, signature and docs of a name's definitions |
 //! | `--validate PATH…` | `validate` | every syntax error (exit 3 if any) |
 //! | `--dialect PROGRAM` | `dialect` | the value of a Dialect program ([`dialect`]) |
 //!
@@ -40,6 +42,12 @@
 //!                     "line_text": "    agent.run().await?;", "checksum": "…",
 //!                     "matched": "name_only" } ], … }
 //!
+//! { "mode": "implementations", "name": "Shape/area", "engine": "lsp",
+//!   "definitions": [ <symbol>, … ], … }
+//!
+//! { "mode": "hover", "name": "Flask/add_rule", "engine": "lsp",
+//!   "definitions": [ <symbol> ], "hover": [ "(method) def add_rule(self) -> None" ] }
+//!
 //! { "mode": "validate", "valid": false, "invalid_files": 1,
 //!   "files": [ { "path": "src/a.rs", "language": "rust", "valid": false,
 //!                "errors": [ { "kind": "missing", "message": "missing `;`",
@@ -66,6 +74,14 @@
 //!   (`by_name`) every identifier spelled like the name is a reference
 //!   (`unresolved` when the name has several definitions). Never in a
 //!   comment or string; typed by the tags queries where they say more.
+//! * NAME may be a place instead, `PATH:LINE:COLUMN` (1-based, the column in
+//!   characters, as records give them): the symbol whose name is written
+//!   there, a use or a definition. Its language server is asked about the
+//!   place itself; the syntax engine goes by the name written there.
+//! * `engine` says who answered references, implementations and hover:
+//!   `syntax`, or `lsp` (the language's server, see [`lsp`]); `--engine`
+//!   chooses (`syntax` by default); a server `lsp` asked for but absent,
+//!   or one failing, is a diagnostic (`lsp_unavailable`, `lsp_failed`).
 //! * A file with syntax errors is still searched and gives a `parse_error`
 //!   diagnostic; unreadable, binary and UTF-16 files give diagnostics too.
 //! * `--limit` stops the parsing once its page is certain and one more
@@ -151,10 +167,13 @@ pub struct AstRequest {
     #[arg(long)]
     pub symbols: bool,
     /// Find the definitions of NAME (a name or name path). A name path
-    /// such as `Agent/run` or `ns::K::m` matches by its end too.
+    /// such as `Agent/run` or `ns::K::m` matches by its end too. A place,
+    /// `PATH:LINE:COLUMN`, asks where the name used there is defined (its
+    /// language server answers where --engine allows one).
     #[arg(long, value_name = "NAME")]
     pub definitions: Option<String>,
     /// Find the references to NAME (its uses; see --include-definition).
+    /// NAME may be a place, `PATH:LINE:COLUMN`, as for the other lookups.
     #[arg(long, value_name = "NAME")]
     pub references: Option<String>,
     /// What implements NAME (a trait, interface, class or method). Its
@@ -274,7 +293,7 @@ impl Tool for LlmAstSearch {
             tool: Self::NAME,
             command: &[],
             group: Group::Search,
-            description: "Structural code search with tree-sitter (Rust, Python, JS, TS, C, C++, Java, Go): an outline (symbols), definitions or references of a name (a name path like Type/method gets its own uses, each marked resolved, name_only or unresolved), a query, or syntax validation.",
+            description: "Structural code search with tree-sitter (Rust, Python, JS, TS, C, C++, Java, Go): an outline (symbols), definitions, references, implementations or hover of a name (a name path like Type/method gets its own uses, each marked resolved, name_only or unresolved), a query, or syntax validation.",
             effects: READS,
             output: &["symbols", "definitions", "references", "valid"],
             mcp_defaults: &[("compact", true)],

@@ -40,8 +40,11 @@ pub enum AstOutput {
     },
     Definitions {
         name: String,
-        /// How definitions are found: by their name, not by type resolution.
+        /// How definitions are found: `by_name`, or `definition` (the
+        /// language's server said where the name used at a place is defined).
         matching: Matching,
+        /// Which engine answered: `syntax`, or `lsp` (of a place only).
+        engine: crate::lsp::CodeEngine,
         name_match: Option<NameMatch>,
         definitions: Vec<Symbol>,
         #[serde(flatten)]

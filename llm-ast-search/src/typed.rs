@@ -1,9 +1,12 @@
 //! Answers that need types: references judged by a language server,
-//! implementations, hover. The syntax engine finds the definition (a name
-//! is not a position); the language's server, where the request's engine
-//! allows one and one is installed, is asked about that position, and its
-//! places become aide's records. Without a server (or when it fails) the
-//! syntax engine answers as best it can, and a diagnostic says so.
+//! definitions of a use, implementations, hover. A question names a
+//! symbol by name (the syntax engine finds its definitions: a name is not
+//! a position) or by a place, `PATH:LINE:COLUMN` (a use or a definition,
+//! as records give them). The language's server, where the request's
+//! engine allows one and one is installed, is asked about those places,
+//! and its places become aide's records. Without a server (or when it
+//! fails) the syntax engine answers as best it can (for a place, by the
+//! name written there), and a diagnostic says so.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -11,8 +14,10 @@ use std::path::Path;
 use aide_core::envelope::diag;
 use aide_core::{AideError, Diagnostic, Lang};
 
-use crate::engine::Engine;
+use crate::engine::{Engine, ReferencesFound};
+use crate::error::AstError;
 use crate::lsp::{self, CodeEngine, LspFailure, ServerSpec};
+use crate::output::Matching;
 use crate::refs::{self, Reference};
 use crate::resolve;
 use crate::source::SourceFile;
@@ -96,69 +101,120 @@ impl Engine<'_> {
     ) -> Option<Vec<Reference>> {
         let located =
             self.ask_server(path, diagnostics, |spec| lsp::references(self.root, spec, path, at, include_definitions))?;
-        let mut parsed = Parsed::default();
-        let mut out = Vec::new();
-        for place in located {
-            let known =
-                syntax.iter().find(|s| s.reference.path == place.path && s.reference.span.byte_start == place.start);
-            let mut reference = match known {
-                Some(site) => site.reference.clone(),
-                None => {
-                    let Some(file) = parsed.file(self, &place.path) else { continue };
-                    let kind = if place.path == path && place.start == at {
-                        refs::RefKind::Definition
-                    } else {
-                        refs::RefKind::Usage
-                    };
-                    refs::reference_at(file, ident, kind, place.start, place.end)
-                }
-            };
-            reference.matched = resolve::Resolution::Resolved;
-            if include_definitions || reference.kind != refs::RefKind::Definition {
-                out.push(reference);
-            }
-        }
-        Some(out)
+        Some(self.records_of(located, ident, syntax, include_definitions))
     }
 
-    /// What implements `name`'s definitions: of a trait, interface or
-    /// class, the impl blocks and types that implement or extend it; of one
-    /// of its methods, their methods of that name. A server answers by
-    /// types (every level); the syntax engine by the declarations' heads
-    /// (`impl T for X`, `class X(T)`, `implements T`, `extends T`, `: public T`),
-    /// one level, and not Go's implicit interfaces.
-    pub fn implementations_of(&self, name: &str) -> Result<TypedFound<Symbol>, AideError> {
-        let ((defs, _, files, mut diagnostics), _) = self.definitions(name, None)?;
-        let mut parsed = Parsed::default();
-        let mut by_server: Option<Vec<Symbol>> = None;
-        for def in &defs {
-            let Some((at, _)) = def.name_span else { continue };
-            let path = def.path.to_string();
-            let Some(located) =
-                self.ask_server(&path, &mut diagnostics, |spec| lsp::implementations(self.root, spec, &path, at))
-            else {
-                by_server = None;
-                break;
-            };
-            let found = by_server.get_or_insert_with(Vec::new);
-            for place in located {
-                let Some(file) = parsed.file(self, &place.path) else { continue };
-                let outline = file.outline();
-                // The implementing item is the innermost one holding the place (an impl block, a class, a method).
-                if let Some(symbol) = crate::symbols::enclosing(outline, place.start)
-                    && !(symbol.path == def.path && symbol.span == def.span)
-                {
-                    found.push(symbol.clone());
-                }
-            }
+    /// The place `given` names when it has the form `PATH:LINE:COLUMN`
+    /// (1-based, the column in characters): the file, the byte, and the
+    /// name written there. None for a name.
+    pub(crate) fn place_of(&self, given: &str) -> Result<Option<Place>, AideError> {
+        let mut parts = given.rsplitn(3, ':');
+        let (Some(column), Some(line), Some(path)) = (parts.next(), parts.next(), parts.next()) else {
+            return Ok(None);
+        };
+        let (Ok(line), Ok(column)) = (line.parse::<usize>(), column.parse::<usize>()) else { return Ok(None) };
+        let bytes = self.root.read(Path::new(path)).map_err(|e| e.into_error(path))?;
+        let index = aide_core::LineIndex::new(&bytes);
+        let byte = index.offset(&bytes, aide_core::span::Position { line, column });
+        let Some((start, ident)) = byte.and_then(|b| identifier_at(&bytes, b)) else {
+            return Err(AstError::NoNameAt { place: given.to_string() }.into());
+        };
+        Ok(Some(Place { path: path.to_string(), byte: start, ident }))
+    }
+
+    /// The references of the symbol at `place`: the server's, else the
+    /// syntax engine's of the name written there.
+    pub(crate) fn references_at(&self, place: &Place, include_definitions: bool) -> Result<ReferencesFound, AideError> {
+        let mut diagnostics = Vec::new();
+        if let Some(located) = self.ask_server(&place.path, &mut diagnostics, |spec| {
+            lsp::references(self.root, spec, &place.path, place.byte, include_definitions)
+        }) {
+            let references = self.records_of(located, &place.ident, &[], include_definitions);
+            let files = references.iter().map(|r| &r.path).collect::<std::collections::BTreeSet<_>>().len();
+            return Ok(ReferencesFound {
+                references,
+                matching: Matching::Definition,
+                files,
+                diagnostics,
+                engine: CodeEngine::Lsp,
+            });
         }
-        if let Some(mut found) = by_server {
-            sort_symbols(&mut found);
+        let mut found = self.references_of(&place.ident, include_definitions)?;
+        diagnostics.append(&mut found.diagnostics);
+        found.diagnostics = diagnostics;
+        Ok(found)
+    }
+
+    /// Where the symbol used at `place` is defined: the server's answer
+    /// (by types), else the definitions of the name written there.
+    pub(crate) fn definitions_at(&self, place: &Place) -> Result<TypedFound<Symbol>, AideError> {
+        let mut diagnostics = Vec::new();
+        if let Some(located) = self
+            .ask_server(&place.path, &mut diagnostics, |spec| lsp::definition(self.root, spec, &place.path, place.byte))
+        {
+            let found = self.symbols_named_at(located);
+            return Ok(TypedFound { files: found.len(), found, diagnostics, engine: CodeEngine::Lsp });
+        }
+        let ((found, _, files, mut d), _) = self.definitions(&place.ident, None)?;
+        diagnostics.append(&mut d);
+        Ok(TypedFound { found, files, diagnostics, engine: CodeEngine::Syntax })
+    }
+
+    /// What implements the symbol `given` names (a name, or a place): of a
+    /// trait, interface or class, the impl blocks and types that implement
+    /// or extend it; of one of its methods, their methods of that name. A
+    /// server answers by types (every level); the syntax engine by the
+    /// declarations' heads (`impl T for X`, `class X(T)`, `implements T`,
+    /// `extends T`, `: public T`), one level, and not Go's implicit interfaces.
+    pub fn implementations_of(&self, given: &str) -> Result<TypedFound<Symbol>, AideError> {
+        let place = self.place_of(given)?;
+        let name = place.as_ref().map_or(given, |p| p.ident.as_str());
+        let mut diagnostics = Vec::new();
+        if let Some(place) = &place
+            && let Some(located) = self.ask_server(&place.path, &mut diagnostics, |spec| {
+                lsp::implementations(self.root, spec, &place.path, place.byte)
+            })
+        {
+            let found = self.symbols_at(located, None);
+            return Ok(TypedFound { files: found.len(), found, diagnostics, engine: CodeEngine::Lsp });
+        }
+        let ((defs, _, files, mut d), _) = self.definitions(name, None)?;
+        diagnostics.append(&mut d);
+        if place.is_none()
+            && let Some(found) = self.implementations_by_server(&defs, &mut diagnostics)
+        {
             return Ok(TypedFound { found, files, diagnostics, engine: CodeEngine::Lsp });
         }
+        let (found, files, d) = self.implementations_by_heads(&defs, files)?;
+        diagnostics.extend(d);
+        aide_core::envelope::sort_diagnostics(&mut diagnostics);
+        diagnostics.dedup_by(|a, b| a == b);
+        Ok(TypedFound { found, files, diagnostics, engine: CodeEngine::Syntax })
+    }
+
+    /// The implementations the server gives for each of `defs`; None when
+    /// it cannot answer for all of them.
+    fn implementations_by_server(&self, defs: &[Symbol], diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<Symbol>> {
         let mut found = Vec::new();
-        let mut files = files;
-        for def in &defs {
+        for def in defs {
+            let Some((at, _)) = def.name_span else { continue };
+            let path = def.path.to_string();
+            let located =
+                self.ask_server(&path, diagnostics, |spec| lsp::implementations(self.root, spec, &path, at))?;
+            found.extend(self.symbols_at(located, Some(def)));
+        }
+        sort_symbols(&mut found);
+        (!defs.is_empty()).then_some(found)
+    }
+
+    /// What implements each of `defs`, told by declaration heads.
+    fn implementations_by_heads(
+        &self,
+        defs: &[Symbol],
+        files: usize,
+    ) -> Result<(Vec<Symbol>, usize, Vec<Diagnostic>), AideError> {
+        let (mut found, mut files, mut diagnostics) = (Vec::new(), files, Vec::new());
+        for def in defs {
             // A member (a method, or a C++ pure virtual one's declaration): its owner's implementers' members.
             let (implemented, method) = match def.kind {
                 SymbolKind::Method | SymbolKind::Declaration => match &def.parent {
@@ -189,18 +245,41 @@ impl Engine<'_> {
             diagnostics.extend(d);
         }
         sort_symbols(&mut found);
-        aide_core::envelope::sort_diagnostics(&mut diagnostics);
-        diagnostics.dedup_by(|a, b| a == b);
-        Ok(TypedFound { found, files, diagnostics, engine: CodeEngine::Syntax })
+        Ok((found, files, diagnostics))
     }
 
-    /// `name`'s definitions, each with what hovering its name shows: the
-    /// server's type, signature and documentation; without a server, its
-    /// declaration head (the syntax engine's signature).
-    pub fn hover_of(&self, name: &str) -> Result<TypedFound<(Symbol, String)>, AideError> {
+    /// The definitions of the symbol `given` names (a name, or a place),
+    /// each with what hovering it shows: the server's type, signature and
+    /// documentation (of a place: what hovering the place shows, beside the
+    /// definitions the server gives for it); without a server, each
+    /// definition's declaration head (the syntax engine's signature).
+    pub fn hover_of(&self, given: &str) -> Result<TypedFound<(Symbol, String)>, AideError> {
+        let Some(place) = self.place_of(given)? else {
+            return self.hover_by_name(given, self.request.engine != CodeEngine::Syntax);
+        };
+        let mut diagnostics = Vec::new();
+        let asked = self.ask_server(&place.path, &mut diagnostics, |spec| {
+            let text = lsp::hover(self.root, spec, &place.path, place.byte)?;
+            Ok((text, lsp::definition(self.root, spec, &place.path, place.byte)?))
+        });
+        if let Some((text, located)) = asked {
+            let text = text.unwrap_or_default();
+            let found: Vec<(Symbol, String)> =
+                self.symbols_named_at(located).into_iter().map(|s| (s, text.clone())).collect();
+            return Ok(TypedFound { files: found.len(), found, diagnostics, engine: CodeEngine::Lsp });
+        }
+        let mut by_name = self.hover_by_name(&place.ident, false)?;
+        diagnostics.append(&mut by_name.diagnostics);
+        by_name.diagnostics = diagnostics;
+        Ok(by_name)
+    }
+
+    /// `name`'s definitions with their hover text, asking the server while
+    /// `ask` and it answers.
+    fn hover_by_name(&self, name: &str, ask: bool) -> Result<TypedFound<(Symbol, String)>, AideError> {
         let ((defs, _, files, mut diagnostics), _) = self.definitions(name, None)?;
         // Asked while it answers: once it did not, the syntax engine answers the rest.
-        let mut server_answers = self.request.engine != CodeEngine::Syntax;
+        let mut server_answers = ask;
         let mut engine = CodeEngine::Syntax;
         let mut found = Vec::new();
         for def in defs {
@@ -223,6 +302,98 @@ impl Engine<'_> {
         }
         Ok(TypedFound { found, files, diagnostics, engine })
     }
+
+    /// The server's places as references to `ident`: the syntax engine's
+    /// record where it saw the same place, else one made here (a
+    /// definition where the place is a symbol's name), each `resolved`.
+    fn records_of(
+        &self,
+        located: Vec<lsp::Located>,
+        ident: &str,
+        syntax: &[resolve::RawSite],
+        include_definitions: bool,
+    ) -> Vec<Reference> {
+        let mut parsed = Parsed::default();
+        let mut out = Vec::new();
+        for place in located {
+            let known =
+                syntax.iter().find(|s| s.reference.path == place.path && s.reference.span.byte_start == place.start);
+            let mut reference = match known {
+                Some(site) => site.reference.clone(),
+                None => {
+                    let Some(file) = parsed.file(self, &place.path) else { continue };
+                    let names_a_symbol = file.outline().iter().any(|s| s.name_span == Some((place.start, place.end)));
+                    let kind = if names_a_symbol { refs::RefKind::Definition } else { refs::RefKind::Usage };
+                    refs::reference_at(file, ident, kind, place.start, place.end)
+                }
+            };
+            reference.matched = resolve::Resolution::Resolved;
+            if include_definitions || reference.kind != refs::RefKind::Definition {
+                out.push(reference);
+            }
+        }
+        out
+    }
+
+    /// The symbols the server's places name: each the outline symbol whose
+    /// name holds the place, else the innermost one holding it.
+    fn symbols_named_at(&self, located: Vec<lsp::Located>) -> Vec<Symbol> {
+        let mut parsed = Parsed::default();
+        let mut out = Vec::new();
+        for place in located {
+            let Some(file) = parsed.file(self, &place.path) else { continue };
+            let outline = file.outline();
+            let named = outline.iter().find(|s| {
+                s.name_span.is_some_and(|(start, end)| start <= place.start && place.start < end.max(start + 1))
+            });
+            if let Some(symbol) = named.or_else(|| crate::symbols::enclosing(outline, place.start)) {
+                out.push(symbol.clone());
+            }
+        }
+        sort_symbols(&mut out);
+        out
+    }
+
+    /// The implementing items the server's places fall in (an impl block,
+    /// a class, a method), but not `not` itself.
+    fn symbols_at(&self, located: Vec<lsp::Located>, not: Option<&Symbol>) -> Vec<Symbol> {
+        let mut parsed = Parsed::default();
+        let mut out = Vec::new();
+        for place in located {
+            let Some(file) = parsed.file(self, &place.path) else { continue };
+            if let Some(symbol) = crate::symbols::enclosing(file.outline(), place.start)
+                && !not.is_some_and(|d| symbol.path == d.path && symbol.span == d.span)
+            {
+                out.push(symbol.clone());
+            }
+        }
+        sort_symbols(&mut out);
+        out
+    }
+}
+
+/// A place a question names: a file of the root, where the name written
+/// there starts, and that name.
+pub(crate) struct Place {
+    pub path: String,
+    pub byte: usize,
+    pub ident: String,
+}
+
+/// The identifier that `byte` is in or just after: its start and text.
+fn identifier_at(bytes: &[u8], byte: usize) -> Option<(usize, String)> {
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80;
+    let mut at = byte.min(bytes.len());
+    if bytes.get(at).is_none_or(|b| !is_ident(*b)) && at > 0 && is_ident(bytes[at - 1]) {
+        at -= 1;
+    }
+    if bytes.get(at).is_none_or(|b| !is_ident(*b)) {
+        return None;
+    }
+    let start = bytes[..at].iter().rposition(|b| !is_ident(*b)).map_or(0, |p| p + 1);
+    let end = bytes[at..].iter().position(|b| !is_ident(*b)).map_or(bytes.len(), |p| at + p);
+    let ident = std::str::from_utf8(&bytes[start..end]).ok()?;
+    (!ident.starts_with(|c: char| c.is_ascii_digit())).then(|| (start, ident.to_string()))
 }
 
 /// Whether the symbol `s` declares that it implements or extends the type
@@ -261,6 +432,16 @@ mod tests {
 
     fn implementers(lang: Lang, src: &str, name: &str) -> Vec<String> {
         outline(lang, src).iter().filter(|s| implements(s, name)).map(|s| s.name_path.to_string()).collect()
+    }
+
+    #[test]
+    fn the_identifier_at_a_place_is_the_one_it_is_in_or_just_after() {
+        let text = b"let x = make_it(a.b_c);";
+        assert_eq!(identifier_at(text, 8), Some((8, "make_it".into())));
+        assert_eq!(identifier_at(text, 12), Some((8, "make_it".into())));
+        assert_eq!(identifier_at(text, 15), Some((8, "make_it".into())), "just after it");
+        assert_eq!(identifier_at(text, 18), Some((18, "b_c".into())));
+        assert_eq!(identifier_at(text, 7), None, "`=` stands between two spaces");
     }
 
     #[test]

@@ -199,7 +199,7 @@ pub struct TransformRequest {
     /// Who finds a rename_symbol's sites when it does not say: `syntax`
     /// (default), `lsp` (the language's server) or `auto`. In a JSON
     /// request, each rename_symbol's `engine`.
-    #[arg(long, value_enum, value_name = "ENGINE")]
+    #[arg(long, value_enum, value_name = "ENGINE", hide_possible_values = true)]
     #[serde(skip)]
     pub engine: Option<llm_ast_search::lsp::CodeEngine>,
     /// Each file's unified diff in the output. Of an applied transform too.

@@ -22,8 +22,8 @@ use aide_core::keeper::Place;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::ServerSpec;
 use super::client::LspFailure;
+use super::server::ServerSpec;
 use super::warm::Warm;
 
 const WORDS: aide_core::keeper::Words =

@@ -13,95 +13,18 @@
 
 pub mod client;
 pub mod keeper;
+pub mod server;
 pub mod warm;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use aide_core::{Lang, LineIndex, Root};
+use aide_core::{LineIndex, Root};
 use serde_json::{Value, json};
 
 pub use client::LspFailure;
 pub use keeper::{keep_servers, release_servers};
-
-/// How long a server may take to start or answer one request.
-pub const LSP_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Which engine answers.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum CodeEngine {
-    /// The syntax engine (tree-sitter, scopes and receivers).
-    #[default]
-    Syntax,
-    /// The language's server where one is installed, else the syntax engine.
-    Auto,
-    /// The language's server; without one, the syntax engine with an `lsp_unavailable` diagnostic.
-    Lsp,
-}
-
-/// A server: its command line, and the language it was chosen for.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ServerSpec {
-    pub argv: Vec<String>,
-    pub lang: Lang,
-}
-
-impl ServerSpec {
-    /// The languages whose files the server reads (one server serves
-    /// TypeScript and JavaScript, one C and C++).
-    pub fn family(&self) -> &'static [Lang] {
-        match self.lang {
-            Lang::Python => &[Lang::Python],
-            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[Lang::TypeScript, Lang::Tsx, Lang::JavaScript],
-            Lang::Rust => &[Lang::Rust],
-            Lang::Go => &[Lang::Go],
-            Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
-            Lang::Java => &[Lang::Java],
-        }
-    }
-}
-
-/// The environment variable naming the server of `lang`: `AIDE_LSP_PYTHON`, ….
-pub fn env_name(lang: Lang) -> String {
-    let name = match lang {
-        Lang::Tsx => "TYPESCRIPT",
-        other => other.name(),
-    };
-    format!("AIDE_LSP_{}", name.to_uppercase())
-}
-
-/// The server for `lang`: the command in `AIDE_LSP_<LANG>`, else the first
-/// of the usual ones found on PATH.
-pub fn server_for(lang: Lang) -> Option<ServerSpec> {
-    let candidates: &[&[&str]] = match lang {
-        Lang::Python => &[&["pyright-langserver", "--stdio"], &["basedpyright-langserver", "--stdio"]],
-        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[&["typescript-language-server", "--stdio"]],
-        Lang::Rust => &[&["rust-analyzer"]],
-        Lang::Go => &[&["gopls"]],
-        Lang::C | Lang::Cpp => &[&["clangd"]],
-        Lang::Java => &[&["jdtls"]],
-    };
-    if let Some(command) = std::env::var(env_name(lang)).ok().filter(|c| !c.trim().is_empty()) {
-        return Some(ServerSpec { argv: command.split_whitespace().map(str::to_string).collect(), lang });
-    }
-    candidates
-        .iter()
-        .find(|argv| aide_core::cli::on_path(argv[0]).is_some())
-        .map(|argv| ServerSpec { argv: argv.iter().map(|s| s.to_string()).collect(), lang })
-}
+pub use server::{CodeEngine, LSP_TIMEOUT, ServerSpec, env_name, server_for};
 
 /// A place a server named: a file of the root and a byte span in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -211,6 +134,12 @@ pub fn references(
 ) -> Result<Vec<Located>, LspFailure> {
     let extra = json!({ "context": { "includeDeclaration": include_declaration } });
     let answer = ask_at(root, spec, "textDocument/references", path, byte, extra)?;
+    Ok(locations(root, &answer))
+}
+
+/// Where the server says the symbol used at `byte` of `path` is defined.
+pub fn definition(root: &Root, spec: &ServerSpec, path: &str, byte: usize) -> Result<Vec<Located>, LspFailure> {
+    let answer = ask_at(root, spec, "textDocument/definition", path, byte, json!({}))?;
     Ok(locations(root, &answer))
 }
 

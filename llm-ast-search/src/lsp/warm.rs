@@ -21,7 +21,7 @@ use aide_core::{Lang, Root};
 use serde_json::{Value, json};
 
 use super::client::{LspFailure, Server, file_uri};
-use super::{LSP_TIMEOUT, ServerSpec};
+use super::server::{LSP_TIMEOUT, ServerSpec};
 
 /// What was last seen of a file: its stamps, and whether they could be trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

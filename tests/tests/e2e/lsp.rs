@@ -191,3 +191,34 @@ fn rename_symbol_by_the_server_renames_what_types_say_and_undoes() {
     assert_eq!(v["renames"][0]["engine"], "lsp", "{v}");
     assert_eq!(std::fs::read_to_string(t.root().join("m.py")).unwrap(), source, "a dry run writes nothing");
 }
+
+#[test]
+fn a_place_names_the_symbol_written_there_and_the_server_says_which_it_is() {
+    let t = TestDir::new();
+    let source = "class A:\n    def run(self):\n        return 1\n\n\nclass B:\n    def run(self):\n        return 2\n\n\ndef make() -> A:\n    return A()\n\n\ndef go(b: B):\n    make().run()\n    b.run()\n";
+    t.write("m.py", source);
+    // By syntax, the place is its name: both definitions of `run`.
+    let v: Value = t.cmd("llm-ast-search").args(["--definitions", "m.py:16:12"]).json(0);
+    assert_eq!((&v["engine"], &v["matching"]), (&json!("syntax"), &json!("by_name")));
+    assert_eq!(name_paths(&v), ["A/run", "B/run"]);
+    // A place where no name is written is refused, saying how to name one.
+    let v: Value = t.cmd("llm-ast-search").args(["--definitions", "m.py:16:40"]).json(2);
+    assert_eq!(v["error"]["code"], "invalid_arguments");
+    let v: Value = t.cmd("llm-ast-search").args(["--hover", "nope.py:1:1"]).json(2);
+    assert_eq!(v["error"]["code"], "not_found", "{v}");
+    if !aide_tests::oracle("pyright-langserver", "places through a language server") {
+        return;
+    }
+    // The server knows what `make()` returns.
+    let v: Value = t.cmd("llm-ast-search").args(["--definitions", "m.py:16:12", "--engine", "lsp"]).json(0);
+    assert_eq!((&v["engine"], &v["matching"]), (&json!("lsp"), &json!("definition")), "{v}");
+    assert_eq!(name_paths(&v), ["A/run"]);
+    let v: Value =
+        t.cmd("llm-ast-search").args(["--references", "m.py:17:7", "--engine", "lsp", "--include-definition"]).json(0);
+    let lines: Vec<u64> = v["references"].as_array().unwrap().iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [7, 17], "B.run's definition and its one call: {v}");
+    assert_eq!(v["references"][0]["kind"], "definition");
+    let v: Value = t.cmd("llm-ast-search").args(["--hover", "m.py:16:5", "--engine", "lsp"]).json(0);
+    assert_eq!(name_paths(&v), ["make"]);
+    assert!(v["hover"][0].as_str().unwrap().contains("-> A"), "{v}");
+}

@@ -18,6 +18,7 @@ mod git;
 mod jobs;
 mod lint;
 mod log;
+mod lsp;
 mod mcp;
 mod refactor;
 mod search;
@@ -144,6 +145,7 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "shell" => shell::bench(runs, warmup),
         "lint" => lint::bench(runs, warmup),
         "git" => git::bench(runs, warmup),
+        "lsp" => lsp::bench(runs, warmup),
         "ast" => ast::bench(runs, warmup),
         "transform" => transform::bench(runs, warmup),
         "mcp" => mcp::bench(runs, warmup),
@@ -151,7 +153,7 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "startup" => startup::bench(runs, warmup),
         "refactor" => refactor::bench(runs, warmup),
         other => Err(format!(
-            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, lint, git, ast, transform, mcp, refactor, log, startup)"
+            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, lint, git, lsp, ast, transform, mcp, refactor, log, startup)"
         )),
     }
 }

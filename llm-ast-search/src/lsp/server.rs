@@ -1,0 +1,84 @@
+//! Which server answers: the engines a request may choose, and the
+//! language's server command (found on PATH, or configured).
+
+use std::time::Duration;
+
+use aide_core::Lang;
+
+/// How long a server may take to start or answer one request.
+pub const LSP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Which engine answers.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum CodeEngine {
+    /// The syntax engine (tree-sitter, scopes and receivers).
+    #[default]
+    Syntax,
+    /// The language's server where one is installed, else the syntax engine.
+    Auto,
+    /// The language's server; without one, the syntax engine with an `lsp_unavailable` diagnostic.
+    Lsp,
+}
+
+/// A server: its command line, and the language it was chosen for.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ServerSpec {
+    pub argv: Vec<String>,
+    pub lang: Lang,
+}
+
+impl ServerSpec {
+    /// The languages whose files the server reads (one server serves
+    /// TypeScript and JavaScript, one C and C++).
+    pub fn family(&self) -> &'static [Lang] {
+        match self.lang {
+            Lang::Python => &[Lang::Python],
+            Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[Lang::TypeScript, Lang::Tsx, Lang::JavaScript],
+            Lang::Rust => &[Lang::Rust],
+            Lang::Go => &[Lang::Go],
+            Lang::C | Lang::Cpp => &[Lang::C, Lang::Cpp],
+            Lang::Java => &[Lang::Java],
+        }
+    }
+}
+
+/// The environment variable naming the server of `lang`: `AIDE_LSP_PYTHON`, ….
+pub fn env_name(lang: Lang) -> String {
+    let name = match lang {
+        Lang::Tsx => "TYPESCRIPT",
+        other => other.name(),
+    };
+    format!("AIDE_LSP_{}", name.to_uppercase())
+}
+
+/// The server for `lang`: the command in `AIDE_LSP_<LANG>`, else the first
+/// of the usual ones found on PATH.
+pub fn server_for(lang: Lang) -> Option<ServerSpec> {
+    let candidates: &[&[&str]] = match lang {
+        Lang::Python => &[&["pyright-langserver", "--stdio"], &["basedpyright-langserver", "--stdio"]],
+        Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[&["typescript-language-server", "--stdio"]],
+        Lang::Rust => &[&["rust-analyzer"]],
+        Lang::Go => &[&["gopls"]],
+        Lang::C | Lang::Cpp => &[&["clangd"]],
+        Lang::Java => &[&["jdtls"]],
+    };
+    if let Some(command) = std::env::var(env_name(lang)).ok().filter(|c| !c.trim().is_empty()) {
+        return Some(ServerSpec { argv: command.split_whitespace().map(str::to_string).collect(), lang });
+    }
+    candidates
+        .iter()
+        .find(|argv| aide_core::cli::on_path(argv[0]).is_some())
+        .map(|argv| ServerSpec { argv: argv.iter().map(|s| s.to_string()).collect(), lang })
+}
