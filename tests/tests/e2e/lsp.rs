@@ -222,3 +222,24 @@ fn a_place_names_the_symbol_written_there_and_the_server_says_which_it_is() {
     assert_eq!(name_paths(&v), ["make"]);
     assert!(v["hover"][0].as_str().unwrap().contains("-> A"), "{v}");
 }
+
+#[test]
+fn aide_mcp_keeps_the_server_warm_in_its_own_process() {
+    if !aide_tests::oracle("pyright-langserver", "a language server kept by aide mcp") {
+        return;
+    }
+    let t = TestDir::new();
+    t.write("app.py", APP);
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    let mut ask = || {
+        let result = client.call("ast_search", json!({"references": "Blueprint/add_rule", "engine": "lsp"}));
+        let doc = result["structuredContent"].clone();
+        assert_eq!(doc["engine"], "lsp", "{result}");
+        lines(&doc)
+    };
+    assert_eq!(ask(), [(13, "resolved".to_string())]);
+    assert_eq!(ask(), [(13, "resolved".to_string())], "asked again, of the same server");
+    t.write("app.py", &APP.replace("    bp.add_rule()\n", "    pass\n    bp.add_rule()\n"));
+    assert_eq!(ask(), [(14, "resolved".to_string())], "an edit between calls is seen");
+    assert!(!t.home().join("lsp").exists(), "no keeper: the server lives in aide mcp's process");
+}
