@@ -150,6 +150,9 @@ pub mod code {
         DIRTY_TREE = "dirty_tree", Conflict;
         /// git itself failed (the details give its exit status and stderr's tail).
         GIT_FAILED = "git_failed", Runtime;
+        /// A sandbox was asked for, and this kernel cannot enforce it (no
+        /// Landlock, or no user and network namespaces): nothing ran.
+        SANDBOX_UNAVAILABLE = "sandbox_unavailable", Runtime;
         /// A checker asked for is not installed (the hint says how to install it).
         CHECKER_UNAVAILABLE = "checker_unavailable", Runtime;
         /// A checker crashed, timed out or printed what it should not (the details give its stderr's tail); no partial list is given.
