@@ -96,7 +96,7 @@ fn a_warm_server_answers_again_and_sees_every_edit_since() {
     assert_eq!(live_keepers(&t), 1, "the first question leaves the server warm in a keeper");
     // A new file that calls it, and the old call removed: the warm server sees both.
     t.write("more.py", "from app import Flask\n\n\ndef run(f: Flask) -> None:\n    f.add_rule()\n");
-    t.write("app.py", &APP.replace("    app.add_rule()\n", "    pass\n"));
+    t.write("app.py", APP.replace("    app.add_rule()\n", "    pass\n"));
     assert_eq!(ask(&t), [(5, "more.py".to_string())]);
     std::fs::remove_file(t.root().join("more.py")).unwrap();
     let v: Value = t.cmd("llm-ast-search").args(["--references", "Flask/add_rule", "--engine", "lsp"]).json(1);
@@ -239,7 +239,7 @@ fn aide_mcp_keeps_the_server_warm_in_its_own_process() {
     };
     assert_eq!(ask(), [(13, "resolved".to_string())]);
     assert_eq!(ask(), [(13, "resolved".to_string())], "asked again, of the same server");
-    t.write("app.py", &APP.replace("    bp.add_rule()\n", "    pass\n    bp.add_rule()\n"));
+    t.write("app.py", APP.replace("    bp.add_rule()\n", "    pass\n    bp.add_rule()\n"));
     assert_eq!(ask(), [(14, "resolved".to_string())], "an edit between calls is seen");
     assert!(!t.home().join("lsp").exists(), "no keeper: the server lives in aide mcp's process");
 }
