@@ -230,10 +230,12 @@ pub fn serve(
     let busy = Arc::new(AtomicUsize::new(0));
     let last = Arc::new(std::sync::Mutex::new(Instant::now()));
     let uid = rustix::process::getuid();
+    let own_confinement = no_new_privs("/proc/self/status").unwrap_or(false);
     loop {
         match connections.recv_timeout(Duration::from_millis(50)) {
             Ok(stream) => {
-                if rustix::net::sockopt::socket_peercred(&stream).is_ok_and(|p| p.uid == uid) {
+                let peer = rustix::net::sockopt::socket_peercred(&stream);
+                if peer.is_ok_and(|p| p.uid == uid && !confined_beyond(p.pid, own_confinement)) {
                     busy.fetch_add(1, Ordering::SeqCst);
                     let (handle, busy, last, signalled) =
                         (handle.clone(), busy.clone(), last.clone(), signalled.clone());
@@ -260,6 +262,21 @@ pub fn serve(
     }
     let _ = std::fs::remove_file(&socket);
     Ended { _lock, signalled: signalled.load(Ordering::Relaxed) }
+}
+
+/// Whether the peer `pid` runs under `no_new_privs` when this keeper does
+/// not: a sandboxed command (aide's sandbox sets it with its Landlock
+/// rules) asking an unconfined keeper to run or read something for it, out
+/// of its sandbox. A peer as confined as the keeper is served.
+fn confined_beyond(pid: rustix::process::Pid, own: bool) -> bool {
+    !own && no_new_privs(&format!("/proc/{}/status", pid.as_raw_nonzero())).unwrap_or(false)
+}
+
+/// `NoNewPrivs` of the process whose `/proc/…/status` is `status`.
+fn no_new_privs(status: &str) -> Option<bool> {
+    let status = std::fs::read_to_string(status).ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("NoNewPrivs:"))?;
+    Some(line.trim() == "1")
 }
 
 /// A keeper that stopped serving; it still holds its lock until dropped.

@@ -56,6 +56,7 @@ pub mod progress;
 pub mod redact;
 pub mod request;
 pub mod root;
+pub mod sandbox;
 pub mod span;
 pub mod store;
 pub mod suggest;

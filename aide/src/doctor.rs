@@ -130,6 +130,7 @@ pub fn doctor(fix: bool) -> DoctorReport {
     checks.push(check_locks(fix));
     checks.push(check_sessions());
     checks.push(check_language_servers());
+    checks.push(check_sandbox(&home));
     checks.extend(aide_checkers::CHECKERS.iter().map(check_checker));
     let healthy = checks.iter().all(|c| c.status != CheckStatus::Fail);
     DoctorReport { healthy, checks }
@@ -167,6 +168,40 @@ fn check_checker(c: &aide_checkers::Checker) -> Check {
     match c.program(&here) {
         Some(path) => Check::new(&name, &needed_by, CheckStatus::Ok, format!("installed ({})", path.display())),
         None => Check::new(&name, &needed_by, CheckStatus::Warn, "not installed".into()).fix(c.install),
+    }
+}
+
+/// Which sandbox modes this kernel enforces (each entered once, in a
+/// probe), and whether aide's own state would be writable from inside one.
+fn check_sandbox(home: &Path) -> Check {
+    use aide_core::sandbox::{Network, Sandbox, SandboxMode};
+    const NEEDED_BY: &str = "--sandbox and --network of llm-shell and llm-jobs, and aide mcp's default sandbox";
+    let probe = |mode, network| Sandbox::new(mode, network, Path::new("/"), &[]).check().err().map(|e| e.message);
+    let files = probe(SandboxMode::ReadOnly, Network::On);
+    let network = probe(SandboxMode::Off, Network::Off);
+    let said = |what: &str, failed: &Option<String>| match failed {
+        None => format!("{what}: enforced"),
+        Some(why) => format!("{what}: unavailable ({why})"),
+    };
+    let mut detail = format!(
+        "{}; {}",
+        said("read-only and workspace-write (Landlock)", &files),
+        said("network off (user and network namespaces)", &network)
+    );
+    let temp = std::env::temp_dir();
+    let exposed = home.starts_with(&temp);
+    if exposed {
+        detail.push_str(&format!(
+            "; aide's state ({}) is inside the temporary directory, which every sandbox may write",
+            home.display()
+        ));
+    }
+    match (files.is_some() || network.is_some(), exposed) {
+        (false, false) => Check::new("sandbox", NEEDED_BY, CheckStatus::Ok, detail),
+        (true, _) => Check::new("sandbox", NEEDED_BY, CheckStatus::Warn, detail)
+            .fix("a kernel with Landlock enabled (lsm=…,landlock) and unprivileged user namespaces"),
+        (false, true) => Check::new("sandbox", NEEDED_BY, CheckStatus::Warn, detail)
+            .fix("set AIDE_HOME (or XDG_STATE_HOME) outside the temporary directory"),
     }
 }
 

@@ -68,6 +68,9 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
     ctx.check_confined("the job's working directory", &cwd)?;
     aide_core::request::check_timeout("--timeout", args.timeout)?;
     let env = aide_core::request::parse_env_pairs(&args.env)?;
+    let sandbox = args.sandbox.or(Default::default());
+    // Refused before the job exists where this kernel cannot enforce it.
+    sandbox.sandbox(&cwd, &[]).check()?;
     let mut store = JobStore::open()?;
     for dep in &args.after {
         store.require(*dep)?;
@@ -82,6 +85,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
         after: args.after.clone(),
         timeout_ms: args.timeout.map(|t| (t * 1000.0) as i64),
         max_output: i64::try_from(args.max_output).unwrap_or(i64::MAX),
+        sandbox,
     })?;
     if let Err(e) = supervisor::launch(exe, id) {
         let failure = JobsError::SupervisorFailed { message: e.to_string() };
@@ -124,6 +128,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
         name: job.name,
         group: job.group,
         reason: job.reason,
+        sandbox: job.sandbox,
     })
 }
 

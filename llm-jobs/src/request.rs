@@ -39,6 +39,10 @@ pub struct SpawnArgs {
     /// Bytes of output kept per stream; the rest is counted as dropped.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_OUTPUT)]
     pub max_output: u64,
+    /// The sandbox the job runs in (writable, in `workspace-write`, beneath its --cwd).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sandbox: aide_core::sandbox::SandboxArgs,
     /// What to run, after `--`: one word is a shell command line (run with
     /// bash -c); several words are a program and its arguments, each passed
     /// literally.
@@ -61,6 +65,7 @@ impl Default for SpawnArgs {
             after: Vec::new(),
             group: DEFAULT_GROUP.into(),
             max_output: DEFAULT_MAX_OUTPUT,
+            sandbox: Default::default(),
             command: Default::default(),
         }
     }

@@ -42,6 +42,11 @@ const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS groups (name TEXT PRIMARY KEY, parallel INTEGER NOT NULL);
     PRAGMA user_version = 1;";
 
+/// The sandbox a job runs in, as JSON (`{"mode": …, "network": …}`); none: none.
+const WITH_SANDBOX: &str = "
+    ALTER TABLE jobs ADD COLUMN sandbox TEXT;
+    PRAGMA user_version = 2;";
+
 /// A job as stored.
 #[derive(Debug, Clone)]
 pub struct JobRow {
@@ -69,6 +74,7 @@ pub struct JobRow {
     pub stdout_bytes: i64,
     pub stderr_bytes: i64,
     pub dropped_bytes: i64,
+    pub sandbox: aide_core::sandbox::SandboxUsed,
 }
 
 impl JobRow {
@@ -98,6 +104,7 @@ pub struct NewJob {
     pub after: Vec<i64>,
     pub timeout_ms: Option<i64>,
     pub max_output: i64,
+    pub sandbox: aide_core::sandbox::SandboxUsed,
 }
 
 /// How a job ended, as its supervisor records it.
@@ -130,7 +137,7 @@ fn db_err(e: impl std::fmt::Display) -> AideError {
 
 const COLUMNS: &str = "id, name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, reason, pid, \
     pid_start, supervisor_pid, supervisor_start, exit_code, signal, created_ms, started_ms, finished_ms, \
-    stdout_bytes, stderr_bytes, dropped_bytes";
+    stdout_bytes, stderr_bytes, dropped_bytes, sandbox";
 
 fn row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
     let env: String = r.get(4)?;
@@ -161,6 +168,7 @@ fn row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
         stdout_bytes: r.get(21)?,
         stderr_bytes: r.get(22)?,
         dropped_bytes: r.get(23)?,
+        sandbox: r.get::<_, Option<String>>(24)?.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
     })
 }
 
@@ -177,7 +185,7 @@ impl JobStore {
     }
 
     pub fn open_in(dir: &Path) -> Result<JobStore, AideError> {
-        let conn = aide_core::store::open(&dir.join(DATABASE), &[SCHEMA]).map_err(db_err)?;
+        let conn = aide_core::store::open(&dir.join(DATABASE), &[SCHEMA, WITH_SANDBOX]).map_err(db_err)?;
         Ok(JobStore { conn, dir: dir.to_path_buf() })
     }
 
@@ -189,11 +197,12 @@ impl JobStore {
     pub fn insert(&mut self, job: &NewJob) -> Result<i64, AideError> {
         let env = serde_json::to_string(&job.env).map_err(db_err)?;
         let after = serde_json::to_string(&job.after).map_err(db_err)?;
+        let sandbox = serde_json::to_string(&job.sandbox).map_err(db_err)?;
         with_retry(|| {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute(
-                "INSERT INTO jobs (name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, created_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Queued', ?10)",
+                "INSERT INTO jobs (name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, created_ms, sandbox)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Queued', ?10, ?11)",
                 params![
                     job.name,
                     job.command,
@@ -204,7 +213,8 @@ impl JobStore {
                     after,
                     job.timeout_ms,
                     job.max_output,
-                    now_ms()
+                    now_ms(),
+                    sandbox
                 ],
             )?;
             let id = tx.last_insert_rowid();

@@ -226,7 +226,14 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     };
     let (stdout_redacted, stderr_redacted, merged_redacted) = (copy("stdout")?, copy("stderr")?, copy("merged")?);
 
-    let mut cmd = Command::new("bash");
+    let sandbox = job.sandbox.sandbox(Path::new(&job.cwd), &[]);
+    let mut cmd = match sandbox.command("bash") {
+        Ok(cmd) => cmd,
+        Err(e) => {
+            store.finish(job.id, &failed(e.message))?;
+            return Ok(());
+        }
+    };
     cmd.arg("-c")
         .arg(&job.command)
         .current_dir(&job.cwd)

@@ -137,6 +137,8 @@ pub struct SpawnOutput {
     pub name: Option<String>,
     pub group: String,
     pub reason: Option<String>,
+    /// The sandbox it runs in.
+    pub sandbox: aide_core::sandbox::SandboxUsed,
 }
 
 /// One job as `wait` reports it (the seed's `wait_for_job`).

@@ -92,11 +92,16 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     // A session, or a throwaway one in a temporary folder.
     let mut cleanup = None;
     let mut session = match &args.session {
-        Some(id) => open_session(id, ctx)?,
+        Some(id) => {
+            let session = open_session(id, ctx)?;
+            same_sandbox(&session, args.sandbox)?;
+            session
+        }
         None => {
             let temp =
                 aide_core::fsutil::TempDir::new("aide-shell").map_err(|e| AideError::io("a temporary folder", &e))?;
-            let once = session::create_in(temp.path(), "once", &ctx.base_dir()?, &session::starting_env(&[]))?;
+            let mut once = session::create_in(temp.path(), "once", &ctx.base_dir()?, &session::starting_env(&[]))?;
+            with_sandbox(&mut once, args.sandbox)?;
             cleanup = Some(temp);
             once
         }
@@ -294,6 +299,31 @@ fn run_command(
     result
 }
 
+/// Gives a new session the sandbox asked for (refused, `sandbox_unavailable`,
+/// where this kernel cannot enforce it): fixed from here on.
+fn with_sandbox(session: &mut session::Session, asked: aide_core::sandbox::SandboxArgs) -> Result<(), AideError> {
+    session.meta.sandbox = asked.or(Default::default());
+    session.meta.sandbox_dir = Some(session.meta.working_dir.clone());
+    session.sandbox().check()?;
+    session.save_meta()
+}
+
+/// Refuses a sandbox other than the session's own: its shell runs in one,
+/// which nothing from inside can change (a looser one would be an escape,
+/// a stricter one a different shell).
+fn same_sandbox(session: &session::Session, asked: aide_core::sandbox::SandboxArgs) -> Result<(), AideError> {
+    let wanted = asked.or(session.meta.sandbox);
+    if wanted == session.meta.sandbox {
+        return Ok(());
+    }
+    let id = &session.meta.session_id;
+    Err(AideError::new(
+        aide_core::code::INVALID_ARGUMENTS,
+        format!("session {id} runs with {}, not {wanted}", session.meta.sandbox),
+    )
+    .with_hint("start a session with the sandbox wanted (`llm-shell session new --sandbox … --network …`), or run without --session"))
+}
+
 /// Refuses `command` above `max`, judged among the session's own PATH,
 /// functions and aliases.
 fn check_risk(
@@ -329,17 +359,23 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
         open_session(sid, ctx)
     };
     let answer = match action {
-        TermAction::Start { session, rows, cols, max_risk, no_redact, command } => {
+        TermAction::Start { session, rows, cols, max_risk, no_redact, sandbox, command } => {
             let size = Size::of(*rows, *cols)?;
             let mut what = command.clone();
             what.normalize()?;
             let line = what.shell_line();
             let s = match session {
-                Some(id) => open_session(id, ctx)?,
+                Some(id) => {
+                    let s = open_session(id, ctx)?;
+                    same_sandbox(&s, *sandbox)?;
+                    s
+                }
                 None => {
                     let cwd = ctx.base_dir()?;
                     ctx.check_confined("the session's directory", &cwd)?;
-                    session::create(&cwd, &[])?
+                    let mut s = session::create(&cwd, &[])?;
+                    with_sandbox(&mut s, *sandbox)?;
+                    s
                 }
             };
             if let Some(max) = max_risk {
@@ -435,13 +471,17 @@ fn visible_sessions(ctx: &Context) -> Result<Vec<session::Meta>, AideError> {
 pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, AideError> {
     match command {
         ShellCommand::Session { action } => match action {
-            SessionAction::New { cwd, env, verbose, keeper_idle } => {
+            SessionAction::New { cwd, env, verbose, keeper_idle, sandbox } => {
                 let cwd = match cwd {
                     Some(dir) => ctx.resolve(dir),
                     None => ctx.base_dir()?,
                 };
                 ctx.check_confined("the session's directory", &cwd)?;
                 let mut s = session::create(&cwd, &aide_core::request::parse_env_pairs(env)?)?;
+                if let Err(e) = with_sandbox(&mut s, *sandbox) {
+                    let _ = std::fs::remove_dir_all(&s.dir);
+                    return Err(e);
+                }
                 if keeper_idle.is_some() {
                     s.meta.keeper_idle_seconds = *keeper_idle;
                     s.save_meta()?;

@@ -68,6 +68,8 @@ pub struct ExecOutput {
     pub session_id: Option<String>,
     pub command: String,
     pub exit_code: i32,
+    /// The sandbox it ran in.
+    pub sandbox: aide_core::sandbox::SandboxUsed,
     pub stdout: String,
     pub stderr: String,
     /// Bytes the command wrote, whatever was kept.
@@ -130,6 +132,7 @@ pub(crate) fn run_on(
         session_id: persistent.then(|| session.meta.session_id.clone()),
         command: order.command.clone(),
         exit_code,
+        sandbox: session.meta.sandbox,
         stdout: stdout_text,
         stderr: stderr_text,
         stdout_bytes: stdout.written,

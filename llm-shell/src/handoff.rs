@@ -100,14 +100,27 @@ pub(crate) fn spawn(
             script.push_str(&format!("exec 0<{quoted}; rm -f {quoted}\n"));
         }
     }
+    // A sandboxed session's job writes where the session may (beneath where
+    // it started, its working directory then), wherever its shell has moved
+    // since: it starts there and moves as the shell did.
+    let used = session.meta.sandbox;
+    let mut cwd = session.meta.working_dir.clone();
+    if !used.is_off() {
+        let start = session.sandbox_dir();
+        if start != cwd {
+            script.push_str(&format!("cd {} || exit 1\n", shell_quote(&cwd)));
+        }
+        cwd = start;
+    }
     script.push_str(command);
     // Through llm-jobs' own entry point, as any caller of it would.
     let mut request = llm_jobs::JobsRequest {
         command: llm_jobs::JobsCommand::Spawn(llm_jobs::SpawnArgs {
             session: persistent.then(|| session.meta.session_id.clone()),
-            cwd: Some(PathBuf::from(&session.meta.working_dir)),
+            cwd: Some(PathBuf::from(cwd)),
             timeout,
             env,
+            sandbox: aide_core::sandbox::SandboxArgs { sandbox: Some(used.mode), network: Some(used.network) },
             command: CommandArgs::line(script),
             ..llm_jobs::SpawnArgs::default()
         }),

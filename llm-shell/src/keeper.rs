@@ -353,14 +353,20 @@ fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer,
             run(session, shell, &order, stop).map(|out| Answer::Done(Box::new(out)))
         }
         Ask::TermStart { command, size, redact } => {
-            let (dir, working_dir, session_id) = {
+            let (dir, working_dir, session_id, sandbox) = {
                 let exec = aide_core::sync::lock(&kept.exec);
-                (exec.0.dir.clone(), exec.0.meta.working_dir.clone(), exec.0.meta.session_id.clone())
+                let session = &exec.0;
+                (
+                    session.dir.clone(),
+                    session.meta.working_dir.clone(),
+                    session.meta.session_id.clone(),
+                    session.sandbox(),
+                )
             };
             let mut terminals = aide_core::sync::lock(&kept.terminals);
             terminals.next += 1;
             let id = format!("{session_id}.t{}", terminals.next);
-            let mut terminal = Terminal::start(id.clone(), &command, &dir, &working_dir, size)?;
+            let mut terminal = Terminal::start(id.clone(), &command, &dir, &working_dir, size, &sandbox)?;
             let first = ReadWait { wait_for: None, quiet_ms: Some(200), timeout_ms: Some(2000) };
             let view = terminal.read(&first, &session_id, redactor(redact).as_ref());
             terminals.by_id.insert(id, terminal);

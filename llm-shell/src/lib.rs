@@ -92,6 +92,10 @@ pub enum SessionAction {
         /// Seconds the session's live shell waits idle before it exits.
         #[arg(long, value_name = "SECONDS")]
         keeper_idle: Option<u64>,
+        /// The sandbox every command of the session runs in.
+        #[command(flatten)]
+        #[serde(flatten)]
+        sandbox: aide_core::sandbox::SandboxArgs,
     },
     /// The sessions.
     List,
@@ -133,6 +137,10 @@ pub enum TermAction {
         #[arg(long)]
         #[serde(default)]
         no_redact: bool,
+        /// In a session, its own (a session's sandbox is fixed when it starts).
+        #[command(flatten)]
+        #[serde(flatten)]
+        sandbox: aide_core::sandbox::SandboxArgs,
         /// What to run, after `--`: one word is a shell command line; several
         /// words are a program and its arguments.
         #[command(flatten)]
@@ -220,6 +228,10 @@ pub struct ExecArgs {
     /// A file to feed the command as stdin (`-`: llm-shell's own stdin).
     #[arg(long, value_name = "FILE")]
     pub stdin: Option<PathBuf>,
+    /// In a session, its own (a session's sandbox is fixed when it starts).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sandbox: aide_core::sandbox::SandboxArgs,
     /// What to run, after `--`: one word is a shell command line; several
     /// words are a program and its arguments, each passed literally.
     #[command(flatten)]

@@ -21,7 +21,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -194,14 +194,26 @@ impl LiveShell {
     /// that state is not a sane regular file), in its working directory.
     pub fn for_session(session: &crate::session::Session) -> Result<LiveShell, AideError> {
         session.check_state()?;
-        let mut shell =
-            LiveShell::start(&session.dir, &session.meta.working_dir, session.meta.last_exit_code.unwrap_or(0))?;
+        let mut shell = LiveShell::start(
+            &session.dir,
+            &session.meta.working_dir,
+            session.meta.last_exit_code.unwrap_or(0),
+            &session.sandbox(),
+        )?;
         shell.declared = session.declared();
         Ok(shell)
     }
 
-    /// Starts bash in `working_dir` on the state saved in the session folder `dir`.
-    fn start(dir: &Path, working_dir: &str, last_exit: i32) -> Result<LiveShell, AideError> {
+    /// Starts bash in `working_dir` on the state saved in the session folder
+    /// `dir`, inside `sandbox` (refused, nothing started, where this kernel
+    /// cannot enforce it).
+    fn start(
+        dir: &Path,
+        working_dir: &str,
+        last_exit: i32,
+        sandbox: &aide_core::sandbox::Sandbox,
+    ) -> Result<LiveShell, AideError> {
+        sandbox.check()?;
         let started = Instant::now();
         let nonce = aide_core::ids::new_execution_id().replace('-', "");
         let report_path = dir.join("report");
@@ -215,7 +227,7 @@ impl LiveShell {
         if aide_core::fsutil::read_private(&script, 1 << 20).ok().as_deref() != Some(LOOP.as_bytes()) {
             replace(&script, LOOP.as_bytes()).map_err(io("the shell's loop"))?;
         }
-        let mut cmd = Command::new("bash");
+        let mut cmd = sandbox.command("bash")?;
         cmd.args(["--noprofile", "--norc"])
             .arg(&script)
             .arg(dir)

@@ -28,6 +28,12 @@ pub struct Meta {
     /// Seconds the session's keeper waits for a command before it exits (default 1800).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keeper_idle_seconds: Option<u64>,
+    /// The sandbox its shell runs in (fixed when it starts).
+    #[serde(default)]
+    pub sandbox: aide_core::sandbox::SandboxUsed,
+    /// The directory writable in a `workspace-write` sandbox (where it started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_dir: Option<String>,
 }
 
 /// A session as `session list` shows it.
@@ -92,6 +98,19 @@ pub struct Session {
 }
 
 impl Session {
+    /// The sandbox its shell runs in: writable, in `workspace-write`, beneath
+    /// the directory it started in; its own folder always (the shell writes
+    /// its state and reports there).
+    pub fn sandbox(&self) -> aide_core::sandbox::Sandbox {
+        self.meta.sandbox.sandbox(Path::new(&self.sandbox_dir()), std::slice::from_ref(&self.dir))
+    }
+
+    /// The directory a `workspace-write` sandbox lets it write beneath: the
+    /// one it started in (a `cd` moves the shell, not the sandbox).
+    pub(crate) fn sandbox_dir(&self) -> String {
+        self.meta.sandbox_dir.clone().unwrap_or_else(|| self.meta.working_dir.clone())
+    }
+
     pub fn state_path(&self) -> PathBuf {
         self.dir.join("state.sh")
     }
@@ -187,6 +206,8 @@ pub fn create_in(parent: &Path, id: &str, cwd: &Path, env: &BTreeMap<String, Str
             last_exit_code: None,
             exec_count: 0,
             keeper_idle_seconds: None,
+            sandbox: Default::default(),
+            sandbox_dir: None,
         },
     };
     session.save_meta()?;

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -199,7 +199,15 @@ pub(crate) struct Terminal {
 impl Terminal {
     /// Starts `command` (a shell line) on a new PTY of `rows`×`cols`, in the
     /// session folder `dir`'s saved state and its `working_dir`.
-    pub fn start(id: String, command: &str, dir: &Path, working_dir: &str, size: Size) -> Result<Terminal, AideError> {
+    pub fn start(
+        id: String,
+        command: &str,
+        dir: &Path,
+        working_dir: &str,
+        size: Size,
+        sandbox: &aide_core::sandbox::Sandbox,
+    ) -> Result<Terminal, AideError> {
+        sandbox.check()?;
         let (rows, cols) = (size.rows.get(), size.cols.get());
         let io = |what: &'static str| move |e: rustix::io::Errno| AideError::io(what, &e.into());
         use rustix::pty::OpenptFlags;
@@ -224,7 +232,7 @@ impl Terminal {
         // process group with this bash, which waits through a Ctrl-C the
         // program handles (a REPL) and ends with one that ends the program.
         let script = r#"source "$1" >/dev/null 2>&1; shopt -s expand_aliases; eval "$2""#;
-        let mut cmd = Command::new("bash");
+        let mut cmd = sandbox.command("bash")?;
         cmd.args(["--noprofile", "--norc", "-c", script, "bash"])
             .arg(dir.join("state.sh"))
             .arg(command)

@@ -274,7 +274,9 @@ impl Binding {
             // when a model needs them); and knobs the server sets itself
             // (paging replaces a byte cap; the thread count never changes a
             // result). All still taken.
-            for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "max_output_bytes"] {
+            // The sandbox is the server's (it sets it on every call, and
+            // refuses a call that names one).
+            for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "max_output_bytes", "sandbox", "network"] {
                 props.remove(knob);
             }
             // transform's tree operations show their scope as `glob` and

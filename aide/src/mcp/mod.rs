@@ -104,6 +104,12 @@ pub struct McpArgs {
     /// leaves out shell,jobs): search, edit, shell, jobs, log, or all.
     #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all", value_parser = toolset_names())]
     pub tools: Vec<String>,
+    /// The sandbox every shell and job tool call runs in: `--sandbox`
+    /// (default workspace-write: writes beneath the call's root and the
+    /// temporary directory) and `--network` (default on). A call cannot
+    /// choose its own.
+    #[command(flatten)]
+    pub sandbox: aide_core::sandbox::SandboxArgs,
 }
 
 /// What `--tools` takes: `all`, or toolsets by their names (every
@@ -182,6 +188,10 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
         budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX),
         log: !args.no_log,
         groups,
+        sandbox: args.sandbox.or(aide_core::sandbox::SandboxUsed {
+            mode: aide_core::sandbox::SandboxMode::WorkspaceWrite,
+            network: aide_core::sandbox::Network::On,
+        }),
     };
     let server = match AideServer::new(options) {
         Ok(server) => server,

@@ -43,6 +43,8 @@ pub struct ServerOptions {
     pub log: bool,
     /// The toolsets served.
     pub groups: Vec<Group>,
+    /// The sandbox of every shell and job tool call.
+    pub sandbox: aide_core::sandbox::SandboxUsed,
 }
 
 /// The aide MCP server.
@@ -203,7 +205,9 @@ impl AideServer {
         let roots: Vec<PathBuf> = opened.iter().map(|r| r.path().to_path_buf()).collect();
         let arguments = match page_refusal {
             Some(e) => Err(e),
-            None => confine(&mut arguments, binding, &roots).map(|()| arguments),
+            None => confine(&mut arguments, binding, &roots)
+                .and_then(|()| impose_sandbox(&mut arguments, binding, self.inner.options.sandbox))
+                .map(|()| arguments),
         };
 
         let cancel = Cancel::new();
@@ -330,6 +334,30 @@ fn confine(arguments: &mut Map<String, Value>, binding: &Binding, roots: &[PathB
         };
         arguments.insert(key.to_string(), Value::String(resolved.display().to_string()));
     }
+    Ok(())
+}
+
+/// Sets the server's sandbox on a call of a tool that runs commands, and
+/// refuses a call that names one itself: the sandbox is the server's
+/// (`aide mcp --sandbox … --network …`), not the model's to loosen.
+fn impose_sandbox(
+    arguments: &mut Map<String, Value>,
+    binding: &Binding,
+    sandbox: aide_core::sandbox::SandboxUsed,
+) -> Result<(), AideError> {
+    if !binding.fields.contains("sandbox") {
+        return Ok(());
+    }
+    if let Some(key) = ["sandbox", "network"].into_iter().find(|k| arguments.contains_key(*k)) {
+        return Err(AideError::new(
+            aide_core::code::INVALID_ARGUMENTS,
+            format!("`{key}` is set by the server for every call ({sandbox})"),
+        )
+        .with_hint("leave it out; the server's operator chooses it with `aide mcp --sandbox … --network …`"));
+    }
+    let value = serde_json::to_value(sandbox).map_err(|e| AideError::internal(e.to_string()))?;
+    arguments.insert("sandbox".into(), value["mode"].clone());
+    arguments.insert("network".into(), value["network"].clone());
     Ok(())
 }
 
