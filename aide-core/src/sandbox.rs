@@ -242,7 +242,7 @@ pub fn run_internal_command() -> Option<i32> {
         return None;
     }
     let fail = |why: String| {
-        eprintln!("aide sandbox: {why}");
+        crate::envelope::stderr_line(&format!("aide sandbox: {why}"));
         Some(SETUP_FAILED)
     };
     let Some(spec) = args.next().and_then(|s| s.into_string().ok()) else { return fail("no sandbox given".into()) };
@@ -266,7 +266,7 @@ pub fn run_internal_command() -> Option<i32> {
         return Some(0);
     }
     let error = std::os::unix::process::CommandExt::exec(Command::new(&argv[0]).args(&argv[1..]));
-    eprintln!("aide sandbox: {}: {error}", argv[0].to_string_lossy());
+    crate::envelope::stderr_line(&format!("aide sandbox: {}: {error}", argv[0].to_string_lossy()));
     Some(if error.kind() == std::io::ErrorKind::NotFound { 127 } else { SETUP_FAILED })
 }
 

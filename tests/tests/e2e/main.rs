@@ -24,6 +24,7 @@ mod read;
 mod readme;
 mod refactor;
 mod safety;
+mod sandbox;
 mod schemas;
 mod search;
 mod search_differential;

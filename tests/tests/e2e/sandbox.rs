@@ -1,0 +1,225 @@
+//! Sandboxed commands try to get out, every way a command can: a symlink,
+//! `/proc/self/root`, a hard link, a child process, a background job, a
+//! terminal, a job of llm-jobs, a keeper that is not sandboxed, and the
+//! host's loopback services under `--network off`. Zero escapes.
+//!
+//! The writable side of these tests is the test's root, under the
+//! temporary directory (which every sandbox may write); the outside is a
+//! folder of Cargo's target directory, which none may.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+
+use aide_tests::TestDir;
+use serde_json::{Value, json};
+
+use crate::shell::shell;
+
+/// A folder outside the temporary directory, outside every test root.
+fn outside(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sandbox-outside").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("victim.txt"), "untouched\n").unwrap();
+    dir
+}
+
+/// What is in `dir` besides the victim, and whether the victim changed: each an escape.
+fn escapes(dir: &std::path::Path) -> Vec<String> {
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "victim.txt")
+        .collect();
+    if std::fs::read_to_string(dir.join("victim.txt")).unwrap() != "untouched\n" {
+        found.push("victim.txt changed".into());
+    }
+    found.sort();
+    found
+}
+
+fn sandbox_available() -> bool {
+    let t = TestDir::new();
+    let v = t
+        .cmd("llm-shell")
+        .args(["--json", "exec", "--sandbox", "read-only", "--network", "off", "--", "true"])
+        .output();
+    let ok = v.status.success();
+    if !ok {
+        aide_tests::skip("a kernel with Landlock and user namespaces", "sandboxed commands");
+    }
+    ok
+}
+
+#[test]
+fn a_workspace_write_command_writes_its_root_and_nothing_outside_it() {
+    if !sandbox_available() {
+        return;
+    }
+    let t = TestDir::new();
+    let out = outside("workspace");
+    let o = out.display();
+    std::os::unix::fs::symlink(out.join("victim.txt"), t.root().join("link")).unwrap();
+    let attempts = [
+        format!("echo x > {o}/direct"),
+        format!("echo x >> {o}/victim.txt"),
+        "echo x >> link".to_string(),
+        format!("echo x > /proc/self/root{o}/proc"),
+        format!("ln {o}/victim.txt hard && echo x >> hard"),
+        format!("mkdir {o}/dir"),
+        format!("rm -f {o}/victim.txt"),
+        format!("mv {o}/victim.txt moved"),
+        format!("bash -c 'echo x > {o}/child'"),
+        format!("(sleep 0.2; echo x > {o}/late) & wait"),
+        format!("python3 -c 'open(\"{o}/python\", \"w\")' 2>/dev/null; true"),
+    ];
+    let line = attempts.join("; ") + "; echo inside > inside.txt";
+    let v = shell(&t, &["exec", "--sandbox", "workspace-write", "--", &line], 0);
+    assert_eq!(v["sandbox"], json!({"mode": "workspace-write", "network": "on"}), "{v}");
+    assert!(v["stderr"].as_str().unwrap().contains("Permission denied"), "{v}");
+    assert_eq!(escapes(&out), Vec::<String>::new(), "{v}");
+    assert_eq!(std::fs::read_to_string(t.root().join("inside.txt")).unwrap(), "inside\n", "the root is writable");
+    // Not sandboxed, the same first write goes through: the test can tell.
+    let v = shell(&t, &["exec", "--", &format!("echo x > {o}/direct")], 0);
+    assert_eq!(v["sandbox"], json!({"mode": "off", "network": "on"}));
+    assert_eq!(escapes(&out), ["direct"]);
+}
+
+#[test]
+fn read_only_writes_only_the_temporary_directory() {
+    if !sandbox_available() {
+        return;
+    }
+    let t = TestDir::new();
+    let out = outside("read-only");
+    let o = out.display();
+    let tmp = std::env::temp_dir().join(format!("aide-sandbox-{}", std::process::id()));
+    let line = format!("echo x > {o}/direct; echo ok > {}; cat {o}/victim.txt", tmp.display());
+    let v = shell(&t, &["exec", "--sandbox", "read-only", "--", &line], 0);
+    assert_eq!(v["stdout"], "untouched\n", "reading is allowed: {v}");
+    assert_eq!(escapes(&out), Vec::<String>::new());
+    assert_eq!(std::fs::read_to_string(&tmp).unwrap(), "ok\n");
+    std::fs::remove_file(tmp).unwrap();
+}
+
+#[test]
+fn a_sessions_sandbox_holds_for_its_commands_jobs_and_terminals_and_cannot_be_changed() {
+    if !sandbox_available() {
+        return;
+    }
+    let t = TestDir::new();
+    let out = outside("session");
+    let o = out.display();
+    let root = t.root().display().to_string();
+    let s = shell(&t, &["session", "new", "--cwd", &root, "--sandbox", "workspace-write"], 0);
+    let id = s["session_id"].as_str().unwrap().to_string();
+    // A command, then one after `cd` out of the root: the sandbox stays where it started.
+    let v = shell(&t, &["exec", "--session", &id, "--", &format!("cd {o}; echo x > cd")], 1);
+    assert_eq!(v["sandbox"]["mode"], "workspace-write", "{v}");
+    // A background job of the session, from where the shell now is.
+    let v = shell(&t, &["exec", "--session", &id, "--background", "--", &format!("echo x > {o}/job; pwd")], 0);
+    assert_eq!(v["job"]["sandbox"]["mode"], "workspace-write", "{v}");
+    let job = v["job"]["job_id"].as_i64().unwrap().to_string();
+    let (_, _) = t.cmd("llm-jobs").args(["wait", &job]).expect_exit(0);
+    let (logs, _) = t.cmd("llm-jobs").args(["logs", &job]).expect_exit(0);
+    assert!(logs.contains("Permission denied") && logs.contains(&o.to_string()), "it ran where the shell was: {logs}");
+    // A terminal of the session.
+    let v = shell(&t, &["term", "start", "--session", &id, "--", &format!("echo x > {o}/term; echo done")], 0);
+    let term = v["terminal_id"].as_str().unwrap().to_string();
+    let v = shell(&t, &["term", "read", &term, "--wait-for", "done", "--timeout", "10"], 0);
+    let screen: String = v["screen"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    assert!(screen.contains("Permission denied"), "{v}");
+    // Nothing lifts it: another sandbox for the session is refused, nothing run.
+    let v = shell(&t, &["exec", "--session", &id, "--sandbox", "off", "--", &format!("echo x > {o}/off")], 2);
+    assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
+    assert_eq!(escapes(&out), Vec::<String>::new());
+}
+
+#[test]
+fn a_sandboxed_command_cannot_ask_an_unsandboxed_keeper_or_job_to_write_for_it() {
+    if !sandbox_available() {
+        return;
+    }
+    let t = TestDir::new();
+    let out = outside("keeper");
+    let o = out.display();
+    let open = crate::shell::new_session(&t);
+    shell(&t, &["exec", "--session", &open, "--", "true"], 0);
+    let bin = aide_tests::bin_dir().display().to_string();
+    let line = format!(
+        "{bin}/llm-shell exec --session {open} -- 'echo x > {o}/keeper'; \
+         {bin}/llm-jobs spawn -- 'echo x > {o}/job' && sleep 1; \
+         {bin}/llm-shell term start --session {open} -- 'echo x > {o}/term'; sleep 1"
+    );
+    let v = shell(&t, &["exec", "--sandbox", "workspace-write", "--", &line], 0);
+    assert_eq!(escapes(&out), Vec::<String>::new(), "{v}");
+}
+
+#[test]
+fn network_off_reaches_no_service_of_the_host_not_even_on_loopback() {
+    if !sandbox_available() {
+        return;
+    }
+    let t = TestDir::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected");
+    let v = shell(&t, &["exec", "--", &connect], 0);
+    assert_eq!(v["stdout"], "connected\n", "{v}");
+    let v = shell(&t, &["exec", "--network", "off", "--", &connect], 1);
+    assert_eq!(v["sandbox"], json!({"mode": "off", "network": "off"}));
+    assert!(v["stderr"].as_str().unwrap().contains("Connection refused"), "{v}");
+    // A job too, and everything it starts.
+    let (out, _) = t
+        .cmd("llm-jobs")
+        .args(["spawn", "--json", "--network", "off", "--", &format!("bash -c '{connect}'")])
+        .expect_exit(0);
+    let job: Value = serde_json::from_str(&out).unwrap();
+    let id = job["job_id"].as_i64().unwrap().to_string();
+    let (waited, _) = t.cmd("llm-jobs").args(["wait", "--json", &id]).expect_exit(1);
+    assert!(!waited.contains("\"exit_code\":0"), "{waited}");
+    drop(listener);
+}
+
+#[test]
+fn aide_mcp_sandboxes_shell_and_job_calls_and_no_call_can_choose_its_own() {
+    if !sandbox_available() {
+        return;
+    }
+    let t = TestDir::new();
+    let out = outside("mcp");
+    let o = out.display();
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    let r = client.call("shell_exec", json!({"command": format!("echo x > {o}/mcp; echo y > inside.txt")}));
+    let doc = &r["structuredContent"];
+    assert_eq!(doc["sandbox"], json!({"mode": "workspace-write", "network": "on"}), "{r}");
+    assert!(t.root().join("inside.txt").is_file());
+    let r = client.call("shell_exec", json!({"command": "true", "sandbox": "off"}));
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(r["structuredContent"]["error"]["code"], "invalid_arguments");
+    let r = client.call("jobs_spawn", json!({"command": format!("echo x > {o}/job")}));
+    assert_eq!(r["structuredContent"]["sandbox"]["mode"], "workspace-write", "{r}");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(escapes(&out), Vec::<String>::new());
+    // The operator chooses: a server started with --network off.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &["--network", "off"], json!({}));
+    let r = client.call("shell_exec", json!({"command": format!("exec 3<>/dev/tcp/127.0.0.1/{port}")}));
+    assert_eq!(r["structuredContent"]["sandbox"]["network"], "off", "{r}");
+    assert_ne!(r["structuredContent"]["exit_code"], 0, "{r}");
+}
+
+#[test]
+fn aide_doctor_says_which_modes_the_kernel_enforces() {
+    let t = TestDir::new();
+    let out = t.cmd("aide").args(["doctor", "--json"]).output();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let check = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "sandbox").cloned().unwrap();
+    let detail = check["detail"].as_str().unwrap();
+    assert!(detail.contains("read-only and workspace-write (Landlock): "), "{detail}");
+    assert!(detail.contains("network off (user and network namespaces): "), "{detail}");
+    // This test's state is under the temporary directory, which a sandbox may write: said.
+    assert!(detail.contains("inside the temporary directory"), "{detail}");
+}
