@@ -293,7 +293,7 @@ impl Tool for LlmAstSearch {
             tool: Self::NAME,
             command: &[],
             group: Group::Search,
-            description: "Structural code search with tree-sitter (Rust, Python, JS, TS, C, C++, Java, Go): an outline (symbols), definitions, references, implementations or hover of a name (a name path like Type/method gets its own uses, each marked resolved, name_only or unresolved), a query, or syntax validation.",
+            description: "Structural code search with tree-sitter (Rust, Python, JS, TS, C, C++, Java, Go): an outline (symbols), definitions, references, implementations or hover of a name (or name path Type/method, or place path:line:col; each use marked resolved, name_only or unresolved), a query, or syntax validation.",
             effects: READS,
             output: &["symbols", "definitions", "references", "valid"],
             mcp_defaults: &[("compact", true)],

@@ -318,7 +318,7 @@ impl Tool for LlmDiscover {
         tool: Self::NAME,
         command: &[],
         group: Group::Search,
-        description: "Finds files by fuzzy name with fzf-style ranking (`appRouter` finds app_router.py), lists files by glob and depth, or shows the tree's structure. Use it before read or search when you know part of a path. Reads names, not contents.",
+        description: "Finds files by fuzzy name with fzf-style ranking (`appRouter` finds app_router.py), lists files by glob and depth, or shows the tree's structure. Use it before read or search when you know part of a path.",
         effects: READS,
         output: &[],
         mcp_defaults: &[],

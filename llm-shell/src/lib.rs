@@ -154,7 +154,7 @@ pub enum TermAction {
         /// Text to type (no Enter is added: press it with --key Enter).
         #[arg(long)]
         text: Option<String>,
-        /// A key to press: Enter, Tab, Esc, Backspace, Delete, Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, Ctrl-A…Ctrl-Z. Repeatable.
+        /// A key to press: Enter, Tab, Esc, Backspace, Up, Down, Ctrl-C, …. The others: Delete, Space, Left, Right, Home, End, PageUp, PageDown, Ctrl-A…Ctrl-Z. Repeatable.
         #[arg(long = "key", value_name = "KEY")]
         #[serde(default)]
         keys: Vec<String>,

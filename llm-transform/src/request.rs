@@ -130,7 +130,7 @@ pub enum Operation {
     /// Create a directory and its missing parents.
     #[schemars(extend("x-merge" = "files"))]
     Mkdir { path: String },
-    /// Copy a file or a tree to `to` (modes kept, links as links).
+    /// Copy a file or a tree to `to`. Modes are kept, links copied as links.
     #[schemars(extend("x-merge" = "files"))]
     Copy {
         path: String,
@@ -145,7 +145,7 @@ pub enum Operation {
         #[serde(default)]
         expected_tree_checksum: Option<String>,
     },
-    /// Rename a file or a directory; the new path must not exist.
+    /// Rename a file or a directory. The new path must not exist.
     #[schemars(extend("x-merge" = "files"))]
     Rename {
         path: String,

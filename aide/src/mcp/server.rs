@@ -279,7 +279,7 @@ impl AideServer {
 
 /// What the server tells the model once: the tools, the envelope, paging,
 /// and the shared vocabulary every tool's fields use.
-fn instructions() -> String {
+fn instructions(sandbox: aide_core::sandbox::SandboxUsed) -> String {
     let mut text = String::from(
         "aide's tools for code work: search (regex), ast_search and ide_operation (structure: outlines, \
          definitions, references), read (with checksums), discover (files by name), transform \
@@ -290,9 +290,15 @@ fn instructions() -> String {
          `max_output_chars` (default 40000): a larger result is paged, its document has `page: {records, \
          offset, count, total, next_offset}`, and the same call with `page_offset` = next_offset \
          continues it (read-only tools only: another tool's result comes whole in the structured \
-         content, its text cut).\n\
-         Fields with these names mean the same in every tool:",
+         content, its text cut).\n",
     );
+    if !sandbox.is_off() {
+        text.push_str(&format!(
+            "Commands of shell_* and jobs_* run in the server's sandbox ({sandbox}): a write the sandbox \
+             denies fails with `Permission denied`, a connection with the network off is refused.\n"
+        ));
+    }
+    text.push_str("Fields with these names mean the same in every tool:");
     for term in aide_core::vocabulary::TERMS {
         text.push_str(&format!("\n- {}: {}", term.name, term.meaning));
     }
@@ -392,7 +398,7 @@ impl ServerHandler for AideServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("aide", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions())
+            .with_instructions(instructions(self.inner.options.sandbox))
     }
 
     async fn list_tools(
