@@ -140,6 +140,8 @@ pub mod code {
         UNRESOLVED_SITES = "unresolved_sites", Conflict;
         /// A shell command's estimated risk is above the allowed level; nothing was run.
         RISK_DENIED = "risk_denied", Conflict;
+        /// The server's policy does not allow this tool (`aide mcp --allow`), or the user declined it.
+        NOT_ALLOWED = "not_allowed", Conflict;
         /// An edit made the project's checkers (or its verify command) fail where they passed; it was undone at once (the details give the new diagnostics).
         VERIFICATION_FAILED = "verification_failed", Conflict;
         /// A git command was asked outside a git repository (llm-git, `--changed`, `--baseline`).
@@ -150,6 +152,8 @@ pub mod code {
         DIRTY_TREE = "dirty_tree", Conflict;
         /// git itself failed (the details give its exit status and stderr's tail).
         GIT_FAILED = "git_failed", Runtime;
+        /// Calls came faster than the server's `--rate`: `details.retry_after_ms` says when to call again.
+        RATE_LIMITED = "rate_limited", Runtime;
         /// A sandbox was asked for, and this kernel cannot enforce it (no
         /// Landlock, or no user and network namespaces): nothing ran.
         SANDBOX_UNAVAILABLE = "sandbox_unavailable", Runtime;

@@ -98,6 +98,19 @@ impl ToolFn for Run<'_> {
     }
 }
 
+/// A call's result once the server stopped it at its time limit: a
+/// `cancelled` failure becomes that limit's `timeout` (a call that finished
+/// before it noticed keeps its result).
+pub(crate) fn as_timeout(mut shaped: Shaped, error: AideError) -> Shaped {
+    if shaped.structured.pointer("/error/code").and_then(Value::as_str) != Some("cancelled") {
+        return shaped;
+    }
+    let tool = shaped.structured.get("tool").and_then(Value::as_str).unwrap_or("aide").to_string();
+    shaped.structured["error"] = serde_json::to_value(aide_core::error::ErrorBody::from(&error)).unwrap_or(Value::Null);
+    shaped.text = format!("{tool}: {error}\n");
+    shaped
+}
+
 /// Runs a bound call: the arguments made the tool's request and run
 /// through the tool, in this process, logged. Arguments that do not fit
 /// (an unknown or missing field, a wrong type) and a refusal are the run's

@@ -33,6 +33,7 @@
 mod binding;
 mod compact;
 mod page;
+pub mod policy;
 mod server;
 
 use std::ffi::OsString;
@@ -110,6 +111,25 @@ pub struct McpArgs {
     /// choose its own.
     #[command(flatten)]
     pub sandbox: aide_core::sandbox::SandboxArgs,
+    /// Which tools calls may use: `gated` (all, the default) or `auto` (the
+    /// read-only ones; the others are refused with `not_allowed`).
+    #[arg(long, value_enum, value_name = "auto|gated")]
+    pub allow: Option<policy::Allow>,
+    /// `gated`: where --allow auto refuses a tool, ask the user instead
+    /// (MCP elicitation), when the client can ask.
+    #[arg(long, value_enum, value_name = "gated")]
+    pub confirm: Option<policy::Confirm>,
+    /// The highest risk a shell command may have (shell_exec, term_start):
+    /// a call may ask for a lower one, never a higher.
+    #[arg(long, value_enum, value_name = "RISK")]
+    pub max_risk: Option<llm_shell::explain::Risk>,
+    /// At most this many calls a second (`N/s`) or minute (`N/m`); more are
+    /// refused with `rate_limited` and when to call again.
+    #[arg(long, value_name = "N/s")]
+    pub rate: Option<policy::Rate>,
+    /// Stop a call that runs longer than this many seconds (`timeout`).
+    #[arg(long, value_name = "SECONDS")]
+    pub call_timeout: Option<f64>,
 }
 
 /// What `--tools` takes: `all`, or toolsets by their names (every
@@ -192,6 +212,13 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             mode: aide_core::sandbox::SandboxMode::WorkspaceWrite,
             network: aide_core::sandbox::Network::On,
         }),
+        policy: policy::PolicyOptions {
+            allow: args.allow.unwrap_or_default(),
+            confirm: args.confirm,
+            max_risk: args.max_risk,
+            rate: args.rate,
+            call_timeout: args.call_timeout.filter(|s| s.is_finite() && *s > 0.0).map(Duration::from_secs_f64),
+        },
     };
     let server = match AideServer::new(options) {
         Ok(server) => server,

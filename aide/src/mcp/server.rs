@@ -45,6 +45,8 @@ pub struct ServerOptions {
     pub groups: Vec<Group>,
     /// The sandbox of every shell and job tool call.
     pub sandbox: aide_core::sandbox::SandboxUsed,
+    /// What calls may do, how fast and how long.
+    pub policy: super::policy::PolicyOptions,
 }
 
 /// The aide MCP server.
@@ -55,6 +57,7 @@ pub struct AideServer {
 
 struct Inner {
     options: ServerOptions,
+    policy: super::policy::Policy,
     bindings: Bindings,
     tools: Vec<rmcp::model::Tool>,
     /// The server's own root, opened once.
@@ -121,8 +124,15 @@ impl AideServer {
     pub fn new(options: ServerOptions) -> Result<AideServer, String> {
         let (bindings, tools) = catalogue_tools(&options.groups, false)?;
         let own_root = Root::new(&options.root).map_err(|e| format!("the server's root: {}", e.message))?;
+        let policy = super::policy::Policy::new(options.policy.clone());
+        // A tool the policy refuses outright is not offered either.
+        let tools = tools
+            .into_iter()
+            .filter(|t| bindings.get(t.name.as_ref()).is_some_and(|b| policy.lists(b.op.effects.read_only)))
+            .collect();
         Ok(AideServer {
             inner: Arc::new(Inner {
+                policy,
                 options,
                 bindings,
                 tools,
@@ -197,6 +207,11 @@ impl AideServer {
         };
         let mut arguments = params.arguments.unwrap_or_default();
         let argv = binding.argv(&arguments);
+        let can_ask = context.peer.peer_info().is_some_and(|i| i.capabilities.elicitation.is_some());
+        let verdict = match self.inner.policy.judge(name, binding.op.effects.read_only, can_ask) {
+            super::policy::Verdict::Ask => self.ask_user(name, &arguments, &context.peer).await,
+            other => other,
+        };
         let (page, page_refusal) = match self.page_request(&mut arguments, binding.op.effects.read_only) {
             Ok(page) => (page, None),
             Err(e) => (PageRequest { offset: 0, budget: self.inner.options.budget, repeatable: false }, Some(e)),
@@ -205,9 +220,13 @@ impl AideServer {
         let roots: Vec<PathBuf> = opened.iter().map(|r| r.path().to_path_buf()).collect();
         let arguments = match page_refusal {
             Some(e) => Err(e),
-            None => confine(&mut arguments, binding, &roots)
-                .and_then(|()| impose_sandbox(&mut arguments, binding, self.inner.options.sandbox))
-                .map(|()| arguments),
+            None => match verdict {
+                super::policy::Verdict::Refuse(e) => Err(e),
+                _ => confine(&mut arguments, binding, &roots)
+                    .and_then(|()| impose_sandbox(&mut arguments, binding, self.inner.options.sandbox))
+                    .and_then(|()| self.inner.policy.impose_risk(&mut arguments, binding.fields.contains("max_risk")))
+                    .map(|()| arguments),
+            },
         };
 
         let cancel = Cancel::new();
@@ -246,7 +265,24 @@ impl AideServer {
             notes: Vec::new(),
         };
         let bound = Arc::clone(binding);
-        let result = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, call, &page)).await;
+        let stop = call.cancel.clone();
+        let mut task = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, call, &page));
+        let limit = self.inner.options.policy.call_timeout;
+        let (result, timed_out) = match limit {
+            Some(limit) => match tokio::time::timeout(limit, &mut task).await {
+                Ok(result) => (result, false),
+                Err(_) => {
+                    // Past the operator's limit: stopped as a cancellation is, and said as a timeout.
+                    stop.cancel();
+                    (task.await, true)
+                }
+            },
+            None => (task.await, false),
+        };
+        let result = match (result, limit) {
+            (Ok(shaped), Some(limit)) if timed_out => Ok(binding::as_timeout(shaped, super::policy::timed_out(limit))),
+            (other, _) => other,
+        };
         watcher.abort();
         aide_core::sync::lock(&self.inner.running).remove(&call_id);
         // The sink went with the call: the forwarder drains and ends, so no
@@ -255,6 +291,40 @@ impl AideServer {
             let _ = forwarder.await;
         }
         result.map_err(|join| McpError::internal_error(format!("the call's thread failed: {join}"), None))
+    }
+
+    /// Asks the user whether the gated call of `tool` may run (MCP
+    /// elicitation): runs if they accept and say yes; otherwise refused.
+    async fn ask_user(
+        &self,
+        tool: &str,
+        arguments: &Map<String, Value>,
+        peer: &rmcp::Peer<RoleServer>,
+    ) -> super::policy::Verdict {
+        use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+        let shown = serde_json::to_string(arguments).unwrap_or_default();
+        let shown: String = shown.chars().take(600).collect();
+        let Ok(schema) = ElicitationSchema::builder().required_bool("allow").build() else {
+            return super::policy::Verdict::Refuse(AideError::internal("the confirmation form"));
+        };
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: format!("Allow the tool `{tool}` to run with {shown}?"),
+            requested_schema: schema,
+        };
+        match peer.create_elicitation(params).await {
+            Ok(answer)
+                if answer.action == ElicitationAction::Accept
+                    && answer.content.as_ref().and_then(|c| c.get("allow")).and_then(Value::as_bool) == Some(true) =>
+            {
+                super::policy::Verdict::Run
+            }
+            Ok(_) => super::policy::Verdict::Refuse(super::policy::not_allowed(tool, "the user declined it")),
+            Err(e) => super::policy::Verdict::Refuse(super::policy::not_allowed(
+                tool,
+                &format!("the user could not be asked ({e})"),
+            )),
+        }
     }
 
     /// Takes the paging arguments out of the call's arguments; `Err` is a

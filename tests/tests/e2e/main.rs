@@ -19,6 +19,7 @@ mod log;
 mod lsp;
 mod mcp;
 mod mcp_face;
+mod policy;
 mod pty;
 mod read;
 mod readme;
