@@ -39,6 +39,7 @@ pub mod checksum;
 pub mod cli;
 pub mod color;
 pub mod command;
+pub mod config;
 pub mod envelope;
 pub mod error;
 pub mod fsutil;

@@ -60,6 +60,17 @@ pub enum SandboxMode {
     WorkspaceWrite,
 }
 
+impl SandboxMode {
+    /// How much it confines: off < workspace-write < read-only.
+    pub fn strictness(self) -> u8 {
+        match self {
+            SandboxMode::Off => 0,
+            SandboxMode::WorkspaceWrite => 1,
+            SandboxMode::ReadOnly => 2,
+        }
+    }
+}
+
 /// Whether a command reaches the network.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]

@@ -131,6 +131,7 @@ pub fn doctor(fix: bool) -> DoctorReport {
     checks.push(check_sessions());
     checks.push(check_language_servers());
     checks.push(check_sandbox(&home));
+    checks.push(check_configuration());
     checks.extend(aide_checkers::CHECKERS.iter().map(check_checker));
     let healthy = checks.iter().all(|c| c.status != CheckStatus::Fail);
     DoctorReport { healthy, checks }
@@ -169,6 +170,29 @@ fn check_checker(c: &aide_checkers::Checker) -> Check {
         Some(path) => Check::new(&name, &needed_by, CheckStatus::Ok, format!("installed ({})", path.display())),
         None => Check::new(&name, &needed_by, CheckStatus::Warn, "not installed".into()).fix(c.install),
     }
+}
+
+/// The settings aide.toml gives runs in the current directory, each with
+/// where it came from, and what a project's file asked for in vain.
+fn check_configuration() -> Check {
+    const NEEDED_BY: &str = "every tool (aide.toml: the project's, then the user's)";
+    let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let config = match aide_core::config::load(&dir) {
+        Ok(c) => c,
+        Err(e) => {
+            return Check::new("configuration", NEEDED_BY, CheckStatus::Fail, e.message)
+                .fix("correct the file (docs/CONTRACT.md, \"Configuration\", lists the keys)");
+        }
+    };
+    let settings: Vec<String> =
+        config.described().into_iter().map(|(key, value, from)| format!("{key} = {value} ({from})")).collect();
+    let mut detail = settings.join("; ");
+    if config.ignored.is_empty() {
+        return Check::new("configuration", NEEDED_BY, CheckStatus::Ok, detail);
+    }
+    detail.push_str(&format!("; ignored: {}", config.ignored.join("; ")));
+    Check::new("configuration", NEEDED_BY, CheckStatus::Warn, detail)
+        .fix("set it in your own aide.toml (~/.config/aide/aide.toml) or with a flag")
 }
 
 /// Which sandbox modes this kernel enforces (each entered once, in a

@@ -68,9 +68,11 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
     ctx.check_confined("the job's working directory", &cwd)?;
     aide_core::request::check_timeout("--timeout", args.timeout)?;
     let env = aide_core::request::parse_env_pairs(&args.env)?;
-    let sandbox = args.sandbox.or(Default::default());
+    // What the flags do not say, aide.toml does (the project's, then the user's).
+    let config = aide_core::config::load(&cwd)?;
+    let sandbox = args.sandbox.or(config.sandbox_default()).sandbox(&cwd, &config.writable_paths());
     // Refused before the job exists where this kernel cannot enforce it.
-    sandbox.sandbox(&cwd, &[]).check()?;
+    sandbox.check()?;
     let mut store = JobStore::open()?;
     for dep in &args.after {
         store.require(*dep)?;
@@ -128,7 +130,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
         name: job.name,
         group: job.group,
         reason: job.reason,
-        sandbox: job.sandbox,
+        sandbox: job.sandbox.used(),
     })
 }
 

@@ -42,7 +42,7 @@ const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS groups (name TEXT PRIMARY KEY, parallel INTEGER NOT NULL);
     PRAGMA user_version = 1;";
 
-/// The sandbox a job runs in, as JSON (`{"mode": …, "network": …}`); none: none.
+/// The sandbox a job runs in, as JSON (`{"mode", "network", "writable"}`); none: none.
 const WITH_SANDBOX: &str = "
     ALTER TABLE jobs ADD COLUMN sandbox TEXT;
     PRAGMA user_version = 2;";
@@ -74,7 +74,7 @@ pub struct JobRow {
     pub stdout_bytes: i64,
     pub stderr_bytes: i64,
     pub dropped_bytes: i64,
-    pub sandbox: aide_core::sandbox::SandboxUsed,
+    pub sandbox: aide_core::sandbox::Sandbox,
 }
 
 impl JobRow {
@@ -104,7 +104,7 @@ pub struct NewJob {
     pub after: Vec<i64>,
     pub timeout_ms: Option<i64>,
     pub max_output: i64,
-    pub sandbox: aide_core::sandbox::SandboxUsed,
+    pub sandbox: aide_core::sandbox::Sandbox,
 }
 
 /// How a job ended, as its supervisor records it.

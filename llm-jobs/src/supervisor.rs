@@ -226,8 +226,7 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     };
     let (stdout_redacted, stderr_redacted, merged_redacted) = (copy("stdout")?, copy("stderr")?, copy("merged")?);
 
-    let sandbox = job.sandbox.sandbox(Path::new(&job.cwd), &[]);
-    let mut cmd = match sandbox.command("bash") {
+    let mut cmd = match job.sandbox.command("bash") {
         Ok(cmd) => cmd,
         Err(e) => {
             store.finish(job.id, &failed(e.message))?;

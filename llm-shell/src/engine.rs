@@ -1,7 +1,7 @@
 //! Each subcommand run: sessions opened (and confined), their state read
 //! and masked, commands executed, timings and comparisons gathered.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use aide_core::AideError;
@@ -299,11 +299,15 @@ fn run_command(
     result
 }
 
-/// Gives a new session the sandbox asked for (refused, `sandbox_unavailable`,
-/// where this kernel cannot enforce it): fixed from here on.
+/// Gives a new session the sandbox asked for, or aide.toml's (refused,
+/// `sandbox_unavailable`, where this kernel cannot enforce it): fixed from
+/// here on.
 fn with_sandbox(session: &mut session::Session, asked: aide_core::sandbox::SandboxArgs) -> Result<(), AideError> {
-    session.meta.sandbox = asked.or(Default::default());
+    // What the flags do not say, aide.toml does (the project's, then the user's).
+    let config = aide_core::config::load(Path::new(&session.meta.working_dir))?;
+    session.meta.sandbox = asked.or(config.sandbox_default());
     session.meta.sandbox_dir = Some(session.meta.working_dir.clone());
+    session.meta.sandbox_writable = config.writable_paths().iter().map(|p| p.display().to_string()).collect();
     session.sandbox().check()?;
     session.save_meta()
 }

@@ -34,6 +34,9 @@ pub struct Meta {
     /// The directory writable in a `workspace-write` sandbox (where it started).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_dir: Option<String>,
+    /// More paths its sandbox lets it write (aide.toml's `writable`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandbox_writable: Vec<String>,
 }
 
 /// A session as `session list` shows it.
@@ -102,7 +105,9 @@ impl Session {
     /// the directory it started in; its own folder always (the shell writes
     /// its state and reports there).
     pub fn sandbox(&self) -> aide_core::sandbox::Sandbox {
-        self.meta.sandbox.sandbox(Path::new(&self.sandbox_dir()), std::slice::from_ref(&self.dir))
+        let mut extra = vec![self.dir.clone()];
+        extra.extend(self.meta.sandbox_writable.iter().map(PathBuf::from));
+        self.meta.sandbox.sandbox(Path::new(&self.sandbox_dir()), &extra)
     }
 
     /// The directory a `workspace-write` sandbox lets it write beneath: the
@@ -208,6 +213,7 @@ pub fn create_in(parent: &Path, id: &str, cwd: &Path, env: &BTreeMap<String, Str
             keeper_idle_seconds: None,
             sandbox: Default::default(),
             sandbox_dir: None,
+            sandbox_writable: Vec::new(),
         },
     };
     session.save_meta()?;

@@ -123,7 +123,11 @@ impl TestDir {
     /// A command for `tool`, run in the root with this dir's `AIDE_HOME`.
     pub fn cmd(&self, tool: &str) -> TestCommand {
         let mut cmd = Command::new(bin_dir().join(tool));
-        cmd.current_dir(&self.root).env("AIDE_HOME", &self.home).env_remove("AIDE_LOG");
+        // Hermetic: no aide.toml of the user running the tests applies.
+        cmd.current_dir(&self.root)
+            .env("AIDE_HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join("config"))
+            .env_remove("AIDE_LOG");
         TestCommand { cmd, stdin: None }
     }
 }

@@ -42,10 +42,18 @@ impl McpClient {
     /// [`McpClient::start`] with a given `aide` executable (a release build
     /// for benchmarks).
     pub fn start_binary(aide: &Path, cwd: &Path, home: &Path, args: &[&str]) -> McpClient {
+        McpClient::start_with_env(aide, cwd, home, args, &[])
+    }
+
+    /// [`McpClient::start_binary`] with more environment variables (a
+    /// user's configuration folder).
+    pub fn start_with_env(aide: &Path, cwd: &Path, home: &Path, args: &[&str], env: &[(&str, &Path)]) -> McpClient {
         let mut child = Command::new(aide)
             .arg("mcp")
             .args(args)
             .current_dir(cwd)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .env("AIDE_HOME", home)
             .env_remove("AIDE_LOG")
             .stdin(Stdio::piped())

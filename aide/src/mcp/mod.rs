@@ -132,6 +132,55 @@ pub struct McpArgs {
     pub call_timeout: Option<f64>,
 }
 
+/// The policy: each flag, else aide.toml's value (checked as the flag would be).
+fn policy_of(
+    args: &McpArgs,
+    config: &aide_core::config::Config,
+) -> Result<policy::PolicyOptions, aide_core::AideError> {
+    use clap::ValueEnum;
+    fn parsed<T>(
+        key: &str,
+        value: &Option<String>,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, aide_core::AideError> {
+        value
+            .as_deref()
+            .map(|v| {
+                parse(v).map_err(|why| {
+                    aide_core::AideError::new(
+                        aide_core::code::INVALID_REQUEST,
+                        format!("aide.toml: {key} = {v:?}: {why}"),
+                    )
+                })
+            })
+            .transpose()
+    }
+    let allow = match args.allow {
+        Some(a) => a,
+        None => parsed("allow", &config.allow.value, |v| policy::Allow::from_str(v, true))?.unwrap_or_default(),
+    };
+    let confirm = match args.confirm {
+        Some(c) => Some(c),
+        None => parsed("confirm", &config.confirm.value, |v| policy::Confirm::from_str(v, true))?,
+    };
+    let max_risk = match args.max_risk {
+        Some(r) => Some(r),
+        None => parsed("max_risk", &config.max_risk.value, |v| llm_shell::explain::Risk::from_str(v, true))?,
+    };
+    let rate = match args.rate {
+        Some(r) => Some(r),
+        None => parsed("rate", &config.rate.value, |v| v.parse::<policy::Rate>())?,
+    };
+    let call_timeout = args.call_timeout.or(config.call_timeout.value);
+    Ok(policy::PolicyOptions {
+        allow,
+        confirm,
+        max_risk,
+        rate,
+        call_timeout: call_timeout.filter(|s| s.is_finite() && *s > 0.0).map(Duration::from_secs_f64),
+    })
+}
+
 /// What `--tools` takes: `all`, or toolsets by their names (every
 /// [`Group`]: a new one is a variant there, nothing here).
 pub fn toolset_names() -> clap::builder::PossibleValuesParser {
@@ -203,22 +252,28 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             return ExitStatus::InvalidInput;
         }
     };
+    // What the flags do not say, aide.toml does (the root's, then the user's).
+    let (config, policy) = match aide_core::config::load(&root).and_then(|c| {
+        let p = policy_of(&args, &c)?;
+        Ok((c, p))
+    }) {
+        Ok(both) => both,
+        Err(e) => {
+            stderr_line(&format!("aide mcp: {e}"));
+            return ExitStatus::InvalidInput;
+        }
+    };
+    let baseline = aide_core::sandbox::SandboxUsed {
+        mode: aide_core::sandbox::SandboxMode::WorkspaceWrite,
+        network: aide_core::sandbox::Network::On,
+    };
     let options = ServerOptions {
         root,
         budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX),
         log: !args.no_log,
         groups,
-        sandbox: args.sandbox.or(aide_core::sandbox::SandboxUsed {
-            mode: aide_core::sandbox::SandboxMode::WorkspaceWrite,
-            network: aide_core::sandbox::Network::On,
-        }),
-        policy: policy::PolicyOptions {
-            allow: args.allow.unwrap_or_default(),
-            confirm: args.confirm,
-            max_risk: args.max_risk,
-            rate: args.rate,
-            call_timeout: args.call_timeout.filter(|s| s.is_finite() && *s > 0.0).map(Duration::from_secs_f64),
-        },
+        sandbox: args.sandbox.or(config.sandbox_over(baseline)),
+        policy,
     };
     let server = match AideServer::new(options) {
         Ok(server) => server,

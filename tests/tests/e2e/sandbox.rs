@@ -223,3 +223,76 @@ fn aide_doctor_says_which_modes_the_kernel_enforces() {
     // This test's state is under the temporary directory, which a sandbox may write: said.
     assert!(detail.contains("inside the temporary directory"), "{detail}");
 }
+
+/// The user's configuration folder for a test: `XDG_CONFIG_HOME`.
+fn user_config(t: &TestDir, text: &str) -> PathBuf {
+    let dir = t.home().join("config");
+    std::fs::create_dir_all(dir.join("aide")).unwrap();
+    std::fs::write(dir.join("aide/aide.toml"), text).unwrap();
+    dir
+}
+
+#[test]
+fn aide_toml_sets_the_defaults_and_a_project_cannot_loosen_the_users() {
+    if !sandbox_available() {
+        return;
+    }
+    let t = TestDir::new();
+    let out = outside("config");
+    let o = out.display();
+    let nowhere = t.home().join("no-config");
+    // The project's file turns the sandbox on for every command that does not say.
+    t.write("aide.toml", "sandbox = \"workspace-write\"\nnetwork = \"off\"\n");
+    let v: Value = serde_json::from_str(
+        &t.cmd("llm-shell")
+            .env("XDG_CONFIG_HOME", &nowhere)
+            .args(["--json", "exec", "--", &format!("echo x > {o}/project")])
+            .expect_exit(1)
+            .0,
+    )
+    .unwrap();
+    assert_eq!(v["sandbox"], json!({"mode": "workspace-write", "network": "off"}), "{v}");
+    // A flag overrides it.
+    let (out_json, _) = t
+        .cmd("llm-shell")
+        .env("XDG_CONFIG_HOME", &nowhere)
+        .args(["--json", "exec", "--network", "on", "--", "true"])
+        .expect_exit(0);
+    assert_eq!(serde_json::from_str::<Value>(&out_json).unwrap()["sandbox"]["network"], "on");
+    // The user holds read-only; the project's `off` is ignored, and doctor says so.
+    let config = user_config(&t, "sandbox = \"read-only\"\n");
+    t.write("aide.toml", "sandbox = \"off\"\nwritable = [\"/etc\"]\n");
+    let (j, _) =
+        t.cmd("llm-jobs").env("XDG_CONFIG_HOME", &config).args(["--json", "spawn", "--", "true"]).expect_exit(0);
+    assert_eq!(serde_json::from_str::<Value>(&j).unwrap()["sandbox"]["mode"], "read-only", "{j}");
+    let doctor = t.cmd("aide").env("XDG_CONFIG_HOME", &config).args(["doctor", "--json"]).output();
+    let doctor: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let check = doctor["checks"].as_array().unwrap().iter().find(|c| c["name"] == "configuration").cloned().unwrap();
+    let detail = check["detail"].as_str().unwrap();
+    assert_eq!(check["status"], "warn", "{check}");
+    assert!(detail.contains("sandbox = read-only") && detail.contains("cannot loosen"), "{detail}");
+    assert!(detail.contains("writable \"/etc\" lies outside the project"), "{detail}");
+    // aide mcp: a project's `off` does not undo the server's workspace-write; the user's policy holds.
+    let aide = aide_tests::bin_dir().join("aide");
+    let mcp = |config: &std::path::Path| {
+        aide_tests::mcp::McpClient::start_with_env(&aide, t.root(), t.home(), &[], &[("XDG_CONFIG_HOME", config)])
+            .handshake(json!({}))
+    };
+    t.write("aide.toml", "sandbox = \"off\"\n");
+    let r = mcp(&nowhere).call("shell_exec", json!({"command": "true"}));
+    assert_eq!(r["structuredContent"]["sandbox"]["mode"], "workspace-write", "{r}");
+    let config = user_config(&t, "allow = \"auto\"\n");
+    let mut client = mcp(&config);
+    let listed = client.request("tools/list", json!({}));
+    let names: Vec<&str> =
+        listed["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(!names.contains(&"shell_exec") && names.contains(&"read"), "{names:?}");
+    // A file that does not parse stops every tool, naming the file and line.
+    t.write("aide.toml", "sandbox = \"everything\"\n");
+    let (e, _) =
+        t.cmd("llm-shell").env("XDG_CONFIG_HOME", &nowhere).args(["--json", "exec", "--", "true"]).expect_exit(2);
+    let e: Value = serde_json::from_str(&e).unwrap();
+    assert_eq!(e["error"]["code"], "invalid_request", "{e}");
+    assert!(e["error"]["message"].as_str().unwrap().contains("aide.toml:1"), "{e}");
+    assert_eq!(escapes(&out), Vec::<String>::new());
+}

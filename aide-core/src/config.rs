@@ -1,0 +1,357 @@
+//! `aide.toml`: the defaults every tool reads for what a flag does not say.
+//!
+//! Two files, read in this order: the root's (`aide.toml` in the directory a
+//! run works in, or the nearest folder above it that has one), then the
+//! user's (`$XDG_CONFIG_HOME/aide/aide.toml`, else
+//! `~/.config/aide/aide.toml`). The root's wins, with one exception: a
+//! project's file cannot loosen what the user's file, or aide's default,
+//! holds — a sandbox, a network, a policy of `aide mcp` that is looser is
+//! ignored (and `aide doctor` says so), and its writable paths must lie
+//! inside the project. A flag overrides both.
+//!
+//! ```toml
+//! sandbox = "workspace-write"   # off | read-only | workspace-write
+//! network = "off"               # on | off
+//! writable = ["~/.cache/cargo"] # more paths a sandboxed command may write
+//! max_risk = "medium"           # aide mcp: low | medium | high | critical
+//! allow = "auto"                # aide mcp: auto | gated
+//! confirm = "gated"             # aide mcp: ask the user before a gated call
+//! rate = "10/s"                 # aide mcp: calls a second (N/s) or minute (N/m)
+//! call_timeout = 600            # aide mcp: seconds one call may run
+//! ```
+//!
+//! A file that does not parse, or names a key aide does not know, is an
+//! `invalid_request` error naming the file and line: never half-read.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::AideError;
+use crate::sandbox::{Network, SandboxMode};
+
+/// The file's name.
+pub const FILE: &str = "aide.toml";
+
+/// One file, as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub sandbox: Option<SandboxMode>,
+    pub network: Option<Network>,
+    #[serde(default)]
+    pub writable: Vec<String>,
+    pub max_risk: Option<String>,
+    pub allow: Option<String>,
+    pub confirm: Option<String>,
+    pub rate: Option<String>,
+    pub call_timeout: Option<f64>,
+}
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Default,
+    File(PathBuf),
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Default => write!(f, "default"),
+            Source::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// A setting's value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting<T> {
+    pub value: T,
+    pub source: Source,
+}
+
+impl<T> Setting<T> {
+    fn default_of(value: T) -> Setting<T> {
+        Setting { value, source: Source::Default }
+    }
+}
+
+/// The settings in effect for a directory.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub sandbox: Setting<SandboxMode>,
+    pub network: Setting<Network>,
+    /// Absolute paths a sandboxed command may write besides its own.
+    pub writable: Vec<Setting<PathBuf>>,
+    pub max_risk: Setting<Option<String>>,
+    pub allow: Setting<Option<String>>,
+    pub confirm: Setting<Option<String>>,
+    pub rate: Setting<Option<String>>,
+    pub call_timeout: Setting<Option<f64>>,
+    /// What a project's file asked for and was not given, and why.
+    pub ignored: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            sandbox: Setting::default_of(SandboxMode::Off),
+            network: Setting::default_of(Network::On),
+            writable: Vec::new(),
+            max_risk: Setting::default_of(None),
+            allow: Setting::default_of(None),
+            confirm: Setting::default_of(None),
+            rate: Setting::default_of(None),
+            call_timeout: Setting::default_of(None),
+            ignored: Vec::new(),
+        }
+    }
+}
+
+/// The user's file: `$XDG_CONFIG_HOME/aide/aide.toml`, else `~/.config/aide/aide.toml`.
+pub fn user_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("aide").join(FILE))
+}
+
+/// The root's file: `aide.toml` in `dir` or the nearest folder above it.
+pub fn root_file(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().map(|d| d.join(FILE)).find(|f| f.is_file())
+}
+
+/// The settings in effect for runs in `dir`.
+pub fn load(dir: &Path) -> Result<Config, AideError> {
+    let mut config = Config::default();
+    if let Some(user) = user_file().filter(|f| f.is_file()) {
+        let file = read(&user)?;
+        apply(&mut config, &file, &user, None);
+    }
+    if let Some(root) = root_file(dir) {
+        // The user's own file, found again by walking up from a folder of theirs, is read once.
+        if Some(&root) != user_file().as_ref() {
+            let file = read(&root)?;
+            let project = root.parent().unwrap_or(Path::new("/")).to_path_buf();
+            apply(&mut config, &file, &root, Some(&project));
+        }
+    }
+    Ok(config)
+}
+
+fn read(path: &Path) -> Result<ConfigFile, AideError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        AideError::io(&path.display().to_string(), &e).with_hint("aide.toml must be a readable UTF-8 file")
+    })?;
+    toml::from_str(&text).map_err(|e| {
+        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        let at = line.map(|l| format!(":{l}")).unwrap_or_default();
+        AideError::new(crate::code::INVALID_REQUEST, format!("{}{at}: {}", path.display(), e.message()))
+            .with_hint("see docs/CONTRACT.md, \"Configuration\", for the keys aide.toml takes")
+            .with_details(serde_json::json!({ "path": path.display().to_string(), "line": line }))
+    })
+}
+
+/// Lays `file` (found at `path`) over `config`. A project's file
+/// (`project`: its folder) may only tighten what is there.
+fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&Path>) {
+    let from = || Source::File(path.to_path_buf());
+    let mut ignored = Vec::new();
+    let mut refuse = |what: String| {
+        ignored.push(format!("{}: {what}: a project's aide.toml cannot loosen it", path.display()));
+    };
+    let tighter_mode = |now: SandboxMode, asked: SandboxMode| asked.strictness() >= now.strictness();
+    if let Some(mode) = file.sandbox {
+        if project.is_none() || tighter_mode(config.sandbox.value, mode) {
+            config.sandbox = Setting { value: mode, source: from() };
+        } else {
+            refuse(format!("sandbox = {mode:?} is looser than {:?}", config.sandbox.value));
+        }
+    }
+    if let Some(network) = file.network {
+        if project.is_none() || network == Network::Off || config.network.value == Network::On {
+            config.network = Setting { value: network, source: from() };
+        } else {
+            refuse("network = on is looser than off".into());
+        }
+    }
+    for given in &file.writable {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+        let expanded = match given.strip_prefix("~/") {
+            Some(rest) => home.join(rest),
+            None => PathBuf::from(given),
+        };
+        let absolute = match project {
+            Some(dir) if expanded.is_relative() => dir.join(&expanded),
+            _ => expanded,
+        };
+        let inside =
+            project.is_none_or(|dir| crate::root::lexically_normal(&absolute).is_some_and(|p| p.starts_with(dir)));
+        if absolute.is_absolute() && inside {
+            config.writable.push(Setting { value: absolute, source: from() });
+        } else {
+            refuse(format!("writable {given:?} lies outside the project"));
+        }
+    }
+    // The policy of aide mcp: a project may make it stricter, never looser.
+    let ranks_risk = |r: &str| ["low", "medium", "high", "critical"].iter().position(|x| *x == r);
+    if let Some(risk) = &file.max_risk {
+        let now = config.max_risk.value.as_deref().and_then(ranks_risk).unwrap_or(usize::MAX);
+        if project.is_none() || ranks_risk(risk).is_some_and(|r| r <= now) {
+            config.max_risk = Setting { value: Some(risk.clone()), source: from() };
+        } else {
+            refuse(format!("max_risk = {risk:?} is looser"));
+        }
+    }
+    if let Some(allow) = &file.allow {
+        if project.is_none() || allow == "auto" {
+            config.allow = Setting { value: Some(allow.clone()), source: from() };
+        } else {
+            refuse(format!("allow = {allow:?} is looser"));
+        }
+    }
+    if let Some(confirm) = &file.confirm {
+        if project.is_none() {
+            config.confirm = Setting { value: Some(confirm.clone()), source: from() };
+        } else {
+            refuse("confirm is the user's to set".into());
+        }
+    }
+    if let Some(rate) = &file.rate {
+        let per_second = |r: &str| crate::config::rate_per_second(r);
+        let now = config.rate.value.as_deref().and_then(per_second).unwrap_or(f64::INFINITY);
+        if project.is_none() || per_second(rate).is_some_and(|r| r <= now) {
+            config.rate = Setting { value: Some(rate.clone()), source: from() };
+        } else {
+            refuse(format!("rate = {rate:?} is looser"));
+        }
+    }
+    if let Some(seconds) = file.call_timeout {
+        let now = config.call_timeout.value.unwrap_or(f64::INFINITY);
+        if project.is_none() || seconds <= now {
+            config.call_timeout = Setting { value: Some(seconds), source: from() };
+        } else {
+            refuse(format!("call_timeout = {seconds} is looser"));
+        }
+    }
+    config.ignored.extend(ignored);
+}
+
+/// `N/s`, `N/m` or `N` as calls a second; None when it is none of these.
+pub fn rate_per_second(rate: &str) -> Option<f64> {
+    let (number, per) = match rate.split_once('/') {
+        Some((n, "s")) => (n, 1.0),
+        Some((n, "m")) => (n, 60.0),
+        Some(_) => return None,
+        None => (rate, 1.0),
+    };
+    number.trim().parse::<f64>().ok().filter(|n| n.is_finite() && *n > 0.0).map(|n| n / per)
+}
+
+impl Config {
+    /// The sandbox a command gets when its flags say nothing.
+    pub fn sandbox_default(&self) -> crate::sandbox::SandboxUsed {
+        crate::sandbox::SandboxUsed { mode: self.sandbox.value, network: self.network.value }
+    }
+
+    /// The sandbox of a server whose own default is `baseline` (`aide mcp`:
+    /// workspace-write): aide.toml's where the user's file set it or it is
+    /// at least as strict; a project's file cannot go below the baseline.
+    pub fn sandbox_over(&self, baseline: crate::sandbox::SandboxUsed) -> crate::sandbox::SandboxUsed {
+        let users = |source: &Source| matches!(source, Source::File(p) if Some(p) == user_file().as_ref());
+        let mode = match &self.sandbox.source {
+            Source::Default => baseline.mode,
+            source if users(source) || self.sandbox.value.strictness() >= baseline.mode.strictness() => {
+                self.sandbox.value
+            }
+            _ => baseline.mode,
+        };
+        let network = match &self.network.source {
+            Source::Default => baseline.network,
+            source if users(source) || self.network.value == Network::Off => self.network.value,
+            _ => baseline.network,
+        };
+        crate::sandbox::SandboxUsed { mode, network }
+    }
+
+    /// The configured writable paths.
+    pub fn writable_paths(&self) -> Vec<PathBuf> {
+        self.writable.iter().map(|s| s.value.clone()).collect()
+    }
+
+    /// Each setting, its value and where it came from, as `aide doctor` shows them.
+    pub fn described(&self) -> Vec<(String, String, String)> {
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+        let word = |v: serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        let mut out = vec![
+            ("sandbox".to_string(), word(serde_json::json!(self.sandbox.value)), self.sandbox.source.to_string()),
+            ("network".to_string(), word(serde_json::json!(self.network.value)), self.network.source.to_string()),
+            ("max_risk".to_string(), show(&self.max_risk.value), self.max_risk.source.to_string()),
+            ("allow".to_string(), show(&self.allow.value), self.allow.source.to_string()),
+            ("confirm".to_string(), show(&self.confirm.value), self.confirm.source.to_string()),
+            ("rate".to_string(), show(&self.rate.value), self.rate.source.to_string()),
+            (
+                "call_timeout".to_string(),
+                self.call_timeout.value.map_or("none".into(), |s| format!("{s} s")),
+                self.call_timeout.source.to_string(),
+            ),
+        ];
+        out.extend(
+            self.writable.iter().map(|w| ("writable".into(), w.value.display().to_string(), w.source.to_string())),
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(text: &str) -> ConfigFile {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn a_project_tightens_but_never_loosens_what_the_user_set() {
+        let mut config = Config::default();
+        let user = Path::new("/home/u/.config/aide/aide.toml");
+        apply(&mut config, &file("sandbox = \"read-only\"\nrate = \"10/s\"\nallow = \"auto\""), user, None);
+        let project = Path::new("/work/p");
+        let looser = file(
+            "sandbox = \"off\"\nnetwork = \"on\"\nrate = \"100/s\"\nallow = \"gated\"\nwritable = [\"/etc\", \"build\"]",
+        );
+        apply(&mut config, &looser, &project.join(FILE), Some(project));
+        assert_eq!(config.sandbox.value, SandboxMode::ReadOnly);
+        assert_eq!(config.sandbox.source, Source::File(user.to_path_buf()));
+        assert_eq!(config.rate.value.as_deref(), Some("10/s"));
+        assert_eq!(config.allow.value.as_deref(), Some("auto"));
+        assert_eq!(config.writable_paths(), [project.join("build")], "inside the project only");
+        assert_eq!(config.ignored.len(), 4, "{:?}", config.ignored);
+        let tighter = file("network = \"off\"\nrate = \"1/s\"");
+        apply(&mut config, &tighter, &project.join(FILE), Some(project));
+        assert_eq!((config.network.value, config.rate.value.as_deref()), (Network::Off, Some("1/s")));
+    }
+
+    #[test]
+    fn a_project_may_turn_the_sandbox_on_from_the_default() {
+        let mut config = Config::default();
+        let project = Path::new("/work/p");
+        apply(&mut config, &file("sandbox = \"workspace-write\""), &project.join(FILE), Some(project));
+        assert_eq!(config.sandbox.value, SandboxMode::WorkspaceWrite);
+        assert!(config.ignored.is_empty());
+    }
+
+    #[test]
+    fn an_unknown_key_or_bad_value_names_the_file_and_line() {
+        let dir = crate::fsutil::TempDir::new("aide-config").unwrap();
+        let path = dir.path().join(FILE);
+        std::fs::write(&path, "network = \"off\"\nsandbox = \"everything\"\n").unwrap();
+        let e = read(&path).unwrap_err();
+        assert_eq!(e.code.name, "invalid_request");
+        assert!(e.message.contains(":2:"), "{}", e.message);
+        std::fs::write(&path, "sandboxx = \"off\"\n").unwrap();
+        assert!(read(&path).unwrap_err().message.contains("sandboxx"));
+    }
+}
