@@ -40,17 +40,9 @@ impl std::str::FromStr for Rate {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Rate, String> {
-        let (number, per) = match s.split_once('/') {
-            Some((n, "s")) => (n, 1.0),
-            Some((n, "m")) => (n, 60.0),
-            Some((_, other)) => return Err(format!("`/{other}`: give N/s or N/m")),
-            None => (s, 1.0),
-        };
-        let n: f64 = number.trim().parse().map_err(|_| format!("`{number}` is not a number of calls"))?;
-        if !(n.is_finite() && n > 0.0) {
-            return Err("the rate must be above 0".into());
-        }
-        Ok(Rate { per_second: n / per })
+        aide_core::config::rate_per_second(s)
+            .map(|per_second| Rate { per_second })
+            .ok_or_else(|| format!("`{s}`: give N/s or N/m, with N above 0"))
     }
 }
 
