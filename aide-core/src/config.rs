@@ -13,6 +13,8 @@
 //! sandbox = "workspace-write"   # off | read-only | workspace-write
 //! network = "off"               # on | off
 //! writable = ["~/.cache/cargo"] # more paths a sandboxed command may write
+//! readable = ["~/.cargo"]       # read only beneath these (and the system's
+//!                               # folders, the working and writable paths)
 //! max_risk = "medium"           # aide mcp: low | medium | high | critical
 //! allow = "auto"                # aide mcp: auto | gated
 //! confirm = "gated"             # aide mcp: ask the user before a gated call
@@ -41,6 +43,7 @@ pub struct ConfigFile {
     pub network: Option<Network>,
     #[serde(default)]
     pub writable: Vec<String>,
+    pub readable: Option<Vec<String>>,
     pub max_risk: Option<String>,
     pub allow: Option<String>,
     pub confirm: Option<String>,
@@ -84,6 +87,8 @@ pub struct Config {
     pub network: Setting<Network>,
     /// Absolute paths a sandboxed command may write besides its own.
     pub writable: Vec<Setting<PathBuf>>,
+    /// Where a sandboxed command may read, when not everywhere.
+    pub readable: Setting<Option<Vec<PathBuf>>>,
     pub max_risk: Setting<Option<String>>,
     pub allow: Setting<Option<String>>,
     pub confirm: Setting<Option<String>>,
@@ -99,6 +104,7 @@ impl Default for Config {
             sandbox: Setting::default_of(SandboxMode::Off),
             network: Setting::default_of(Network::On),
             writable: Vec::new(),
+            readable: Setting::default_of(None),
             max_risk: Setting::default_of(None),
             allow: Setting::default_of(None),
             confirm: Setting::default_of(None),
@@ -177,18 +183,34 @@ fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&P
             refuse("network = on is looser than off".into());
         }
     }
-    for given in &file.writable {
+    let absolute = |given: &str| -> PathBuf {
         let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
         let expanded = match given.strip_prefix("~/") {
             Some(rest) => home.join(rest),
             None => PathBuf::from(given),
         };
-        let absolute = match project {
+        let joined = match project {
             Some(dir) if expanded.is_relative() => dir.join(&expanded),
             _ => expanded,
         };
-        let inside =
-            project.is_none_or(|dir| crate::root::lexically_normal(&absolute).is_some_and(|p| p.starts_with(dir)));
+        crate::root::lexically_normal(&joined).unwrap_or(joined)
+    };
+    if let Some(list) = &file.readable {
+        let asked: Vec<PathBuf> = list.iter().map(|p| absolute(p)).collect();
+        // Narrower is fine: a list where there was none, or one beneath the list there was.
+        let narrower = match &config.readable.value {
+            None => true,
+            Some(now) => asked.iter().all(|a| now.iter().any(|n| a.starts_with(n))),
+        };
+        if project.is_none() || narrower {
+            config.readable = Setting { value: Some(asked), source: from() };
+        } else {
+            refuse("readable reaches beyond the user's readable paths".into());
+        }
+    }
+    for given in &file.writable {
+        let absolute = absolute(given);
+        let inside = project.is_none_or(|dir| absolute.starts_with(dir));
         if absolute.is_absolute() && inside {
             config.writable.push(Setting { value: absolute, source: from() });
         } else {
@@ -276,6 +298,11 @@ impl Config {
         crate::sandbox::SandboxUsed { mode, network }
     }
 
+    /// The configured readable paths; None: everywhere.
+    pub fn readable_paths(&self) -> Option<Vec<PathBuf>> {
+        self.readable.value.clone()
+    }
+
     /// The configured writable paths.
     pub fn writable_paths(&self) -> Vec<PathBuf> {
         self.writable.iter().map(|s| s.value.clone()).collect()
@@ -301,6 +328,11 @@ impl Config {
         out.extend(
             self.writable.iter().map(|w| ("writable".into(), w.value.display().to_string(), w.source.to_string())),
         );
+        let readable = match &self.readable.value {
+            None => "everywhere".to_string(),
+            Some(list) => list.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+        };
+        out.push(("readable".into(), readable, self.readable.source.to_string()));
         out
     }
 }

@@ -24,8 +24,9 @@
 //! `sandbox_unavailable`), and the helper itself fails closed — it never
 //! runs the program unconfined.
 //!
-//! What it does not do: it does not hide anything from reading (secrets
-//! outside the root are readable in `workspace-write`), it does not limit
+//! What it does not do: unless aide.toml gives `readable` paths, it does
+//! not hide anything from reading (secrets outside the root are readable
+//! in `workspace-write`); it does not limit
 //! memory, processes or time, and a hard link made before the command ran
 //! from inside a writable path to a file outside it writes that file.
 
@@ -152,7 +153,18 @@ pub struct Sandbox {
     /// Absolute paths writable beneath.
     #[serde(default)]
     pub writable: Vec<PathBuf>,
+    /// Where reading is allowed, when not everywhere: beneath these, the
+    /// system's folders ([`SYSTEM_READABLE`]) and the writable paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub readable: Option<Vec<PathBuf>>,
 }
+
+/// What a command needs to read to run at all (programs, libraries, the
+/// system's configuration, devices, `/proc`): readable whatever the list.
+pub const SYSTEM_READABLE: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/dev", "/proc", "/sys",
+    "/run",
+];
 
 impl Sandbox {
     /// A sandbox of `mode` and `network` whose writable paths are the
@@ -165,7 +177,18 @@ impl Sandbox {
             writable.push(work_dir.to_path_buf());
         }
         writable.extend(extra.iter().cloned());
-        Sandbox { mode, network, writable }
+        Sandbox { mode, network, writable, readable: None }
+    }
+
+    /// The same, reading only beneath `readable` (aide.toml's list) and
+    /// `work_dir`, besides the system's folders and the writable paths;
+    /// None: reading everywhere.
+    pub fn reading(mut self, readable: Option<Vec<PathBuf>>, work_dir: &Path) -> Sandbox {
+        self.readable = readable.map(|mut list| {
+            list.push(work_dir.to_path_buf());
+            list
+        });
+        self
     }
 
     /// What the result says of it.
@@ -351,7 +374,8 @@ const DEVICES: &[&str] = &[
     "/dev/shm",
 ];
 
-/// Landlock: read and execute everywhere; every file-system right beneath
+/// Landlock: read and execute everywhere (or beneath the readable
+/// paths); every file-system right beneath
 /// the writable paths and the temporary directory; writing (not creating)
 /// the devices above; signals and abstract sockets scoped to the sandbox.
 fn landlock_rules(sandbox: &Sandbox) -> Result<(), String> {
@@ -365,6 +389,16 @@ fn landlock_rules(sandbox: &Sandbox) -> Result<(), String> {
     let device = AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev | read;
     // A path that does not exist has nothing beneath it to allow.
     let writable: Vec<&PathBuf> = sandbox.writable.iter().filter(|p| p.exists()).collect();
+    let readable: Vec<PathBuf> = match &sandbox.readable {
+        None => vec![PathBuf::from("/")],
+        Some(list) => SYSTEM_READABLE
+            .iter()
+            .map(PathBuf::from)
+            .chain(list.iter().cloned())
+            .chain(writable.iter().map(|p| p.to_path_buf()))
+            .filter(|p| p.exists())
+            .collect(),
+    };
     let devices: Vec<&str> = DEVICES.iter().copied().filter(|d| Path::new(d).exists()).collect();
     let err = |e: landlock::RulesetError| e.to_string();
     let status = Ruleset::default()
@@ -375,7 +409,7 @@ fn landlock_rules(sandbox: &Sandbox) -> Result<(), String> {
         .map_err(err)?
         .create()
         .map_err(err)?
-        .add_rules(path_beneath_rules(["/"], read))
+        .add_rules(path_beneath_rules(&readable, read))
         .map_err(err)?
         .add_rules(path_beneath_rules(&devices, device))
         .map_err(err)?

@@ -70,7 +70,11 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
     let env = aide_core::request::parse_env_pairs(&args.env)?;
     // What the flags do not say, aide.toml does (the project's, then the user's).
     let config = aide_core::config::load(&cwd)?;
-    let sandbox = args.sandbox.or(config.sandbox_default()).sandbox(&cwd, &config.writable_paths());
+    let sandbox = args
+        .sandbox
+        .or(config.sandbox_default())
+        .sandbox(&cwd, &config.writable_paths())
+        .reading(config.readable_paths(), &cwd);
     // Refused before the job exists where this kernel cannot enforce it.
     sandbox.check()?;
     let mut store = JobStore::open()?;

@@ -308,6 +308,8 @@ fn with_sandbox(session: &mut session::Session, asked: aide_core::sandbox::Sandb
     session.meta.sandbox = asked.or(config.sandbox_default());
     session.meta.sandbox_dir = Some(session.meta.working_dir.clone());
     session.meta.sandbox_writable = config.writable_paths().iter().map(|p| p.display().to_string()).collect();
+    session.meta.sandbox_readable =
+        config.readable_paths().map(|l| l.iter().map(|p| p.display().to_string()).collect());
     session.sandbox().check()?;
     session.save_meta()
 }

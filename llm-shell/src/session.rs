@@ -37,6 +37,9 @@ pub struct Meta {
     /// More paths its sandbox lets it write (aide.toml's `writable`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sandbox_writable: Vec<String>,
+    /// Where its sandbox lets it read, when not everywhere (aide.toml's `readable`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox_readable: Option<Vec<String>>,
 }
 
 /// A session as `session list` shows it.
@@ -107,7 +110,9 @@ impl Session {
     pub fn sandbox(&self) -> aide_core::sandbox::Sandbox {
         let mut extra = vec![self.dir.clone()];
         extra.extend(self.meta.sandbox_writable.iter().map(PathBuf::from));
-        self.meta.sandbox.sandbox(Path::new(&self.sandbox_dir()), &extra)
+        let dir = self.sandbox_dir();
+        let readable = self.meta.sandbox_readable.as_ref().map(|l| l.iter().map(PathBuf::from).collect());
+        self.meta.sandbox.sandbox(Path::new(&dir), &extra).reading(readable, Path::new(&dir))
     }
 
     /// The directory a `workspace-write` sandbox lets it write beneath: the
@@ -214,6 +219,7 @@ pub fn create_in(parent: &Path, id: &str, cwd: &Path, env: &BTreeMap<String, Str
             sandbox: Default::default(),
             sandbox_dir: None,
             sandbox_writable: Vec::new(),
+            sandbox_readable: None,
         },
     };
     session.save_meta()?;

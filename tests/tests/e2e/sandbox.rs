@@ -259,6 +259,16 @@ fn aide_toml_sets_the_defaults_and_a_project_cannot_loosen_the_users() {
         .args(["--json", "exec", "--network", "on", "--", "true"])
         .expect_exit(0);
     assert_eq!(serde_json::from_str::<Value>(&out_json).unwrap()["sandbox"]["network"], "on");
+    // Reading too, where the file lists where: the root and the system's folders, nothing else.
+    t.write("aide.toml", "sandbox = \"workspace-write\"\nreadable = []\n");
+    t.write("mine.txt", "mine\n");
+    let (read_json, _) = t
+        .cmd("llm-shell")
+        .env("XDG_CONFIG_HOME", &nowhere)
+        .args(["--json", "exec", "--", &format!("cat mine.txt /etc/hostname > /dev/null && cat {o}/victim.txt")])
+        .expect_exit(1);
+    let v: Value = serde_json::from_str(&read_json).unwrap();
+    assert!(v["stderr"].as_str().unwrap().contains("victim.txt: Permission denied"), "{v}");
     // The user holds read-only; the project's `off` is ignored, and doctor says so.
     let config = user_config(&t, "sandbox = \"read-only\"\n");
     t.write("aide.toml", "sandbox = \"off\"\nwritable = [\"/etc\"]\n");
