@@ -5,7 +5,8 @@
 //!
 //! The writable side of these tests is the test's root, under the
 //! temporary directory (which every sandbox may write); the outside is a
-//! folder of Cargo's target directory, which none may.
+//! folder outside the temporary directory (`/var/tmp`, else Cargo's target
+//! directory when that is not inside it), which none may.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -15,9 +16,16 @@ use serde_json::{Value, json};
 
 use crate::shell::shell;
 
-/// A folder outside the temporary directory, outside every test root.
+/// A folder outside the temporary directory, outside every test root
+/// (a checkout under `/tmp` has its target directory inside it: not there).
 fn outside(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sandbox-outside").join(name);
+    let temp = std::env::temp_dir().canonicalize().unwrap_or_else(|_| std::env::temp_dir());
+    let base = [PathBuf::from("/var/tmp"), PathBuf::from(env!("CARGO_TARGET_TMPDIR"))]
+        .into_iter()
+        .filter_map(|b| b.canonicalize().ok())
+        .find(|b| !b.starts_with(&temp))
+        .expect("a folder outside the temporary directory for the sandbox tests");
+    let dir = base.join(format!("aide-sandbox-outside-{}", std::process::id())).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("victim.txt"), "untouched\n").unwrap();
