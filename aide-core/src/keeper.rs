@@ -207,9 +207,12 @@ pub struct Quiet {
 /// Serves connections of this uid, each on its own thread through
 /// `handle`, until a signal or `should_end` (asked every 50 ms); then the
 /// socket goes first (no caller connects to a keeper that is going) and
-/// the lock last, when the returned [`Ended`] is dropped.
+/// the lock last, when the returned [`Ended`] is dropped. A caller more
+/// confined than the keeper is answered `refusal` (one line of the tool's
+/// protocol) after its request, and nothing else.
 pub fn serve(
     held: Held,
+    refusal: Vec<u8>,
     handle: impl Fn(UnixStream, &AtomicBool) + Send + Sync + 'static,
     should_end: impl Fn(Quiet) -> bool,
 ) -> Ended {
@@ -235,7 +238,12 @@ pub fn serve(
         match connections.recv_timeout(Duration::from_millis(50)) {
             Ok(stream) => {
                 let peer = rustix::net::sockopt::socket_peercred(&stream);
-                if peer.is_ok_and(|p| p.uid == uid && !confined_beyond(p.pid, own_confinement)) {
+                if peer.as_ref().is_ok_and(|p| p.uid == uid && confined_beyond(p.pid, own_confinement)) {
+                    let refusal = refusal.clone();
+                    std::thread::spawn(move || refuse(stream, &refusal));
+                    continue;
+                }
+                if peer.is_ok_and(|p| p.uid == uid) {
                     busy.fetch_add(1, Ordering::SeqCst);
                     let (handle, busy, last, signalled) =
                         (handle.clone(), busy.clone(), last.clone(), signalled.clone());
@@ -262,6 +270,16 @@ pub fn serve(
     }
     let _ = std::fs::remove_file(&socket);
     Ended { _lock, signalled: signalled.load(Ordering::Relaxed) }
+}
+
+/// Reads the confined caller's request (a line), answers `refusal`, closes.
+fn refuse(stream: UnixStream, refusal: &[u8]) {
+    use std::io::{BufRead, Write};
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let mut line = Vec::new();
+    let _ = std::io::BufReader::new(&stream).read_until(b'\n', &mut line);
+    let _ = (&stream).write_all(refusal);
+    let _ = stream.shutdown(Shutdown::Both);
 }
 
 /// Whether the peer `pid` runs under `no_new_privs` when this keeper does

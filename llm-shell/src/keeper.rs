@@ -189,6 +189,7 @@ fn exchange(
         match read_answer(&mut reader, &|| false)? {
             Some(Answer::Accepted) => {}
             None => continue,
+            Some(Answer::Failed(e)) => return Err(e.into()),
             Some(other) => return Err(AideError::internal(format!("the keeper answered {other:?} first"))),
         }
         let stopped = std::cell::Cell::new(false);
@@ -270,8 +271,17 @@ fn keep(dir: &Path) -> i32 {
         terminals: std::sync::Mutex::new(Terminals::default()),
     });
     let serving = kept.clone();
+    // A sandboxed caller is told why, in the keeper's own protocol.
+    let refused = AideError::new(
+        aide_core::code::NOT_ALLOWED,
+        "a sandboxed command cannot use the shell of a session that is not sandboxed",
+    )
+    .with_hint("start a session with the same sandbox from inside it, or run the command without --session");
+    let mut refusal = serde_json::to_vec(&Answer::Failed(refused.into())).unwrap_or_default();
+    refusal.push(b'\n');
     let ended = aide_core::keeper::serve(
         held,
+        refusal,
         move |stream, signalled| serve(stream, &serving, signalled),
         |quiet| {
             if quiet.busy {

@@ -209,8 +209,15 @@ fn keep(dir: &Path) -> i32 {
     let gone = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let idle = idle();
     let (serving, ended) = (warm.clone(), gone.clone());
+    let refused = Answer::Failed {
+        kind: "error".into(),
+        message: "a sandboxed command cannot ask a language server kept outside its sandbox".into(),
+    };
+    let mut refusal = serde_json::to_vec(&refused).unwrap_or_default();
+    refusal.push(b'\n');
     aide_core::keeper::serve(
         hold,
+        refusal,
         move |stream, _| {
             if !serve(stream, &root, &spec, &serving) {
                 ended.store(true, std::sync::atomic::Ordering::SeqCst);

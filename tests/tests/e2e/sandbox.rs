@@ -162,6 +162,11 @@ fn a_sandboxed_command_cannot_ask_an_unsandboxed_keeper_or_job_to_write_for_it()
     );
     let v = shell(&t, &["exec", "--sandbox", "workspace-write", "--", &line], 0);
     assert_eq!(escapes(&out), Vec::<String>::new(), "{v}");
+    // The keeper says why, in words the caller can act on.
+    assert!(
+        v["stderr"].as_str().unwrap().contains("error[not_allowed]: a sandboxed command cannot use the shell"),
+        "{v}"
+    );
 }
 
 #[test]
