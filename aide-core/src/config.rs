@@ -132,13 +132,14 @@ pub fn root_file(dir: &Path) -> Option<PathBuf> {
 /// The settings in effect for runs in `dir`.
 pub fn load(dir: &Path) -> Result<Config, AideError> {
     let mut config = Config::default();
-    if let Some(user) = user_file().filter(|f| f.is_file()) {
-        let file = read(&user)?;
-        apply(&mut config, &file, &user, None);
+    let user = user_file();
+    if let Some(user) = user.as_ref().filter(|f| f.is_file()) {
+        let file = read(user)?;
+        apply(&mut config, &file, user, None);
     }
     if let Some(root) = root_file(dir) {
         // The user's own file, found again by walking up from a folder of theirs, is read once.
-        if Some(&root) != user_file().as_ref() {
+        if Some(&root) != user.as_ref() {
             let file = read(&root)?;
             let project = root.parent().unwrap_or(Path::new("/")).to_path_buf();
             apply(&mut config, &file, &root, Some(&project));
@@ -151,13 +152,46 @@ fn read(path: &Path) -> Result<ConfigFile, AideError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         AideError::io(&path.display().to_string(), &e).with_hint("aide.toml must be a readable UTF-8 file")
     })?;
-    toml::from_str(&text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+    let invalid = |line: Option<usize>, message: &str| {
         let at = line.map(|l| format!(":{l}")).unwrap_or_default();
-        AideError::new(crate::code::INVALID_REQUEST, format!("{}{at}: {}", path.display(), e.message()))
+        AideError::new(crate::code::INVALID_REQUEST, format!("{}{at}: {message}", path.display()))
             .with_hint("see docs/CONTRACT.md, \"Configuration\", for the keys aide.toml takes")
             .with_details(serde_json::json!({ "path": path.display().to_string(), "line": line }))
-    })
+    };
+    let file: ConfigFile = toml::from_str(&text).map_err(|e| {
+        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        invalid(line, e.message())
+    })?;
+    // The values only aide mcp uses are checked here too: a bad one is refused by every tool, not half-read.
+    let line_of = |key: &str| {
+        text.lines()
+            .position(|l| l.trim_start().strip_prefix(key).is_some_and(|r| r.trim_start().starts_with('=')))
+            .map(|i| i + 1)
+    };
+    let bad = |key: &str, value: &str, expected: &str| {
+        invalid(line_of(key), &format!("{key} = {value:?}: expected {expected}"))
+    };
+    if let Some(v) = file.max_risk.as_deref().filter(|v| risk_rank(v).is_none()) {
+        return Err(bad("max_risk", v, "low, medium, high or critical"));
+    }
+    if let Some(v) = file.allow.as_deref().filter(|v| !matches!(*v, "auto" | "gated")) {
+        return Err(bad("allow", v, "auto or gated"));
+    }
+    if let Some(v) = file.confirm.as_deref().filter(|v| *v != "gated") {
+        return Err(bad("confirm", v, "gated"));
+    }
+    if let Some(v) = file.rate.as_deref().filter(|v| rate_per_second(v).is_none()) {
+        return Err(bad("rate", v, "N/s or N/m, N above 0"));
+    }
+    if let Some(v) = file.call_timeout.filter(|s| !(s.is_finite() && *s > 0.0)) {
+        return Err(bad("call_timeout", &v.to_string(), "seconds above 0"));
+    }
+    Ok(file)
+}
+
+/// The rank of a risk level (low first); None for a word that is not one.
+fn risk_rank(risk: &str) -> Option<usize> {
+    ["low", "medium", "high", "critical"].iter().position(|r| *r == risk)
 }
 
 /// Lays `file` (found at `path`) over `config`. A project's file
@@ -173,7 +207,7 @@ fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&P
         if project.is_none() || tighter_mode(config.sandbox.value, mode) {
             config.sandbox = Setting { value: mode, source: from() };
         } else {
-            refuse(format!("sandbox = {mode:?} is looser than {:?}", config.sandbox.value));
+            refuse(format!("sandbox = {:?} is looser than {}", mode.name(), config.sandbox.value.name()));
         }
     }
     if let Some(network) = file.network {
@@ -218,10 +252,9 @@ fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&P
         }
     }
     // The policy of aide mcp: a project may make it stricter, never looser.
-    let ranks_risk = |r: &str| ["low", "medium", "high", "critical"].iter().position(|x| *x == r);
     if let Some(risk) = &file.max_risk {
-        let now = config.max_risk.value.as_deref().and_then(ranks_risk).unwrap_or(usize::MAX);
-        if project.is_none() || ranks_risk(risk).is_some_and(|r| r <= now) {
+        let now = config.max_risk.value.as_deref().and_then(risk_rank).unwrap_or(usize::MAX);
+        if project.is_none() || risk_rank(risk).is_some_and(|r| r <= now) {
             config.max_risk = Setting { value: Some(risk.clone()), source: from() };
         } else {
             refuse(format!("max_risk = {risk:?} is looser"));
@@ -242,9 +275,8 @@ fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&P
         }
     }
     if let Some(rate) = &file.rate {
-        let per_second = |r: &str| crate::config::rate_per_second(r);
-        let now = config.rate.value.as_deref().and_then(per_second).unwrap_or(f64::INFINITY);
-        if project.is_none() || per_second(rate).is_some_and(|r| r <= now) {
+        let now = config.rate.value.as_deref().and_then(rate_per_second).unwrap_or(f64::INFINITY);
+        if project.is_none() || rate_per_second(rate).is_some_and(|r| r <= now) {
             config.rate = Setting { value: Some(rate.clone()), source: from() };
         } else {
             refuse(format!("rate = {rate:?} is looser"));
@@ -311,10 +343,9 @@ impl Config {
     /// Each setting, its value and where it came from, as `aide doctor` shows them.
     pub fn described(&self) -> Vec<(String, String, String)> {
         let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
-        let word = |v: serde_json::Value| v.as_str().unwrap_or_default().to_string();
         let mut out = vec![
-            ("sandbox".to_string(), word(serde_json::json!(self.sandbox.value)), self.sandbox.source.to_string()),
-            ("network".to_string(), word(serde_json::json!(self.network.value)), self.network.source.to_string()),
+            ("sandbox".to_string(), self.sandbox.value.name().to_string(), self.sandbox.source.to_string()),
+            ("network".to_string(), self.network.value.name().to_string(), self.network.source.to_string()),
             ("max_risk".to_string(), show(&self.max_risk.value), self.max_risk.source.to_string()),
             ("allow".to_string(), show(&self.allow.value), self.allow.source.to_string()),
             ("confirm".to_string(), show(&self.confirm.value), self.confirm.source.to_string()),
@@ -385,5 +416,11 @@ mod tests {
         assert!(e.message.contains(":2:"), "{}", e.message);
         std::fs::write(&path, "sandboxx = \"off\"\n").unwrap();
         assert!(read(&path).unwrap_err().message.contains("sandboxx"));
+        // A value only aide mcp takes is checked as surely, for every tool.
+        std::fs::write(&path, "network = \"off\"\nmax_risk = \"extreme\"\n").unwrap();
+        let e = read(&path).unwrap_err();
+        assert!(e.message.contains(":2: max_risk = \"extreme\""), "{}", e.message);
+        std::fs::write(&path, "rate = \"fast\"\n").unwrap();
+        assert!(read(&path).unwrap_err().message.contains("rate"));
     }
 }

@@ -272,6 +272,13 @@ pub fn serve(
     Ended { _lock, signalled: signalled.load(Ordering::Relaxed) }
 }
 
+/// `value` as one line of a keeper's protocol: its JSON and a newline.
+pub fn json_line(value: &impl serde::Serialize) -> Vec<u8> {
+    let mut line = serde_json::to_vec(value).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
 /// Reads the confined caller's request (a line), answers `refusal`, closes.
 fn refuse(stream: UnixStream, refusal: &[u8]) {
     use std::io::{BufRead, Write};

@@ -62,6 +62,15 @@ pub enum SandboxMode {
 }
 
 impl SandboxMode {
+    /// Its name, as flags, JSON and aide.toml write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxMode::Off => "off",
+            SandboxMode::ReadOnly => "read-only",
+            SandboxMode::WorkspaceWrite => "workspace-write",
+        }
+    }
+
     /// How much it confines: off < workspace-write < read-only.
     pub fn strictness(self) -> u8 {
         match self {
@@ -80,6 +89,16 @@ pub enum Network {
     On,
     /// A network namespace of its own: loopback only.
     Off,
+}
+
+impl Network {
+    /// Its name, as flags, JSON and aide.toml write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::On => "on",
+            Network::Off => "off",
+        }
+    }
 }
 
 /// The sandbox a command ran in, as its result says it.
@@ -111,11 +130,6 @@ impl SandboxArgs {
     pub fn or(self, fallback: SandboxUsed) -> SandboxUsed {
         SandboxUsed { mode: self.sandbox.unwrap_or(fallback.mode), network: self.network.unwrap_or(fallback.network) }
     }
-
-    /// Whether anything was asked.
-    pub fn is_given(self) -> bool {
-        self.sandbox.is_some() || self.network.is_some()
-    }
 }
 
 impl SandboxUsed {
@@ -132,16 +146,7 @@ impl SandboxUsed {
 
 impl std::fmt::Display for SandboxUsed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mode = match self.mode {
-            SandboxMode::Off => "off",
-            SandboxMode::ReadOnly => "read-only",
-            SandboxMode::WorkspaceWrite => "workspace-write",
-        };
-        let network = match self.network {
-            Network::On => "on",
-            Network::Off => "off",
-        };
-        write!(f, "sandbox {mode}, network {network}")
+        write!(f, "sandbox {}, network {}", self.mode.name(), self.network.name())
     }
 }
 
@@ -198,7 +203,7 @@ impl Sandbox {
 
     /// Whether it confines nothing.
     pub fn is_off(&self) -> bool {
-        self.mode == SandboxMode::Off && self.network == Network::On
+        self.used().is_off()
     }
 
     /// Refuses (`sandbox_unavailable`) a sandbox this kernel cannot
@@ -240,10 +245,13 @@ impl Sandbox {
 
     /// A command that runs `program` in this sandbox (the caller adds its
     /// arguments, environment and stdio); `program` itself when it is off.
+    /// Refused (`sandbox_unavailable`) where this kernel cannot enforce it,
+    /// as [`Sandbox::check`] finds.
     pub fn command(&self, program: impl AsRef<OsStr>) -> Result<Command, AideError> {
         if self.is_off() {
             return Ok(Command::new(program));
         }
+        self.check()?;
         let mut command = self.command_with(OsStr::new("--"))?;
         command.arg(program);
         Ok(command)

@@ -152,8 +152,8 @@ impl Engine<'_> {
         if let Some(located) = self
             .ask_server(&place.path, &mut diagnostics, |spec| lsp::definition(self.root, spec, &place.path, place.byte))
         {
-            let found = self.symbols_named_at(located);
-            return Ok(TypedFound { files: found.len(), found, diagnostics, engine: CodeEngine::Lsp });
+            let (found, files) = self.symbols_named_at(located);
+            return Ok(TypedFound { found, files, diagnostics, engine: CodeEngine::Lsp });
         }
         let ((found, _, files, mut d), _) = self.definitions(&place.ident, None)?;
         diagnostics.append(&mut d);
@@ -175,8 +175,8 @@ impl Engine<'_> {
                 lsp::implementations(self.root, spec, &place.path, place.byte)
             })
         {
-            let found = self.symbols_at(located, None);
-            return Ok(TypedFound { files: found.len(), found, diagnostics, engine: CodeEngine::Lsp });
+            let (found, files) = self.symbols_at(located, None);
+            return Ok(TypedFound { found, files, diagnostics, engine: CodeEngine::Lsp });
         }
         let ((defs, _, files, mut d), _) = self.definitions(name, None)?;
         diagnostics.append(&mut d);
@@ -201,7 +201,7 @@ impl Engine<'_> {
             let path = def.path.to_string();
             let located =
                 self.ask_server(&path, diagnostics, |spec| lsp::implementations(self.root, spec, &path, at))?;
-            found.extend(self.symbols_at(located, Some(def)));
+            found.extend(self.symbols_at(located, Some(def)).0);
         }
         sort_symbols(&mut found);
         (!defs.is_empty()).then_some(found)
@@ -264,9 +264,9 @@ impl Engine<'_> {
         });
         if let Some((text, located)) = asked {
             let text = text.unwrap_or_default();
-            let found: Vec<(Symbol, String)> =
-                self.symbols_named_at(located).into_iter().map(|s| (s, text.clone())).collect();
-            return Ok(TypedFound { files: found.len(), found, diagnostics, engine: CodeEngine::Lsp });
+            let (symbols, files) = self.symbols_named_at(located);
+            let found = symbols.into_iter().map(|s| (s, text.clone())).collect();
+            return Ok(TypedFound { found, files, diagnostics, engine: CodeEngine::Lsp });
         }
         let mut by_name = self.hover_by_name(&place.ident, false)?;
         diagnostics.append(&mut by_name.diagnostics);
@@ -336,39 +336,40 @@ impl Engine<'_> {
     }
 
     /// The symbols the server's places name: each the outline symbol whose
-    /// name holds the place, else the innermost one holding it.
-    fn symbols_named_at(&self, located: Vec<lsp::Located>) -> Vec<Symbol> {
-        let mut parsed = Parsed::default();
-        let mut out = Vec::new();
-        for place in located {
-            let Some(file) = parsed.file(self, &place.path) else { continue };
-            let outline = file.outline();
-            let named = outline.iter().find(|s| {
-                s.name_span.is_some_and(|(start, end)| start <= place.start && place.start < end.max(start + 1))
-            });
-            if let Some(symbol) = named.or_else(|| crate::symbols::enclosing(outline, place.start)) {
-                out.push(symbol.clone());
-            }
-        }
-        sort_symbols(&mut out);
-        out
+    /// name holds the place, else the innermost one holding it; and the
+    /// number of files parsed to tell.
+    fn symbols_named_at(&self, located: Vec<lsp::Located>) -> (Vec<Symbol>, usize) {
+        self.symbols_of(located, |outline, at| {
+            let named =
+                outline.iter().find(|s| s.name_span.is_some_and(|(start, end)| start <= at && at < end.max(start + 1)));
+            named.or_else(|| crate::symbols::enclosing(outline, at))
+        })
     }
 
     /// The implementing items the server's places fall in (an impl block,
-    /// a class, a method), but not `not` itself.
-    fn symbols_at(&self, located: Vec<lsp::Located>, not: Option<&Symbol>) -> Vec<Symbol> {
+    /// a class, a method), but not `not` itself; and the files parsed.
+    fn symbols_at(&self, located: Vec<lsp::Located>, not: Option<&Symbol>) -> (Vec<Symbol>, usize) {
+        self.symbols_of(located, |outline, at| {
+            crate::symbols::enclosing(outline, at)
+                .filter(|s| !not.is_some_and(|d| s.path == d.path && s.span == d.span))
+        })
+    }
+
+    /// The symbol `pick` chooses in each place's file outline (given the
+    /// place's start), sorted, each once; and the number of files parsed.
+    fn symbols_of(
+        &self,
+        located: Vec<lsp::Located>,
+        pick: impl for<'o> Fn(&'o [Symbol], usize) -> Option<&'o Symbol>,
+    ) -> (Vec<Symbol>, usize) {
         let mut parsed = Parsed::default();
         let mut out = Vec::new();
         for place in located {
             let Some(file) = parsed.file(self, &place.path) else { continue };
-            if let Some(symbol) = crate::symbols::enclosing(file.outline(), place.start)
-                && !not.is_some_and(|d| symbol.path == d.path && symbol.span == d.span)
-            {
-                out.push(symbol.clone());
-            }
+            out.extend(pick(file.outline(), place.start).cloned());
         }
         sort_symbols(&mut out);
-        out
+        (out, parsed.0.len())
     }
 }
 

@@ -165,7 +165,7 @@ fn exchange(
     start: bool,
     stop: &dyn Fn() -> bool,
 ) -> Result<Option<(Option<Answer>, bool)>, AideError> {
-    let line = serde_json::to_vec(question).map_err(|e| AideError::internal(e.to_string()))?;
+    let line = aide_core::keeper::json_line(question);
     // A keeper that was leaving as we connected drops the request unread: once more, with a new one.
     for _ in 0..3 {
         let stream = if start {
@@ -182,7 +182,7 @@ fn exchange(
             }
         };
         let mut writer = stream.try_clone().map_err(|e| AideError::io("keeper socket", &e))?;
-        if writer.write_all(&line).and_then(|()| writer.write_all(b"\n")).is_err() {
+        if writer.write_all(&line).is_err() {
             continue;
         }
         let mut reader = BufReader::new(stream);
@@ -277,8 +277,7 @@ fn keep(dir: &Path) -> i32 {
         "a sandboxed command cannot use the shell of a session that is not sandboxed",
     )
     .with_hint("start a session with the same sandbox from inside it, or run the command without --session");
-    let mut refusal = serde_json::to_vec(&Answer::Failed(refused.into())).unwrap_or_default();
-    refusal.push(b'\n');
+    let refusal = aide_core::keeper::json_line(&Answer::Failed(refused.into()));
     let ended = aide_core::keeper::serve(
         held,
         refusal,
@@ -435,9 +434,7 @@ fn run(
 }
 
 fn send(writer: &mut UnixStream, answer: &Answer) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(answer).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    writer.write_all(&line)
+    writer.write_all(&aide_core::keeper::json_line(answer))
 }
 
 /// The sessions whose keeper runs now, each with its number of terminals.

@@ -213,7 +213,6 @@ impl LiveShell {
         last_exit: i32,
         sandbox: &aide_core::sandbox::Sandbox,
     ) -> Result<LiveShell, AideError> {
-        sandbox.check()?;
         let started = Instant::now();
         let nonce = aide_core::ids::new_execution_id().replace('-', "");
         let report_path = dir.join("report");

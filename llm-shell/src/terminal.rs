@@ -207,7 +207,6 @@ impl Terminal {
         size: Size,
         sandbox: &aide_core::sandbox::Sandbox,
     ) -> Result<Terminal, AideError> {
-        sandbox.check()?;
         let (rows, cols) = (size.rows.get(), size.cols.get());
         let io = |what: &'static str| move |e: rustix::io::Errno| AideError::io(what, &e.into());
         use rustix::pty::OpenptFlags;

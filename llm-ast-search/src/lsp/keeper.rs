@@ -136,9 +136,11 @@ fn through_keeper(
     let place = place_of(&held);
     place.socket()?;
     let executable = keeper_executable()?;
-    let question =
-        serde_json::to_vec(&Question { method: method.to_string(), params: params.clone(), open: open.to_vec() })
-            .ok()?;
+    let question = aide_core::keeper::json_line(&Question {
+        method: method.to_string(),
+        params: params.clone(),
+        open: open.to_vec(),
+    });
     let guard = || -> Result<std::fs::File, aide_core::AideError> {
         aide_core::fsutil::private_dir(&place.dir)
             .map_err(|e| aide_core::AideError::io("the LSP keeper's folder", &e))?;
@@ -170,7 +172,7 @@ fn through_keeper(
 
 /// Sends the question and reads the answer; None when the keeper closed first.
 fn exchange(mut stream: UnixStream, question: &[u8]) -> Option<Result<Value, LspFailure>> {
-    stream.write_all(question).and_then(|()| stream.write_all(b"\n")).ok()?;
+    stream.write_all(question).ok()?;
     let mut line = Vec::new();
     BufReader::new(stream).read_until(b'\n', &mut line).ok()?;
     match serde_json::from_slice::<Answer>(&line).ok()? {
@@ -213,8 +215,7 @@ fn keep(dir: &Path) -> i32 {
         kind: "error".into(),
         message: "a sandboxed command cannot ask a language server kept outside its sandbox".into(),
     };
-    let mut refusal = serde_json::to_vec(&refused).unwrap_or_default();
-    refusal.push(b'\n');
+    let refusal = aide_core::keeper::json_line(&refused);
     aide_core::keeper::serve(
         hold,
         refusal,
@@ -275,9 +276,7 @@ const METHODS: &[&str] = &[
 ];
 
 fn send(writer: &mut UnixStream, answer: &Answer) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(answer).map_err(std::io::Error::other)?;
-    line.push(b'\n');
-    writer.write_all(&line)
+    writer.write_all(&aide_core::keeper::json_line(answer))
 }
 
 /// The keepers running now: the server each holds, and its process id.
