@@ -512,6 +512,11 @@ impl FileSink<'_> {
             // The lines kept, not every number in the range: `-C 1000000000`
             // costs what the file has, not a billion lookups per match.
             let mut collect = |range: std::ops::RangeInclusive<u64>| -> Vec<String> {
+                // An empty range (no context on that side) reads nothing:
+                // `BTreeMap::range` panics on a start past the end.
+                if range.is_empty() {
+                    return Vec::new();
+                }
                 let numbers: Vec<u64> = self.seen_lines.range(range).map(|(n, _)| *n).collect();
                 numbers
                     .into_iter()
@@ -524,8 +529,8 @@ impl FileSink<'_> {
                     .collect()
             };
             let from = p.first_line.saturating_sub(before as u64).max(1);
-            let context_before = if p.first_line > 1 { collect(from..=p.first_line - 1) } else { Vec::new() };
-            let context_after = collect(p.last_line + 1..=p.last_line + after as u64);
+            let context_before = collect(from..=p.first_line.saturating_sub(1));
+            let context_after = collect(p.last_line + 1..=p.last_line.saturating_add(after as u64));
             let m = &mut self.matches[p.index];
             m.context_before = context_before;
             m.context_after = context_after;
