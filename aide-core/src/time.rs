@@ -28,12 +28,6 @@ pub fn rfc3339_ms(ms: i64) -> String {
     rfc3339(UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0)))
 }
 
-/// UTC RFC 3339 to the second of a time in seconds since the Unix epoch
-/// (git's author and committer times), e.g. `2026-01-20T18:30:00Z`.
-pub fn rfc3339_seconds(secs: i64) -> String {
-    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).unwrap_or(0))).to_string()
-}
-
 /// Parses a point in time: RFC 3339 (`2026-01-20T18:30:00Z`) or a duration
 /// ago (`2h`, `7d`, `30min`).
 pub fn parse_since(s: &str) -> Result<SystemTime, AideError> {

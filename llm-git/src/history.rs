@@ -13,25 +13,26 @@ use crate::repo::{Repo, literal};
 pub const DEFAULT_LOG_LIMIT: usize = 20;
 
 /// The fields of a commit, each ended by a unit separator; a commit ended
-/// by a record separator (a message may hold anything but NUL).
-const FORMAT: &str = "--format=%H%x1f%P%x1f%an%x1f%ae%x1f%at%x1f%cn%x1f%ce%x1f%ct%x1f%s%x1f%b%x1f%x1e";
+/// by a record separator (a message may hold anything but NUL). Times are
+/// git's strict ISO 8601 in their own offsets (`%aI`, `%cI`).
+const FORMAT: &str = "--format=%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%cn%x1f%ce%x1f%cI%x1f%s%x1f%b%x1f%x1e";
 
 fn commit_from(record: &str) -> Option<Commit> {
     let f: Vec<&str> = record.trim_start_matches('\n').split('\x1f').collect();
-    let [commit, parents, author, author_email, at, committer, committer_email, ct, subject, body, ..] = f.as_slice()
+    let [commit, parents, author, author_email, time, committer, committer_email, commit_time, subject, body, ..] =
+        f.as_slice()
     else {
         return None;
     };
-    let time = |t: &str| aide_core::time::rfc3339_seconds(t.parse().unwrap_or(0));
     Some(Commit {
         commit: commit.to_string(),
         parents: parents.split(' ').filter(|p| !p.is_empty()).map(str::to_string).collect(),
         author: author.to_string(),
         author_email: author_email.to_string(),
-        time: time(at),
+        time: time.to_string(),
         committer: committer.to_string(),
         committer_email: committer_email.to_string(),
-        commit_time: time(ct),
+        commit_time: commit_time.to_string(),
         subject: subject.to_string(),
         body: body.trim_end_matches('\n').to_string(),
     })
@@ -95,7 +96,38 @@ pub fn blame(repo: &Repo, path: &str, lines: Option<&str>, rev: Option<&str>) ->
         }
         return Err(GitError::Failed { command: refs.join(" "), status: ran.status, stderr: ran.stderr });
     }
-    Ok(BlameOutput { path: path.to_string(), rev: rev.map(str::to_string), lines: parse_blame(&ran.stdout) })
+    let mut lines = parse_blame(&ran.stdout);
+    author_times(repo, &mut lines)?;
+    Ok(BlameOutput { path: path.to_string(), rev: rev.map(str::to_string), lines })
+}
+
+/// Each blamed commit's author time as git's `%aI` prints it, asked of
+/// git in one run: porcelain blame gives seconds and an offset, and how
+/// git writes a zero offset (`Z` or `+00:00`) depends on its version. A
+/// line not yet committed keeps the time porcelain gave it.
+fn author_times(repo: &Repo, lines: &mut [BlameLine]) -> Result<(), GitError> {
+    let mut commits: Vec<&str> =
+        lines.iter().map(|l| l.commit.as_str()).filter(|c| c.bytes().any(|b| b != b'0')).collect();
+    commits.sort_unstable();
+    commits.dedup();
+    if commits.is_empty() {
+        return Ok(());
+    }
+    let input: String = commits.iter().map(|c| format!("{c}\n")).collect();
+    let args = ["log", "--no-walk=unsorted", "--stdin", "--format=%H%x1f%aI%x1e"];
+    let ran = repo.ran_with_input(&args, Some(input.as_bytes()))?;
+    if ran.status != 0 {
+        return Err(GitError::Failed { command: args.join(" "), status: ran.status, stderr: ran.stderr });
+    }
+    let text = String::from_utf8_lossy(&ran.stdout);
+    let times: HashMap<&str, &str> =
+        text.split('\x1e').filter_map(|r| r.trim_start_matches('\n').split_once('\x1f')).collect();
+    for line in lines {
+        if let Some(time) = times.get(line.commit.as_str()) {
+            line.time = time.to_string();
+        }
+    }
+    Ok(())
 }
 
 /// `A:B` (1-based, inclusive) as git's `-L A,B`.
@@ -115,7 +147,9 @@ fn line_range(spec: &str) -> Result<(usize, usize), GitError> {
 struct Meta {
     author: String,
     author_email: String,
-    time: String,
+    /// Seconds since the epoch and git's `+HHMM` offset.
+    author_time: i64,
+    author_tz: String,
     summary: String,
     filename: String,
 }
@@ -134,7 +168,7 @@ fn parse_blame(out: &[u8]) -> Vec<BlameLine> {
                 commit,
                 author: meta.author,
                 author_email: meta.author_email,
-                time: meta.time,
+                time: crate::when::iso_strict(meta.author_time, &meta.author_tz),
                 summary: meta.summary,
                 original_line: original,
                 original_path: meta.filename,
@@ -156,7 +190,8 @@ fn parse_blame(out: &[u8]) -> Vec<BlameLine> {
         match key {
             "author" => meta.author = value.to_string(),
             "author-mail" => meta.author_email = value.trim_start_matches('<').trim_end_matches('>').to_string(),
-            "author-time" => meta.time = aide_core::time::rfc3339_seconds(value.parse().unwrap_or(0)),
+            "author-time" => meta.author_time = value.parse().unwrap_or(0),
+            "author-tz" => meta.author_tz = value.to_string(),
             "summary" => meta.summary = value.to_string(),
             "filename" => meta.filename = aide_core::git::unquote_path(value),
             _ => {}

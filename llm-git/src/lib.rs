@@ -17,7 +17,8 @@
 //! `--porcelain`, unified diffs with fixed prefixes), whatever the user's
 //! configuration; a differential test holds each to git itself. Paths are
 //! relative to `--root` (which may lie inside the repository); nothing
-//! outside it is named or changed. Times are UTC RFC 3339.
+//! outside it is named or changed. Times are git's own (`%aI`, `%cI`):
+//! strict ISO 8601 in the author's or committer's offset, as they wrote it.
 //!
 //! ## Wire format (`--json`, inside the aide envelope)
 //!
@@ -57,6 +58,7 @@ mod history;
 mod output;
 mod repo;
 mod status;
+mod when;
 
 use std::path::PathBuf;
 

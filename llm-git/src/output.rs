@@ -154,10 +154,12 @@ pub struct Commit {
     pub parents: Vec<String>,
     pub author: String,
     pub author_email: String,
-    /// The author's time, UTC RFC 3339.
+    /// The author's time in the author's own offset, as git's `%aI`
+    /// (strict ISO 8601: `2026-07-07T00:20:39+02:00`).
     pub time: String,
     pub committer: String,
     pub committer_email: String,
+    /// The committer's time in the committer's own offset, as git's `%cI`.
     pub commit_time: String,
     pub subject: String,
     /// The message after the subject (empty if none).
@@ -179,6 +181,7 @@ pub struct BlameLine {
     pub commit: String,
     pub author: String,
     pub author_email: String,
+    /// The author's time in the author's own offset, as git's `%aI`.
     pub time: String,
     pub summary: String,
     /// Its line in that commit's version of the file.
@@ -341,10 +344,12 @@ impl Render for GitOutput {
                 }
             }
             GitOutput::Blame(b) => {
+                // Names whole, padded to the longest shown.
+                let width = b.lines.iter().map(|l| l.author.chars().count()).max().unwrap_or(0);
                 for l in &b.lines {
-                    w.paint(Paint::Dim, format_args!("{} {:<16} ", short(&l.commit), cut(&l.author, 16)))?;
+                    w.paint(Paint::Dim, format_args!("{} {:<width$} ", short(&l.commit), l.author))?;
                     w.paint(Paint::LineNumber, format_args!("{:>6}", l.line))?;
-                    writeln!(w, "\t{}", aide_core::text::escape_controls(&l.text))?;
+                    writeln!(w, "\t{}", with_tabs(&l.text))?;
                 }
             }
             GitOutput::Show(s) => match s.shown {
@@ -417,12 +422,18 @@ fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
 }
 
-fn cut(text: &str, chars: usize) -> String {
-    text.chars().take(chars).collect()
+/// A line of a file as text mode shows it: tabs as tabs, as git shows
+/// them; every other control character escaped (a line holding ESC or CR
+/// must not drive the terminal or overwrite what was printed).
+fn with_tabs(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\t') {
+        return aide_core::text::escape_controls(text);
+    }
+    text.split('\t').map(aide_core::text::escape_controls).collect::<Vec<_>>().join("\t").into()
 }
 
 fn write_commit_line(w: &mut TextOut<'_>, c: &Commit) -> io::Result<()> {
-    w.paint(Paint::Dim, format_args!("{} {} {} ", short(&c.commit), &c.time[..c.time.len().min(10)], c.author))?;
+    w.paint(Paint::Dim, format_args!("{} {} {} ", short(&c.commit), c.time.get(..10).unwrap_or(&c.time), c.author))?;
     writeln!(w, "{}", aide_core::text::escape_controls(&c.subject))
 }
 
@@ -449,11 +460,11 @@ fn write_files(w: &mut TextOut<'_>, files: &[DiffFile]) -> io::Result<()> {
             let header = format!("@@ -{},{} +{},{} @@", h.old_start, h.old_lines, h.new_start, h.new_lines);
             w.paint(Paint::Hunk, header)?;
             if !h.header.is_empty() {
-                write!(w, " {}", aide_core::text::escape_controls(&h.header))?;
+                write!(w, " {}", with_tabs(&h.header))?;
             }
             writeln!(w)?;
             for l in &h.lines {
-                let text = aide_core::text::escape_controls(&l.text);
+                let text = with_tabs(&l.text);
                 match l.kind {
                     LineKind::Context => writeln!(w, " {text}")?,
                     LineKind::Added => {
@@ -469,4 +480,16 @@ fn write_files(w: &mut TextOut<'_>, files: &[DiffFile]) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lines_tabs_stay_and_other_controls_are_escaped() {
+        assert_eq!(with_tabs("a\tb\t"), "a\tb\t");
+        assert_eq!(with_tabs("\tx\x1b[2J\ry\u{202e}"), "\tx\\x1b[2J\\ry\\u{202e}");
+        assert_eq!(with_tabs("plain"), "plain");
+    }
 }

@@ -441,3 +441,109 @@ fn on_this_repository_log_blame_show_and_diff_agree_with_git() {
         assert_eq!(ours.get(path), Some(counts), "{path}");
     }
 }
+
+/// Commits with the given author and the dates in their own offsets.
+fn commit_as(t: &TestDir, author: &str, author_date: &str, committer_date: &str, message: &str) {
+    let ok = Command::new("git")
+        .args(["commit", "-qam", message])
+        .current_dir(t.root())
+        .env("GIT_AUTHOR_NAME", author)
+        .env("GIT_AUTHOR_EMAIL", "long@example.com")
+        .env("GIT_AUTHOR_DATE", author_date)
+        .env("GIT_COMMITTER_NAME", "Committer With A Long Näme")
+        .env("GIT_COMMITTER_EMAIL", "c@example.com")
+        .env("GIT_COMMITTER_DATE", committer_date)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git commit {message}");
+}
+
+/// The lines of a unified diff's hunks (context, added, removed), without
+/// the file headers.
+fn hunk_body(text: &str) -> Vec<String> {
+    let mut in_hunk = false;
+    let mut out = Vec::new();
+    for l in text.lines() {
+        if l.starts_with("@@ ") {
+            in_hunk = true;
+        } else if in_hunk && (l.starts_with(' ') || l.starts_with('+') || l.starts_with('-')) {
+            out.push(l.to_string());
+        } else {
+            in_hunk = false;
+        }
+    }
+    out
+}
+
+/// Times keep the author's and the committer's own offsets, as git's `%aI`
+/// and `%cI` print them; names are whole in JSON and text; a diff's text
+/// form shows tabs as tabs, as `git diff` does.
+#[test]
+fn times_names_and_tabs_are_what_git_says() {
+    let t = TestDir::new();
+    t.git_init();
+    let long = "Ångström Ünïcode-Longname Author";
+    t.write("tabs.txt", "a\tb\n\tindented\nplain\n").git(&["add", "."]);
+    commit_as(&t, long, "2026-07-07T00:20:39+02:00", "2026-07-06T18:00:00-05:30", "first");
+    t.write("tabs.txt", "a\tB\n\tindented\nplain\n\tnew\ttabs\n");
+    commit_as(&t, "Short", "2026-01-02T03:04:05-05:30", "2026-01-02T23:59:59+14:00", "second");
+
+    let theirs = git_out(&t, &["log", "--format=%H%x1f%aI%x1f%cI%x1f%an%x1f%cn"]);
+    let theirs: Vec<Vec<&str>> = theirs.lines().map(|l| l.split('\x1f').collect()).collect();
+    assert_eq!(theirs[1][1], "2026-07-07T00:20:39+02:00", "git's own word, for the record");
+    let v = llm_git(&t, &["log"], 0);
+    let ours: Vec<Vec<&str>> = v["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| ["commit", "time", "commit_time", "author", "committer"].map(|k| c[k].as_str().unwrap()).to_vec())
+        .collect();
+    assert_eq!(ours, theirs, "log: {v}");
+    let v = llm_git(&t, &["show", "HEAD~1"], 0);
+    let c = &v["commit"];
+    assert_eq!(
+        [&c["time"], &c["commit_time"], &c["author"], &c["committer"]].map(|x| x.as_str().unwrap()),
+        [theirs[1][1], theirs[1][2], theirs[1][3], theirs[1][4]],
+        "show: {v}"
+    );
+
+    // Blame: each line's author and time are its commit's, as log says them.
+    let by_commit: BTreeMap<&str, &Vec<&str>> = theirs.iter().map(|c| (c[0], c)).collect();
+    let v = llm_git(&t, &["blame", "tabs.txt"], 0);
+    for l in v["lines"].as_array().unwrap() {
+        let c = by_commit[l["commit"].as_str().unwrap()];
+        assert_eq!((l["time"].as_str().unwrap(), l["author"].as_str().unwrap()), (c[1], c[3]), "{l}");
+    }
+    assert_eq!(v["lines"][0]["text"], "a\tB");
+
+    // Text: the whole name, the author's own date, real tabs.
+    let (log_text, _) = identity(t.cmd("llm-git")).args(["log"]).expect_exit(0);
+    assert!(log_text.contains(&format!("2026-07-07 {long} first")), "{log_text}");
+    let (blame_text, _) = identity(t.cmd("llm-git")).args(["blame", "tabs.txt"]).expect_exit(0);
+    assert!(blame_text.contains(long), "{blame_text}");
+    assert!(blame_text.lines().any(|l| l.ends_with("\t\tnew\ttabs")), "{blame_text}");
+    let (show_text, _) = identity(t.cmd("llm-git")).args(["show", "HEAD"]).expect_exit(0);
+    assert_eq!(hunk_body(&show_text), hunk_body(&git_out(&t, &["show", "HEAD"])), "{show_text}");
+    t.write("tabs.txt", "a\tB\n\tindented\tmore\nplain\n\tnew\ttabs\n");
+    let (diff_text, _) = identity(t.cmd("llm-git")).args(["diff"]).expect_exit(0);
+    let git_diff = hunk_body(&git_out(&t, &["diff"]));
+    assert!(git_diff.iter().any(|l| l.contains('\t')), "{git_diff:?}");
+    assert_eq!(hunk_body(&diff_text), git_diff, "{diff_text}");
+}
+
+/// A line not yet committed is blamed on now, in the local offset git
+/// gives it: said with that offset too.
+#[test]
+fn an_uncommitted_lines_blame_time_has_the_local_offset() {
+    let t = TestDir::new();
+    t.git_init();
+    t.write("f.txt", "a\n").git(&["add", "."]).git(&["commit", "-qm", "base"]);
+    t.write("f.txt", "a\nnot yet\n");
+    // POSIX TZ: `XYZ-3` is three hours east of UTC, so git says +0300.
+    let v: Value = identity(t.cmd("llm-git")).env("TZ", "XYZ-3").args(["blame", "f.txt"]).json(0);
+    let line = &v["lines"][1];
+    assert_eq!(line["commit"], "0".repeat(40), "{v}");
+    let time = line["time"].as_str().unwrap();
+    assert!(time.ends_with("+03:00") && time.len() == "2026-01-01T00:00:00+03:00".len(), "{time}");
+}
