@@ -34,6 +34,15 @@ pub const SHELL: &[&str] = &["sh", "bash"];
 pub const GO: &[&str] = &["go"];
 pub const JAVASCRIPT: &[&str] = &["js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"];
 
+/// Whether a file is source a checker reads or aide parses (by extension).
+pub fn is_source(path: &Path) -> bool {
+    aide_core::lang::Lang::from_path(path).is_some()
+        || path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| [PYTHON, SHELL, GO, JAVASCRIPT].iter().any(|kind| kind.contains(&e)))
+}
+
 /// One checker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checker {
@@ -156,9 +165,10 @@ pub const CHECKERS: &[Checker] = &[
     },
 ];
 
-/// The checker called `name`.
+/// The checker called `name` (spelt as [`crate::selection`] reads names).
 pub fn named(name: &str) -> Option<&'static Checker> {
-    CHECKERS.iter().find(|c| c.name == name)
+    let key = crate::selection::folded(name);
+    CHECKERS.iter().find(|c| crate::selection::folded(c.name) == key)
 }
 
 /// Every checker's name, `syntax` last.
@@ -182,6 +192,20 @@ impl Checker {
             let local = self.node.then(|| root.join("node_modules/.bin").join(p)).filter(|l| l.is_file());
             local.or_else(|| aide_core::cli::on_path(p))
         })
+    }
+
+    /// Why aide does not run it on this project: its configuration makes it
+    /// write files, and no flag aide can give stops that.
+    pub fn writes(&self, root: &Path) -> Option<String> {
+        match self.kind {
+            Kind::Mypy => crate::config::mypy(root).filter(|m| !m.reports.is_empty()).map(|m| {
+                format!(
+                    "not run: its configuration writes reports ({}), and a check never writes files; run mypy by hand for them",
+                    m.reports.join(", ")
+                )
+            }),
+            _ => None,
+        }
     }
 
     /// Whether the project uses this checker, judged by its files.
@@ -226,11 +250,6 @@ impl Checker {
         }
     }
 
-    /// Whether it is given its files by name (or finds its own).
-    pub fn takes_files(&self) -> bool {
-        matches!(self.kind, Kind::Pyflakes | Kind::Shellcheck | Kind::Gofmt)
-    }
-
     /// The files it is given by name (None: it finds its own in the project).
     pub fn files<'p>(&self, project: &'p Project) -> Option<Vec<&'p String>> {
         match self.kind {
@@ -250,18 +269,15 @@ impl Checker {
                 c.args(["check", "--workspace", "--all-targets", "--message-format=json", "--quiet"]);
             }
             Kind::Clippy => {
-                // `cargo clippy`, through the cargo beside cargo-clippy.
-                c = Command::new(program.with_file_name("cargo"));
-                c.current_dir(root).args([
-                    "clippy",
-                    "--workspace",
-                    "--all-targets",
-                    "--message-format=json",
-                    "--quiet",
-                ]);
+                // cargo-clippy itself, as cargo runs it: a project's `[alias]
+                // clippy = …` (its .cargo/config.toml) cannot make it something else.
+                c.args(["clippy", "--workspace", "--all-targets", "--message-format=json", "--quiet"]);
             }
             Kind::Ruff => {
-                c.args(["check", "--output-format=json", "--no-cache", "--quiet", "."]);
+                // Never its fixes, whatever the project's `fix` or `fix-only`
+                // says; no cache written; its report on stdout, not a file.
+                c.args(["check", "--no-fix", "--no-fix-only", "--output-format=json", "--no-cache", "--quiet", "."]);
+                c.env_remove("RUFF_OUTPUT_FILE");
             }
             Kind::Pyflakes | Kind::Shellcheck | Kind::Gofmt => {
                 match self.kind {
@@ -276,7 +292,11 @@ impl Checker {
                 c.arg("--").args(files);
             }
             Kind::Mypy => {
-                c.args(["--output", "json", "--no-error-summary", "--no-color-output", "."]);
+                c.args(["--output", "json", "--no-error-summary", "--no-color-output", "--no-install-types"]);
+                // What the project's configuration names, or else the root.
+                if !crate::config::mypy(root).is_some_and(|m| m.targets) {
+                    c.arg(".");
+                }
             }
             Kind::Pyright => {
                 c.arg("--outputjson");
@@ -288,10 +308,23 @@ impl Checker {
                 c.args(["-f", "json", "."]);
             }
             Kind::GoVet => {
-                c.args(["vet", "-json", "./..."]);
+                // Never go.mod or go.sum updated (as GOFLAGS=-mod=mod would).
+                let vendored = root.join("vendor/modules.txt").is_file();
+                c.args(["vet", if vendored { "-mod=vendor" } else { "-mod=readonly" }, "-json", "./..."]);
             }
         }
         c
+    }
+
+    /// Whether a run that exited `code` having said `findings` things
+    /// passed, as the project's own run of it would say: go vet (run with
+    /// `-json`) and gofmt (with `-l`) exit 0 whatever they find, so for
+    /// them a finding is a failure; the others' exit status says it.
+    pub fn passed(&self, code: i32, findings: usize) -> bool {
+        match self.kind {
+            Kind::GoVet | Kind::Gofmt => code == 0 && findings == 0,
+            _ => code == 0,
+        }
     }
 
     /// What it said, or why what it did is not a complete answer: an exit
@@ -312,7 +345,9 @@ impl Checker {
             Kind::Shellcheck => (&[0, 1], formats::shellcheck::parse(&ran.stdout)),
         };
         if !findings_exits.contains(&code) {
-            return Err(format!("exited {code}"));
+            // What it managed to say (mypy's blocking error comes as one of its findings).
+            let said = parsed.ok().and_then(|p| p.first().map(|d| format!(": {}: {}", d.path, d.message)));
+            return Err(format!("exited {code}{}", said.unwrap_or_default()));
         }
         let found = parsed?;
         // Failing with nothing said is failing, not finding.
@@ -360,5 +395,44 @@ mod tests {
         assert!(shellcheck.read(&ran(Some(1), "garbage")).is_err());
         let cargo = named("cargo").unwrap();
         assert!(cargo.read(&ran(Some(101), "")).is_err(), "a manifest that does not parse: no finding");
+        let mypy = named("mypy").unwrap();
+        let blocking = r#"{"file": "b/run.py", "line": -1, "column": -1, "message": "Duplicate module named \"run\"", "hint": null, "code": null, "severity": "error"}"#;
+        assert_eq!(
+            mypy.read(&ran(Some(2), blocking)).unwrap_err(),
+            "exited 2: b/run.py: Duplicate module named \"run\""
+        );
+    }
+
+    fn args(name: &str, root: &Path) -> Vec<String> {
+        let c = named(name).unwrap();
+        let command = c.command(Path::new(name), root, &[]);
+        command.get_args().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn no_command_line_asks_a_checker_to_write_and_mypy_takes_its_configured_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        let ruff = args("ruff", dir.path());
+        assert!(ruff.contains(&"--no-fix".into()) && ruff.contains(&"--no-fix-only".into()), "{ruff:?}");
+        assert_eq!(args("clippy", dir.path())[0], "clippy", "cargo-clippy itself, past any cargo alias");
+        assert!(args("go-vet", dir.path()).contains(&"-mod=readonly".into()));
+        assert_eq!(args("gofmt", dir.path()), ["-l", "--"]);
+        assert!(!args("eslint", dir.path()).iter().any(|a| a.contains("fix")));
+        assert!(args("mypy", dir.path()).contains(&"--no-install-types".into()));
+        assert_eq!(args("mypy", dir.path()).last().map(String::as_str), Some("."));
+        std::fs::write(dir.path().join("setup.cfg"), "[mypy]\nfiles = src\n").unwrap();
+        assert_ne!(args("mypy", dir.path()).last().map(String::as_str), Some("."), "its configured files");
+        assert_eq!(named("mypy").unwrap().writes(dir.path()), None);
+        std::fs::write(dir.path().join("setup.cfg"), "[mypy]\nfiles = src\nxml_report = out\n").unwrap();
+        assert!(named("mypy").unwrap().writes(dir.path()).is_some_and(|w| w.contains("xml_report")));
+    }
+
+    #[test]
+    fn go_vet_and_gofmt_fail_on_a_finding_the_others_by_their_exit_status() {
+        let (vet, ruff) = (named("go-vet").unwrap(), named("ruff").unwrap());
+        assert!(!vet.passed(0, 1) && vet.passed(0, 0));
+        assert!(!ruff.passed(1, 1) && ruff.passed(0, 0));
+        assert!(named("cargo").unwrap().passed(0, 3), "cargo check passes with warnings");
     }
 }

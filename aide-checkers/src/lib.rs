@@ -7,14 +7,23 @@
 //! format into [`Finding`]s: the file relative to the root, exact byte
 //! spans with lines and columns as the contract counts them, severity,
 //! the checker's code and message, related places, and the fixes the
-//! checker marks machine-applicable as checksum-guarded span edits. A
-//! checker that crashes, times out or prints what cannot be read fails the
-//! whole check (`checker_failed`): a partial list is never given as whole.
+//! checker marks machine-applicable as checksum-guarded span edits.
 //!
-//! [`baseline`] tells which findings are new since an earlier tree;
-//! [`revision`] writes out an earlier tree to check. llm-lint is the tool over
-//! this crate; llm-transform's `--verify` uses it to undo an edit that
-//! breaks the build.
+//! A check never writes the project's files: no checker is asked to fix or
+//! format (whatever the project's configuration says), one whose
+//! configuration makes it write anyway is not run, and one that changes a
+//! source file all the same is caught. Each runs as the project configures
+//! it (mypy on the files its configuration names). A checker that crashes,
+//! times out, prints what cannot be read or writes is listed as `failed`
+//! with why and its stderr, its findings left out: a partial list is never
+//! given as its whole; the others' findings stand.
+//!
+//! [`selection`] reads which checkers a request names (llm-lint's
+//! `--checker`, llm-transform's `--verify`); [`baseline`] tells which
+//! findings are new since an earlier tree; [`revision`] writes out an
+//! earlier tree to check. llm-lint is the tool over this crate;
+//! llm-transform's `--verify` uses it to undo an edit that makes a checker
+//! fail or say more.
 //!
 //! ## Wire format of a finding
 //!
@@ -27,11 +36,14 @@
 
 pub mod baseline;
 pub mod checker;
+pub mod config;
 pub mod error;
 pub mod finding;
 mod formats;
+mod guard;
 pub mod revision;
 pub mod run;
+pub mod selection;
 pub mod syntax;
 
 use std::collections::BTreeSet;
@@ -47,6 +59,7 @@ use serde::{Deserialize, Serialize};
 pub use checker::{CHECKERS, Checker, Project};
 pub use error::CheckerError;
 pub use finding::{Finding, Fix, FixEdit, Related, Severity};
+pub use selection::Selection;
 
 /// Files handed to one run of a checker that takes file names: a command
 /// line stays far below the system's limit.
@@ -55,8 +68,9 @@ const FILES_PER_RUN: usize = 1000;
 /// What to check, and how.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// The checkers to run, by name; empty (or `all`): every checker the
-    /// project uses that is installed, and `syntax`.
+    /// The checkers to run, as a request gives them (read by
+    /// [`selection::parse`]); empty (or `all`): every checker the project
+    /// uses that is installed, and `syntax`.
     pub checkers: Vec<String>,
     /// Only these files (relative to the root): given to the checkers that
     /// take file names, and the findings of the others kept to them.
@@ -74,6 +88,11 @@ pub enum RunStatus {
     Unavailable,
     /// None of the files it checks are there (or among `--changed`).
     NoFiles,
+    /// It crashed, exited with a status it does not give for findings, ran
+    /// past the timeout, printed what cannot be read, or wrote files (or its
+    /// configuration would make it): `reason` says which, `stderr_tail` what
+    /// it said. None of its findings are given.
+    Failed,
 }
 
 /// One checker's run.
@@ -83,12 +102,20 @@ pub struct CheckerRun {
     pub status: RunStatus,
     /// The command line it ran (the last one, for a checker given its files in parts).
     pub command: Option<String>,
+    /// How it exited (given its files in parts: the first status that was not 0).
     pub exit_code: Option<i32>,
+    /// Whether it passed, as the project's own run of it would say: it
+    /// exited 0 (go vet and gofmt, whose `-json` and `-l` runs exit 0 either
+    /// way: it found nothing). Null when it did not run to a reading.
+    pub passed: Option<bool>,
     /// Findings it reported in the root.
     pub findings: usize,
     pub duration_ms: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The last lines of its stderr, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
 }
 
 impl CheckerRun {
@@ -99,9 +126,20 @@ impl CheckerRun {
             status,
             command: None,
             exit_code: None,
+            passed: None,
             findings: 0,
             duration_ms: 0.0,
             reason: None,
+            stderr_tail: None,
+        }
+    }
+
+    /// A checker that failed, and why.
+    fn failed(checker: &str, reason: String, stderr_tail: String) -> CheckerRun {
+        CheckerRun {
+            reason: Some(reason),
+            stderr_tail: (!stderr_tail.is_empty()).then_some(stderr_tail),
+            ..CheckerRun::new(checker, RunStatus::Failed)
         }
     }
 }
@@ -115,6 +153,13 @@ pub struct Checked {
     pub diagnostics: Vec<aide_core::Diagnostic>,
 }
 
+impl Checked {
+    /// The checkers that failed (their findings are not in the list).
+    pub fn failed(&self) -> impl Iterator<Item = &CheckerRun> {
+        self.checkers.iter().filter(|c| c.status == RunStatus::Failed)
+    }
+}
+
 /// The files of the root, as the tools walk it (`.gitignore` honoured).
 pub fn project(root: &Root, ctx: &Context) -> Result<(Project, Vec<aide_core::Diagnostic>), AideError> {
     let walker = Walker::new(root, &WalkArgs::default())?.watched(ctx);
@@ -124,59 +169,35 @@ pub fn project(root: &Root, ctx: &Context) -> Result<(Project, Vec<aide_core::Di
     Ok((Project { files }, diagnostics))
 }
 
-/// The checkers `names` picks (empty or `all`: the ones `project` uses),
-/// and whether `syntax` runs; an unknown name is an error.
-fn chosen(names: &[String], root: &Root, project: &Project) -> Result<(Vec<&'static Checker>, bool), AideError> {
-    let auto = names.is_empty() || names.iter().any(|n| n == "all");
-    let mut picked = Vec::new();
-    let mut syntax = auto;
-    for name in names.iter().filter(|n| *n != "all") {
-        if name == syntax::NAME {
-            syntax = true;
-            continue;
-        }
-        let c = checker::named(name)
-            .ok_or_else(|| CheckerError::Unknown { name: name.clone(), known: checker::names() })?;
-        if !picked.contains(&c) {
-            picked.push(c);
-        }
-    }
-    if auto {
-        for c in CHECKERS.iter().filter(|c| c.used_by(root.path(), project)) {
-            if !picked.contains(&c) {
-                picked.push(c);
-            }
-        }
-    }
-    picked.sort_by_key(|c| CHECKERS.iter().position(|k| k == *c));
-    Ok((picked, syntax))
+/// The checkers `selection` picks: those named, and in auto mode those
+/// `project` uses, in the order of [`CHECKERS`].
+fn chosen(selection: &Selection, root: &Root, project: &Project) -> Vec<&'static Checker> {
+    CHECKERS.iter().filter(|c| selection.names(c) || (selection.auto && c.used_by(root.path(), project))).collect()
 }
 
-/// Runs the checkers `options` picks on `root`.
+/// Runs the checkers `options` picks on `root`. A checker that fails is
+/// listed as failed (without findings) and the others still run; a named
+/// checker that is not installed, an unknown name or a cancellation fail
+/// the whole check.
 pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, AideError> {
-    // The walk only where something needs the files: finding the checkers
-    // a project uses, a checker given its files by name, or the syntax check.
-    let needs_files = options.checkers.is_empty()
-        || options
-            .checkers
-            .iter()
-            .any(|n| n == "all" || n == syntax::NAME || checker::named(n).is_some_and(Checker::takes_files));
-    let (project, diagnostics) = if needs_files { project(root, ctx)? } else { (Project::default(), Vec::new()) };
-    let (picked, with_syntax) = chosen(&options.checkers, root, &project)?;
+    let selection = selection::parse(&options.checkers)?;
+    // The walk: which checkers the project uses, the files given by name,
+    // the syntax check, and what a checker must not change.
+    let (project, diagnostics) = project(root, ctx)?;
     let wanted = |rel: &str| options.only.as_ref().is_none_or(|o| o.contains(rel));
     let mut out = Checked { diagnostics, ..Default::default() };
     // Nothing changed: nothing to check, and no checker run for nothing.
     let nothing = options.only.as_ref().is_some_and(BTreeSet::is_empty);
-    for c in picked {
+    let mut guard = guard::Guard::new(root, &project);
+    for c in chosen(&selection, root, &project) {
         ctx.check_cancel()?;
         if nothing {
             out.checkers.push(CheckerRun::new(c.name, RunStatus::NoFiles));
             continue;
         }
-        // A named checker must run; one the project's files call for runs when installed.
-        let explicit = options.checkers.iter().any(|n| n == c.name);
         let Some(program) = c.program(root.path()) else {
-            if explicit {
+            // A named checker must run; one the project's files call for runs when installed.
+            if selection.names(c) {
                 return Err(CheckerError::Unavailable {
                     checker: c.name.into(),
                     program: c.name.into(),
@@ -190,6 +211,10 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
             });
             continue;
         };
+        if let Some(why) = c.writes(root.path()) {
+            out.checkers.push(CheckerRun::failed(c.name, why, String::new()));
+            continue;
+        }
         let files: Option<Vec<&String>> = c.files(&project).map(|f| f.into_iter().filter(|f| wanted(f)).collect());
         let parts: Vec<Vec<&String>> = match &files {
             Some(f) if f.is_empty() => {
@@ -199,29 +224,32 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
             Some(f) => f.chunks(FILES_PER_RUN).map(<[&String]>::to_vec).collect(),
             None => vec![Vec::new()],
         };
-        let mut sources = finding::Sources::new(root);
         let mut run = CheckerRun::new(c.name, RunStatus::Ran);
-        for part in parts {
-            let command = c.command(&program, root.path(), &part);
-            run.command = Some(run::shown(&command));
-            let ran = run::run(c.name, command, options.timeout, ctx)?;
-            run.duration_ms += (ran.duration.as_secs_f64() * 1e6).round() / 1e3;
-            run.exit_code = ran.exit_code;
-            let raws = c.read(&ran).map_err(|why| CheckerError::Failed {
-                checker: c.name.into(),
-                why,
-                stderr: run::tail(&ran.stderr),
-            })?;
-            for raw in &raws {
-                if let Some(f) = sources.locate(raw, c.name).filter(|f| wanted(&f.path)) {
-                    run.findings += 1;
-                    out.findings.push(f);
-                }
+        let ran = run_parts(c, &program, root, &parts, options.timeout, ctx, &mut run);
+        let changed = guard.changed();
+        match ran {
+            Ok(found) if changed.is_empty() => {
+                let found: Vec<Finding> = found.into_iter().filter(|f| wanted(&f.path)).collect();
+                run.findings = found.len();
+                out.findings.extend(found);
             }
+            Ok(_) => {
+                run.status = RunStatus::Failed;
+                run.passed = None;
+                run.reason = Some(guard::wrote(&changed));
+            }
+            Err(CheckerError::Failed { why, stderr, .. }) => {
+                run.status = RunStatus::Failed;
+                run.passed = None;
+                run.reason =
+                    Some(if changed.is_empty() { why } else { format!("{why}; and {}", guard::wrote(&changed)) });
+                run.stderr_tail = (!stderr.is_empty()).then_some(stderr);
+            }
+            Err(other) => return Err(other.into()),
         }
         out.checkers.push(run);
     }
-    if with_syntax {
+    if selection.with_syntax() {
         let started = std::time::Instant::now();
         let files: Vec<String> = project
             .files
@@ -232,6 +260,7 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
         let found = syntax::check(root, &files, ctx)?;
         out.checkers.push(CheckerRun {
             findings: found.len(),
+            passed: (!files.is_empty()).then_some(found.is_empty()),
             duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
             ..CheckerRun::new(syntax::NAME, if files.is_empty() { RunStatus::NoFiles } else { RunStatus::Ran })
         });
@@ -239,6 +268,40 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
     }
     finding::sort(&mut out.findings);
     Ok(out)
+}
+
+/// Runs checker `c` on each part of its files (one part of none for a
+/// checker that finds its own), recording in `run` how it ran; its
+/// findings in the root, or why it failed.
+fn run_parts(
+    c: &Checker,
+    program: &std::path::Path,
+    root: &Root,
+    parts: &[Vec<&String>],
+    timeout: Option<Duration>,
+    ctx: &Context,
+    run: &mut CheckerRun,
+) -> Result<Vec<Finding>, CheckerError> {
+    let mut sources = finding::Sources::new(root);
+    let mut found = Vec::new();
+    for part in parts {
+        let command = c.command(program, root.path(), part);
+        run.command = Some(run::shown(&command));
+        let ran = run::run(c.name, command, timeout, ctx)?;
+        run.duration_ms += (ran.duration.as_secs_f64() * 1e6).round() / 1e3;
+        if run.exit_code.is_none_or(|code| code == 0) {
+            run.exit_code = ran.exit_code;
+        }
+        let raws = c.read(&ran).map_err(|why| CheckerError::Failed {
+            checker: c.name.into(),
+            why,
+            stderr: run::tail(&ran.stderr),
+        })?;
+        let passed = ran.exit_code.is_some_and(|code| c.passed(code, raws.len()));
+        run.passed = Some(run.passed.unwrap_or(true) && passed);
+        found.extend(raws.iter().filter_map(|raw| sources.locate(raw, c.name)));
+    }
+    Ok(found)
 }
 
 /// The findings of `now` that the tree at `before` (checked the same way)

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use aide_checkers::{Checked, Finding, Options};
+use aide_checkers::{Checked, Finding, Options, RunStatus};
 use aide_core::tool::{Context, Outcome};
 use aide_core::{AideError, Root};
 
@@ -33,7 +33,10 @@ pub fn lint(request: &LintRequest, ctx: &Context) -> Result<Outcome<LintOutput>,
         Some(against) => Some(Earlier::load(&root, against, &options, ctx)?),
         None => None,
     };
-    let report = |checked: Checked| -> LintOutput {
+    let report = |mut checked: Checked| -> LintOutput {
+        if let Some(e) = &earlier {
+            e.failed_there(&mut checked);
+        }
         let mut findings = match &earlier {
             Some(e) => e.new_in(checked.findings, &root),
             None => checked.findings,
@@ -92,6 +95,26 @@ impl Earlier {
         aide_checkers::revision::export_revision(root.path(), against, dir.path())?;
         let checked = aide_checkers::check(&Root::new(dir.path())?, options, ctx)?;
         Ok(Earlier::Tree { dir, checked })
+    }
+
+    /// A checker that failed on the earlier tree gives nothing to compare
+    /// with: it is failed now too, its findings left out (all would look new).
+    fn failed_there(&self, now: &mut Checked) {
+        let Earlier::Tree { checked: before, .. } = self else { return };
+        for was in before.failed() {
+            let Some(run) = now.checkers.iter_mut().find(|c| c.checker == was.checker && c.status != RunStatus::Failed)
+            else {
+                continue;
+            };
+            run.status = RunStatus::Failed;
+            run.reason = Some(format!(
+                "it failed on the baseline tree ({})",
+                was.reason.as_deref().unwrap_or("no reason given")
+            ));
+            run.stderr_tail = was.stderr_tail.clone();
+            run.findings = 0;
+            now.findings.retain(|f| f.checker != was.checker);
+        }
     }
 
     /// The findings of `now` it did not have.

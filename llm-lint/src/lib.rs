@@ -5,7 +5,10 @@
 //! syntax check, and answers their findings normalized and sorted: exact
 //! spans, severity, code, message, the checker, related places, and the
 //! fixes a checker marks machine-applicable as checksum-guarded span edits
-//! (see [`aide_checkers`]). `--checker NAME` picks; `--changed [REV]` keeps
+//! (see [`aide_checkers`]). A check never writes the project's files (no
+//! checker is asked to fix or format, whatever its configuration says) and
+//! runs each checker as the project configures it. `--checker NAME` picks
+//! (names as llm-transform's `--verify` takes them); `--changed [REV]` keeps
 //! to the files git says changed (untracked included); `--baseline REV|FILE`
 //! keeps the findings an earlier tree (a git revision, or an earlier
 //! `llm-lint --json` output) did not have; `--fix` applies the fixes through
@@ -15,8 +18,9 @@
 //! ## Wire format (`--json`, inside the aide envelope)
 //!
 //! `{ "findings": [finding…], "errors", "warnings", "infos",
-//!   "checkers": [{ "checker", "status": "ran"|"unavailable"|"no_files",
-//!   "command", "exit_code", "findings", "duration_ms", "reason" }],
+//!   "checkers": [{ "checker", "status": "ran"|"unavailable"|"no_files"|"failed",
+//!   "command", "exit_code", "findings", "duration_ms", "reason",
+//!   "stderr_tail" }], "complete",
 //!   "baseline": { "against", "before" } | null,
 //!   "fixed": { "fixes", "files", "undo" } | null }`
 //!
@@ -26,10 +30,12 @@
 //! then the summary.
 //!
 //! Exit status: 0 when no finding is an error, 1 when one is (as linters
-//! do); the contract's codes otherwise — 2 invalid input, 4
-//! `checker_unavailable` (a named checker is not installed) or
-//! `checker_failed` (a checker crashed, timed out or printed what cannot be
-//! read: nothing partial is given).
+//! do); 4 when a checker failed (it crashed, exited with a status it does
+//! not give for findings, timed out, printed what cannot be read or wrote
+//! files): it is listed `failed` with why and its stderr's tail, none of
+//! its findings given, the others' findings given, `complete: false`. The
+//! contract's codes otherwise — 2 invalid input, 4 `checker_unavailable`
+//! (a named checker is not installed).
 
 mod engine;
 mod fix;
@@ -61,7 +67,7 @@ pub struct LintRequest {
     /// Directory to check; nothing outside it is read or changed.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Run this checker (repeatable; `all`: every one the project uses). Default: the ones the project uses that are installed, and syntax.
+    /// Run this checker (repeatable, or comma-separated; `all`: every one the project uses). Default: the ones the project uses that are installed, and syntax.
     #[arg(long = "checker", value_name = "NAME")]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]

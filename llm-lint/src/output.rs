@@ -18,8 +18,12 @@ pub struct LintOutput {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
-    /// Each checker: ran, unavailable (how to install it), or no files to check.
+    /// Each checker: ran, unavailable (how to install it), no files to
+    /// check, or failed (why, and its stderr's tail).
     pub checkers: Vec<CheckerRun>,
+    /// Every checker that ran gave its whole list: false when one failed
+    /// (its findings are missing; the run exits 4).
+    pub complete: bool,
     /// The earlier tree the findings were compared with.
     pub baseline: Option<BaselineUsed>,
     /// What `--fix` applied.
@@ -56,6 +60,7 @@ impl LintOutput {
             warnings: count(Severity::Warning),
             infos: count(Severity::Info),
             findings,
+            complete: !checkers.iter().any(|c| c.status == RunStatus::Failed),
             checkers,
             baseline: None,
             fixed: None,
@@ -107,11 +112,24 @@ impl Render for LintOutput {
             w.paint(Paint::Warn, format_args!("{} not run: {}", c.checker, c.reason.as_deref().unwrap_or("")))?;
             writeln!(w)?;
         }
+        for c in self.checkers.iter().filter(|c| c.status == RunStatus::Failed) {
+            let why = aide_core::text::escape_controls(c.reason.as_deref().unwrap_or(""));
+            w.paint(Paint::Bad, format_args!("{} failed, its findings missing: {why}", c.checker))?;
+            writeln!(w)?;
+            for line in c.stderr_tail.iter().flat_map(|t| t.lines()) {
+                w.paint(Paint::Dim, format_args!("  {}", aide_core::text::escape_controls(line)))?;
+                writeln!(w)?;
+            }
+        }
         Ok(())
     }
 
-    /// Exits 1 when a finding is an error, as linters do.
+    /// Exits 1 when a finding is an error, as linters do; 4 when a checker
+    /// failed, so an incomplete list never passes for a clean one.
     fn exit_status(&self) -> ExitStatus {
+        if !self.complete {
+            return ExitStatus::Runtime;
+        }
         ExitStatus::found(self.errors == 0)
     }
 

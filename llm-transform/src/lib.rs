@@ -85,8 +85,9 @@
 //!   refused (`new_syntax_errors`) unless `--allow-syntax-errors`.
 //!   `--rustfmt`/`run_rustfmt` formats edited Rust files. `--verify
 //!   [CHECKER|all]` runs the project's checkers before and after the commit
-//!   and `--verify-command CMD` a command after it; an edit that adds an
-//!   error finding, or after which the command fails, is undone at once
+//!   and `--verify-command CMD` a command after it; an edit after which a
+//!   checker fails that did not, or says anything new (any severity), or
+//!   after which the command fails, is undone at once
 //!   (`verification_failed`, exit 3; [`verify`]). `--cargo-check` and
 //!   `run_cargo_check` are the old names of `--verify cargo`.
 //! * `--dry-run` shows the unified diffs and would-be checksums, writing
@@ -183,9 +184,10 @@ pub struct TransformRequest {
     /// Format every edited Rust file with rustfmt.
     #[arg(long)]
     pub rustfmt: bool,
-    /// Checkers to run after writing; an edit that adds an error is undone.
-    /// llm-lint's names, comma-separated; `all` or no value: the ones the
-    /// project uses. A failed check exits 3 (verification_failed).
+    /// Checkers to run before and after writing; an edit after which one
+    /// fails that did not, or says anything new, is undone. Names as
+    /// llm-lint's --checker takes them, comma-separated; `all` or no value:
+    /// the ones the project uses. A failed check exits 3 (verification_failed).
     #[arg(long, value_name = "CHECKER", num_args = 0..=1, default_missing_value = "all")]
     pub verify: Option<String>,
     /// A command run after writing; unless it exits 0 the edit is undone.
@@ -249,19 +251,7 @@ impl TransformRequest {
     /// What to verify after writing: `verify`, the old `cargo_check`, and
     /// an operation's `run_cargo_check` (`cargo_op`) add up.
     pub(crate) fn verification(&self, cargo_op: bool) -> verify::Verify {
-        let mut names: Option<Vec<String>> = self.verify.as_ref().map(|v| {
-            v.split(',').map(str::trim).filter(|n| !n.is_empty() && *n != "all").map(str::to_string).collect()
-        });
-        if self.cargo_check || cargo_op {
-            let list = names.get_or_insert_with(Vec::new);
-            // `all` already runs cargo where the project has a Cargo.toml.
-            let all =
-                self.verify.as_deref().is_some_and(|v| v.split(',').any(|n| n.trim() == "all") || v.trim().is_empty());
-            if !all && !list.iter().any(|n| n == "cargo") {
-                list.push("cargo".into());
-            }
-        }
-        verify::Verify { checkers: names, command: self.verify_command.clone() }
+        verify::Verify::new(self.verify.as_deref(), self.cargo_check || cargo_op, self.verify_command.clone())
     }
 }
 

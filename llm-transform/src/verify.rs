@@ -1,15 +1,18 @@
 //! `--verify` and `--verify-command`: an edit checked by the project's own
 //! checkers (aide-checkers, as llm-lint runs them) or a command of its own,
 //! and undone at once when it made things worse. The checkers run on the
-//! tree before the commit and after it; only error findings the tree did
-//! not have (followed through each edited file's line moves) count. A
-//! command must exit 0 after the edit.
+//! tree before the commit and after it. The edit is refused when a checker
+//! fails after it that did not before — judged by its exit status (or its
+//! failing to run at all) — or says anything the tree did not have before:
+//! new findings of any severity, each old one followed through its file's
+//! line moves. A checker that cannot check the tree before the edit stops
+//! the run with nothing written. A command must exit 0 after the edit.
 
 use std::collections::BTreeMap;
 use std::process::Command;
 use std::time::Duration;
 
-use aide_checkers::{Checked, Finding, Options, Severity};
+use aide_checkers::{Checked, CheckerRun, Finding, Options, RunStatus, Severity};
 use aide_core::tool::Context;
 use aide_core::{AideError, Root};
 use schemars::JsonSchema;
@@ -24,12 +27,26 @@ const TIMEOUT: Duration = Duration::from_secs(600);
 /// What the request asks to verify.
 #[derive(Debug, Clone, Default)]
 pub struct Verify {
-    /// The checkers (empty: every one the project uses); None: none.
+    /// The checkers, as llm-lint's `--checker` takes them (empty or `all`:
+    /// every one the project uses); None: none.
     pub checkers: Option<Vec<String>>,
     pub command: Option<String>,
 }
 
 impl Verify {
+    /// What a request asks: `verify` (its checkers), the old `cargo_check`
+    /// or an operation's `run_cargo_check` (`cargo`: cargo too), and
+    /// `verify_command`.
+    pub fn new(verify: Option<&str>, cargo: bool, command: Option<String>) -> Verify {
+        let mut checkers = verify.map(|v| vec![v.to_string()]);
+        // Every checker the project uses already takes in cargo's errors.
+        let auto = checkers.as_deref().is_some_and(|c| aide_checkers::selection::parse(c).is_ok_and(|s| s.auto));
+        if cargo && !auto {
+            checkers.get_or_insert_with(Vec::new).push("cargo".into());
+        }
+        Verify { checkers, command }
+    }
+
     pub fn any(&self) -> bool {
         self.checkers.is_some() || self.command.is_some()
     }
@@ -43,16 +60,38 @@ pub struct Verified {
     /// Error findings of the tree before the edit, and after.
     pub errors_before: usize,
     pub errors_after: usize,
+    /// Findings of any severity before the edit.
+    pub findings_before: usize,
+    /// Findings of any severity after it (none of them new).
+    pub findings_after: usize,
     /// The command run after the edit (it exited 0).
     pub command: Option<String>,
 }
 
-/// The tree's findings before the edit, when checkers are asked for.
+/// The tree's findings before the edit, when checkers are asked for. A
+/// checker that fails on the tree as it is cannot judge the edit: nothing
+/// is written.
 pub fn before(root: &Root, verify: &Verify, ctx: &Context) -> Result<Option<Checked>, AideError> {
-    match &verify.checkers {
-        Some(names) => Ok(Some(aide_checkers::check(root, &options(names), ctx)?)),
-        None => Ok(None),
+    let Some(names) = &verify.checkers else { return Ok(None) };
+    let checked = aide_checkers::check(root, &options(names), ctx)?;
+    if let Some(c) = checked.failed().next() {
+        let why = c.reason.as_deref().unwrap_or("it failed");
+        return Err(AideError::new(
+            aide_core::code::CHECKER_FAILED,
+            format!("{} failed on the tree before the edit ({why}); nothing was written", c.checker),
+        )
+        .with_hint(format!(
+            "an edit is verified by checkers that work on the tree as it is: make {} run, or name the others in --verify",
+            c.checker
+        ))
+        .with_details(json!({
+            "checker": c.checker,
+            "exit_code": c.exit_code,
+            "reason": c.reason,
+            "stderr_tail": c.stderr_tail,
+        })));
     }
+    Ok(Some(checked))
 }
 
 fn options(names: &[String]) -> Options {
@@ -62,6 +101,33 @@ fn options(names: &[String]) -> Options {
 /// Why an applied edit must be undone: the error with its details.
 pub struct Failed(pub AideError);
 
+/// Whether a checker's run is a failure of the checker: it did not pass
+/// (as its exit status says) or could not run to a reading.
+fn fails(run: &CheckerRun) -> bool {
+    run.status == RunStatus::Failed || run.passed == Some(false)
+}
+
+/// The checkers that fail after the edit and did not before.
+fn newly_failing<'a>(before: &Checked, now: &'a Checked) -> Vec<&'a CheckerRun> {
+    now.checkers
+        .iter()
+        .filter(|c| fails(c) && !before.checkers.iter().any(|b| b.checker == c.checker && fails(b)))
+        .collect()
+}
+
+/// How a newly failing checker fails, in a sentence.
+fn failure(run: &CheckerRun, before: &Checked) -> String {
+    if run.status == RunStatus::Failed {
+        return format!("{} failed ({})", run.checker, run.reason.as_deref().unwrap_or("no reason given"));
+    }
+    let exit = |code: Option<i32>| code.map(|c| format!(", exit {c}")).unwrap_or_default();
+    let was = match before.checkers.iter().find(|b| b.checker == run.checker && b.status == RunStatus::Ran) {
+        Some(b) => format!("it passed before{}", exit(b.exit_code)),
+        None => "it had nothing to check before".to_string(),
+    };
+    format!("{} fails now{} ({was})", run.checker, exit(run.exit_code))
+}
+
 /// Checks the committed edit. `Err(Failed)`: it must be undone.
 pub fn after(
     root: &Root,
@@ -70,68 +136,136 @@ pub fn after(
     changed: &[&FileState],
     ctx: &Context,
 ) -> Result<Verified, Failed> {
-    let mut verified = Verified { checkers: Vec::new(), errors_before: 0, errors_after: 0, command: None };
+    let mut verified = Verified {
+        checkers: Vec::new(),
+        errors_before: 0,
+        errors_after: 0,
+        findings_before: 0,
+        findings_after: 0,
+        command: None,
+    };
     if let (Some(names), Some(before)) = (&verify.checkers, before) {
         let now = aide_checkers::check(root, &options(names), ctx).map_err(Failed)?;
         verified.checkers = now.checkers.iter().map(|c| c.checker.clone()).collect();
-        let errors = |findings: &[Finding]| {
-            findings.iter().filter(|f| f.severity == Severity::Error).cloned().collect::<Vec<_>>()
-        };
-        let (was, is) = (errors(&before.findings), errors(&now.findings));
-        verified.errors_before = was.len();
-        verified.errors_after = is.len();
-        let moves: BTreeMap<&str, BTreeMap<usize, usize>> = changed
-            .iter()
-            .map(|f| {
-                let old = String::from_utf8_lossy(f.original.as_deref().unwrap_or_default()).into_owned();
-                let new = String::from_utf8_lossy(f.current.as_deref().unwrap_or_default()).into_owned();
-                (f.rel.as_str(), aide_checkers::baseline::line_moves(&old, &new))
-            })
-            .collect();
-        let moved = |path: &str, line: usize| match moves.get(path) {
-            Some(m) => m.get(&line).copied(),
-            None => Some(line),
-        };
-        let fresh = aide_checkers::baseline::new_since(is, &was, &moved);
-        if !fresh.is_empty() {
-            let shown: Vec<String> = fresh
+        let errors = |findings: &[Finding]| findings.iter().filter(|f| f.severity == Severity::Error).count();
+        verified.errors_before = errors(&before.findings);
+        verified.errors_after = errors(&now.findings);
+        verified.findings_before = before.findings.len();
+        verified.findings_after = now.findings.len();
+        let fresh = new_findings(before, &now, changed);
+        let failing = newly_failing(before, &now);
+        if !fresh.is_empty() || !failing.is_empty() {
+            // A checker that wrote to the edited files: they get what the
+            // commit wrote back, so the undo takes them to before the edit.
+            let rewritten = put_back(changed);
+            let mut said: Vec<String> = failing.iter().map(|c| failure(c, before)).collect();
+            if !fresh.is_empty() {
+                let shown: Vec<String> = fresh
+                    .iter()
+                    .take(3)
+                    .map(|f| format!("{}:{}: {}", f.path, f.line, f.message.lines().next().unwrap_or("")))
+                    .collect();
+                said.insert(0, format!("the edit added {} finding(s) ({})", fresh.len(), shown.join("; ")));
+            }
+            let failing: Vec<_> = failing
                 .iter()
-                .take(3)
-                .map(|f| format!("{}:{}: {}", f.path, f.line, f.message.lines().next().unwrap_or("")))
+                .map(|c| {
+                    let was = before.checkers.iter().find(|b| b.checker == c.checker);
+                    json!({
+                        "checker": c.checker,
+                        "exit_code_before": was.and_then(|b| b.exit_code),
+                        "exit_code": c.exit_code,
+                        "status": c.status,
+                        "reason": c.reason,
+                        "stderr_tail": c.stderr_tail,
+                    })
+                })
                 .collect();
             return Err(Failed(
                 AideError::new(
                     aide_core::code::VERIFICATION_FAILED,
-                    format!("the edit added {} error(s) ({}); it was undone", fresh.len(), shown.join("; ")),
+                    format!("{}; the edit was undone", said.join("; ")),
                 )
-                .with_hint("nothing remains changed: fix the edit (details.new_findings says where) and send it again")
-                .with_details(json!({ "new_findings": fresh, "checkers": verified.checkers, "undone": true })),
-            ));
-        }
-    }
-    if let Some(line) = &verify.command {
-        let mut command = Command::new("bash");
-        command.args(["-c", line]).current_dir(root.path());
-        let ran = aide_checkers::run::run("the verify command", command, Some(TIMEOUT), ctx)
-            .map_err(|e| Failed(AideError::from(e)))?;
-        if ran.exit_code != Some(0) {
-            let code = ran.exit_code.map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
-            return Err(Failed(
-                AideError::new(
-                    aide_core::code::VERIFICATION_FAILED,
-                    format!("the verify command failed after the edit ({code}); the edit was undone"),
+                .with_hint(
+                    "nothing remains changed: fix the edit (details.new_findings and details.failing say what it broke) and send it again",
                 )
-                .with_hint("nothing remains changed: see details for the command's output")
                 .with_details(json!({
-                    "command": line,
-                    "exit_code": ran.exit_code,
-                    "stdout_tail": aide_checkers::run::tail(&ran.stdout),
-                    "stderr_tail": aide_checkers::run::tail(&ran.stderr),
+                    "new_findings": fresh,
+                    "failing": failing,
+                    "checkers": verified.checkers,
+                    "rewritten_by_checker": rewritten,
                     "undone": true,
                 })),
             ));
         }
-        verified.command = Some(line.clone());
+    }
+    if let Some(line) = &verify.command {
+        verified.command = Some(run_command(root, line, ctx)?);
     }
     Ok(verified)
+}
+
+/// The findings after the edit that the tree did not have before, each old
+/// one followed to where its line moved in the edited files.
+fn new_findings(before: &Checked, now: &Checked, changed: &[&FileState]) -> Vec<Finding> {
+    let moves: BTreeMap<&str, BTreeMap<usize, usize>> = changed
+        .iter()
+        .map(|f| {
+            let old = String::from_utf8_lossy(f.original.as_deref().unwrap_or_default()).into_owned();
+            let new = String::from_utf8_lossy(f.current.as_deref().unwrap_or_default()).into_owned();
+            (f.rel.as_str(), aide_checkers::baseline::line_moves(&old, &new))
+        })
+        .collect();
+    let moved = |path: &str, line: usize| match moves.get(path) {
+        Some(m) => m.get(&line).copied(),
+        None => Some(line),
+    };
+    aide_checkers::baseline::new_since(now.findings.clone(), &before.findings, &moved)
+}
+
+/// Writes back what the commit wrote into each edited file that is no
+/// longer so (a checker changed it); the paths put back.
+fn put_back(changed: &[&FileState]) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in changed.iter().filter(|f| !f.current_link) {
+        let now =
+            std::fs::symlink_metadata(&f.abs).ok().filter(|m| m.is_file()).and_then(|_| std::fs::read(&f.abs).ok());
+        if now == f.current {
+            continue;
+        }
+        let done = match &f.current {
+            Some(bytes) => aide_core::fsutil::write_atomic_with(&f.abs, bytes, f.permissions.clone()),
+            None => std::fs::remove_file(&f.abs),
+        };
+        if done.is_ok() {
+            out.push(f.rel.clone());
+        }
+    }
+    out
+}
+
+/// Runs the verify command in the root: it must exit 0.
+fn run_command(root: &Root, line: &str, ctx: &Context) -> Result<String, Failed> {
+    let mut command = Command::new("bash");
+    command.args(["-c", line]).current_dir(root.path());
+    let ran = aide_checkers::run::run("the verify command", command, Some(TIMEOUT), ctx)
+        .map_err(|e| Failed(AideError::from(e)))?;
+    if ran.exit_code != Some(0) {
+        let code = ran.exit_code.map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
+        return Err(Failed(
+            AideError::new(
+                aide_core::code::VERIFICATION_FAILED,
+                format!("the verify command failed after the edit ({code}); the edit was undone"),
+            )
+            .with_hint("nothing remains changed: see details for the command's output")
+            .with_details(json!({
+                "command": line,
+                "exit_code": ran.exit_code,
+                "stdout_tail": aide_checkers::run::tail(&ran.stdout),
+                "stderr_tail": aide_checkers::run::tail(&ran.stderr),
+                "undone": true,
+            })),
+        ));
+    }
+    Ok(line.to_string())
 }

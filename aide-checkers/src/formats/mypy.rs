@@ -8,10 +8,11 @@ use crate::finding::{Columns, Point, RawDiagnostic, Severity};
 #[derive(Deserialize)]
 struct Line {
     file: String,
-    line: usize,
+    /// -1 for what concerns a file as a whole (its first line is given).
+    line: i64,
     column: i64,
     #[serde(default)]
-    end_line: Option<usize>,
+    end_line: Option<i64>,
     #[serde(default)]
     end_column: Option<i64>,
     message: String,
@@ -36,11 +37,12 @@ pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
             Some(h) if !h.is_empty() => format!("{}\n{h}", l.message),
             _ => l.message,
         };
-        let start = Point::LineColumn { line: l.line.max(1), column, columns: Columns::Chars };
+        let line = |n: i64| usize::try_from(n.max(1)).unwrap_or(1);
+        let start = Point::LineColumn { line: line(l.line), column, columns: Columns::Chars };
         let mut d = RawDiagnostic::at(l.file, start, severity, message).with_code(l.code);
-        if let (Some(line), Some(end)) = (l.end_line, l.end_column) {
+        if let (Some(end_line), Some(end)) = (l.end_line, l.end_column) {
             let column = usize::try_from(end.max(0)).unwrap_or(0) + 1;
-            d = d.ending(Point::LineColumn { line: line.max(1), column, columns: Columns::Chars });
+            d = d.ending(Point::LineColumn { line: line(end_line), column, columns: Columns::Chars });
         }
         out.push(d);
     }

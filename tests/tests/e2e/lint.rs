@@ -1,7 +1,9 @@
 //! llm-lint: each checker's findings held equal to what the checker itself
 //! says (shellcheck, pyflakes, ruff, cargo), aide's syntax check, `--fix`
-//! through llm-transform's commit and undo, `--changed`, `--baseline`, and
-//! the failures that must never pass for a complete list.
+//! through llm-transform's commit and undo, `--changed`, `--baseline`, the
+//! failures that must never pass for a complete list, a check that never
+//! writes whatever the project's configuration says, and checkers run as
+//! the project configures them.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -260,7 +262,91 @@ fn changed_files_and_a_baseline_keep_to_what_is_new() {
 }
 
 #[test]
-fn a_missing_crashing_or_slow_checker_is_an_error_never_a_partial_list() {
+fn a_check_never_writes_though_ruffs_configuration_says_fix() {
+    if !aide_tests::oracle("ruff", "llm-lint against ruff's fix = true") {
+        return;
+    }
+    for setting in ["fix = true", "fix-only = true", "fix = true\nunsafe-fixes = true"] {
+        let t = TestDir::new();
+        t.write("pyproject.toml", format!("[tool.ruff]\n{setting}\n"));
+        let source = "import os\nimport sys\n\nprint(sys.argv)\n";
+        t.write("pkg/a.py", source);
+        let v = lint(&t, &[], 0);
+        assert_eq!(std::fs::read_to_string(t.root().join("pkg/a.py")).unwrap(), source, "{setting}: unchanged");
+        assert_eq!(
+            std::fs::read_to_string(t.root().join("pyproject.toml")).unwrap(),
+            format!("[tool.ruff]\n{setting}\n")
+        );
+        let f401 =
+            v["findings"].as_array().unwrap().iter().find(|f| f["code"] == "F401").unwrap_or_else(|| panic!("{v}"));
+        assert_eq!((&f401["path"], &f401["line"]), (&serde_json::json!("pkg/a.py"), &serde_json::json!(1)));
+        assert!(!f401["fixes"].as_array().unwrap().is_empty(), "the fix offered, not applied: {f401}");
+        assert!(!t.root().join(".ruff_cache").exists(), "no cache written");
+        let ruff = v["checkers"].as_array().unwrap().iter().find(|c| c["checker"] == "ruff").unwrap();
+        assert!(ruff["command"].as_str().unwrap().contains("--no-fix"), "{ruff}");
+    }
+}
+
+#[test]
+fn mypy_checks_what_its_configuration_names_and_a_crash_leaves_the_others_findings() {
+    if !aide_tests::oracle("mypy", "llm-lint runs mypy as configured") {
+        return;
+    }
+    let t = TestDir::new();
+    t.git_init();
+    t.write("pyproject.toml", "[tool.mypy]\nfiles = [\"pkg\"]\n");
+    t.write("pkg/a.py", "x: int = \"a\"\n");
+    // Outside the configured files: an error `mypy .` would report, and two
+    // modules of one name (`mypy .` exits 2 over them).
+    t.write("scripts/b.py", "y: str = 1\n");
+    t.write("tools/one/run.py", "z = 1\n");
+    t.write("tools/two/run.py", "z = 2\n");
+    let v = lint(&t, &["--checker", "mypy"], 1);
+    // mypy's own run, as the project runs it: no path.
+    let own = direct(&t, "mypy", &["--output", "json", "--no-error-summary", "--no-color-output"]);
+    let theirs: BTreeSet<(String, u64, String)> = own
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(lines_of(&v, "mypy"), theirs);
+    assert_eq!(theirs.iter().map(|(p, ..)| p.as_str()).collect::<Vec<_>>(), ["pkg/a.py"], "{own}");
+    assert!(v["checkers"][0]["command"].as_str().unwrap().ends_with("--no-install-types"), "{v}");
+
+    // Without its files, `mypy .` exits 2: mypy is failed, with its stderr;
+    // shellcheck's findings are given; the run exits 4, never passing for complete.
+    t.write("pyproject.toml", "[tool.mypy]\n");
+    t.write("run.sh", "#!/bin/bash\necho $1\n");
+    if aide_tests::oracle("shellcheck", "a failed mypy leaves shellcheck's findings") {
+        let v = lint(&t, &["--checker", "mypy, shellcheck"], 4);
+        assert_eq!(v["complete"], false, "{v}");
+        let mypy = v["checkers"].as_array().unwrap().iter().find(|c| c["checker"] == "mypy").unwrap();
+        assert_eq!((&mypy["status"], &mypy["exit_code"]), (&serde_json::json!("failed"), &serde_json::json!(2)), "{v}");
+        // mypy says why on stdout, as one of its JSON lines.
+        assert!(mypy["reason"].as_str().unwrap().contains("exited 2: tools/two/run.py: Duplicate module"), "{mypy}");
+        assert!(v["findings"].as_array().unwrap().iter().all(|f| f["checker"] != "mypy"));
+        assert_eq!(located(&v, "shellcheck").len(), 1, "{v}");
+        // The text says so too.
+        let (text, _) = t.cmd("llm-lint").args(["--checker", "mypy,shellcheck"]).expect_exit(4);
+        assert!(text.contains("mypy failed, its findings missing") && text.contains("SC2086"), "{text}");
+    }
+
+    // A configuration that makes mypy write reports: it is not run.
+    t.write("pyproject.toml", "[tool.mypy]\nfiles = [\"pkg\"]\nhtml_report = \"report\"\n");
+    let v = lint(&t, &["--checker", "mypy"], 4);
+    assert_eq!(v["checkers"][0]["status"], "failed", "{v}");
+    assert!(v["checkers"][0]["reason"].as_str().unwrap().contains("html_report"), "{v}");
+    assert!(!t.root().join("report").exists());
+}
+
+#[test]
+fn a_missing_crashing_writing_or_slow_checker_is_failed_never_a_partial_list() {
     let t = TestDir::new();
     t.write("a.sh", "echo $1\n");
     let fake = t.root().join("fake-bin");
@@ -280,26 +366,36 @@ fn a_missing_crashing_or_slow_checker_is_an_error_never_a_partial_list() {
     let v = lint(&t, &["--checker", "shelcheck"], 2);
     assert_eq!(v["error"]["details"]["closest"], "shellcheck", "{v}");
 
-    // Prints garbage: checker_failed with its stderr's tail.
+    // Prints garbage: listed failed with its stderr's tail, no finding of it given, exit 4.
     let write_fake = |body: &str| {
         let p = fake.join("shellcheck");
         std::fs::write(&p, format!("#!/bin/bash\n{body}\n")).unwrap();
         std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     };
+    let failed = |v: &Value| -> Value {
+        assert_eq!(v["complete"], false, "{v}");
+        assert!(v["findings"].as_array().unwrap().iter().all(|f| f["checker"] != "shellcheck"), "no partial list: {v}");
+        let c = v["checkers"].as_array().unwrap().iter().find(|c| c["checker"] == "shellcheck").unwrap().clone();
+        assert_eq!(c["status"], "failed", "{v}");
+        c
+    };
     write_fake("echo 'not json'; echo 'it broke' >&2; exit 1");
     let v: Value = t.cmd("llm-lint").args(["--checker", "shellcheck"]).env("PATH", &path).json(4);
-    assert_eq!(v["error"]["code"], "checker_failed", "{v}");
-    assert!(v["error"]["details"]["stderr_tail"].as_str().unwrap().contains("it broke"));
-    assert!(v.get("findings").is_none(), "no partial list");
+    assert!(failed(&v)["stderr_tail"].as_str().unwrap().contains("it broke"), "{v}");
     // Crashes (a signal).
     write_fake("kill -SEGV $$");
     let v: Value = t.cmd("llm-lint").args(["--checker", "shellcheck"]).env("PATH", &path).json(4);
-    assert_eq!(v["error"]["code"], "checker_failed", "{v}");
+    assert!(failed(&v)["reason"].as_str().unwrap().contains("signal"), "{v}");
+    // Writes the file it checks (as a checker configured to fix would): failed, naming it.
+    write_fake("echo '# fixed' >> a.sh; echo '{\"comments\":[]}'");
+    let v: Value = t.cmd("llm-lint").args(["--checker", "shellcheck"]).env("PATH", &path).json(4);
+    assert!(failed(&v)["reason"].as_str().unwrap().contains("(a.sh)"), "{v}");
+    t.write("a.sh", "echo $1\n");
     // Over --timeout: killed with what it started.
     write_fake("sleep 97 & sleep 97; wait");
     let started = std::time::Instant::now();
     let v: Value = t.cmd("llm-lint").args(["--checker", "shellcheck", "--timeout", "1"]).env("PATH", &path).json(4);
-    assert_eq!(v["error"]["code"], "checker_failed", "{v}");
+    assert!(failed(&v)["reason"].as_str().unwrap().contains("timeout"), "{v}");
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     aide_tests::eventually("the slow checker's processes to end", std::time::Duration::from_secs(10), || {
         aide_tests::processes_with_cmdline("sleep 97").is_empty()
