@@ -69,7 +69,8 @@ pub mod diag {
     pub const MACRO_NOT_INDEXED: &str = "macro_not_indexed";
     /// `--engine lsp` found no language server for the language: the syntax engine answered.
     pub const LSP_UNAVAILABLE: &str = "lsp_unavailable";
-    /// The language server could not start, crashed, timed out or erred: the syntax engine answered.
+    /// The language server could not start, crashed, timed out, erred, had not loaded its project in
+    /// time, or its answer left out sites the syntax engine ties to the symbol: the syntax engine answered.
     pub const LSP_FAILED: &str = "lsp_failed";
 }
 

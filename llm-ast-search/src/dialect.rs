@@ -24,7 +24,12 @@
 //! `ns::K::m`). A definitions value can be passed wherever a name is
 //! expected: `findReferences(findDefinition(`validateToken`))` finds the
 //! references of every name defined. Matching is by name, not by type
-//! resolution.
+//! resolution, unless the request's `engine` is `lsp` or `auto`: then
+//! `findReferences` answers each name (a definition by its name path) as
+//! `--references NAME --engine …` does — the language server's references
+//! of the definition the name names, judged by types; else, with the
+//! diagnostic saying why (`lsp_unavailable`, `lsp_failed`), the syntax
+//! engine's, judged by scope, receiver and qualifier.
 //!
 //! Values (JSON, typed by [`DialectValue`]): definitions `[{ "name", "kind",
 //! "name_path", "defined_at": { "path", "line", "column", "end_line",
@@ -261,7 +266,7 @@ const FUNCTIONS: &[Function] = &[
 pub trait Backend {
     /// The definitions of a name.
     fn definitions(&self, name: &str) -> Result<Vec<Definition>, AideError>;
-    /// The references of identifiers.
+    /// The references of names (identifiers or name paths), by the request's engine.
     fn references(&self, names: &[String]) -> Result<Vec<ReferenceSite>, AideError>;
     /// Matches of `pattern` in the file `path`, or in the files of the
     /// folder `path` that match `glob`.
@@ -550,6 +555,20 @@ pub fn check(program: &str, expr: &Expr) -> Result<Type, AideError> {
     }
 }
 
+/// The names a findReferences argument gives: a definition by its name
+/// path, so that a server is asked about that one definition.
+fn name_paths_of(value: &DialectValue) -> Vec<String> {
+    match value {
+        DialectValue::Definitions(items) => {
+            let mut names: Vec<String> = items.iter().map(|d| d.name_path.clone()).collect();
+            names.sort();
+            names.dedup();
+            names
+        }
+        other => names_of(other),
+    }
+}
+
 /// Names a `name` argument stands for: a string, or the names of definitions.
 fn names_of(value: &DialectValue) -> Vec<String> {
     match value {
@@ -590,7 +609,7 @@ fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<DialectValu
             }
             Ok(DialectValue::Definitions(out))
         }
-        "findReferences" => Ok(DialectValue::References(backend.references(&names_of(first)).map_err(at)?)),
+        "findReferences" => Ok(DialectValue::References(backend.references(&name_paths_of(first)).map_err(at)?)),
         "search" => Ok(DialectValue::Matches(
             backend.search(str_arg(0).unwrap_or(""), str_arg(1).unwrap_or(""), str_arg(2)).map_err(at)?,
         )),

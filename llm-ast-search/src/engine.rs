@@ -310,8 +310,24 @@ impl dialect::Backend for DialectBackend<'_> {
     }
 
     fn references(&self, names: &[String]) -> Result<Vec<ReferenceSite>, AideError> {
-        let (refs, _, d) = self.engine.references(names, false)?;
-        self.diagnostics.borrow_mut().extend(d);
+        let refs = if self.engine.request.engine == CodeEngine::Syntax {
+            let (refs, _, d) = self.engine.references(names, false)?;
+            self.diagnostics.borrow_mut().extend(d);
+            refs
+        } else {
+            // Each name as `--references NAME --engine …` answers it: its server's where it can.
+            let mut all = Vec::new();
+            for name in names {
+                let found = self.engine.references_of(name, false)?;
+                self.diagnostics.borrow_mut().extend(found.diagnostics);
+                all.extend(found.references);
+            }
+            all.sort_by(|a, b| {
+                aide_core::ordering::cmp_location(&a.path, a.span.byte_start, &b.path, b.span.byte_start)
+            });
+            all.dedup_by(|a, b| (&a.path, a.span.byte_start) == (&b.path, b.span.byte_start));
+            all
+        };
         Ok(refs
             .into_iter()
             .map(|r| ReferenceSite {

@@ -14,9 +14,11 @@ use std::path::Path;
 use aide_core::envelope::diag;
 use aide_core::{AideError, Diagnostic, Lang};
 
+use crate::AstRequest;
 use crate::engine::{Engine, ReferencesFound};
 use crate::error::AstError;
-use crate::lsp::{self, CodeEngine, LspFailure, ServerSpec};
+use crate::lsp::whole::SyntaxSite;
+use crate::lsp::{self, CodeEngine, Located, LspFailure, ServerSpec};
 use crate::output::Matching;
 use crate::refs::{self, Reference};
 use crate::resolve;
@@ -89,7 +91,9 @@ impl Engine<'_> {
     /// The references a language server gives for the definition at `at`
     /// of `path`, as records `resolved` by it (their kinds and enclosing
     /// symbols the syntax engine's where it saw the same place); None, with
-    /// a diagnostic, when no server can answer (the syntax engine then does).
+    /// a diagnostic, when no server can answer, or its answer left out
+    /// sites of the syntax engine's `syntax` (see [`lsp::whole`]): the
+    /// syntax engine then does.
     pub(crate) fn server_references(
         &self,
         path: &str,
@@ -99,9 +103,49 @@ impl Engine<'_> {
         include_definitions: bool,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Option<Vec<Reference>> {
-        let located =
-            self.ask_server(path, diagnostics, |spec| lsp::references(self.root, spec, path, at, include_definitions))?;
+        let known: Vec<&Reference> = syntax.iter().filter(|s| !s.in_comment_or_string).map(|s| &s.reference).collect();
+        let defined_at = Located { path: path.to_string(), start: at, end: at + ident.len() };
+        let located = self.ask_server(path, diagnostics, |spec| {
+            let located = lsp::references(self.root, spec, path, at, include_definitions)?;
+            self.check_whole(spec, &located, &known, include_definitions, defined_at)?;
+            Ok(located)
+        })?;
         Some(self.records_of(located, ident, syntax, include_definitions))
+    }
+
+    /// Fails with `Partial` when the server's references `located` left out
+    /// sites of the syntax engine's references `known` to the symbol
+    /// defined at `defined_at` (and at its definitions among `known`).
+    pub(crate) fn check_whole(
+        &self,
+        spec: &ServerSpec,
+        located: &[Located],
+        known: &[&Reference],
+        include_definitions: bool,
+        defined_at: Located,
+    ) -> Result<(), LspFailure> {
+        let is_definition = |r: &Reference| r.kind == refs::RefKind::Definition;
+        let sites: Vec<SyntaxSite> = known
+            .iter()
+            .filter(|r| include_definitions || !is_definition(r))
+            .map(|r| SyntaxSite {
+                path: r.path.clone(),
+                line: r.span.line,
+                column: r.span.column,
+                start: r.span.byte_start,
+                end: r.span.byte_end,
+                kind: r.kind,
+                matched: r.matched,
+            })
+            .collect();
+        let mut defined: Vec<Located> = known
+            .iter()
+            .filter(|r| is_definition(r) && r.matched == resolve::Resolution::Resolved)
+            .map(|r| Located { path: r.path.clone(), start: r.span.byte_start, end: r.span.byte_end })
+            .collect();
+        defined.push(defined_at);
+        let left = lsp::whole::check(self.root, spec, located, &sites, &defined)?;
+        if left.is_empty() { Ok(()) } else { Err(LspFailure::Partial(left.describe(&sites))) }
     }
 
     /// The place `given` names when it has the form `PATH:LINE:COLUMN`
@@ -123,11 +167,24 @@ impl Engine<'_> {
     }
 
     /// The references of the symbol at `place`: the server's, else the
-    /// syntax engine's of the name written there.
+    /// syntax engine's of the name written there. Where the syntax engine
+    /// ties the place to one definition, the server's answer must hold
+    /// its sites too (see [`lsp::whole`]).
     pub(crate) fn references_at(&self, place: &Place, include_definitions: bool) -> Result<ReferencesFound, AideError> {
         let mut diagnostics = Vec::new();
+        let by_syntax = AstRequest { engine: CodeEngine::Syntax, ..self.request.clone() };
+        let syntax_engine = Engine { request: &by_syntax, ..*self };
+        let mut syntax = syntax_engine.references_of(&place.ident, true)?;
+        let holds_place = |r: &&Reference| {
+            r.path == place.path && r.span.byte_start <= place.byte && place.byte < r.span.byte_end.max(place.byte + 1)
+        };
+        let tied = syntax.matching == Matching::Definition && syntax.references.iter().any(|r| holds_place(&r));
+        let known: Vec<&Reference> = if tied { syntax.references.iter().collect() } else { Vec::new() };
+        let defined_at = Located { path: place.path.clone(), start: place.byte, end: place.byte + place.ident.len() };
         if let Some(located) = self.ask_server(&place.path, &mut diagnostics, |spec| {
-            lsp::references(self.root, spec, &place.path, place.byte, include_definitions)
+            let located = lsp::references(self.root, spec, &place.path, place.byte, include_definitions)?;
+            self.check_whole(spec, &located, &known, include_definitions, defined_at)?;
+            Ok(located)
         }) {
             let references = self.records_of(located, &place.ident, &[], include_definitions);
             let files = references.iter().map(|r| &r.path).collect::<std::collections::BTreeSet<_>>().len();
@@ -139,10 +196,12 @@ impl Engine<'_> {
                 engine: CodeEngine::Lsp,
             });
         }
-        let mut found = self.references_of(&place.ident, include_definitions)?;
-        diagnostics.append(&mut found.diagnostics);
-        found.diagnostics = diagnostics;
-        Ok(found)
+        if !include_definitions {
+            syntax.references.retain(|r| r.kind != refs::RefKind::Definition);
+        }
+        diagnostics.append(&mut syntax.diagnostics);
+        syntax.diagnostics = diagnostics;
+        Ok(syntax)
     }
 
     /// Where the symbol used at `place` is defined: the server's answer

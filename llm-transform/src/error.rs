@@ -147,6 +147,8 @@ pub enum TransformError {
     ReadOnly { path: String },
     #[error("renaming {name} would leave {} site{} of the name that may mean it unchanged", .sites.len(), if .sites.len() == 1 { "" } else { "s" })]
     UnresolvedSites { name: String, sites: Vec<UnresolvedSite> },
+    #[error("{server}'s rename of {name} would leave {} site{} that mean it unchanged", .sites.len(), if .sites.len() == 1 { "" } else { "s" })]
+    ServerLeftSites { name: String, server: String, sites: Vec<UnresolvedSite> },
     #[error("{path} is a directory; deleting it needs `recursive`")]
     DirectoryNotRecursive { path: String },
     #[error("{path} is a directory; deleting it needs its tree checksum (or `force`)")]
@@ -386,6 +388,9 @@ impl From<TransformError> for AideError {
             E::UnresolvedSites { sites, .. } => error(code::UNRESOLVED_SITES)
                 .with_hint("look at each (llm-ast-search --references); then pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: lsp to let the language server decide")
                 .with_details(json!({ "sites": sites })),
+            E::ServerLeftSites { sites, .. } => error(code::UNRESOLVED_SITES)
+                .with_hint("the language server left these out: files it has not loaded, or that its configuration excludes (pyrightconfig.json's exclude, a file outside every tsconfig); pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: syntax")
+                .with_details(json!({ "sites": sites, "engine": "lsp" })),
             E::DirectoryNotRecursive { path } => error(code::INVALID_ARGUMENTS)
                 .with_hint("add \"recursive\": true with its expected_tree_checksum (llm-read DIR prints it)")
                 .with_details(json!({ "path": path, "kind": "directory" })),

@@ -33,6 +33,8 @@ use crate::error::{DefinitionCandidate, TransformError, UnresolvedSite};
 use crate::request::RenameSymbolOp;
 use crate::scan::{Edit, ScanCache, source_scope};
 
+mod by_server;
+
 /// One place a rename looked at.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RenameSite {
@@ -202,7 +204,7 @@ impl PreparedRename {
         let mut diagnostics = Vec::new();
         let by_server = match self.op.engine.unwrap_or_default() {
             CodeEngine::Syntax => None,
-            engine => self.server_sites(root, engine, resolver.target(), &syntax_sites, files, &mut diagnostics),
+            engine => self.server_sites(root, engine, resolver.target(), &syntax_sites, files, &mut diagnostics)?,
         };
         let engine = if by_server.is_some() { CodeEngine::Lsp } else { CodeEngine::Syntax };
         let (mut sites, texts) = match by_server {
@@ -282,91 +284,6 @@ impl PreparedRename {
             sites,
         };
         Ok(RenamePlan { edits, report, diagnostics })
-    }
-
-    /// The sites of the rename the language server makes (each with its new
-    /// text), judged by types; None, with a diagnostic, when no server is
-    /// installed (said only for `lsp`), it fails or has no rename there, or
-    /// it would edit a file the rename cannot take as the server saw it: one
-    /// outside the rename's files, or one an earlier operation of the
-    /// request changed (the server sees the disk). The syntax engine then renames.
-    fn server_sites(
-        &self,
-        root: &Root,
-        engine: CodeEngine,
-        target: &Target,
-        syntax: &[RenameSite],
-        files: &[(String, Vec<u8>)],
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Option<(Vec<RenameSite>, Vec<String>)> {
-        use aide_core::envelope::diag;
-        let (path, at) = match target {
-            Target::Symbol { defs, .. } => {
-                defs.iter().find_map(|d| d.name_span.map(|(start, _)| (d.path.to_string(), start)))?
-            }
-            Target::Local { path, def } => (path.clone(), def.start),
-        };
-        let lang = Lang::from_path(std::path::Path::new(&path))?;
-        let Some(spec) = llm_ast_search::lsp::server_for(lang) else {
-            if engine == CodeEngine::Lsp {
-                diagnostics.push(Diagnostic::new(
-                    diag::LSP_UNAVAILABLE,
-                    format!(
-                        "no {lang} language server on PATH (or {}): the syntax engine renamed",
-                        llm_ast_search::lsp::env_name(lang)
-                    ),
-                ));
-            }
-            return None;
-        };
-        let failed = |diagnostics: &mut Vec<Diagnostic>, why: String| {
-            diagnostics
-                .push(Diagnostic::new(diag::LSP_FAILED, format!("{}: {why}; the syntax engine renamed", spec.argv[0])));
-        };
-        let by_file = match llm_ast_search::lsp::rename(root, &spec, &path, at, &self.op.new_name) {
-            Ok(edits) if !edits.is_empty() => edits,
-            Ok(_) => {
-                failed(diagnostics, "it has no rename for the definition".into());
-                return None;
-            }
-            Err(failure) => {
-                failed(diagnostics, failure.to_string());
-                return None;
-            }
-        };
-        let (mut sites, mut texts) = (Vec::new(), Vec::new());
-        for file in by_file {
-            let Some((_, bytes)) = files.iter().find(|(rel, _)| *rel == file.path) else {
-                failed(diagnostics, format!("it would edit {}, outside the rename's files", file.path));
-                return None;
-            };
-            if root.read(std::path::Path::new(&file.path)).ok().as_ref() != Some(bytes) {
-                failed(
-                    diagnostics,
-                    format!("an earlier operation of the request changed {}, which it reads from disk", file.path),
-                );
-                return None;
-            }
-            let index = aide_core::LineIndex::new(bytes);
-            for (start, end, text) in file.edits {
-                let known = syntax.iter().find(|s| s.path == file.path && s.byte_start == start);
-                let at = index.span(bytes, start, end);
-                sites.push(RenameSite {
-                    path: file.path.clone(),
-                    line: at.line,
-                    column: at.column,
-                    byte_start: start,
-                    byte_end: end,
-                    kind: known.map_or(RefKind::Usage, |s| s.kind),
-                    matched: Resolution::Resolved,
-                    in_comment_or_string: known.is_some_and(|s| s.in_comment_or_string),
-                    renamed: true,
-                    line_text: known.map_or_else(|| index.line_text(bytes, at.line, 200), |s| s.line_text.clone()),
-                });
-                texts.push(text);
-            }
-        }
-        Some((sites, texts))
     }
 
     /// Refuses a new name that is already defined where the symbol lives.

@@ -1,7 +1,9 @@
 //! A language server over stdio: JSON-RPC messages framed by
 //! `Content-Length` headers, requests answered by id within a deadline,
 //! the server's own requests answered so it never waits on us
-//! (`workspace/configuration` with nulls, anything else with null).
+//! (`workspace/configuration` with nulls, anything else, such as
+//! `window/workDoneProgress/create`, with null), and what it says about
+//! its loading followed (see [`super::ready`]).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -10,6 +12,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+use super::ready::Readiness;
 
 /// Why a server did not answer.
 #[derive(Debug, Clone)]
@@ -22,13 +26,22 @@ pub enum LspFailure {
     Timeout(&'static str),
     /// It answered with an error.
     Error(String),
+    /// It had not loaded its project in time (what it was still doing):
+    /// its answer would have come from the few files it had read.
+    NotReady(String),
+    /// It answered, but left out sites it should have given (what they are).
+    Partial(String),
 }
 
 impl LspFailure {
     /// What went wrong, without the kind of failure (which the wire says apart).
     pub fn detail(&self) -> String {
         match self {
-            LspFailure::Start(e) | LspFailure::Gone(e) | LspFailure::Error(e) => e.clone(),
+            LspFailure::Start(e)
+            | LspFailure::Gone(e)
+            | LspFailure::Error(e)
+            | LspFailure::NotReady(e)
+            | LspFailure::Partial(e) => e.clone(),
             LspFailure::Timeout(method) => method.to_string(),
         }
     }
@@ -41,6 +54,8 @@ impl std::fmt::Display for LspFailure {
             LspFailure::Gone(e) => write!(f, "ended: {e}"),
             LspFailure::Timeout(method) => write!(f, "no answer to {method} in time"),
             LspFailure::Error(e) => write!(f, "answered with an error: {e}"),
+            LspFailure::NotReady(e) => write!(f, "had not loaded the project {e}"),
+            LspFailure::Partial(e) => write!(f, "{e}"),
         }
     }
 }
@@ -51,6 +66,7 @@ pub struct Server {
     stdin: ChildStdin,
     messages: Receiver<Value>,
     next_id: i64,
+    readiness: Readiness,
 }
 
 impl Server {
@@ -76,7 +92,8 @@ impl Server {
                 }
             }
         });
-        let mut server = Server { child, stdin, messages, next_id: 0 };
+        let readiness = Readiness::for_server(&argv.join(" "));
+        let mut server = Server { child, stdin, messages, next_id: 0, readiness };
         let uri = file_uri(root);
         let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let params = json!({
@@ -86,6 +103,8 @@ impl Server {
             "workspaceFolders": [{ "uri": uri, "name": name }],
             "capabilities": {
                 "general": { "positionEncodings": ["utf-16"] },
+                "window": { "workDoneProgress": true },
+                "experimental": { "serverStatusNotification": true },
                 "workspace": {
                     "configuration": true,
                     "workspaceFolders": true,
@@ -102,9 +121,54 @@ impl Server {
                 }
             }
         });
-        server.request("initialize", params, timeout)?;
+        let initialized = server.request("initialize", params, timeout)?;
+        if let Some(name) = initialized.pointer("/serverInfo/name").and_then(Value::as_str) {
+            server.readiness = Readiness::for_server(&format!("{} {name}", argv.join(" ")));
+        }
         server.notify("initialized", json!({}))?;
         Ok(server)
+    }
+
+    /// Waits until the server has loaded its project and finished the work
+    /// it reported, at most `timeout`; NotReady (what it was still doing)
+    /// after that. A request of no method goes first, so that whatever the
+    /// server began on what it was sent before (a file opened) has been said.
+    pub fn settle(&mut self, timeout: Duration) -> Result<(), LspFailure> {
+        let deadline = Instant::now() + timeout;
+        let not_ready = |readiness: &Readiness| {
+            LspFailure::NotReady(format!("after {} s: {}", timeout.as_secs(), readiness.waiting_on()))
+        };
+        match self.request("aide/ready", Value::Null, timeout) {
+            Ok(_) | Err(LspFailure::Error(_)) => {}
+            Err(LspFailure::Timeout(_)) => return Err(not_ready(&self.readiness)),
+            Err(other) => return Err(other),
+        }
+        while !self.readiness.is_ready() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.messages.recv_timeout(left) {
+                Ok(message) => self.take(&message)?,
+                Err(RecvTimeoutError::Timeout) => return Err(not_ready(&self.readiness)),
+                Err(RecvTimeoutError::Disconnected) => return Err(LspFailure::Gone("its output closed".into())),
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes in a message that is not the answer awaited: a request of the
+    /// server's own is answered at once; what it says of its loading is noted.
+    fn take(&mut self, message: &Value) -> Result<(), LspFailure> {
+        self.readiness.note(message);
+        if let (Some(asked), Some(their_id)) = (message.get("method").and_then(Value::as_str), message.get("id")) {
+            let result = match asked {
+                "workspace/configuration" => {
+                    let items = message.pointer("/params/items").and_then(Value::as_array).map_or(0, Vec::len);
+                    Value::Array(vec![Value::Null; items])
+                }
+                _ => Value::Null,
+            };
+            self.send(&json!({ "jsonrpc": "2.0", "id": their_id, "result": result }))?;
+        }
+        Ok(())
     }
 
     /// Sends a notification.
@@ -125,16 +189,8 @@ impl Server {
                 Err(RecvTimeoutError::Timeout) => return Err(LspFailure::Timeout(method)),
                 Err(RecvTimeoutError::Disconnected) => return Err(LspFailure::Gone("its output closed".into())),
             };
-            // A request of the server's own: answered at once.
-            if let (Some(asked), Some(their_id)) = (message.get("method").and_then(Value::as_str), message.get("id")) {
-                let result = match asked {
-                    "workspace/configuration" => {
-                        let items = message.pointer("/params/items").and_then(Value::as_array).map_or(0, Vec::len);
-                        Value::Array(vec![Value::Null; items])
-                    }
-                    _ => Value::Null,
-                };
-                self.send(&json!({ "jsonrpc": "2.0", "id": their_id, "result": result }))?;
+            if message.get("method").is_some() {
+                self.take(&message)?;
                 continue;
             }
             if message.get("id").and_then(Value::as_i64) == Some(id) {

@@ -8,7 +8,8 @@
 //! one JSON line, `{"method", "params", "open"}`, and reads
 //! `{"answered": result}` or `{"failed": {"kind", "message"}}`. A server
 //! that ended or stopped answering is not kept: the keeper (or the pool)
-//! lets it go, and the next question starts a new one.
+//! lets it go, and the next question starts a new one. One not ready in
+//! time is kept: it loads on, and a later question finds it ready.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -183,6 +184,8 @@ fn exchange(mut stream: UnixStream, question: &[u8]) -> Option<Result<Value, Lsp
                 LspFailure::Timeout(METHODS.iter().find(|m| **m == message).copied().unwrap_or("the question"))
             }
             "error" => LspFailure::Error(message),
+            "not_ready" => LspFailure::NotReady(message),
+            "partial" => LspFailure::Partial(message),
             _ => LspFailure::Gone(message),
         })),
     }
@@ -257,6 +260,8 @@ fn serve(stream: UnixStream, root: &Root, spec: &ServerSpec, warm: &Mutex<Option
                 LspFailure::Gone(_) => "gone",
                 LspFailure::Timeout(_) => "timeout",
                 LspFailure::Error(_) => "error",
+                LspFailure::NotReady(_) => "not_ready",
+                LspFailure::Partial(_) => "partial",
             };
             Answer::Failed { kind: kind.into(), message: failure.detail() }
         }

@@ -9,12 +9,16 @@
 //! The server is the language's usual one found on PATH (or the command in
 //! `AIDE_LSP_<LANGUAGE>`, e.g. `AIDE_LSP_PYTHON="basedpyright-langserver
 //! --stdio"`), kept warm per root and command (see [`keeper`]) and told of
-//! every change on disk before each question (see [`warm`]).
+//! every change on disk before each question (see [`warm`]), asked only
+//! once it has loaded its project (see [`ready`]), and its answer checked
+//! against the syntax engine's before it is taken (see [`whole`]).
 
 pub mod client;
 pub mod keeper;
+pub mod ready;
 pub mod server;
 pub mod warm;
+pub mod whole;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,7 +28,7 @@ use serde_json::{Value, json};
 
 pub use client::LspFailure;
 pub use keeper::{keep_servers, release_servers};
-pub use server::{CodeEngine, LSP_TIMEOUT, ServerSpec, env_name, server_for};
+pub use server::{CodeEngine, LSP_TIMEOUT, ServerSpec, env_name, ready_timeout, server_for};
 
 /// A place a server named: a file of the root and a byte span in it.
 #[derive(Debug, Clone, PartialEq, Eq)]

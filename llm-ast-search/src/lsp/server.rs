@@ -8,6 +8,16 @@ use aide_core::Lang;
 /// How long a server may take to start or answer one request.
 pub const LSP_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long a question waits for its server to load the project:
+/// `AIDE_LSP_READY_TIMEOUT` seconds, else [`LSP_TIMEOUT`]. A server not
+/// ready by then is not asked (`lsp_failed`; it is kept, and loads on).
+pub fn ready_timeout() -> Duration {
+    std::env::var("AIDE_LSP_READY_TIMEOUT")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map_or(LSP_TIMEOUT, Duration::from_secs)
+}
+
 /// Which engine answers.
 #[derive(
     Debug,

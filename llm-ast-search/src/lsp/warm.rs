@@ -21,7 +21,7 @@ use aide_core::{Lang, Root};
 use serde_json::{Value, json};
 
 use super::client::{LspFailure, Server, file_uri};
-use super::server::{LSP_TIMEOUT, ServerSpec};
+use super::server::{LSP_TIMEOUT, ServerSpec, ready_timeout};
 
 /// What was last seen of a file: its stamps, and whether they could be trusted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +51,9 @@ impl Warm {
     }
 
     /// Asks `method` with `params` once the server knows the root's files
-    /// as they are now, `open` (absolute paths) opened as an editor would.
+    /// as they are now, `open` (absolute paths) opened as an editor would,
+    /// and has loaded its project (see [`super::ready`]): not asked
+    /// (`NotReady`) when it has not within [`ready_timeout`].
     pub fn ask(&mut self, method: &'static str, params: Value, open: &[PathBuf]) -> Result<Value, LspFailure> {
         self.sync()?;
         for path in open {
@@ -59,6 +61,7 @@ impl Warm {
                 self.send_text(path)?;
             }
         }
+        self.server.settle(ready_timeout())?;
         self.server.request(method, params, LSP_TIMEOUT)
     }
 
