@@ -20,6 +20,7 @@
 //! confirm = "gated"             # aide mcp: ask the user before a gated call
 //! rate = "10/s"                 # aide mcp: calls a second (N/s) or minute (N/m)
 //! call_timeout = 600            # aide mcp: seconds one call may run
+//! exec_timeout = 120            # llm-shell exec: seconds a command may run
 //! ```
 //!
 //! A file that does not parse, or names a key aide does not know, is an
@@ -49,7 +50,13 @@ pub struct ConfigFile {
     pub confirm: Option<String>,
     pub rate: Option<String>,
     pub call_timeout: Option<f64>,
+    pub exec_timeout: Option<f64>,
 }
+
+/// Seconds `llm-shell exec` lets a command run when neither its
+/// `--timeout` nor aide.toml says (as a coding agent's shell tool does:
+/// two minutes).
+pub const DEFAULT_EXEC_TIMEOUT: f64 = 120.0;
 
 /// Where a setting came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +101,8 @@ pub struct Config {
     pub confirm: Setting<Option<String>>,
     pub rate: Setting<Option<String>>,
     pub call_timeout: Setting<Option<f64>>,
+    /// Seconds a foreground `llm-shell exec` runs without `--timeout`.
+    pub exec_timeout: Setting<f64>,
     /// What a project's file asked for and was not given, and why.
     pub ignored: Vec<String>,
 }
@@ -110,6 +119,7 @@ impl Default for Config {
             confirm: Setting::default_of(None),
             rate: Setting::default_of(None),
             call_timeout: Setting::default_of(None),
+            exec_timeout: Setting::default_of(DEFAULT_EXEC_TIMEOUT),
             ignored: Vec::new(),
         }
     }
@@ -183,8 +193,16 @@ fn read(path: &Path) -> Result<ConfigFile, AideError> {
     if let Some(v) = file.rate.as_deref().filter(|v| rate_per_second(v).is_none()) {
         return Err(bad("rate", v, "N/s or N/m, N above 0"));
     }
-    if let Some(v) = file.call_timeout.filter(|s| !(s.is_finite() && *s > 0.0)) {
-        return Err(bad("call_timeout", &v.to_string(), "seconds above 0"));
+    // Past MAX_SECONDS a Duration overflows.
+    let seconds = |s: f64| s > 0.0 && s <= crate::request::MAX_SECONDS;
+    for (key, value) in [("call_timeout", file.call_timeout), ("exec_timeout", file.exec_timeout)] {
+        if let Some(v) = value.filter(|s| !seconds(*s)) {
+            return Err(bad(
+                key,
+                &v.to_string(),
+                &format!("seconds above 0, at most {:.0}", crate::request::MAX_SECONDS),
+            ));
+        }
     }
     Ok(file)
 }
@@ -290,6 +308,13 @@ fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&P
             refuse(format!("call_timeout = {seconds} is looser"));
         }
     }
+    if let Some(seconds) = file.exec_timeout {
+        if project.is_none() || seconds <= config.exec_timeout.value {
+            config.exec_timeout = Setting { value: seconds, source: from() };
+        } else {
+            refuse(format!("exec_timeout = {seconds} is looser than {}", config.exec_timeout.value));
+        }
+    }
     config.ignored.extend(ignored);
 }
 
@@ -355,6 +380,11 @@ impl Config {
                 self.call_timeout.value.map_or("none".into(), |s| format!("{s} s")),
                 self.call_timeout.source.to_string(),
             ),
+            (
+                "exec_timeout".to_string(),
+                format!("{} s", self.exec_timeout.value),
+                self.exec_timeout.source.to_string(),
+            ),
         ];
         out.extend(
             self.writable.iter().map(|w| ("writable".into(), w.value.display().to_string(), w.source.to_string())),
@@ -398,6 +428,24 @@ mod tests {
     }
 
     #[test]
+    fn exec_timeout_is_two_minutes_unless_set_and_a_project_may_only_shorten_it() {
+        let mut config = Config::default();
+        assert_eq!((config.exec_timeout.value, &config.exec_timeout.source), (120.0, &Source::Default));
+        let project = Path::new("/work/p");
+        apply(&mut config, &file("exec_timeout = 600"), &project.join(FILE), Some(project));
+        assert_eq!(config.exec_timeout.value, 120.0, "a project cannot lengthen the default");
+        assert!(config.ignored[0].contains("exec_timeout = 600 is looser than 120"), "{:?}", config.ignored);
+        apply(&mut config, &file("exec_timeout = 0.5"), &project.join(FILE), Some(project));
+        assert_eq!(config.exec_timeout.value, 0.5);
+        let mut config = Config::default();
+        let user = Path::new("/home/u/.config/aide/aide.toml");
+        apply(&mut config, &file("exec_timeout = 600"), user, None);
+        assert_eq!((config.exec_timeout.value, &config.exec_timeout.source), (600.0, &Source::File(user.into())));
+        let shown = config.described().into_iter().find(|(k, _, _)| k == "exec_timeout").unwrap();
+        assert_eq!((shown.1.as_str(), shown.2.as_str()), ("600 s", "/home/u/.config/aide/aide.toml"));
+    }
+
+    #[test]
     fn a_project_may_turn_the_sandbox_on_from_the_default() {
         let mut config = Config::default();
         let project = Path::new("/work/p");
@@ -422,5 +470,13 @@ mod tests {
         assert!(e.message.contains(":2: max_risk = \"extreme\""), "{}", e.message);
         std::fs::write(&path, "rate = \"fast\"\n").unwrap();
         assert!(read(&path).unwrap_err().message.contains("rate"));
+        // Seconds that are none, or too many for a Duration, are refused for both timeouts.
+        for bad in ["exec_timeout = 0", "exec_timeout = -1", "exec_timeout = 1e300", "call_timeout = 1e300"] {
+            std::fs::write(&path, format!("network = \"off\"\n{bad}\n")).unwrap();
+            let e = read(&path).unwrap_err();
+            assert!(e.message.contains(":2: ") && e.message.contains("seconds above 0"), "{bad}: {}", e.message);
+        }
+        std::fs::write(&path, "exec_timeout = \"soon\"\n").unwrap();
+        assert!(read(&path).unwrap_err().message.contains(":1:"));
     }
 }

@@ -88,7 +88,13 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     what.normalize()?;
     // The session's bash evals this line: an argv is quoted word by word.
     let command = what.shell_line();
-    aide_core::request::check_timeout("--timeout", args.timeout)?;
+    aide_core::request::check_timeout("--timeout", args.timeout).map_err(|e| {
+        e.with_hint(format!(
+            "give --timeout 30 or 0.5 (at most {:.0}); without it the command is ended after aide.toml's exec_timeout, else {} s",
+            aide_core::request::MAX_SECONDS,
+            aide_core::config::DEFAULT_EXEC_TIMEOUT
+        ))
+    })?;
     // A session, or a throwaway one in a temporary folder.
     let mut cleanup = None;
     let mut session = match &args.session {
@@ -158,7 +164,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     let order = exec::ExecOrder {
         command,
         stdin: stdin.as_ref().map(|s| s.path.clone()),
-        timeout_ms: args.timeout.map(|t| Duration::from_secs_f64(t).as_millis().try_into().unwrap_or(u64::MAX)),
+        timeout_ms: Some(exec_limit_ms(args.timeout, &session)?),
         max_output: args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
         // The session's own secret values, besides every shape the rules know.
         redact: !args.no_redact,
@@ -168,6 +174,18 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     drop(stdin);
     drop(cleanup);
     Ok(ShellOutput::Exec(Box::new(out)))
+}
+
+/// How long a foreground command may run, in ms: its `--timeout`, else
+/// aide.toml's `exec_timeout` for the directory it runs in (else the
+/// default), so no command hangs its caller forever.
+fn exec_limit_ms(asked: Option<f64>, session: &session::Session) -> Result<u64, AideError> {
+    let seconds = match asked {
+        Some(seconds) => seconds,
+        None => aide_core::config::load(Path::new(&session.meta.working_dir))?.exec_timeout.value,
+    };
+    // Both are checked to fit a Duration (at most MAX_SECONDS).
+    Ok(Duration::from_secs_f64(seconds).as_millis().try_into().unwrap_or(u64::MAX))
 }
 
 /// The file a command reads as its stdin: the caller's own file (`--stdin

@@ -80,6 +80,9 @@ pub struct ExecOutput {
     pub stderr_truncated: bool,
     pub execution_time_ms: f64,
     pub timed_out: bool,
+    /// The limit it ran under: --timeout, else aide.toml's exec_timeout, else 120 s.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
     /// The working directory after the command.
     pub working_dir: String,
     /// Secrets replaced by `[REDACTED]`.
@@ -141,6 +144,7 @@ pub(crate) fn run_on(
         stderr_truncated: stderr.truncated,
         execution_time_ms: (total_us / 1000.0 * 1000.0).round() / 1000.0,
         timed_out,
+        timeout_ms: order.timeout_ms,
         working_dir: session.meta.working_dir.clone(),
         redactions,
         background_output,

@@ -19,7 +19,7 @@
 //! ## Wire format (`--json`, inside the aide envelope)
 //!
 //! * `exec`: `{ "exit_code", "stdout", "stderr", "stdout_bytes", "stdout_truncated", …,
-//!   "execution_time_ms", "timed_out", "working_dir", "redactions",
+//!   "execution_time_ms", "timed_out", "timeout_ms", "working_dir", "redactions",
 //!   "performance": { "parse_us", "restore_us", "execute_us", "capture_us", "total_us" } }`
 //! * `exec --yield-ms`: `{ "job_id", "running", "status", "exit_code", "signal", "timed_out",
 //!   "stdout", "stderr", "stdout_bytes", "stderr_bytes", … }` (see [`handoff`])
@@ -31,6 +31,11 @@
 //! * `check`: `{ "valid", "ast" | "error", "line", "column", "suggestion", "bash_n", "disagreement" }`
 //! * `explain`: `{ "steps": [ { "step", "command", "description", "will_execute_if",
 //!   "estimated_risk", "risk_reasons" } ], "overall_risk", "warnings", "shellcheck" }`
+//!
+//! A foreground `exec` is ended after `--timeout` seconds, else aide.toml's
+//! `exec_timeout`, else [`aide_core::config::DEFAULT_EXEC_TIMEOUT`] (120):
+//! its process group gets TERM, then KILL, and the answer says `timed_out`
+//! with the `timeout_ms` it ran under.
 //!
 //! Exit status: `exec` exits with the command's own status (0–255), 124 when
 //! it timed out (as `timeout`); every other subcommand exits 0, or 1 when
@@ -205,8 +210,11 @@ pub struct ExecArgs {
     /// The session to run in (default: a throwaway one).
     #[arg(long)]
     pub session: Option<String>,
-    /// Kill the command's process group after this many seconds. TERM first,
-    /// KILL 2 s later.
+    /// Seconds before the command is ended (default 120). TERM to its
+    /// process group, KILL 2 s later; the answer says `timed_out` and exec
+    /// exits 124. The default is aide.toml's `exec_timeout` where set (a
+    /// project's may only shorten it). With --background or --yield-ms: no
+    /// limit unless given.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
     /// Bytes kept per stream; longer output keeps its head and tail.
@@ -348,7 +356,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["exec"],
             group: Group::Shell,
-            description: "Runs a bash command in a persistent session (cwd and environment survive between calls) or a throwaway one: stdout, stderr and exit code, cut to head and tail when long. background or yield_ms hand it to jobs. Check unfamiliar commands with shell_explain first.",
+            description: "Runs a bash command in a persistent session (cwd and environment carry over) or a throwaway one: stdout, stderr, exit code; long output keeps head and tail. timeout ends it (default 120 s). background or yield_ms hand it to jobs. Check unfamiliar commands with shell_explain first.",
             effects: RUNS_COMMANDS,
             output: &["stdout", "job"],
             mcp_defaults: &[],
@@ -408,7 +416,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["session", "list"],
             group: Group::Shell,
-            description: "Lists the shell sessions with their working directories, command counts and last exit codes.",
+            description: "The shell sessions: working directories, command counts, last exit codes.",
             effects: READS,
             output: &["sessions"],
             mcp_defaults: &[],
@@ -418,7 +426,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["session", "show"],
             group: Group::Shell,
-            description: "Shows one session's state: working directory, environment variables set in it, its background jobs and the last exit code.",
+            description: "One session's state: working directory, environment set in it, background jobs, last exit code.",
             effects: READS,
             output: &["uptime_seconds", "-active_jobs"],
             mcp_defaults: &[],
@@ -468,7 +476,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["perf"],
             group: Group::Shell,
-            description: "The timing history of commands run in a session through shell_exec, with anomalies (a command much slower than its usual).",
+            description: "The timing history of a session's shell_exec commands, with anomalies (a command much slower than its usual).",
             effects: READS,
             output: &["anomalies"],
             mcp_defaults: &[],

@@ -119,11 +119,15 @@ impl Render for ShellOutput {
                     w.write_all(e.stderr.as_bytes())?;
                 }
                 let extra = match (e.timed_out, e.background_output) {
-                    (true, _) => " (timed out)",
+                    (true, _) => match e.timeout_ms {
+                        Some(ms) => format!(" (timed out after {} s)", ms as f64 / 1000.0),
+                        None => " (timed out)".to_string(),
+                    },
                     (false, true) => {
                         " (a background process still holds the output open; shown: what came until the command returned)"
+                            .to_string()
                     }
-                    _ => "",
+                    _ => String::new(),
                 };
                 let paint = if failed { Paint::Bad } else { Paint::Dim };
                 w.paint(

@@ -746,3 +746,65 @@ fn a_failed_commands_text_starts_with_its_exit_status() {
     let (text, _) = t.cmd("llm-shell").args(["exec", "--", "echo fine"]).expect_exit(0);
     assert!(text.starts_with("fine\n"), "{text}");
 }
+
+/// A command that never ends does not hang its caller: without --timeout,
+/// exec ends it after aide.toml's `exec_timeout` (here half a second), the
+/// whole tree with it, and says `timed_out` with the limit it ran under.
+/// A session's exec and the MCP tool alike; --timeout overrides it.
+#[test]
+fn exec_without_a_timeout_is_ended_by_the_configured_default() {
+    let t = TestDir::new();
+    t.write("aide.toml", "exec_timeout = 0.5\n");
+    let tree = "echo begun; (sleep 31.9; echo child) & sleep 31.9";
+    let once = exec_args(&t, &["--", tree]);
+    assert_eq!((&once["timed_out"], &once["timeout_ms"]), (&Value::from(true), &Value::from(500)), "{once}");
+    assert!(once["stdout"].as_str().unwrap().contains("begun"), "{once}");
+    let s = new_session(&t);
+    let in_session = exec(&t, &s, tree);
+    assert_eq!((&in_session["timed_out"], &in_session["timeout_ms"]), (&Value::from(true), &Value::from(500)));
+    assert_eq!(exec(&t, &s, "echo alive")["stdout"], "alive\n", "the session lives on");
+    // The text form says it too, with the limit.
+    let (text, _) = t.cmd("llm-shell").args(["exec", "--", "sleep 31.9"]).expect_exit(124);
+    assert!(text.contains("timed out after 0.5 s"), "{text}");
+    // Over MCP, where no flag is given.
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &[], serde_json::json!({}));
+    let r = client.call("shell_exec", serde_json::json!({ "command": "sleep 31.9" }));
+    let r = &r["structuredContent"];
+    assert_eq!((&r["timed_out"], &r["timeout_ms"]), (&Value::from(true), &Value::from(500)), "{r}");
+    drop(client);
+    aide_tests::eventually("every sleep of the trees ended", Duration::from_secs(10), || {
+        aide_tests::processes_with_cmdline("sleep 31.9").is_empty()
+    });
+    // A call's own --timeout wins over the default.
+    let given = exec_args(&t, &["--timeout", "30", "--", "sleep 1; echo done"]);
+    assert_eq!(
+        (&given["timed_out"], &given["timeout_ms"], &given["stdout"]),
+        (&Value::from(false), &Value::from(30_000), &Value::from("done\n"))
+    );
+}
+
+/// The default is two minutes, shown in --help and the schema; a
+/// project's aide.toml may shorten it, never lengthen it (aide doctor
+/// says what it ignored and where each value came from).
+#[test]
+fn the_exec_default_timeout_is_documented_and_a_project_cannot_lengthen_it() {
+    let t = TestDir::new();
+    let default = aide_core::config::DEFAULT_EXEC_TIMEOUT;
+    assert_eq!(exec_args(&t, &["--", "true"])["timeout_ms"], (default * 1000.0) as u64);
+    let (help, _) = t.cmd("llm-shell").args(["exec", "--help"]).expect_exit(0);
+    assert!(help.contains(&format!("(default {default})")) && help.contains("exec_timeout"), "{help}");
+    let (schema, _) = t.cmd("llm-shell").arg("--schema").expect_exit(0);
+    assert!(schema.contains(&format!("Seconds before the command is ended (default {default})")), "{schema}");
+
+    t.write("aide.toml", "exec_timeout = 600\n");
+    assert_eq!(exec_args(&t, &["--", "true"])["timeout_ms"], (default * 1000.0) as u64, "not lengthened");
+    let doctor: Value = t.cmd("aide").args(["doctor"]).json(0);
+    let check = doctor["checks"].as_array().unwrap().iter().find(|c| c["name"] == "configuration").unwrap();
+    let detail = check["detail"].as_str().unwrap();
+    assert!(detail.contains(&format!("exec_timeout = {default} s (default)")), "{detail}");
+    assert!(detail.contains("exec_timeout = 600 is looser"), "{detail}");
+    t.write("aide.toml", "exec_timeout = 0\n");
+    let v = shell(&t, &["exec", "--", "true"], 2);
+    assert_eq!(v["error"]["code"], "invalid_request", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("aide.toml:1: exec_timeout"), "{v}");
+}
