@@ -92,7 +92,11 @@ impl Server {
                 }
             }
         });
-        let readiness = Readiness::for_server(&argv.join(" "));
+        // Known by its programs' file names (`node …/pyright-langserver.js` is pyright).
+        let programs: Vec<&str> =
+            argv.iter().map(|a| Path::new(a).file_name().and_then(|n| n.to_str()).unwrap_or(a)).collect();
+        let programs = programs.join(" ");
+        let readiness = Readiness::for_server(&programs);
         let mut server = Server { child, stdin, messages, next_id: 0, readiness };
         let uri = file_uri(root);
         let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -123,7 +127,7 @@ impl Server {
         });
         let initialized = server.request("initialize", params, timeout)?;
         if let Some(name) = initialized.pointer("/serverInfo/name").and_then(Value::as_str) {
-            server.readiness = Readiness::for_server(&format!("{} {name}", argv.join(" ")));
+            server.readiness = Readiness::for_server(&format!("{programs} {name}"));
         }
         server.notify("initialized", json!({}))?;
         Ok(server)
