@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 pub mod mcp;
 pub mod ripgrep;
+pub mod trees;
 pub mod wire;
 
 /// The directory holding the workspace's built binaries, building them once
