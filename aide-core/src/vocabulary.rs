@@ -42,7 +42,7 @@ pub const TERMS: &[Term] = &[
     Term { name: "hidden", meaning: "include hidden files and directories", old_names: &[] },
     Term {
         name: "engine",
-        meaning: "who answers references, implementations, hover and rename_symbol: `syntax` (tree-sitter; the default), `lsp` (the language's server, kept warm; without one the syntax engine answers, with an `lsp_unavailable` diagnostic) or `auto` (a server where one is installed)",
+        meaning: "who answers references, callers, implementations, hover and rename_symbol: `syntax` (tree-sitter; the default), `lsp` (the language's server, kept warm; without one the syntax engine answers, with an `lsp_unavailable` diagnostic) or `auto` (a server where one is installed)",
         old_names: &[],
     },
     Term { name: "no_ignore", meaning: "do not honour .gitignore, .ignore and similar files", old_names: &[] },

@@ -16,6 +16,7 @@
 //! |---|---|---|
 //! | `findDefinitions(name)`, alias `findDefinition` | name: string or definitions | definitions |
 //! | `findReferences(name)` | name: string or definitions | references |
+//! | `findCallers(name)` | name: string, definitions or callers (theirs) | calls with their callers |
 //! | `search(path, pattern)` | path: file or folder; pattern: regex | matches |
 //! | `search(path, pattern, glob)` | glob: the folder's files to search (`*.rs`, `src/**/*.py`) | matches |
 //! | `lines(path, start, end)` | 1-based, inclusive | range |
@@ -30,6 +31,11 @@
 //! of the definition the name names, judged by types; else, with the
 //! diagnostic saying why (`lsp_unavailable`, `lsp_failed`), the syntax
 //! engine's, judged by scope, receiver and qualifier.
+//!
+//! `findCallers` answers each name as `--callers NAME --engine …` does:
+//! each call with `"caller"` (a definition; null at module level),
+//! `"matched"` and the `"engine"` that found it. Given callers, it finds
+//! their callers: `findCallers(findCallers(`f`))` is who calls f's callers.
 //!
 //! Values (JSON, typed by [`DialectValue`]): definitions `[{ "name", "kind",
 //! "name_path", "defined_at": { "path", "line", "column", "end_line",
@@ -53,7 +59,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::error::AstError;
-use crate::refs::RefKind;
+use crate::lsp::CodeEngine;
+use crate::refs::{RefKind, Resolution};
 use crate::symbols::SymbolKind;
 
 /// A 1-based line and column (columns count Unicode scalar values).
@@ -114,6 +121,22 @@ pub struct ReferenceSite {
     pub text: String,
 }
 
+/// A call found by `findCallers`, and who makes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct CallerSite {
+    #[serde(flatten)]
+    pub range: Range,
+    /// The name called, as written.
+    pub name: String,
+    /// The innermost function, method or other body holding the call; null at module level.
+    pub caller: Option<Definition>,
+    pub matched: Resolution,
+    /// Which engine found the call: `syntax` or `lsp`.
+    pub engine: CodeEngine,
+    /// The line of the call.
+    pub text: String,
+}
+
 /// A regex match found by `search`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SearchMatch {
@@ -141,6 +164,7 @@ pub struct LineRange {
 pub enum DialectValue {
     Definitions(Vec<Definition>),
     References(Vec<ReferenceSite>),
+    Callers(Vec<CallerSite>),
     Matches(Vec<SearchMatch>),
     Lines(LineRange),
     Text(String),
@@ -154,6 +178,7 @@ impl DialectValue {
         match self {
             DialectValue::Definitions(v) => !v.is_empty(),
             DialectValue::References(v) => !v.is_empty(),
+            DialectValue::Callers(v) => !v.is_empty(),
             DialectValue::Matches(v) => !v.is_empty(),
             DialectValue::Several(v) => !v.is_empty(),
             DialectValue::Lines(_) | DialectValue::Text(_) | DialectValue::Integer(_) => true,
@@ -206,6 +231,7 @@ pub enum Type {
     Int,
     Definitions,
     References,
+    Callers,
     Matches,
     Range,
 }
@@ -217,6 +243,7 @@ impl Type {
             Type::Int => "an integer",
             Type::Definitions => "definitions",
             Type::References => "references",
+            Type::Callers => "callers",
             Type::Matches => "search matches",
             Type::Range => "a line range",
         }
@@ -239,11 +266,13 @@ struct Function {
 
 const NAME: Param = Param { name: "name", accepts: &[Type::Str, Type::Definitions] };
 const PATH: Param = Param { name: "path", accepts: &[Type::Str] };
+const CALLED: Param = Param { name: "name", accepts: &[Type::Str, Type::Definitions, Type::Callers] };
 
 const FUNCTIONS: &[Function] = &[
     Function { name: "findDefinitions", params: &[NAME], optional: 0, returns: Type::Definitions },
     Function { name: "findDefinition", params: &[NAME], optional: 0, returns: Type::Definitions },
     Function { name: "findReferences", params: &[NAME], optional: 0, returns: Type::References },
+    Function { name: "findCallers", params: &[CALLED], optional: 0, returns: Type::Callers },
     Function {
         name: "search",
         params: &[
@@ -268,6 +297,8 @@ pub trait Backend {
     fn definitions(&self, name: &str) -> Result<Vec<Definition>, AideError>;
     /// The references of names (identifiers or name paths), by the request's engine.
     fn references(&self, names: &[String]) -> Result<Vec<ReferenceSite>, AideError>;
+    /// The calls of names (identifiers, name paths or places) with their callers, by the request's engine.
+    fn callers(&self, names: &[String]) -> Result<Vec<CallerSite>, AideError>;
     /// Matches of `pattern` in the file `path`, or in the files of the
     /// folder `path` that match `glob`.
     fn search(&self, path: &str, pattern: &str, glob: Option<&str>) -> Result<Vec<SearchMatch>, AideError>;
@@ -569,6 +600,21 @@ fn name_paths_of(value: &DialectValue) -> Vec<String> {
     }
 }
 
+/// The names a findCallers argument gives: a definition by its name path,
+/// callers by theirs (a call at module level has none).
+fn called_names(value: &DialectValue) -> Vec<String> {
+    match value {
+        DialectValue::Callers(calls) => {
+            let mut names: Vec<String> =
+                calls.iter().filter_map(|c| c.caller.as_ref()).map(|d| d.name_path.clone()).collect();
+            names.sort();
+            names.dedup();
+            names
+        }
+        other => name_paths_of(other),
+    }
+}
+
 /// Names a `name` argument stands for: a string, or the names of definitions.
 fn names_of(value: &DialectValue) -> Vec<String> {
     match value {
@@ -610,6 +656,7 @@ fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<DialectValu
             Ok(DialectValue::Definitions(out))
         }
         "findReferences" => Ok(DialectValue::References(backend.references(&name_paths_of(first)).map_err(at)?)),
+        "findCallers" => Ok(DialectValue::Callers(backend.callers(&called_names(first)).map_err(at)?)),
         "search" => Ok(DialectValue::Matches(
             backend.search(str_arg(0).unwrap_or(""), str_arg(1).unwrap_or(""), str_arg(2)).map_err(at)?,
         )),
@@ -674,6 +721,24 @@ mod tests {
                 })
                 .collect())
         }
+        fn callers(&self, names: &[String]) -> Result<Vec<CallerSite>, AideError> {
+            Ok(names
+                .iter()
+                .map(|n| CallerSite {
+                    range: range("c"),
+                    name: n.clone(),
+                    caller: Some(Definition {
+                        name: format!("{n}_caller"),
+                        kind: SymbolKind::Function,
+                        name_path: format!("{n}_caller"),
+                        defined_at: range("c"),
+                    }),
+                    matched: Resolution::NameOnly,
+                    engine: CodeEngine::Syntax,
+                    text: String::new(),
+                })
+                .collect())
+        }
         fn search(&self, path: &str, pattern: &str, ext: Option<&str>) -> Result<Vec<SearchMatch>, AideError> {
             Ok(vec![SearchMatch { range: range(path), matched: pattern.into(), text: ext.unwrap_or("-").into() }])
         }
@@ -711,6 +776,17 @@ mod tests {
         assert_eq!((&l["path"], &l["content"]), (&json!("src/main.rs"), &json!("10-15")));
         let r = json_of("findReferences(findDefinition(`validateToken`))");
         assert_eq!((r[0]["name"].as_str(), r[0]["kind"].as_str()), (Some("validateToken"), Some("usage")));
+    }
+
+    #[test]
+    fn find_callers_takes_a_name_definitions_or_callers_whose_callers_it_finds() {
+        let c = json_of("findCallers(`f`)");
+        assert_eq!((&c[0]["name"], &c[0]["caller"]["name_path"]), (&json!("f"), &json!("f_caller")));
+        assert_eq!((&c[0]["matched"], &c[0]["engine"]), (&json!("name_only"), &json!("syntax")));
+        assert_eq!(json_of("findCallers(findDefinition(`g`))")[0]["name"], "g");
+        assert_eq!(json_of("findCallers(findCallers(`f`))")[0]["name"], "f_caller", "the callers' callers");
+        let e = err("findReferences(findCallers(`f`))");
+        assert!(e.message.contains("must be a string or definitions, found callers"), "{}", e.message);
     }
 
     #[test]

@@ -199,18 +199,29 @@ impl Engine<'_> {
     /// otherwise every identifier spelled like it, `unresolved` when the
     /// name has several definitions.
     pub fn references_of(&self, name: &str, include_definitions: bool) -> Result<ReferencesFound, AideError> {
-        let query = resolve::SymbolQuery { name: name.to_string(), ..Default::default() };
+        self.references_of_query(
+            &resolve::SymbolQuery { name: name.to_string(), ..Default::default() },
+            include_definitions,
+        )
+    }
+
+    /// [`Engine::references_of`] the definition `query` names (a name, narrowed by a file and a line).
+    pub(crate) fn references_of_query(
+        &self,
+        query: &resolve::SymbolQuery,
+        include_definitions: bool,
+    ) -> Result<ReferencesFound, AideError> {
         let ident = query.ident().to_string();
         if ident.is_empty() {
             return Err(AstError::EmptyName { example: "`validateToken`" }.into());
         }
         let (facts, diagnostics) = self.scope().map_files(Some(ident.as_bytes()), |file, diags| {
             diags.extend(file.parse_diagnostic());
-            resolve::facts(file, &query)
+            resolve::facts(file, query)
         })?;
         let files = facts.len();
         let mut diagnostics = diagnostics;
-        let (sites, matching) = match resolve::Resolver::choose(&query, &facts) {
+        let (sites, matching) = match resolve::Resolver::choose(query, &facts) {
             Ok(resolver) => {
                 let definition = match resolver.target() {
                     resolve::Target::Symbol { defs, .. } => {
@@ -285,7 +296,7 @@ fn point(line: usize, column: usize) -> Point {
     Point { line, column }
 }
 
-fn range_of(path: &str, span: &aide_core::Span) -> Range {
+pub(crate) fn range_of(path: &str, span: &aide_core::Span) -> Range {
     Range::new(path, point(span.line, span.column), point(span.end_line, span.end_column))
 }
 
@@ -338,6 +349,12 @@ impl dialect::Backend for DialectBackend<'_> {
                 text: r.line_text,
             })
             .collect())
+    }
+
+    fn callers(&self, names: &[String]) -> Result<Vec<dialect::CallerSite>, AideError> {
+        let (callers, d) = self.engine.dialect_callers(names)?;
+        self.diagnostics.borrow_mut().extend(d);
+        Ok(callers)
     }
 
     fn search(&self, path: &str, pattern: &str, glob: Option<&str>) -> Result<Vec<SearchMatch>, AideError> {
@@ -545,6 +562,7 @@ impl Engine<'_> {
                 let output = AstOutput::Hover { name, engine: found.engine, definitions, hover };
                 Ok(Outcome::with_diagnostics(output, found.diagnostics))
             }
+            Mode::Callers => self.run_callers(),
             Mode::Validate => {
                 if request.paths.is_empty() && request.walk.glob.is_empty() && request.root.is_none() {
                     return Err(AstError::ValidateWithoutFiles.into());

@@ -52,7 +52,7 @@ impl From<AstError> for AideError {
         let error = |c| AideError::new(c, e.to_string());
         match &e {
             E::ModesCombined { .. } => error(code::INVALID_ARGUMENTS)
-                .with_hint("one run does one thing: query, symbols, definitions, references, validate or dialect"),
+                .with_hint("one run does one thing: query, symbols, definitions, references, callers, implementations, hover, validate or dialect"),
             E::QueryWithoutLanguage => error(code::INVALID_ARGUMENTS)
                 .with_hint("a query is written against one grammar, e.g. --language rust"),
             E::ValidateWithoutFiles => error(code::INVALID_ARGUMENTS)

@@ -2,7 +2,7 @@
 //!
 //! Tree-sitter parses Rust, Python, TypeScript, TSX, JavaScript, C, C++,
 //! Java and Go (detected by extension; `--language` overrides). One run does
-//! one of eight things, chosen by its flags:
+//! one of nine things, chosen by its flags:
 //!
 //! | flags | mode | result |
 //! |---|---|---|
@@ -12,6 +12,7 @@
 //! | `--references NAME` | `references` | where a name is used |
 //! | `--implementations NAME` | `implementations` | what implements a trait, interface, class or method |
 //! | `--hover NAME` | `hover` | type, signature and docs of a name's definitions |
+//! | `--callers NAME` | `callers` | who calls a function or method: each call with its caller |
 //! | `--validate PATH…` | `validate` | every syntax error (exit 3 if any) |
 //! | `--dialect PROGRAM` | `dialect` | the value of a Dialect program ([`dialect`]) |
 //!
@@ -48,6 +49,11 @@
 //! { "mode": "hover", "name": "Flask/add_rule", "engine": "lsp",
 //!   "definitions": [ <symbol> ], "hover": [ "(method) def add_rule(self) -> None" ] }
 //!
+//! { "mode": "callers", "name": "Agent/run", "engine": "syntax", "matching": "definition",
+//!   "calls": [ { "path", "name": "run", "byte_start", …, "line_text", "checksum",
+//!                "matched": "resolved", "engine": "syntax",
+//!                "caller": <symbol, or null at module level> } ], … }
+//!
 //! { "mode": "validate", "valid": false, "invalid_files": 1,
 //!   "files": [ { "path": "src/a.rs", "language": "rust", "valid": false,
 //!                "errors": [ { "kind": "missing", "message": "missing `;`",
@@ -78,7 +84,12 @@
 //!   characters, as records give them): the symbol whose name is written
 //!   there, a use or a definition. Its language server is asked about the
 //!   place itself; the syntax engine goes by the name written there.
-//! * `engine` says who answered references, implementations and hover:
+//! * `--callers` lists each call of the symbol (in path and byte order)
+//!   with its caller, the innermost function, method or other body holding
+//!   it, `null` at module level; which sites are its calls, the syntax
+//!   engine decides (its references that are calls, judged as references
+//!   are) or its server's call hierarchy (see [`callers`]).
+//! * `engine` says who answered references, callers, implementations and hover:
 //!   `syntax`, or `lsp` (the language's server, see [`lsp`]); `--engine`
 //!   chooses (`syntax` by default); a server `lsp` asked for but absent,
 //!   or one failing, is a diagnostic (`lsp_unavailable`, `lsp_failed`).
@@ -97,6 +108,7 @@
 //! (`invalid_query`, `invalid_program`, `unknown_language`…), 3 when
 //! `--validate` finds a syntax error, 4 for a runtime failure.
 
+mod callers;
 pub mod dialect;
 mod engine;
 mod error;
@@ -185,6 +197,12 @@ pub struct AstRequest {
     /// server where --engine allows one; else the declaration head.
     #[arg(long, value_name = "NAME")]
     pub hover: Option<String>,
+    /// Who calls NAME: each call and its caller. NAME may be a name path
+    /// or a place; the caller is the function or method holding the call
+    /// (null at module level). By its language server's call hierarchy
+    /// where --engine allows one; else the calls among NAME's references.
+    #[arg(long, value_name = "NAME")]
+    pub callers: Option<String>,
     /// References: the definitions too. They are
     /// references of kind `definition`.
     #[arg(long)]
@@ -213,7 +231,7 @@ pub struct AstRequest {
     /// unless `compact: false`.
     #[arg(long)]
     pub compact: bool,
-    /// Who answers --references, --implementations and --hover: `syntax`
+    /// Who answers --references, --callers, --implementations and --hover: `syntax`
     /// (default), `lsp` (the language's server, kept warm per root; without
     /// one, the syntax engine with an `lsp_unavailable` diagnostic) or
     /// `auto` (a server where one is installed).
@@ -251,6 +269,7 @@ enum Mode {
     References,
     Implementations,
     Hover,
+    Callers,
     Validate,
     Dialect,
 }
@@ -264,6 +283,7 @@ impl AstRequest {
             (self.references.is_some(), Mode::References, "--references"),
             (self.implementations.is_some(), Mode::Implementations, "--implementations"),
             (self.hover.is_some(), Mode::Hover, "--hover"),
+            (self.callers.is_some(), Mode::Callers, "--callers"),
             (self.validate, Mode::Validate, "--validate"),
             (self.dialect.is_some(), Mode::Dialect, "--dialect"),
         ]
@@ -293,9 +313,9 @@ impl Tool for LlmAstSearch {
             tool: Self::NAME,
             command: &[],
             group: Group::Search,
-            description: "Structural code search with tree-sitter (Rust, Python, JS, TS, C, C++, Java, Go): an outline (symbols), definitions, references, implementations or hover of a name (or name path Type/method, or place path:line:col; each use marked resolved, name_only or unresolved), a query, or syntax validation.",
+            description: "Structural code search with tree-sitter (Rust, Python, JS, TS, C, C++, Java, Go): an outline (symbols), definitions, references, callers, implementations or hover of a name (or name path Type/method, or place path:line:col; each use marked resolved, name_only or unresolved), a query, or syntax validation.",
             effects: READS,
-            output: &["symbols", "definitions", "references", "valid"],
+            output: &["symbols", "definitions", "references", "calls", "-calls", "valid"],
             mcp_defaults: &[("compact", true)],
         },
         Operation {
@@ -303,7 +323,7 @@ impl Tool for LlmAstSearch {
             tool: Self::NAME,
             command: &["--dialect"],
             group: Group::Search,
-            description: "Runs a Dialect program chaining lookups in one call: findDefinitions(`Name`), findReferences(`name`), search(`path`, `regex`, `glob`), lines(`path`, start, end), nested: findReferences(findDefinition(`f`)). For one lookup, ast_search.",
+            description: "Runs a Dialect program chaining lookups in one call: findDefinitions(`Name`), findReferences(`name`), findCallers(`f`), search(`path`, `regex`, `glob`), lines(`path`, start, end), nested: findReferences(findDefinition(`f`)). For one lookup, ast_search.",
             effects: READS,
             output: &["program"],
             mcp_defaults: &[],

@@ -1,16 +1,17 @@
 //! What a run returns, by mode, and its compact text form.
 
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use aide_core::color::{Paint, TextOut};
 use aide_core::text::escape_controls;
 use aide_core::tool::Render;
-use aide_core::{ExitStatus, Lang};
+use aide_core::{ExitStatus, Lang, Span};
 use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::dialect::DialectValue;
-use crate::refs::Reference;
+use crate::refs::{Reference, Resolution};
 use crate::symbols::{NameMatch, Symbol};
 use crate::validate::SyntaxIssue;
 use crate::{AstRequest, query};
@@ -78,6 +79,19 @@ pub enum AstOutput {
         #[serde(flatten)]
         page: Page,
     },
+    /// Who calls the name: each call, with its caller.
+    Callers {
+        name: String,
+        /// Which engine decided which sites are calls of it: `syntax`, or
+        /// `lsp` (the language's server's call hierarchy).
+        engine: crate::lsp::CodeEngine,
+        /// `definition` when the name names one definition (its calls,
+        /// judged), else `by_name` (every call spelled like it).
+        matching: Matching,
+        calls: Vec<CallSite>,
+        #[serde(flatten)]
+        page: Page,
+    },
     /// The name's definitions, and what hovering each shows (`hover[i]` is
     /// of `definitions[i]`).
     Hover {
@@ -122,6 +136,29 @@ pub struct Page {
     /// stopped the parsing once its page was certain and more remained
     /// (definitions): they then count the files up to there.
     pub totals_exact: bool,
+}
+
+/// A call of the symbol asked about, and who makes it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CallSite {
+    pub path: String,
+    /// The name called, as written at the call.
+    pub name: String,
+    /// The call: the span of the name called.
+    #[serde(flatten)]
+    pub span: Span,
+    /// The caller: the innermost function, method or other body (a class)
+    /// holding the call; an initializer's is what holds the constant or
+    /// field. Null at module level.
+    pub caller: Option<Symbol>,
+    /// The line of the call, without its line terminator.
+    pub line_text: String,
+    /// SHA-256 of the file's bytes as parsed.
+    pub checksum: Arc<str>,
+    /// How the call was tied to the symbol, as a reference's `matched`.
+    pub matched: Resolution,
+    /// Which engine found it: `syntax` or `lsp`.
+    pub engine: crate::lsp::CodeEngine,
 }
 
 /// The syntax errors of one file.
@@ -214,6 +251,24 @@ impl Render for AstOutput {
                 }
                 truncated_note(w, page)
             }
+            AstOutput::Callers { calls, page, .. } => {
+                for c in calls {
+                    write_position(w, &c.path, c.span.line, c.span.column)?;
+                    write!(w, " ")?;
+                    match &c.caller {
+                        Some(s) => {
+                            w.paint(Paint::Kind, s.kind)?;
+                            write!(w, " {} [{}-{}]", s.name_path, s.span.line, s.span.end_line)?;
+                        }
+                        None => w.paint(Paint::Dim, "(module level)")?,
+                    }
+                    if c.matched == Resolution::Unresolved {
+                        w.paint(Paint::Warn, " (unresolved)")?;
+                    }
+                    writeln!(w, ": {}", c.line_text.trim())?;
+                }
+                truncated_note(w, page)
+            }
             AstOutput::Hover { definitions, hover, .. } => {
                 for (s, text) in definitions.iter().zip(hover) {
                     write_definition(w, s)?;
@@ -254,6 +309,7 @@ impl Render for AstOutput {
             | AstOutput::Symbols { page, .. }
             | AstOutput::Definitions { page, .. }
             | AstOutput::References { page, .. }
+            | AstOutput::Callers { page, .. }
             | AstOutput::Implementations { page, .. } => page.total > 0,
             AstOutput::Hover { definitions, .. } => !definitions.is_empty(),
             AstOutput::Validate { files, .. } => !files.is_empty(),
@@ -279,6 +335,7 @@ impl Render for AstOutput {
             AstOutput::Symbols { .. } => Some(("symbols", "symbol")),
             AstOutput::Definitions { .. } => Some(("definitions", "definition")),
             AstOutput::References { .. } => Some(("references", "reference")),
+            AstOutput::Callers { .. } => Some(("calls", "call")),
             AstOutput::Implementations { .. } => Some(("definitions", "implementation")),
             AstOutput::Validate { .. } => Some(("files", "file")),
             AstOutput::Hover { .. } | AstOutput::Dialect { .. } => None,
@@ -292,6 +349,7 @@ impl Render for AstOutput {
             AstOutput::Symbols { symbols, .. } => keep_range(symbols, range),
             AstOutput::Definitions { definitions, .. } => keep_range(definitions, range),
             AstOutput::References { references, .. } => keep_range(references, range),
+            AstOutput::Callers { calls, .. } => keep_range(calls, range),
             AstOutput::Implementations { definitions, .. } => keep_range(definitions, range),
             AstOutput::Validate { files, .. } => keep_range(files, range),
             AstOutput::Hover { .. } | AstOutput::Dialect { .. } => {}

@@ -54,7 +54,7 @@ impl Engine<'_> {
     /// What the language server of `path` answers to `ask`; None, with a
     /// diagnostic, when the request's engine is `syntax`, or no server is
     /// installed (said only when `lsp` was asked for), or it failed.
-    fn ask_server<T>(
+    pub(crate) fn ask_server<T>(
         &self,
         path: &str,
         diagnostics: &mut Vec<Diagnostic>,

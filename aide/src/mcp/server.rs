@@ -352,7 +352,7 @@ impl AideServer {
 fn instructions(sandbox: aide_core::sandbox::SandboxUsed) -> String {
     let mut text = String::from(
         "aide's tools for code work: search (regex), ast_search and ide_operation (structure: outlines, \
-         definitions, references), read (with checksums), discover (files by name), transform \
+         definitions, references, callers), read (with checksums), discover (files by name), transform \
          (checksum-guarded, all-or-nothing edits, undoable), shell_* (persistent sessions, risk \
          explanation), jobs_* (background jobs), log_* (past results by execution_id). Every result is a \
          JSON document with `ok` and `execution_id`; a failed call has `isError` and `error: {code, \

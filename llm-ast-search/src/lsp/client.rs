@@ -121,7 +121,8 @@ impl Server {
                     "references": {},
                     "implementation": { "linkSupport": false },
                     "hover": { "contentFormat": ["plaintext", "markdown"] },
-                    "rename": { "prepareSupport": false }
+                    "rename": { "prepareSupport": false },
+                    "callHierarchy": {}
                 }
             }
         });

@@ -277,6 +277,8 @@ const METHODS: &[&str] = &[
     "textDocument/implementation",
     "textDocument/hover",
     "textDocument/rename",
+    "textDocument/prepareCallHierarchy",
+    "callHierarchy/incomingCalls",
     "workspace/symbol",
 ];
 

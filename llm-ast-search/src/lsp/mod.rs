@@ -13,6 +13,7 @@
 //! once it has loaded its project (see [`ready`]), and its answer checked
 //! against the syntax engine's before it is taken (see [`whole`]).
 
+pub mod calls;
 pub mod client;
 pub mod keeper;
 pub mod ready;

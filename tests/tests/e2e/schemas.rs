@@ -111,6 +111,8 @@ fn search_read_discover_and_ast_documents_match_their_schemas() {
     c.run("llm-ast-search", &["--language", "rust", "--query", "(function_item name: (identifier) @n)"], true);
     c.run("llm-ast-search", &["--definitions", "Agent/run"], true);
     c.run("llm-ast-search", &["--references", "helper", "--include-definition"], true);
+    c.run("llm-ast-search", &["--callers", "helper"], true);
+    c.run("llm-ast-search", &["--dialect", "findCallers(`helper`); findCallers(`absent`)"], true);
     c.run("llm-ast-search", &["--validate", "src"], true);
     c.run("llm-ast-search", &["--validate", "src/lib.rs"], true);
     c.run(
