@@ -2,9 +2,9 @@
 //! say a site is spelled like the symbol (`unresolved`), the project's own
 //! server knows its type. The definition is still found by the syntax
 //! engine (a name is not a position); the server is asked about that
-//! position (its references, implementations, hover, a rename), and each
-//! place it gives becomes aide's record (span, line text, enclosing
-//! symbol, checksum), `resolved` by the server.
+//! position (its references, callers, implementations, hover, a
+//! rename), and each place it gives becomes aide's record (span, line
+//! text, enclosing symbol, checksum), `resolved` by the server.
 //!
 //! The server is the language's usual one found on PATH (or the command in
 //! `AIDE_LSP_<LANGUAGE>`, e.g. `AIDE_LSP_PYTHON="basedpyright-langserver
