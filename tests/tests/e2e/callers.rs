@@ -275,7 +275,7 @@ fn aide_mcp_gives_callers_through_ast_search_and_ide_operation() {
     assert_eq!(doc["mode"], "callers", "{result}");
     assert_eq!(calls(doc), ["src/shapes.rs:17:18 measure", "src/shapes.rs:21:7 only_square"]);
     let text = result["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("src/shapes.rs:21:7: Method") || text.contains("only_square"), "{text}");
+    assert!(text.contains("src/shapes.rs:21:7: Function only_square [20-22]: s.area()"), "the text block: {text}");
     let result = client.call("ide_operation", json!({ "program": "findCallers(`helper`)" }));
     assert_ne!(result["isError"], true, "{result}");
     let lines: Vec<u64> = result["structuredContent"]["value"]
