@@ -117,6 +117,7 @@ mod language;
 pub mod lsp;
 mod output;
 mod query;
+mod receiver;
 mod refs;
 mod resolve;
 mod scopes;

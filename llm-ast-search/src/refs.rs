@@ -27,7 +27,10 @@ pub enum Resolution {
     /// The definition itself, or a use whose binding (scope, receiver,
     /// qualifier, file) leads to it.
     Resolved,
-    /// Spelled like it, and no other definition has the name.
+    /// Spelled like it, and no other definition that such a use can mean
+    /// has the name (a method call where only one type in the files has a
+    /// method of that name; fields do not count where calls cannot reach
+    /// them).
     NameOnly,
     /// Spelled like it, but it may mean another definition of the name.
     Unresolved,
@@ -60,8 +63,8 @@ pub struct Reference {
     pub checksum: Arc<str>,
     /// How the site was tied to the definition: `resolved` (its scope,
     /// receiver or qualifier leads there), `name_only` (spelled like it,
-    /// and nothing else has the name) or `unresolved` (it may mean another
-    /// definition of the name).
+    /// and nothing else such a use can mean has the name) or `unresolved`
+    /// (it may mean another definition of the name).
     pub matched: Resolution,
 }
 

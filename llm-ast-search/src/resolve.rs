@@ -27,8 +27,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::files::is_token_at;
+use crate::receiver::{Chain, MemberUse, ReturnTypes, declared_return, initializer_type};
 use crate::refs::{RefKind, Reference, last_identifier, references_in};
-use crate::scopes::{Access, LocalDef, Locals, access_at, in_comment_or_string, self_names};
+use crate::scopes::{Access, LocalDef, Locals, access_at, in_comment_or_string, receiver_node, self_names};
 use crate::source::SourceFile;
 use crate::symbols::{NameMatch, Symbol, SymbolKind};
 
@@ -92,6 +93,10 @@ pub struct RawSite {
     self_names: Vec<String>,
     /// For `x.name`: the type local `x` is declared or built as.
     receiver_type: Option<String>,
+    /// For a member access: how it uses the name, and the chain of calls
+    /// its receiver is built by, where syntax shows one.
+    member_use: Option<MemberUse>,
+    chain: Option<Chain>,
     lang: Lang,
     pub in_comment_or_string: bool,
 }
@@ -106,6 +111,8 @@ pub struct FileFacts {
     named: Vec<(Symbol, Option<String>)>,
     /// Local bindings of the name (in the query's file only).
     locals: Vec<LocalCandidate>,
+    /// What the member functions of the file return: (owner, name, type).
+    returns: Vec<(String, String, Option<String>)>,
     pub sites: Vec<RawSite>,
 }
 
@@ -249,12 +256,24 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
         .map(|r| {
             let (start, end) = (r.span.byte_start, r.span.byte_end);
             let access = access_at(file, start, end);
-            let receiver_type = match &access {
-                Access::Member { receiver } => bindings.resolve(receiver, start).and_then(|d| d.type_name.clone()),
-                _ => None,
+            let (receiver_type, member_use, chain) = match &access {
+                Access::Member { receiver } => {
+                    let local_type = |name: &str| bindings.resolve(name, start).and_then(|d| d.type_name.clone());
+                    let chain = receiver_node(file, start, end).and_then(|n| Chain::of(file, n, &local_type));
+                    let typed =
+                        if receiver.is_empty() { initializer_type(file, start, end) } else { local_type(receiver) };
+                    (typed, Some(MemberUse::of(file, start, end, receiver.is_empty())), chain)
+                }
+                // Java and C++ name their own members bare (implicit `this`).
+                Access::Bare if matches!(file.lang, Lang::Java | Lang::Cpp) => {
+                    (None, Some(MemberUse::of(file, start, end, false)), None)
+                }
+                _ => (None, None, None),
             };
             RawSite {
                 receiver_type,
+                member_use,
+                chain,
                 access,
                 local: bindings.resolve(ident, start).cloned(),
                 defines_local: bindings.at(start, end).is_some(),
@@ -280,6 +299,8 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
                 enclosing_owner: None,
                 self_names: Vec::new(),
                 receiver_type: None,
+                member_use: None,
+                chain: None,
                 lang: file.lang,
                 in_comment_or_string: true,
                 reference: r,
@@ -287,7 +308,17 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
         }
         sites.sort_by_key(|s| s.reference.span.byte_start);
     }
-    FileFacts { path: file.path.clone(), candidates, named, locals, sites }
+    let returns = file
+        .outline()
+        .iter()
+        .filter(|s| matches!(s.kind, SymbolKind::Method | SymbolKind::Function))
+        .filter_map(|s| {
+            let owner = member_owner(file, s)?;
+            let returns = declared_return(s, &owner, file.lang);
+            Some((owner, s.name.clone(), returns))
+        })
+        .collect();
+    FileFacts { path: file.path.clone(), candidates, named, locals, returns, sites }
 }
 
 /// The definition a query means.
@@ -329,6 +360,8 @@ pub struct Resolver {
     /// No other symbol has the name.
     unique: bool,
     defined_in: Vec<String>,
+    /// What the files' member functions return, for typing receivers.
+    returns: ReturnTypes,
 }
 
 impl Resolver {
@@ -341,11 +374,15 @@ impl Resolver {
             files.iter().flat_map(|f| f.locals.iter().map(move |l| (f.path.as_str(), l))).collect();
         let hint = query.line_hint;
         let named: Vec<(Symbol, Option<String>)> = files.iter().flat_map(|f| f.named.iter().cloned()).collect();
+        let mut returns = ReturnTypes::default();
+        for (owner, name, ty) in files.iter().flat_map(|f| f.returns.iter().cloned()) {
+            returns.add(owner, name, ty);
+        }
         if let Some(hint) = hint
             && !defs.iter().any(|(s, _)| s.span.line <= hint && hint <= s.span.end_line)
             && let Ok(target) = choose_local(query, &locals)
         {
-            return Ok(Resolver::new(target, named));
+            return Ok(Resolver::new(target, named, returns));
         }
         if let Some(hint) = hint
             && defs.len() > 1
@@ -357,7 +394,7 @@ impl Resolver {
             defs.retain(|(s, _)| distance(s) == best);
         }
         if defs.is_empty() {
-            return choose_local(query, &locals).map(|t| Resolver::new(t, named));
+            return choose_local(query, &locals).map(|t| Resolver::new(t, named, returns));
         }
         // A C/C++ prototype and its definition are one symbol.
         let c_family = |s: &Symbol| {
@@ -384,10 +421,10 @@ impl Resolver {
         }
         let owner = defs[0].1.clone();
         let target = Target::Symbol { defs: defs.into_iter().map(|(s, _)| s).collect(), owner };
-        Ok(Resolver::new(target, named))
+        Ok(Resolver::new(target, named, returns))
     }
 
-    fn new(target: Target, named: Vec<(Symbol, Option<String>)>) -> Resolver {
+    fn new(target: Target, named: Vec<(Symbol, Option<String>)>, returns: ReturnTypes) -> Resolver {
         let (unique, mut defined_in) = match &target {
             Target::Local { path, .. } => (true, vec![path.clone()]),
             Target::Symbol { defs, .. } => {
@@ -395,7 +432,7 @@ impl Resolver {
             }
         };
         defined_in.dedup();
-        Resolver { target, named, unique, defined_in }
+        Resolver { target, named, unique, defined_in, returns }
     }
 
     pub fn target(&self) -> &Target {
@@ -421,6 +458,17 @@ impl Resolver {
             Target::Local { def, .. } => (def.name.clone(), None),
             Target::Symbol { defs, .. } => (defs[0].name_path.to_string(), Some(defs[0].kind)),
         }
+    }
+
+    /// Whether no other definition of the name is one a member access used
+    /// as `used` can mean: a method call where only one type in the files
+    /// has a method of the name counts as naming it.
+    fn unique_for(&self, used: MemberUse, lang: Lang) -> bool {
+        let Target::Symbol { defs, .. } = &self.target else { return self.unique };
+        let reachable = |(s, owner): &&(Symbol, Option<String>)| {
+            used.can_mean(s.kind, lang) && (owner.is_some() || MemberUse::reaches_free_symbols(lang))
+        };
+        self.named.iter().filter(reachable).count() <= defs.len()
     }
 
     /// The sites of `files` that mean the definition, each with how it was
@@ -477,24 +525,24 @@ impl Resolver {
         if r.kind == RefKind::Definition || site.defines_local {
             return None;
         }
+        // A member access that cannot name a symbol of this kind (a Rust
+        // field read is never a method, a method call never a field) is
+        // not a use of it; among those it can name, the name may be unique.
+        let by_name = match site.member_use {
+            Some(used) if owner.is_some() && !used.can_mean(defs[0].kind, site.lang) => return None,
+            Some(used) => self.unique_for(used, site.lang),
+            None => self.unique,
+        };
+        let by_name = if by_name { Resolution::NameOnly } else { Resolution::Unresolved };
         let of_owner = |owner: &str, kind: Option<SymbolKind>| {
             self.named.iter().any(|(s, o)| o.as_deref() == Some(owner) && kind.is_none_or(|k| s.kind == k))
         };
-        // Rust, Java and C++ let a type have a field and a method of one
-        // name: calls go to the method, the rest to the field.
-        if let Some(owner) = owner
-            && of_owner(owner, Some(SymbolKind::Field))
-            && of_owner(owner, Some(SymbolKind::Method))
-            && (defs[0].kind == SymbolKind::Method) != (r.kind == RefKind::Call)
-        {
-            return None;
-        }
-        let by_name = if self.unique { Resolution::NameOnly } else { Resolution::Unresolved };
         let inside_owner = |owner: &str| site.enclosing_owner.as_deref() == Some(owner);
         match (owner, &site.access) {
             (Some(owner), Access::Member { receiver }) => {
                 let own_self = inside_owner(owner) && site.self_names.iter().any(|n| n == receiver);
-                let typed = site.receiver_type.as_deref();
+                let chained = site.chain.as_ref().and_then(|c| c.yields(&self.returns));
+                let typed = site.receiver_type.as_deref().or(chained.as_deref());
                 if own_self || last_segment(receiver) == owner || typed == Some(owner) {
                     Some(Resolution::Resolved)
                 } else if typed.is_some_and(|t| of_owner(t, None)) {

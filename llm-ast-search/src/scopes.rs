@@ -232,6 +232,18 @@ const QUALIFIED_KINDS: &[(&str, &str, &str)] = &[
     ("qualified_type", "name", "package"),      // Go `pkg.T`
 ];
 
+/// The receiver of the member access whose name is at `start..end` (`x` in
+/// `x.name`), where the grammar has one: not inside macro token trees.
+pub fn receiver_node(file: &SourceFile, start: usize, end: usize) -> Option<Node<'_>> {
+    let node = file.tree.root_node().descendant_for_byte_range(start, end)?;
+    let parent = node.parent()?;
+    let is = |field: &str| parent.child_by_field_name(field).is_some_and(|c| c.id() == node.id());
+    MEMBER_KINDS
+        .iter()
+        .find(|(kind, name_field, _)| parent.kind() == *kind && is(name_field))
+        .and_then(|(_, _, receiver_field)| parent.child_by_field_name(receiver_field))
+}
+
 /// How the identifier at `start..end` of `file` is written.
 pub fn access_at(file: &SourceFile, start: usize, end: usize) -> Access {
     let Some(node) = file.tree.root_node().descendant_for_byte_range(start, end) else {

@@ -53,7 +53,7 @@ impl Parsed {
 impl Engine<'_> {
     /// What the language server of `path` answers to `ask`; None, with a
     /// diagnostic, when the request's engine is `syntax`, or no server is
-    /// installed (said only when `lsp` was asked for), or it failed.
+    /// installed, or it failed.
     pub(crate) fn ask_server<T>(
         &self,
         path: &str,
@@ -65,15 +65,10 @@ impl Engine<'_> {
         }
         let lang = Lang::from_path(Path::new(path))?;
         let Some(spec) = lsp::server_for(lang) else {
-            if self.request.engine == CodeEngine::Lsp {
-                diagnostics.push(Diagnostic::new(
-                    diag::LSP_UNAVAILABLE,
-                    format!(
-                        "no {lang} language server on PATH (or {}): the syntax engine answered",
-                        lsp::env_name(lang)
-                    ),
-                ));
-            }
+            diagnostics.push(Diagnostic::new(
+                diag::LSP_UNAVAILABLE,
+                format!("no {lang} language server on PATH (or {}): the syntax engine answered", lsp::env_name(lang)),
+            ));
             return None;
         };
         match ask(&spec) {

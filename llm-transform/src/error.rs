@@ -34,6 +34,18 @@ pub struct UnresolvedSite {
     pub line_text: String,
 }
 
+/// Sites as a refusal's text lists them: `path:line:column: text`, the
+/// first ten (the error's details hold them all).
+fn listed(sites: &[UnresolvedSite]) -> String {
+    const SHOWN: usize = 10;
+    let mut out: Vec<String> =
+        sites.iter().take(SHOWN).map(|s| format!("{}:{}:{}: {}", s.path, s.line, s.column, s.line_text.trim())).collect();
+    if sites.len() > SHOWN {
+        out.push(format!("and {} more", sites.len() - SHOWN));
+    }
+    out.join("; ")
+}
+
 /// A file an undo would overwrite that changed since the transform.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangedFile {
@@ -145,9 +157,14 @@ pub enum TransformError {
     RenameTargetExists { path: String, to: String },
     #[error("{path} is read-only (no write permission); nothing was written")]
     ReadOnly { path: String },
-    #[error("renaming {name} would leave {} site{} of the name that may mean it unchanged", .sites.len(), if .sites.len() == 1 { "" } else { "s" })]
-    UnresolvedSites { name: String, sites: Vec<UnresolvedSite> },
-    #[error("{server}'s rename of {name} would leave {} site{} that mean it unchanged", .sites.len(), if .sites.len() == 1 { "" } else { "s" })]
+    #[error("renaming {name} would leave {} site{} of the name that may mean it unchanged: {}", .sites.len(), if .sites.len() == 1 { "" } else { "s" }, listed(.sites))]
+    UnresolvedSites {
+        name: String,
+        sites: Vec<UnresolvedSite>,
+        /// Why no language server decided instead (`engine: lsp|auto`).
+        server: Vec<aide_core::envelope::Diagnostic>,
+    },
+    #[error("{server}'s rename of {name} would leave {} site{} that mean it unchanged: {}", .sites.len(), if .sites.len() == 1 { "" } else { "s" }, listed(.sites))]
     ServerLeftSites { name: String, server: String, sites: Vec<UnresolvedSite> },
     #[error("{path} is a directory; deleting it needs `recursive`")]
     DirectoryNotRecursive { path: String },
@@ -385,9 +402,12 @@ impl From<TransformError> for AideError {
             E::RenameTargetExists { .. } => {
                 error(code::CONFLICT).with_hint("delete the destination first, or pick another name")
             }
+            E::UnresolvedSites { sites, server, .. } if !server.is_empty() => error(code::UNRESOLVED_SITES)
+                .with_hint("look at each (llm-ast-search --references); then pass include_unresolved to rename them too or skip_unresolved to leave them; no language server decided (see details.diagnostics)")
+                .with_details(json!({ "sites": sites, "engine": "syntax", "diagnostics": server })),
             E::UnresolvedSites { sites, .. } => error(code::UNRESOLVED_SITES)
                 .with_hint("look at each (llm-ast-search --references); then pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: lsp to let the language server decide")
-                .with_details(json!({ "sites": sites })),
+                .with_details(json!({ "sites": sites, "engine": "syntax" })),
             E::ServerLeftSites { sites, .. } => error(code::UNRESOLVED_SITES)
                 .with_hint("the language server left these out: files it has not loaded, or that its configuration excludes (pyrightconfig.json's exclude, a file outside every tsconfig); pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: syntax")
                 .with_details(json!({ "sites": sites, "engine": "lsp" })),

@@ -204,7 +204,9 @@ impl PreparedRename {
         let mut diagnostics = Vec::new();
         let by_server = match self.op.engine.unwrap_or_default() {
             CodeEngine::Syntax => None,
-            engine => self.server_sites(root, engine, resolver.target(), &syntax_sites, files, &mut diagnostics)?,
+            CodeEngine::Lsp | CodeEngine::Auto => {
+                self.server_sites(root, resolver.target(), &syntax_sites, files, &mut diagnostics)?
+            }
         };
         let engine = if by_server.is_some() { CodeEngine::Lsp } else { CodeEngine::Syntax };
         let (mut sites, texts) = match by_server {
@@ -223,7 +225,8 @@ impl PreparedRename {
                     })
                     .collect();
                 if !left.is_empty() && !self.op.skip_unresolved {
-                    return Err(TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left }.into());
+                    let server = std::mem::take(&mut diagnostics);
+                    return Err(TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left, server }.into());
                 }
                 let texts = vec![self.op.new_name.clone(); syntax_sites.len()];
                 (syntax_sites, texts)

@@ -36,7 +36,7 @@ pub enum CodeEngine {
     /// The syntax engine (tree-sitter, scopes and receivers).
     #[default]
     Syntax,
-    /// The language's server where one is installed, else the syntax engine.
+    /// The language's server where one is installed, else the syntax engine with an `lsp_unavailable` diagnostic.
     Auto,
     /// The language's server; without one, the syntax engine with an `lsp_unavailable` diagnostic.
     Lsp,
@@ -85,7 +85,11 @@ pub fn server_for(lang: Lang) -> Option<ServerSpec> {
         Lang::Java => &[&["jdtls"]],
     };
     if let Some(command) = std::env::var(env_name(lang)).ok().filter(|c| !c.trim().is_empty()) {
-        return Some(ServerSpec { argv: command.split_whitespace().map(str::to_string).collect(), lang });
+        // The server named there, or none: a command that is not found is
+        // no server (said as lsp_unavailable), not a failing one.
+        let argv: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+        let found = std::path::Path::new(&argv[0]).is_file() || aide_core::cli::on_path(&argv[0]).is_some();
+        return found.then_some(ServerSpec { argv, lang });
     }
     candidates
         .iter()

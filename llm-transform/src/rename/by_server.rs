@@ -10,7 +10,7 @@
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::{AideError, Lang, Root};
 use llm_ast_search::lsp::whole::{self, SyntaxSite};
-use llm_ast_search::lsp::{self, CodeEngine, FileEdits, Located, ServerSpec};
+use llm_ast_search::lsp::{self, FileEdits, Located, ServerSpec};
 use llm_ast_search::{RefKind, Resolution, Target};
 
 use super::{PreparedRename, RenameSite};
@@ -22,7 +22,7 @@ type Sites = (Vec<RenameSite>, Vec<String>);
 impl PreparedRename {
     /// The sites of the rename the language server makes (each with its new
     /// text), judged by types; Ok(None), with a diagnostic, when no server
-    /// is installed (said only for `lsp`), it fails, is not ready or has no
+    /// is installed, it fails, is not ready or has no
     /// rename there, or it would edit a file the rename cannot take as the
     /// server saw it: one outside the rename's files, or one an earlier
     /// operation of the request changed (the server sees the disk). The
@@ -31,7 +31,6 @@ impl PreparedRename {
     pub(super) fn server_sites(
         &self,
         root: &Root,
-        engine: CodeEngine,
         target: &Target,
         syntax: &[RenameSite],
         files: &[(String, Vec<u8>)],
@@ -47,16 +46,12 @@ impl PreparedRename {
             Target::Local { path, def } => (path.clone(), def.start),
         };
         let Some(lang) = Lang::from_path(std::path::Path::new(&path)) else { return Ok(None) };
+        // Asked for a server (`lsp`, or `auto`), the caller is told there is none.
         let Some(spec) = lsp::server_for(lang) else {
-            if engine == CodeEngine::Lsp {
-                diagnostics.push(Diagnostic::new(
-                    diag::LSP_UNAVAILABLE,
-                    format!(
-                        "no {lang} language server on PATH (or {}): the syntax engine renamed",
-                        lsp::env_name(lang)
-                    ),
-                ));
-            }
+            diagnostics.push(Diagnostic::new(
+                diag::LSP_UNAVAILABLE,
+                format!("no {lang} language server on PATH (or {}): the syntax engine renamed", lsp::env_name(lang)),
+            ));
             return Ok(None);
         };
         let failed = |diagnostics: &mut Vec<Diagnostic>, why: String| {

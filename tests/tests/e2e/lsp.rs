@@ -47,24 +47,31 @@ fn pyright_answers_which_calls_are_the_methods_own() {
 fn without_a_working_server_the_syntax_engine_answers_and_says_why() {
     let t = TestDir::new();
     t.write("app.py", APP);
-    // A server that cannot start.
+    // A server that starts and fails.
     let v: Value = t
         .cmd("llm-ast-search")
-        .env("AIDE_LSP_PYTHON", "/nonexistent/language-server --stdio")
+        .env("AIDE_LSP_PYTHON", "/bin/false --stdio")
         .args(["--references", "Blueprint/add_rule", "--engine", "lsp"])
         .json(0);
     assert_eq!(v["engine"], "syntax");
     assert_eq!(v["diagnostics"][0]["code"], "lsp_failed", "{v}");
     assert_eq!(lines(&v).len(), 2);
-    // No server for the language at all: `lsp` says so, `auto` quietly uses the syntax engine.
-    t.write("main.go", "package main\n\nfunc Run() {}\n\nfunc main() { Run() }\n");
-    let v: Value =
-        t.cmd("llm-ast-search").env("PATH", "/nonexistent").args(["--references", "Run", "--engine", "lsp"]).json(0);
+    // A configured server that is not there is no server.
+    let v: Value = t
+        .cmd("llm-ast-search")
+        .env("AIDE_LSP_PYTHON", "/nonexistent/language-server --stdio")
+        .args(["--references", "Blueprint/add_rule", "--engine", "lsp"])
+        .json(0);
     assert_eq!((&v["engine"], &v["diagnostics"][0]["code"]), (&json!("syntax"), &json!("lsp_unavailable")), "{v}");
-    let v: Value =
-        t.cmd("llm-ast-search").env("PATH", "/nonexistent").args(["--references", "Run", "--engine", "auto"]).json(0);
-    assert_eq!(v["diagnostics"], json!([]), "{v}");
-    assert_eq!(v["references"][0]["line"], 5);
+    // No server for the language at all: `lsp` and `auto` both say so
+    // (issue 47: asked for a server, the caller is told there is none).
+    t.write("main.go", "package main\n\nfunc Run() {}\n\nfunc main() { Run() }\n");
+    for engine in ["lsp", "auto"] {
+        let v: Value =
+            t.cmd("llm-ast-search").env("PATH", "/nonexistent").args(["--references", "Run", "--engine", engine]).json(0);
+        assert_eq!((&v["engine"], &v["diagnostics"][0]["code"]), (&json!("syntax"), &json!("lsp_unavailable")), "{v}");
+        assert_eq!(v["references"][0]["line"], 5);
+    }
 }
 
 /// The number of language-server keepers alive for this test's AIDE_HOME.

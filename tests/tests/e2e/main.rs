@@ -25,6 +25,7 @@ mod pty;
 mod read;
 mod readme;
 mod refactor;
+mod rename_members;
 mod safety;
 mod sandbox;
 mod schemas;
