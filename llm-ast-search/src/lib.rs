@@ -314,7 +314,7 @@ impl Tool for LlmAstSearch {
             tool: Self::NAME,
             command: &[],
             group: Group::Search,
-            description: "Structural code search with tree-sitter (Rust, Python, JS, TS, C, C++, Java, Go): an outline (symbols), definitions, references, callers, implementations or hover of a name (or name path Type/method, or place path:line:col; each use marked resolved, name_only or unresolved), a query, or syntax validation.",
+            description: "Tree-sitter code search (Rust, Python, JS, TS, C, C++, Java, Go): outline (symbols), definitions, references, callers, implementations or hover of a name, name path (Type/method) or place (path:line:col), each use marked resolved, name_only or unresolved; a query; syntax validation.",
             effects: READS,
             output: &["symbols", "definitions", "references", "calls", "-calls", "valid"],
             mcp_defaults: &[("compact", true)],

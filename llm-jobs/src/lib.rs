@@ -84,7 +84,7 @@ impl Tool for LlmJobs {
             tool: Self::NAME,
             command: &["wait"],
             group: Group::Jobs,
-            description: "Waits until jobs end or a timeout passes, then reports them; fails if one did not end done. Costs the waiting time and nothing else.",
+            description: "Waits until jobs end or a timeout passes, then reports them; fails if one did not end done.",
             effects: READS,
             output: &["timed_out"],
             mcp_defaults: &[],

@@ -429,7 +429,7 @@ impl Tool for LlmRead {
         tool: Self::NAME,
         command: &[],
         group: Group::Search,
-        description: "Reads files with line numbers and each file's SHA-256 checksum, by line range (10:20) or offset and limit; a directory, as its entries and tree_checksum. Pass the checksum to transform as checksum_before. Use it instead of cat: it pages long files.",
+        description: "Reads files with line numbers and each file's SHA-256 checksum, by line range (10:20) or offset and limit; a directory, as its entries and tree_checksum. Pass the checksum to transform as checksum_before.",
         effects: READS,
         output: &[],
         mcp_defaults: &[],
