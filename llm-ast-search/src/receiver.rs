@@ -142,7 +142,8 @@ fn chain_of(
                     let owner = text(function.child_by_field_name("path")?)?;
                     let owner = owner.split('<').next()?.rsplit("::").next()?.to_string();
                     let function = text(function.child_by_field_name("name")?)?;
-                    capitalised(&owner).then_some(Chain { start: ChainStart::Associated { owner, function }, calls: vec![] })
+                    capitalised(&owner)
+                        .then_some(Chain { start: ChainStart::Associated { owner, function }, calls: vec![] })
                 }
                 // Python `T(…)` builds a T where T is a class (capitalised).
                 "identifier" if file.lang == Lang::Python => typed(Some(function)),
@@ -168,9 +169,9 @@ fn chain_of(
 /// `S { f: … }`, a struct pattern `S { f, .. }`, Go's `S{f: …}`.
 pub fn initializer_type(file: &SourceFile, start: usize, end: usize) -> Option<String> {
     let node = file.tree.root_node().descendant_for_byte_range(start, end)?;
-    let literal = std::iter::successors(node.parent(), |n| n.parent()).take(4).find(|n| {
-        matches!(n.kind(), "struct_expression" | "struct_pattern" | "composite_literal")
-    })?;
+    let literal = std::iter::successors(node.parent(), |n| n.parent())
+        .take(4)
+        .find(|n| matches!(n.kind(), "struct_expression" | "struct_pattern" | "composite_literal"))?;
     let ty = literal.child_by_field_name("name").or_else(|| literal.child_by_field_name("type"))?;
     let text = std::str::from_utf8(&file.source[ty.byte_range()]).ok()?;
     let bare = text.split('<').next()?.rsplit("::").next()?.rsplit('.').next()?;
@@ -299,8 +300,7 @@ mod tests {
     fn uses_tell_calls_values_and_initializers() {
         let src = "fn f() { x.sep(1); x.sep; x.sep::<u8>(); }";
         let f = file(Lang::Rust, src);
-        let uses: Vec<MemberUse> =
-            src.match_indices("sep").map(|(i, _)| MemberUse::of(&f, i, i + 3, false)).collect();
+        let uses: Vec<MemberUse> = src.match_indices("sep").map(|(i, _)| MemberUse::of(&f, i, i + 3, false)).collect();
         assert_eq!(uses, [MemberUse::Call, MemberUse::Value, MemberUse::Call]);
         assert!(!MemberUse::Value.can_mean(SymbolKind::Method, Lang::Rust));
         assert!(MemberUse::Value.can_mean(SymbolKind::Method, Lang::Go), "a Go method value");

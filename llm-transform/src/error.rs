@@ -38,8 +38,11 @@ pub struct UnresolvedSite {
 /// first ten (the error's details hold them all).
 fn listed(sites: &[UnresolvedSite]) -> String {
     const SHOWN: usize = 10;
-    let mut out: Vec<String> =
-        sites.iter().take(SHOWN).map(|s| format!("{}:{}:{}: {}", s.path, s.line, s.column, s.line_text.trim())).collect();
+    let mut out: Vec<String> = sites
+        .iter()
+        .take(SHOWN)
+        .map(|s| format!("{}:{}:{}: {}", s.path, s.line, s.column, s.line_text.trim()))
+        .collect();
     if sites.len() > SHOWN {
         out.push(format!("and {} more", sites.len() - SHOWN));
     }

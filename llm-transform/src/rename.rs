@@ -226,7 +226,9 @@ impl PreparedRename {
                     .collect();
                 if !left.is_empty() && !self.op.skip_unresolved {
                     let server = std::mem::take(&mut diagnostics);
-                    return Err(TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left, server }.into());
+                    return Err(
+                        TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left, server }.into()
+                    );
                 }
                 let texts = vec![self.op.new_name.clone(); syntax_sites.len()];
                 (syntax_sites, texts)

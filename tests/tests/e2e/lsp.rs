@@ -67,8 +67,11 @@ fn without_a_working_server_the_syntax_engine_answers_and_says_why() {
     // (issue 47: asked for a server, the caller is told there is none).
     t.write("main.go", "package main\n\nfunc Run() {}\n\nfunc main() { Run() }\n");
     for engine in ["lsp", "auto"] {
-        let v: Value =
-            t.cmd("llm-ast-search").env("PATH", "/nonexistent").args(["--references", "Run", "--engine", engine]).json(0);
+        let v: Value = t
+            .cmd("llm-ast-search")
+            .env("PATH", "/nonexistent")
+            .args(["--references", "Run", "--engine", engine])
+            .json(0);
         assert_eq!((&v["engine"], &v["diagnostics"][0]["code"]), (&json!("syntax"), &json!("lsp_unavailable")), "{v}");
         assert_eq!(v["references"][0]["line"], 5);
     }

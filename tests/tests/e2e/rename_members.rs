@@ -135,8 +135,7 @@ fn without_a_server_engine_lsp_and_auto_say_so() {
     for engine in ["lsp", "auto"] {
         let t = builder_crate();
         let v = rename(&t, json!({ "name": "Builder/sep", "new_name": "separator", "engine": engine }), 0);
-        let codes: Vec<&str> =
-            v["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["code"].as_str()).collect();
+        let codes: Vec<&str> = v["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["code"].as_str()).collect();
         assert!(codes.contains(&"lsp_unavailable"), "engine {engine}: {v}");
         assert_eq!(v["renames"][0]["engine"], "syntax", "{v}");
 
@@ -145,8 +144,12 @@ fn without_a_server_engine_lsp_and_auto_say_so() {
         t.write("src/other.rs", "pub struct Other;\nimpl Other { pub fn sep(&self) {} }\npub fn any(x: &dyn std::any::Any) { unknown(x).sep(); }\n");
         let v = rename(&t, json!({ "name": "Builder/sep", "new_name": "separator", "engine": engine }), 3);
         assert_eq!(v["error"]["code"], "unresolved_sites", "{v}");
-        let codes: Vec<&str> =
-            v["error"]["details"]["diagnostics"].as_array().unwrap().iter().filter_map(|d| d["code"].as_str()).collect();
+        let codes: Vec<&str> = v["error"]["details"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|d| d["code"].as_str())
+            .collect();
         assert!(codes.contains(&"lsp_unavailable"), "engine {engine}, refused: {v}");
     }
 }
@@ -154,7 +157,10 @@ fn without_a_server_engine_lsp_and_auto_say_so() {
 #[test]
 fn a_refusal_lists_its_sites_in_text() {
     let t = builder_crate();
-    t.write("src/other.rs", "pub struct Other;\nimpl Other { pub fn sep(&self) {} }\npub fn any() { unknown().sep(); }\n");
+    t.write(
+        "src/other.rs",
+        "pub struct Other;\nimpl Other { pub fn sep(&self) {} }\npub fn any() { unknown().sep(); }\n",
+    );
     let request = json!({ "operations": [{ "op": "rename_symbol", "name": "Builder/sep", "new_name": "separator" }] });
     let out = t.cmd("llm-transform").args(["--request", "-"]).stdin(request.to_string()).output();
     assert_eq!(out.status.code(), Some(3));
@@ -214,7 +220,10 @@ fn globset_builder_method_renamed_apart_from_its_options_field() {
     let count = |s: &str, what: &str| s.matches(what).count();
     assert_eq!(count(&after, "opts.literal_separator"), count(&before, "opts.literal_separator"), "field reads stay");
     assert_eq!(count(&after, "literal_separator: false"), 1, "the field's initializer stays");
-    assert_eq!(count(&after, "builder.literal_separators(litsep)"), count(&before, "builder.literal_separator(litsep)"));
+    assert_eq!(
+        count(&after, "builder.literal_separators(litsep)"),
+        count(&before, "builder.literal_separator(litsep)")
+    );
     assert!(after.contains("pub fn literal_separators(&mut self, yes: bool)"));
     // The crate still builds: `cargo check` offline, with what it needs
     // only (no features, optional or dev-dependencies: those may not be in
