@@ -256,3 +256,45 @@ fn required_only(manifest: &str) -> String {
         })
         .collect()
 }
+
+/// CPython's own `email` package and its test suite (1,600 tests), copied
+/// from the machine's Python: a method renamed across both, every call
+/// followed, and the suite still passes.
+#[test]
+fn a_python_method_renamed_across_the_email_package_passes_its_suite() {
+    if !aide_tests::oracle("python3", "CPython's email suite after a rename (rename_members)") {
+        return;
+    }
+    let stdlib = Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .output()
+        .unwrap();
+    let stdlib = std::path::PathBuf::from(String::from_utf8_lossy(&stdlib.stdout).trim());
+    if !stdlib.join("test/test_email/test_email.py").is_file() {
+        aide_tests::skip("python3", "CPython's test.test_email (this Python ships without its test suite)");
+        return;
+    }
+    let t = TestDir::new();
+    for (from, to) in [("email", "email"), ("test/test_email", "test/test_email"), ("test/support", "test/support")] {
+        std::fs::create_dir_all(t.root().join(to)).unwrap();
+        aide_tests::trees::copy_tree(&stdlib.join(from), &t.root().join(to));
+    }
+    std::fs::copy(stdlib.join("test/__init__.py"), t.root().join("test/__init__.py")).unwrap();
+    t.git_init();
+    let suite = |t: &TestDir| {
+        Command::new("python3")
+            .args(["-m", "unittest", "test.test_email"])
+            .current_dir(t.root())
+            .env("PYTHONPATH", t.root())
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .unwrap()
+    };
+    assert!(suite(&t).status.success(), "the copied suite passes before the rename");
+    let v = rename(&t, json!({ "name": "Message/get_content_type", "new_name": "content_type_of" }), 0);
+    assert_eq!(v["renames"][0]["unresolved"], 0, "{v}");
+    let code = read(&t, "email/message.py");
+    assert!(code.contains("def content_type_of(self):") && !code.contains("def get_content_type("));
+    let after = suite(&t);
+    assert!(after.status.success(), "the suite after the rename: {}", String::from_utf8_lossy(&after.stderr));
+}
