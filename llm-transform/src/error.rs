@@ -191,8 +191,18 @@ pub enum TransformError {
     AmbiguousText { path: String, count: usize, lines: Vec<usize> },
     #[error("{path}: block operations need a known language")]
     UnknownLanguage { path: String },
-    #[error("{path}: no {kind} named `{name}`{}", .module_path.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default())]
-    NoBlock { path: String, kind: SymbolKind, name: String, module_path: Option<String>, similar: Vec<BlockCandidate> },
+    #[error(
+        "{path}: no {} named `{name}`{}",
+        .kind.map_or("symbol", SymbolKind::name),
+        .module_path.as_deref().map(|m| format!(" in `{m}`")).unwrap_or_default()
+    )]
+    NoBlock {
+        path: String,
+        kind: Option<SymbolKind>,
+        name: String,
+        module_path: Option<String>,
+        similar: Vec<BlockCandidate>,
+    },
     #[error("{path}: `{name_path}` has no body, so no head to replace")]
     NoBody { path: String, name_path: String },
     #[error("{path}: no symbol `{within}` to patch within")]
@@ -268,34 +278,46 @@ pub(crate) fn join_lines(lines: &[usize]) -> String {
     lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
 }
 
-/// Each candidate with where it is and the start of its hash, so text mode
-/// shows enough to pick one.
+/// Each candidate with its kind, where it is and the start of its hash, so
+/// text mode shows enough to pick one.
 fn listing(path: &str, candidates: &[BlockCandidate]) -> String {
     candidates
         .iter()
         .map(|c| {
-            format!("{} at {path}:{}-{} (hash {})", c.name_path, c.line, c.end_line, &c.hash[..c.hash.len().min(12)])
+            let hash = &c.hash[..c.hash.len().min(12)];
+            format!("{} {} at {path}:{}-{} (hash {hash})", c.kind, c.name_path, c.line, c.end_line)
         })
         .collect::<Vec<_>>()
         .join("; ")
 }
 
-/// The hint for an ambiguous block, in the file's own terms: its parents'
-/// names when they differ, its lines otherwise.
+/// The hint for an ambiguous block, in the file's own terms: their kinds
+/// and parents' names where they differ, and their lines.
 fn pick_one_hint(candidates: &[BlockCandidate]) -> String {
-    let mut parents: Vec<&str> = Vec::new();
-    for p in candidates.iter().filter_map(|c| c.parent.as_deref()) {
-        if !parents.contains(&p) {
-            parents.push(p);
+    fn distinct<'a>(all: impl Iterator<Item = &'a str>) -> Vec<String> {
+        let mut seen: Vec<&str> = Vec::new();
+        for one in all {
+            if !seen.contains(&one) {
+                seen.push(one);
+            }
         }
+        if seen.len() < 2 { Vec::new() } else { seen.iter().map(|s| format!("`{s}`")).collect() }
     }
+    let kinds = distinct(candidates.iter().map(|c| c.kind.name()));
+    let parents = distinct(candidates.iter().filter_map(|c| c.parent.as_deref()));
     let lines = join_lines(&candidates.iter().map(|c| c.line).collect::<Vec<_>>());
-    match parents.as_slice() {
-        [_, _, ..] => format!(
-            "add module_path (one of {}) or line_hint (one of {lines}) to pick one",
-            parents.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
-        ),
-        _ => format!("add line_hint (one of {lines}) to pick one"),
+    let mut ways: Vec<String> = Vec::new();
+    if !kinds.is_empty() {
+        ways.push(format!("kind (one of {})", kinds.join(", ")));
+    }
+    if !parents.is_empty() {
+        ways.push(format!("module_path (one of {})", parents.join(", ")));
+    }
+    ways.push(format!("line_hint (one of {lines})"));
+    let last = ways.pop().unwrap_or_default();
+    match ways.is_empty() {
+        true => format!("add {last} to pick one"),
+        false => format!("add {} or {last} to pick one", ways.join(", ")),
     }
 }
 
@@ -456,7 +478,7 @@ impl From<TransformError> for AideError {
                 "block operations work on rust, python, typescript, tsx, javascript, c, cpp, java and go files; use patch otherwise",
             ),
             E::NoBlock { path, similar, .. } => error(code::NO_MATCH)
-                .with_hint("list the file's symbols with llm-ast-search PATH, and use their kind, name and module_path")
+                .with_hint("list the file's symbols with llm-ast-search PATH and give one's name path as it prints it (`impl Agent/run`)")
                 .with_details(json!({ "path": path, "similar": similar })),
             E::NoBody { path, name_path } => error(code::NO_MATCH)
                 .with_hint("replace the whole declaration with replace_block")

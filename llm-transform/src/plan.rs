@@ -5,20 +5,24 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use aide_core::checksum::sha256_hex;
-use aide_core::{AideError, Lang, LineIndex, Root};
-use llm_ast_search::{Symbol, SymbolKind, leading_start, outline};
+use aide_core::{AideError, LineIndex, Root};
 
 use crate::disk::entry_checksum;
-use crate::error::{BlockCandidate, TransformError, join_lines};
-use crate::request::{BlockOp, OpName, Operation, SpanEdit};
+use crate::error::{TransformError, join_lines};
+use crate::request::{OpName, Operation, SpanEdit};
 use aide_core::text::Eol;
 
 use crate::rename::RenameReport;
 use crate::scan::Edit;
 use crate::sites::Applied;
-use crate::text::{Indent, apply_span_edits_tracked, near_miss, reindent, to_eol};
+use crate::text::{apply_span_edits_tracked, near_miss, to_eol};
 use crate::tree::Prepared;
 use aide_core::tool::Context;
+use block::block;
+use target::{Within, symbol_range};
+
+mod block;
+mod target;
 
 /// A file as the plan sees it: what is on disk now and what it will be.
 #[derive(Debug, Clone)]
@@ -182,6 +186,8 @@ pub struct Plan {
     pub diagnostics: Vec<aide_core::Diagnostic>,
     /// Paths as given → resolved inside the root (resolving touches the disk).
     resolved: std::collections::HashMap<String, PathBuf>,
+    /// The file the block operations outlined last.
+    outlines: target::OutlineCache,
 }
 
 fn mismatch(rel: &str, expected: &str, actual: Option<&[u8]>) -> AideError {
@@ -294,7 +300,7 @@ impl Plan {
                 let bytes = existing(file)?;
                 check_sum(&rel, checksum_before.as_deref(), &bytes)?;
                 let inside = match within.as_deref() {
-                    Some(name_path) => Some(symbol_range(&rel, &bytes, name_path)?),
+                    Some(name_path) => Some(symbol_range(&rel, &bytes, name_path, &mut self.outlines)?),
                     None => None,
                 };
                 let (new, edits, line, note) =
@@ -320,7 +326,7 @@ impl Plan {
                 file.cargo_check |= target.run_cargo_check;
                 let rel = file.rel.clone();
                 let bytes = existing(file)?;
-                let (new, edits, line) = block(&rel, &bytes, op, target, text)?;
+                let (new, edits, line) = block(&rel, &bytes, op, target, text, &mut self.outlines)?;
                 tracked = Some(edits);
                 (Some(line), None, Some(bytes), Some(new))
             }
@@ -534,139 +540,6 @@ fn ensure_parent(abs: &std::path::Path, rel: &str, create_dirs: bool) -> Result<
     }
 }
 
-/// The blank lines PEP 8 wants around a Python definition inserted beside
-/// `symbol`: two at the top level, one inside a class.
-fn pep8_blank_lines(lang: Lang, symbol: &Symbol) -> Option<usize> {
-    (lang == Lang::Python).then_some(if symbol.depth <= 1 { 2 } else { 1 })
-}
-
-/// `text` without blank lines at its start and end (its own indentation kept).
-fn without_blank_edges(text: &str) -> &str {
-    let mut start = 0;
-    for line in text.split_inclusive('\n') {
-        if !line.trim().is_empty() {
-            break;
-        }
-        start += line.len();
-    }
-    text[start..].trim_end()
-}
-
-/// How many blank lines start at `at` (a line start), and their bytes.
-fn blank_lines_from(bytes: &[u8], at: usize) -> (usize, usize) {
-    let (mut lines, mut len) = (0, 0);
-    for line in bytes[at..].split_inclusive(|&b| b == b'\n') {
-        if !line.ends_with(b"\n") || !line.iter().all(u8::is_ascii_whitespace) {
-            break;
-        }
-        lines += 1;
-        len += line.len();
-    }
-    (lines, len)
-}
-
-/// How many blank lines end at `at` (a line start), and their bytes.
-fn blank_lines_before(bytes: &[u8], at: usize) -> (usize, usize) {
-    let (mut lines, mut len) = (0, 0);
-    let mut end = at;
-    while end > 0 {
-        let start = bytes[..end - 1].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if !bytes[start..end].iter().all(u8::is_ascii_whitespace) {
-            break;
-        }
-        lines += 1;
-        len += end - start;
-        end = start;
-    }
-    (lines, len)
-}
-
-/// Where a symbol's declaration head ends: its body's start, less the
-/// blank space before it (`fn f(a: u8)` of `fn f(a: u8) {`, `def f(a):`
-/// of a Python function). None for a symbol without a body.
-fn head_end(tree: &tree_sitter::Tree, bytes: &[u8], symbol: &Symbol) -> Option<usize> {
-    let (start, end) = (symbol.span.byte_start, symbol.span.byte_end);
-    let mut node = tree.root_node().descendant_for_byte_range(start, end)?;
-    while node.start_byte() != start || node.end_byte() != end {
-        node = node.parent()?;
-    }
-    let body = node.child_by_field_name("body")?;
-    let head = &bytes[start..body.start_byte()];
-    let kept = head.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
-    Some(start + kept)
-}
-
-/// A file parsed and outlined, for the operations that find a symbol.
-struct Outlined {
-    lang: Lang,
-    tree: tree_sitter::Tree,
-    index: LineIndex,
-    symbols: Vec<Symbol>,
-}
-
-fn outlined(rel: &str, bytes: &[u8]) -> Result<Outlined, AideError> {
-    let Some(lang) = Lang::from_path_and_content(std::path::Path::new(rel), bytes) else {
-        return Err(TransformError::UnknownLanguage { path: rel.to_string() }.into());
-    };
-    let Some(tree) = llm_ast_search::parse_source(lang, bytes) else {
-        return Err(AideError::internal(format!("{rel}: tree-sitter could not parse the file")));
-    };
-    let index = LineIndex::new(bytes);
-    let symbols = outline(lang, rel, bytes, &tree, &index);
-    Ok(Outlined { lang, tree, index, symbols })
-}
-
-/// A symbol an operation could have meant, as its errors list it.
-fn candidate(s: &Symbol, bytes: &[u8]) -> BlockCandidate {
-    BlockCandidate {
-        kind: s.kind,
-        name_path: s.name_path.to_string(),
-        line: s.span.line,
-        end_line: s.span.end_line,
-        hash: sha256_hex(&bytes[s.span.byte_start..s.span.byte_end]),
-        parent: s.parent.as_deref().map(str::to_string),
-    }
-}
-
-/// A symbol's span, by name path (`Agent/run`, `impl Agent/run`, `run`):
-/// where a `patch` with `within` looks.
-struct Within {
-    start: usize,
-    end: usize,
-    name_path: String,
-}
-
-fn symbol_range(rel: &str, bytes: &[u8], name_path: &str) -> Result<Within, AideError> {
-    let Outlined { symbols, .. } = outlined(rel, bytes)?;
-    let wanted = without_generics(&name_path.replace("::", "/"));
-    let (parent, leaf) = match wanted.rsplit_once('/') {
-        Some((p, l)) => (Some(p.to_string()), l.to_string()),
-        None => (None, wanted.clone()),
-    };
-    let found: Vec<&Symbol> = symbols
-        .iter()
-        .filter(|s| name_matches(s, &leaf) && parent.as_deref().is_none_or(|p| module_matches(s, p)))
-        .collect();
-    let describe = |s: &Symbol| candidate(s, bytes);
-    match found.as_slice() {
-        [one] => {
-            Ok(Within { start: one.span.byte_start, end: one.span.byte_end, name_path: one.name_path.to_string() })
-        }
-        [] => Err(TransformError::NoWithin {
-            path: rel.to_string(),
-            within: name_path.to_string(),
-            similar: symbols.iter().filter(|s| s.name == leaf).map(describe).collect(),
-        }
-        .into()),
-        several => Err(TransformError::AmbiguousBlock {
-            path: rel.to_string(),
-            name: name_path.to_string(),
-            candidates: several.iter().map(|s| describe(s)).collect(),
-        }
-        .into()),
-    }
-}
-
 /// `old_text` → `new_text`, exact (or whitespace-insensitive with `fuzzy`);
 /// with `within`, only matches inside that symbol count.
 fn patch(
@@ -742,220 +615,4 @@ fn patch(
             Ok((out, tracked, lines[0], note))
         }
     }
-}
-
-/// Whether a symbol's kind satisfies the requested kind: `function` also
-/// covers methods, as in the seed (`kind: "function"` with `impl Agent`).
-fn kind_matches(wanted: SymbolKind, kind: SymbolKind) -> bool {
-    wanted == kind || (wanted == SymbolKind::Function && kind == SymbolKind::Method)
-}
-
-/// `impl Foo<T>` → `impl Foo`: generics do not have to be spelled out.
-fn without_generics(s: &str) -> String {
-    let mut out = String::new();
-    let mut depth = 0usize;
-    for c in s.chars() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => out.push(c),
-            _ => {}
-        }
-    }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn name_matches(symbol: &Symbol, name: &str) -> bool {
-    if symbol.name == name || without_generics(&symbol.name) == without_generics(name) {
-        return true;
-    }
-    // An impl is found by its type or trait: `Agent` finds `impl Agent` and `impl Display for Agent`.
-    symbol.kind == SymbolKind::Impl && {
-        let n = without_generics(&symbol.name);
-        n == format!("impl {name}")
-            || n.ends_with(&format!(" for {name}"))
-            || n.starts_with(&format!("impl {name} for"))
-    }
-}
-
-fn module_matches(symbol: &Symbol, module_path: &str) -> bool {
-    // Go receivers: `Command` and `(*Command)` name the same type.
-    let receiver = |s: &str| s.strip_prefix("(*").and_then(|r| r.strip_suffix(')')).map(str::to_string);
-    let parent = without_generics(symbol.parent.as_deref().unwrap_or(""));
-    let parent = receiver(&parent).unwrap_or(parent);
-    let wanted = without_generics(&module_path.replace("::", "/"));
-    let wanted = receiver(&wanted).unwrap_or(wanted);
-    parent == wanted || parent.ends_with(&format!("/{wanted}")) || {
-        // `Agent` for `impl Agent`, `impl Agent` for `impl Display for Agent`.
-        let last = parent.rsplit('/').next().unwrap_or("");
-        last == format!("impl {wanted}") || last.ends_with(&format!(" for {}", wanted.trim_start_matches("impl ")))
-    }
-}
-
-/// Finds the block an operation targets and applies it.
-fn block(
-    rel: &str,
-    bytes: &[u8],
-    op: &Operation,
-    target: &BlockOp,
-    text: &str,
-) -> Result<(Vec<u8>, Applied, usize), AideError> {
-    let Outlined { lang, tree, index, symbols } = outlined(rel, bytes)?;
-    let wanted = target.kind;
-    let mut candidates: Vec<&Symbol> =
-        symbols.iter().filter(|s| kind_matches(wanted, s.kind) && name_matches(s, &target.name)).collect();
-    let by_name = candidates.clone();
-    if let Some(m) = target.module_path.as_deref().filter(|m| !m.is_empty()) {
-        candidates.retain(|s| module_matches(s, m));
-    }
-    let describe = |s: &Symbol| candidate(s, bytes);
-    if candidates.len() > 1
-        && let Some(hint) = target.line_hint
-    {
-        let distance = |s: &&Symbol| {
-            if s.span.line <= hint && hint <= s.span.end_line { 0 } else { s.span.line.abs_diff(hint) }
-        };
-        let best = candidates.iter().map(distance).min().unwrap_or(0);
-        candidates.retain(|s| distance(s) == best);
-    }
-    let symbol = match candidates.as_slice() {
-        [one] => *one,
-        [] => {
-            let similar: Vec<_> = symbols
-                .iter()
-                .filter(|s| by_name.iter().any(|c| c.name_path == s.name_path) || s.name == target.name)
-                .map(describe)
-                .collect();
-            return Err(TransformError::NoBlock {
-                path: rel.to_string(),
-                kind: target.kind,
-                name: target.name.clone(),
-                module_path: target.module_path.clone(),
-                similar,
-            }
-            .into());
-        }
-        several => {
-            // Shown in text mode too: the candidates, and a hint in the
-            // file's own terms (its parents' names, its lines).
-            return Err(TransformError::AmbiguousBlock {
-                path: rel.to_string(),
-                name: target.name.clone(),
-                candidates: several.iter().map(|s| describe(s)).collect(),
-            }
-            .into());
-        }
-    };
-    let old = &bytes[symbol.span.byte_start..symbol.span.byte_end];
-    if let Some(expected) = &target.expected_old_hash
-        && sha256_hex(old) != *expected
-    {
-        return Err(TransformError::BlockHashMismatch {
-            path: rel.to_string(),
-            name_path: symbol.name_path.to_string(),
-            expected: expected.clone(),
-            current: sha256_hex(old),
-            line: symbol.span.line,
-        }
-        .into());
-    }
-    let eol = Eol::of(bytes);
-    if let Some(expected) = &target.expected_old_block
-        && old != to_eol(expected, eol).as_bytes()
-        && old != expected.as_bytes()
-    {
-        return Err(TransformError::BlockTextMismatch {
-            path: rel.to_string(),
-            name_path: symbol.name_path.to_string(),
-            current: String::from_utf8_lossy(old).into_owned(),
-            line: symbol.span.line,
-        }
-        .into());
-    }
-    // The new block sits at the target's indentation, in the file's style,
-    // whatever indentation the caller gave it.
-    let line_start = index.line_range(symbol.span.line).map_or(0, |r| r.start);
-    let target_indent = {
-        let line = &bytes[line_start..symbol.span.byte_start.max(line_start)];
-        let ws = line.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
-        String::from_utf8_lossy(&line[..ws]).into_owned()
-    };
-    let replacing = matches!(op, Operation::ReplaceBlock(_) | Operation::ReplaceSignature(_));
-    let text = reindent(text, &target_indent, replacing, Indent::of(bytes));
-    let text = to_eol(&text, eol);
-    let eol_str = eol.line_break();
-    let (at, end, insert) = match op {
-        Operation::ReplaceBlock(_) => {
-            // The span ends at the block's last character; a trailing newline
-            // in new_block would add a blank line.
-            let trimmed = text.strip_suffix(eol_str).unwrap_or(&text).to_string();
-            (symbol.span.byte_start, symbol.span.byte_end, trimmed)
-        }
-        Operation::ReplaceSignature(_) => {
-            let Some(head_end) = head_end(&tree, bytes, symbol) else {
-                return Err(
-                    TransformError::NoBody { path: rel.to_string(), name_path: symbol.name_path.to_string() }.into()
-                );
-            };
-            let trimmed = text.trim_end().to_string();
-            (symbol.span.byte_start, head_end, trimmed)
-        }
-        Operation::InsertAfterBlock(_) => {
-            // At the start of the line after the block.
-            let next_line = index.line_of(symbol.span.byte_end.saturating_sub(1).max(symbol.span.byte_start)) + 1;
-            let at = index.line_range(next_line).map_or(bytes.len(), |r| r.start);
-            let mut insert = String::new();
-            if at == bytes.len() && !bytes.ends_with(b"\n") {
-                insert.push_str(eol_str);
-            }
-            match pep8_blank_lines(lang, symbol) {
-                Some(n) => {
-                    // Exactly n blank lines before the new definition, and at
-                    // least n between it and what follows.
-                    insert.push_str(&eol_str.repeat(n));
-                    insert.push_str(without_blank_edges(&text));
-                    insert.push_str(eol_str);
-                    let blank_after = blank_lines_from(bytes, at);
-                    if at + blank_after.1 < bytes.len() && blank_after.0 < n {
-                        insert.push_str(&eol_str.repeat(n - blank_after.0));
-                    }
-                }
-                None => {
-                    insert.push_str(&text);
-                    if !insert.ends_with('\n') && at < bytes.len() {
-                        insert.push_str(eol_str);
-                    }
-                }
-            }
-            (at, at, insert)
-        }
-        _ => {
-            let lead = leading_start(&tree, bytes, symbol);
-            let at = index.line_range(index.line_of(lead)).map_or(lead, |r| r.start);
-            let insert = match pep8_blank_lines(lang, symbol) {
-                Some(n) => {
-                    let mut insert = String::new();
-                    let blank_before = blank_lines_before(bytes, at);
-                    if at > blank_before.1 && blank_before.0 < n {
-                        insert.push_str(&eol_str.repeat(n - blank_before.0));
-                    }
-                    insert.push_str(without_blank_edges(&text));
-                    insert.push_str(eol_str);
-                    insert.push_str(&eol_str.repeat(n));
-                    insert
-                }
-                None => {
-                    let mut insert = text.clone();
-                    if !insert.ends_with('\n') {
-                        insert.push_str(eol_str);
-                    }
-                    insert
-                }
-            };
-            (at, at, insert)
-        }
-    };
-    let (out, tracked) = apply_span_edits_tracked(bytes, &[(at, end, insert.as_bytes())])
-        .map_err(|e| AideError::internal(e.to_string()))?;
-    Ok((out, tracked, symbol.span.line))
 }

@@ -24,15 +24,18 @@ pub struct SpanEdit {
 pub struct BlockOp {
     pub path: String,
     /// The symbol's kind (function matches methods too). Any case, and the
-    /// short forms `fn`, `mod`, `type`, `const`, as llm-ast-search names them.
-    #[serde(deserialize_with = "symbol_kind")]
+    /// short forms `fn`, `mod`, `type`, `const`, as llm-ast-search names
+    /// them. Only to pick one of several symbols the name fits.
+    #[serde(default, deserialize_with = "symbol_kind")]
     #[schemars(schema_with = "symbol_kind_schema")]
-    pub kind: SymbolKind,
+    pub kind: Option<SymbolKind>,
+    /// Its name path, as llm-ast-search prints it. Or its name alone, or the
+    /// name path spelled looser: `::` for `/`, generics left out.
     pub name: String,
-    /// Enclosing symbols: `impl Agent`, `net/Client`. To pick one of several.
+    /// Enclosing symbols (`impl Agent`). To pick one of several.
     #[serde(default)]
     pub module_path: Option<String>,
-    /// Picks the candidate nearest this line.
+    /// A line of it, or near it. Picks the nearest candidate.
     #[serde(default)]
     pub line_hint: Option<usize>,
     /// The block's SHA-256 now. A block that changed is refused.
@@ -56,18 +59,24 @@ pub struct BlockOp {
     pub snippet: Option<String>,
 }
 
-/// A symbol kind as a request writes it: any case, short forms allowed.
-fn symbol_kind<'de, D: serde::Deserializer<'de>>(d: D) -> Result<SymbolKind, D::Error> {
-    let text = String::deserialize(d)?;
-    text.parse().map_err(|e: aide_core::AideError| {
+/// A symbol kind as a request writes it: any case, short forms allowed;
+/// absent or null when the name alone says which symbol.
+fn symbol_kind<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<SymbolKind>, D::Error> {
+    let Some(text) = Option::<String>::deserialize(d)? else { return Ok(None) };
+    text.parse().map(Some).map_err(|e: aide_core::AideError| {
         serde::de::Error::custom(format!("{}{}", e.message, e.hint.map(|h| format!(" ({h})")).unwrap_or_default()))
     })
 }
 
 /// The kinds in both spellings the tools print (`function`, `Function`).
 fn symbol_kind_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    let names: Vec<String> = SymbolKind::ALL.iter().flat_map(|k| [k.snake_name(), k.name().to_string()]).collect();
-    schemars::json_schema!({ "type": "string", "enum": names })
+    let mut names: Vec<serde_json::Value> = SymbolKind::ALL
+        .iter()
+        .flat_map(|k| [k.snake_name(), k.name().to_string()])
+        .map(serde_json::Value::String)
+        .collect();
+    names.push(serde_json::Value::Null);
+    schemars::json_schema!({ "type": ["string", "null"], "enum": names })
 }
 
 /// One operation. `op` names it; the seed's `rust_replace_block` and
@@ -192,12 +201,13 @@ pub enum Operation {
 pub const OPERATIONS_HELP: &str = r##"Operations ("operations": [...] in --edits FILE or --request JSON; all apply, or none does):
   patch: old_text becomes new_text (exactly one match, unless replace_all)
     {"op":"patch","path":"src/lib.rs","old_text":"x * y","new_text":"y * x"}
-  replace_block: a whole function, struct, impl, class... becomes new_block
-    {"op":"replace_block","path":"a.rs","kind":"fn","name":"dot","new_block":"fn dot() {}"}
+  replace_block: a whole function, struct, impl, class... becomes new_block. name: the
+  name path llm-ast-search FILE prints; kind or line_hint only to pick among namesakes
+    {"op":"replace_block","path":"a.rs","name":"impl Vec2/dot","new_block":"fn dot() {}"}
   insert_after_block / insert_before_block: snippet goes after / before a symbol
     {"op":"insert_after_block","path":"a.rs","kind":"struct","name":"A","snippet":"impl A {}"}
   replace_signature: a symbol's head, up to its body, becomes new_block
-    {"op":"replace_signature","path":"a.rs","kind":"fn","name":"f","new_block":"fn f(a: u8)"}
+    {"op":"replace_signature","path":"c.go","name":"(*C)/Stop","new_block":"func (c *C) Stop()"}
   write / delete / rename: a whole file (delete and rename take a directory too)
     {"op":"write","path":"src/new.rs","content":"pub fn new() {}\n","create_dirs":true}
     {"op":"delete","path":"src/old.rs"}

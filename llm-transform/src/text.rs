@@ -427,8 +427,9 @@ impl Indent {
 /// * a first line indented by `I` makes `I` the block's own base, and every
 ///   line keeps its indentation relative to it;
 /// * a bare first line (as a symbol's span starts) with the other lines
-///   already at `target` depth (copied from the file) keeps them there;
-///   otherwise the other lines are relative to the first.
+///   already at `target` depth (copied from the file: each deeper or a
+///   closing line, or the last one closing the block at that depth) keeps
+///   them there; otherwise the other lines are relative to the first.
 ///
 /// With `first_in_place` the first line gets no indentation (it replaces
 /// text that starts after the target's own indentation). Blank lines stay
@@ -444,13 +445,14 @@ pub fn reindent(block: &str, target: &str, first_in_place: bool, file: Option<In
         first_indent
     } else {
         let closing = |l: &str| l.starts_with(['}', ')', ']']) || l.starts_with("end") || l.starts_with("</");
+        // Copied: every other line at least at the target's depth, and
+        // either each deeper or closing, or the last one closing the block
+        // at exactly that depth (rustfmt's `where` and `{` lines sit there).
+        let inner: Vec<&str> = rest.iter().filter_map(|l| l.strip_prefix(target)).collect();
         let copied_from_file = !target.is_empty()
             && !rest.is_empty()
-            && rest.iter().all(|l| l.starts_with(target))
-            && rest.iter().all(|l| {
-                let inner = &l[target.len()..];
-                !leading(inner).is_empty() || closing(inner)
-            });
+            && inner.len() == rest.len()
+            && (inner.iter().all(|l| !leading(l).is_empty() || closing(l)) || inner.last().is_some_and(|l| closing(l)));
         if copied_from_file { target } else { "" }
     };
     // The block's own style, to convert to the file's.
@@ -533,6 +535,17 @@ mod reindent_tests {
         assert_eq!(reindent(dedented, "    ", true, FOUR), "def f(self):\n        if x:\n            return 1");
         let rust = "fn run(&self) {\n    self.go();\n}";
         assert_eq!(reindent(rust, "    ", true, FOUR), "fn run(&self) {\n        self.go();\n    }");
+    }
+
+    #[test]
+    fn a_copied_span_whose_lines_start_at_its_depth_keeps_them() {
+        // rustfmt's `where` and `{` at the item's own depth (regex-syntax's
+        // ClassUnicode::new): replacing a block by its own text changes nothing.
+        let copied = "pub fn new<I>(ranges: I) -> ClassUnicode\n    where\n        I: IntoIterator,\n    {\n        ClassUnicode {}\n    }";
+        assert_eq!(reindent(copied, "    ", true, FOUR), copied);
+        let relative =
+            "pub fn new<I>(ranges: I) -> ClassUnicode\nwhere\n    I: IntoIterator,\n{\n    ClassUnicode {}\n}";
+        assert_eq!(reindent(relative, "    ", true, FOUR), copied);
     }
 
     #[test]

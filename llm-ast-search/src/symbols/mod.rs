@@ -15,8 +15,12 @@ use lang::{definition, family};
 use crate::source::SourceFile;
 
 mod lang;
+mod macros;
+mod place;
 pub(crate) mod record;
 
+use macros::macro_items;
+pub use place::{body_start, leading_start, with_symbol_node};
 pub use record::{Symbol, SymbolKind};
 
 /// What a node defines, if anything.
@@ -144,78 +148,6 @@ fn outline_counting(file: &Parsed<'_>, tables: Option<&KindTables>, options: Out
     (symbols, skipped)
 }
 
-/// Items a Rust item-position macro invocation wraps (`cfg_rt! { impl
-/// Builder { pub fn enable_io… } }`): tree-sitter keeps a macro's body as
-/// tokens, so each body is parsed on its own — the file's text outside it
-/// (but the headers of the items it sits in) blanked, lines kept, so every
-/// offset, line and column is the file's own — and outlined where it
-/// stands. A body that does not parse as items (`lazy_static!`'s `static
-/// ref`) is counted, not guessed at.
-fn macro_items(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> (Vec<Symbol>, usize) {
-    if file.lang != Lang::Rust {
-        return (Vec::new(), 0);
-    }
-    let mut found = Vec::new();
-    let mut skipped = 0;
-    let mut stack = vec![file.tree.root_node()];
-    while let Some(node) = stack.pop() {
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor).filter(|c| {
-            matches!(
-                c.kind(),
-                "source_file" | "declaration_list" | "impl_item" | "trait_item" | "mod_item" | "macro_invocation"
-            )
-        }));
-        let at_item_position = node.kind() == "macro_invocation"
-            && node.parent().is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"));
-        if !at_item_position {
-            continue;
-        }
-        let mut cursor = node.walk();
-        let Some(body) = node.named_children(&mut cursor).find(|c| c.kind() == "token_tree") else { continue };
-        let (start, end) = (body.start_byte() + 1, body.end_byte().saturating_sub(1));
-        if start >= end || file.source[start..end].iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        // What stays: the body, and the head and closing brace of each item it is inside.
-        let mut kept = vec![(start, end)];
-        let mut up = node.parent();
-        while let Some(list) = up {
-            if list.kind() == "declaration_list"
-                && let Some(item) = list.parent()
-            {
-                kept.push((item.start_byte(), list.start_byte() + 1));
-                kept.push((list.end_byte().saturating_sub(1), list.end_byte()));
-            }
-            up = list.parent();
-        }
-        // Nothing after the last byte kept needs parsing.
-        let last = kept.iter().map(|&(_, e)| e).max().unwrap_or(end);
-        let masked: Vec<u8> = file.source[..last]
-            .iter()
-            .enumerate()
-            .map(|(i, &b)| if b == b'\n' || kept.iter().any(|&(s, e)| s <= i && i < e) { b } else { b' ' })
-            .collect();
-        let Some(tree) = crate::language::parse(Lang::Rust, &masked) else { continue };
-        if tree.root_node().has_error() {
-            skipped += 1;
-            continue;
-        }
-        let inner = Parsed {
-            lang: file.lang,
-            path: file.path,
-            source: &masked,
-            tree: &tree,
-            index: file.index,
-            checksum: file.checksum.clone(),
-        };
-        let (symbols, deeper) = outline_counting(&inner, tables, options);
-        skipped += deeper;
-        found.extend(symbols.into_iter().filter(|s| start <= s.span.byte_start && s.span.byte_end <= end));
-    }
-    (found, skipped)
-}
-
 /// The symbols of the tree as tree-sitter parsed it.
 fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> Vec<Symbol> {
     let Parsed { lang, path, source, tree, index, .. } = *file;
@@ -312,9 +244,9 @@ fn text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> {
 /// 200 characters.
 fn signature(node: Node<'_>, source: &[u8]) -> String {
     const MAX: usize = 200;
-    let body_start = ["body", "value"]
-        .iter()
-        .filter_map(|f| node.child_by_field_name(f))
+    let body_start = place::body_of(node)
+        .into_iter()
+        .chain(node.child_by_field_name("value"))
         .map(|b| b.start_byte())
         .find(|&b| b > node.start_byte());
     let raw = match body_start {
@@ -364,58 +296,6 @@ pub fn kind_at(lang: Lang, root: Node<'_>, node: Node<'_>, source: &[u8]) -> Opt
         }
     }
     None
-}
-
-/// Where text inserted "before" a symbol must go so it stays outside the
-/// symbol: before its wrappers (Python decorators, `export`, C++
-/// `template<…>`) and the attributes and comments attached above it (Rust
-/// `#[…]`, doc comments), on no blank line.
-pub fn leading_start(tree: &Tree, source: &[u8], symbol: &Symbol) -> usize {
-    let Some(mut node) =
-        tree.root_node().descendant_for_byte_range(symbol.span.byte_start, symbol.span.byte_end).map(|mut n| {
-            // The smallest node with the span may be a child; find the symbol's own.
-            while n.kind() != symbol.node_kind && n.byte_range() == (symbol.span.byte_start..symbol.span.byte_end) {
-                match n.parent() {
-                    Some(p) if p.byte_range() == n.byte_range() => n = p,
-                    _ => break,
-                }
-            }
-            n
-        })
-    else {
-        return symbol.span.byte_start;
-    };
-    while let Some(p) = node.parent() {
-        if matches!(p.kind(), "decorated_definition" | "export_statement" | "template_declaration") {
-            node = p;
-        } else {
-            break;
-        }
-    }
-    let mut start = node.start_byte();
-    let mut current = node;
-    while let Some(prev) = current.prev_sibling() {
-        let attached = matches!(
-            prev.kind(),
-            "attribute_item"
-                | "inner_attribute_item"
-                | "line_comment"
-                | "block_comment"
-                | "comment"
-                | "decorator"
-                | "annotation"
-        );
-        // Attached: nothing but one line break (and indentation) in between.
-        let gap = &source[prev.end_byte()..current.start_byte()];
-        let newlines = gap.iter().filter(|&&b| b == b'\n').count();
-        let ends_with_newline = source.get(prev.end_byte().wrapping_sub(1)) == Some(&b'\n');
-        if !attached || newlines + usize::from(ends_with_newline) > 1 || prev.kind() == "inner_attribute_item" {
-            break;
-        }
-        start = prev.start_byte();
-        current = prev;
-    }
-    start
 }
 
 /// The innermost symbol whose span contains `offset`.

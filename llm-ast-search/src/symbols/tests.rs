@@ -44,12 +44,53 @@ fn leading_start_includes_attributes_doc_comments_and_decorators() {
     let tree = crate::language::parse(Lang::Rust, src.as_bytes()).unwrap();
     let symbols = outline(Lang::Rust, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
     let b = symbols.iter().find(|s| s.name == "b").unwrap();
-    assert_eq!(&src[leading_start(&tree, src.as_bytes(), b)..], "/// Doc.\n#[inline]\nfn b() {}\n");
+    assert_eq!(&src[leading_start(Lang::Rust, &tree, src.as_bytes(), b)..], "/// Doc.\n#[inline]\nfn b() {}\n");
     let src = "x = 1\n\n@decorator\ndef f():\n    pass\n";
     let tree = crate::language::parse(Lang::Python, src.as_bytes()).unwrap();
     let symbols = outline(Lang::Python, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
     let f = symbols.iter().find(|s| s.name == "f").unwrap();
-    assert_eq!(&src[leading_start(&tree, src.as_bytes(), f)..], "@decorator\ndef f():\n    pass\n");
+    assert_eq!(&src[leading_start(Lang::Python, &tree, src.as_bytes(), f)..], "@decorator\ndef f():\n    pass\n");
+    // The comment ending the line above is that line's, not the next field's (Go's flag.Flag).
+    let src =
+        "package p\n\ntype Flag struct {\n\tValue string // value as set\n\t// the default\n\tDefValue string\n}\n";
+    let tree = crate::language::parse(Lang::Go, src.as_bytes()).unwrap();
+    let symbols = outline(Lang::Go, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
+    let def = symbols.iter().find(|s| s.name == "DefValue").unwrap();
+    assert_eq!(&src[leading_start(Lang::Go, &tree, src.as_bytes(), def)..], "// the default\n\tDefValue string\n}\n");
+}
+
+/// An item of a macro body (tokio's `cfg_rt! { impl Builder { … } }`) has
+/// its head, body and attributes where the file has them, at every depth.
+#[test]
+fn items_of_macro_bodies_have_bodies_and_attributes() {
+    let src = "cfg_rt! {\n    impl Builder {\n        /// Doc.\n        #[inline]\n        pub fn enable_io(&mut self) -> &mut Self {\n            self\n        }\n    }\n}\nmod m {\n    cfg_a! { cfg_b! { fn deep(a: u8) { a; } } }\n}\n";
+    let tree = crate::language::parse(Lang::Rust, src.as_bytes()).unwrap();
+    let symbols = outline(Lang::Rust, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
+    let find = |path: &str| symbols.iter().find(|s| &*s.name_path == path).unwrap_or_else(|| panic!("{path}"));
+    let io = find("impl Builder/enable_io");
+    let head_end = body_start(Lang::Rust, &tree, src.as_bytes(), io).unwrap();
+    assert_eq!(&src[io.span.byte_start..head_end], "pub fn enable_io(&mut self) -> &mut Self ");
+    assert!(src[leading_start(Lang::Rust, &tree, src.as_bytes(), io)..].starts_with("/// Doc.\n        #[inline]\n"));
+    let deep = find("m/deep");
+    let head_end = body_start(Lang::Rust, &tree, src.as_bytes(), deep).unwrap();
+    assert_eq!(&src[deep.span.byte_start..head_end], "fn deep(a: u8) ");
+    let builder = find("impl Builder");
+    assert_eq!(body_start(Lang::Rust, &tree, src.as_bytes(), builder), Some(src.find("{\n        ///").unwrap()));
+}
+
+/// A function given to a name has the function's body: its head is the
+/// name and the function's parameters, as its signature shows.
+#[test]
+fn functions_given_to_names_have_their_bodies() {
+    let src = "const f = (a: number): string => {\n  return '';\n};\nclass K {\n  h = async (e) => { e; };\n}\n";
+    let tree = crate::language::parse(Lang::TypeScript, src.as_bytes()).unwrap();
+    let symbols = outline(Lang::TypeScript, "f", src.as_bytes(), &tree, &LineIndex::new(src.as_bytes()));
+    for (path, head) in [("f", "f = (a: number): string =>"), ("K/h", "h = async (e) =>")] {
+        let s = symbols.iter().find(|s| &*s.name_path == path).unwrap();
+        let end = body_start(Lang::TypeScript, &tree, src.as_bytes(), s).unwrap();
+        assert_eq!(src[s.span.byte_start..end].trim_end(), head);
+        assert_eq!(s.signature, head);
+    }
 }
 
 #[test]
@@ -154,7 +195,9 @@ proptest::proptest! {
             let index = LineIndex::new(&bytes);
             for s in outline(lang, "f", &bytes, &tree, &index) {
                 proptest::prop_assert!(s.span.byte_start <= s.span.byte_end && s.span.byte_end <= bytes.len());
-                proptest::prop_assert!(leading_start(&tree, &bytes, &s) <= s.span.byte_start);
+                proptest::prop_assert!(leading_start(lang, &tree, &bytes, &s) <= s.span.byte_start);
+                let body = body_start(lang, &tree, &bytes, &s);
+                proptest::prop_assert!(body.is_none_or(|b| s.span.byte_start < b && b <= s.span.byte_end));
             }
         }
     }

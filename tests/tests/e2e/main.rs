@@ -20,6 +20,7 @@ mod log;
 mod lsp;
 mod mcp;
 mod mcp_face;
+mod name_paths;
 mod policy;
 mod pty;
 mod read;

@@ -1,0 +1,147 @@
+//! Items a Rust item-position macro invocation wraps (`cfg_rt! { impl
+//! Builder { pub fn enable_io… } }`): tree-sitter keeps a macro's body as
+//! tokens, so each body is parsed on its own — the file's text outside it
+//! (but the headers of the items it sits in) blanked, lines kept, so every
+//! offset, line and column is the file's own. The outline lists the items
+//! found there, and whoever needs such an item's node (its body, its
+//! attributes) finds it in the same parse.
+
+use aide_core::Lang;
+use tree_sitter::{Node, Tree};
+
+use super::{KindTables, OutlineOptions, Parsed, Symbol, outline_counting};
+
+/// A macro body parsed as items: the masked source, its tree, and the
+/// body's byte range (inside the braces).
+pub(super) struct BodyParse {
+    pub source: Vec<u8>,
+    pub tree: Tree,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Whether `node` is a macro invocation where an item may stand, whose
+/// body may hold items.
+fn at_item_position(node: Node<'_>) -> bool {
+    node.kind() == "macro_invocation"
+        && node.parent().is_some_and(|p| matches!(p.kind(), "source_file" | "declaration_list"))
+}
+
+/// The body of the item-position invocation `node` parsed as items: None
+/// when it has no body worth parsing, Some(Err(())) when the body does not
+/// parse as items (`lazy_static!`'s `static ref`).
+fn parse_body(source: &[u8], node: Node<'_>) -> Option<Result<BodyParse, ()>> {
+    let mut cursor = node.walk();
+    let body = node.named_children(&mut cursor).find(|c| c.kind() == "token_tree")?;
+    let (start, end) = (body.start_byte() + 1, body.end_byte().saturating_sub(1));
+    if start >= end || source[start..end].iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    // What stays: the body, and the head and closing brace of each item it is inside.
+    let mut kept = vec![(start, end)];
+    let mut up = node.parent();
+    while let Some(list) = up {
+        if list.kind() == "declaration_list"
+            && let Some(item) = list.parent()
+        {
+            kept.push((item.start_byte(), list.start_byte() + 1));
+            kept.push((list.end_byte().saturating_sub(1), list.end_byte()));
+        }
+        up = list.parent();
+    }
+    // Nothing after the last byte kept needs parsing.
+    let last = kept.iter().map(|&(_, e)| e).max().unwrap_or(end);
+    let masked: Vec<u8> = source[..last]
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| if b == b'\n' || kept.iter().any(|&(s, e)| s <= i && i < e) { b } else { b' ' })
+        .collect();
+    let Some(tree) = crate::language::parse(Lang::Rust, &masked) else { return Some(Err(())) };
+    if tree.root_node().has_error() {
+        return Some(Err(()));
+    }
+    Some(Ok(BodyParse { source: masked, tree, start, end }))
+}
+
+/// The items of every macro body of a Rust file, outlined where they
+/// stand, and how many bodies could not be read as items (counted, not
+/// guessed at).
+pub(super) fn macro_items(
+    file: &Parsed<'_>,
+    tables: Option<&KindTables>,
+    options: OutlineOptions,
+) -> (Vec<Symbol>, usize) {
+    if file.lang != Lang::Rust {
+        return (Vec::new(), 0);
+    }
+    let mut found = Vec::new();
+    let mut skipped = 0;
+    let mut stack = vec![file.tree.root_node()];
+    while let Some(node) = stack.pop() {
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor).filter(|c| {
+            matches!(
+                c.kind(),
+                "source_file" | "declaration_list" | "impl_item" | "trait_item" | "mod_item" | "macro_invocation"
+            )
+        }));
+        if !at_item_position(node) {
+            continue;
+        }
+        let body = match parse_body(file.source, node) {
+            None => continue,
+            Some(Err(())) => {
+                skipped += 1;
+                continue;
+            }
+            Some(Ok(body)) => body,
+        };
+        let inner = Parsed {
+            lang: file.lang,
+            path: file.path,
+            source: &body.source,
+            tree: &body.tree,
+            index: file.index,
+            checksum: file.checksum.clone(),
+        };
+        let (symbols, deeper) = outline_counting(&inner, tables, options);
+        skipped += deeper;
+        found.extend(symbols.into_iter().filter(|s| body.start <= s.span.byte_start && s.span.byte_end <= body.end));
+    }
+    (found, skipped)
+}
+
+/// How many macro bodies deep an item is looked for (each level is a parse).
+const MAX_NESTING: usize = 8;
+
+/// Calls `f` with the node of the item spanning `start..end` (of grammar
+/// kind `kind`) inside a macro body of `tree`, and the masked source that
+/// node's tree was parsed from: the same parse the outline made.
+pub(super) fn in_macro_body<R>(
+    tree: &Tree,
+    source: &[u8],
+    (start, end, kind): (usize, usize, &str),
+    depth: usize,
+    f: &mut dyn FnMut(Node<'_>, &[u8]) -> R,
+) -> Option<R> {
+    if depth >= MAX_NESTING {
+        return None;
+    }
+    // Inside a token tree the item is tokens: its first enclosing node that
+    // is not a token tree is the invocation whose body holds it.
+    let mut node = tree.root_node().descendant_for_byte_range(start, end)?;
+    while node.kind() != "macro_invocation" {
+        node = node.parent()?;
+    }
+    if !at_item_position(node) {
+        return None;
+    }
+    let body = parse_body(source, node)?.ok()?;
+    if !(body.start <= start && end <= body.end) {
+        return None;
+    }
+    match super::place::node_spanning(body.tree.root_node(), start, end, kind) {
+        Some(found) => Some(f(found, &body.source)),
+        None => in_macro_body(&body.tree, &body.source, (start, end, kind), depth + 1, f),
+    }
+}
