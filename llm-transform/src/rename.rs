@@ -54,6 +54,13 @@ pub struct RenameSite {
     pub line_text: String,
 }
 
+/// A site a rename would leave, as its refusal lists it.
+impl From<&RenameSite> for UnresolvedSite {
+    fn from(s: &RenameSite) -> UnresolvedSite {
+        UnresolvedSite { path: s.path.clone(), line: s.line, column: s.column, line_text: s.line_text.clone() }
+    }
+}
+
 /// What a rename did: the definition it found and every site it judged.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RenameReport {
@@ -217,12 +224,7 @@ impl PreparedRename {
                 let left: Vec<UnresolvedSite> = syntax_sites
                     .iter()
                     .filter(|s| s.matched == Resolution::Unresolved && !s.renamed)
-                    .map(|s| UnresolvedSite {
-                        path: s.path.clone(),
-                        line: s.line,
-                        column: s.column,
-                        line_text: s.line_text.clone(),
-                    })
+                    .map(UnresolvedSite::from)
                     .collect();
                 if !left.is_empty() && !self.op.skip_unresolved {
                     let server = std::mem::take(&mut diagnostics);

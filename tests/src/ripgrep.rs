@@ -13,36 +13,7 @@ pub type Span = (String, usize, usize, usize);
 
 /// The matches `rg --json ARGS` reports when run in `root`.
 pub fn rg_spans(root: &Path, args: &[&str]) -> BTreeSet<Span> {
-    assert!(crate::have("rg"), "ripgrep (rg) is required for the differential tests: apt-get install ripgrep");
-    let out = Command::new("rg")
-        .args(["--json", "--no-config", "--no-messages"])
-        .args(args)
-        .current_dir(root)
-        .output()
-        .expect("run rg");
-    let mut set = BTreeSet::new();
-    for line in out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let v: Value = serde_json::from_slice(line).expect("rg json");
-        if v["type"] != "match" {
-            continue;
-        }
-        let d = &v["data"];
-        let Some(path) = d["path"]["text"].as_str() else { continue };
-        let path = path.trim_start_matches("./").to_string();
-        let base = d["absolute_offset"].as_u64().expect("offset") as usize;
-        let first_line = d["line_number"].as_u64().expect("line") as usize;
-        let lines = match d["lines"]["text"].as_str() {
-            Some(text) => text.as_bytes().to_vec(),
-            None => base64_decode(d["lines"]["bytes"].as_str().expect("bytes")),
-        };
-        for sm in d["submatches"].as_array().expect("submatches") {
-            let s = sm["start"].as_u64().expect("start") as usize;
-            let e = sm["end"].as_u64().expect("end") as usize;
-            let line = first_line + lines[..s].iter().filter(|&&b| b == b'\n').count();
-            set.insert((path.clone(), line, base + s, base + e));
-        }
-    }
-    set
+    rg_report(root, args).matches
 }
 
 /// What `rg --json` printed for one search, line by line: every match's

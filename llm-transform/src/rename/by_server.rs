@@ -87,15 +87,7 @@ impl PreparedRename {
             return Ok(Some((sites, texts)));
         }
         if !self.op.include_unresolved && !self.op.skip_unresolved {
-            let sites = left
-                .iter()
-                .map(|s| UnresolvedSite {
-                    path: s.path.clone(),
-                    line: s.line,
-                    column: s.column,
-                    line_text: s.line_text.clone(),
-                })
-                .collect();
+            let sites = left.iter().map(|s| UnresolvedSite::from(*s)).collect();
             let server = spec.argv[0].clone();
             return Err(TransformError::ServerLeftSites { name: self.op.name.clone(), server, sites }.into());
         }
