@@ -396,6 +396,11 @@ impl Resolver {
         if defs.is_empty() {
             return choose_local(query, &locals).map(|t| Resolver::new(t, named, returns));
         }
+        // The name path exactly as the outline prints it wins over looser
+        // matches: `PrintDefaults` is the function, not `(*FlagSet)/PrintDefaults`.
+        if defs.len() > 1 && defs.iter().any(|(s, _)| *s.name_path == *query.name) {
+            defs.retain(|(s, _)| *s.name_path == *query.name);
+        }
         // A C/C++ prototype and its definition are one symbol.
         let c_family = |s: &Symbol| {
             let lang = Lang::from_path(std::path::Path::new(&*s.path));
@@ -670,6 +675,14 @@ mod tests {
                 ("f.go".into(), 4, Resolution::Unresolved),
             ]
         );
+    }
+
+    #[test]
+    fn a_printed_name_path_picks_its_symbol_over_a_method_of_the_name() {
+        let src = "package f\ntype FlagSet struct{}\nfunc (f *FlagSet) PrintDefaults() {}\nfunc PrintDefaults() { CommandLine.PrintDefaults() }\n";
+        let query = SymbolQuery { name: "PrintDefaults".into(), ..Default::default() };
+        let sites = resolve(&[("flag.go", Lang::Go, src)], query).unwrap_or_else(|_| panic!("one definition"));
+        assert_eq!(sites, [("flag.go".into(), 4, Resolution::Resolved)]);
     }
 
     #[test]
