@@ -158,51 +158,57 @@ pub fn after(
             // A checker that wrote to the edited files: they get what the
             // commit wrote back, so the undo takes them to before the edit.
             let rewritten = put_back(changed);
-            let mut said: Vec<String> = failing.iter().map(|c| failure(c, before)).collect();
-            if !fresh.is_empty() {
-                let shown: Vec<String> = fresh
-                    .iter()
-                    .take(3)
-                    .map(|f| format!("{}:{}: {}", f.path, f.line, f.message.lines().next().unwrap_or("")))
-                    .collect();
-                said.insert(0, format!("the edit added {} finding(s) ({})", fresh.len(), shown.join("; ")));
-            }
-            let failing: Vec<_> = failing
-                .iter()
-                .map(|c| {
-                    let was = before.checkers.iter().find(|b| b.checker == c.checker);
-                    json!({
-                        "checker": c.checker,
-                        "exit_code_before": was.and_then(|b| b.exit_code),
-                        "exit_code": c.exit_code,
-                        "status": c.status,
-                        "reason": c.reason,
-                        "stderr_tail": c.stderr_tail,
-                    })
-                })
-                .collect();
-            return Err(Failed(
-                AideError::new(
-                    aide_core::code::VERIFICATION_FAILED,
-                    format!("{}; the edit was undone", said.join("; ")),
-                )
-                .with_hint(
-                    "nothing remains changed: fix the edit (details.new_findings and details.failing say what it broke) and send it again",
-                )
-                .with_details(json!({
-                    "new_findings": fresh,
-                    "failing": failing,
-                    "checkers": verified.checkers,
-                    "rewritten_by_checker": rewritten,
-                    "undone": true,
-                })),
-            ));
+            return Err(Failed(refusal(&fresh, &failing, before, &verified.checkers, &rewritten)));
         }
     }
     if let Some(line) = &verify.command {
         verified.command = Some(run_command(root, line, ctx)?);
     }
     Ok(verified)
+}
+
+/// The error of an edit refused: what it added, which checkers it made fail.
+fn refusal(
+    fresh: &[Finding],
+    failing: &[&CheckerRun],
+    before: &Checked,
+    checkers: &[String],
+    rewritten: &[String],
+) -> AideError {
+    let mut said: Vec<String> = failing.iter().map(|c| failure(c, before)).collect();
+    if !fresh.is_empty() {
+        let shown: Vec<String> = fresh
+            .iter()
+            .take(3)
+            .map(|f| format!("{}:{}: {}", f.path, f.line, f.message.lines().next().unwrap_or("")))
+            .collect();
+        said.insert(0, format!("the edit added {} finding(s) ({})", fresh.len(), shown.join("; ")));
+    }
+    let failing: Vec<_> = failing
+        .iter()
+        .map(|c| {
+            let was = before.checkers.iter().find(|b| b.checker == c.checker);
+            json!({
+                "checker": c.checker,
+                "exit_code_before": was.and_then(|b| b.exit_code),
+                "exit_code": c.exit_code,
+                "status": c.status,
+                "reason": c.reason,
+                "stderr_tail": c.stderr_tail,
+            })
+        })
+        .collect();
+    AideError::new(aide_core::code::VERIFICATION_FAILED, format!("{}; the edit was undone", said.join("; ")))
+        .with_hint(
+            "nothing remains changed: fix the edit (details.new_findings and details.failing say what it broke) and send it again",
+        )
+        .with_details(json!({
+            "new_findings": fresh,
+            "failing": failing,
+            "checkers": checkers,
+            "rewritten_by_checker": rewritten,
+            "undone": true,
+        }))
 }
 
 /// The findings after the edit that the tree did not have before, each old
