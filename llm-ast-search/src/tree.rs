@@ -21,6 +21,16 @@ pub fn ancestors<'t>(root: Node<'t>, node: Node<'t>) -> Vec<Node<'t>> {
     chain
 }
 
+/// The node of kind `kind` spanning exactly `start..end`, if the tree has one.
+pub(crate) fn node_spanning<'t>(root: Node<'t>, start: usize, end: usize, kind: &str) -> Option<Node<'t>> {
+    let mut node = root.descendant_for_byte_range(start, end)?;
+    // The smallest node with the span may be a child of the symbol's own.
+    while node.kind() != kind || node.byte_range() != (start..end) {
+        node = node.parent().filter(|p| p.byte_range() == (start..end))?;
+    }
+    Some(node)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

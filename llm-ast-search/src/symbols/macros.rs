@@ -140,7 +140,7 @@ pub(super) fn in_macro_body<R>(
     if !(body.start <= start && end <= body.end) {
         return None;
     }
-    match super::place::node_spanning(body.tree.root_node(), start, end, kind) {
+    match crate::tree::node_spanning(body.tree.root_node(), start, end, kind) {
         Some(found) => Some(f(found, &body.source)),
         None => in_macro_body(&body.tree, &body.source, (start, end, kind), depth + 1, f),
     }

@@ -8,16 +8,7 @@ use tree_sitter::{Node, Tree};
 
 use super::Symbol;
 use super::macros::in_macro_body;
-
-/// The node of kind `kind` spanning exactly `start..end`, if the tree has one.
-pub(super) fn node_spanning<'t>(root: Node<'t>, start: usize, end: usize, kind: &str) -> Option<Node<'t>> {
-    let mut node = root.descendant_for_byte_range(start, end)?;
-    // The smallest node with the span may be a child of the symbol's own.
-    while node.kind() != kind || node.byte_range() != (start..end) {
-        node = node.parent().filter(|p| p.byte_range() == (start..end))?;
-    }
-    Some(node)
-}
+use crate::tree::node_spanning;
 
 /// Calls `f` with `symbol`'s node and the source its tree was parsed from
 /// (the file's own, or for an item of a Rust macro body the body's parse,
