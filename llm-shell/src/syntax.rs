@@ -39,8 +39,17 @@ pub fn parse(command: &str) -> Result<brush_parser::ast::Program, (String, Optio
         return Err((e.message, None));
     }
     let options = brush_parser::ParserOptions::default();
-    let mut parser = brush_parser::Parser::new(std::io::BufReader::new(command.as_bytes()), &options);
-    parser.parse_program().map_err(|e| {
+    // brush-parser unwraps a number before a redirection that no descriptor
+    // can be (`cat 99999999999999999999<x`, which bash reads as a word): a
+    // panic of the parser is this command's parse error, never the tool's.
+    let parsed = std::panic::catch_unwind(|| {
+        let mut parser = brush_parser::Parser::new(std::io::BufReader::new(command.as_bytes()), &options);
+        parser.parse_program()
+    });
+    let Ok(parsed) = parsed else {
+        return Err(("the shell parser cannot read this command (a number before a redirection too large for a file descriptor?)".into(), None));
+    };
+    parsed.map_err(|e| {
         let at = match &e {
             brush_parser::ParseError::ParsingNear(pos) => Some((pos.line, pos.column)),
             _ => None,
@@ -183,9 +192,11 @@ pub fn substitutions(word: &str) -> Vec<String> {
     let bytes = word.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let rest = &word[i..];
-        let opens_substitution =
-            (rest.starts_with("$(") && !rest.starts_with("$((")) || rest.starts_with("<(") || rest.starts_with(">(");
+        // Bytes, not `&word[i..]`: `i` steps through multi-byte characters.
+        let rest = &bytes[i..];
+        let opens_substitution = (rest.starts_with(b"$(") && !rest.starts_with(b"$(("))
+            || rest.starts_with(b"<(")
+            || rest.starts_with(b">(");
         let open = opens_substitution.then_some(2);
         if let Some(skip) = open {
             let mut depth = 1;
@@ -326,6 +337,22 @@ mod tests {
         assert_eq!(pipelines[1]["operator"], "&&");
         assert_eq!(pipelines[1]["commands"][1]["program"], "tee");
         assert_eq!(pipelines[1]["commands"][1]["redirections"][0]["target"], "out.txt");
+    }
+
+    #[test]
+    fn words_of_any_characters_and_huge_descriptors_never_panic() {
+        assert_eq!(substitutions("héllo $(wörld) `ü`"), ["wörld", "ü"]);
+        assert!(check("echo héllo wörld | grep ö").valid);
+        let out = check("cat 99999999999999999999<x");
+        assert!(!out.valid && out.error.is_some_and(|m| m.contains("file descriptor")));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_command_parses_or_is_refused(command in "[a-zé€🦀 $`()<>|&;'\"0-9{}\\\n-]{0,40}") {
+            let _ = check(&command);
+            let _ = substitutions(&command);
+        }
     }
 
     #[test]

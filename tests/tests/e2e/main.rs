@@ -34,6 +34,7 @@ mod search;
 mod search_differential;
 mod search_matrix;
 pub(crate) mod shell;
+mod shell_input;
 mod snapshots;
 mod terminal;
 mod transform;
