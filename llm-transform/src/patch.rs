@@ -182,7 +182,7 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
             i += 1;
             while old_left > 0 || new_left > 0 {
                 let Some(l) = lines.get(i) else { return Err(bad(i + 1, "the hunk ends early")) };
-                let (kind, body) = l.split_at(l.len().min(1));
+                let (kind, body) = marker(l);
                 match kind {
                     " " | "" => {
                         hunk.old.push(body.to_string());
@@ -302,7 +302,7 @@ fn parse_begin_patch(text: &str) -> Result<Vec<FilePatch>, AideError> {
                     hunks.push(Hunk { header: "@@".into(), ..Hunk::default() });
                 }
                 let hunk = hunks.last_mut().ok_or_else(|| bad(i + 1, "a line outside a hunk"))?;
-                let (kind, body) = l.split_at(l.len().min(1));
+                let (kind, body) = marker(l);
                 match kind {
                     " " | "" => {
                         hunk.old.push(body.to_string());
@@ -459,11 +459,23 @@ mod tests {
     }
 }
 
+/// A hunk line's marker (` `, `-`, `+`, or whatever its first character
+/// is) and the rest: split after the first character, never inside one.
+fn marker(line: &str) -> (&str, &str) {
+    line.split_at(line.chars().next().map_or(0, char::len_utf8))
+}
+
 #[cfg(test)]
 mod properties {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn a_hunk_line_that_starts_with_a_multi_byte_character_is_refused() {
+        let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n\u{e9}h\n-world\n+earth\n";
+        assert!(parse(diff).is_err());
+    }
 
     fn text() -> impl Strategy<Value = String> {
         prop::collection::vec(prop::sample::select(vec!["a", "b", "c", "", "a b", "é", "\r"]), 0..12).prop_map(
@@ -483,6 +495,14 @@ mod properties {
         fn any_text_reads_or_is_refused(s in ".{0,400}") {
             let _ = parse(&s);
             let _ = parse(&format!("*** Begin Patch\n{s}\n*** End Patch\n"));
+        }
+
+        /// Whatever a hunk's lines begin with, it reads or is refused.
+        #[test]
+        fn any_hunk_lines_read_or_are_refused(lines in prop::collection::vec("[ +\\-aé€🦀\t]{0,3}[a-zé]{0,4}", 0..6)) {
+            let body = lines.join("\n");
+            let _ = parse(&format!("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n{body}\n"));
+            let _ = parse(&format!("*** Begin Patch\n*** Update File: f\n@@\n{body}\n*** End Patch\n"));
         }
 
         /// A unified diff of two texts, as GNU diff writes it, turns the
