@@ -171,6 +171,9 @@ fn policy_of(
         Some(r) => Some(r),
         None => parsed("rate", &config.rate.value, |v| v.parse::<policy::Rate>())?,
     };
+    // A flag past what a Duration holds, or not above 0, is refused here:
+    // it panicked (1e300) or was silently no limit (0).
+    aide_core::request::check_timeout("--call-timeout", args.call_timeout)?;
     let call_timeout = args.call_timeout.or(config.call_timeout.value);
     Ok(policy::PolicyOptions {
         allow,

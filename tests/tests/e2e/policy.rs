@@ -103,3 +103,17 @@ fn a_call_past_the_time_limit_is_stopped_as_a_timeout() {
     let r = client.call("shell_exec", json!({"command": "echo fast"}));
     assert_eq!(r["structuredContent"]["stdout"], "fast\n", "{r}");
 }
+
+/// `--call-timeout` past what a duration holds panicked (1e300), and 0 or
+/// less meant no limit without a word: both are refused before serving.
+#[test]
+fn a_call_timeout_out_of_range_is_refused_before_serving() {
+    let t = TestDir::new();
+    for value in ["1e300", "0", "-1", "NaN"] {
+        let out = t.cmd("aide").args(["mcp", &format!("--call-timeout={value}")]).output();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--call-timeout={value}: {stderr}");
+        assert!(stderr.contains("--call-timeout must be a positive number of seconds"), "{value}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{value}: {stderr}");
+    }
+}
