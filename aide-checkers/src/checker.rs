@@ -165,10 +165,15 @@ pub const CHECKERS: &[Checker] = &[
     },
 ];
 
-/// The checker called `name` (spelt as [`crate::selection`] reads names).
+/// A name as compared: lower case, without `-`, `_` or spaces.
+pub(crate) fn folded(name: &str) -> String {
+    name.chars().filter(|c| !matches!(c, '-' | '_') && !c.is_whitespace()).flat_map(char::to_lowercase).collect()
+}
+
+/// The checker called `name`, however it is spelt ([`folded`]).
 pub fn named(name: &str) -> Option<&'static Checker> {
-    let key = crate::selection::folded(name);
-    CHECKERS.iter().find(|c| crate::selection::folded(c.name) == key)
+    let key = folded(name);
+    CHECKERS.iter().find(|c| folded(c.name) == key)
 }
 
 /// Every checker's name, `syntax` last.

@@ -5,7 +5,7 @@
 //! project uses; a name is matched without regard to case, `-`, `_` or
 //! spaces (`go vet`, `go_vet` and `govet` are `go-vet`).
 
-use crate::checker::{self, CHECKERS, Checker};
+use crate::checker::{self, CHECKERS, Checker, folded};
 use crate::error::CheckerError;
 use crate::syntax;
 
@@ -33,11 +33,6 @@ impl Selection {
     pub fn with_syntax(&self) -> bool {
         self.auto || self.syntax
     }
-}
-
-/// A name as compared: lower case, without `-`, `_` or spaces.
-pub(crate) fn folded(name: &str) -> String {
-    name.chars().filter(|c| !matches!(c, '-' | '_') && !c.is_whitespace()).flat_map(char::to_lowercase).collect()
 }
 
 /// Reads `values` (each a name or a comma-separated list); an unknown name
