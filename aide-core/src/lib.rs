@@ -24,7 +24,9 @@
 //! * [`tree`] — a folder's whole content and its tree checksum.
 //! * [`fsutil`] — atomic file writes; [`text`] — lossy text, line cuts;
 //!   [`color`] — `--color`, and the text writer that escapes and colours.
-//! * [`process`] — process groups: signals and waiting with a timeout;
+//! * [`gate`] — the one way a process is started from project or model
+//!   input: sandbox (and `aide mcp`'s ambient one), timeout, caps, the log;
+//!   [`process`] — process groups: signals and waiting with a timeout;
 //!   [`progress`] — the progress line on a terminal.
 //! * [`redact`] — secrets in command output replaced by `[REDACTED]`.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
@@ -43,6 +45,7 @@ pub mod config;
 pub mod envelope;
 pub mod error;
 pub mod fsutil;
+pub mod gate;
 pub mod git;
 pub mod home;
 pub mod ids;
