@@ -2,7 +2,7 @@
 //! program is, how to run it, and how to read and judge what it printed.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use aide_core::gate::Launch;
 
 use crate::finding::{Point, RawDiagnostic, Severity};
 use crate::formats;
@@ -266,59 +266,43 @@ impl Checker {
     }
 
     /// The command that runs it on `files` (all of its kind), in `root`.
-    pub fn command(&self, program: &Path, root: &Path, files: &[&String]) -> Command {
-        let mut c = Command::new(program);
-        c.current_dir(root);
+    pub fn command(&self, program: &Path, root: &Path, files: &[&String]) -> Launch {
+        let c = Launch::new("checker", program, root);
         match self.kind {
-            Kind::Cargo => {
-                c.args(["check", "--workspace", "--all-targets", "--message-format=json", "--quiet"]);
-            }
+            Kind::Cargo => c.args(["check", "--workspace", "--all-targets", "--message-format=json", "--quiet"]),
             Kind::Clippy => {
                 // cargo-clippy itself, as cargo runs it: a project's `[alias]
                 // clippy = …` (its .cargo/config.toml) cannot make it something else.
-                c.args(["clippy", "--workspace", "--all-targets", "--message-format=json", "--quiet"]);
+                c.args(["clippy", "--workspace", "--all-targets", "--message-format=json", "--quiet"])
             }
             Kind::Ruff => {
                 // Never its fixes, whatever the project's `fix` or `fix-only`
                 // says; no cache written; its report on stdout, not a file.
-                c.args(["check", "--no-fix", "--no-fix-only", "--output-format=json", "--no-cache", "--quiet", "."]);
-                c.env_remove("RUFF_OUTPUT_FILE");
+                c.args(["check", "--no-fix", "--no-fix-only", "--output-format=json", "--no-cache", "--quiet", "."])
+                    .env_remove("RUFF_OUTPUT_FILE")
             }
             Kind::Pyflakes | Kind::Shellcheck | Kind::Gofmt => {
-                match self.kind {
-                    Kind::Shellcheck => {
-                        c.args(["-f", "json1"]);
-                    }
-                    Kind::Gofmt => {
-                        c.arg("-l");
-                    }
-                    _ => {}
-                }
-                c.arg("--").args(files);
+                let c = match self.kind {
+                    Kind::Shellcheck => c.args(["-f", "json1"]),
+                    Kind::Gofmt => c.arg("-l"),
+                    _ => c,
+                };
+                c.arg("--").args(files)
             }
             Kind::Mypy => {
-                c.args(["--output", "json", "--no-error-summary", "--no-color-output", "--no-install-types"]);
+                let c = c.args(["--output", "json", "--no-error-summary", "--no-color-output", "--no-install-types"]);
                 // What the project's configuration names, or else the root.
-                if !crate::config::mypy(root).is_some_and(|m| m.targets) {
-                    c.arg(".");
-                }
+                if crate::config::mypy(root).is_some_and(|m| m.targets) { c } else { c.arg(".") }
             }
-            Kind::Pyright => {
-                c.arg("--outputjson");
-            }
-            Kind::Tsc => {
-                c.args(["--noEmit", "--pretty", "false", "-p", "."]);
-            }
-            Kind::Eslint => {
-                c.args(["-f", "json", "."]);
-            }
+            Kind::Pyright => c.arg("--outputjson"),
+            Kind::Tsc => c.args(["--noEmit", "--pretty", "false", "-p", "."]),
+            Kind::Eslint => c.args(["-f", "json", "."]),
             Kind::GoVet => {
                 // Never go.mod or go.sum updated (as GOFLAGS=-mod=mod would).
                 let vendored = root.join("vendor/modules.txt").is_file();
-                c.args(["vet", if vendored { "-mod=vendor" } else { "-mod=readonly" }, "-json", "./..."]);
+                c.args(["vet", if vendored { "-mod=vendor" } else { "-mod=readonly" }, "-json", "./..."])
             }
         }
-        c
     }
 
     /// Whether a run that exited `code` having said `findings` things
@@ -411,7 +395,7 @@ mod tests {
     fn args(name: &str, root: &Path) -> Vec<String> {
         let c = named(name).unwrap();
         let command = c.command(Path::new(name), root, &[]);
-        command.get_args().map(|a| a.to_string_lossy().into_owned()).collect()
+        command.arguments().iter().map(|a| a.to_string_lossy().into_owned()).collect()
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub enum CheckerError {
     /// The checker crashed, timed out or printed what cannot be read.
     #[error("{checker} failed: {why}")]
     Failed { checker: String, why: String, stderr: String },
+    /// The sandbox it would run in cannot be entered here.
+    #[error("{0}")]
+    Sandbox(AideError),
     #[error("cancelled")]
     Cancelled,
 }
@@ -36,6 +39,7 @@ impl From<CheckerError> for AideError {
             CheckerError::Failed { checker, stderr, .. } => AideError::new(code::CHECKER_FAILED, message)
                 .with_hint("run the checker by hand to see why; nothing it said is reported as complete")
                 .with_details(json!({ "checker": checker, "stderr_tail": stderr })),
+            CheckerError::Sandbox(e) => e,
             CheckerError::Cancelled => AideError::cancelled(),
         }
     }

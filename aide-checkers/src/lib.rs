@@ -286,7 +286,7 @@ fn run_parts(
     let mut found = Vec::new();
     for part in parts {
         let command = c.command(program, root.path(), part);
-        run.command = Some(run::shown(&command));
+        run.command = Some(command.shown());
         let ran = run::run(c.name, command, timeout, ctx)?;
         run.duration_ms += (ran.duration.as_secs_f64() * 1e6).round() / 1e3;
         if run.exit_code.is_none_or(|code| code == 0) {

@@ -2,7 +2,6 @@
 //! aide-core's `git::changed_files`, as every walking tool's `--changed`).
 
 use std::path::Path;
-use std::process::Command;
 
 use aide_core::AideError;
 
@@ -22,17 +21,13 @@ pub fn export_revision(root: &Path, rev: &str, into: &Path) -> Result<(), AideEr
     let top =
         String::from_utf8_lossy(&aide_core::git::run(root, &["rev-parse", "--show-toplevel"])?).trim().to_string();
     let archive = aide_core::git::run(Path::new(&top), &["archive", "--format=tar", &tree])?;
-    let mut tar = Command::new("tar")
+    let tar = aide_core::gate::Launch::new("unpacking a revision", "tar", into)
         .args(["-x", "-f", "-", "-C"])
         .arg(into)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| AideError::io("tar", &e))?;
-    if let Some(mut stdin) = tar.stdin.take() {
-        std::io::Write::write_all(&mut stdin, &archive).map_err(|e| AideError::io("tar", &e))?;
-    }
-    let status = tar.wait().map_err(|e| AideError::io("tar", &e))?;
-    if !status.success() {
+        .input(archive)
+        .timeout(Some(std::time::Duration::from_secs(600)))
+        .run()?;
+    if !tar.status.success() || tar.timed_out {
         return Err(AideError::new(aide_core::code::IO_ERROR, format!("tar could not unpack {tree}")));
     }
     Ok(())

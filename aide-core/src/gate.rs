@@ -222,6 +222,11 @@ impl Launch {
         stricter(self.sandbox, ambient())
     }
 
+    /// The arguments given so far.
+    pub fn arguments(&self) -> &[OsString] {
+        &self.args
+    }
+
     /// The command line as a person would type it.
     pub fn shown(&self) -> String {
         std::iter::once(&self.program)

@@ -225,7 +225,7 @@ impl RunLog {
             // A provisional record, replaced by the run's own when it ends: a
             // run killed before (or just after printing) is in the log, as
             // unfinished, never missing.
-            Ok(()) => self.spool(UNFINISHED_EXIT, false, Some(crate::log::UNFINISHED), String::new(), None),
+            Ok(()) => self.spool(UNFINISHED_EXIT, false, Some(crate::log::UNFINISHED), String::new(), None, Vec::new()),
             Err(e) => {
                 self.enabled = false;
                 self.diagnostics
@@ -293,10 +293,12 @@ impl RunLog {
         result_json: String,
         oversized: Option<u64>,
     ) {
+        // Taken whether logged or not: a server's runs leave nothing behind.
+        let processes = crate::gate::take_records(&self.execution_id);
         if !self.enabled {
             return;
         }
-        self.spool(status.code(), ok, error_code, result_json, oversized);
+        self.spool(status.code(), ok, error_code, result_json, oversized, processes);
         // The output is out already: a spool nobody reads stays small.
         if crate::log::ingests_after(&self.execution_id) {
             let _ = ExecutionLog::open_in(&crate::home::aide_home());
@@ -311,6 +313,7 @@ impl RunLog {
         error_code: Option<&str>,
         result_json: String,
         oversized: Option<u64>,
+        processes: Vec<crate::gate::ProcessRecord>,
     ) {
         // Command lines and requests may carry secrets (`export TOKEN=…`):
         // the log keeps them redacted.
@@ -334,6 +337,7 @@ impl RunLog {
             error_code: error_code.map(str::to_string),
             result_json,
             result_bytes: oversized,
+            processes,
         };
         let home = crate::home::aide_home();
         if let Err(e) = crate::log::spool_in(&home, record) {

@@ -70,6 +70,11 @@ const SCHEMA: &str = "
 const SCHEMA_V2: &str = "
     ALTER TABLE runs ADD COLUMN origin TEXT;
     PRAGMA user_version = 2;";
+/// Version 3: the processes a run started through the gate
+/// ([`crate::gate::ProcessRecord`]s, a JSON array).
+const SCHEMA_V3: &str = "
+    ALTER TABLE runs ADD COLUMN processes TEXT;
+    PRAGMA user_version = 3;";
 const DEFAULT_MAX_RESULT_BYTES: usize = 8 << 20;
 
 /// The largest spool file read: a record holds at most a result and a
@@ -108,6 +113,9 @@ pub struct RunRecord {
     /// The result's size, when `result_json` was dropped for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_bytes: Option<u64>,
+    /// The processes the run started through the gate, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<crate::gate::ProcessRecord>,
 }
 
 /// The error code of a run that has not recorded its result: still
@@ -254,6 +262,8 @@ pub struct StoredRun {
     pub summary: RunSummary,
     pub request: Option<String>,
     pub result_json: Option<String>,
+    /// The processes it started through the gate.
+    pub processes: Vec<crate::gate::ProcessRecord>,
 }
 
 /// Filters for listing runs.
@@ -320,7 +330,7 @@ impl ExecutionLog {
     /// run moved in.
     pub fn open_in(home: &Path) -> Result<ExecutionLog, AideError> {
         let path = home.join("log.db");
-        let conn = crate::store::open(&path, &[SCHEMA, SCHEMA_V2]).map_err(|e| log_err(&path, e))?;
+        let conn = crate::store::open(&path, &[SCHEMA, SCHEMA_V2, SCHEMA_V3]).map_err(|e| log_err(&path, e))?;
         let mut log = ExecutionLog { conn, path };
         log.ingest(home)?;
         Ok(log)
@@ -416,8 +426,8 @@ impl ExecutionLog {
             {
                 const COLUMNS: &str = "INTO runs (execution_id, tool, version, argv, request, cwd, root,
                     started_ms, started_at, finished_at, duration_ms, exit_code, ok, error_code, result,
-                    result_bytes, result_capped, origin)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
+                    result_bytes, result_capped, origin, processes)
+                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)";
                 let replace = format!("INSERT OR REPLACE {COLUMNS}");
                 // A provisional record never replaces a row: the run's own
                 // record may have arrived first (two ingests at once).
@@ -429,6 +439,8 @@ impl ExecutionLog {
                     let capped = run.result_bytes.is_some() || run.result_json.len() > max_result;
                     let finished = run.started + run.duration;
                     let argv = serde_json::to_string(&run.argv).unwrap_or_else(|_| "[]".into());
+                    let processes =
+                        (!run.processes.is_empty()).then(|| serde_json::to_string(&run.processes).unwrap_or_default());
                     insert.execute(params![
                         run.execution_id,
                         run.tool,
@@ -448,6 +460,7 @@ impl ExecutionLog {
                         i64::try_from(bytes).unwrap_or(i64::MAX),
                         capped,
                         run.origin,
+                        processes,
                     ])?;
                 }
             }
@@ -520,7 +533,7 @@ impl ExecutionLog {
     /// The run with this id, or the one run whose id starts with `id` (at
     /// least 8 characters). Errors if none or several match.
     pub fn get(&self, id: &str) -> Result<StoredRun, AideError> {
-        let sql = format!("SELECT {SUMMARY_COLUMNS}, request, result FROM runs WHERE execution_id = ?1");
+        let sql = format!("SELECT {SUMMARY_COLUMNS}, request, result, processes FROM runs WHERE execution_id = ?1");
         let exact =
             self.conn.query_row(&sql, params![id], stored_from_row).optional().map_err(|e| log_err(&self.path, e))?;
         if let Some(run) = exact {
@@ -531,7 +544,7 @@ impl ExecutionLog {
             return Err(not_found());
         }
         let sql = format!(
-            "SELECT {SUMMARY_COLUMNS}, request, result FROM runs WHERE execution_id >= ?1 AND execution_id < ?2 LIMIT 2"
+            "SELECT {SUMMARY_COLUMNS}, request, result, processes FROM runs WHERE execution_id >= ?1 AND execution_id < ?2 LIMIT 2"
         );
         let upper = format!("{id}\u{10FFFF}");
         let mut stmt = self.conn.prepare(&sql).map_err(|e| log_err(&self.path, e))?;
@@ -576,7 +589,13 @@ fn summary_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
 }
 
 fn stored_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRun> {
-    Ok(StoredRun { summary: summary_from_row(r)?, request: r.get(15)?, result_json: r.get(16)? })
+    let processes: Option<String> = r.get(17)?;
+    Ok(StoredRun {
+        summary: summary_from_row(r)?,
+        request: r.get(15)?,
+        result_json: r.get(16)?,
+        processes: processes.and_then(|p| serde_json::from_str(&p).ok()).unwrap_or_default(),
+    })
 }
 
 fn env_parse<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -604,6 +623,7 @@ mod tests {
             error_code: None,
             result_json: result.into(),
             result_bytes: None,
+            processes: Vec::new(),
         }
     }
 

@@ -6,7 +6,6 @@
 //! needs repair). The run exits 0 unless a check fails, 3 if one does.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -145,13 +144,12 @@ fn check_program(p: &Program) -> Check {
     let Some(path) = found else {
         return Check::new(p.name, p.needed_by, missing, "not found on PATH".into()).fix(p.fix);
     };
-    let version = Command::new(&path)
+    let version = aide_core::gate::Launch::new("version check", &path, std::env::temp_dir())
         .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
+        .timeout(Some(std::time::Duration::from_secs(10)))
+        .run()
         .ok()
-        .filter(|o| o.status.success())
+        .filter(|o| o.status.success() && !o.timed_out)
         .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(str::to_string));
     match version {
         Some(v) => Check::new(p.name, p.needed_by, CheckStatus::Ok, format!("{v} ({})", path.display())),

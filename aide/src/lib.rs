@@ -192,6 +192,10 @@ pub enum AideOutput {
     },
     Show {
         run: Box<RunSummary>,
+        /// The processes the run started (checkers, verify commands, hooks,
+        /// language servers), in order, with the sandbox each ran in.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        processes: Vec<aide_core::gate::ProcessRecord>,
         /// The stored JSON document of the run.
         #[serde(skip)]
         result_json: String,
@@ -221,7 +225,7 @@ impl Render for AideOutput {
                     )?;
                 }
             }
-            AideOutput::Show { run, result_json } => {
+            AideOutput::Show { run, processes, result_json } => {
                 writeln!(w, "execution_id: {}", run.execution_id)?;
                 writeln!(w, "tool: {} {}", run.tool, run.version)?;
                 writeln!(w, "argv: {}", run.argv.join(" "))?;
@@ -230,6 +234,15 @@ impl Render for AideOutput {
                     "started_at: {}  duration_ms: {:.3}  exit_code: {}",
                     run.started_at, run.duration_ms, run.exit_code
                 )?;
+                for p in processes {
+                    let exit = p.exit_code.map_or_else(|| "no exit code".to_string(), |c| format!("exit {c}"));
+                    let timed_out = if p.timed_out { ", timed out" } else { "" };
+                    writeln!(
+                        w,
+                        "process: {}: {} ({}, {exit}{timed_out}, {} ms, in {})",
+                        p.purpose, p.command, p.sandbox, p.duration_ms, p.working_dir
+                    )?;
+                }
                 writeln!(w, "result:")?;
                 writeln!(w, "{result_json}")?;
             }
@@ -426,7 +439,7 @@ fn run_log(action: LogAction, ctx: &Context) -> Result<AideOutput, AideError> {
             let result_json = stored
                 .result_json
                 .ok_or_else(|| AideError::internal("a stored run has no result and is not flagged as capped"))?;
-            Ok(AideOutput::Show { run: Box::new(stored.summary), result_json })
+            Ok(AideOutput::Show { run: Box::new(stored.summary), processes: stored.processes, result_json })
         }
         LogAction::Prune { older_than, keep } => {
             let older_than = older_than.as_deref().map(aide_core::time::parse_duration).transpose()?;

@@ -6,7 +6,6 @@
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use aide_core::AideError;
 use aide_core::tool::{Context, Progress};
@@ -167,17 +166,22 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
     }
 }
 
-fn time_once(command: &str, dir: &Path) -> Result<(f64, bool), AideError> {
-    let start = Instant::now();
-    let status = Command::new("bash")
+/// One timed run of `command` in `dir`, through the gate (the ambient
+/// sandbox, the exec timeout ending its whole tree); its output is not kept.
+fn time_once(command: &str, dir: &Path, ctx: &Context) -> Result<(f64, bool), AideError> {
+    let timeout = std::time::Duration::from_secs_f64(aide_core::config::DEFAULT_EXEC_TIMEOUT);
+    let ran = aide_core::gate::Launch::new("compared command", "bash", dir)
         .args(["--noprofile", "--norc", "-c", command])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map_err(|e| ShellError::Spawn { program: "bash", needed_by: "compare", message: e.to_string() })?;
-    Ok((start.elapsed().as_secs_f64() * 1000.0, status.success()))
+        .cap(0)
+        .timeout(Some(timeout))
+        .cancel(&ctx.cancel)
+        .logged_under(&ctx.execution_id)
+        .run()
+        .map_err(|e| match e {
+            aide_core::gate::StartError::Sandbox(e) => e,
+            e => ShellError::Spawn { program: "bash", needed_by: "compare", message: e.to_string() }.into(),
+        })?;
+    Ok((ran.duration.as_secs_f64() * 1000.0, ran.status.success() && !ran.timed_out))
 }
 
 fn side(commit: String, dirty: bool, samples: Vec<f64>, failures: usize) -> Side {
@@ -242,7 +246,7 @@ pub fn compare(
         for (dir, samples, fails) in [(&base_dir, &mut a, &mut fail_a), (&current_dir, &mut b, &mut fail_b)] {
             // Cancelled (Ctrl-C): the worktree is removed on the way out.
             ctx.check_cancel()?;
-            let (ms, ok) = time_once(command, dir)?;
+            let (ms, ok) = time_once(command, dir, ctx)?;
             if round >= warmup {
                 samples.push(ms);
                 if !ok {

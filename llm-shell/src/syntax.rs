@@ -77,10 +77,10 @@ pub fn nesting_depth(command: &str) -> usize {
 
 /// `bash -n`: bash's own parse, nothing run.
 pub fn bash_n(command: &str) -> Option<BashN> {
-    let out = std::process::Command::new("bash")
+    let out = aide_core::gate::Launch::new("syntax check", "bash", std::env::temp_dir())
         .args(["--noprofile", "--norc", "-n", "-c", command])
-        .stdin(std::process::Stdio::null())
-        .output()
+        .timeout(Some(std::time::Duration::from_secs(10)))
+        .run()
         .ok()?;
     let message = String::from_utf8_lossy(&out.stderr).trim().to_string();
     Some(BashN { valid: out.status.success(), message: (!message.is_empty()).then_some(message) })

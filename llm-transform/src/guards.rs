@@ -2,13 +2,14 @@
 //! `compile()`), and rustfmt, run on an edited Rust file before it is written (checking
 //! after the write is `verify`'s).
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use aide_core::envelope::Diagnostic;
 use aide_core::{Lang, LineIndex};
 use llm_ast_search::{SyntaxIssue, syntax_issues};
+
+/// How long python3 or rustfmt may take over one file.
+const HELPER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Python's own verdict on a file, as a second opinion beside tree-sitter
 /// (which tolerates some indentation errors): the line and message of the
@@ -16,10 +17,13 @@ use llm_ast_search::{SyntaxIssue, syntax_issues};
 /// not on PATH.
 pub(crate) fn python_compile_error(bytes: &[u8]) -> Option<(usize, String)> {
     const CHECK: &str = "import sys\ntry:\n    compile(sys.stdin.buffer.read(), 'file', 'exec', dont_inherit=True)\nexcept SyntaxError as e:\n    print(e.lineno or 0)\n    print(e.msg)\n    sys.exit(3)\n";
-    let mut python = std::process::Command::new("python3");
-    python.args(["-I", "-c", CHECK]);
-    let out = aide_core::process::output_for_input(python, bytes).ok()?;
-    if out.status.code() != Some(3) {
+    let out = aide_core::gate::Launch::new("syntax check", "python3", std::env::temp_dir())
+        .args(["-I", "-c", CHECK])
+        .input(bytes.to_vec())
+        .timeout(Some(HELPER_TIMEOUT))
+        .run()
+        .ok()?;
+    if out.exit_code() != Some(3) {
         return None;
     }
     let text = String::from_utf8_lossy(&out.stdout);
@@ -151,14 +155,25 @@ fn rust_edition(file: &Path) -> String {
 
 /// Formats Rust source with rustfmt; None (with a diagnostic) if it cannot.
 pub(crate) fn rustfmt(abs: &Path, rel: &str, bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
-    let child = Command::new("rustfmt")
+    // From this process's directory, where rustfmt has always looked for its configuration.
+    let dir = std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir());
+    let ran = aide_core::gate::Launch::new("formatter", "rustfmt", dir)
         .args(["--emit", "stdout", "--quiet", "--edition", &rust_edition(abs)])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
+        .input(bytes.to_vec())
+        .timeout(Some(HELPER_TIMEOUT))
+        .run();
+    let out = match ran {
+        Ok(out) if !out.timed_out => out,
+        Ok(_) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    aide_core::envelope::diag::RUSTFMT_FAILED,
+                    format!("rustfmt ran past {} s and was stopped", HELPER_TIMEOUT.as_secs()),
+                )
+                .with_path(rel),
+            );
+            return None;
+        }
         Err(e) => {
             diagnostics.push(
                 Diagnostic::new(aide_core::envelope::diag::RUSTFMT_FAILED, format!("rustfmt not run: {e}"))
@@ -167,11 +182,6 @@ pub(crate) fn rustfmt(abs: &Path, rel: &str, bytes: &[u8], diagnostics: &mut Vec
             return None;
         }
     };
-    let mut stdin = child.stdin.take()?;
-    let input = bytes.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().ok()?;
-    let _ = writer.join();
     if out.status.success() {
         Some(out.stdout)
     } else {

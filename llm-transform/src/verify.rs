@@ -9,7 +9,6 @@
 //! the run with nothing written. A command must exit 0 after the edit.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 use std::time::Duration;
 
 use aide_checkers::{Checked, CheckerRun, Finding, Options, RunStatus, Severity};
@@ -252,8 +251,7 @@ fn put_back(changed: &[&FileState]) -> Vec<String> {
 
 /// Runs the verify command in the root: it must exit 0.
 fn run_command(root: &Root, line: &str, ctx: &Context) -> Result<String, Failed> {
-    let mut command = Command::new("bash");
-    command.args(["-c", line]).current_dir(root.path());
+    let command = aide_core::gate::Launch::new("verify command", "bash", root.path()).args(["-c", line]);
     let ran = aide_checkers::run::run("the verify command", command, Some(TIMEOUT), ctx)
         .map_err(|e| Failed(AideError::from(e)))?;
     if ran.exit_code != Some(0) {

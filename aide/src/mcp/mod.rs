@@ -105,10 +105,11 @@ pub struct McpArgs {
     /// leaves out shell,jobs): search, edit, shell, jobs, log, or all.
     #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all", value_parser = toolset_names())]
     pub tools: Vec<String>,
-    /// The sandbox every shell and job tool call runs in: `--sandbox`
-    /// (default workspace-write: writes beneath the call's root and the
-    /// temporary directory) and `--network` (default on). A call cannot
-    /// choose its own.
+    /// The sandbox every command a call runs is in (shell and job commands,
+    /// verify commands, checkers, hooks, language servers): `--sandbox`
+    /// (default workspace-write: writes beneath the call's root and a
+    /// private temporary directory) and `--network` (default on). A call
+    /// cannot choose its own.
     #[command(flatten)]
     pub sandbox: aide_core::sandbox::SandboxArgs,
     /// Which tools calls may use: `gated` (all, the default) or `auto` (the
@@ -278,6 +279,9 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
         sandbox: args.sandbox.or(config.sandbox_over(baseline)),
         policy,
     };
+    // Every process a tool starts for a call (a checker, a verify command,
+    // a hook, a language server) runs in the server's sandbox too.
+    aide_core::gate::impose(options.sandbox);
     let server = match AideServer::new(options) {
         Ok(server) => server,
         Err(e) => {

@@ -7,7 +7,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
@@ -62,7 +62,9 @@ impl std::fmt::Display for LspFailure {
 
 /// A running server.
 pub struct Server {
-    child: Child,
+    /// Started through the gate (the ambient sandbox); its whole process
+    /// group goes when this is dropped.
+    process: aide_core::gate::Started,
     stdin: ChildStdin,
     messages: Receiver<Value>,
     next_id: i64,
@@ -73,14 +75,11 @@ impl Server {
     /// Starts `argv` in `root` and initializes it for that root.
     pub fn start(argv: &[String], root: &Path, timeout: Duration) -> Result<Server, LspFailure> {
         let (program, args) = argv.split_first().ok_or_else(|| LspFailure::Start("no command".into()))?;
-        let mut child = Command::new(program)
+        let mut process = aide_core::gate::Launch::new("language server", program, root)
             .args(args)
-            .current_dir(root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| LspFailure::Start(format!("{program}: {e}")))?;
+            .spawn(Stdio::piped(), Stdio::piped(), Stdio::null())
+            .map_err(|e| LspFailure::Start(e.to_string()))?;
+        let child = process.child();
         let stdin = child.stdin.take().ok_or_else(|| LspFailure::Start("no stdin".into()))?;
         let stdout = child.stdout.take().ok_or_else(|| LspFailure::Start("no stdout".into()))?;
         let (tx, messages) = channel();
@@ -97,7 +96,7 @@ impl Server {
             argv.iter().map(|a| Path::new(a).file_name().and_then(|n| n.to_str()).unwrap_or(a)).collect();
         let programs = programs.join(" ");
         let readiness = Readiness::for_server(&programs);
-        let mut server = Server { child, stdin, messages, next_id: 0, readiness };
+        let mut server = Server { process, stdin, messages, next_id: 0, readiness };
         let uri = file_uri(root);
         let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let params = json!({
@@ -226,13 +225,12 @@ impl Drop for Server {
         let _ = self.notify("exit", Value::Null);
         let deadline = Instant::now() + Duration::from_millis(500);
         while Instant::now() < deadline {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return;
+            if matches!(self.process.child().try_wait(), Ok(Some(_))) {
+                break;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Dropping `process` then takes down what is left of its group.
     }
 }
 

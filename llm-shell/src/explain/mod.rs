@@ -116,9 +116,12 @@ const MAX_SHELLCHECK_BYTES: usize = 64 << 10;
 
 /// ShellCheck's findings for `command`, if shellcheck is installed.
 fn shellcheck(command: &str) -> Option<Vec<Finding>> {
-    let mut shellcheck = std::process::Command::new("shellcheck");
-    shellcheck.args(["--format=json", "--shell=bash", "-"]);
-    let out = aide_core::process::output_for_input(shellcheck, command.as_bytes()).ok()?;
+    let out = aide_core::gate::Launch::new("checker", "shellcheck", std::env::temp_dir())
+        .args(["--format=json", "--shell=bash", "-"])
+        .input(command.as_bytes().to_vec())
+        .timeout(Some(std::time::Duration::from_secs(30)))
+        .run()
+        .ok()?;
     serde_json::from_slice::<Vec<Finding>>(&out.stdout).ok()
 }
 

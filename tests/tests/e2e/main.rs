@@ -11,6 +11,7 @@ mod catalogue;
 mod contract;
 mod directories;
 mod discover;
+mod gate;
 mod git;
 mod house;
 mod jobs;
