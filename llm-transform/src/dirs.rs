@@ -16,6 +16,7 @@ use aide_core::{AideError, Root};
 
 use crate::disk::Stamp;
 use crate::error::TransformError;
+use crate::growth::Budget;
 use crate::plan::{FileState, OpReport, OpStatus, Plan};
 use crate::request::{OpName, Operation};
 
@@ -375,6 +376,18 @@ fn copy_tree(
     check_destination("copy", from, dest)?;
     let tree = scan(root, from, Depth::Bytes)?;
     checked_tree(from, &tree, expected)?;
+    // What the copy reads and adds, before any of it is made.
+    let copied: usize = tree
+        .entries
+        .iter()
+        .filter(|e| !matches!(e.kind, EntryKind::Dir { .. }))
+        .map(|e| match plan.files.get(&from.abs.join(&e.rel)) {
+            Some(earlier) => earlier.current.as_ref().map_or(0, Vec::len),
+            None => e.content.as_ref().map_or(0, Vec::len),
+        })
+        .sum();
+    plan.budget.read(copied);
+    plan.budget.take(&dest.shown, Budget::change(0, copied))?;
     plan.dirs.make.insert(dest.rel.clone(), Some(tree.mode));
     // A folder a delete of this request removes and this copy makes stays.
     plan.dirs.remove.remove(&dest.rel);
@@ -427,11 +440,14 @@ fn copy_file(
         (entry.bytes, true, None)
     } else {
         let source = plan.file(root, path)?;
-        let bytes = source
-            .current
-            .clone()
-            .ok_or_else(|| AideError::from(TransformError::Missing { path: source.rel.clone() }))?;
-        (bytes, false, source.permissions.clone())
+        let Some(len) = source.current.as_ref().map(Vec::len) else {
+            return Err(TransformError::Missing { path: source.rel.clone() }.into());
+        };
+        // Read and added, before the copy is made.
+        plan.budget.read(len);
+        plan.budget.take(&dest.shown, Budget::change(0, len))?;
+        let source = plan.file(root, path)?;
+        (source.current.clone().unwrap_or_default(), false, source.permissions.clone())
     };
     if matches!(dest.what, What::Dir | What::Link) {
         return Err(

@@ -172,6 +172,7 @@ pub fn transform(
         .collect();
     for (i, op) in doc.operations.iter().enumerate() {
         ctx.check_cancel()?;
+        plan.budget.begin(i, op.name());
         match &prepared[i] {
             Some((p, files)) => renames.extend(plan.tree_operation(root, i, op, p, files, ctx)?),
             None => {

@@ -220,6 +220,11 @@ pub enum TransformError {
     OverlappingEdits { path: String, first: SpanAt, second: SpanAt },
     #[error("operation {index} ({}) would make {count} replacements, over its max_replacements {max}", .op.as_str())]
     TooManyReplacements { index: usize, op: OpName, count: usize, max: usize },
+    #[error(
+        "operation {index} ({}) would take the files past the growth bound: with its change of {path} they would grow by {would} bytes in all, over the bound of {bound}; nothing was written",
+        .op.as_str()
+    )]
+    GrowthBound { index: usize, op: OpName, path: String, would: u64, bound: u64 },
     #[error("no definition of `{name}` found")]
     NoDefinition { name: String },
     #[error("`{name}` is defined {} times: {}", .candidates.len(), .candidates.iter().map(|c| format!("{} at {}:{}", c.name_path, c.path, c.line)).collect::<Vec<_>>().join("; "))]
@@ -398,6 +403,11 @@ impl From<TransformError> for AideError {
             E::TooManyReplacements { index, count, max, .. } => error(code::TOO_MANY_REPLACEMENTS)
                 .with_hint("check the scope with --dry-run, then narrow it (glob, type) or raise max_replacements")
                 .with_details(json!({ "index": index, "count": count, "max": max })),
+            E::GrowthBound { index, op, path, would, bound } => error(code::INVALID_ARGUMENTS)
+                .with_hint(format!(
+                    "a transform may add at most {bound} bytes to its files (8 × what it read, 64 MiB at least, AIDE_TRANSFORM_MAX_GROWTH's cap at most): operation {index} passes it; split the request or narrow the operation"
+                ))
+                .with_details(json!({ "index": index, "op": op, "path": path, "would_add": would, "bound": bound })),
             E::NoDefinition { name } => error(code::NOT_FOUND)
                 .with_hint("check the name with llm-ast-search --definitions NAME")
                 .with_details(json!({ "name": name })),

@@ -103,6 +103,7 @@ mod dirs;
 pub mod disk;
 mod engine;
 pub mod error;
+pub mod growth;
 mod guards;
 pub mod journal;
 pub mod lines;

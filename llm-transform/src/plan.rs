@@ -8,20 +8,22 @@ use aide_core::checksum::sha256_hex;
 use aide_core::{AideError, LineIndex, Root};
 
 use crate::disk::entry_checksum;
-use crate::error::{TransformError, join_lines};
+use crate::error::TransformError;
+use crate::growth::Budget;
 use crate::request::{OpName, Operation, SpanEdit};
-use aide_core::text::Eol;
 
 use crate::rename::RenameReport;
 use crate::scan::Edit;
 use crate::sites::Applied;
-use crate::text::{apply_span_edits_tracked, near_miss, to_eol};
+use crate::text::apply_span_edits_tracked;
 use crate::tree::Prepared;
 use aide_core::tool::Context;
 use block::block;
-use target::{Within, symbol_range};
+use old_text::{TextPatch, patch};
+use target::symbol_range;
 
 mod block;
+mod old_text;
 mod target;
 
 /// A file as the plan sees it: what is on disk now and what it will be.
@@ -188,6 +190,8 @@ pub struct Plan {
     resolved: std::collections::HashMap<String, PathBuf>,
     /// The file the block operations outlined last.
     outlines: target::OutlineCache,
+    /// What the operations may still add to the files ([`crate::growth`]).
+    pub budget: Budget,
 }
 
 fn mismatch(rel: &str, expected: &str, actual: Option<&[u8]>) -> AideError {
@@ -227,6 +231,7 @@ impl Plan {
                 None => (None, None, None),
             };
             let shown = root.relative(&abs).unwrap_or_else(|| rel.to_string());
+            self.budget.read(original.as_ref().map_or(0, Vec::len));
             let mut state = FileState::new(abs.clone(), shown, original.clone(), stamp);
             state.current = original;
             state.permissions = permissions;
@@ -264,6 +269,7 @@ impl Plan {
             }
             let spans: Vec<(usize, usize, &[u8])> =
                 edits.iter().map(|(_, e)| (e.byte_start, e.byte_end, e.replacement.as_bytes())).collect();
+            self.budget.take(&rel, added_by(&spans))?;
             let (new, tracked) = apply_span_edits_tracked(&bytes, &spans).map_err(|reason| {
                 TransformError::InvalidSpan { path: rel.clone(), reason, current: actual.clone(), size: bytes.len() }
             })?;
@@ -303,8 +309,8 @@ impl Plan {
                     Some(name_path) => Some(symbol_range(&rel, &bytes, name_path, &mut self.outlines)?),
                     None => None,
                 };
-                let (new, edits, line, note) =
-                    patch(&rel, &bytes, old_text, new_text, *replace_all, *fuzzy, inside.as_ref())?;
+                let wanted = TextPatch { old_text, new_text, replace_all: *replace_all, fuzzy: *fuzzy };
+                let (new, edits, line, note) = patch(&rel, &bytes, &wanted, inside.as_ref(), &self.budget)?;
                 tracked = Some(edits);
                 (Some(line), note, Some(bytes), Some(new))
             }
@@ -391,6 +397,8 @@ impl Plan {
             }
         };
         let unchanged = before == after;
+        let size = |content: &Option<Vec<u8>>| content.as_ref().map_or(0, Vec::len);
+        self.budget.take(&path, Budget::change(size(&before), size(&after)))?;
         let file = self.file(root, &path)?;
         file.current = after;
         if let Some(edits) = tracked {
@@ -435,7 +443,7 @@ impl Plan {
             let file = self.file(root, rel)?;
             let Some(bytes) = file.current.clone() else { continue };
             let shown = file.rel.clone();
-            let (edits, tree) = prepared.edits_in(rel, &bytes).map_err(|e| with_path(e, &shown))?;
+            let (edits, tree) = prepared.edits_in(rel, &bytes, &self.budget).map_err(|e| with_path(e, &shown))?;
             if edits.is_empty() {
                 continue;
             }
@@ -469,6 +477,7 @@ impl Plan {
         let rel = file.rel.clone();
         let bytes = existing(file)?;
         let spans: Vec<(usize, usize, &[u8])> = edits.iter().map(|e| (e.start, e.end, e.text.as_slice())).collect();
+        self.budget.take(&rel, added_by(&spans))?;
         let (new, tracked) = apply_span_edits_tracked(&bytes, &spans).map_err(|reason| {
             TransformError::InvalidSpan { path: rel.clone(), reason, current: sha256_hex(&bytes), size: bytes.len() }
         })?;
@@ -522,6 +531,12 @@ fn with_path(mut e: AideError, path: &str) -> AideError {
     e
 }
 
+/// What replacing each span by its text adds to a file (spans as given,
+/// checked when they are applied).
+fn added_by(spans: &[(usize, usize, &[u8])]) -> i128 {
+    spans.iter().map(|(s, e, text)| Budget::change(e.saturating_sub(*s), text.len())).sum()
+}
+
 fn existing(file: &FileState) -> Result<Vec<u8>, AideError> {
     file.current.clone().ok_or_else(|| TransformError::Missing { path: file.rel.clone() }.into())
 }
@@ -537,82 +552,5 @@ fn ensure_parent(abs: &std::path::Path, rel: &str, create_dirs: bool) -> Result<
     match abs.parent() {
         Some(p) if !p.is_dir() && !create_dirs => Err(TransformError::FolderMissing { path: rel.to_string() }.into()),
         _ => Ok(()),
-    }
-}
-
-/// `old_text` → `new_text`, exact (or whitespace-insensitive with `fuzzy`);
-/// with `within`, only matches inside that symbol count.
-fn patch(
-    rel: &str,
-    bytes: &[u8],
-    old_text: &str,
-    new_text: &str,
-    replace_all: bool,
-    fuzzy: bool,
-    within: Option<&Within>,
-) -> Result<(Vec<u8>, Applied, usize, Option<String>), AideError> {
-    if old_text.is_empty() {
-        return Err(TransformError::EmptyOldText.into());
-    }
-    let eol = Eol::of(bytes);
-    let old = to_eol(old_text, eol);
-    let new = to_eol(new_text, eol);
-    let mut starts: Vec<(usize, usize)> =
-        memchr::memmem::find_iter(bytes, old.as_bytes()).map(|s| (s, s + old.len())).collect();
-    // find_iter reports overlapping starts; keep non-overlapping ones.
-    let mut last_end = 0;
-    starts.retain(|&(s, e)| {
-        let keep = s >= last_end;
-        if keep {
-            last_end = e;
-        }
-        keep
-    });
-    let mut note = None;
-    // With `within`: only matches wholly inside the symbol count.
-    let inside = |&(s, e): &(usize, usize)| within.is_none_or(|w| w.start <= s && e <= w.end);
-    starts.retain(inside);
-    if starts.is_empty() && fuzzy {
-        let tokens: Vec<String> = old_text.split_whitespace().map(regex::escape).collect();
-        // A trailing line break in old_text is part of what it replaces.
-        let tail = if old_text.ends_with('\n') { r"[ \t]*\r?\n" } else { "" };
-        let pattern = format!("(?-u:{}{tail})", tokens.join(r"\s+"));
-        if let Ok(re) = regex::bytes::Regex::new(&pattern) {
-            starts = re.find_iter(bytes).map(|m| (m.start(), m.end())).filter(inside).collect();
-            note = Some("fuzzy: matched ignoring whitespace differences".to_string());
-        }
-    }
-    if let Some(w) = within {
-        let said = format!("within `{}`", w.name_path);
-        note = Some(note.map_or(said.clone(), |n| format!("{n}; {said}")));
-    }
-    // Line numbers by counting line breaks up to each match, in one pass:
-    // no index of the whole file per patch (100,000 patches of one file).
-    let mut lines = Vec::with_capacity(starts.len());
-    let (mut line, mut counted) = (1, 0);
-    for &(s, _) in &starts {
-        line += memchr::memchr_iter(b'\n', &bytes[counted..s]).count();
-        counted = s;
-        lines.push(line);
-    }
-    match starts.len() {
-        0 => Err(TransformError::NoMatch {
-            path: rel.to_string(),
-            near_miss: near_miss(bytes, &old),
-            checksum: sha256_hex(bytes),
-        }
-        .into()),
-        n if n > 1 && !replace_all => {
-            Err(TransformError::AmbiguousText { path: rel.to_string(), count: n, lines }.into())
-        }
-        n => {
-            let spans: Vec<(usize, usize, &[u8])> = starts.iter().map(|&(s, e)| (s, e, new.as_bytes())).collect();
-            let (out, tracked) =
-                apply_span_edits_tracked(bytes, &spans).map_err(|e| AideError::internal(e.to_string()))?;
-            if n > 1 {
-                note = Some(format!("replace_all: {n} matches (lines {})", join_lines(&lines)));
-            }
-            Ok((out, tracked, lines[0], note))
-        }
     }
 }

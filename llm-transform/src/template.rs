@@ -68,6 +68,17 @@ impl Template {
         self.pieces.iter().filter(|p| !matches!(p, Piece::Literal(_)))
     }
 
+    /// How long [`Template::expand`] makes it with the same `group`,
+    /// without making it.
+    pub fn expanded_len<'a>(&self, mut group: impl FnMut(&Piece) -> Option<&'a [u8]>) -> usize {
+        self.pieces.iter().fold(0usize, |len, p| {
+            len.saturating_add(match p {
+                Piece::Literal(s) => s.len(),
+                reference => group(reference).map_or(0, <[u8]>::len),
+            })
+        })
+    }
+
     /// The template with each reference replaced by what `group` gives for
     /// it (nothing for a group that is absent).
     pub fn expand<'a>(&self, mut group: impl FnMut(&Piece) -> Option<&'a [u8]>) -> Vec<u8> {
@@ -127,7 +138,14 @@ mod tests {
             let hay = b"xxyyz";
             let mut expected = Vec::new();
             re.captures(hay).unwrap().expand(t.as_bytes(), &mut expected);
-            prop_assert_eq!(expand_with_regex_groups(&t, &re, hay), expected);
+            prop_assert_eq!(expand_with_regex_groups(&t, &re, hay), expected.clone());
+            let caps = re.captures(hay).unwrap();
+            let len = Template::parse(&t).expanded_len(|p| match p {
+                Piece::Index(i) => caps.get(*i).map(|m| m.as_bytes()),
+                Piece::Name(n) => caps.name(n).map(|m| m.as_bytes()),
+                Piece::Literal(_) => None,
+            });
+            prop_assert_eq!(len, expected.len(), "its length measured without making it");
         }
     }
 }

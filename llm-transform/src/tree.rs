@@ -25,13 +25,14 @@ use serde_json::Value;
 use streaming_iterator::StreamingIterator;
 
 use crate::error::{SpanAt, TransformError};
+use crate::growth::{Budget, Counter};
 use crate::request::{Operation, ReplaceMatchesOp, ReplaceRegexOp, RewriteOp};
 use crate::scan::{Edit, ScanCache, source_scope};
 use crate::template::{Piece, Template};
 
 /// A tree operation with its pattern, query or template compiled.
 pub enum Prepared {
-    Regex { regex: regex::bytes::Regex, op: ReplaceRegexOp },
+    Regex { regex: regex::bytes::Regex, template: Template, op: ReplaceRegexOp },
     Matches { records: BTreeMap<String, Vec<MatchRecord>>, template: Template },
     Rewrite(Box<PreparedRewrite>),
     Rename(Box<crate::rename::PreparedRename>),
@@ -68,6 +69,10 @@ pub struct PreparedRewrite {
     check_syntax: bool,
     /// A literal every match contains, when the query says so.
     literal: Option<String>,
+    /// What the edits the scan kept add, all files together: past the
+    /// growth cap, a file's edits are not kept (the plan works them out
+    /// again, within its budget).
+    kept_growth: std::sync::atomic::AtomicU64,
 }
 
 /// The edits a rewrite worked out for a file while finding it, and what it
@@ -79,7 +84,11 @@ impl Prepared {
     /// `check_syntax`: whether the request's syntax guard is on.
     pub fn new(index: usize, op: &Operation, check_syntax: bool) -> Result<Option<Prepared>, AideError> {
         Ok(Some(match op {
-            Operation::ReplaceRegex(op) => Prepared::Regex { regex: compile_regex(op)?, op: op.clone() },
+            Operation::ReplaceRegex(op) => Prepared::Regex {
+                regex: compile_regex(op)?,
+                template: Template::parse(&op.replacement),
+                op: op.clone(),
+            },
             Operation::ReplaceMatches(op) => prepare_matches(index, op)?,
             Operation::Rewrite(op) => Prepared::Rewrite(Box::new(prepare_rewrite(op, check_syntax)?)),
             Operation::RenameSymbol(op) => Prepared::Rename(Box::new(crate::rename::PreparedRename::new(op)?)),
@@ -122,9 +131,18 @@ impl Prepared {
                 let walk = rw.op.scope.walk_args();
                 let scope = source_scope(root, &walk, Some(rw.lang), ctx);
                 let (found, diagnostics) = scope.map_files(rw.literal.as_deref().map(str::as_bytes), |file, _| {
-                    let edits = rewrite_edits(rw, file);
+                    // Measured against the bound of this file alone: the
+                    // plan checks the request's whole budget.
+                    let mut budget = Budget::default();
+                    budget.read(file.source.len());
+                    let counter = Counter::new(&budget, &file.path);
+                    let edits = rewrite_edits(rw, file, &counter);
                     if matches!(&edits, Ok(e) if e.is_empty()) {
                         return None;
+                    }
+                    if counter.passed() || !rw.keeps(counter.added()) {
+                        // Past a bound: the plan works it out within its own.
+                        return Some(file.path.clone());
                     }
                     let known = match &edits {
                         Ok(edits) if rw.check_syntax => checked_in_scan(rw.lang, file, edits),
@@ -142,39 +160,52 @@ impl Prepared {
 
     /// The edits of the operation in `rel`, whose content is `bytes`, and
     /// what the operation found out for the syntax guard when it parsed them.
-    pub fn edits_in(&self, rel: &str, bytes: &[u8]) -> Result<(Vec<Edit>, Option<KnownSyntax>), AideError> {
+    /// Each replacement is measured against `budget` before it is made.
+    pub fn edits_in(
+        &self,
+        rel: &str,
+        bytes: &[u8],
+        budget: &Budget,
+    ) -> Result<(Vec<Edit>, Option<KnownSyntax>), AideError> {
+        let counter = Counter::new(budget, rel);
         if let Prepared::Rewrite(rw) = self {
             return match rw.found.take(rel, bytes) {
                 Some((edits, known)) => Ok((edits?, Some(known))),
                 None => {
                     let file = SourceFile::parse(rel.to_string(), rw.lang, bytes.to_vec())
                         .map_err(|d| AideError::internal(d.message))?;
-                    Ok((rewrite_edits(rw, &file)?, Some(KnownSyntax::Tree((rw.lang, file.tree.clone())))))
+                    let edits = rewrite_edits(rw, &file, &counter)?;
+                    Ok((edits, Some(KnownSyntax::Tree((rw.lang, file.tree.clone())))))
                 }
             };
         }
-        self.text_edits_in(rel, bytes).map(|edits| (edits, None))
+        self.text_edits_in(rel, bytes, &counter).map(|edits| (edits, None))
     }
 
-    fn text_edits_in(&self, rel: &str, bytes: &[u8]) -> Result<Vec<Edit>, AideError> {
+    fn text_edits_in(&self, rel: &str, bytes: &[u8], counter: &Counter) -> Result<Vec<Edit>, AideError> {
         match self {
-            Prepared::Regex { regex, op } => Ok(regex
-                .captures_iter(bytes)
-                .filter_map(|caps| {
-                    let whole = caps.get(0)?;
+            Prepared::Regex { regex, template, .. } => {
+                let mut edits = Vec::new();
+                for caps in regex.captures_iter(bytes) {
+                    let Some(whole) = caps.get(0) else { continue };
                     // An empty match inside a UTF-8 character would split it
                     // (sd does so); a text regex never reports one there.
                     if whole.is_empty() && !aide_core::span::is_char_boundary(bytes, whole.start()) {
-                        return None;
+                        continue;
                     }
-                    let mut text = Vec::new();
-                    caps.expand(op.replacement.as_bytes(), &mut text);
-                    Some(Edit { start: whole.start(), end: whole.end(), text })
-                })
-                .collect()),
+                    let group = |p: &Piece| match p {
+                        Piece::Index(i) => caps.get(*i).map(|m| m.as_bytes()),
+                        Piece::Name(n) => caps.name(n).map(|m| m.as_bytes()),
+                        Piece::Literal(_) => None,
+                    };
+                    counter.replace(whole.len(), template.expanded_len(group))?;
+                    edits.push(Edit { start: whole.start(), end: whole.end(), text: template.expand(group) });
+                }
+                Ok(edits)
+            }
             Prepared::Matches { records, template } => {
                 let Some(records) = records.get(rel) else { return Ok(Vec::new()) };
-                match_edits(rel, bytes, records, template)
+                match_edits(rel, bytes, records, template, counter)
             }
             Prepared::Rewrite(_) | Prepared::Rename(_) => {
                 Err(AideError::internal("rewrite and rename edits are planned by their own steps"))
@@ -314,7 +345,13 @@ pub fn records_from_document(text: &str) -> Result<Vec<Value>, AideError> {
     }
 }
 
-fn match_edits(rel: &str, bytes: &[u8], records: &[MatchRecord], template: &Template) -> Result<Vec<Edit>, AideError> {
+fn match_edits(
+    rel: &str,
+    bytes: &[u8],
+    records: &[MatchRecord],
+    template: &Template,
+    counter: &Counter,
+) -> Result<Vec<Edit>, AideError> {
     let current = aide_core::checksum::sha256_hex(bytes);
     let mut edits: Vec<(Edit, usize)> = Vec::with_capacity(records.len());
     for r in records {
@@ -334,7 +371,7 @@ fn match_edits(rel: &str, bytes: &[u8], records: &[MatchRecord], template: &Temp
             .into());
         }
         let span = |s: usize, e: usize| bytes.get(s..e);
-        let text = template.expand(|p| match p {
+        let group = |p: &Piece| match p {
             Piece::Index(0) => span(r.start, r.end),
             Piece::Index(i) => {
                 r.groups.iter().find(|g| g.index == *i).and_then(|g| g.span).and_then(|(s, e)| span(s, e))
@@ -346,7 +383,9 @@ fn match_edits(rel: &str, bytes: &[u8], records: &[MatchRecord], template: &Temp
                 .and_then(|g| g.span)
                 .and_then(|(s, e)| span(s, e)),
             Piece::Literal(_) => None,
-        });
+        };
+        counter.replace(r.end - r.start, template.expanded_len(group))?;
+        let text = template.expand(group);
         edits.push((Edit { start: r.start, end: r.end, text }, r.index));
     }
     ordered_without_overlap(rel, bytes, edits)
@@ -411,7 +450,19 @@ fn prepare_rewrite(op: &RewriteOp, check_syntax: bool) -> Result<PreparedRewrite
         found: Default::default(),
         check_syntax,
         literal,
+        kept_growth: Default::default(),
     })
+}
+
+impl PreparedRewrite {
+    /// Whether the scan keeps a file's edits that add `added` bytes: not
+    /// once the edits it kept would pass the growth cap.
+    fn keeps(&self, added: i128) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let added = u64::try_from(added).unwrap_or(0);
+        let before = self.kept_growth.fetch_add(added, Relaxed);
+        before.saturating_add(added) <= crate::growth::cap()
+    }
 }
 
 /// One match of a rewrite: the span it replaces and its captures' spans.
@@ -438,7 +489,7 @@ fn checked_in_scan(lang: Lang, file: &SourceFile, edits: &[Edit]) -> Option<Know
     Some(KnownSyntax::Checked { lang, after, issues })
 }
 
-fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile) -> Result<Vec<Edit>, AideError> {
+fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile, counter: &Counter) -> Result<Vec<Edit>, AideError> {
     let (rel, bytes) = (file.path.as_str(), file.source.as_slice());
     // An edit never skips a file: one too deep for the query refuses the whole transform.
     if let Some(too_deep) = llm_ast_search::too_deep_for(&rw.query, file) {
@@ -482,12 +533,13 @@ fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile) -> Result<Vec<Edit>, A
     // Outer matches first; a span matched twice (two patterns) is rewritten once.
     found.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
     found.dedup_by(|b, a| (a.start, a.end) == (b.start, b.end));
-    let rewriter = Rewriter { rw, rel, bytes };
+    let rewriter = Rewriter { rw, rel, bytes, counter };
     let mut edits = Vec::new();
     let mut i = 0;
     while i < found.len() {
         let inner = rewriter.descendants(&found, i)?;
         let text = rewriter.render(&found[i], &found[i + 1..i + 1 + inner], 0)?;
+        counter.replace(found[i].end - found[i].start, text.len())?;
         edits.push((Edit { start: found[i].start, end: found[i].end, text }, edits.len()));
         i += 1 + inner;
     }
@@ -503,6 +555,8 @@ struct Rewriter<'a> {
     rw: &'a PreparedRewrite,
     rel: &'a str,
     bytes: &'a [u8],
+    /// What the file's rewrites add: no rendering takes the files past the bound.
+    counter: &'a Counter<'a>,
 }
 
 impl Rewriter<'_> {
@@ -551,7 +605,9 @@ impl Rewriter<'_> {
                 return Err(self.overlap((m.start, m.end), (f.start, f.end)));
             }
         }
-        Ok(self.rw.template.expand(|p| index_of(p).and_then(|i| texts.get(&i)).map(Vec::as_slice)))
+        let text = |p: &Piece| index_of(p).and_then(|i| texts.get(&i)).map(Vec::as_slice);
+        self.counter.fits(m.end - m.start, self.rw.template.expanded_len(text))?;
+        Ok(self.rw.template.expand(text))
     }
 
     /// Bytes `s..e` with the outermost matches of `inside` within them rewritten.
@@ -611,7 +667,8 @@ mod tests {
         }
         let lang: Lang = language.parse().unwrap_or(Lang::Rust);
         let file = SourceFile::parse("f".into(), lang, src.as_bytes().to_vec()).unwrap_or_else(|_| panic!("parse"));
-        rewrite_edits(&rw, &file).unwrap_or_else(|e| panic!("{}", e.message))
+        let budget = Budget::default();
+        rewrite_edits(&rw, &file, &Counter::new(&budget, "f")).unwrap_or_else(|e| panic!("{}", e.message))
     }
 
     /// Each nested match is rendered once, for the capture the template
@@ -670,7 +727,9 @@ mod tests {
             let rw = prepared("rust", query, template);
             let file = SourceFile::parse("f.rs".into(), Lang::Rust, src.as_bytes().to_vec())
                 .unwrap_or_else(|_| panic!("parse"));
-            let edits = rewrite_edits(&rw, &file).unwrap_or_else(|e| panic!("{}", e.message));
+            let budget = Budget::default();
+            let edits =
+                rewrite_edits(&rw, &file, &Counter::new(&budget, "f.rs")).unwrap_or_else(|e| panic!("{}", e.message));
             let Some(KnownSyntax::Checked { lang, after, issues }) = checked_in_scan(Lang::Rust, &file, &edits) else {
                 panic!("no verdict for {template}")
             };

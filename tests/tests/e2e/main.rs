@@ -5,6 +5,7 @@
 
 mod ast;
 mod ast_text;
+mod bounds;
 mod callers;
 mod cancel;
 mod catalogue;
