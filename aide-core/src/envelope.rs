@@ -72,6 +72,13 @@ pub mod diag {
     /// The language server could not start, crashed, timed out, erred, had not loaded its project in
     /// time, or its answer left out sites the syntax engine ties to the symbol: the syntax engine answered.
     pub const LSP_FAILED: &str = "lsp_failed";
+    /// Settings of a repository's own configuration that name a program (a filter driver, a signing
+    /// program) were not honoured: git ran without them (llm-git).
+    pub const GIT_CONFIG_IGNORED: &str = "git_config_ignored";
+    /// A git hook that runs after a change (post-commit, post-checkout) failed; the change stands.
+    pub const HOOK_FAILED: &str = "hook_failed";
+    /// A git hook the operation would trigger in git (reference-transaction, post-index-change) was not run.
+    pub const HOOK_NOT_RUN: &str = "hook_not_run";
 }
 
 /// A warning attached to a result: the run succeeded, but something was

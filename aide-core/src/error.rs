@@ -150,6 +150,8 @@ pub mod code {
         NOTHING_TO_COMMIT = "nothing_to_commit", Conflict;
         /// A branch switch was asked with uncommitted changes to tracked files (the details list them); nothing changed.
         DIRTY_TREE = "dirty_tree", Conflict;
+        /// A git hook (pre-commit, prepare-commit-msg, commit-msg) refused the commit (the details give the hook, its exit status and its output's tail); nothing was committed.
+        HOOK_FAILED = "hook_failed", Conflict;
         /// git itself failed (the details give its exit status and stderr's tail).
         GIT_FAILED = "git_failed", Runtime;
         /// Calls came faster than the server's `--rate`: `details.retry_after_ms` says when to call again.

@@ -1,117 +1,129 @@
-//! What git says of a tree, read through git itself: the files changed
-//! against a revision (`--changed`), for every tool that walks or checks;
-//! git's own process (`command`) and its quoted paths (`unquote_path`), for
-//! llm-git and llm-transform's patches.
+//! git as the tools run it: the one place git is started ([`Git`] for a
+//! repository, [`run`] for a plain question), with nothing the repository's
+//! own configuration names ever run ([`guard`]) and a work tree set
+//! elsewhere than its `.git` refused ([`place`]); the files changed against
+//! a revision (`--changed`), for every tool that walks or checks; git's
+//! quoted paths ([`quote`]), for llm-git and llm-transform's patches.
+
+pub mod guard;
+pub mod place;
+pub mod quote;
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+pub use guard::Guard;
+pub use place::Place;
+pub use quote::{diff_header_paths, diff_header_paths_bytes, unquote_path, unquote_path_bytes};
 
 use crate::error::{AideError, code};
 
-/// git in `dir`, as the tools run it: no pager, no colour, paths unquoted
-/// where git allows, no optional locks (a read never writes the index), no
-/// prompt for credentials, stdin closed.
-pub fn command(dir: &Path) -> Command {
+/// Why a repository could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("git is not installed (or not on PATH): {reason}")]
+    Missing { reason: String },
+    #[error("the root is not inside a git repository's work tree ({why})")]
+    NotARepository { why: String },
+    #[error("the repository's work tree is set outside the root (core.worktree or GIT_WORK_TREE): {why}")]
+    WorkTreeElsewhere { why: &'static str },
+}
+
+impl From<OpenError> for AideError {
+    fn from(e: OpenError) -> AideError {
+        let message = e.to_string();
+        match e {
+            OpenError::Missing { .. } => {
+                AideError::new(code::IO_ERROR, message).with_hint("install git (apt-get install git)")
+            }
+            OpenError::NotARepository { .. } => AideError::new(code::NOT_A_REPOSITORY, message)
+                .with_hint("run it inside a repository, or pass --root DIR of one (git init makes one)")
+                .with_details(serde_json::json!({ "path": "." })),
+            OpenError::WorkTreeElsewhere { why } => AideError::new(code::PATH_OUTSIDE_ROOT, message)
+                .with_hint(
+                    "git would read and change the files of another folder: unset core.worktree \
+                     (git config --unset core.worktree) or GIT_WORK_TREE, or run from that work tree",
+                )
+                .with_details(serde_json::json!({ "setting": "core.worktree", "why": why })),
+        }
+    }
+}
+
+/// A repository the tools run git in: where the root stands in it, and the
+/// settings every run carries.
+#[derive(Debug, Clone)]
+pub struct Git {
+    dir: PathBuf,
+    pub place: Place,
+    guard: Guard,
+}
+
+impl Git {
+    /// The repository holding `dir` (where git runs). Refused: no
+    /// repository, a bare one, and a work tree set elsewhere than the
+    /// folder its `.git` is in — before anything else runs.
+    pub fn open(dir: &Path) -> Result<Git, OpenError> {
+        let place = place::locate(dir, base(dir))?;
+        let guard = Guard::read(dir, Some(&place.top), &base);
+        Ok(Git { dir: dir.to_path_buf(), place, guard })
+    }
+
+    /// git in the root with every setting of [`guard`]: run it with the
+    /// subcommand's arguments.
+    pub fn command(&self) -> Command {
+        let mut c = base(&self.dir);
+        self.guard.apply(&mut c);
+        c
+    }
+
+    /// The keys of the repository's own configuration that were not honoured.
+    pub fn ignored(&self) -> &[String] {
+        &self.guard.ignored
+    }
+
+    /// A path git gives relative to the top of the work tree, relative to
+    /// the root instead, in the contract's spelling (`\xHH` for a byte
+    /// that is not UTF-8); None when it lies outside the root.
+    pub fn local(&self, top_relative: &[u8]) -> Option<String> {
+        let rest = top_relative.strip_prefix(self.place.prefix.as_slice())?;
+        Some(crate::text::escape_path(OsStr::from_bytes(rest), false).into_owned())
+    }
+}
+
+/// git in `dir` before any repository's settings are known: no pager, no
+/// colour, paths unquoted where git allows, no optional locks (a read never
+/// writes the index), no prompt, no network (every transport refused, no
+/// lazy fetch of a partial clone's objects), `:` for an editor, stdin closed.
+fn base(dir: &Path) -> Command {
+    // git itself is trusted; what a repository could make it run is not
+    // (see `guard`), and hooks run through the gate (llm-git).
+    #[allow(clippy::disallowed_methods)]
     let mut c = Command::new("git");
-    c.args(["-c", "core.quotePath=false", "-c", "color.ui=never", "-c", "core.pager=cat"])
+    c.arg("--no-pager")
+        .args(["-c", "core.quotePath=false", "-c", "color.ui=never", "-c", "core.pager=cat"])
         .current_dir(dir)
         .env("GIT_OPTIONAL_LOCKS", "0")
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_PAGER", "cat")
+        .env("GIT_EDITOR", ":")
+        .env("GIT_SEQUENCE_EDITOR", ":")
+        .env("GIT_ALLOW_PROTOCOL", "")
+        .env("GIT_NO_LAZY_FETCH", "1")
         .env("LC_ALL", "C")
         .stdin(Stdio::null());
     c
 }
 
-/// A path as git writes it in a diff header or a non-`-z` listing: quoted
-/// (C escapes, octal bytes) when it holds unusual bytes, else itself.
-pub fn unquote_path(path: &str) -> String {
-    let Some(inner) = path.strip_prefix('"').and_then(|p| p.strip_suffix('"')) else { return path.to_string() };
-    let mut bytes = Vec::new();
-    let mut chars = inner.bytes().peekable();
-    while let Some(b) = chars.next() {
-        if b != b'\\' {
-            bytes.push(b);
-            continue;
-        }
-        match chars.next() {
-            Some(b'n') => bytes.push(b'\n'),
-            Some(b't') => bytes.push(b'\t'),
-            Some(b'a') => bytes.push(0x07),
-            Some(b'b') => bytes.push(0x08),
-            Some(b'f') => bytes.push(0x0c),
-            Some(b'r') => bytes.push(b'\r'),
-            Some(b'v') => bytes.push(0x0b),
-            Some(d @ b'0'..=b'7') => {
-                let mut value = u32::from(d - b'0');
-                for _ in 0..2 {
-                    if let Some(&n @ b'0'..=b'7') = chars.peek() {
-                        value = value * 8 + u32::from(n - b'0');
-                        chars.next();
-                    }
-                }
-                bytes.push(u8::try_from(value).unwrap_or(b'?'));
-            }
-            Some(other) => bytes.push(other),
-            None => {}
-        }
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// The two paths of a `diff --git a/X b/Y` header (after `diff --git `),
-/// each maybe quoted, without their `a/` and `b/`. Unquoted names with
-/// spaces are split where both halves name the same path (no rename); a
-/// rename's names come from its `rename from/to` lines anyway.
-pub fn diff_header_paths(rest: &str) -> (String, String) {
-    if rest.starts_with('"') {
-        // "a/x" "b/y" or "a/x" b/y
-        if let Some(end) = find_closing_quote(rest) {
-            let old = unquote_path(&rest[..=end]);
-            let new = unquote_path(rest[end + 1..].trim_start());
-            return (strip(&old, "a/"), strip(&new, "b/"));
-        }
-    }
-    if rest.ends_with('"')
-        && let Some(start) = rest.rfind(" \"")
-    {
-        let old = rest[..start].to_string();
-        let new = unquote_path(&rest[start + 1..]);
-        return (strip(&old, "a/"), strip(&new, "b/"));
-    }
-    // `a/P b/P`: the same path twice.
-    let n = rest.len().saturating_sub(3) / 2;
-    if rest.len() >= 3 && rest.len() % 2 == 1 && rest.get(2..2 + n) == rest.get(n + 5..) {
-        let p = rest[2..2 + n].to_string();
-        return (p.clone(), p);
-    }
-    match rest.split_once(" b/") {
-        Some((a, b)) => (strip(a, "a/"), b.to_string()),
-        None => (rest.to_string(), rest.to_string()),
-    }
-}
-
-fn strip(path: &str, prefix: &str) -> String {
-    path.strip_prefix(prefix).unwrap_or(path).to_string()
-}
-
-fn find_closing_quote(s: &str) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut i = 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// Runs git in `dir`; its stdout, or an error naming git's complaint.
+/// Runs git in `dir` with the settings of the repository there (see
+/// [`guard`]); its stdout, or an error naming git's complaint.
 pub fn run(dir: &Path, args: &[&str]) -> Result<Vec<u8>, AideError> {
-    let out = Command::new("git").args(args).current_dir(dir).stdin(Stdio::null()).output().map_err(|e| {
+    let guard = Guard::read(dir, None, &base);
+    let mut command = base(dir);
+    guard.apply(&mut command);
+    let out = command.args(args).output().map_err(|e| {
         AideError::new(code::IO_ERROR, format!("git {}: {e}", args.join(" ")))
             .with_hint("--changed and --baseline need git on PATH")
     })?;
@@ -123,37 +135,29 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<Vec<u8>, AideError> {
     Ok(out.stdout)
 }
 
-/// Paths relative to `root` (which may lie inside the repository) of the
-/// files that differ from `rev` in the working tree or the index, and the
-/// untracked ones git does not ignore; deleted files left out.
+/// Paths relative to `root` (which may lie inside the repository), in the
+/// contract's spelling, of the files that differ from `rev` in the working
+/// tree or the index, and the untracked ones git does not ignore; deleted
+/// files left out.
 pub fn changed_files(root: &Path, rev: &str) -> Result<BTreeSet<String>, AideError> {
+    let git = Git::open(root)?;
+    let ran = |args: &[&str]| -> Result<Vec<u8>, AideError> {
+        let out = git.command().args(args).output().map_err(|e| AideError::io("git", &e))?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
+            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("git {}: {stderr}", args.join(" ")))
+                .with_hint("--changed needs a revision of the repository (HEAD, a branch, a commit)"));
+        }
+        Ok(out.stdout)
+    };
+    let diff = ran(&["diff", "--name-only", "-z", "--relative", "--no-renames", "--end-of-options", rev, "--"])?;
+    let untracked = ran(&["ls-files", "--others", "--exclude-standard", "-z"])?;
     let mut out = BTreeSet::new();
-    let diff = run(root, &["diff", "--name-only", "-z", "--relative", "--no-renames", rev, "--"])?;
-    let untracked = run(root, &["ls-files", "--others", "--exclude-standard", "-z"])?;
     for name in diff.split(|&b| b == 0).chain(untracked.split(|&b| b == 0)) {
-        let Ok(name) = std::str::from_utf8(name) else { continue };
-        if !name.is_empty() && root.join(name).is_file() {
-            out.insert(name.to_string());
+        let name = Path::new(OsStr::from_bytes(name));
+        if !name.as_os_str().is_empty() && root.join(name).is_file() {
+            out.insert(crate::root::to_slash(name));
         }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_diff_header_names_both_sides_spaces_and_quotes_included() {
-        assert_eq!(diff_header_paths("a/x y.txt b/x y.txt"), ("x y.txt".into(), "x y.txt".into()));
-        assert_eq!(diff_header_paths("a/old b/new"), ("old".into(), "new".into()));
-        assert_eq!(diff_header_paths("\"a/t\\tab\" \"b/t\\tab\""), ("t\tab".into(), "t\tab".into()));
-    }
-
-    #[test]
-    fn quoted_paths_read_back_as_git_wrote_them() {
-        assert_eq!(unquote_path("plain.txt"), "plain.txt");
-        assert_eq!(unquote_path("\"a\\tb\\\\c\\\"d\""), "a\tb\\c\"d");
-        assert_eq!(unquote_path("\"caf\\303\\251.txt\""), "café.txt");
-    }
 }

@@ -1,8 +1,8 @@
-//! The commands that change the repository: `add`, `commit` (never an
-//! empty one), `branch` (list, create, switch — refusing uncommitted
-//! changes unless asked) and `restore`, which puts files back through
-//! llm-transform's commit (checksum-guarded, journaled, undoable) and
-//! unstages with `--staged`.
+//! The commands that change the repository (`commit` has a module of its
+//! own): `add`, `branch` (list, create, switch — refusing uncommitted
+//! changes unless asked; `post-checkout` runs through the gate) and
+//! `restore`, which puts files back through llm-transform's commit
+//! (checksum-guarded, journaled, undoable) and unstages with `--staged`.
 
 use aide_core::envelope::Diagnostic;
 use aide_core::tool::{Context, Tool};
@@ -10,10 +10,12 @@ use aide_core::{AideError, Root};
 use llm_transform::request::Operation;
 use llm_transform::{LlmTransform, TransformOutput, TransformRequest};
 
+use std::ffi::OsString;
+
 use crate::error::GitError;
-use crate::history::one_commit;
-use crate::output::{AddOutput, BranchInfo, BranchOutput, CommitOutput, RestoreOutput, RestoredFile};
-use crate::repo::{Repo, literal};
+use crate::hooks::{HookRun, Hooks};
+use crate::output::{AddOutput, BranchInfo, BranchOutput, RestoreOutput, RestoredFile};
+use crate::repo::{Repo, literal, object, shown};
 use crate::status::status;
 
 /// `add PATHS`: stages them; answers the files now staged among them.
@@ -21,51 +23,21 @@ pub fn add(repo: &Repo, paths: &[String]) -> Result<AddOutput, GitError> {
     if paths.is_empty() {
         return Err(GitError::Empty { what: "the paths to add" });
     }
-    let mut args: Vec<String> = vec!["add".into(), "--".into()];
+    let mut args: Vec<OsString> = vec!["add".into(), "--".into()];
     args.extend(paths.iter().map(|p| literal(p)));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let ran = repo.ran(&refs)?;
+    let ran = repo.ran(&args)?;
     if ran.status != 0 {
         if ran.stderr.contains("did not match any files") {
             return Err(GitError::Unknown { what: "path", given: paths.join(" "), stderr: ran.stderr });
         }
-        return Err(GitError::Failed { command: refs.join(" "), status: ran.status, stderr: ran.stderr });
+        return Err(GitError::Failed { command: shown(&args), status: ran.status, stderr: ran.stderr });
     }
     let now = status(repo, paths)?;
     Ok(AddOutput { added: now.files.into_iter().filter(|f| f.staged).collect() })
 }
 
-/// `commit -m MESSAGE`: what is staged, as git commits it (hooks run).
-/// Refused when nothing is staged, and when something staged lies outside
-/// the root (a commit takes the whole index).
-pub fn commit(repo: &Repo, message: &str) -> Result<CommitOutput, GitError> {
-    if message.trim().is_empty() {
-        return Err(GitError::Empty { what: "the commit message" });
-    }
-    let staged = repo.run(&["diff", "--cached", "--name-only", "-z", "--no-renames"])?;
-    let staged: Vec<String> =
-        staged.split(|&b| b == 0).filter(|p| !p.is_empty()).map(|p| String::from_utf8_lossy(p).into_owned()).collect();
-    if staged.is_empty() {
-        return Err(GitError::NothingToCommit);
-    }
-    if let Some(outside) = staged.iter().find(|p| repo.local(p).is_none()) {
-        return Err(GitError::StagedOutside { path: outside.clone() });
-    }
-    repo.run(&["commit", "--quiet", "-m", message])?;
-    let committed = one_commit(repo, "HEAD")?;
-    let numstat = repo.run(&["diff-tree", "--numstat", "-r", "--root", "--no-commit-id", "HEAD"])?;
-    let (mut files, mut insertions, mut deletions) = (0, 0, 0);
-    for line in String::from_utf8_lossy(&numstat).lines() {
-        let mut f = line.split('\t');
-        files += 1;
-        insertions += f.next().and_then(|n| n.parse::<usize>().ok()).unwrap_or(0);
-        deletions += f.next().and_then(|n| n.parse::<usize>().ok()).unwrap_or(0);
-    }
-    let branch = current_branch(repo)?;
-    Ok(CommitOutput { committed, branch, files, insertions, deletions })
-}
-
-fn current_branch(repo: &Repo) -> Result<Option<String>, GitError> {
+/// The branch checked out (None: HEAD is detached).
+pub(crate) fn current_branch(repo: &Repo) -> Result<Option<String>, GitError> {
     let ran = repo.ran(&["symbolic-ref", "--quiet", "--short", "HEAD"])?;
     Ok((ran.status == 0).then(|| String::from_utf8_lossy(&ran.stdout).trim().to_string()))
 }
@@ -100,16 +72,22 @@ pub struct BranchAsk<'a> {
     pub allow_dirty: bool,
 }
 
-/// `branch`: lists; with a name, creates (`create`) and/or switches to it.
-pub fn branch(repo: &Repo, ask: &BranchAsk<'_>) -> Result<BranchOutput, GitError> {
+/// `branch`: lists; with a name, creates (`create`) and/or switches to it
+/// (then `post-checkout PREVIOUS NEW 1` runs, as from git).
+pub fn branch(repo: &Repo, ask: &BranchAsk<'_>, ctx: &Context) -> Result<(BranchOutput, Vec<Diagnostic>), GitError> {
     let (mut created, mut switched) = (None, None);
+    let mut diagnostics = Vec::new();
     if let Some(name) = ask.name {
         check_name(repo, name)?;
         if !ask.create && !ask.switch {
             return Err(GitError::BadName { given: name.to_string(), why: "say --create, --switch or both" });
         }
         let start = ask.start.map(|s| repo.commit(s)).transpose()?;
+        let hooks = Hooks::new(repo, ctx);
         if ask.switch {
+            if !repo.place().prefix.is_empty() {
+                return Err(GitError::SwitchBelowTop);
+            }
             if !ask.allow_dirty {
                 let dirty: Vec<String> =
                     status(repo, &[])?.files.into_iter().filter(|f| f.staged || f.unstaged).map(|f| f.path).collect();
@@ -125,6 +103,7 @@ pub fn branch(repo: &Repo, ask: &BranchAsk<'_>) -> Result<BranchOutput, GitError
             if let Some(start) = &start {
                 args.push(start);
             }
+            let before = head(repo)?;
             let ran = repo.ran(&args)?;
             if ran.status != 0 {
                 if !ask.create && ran.stderr.contains("invalid reference") {
@@ -133,18 +112,31 @@ pub fn branch(repo: &Repo, ask: &BranchAsk<'_>) -> Result<BranchOutput, GitError
                 return Err(GitError::Failed { command: args.join(" "), status: ran.status, stderr: ran.stderr });
             }
             switched = Some(name.to_string());
+            let args = vec![before.into(), head(repo)?.into(), "1".into()];
+            hooks.run_after("post-checkout", HookRun { args, ..HookRun::default() }, &mut diagnostics);
+            hooks.not_run(&["reference-transaction", "post-index-change"], &mut diagnostics);
         } else {
             let mut args = vec!["branch", "--no-track", name];
             if let Some(start) = &start {
                 args.push(start);
             }
             repo.run(&args)?;
+            hooks.not_run(&["reference-transaction"], &mut diagnostics);
         }
         if ask.create {
             created = Some(name.to_string());
         }
     }
-    Ok(BranchOutput { branches: branches(repo)?, current: current_branch(repo)?, created, switched })
+    let output = BranchOutput { branches: branches(repo)?, current: current_branch(repo)?, created, switched };
+    Ok((output, diagnostics))
+}
+
+/// The commit HEAD names (git's null id before the first commit), as
+/// `post-checkout` is given it.
+fn head(repo: &Repo) -> Result<String, GitError> {
+    let ran = repo.ran(&["rev-parse", "--verify", "--quiet", "HEAD"])?;
+    let id = String::from_utf8_lossy(&ran.stdout).trim().to_string();
+    Ok(if ran.status == 0 && !id.is_empty() { id } else { "0".repeat(40) })
 }
 
 /// A branch name git takes, never one read as an option.
@@ -179,24 +171,23 @@ pub fn restore(
     }
     let files = tracked_files(repo, paths, source)?;
     if staged {
-        let mut args: Vec<String> = vec!["restore".into(), "--staged".into()];
+        let mut args: Vec<OsString> = vec!["restore".into(), "--staged".into()];
         if let Some(rev) = source {
-            args.push(format!("--source={rev}"));
+            args.push(format!("--source={rev}").into());
         }
         args.push("--".into());
         args.extend(paths.iter().map(|p| literal(p)));
-        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        repo.run(&refs)?;
+        repo.run(&args)?;
         let restored = files.into_iter().map(|path| RestoredFile { path, checksum_before: None, checksum_after: None });
         return Ok((RestoreOutput { restored: restored.collect(), staged: true, undo: None }, Vec::new()));
     }
-    let specs: Vec<String> = files.iter().map(|p| format!("{}:./{p}", source.unwrap_or(""))).collect();
+    let specs: Vec<Vec<u8>> = files.iter().map(|p| object(source.unwrap_or(""), p)).collect();
     let wanted = repo.blobs(&specs)?;
     let mut operations = Vec::new();
     let mut restored = Vec::new();
     for (path, blob) in files.iter().zip(wanted) {
         let Some(bytes) = blob else { continue };
-        let now = root.read(std::path::Path::new(path)).ok();
+        let now = root.read(std::path::Path::new(&crate::repo::raw(path))).ok();
         if now.as_deref() == Some(&bytes[..]) {
             continue;
         }
@@ -223,22 +214,17 @@ pub fn restore(
 
 /// The files git knows under `paths`, in the index or at `rev`.
 fn tracked_files(repo: &Repo, paths: &[String], rev: Option<&str>) -> Result<Vec<String>, GitError> {
-    let mut args: Vec<String> = match rev {
+    let mut args: Vec<OsString> = match rev {
         Some(rev) => {
-            vec!["ls-tree".into(), "-r".into(), "-z".into(), "--name-only".into(), "--full-name".into(), rev.into()]
+            ["ls-tree", "-r", "-z", "--name-only", "--full-name", "--end-of-options", rev].map(OsString::from).into()
         }
-        None => vec!["ls-files".into(), "-z".into(), "--full-name".into()],
+        None => ["ls-files", "-z", "--full-name"].map(OsString::from).into(),
     };
     args.push("--".into());
     // ls-tree takes plain paths (no pathspec magic); ls-files, literal ones.
-    args.extend(paths.iter().map(|p| if rev.is_some() { p.clone() } else { literal(p) }));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = repo.run(&refs)?;
-    let files: Vec<String> = out
-        .split(|&b| b == 0)
-        .filter(|p| !p.is_empty())
-        .filter_map(|p| repo.local(&String::from_utf8_lossy(p)))
-        .collect();
+    args.extend(paths.iter().map(|p| if rev.is_some() { crate::repo::raw(p) } else { literal(p) }));
+    let out = repo.run(&args)?;
+    let files: Vec<String> = out.split(|&b| b == 0).filter(|p| !p.is_empty()).filter_map(|p| repo.local(p)).collect();
     if files.is_empty() {
         return Err(GitError::Unknown {
             what: "path",

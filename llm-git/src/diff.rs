@@ -2,11 +2,14 @@
 //! files, hunks and lines, each line with its numbers, and each line of the
 //! new file with its byte span there.
 
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+
 use aide_core::{LineIndex, Root};
 
 use crate::error::GitError;
 use crate::output::{DiffFile, DiffLine, DiffOutput, FileStatus, Hunk, LineKind};
-use crate::repo::{Repo, literal};
+use crate::repo::{Repo, literal, object, raw};
 
 /// The options every diff is run with: git's own format, whatever the
 /// user's configuration (prefixes, colour, external tools, renames).
@@ -30,19 +33,18 @@ pub fn diff(
     staged: bool,
     paths: &[String],
 ) -> Result<DiffOutput, GitError> {
-    let mut args: Vec<String> = vec!["diff".into()];
-    args.extend(FORMAT.map(String::from));
+    let mut args: Vec<OsString> = vec!["diff".into()];
+    args.extend(FORMAT.map(OsString::from));
     if staged {
         args.push("--cached".into());
     }
     if let Some(rev) = rev {
         args.push("--end-of-options".into());
-        args.push(rev.to_string());
+        args.push(rev.into());
     }
     args.push("--".into());
     args.extend(paths.iter().map(|p| literal(p)));
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let text = repo.run_at(&refs, rev)?;
+    let text = repo.run_at(&args, rev)?;
     let new = if staged { NewSide::Object(String::new()) } else { NewSide::Worktree(root) };
     let files = parse_and_locate(repo, &text, &new)?;
     let (old, new_name) = match (staged, rev) {
@@ -76,7 +78,7 @@ fn parse_and_locate(repo: &Repo, text: &[u8], new: &NewSide<'_>) -> Result<Vec<D
     match new {
         NewSide::Worktree(root) => {
             for f in files.iter_mut().filter(|f| f.status != FileStatus::Deleted && !f.binary) {
-                let Ok(bytes) = root.read(std::path::Path::new(&f.path)) else { continue };
+                let Ok(bytes) = root.read(std::path::Path::new(&raw(&f.path))) else { continue };
                 f.checksum = Some(aide_core::checksum::sha256_hex(&bytes));
                 locate(f, &bytes);
             }
@@ -84,7 +86,7 @@ fn parse_and_locate(repo: &Repo, text: &[u8], new: &NewSide<'_>) -> Result<Vec<D
         NewSide::Object(rev) => {
             let wanted: Vec<usize> =
                 (0..files.len()).filter(|&i| files[i].status != FileStatus::Deleted && !files[i].binary).collect();
-            let specs: Vec<String> = wanted.iter().map(|&i| format!("{rev}:./{}", files[i].path)).collect();
+            let specs: Vec<Vec<u8>> = wanted.iter().map(|&i| object(rev, &files[i].path)).collect();
             for (i, blob) in wanted.into_iter().zip(repo.blobs(&specs)?) {
                 if let Some(bytes) = blob {
                     locate(&mut files[i], &bytes);
@@ -106,18 +108,30 @@ fn locate(f: &mut DiffFile, new: &[u8]) {
     }
 }
 
-/// Reads git's unified diff (`diff --git` headers, extended headers, hunks).
+/// A path git wrote in a header (maybe quoted), in the contract's spelling.
+fn spelled(raw: &[u8]) -> String {
+    name(aide_core::git::unquote_path_bytes(raw))
+}
+
+/// A path's bytes in the contract's spelling.
+fn name(bytes: Vec<u8>) -> String {
+    aide_core::text::escape_path(OsStr::from_bytes(&bytes), false).into_owned()
+}
+
+/// Reads git's unified diff (`diff --git` headers, extended headers, hunks);
+/// names are read as bytes, so each is exact in the contract's spelling.
 pub fn parse(text: &[u8]) -> Vec<DiffFile> {
     let mut files: Vec<DiffFile> = Vec::new();
     let mut old_line = 0usize;
     let mut new_line = 0usize;
     // Lines the current hunk still has, by its header's counts.
     let (mut old_left, mut new_left) = (0usize, 0usize);
-    for raw in text.split(|&b| b == b'\n') {
-        let line = String::from_utf8_lossy(raw);
+    for bytes in text.split(|&b| b == b'\n') {
+        let line = String::from_utf8_lossy(bytes);
         let line = line.as_ref();
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            let (old, new) = aide_core::git::diff_header_paths(rest);
+        if let Some(rest) = bytes.strip_prefix(b"diff --git ") {
+            let (old, new) = aide_core::git::diff_header_paths_bytes(rest);
+            let (old, new) = (name(old), name(new));
             files.push(DiffFile {
                 path: new.clone(),
                 status: FileStatus::Modified,
@@ -182,22 +196,22 @@ pub fn parse(text: &[u8]) -> Vec<DiffFile> {
             f.old_mode = Some(mode.to_string());
         } else if let Some(mode) = line.strip_prefix("new mode ") {
             f.new_mode = Some(mode.to_string());
-        } else if let Some(p) = line.strip_prefix("rename from ") {
+        } else if let Some(p) = bytes.strip_prefix(b"rename from ") {
             f.status = FileStatus::Renamed;
-            f.old_path = Some(aide_core::git::unquote_path(p));
-        } else if let Some(p) = line.strip_prefix("rename to ") {
-            f.path = aide_core::git::unquote_path(p);
-        } else if let Some(p) = line.strip_prefix("copy from ") {
+            f.old_path = Some(spelled(p));
+        } else if let Some(p) = bytes.strip_prefix(b"rename to ") {
+            f.path = spelled(p);
+        } else if let Some(p) = bytes.strip_prefix(b"copy from ") {
             f.status = FileStatus::Copied;
-            f.old_path = Some(aide_core::git::unquote_path(p));
-        } else if let Some(p) = line.strip_prefix("copy to ") {
-            f.path = aide_core::git::unquote_path(p);
+            f.old_path = Some(spelled(p));
+        } else if let Some(p) = bytes.strip_prefix(b"copy to ") {
+            f.path = spelled(p);
         } else if let Some(n) = line.strip_prefix("similarity index ") {
             f.similarity = n.trim_end_matches('%').parse().ok();
         } else if line.starts_with("Binary files ") || line == "GIT binary patch" {
             f.binary = true;
-        } else if let Some(p) = line.strip_prefix("+++ ")
-            && let Some(new) = side(p, "b/")
+        } else if let Some(p) = bytes.strip_prefix(b"+++ ")
+            && let Some(new) = side(p, b"b/")
         {
             f.path = new;
         }
@@ -215,12 +229,13 @@ pub fn parse(text: &[u8]) -> Vec<DiffFile> {
 
 /// The path of a `+++` line: None for /dev/null (a deleted file keeps the
 /// header's name).
-fn side(raw: &str, prefix: &str) -> Option<String> {
-    let path = aide_core::git::unquote_path(raw.split('\t').next().unwrap_or(raw));
-    if path == "/dev/null" {
+fn side(raw: &[u8], prefix: &[u8]) -> Option<String> {
+    let raw = raw.split(|&b| b == b'\t').next().unwrap_or(raw);
+    let path = aide_core::git::unquote_path_bytes(raw);
+    if path == b"/dev/null" {
         return None;
     }
-    Some(path.strip_prefix(prefix).unwrap_or(&path).to_string())
+    Some(name(path.strip_prefix(prefix).unwrap_or(&path).to_vec()))
 }
 
 /// `@@ -a[,b] +c[,d] @@ header`.

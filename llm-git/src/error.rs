@@ -28,11 +28,31 @@ pub enum GitError {
     StagedOutside { path: String },
     #[error("{path} is not UTF-8 text; restore writes text through llm-transform")]
     NotText { path: String },
+    #[error("{0}")]
+    Open(#[from] aide_core::git::OpenError),
+    #[error("switching a branch changes the whole work tree, and the root is a folder inside it")]
+    SwitchBelowTop,
+    #[error("the {hook} hook failed ({}): nothing was committed", exit_code.map_or_else(|| "ended by a signal".to_string(), |c| format!("exit {c}")))]
+    HookFailed { hook: &'static str, exit_code: Option<i32>, stdout: String, stderr: String },
+    #[error("the {hook} hook ran past {seconds} s and was stopped (its whole process tree): nothing was committed")]
+    HookTimedOut { hook: &'static str, seconds: u64 },
+    #[error("{0}")]
+    Start(AideError),
+    #[error("cancelled before the commit was made")]
+    Cancelled,
+    #[error("could not write {what}: {source}")]
+    Io { what: &'static str, source: std::io::Error },
 }
 
 impl From<GitError> for AideError {
     fn from(e: GitError) -> AideError {
         use GitError as E;
+        // Errors of the contract's own, passed on as they are.
+        let e = match e {
+            E::Open(open) => return open.into(),
+            E::Start(started) => return started,
+            other => other,
+        };
         let error = |c| AideError::new(c, e.to_string());
         match &e {
             E::Missing { .. } => error(code::IO_ERROR).with_hint("install git (apt-get install git)"),
@@ -66,6 +86,19 @@ impl From<GitError> for AideError {
                 .with_details(json!({ "path": path })),
             E::BadName { .. } => error(code::INVALID_ARGUMENTS)
                 .with_hint("a branch name is a git ref name: no spaces, no leading `-`, no `..`"),
+            E::SwitchBelowTop => error(code::PATH_OUTSIDE_ROOT)
+                .with_hint("switch with --root at the top of the work tree (where .git is)"),
+            E::HookFailed { hook, exit_code, stdout, stderr } => error(code::HOOK_FAILED)
+                .with_hint("the hook's output says why: fix what it reports and commit again")
+                .with_details(json!({
+                    "hook": hook, "exit_code": exit_code, "stdout_tail": stdout, "stderr_tail": stderr,
+                })),
+            E::HookTimedOut { hook, seconds } => error(code::TIMEOUT)
+                .with_hint("the hook did not finish: run it by hand to see why it hangs")
+                .with_details(json!({ "hook": hook, "timeout_seconds": seconds })),
+            E::Cancelled => AideError::cancelled(),
+            E::Io { what, source } => AideError::io(what, source),
+            E::Open(_) | E::Start(_) => AideError::internal("passed on above"),
         }
     }
 }

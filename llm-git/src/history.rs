@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use crate::diff;
 use crate::error::GitError;
 use crate::output::{BlameLine, BlameOutput, Commit, LogOutput, ShowOutput, Shown};
-use crate::repo::{Repo, literal};
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+
+use crate::repo::{Repo, arg, literal, object, raw, shown};
 
 /// Commits shown by `log` when no limit is given.
 pub const DEFAULT_LOG_LIMIT: usize = 20;
@@ -46,11 +49,8 @@ fn commits(out: &[u8]) -> Vec<Commit> {
 pub fn log(repo: &Repo, rev: Option<&str>, path: Option<&str>, limit: usize) -> Result<LogOutput, GitError> {
     let rev = rev.unwrap_or("HEAD");
     let count = format!("--max-count={}", limit.saturating_add(1));
-    let mut args = vec!["log", FORMAT, &count, "--end-of-options", rev, "--"];
-    let spec = path.map(literal);
-    if let Some(spec) = &spec {
-        args.push(spec);
-    }
+    let mut args: Vec<OsString> = ["log", FORMAT, &count, "--end-of-options", rev, "--"].map(OsString::from).into();
+    args.extend(path.map(literal));
     let out = match repo.run_at(&args, Some(rev)) {
         Ok(out) => out,
         // A repository with no commit yet has no history: not an error.
@@ -78,23 +78,23 @@ pub fn one_commit(repo: &Repo, rev: &str) -> Result<Commit, GitError> {
 
 /// `blame PATH [--lines A:B] [--rev REV]`.
 pub fn blame(repo: &Repo, path: &str, lines: Option<&str>, rev: Option<&str>) -> Result<BlameOutput, GitError> {
-    let mut args: Vec<String> = vec!["blame".into(), "--porcelain".into()];
+    // A textconv filter of the repository's would run a program: the file's own lines.
+    let mut args: Vec<OsString> = vec!["blame".into(), "--porcelain".into(), "--no-textconv".into()];
     if let Some(spec) = lines {
         let (a, b) = line_range(spec)?;
-        args.push(format!("-L{a},{b}"));
+        args.push(format!("-L{a},{b}").into());
     }
     if let Some(rev) = rev {
-        args.push(repo.commit(rev)?);
+        args.push(repo.commit(rev)?.into());
     }
     args.push("--".into());
-    args.push(path.to_string());
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let ran = repo.ran(&refs)?;
+    args.push(raw(path));
+    let ran = repo.ran(&args)?;
     if ran.status != 0 {
         if ran.stderr.contains("no such path") || ran.stderr.contains("No such file") {
             return Err(GitError::Unknown { what: "path", given: path.to_string(), stderr: ran.stderr });
         }
-        return Err(GitError::Failed { command: refs.join(" "), status: ran.status, stderr: ran.stderr });
+        return Err(GitError::Failed { command: shown(&args), status: ran.status, stderr: ran.stderr });
     }
     let mut lines = parse_blame(&ran.stdout);
     author_times(repo, &mut lines)?;
@@ -158,8 +158,8 @@ fn parse_blame(out: &[u8]) -> Vec<BlameLine> {
     let mut metas: HashMap<String, Meta> = HashMap::new();
     let mut lines = Vec::new();
     let mut current: Option<(String, usize, usize)> = None;
-    for raw in out.split(|&b| b == b'\n') {
-        let text = String::from_utf8_lossy(raw);
+    for bytes in out.split(|&b| b == b'\n') {
+        let text = String::from_utf8_lossy(bytes);
         if let Some(content) = text.strip_prefix('\t') {
             let Some((commit, original, line)) = current.take() else { continue };
             let meta = metas.get(&commit).cloned().unwrap_or_default();
@@ -193,7 +193,10 @@ fn parse_blame(out: &[u8]) -> Vec<BlameLine> {
             "author-time" => meta.author_time = value.parse().unwrap_or(0),
             "author-tz" => meta.author_tz = value.to_string(),
             "summary" => meta.summary = value.to_string(),
-            "filename" => meta.filename = aide_core::git::unquote_path(value),
+            "filename" => {
+                let named = aide_core::git::unquote_path_bytes(bytes.strip_prefix(b"filename ").unwrap_or(bytes));
+                meta.filename = aide_core::text::escape_path(OsStr::from_bytes(&named), false).into_owned();
+            }
             _ => {}
         }
     }
@@ -227,8 +230,8 @@ fn show_object(repo: &Repo, rev: &str, path: &str) -> Result<ShowOutput, GitErro
     if !rev.is_empty() {
         repo.commit(rev)?;
     }
-    let object = format!("{rev}:./{}", path.trim_start_matches("./"));
-    let kind = repo.ran(&["cat-file", "-t", &object])?;
+    let wanted = arg(object(rev, path));
+    let kind = repo.ran(&[OsStr::new("cat-file"), OsStr::new("-t"), &wanted])?;
     let unknown =
         || GitError::Unknown { what: "path", given: format!("{path} in {rev_name}"), stderr: kind.stderr.clone() };
     if kind.status != 0 {
@@ -248,23 +251,26 @@ fn show_object(repo: &Repo, rev: &str, path: &str) -> Result<ShowOutput, GitErro
     };
     match String::from_utf8_lossy(&kind.stdout).trim() {
         "tree" => {
-            let listing = repo.run(&["ls-tree", "-z", "--end-of-options", &object])?;
+            let listing =
+                repo.run(&[OsStr::new("ls-tree"), OsStr::new("-z"), OsStr::new("--end-of-options"), &wanted])?;
             out.shown = Shown::Folder;
             out.entries = Some(
                 listing
                     .split(|&b| b == 0)
                     .filter(|r| !r.is_empty())
                     .filter_map(|r| {
-                        let r = String::from_utf8_lossy(r);
-                        let (meta, name) = r.split_once('\t')?;
+                        let tab = r.iter().position(|&b| b == b'\t')?;
+                        let (meta, name) = (String::from_utf8_lossy(&r[..tab]), &r[tab + 1..]);
+                        let name = aide_core::text::escape_path(OsStr::from_bytes(name), false);
                         let folder = meta.split(' ').nth(1) == Some("tree");
-                        Some(if folder { format!("{name}/") } else { name.to_string() })
+                        Some(if folder { format!("{name}/") } else { name.into_owned() })
                     })
                     .collect(),
             );
         }
         "blob" => {
-            let bytes = repo.blobs(std::slice::from_ref(&object))?.pop().flatten().ok_or_else(unknown)?;
+            let spec = wanted.as_bytes().to_vec();
+            let bytes = repo.blobs(std::slice::from_ref(&spec))?.pop().flatten().ok_or_else(unknown)?;
             let binary = aide_core::text::non_text(&bytes).is_some();
             out.size = Some(bytes.len() as u64);
             out.checksum = Some(aide_core::checksum::sha256_hex(&bytes));

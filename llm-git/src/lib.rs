@@ -52,9 +52,11 @@
 //! `git_failed` (git's stderr in the details).
 
 mod change;
+mod commit;
 mod diff;
 pub mod error;
 mod history;
+mod hooks;
 mod output;
 mod repo;
 mod status;
@@ -62,9 +64,10 @@ mod when;
 
 use std::path::PathBuf;
 
-use aide_core::AideError;
+use aide_core::envelope::{Diagnostic, diag};
 use aide_core::operation::{Effects, Group, Operation, READS};
 use aide_core::tool::{Context, Outcome, Tool};
+use aide_core::{AideError, Root};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -213,7 +216,7 @@ pub struct RestoreArgs {
 }
 
 /// Refuses a path that leaves the root (by its letters or through a link).
-fn confined(root: &aide_core::Root, paths: &[String]) -> Result<(), AideError> {
+fn confined(root: &Root, paths: &[String]) -> Result<(), AideError> {
     // An empty path (`show REV:`) is the root itself.
     for p in paths.iter().filter(|p| !p.is_empty()) {
         root.resolve(p)?;
@@ -225,55 +228,94 @@ fn confined(root: &aide_core::Root, paths: &[String]) -> Result<(), AideError> {
 pub fn git(request: &GitRequest, ctx: &Context) -> Result<Outcome<GitOutput>, AideError> {
     let root = ctx.open_root(request.root.as_deref())?;
     let repo = Repo::open(&root)?;
+    let mut outcome = answer(request, &root, &repo, ctx)?;
+    outcome.diagnostics.extend(ignored_config(&repo));
+    outcome.diagnostics.extend(outcome.output.paths().into_iter().filter_map(lossy_name));
+    Ok(outcome)
+}
+
+/// The repository's own settings git ran without, said once.
+fn ignored_config(repo: &Repo) -> Option<Diagnostic> {
+    let keys = repo.ignored();
+    (!keys.is_empty()).then(|| {
+        Diagnostic::new(
+            diag::GIT_CONFIG_IGNORED,
+            format!(
+                "the repository's own configuration names programs git did not run: {} \
+                 (filters pass content unfiltered; signing uses your own or git's default program)",
+                keys.join(", ")
+            ),
+        )
+    })
+}
+
+/// A `lossy_utf8` diagnostic for a name that is not UTF-8 (shown with `\xHH`).
+fn lossy_name(path: &str) -> Option<Diagnostic> {
+    let bytes = aide_core::text::unescape_path(path)?;
+    bytes.to_str().is_none().then(|| {
+        Diagnostic::new(
+            diag::LOSSY_UTF8,
+            "the file name is not UTF-8: shown with \\xHH for each stray byte (and \\\\ for a backslash), a form every tool accepts back",
+        )
+        .with_path(path)
+    })
+}
+
+/// The command's answer.
+fn answer(request: &GitRequest, root: &Root, repo: &Repo, ctx: &Context) -> Result<Outcome<GitOutput>, AideError> {
     let output = match &request.command {
         GitCommand::Status(a) => {
-            confined(&root, &a.paths)?;
-            GitOutput::Status(status::status(&repo, &a.paths)?)
+            confined(root, &a.paths)?;
+            GitOutput::Status(status::status(repo, &a.paths)?)
         }
         GitCommand::Diff(a) => {
-            confined(&root, &a.paths)?;
-            GitOutput::Diff(diff::diff(&repo, &root, a.rev.as_deref(), a.staged, &a.paths)?)
+            confined(root, &a.paths)?;
+            GitOutput::Diff(diff::diff(repo, root, a.rev.as_deref(), a.staged, &a.paths)?)
         }
         GitCommand::Log(a) => {
-            confined(&root, a.path.as_slice())?;
+            confined(root, a.path.as_slice())?;
             aide_core::request::check_limit(a.limit)?;
             let limit = a.limit.unwrap_or(DEFAULT_LOG_LIMIT);
-            GitOutput::Log(history::log(&repo, a.rev.as_deref(), a.path.as_deref(), limit)?)
+            GitOutput::Log(history::log(repo, a.rev.as_deref(), a.path.as_deref(), limit)?)
         }
         GitCommand::Blame(a) => {
             if a.path.is_empty() {
                 return Err(GitError::Empty { what: "the path to blame" }.into());
             }
-            confined(&root, std::slice::from_ref(&a.path))?;
-            GitOutput::Blame(history::blame(&repo, &a.path, a.lines.as_deref(), a.rev.as_deref())?)
+            confined(root, std::slice::from_ref(&a.path))?;
+            GitOutput::Blame(history::blame(repo, &a.path, a.lines.as_deref(), a.rev.as_deref())?)
         }
         GitCommand::Show(a) => {
             if a.rev.is_empty() {
                 return Err(GitError::Empty { what: "the revision to show" }.into());
             }
             if let Some((_, path)) = a.rev.split_once(':') {
-                confined(&root, &[path.to_string()])?;
+                confined(root, &[path.to_string()])?;
             }
-            GitOutput::Show(Box::new(history::show(&repo, &a.rev)?))
+            GitOutput::Show(Box::new(history::show(repo, &a.rev)?))
         }
         GitCommand::Add(a) => {
-            confined(&root, &a.paths)?;
-            GitOutput::Add(change::add(&repo, &a.paths)?)
+            confined(root, &a.paths)?;
+            GitOutput::Add(change::add(repo, &a.paths)?)
         }
-        GitCommand::Commit(a) => GitOutput::Commit(change::commit(&repo, &a.message)?),
-        GitCommand::Branch(a) => GitOutput::Branch(change::branch(
-            &repo,
-            &change::BranchAsk {
+        GitCommand::Commit(a) => {
+            let (committed, diagnostics) = commit::commit(repo, &a.message, ctx)?;
+            return Ok(Outcome::with_diagnostics(GitOutput::Commit(committed), diagnostics));
+        }
+        GitCommand::Branch(a) => {
+            let ask = change::BranchAsk {
                 name: a.name.as_deref(),
                 create: a.create,
                 switch: a.switch,
                 start: a.start.as_deref(),
                 allow_dirty: a.allow_dirty,
-            },
-        )?),
+            };
+            let (branches, diagnostics) = change::branch(repo, &ask, ctx)?;
+            return Ok(Outcome::with_diagnostics(GitOutput::Branch(branches), diagnostics));
+        }
         GitCommand::Restore(a) => {
-            confined(&root, &a.paths)?;
-            let (restored, diagnostics) = change::restore(&repo, &root, &a.paths, a.staged, a.source.as_deref(), ctx)?;
+            confined(root, &a.paths)?;
+            let (restored, diagnostics) = change::restore(repo, root, &a.paths, a.staged, a.source.as_deref(), ctx)?;
             return Ok(Outcome::with_diagnostics(GitOutput::Restore(restored), diagnostics));
         }
     };

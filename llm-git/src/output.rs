@@ -296,6 +296,34 @@ pub enum GitOutput {
     Restore(RestoreOutput),
 }
 
+impl GitOutput {
+    /// Every file name it gives (for the diagnostics of names that are not UTF-8), each once.
+    pub fn paths(&self) -> Vec<&str> {
+        fn status(files: &[StatusEntry]) -> Vec<&str> {
+            files.iter().flat_map(|f| std::iter::once(f.path.as_str()).chain(f.renamed_from.as_deref())).collect()
+        }
+        fn diff(files: &[DiffFile]) -> Vec<&str> {
+            files.iter().flat_map(|f| std::iter::once(f.path.as_str()).chain(f.old_path.as_deref())).collect()
+        }
+        let mut paths = match self {
+            GitOutput::Status(s) => status(&s.files),
+            GitOutput::Add(a) => status(&a.added),
+            GitOutput::Diff(d) => diff(&d.files),
+            GitOutput::Show(s) => {
+                let mut paths = s.files.as_deref().map(diff).unwrap_or_default();
+                paths.extend(s.entries.iter().flatten().map(|e| e.trim_end_matches('/')));
+                paths
+            }
+            GitOutput::Blame(b) => b.lines.iter().map(|l| l.original_path.as_str()).collect(),
+            GitOutput::Restore(r) => r.restored.iter().map(|f| f.path.as_str()).collect(),
+            GitOutput::Log(_) | GitOutput::Commit(_) | GitOutput::Branch(_) => Vec::new(),
+        };
+        paths.sort_unstable();
+        paths.dedup();
+        paths
+    }
+}
+
 impl Render for GitOutput {
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {

@@ -1,22 +1,25 @@
 //! The repository a request works in: git run in the root (through
-//! [`aide_core::git::command`]), and paths turned between git's (relative
-//! to the repository's top) and the contract's (relative to the root).
+//! [`aide_core::git::Git`]: nothing the repository's own configuration
+//! names runs, and a work tree set elsewhere is refused), and paths turned
+//! between git's (bytes, relative to the work tree's top) and the
+//! contract's (relative to the root, `\xHH` for a byte that is not UTF-8).
 
+use std::ffi::{OsStr, OsString};
 use std::io::Write;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::process::Stdio;
 
 use aide_core::Root;
+use aide_core::git::{Git, Place};
 
 use crate::error::GitError;
 
 /// A root inside a git repository.
 pub struct Repo {
+    git: Git,
     /// The root, where git runs.
     pub dir: PathBuf,
-    /// The root's path from the repository's top, with a trailing `/`
-    /// (empty at the top): what git's top-relative paths start with.
-    pub prefix: String,
 }
 
 /// What one git run gave.
@@ -27,38 +30,45 @@ pub struct Ran {
 }
 
 impl Repo {
-    /// The repository holding `root`, or `not_a_repository`.
+    /// The repository holding `root`: `not_a_repository`, or
+    /// `path_outside_root` for a work tree set elsewhere, before anything runs.
     pub fn open(root: &Root) -> Result<Repo, GitError> {
         let dir = root.path().to_path_buf();
-        let probe = Repo { dir: dir.clone(), prefix: String::new() };
-        // The top of a work tree (its `.git` folder, or a worktree's `.git`
-        // file) needs no git run to find; a damaged one fails the command
-        // that follows with `not_a_repository` all the same.
-        if dir.join(".git").exists() && std::env::var_os("GIT_DIR").is_none() {
-            return Ok(probe);
-        }
-        let ran = probe.ran(&["rev-parse", "--is-inside-work-tree", "--show-prefix"])?;
-        if ran.status != 0 {
-            return Err(GitError::NotARepository { dir: ".".into() });
-        }
-        let text = String::from_utf8_lossy(&ran.stdout).into_owned();
-        let mut lines = text.lines();
-        if lines.next() != Some("true") {
-            return Err(GitError::NotARepository { dir: ".".into() });
-        }
-        let prefix = lines.next().unwrap_or("").to_string();
-        Ok(Repo { dir, prefix })
+        Ok(Repo { git: Git::open(&dir)?, dir })
+    }
+
+    /// Where the root stands in its repository.
+    pub fn place(&self) -> &Place {
+        &self.git.place
+    }
+
+    /// The keys of the repository's own configuration git ran without.
+    pub fn ignored(&self) -> &[String] {
+        self.git.ignored()
     }
 
     /// Runs git with `args`; whatever it exits with.
-    pub fn ran(&self, args: &[&str]) -> Result<Ran, GitError> {
-        self.ran_with_input(args, None)
+    pub fn ran<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Ran, GitError> {
+        self.ran_with(args, None, &[])
     }
 
     /// Runs git with `args`, writing `input` to its stdin.
-    pub fn ran_with_input(&self, args: &[&str], input: Option<&[u8]>) -> Result<Ran, GitError> {
-        let mut command = aide_core::git::command(&self.dir);
+    pub fn ran_with_input<S: AsRef<OsStr>>(&self, args: &[S], input: Option<&[u8]>) -> Result<Ran, GitError> {
+        self.ran_with(args, input, &[])
+    }
+
+    /// Runs git with `args`, `input` on its stdin and `env` added.
+    pub fn ran_with<S: AsRef<OsStr>>(
+        &self,
+        args: &[S],
+        input: Option<&[u8]>,
+        env: &[(&str, OsString)],
+    ) -> Result<Ran, GitError> {
+        let mut command = self.git.command();
         command.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
         if input.is_some() {
             command.stdin(Stdio::piped());
         }
@@ -81,19 +91,26 @@ impl Repo {
     }
 
     /// Runs git; its stdout, or `git_failed` with its stderr.
-    pub fn run(&self, args: &[&str]) -> Result<Vec<u8>, GitError> {
+    pub fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Vec<u8>, GitError> {
         self.run_at(args, None)
     }
 
     /// Runs git on the revision `rev`; one git does not know is
     /// `not_found`, found from git's own complaint (no run beforehand).
-    pub fn run_at(&self, args: &[&str], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
+    pub fn run_at<S: AsRef<OsStr>>(&self, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
         self.ran(args)?.stdout_of(args, rev)
     }
 
-    /// A top-relative path of git's as the root's (None: outside the root).
-    pub fn local(&self, top_relative: &str) -> Option<String> {
-        top_relative.strip_prefix(self.prefix.as_str()).map(str::to_string)
+    /// A top-relative path of git's as the root's, spelled as the contract
+    /// spells names (None: outside the root).
+    pub fn local(&self, top_relative: &[u8]) -> Option<String> {
+        self.git.local(top_relative)
+    }
+
+    /// A top-relative path of git's, spelled, wherever it lies (for saying
+    /// which path is outside the root).
+    pub fn spelled(top_relative: &[u8]) -> String {
+        aide_core::text::escape_path(OsStr::from_bytes(top_relative), false).into_owned()
     }
 
     /// Whether `rev` names a commit.
@@ -112,16 +129,16 @@ impl Repo {
         Ok(String::from_utf8_lossy(&ran.stdout).trim().to_string())
     }
 
-    /// The contents of several objects (`REV:./path`, `:./path`) in one
-    /// `git cat-file --batch`: None for one that does not exist or is not
-    /// a file.
-    pub fn blobs(&self, specs: &[String]) -> Result<Vec<Option<Vec<u8>>>, GitError> {
+    /// The contents of several objects (`REV:./path`, `:./path`, as bytes)
+    /// in one `git cat-file --batch`: None for one that does not exist or
+    /// is not a file.
+    pub fn blobs(&self, specs: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, GitError> {
         if specs.is_empty() {
             return Ok(Vec::new());
         }
         let mut input = Vec::new();
         for s in specs {
-            input.extend_from_slice(s.as_bytes());
+            input.extend_from_slice(s);
             input.push(b'\n');
         }
         let args = ["cat-file", "--batch"];
@@ -153,7 +170,7 @@ impl Ran {
     /// Its stdout if git succeeded; else why not: `not_a_repository`, an
     /// unknown `rev` (`not_found`, told from git's own complaint), or
     /// `git_failed` with git's stderr.
-    fn stdout_of(self, args: &[&str], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
+    pub fn stdout_of<S: AsRef<OsStr>>(self, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
         if self.status == 0 {
             return Ok(self.stdout);
         }
@@ -166,7 +183,7 @@ impl Ran {
         {
             return Err(GitError::Unknown { what: "revision", given: rev.to_string(), stderr: self.stderr });
         }
-        Err(GitError::Failed { command: args.join(" "), status: self.status, stderr: self.stderr })
+        Err(GitError::Failed { command: shown(args), status: self.status, stderr: self.stderr })
     }
 }
 
@@ -180,7 +197,33 @@ impl From<std::process::Output> for Ran {
     }
 }
 
-/// A root-relative path as a pathspec git reads literally (no globbing).
-pub fn literal(path: &str) -> String {
-    format!(":(literal){path}")
+/// git's arguments as a line of text, for an error's `command`.
+pub fn shown<S: AsRef<OsStr>>(args: &[S]) -> String {
+    args.iter().map(|a| a.as_ref().to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ")
+}
+
+/// The name a path in the contract's spelling stands for (`\xHH` a byte,
+/// `\\` a backslash), as git takes it.
+pub fn raw(path: &str) -> OsString {
+    aide_core::text::unescape_path(path).unwrap_or_else(|| OsString::from(path))
+}
+
+/// A root-relative path (in the contract's spelling) as a pathspec git
+/// reads literally (no globbing).
+pub fn literal(path: &str) -> OsString {
+    let mut spec = OsString::from(":(literal)");
+    spec.push(raw(path));
+    spec
+}
+
+/// An object name `REV:./path` (`:./path`: the index's) for a root-relative path in the contract's spelling.
+pub fn object(rev: &str, path: &str) -> Vec<u8> {
+    let mut spec = format!("{rev}:./").into_bytes();
+    spec.extend_from_slice(raw(path.trim_start_matches("./")).as_bytes());
+    spec
+}
+
+/// Bytes as an argument.
+pub fn arg(bytes: Vec<u8>) -> OsString {
+    OsString::from_vec(bytes)
 }

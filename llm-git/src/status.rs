@@ -1,5 +1,7 @@
 //! `status`: git's porcelain v2 (`--porcelain=v2 --branch -z`), typed.
 
+use std::ffi::OsString;
+
 use crate::error::GitError;
 use crate::output::{BranchState, EntryKind, StatusEntry, StatusOutput};
 use crate::repo::{Repo, literal};
@@ -7,15 +9,14 @@ use crate::repo::{Repo, literal};
 /// The status of the root (or of `paths` in it), untracked files each
 /// listed, ignored ones left out.
 pub fn status(repo: &Repo, paths: &[String]) -> Result<StatusOutput, GitError> {
-    let mut args: Vec<String> =
-        ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--"].map(String::from).into();
+    let mut args: Vec<OsString> =
+        ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--"].map(OsString::from).into();
     if paths.is_empty() {
         args.push(".".into());
     } else {
         args.extend(paths.iter().map(|p| literal(p)));
     }
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = repo.run(&refs)?;
+    let out = repo.run(&args)?;
     Ok(parse(repo, &out))
 }
 
@@ -25,10 +26,11 @@ pub fn parse(repo: &Repo, out: &[u8]) -> StatusOutput {
     let mut branch =
         BranchState { head: None, commit: None, upstream: None, ahead: None, behind: None, detached: false };
     let mut files = Vec::new();
-    let mut records = out.split(|&b| b == 0).map(|r| String::from_utf8_lossy(r).into_owned());
+    let mut records = out.split(|&b| b == 0);
     while let Some(record) = records.next() {
-        if let Some(header) = record.strip_prefix("# ") {
-            let (key, value) = header.split_once(' ').unwrap_or((header, ""));
+        if let Some(header) = record.strip_prefix(b"# ") {
+            let header = String::from_utf8_lossy(header);
+            let (key, value) = header.split_once(' ').unwrap_or((&header, ""));
             match key {
                 "branch.oid" if value != "(initial)" => branch.commit = Some(value.to_string()),
                 "branch.head" if value == "(detached)" => branch.detached = true,
@@ -44,33 +46,37 @@ pub fn parse(repo: &Repo, out: &[u8]) -> StatusOutput {
             continue;
         }
         let (kind_char, rest) = record.split_at(record.len().min(1));
-        let rest = rest.strip_prefix(' ').unwrap_or(rest);
+        let rest = rest.strip_prefix(b" ").unwrap_or(rest);
+        // Fields before the path are ASCII; the path is bytes, whatever they are.
+        let fields = |n: usize| -> Vec<&[u8]> { rest.splitn(n, |&b| b == b' ').collect() };
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
         let entry = match kind_char {
-            "1" => {
-                let f: Vec<&str> = rest.splitn(8, ' ').collect();
+            b"1" => {
+                let f = fields(8);
                 let [xy, sub, _, _, _, _, _, path] = f.as_slice() else { continue };
-                tracked(repo, xy, sub, path, EntryKind::Changed, None)
+                tracked(repo, &text(xy), &text(sub), path, EntryKind::Changed, None)
             }
-            "2" => {
-                let f: Vec<&str> = rest.splitn(9, ' ').collect();
+            b"2" => {
+                let f = fields(9);
                 let [xy, sub, _, _, _, _, _, score, path] = f.as_slice() else { continue };
                 let from = records.next().unwrap_or_default();
-                let kind = if score.starts_with('C') { EntryKind::Copied } else { EntryKind::Renamed };
-                tracked(repo, xy, sub, path, kind, repo.local(&from))
+                let kind = if score.starts_with(b"C") { EntryKind::Copied } else { EntryKind::Renamed };
+                tracked(repo, &text(xy), &text(sub), path, kind, repo.local(from))
             }
-            "u" => {
-                let f: Vec<&str> = rest.splitn(10, ' ').collect();
+            b"u" => {
+                let f = fields(10);
                 let [xy, sub, _, _, _, _, _, _, _, path] = f.as_slice() else { continue };
-                tracked(repo, xy, sub, path, EntryKind::Conflicted, None)
+                tracked(repo, &text(xy), &text(sub), path, EntryKind::Conflicted, None)
             }
-            "?" | "!" => {
+            b"?" | b"!" => {
                 let Some(path) = repo.local(rest) else { continue };
+                let kind_char = text(kind_char);
                 let kind = if kind_char == "?" { EntryKind::Untracked } else { EntryKind::Ignored };
                 Some(StatusEntry {
                     path,
                     kind,
-                    index: kind_char.into(),
-                    worktree: kind_char.into(),
+                    index: kind_char.clone(),
+                    worktree: kind_char,
                     staged: false,
                     unstaged: false,
                     renamed_from: None,
@@ -94,7 +100,7 @@ fn tracked(
     repo: &Repo,
     xy: &str,
     sub: &str,
-    path: &str,
+    path: &[u8],
     kind: EntryKind,
     renamed_from: Option<String>,
 ) -> Option<StatusEntry> {

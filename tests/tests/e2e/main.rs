@@ -14,6 +14,7 @@ mod directories;
 mod discover;
 mod gate;
 mod git;
+mod git_gate;
 mod house;
 mod jobs;
 mod keeper;

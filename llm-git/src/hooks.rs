@@ -1,0 +1,121 @@
+//! The hooks of llm-git's own operations, run as git runs them —
+//! `pre-commit`, `prepare-commit-msg`, `commit-msg` and `post-commit` around
+//! a commit, `post-checkout` after a branch switch: from the hooks folder
+//! (`core.hooksPath` or `.git/hooks`), in the top of the work tree, with
+//! git's arguments and environment — but through the gate
+//! ([`aide_core::gate`]): with a timeout that ends the hook's whole process
+//! tree, the run's cancellation, the execution log, and inside the sandbox
+//! `aide mcp` imposes. git itself runs with hooks off, so nothing runs a
+//! hook any other way. Hooks of other events these operations would
+//! trigger (`reference-transaction`, `post-index-change`) are not run, and
+//! said so.
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use aide_core::envelope::{Diagnostic, diag};
+use aide_core::gate::Launch;
+use aide_core::tool::Context;
+
+use crate::error::GitError;
+use crate::repo::Repo;
+
+/// How long a hook may run before its process tree is taken down.
+pub const HOOK_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The hooks of a repository, as git finds them.
+pub struct Hooks<'a> {
+    repo: &'a Repo,
+    ctx: &'a Context,
+}
+
+/// What a hook is run with beyond its arguments.
+#[derive(Default)]
+pub struct HookRun<'a> {
+    pub args: Vec<OsString>,
+    pub env: Vec<(&'static str, OsString)>,
+    /// A folder the hook may write even in a sandbox (the message file's).
+    pub writable: Option<&'a Path>,
+}
+
+impl<'a> Hooks<'a> {
+    pub fn new(repo: &'a Repo, ctx: &'a Context) -> Hooks<'a> {
+        Hooks { repo, ctx }
+    }
+
+    /// The hook called `name`, if there is one git would run: an
+    /// executable file in the hooks folder.
+    pub fn find(&self, name: &str) -> Option<PathBuf> {
+        let path = self.repo.place().hooks.join(name);
+        let meta = std::fs::metadata(&path).ok()?;
+        (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(path)
+    }
+
+    /// Runs the hook `name` if there is one; Ok(None) when there is none,
+    /// `hook_failed` when it exits non-zero, `timeout`, `cancelled`.
+    pub fn run(&self, name: &'static str, how: HookRun<'_>) -> Result<Option<()>, GitError> {
+        let Some(path) = self.find(name) else { return Ok(None) };
+        let top = &self.repo.place().top;
+        let mut launch = Launch::new("hook", &path, top)
+            .args(&how.args)
+            .env("GIT_PREFIX", prefix(self.repo))
+            .timeout(Some(HOOK_TIMEOUT))
+            .cancel(&self.ctx.cancel)
+            .logged_under(&self.ctx.execution_id);
+        for (key, value) in &how.env {
+            launch = launch.env(key, value);
+        }
+        if let Some(dir) = how.writable {
+            launch = launch.writable([dir.to_path_buf()]);
+        }
+        let ran = launch.run().map_err(|e| GitError::Start(e.into()))?;
+        if ran.cancelled {
+            return Err(GitError::Cancelled);
+        }
+        let tail = |bytes: &[u8]| -> String {
+            let text = String::from_utf8_lossy(bytes);
+            let lines: Vec<&str> = text.trim_end().lines().collect();
+            lines[lines.len().saturating_sub(20)..].join("\n")
+        };
+        if ran.timed_out {
+            return Err(GitError::HookTimedOut { hook: name, seconds: HOOK_TIMEOUT.as_secs() });
+        }
+        if !ran.status.success() {
+            return Err(GitError::HookFailed {
+                hook: name,
+                exit_code: ran.exit_code(),
+                stdout: tail(&ran.stdout),
+                stderr: tail(&ran.stderr),
+            });
+        }
+        Ok(Some(()))
+    }
+
+    /// Runs a hook that comes after the change (`post-commit`,
+    /// `post-checkout`): its failure cannot undo the change, so it is a
+    /// diagnostic, as git only reports it.
+    pub fn run_after(&self, name: &'static str, how: HookRun<'_>, diagnostics: &mut Vec<Diagnostic>) {
+        if let Err(e) = self.run(name, how) {
+            diagnostics.push(Diagnostic::new(diag::HOOK_FAILED, format!("{e}; the change stands")));
+        }
+    }
+
+    /// A diagnostic for each hook among `names` git would have run and
+    /// llm-git does not.
+    pub fn not_run(&self, names: &[&str], diagnostics: &mut Vec<Diagnostic>) {
+        for name in names.iter().filter(|n| self.find(n).is_some()) {
+            diagnostics.push(Diagnostic::new(
+                diag::HOOK_NOT_RUN,
+                format!("the {name} hook was not run: llm-git runs only the hooks of commits and branch switches"),
+            ));
+        }
+    }
+}
+
+/// The root's path from the top, as git gives hooks `GIT_PREFIX`.
+fn prefix(repo: &Repo) -> OsString {
+    use std::os::unix::ffi::OsStringExt;
+    OsString::from_vec(repo.place().prefix.clone())
+}
