@@ -35,7 +35,7 @@ use aide_core::{AideError, Root};
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
-use crate::disk::{Stamp, folder_and_name, read_entry_at, remove_made_dirs, stamp_at, test_hook_ms};
+use crate::disk::{Stamp, folder_and_name, read_entry_at, remove_made_dirs, stamp_at, test_gate, test_hook_ms};
 use crate::error::TransformError;
 use crate::journal::Journal;
 use crate::plan::{DirChanges, FileState};
@@ -279,6 +279,10 @@ pub fn commit(
         } else {
             replace_one(t)
         };
+        if i == 0 && result.is_ok() {
+            // The tests of signals and kills among the renames hold it here.
+            test_gate("AIDE_TEST_RENAME_GATE");
+        }
         if let Err(failure) = result {
             remove_temps(&targets[i..]);
             let restore_failures = put_back(root, &targets[..i], &made, &undo_dir, journal);

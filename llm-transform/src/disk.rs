@@ -331,3 +331,15 @@ pub fn remove_made_dirs(root: &Root, made: &[PathBuf]) {
 pub(crate) fn test_hook_ms(name: &str) -> Option<u64> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
+
+/// A test hook that holds the run at a known point: with the variable
+/// `name` set to a path, waits until a file exists there (for at most ten
+/// minutes). A test signals or kills the run meanwhile, then opens the
+/// gate: no timing decides whether the signal landed in time.
+pub(crate) fn test_gate(name: &str) {
+    let Some(gate) = std::env::var_os(name) else { return };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+    while !Path::new(&gate).exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}

@@ -76,16 +76,29 @@ fn states(t: &TestDir, n: usize) -> (usize, usize) {
     states_but(t, n, &[])
 }
 
-/// Starts a transform of `n` files with renames `delay_us` apart, and
-/// returns once the first file has its new content (the renames are on).
-fn spawn_until_renaming(t: &TestDir, n: usize, delay_us: u32) -> Child {
-    let request = many_files(t, n);
-    let child = spawn_transform(t, &request, &[("AIDE_TEST_RENAME_DELAY_US", delay_us.to_string())]);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while states(t, n).0 == 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
+/// A transform of `n` files held after its first rename (the renames are
+/// on, termination signals deferred) until its gate is opened.
+struct HeldCommit {
+    child: Child,
+    gate: PathBuf,
+}
+
+impl HeldCommit {
+    /// Starts it and returns once the first file has its new content: the
+    /// commit waits at `AIDE_TEST_RENAME_GATE` until [`HeldCommit::open`].
+    fn start(t: &TestDir, n: usize) -> HeldCommit {
+        let request = many_files(t, n);
+        let gate = t.home().join("rename-gate");
+        let child = spawn_transform(t, &request, &[("AIDE_TEST_RENAME_GATE", gate.display().to_string())]);
+        aide_tests::eventually("the first rename", Duration::from_secs(120), || states(t, n).0 > 0);
+        assert_eq!(states(t, n).0, 1, "held after the first rename");
+        HeldCommit { child, gate }
     }
-    child
+
+    /// Lets the renames go on.
+    fn open(&self) {
+        std::fs::write(&self.gate, "").unwrap();
+    }
 }
 
 #[test]
@@ -118,7 +131,7 @@ fn a_transform_killed_anywhere_in_its_commit_is_made_whole_by_the_next_run() {
             std::thread::sleep(at);
             child
         } else {
-            spawn_until_renaming(&t, FILES, 150)
+            HeldCommit::start(&t, FILES).child
         };
         let _ = child.kill();
         let _ = child.wait();
@@ -154,11 +167,11 @@ fn a_transform_killed_anywhere_in_its_commit_is_made_whole_by_the_next_run() {
 fn an_unfinished_commit_is_recovered_by_the_next_transform_too() {
     let t = TestDir::new();
     // Killed once the first file is new.
-    let mut child = spawn_until_renaming(&t, 50, 20_000);
-    let _ = child.kill();
-    let _ = child.wait();
+    let mut held = HeldCommit::start(&t, 50);
+    let _ = held.child.kill();
+    let _ = held.child.wait();
     let (new, _) = states(&t, 50);
-    assert!(new > 0 && new < 50, "{new} new files: the kill missed the rename phase");
+    assert_eq!(new, 1, "killed after the first rename");
     t.write("other.txt", "a\n");
     let patch = json!({ "operations": [{ "op": "patch", "path": "other.txt", "old_text": "a", "new_text": "b" }] });
     // A dry run writes nothing: it only says a transform awaits recovery.
@@ -180,10 +193,13 @@ fn sigterm_and_sigint_during_the_renames_wait_for_the_tree_to_be_whole() {
     use std::os::unix::process::ExitStatusExt;
     for signal in [rustix::process::Signal::TERM, rustix::process::Signal::INT] {
         let t = TestDir::new();
-        let mut child = spawn_until_renaming(&t, 100, 5_000);
-        let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+        // The commit holds after its first rename until the signal is sent:
+        // it lands among the renames however busy the machine is.
+        let mut held = HeldCommit::start(&t, 100);
+        let pid = rustix::process::Pid::from_raw(held.child.id() as i32).unwrap();
         rustix::process::kill_process(pid, signal).unwrap();
-        let status = child.wait().unwrap();
+        held.open();
+        let status = held.child.wait().unwrap();
         assert_eq!(status.signal(), Some(signal.as_raw()), "{signal:?}: the signal still ends the process");
         assert_eq!(states(&t, 100), (100, 0), "{signal:?}: the renames were finished first");
         assert_eq!(journals(&t), 0);
@@ -532,7 +548,7 @@ fn a_hundred_thousand_span_edits_of_one_file_apply_in_one_pass() {
 fn a_file_being_transformed_is_locked_and_a_finished_transform_leaves_no_lock_file() {
     let t = TestDir::new();
     let locks = || std::fs::read_dir(t.home().join("transform/locks")).map_or(0, |rd| rd.count());
-    let mut slow = spawn_until_renaming(&t, 50, 20_000);
+    let mut slow = HeldCommit::start(&t, 50);
     assert_eq!(locks(), 50, "one lock per file while the commit runs");
     // Another transform of one of its files is refused while it runs.
     let second =
@@ -540,7 +556,8 @@ fn a_file_being_transformed_is_locked_and_a_finished_transform_leaves_no_lock_fi
     let e = run_request(&t, &second, 3);
     assert_eq!(e["error"]["code"], "conflict", "{e}");
     assert!(e["error"]["details"]["path"].as_str().unwrap().ends_with("f/0049.txt"), "{e}");
-    assert!(slow.wait().unwrap().success());
+    slow.open();
+    assert!(slow.child.wait().unwrap().success());
     assert_eq!(states(&t, 50), (50, 0));
     // Let go: nothing left behind, and the next transform of the file takes it.
     assert_eq!(locks(), 0);
@@ -601,9 +618,9 @@ fn a_recover_on_another_root_never_takes_a_live_journal() {
 
 /// Kills a 30-file transform once its renames have begun; the journal's id.
 fn crash_mid_rename(t: &TestDir) -> String {
-    let mut child = spawn_until_renaming(t, 30, 20_000);
-    let _ = child.kill();
-    let _ = child.wait();
+    let mut held = HeldCommit::start(t, 30);
+    let _ = held.child.kill();
+    let _ = held.child.wait();
     let (new, old) = states(t, 30);
     assert!(new > 0 && old > 0, "the kill missed the renames: {new} new, {old} old");
     let journal = std::fs::read_dir(t.home().join("transform/journal")).unwrap().flatten().next().unwrap();
