@@ -422,3 +422,31 @@ fn names_that_are_not_utf8_are_spelled_with_xhh_both_ways() {
     assert_eq!(v["restored"][0]["path"], byte_name, "{v}");
     assert_eq!(std::fs::read_to_string(&latin1).unwrap(), "x\n", "restored the file with byte 0xE9");
 }
+
+/// A submodule's own configuration is the repository's too: git's status
+/// of the superproject asks the submodule's status, where a filter would run.
+#[test]
+fn a_submodules_own_filter_never_runs_from_the_superprojects_status() {
+    let t = repo();
+    let sub = t.root().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let in_sub = |args: &[&str]| {
+        assert!(Command::new("git").args(args).current_dir(&sub).output().unwrap().status.success(), "{args:?}")
+    };
+    in_sub(&["init", "-q"]);
+    std::fs::write(sub.join(".gitattributes"), "*.txt filter=planted\n").unwrap();
+    std::fs::write(sub.join("s.txt"), "s\n").unwrap();
+    in_sub(&["add", "."]);
+    in_sub(&["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "s"]);
+    t.git(&["submodule", "add", "-q", "./sub", "sub"]).git(&["commit", "-qm", "submodule"]);
+    let (script, mark) = planted_program(&t, "filter");
+    in_sub(&["config", "filter.planted.clean", script.to_str().unwrap()]);
+    // Same size, new time: git must read the file (through its filter) to tell.
+    std::fs::write(sub.join("s.txt"), "u\n").unwrap();
+    plain_git(&t, &["status", "--porcelain"]);
+    proven(&mark, "the superproject's git status");
+    std::fs::write(sub.join("s.txt"), "v\n").unwrap();
+    let v = llm_git(&t, &["status"], 0);
+    assert_eq!(v["files"][1]["path"], "sub", "{v}");
+    assert!(!mark.exists(), "the submodule's own filter ran from llm-git status");
+}
