@@ -247,6 +247,7 @@ impl Launch {
         let sandbox = used.sandbox(&self.dir, &self.writable);
         let mut command = sandbox.command(&self.program).map_err(StartError::Sandbox)?;
         command.args(&self.args).current_dir(&self.dir).process_group(0);
+        inherit_only_stdio(&mut command);
         if self.clear_env {
             command.env_clear();
         }
@@ -387,6 +388,22 @@ impl Ran {
     }
 }
 
+/// Marks every descriptor above stderr close-on-exec in the child: a
+/// program started through the gate inherits nothing of its caller's but
+/// its three streams (not the MCP server's protocol, a log database, or a
+/// pipe someone waits on for its end). Best effort before Linux 5.11.
+#[allow(unsafe_code)]
+fn inherit_only_stdio(command: &mut std::process::Command) {
+    // SAFETY: close_range is one async-signal-safe system call made in the
+    // forked child before exec; nothing is allocated.
+    unsafe {
+        command.pre_exec(|| {
+            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC);
+            Ok(())
+        });
+    }
+}
+
 fn redacted(bytes: Vec<u8>) -> Vec<u8> {
     crate::redact::redact(&String::from_utf8_lossy(&bytes)).0.into_bytes()
 }
@@ -494,6 +511,17 @@ mod tests {
         let ran = bash("setsid sleep 60 & echo done").run().unwrap();
         assert_eq!(ran.stdout_text(), "done\n");
         assert!(ran.duration < Duration::from_secs(30));
+    }
+
+    #[test]
+    fn a_program_inherits_no_descriptor_but_its_streams() {
+        // A descriptor left open across exec (as a caller's caller may leave one).
+        let (reader, writer) = std::io::pipe().unwrap();
+        let raw = std::os::fd::AsRawFd::as_raw_fd(&writer);
+        rustix::io::fcntl_setfd(&writer, rustix::io::FdFlags::empty()).unwrap();
+        let ran = bash(&format!("test -e /proc/self/fd/{raw} && echo inherited || echo closed")).run().unwrap();
+        assert_eq!(ran.stdout_text(), "closed\n");
+        drop((reader, writer));
     }
 
     #[test]
