@@ -137,3 +137,28 @@ fn a_checker_past_its_timeout_ends_though_a_process_it_started_holds_its_output(
         aide_tests::kill_process_group(pid);
     }
 }
+
+#[test]
+fn a_call_past_the_servers_time_limit_ends_though_a_process_it_started_holds_its_output() {
+    let t = TestDir::new();
+    t.write("a.sh", "echo $1\n");
+    let path = hanging_checker(&t);
+    let aide = aide_tests::bin_dir().join("aide");
+    let mut client = McpClient::start_with_env(
+        &aide,
+        t.root(),
+        t.home(),
+        &["--call-timeout", "2"],
+        &[("PATH", std::path::Path::new(&path))],
+    )
+    .handshake(json!({}));
+    let started = Instant::now();
+    let r = client.call("lint", json!({ "checker": "shellcheck" }));
+    let elapsed = started.elapsed();
+    assert_eq!(code(&r), "timeout", "{r}");
+    // Before the gate the call answered when the escaped process's 96 s were up.
+    assert!(elapsed < Duration::from_secs(30), "answered after {elapsed:?}");
+    for pid in aide_tests::processes_with_cmdline("sleep 96") {
+        aide_tests::kill_process_group(pid);
+    }
+}
