@@ -3,13 +3,23 @@
 //! tool, found through a folder of aide's state.
 //!
 //! The folder holds `keeper.lock` (one keeper a folder, held while it
-//! lives), `keeper.pid` and `keeper.sock` (0600 in the 0700 folder; a peer
-//! of another uid is refused). A caller that finds no keeper listening
+//! lives), `keeper.pid` (for people: nothing trusts it) and `keeper.sock`
+//! (0600 in the 0700 folder; a peer of another uid is refused). A caller that finds no keeper listening
 //! starts one through the tool's hidden launcher (`TOOL LAUNCH DIR` starts
 //! `TOOL KEEP DIR` and exits at once, so the keeper is orphaned to init
 //! and nobody has to reap it), then connects. What goes over the socket is
 //! the tool's own; the keeper ends when [`serve`]'s `should_end` says so
 //! (idle, what it holds ended) or on TERM, INT and HUP.
+//!
+//! Both ends know each other by identity, not by path ([`crate::peer`]:
+//! a process held by its pidfd). The keeper serves a caller only once it
+//! proved the caller is not more confined than itself (a sandboxed command,
+//! or one that exited before it could be looked at, is refused). A caller
+//! trusts the socket only when the process listening on it is of its uid,
+//! holds the folder's lock, and, for a caller that is not sandboxed, is
+//! not sandboxed either (a keeper started from a sandbox, or whatever a
+//! sandbox left listening there, answers nobody outside it). [`Place::stop`]
+//! signals that proven process, never whatever pid a file names.
 
 use std::net::Shutdown;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -63,14 +73,68 @@ impl Place {
         crate::fsutil::lock_held(&self.dir.join(LOCK))
     }
 
-    /// The keeper's process id, as it wrote it.
+    /// The process id of the keeper: the process holding the folder's lock
+    /// (as `/proc/locks` says; `keeper.pid` is only for people to read).
     pub fn pid(&self) -> Option<i32> {
-        std::fs::read_to_string(self.dir.join(PID)).ok().and_then(|s| s.trim().parse::<i32>().ok())
+        crate::peer::lock_holder(&self.dir.join(LOCK)).ok().flatten()
     }
 
-    /// A connection to the keeper, or None when none listens.
-    pub fn connect(&self) -> Option<UnixStream> {
-        UnixStream::connect(self.socket()?).ok()
+    /// A connection to the keeper, or None when none listens; an error when
+    /// what listens is not a keeper this caller may trust.
+    pub fn connect(&self) -> Result<Option<UnixStream>, AideError> {
+        let Some(socket) = self.socket() else { return Ok(None) };
+        match UnixStream::connect(socket) {
+            Ok(stream) => self.trusted(stream).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// As [`Place::connect`], but a stranger listening where no keeper
+    /// lives is as good as none: the keeper started next takes the
+    /// socket's place.
+    fn connect_unless_stranger(&self) -> Result<Option<UnixStream>, AideError> {
+        match self.connect() {
+            Err(_) if !self.is_alive() => Ok(None),
+            other => other,
+        }
+    }
+
+    /// `stream`, when the process listening on it is this folder's keeper
+    /// as this caller may trust it.
+    fn trusted(&self, stream: UnixStream) -> Result<UnixStream, AideError> {
+        let keeper = self.keeper_of(&stream).map_err(|why| self.untrusted(&why))?;
+        if keeper.no_new_privs && !crate::peer::own_no_new_privs() {
+            let why = format!(
+                "its keeper (process {}) was started from a sandbox, and this caller is not sandboxed",
+                keeper.pid()
+            );
+            return Err(self.untrusted(&why));
+        }
+        Ok(stream)
+    }
+
+    /// The process listening on `stream`, proven to be of this uid and to
+    /// hold the folder's lock.
+    fn keeper_of(&self, stream: &UnixStream) -> Result<crate::peer::Process, String> {
+        let keeper = crate::peer::of_peer(stream).map_err(|e| format!("its listener cannot be proven: {e}"))?;
+        if keeper.uid != rustix::process::geteuid().as_raw() {
+            return Err(format!("its listener (process {}) is of another user", keeper.pid()));
+        }
+        let holder = crate::peer::lock_holder(&self.dir.join(LOCK)).map_err(|e| format!("its lock: {e}"))?;
+        // Alive after the lock was read: the pid the lock names was its own then.
+        if holder != Some(keeper.pid()) || !keeper.is_alive() {
+            return Err(format!(
+                "its listener (process {}) is not the process holding the keeper's lock",
+                keeper.pid()
+            ));
+        }
+        Ok(keeper)
+    }
+
+    fn untrusted(&self, why: &str) -> AideError {
+        AideError::new(crate::code::CONFLICT, format!("the keeper's socket in {} is not trusted: {why}", self.dir.display()))
+            .with_hint("a keeper is started by the tool itself, as confined as its caller; end what holds the folder (`aide doctor` lists keepers) and run the command again")
+            .with_details(serde_json::json!({ "keeper_dir": self.dir }))
     }
 
     /// A connection to the keeper, started through `executable`'s launcher
@@ -89,41 +153,51 @@ impl Place {
             )
             .with_hint("set AIDE_HOME to a shorter path"));
         };
-        if let Ok(s) = UnixStream::connect(&socket) {
+        if let Some(s) = self.connect_unless_stranger()? {
             return Ok(s);
         }
         let _guard = guard()?;
-        if let Ok(s) = UnixStream::connect(&socket) {
+        if let Some(s) = self.connect_unless_stranger()? {
             return Ok(s);
         }
         launch(executable, words, &self.dir)?;
         let until = Instant::now() + START_WAIT;
         loop {
-            match UnixStream::connect(&socket) {
-                Ok(s) => return Ok(s),
-                Err(_) if Instant::now() < until => std::thread::sleep(Duration::from_millis(1)),
-                Err(e) => {
-                    return Err(AideError::io("the keeper", &e)
-                        .with_hint("the keeper did not start listening within 5 s; see `aide doctor`"));
-                }
+            // A stranger may listen until the new keeper takes the socket's place.
+            let failed = match UnixStream::connect(&socket) {
+                Ok(s) => match self.trusted(s) {
+                    Ok(s) => return Ok(s),
+                    Err(untrusted) => untrusted,
+                },
+                Err(e) => AideError::io("the keeper", &e)
+                    .with_hint("the keeper did not start listening within 5 s; see `aide doctor`"),
+            };
+            if Instant::now() >= until {
+                return Err(failed);
             }
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 
     /// Asks the keeper to end (TERM) and waits for it to let go of its
-    /// lock; KILL after 3 s.
+    /// lock; KILL after 3 s. The keeper is the process proven to hold the
+    /// lock (see [`crate::peer::holding_lock`]), of this uid; when none can be
+    /// proven, nothing is signalled and its end is waited for.
     pub fn stop(&self) {
         if !self.is_alive() {
             return;
         }
-        let Some(pid) = self.pid().and_then(rustix::process::Pid::from_raw) else { return };
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        let uid = rustix::process::geteuid().as_raw();
+        let keeper = crate::peer::holding_lock(&self.dir.join(LOCK)).ok().flatten().filter(|k| k.uid == uid);
+        if let Some(k) = &keeper {
+            let _ = k.signal(rustix::process::Signal::TERM);
+        }
         let until = Instant::now() + Duration::from_secs(3);
         while self.is_alive() && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(5));
         }
-        if self.is_alive() {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        if let Some(k) = keeper.filter(|_| self.is_alive()) {
+            let _ = k.signal(rustix::process::Signal::KILL);
             while self.is_alive() && until.elapsed() < Duration::from_secs(2) {
                 std::thread::sleep(Duration::from_millis(5));
             }
@@ -132,6 +206,7 @@ impl Place {
 }
 
 /// Starts the keeper of `dir` through `executable`'s detaching launcher.
+#[allow(clippy::disallowed_methods)] // aide's own executable, unsandboxed for an unsandboxed caller
 fn launch(executable: &Path, words: Words, dir: &Path) -> Result<(), AideError> {
     let status = Command::new(executable)
         .arg(words.launch)
@@ -150,6 +225,7 @@ fn launch(executable: &Path, words: Words, dir: &Path) -> Result<(), AideError> 
 
 /// Runs a tool's hidden keeper commands: None for any other command line,
 /// else the exit status. `keep` is the keeper's body for a folder.
+#[allow(clippy::disallowed_methods)] // this executable, detached as the keeper
 pub fn run_internal_command(words: Words, keep: impl FnOnce(&Path) -> i32) -> Option<i32> {
     let mut args = std::env::args_os().skip(1);
     let which = args.next()?;
@@ -207,9 +283,10 @@ pub struct Quiet {
 /// Serves connections of this uid, each on its own thread through
 /// `handle`, until a signal or `should_end` (asked every 50 ms); then the
 /// socket goes first (no caller connects to a keeper that is going) and
-/// the lock last, when the returned [`Ended`] is dropped. A caller more
-/// confined than the keeper is answered `refusal` (one line of the tool's
-/// protocol) after its request, and nothing else.
+/// the lock last, when the returned [`Ended`] is dropped. A caller that is
+/// not proven to be as confined as the keeper or less is answered
+/// `refusal` (one line of the tool's protocol) after its request, and
+/// nothing else.
 pub fn serve(
     held: Held,
     refusal: Vec<u8>,
@@ -232,18 +309,16 @@ pub fn serve(
     let handle = Arc::new(handle);
     let busy = Arc::new(AtomicUsize::new(0));
     let last = Arc::new(std::sync::Mutex::new(Instant::now()));
-    let uid = rustix::process::getuid();
-    let own_confinement = no_new_privs("/proc/self/status").unwrap_or(false);
+    let confined = crate::peer::own_no_new_privs();
     loop {
         match connections.recv_timeout(Duration::from_millis(50)) {
-            Ok(stream) => {
-                let peer = rustix::net::sockopt::socket_peercred(&stream);
-                if peer.as_ref().is_ok_and(|p| p.uid == uid && confined_beyond(p.pid, own_confinement)) {
+            Ok(stream) => match admit(&stream, confined) {
+                Admission::Refuse => {
                     let refusal = refusal.clone();
                     std::thread::spawn(move || refuse(stream, &refusal));
                     continue;
                 }
-                if peer.is_ok_and(|p| p.uid == uid) {
+                Admission::Serve => {
                     busy.fetch_add(1, Ordering::SeqCst);
                     let (handle, busy, last, signalled) =
                         (handle.clone(), busy.clone(), last.clone(), signalled.clone());
@@ -252,10 +327,11 @@ pub fn serve(
                         *crate::sync::lock(&last) = Instant::now();
                         busy.fetch_sub(1, Ordering::SeqCst);
                     });
-                } else {
+                }
+                Admission::Close => {
                     let _ = stream.shutdown(Shutdown::Both);
                 }
-            }
+            },
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         }
@@ -289,19 +365,35 @@ fn refuse(stream: UnixStream, refusal: &[u8]) {
     let _ = stream.shutdown(Shutdown::Both);
 }
 
-/// Whether the peer `pid` runs under `no_new_privs` when this keeper does
-/// not: a sandboxed command (aide's sandbox sets it with its Landlock
-/// rules) asking an unconfined keeper to run or read something for it, out
-/// of its sandbox. A peer as confined as the keeper is served.
-fn confined_beyond(pid: rustix::process::Pid, own: bool) -> bool {
-    !own && no_new_privs(&format!("/proc/{}/status", pid.as_raw_nonzero())).unwrap_or(false)
+/// What a keeper does with a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Admission {
+    Serve,
+    /// Answered the refusal: a caller of this uid more confined than the keeper, or not proven.
+    Refuse,
+    /// Another user's: closed unanswered.
+    Close,
 }
 
-/// `NoNewPrivs` of the process whose `/proc/…/status` is `status`.
-fn no_new_privs(status: &str) -> Option<bool> {
-    let status = std::fs::read_to_string(status).ok()?;
-    let line = status.lines().find_map(|l| l.strip_prefix("NoNewPrivs:"))?;
-    Some(line.trim() == "1")
+/// Whether a keeper (`confined`: under `no_new_privs` itself) serves the
+/// caller on `stream`. A sandboxed command (aide's sandbox sets
+/// `no_new_privs` with its Landlock rules) asking an unconfined keeper to
+/// run or read something for it, out of its sandbox, is refused; so is a
+/// caller whose confinement cannot be proven (it exited, or its pid is
+/// another process's now: see [`crate::peer`]). A confined keeper serves
+/// every caller of its uid: none gets more through it than it has.
+fn admit(stream: &UnixStream, confined: bool) -> Admission {
+    let Ok(cred) = rustix::net::sockopt::socket_peercred(stream) else { return Admission::Close };
+    if cred.uid != rustix::process::geteuid() {
+        return Admission::Close;
+    }
+    if confined {
+        return Admission::Serve;
+    }
+    match crate::peer::of_peer(stream) {
+        Ok(caller) if !caller.no_new_privs => Admission::Serve,
+        _ => Admission::Refuse,
+    }
 }
 
 /// A keeper that stopped serving; it still holds its lock until dropped.
@@ -309,4 +401,88 @@ pub struct Ended {
     _lock: std::fs::File,
     /// Whether a signal ended it (rather than idleness).
     pub signalled: bool,
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // the test's own callers, not programs of aide's
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// Not a test by itself: the caller the next test runs as a child. It
+    /// connects to `AIDE_KEEPER_TEST_SOCKET`, writes a line, and waits for
+    /// the keeper to close unless `AIDE_KEEPER_TEST_EXIT` says to exit at once.
+    #[test]
+    fn caller() {
+        let Some(path) = std::env::var_os("AIDE_KEEPER_TEST_SOCKET") else { return };
+        let mut stream = UnixStream::connect(path).unwrap();
+        // The keeper may have looked and closed already: written or not, the same.
+        let _ = stream.write_all(b"{}\n");
+        if std::env::var_os("AIDE_KEEPER_TEST_EXIT").is_none() {
+            let _ = stream.read_to_end(&mut Vec::new());
+        }
+    }
+
+    /// What an unconfined keeper does with the caller `caller` starts
+    /// (`setpriv --no-new-privs` for a confined one); `exit_first`: the
+    /// caller is gone, and reaped, before it is looked at.
+    fn admission(confined_caller: bool, exit_first: bool) -> Admission {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SOCKET);
+        let listener = UnixListener::bind(&path).unwrap();
+        let exe = std::env::current_exe().unwrap();
+        let mut command = if confined_caller {
+            let mut c = Command::new("setpriv");
+            c.arg("--no-new-privs").arg(exe);
+            c
+        } else {
+            Command::new(exe)
+        };
+        command.args(["--exact", "keeper::tests::caller", "--quiet"]).env("AIDE_KEEPER_TEST_SOCKET", &path);
+        if exit_first {
+            command.env("AIDE_KEEPER_TEST_EXIT", "1");
+        }
+        let mut child = command.stdout(Stdio::null()).spawn().unwrap();
+        if exit_first {
+            assert!(child.wait().unwrap().success());
+        }
+        let (stream, _) = listener.accept().unwrap();
+        let admitted = admit(&stream, false);
+        drop(stream);
+        let status = child.wait().unwrap();
+        assert!(exit_first || status.success(), "the caller ({confined_caller}): {status}");
+        admitted
+    }
+
+    #[test]
+    fn an_unconfined_keeper_serves_only_callers_proven_unconfined() {
+        if crate::peer::own_no_new_privs() {
+            return; // These tests run confined themselves: every caller is.
+        }
+        assert_eq!(admission(false, false), Admission::Serve);
+        assert_eq!(admission(false, true), Admission::Refuse, "a caller gone before it was looked at");
+        if Command::new("setpriv").arg("--help").stdout(Stdio::null()).status().is_ok_and(|s| s.success()) {
+            assert_eq!(admission(true, false), Admission::Refuse, "a confined caller");
+            assert_eq!(admission(true, true), Admission::Refuse, "a confined caller gone first");
+        }
+    }
+
+    #[test]
+    fn a_keeper_is_trusted_by_identity_and_a_stranger_on_its_socket_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let place = Place::new(dir.path());
+        // A listener that holds no lock: not the keeper.
+        let listener = UnixListener::bind(dir.path().join(SOCKET)).unwrap();
+        let e = place.connect().unwrap_err();
+        assert_eq!(e.code.name, "conflict");
+        assert!(e.message.contains("not the process holding the keeper's lock"), "{}", e.message);
+        // The same process holding the lock: the keeper.
+        let lock = std::fs::File::create(dir.path().join(LOCK)).unwrap();
+        lock.lock().unwrap();
+        assert!(place.connect().unwrap().is_some());
+        assert_eq!(place.pid(), Some(std::process::id() as i32));
+        drop(listener);
+        std::fs::remove_file(dir.path().join(SOCKET)).unwrap();
+        assert!(place.connect().unwrap().is_none(), "none listens");
+    }
 }

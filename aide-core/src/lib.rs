@@ -27,6 +27,8 @@
 //! * [`gate`] — the one way a process is started from project or model
 //!   input: sandbox (and `aide mcp`'s ambient one), timeout, caps, the log;
 //!   [`process`] — process groups: signals and waiting with a timeout;
+//!   [`keeper`] — detached keepers and their sockets; [`peer`] — a socket's
+//!   peer proven by its pidfd;
 //!   [`progress`] — the progress line on a terminal.
 //! * [`redact`] — secrets in command output replaced by `[REDACTED]`.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
@@ -55,6 +57,7 @@ pub mod lang;
 pub mod log;
 pub mod operation;
 pub mod ordering;
+pub mod peer;
 pub mod process;
 pub mod progress;
 pub mod redact;

@@ -176,7 +176,7 @@ fn exchange(
                 Ok(lock)
             })?
         } else {
-            match place.connect() {
+            match place.connect()? {
                 Some(s) => s,
                 None => return Ok(None),
             }

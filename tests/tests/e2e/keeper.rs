@@ -1,5 +1,8 @@
 //! llm-shell's per-session keeper: one live bash between execs, replaced
 //! from the saved state when it dies, gone with its session; and exec's stdin.
+//! Keepers know their callers: sandboxed callers racing to look unconfined
+//! are all refused, and a socket or pid left in a keeper's folder is not
+//! taken for the keeper's.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
@@ -173,4 +176,200 @@ fn doctor_lists_live_keepers_and_orphaned_session_shells() {
     orphan.kill().unwrap();
     orphan.wait().unwrap();
     assert_eq!(doctor_line(&t)["status"], "ok");
+}
+
+/// A sandboxed caller that makes its request and is gone (reaped) before
+/// the keeper looks at it: `N` of them at once. Each socket is made, and
+/// handed to a child that sends the request and reads the answer, before
+/// a short-lived process connects it and exits at once. A
+/// keeper that took a caller it could not read for an unconfined one ran
+/// its command (5 of 5 in the report that found it).
+const RACE: &str = r#"
+import json, os, signal, socket, sys, time
+sock, outside, answers, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+
+def hold(s, i, go):
+    os.read(go, 1)
+    try:
+        s.getpeername()
+    except OSError:
+        os._exit(0)  # Not connected: the connecting process said why.
+    s.settimeout(30)
+    got = b""
+    order = {"exec": {"command": "echo won > %s/won-%d" % (outside, i), "stdin": None,
+                      "timeout_ms": 10000, "max_output": 4096, "redact": False}}
+    try:
+        s.sendall(json.dumps(order).encode() + b"\n")
+        while got.count(b"\n") < 2:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            got += chunk
+    except OSError as e:
+        got += ("(error %s)" % e).encode()
+    with open("%s/%d.tmp" % (answers, i), "wb") as f:
+        f.write(got)
+    os.rename("%s/%d.tmp" % (answers, i), "%s/%d" % (answers, i))
+    os._exit(0)
+
+sockets = []
+for i in range(n):
+    s = socket.socket(socket.AF_UNIX)
+    go_read, go_write = os.pipe()
+    if os.fork() == 0:
+        hold(s, i, go_read)
+    os.close(go_read)
+    sockets.append((s, go_write))
+# Children are reaped as they exit: no zombie is left for the keeper to read.
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+for i, (s, go) in enumerate(sockets):
+    p = os.fork()
+    if p == 0:
+        try:
+            s.connect(sock)
+        except OSError as e:
+            with open("%s/%d" % (answers, i), "w") as f:
+                f.write("(could not connect: %s)" % e)
+        os._exit(0)
+    try:
+        os.waitpid(p, 0)
+    except ChildProcessError:
+        pass
+    s.close()
+    os.write(go, b"g")
+    os.close(go)
+deadline = time.time() + 120
+while len([a for a in os.listdir(answers) if not a.endswith(".tmp")]) < n and time.time() < deadline:
+    time.sleep(0.05)
+"#;
+
+/// Runs `n` racing callers from a sandbox against an unsandboxed session's
+/// keeper: none may be served (no command of theirs runs, each is refused
+/// or could not connect), and the keeper still serves its own caller.
+fn race(n: usize) {
+    if !crate::sandbox::sandbox_available() {
+        return;
+    }
+    if !aide_tests::have("python3") {
+        aide_tests::skip("python3", "callers racing a keeper");
+        return;
+    }
+    let t = TestDir::new();
+    let out = crate::sandbox::outside("keeper-race");
+    let s = new_session(&t);
+    exec(&t, &s, "true");
+    let socket = session_dir(&t, &s).join("keeper.sock");
+    t.write("race.py", RACE);
+    std::fs::create_dir(t.root().join("answers")).unwrap();
+    let line = format!("python3 race.py {} {} answers {n}", socket.display(), out.display());
+    let v = shell(&t, &["exec", "--sandbox", "workspace-write", "--timeout", "600", "--", &line], 0);
+    let (mut refused, mut unreached, mut served) = (0, 0, Vec::new());
+    for entry in std::fs::read_dir(t.root().join("answers")).unwrap().flatten() {
+        let answer = std::fs::read_to_string(entry.path()).unwrap();
+        let first: Option<serde_json::Value> = answer.lines().next().and_then(|l| serde_json::from_str(l).ok());
+        match first {
+            Some(a) if a["failed"]["code"] == "not_allowed" => refused += 1,
+            None if answer.starts_with("(could not connect") => unreached += 1,
+            _ => served.push(answer),
+        }
+    }
+    eprintln!("{n} racing callers: {refused} refused, {unreached} could not connect, {} served", served.len());
+    assert_eq!(crate::sandbox::escapes(&out), Vec::<String>::new(), "{v}");
+    assert!(served.is_empty(), "served: {served:?}");
+    assert_eq!(refused + unreached, n, "every caller answered: {v}");
+    assert_eq!(exec(&t, &s, "echo mine")["stdout"], "mine\n");
+}
+
+#[test]
+fn sandboxed_callers_gone_before_the_keeper_looks_are_all_refused() {
+    race(64);
+}
+
+/// The race a thousand times, for a report (about a minute):
+/// `cargo test -p aide-tests --test e2e -- --ignored keeper::a_thousand`.
+#[test]
+#[ignore = "slow: run by hand"]
+fn a_thousand_racing_sandboxed_callers_are_all_refused() {
+    race(1000);
+}
+
+/// A stranger's server: answers every request with made-up output, until
+/// the `stop` file appears.
+const STRANGER: &str = r#"
+import os, socket, sys, time
+path = sys.argv[1]
+s = socket.socket(socket.AF_UNIX)
+s.bind(path + ".new")
+s.listen(16)
+os.rename(path + ".new", path)
+s.settimeout(0.1)
+end = time.time() + 120
+while not os.path.exists("stop") and time.time() < end:
+    try:
+        c, _ = s.accept()
+    except OSError:
+        continue
+    c.settimeout(1)
+    try:
+        c.recv(65536)
+        c.sendall(b'{"accepted":null}\n{"failed":{"code":"internal","message":"made up by a stranger","hint":null,"details":null}}\n')
+    except OSError:
+        pass
+    c.close()
+"#;
+
+/// A server started from a sandbox, its socket put where a keeper's is
+/// (the walls of the session folder refuse that to a sandbox itself: here
+/// the test stands in for a plant that got through), and another pid
+/// written into keeper.pid: no caller takes the stranger for the keeper,
+/// where no keeper lives a real one takes its place, and `session rm`
+/// ends the keeper that holds the session, not the pid the file names.
+#[test]
+fn a_socket_or_pid_left_in_a_keepers_folder_is_not_taken_for_the_keeper() {
+    if !crate::sandbox::sandbox_available() {
+        return;
+    }
+    if !aide_tests::have("python3") {
+        aide_tests::skip("python3", "a stranger's server on a keeper's socket");
+        return;
+    }
+    let t = TestDir::new();
+    t.write("stranger.py", STRANGER);
+    let strangers = "python3 stranger.py a.sock & python3 stranger.py b.sock & wait";
+    let mut sandboxed = t
+        .cmd("llm-shell")
+        .args(["exec", "--sandbox", "workspace-write", "--timeout", "150", "--", strangers])
+        .cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_until("the strangers to listen", || t.root().join("a.sock").exists() && t.root().join("b.sock").exists());
+
+    // A live keeper whose socket was replaced: refused, with why; nothing made up.
+    let s = new_session(&t);
+    exec(&t, &s, "true");
+    let keeper = keeper_pid(&t, &s);
+    std::fs::rename(t.root().join("a.sock"), session_dir(&t, &s).join("keeper.sock")).unwrap();
+    let v = shell(&t, &["exec", "--session", &s, "--", "echo real"], 3);
+    assert_eq!(v["error"]["code"], "conflict", "{v}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("not trusted") && !message.contains("made up"), "{v}");
+
+    // `session rm` ends the keeper, not the process keeper.pid now names.
+    let mut victim = Command::new("sleep").arg("300").spawn().unwrap();
+    std::fs::write(session_dir(&t, &s).join("keeper.pid"), format!("{}\n", victim.id())).unwrap();
+    shell(&t, &["session", "rm", &s], 0);
+    assert!(!alive(keeper), "the keeper ended");
+    assert!(victim.try_wait().unwrap().is_none(), "the process keeper.pid named lives on");
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+
+    // No keeper: a stranger on the socket is replaced by a real keeper.
+    let s = new_session(&t);
+    std::fs::rename(t.root().join("b.sock"), session_dir(&t, &s).join("keeper.sock")).unwrap();
+    assert_eq!(exec(&t, &s, "echo real")["stdout"], "real\n");
+
+    t.write("stop", "");
+    sandboxed.wait().unwrap();
 }

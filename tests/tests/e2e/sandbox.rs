@@ -18,7 +18,7 @@ use crate::shell::shell;
 
 /// A folder outside the temporary directory, outside every test root
 /// (a checkout under `/tmp` has its target directory inside it: not there).
-fn outside(name: &str) -> PathBuf {
+pub(crate) fn outside(name: &str) -> PathBuf {
     let temp = std::env::temp_dir().canonicalize().unwrap_or_else(|_| std::env::temp_dir());
     let base = [PathBuf::from("/var/tmp"), PathBuf::from(env!("CARGO_TARGET_TMPDIR"))]
         .into_iter()
@@ -33,7 +33,7 @@ fn outside(name: &str) -> PathBuf {
 }
 
 /// What is in `dir` besides the victim, and whether the victim changed: each an escape.
-fn escapes(dir: &std::path::Path) -> Vec<String> {
+pub(crate) fn escapes(dir: &std::path::Path) -> Vec<String> {
     let mut found: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -47,7 +47,7 @@ fn escapes(dir: &std::path::Path) -> Vec<String> {
     found
 }
 
-fn sandbox_available() -> bool {
+pub(crate) fn sandbox_available() -> bool {
     let t = TestDir::new();
     let v = t
         .cmd("llm-shell")
