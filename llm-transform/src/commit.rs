@@ -196,6 +196,8 @@ pub fn commit(
     changed: &[&FileState],
     dirs: &DirChanges,
 ) -> Result<Vec<Diagnostic>, AideError> {
+    // A descriptor a folder, held to the end: up to the hard limit of them.
+    let _descriptors = crate::disk::OpenFilesRaised::new();
     // The folders new files need are journalled before they are made, so a
     // commit that dies any time after leaves none behind once rolled back.
     let made_with_modes = folders_to_make(root, changed, dirs)?;

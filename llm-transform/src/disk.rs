@@ -19,38 +19,38 @@ use rustix::io::Errno;
 
 use crate::error::TransformError;
 
-/// Exclusive locks on a set of files, held until dropped. Dropping removes
-/// each lock file while still holding it, so the lock folder holds only the
-/// locks of running transforms (a taker checks that the path it locked is
-/// still the file it opened; see [`lock_all`]).
+/// Exclusive locks on a set of paths, held until dropped: a byte-range
+/// lock (an open file description lock) per path on one file,
+/// `$AIDE_HOME/transform/locks.table`, at an offset the path's SHA-256
+/// gives. One descriptor holds any number of them — a transform of 100,000
+/// files takes one, not 100,000 — and they go with it, when dropped or
+/// when the process dies; nothing is left behind. Two descriptors of one
+/// process (two transforms of `aide mcp`) exclude each other as two
+/// processes do.
 #[derive(Debug)]
 pub struct Locks {
-    held: Vec<(PathBuf, File)>,
+    _table: Option<File>,
 }
 
-impl Drop for Locks {
-    fn drop(&mut self) {
-        for (path, file) in self.held.drain(..) {
-            let _ = std::fs::remove_file(&path);
-            drop(file);
-        }
-    }
-}
-
-/// `$AIDE_HOME/transform/locks/`.
+/// `$AIDE_HOME/transform/locks/`, where versions that locked a file per path kept them.
 fn locks_dir() -> PathBuf {
     aide_core::home::aide_home().join("transform/locks")
 }
 
-/// The lock file of a path: `<dir>/<sha256 of the path>`.
-fn lock_path(dir: &Path, abs: &Path) -> PathBuf {
-    dir.join(sha256_hex(abs.as_os_str().as_encoded_bytes()))
+/// `$AIDE_HOME/transform/locks.table`.
+fn lock_table() -> PathBuf {
+    aide_core::home::aide_home().join("transform/locks.table")
 }
 
-/// The lock files under `$AIDE_HOME/transform/locks/` and how many a
-/// running transform holds now. The others were left by a transform that
-/// died (a lock dies with its process, so none blocks anything) or by a
-/// version that kept them; the next lock of the same path removes its own.
+/// The byte of the lock table that stands for `abs`: 62 bits of its SHA-256.
+fn lock_offset(abs: &Path) -> i64 {
+    let digest = sha256_hex(abs.as_os_str().as_encoded_bytes());
+    (u64::from_str_radix(&digest[..16], 16).unwrap_or(0) >> 2) as i64
+}
+
+/// The lock files under `$AIDE_HOME/transform/locks/`, left by versions
+/// that locked a file per path, and how many a running one holds now. A
+/// lock dies with its process, so none blocks anything.
 pub fn lock_files() -> (usize, usize) {
     let Ok(rd) = std::fs::read_dir(locks_dir()) else { return (0, 0) };
     let (mut total, mut held) = (0, 0);
@@ -92,60 +92,101 @@ pub fn remove_unheld_locks() -> usize {
     removed
 }
 
-/// Locks every path (in sorted order, so two transforms never deadlock);
-/// one held by another transform is a `conflict`.
+/// Opens the lock table (made the first time). A FIFO, link or folder
+/// planted where it goes is not a table anyone locks: it is removed, and
+/// the table made anew.
+fn open_lock_table() -> Result<File, AideError> {
+    let path = lock_table();
+    let io = |e: &std::io::Error| AideError::io(&path.display().to_string(), e);
+    if let Some(dir) = path.parent() {
+        aide_core::fsutil::private_dir(dir).map_err(|e| io(&e))?;
+    }
+    for _ in 0..10 {
+        let opened = aide_core::fsutil::private_file()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .and_then(aide_core::fsutil::regular);
+        match opened {
+            Ok(table) => return Ok(table),
+            Err(e) if aide_core::fsutil::is_planted(&e) => {
+                let _ = std::fs::remove_file(&path).or_else(|_| std::fs::remove_dir(&path));
+            }
+            Err(e) => return Err(io(&e)),
+        }
+    }
+    Err(io(&std::io::Error::other("something is put back where the lock table goes as soon as it is removed")))
+}
+
+/// Locks every path; one held by another transform is a `conflict`.
 pub fn lock_all<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<Locks, AideError> {
+    use nix::fcntl::{FcntlArg, fcntl};
     let mut paths: Vec<&Path> = paths.into_iter().collect();
+    if paths.is_empty() {
+        return Ok(Locks { _table: None });
+    }
     paths.sort();
     paths.dedup();
-    let dir = locks_dir();
-    aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io(&dir.display().to_string(), &e))?;
-    let mut held = Locks { held: Vec::new() };
+    let table = open_lock_table()?;
     for p in paths {
-        let lp = lock_path(&dir, p);
-        let io = |e: &std::io::Error| AideError::io(&lp.display().to_string(), e);
-        // A holder removes its file as it lets go: the file locked must be
-        // the one the path still names, or the lock is on a removed file
-        // and the next taker would not see it.
-        let mut attempts = 0;
-        let file = loop {
-            attempts += 1;
-            if attempts > 100 {
-                // Taken and let go a hundred times in a row: busy, as when held.
+        let range = nix::libc::flock {
+            l_type: nix::libc::F_WRLCK as i16,
+            l_whence: nix::libc::SEEK_SET as i16,
+            l_start: lock_offset(p),
+            l_len: 1,
+            l_pid: 0,
+        };
+        match fcntl(&table, FcntlArg::F_OFD_SETLK(&range)) {
+            Ok(_) => {}
+            Err(nix::errno::Errno::EAGAIN | nix::errno::Errno::EACCES) => {
                 return Err(TransformError::Locked { path: p.display().to_string() }.into());
             }
-            let opened = aide_core::fsutil::private_file()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&lp)
-                .and_then(aide_core::fsutil::regular);
-            let f = match opened {
-                Ok(f) => f,
-                // A link, a FIFO (ENXIO: opened without a reader) or a folder
-                // where the lock file goes: not a lock, and it would block
-                // every transform of this file; it is removed and the lock taken anew.
-                Err(e) if aide_core::fsutil::is_planted(&e) => {
-                    let _ = std::fs::remove_file(&lp).or_else(|_| std::fs::remove_dir(&lp));
-                    continue;
-                }
-                Err(e) => return Err(io(&e)),
-            };
-            match f.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    return Err(TransformError::Locked { path: p.display().to_string() }.into());
-                }
-                Err(std::fs::TryLockError::Error(e)) => return Err(io(&e)),
-            }
-            // Removed, or replaced, by a holder letting go: take the path's new file.
-            if aide_core::fsutil::still_names(&lp, &f).map_err(|e| io(&e))? {
-                break f;
-            }
-        };
-        held.held.push((lp, file));
+            Err(e) => return Err(AideError::io(&lock_table().display().to_string(), &std::io::Error::from(e))),
+        }
     }
-    Ok(held)
+    Ok(Locks { _table: Some(table) })
+}
+
+/// The soft limit of open files raised to the hard one while it lives (a
+/// commit holds a descriptor for each folder it writes in, and a tree may
+/// have thousands), then put back when the last such guard of the process
+/// goes: programs started after the run get the limit they had.
+pub(crate) struct OpenFilesRaised(());
+
+/// How many guards live, and the soft limit to put back.
+static OPEN_FILES_RAISED: std::sync::Mutex<(usize, Option<u64>)> = std::sync::Mutex::new((0, None));
+
+impl OpenFilesRaised {
+    pub(crate) fn new() -> OpenFilesRaised {
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let mut raised = aide_core::sync::lock(&OPEN_FILES_RAISED);
+        if raised.0 == 0 {
+            let now = getrlimit(Resource::Nofile);
+            if now.current != now.maximum
+                && setrlimit(Resource::Nofile, Rlimit { current: now.maximum, maximum: now.maximum }).is_ok()
+            {
+                raised.1 = now.current;
+            }
+        }
+        raised.0 += 1;
+        OpenFilesRaised(())
+    }
+}
+
+impl Drop for OpenFilesRaised {
+    fn drop(&mut self) {
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let mut raised = aide_core::sync::lock(&OPEN_FILES_RAISED);
+        raised.0 = raised.0.saturating_sub(1);
+        if raised.0 == 0
+            && let Some(old) = raised.1.take()
+        {
+            let maximum = getrlimit(Resource::Nofile).maximum;
+            let _ = setrlimit(Resource::Nofile, Rlimit { current: Some(old), maximum });
+        }
+    }
 }
 
 /// Who a file is and when it last changed (aide-core's [`FileVersion`]:

@@ -1,6 +1,7 @@
 //! llm-transform within bounds (issue 48, item 5): a request whose edits
 //! would grow the files past the growth bound is refused before the bytes
-//! are made.
+//! are made, and a tree of more files than may be open at once is copied,
+//! edited and undone all the same.
 
 use std::process::{Command, Output, Stdio};
 
@@ -109,4 +110,52 @@ fn every_way_of_growing_a_file_counts_against_the_bound() {
         0,
         "replace_matches",
     );
+}
+
+#[test]
+fn a_tree_of_more_files_than_may_be_open_at_once_is_copied_edited_and_undone() {
+    const FILES: usize = 600;
+    let t = TestDir::new();
+    for i in 0..FILES {
+        t.write(&format!("src/d{}/f{i:03}.txt", i % 4), format!("file {i} OLD\n"));
+    }
+    let read_tree = |dir: &str| -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for i in 0..FILES {
+            let rel = format!("{dir}/d{}/f{i:03}.txt", i % 4);
+            out.push((rel.clone(), std::fs::read_to_string(t.root().join(&rel)).unwrap_or_default()));
+        }
+        out
+    };
+    let source = read_tree("src");
+    // At most 256 descriptors open at once (soft and hard limit): the tool cannot raise it.
+    let copy = json!({ "operations": [{ "op": "copy", "path": "src", "to": "dst" }] });
+    let v = answer(&limited(&t, "-n 256", &copy, &[]), 0);
+    assert_eq!(v["files"].as_array().unwrap().len(), FILES, "{}", v["error"]);
+    let copied: Vec<String> = read_tree("dst").into_iter().map(|(_, text)| text).collect();
+    assert_eq!(copied, source.iter().map(|(_, text)| text.clone()).collect::<Vec<_>>());
+    // An edit of every file of both trees at once: 1,200 files.
+    let edit = json!({ "operations": [{ "op": "replace_regex", "pattern": "OLD", "replacement": "NEW" }] });
+    let v = answer(&limited(&t, "-n 256", &edit, &[]), 0);
+    assert_eq!(v["files"].as_array().unwrap().len(), 2 * FILES);
+    assert!(read_tree("dst").iter().all(|(_, text)| text.ends_with("NEW\n")));
+    // Both undone, newest first.
+    let undo = json!({ "command": { "undo": { "last": 2 } } });
+    answer(&limited(&t, "-n 256", &undo, &[]), 0);
+    assert_eq!(read_tree("src"), source);
+    assert!(!t.root().join("dst").exists(), "the copy is undone, its folders removed");
+}
+
+#[test]
+fn a_tree_of_more_folders_than_the_soft_open_file_limit_is_copied() {
+    let t = TestDir::new();
+    for i in 0..600 {
+        t.write(&format!("src/d{}/f{i}.txt", i % 300), format!("file {i}\n"));
+    }
+    // The commit holds a descriptor for each of the 301 folders it writes
+    // in: the soft limit (256 here) is raised to the hard one meanwhile.
+    let copy = json!({ "operations": [{ "op": "copy", "path": "src", "to": "dst" }] });
+    let v = answer(&limited(&t, "-S -n 256", &copy, &[]), 0);
+    assert_eq!(v["files"].as_array().unwrap().len(), 600);
+    assert_eq!(std::fs::read_to_string(t.root().join("dst/d299/f599.txt")).unwrap(), "file 599\n");
 }
