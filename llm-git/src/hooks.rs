@@ -29,6 +29,7 @@ pub const HOOK_TIMEOUT: Duration = Duration::from_secs(600);
 pub struct Hooks<'a> {
     repo: &'a Repo,
     ctx: &'a Context,
+    timeout: Duration,
 }
 
 /// What a hook is run with beyond its arguments.
@@ -42,7 +43,7 @@ pub struct HookRun<'a> {
 
 impl<'a> Hooks<'a> {
     pub fn new(repo: &'a Repo, ctx: &'a Context) -> Hooks<'a> {
-        Hooks { repo, ctx }
+        Hooks { repo, ctx, timeout: HOOK_TIMEOUT }
     }
 
     /// The hook called `name`, if there is one git would run: an
@@ -61,7 +62,7 @@ impl<'a> Hooks<'a> {
         let mut launch = Launch::new("hook", &path, top)
             .args(&how.args)
             .env("GIT_PREFIX", prefix(self.repo))
-            .timeout(Some(HOOK_TIMEOUT))
+            .timeout(Some(self.timeout))
             .cancel(&self.ctx.cancel)
             .logged_under(&self.ctx.execution_id);
         for (key, value) in &how.env {
@@ -80,7 +81,7 @@ impl<'a> Hooks<'a> {
             lines[lines.len().saturating_sub(20)..].join("\n")
         };
         if ran.timed_out {
-            return Err(GitError::HookTimedOut { hook: name, seconds: HOOK_TIMEOUT.as_secs() });
+            return Err(GitError::HookTimedOut { hook: name, seconds: self.timeout.as_secs() });
         }
         if !ran.status.success() {
             return Err(GitError::HookFailed {
@@ -118,4 +119,30 @@ impl<'a> Hooks<'a> {
 fn prefix(repo: &Repo) -> OsString {
     use std::os::unix::ffi::OsStringExt;
     OsString::from_vec(repo.place().prefix.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[allow(clippy::disallowed_methods)] // git init for the test's repository, not a program of aide's
+    fn a_hook_past_its_timeout_is_stopped_with_what_it_started() {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("git").args(["init", "-q"]).current_dir(dir.path()).status().unwrap();
+        assert!(ok.success());
+        let hook = dir.path().join(".git/hooks/pre-commit");
+        // A child of its own that holds the hook's output open: the gate takes the whole group down.
+        std::fs::write(&hook, "#!/bin/sh\nsleep 120 &\nsleep 120\n").unwrap();
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let root = aide_core::Root::new(dir.path()).unwrap();
+        let repo = Repo::open(&root).unwrap();
+        let ctx = Context::new("test");
+        let hooks = Hooks { timeout: Duration::from_secs(1), ..Hooks::new(&repo, &ctx) };
+        let started = std::time::Instant::now();
+        let ran = hooks.run("pre-commit", HookRun::default());
+        assert!(matches!(ran, Err(GitError::HookTimedOut { hook: "pre-commit", .. })), "{:?}", ran.err());
+        assert!(started.elapsed() < Duration::from_secs(60), "waited {:?}", started.elapsed());
+        assert!(matches!(hooks.run("post-commit", HookRun::default()), Ok(None)), "no such hook: nothing runs");
+    }
 }
