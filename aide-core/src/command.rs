@@ -174,6 +174,7 @@ pub fn quote_word(word: &[u8]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests start their oracles themselves
 mod tests {
     use super::*;
 

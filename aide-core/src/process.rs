@@ -287,6 +287,7 @@ pub fn tune_allocator() {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests start their oracles themselves
 mod tests {
     use super::*;
     use std::os::unix::process::CommandExt;

@@ -455,6 +455,7 @@ fn list_tools() -> Vec<ToolInfo> {
             let (name, description) = (tool.name, tool.summary);
             let path = aide_core::cli::find_executable(name);
             let schema = path.as_ref().and_then(|p| {
+                #[allow(clippy::disallowed_methods)] // aide's own tools, asked for their schemas
                 let out = std::process::Command::new(p).arg("--schema").env("AIDE_LOG", "off").output().ok()?;
                 serde_json::from_slice(&out.stdout).ok()
             });

@@ -5,7 +5,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use aide_core::AideError;
 use aide_core::tool::{Context, Progress};
@@ -50,10 +50,9 @@ pub struct CompareOutput {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, AideError> {
-    let out = Command::new("git")
+    let out = aide_core::git::Git::open(dir)?
+        .command()
         .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
         .output()
         .map_err(|e| ShellError::Spawn { program: "git", needed_by: "compare", message: e.to_string() })?;
     if !out.status.success() {
@@ -75,23 +74,13 @@ struct Worktree {
 impl Drop for Worktree {
     fn drop(&mut self) {
         let p = self.path.display().to_string();
-        let _ = Command::new("git")
-            .args(["worktree", "remove", "--force", &p])
-            .current_dir(&self.repo)
-            // Never the caller's stdin: under `aide mcp` it carries the protocol.
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        if let Ok(git) = aide_core::git::Git::open(&self.repo) {
+            let _ = git.command().args(["worktree", "remove", "--force", &p]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        }
         let _ = std::fs::remove_dir_all(&self.path);
-        let _ = Command::new("git")
-            .args(["worktree", "prune"])
-            .current_dir(&self.repo)
-            // Never the caller's stdin: under `aide mcp` it carries the protocol.
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        if let Ok(git) = aide_core::git::Git::open(&self.repo) {
+            let _ = git.command().args(["worktree", "prune"]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+        }
     }
 }
 

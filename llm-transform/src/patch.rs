@@ -466,6 +466,7 @@ fn marker(line: &str) -> (&str, &str) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // tests start their oracles themselves
 mod properties {
     use proptest::prelude::*;
 
