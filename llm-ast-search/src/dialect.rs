@@ -804,6 +804,40 @@ mod tests {
                 proptest::prop_assert!(!e.message.is_empty());
             }
         }
+
+        /// Any characters at all (multi-byte, control, a newline in a
+        /// string, a number past i64) are a value or an error with a place.
+        #[test]
+        fn any_characters_are_a_value_or_an_error(program in "(?s).{0,120}") {
+            if let Err(e) = run(&program, &Echo) {
+                proptest::prop_assert!(!e.message.is_empty());
+            }
+        }
+
+        /// Programs built from the grammar, nested and with any string
+        /// contents, parse; running them never panics.
+        #[test]
+        fn programs_of_the_grammar_parse(program in grammar()) {
+            proptest::prop_assert!(parse(&program).is_ok(), "{program}");
+            let _ = run(&program, &Echo);
+        }
+    }
+
+    /// A program of the grammar: calls of any name (known or not) with
+    /// strings of any characters but the backtick, integers that fit i64,
+    /// nested calls, separated by `;`.
+    fn grammar() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            "[^`]{0,12}".prop_map(|s| format!("`{s}`")),
+            "[0-9]{1,18}",
+            any::<String>().prop_map(|s| serde_json::to_string(&s).unwrap_or_default()),
+        ];
+        let expr = leaf.prop_recursive(4, 24, 3, |inner| {
+            ("[a-zA-Z_][a-zA-Z0-9_]{0,14}", proptest::collection::vec(inner, 0..4))
+                .prop_map(|(name, args)| format!("{name}({})", args.join(", ")))
+        });
+        proptest::collection::vec(expr, 1..4).prop_map(|exprs| exprs.join(";\n"))
     }
 
     #[test]
