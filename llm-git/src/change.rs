@@ -179,7 +179,9 @@ pub fn restore(
         args.extend(paths.iter().map(|p| literal(p)));
         repo.run(&args)?;
         let restored = files.into_iter().map(|path| RestoredFile { path, checksum_before: None, checksum_after: None });
-        return Ok((RestoreOutput { restored: restored.collect(), staged: true, undo: None }, Vec::new()));
+        let mut diagnostics = Vec::new();
+        Hooks::new(repo, ctx).not_run(&["post-index-change"], &mut diagnostics);
+        return Ok((RestoreOutput { restored: restored.collect(), staged: true, undo: None }, diagnostics));
     }
     let specs: Vec<Vec<u8>> = files.iter().map(|p| object(source.unwrap_or(""), p)).collect();
     let wanted = repo.blobs(&specs)?;

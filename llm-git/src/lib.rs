@@ -296,7 +296,10 @@ fn answer(request: &GitRequest, root: &Root, repo: &Repo, ctx: &Context) -> Resu
         }
         GitCommand::Add(a) => {
             confined(root, &a.paths)?;
-            GitOutput::Add(change::add(repo, &a.paths)?)
+            let added = change::add(repo, &a.paths)?;
+            let mut diagnostics = Vec::new();
+            hooks::Hooks::new(repo, ctx).not_run(&["post-index-change"], &mut diagnostics);
+            return Ok(Outcome::with_diagnostics(GitOutput::Add(added), diagnostics));
         }
         GitCommand::Commit(a) => {
             let (committed, diagnostics) = commit::commit(repo, &a.message, ctx)?;

@@ -242,7 +242,11 @@ fn hooks_run_as_git_runs_them_through_the_gate() {
     let t = repo();
     let hooks = t.root().join(".git/hooks");
     executable(&hooks.join("pre-commit"), "#!/bin/sh\necho 'tests fail' >&2\nexit 1\n");
-    llm_git(&t, &["add", "a.txt"], 0);
+    // A hook of an event llm-git does not run hooks for is said, never silently skipped.
+    executable(&hooks.join("post-index-change"), "#!/bin/sh\ntouch index-changed\n");
+    let v = llm_git(&t, &["add", "a.txt"], 0);
+    assert_eq!(v["diagnostics"][0]["code"], "hook_not_run", "{v}");
+    assert!(!t.root().join("index-changed").exists());
     let v = llm_git(&t, &["commit", "-m", "refused"], 3);
     assert_eq!(v["error"]["code"], "hook_failed", "{v}");
     assert_eq!(
