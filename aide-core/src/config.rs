@@ -247,8 +247,11 @@ fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&P
         };
         crate::root::lexically_normal(&joined).unwrap_or(joined)
     };
+    // Where a path really leads: a link inside the project to a folder outside it is outside.
+    let project_resolved = project.map(crate::sandbox::resolved);
+    let outside = |path: &Path| project_resolved.as_ref().is_some_and(|dir| !path.starts_with(dir));
     if let Some(list) = &file.readable {
-        let asked: Vec<PathBuf> = list.iter().map(|p| absolute(p)).collect();
+        let asked: Vec<PathBuf> = list.iter().map(|p| crate::sandbox::resolved(&absolute(p))).collect();
         // Narrower is fine: a list where there was none, or one beneath the list there was.
         let narrower = match &config.readable.value {
             None => true,
@@ -263,10 +266,13 @@ fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&P
     for given in &file.writable {
         let absolute = absolute(given);
         let inside = project.is_none_or(|dir| absolute.starts_with(dir));
-        if absolute.is_absolute() && inside {
-            config.writable.push(Setting { value: absolute, source: from() });
-        } else {
+        let resolved = crate::sandbox::resolved(&absolute);
+        if !(absolute.is_absolute() && inside) {
             refuse(format!("writable {given:?} lies outside the project"));
+        } else if outside(&resolved) {
+            refuse(format!("writable {given:?} resolves to {}, outside the project", resolved.display()));
+        } else {
+            config.writable.push(Setting { value: resolved, source: from() });
         }
     }
     // The policy of aide mcp: a project may make it stricter, never looser.
@@ -425,6 +431,32 @@ mod tests {
         let tighter = file("network = \"off\"\nrate = \"1/s\"");
         apply(&mut config, &tighter, &project.join(FILE), Some(project));
         assert_eq!((config.network.value, config.rate.value.as_deref()), (Network::Off, Some("1/s")));
+    }
+
+    #[test]
+    fn a_projects_writable_path_is_where_it_leads_and_one_leading_outside_is_refused() {
+        let dir = crate::fsutil::TempDir::new("aide-config").unwrap();
+        let project = dir.path().join("p");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(project.join("build")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::os::unix::fs::symlink(&outside, project.join("escape")).unwrap();
+        std::os::unix::fs::symlink(project.join("build"), project.join("out")).unwrap();
+        let mut config = Config::default();
+        let text = "writable = [\"escape\", \"escape/deeper\", \"out\", \"build/new\"]";
+        apply(&mut config, &file(text), &project.join(FILE), Some(&project));
+        let real = |p: &Path| crate::sandbox::resolved(p);
+        assert_eq!(config.writable_paths(), [real(&project.join("build")), real(&project.join("build/new"))]);
+        assert_eq!(config.ignored.len(), 2, "{:?}", config.ignored);
+        assert!(
+            config.ignored[0].contains("writable \"escape\" resolves to ") && config.ignored[0].contains("outside")
+        );
+        assert!(config.ignored[1].contains("writable \"escape/deeper\" resolves to "), "{:?}", config.ignored);
+        // The user's own file may name any folder; a link in it is followed once, here.
+        let mut config = Config::default();
+        let user = format!("writable = [{:?}]", project.join("escape"));
+        apply(&mut config, &file(&user), &dir.path().join("user.toml"), None);
+        assert_eq!(config.writable_paths(), [real(&outside)]);
     }
 
     #[test]

@@ -3,32 +3,50 @@
 //!
 //! * `--sandbox workspace-write`: reading is allowed everywhere; writing
 //!   (creating, removing, renaming, truncating) only beneath the command's
-//!   root or working directory, the temporary directory and the configured
-//!   paths. `read-only`: writing only in the temporary directory. Landlock
-//!   enforces it ([`landlock`]); a denial reaches the command as an
-//!   ordinary `EACCES` (`EXDEV` for a link or rename across the line).
-//!   Signals to processes outside the sandbox and abstract UNIX sockets
-//!   made outside it are refused too, where the kernel has Landlock's
-//!   scopes (ABI 6), and so are pathname UNIX sockets outside the writable
-//!   paths where it can tell (ABI 9).
+//!   root or working directory, its private temporary directory and the
+//!   configured paths. `read-only`: writing only in its private temporary
+//!   directory (and the configured paths). Landlock enforces it
+//!   ([`landlock`]); a denial reaches the command as an ordinary `EACCES`
+//!   (`EXDEV` for a link or rename across the line). Signals to processes
+//!   outside the sandbox and abstract UNIX sockets made outside it are
+//!   refused too, where the kernel has Landlock's scopes (ABI 6), and so
+//!   are pathname UNIX sockets outside the writable paths where it can
+//!   tell (ABI 9).
+//! * Nothing a sandboxed command writes is trusted later by an unconfined
+//!   run: the command runs in a user and mount namespace of its own, where
+//!   aide's state folder, the user's aide configuration, and every writable
+//!   path's `.git` and `aide.toml` are mounted read-only (`EROFS`), and its
+//!   temporary directory (`TMPDIR`) is a file system of its own (tmpfs,
+//!   0700) mounted over `$AIDE_HOME/sandbox/tmp`, gone with the command's
+//!   last process, instead of the shared `/tmp`. In that user namespace it
+//!   holds no capability over the host (no `TIOCSTI` into another
+//!   terminal, no device nodes, no mounts), and it is detached from a
+//!   controlling terminal it inherited.
 //! * `--network off`: the command runs in a network namespace of its own,
 //!   with only a loopback interface: nothing outside it is reachable, not
 //!   even the host's loopback services (`ENETUNREACH`, `ECONNREFUSED`).
 //!
 //! A sandbox is entered by the hidden helper of the running executable
 //! (`TOOL __aide_sandbox SPEC -- PROGRAM ARGS…`, dispatched first thing in
-//! `main` by [`run_internal_command`]): it makes its own namespaces, applies
-//! the Landlock rules to itself with `no_new_privs` (which nothing started
-//! after can lift), and then executes the program. A kernel that cannot
-//! enforce what was asked is found before anything runs ([`Sandbox::check`]:
+//! `main` by [`run_internal_command`]): it makes its namespaces and mounts
+//! ([`enter`]), applies the Landlock rules to itself with `no_new_privs`
+//! (which nothing started after can lift, and under which no mount can be
+//! undone), and then executes the program. A kernel that cannot enforce
+//! what was asked is found before anything runs ([`Sandbox::check`]:
 //! `sandbox_unavailable`), and the helper itself fails closed — it never
 //! runs the program unconfined.
 //!
 //! What it does not do: unless aide.toml gives `readable` paths, it does
 //! not hide anything from reading (secrets outside the root are readable
-//! in `workspace-write`); it does not limit
-//! memory, processes or time, and a hard link made before the command ran
-//! from inside a writable path to a file outside it writes that file.
+//! in `workspace-write`); no Landlock ABI confines metadata (`chmod`,
+//! `chown`, `utimes`, extended attributes outside the writable paths); it
+//! does not limit memory, processes or time, and a hard link made before
+//! the command ran from inside a writable path to a file outside it writes
+//! that file.
+
+mod enter;
+mod mounts;
+mod rules;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -54,10 +72,10 @@ pub enum SandboxMode {
     /// No file-system sandbox.
     #[default]
     Off,
-    /// Writes only in the temporary directory.
+    /// Writes only in its private temporary directory (and configured paths).
     ReadOnly,
-    /// Writes beneath the root (or working directory), the temporary
-    /// directory and configured paths.
+    /// Writes beneath the root (or working directory), its private
+    /// temporary directory and configured paths.
     WorkspaceWrite,
 }
 
@@ -113,10 +131,10 @@ pub struct SandboxUsed {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SandboxArgs {
-    /// What the command may write: `off`, `read-only` (the temporary
-    /// directory only) or `workspace-write` (also beneath its working
-    /// directory). Enforced by Landlock for it and all it starts; default
-    /// off (in `aide mcp`, the server's: workspace-write).
+    /// What the command may write: `off`, `read-only` (a private
+    /// temporary directory only) or `workspace-write` (also beneath its
+    /// working directory). Enforced by the kernel for it and all it
+    /// starts; default off (in `aide mcp`, the server's: workspace-write).
     #[arg(long, value_enum, value_name = "MODE", hide_possible_values = true)]
     pub sandbox: Option<SandboxMode>,
     /// `off`: the command runs in a network namespace of its own, loopback
@@ -155,9 +173,22 @@ impl std::fmt::Display for SandboxUsed {
 pub struct Sandbox {
     pub mode: SandboxMode,
     pub network: Network,
-    /// Absolute paths writable beneath.
+    /// Absolute paths, resolved (no symbolic link in them), writable
+    /// beneath: the working directory in `workspace-write`, the configured
+    /// paths. Their `.git` and `aide.toml` stay read-only.
     #[serde(default)]
     pub writable: Vec<PathBuf>,
+    /// The tool's own folders the command writes (a session's `io`, its
+    /// FIFOs): writable even inside a protected folder.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own: Vec<PathBuf>,
+    /// Folders read-only wherever a writable path reaches them (aide's
+    /// state, the user's aide configuration).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protected: Vec<PathBuf>,
+    /// Where the command's private temporary directory is mounted (its `TMPDIR`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temp: Option<PathBuf>,
     /// Where reading is allowed, when not everywhere: beneath these, the
     /// system's folders ([`SYSTEM_READABLE`]) and the writable paths.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,18 +202,69 @@ pub const SYSTEM_READABLE: &[&str] = &[
     "/run",
 ];
 
-impl Sandbox {
-    /// A sandbox of `mode` and `network` whose writable paths are the
-    /// temporary directory and `extra` (what the tool itself must write
-    /// there, such as a session's folder), and in `workspace-write`
-    /// `work_dir` too.
-    pub fn new(mode: SandboxMode, network: Network, work_dir: &Path, extra: &[PathBuf]) -> Sandbox {
-        let mut writable = vec![std::env::temp_dir()];
-        if mode == SandboxMode::WorkspaceWrite {
-            writable.push(work_dir.to_path_buf());
+/// The names beneath every writable path that stay read-only: what an
+/// unconfined git or aide run later reads and obeys (hooks, `core.*`, the
+/// project's settings).
+pub const PROTECTED_NAMES: &[&str] = &[".git", crate::config::FILE];
+
+/// Where every sandbox mounts its private temporary directory:
+/// `$AIDE_HOME/sandbox/tmp`, an empty folder outside every sandbox.
+pub fn temp_mount_point() -> PathBuf {
+    resolved(&crate::home::aide_home().join("sandbox").join("tmp"))
+}
+
+/// `path` made absolute with every symbolic link resolved: the deepest
+/// part that exists canonicalized, the rest (not there yet) appended as
+/// given. What a sandbox is told to open is then the folder it names, not
+/// wherever a link points later.
+pub fn resolved(path: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let path = crate::root::lexically_normal(&path).unwrap_or(path);
+    let mut rest = Vec::new();
+    let mut at = path.as_path();
+    loop {
+        if let Ok(real) = at.canonicalize() {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
         }
-        writable.extend(extra.iter().cloned());
-        Sandbox { mode, network, writable, readable: None }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return path,
+        }
+    }
+}
+
+impl Sandbox {
+    /// A sandbox of `mode` and `network` whose writable paths are its
+    /// private temporary directory and `extra` (aide.toml's `writable`),
+    /// and in `workspace-write` `work_dir` too; aide's state and the user's
+    /// aide configuration protected.
+    pub fn new(mode: SandboxMode, network: Network, work_dir: &Path, extra: &[PathBuf]) -> Sandbox {
+        let mut sandbox = Sandbox { mode, network, ..Sandbox::default() };
+        if mode == SandboxMode::Off {
+            return sandbox;
+        }
+        if mode == SandboxMode::WorkspaceWrite {
+            sandbox.writable.push(resolved(work_dir));
+        }
+        sandbox.writable.extend(extra.iter().map(|p| resolved(p)));
+        sandbox.protected.push(resolved(&crate::home::aide_home()));
+        if let Some(config) = crate::config::user_file().as_deref().and_then(Path::parent) {
+            sandbox.protected.push(resolved(config));
+        }
+        sandbox.temp = Some(temp_mount_point());
+        sandbox
+    }
+
+    /// The same, also writing `own`: the tool's own folders for the
+    /// command (writable even inside aide's state folder).
+    pub fn owning(mut self, own: Vec<PathBuf>) -> Sandbox {
+        if self.mode != SandboxMode::Off {
+            self.own.extend(own.iter().map(|p| resolved(p)));
+        }
+        self
     }
 
     /// The same, reading only beneath `readable` (aide.toml's list) and
@@ -208,23 +290,35 @@ impl Sandbox {
 
     /// Refuses (`sandbox_unavailable`) a sandbox this kernel cannot
     /// enforce, found by entering it once in a probe (once per process and
-    /// kind: Landlock, and a network namespace).
+    /// kind: the file sandbox, with its namespaces, mounts and Landlock;
+    /// a network namespace).
     pub fn check(&self) -> Result<(), AideError> {
-        static FILES: OnceLock<Result<(), String>> = OnceLock::new();
-        static NETWORK: OnceLock<Result<(), String>> = OnceLock::new();
-        let mut probes: Vec<(&OnceLock<Result<(), String>>, Sandbox)> = Vec::new();
+        type Probed = OnceLock<Result<(), String>>;
+        type Probe = (&'static Probed, fn() -> Sandbox);
+        static FILES: Probed = OnceLock::new();
+        static NETWORK: Probed = OnceLock::new();
+        let mut probes: Vec<Probe> = Vec::new();
         if self.mode != SandboxMode::Off {
-            probes.push((&FILES, Sandbox { mode: SandboxMode::ReadOnly, ..Sandbox::default() }));
+            probes.push((&FILES, Sandbox::file_probe));
         }
         if self.network == Network::Off {
-            probes.push((&NETWORK, Sandbox { network: Network::Off, ..Sandbox::default() }));
+            probes.push((&NETWORK, || Sandbox { network: Network::Off, ..Sandbox::default() }));
         }
         for (cache, probe) in probes {
-            if let Err(why) = cache.get_or_init(|| probe.probe()) {
+            if let Err(why) = cache.get_or_init(|| probe().probe()) {
                 return Err(unavailable(why));
             }
         }
         Ok(())
+    }
+
+    /// A read-only sandbox that makes every kind of mount a real one does:
+    /// aide's state read-only, a folder of it writable again, the private
+    /// temporary directory.
+    fn file_probe() -> Sandbox {
+        let probe = Sandbox::new(SandboxMode::ReadOnly, Network::On, Path::new("/"), &[]);
+        let own = probe.temp.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+        probe.owning(own.into_iter().collect())
     }
 
     /// Enters the sandbox in a child of this executable and reports how it went.
@@ -246,7 +340,10 @@ impl Sandbox {
     /// A command that runs `program` in this sandbox (the caller adds its
     /// arguments, environment and stdio); `program` itself when it is off.
     /// Refused (`sandbox_unavailable`) where this kernel cannot enforce it,
-    /// as [`Sandbox::check`] finds.
+    /// as [`Sandbox::check`] finds. Nothing is left to clean up after it:
+    /// the private temporary directory goes with the command's last process.
+    // The sandbox helper, and an unsandboxed program for the gate, are what may construct a Command.
+    #[allow(clippy::disallowed_methods)]
     pub fn command(&self, program: impl AsRef<OsStr>) -> Result<Command, AideError> {
         if self.is_off() {
             return Ok(Command::new(program));
@@ -257,8 +354,13 @@ impl Sandbox {
         Ok(command)
     }
 
+    #[allow(clippy::disallowed_methods)] // this executable, as the sandbox helper
     fn command_with(&self, separator: &OsStr) -> Result<Command, AideError> {
         let exe = std::env::current_exe().map_err(|e| unavailable(&format!("this executable is not found: {e}")))?;
+        // The folder the private temporary directory is mounted over, and the tool's own: there before the helper looks.
+        for dir in self.temp.iter().chain(&self.own) {
+            crate::fsutil::private_dir(dir).map_err(|e| unavailable(&format!("{}: {e}", dir.display())))?;
+        }
         let spec = serde_json::to_string(self).map_err(|e| AideError::internal(e.to_string()))?;
         let mut command = Command::new(exe);
         command.arg(HELPER).arg(spec).arg(separator);
@@ -269,8 +371,18 @@ impl Sandbox {
 fn unavailable(why: &str) -> AideError {
     AideError::new(crate::code::SANDBOX_UNAVAILABLE, format!("this kernel cannot enforce the sandbox: {why}"))
         .with_hint(
-            "`aide doctor` says which sandbox modes this machine supports; --sandbox off --network on runs unconfined",
+            "`aide doctor` says which sandbox modes this machine supports (they need Landlock and unprivileged user \
+             namespaces); --sandbox off --network on runs unconfined",
         )
+}
+
+/// The Landlock ABI this kernel offers (1 to …), None without Landlock.
+#[allow(unsafe_code)]
+pub fn landlock_abi() -> Option<u32> {
+    const VERSION: libc::c_uint = 1; // LANDLOCK_CREATE_RULESET_VERSION
+    // SAFETY: with a NULL attribute, size 0 and the VERSION flag the call reads nothing and creates nothing.
+    let abi = unsafe { libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, VERSION) };
+    u32::try_from(abi).ok().filter(|v| *v > 0)
 }
 
 /// The helper: when this process was started as `TOOL __aide_sandbox SPEC
@@ -278,6 +390,7 @@ fn unavailable(why: &str) -> AideError {
 /// returning unless it fails: the status then is [`SETUP_FAILED`], with
 /// why on stderr); `--probe` instead of `--` only enters it. None for any
 /// other command line. Call it first in `main`, before any thread starts.
+#[allow(clippy::disallowed_methods)] // the helper executes what its caller's gate started
 pub fn run_internal_command() -> Option<i32> {
     let mut args = std::env::args_os().skip(1);
     if args.next().as_deref() != Some(OsStr::new(HELPER)) {
@@ -301,132 +414,18 @@ pub fn run_internal_command() -> Option<i32> {
     if !probe && argv.is_empty() {
         return fail("no program to run".into());
     }
-    if let Err(why) = enter(&sandbox) {
+    if let Err(why) = enter::enter(&sandbox) {
         return fail(why);
     }
     if probe {
         return Some(0);
     }
-    let error = std::os::unix::process::CommandExt::exec(Command::new(&argv[0]).args(&argv[1..]));
+    let mut program = Command::new(&argv[0]);
+    program.args(&argv[1..]);
+    if let Some(temp) = &sandbox.temp {
+        program.env("TMPDIR", temp);
+    }
+    let error = std::os::unix::process::CommandExt::exec(&mut program);
     crate::envelope::stderr_line(&format!("aide sandbox: {}: {error}", argv[0].to_string_lossy()));
     Some(if error.kind() == std::io::ErrorKind::NotFound { 127 } else { SETUP_FAILED })
-}
-
-/// Puts this process (single-threaded) into `sandbox`: the network
-/// namespace first (making it needs privileges Landlock's `no_new_privs`
-/// would not take away, but clearer first), then the file-system rules.
-fn enter(sandbox: &Sandbox) -> Result<(), String> {
-    if sandbox.network == Network::Off {
-        network_namespace()?;
-    }
-    if sandbox.mode != SandboxMode::Off {
-        landlock_rules(sandbox)?;
-    }
-    Ok(())
-}
-
-/// A user namespace (mapping this uid and gid to themselves) holding a
-/// network namespace whose loopback interface is up.
-#[allow(unsafe_code)]
-fn network_namespace() -> Result<(), String> {
-    let (uid, gid) = (rustix::process::getuid().as_raw(), rustix::process::getgid().as_raw());
-    // SAFETY: unshare takes flags only; this process is single-threaded (the helper runs first in main).
-    if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) } != 0 {
-        return Err(format!("no user and network namespace: {}", std::io::Error::last_os_error()));
-    }
-    let write = |file: &str, text: String| std::fs::write(file, text).map_err(|e| format!("{file}: {e}"));
-    write("/proc/self/setgroups", "deny".into())?;
-    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
-    write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
-    loopback_up()
-}
-
-/// Brings `lo` up in this network namespace (it starts down).
-#[allow(unsafe_code)]
-fn loopback_up() -> Result<(), String> {
-    // SAFETY: a plain socket and two ioctls on a zeroed, NUL-terminated ifreq.
-    unsafe {
-        let fd = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-        if fd < 0 {
-            return Err(format!("no socket for the loopback: {}", std::io::Error::last_os_error()));
-        }
-        let mut request: libc::ifreq = std::mem::zeroed();
-        for (i, b) in b"lo".iter().enumerate() {
-            request.ifr_name[i] = *b as libc::c_char;
-        }
-        let mut result = libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut request);
-        if result == 0 {
-            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-            result = libc::ioctl(fd, libc::SIOCSIFFLAGS, &request);
-        }
-        let error = std::io::Error::last_os_error();
-        libc::close(fd);
-        if result != 0 {
-            return Err(format!("the loopback interface did not come up: {error}"));
-        }
-    }
-    Ok(())
-}
-
-/// The devices a command writes to in the normal course (a terminal, the
-/// null device), never block devices or the rest of `/dev`.
-const DEVICES: &[&str] = &[
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
-    "/dev/shm",
-];
-
-/// Landlock: read and execute everywhere (or beneath the readable
-/// paths); every file-system right beneath
-/// the writable paths and the temporary directory; writing (not creating)
-/// the devices above; signals and abstract sockets scoped to the sandbox.
-fn landlock_rules(sandbox: &Sandbox) -> Result<(), String> {
-    use landlock::{
-        ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
-        path_beneath_rules,
-    };
-    let abi = ABI::V9;
-    let all = AccessFs::from_all(abi);
-    let read = AccessFs::from_read(abi);
-    let device = AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev | read;
-    // A path that does not exist has nothing beneath it to allow.
-    let writable: Vec<&PathBuf> = sandbox.writable.iter().filter(|p| p.exists()).collect();
-    let readable: Vec<PathBuf> = match &sandbox.readable {
-        None => vec![PathBuf::from("/")],
-        Some(list) => SYSTEM_READABLE
-            .iter()
-            .map(PathBuf::from)
-            .chain(list.iter().cloned())
-            .chain(writable.iter().map(|p| p.to_path_buf()))
-            .filter(|p| p.exists())
-            .collect(),
-    };
-    let devices: Vec<&str> = DEVICES.iter().copied().filter(|d| Path::new(d).exists()).collect();
-    let err = |e: landlock::RulesetError| e.to_string();
-    let status = Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(all)
-        .map_err(err)?
-        .scope(Scope::from_all(abi))
-        .map_err(err)?
-        .create()
-        .map_err(err)?
-        .add_rules(path_beneath_rules(&readable, read))
-        .map_err(err)?
-        .add_rules(path_beneath_rules(&devices, device))
-        .map_err(err)?
-        .add_rules(path_beneath_rules(writable, all))
-        .map_err(err)?
-        .restrict_self()
-        .map_err(err)?;
-    if status.ruleset == RulesetStatus::NotEnforced || !status.no_new_privs {
-        return Err("Landlock is not enforced by this kernel".into());
-    }
-    Ok(())
 }

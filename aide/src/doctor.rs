@@ -194,7 +194,7 @@ fn check_configuration() -> Check {
 }
 
 /// Which sandbox modes this kernel enforces (each entered once, in a
-/// probe), and whether aide's own state would be writable from inside one.
+/// probe), its Landlock ABI and what that leaves unconfined.
 fn check_sandbox(home: &Path) -> Check {
     use aide_core::sandbox::{Network, Sandbox, SandboxMode};
     const NEEDED_BY: &str = "--sandbox and --network of llm-shell and llm-jobs, and aide mcp's default sandbox";
@@ -207,24 +207,28 @@ fn check_sandbox(home: &Path) -> Check {
     };
     let mut detail = format!(
         "{}; {}",
-        said("read-only and workspace-write (Landlock)", &files),
+        said("read-only and workspace-write (Landlock, user and mount namespaces)", &files),
         said("network off (user and network namespaces)", &network)
     );
-    let temp = std::env::temp_dir();
-    let exposed = home.starts_with(&temp);
-    if exposed {
+    if let Some(abi) = aide_core::sandbox::landlock_abi() {
+        let sockets = if abi < 9 { ", nor connecting to another program's pathname UNIX socket (ABI 9)" } else { "" };
         detail.push_str(&format!(
-            "; aide's state ({}) is inside the temporary directory, which every sandbox may write",
+            "; Landlock ABI {abi}: metadata outside the writable paths (chmod, chown, utimes, xattrs) is not confined{sockets}"
+        ));
+    }
+    if files.is_none() {
+        detail.push_str(&format!(
+            "; each sandboxed command's TMPDIR is a file system of its own at {}; aide's state ({}), the user's aide \
+             configuration and every writable path's .git and aide.toml are read-only inside",
+            aide_core::sandbox::temp_mount_point().display(),
             home.display()
         ));
     }
-    match (files.is_some() || network.is_some(), exposed) {
-        (false, false) => Check::new("sandbox", NEEDED_BY, CheckStatus::Ok, detail),
-        (true, _) => Check::new("sandbox", NEEDED_BY, CheckStatus::Warn, detail)
-            .fix("a kernel with Landlock enabled (lsm=…,landlock) and unprivileged user namespaces"),
-        (false, true) => Check::new("sandbox", NEEDED_BY, CheckStatus::Warn, detail)
-            .fix("set AIDE_HOME (or XDG_STATE_HOME) outside the temporary directory"),
+    if files.is_some() || network.is_some() {
+        return Check::new("sandbox", NEEDED_BY, CheckStatus::Warn, detail)
+            .fix("a kernel with Landlock enabled (lsm=…,landlock) and unprivileged user namespaces");
     }
+    Check::new("sandbox", NEEDED_BY, CheckStatus::Ok, detail)
 }
 
 fn check_home(home: &Path) -> Check {
@@ -299,14 +303,19 @@ fn check_journals() -> Check {
     }
     let named: Vec<String> = interrupted
         .iter()
-        .map(|(id, root)| match root {
-            Some(r) => format!("{id} under {}", r.display()),
-            None => format!("{id} (unreadable journal)"),
+        .map(|i| match &i.root {
+            Some(r) if i.unverified => format!(
+                "{} under {} (an unverified edit: its run died while checking it; recovery undoes it)",
+                i.execution_id,
+                r.display()
+            ),
+            Some(r) => format!("{} under {}", i.execution_id, r.display()),
+            None => format!("{} (unreadable journal)", i.execution_id),
         })
         .collect();
     let fixes: Vec<String> = interrupted
         .iter()
-        .filter_map(|(id, root)| root.as_ref().map(|r| (id, r)))
+        .filter_map(|i| i.root.as_ref().map(|r| (&i.execution_id, r)))
         .map(|(id, r)| {
             if r.is_dir() {
                 format!(

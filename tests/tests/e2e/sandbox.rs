@@ -4,9 +4,10 @@
 //! host's loopback services under `--network off`. Zero escapes.
 //!
 //! The writable side of these tests is the test's root, under the
-//! temporary directory (which every sandbox may write); the outside is a
-//! folder outside the temporary directory (`/var/tmp`, else Cargo's target
-//! directory when that is not inside it), which none may.
+//! temporary directory; the outside is a folder outside the temporary
+//! directory (`/var/tmp`, else Cargo's target directory when that is not
+//! inside it), so that no test root is ever the outside. What a sandboxed
+//! command could plant for an unconfined run is tried in `plant`.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -95,20 +96,24 @@ fn a_workspace_write_command_writes_its_root_and_nothing_outside_it() {
 }
 
 #[test]
-fn read_only_writes_only_the_temporary_directory() {
+fn read_only_writes_only_its_own_temporary_directory() {
     if !sandbox_available() {
         return;
     }
     let t = TestDir::new();
     let out = outside("read-only");
     let o = out.display();
-    let tmp = std::env::temp_dir().join(format!("aide-sandbox-{}", std::process::id()));
-    let line = format!("echo x > {o}/direct; echo ok > {}; cat {o}/victim.txt", tmp.display());
+    let shared = std::env::temp_dir().join(format!("aide-sandbox-{}", std::process::id()));
+    let line = format!(
+        "echo x > {o}/direct; echo x > inside; echo x > {}; echo ok > \"$TMPDIR/mine\" && cat \"$TMPDIR/mine\"; \
+         cat {o}/victim.txt",
+        shared.display()
+    );
     let v = shell(&t, &["exec", "--sandbox", "read-only", "--", &line], 0);
-    assert_eq!(v["stdout"], "untouched\n", "reading is allowed: {v}");
+    assert_eq!(v["stdout"], "ok\nuntouched\n", "its TMPDIR is writable, reading is allowed: {v}");
+    assert_eq!(v["stderr"].as_str().unwrap().matches("Permission denied").count(), 3, "{v}");
     assert_eq!(escapes(&out), Vec::<String>::new());
-    assert_eq!(std::fs::read_to_string(&tmp).unwrap(), "ok\n");
-    std::fs::remove_file(tmp).unwrap();
+    assert!(!shared.exists() && !t.root().join("inside").exists());
 }
 
 #[test]
@@ -231,14 +236,18 @@ fn aide_doctor_says_which_modes_the_kernel_enforces() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let check = v["checks"].as_array().unwrap().iter().find(|c| c["name"] == "sandbox").cloned().unwrap();
     let detail = check["detail"].as_str().unwrap();
-    assert!(detail.contains("read-only and workspace-write (Landlock): "), "{detail}");
+    assert!(detail.contains("read-only and workspace-write (Landlock, user and mount namespaces): "), "{detail}");
     assert!(detail.contains("network off (user and network namespaces): "), "{detail}");
-    // This test's state is under the temporary directory, which a sandbox may write: said.
-    assert!(detail.contains("inside the temporary directory"), "{detail}");
+    // What the kernel leaves unconfined, and what every sandbox keeps read-only, are said.
+    if check["status"] == "ok" {
+        assert!(detail.contains("Landlock ABI ") && detail.contains("(chmod, chown, utimes, xattrs)"), "{detail}");
+        assert!(detail.contains(&format!("aide's state ({})", t.home().display())), "{detail}");
+        assert!(detail.contains("every writable path's .git and aide.toml are read-only inside"), "{detail}");
+    }
 }
 
 /// The user's configuration folder for a test: `XDG_CONFIG_HOME`.
-fn user_config(t: &TestDir, text: &str) -> PathBuf {
+pub(crate) fn user_config(t: &TestDir, text: &str) -> PathBuf {
     let dir = t.home().join("config");
     std::fs::create_dir_all(dir.join("aide")).unwrap();
     std::fs::write(dir.join("aide/aide.toml"), text).unwrap();
