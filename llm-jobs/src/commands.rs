@@ -92,6 +92,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
         timeout_ms: args.timeout.map(|t| (t * 1000.0) as i64),
         max_output: i64::try_from(args.max_output).unwrap_or(i64::MAX),
         sandbox,
+        stdin: args.stdin_file.as_ref().map(|p| p.display().to_string()),
     })?;
     if let Err(e) = supervisor::launch(exe, id) {
         let failure = JobsError::SupervisorFailed { message: e.to_string() };

@@ -43,6 +43,14 @@ pub struct SpawnArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub sandbox: aide_core::sandbox::SandboxArgs,
+    /// A private file the job reads as its stdin, opened and removed by
+    /// its supervisor (outside the job's sandbox, which may not remove
+    /// it): what llm-shell read for `exec --background --stdin -`. For
+    /// callers in the same program only: no flag or request field sets it.
+    #[arg(skip)]
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub stdin_file: Option<PathBuf>,
     /// What to run, after `--`: one word is a shell command line (run with
     /// bash -c); several words are a program and its arguments, each passed
     /// literally.
@@ -66,6 +74,7 @@ impl Default for SpawnArgs {
             group: DEFAULT_GROUP.into(),
             max_output: DEFAULT_MAX_OUTPUT,
             sandbox: Default::default(),
+            stdin_file: None,
             command: Default::default(),
         }
     }

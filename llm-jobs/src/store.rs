@@ -47,6 +47,11 @@ const WITH_SANDBOX: &str = "
     ALTER TABLE jobs ADD COLUMN sandbox TEXT;
     PRAGMA user_version = 2;";
 
+/// A private file the supervisor gives the job as its stdin and removes; none: nothing.
+const WITH_STDIN: &str = "
+    ALTER TABLE jobs ADD COLUMN stdin TEXT;
+    PRAGMA user_version = 3;";
+
 /// A job as stored.
 #[derive(Debug, Clone)]
 pub struct JobRow {
@@ -75,6 +80,8 @@ pub struct JobRow {
     pub stderr_bytes: i64,
     pub dropped_bytes: i64,
     pub sandbox: aide_core::sandbox::Sandbox,
+    /// A private file to give the job as its stdin, removed once opened.
+    pub stdin: Option<String>,
 }
 
 impl JobRow {
@@ -105,6 +112,7 @@ pub struct NewJob {
     pub timeout_ms: Option<i64>,
     pub max_output: i64,
     pub sandbox: aide_core::sandbox::Sandbox,
+    pub stdin: Option<String>,
 }
 
 /// How a job ended, as its supervisor records it.
@@ -137,7 +145,7 @@ fn db_err(e: impl std::fmt::Display) -> AideError {
 
 const COLUMNS: &str = "id, name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, reason, pid, \
     pid_start, supervisor_pid, supervisor_start, exit_code, signal, created_ms, started_ms, finished_ms, \
-    stdout_bytes, stderr_bytes, dropped_bytes, sandbox";
+    stdout_bytes, stderr_bytes, dropped_bytes, sandbox, stdin";
 
 fn row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
     let env: String = r.get(4)?;
@@ -169,6 +177,7 @@ fn row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
         stderr_bytes: r.get(22)?,
         dropped_bytes: r.get(23)?,
         sandbox: r.get::<_, Option<String>>(24)?.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
+        stdin: r.get(25)?,
     })
 }
 
@@ -185,7 +194,7 @@ impl JobStore {
     }
 
     pub fn open_in(dir: &Path) -> Result<JobStore, AideError> {
-        let conn = aide_core::store::open(&dir.join(DATABASE), &[SCHEMA, WITH_SANDBOX]).map_err(db_err)?;
+        let conn = aide_core::store::open(&dir.join(DATABASE), &[SCHEMA, WITH_SANDBOX, WITH_STDIN]).map_err(db_err)?;
         Ok(JobStore { conn, dir: dir.to_path_buf() })
     }
 
@@ -201,8 +210,8 @@ impl JobStore {
         with_retry(|| {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute(
-                "INSERT INTO jobs (name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, created_ms, sandbox)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Queued', ?10, ?11)",
+                "INSERT INTO jobs (name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, created_ms, sandbox, stdin)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Queued', ?10, ?11, ?12)",
                 params![
                     job.name,
                     job.command,
@@ -214,7 +223,8 @@ impl JobStore {
                     job.timeout_ms,
                     job.max_output,
                     now_ms(),
-                    sandbox
+                    sandbox,
+                    job.stdin
                 ],
             )?;
             let id = tx.last_insert_rowid();

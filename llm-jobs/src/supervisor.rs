@@ -50,6 +50,7 @@ pub fn run_internal_command() -> Option<i32> {
 
 /// Starts the supervisor of job `id` through the detaching launcher and
 /// waits only for the launcher, which exits at once.
+#[allow(clippy::disallowed_methods)] // llm-jobs itself, not a program of the job's
 pub fn launch(exe: &Path, id: i64) -> std::io::Result<()> {
     let status = Command::new(exe)
         .arg(DETACH)
@@ -61,6 +62,7 @@ pub fn launch(exe: &Path, id: i64) -> std::io::Result<()> {
     if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("launcher exited with {status}"))) }
 }
 
+#[allow(clippy::disallowed_methods)] // llm-jobs itself, as the job's supervisor
 fn detach(id: i64) -> i32 {
     let Ok(exe) = std::env::current_exe() else { return 4 };
     let spawned = Command::new(exe)
@@ -76,7 +78,12 @@ fn detach(id: i64) -> i32 {
 fn supervise(id: i64) -> i32 {
     // A fresh session: the job outlives the caller's terminal.
     let _ = rustix::process::setsid();
-    match supervise_job(id) {
+    let outcome = supervise_job(id);
+    // A stdin the job never took (it ended queued, or failed to start) goes too.
+    if let Ok(Some(JobRow { stdin: Some(path), .. })) = JobStore::open().and_then(|s| s.get(id)) {
+        let _ = std::fs::remove_file(path);
+    }
+    match outcome {
         Ok(()) => 0,
         Err(e) => {
             if let Ok(mut store) = JobStore::open() {
@@ -210,6 +217,15 @@ fn copy_stream(mut from: impl Read, mut to: File, redacted: &Mutex<RedactedCopy>
     lock(redacted).finish();
 }
 
+/// The private file at `path` opened for the job's stdin and removed: the
+/// job reads it through the descriptor, nobody by its name.
+fn take_stdin(path: &str) -> std::io::Result<File> {
+    let file = aide_core::fsutil::open_private_regular(Path::new(path))?;
+    rustix::fs::fcntl_setfl(&file, rustix::fs::OFlags::empty())?;
+    std::fs::remove_file(path)?;
+    Ok(file)
+}
+
 fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let dir = store.job_dir(job.id);
     let io = |e: std::io::Error| AideError::io(&dir.display().to_string(), &e);
@@ -233,12 +249,19 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
             return Ok(());
         }
     };
+    let stdin = match job.stdin.as_deref().map(take_stdin).transpose() {
+        Ok(stdin) => stdin.map_or_else(Stdio::null, Stdio::from),
+        Err(e) => {
+            store.finish(job.id, &failed(format!("its stdin could not be read: {e}")))?;
+            return Ok(());
+        }
+    };
     cmd.arg("-c")
         .arg(&job.command)
         .current_dir(&job.cwd)
         .envs(job.env.iter().map(|(k, v)| (k, v)))
         .env("LLM_JOB_ID", job.id.to_string())
-        .stdin(Stdio::null())
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);

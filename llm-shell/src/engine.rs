@@ -328,7 +328,12 @@ fn with_sandbox(session: &mut session::Session, asked: aide_core::sandbox::Sandb
     session.meta.sandbox_writable = config.writable_paths().iter().map(|p| p.display().to_string()).collect();
     session.meta.sandbox_readable =
         config.readable_paths().map(|l| l.iter().map(|p| p.display().to_string()).collect());
-    session.sandbox().check()?;
+    let sandbox = session.sandbox();
+    sandbox.check()?;
+    if let Some(temp) = &sandbox.temp {
+        // Its commands' temporary directory is the sandbox's own: the caller's is not writable from it.
+        session.export("TMPDIR", &temp.display().to_string())?;
+    }
     session.save_meta()
 }
 

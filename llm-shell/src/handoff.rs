@@ -85,19 +85,20 @@ pub(crate) fn spawn(
     } else {
         env.extend(session::NON_INTERACTIVE.iter().map(|(k, v)| format!("{k}={v}")));
     }
+    let mut stdin_file = None;
     match stdin {
         JobStdin::Nothing => {}
         JobStdin::File(path) => {
             script.push_str(&format!("exec 0<{}\n", shell_quote(&path.display().to_string())));
         }
         JobStdin::Bytes(bytes) => {
+            // The job's supervisor opens and removes it (a sandboxed job could not remove it).
             let dir = session::sessions_dir().with_file_name("stdin");
             aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io("stdin", &e))?;
             let path = dir.join(aide_core::ids::new_execution_id());
             aide_core::fsutil::write_atomic_with(&path, &bytes, Some(aide_core::fsutil::private_permissions()))
                 .map_err(|e| AideError::io("stdin", &e))?;
-            let quoted = shell_quote(&path.display().to_string());
-            script.push_str(&format!("exec 0<{quoted}; rm -f {quoted}\n"));
+            stdin_file = Some(path);
         }
     }
     // A sandboxed session's job writes where the session may (beneath where
@@ -121,6 +122,7 @@ pub(crate) fn spawn(
             timeout,
             env,
             sandbox: aide_core::sandbox::SandboxArgs { sandbox: Some(used.mode), network: Some(used.network) },
+            stdin_file,
             command: CommandArgs::line(script),
             ..llm_jobs::SpawnArgs::default()
         }),

@@ -5,11 +5,15 @@
 //! command, its stdin, and two FIFOs for its stdout and stderr) from
 //! descriptor 3, `eval`s the command in the shell itself — so `cd`,
 //! `export`, functions and options carry into the next one — and writes a
-//! report to the session's `report` FIFO: the exit status, the options, the
+//! report to the session's `io/report` FIFO: the exit status, the options, the
 //! working directory and the whole state (`declare -p`, `declare -f`,
 //! `alias -p`, `set +o`, `shopt -p`: builtins only, about 0.1 ms). The
 //! state is filtered and saved from the report before the command's answer
 //! is given, so a shell that dies loses nothing but the command in flight.
+//!
+//! The FIFOs lie in the session's `io` folder, the one its sandbox lets the
+//! shell write, so anything may stand there: each is opened without
+//! following a link, without blocking, and refused unless it is a FIFO.
 //!
 //! `exit`, a failure under `set -e`, and the TERM of a timeout end the
 //! shell; its EXIT trap still reports. A watcher in the shell's process
@@ -35,8 +39,9 @@ use crate::error::ShellError;
 use crate::state::{Declared, restorable_options, restorable_state};
 
 /// The loop bash runs. `$1` is the session folder, `$2` the report marker,
-/// `$3` the exit status the first command sees in `$?`.
-const LOOP: &str = r#"__aide_dir=$1 __aide_nonce=$2 __aide_last=$3 __aide_rc=0 __aide_t1=$EPOCHREALTIME
+/// `$3` the exit status the first command sees in `$?`, `$4` the folder of
+/// its FIFOs.
+const LOOP: &str = r#"__aide_dir=$1 __aide_nonce=$2 __aide_last=$3 __aide_io=$4 __aide_rc=0 __aide_t1=$EPOCHREALTIME
 set --
 { IFS= read -r -u 5 __aide_w; [[ $__aide_w == done ]] || kill -KILL -- -$$; } 3<&- >/dev/null 2>&1 &
 disown $! 2>/dev/null
@@ -49,7 +54,7 @@ __aide_report() {
     printf '\036%s options\n' "$__aide_nonce"
     set +o; shopt -p
     printf '\036%s end\n' "$__aide_nonce"
-  } >"$__aide_dir/report" 2>/dev/null
+  } >"$__aide_io/report" 2>/dev/null
 }
 __aide_exit() {
   __aide_rc=$? __aide_flags=$-
@@ -151,6 +156,8 @@ pub(crate) struct Done {
 /// One live bash of one session.
 pub(crate) struct LiveShell {
     dir: PathBuf,
+    /// The folder of its FIFOs (the one its sandbox may write).
+    fifos: PathBuf,
     child: Child,
     pgid: u32,
     /// Requests to bash; dropped, bash's loop ends.
@@ -184,9 +191,32 @@ fn make_fifo(path: &Path) -> Result<(), AideError> {
     .map_err(|e| AideError::io(&path.display().to_string(), &e.into()))
 }
 
-/// Opens a FIFO for reading and writing: never blocks, and never ends while held.
+/// Opens the FIFO at `path` for reading (and writing, with `write`), not
+/// blocking: never through a link, and refused unless a FIFO of this user
+/// stands there.
+fn open_fifo(path: &Path, write: bool) -> Result<File, AideError> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+    let what = path.display().to_string();
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| AideError::io(&what, &e))?;
+    let meta = file.metadata().map_err(|e| AideError::io(&what, &e))?;
+    if !meta.file_type().is_fifo() || meta.uid() != rustix::process::getuid().as_raw() {
+        let planted = std::io::Error::new(std::io::ErrorKind::InvalidData, "not the session's FIFO");
+        return Err(AideError::io(&what, &planted));
+    }
+    Ok(file)
+}
+
+/// Opens a FIFO for reading and writing: never ends while held; blocking.
 fn open_both(path: &Path) -> Result<File, AideError> {
-    std::fs::OpenOptions::new().read(true).write(true).open(path).map_err(io("session FIFO"))
+    let fifo = open_fifo(path, true)?;
+    rustix::fs::fcntl_setfl(&fifo, rustix::fs::OFlags::empty())
+        .map_err(|e| AideError::io("session FIFO", &e.into()))?;
+    Ok(fifo)
 }
 
 impl LiveShell {
@@ -196,6 +226,7 @@ impl LiveShell {
         session.check_state()?;
         let mut shell = LiveShell::start(
             &session.dir,
+            &session.io_dir(),
             &session.meta.working_dir,
             session.meta.last_exit_code.unwrap_or(0),
             &session.sandbox(),
@@ -205,17 +236,19 @@ impl LiveShell {
     }
 
     /// Starts bash in `working_dir` on the state saved in the session folder
-    /// `dir`, inside `sandbox` (refused, nothing started, where this kernel
-    /// cannot enforce it).
+    /// `dir`, with its FIFOs in `fifos`, inside `sandbox` (refused, nothing
+    /// started, where this kernel cannot enforce it).
     fn start(
         dir: &Path,
+        fifos: &Path,
         working_dir: &str,
         last_exit: i32,
         sandbox: &aide_core::sandbox::Sandbox,
     ) -> Result<LiveShell, AideError> {
         let started = Instant::now();
         let nonce = aide_core::ids::new_execution_id().replace('-', "");
-        let report_path = dir.join("report");
+        aide_core::fsutil::private_dir(fifos).map_err(io("the session's io folder"))?;
+        let report_path = fifos.join("report");
         make_fifo(&report_path)?;
         let report_fifo = open_both(&report_path)?;
         let reports = report_reader(report_fifo.try_clone().map_err(io("report FIFO"))?, &nonce);
@@ -232,6 +265,7 @@ impl LiveShell {
             .arg(dir)
             .arg(&nonce)
             .arg(last_exit.to_string())
+            .arg(fifos)
             .env_clear()
             // bash needs a PATH before state.sh sets the session's.
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -252,6 +286,7 @@ impl LiveShell {
         let pgid = child.id();
         Ok(LiveShell {
             dir: dir.to_path_buf(),
+            fifos: fifos.to_path_buf(),
             child,
             pgid,
             control: Some(control),
@@ -282,21 +317,20 @@ impl LiveShell {
         }
         let restore_from = self.started.take();
         self.sequence += 1;
-        let out_path = self.dir.join(format!("out.{}", self.sequence));
-        let err_path = self.dir.join(format!("err.{}", self.sequence));
+        let out_path = self.fifos.join(format!("out.{}", self.sequence));
+        let err_path = self.fifos.join(format!("err.{}", self.sequence));
         let redactor = order.redact.then(|| Redactor::with_values(self.declared.secret_values()));
         let mut streams = Vec::new();
         for path in [&out_path, &err_path] {
             make_fifo(path)?;
             // Read end first (it does not wait for a writer), then a write end of our own, held
-            // until the command has ended, so the reader never sees an end before bash opens it.
-            let read = std::os::unix::fs::OpenOptionsExt::custom_flags(
-                std::fs::OpenOptions::new().read(true),
-                libc::O_NONBLOCK,
-            )
-            .open(path)
-            .map_err(io("output FIFO"))?;
-            let hold = std::fs::OpenOptions::new().write(true).open(path).map_err(io("output FIFO"))?;
+            // until the command has ended, so the reader never sees an end before bash opens it:
+            // the same FIFO, through the descriptor, whatever stands at the path by now.
+            let read = open_fifo(path, false)?;
+            let hold = std::fs::OpenOptions::new()
+                .write(true)
+                .open(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&read)))
+                .map_err(io("output FIFO"))?;
             rustix::fs::fcntl_setfl(&read, rustix::fs::OFlags::empty())
                 .map_err(|e| AideError::io("output FIFO", &e.into()))?;
             streams.push((reader(read, order.max_output, redactor.clone()), hold));
@@ -448,7 +482,7 @@ impl Drop for LiveShell {
         }
         // The report reader ends on its own marker.
         let _ = writeln!(self.report_fifo, "\x1e{} quit", self.nonce);
-        let _ = std::fs::remove_file(self.dir.join("report"));
+        let _ = std::fs::remove_file(self.fifos.join("report"));
     }
 }
 

@@ -1,8 +1,13 @@
 //! Sessions on disk: `$AIDE_HOME/shell/sessions/<id>/` holds `meta.json`,
 //! `state.sh` (the shell state as a script bash can source: variables,
 //! functions, aliases, the working directory, `set`/`shopt` options),
-//! `perf.jsonl` (one line per exec) and `lock`. Writes are atomic; a
-//! per-session lock makes execs on one session run one after the other.
+//! `perf.jsonl` (one line per exec), `lock`, its keeper's files, and `io/`:
+//! the FIFOs its shell writes its reports and output to, the only part of
+//! the folder its sandbox may write. What comes back through `io/` is
+//! parsed, never run by an unconfined process, and never changes the
+//! sandbox (that is fixed in `meta.json` when the session starts). Writes
+//! are atomic; a per-session lock makes execs on one session run one after
+//! the other.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -62,6 +67,9 @@ const SHELL_OWNED: &[&str] =
 /// The largest saved state read (a session's variables and functions).
 const MAX_STATE_BYTES: u64 = 64 << 20;
 
+/// The folder of a session its shell writes: [`Session::io_dir`].
+const IO: &str = "io";
+
 pub fn sessions_dir() -> PathBuf {
     aide_core::home::aide_home().join("shell/sessions")
 }
@@ -76,7 +84,7 @@ pub fn initial_state(cwd: &Path, env: &BTreeMap<String, String>) -> String {
     let mut script = String::new();
     for (k, v) in env {
         if is_identifier(k) && !SHELL_OWNED.contains(&k.as_str()) && !k.starts_with("BASH_") {
-            script.push_str(&format!("declare -x {k}={}\n", shell_quote(v)));
+            script.push_str(&crate::state::declare_exported(k, v));
         }
     }
     script.push_str(&crate::state::cd_line(&cwd.display().to_string()));
@@ -105,14 +113,27 @@ pub struct Session {
 
 impl Session {
     /// The sandbox its shell runs in: writable, in `workspace-write`, beneath
-    /// the directory it started in; its own folder always (the shell writes
-    /// its state and reports there).
+    /// the directory it started in; its `io` folder always (the shell
+    /// writes its reports and output there), the rest of its folder never;
+    /// its folder readable whatever else is not (the shell reads its state).
     pub fn sandbox(&self) -> aide_core::sandbox::Sandbox {
-        let mut extra = vec![self.dir.clone()];
-        extra.extend(self.meta.sandbox_writable.iter().map(PathBuf::from));
+        let configured: Vec<PathBuf> = self.meta.sandbox_writable.iter().map(PathBuf::from).collect();
         let dir = self.sandbox_dir();
-        let readable = self.meta.sandbox_readable.as_ref().map(|l| l.iter().map(PathBuf::from).collect());
-        self.meta.sandbox.sandbox(Path::new(&dir), &extra).reading(readable, Path::new(&dir))
+        let readable = self
+            .meta
+            .sandbox_readable
+            .as_ref()
+            .map(|l| l.iter().map(PathBuf::from).chain([self.dir.clone()]).collect());
+        self.meta
+            .sandbox
+            .sandbox(Path::new(&dir), &configured)
+            .owning(vec![self.io_dir()])
+            .reading(readable, Path::new(&dir))
+    }
+
+    /// Where its shell writes (its sandbox may): the report and output FIFOs.
+    pub fn io_dir(&self) -> PathBuf {
+        self.dir.join(IO)
     }
 
     /// The directory a `workspace-write` sandbox lets it write beneath: the
@@ -168,42 +189,39 @@ impl Session {
         }
     }
 
+    /// Adds `name=value`, exported, to its saved state (a new session's:
+    /// the shell sources it next).
+    pub fn export(&self, name: &str, value: &str) -> Result<(), AideError> {
+        let mut state = aide_core::fsutil::read_private(&self.state_path(), MAX_STATE_BYTES)
+            .map_err(|e| damaged_error(&self.meta.session_id, "state.sh", &e))?;
+        state.extend_from_slice(crate::state::declare_exported(name, value).as_bytes());
+        write_atomic_with(&self.state_path(), &state, Some(private_permissions()))
+            .map_err(|e| io_err("session state", &e))
+    }
+
     /// Whether an exec holds the session's lock now (is running in it).
     pub fn is_busy(&self) -> bool {
         aide_core::fsutil::lock_held(&self.dir.join("lock"))
     }
 
-    /// The exported variables of the saved state, as bash sees them.
+    /// The exported variables of the saved state, read as text: the state
+    /// came back from the session's shell (from its sandbox, if it has one),
+    /// so no unconfined bash sources it.
     pub fn environment(&self) -> BTreeMap<String, String> {
-        if self.check_state().is_err() {
-            return BTreeMap::new();
-        }
-        let script = r#"source "$1" >/dev/null 2>&1; for n in $(compgen -e); do printf '%s=%s\0' "$n" "${!n}"; done"#;
-        let out = std::process::Command::new("bash")
-            .args(["--noprofile", "--norc", "-c", script, "bash"])
-            .arg(self.state_path())
-            .env_clear()
-            .stdin(std::process::Stdio::null())
-            .output();
-        let mut env = BTreeMap::new();
-        if let Ok(out) = out {
-            for pair in out.stdout.split(|&b| b == 0).filter(|p| !p.is_empty()) {
-                let pair = String::from_utf8_lossy(pair);
-                if let Some((k, v)) = pair.split_once('=')
-                    && !SHELL_OWNED.contains(&k)
-                {
-                    env.insert(k.to_string(), v.to_string());
-                }
-            }
-        }
-        env
+        let mut declared = self.declared();
+        declared
+            .exported
+            .iter()
+            .filter(|name| !SHELL_OWNED.contains(&name.as_str()))
+            .filter_map(|name| Some((name.clone(), declared.variables.remove(name)?)))
+            .collect()
     }
 }
 
 /// Creates a session in `parent` (the sessions folder, or a temporary one).
 pub fn create_in(parent: &Path, id: &str, cwd: &Path, env: &BTreeMap<String, String>) -> Result<Session, AideError> {
     let dir = parent.join(id);
-    aide_core::fsutil::private_dir(&dir).map_err(|e| io_err(&dir.display().to_string(), &e))?;
+    aide_core::fsutil::private_dir(&dir.join(IO)).map_err(|e| io_err(&dir.display().to_string(), &e))?;
     // The state keeps exported values (it must), so only its owner may read it.
     write_atomic_with(&dir.join("state.sh"), initial_state(cwd, env).as_bytes(), Some(private_permissions()))
         .map_err(|e| io_err("session state", &e))?;
@@ -255,6 +273,11 @@ pub fn open_at(dir: &Path) -> Result<Session, AideError> {
         Err(e) => return Err(damaged_error(id, "meta.json", &e)),
     };
     let meta: Meta = serde_json::from_slice(&meta).map_err(|e| AideError::internal(format!("session meta: {e}")))?;
+    if meta.sandbox.mode == aide_core::sandbox::SandboxMode::WorkspaceWrite && meta.sandbox_dir.is_none() {
+        // Its sandbox would otherwise follow its working directory, which its own commands move.
+        let why = std::io::Error::new(std::io::ErrorKind::InvalidData, "a sandbox without the folder it confines to");
+        return Err(damaged_error(id, "meta.json", &why));
+    }
     Ok(Session { dir, meta })
 }
 
@@ -308,6 +331,7 @@ pub fn remove(id: &str) -> Result<(), AideError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // bash itself, the oracle of what a state script means
 mod tests {
     use super::*;
 
@@ -329,7 +353,7 @@ mod tests {
         env.insert("bad.name".to_string(), "z".to_string());
         env.insert("SHLVL".to_string(), "3".to_string());
         let s = initial_state(Path::new("/tmp"), &env);
-        assert!(s.contains("declare -x GOOD='x y'"));
+        assert!(s.contains("declare -x GOOD=\"x y\""));
         assert!(!s.contains("bad.name") && !s.contains("SHLVL"));
         assert!(s.ends_with("cd -- '/tmp' 2>/dev/null\n"));
     }

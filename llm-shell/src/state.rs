@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Declared {
     /// Scalar variables (arrays are left out).
     pub variables: BTreeMap<String, String>,
+    /// The names of the exported ones among them (`declare -x`).
+    pub exported: BTreeSet<String>,
     pub functions: BTreeSet<String>,
     pub aliases: BTreeSet<String>,
 }
@@ -95,7 +97,10 @@ fn walk<'a>(script: &'a str, mut each: impl FnMut(Entry<'a>, &'a str)) {
 pub fn parse(script: &str) -> Declared {
     let mut declared = Declared::default();
     walk(script, |entry, _| match entry {
-        Entry::Variable { name, value: Some(v), .. } => {
+        Entry::Variable { flags, name, value: Some(v) } => {
+            if flags.contains('x') {
+                declared.exported.insert(name.to_string());
+            }
             declared.variables.insert(name.to_string(), v);
         }
         Entry::Function { name } => {
@@ -173,6 +178,20 @@ pub fn restorable_state(printed: &str, working_dir: &str) -> String {
     });
     out.push_str(&cd_line(working_dir));
     out
+}
+
+/// An exported variable as `declare -p` prints it (so [`parse`] reads it
+/// back as bash would): `declare -x NAME="VALUE"`, with `\`, `"`, `$` and
+/// `` ` `` escaped.
+pub fn declare_exported(name: &str, value: &str) -> String {
+    let mut quoted = String::with_capacity(value.len() + 2);
+    for c in value.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            quoted.push('\\');
+        }
+        quoted.push(c);
+    }
+    format!("declare -x {name}=\"{quoted}\"\n")
 }
 
 /// The last line of a state script: back to its working directory.
@@ -300,6 +319,7 @@ fn value(text: &str) -> (Option<String>, usize) {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // bash itself, the oracle of what a state script means
 mod tests {
     use super::*;
 
@@ -395,6 +415,36 @@ alias ll='ls -la'"#,
             restorable_options(printed, "ehB"),
             "set -o errexit\nset +o nounset\nset +o pipefail\nset +o xtrace\nshopt -s extglob\n"
         );
+    }
+
+    #[test]
+    fn a_declared_export_reads_back_as_bash_sources_it() {
+        let values = ["plain", "a b", "it's", "q\"uote", "$HOME `x` \\ end", "two\nlines", "tab\there", ""];
+        let script: String = values.iter().enumerate().map(|(i, v)| declare_exported(&format!("V{i}"), v)).collect();
+        let d = parse(&script);
+        let printed = std::process::Command::new("bash")
+            .args([
+                "--noprofile",
+                "--norc",
+                "-c",
+                "source /dev/stdin; for i in 0 1 2 3 4 5 6 7; do n=V$i; printf '%s\\0' \"${!n}\"; done",
+            ])
+            .env_clear()
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().expect("stdin").write_all(script.as_bytes())?;
+                c.wait_with_output()
+            })
+            .expect("bash runs");
+        let by_bash: Vec<String> = String::from_utf8_lossy(&printed.stdout).split('\0').map(str::to_string).collect();
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(d.variables[&format!("V{i}")], *v, "parsed");
+            assert_eq!(by_bash[i], *v, "sourced by bash");
+            assert!(d.exported.contains(&format!("V{i}")));
+        }
     }
 
     #[test]
