@@ -26,6 +26,7 @@ mod lsp;
 mod mcp;
 mod mcp_face;
 mod name_paths;
+mod plant;
 mod policy;
 mod pty;
 mod read;
