@@ -19,8 +19,15 @@ use super::{PROTECTED_NAMES, Sandbox};
 /// Makes the mounts of `sandbox` (this process has a mount namespace of its own).
 pub(super) fn mount(sandbox: &Sandbox) -> Result<(), String> {
     // Nothing mounted here propagates to the host's namespace.
-    sys_mount(None, "/", None, libc::MS_REC | libc::MS_SLAVE, None)
-        .map_err(|e| format!("the mounts cannot be made private: {e}"))?;
+    sys_mount(None, "/", None, libc::MS_REC | libc::MS_SLAVE, None).map_err(|e| {
+        let why = if e.raw_os_error() == Some(libc::EPERM) {
+            " (mounting in a user namespace is refused here: by another sandbox around this process, or by a \
+             security policy such as AppArmor's restriction of unprivileged user namespaces)"
+        } else {
+            ""
+        };
+        format!("the mounts cannot be made private: {e}{why}")
+    })?;
     for layer in layers(sandbox) {
         bind(&layer.path, layer.read_only)
             .map_err(|e| format!("{} cannot be mounted {}: {e}", layer.path.display(), layer.mode()))?;
