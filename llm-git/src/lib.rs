@@ -17,8 +17,15 @@
 //! `--porcelain`, unified diffs with fixed prefixes), whatever the user's
 //! configuration; a differential test holds each to git itself. Paths are
 //! relative to `--root` (which may lie inside the repository); nothing
-//! outside it is named or changed. Times are git's own (`%aI`, `%cI`):
+//! outside it is named or changed, and a work tree set elsewhere than its
+//! `.git` is refused. Names are git's bytes in the contract's spelling
+//! (`\xHH`), taken back in it. Times are git's own (`%aI`, `%cI`):
 //! strict ISO 8601 in the author's or committer's offset, as they wrote it.
+//!
+//! Nothing the repository's own configuration names runs (fsmonitor,
+//! filters, signing programs, remotes: [`aide_core::git::guard`]); the
+//! hooks of a commit and a switch run as git runs them, but through the
+//! gate (`hooks`): timeout, cancellation, log, `aide mcp`'s sandbox.
 //!
 //! ## Wire format (`--json`, inside the aide envelope)
 //!
@@ -47,9 +54,11 @@
 //!   "checksum_before", "checksum_after" }], "staged", "undo" }`.
 //!
 //! Exit status: 0; 2 invalid input (`not_a_repository`, `not_found` for an
-//! unknown revision or path); 3 `nothing_to_commit`, `dirty_tree`,
-//! `checksum_mismatch` (a file changed while it was restored); 4
-//! `git_failed` (git's stderr in the details).
+//! unknown revision or path, `path_outside_root` for a path or a work tree
+//! outside the root); 3 `nothing_to_commit`, `dirty_tree`, `hook_failed`
+//! (a hook refused the commit), `checksum_mismatch` (a file changed while
+//! it was restored); 4 `git_failed` (git's stderr in the details),
+//! `timeout` (a hook ran past its 600 s).
 
 mod change;
 mod commit;
