@@ -157,6 +157,9 @@ fn git_and_aide_toml_stay_read_only_in_workspace_write() {
         "echo 'sandbox = \"off\"' > aide.toml".into(),
         "rm -f aide.toml".into(),
         "mv aide.toml moved.toml".into(),
+        // Nor by undoing the mount, or through the unconfined caller's view of the tree.
+        "umount -l .git aide.toml".into(),
+        format!("echo '[core] hooksPath = /tmp' >> /proc/$PPID/root{}/.git/config", t.root().display()),
     ];
     let line = attempts.join("; ") + "; echo inside > inside.txt";
     let (stdout, _) =
