@@ -16,7 +16,9 @@
 //!    just before), each folder is fsynced, and the journal is removed.
 //!
 //! A failure in steps 1–5 removes the temporaries: nothing changed. A
-//! failure in step 6 puts back the files already replaced. A crash (kill -9,
+//! failure in step 6 puts back the files already replaced. The journal of
+//! an edit still to be verified (`--verify`) outlives the renames, until
+//! the check is over ([`commit_unverified`]). A crash (kill -9,
 //! power loss) leaves the journal: the next llm-transform run on the root
 //! (or `llm-transform recover`) finishes the transform if any file was
 //! already replaced, or rolls it back if none was (see [`crate::journal`]).
@@ -196,6 +198,32 @@ pub fn commit(
     changed: &[&FileState],
     dirs: &DirChanges,
 ) -> Result<Vec<Diagnostic>, AideError> {
+    commit_journalled(root, execution_id, changed, dirs, false).map(|(diagnostics, _)| diagnostics)
+}
+
+/// [`commit`] of an edit still to be verified: its journal says so, and is
+/// kept (and held) past the renames, so that a run killed while checking
+/// leaves it to recovery, which undoes the edit. The caller finishes the
+/// journal once the edit is verified, or undone.
+pub fn commit_unverified(
+    root: &Root,
+    execution_id: &str,
+    changed: &[&FileState],
+    dirs: &DirChanges,
+) -> Result<(Vec<Diagnostic>, Journal), AideError> {
+    let (diagnostics, journal) = commit_journalled(root, execution_id, changed, dirs, true)?;
+    let journal = journal.ok_or_else(|| AideError::internal("the journal of an unverified commit is gone"))?;
+    Ok((diagnostics, journal))
+}
+
+/// The commit, its journal kept past the renames when `verifying`.
+fn commit_journalled(
+    root: &Root,
+    execution_id: &str,
+    changed: &[&FileState],
+    dirs: &DirChanges,
+    verifying: bool,
+) -> Result<(Vec<Diagnostic>, Option<Journal>), AideError> {
     // A descriptor a folder, held to the end: up to the hard limit of them.
     let _descriptors = crate::disk::OpenFilesRaised::new();
     // The folders new files need are journalled before they are made, so a
@@ -205,7 +233,7 @@ pub fn commit(
     let removed: Vec<PathBuf> = dirs.remove.keys().cloned().collect();
     let temps: Vec<Option<OsString>> =
         changed.iter().map(|f| f.current.as_ref().map(|_| temp_name(f.abs.file_name().unwrap_or_default()))).collect();
-    let journal = Journal::begin(root, execution_id, changed, &temps, &made, &removed)?;
+    let journal = Journal::begin(root, execution_id, changed, &temps, &made, &removed, verifying)?;
     if let Err(e) = crate::disk::make_dirs(root, &made_with_modes) {
         remove_made_dirs(root, &made);
         journal.finish();
@@ -333,9 +361,13 @@ pub fn commit(
     io_map(&folders, |dir| {
         let _ = rustix::fs::fsync(dir.as_fd());
     });
+    if verifying {
+        drop(deferred);
+        return Ok((diagnostics, Some(journal)));
+    }
     journal.finish();
     drop(deferred);
-    Ok(diagnostics)
+    Ok((diagnostics, None))
 }
 
 /// Undoes a commit that failed while putting its files in place: the

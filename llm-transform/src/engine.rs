@@ -21,7 +21,7 @@ use crate::{
 /// Makes whole, before a run writes anything, the transforms of `root` that
 /// were killed mid-commit; the diagnostics say so.
 pub(crate) fn recover_first(root: &Root) -> Result<Vec<Diagnostic>, AideError> {
-    Ok(journal::diagnostics(&journal::recover(root)?))
+    Ok(journal::diagnostics(&journal::recover(root, &undo::roll_back)?))
 }
 
 /// Runs a transform request on `root`: plans every edit (stopping at the
@@ -301,31 +301,36 @@ pub fn transform(
     let verify = request.verification(changed.iter().any(|f| f.cargo_check));
     let mut verified = None;
     if wrote {
-        // The tree as it is, for the checkers to compare with after.
-        let before = verify::before(root, &verify, ctx)?;
+        // The tree as it is, for the checks to compare with after.
+        let before = verify::before(root, &verify, &changed, ctx)?;
         // The last moment a cancellation stops the run: from here the
         // commit goes to its end.
         ctx.check_cancel()?;
-        diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed, &plan.dirs)?);
-        undo::prune_undo(aide_core::time::now_ms());
-        if verify.any() {
-            match verify::after(root, &verify, before.as_ref(), &changed, ctx) {
-                Ok(v) => verified = Some(v),
-                Err(verify::Failed(error)) => {
-                    // Undone at once, under an id of its own (which takes the
-                    // files' locks again); the run's error says why.
-                    drop(locks);
-                    let rollback = aide_core::ids::new_execution_id();
-                    undo::undo(root, &ctx.execution_id, &rollback)?;
-                    // The rollback is not a transform to undo: that would put
-                    // back the edit that failed.
-                    if let Ok((dir, _)) = undo::load_manifest(&rollback) {
-                        let _ = std::fs::remove_dir_all(dir);
+        match before {
+            None => diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed, &plan.dirs)?),
+            Some(before) => {
+                // Journalled as unverified until the check is over: a run
+                // killed meanwhile leaves the edit to recovery to undo.
+                let (written, journal) = commit::commit_unverified(root, &ctx.execution_id, &changed, &plan.dirs)?;
+                diagnostics.extend(written);
+                match verify::after(root, &verify, before, &changed, ctx) {
+                    Ok(v) => verified = Some(v),
+                    Err(failed) => {
+                        // Undone at once, under an id of its own (which takes
+                        // the files' locks again); the run's error says why.
+                        drop(locks);
+                        let undone = undo::roll_back(root, &ctx.execution_id);
+                        journal.finish();
+                        return Err(match undone {
+                            Ok(()) => failed.0,
+                            Err(why) => failed.not_undone(why),
+                        });
                     }
-                    return Err(error);
                 }
+                journal.finish();
             }
         }
+        undo::prune_undo(aide_core::time::now_ms());
     }
     // Counted per edit and per operation (span edits are reported per file).
     let edits_applied: usize = plan.edit_counts.iter().filter(|(_, same)| !same).map(|(n, _)| n).sum();

@@ -19,6 +19,15 @@
 //! A file that has neither its old nor its new content was changed by
 //! someone else after the crash: it is left as it is and named in the
 //! report.
+//!
+//! The journal of an edit still to be verified (`--verify`) says so and
+//! lives on past the renames until the check is over. One found unheld is
+//! an edit that landed unverified (the run died while checking): recovery
+//! completes it as above, then undoes it whole, as a failed check would
+//! have (the undo is handed in by the caller, which sits above the undo;
+//! these journals are recovered last, after any rollback of theirs that
+//! died midway). If it cannot be undone (a file changed since), the edit
+//! stands and the report says why.
 
 use std::fs::File;
 use std::io::Write;
@@ -61,6 +70,10 @@ struct JournalRecord {
     /// files were all in place, and recovery removes the rest.
     #[serde(default)]
     removed_dirs: Vec<String>,
+    /// The edit awaits its verification: until the journal goes, recovery
+    /// undoes it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    verifying: bool,
 }
 
 /// The suffix of a journal being written: it becomes `<id>.json` only once
@@ -93,8 +106,10 @@ impl Journal {
         temps: &[Option<std::ffi::OsString>],
         made_dirs: &[PathBuf],
         removed_dirs: &[PathBuf],
+        verifying: bool,
     ) -> Result<Journal, AideError> {
-        let durable = changed.len() > 1 || !made_dirs.is_empty() || !removed_dirs.is_empty();
+        // An unverified edit must be undone after a power loss too.
+        let durable = changed.len() > 1 || !made_dirs.is_empty() || !removed_dirs.is_empty() || verifying;
         let dir = journal_dir();
         aide_core::fsutil::private_dir(&dir).map_err(|e| AideError::io("transform journal", &e))?;
         let record = JournalRecord {
@@ -112,6 +127,7 @@ impl Journal {
                 .collect(),
             made_dirs: made_dirs.iter().map(|d| aide_core::root::to_slash(d)).collect(),
             removed_dirs: removed_dirs.iter().map(|d| aide_core::root::to_slash(d)).collect(),
+            verifying,
         };
         let text = serde_json::to_vec(&record).map_err(|e| AideError::internal(e.to_string()))?;
         let path = dir.join(format!("{execution_id}.json"));
@@ -166,6 +182,10 @@ pub struct Recovered {
     /// removed, a FIFO or a link stands there now): left as they are, and
     /// the journal cleared all the same.
     pub unrestored: Vec<Unrestored>,
+    /// An edit that landed unverified (its run died while checking) and
+    /// could not be undone: why. It stands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unverified_kept: Option<String>,
 }
 
 /// A file recovery could not restore, and why.
@@ -182,6 +202,24 @@ pub enum RecoveryAction {
     Completed,
     /// No file had been replaced: the temporaries were removed.
     RolledBack,
+    /// The edit had landed, but its run died while checking it
+    /// (`--verify`): it was completed, then undone.
+    UndoneUnverified,
+}
+
+/// Undoes the transform of an execution id on a root: what recovery does
+/// with an edit that landed unverified (given by the caller: the undo sits
+/// above the journal).
+pub type UndoUnverified<'a> = &'a dyn Fn(&Root, &str) -> Result<(), AideError>;
+
+/// An interrupted transform, as `aide doctor` lists it.
+#[derive(Debug, Clone)]
+pub struct Interrupted {
+    pub execution_id: String,
+    /// None: the journal cannot be read (it is named by its file).
+    pub root: Option<PathBuf>,
+    /// Its edit had landed, or was landing, unverified (its run died while checking it).
+    pub unverified: bool,
 }
 
 /// A journal no live commit holds, locked now by this process.
@@ -275,28 +313,33 @@ pub fn pending(root: &Root) -> Vec<String> {
         .collect()
 }
 
-/// Every interrupted transform under any root, as (execution_id, root):
-/// what `aide doctor` reports. A journal that cannot be read has no root
-/// and is named by its file.
-pub fn interrupted() -> Vec<(String, Option<PathBuf>)> {
+/// Every interrupted transform under any root: what `aide doctor`
+/// reports. A journal that cannot be read has no root and is named by its
+/// file.
+pub fn interrupted() -> Vec<Interrupted> {
     unheld(false, None)
         .into_iter()
         .map(|j| match j.record {
-            Some(r) => (r.execution_id, Some(r.root)),
-            None => (j.path.display().to_string(), None),
+            Some(r) => Interrupted { execution_id: r.execution_id, root: Some(r.root), unverified: r.verifying },
+            None => Interrupted { execution_id: j.path.display().to_string(), root: None, unverified: false },
         })
         .collect()
 }
 
-/// Finishes or rolls back every interrupted transform of `root`. A journal
+/// Finishes or rolls back every interrupted transform of `root`, and undoes
+/// (by `undo_unverified`) those whose edit landed unverified. A journal
 /// that cannot be read is cleared: no live commit holds it, and with
 /// journals renamed into place whole, none can be one being written.
-pub fn recover(root: &Root) -> Result<Vec<Recovered>, AideError> {
+pub fn recover(root: &Root, undo_unverified: UndoUnverified<'_>) -> Result<Vec<Recovered>, AideError> {
     let mut out = Vec::new();
-    for journal in unheld(true, Some(root.path())) {
+    let mut journals = unheld(true, Some(root.path()));
+    // An unverified edit after the rollbacks: one whose in-process rollback
+    // died midway has that rollback's journal too, completed first.
+    journals.sort_by_key(|j| j.record.as_ref().is_some_and(|r| r.verifying));
+    for journal in journals {
         match &journal.record {
             Some(record) if record.root == root.path() => {
-                out.push(recover_one(root, record)?);
+                out.push(recover_record(root, record, undo_unverified)?);
                 let _ = std::fs::remove_file(&journal.path);
             }
             Some(_) => {}
@@ -310,7 +353,11 @@ pub fn recover(root: &Root) -> Result<Vec<Recovered>, AideError> {
 
 /// Recovers the one journal `execution_id` on `root`, wherever its commit
 /// ran: for a root that was moved (or reached by another path) since.
-pub fn recover_journal(root: &Root, execution_id: &str) -> Result<Recovered, AideError> {
+pub fn recover_journal(
+    root: &Root,
+    execution_id: &str,
+    undo_unverified: UndoUnverified<'_>,
+) -> Result<Recovered, AideError> {
     let held = || TransformError::NoJournal { id: execution_id.to_string() }.into();
     if !execution_id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') || execution_id.is_empty() {
         return Err(held());
@@ -320,8 +367,25 @@ pub fn recover_journal(root: &Root, execution_id: &str) -> Result<Recovered, Aid
         .find(|j| j.path.file_stem().is_some_and(|s| s == execution_id))
         .ok_or_else(held)?;
     let record = journal.record.as_ref().ok_or_else(held)?;
-    let recovered = recover_one(root, record)?;
+    let recovered = recover_record(root, record, undo_unverified)?;
     let _ = std::fs::remove_file(&journal.path);
+    Ok(recovered)
+}
+
+/// Recovers one commit ([`recover_one`]); one whose edit landed unverified
+/// is then undone, its files' locks let go first (the undo takes them).
+fn recover_record(
+    root: &Root,
+    record: &JournalRecord,
+    undo_unverified: UndoUnverified<'_>,
+) -> Result<Recovered, AideError> {
+    let mut recovered = recover_one(root, record)?;
+    if record.verifying && recovered.action == RecoveryAction::Completed {
+        match undo_unverified(root, &record.execution_id) {
+            Ok(()) => recovered.action = RecoveryAction::UndoneUnverified,
+            Err(e) => recovered.unverified_kept = Some(e.message),
+        }
+    }
     Ok(recovered)
 }
 
@@ -434,6 +498,7 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
         files,
         conflicts,
         unrestored,
+        unverified_kept: None,
     })
 }
 
@@ -452,8 +517,16 @@ pub fn diagnostics(recovered: &[Recovered]) -> Vec<aide_core::Diagnostic> {
             let what = match r.action {
                 RecoveryAction::Completed => "completed",
                 RecoveryAction::RolledBack => "rolled back (nothing of it had been written)",
+                RecoveryAction::UndoneUnverified => {
+                    "undone: its edit had landed, but its run died while checking it (--verify)"
+                }
             };
             let mut message = format!("an interrupted transform ({}) of this root was {what}", r.execution_id);
+            if let Some(why) = &r.unverified_kept {
+                message.push_str(&format!(
+                    "; its run died while checking it (--verify), and undoing it failed ({why}): the edit stands, unverified"
+                ));
+            }
             if !r.conflicts.is_empty() {
                 message.push_str(&format!(
                     "; changed by someone else since, left as they are: {}",

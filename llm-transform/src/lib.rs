@@ -88,7 +88,10 @@
 //!   and `--verify-command CMD` a command after it; an edit after which a
 //!   checker fails that did not, or says anything new (any severity), or
 //!   after which the command fails, is undone at once
-//!   (`verification_failed`, exit 3; [`verify`]). `--cargo-check` and
+//!   (`verification_failed`, exit 3; [`verify`]); so is one after which a
+//!   check wrote the project's files, what it wrote put back too. Until
+//!   the check is over the journal stays: a run killed meanwhile leaves
+//!   the edit to recovery, which undoes it. `--cargo-check` and
 //!   `run_cargo_check` are the old names of `--verify cargo`.
 //! * `--dry-run` shows the unified diffs and would-be checksums, writing
 //!   nothing. An applied transform keeps its pre-images:
@@ -120,6 +123,7 @@ pub mod tree;
 pub mod undo;
 pub mod undo_store;
 pub mod verify;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -309,11 +313,11 @@ impl Tool for LlmTransform {
         let root = ctx.open_root(request.root.as_deref())?;
         match &request.command {
             Some(Subcommand::Recover { journal: None }) => {
-                Ok(Outcome::new(TransformOutput::Recover { recovered: journal::recover(&root)? }))
+                Ok(Outcome::new(TransformOutput::Recover { recovered: journal::recover(&root, &undo::roll_back)? }))
             }
-            Some(Subcommand::Recover { journal: Some(id) }) => {
-                Ok(Outcome::new(TransformOutput::Recover { recovered: vec![journal::recover_journal(&root, id)?] }))
-            }
+            Some(Subcommand::Recover { journal: Some(id) }) => Ok(Outcome::new(TransformOutput::Recover {
+                recovered: vec![journal::recover_journal(&root, id, &undo::roll_back)?],
+            })),
             Some(Subcommand::Undo { execution_ids, last }) => {
                 let mut diagnostics = recover_first(&root)?;
                 let ids = match last {

@@ -169,8 +169,16 @@ impl Render for TransformOutput {
                     let action = match r.action {
                         journal::RecoveryAction::Completed => "completed",
                         journal::RecoveryAction::RolledBack => "rolled back",
+                        journal::RecoveryAction::UndoneUnverified => "undone (it landed unverified)",
                     };
                     writeln!(w, "{action} {} ({} files)", r.execution_id, r.files)?;
+                    if let Some(why) = &r.unverified_kept {
+                        writeln!(
+                            w,
+                            "  landed unverified, and could not be undone: {}",
+                            aide_core::text::escape_controls(why)
+                        )?;
+                    }
                     for c in &r.conflicts {
                         writeln!(w, "  changed since, left as is: {}", aide_core::text::escape_controls(c))?;
                     }

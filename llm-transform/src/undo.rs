@@ -53,6 +53,18 @@ impl RestoreAction {
     }
 }
 
+/// Undoes transform `execution_id`, whose check failed or never finished,
+/// under an id of its own. The rollback is not kept as a transform to undo:
+/// that would put back the edit that failed.
+pub fn roll_back(root: &Root, execution_id: &str) -> Result<(), AideError> {
+    let rollback = aide_core::ids::new_execution_id();
+    undo(root, execution_id, &rollback)?;
+    if let Ok((dir, _)) = load_manifest(&rollback) {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    Ok(())
+}
+
 /// Restores the files of transform `execution_id`, if it was made under
 /// `root` and every file still has the checksum the transform left.
 pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>, Vec<Diagnostic>), AideError> {

@@ -6,7 +6,9 @@
 //! failing to run at all) — or says anything the tree did not have before:
 //! new findings of any severity, each old one followed through its file's
 //! line moves. A checker that cannot check the tree before the edit stops
-//! the run with nothing written. A command must exit 0 after the edit.
+//! the run with nothing written. A command must exit 0 after the edit. A
+//! check that writes the project's files fails the edit whatever it says,
+//! and what it wrote is put back with the edit ([`crate::watch`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -19,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::plan::FileState;
+use crate::watch::{Watch, Written};
 
 /// A checker or command run longer than this is killed, and the edit undone.
 const TIMEOUT: Duration = Duration::from_secs(600);
@@ -67,30 +70,66 @@ pub struct Verified {
     pub command: Option<String>,
 }
 
-/// The tree's findings before the edit, when checkers are asked for. A
-/// checker that fails on the tree as it is cannot judge the edit: nothing
-/// is written.
-pub fn before(root: &Root, verify: &Verify, ctx: &Context) -> Result<Option<Checked>, AideError> {
-    let Some(names) = &verify.checkers else { return Ok(None) };
-    let checked = aide_checkers::check(root, &options(names), ctx)?;
-    if let Some(c) = checked.failed().next() {
-        let why = c.reason.as_deref().unwrap_or("it failed");
+/// The tree before the edit: its findings, when checkers are asked for,
+/// and its files, to see what a check writes.
+pub struct Before {
+    checked: Option<Checked>,
+    watch: Watch,
+}
+
+/// The tree before the edit (`changed` not yet written), when anything is
+/// to be verified. A checker that fails on the tree as it is cannot judge
+/// the edit: nothing is written (and what it wrote is put back).
+pub fn before(
+    root: &Root,
+    verify: &Verify,
+    changed: &[&FileState],
+    ctx: &Context,
+) -> Result<Option<Before>, AideError> {
+    if !verify.any() {
+        return Ok(None);
+    }
+    let mut watch = Watch::take(root, changed, ctx)?;
+    let Some(names) = &verify.checkers else { return Ok(Some(Before { checked: None, watch })) };
+    let checked = aide_checkers::check(root, &options(names), ctx);
+    let written = watch.put_back(changed, false);
+    let checked = checked?;
+    let failed = checked.failed().next();
+    if failed.is_some() || !written.files.is_empty() {
+        let name = failed.map_or("a checker", |c| c.checker.as_str());
+        let why = match failed {
+            Some(c) => c.reason.clone().unwrap_or_else(|| "it failed".into()),
+            None => format!("it wrote to files ({})", written.files.join(", ")),
+        };
         return Err(AideError::new(
             aide_core::code::CHECKER_FAILED,
-            format!("{} failed on the tree before the edit ({why}); nothing was written", c.checker),
+            format!("{name} failed on the tree before the edit ({why}); nothing was written{}", put_back_note(&written)),
         )
         .with_hint(format!(
-            "an edit is verified by checkers that work on the tree as it is: make {} run, or name the others in --verify",
-            c.checker
+            "an edit is verified by checkers that work on the tree as it is: make {name} run, or name the others in --verify"
         ))
         .with_details(json!({
-            "checker": c.checker,
-            "exit_code": c.exit_code,
-            "reason": c.reason,
-            "stderr_tail": c.stderr_tail,
+            "checker": failed.map(|c| &c.checker),
+            "exit_code": failed.and_then(|c| c.exit_code),
+            "reason": failed.and_then(|c| c.reason.as_ref()),
+            "stderr_tail": failed.and_then(|c| c.stderr_tail.as_ref()),
+            "written_by_check": written.files,
+            "not_restored": written.not_restored,
         })));
     }
-    Ok(Some(checked))
+    Ok(Some(Before { checked: Some(checked), watch }))
+}
+
+/// What is said of files a check wrote: put back, or some left as it left them.
+fn put_back_note(written: &Written) -> String {
+    match (written.files.is_empty(), written.not_restored.as_slice()) {
+        (true, _) => String::new(),
+        (false, []) => "; what the check wrote was put back".into(),
+        (false, left) => format!(
+            "; what the check wrote was put back but for {} (too large to have been kept: left as it left them)",
+            left.join(", ")
+        ),
+    }
 }
 
 fn options(names: &[String]) -> Options {
@@ -99,6 +138,25 @@ fn options(names: &[String]) -> Options {
 
 /// Why an applied edit must be undone: the error with its details.
 pub struct Failed(pub AideError);
+
+impl Failed {
+    /// The refusal of an edit that could not be undone after all (`why`):
+    /// it stands, unverified.
+    pub fn not_undone(self, why: AideError) -> AideError {
+        let Failed(mut error) = self;
+        error.message =
+            format!("{}; but undoing it failed ({}): the edit stands, unverified", error.message, why.message);
+        error.hint = Some(format!(
+            "undo it by hand once {} is resolved: llm-transform undo EXECUTION_ID (this run's)",
+            why.hint.as_deref().unwrap_or("that")
+        ));
+        if let Some(details) = error.details.as_deref_mut().and_then(serde_json::Value::as_object_mut) {
+            details.insert("undone".into(), json!(false));
+            details.insert("undo_error".into(), json!({ "code": why.code.name, "message": why.message }));
+        }
+        error
+    }
+}
 
 /// Whether a checker's run is a failure of the checker: it did not pass
 /// (as its exit status says) or could not run to a reading.
@@ -127,14 +185,17 @@ fn failure(run: &CheckerRun, before: &Checked) -> String {
     format!("{} fails now{} ({was})", run.checker, exit(run.exit_code))
 }
 
-/// Checks the committed edit. `Err(Failed)`: it must be undone.
+/// Checks the committed edit. `Err(Failed)`: it must be undone (every
+/// file a check wrote is put back first, an edited one to what the commit
+/// wrote).
 pub fn after(
     root: &Root,
     verify: &Verify,
-    before: Option<&Checked>,
+    before: Before,
     changed: &[&FileState],
     ctx: &Context,
 ) -> Result<Verified, Failed> {
+    let Before { checked: before, mut watch } = before;
     let mut verified = Verified {
         checkers: Vec::new(),
         errors_before: 0,
@@ -143,8 +204,10 @@ pub fn after(
         findings_after: 0,
         command: None,
     };
-    if let (Some(names), Some(before)) = (&verify.checkers, before) {
-        let now = aide_checkers::check(root, &options(names), ctx).map_err(Failed)?;
+    if let (Some(names), Some(before)) = (&verify.checkers, before.as_ref()) {
+        let now = aide_checkers::check(root, &options(names), ctx);
+        let written = watch.put_back(changed, true);
+        let now = now.map_err(Failed)?;
         verified.checkers = now.checkers.iter().map(|c| c.checker.clone()).collect();
         let errors = |findings: &[Finding]| findings.iter().filter(|f| f.severity == Severity::Error).count();
         verified.errors_before = errors(&before.findings);
@@ -153,15 +216,18 @@ pub fn after(
         verified.findings_after = now.findings.len();
         let fresh = new_findings(before, &now, changed);
         let failing = newly_failing(before, &now);
-        if !fresh.is_empty() || !failing.is_empty() {
-            // A checker that wrote to the edited files: they get what the
-            // commit wrote back, so the undo takes them to before the edit.
-            let rewritten = put_back(changed);
-            return Err(Failed(refusal(&fresh, &failing, before, &verified.checkers, &rewritten)));
+        if !fresh.is_empty() || !failing.is_empty() || !written.files.is_empty() {
+            return Err(Failed(refusal(&fresh, &failing, before, &verified.checkers, &written)));
         }
     }
     if let Some(line) = &verify.command {
-        verified.command = Some(run_command(root, line, ctx)?);
+        let ran = run_command(root, line, ctx);
+        let written = watch.put_back(changed, true);
+        let ran = ran?;
+        if !written.files.is_empty() || ran.exit_code != Some(0) {
+            return Err(Failed(command_refusal(line, &ran, &written)));
+        }
+        verified.command = Some(line.clone());
     }
     Ok(verified)
 }
@@ -172,9 +238,15 @@ fn refusal(
     failing: &[&CheckerRun],
     before: &Checked,
     checkers: &[String],
-    rewritten: &[String],
+    written: &Written,
 ) -> AideError {
     let mut said: Vec<String> = failing.iter().map(|c| failure(c, before)).collect();
+    if !written.files.is_empty() {
+        said.insert(
+            0,
+            format!("a checker wrote to files ({}): a check must not change them", written.files.join(", ")),
+        );
+    }
     if !fresh.is_empty() {
         let shown: Vec<String> = fresh
             .iter()
@@ -197,7 +269,10 @@ fn refusal(
             })
         })
         .collect();
-    AideError::new(aide_core::code::VERIFICATION_FAILED, format!("{}; the edit was undone", said.join("; ")))
+    AideError::new(
+        aide_core::code::VERIFICATION_FAILED,
+        format!("{}; the edit was undone{}", said.join("; "), put_back_note(written)),
+    )
         .with_hint(
             "nothing remains changed: fix the edit (details.new_findings and details.failing say what it broke) and send it again",
         )
@@ -205,7 +280,9 @@ fn refusal(
             "new_findings": fresh,
             "failing": failing,
             "checkers": checkers,
-            "rewritten_by_checker": rewritten,
+            "rewritten_by_checker": written.edited,
+            "written_by_check": written.files,
+            "not_restored": written.not_restored,
             "undone": true,
         }))
 }
@@ -228,48 +305,36 @@ fn new_findings(before: &Checked, now: &Checked, changed: &[&FileState]) -> Vec<
     aide_checkers::baseline::new_since(now.findings.clone(), &before.findings, &moved)
 }
 
-/// Writes back what the commit wrote into each edited file that is no
-/// longer so (a checker changed it); the paths put back.
-fn put_back(changed: &[&FileState]) -> Vec<String> {
-    let mut out = Vec::new();
-    for f in changed.iter().filter(|f| !f.current_link) {
-        let now =
-            std::fs::symlink_metadata(&f.abs).ok().filter(|m| m.is_file()).and_then(|_| std::fs::read(&f.abs).ok());
-        if now == f.current {
-            continue;
-        }
-        let done = match &f.current {
-            Some(bytes) => aide_core::fsutil::write_atomic_with(&f.abs, bytes, f.permissions.clone()),
-            None => std::fs::remove_file(&f.abs),
-        };
-        if done.is_ok() {
-            out.push(f.rel.clone());
-        }
-    }
-    out
+/// Runs the verify command in the root.
+fn run_command(root: &Root, line: &str, ctx: &Context) -> Result<aide_checkers::run::Ran, Failed> {
+    let command = aide_core::gate::Launch::new("verify command", "bash", root.path()).args(["-c", line]);
+    aide_checkers::run::run("the verify command", command, Some(TIMEOUT), ctx).map_err(|e| Failed(AideError::from(e)))
 }
 
-/// Runs the verify command in the root: it must exit 0.
-fn run_command(root: &Root, line: &str, ctx: &Context) -> Result<String, Failed> {
-    let command = aide_core::gate::Launch::new("verify command", "bash", root.path()).args(["-c", line]);
-    let ran = aide_checkers::run::run("the verify command", command, Some(TIMEOUT), ctx)
-        .map_err(|e| Failed(AideError::from(e)))?;
-    if ran.exit_code != Some(0) {
-        let code = ran.exit_code.map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
-        return Err(Failed(
-            AideError::new(
-                aide_core::code::VERIFICATION_FAILED,
-                format!("the verify command failed after the edit ({code}); the edit was undone"),
-            )
-            .with_hint("nothing remains changed: see details for the command's output")
-            .with_details(json!({
-                "command": line,
-                "exit_code": ran.exit_code,
-                "stdout_tail": aide_checkers::run::tail(&ran.stdout),
-                "stderr_tail": aide_checkers::run::tail(&ran.stderr),
-                "undone": true,
-            })),
-        ));
-    }
-    Ok(line.to_string())
+/// The refusal of an edit after which the verify command failed or wrote
+/// to files.
+fn command_refusal(line: &str, ran: &aide_checkers::run::Ran, written: &Written) -> AideError {
+    let code = ran.exit_code.map_or_else(|| "a signal".to_string(), |c| format!("exit {c}"));
+    let what = if written.files.is_empty() {
+        format!("the verify command failed after the edit ({code})")
+    } else {
+        format!(
+            "the verify command wrote to files ({}; {code}): a check must not change them",
+            written.files.join(", ")
+        )
+    };
+    AideError::new(
+        aide_core::code::VERIFICATION_FAILED,
+        format!("{what}; the edit was undone{}", put_back_note(written)),
+    )
+    .with_hint("nothing remains changed: see details for the command's output; a verify command only reads")
+    .with_details(json!({
+        "command": line,
+        "exit_code": ran.exit_code,
+        "stdout_tail": aide_checkers::run::tail(&ran.stdout),
+        "stderr_tail": aide_checkers::run::tail(&ran.stderr),
+        "written_by_check": written.files,
+        "not_restored": written.not_restored,
+        "undone": true,
+    }))
 }

@@ -157,3 +157,113 @@ fn a_checker_that_starts_failing_crashes_or_writes_after_the_edit_undoes_it() {
     let v = verify(&path, "x = 2  # two", 0);
     assert_eq!(v["verified"]["checkers"], json!(["pyflakes"]), "{v}");
 }
+
+/// The request that patches `x = 1` to `x = 2` in a.py, with `verify`'s fields.
+fn patch_with(verify: Value) -> String {
+    let mut request =
+        json!({ "operations": [{ "op": "patch", "path": "a.py", "old_text": "x = 1", "new_text": "x = 2" }] });
+    request.as_object_mut().unwrap().extend(verify.as_object().unwrap().clone());
+    request.to_string()
+}
+
+#[test]
+fn a_check_that_writes_files_fails_the_edit_and_everything_is_put_back() {
+    let t = TestDir::new();
+    t.write("a.py", "x = 1\n");
+    t.write("lib/b.py", "b = 1\n");
+    t.write("notes.txt", "notes\n");
+    let before = tree(&t);
+    let refused = |v: &Value, wrote: &str, said: &str| {
+        assert_eq!(v["error"]["code"], "verification_failed", "{said}: {v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains("wrote to files") && message.contains(wrote), "{said}: {message}");
+        assert_eq!(v["error"]["details"]["written_by_check"], json!([wrote]), "{said}: {v}");
+        assert_eq!(v["error"]["details"]["undone"], true, "{said}: {v}");
+        assert_eq!(tree(&t), before, "{said}: the edit and the check's write are both undone");
+    };
+
+    // A verify command that writes the edited file or another source file
+    // (or removes one), whether it then exits 0 or not.
+    for (command, wrote) in [
+        ("echo 'y = 3' >> a.py", "a.py"),
+        ("echo 'y = 3' >> a.py; exit 1", "a.py"),
+        ("echo 'c = 2' > lib/b.py", "lib/b.py"),
+        ("rm lib/b.py", "lib/b.py"),
+    ] {
+        let v: Value = t
+            .cmd("llm-transform")
+            .args(["--request", "-"])
+            .stdin(patch_with(json!({ "verify_command": command })))
+            .json(3);
+        refused(&v, wrote, command);
+    }
+
+    // A checker that writes a source file the edit did not touch.
+    let path = stand_in(&t, "grep -q 'x = 2' a.py && echo 'c = 2' >> lib/b.py; exit 0");
+    let v: Value = t
+        .cmd("llm-transform")
+        .args(["--request", "-"])
+        .env("PATH", &path)
+        .stdin(patch_with(json!({ "verify": "pyflakes" })))
+        .json(3);
+    refused(&v, "lib/b.py", "a checker writing lib/b.py");
+
+    // One that writes while checking the tree before the edit: nothing is
+    // written, and its write is put back too.
+    let path = stand_in(&t, "echo 'c = 2' >> lib/b.py; exit 0");
+    let v: Value = t
+        .cmd("llm-transform")
+        .args(["--request", "-"])
+        .env("PATH", &path)
+        .stdin(patch_with(json!({ "verify": "pyflakes" })))
+        .json(4);
+    assert_eq!(v["error"]["code"], "checker_failed", "{v}");
+    assert_eq!(tree(&t), before, "the checker's write before the edit is put back");
+
+    // A command that only reads, and writes outside the tree's source files, passes.
+    let v: Value = t
+        .cmd("llm-transform")
+        .args(["--request", "-"])
+        .stdin(patch_with(json!({ "verify_command": "grep -q 'x = 2' a.py && echo seen >> notes.txt" })))
+        .json(0);
+    assert_eq!(v["verified"]["command"], "grep -q 'x = 2' a.py && echo seen >> notes.txt", "{v}");
+    assert_eq!(std::fs::read_to_string(t.root().join("a.py")).unwrap(), "x = 2\n");
+}
+
+#[test]
+fn an_edit_whose_check_was_killed_is_reported_by_doctor_and_undone_by_recover() {
+    use std::os::unix::process::CommandExt;
+    let t = TestDir::new();
+    t.write("a.py", "x = 1\n");
+    t.write("lib/b.py", "b = 1\n");
+    let before = tree(&t);
+    // The command says it runs (its pid, outside the tree), then never ends.
+    let started = t.home().join("checking.pid");
+    let command = format!("echo $$ > '{}.new' && mv '{0}.new' '{0}'; exec sleep 600", started.display());
+    let mut run = t.cmd("llm-transform").args(["--request", "-", "--json"]);
+    run.cmd.process_group(0);
+    let mut child = run.spawn_with_input(patch_with(json!({ "verify_command": command })).as_bytes());
+    aide_tests::eventually("the verify command to start", std::time::Duration::from_secs(120), || started.exists());
+    let checking: u32 = std::fs::read_to_string(&started).unwrap().trim().parse().unwrap();
+    aide_tests::kill_process_group(child.id());
+    let _ = child.wait();
+    let _ = std::process::Command::new("kill").args(["-s", "KILL", &checking.to_string()]).status();
+    assert_eq!(std::fs::read_to_string(t.root().join("a.py")).unwrap(), "x = 2\n", "the edit was on disk, unverified");
+
+    let doctor = |t: &TestDir| -> Value {
+        let out = t.cmd("aide").args(["doctor", "--json"]).output();
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        doc["checks"].as_array().unwrap().iter().find(|c| c["name"] == "transform_journals").unwrap().clone()
+    };
+    let journals = doctor(&t);
+    assert_eq!(journals["status"], "fail", "{journals}");
+    assert!(journals["detail"].as_str().unwrap().contains("unverified"), "{journals}");
+
+    let v: Value = t.cmd("llm-transform").arg("recover").json(0);
+    assert_eq!(v["recovered"][0]["action"], "undone_unverified", "{v}");
+    assert_eq!(tree(&t), before, "the unverified edit is undone");
+    assert_eq!(doctor(&t)["status"], "ok");
+    // The edit never happened: nothing of it is left to undo.
+    let e: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(2);
+    assert_eq!(e["error"]["code"], "invalid_arguments", "nothing to undo: {e}");
+}
