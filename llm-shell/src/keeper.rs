@@ -253,8 +253,12 @@ pub fn stop(dir: &Path) {
 }
 
 /// What a keeper holds: the session with its live shell (one command at
-/// a time), and its terminals (each request on its own thread).
+/// a time), and its terminals (each request on its own thread, none
+/// waiting on a command: what a terminal needs of the session is read from
+/// its folder).
 struct Kept {
+    dir: PathBuf,
+    session_id: String,
     exec: std::sync::Mutex<(Session, Option<LiveShell>)>,
     terminals: std::sync::Mutex<Terminals>,
 }
@@ -267,6 +271,8 @@ fn keep(dir: &Path) -> i32 {
     let Ok(session) = crate::session::open_at(dir) else { return 4 };
     let idle = session.meta.keeper_idle_seconds.map_or(DEFAULT_IDLE, Duration::from_secs);
     let kept = Arc::new(Kept {
+        dir: dir.to_path_buf(),
+        session_id: session.meta.session_id.clone(),
         exec: std::sync::Mutex::new((session, None)),
         terminals: std::sync::Mutex::new(Terminals::default()),
     });
@@ -342,18 +348,16 @@ fn serve(stream: UnixStream, kept: &Kept, signalled: &AtomicBool) {
 }
 
 fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer, AideError> {
-    let no_terminal = |id: &str| {
-        AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
-            .with_hint("list them with `llm-shell term list`")
-            .with_details(serde_json::json!({ "terminal_id": id }))
-    };
+    let session_now = || crate::session::open_at(&kept.dir);
     let redactor = |redact: bool| -> Option<aide_core::redact::Redactor> {
         redact.then(|| {
-            let declared = crate::session::open_at(&aide_core::sync::lock(&kept.exec).0.dir)
-                .map(|s| s.declared())
-                .unwrap_or_default();
+            let declared = session_now().map(|s| s.declared()).unwrap_or_default();
             aide_core::redact::Redactor::with_values(declared.secret_values())
         })
+    };
+    // A terminal is taken from the list for the request and shared, never held by it.
+    let terminal = |id: &str| -> Result<Arc<Terminal>, AideError> {
+        aide_core::sync::lock(&kept.terminals).by_id.get(id).cloned().ok_or_else(|| no_terminal(id))
     };
     match question {
         Ask::Exec(order) => {
@@ -362,51 +366,38 @@ fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer,
             run(session, shell, &order, stop).map(|out| Answer::Done(Box::new(out)))
         }
         Ask::TermStart { command, size, redact } => {
-            let (dir, working_dir, session_id, sandbox) = {
-                let exec = aide_core::sync::lock(&kept.exec);
-                let session = &exec.0;
-                (
-                    session.dir.clone(),
-                    session.meta.working_dir.clone(),
-                    session.meta.session_id.clone(),
-                    session.sandbox(),
-                )
+            let session = session_now()?;
+            let id = {
+                let mut terminals = aide_core::sync::lock(&kept.terminals);
+                terminals.next += 1;
+                format!("{}.t{}", kept.session_id, terminals.next)
             };
-            let mut terminals = aide_core::sync::lock(&kept.terminals);
-            terminals.next += 1;
-            let id = format!("{session_id}.t{}", terminals.next);
-            let mut terminal = Terminal::start(id.clone(), &command, &dir, &working_dir, size, &sandbox)?;
+            let sandbox = session.sandbox();
+            let started = Terminal::start(id.clone(), &command, &kept.dir, &session.meta.working_dir, size, &sandbox)?;
+            let terminal = Arc::new(started);
+            aide_core::sync::lock(&kept.terminals).by_id.insert(id, terminal.clone());
             let first = ReadWait { wait_for: None, quiet_ms: Some(200), timeout_ms: Some(2000) };
-            let view = terminal.read(&first, &session_id, redactor(redact).as_ref());
-            terminals.by_id.insert(id, terminal);
+            let view = terminal.read(&first, &kept.session_id, redactor(redact).as_ref());
             view.map(|v| Answer::Term(Box::new(v)))
         }
         Ask::TermSend { terminal_id, text, keys } => {
-            let mut terminals = aide_core::sync::lock(&kept.terminals);
-            let t = terminals.by_id.get_mut(&terminal_id).ok_or_else(|| no_terminal(&terminal_id))?;
+            let t = terminal(&terminal_id)?;
             t.send(text.as_deref(), &keys)?;
             Ok(Answer::Terms(vec![t.listed()]))
         }
         Ask::TermRead { terminal_id, wait, redact } => {
-            let session_id = aide_core::sync::lock(&kept.exec).0.meta.session_id.clone();
-            let redactor = redactor(redact);
-            // The terminal is taken out while its read waits, so other terminals stay reachable.
-            let mut t = aide_core::sync::lock(&kept.terminals)
-                .by_id
-                .remove(&terminal_id)
-                .ok_or_else(|| no_terminal(&terminal_id))?;
-            let view = t.read(&wait, &session_id, redactor.as_ref());
-            aide_core::sync::lock(&kept.terminals).by_id.insert(terminal_id, t);
+            let t = terminal(&terminal_id)?;
+            let view = t.read(&wait, &kept.session_id, redactor(redact).as_ref());
             view.map(|v| Answer::Term(Box::new(v)))
         }
         Ask::TermResize { terminal_id, size } => {
-            let mut terminals = aide_core::sync::lock(&kept.terminals);
-            let t = terminals.by_id.get_mut(&terminal_id).ok_or_else(|| no_terminal(&terminal_id))?;
+            let t = terminal(&terminal_id)?;
             t.resize(size)?;
             Ok(Answer::Terms(vec![t.listed()]))
         }
         Ask::TermList => {
-            Ok(Answer::Terms(aide_core::sync::lock(&kept.terminals).by_id.values_mut().map(Terminal::listed).collect()))
+            let all: Vec<Arc<Terminal>> = aide_core::sync::lock(&kept.terminals).by_id.values().cloned().collect();
+            Ok(Answer::Terms(all.iter().map(|t| t.listed()).collect()))
         }
         Ask::TermClose { terminal_id } => {
             let t = aide_core::sync::lock(&kept.terminals)
@@ -416,6 +407,12 @@ fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer,
             Ok(Answer::TermClosed { terminal_id, exit_code: t.close() })
         }
     }
+}
+
+fn no_terminal(id: &str) -> AideError {
+    AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
+        .with_hint("list them with `llm-shell term list`")
+        .with_details(serde_json::json!({ "terminal_id": id }))
 }
 
 fn run(

@@ -9,10 +9,19 @@
 //! clears, the alternate screen; scrollback bounded) and, with escape
 //! sequences removed, the text since the last read (bounded too: the
 //! newest part is kept and the rest counted).
+//!
+//! A terminal is shared by every client of its keeper: a read waits
+//! without holding it (another client's send, read or list goes on
+//! meanwhile), and what a send types is queued for the program to read
+//! ([`input`]), so a program that does not read blocks nobody else.
+//! Sizes are bounded ([`MAX_ROWS`] × [`MAX_COLS`]): the emulator holds
+//! every cell of the screen and its scrollback.
+
+mod input;
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
@@ -31,6 +40,10 @@ const MAX_PENDING: usize = 256 * 1024;
 const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How quiet a read waits for by default (no pattern given).
 const DEFAULT_QUIET: Duration = Duration::from_millis(300);
+/// The most rows and columns a terminal has (a screen and its scrollback
+/// of 500 columns hold 16 MB; 65535 × 65535 asked for 256 GB).
+pub const MAX_ROWS: u16 = 500;
+pub const MAX_COLS: u16 = 500;
 
 /// The named keys and the bytes a terminal sends for them (normal, and in
 /// application cursor mode).
@@ -81,15 +94,25 @@ pub struct Size {
 }
 
 impl Size {
-    /// From the caller's numbers: 24×80 unless given; 0 is refused.
+    /// From the caller's numbers: 24×80 unless given; 0, or more than
+    /// [`MAX_ROWS`] × [`MAX_COLS`], is refused.
     pub fn of(rows: Option<u16>, cols: Option<u16>) -> Result<Size, AideError> {
-        let dimension = |n: Option<u16>, default: u16, field: &str| {
-            std::num::NonZeroU16::new(n.unwrap_or(default)).ok_or_else(|| {
-                AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--{field} must be at least 1"))
-                    .with_details(serde_json::json!({ "field": field }))
+        let dimension = |n: u16, max: u16, field: &str| {
+            std::num::NonZeroU16::new(n).filter(|n| n.get() <= max).ok_or_else(|| {
+                AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--{field} must be 1 to {max}, not {n}"))
+                    .with_hint(format!("a terminal has 1 to {MAX_ROWS} rows and 1 to {MAX_COLS} columns"))
+                    .with_details(serde_json::json!({ "field": field, "min": 1, "max": max }))
             })
         };
-        Ok(Size { rows: dimension(rows, 24, "rows")?, cols: dimension(cols, 80, "cols")? })
+        Ok(Size {
+            rows: dimension(rows.unwrap_or(24), MAX_ROWS, "rows")?,
+            cols: dimension(cols.unwrap_or(80), MAX_COLS, "cols")?,
+        })
+    }
+
+    /// Itself when in bounds (a size that came over a keeper's socket).
+    pub fn checked(self) -> Result<Size, AideError> {
+        Size::of(Some(self.rows.get()), Some(self.cols.get()))
     }
 }
 
@@ -186,14 +209,16 @@ impl vte::Perform for Plain {
     }
 }
 
-/// One program on a PTY.
+/// One program on a PTY, shared by the keeper's clients (`&self` throughout).
 pub(crate) struct Terminal {
     pub id: String,
     command: String,
-    child: Child,
+    pid: u32,
+    /// The program, and its exit code once it was reaped.
+    child: Mutex<(Child, Option<i32>)>,
     master: File,
     screen: Arc<Mutex<Screen>>,
-    exit_code: Option<i32>,
+    input: input::Input,
 }
 
 impl Terminal {
@@ -207,6 +232,7 @@ impl Terminal {
         size: Size,
         sandbox: &aide_core::sandbox::Sandbox,
     ) -> Result<Terminal, AideError> {
+        let size = size.checked()?;
         let (rows, cols) = (size.rows.get(), size.cols.get());
         let io = |what: &'static str| move |e: rustix::io::Errno| AideError::io(what, &e.into());
         use rustix::pty::OpenptFlags;
@@ -271,21 +297,31 @@ impl Terminal {
             }
             lock(&feed).closed = true;
         });
-        Ok(Terminal { id, command: command.to_string(), child, master, screen, exit_code: None })
+        let input = input::Input::start(master.try_clone().map_err(|e| AideError::io("pty", &e))?);
+        let pid = child.id();
+        Ok(Terminal { id, command: command.to_string(), pid, child: Mutex::new((child, None)), master, screen, input })
     }
 
-    fn exited(&mut self) -> bool {
-        if self.exit_code.is_none()
-            && let Ok(Some(status)) = self.child.try_wait()
+    /// The program's exit code, once it exited (reaped here).
+    fn exit_code(&self) -> Option<i32> {
+        let mut child = lock(&self.child);
+        let (program, code) = &mut *child;
+        if code.is_none()
+            && let Ok(Some(status)) = program.try_wait()
         {
             use std::os::unix::process::ExitStatusExt;
-            self.exit_code = Some(status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0)));
+            *code = Some(status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0)));
         }
-        self.exit_code.is_some()
+        *code
     }
 
-    /// Types `text` and presses `keys`, in order: the text first.
-    pub fn send(&mut self, text: Option<&str>, keys: &[String]) -> Result<(), AideError> {
+    fn exited(&self) -> bool {
+        self.exit_code().is_some()
+    }
+
+    /// Types `text` and presses `keys`, in order: the text first. Queued for
+    /// the program to read; refused whole when too much waits already.
+    pub fn send(&self, text: Option<&str>, keys: &[String]) -> Result<(), AideError> {
         let application_cursor = lock(&self.screen).parser.screen().application_cursor();
         let mut bytes = text.map(|t| t.as_bytes().to_vec()).unwrap_or_default();
         for key in keys {
@@ -295,14 +331,32 @@ impl Terminal {
             };
             bytes.extend(k);
         }
+        let exited = || {
+            AideError::new(aide_core::code::CONFLICT, format!("terminal {} has exited", self.id))
+                .with_hint("read it for its last screen and exit code, or close it")
+        };
         if self.exited() {
-            return Err(AideError::new(aide_core::code::CONFLICT, format!("terminal {} has exited", self.id))
-                .with_hint("read it for its last screen and exit code, or close it"));
+            return Err(exited());
         }
-        self.master.write_all(&bytes).map_err(|e| AideError::io("writing to the terminal", &e))
+        match self.input.send(&bytes) {
+            Ok(()) => Ok(()),
+            Err(input::Refused::Broken(_)) => Err(exited()),
+            Err(input::Refused::Full { waiting }) => Err(AideError::new(
+                aide_core::code::CONFLICT,
+                format!(
+                    "terminal {} is not reading its input: {waiting} bytes wait, and {} more would pass the {} KiB it holds",
+                    self.id,
+                    bytes.len(),
+                    input::MAX_QUEUED >> 10
+                ),
+            )
+            .with_hint("read the terminal to see what its program is doing; send again once it reads, or close it")
+            .with_details(serde_json::json!({ "terminal_id": self.id, "waiting_bytes": waiting }))),
+        }
     }
 
-    pub fn resize(&mut self, to: Size) -> Result<(), AideError> {
+    pub fn resize(&self, to: Size) -> Result<(), AideError> {
+        let to = to.checked()?;
         let (rows, cols) = (to.rows.get(), to.cols.get());
         let size = rustix::termios::Winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
         rustix::termios::tcsetwinsize(&self.master, size).map_err(|e| AideError::io("terminal size", &e.into()))?;
@@ -313,7 +367,7 @@ impl Terminal {
     /// Waits as asked (a pattern on the screen or in the new text, a quiet
     /// spell, the program's end, or the timeout), then answers what is seen.
     pub fn read(
-        &mut self,
+        &self,
         wait: &ReadWait,
         session_id: &str,
         redactor: Option<&aide_core::redact::Redactor>,
@@ -404,45 +458,46 @@ impl Terminal {
             alternate_screen,
             matched,
             exited,
-            exit_code: self.exit_code,
+            exit_code: self.exit_code(),
             redactions,
         })
     }
 
-    pub fn listed(&mut self) -> TermListed {
-        let exited = self.exited();
+    pub fn listed(&self) -> TermListed {
+        let exit_code = self.exit_code();
         TermListed {
             terminal_id: self.id.clone(),
             command: self.command.clone(),
-            pid: self.child.id(),
-            exited,
-            exit_code: self.exit_code,
+            pid: self.pid,
+            exited: exit_code.is_some(),
+            exit_code,
         }
     }
 
     /// Ends the program and every process of its session (HUP, as a closed
     /// terminal does, then KILL).
-    pub fn close(mut self) -> Option<i32> {
-        let pid = self.child.id();
+    pub fn close(&self) -> Option<i32> {
         if !self.exited() {
-            let _ = aide_core::process::signal_group(pid, rustix::process::Signal::HUP);
+            let _ = aide_core::process::signal_group(self.pid, rustix::process::Signal::HUP);
             let until = Instant::now() + Duration::from_millis(500);
             while !self.exited() && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
-        let _ = aide_core::process::signal_group(pid, rustix::process::Signal::KILL);
-        if !self.exited() {
-            let _ = self.child.wait();
+        let _ = aide_core::process::signal_group(self.pid, rustix::process::Signal::KILL);
+        let mut child = lock(&self.child);
+        if child.1.is_none() {
+            let _ = child.0.wait();
         }
-        self.exit_code
+        drop(child);
+        self.exit_code()
     }
 }
 
-/// The terminals of one keeper, by id.
+/// The terminals of one keeper, by id; each shared with the requests using it.
 #[derive(Default)]
 pub(crate) struct Terminals {
-    pub by_id: BTreeMap<String, Terminal>,
+    pub by_id: BTreeMap<String, Arc<Terminal>>,
     pub next: u64,
 }
 
@@ -472,6 +527,23 @@ mod tests {
         assert_eq!(key_bytes("PageDown", false), Some(b"\x1b[6~".to_vec()));
         assert_eq!(key_bytes("Ctrl-1", false), None);
         assert_eq!(key_bytes("Hyper", false), None);
+    }
+
+    #[test]
+    fn sizes_are_bounded_and_say_the_range() {
+        let s = Size::of(None, None).unwrap();
+        assert_eq!((s.rows.get(), s.cols.get()), (24, 80));
+        assert!(Size::of(Some(MAX_ROWS), Some(MAX_COLS)).is_ok());
+        for (rows, cols, field) in
+            [(0, 80, "rows"), (24, 0, "cols"), (65535, 65535, "rows"), (24, MAX_COLS + 1, "cols")]
+        {
+            let e = Size::of(Some(rows), Some(cols)).unwrap_err();
+            assert_eq!(e.code.name, "invalid_arguments");
+            assert_eq!(e.details.as_ref().unwrap()["field"], field);
+            assert!(e.message.contains("must be 1 to 500"), "{}", e.message);
+        }
+        let wire: Size = serde_json::from_str(r#"{"rows": 65535, "cols": 65535}"#).unwrap();
+        assert!(wire.checked().is_err(), "a size over a keeper's socket is checked too");
     }
 
     #[test]

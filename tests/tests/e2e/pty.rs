@@ -157,3 +157,118 @@ fn terminals_through_mcp() {
     let closed = client.call("term_close", json!({ "terminal_id": id }));
     assert_eq!(closed["isError"], false, "{closed}");
 }
+
+/// Runs `args` of llm-shell (`--json` first) as its own process and
+/// answers its JSON and exit code; a call still running after `limit` (it
+/// hung: a keeper that waits on another terminal) fails the test.
+fn shell_within(t: &TestDir, args: &[&str], limit: Duration) -> (Value, i32) {
+    let mut child = t
+        .cmd("llm-shell")
+        .arg("--json")
+        .args(args)
+        .cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("llm-shell {args:?} still waited after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (v, out.status.code().unwrap())
+}
+
+/// A size past what a terminal holds killed the keeper (65535 × 65535
+/// cells and their scrollback): refused with the range, CLI and MCP, and
+/// the session's other terminals live on.
+#[test]
+fn terminal_sizes_are_bounded_and_a_huge_one_is_refused_with_the_range() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let cat = start(&t, &s, &["cat"])["terminal_id"].as_str().unwrap().to_string();
+    for (flag, value) in [("--rows", "65535"), ("--cols", "501"), ("--rows", "0")] {
+        let v = shell(&t, &["term", "start", "--session", &s, flag, value, "--", "true"], 2);
+        assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
+        assert!(v["error"]["message"].as_str().unwrap().contains(&format!("{flag} must be 1 to 500")), "{v}");
+        assert_eq!(v["error"]["details"]["field"], &flag[2..], "{v}");
+    }
+    let v = shell(&t, &["term", "resize", &cat, "--rows", "65535", "--cols", "65535"], 2);
+    assert_eq!(v["error"]["details"]["max"], 500, "{v}");
+    let r = shell(&t, &["term", "start", "--session", &s, "--rows", "500", "--cols", "500", "--", "echo big"], 0);
+    assert_eq!((r["rows"].as_u64(), r["cols"].as_u64()), (Some(500), Some(500)), "{r}");
+    send(&t, &cat, Some("still here"), &["Enter"]);
+    assert_eq!(read_until(&t, &cat, "still here")["matched"], true, "the keeper and its terminal live on");
+
+    let mut client = aide_tests::mcp::McpClient::start(t.root(), t.home(), &[]).handshake(json!({}));
+    let r = client.call("term_start", json!({ "command": "true", "rows": 65535, "cols": 65535 }));
+    assert_eq!(r["isError"], true, "{r}");
+    let error = &r["structuredContent"]["error"];
+    assert_eq!((error["code"].as_str(), error["details"]["field"].as_str()), (Some("invalid_arguments"), Some("rows")));
+    assert!(error["hint"].as_str().unwrap().contains("1 to 500 rows and 1 to 500 columns"), "{r}");
+}
+
+/// A program that does not read (a raw terminal, asleep) is typed at until
+/// what waits for it is full: each send answers at once (the last with
+/// `conflict` and why), and the session's other terminal answers meanwhile.
+#[test]
+fn a_send_to_a_program_that_does_not_read_blocks_no_other_terminal() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let echo = start(&t, &s, &["cat"])["terminal_id"].as_str().unwrap().to_string();
+    let jam = start(&t, &s, &["stty raw -echo; echo ready; sleep 600"])["terminal_id"].as_str().unwrap().to_string();
+    assert_eq!(read_until(&t, &jam, "ready")["matched"], true);
+    let text = "x".repeat(32 * 1024);
+    let mut refused = None;
+    for _ in 0..40 {
+        let (v, code) = shell_within(&t, &["term", "send", &jam, "--text", &text], Duration::from_secs(60));
+        if code != 0 {
+            refused = Some(v);
+            break;
+        }
+    }
+    let refused = refused.expect("the input of a program that does not read is bounded");
+    assert_eq!(refused["error"]["code"], "conflict", "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("is not reading its input"), "{refused}");
+    let (v, _) =
+        shell_within(&t, &["term", "send", &echo, "--text", "pong", "--key", "Enter"], Duration::from_secs(60));
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(read_until(&t, &echo, "pong")["matched"], true);
+    let (listed, _) = shell_within(&t, &["term", "list", "--session", &s], Duration::from_secs(60));
+    assert_eq!(listed["terminals"].as_array().unwrap().len(), 2, "{listed}");
+    shell(&t, &["term", "close", &jam], 0);
+}
+
+/// One client reads a terminal, waiting for a line, while another types
+/// lines into it: the second never finds the terminal missing (it was
+/// taken out of the keeper's list while a read waited: `not_found`).
+#[test]
+fn concurrent_clients_see_the_same_terminal() {
+    let t = TestDir::new();
+    let s = new_session(&t);
+    let id = start(&t, &s, &["cat"])["terminal_id"].as_str().unwrap().to_string();
+    let reader = t
+        .cmd("llm-shell")
+        .args(["--json", "term", "read", &id, "--wait-for", "ping-20", "--timeout", "120"])
+        .cmd
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    for n in 1..=20 {
+        let (v, code) = shell_within(
+            &t,
+            &["term", "send", &id, "--text", &format!("ping-{n}"), "--key", "Enter"],
+            Duration::from_secs(60),
+        );
+        assert_eq!((code, &v["ok"]), (0, &json!(true)), "send {n} during another client's read: {v}");
+    }
+    let out = reader.wait_with_output().unwrap();
+    let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(read["matched"], true, "{read}");
+}
