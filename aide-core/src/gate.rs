@@ -408,36 +408,45 @@ fn redacted(bytes: Vec<u8>) -> Vec<u8> {
     crate::redact::redact(&String::from_utf8_lossy(&bytes)).0.into_bytes()
 }
 
-type Reading = mpsc::Receiver<(Vec<u8>, u64)>;
+/// A stream being read on a thread of its own: what it kept and dropped so
+/// far, and a signal at its end.
+struct Reading {
+    read: std::sync::Arc<Mutex<(Vec<u8>, u64)>>,
+    ended: mpsc::Receiver<()>,
+}
 
 /// Reads `pipe` to its end on a thread of its own, keeping `cap` bytes.
 fn read_capped(mut pipe: impl Read + Send + 'static, cap: usize) -> Reading {
-    let (tx, rx) = mpsc::channel();
+    let (tx, ended) = mpsc::channel();
+    let read = std::sync::Arc::new(Mutex::new((Vec::new(), 0u64)));
+    let shared = read.clone();
     std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut dropped = 0u64;
         let mut buf = [0u8; 64 * 1024];
         loop {
             match pipe.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => {
-                    let room = cap.saturating_sub(kept.len()).min(n);
-                    kept.extend_from_slice(&buf[..room]);
-                    dropped += (n - room) as u64;
+                    let mut read = crate::sync::lock(&shared);
+                    let room = cap.saturating_sub(read.0.len()).min(n);
+                    read.0.extend_from_slice(&buf[..room]);
+                    read.1 += (n - room) as u64;
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(_) => break,
             }
         }
-        let _ = tx.send((kept, dropped));
+        let _ = tx.send(());
     });
-    rx
+    Reading { read, ended }
 }
 
-/// What a reader got by `until`; nothing when a process outside the group
-/// still holds the pipe then (the reader thread ends when it lets go).
+/// What a reader got by `until`: all of it at the stream's end, or what it
+/// had then when a process outside the group still holds the pipe (the
+/// reader thread ends when that process lets go).
 fn collect(reading: Option<Reading>, until: Instant) -> (Vec<u8>, u64) {
-    reading.and_then(|r| r.recv_timeout(until.saturating_duration_since(Instant::now())).ok()).unwrap_or_default()
+    let Some(reading) = reading else { return Default::default() };
+    let _ = reading.ended.recv_timeout(until.saturating_duration_since(Instant::now()));
+    std::mem::take(&mut *crate::sync::lock(&reading.read))
 }
 
 /// One process a run started, as the execution log keeps it.
@@ -508,8 +517,14 @@ mod tests {
     fn a_process_that_left_the_group_is_not_waited_for() {
         // setsid takes it out of the group: it cannot be killed with it, but
         // its pipe is read for PIPE_GRACE only.
-        let ran = bash("setsid sleep 60 & echo done").run().unwrap();
-        assert_eq!(ran.stdout_text(), "done\n");
+        // It writes `out` once it is out of the group and keeps the pipe;
+        // the program ends after (a FIFO says when).
+        let ran = bash(
+            "f=$(mktemp -u); mkfifo $f; setsid bash -c \"echo out; echo ready > $f; exec sleep 60\" & read < $f; rm $f; echo done",
+        )
+        .run()
+        .unwrap();
+        assert_eq!(ran.stdout_text(), "out\ndone\n");
         assert!(ran.duration < Duration::from_secs(30));
     }
 
