@@ -364,8 +364,11 @@ fn instructions(sandbox: aide_core::sandbox::SandboxUsed) -> String {
     );
     if !sandbox.is_off() {
         text.push_str(&format!(
-            "Commands of shell_* and jobs_* run in the server's sandbox ({sandbox}): a write the sandbox \
-             denies fails with `Permission denied`, a connection with the network off is refused.\n"
+            "Every command a call runs (shell_*, jobs_*, a transform's verify_command, shell_compare, the \
+             checkers of lint and verify, git hooks) runs in the server's sandbox ({sandbox}): a write the \
+             sandbox denies fails with `Permission denied` (`Read-only file system` for .git, aide.toml and \
+             aide's state), a connection with the network off is refused, and temporary files go to the \
+             command's own $TMPDIR (/tmp is not writable).\n"
         ));
     }
     text.push_str("Fields with these names mean the same in every tool:");
