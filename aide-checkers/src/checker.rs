@@ -1,8 +1,8 @@
 //! The checkers aide knows: how to tell a project uses one, where its
 //! program is, how to run it, and how to read and judge what it printed.
 
-use std::path::{Path, PathBuf};
 use aide_core::gate::Launch;
+use std::path::{Path, PathBuf};
 
 use crate::finding::{Point, RawDiagnostic, Severity};
 use crate::formats;

@@ -25,10 +25,11 @@ pub struct Ran {
 pub fn run(name: &str, command: Launch, timeout: Option<Duration>, ctx: &Context) -> Result<Ran, CheckerError> {
     let shown = command.shown();
     let failed = |why: String, stderr: String| CheckerError::Failed { checker: name.into(), why, stderr };
-    let ran = command.timeout(timeout).cancel(&ctx.cancel).logged_under(&ctx.execution_id).run().map_err(|e| match e {
-        StartError::Sandbox(e) => CheckerError::Sandbox(e),
-        e => failed(format!("{shown}: {e}"), String::new()),
-    })?;
+    let ran =
+        command.timeout(timeout).cancel(&ctx.cancel).logged_under(&ctx.execution_id).run().map_err(|e| match e {
+            StartError::Sandbox(e) => CheckerError::Sandbox(e),
+            e => failed(format!("{shown}: {e}"), String::new()),
+        })?;
     if ran.cancelled {
         return Err(CheckerError::Cancelled);
     }

@@ -49,8 +49,7 @@ const KILL_GRACE: Duration = Duration::from_secs(2);
 /// What each stream keeps by default (the rest is counted, not kept).
 pub const DEFAULT_CAP: usize = 64 << 20;
 
-static AMBIENT: Mutex<SandboxUsed> =
-    Mutex::new(SandboxUsed { mode: SandboxMode::Off, network: Network::On });
+static AMBIENT: Mutex<SandboxUsed> = Mutex::new(SandboxUsed { mode: SandboxMode::Off, network: Network::On });
 
 /// Makes every process this process starts through the gate from now on run
 /// at least as confined as `sandbox` (the stricter of it and what was

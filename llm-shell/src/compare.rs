@@ -50,11 +50,11 @@ pub struct CompareOutput {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<String, AideError> {
-    let out = aide_core::git::Git::open(dir)?
-        .command()
-        .args(args)
-        .output()
-        .map_err(|e| ShellError::Spawn { program: "git", needed_by: "compare", message: e.to_string() })?;
+    let out = aide_core::git::Git::open(dir)?.command().args(args).output().map_err(|e| ShellError::Spawn {
+        program: "git",
+        needed_by: "compare",
+        message: e.to_string(),
+    })?;
     if !out.status.success() {
         return Err(ShellError::Git {
             args: args.join(" "),
@@ -75,7 +75,12 @@ impl Drop for Worktree {
     fn drop(&mut self) {
         let p = self.path.display().to_string();
         if let Ok(git) = aide_core::git::Git::open(&self.repo) {
-            let _ = git.command().args(["worktree", "remove", "--force", &p]).stdout(Stdio::null()).stderr(Stdio::null()).status();
+            let _ = git
+                .command()
+                .args(["worktree", "remove", "--force", &p])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
         }
         let _ = std::fs::remove_dir_all(&self.path);
         if let Ok(git) = aide_core::git::Git::open(&self.repo) {
