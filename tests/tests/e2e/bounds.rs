@@ -159,3 +159,21 @@ fn a_tree_of_more_folders_than_the_soft_open_file_limit_is_copied() {
     assert_eq!(v["files"].as_array().unwrap().len(), 600);
     assert_eq!(std::fs::read_to_string(t.root().join("dst/d299/f599.txt")).unwrap(), "file 599\n");
 }
+
+#[test]
+fn a_model_asking_for_doublings_over_mcp_is_refused_before_they_pass_the_bound() {
+    let t = TestDir::new();
+    t.write("a.txt", format!("{}\n", "x".repeat(2048)));
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    let doubling = json!({ "op": "replace_regex", "pattern": "(.*)", "replacement": "$1$1", "glob": "a.txt" });
+    for dry_run in [true, false] {
+        let result = client.call("transform", json!({ "operations": vec![doubling.clone(); 26], "dry_run": dry_run }));
+        assert_eq!(result["isError"], true, "{result}");
+        let error = &result["structuredContent"]["error"];
+        assert_eq!((&error["code"], &error["details"]["index"]), (&json!("invalid_arguments"), &json!(15)), "{result}");
+    }
+    assert_eq!(std::fs::metadata(t.root().join("a.txt")).unwrap().len(), 2049, "nothing written");
+    // The server goes on, its memory its own.
+    let result = client.call("read", json!({ "paths": ["a.txt"] }));
+    assert_eq!(result["isError"], false, "{result}");
+}

@@ -267,3 +267,22 @@ fn an_edit_whose_check_was_killed_is_reported_by_doctor_and_undone_by_recover() 
     let e: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(2);
     assert_eq!(e["error"]["code"], "invalid_arguments", "nothing to undo: {e}");
 }
+
+#[test]
+fn a_model_whose_verify_command_writes_files_over_mcp_gets_verification_failed_and_the_tree_as_before() {
+    let t = TestDir::new();
+    t.write("a.py", "x = 1\n");
+    t.write("lib/b.py", "b = 1\n");
+    let before = tree(&t);
+    // aide mcp runs the command in its sandbox, which lets it write the root: the check itself must hold.
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    for command in ["echo 'y = 3' >> a.py", "echo 'c = 2' > lib/b.py; exit 1"] {
+        let request: Value = serde_json::from_str(&patch_with(json!({ "verify_command": command }))).unwrap();
+        let result = client.call("transform", request);
+        assert_eq!(result["isError"], true, "{command}: {result}");
+        let error = &result["structuredContent"]["error"];
+        assert_eq!(error["code"], "verification_failed", "{command}: {result}");
+        assert!(error["message"].as_str().unwrap().contains("wrote to files"), "{command}: {error}");
+        assert_eq!(tree(&t), before, "{command}: the edit and the command's write undone");
+    }
+}
