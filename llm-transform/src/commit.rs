@@ -280,6 +280,8 @@ fn commit_journalled(
     if let Some(ms) = test_hook_ms("AIDE_TEST_PAUSE_BEFORE_VERIFY_MS") {
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
+    // The tests of kills with everything staged and nothing renamed hold it here.
+    test_gate("AIDE_TEST_STAGED_GATE");
 
     // 5. Verify: every target still what the plan read.
     let verified: Vec<bool> = parallel_map(&targets, |t| match read_entry_at(&t.dir, &t.name) {

@@ -374,11 +374,15 @@ pub(crate) fn test_hook_ms(name: &str) -> Option<u64> {
 }
 
 /// A test hook that holds the run at a known point: with the variable
-/// `name` set to a path, waits until a file exists there (for at most ten
-/// minutes). A test signals or kills the run meanwhile, then opens the
-/// gate: no timing decides whether the signal landed in time.
+/// `name` set to a path, makes `<path>.reached` and waits until a file
+/// exists at the path (for at most ten minutes). A test signals or kills
+/// the run meanwhile, then opens the gate: no timing decides whether the
+/// signal landed in time.
 pub(crate) fn test_gate(name: &str) {
     let Some(gate) = std::env::var_os(name) else { return };
+    let mut reached = gate.clone();
+    reached.push(".reached");
+    let _ = std::fs::write(reached, b"");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
     while !Path::new(&gate).exists() && std::time::Instant::now() < deadline {
         std::thread::sleep(std::time::Duration::from_millis(5));

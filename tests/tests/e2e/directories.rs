@@ -263,20 +263,30 @@ fn a_kill_at_any_moment_of_a_tree_copy_and_delete_recovers_to_all_or_nothing() {
     .to_string();
     let mut random = aide_tests::Xorshift(0x9E37_79B9_7F4A_7C15);
     let (mut done, mut not_done, mut mid_commit) = (0, 0, 0);
-    for round in 0..12 {
+    // Two kills at known moments of the commit, held there by a gate: with
+    // everything staged and nothing renamed (rolled back), and after the
+    // first rename (completed); then ten at random moments.
+    let gates = [Some("AIDE_TEST_STAGED_GATE"), Some("AIDE_TEST_RENAME_GATE")];
+    for (round, gate) in gates.into_iter().chain(std::iter::repeat_n(None, 10)).enumerate() {
         let _ = std::fs::remove_dir_all(root.join("copy"));
         let _ = std::fs::remove_dir_all(root.join("gone"));
         for i in 0..n {
             t.write(&format!("gone/e{}/g{i}.txt", i % 3), format!("gone {i}\n").repeat(5_000));
         }
         let gone = snapshot(&root.join("gone"));
-        // Each rename waits 3 ms, so kills land in the middle of the commit too.
-        let mut child = t
-            .cmd("llm-transform")
-            .args(["--json", "--request", "-"])
-            .env("AIDE_TEST_RENAME_DELAY_US", "3000")
-            .spawn_with_input(request.as_bytes());
-        std::thread::sleep(std::time::Duration::from_micros(random.below(600_000)));
+        let held = t.home().join(format!("gate-{round}"));
+        let reached = t.home().join(format!("gate-{round}.reached"));
+        // Each rename waits 3 ms, so random kills land in the middle of the commit too.
+        let mut run =
+            t.cmd("llm-transform").args(["--json", "--request", "-"]).env("AIDE_TEST_RENAME_DELAY_US", "3000");
+        if let Some(gate) = gate {
+            run = run.env(gate, &held);
+        }
+        let mut child = run.spawn_with_input(request.as_bytes());
+        match gate {
+            Some(gate) => aide_tests::eventually(gate, std::time::Duration::from_secs(120), || reached.exists()),
+            None => std::thread::sleep(std::time::Duration::from_micros(random.below(600_000))),
+        }
         let _ = child.kill();
         let _ = child.wait();
         let recovered: Value = t.cmd("llm-transform").args(["recover"]).json(0);
@@ -290,10 +300,15 @@ fn a_kill_at_any_moment_of_a_tree_copy_and_delete_recovers_to_all_or_nothing() {
             assert_eq!(snapshot(&root.join("gone")), gone, "round {round}: nothing of the delete happened");
             not_done += 1;
         }
+        match gate {
+            Some("AIDE_TEST_STAGED_GATE") => assert!(!copied, "killed with nothing renamed: rolled back"),
+            Some(_) => assert!(copied, "killed among the renames: completed"),
+            None => {}
+        }
         assert_eq!(snapshot(&root.join("src")), source, "round {round}: the source is untouched");
     }
     eprintln!("kill rounds: {done} done, {not_done} not done, {mid_commit} killed mid-commit");
-    assert!(done > 0 && not_done > 0, "the kills landed on both sides: {done} done, {not_done} not done");
+    assert!(mid_commit >= 2, "both held kills left a commit to recover");
 }
 
 #[test]
