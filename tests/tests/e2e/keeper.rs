@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use aide_tests::TestDir;
+use serde_json::json;
 
 use crate::shell::{exec, exec_args, new_session, shell};
 
@@ -180,13 +181,14 @@ fn doctor_lists_live_keepers_and_orphaned_session_shells() {
 
 /// A sandboxed caller that makes its request and is gone (reaped) before
 /// the keeper looks at it: `N` of them at once. Each socket is made, and
-/// handed to a child that sends the request and reads the answer, before
-/// a short-lived process connects it and exits at once. A
-/// keeper that took a caller it could not read for an unconfined one ran
-/// its command (5 of 5 in the report that found it).
+/// handed to a child that sends the request (the file REQUEST, `@I@` its
+/// number) and writes the answer into ANSWERS, before a short-lived process
+/// connects it and exits at once. A keeper that took a caller it could not
+/// read for an unconfined one ran its command (5 of 5 in the report that
+/// found it).
 const RACE: &str = r#"
-import json, os, signal, socket, sys, time
-sock, outside, answers, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+import os, signal, socket, sys, time
+sock, request, answers, n = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], int(sys.argv[4])
 
 def hold(s, i, go):
     os.read(go, 1)
@@ -196,10 +198,8 @@ def hold(s, i, go):
         os._exit(0)  # Not connected: the connecting process said why.
     s.settimeout(30)
     got = b""
-    order = {"exec": {"command": "echo won > %s/won-%d" % (outside, i), "stdin": None,
-                      "timeout_ms": 10000, "max_output": 4096, "redact": False}}
     try:
-        s.sendall(json.dumps(order).encode() + b"\n")
+        s.sendall(request.replace("@I@", str(i)).encode())
         while got.count(b"\n") < 2:
             chunk = s.recv(65536)
             if not chunk:
@@ -243,15 +243,58 @@ while len([a for a in os.listdir(answers) if not a.endswith(".tmp")]) < n and ti
     time.sleep(0.05)
 "#;
 
+/// Runs `n` racing callers from a sandbox, each asking `request` (a line;
+/// `@I@` its number) of the keeper listening on `socket`: what each read
+/// back, or why it could not connect.
+fn race_callers(t: &TestDir, socket: &std::path::Path, request: &str, n: usize) -> Vec<String> {
+    t.write("race.py", RACE);
+    t.write("request.json", format!("{request}\n"));
+    std::fs::create_dir(t.root().join("answers")).unwrap();
+    let line = format!("python3 race.py {} request.json answers {n}", socket.display());
+    let v = shell(t, &["exec", "--sandbox", "workspace-write", "--timeout", "600", "--", &line], 0);
+    let answers: Vec<String> = std::fs::read_dir(t.root().join("answers"))
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    assert_eq!(answers.len(), n, "every caller answered: {v}");
+    answers
+}
+
+/// The racers' answers that are not `refused` (nor a connection refused
+/// before any request), with a count for the report.
+#[allow(clippy::print_stderr)] // the race's tally, for whoever runs it by hand
+fn served(n: usize, answers: Vec<String>, refused: impl Fn(&serde_json::Value) -> bool) -> Vec<String> {
+    let first = |a: &str| a.lines().next().and_then(|l| serde_json::from_str::<serde_json::Value>(l).ok());
+    let unreached = answers.iter().filter(|a| a.starts_with("(could not connect")).count();
+    let served: Vec<String> = answers
+        .into_iter()
+        .filter(|a| !a.starts_with("(could not connect") && !first(a).is_some_and(|v| refused(&v)))
+        .collect();
+    eprintln!(
+        "{n} racing callers: {} refused, {unreached} could not connect, {} served",
+        n - unreached - served.len(),
+        served.len()
+    );
+    served
+}
+
+fn sandbox_and_python() -> bool {
+    if !crate::sandbox::sandbox_available() {
+        return false;
+    }
+    if !aide_tests::have("python3") {
+        aide_tests::skip("python3", "callers racing a keeper");
+        return false;
+    }
+    true
+}
+
 /// Runs `n` racing callers from a sandbox against an unsandboxed session's
 /// keeper: none may be served (no command of theirs runs, each is refused
 /// or could not connect), and the keeper still serves its own caller.
 fn race(n: usize) {
-    if !crate::sandbox::sandbox_available() {
-        return;
-    }
-    if !aide_tests::have("python3") {
-        aide_tests::skip("python3", "callers racing a keeper");
+    if !sandbox_and_python() {
         return;
     }
     let t = TestDir::new();
@@ -259,24 +302,12 @@ fn race(n: usize) {
     let s = new_session(&t);
     exec(&t, &s, "true");
     let socket = session_dir(&t, &s).join("keeper.sock");
-    t.write("race.py", RACE);
-    std::fs::create_dir(t.root().join("answers")).unwrap();
-    let line = format!("python3 race.py {} {} answers {n}", socket.display(), out.display());
-    let v = shell(&t, &["exec", "--sandbox", "workspace-write", "--timeout", "600", "--", &line], 0);
-    let (mut refused, mut unreached, mut served) = (0, 0, Vec::new());
-    for entry in std::fs::read_dir(t.root().join("answers")).unwrap().flatten() {
-        let answer = std::fs::read_to_string(entry.path()).unwrap();
-        let first: Option<serde_json::Value> = answer.lines().next().and_then(|l| serde_json::from_str(l).ok());
-        match first {
-            Some(a) if a["failed"]["code"] == "not_allowed" => refused += 1,
-            None if answer.starts_with("(could not connect") => unreached += 1,
-            _ => served.push(answer),
-        }
-    }
-    eprintln!("{n} racing callers: {refused} refused, {unreached} could not connect, {} served", served.len());
-    assert_eq!(crate::sandbox::escapes(&out), Vec::<String>::new(), "{v}");
+    let order = json!({"exec": {"command": format!("echo won > {}/won-@I@", out.display()), "stdin": null,
+                                "timeout_ms": 10000, "max_output": 4096, "redact": false}});
+    let answers = race_callers(&t, &socket, &order.to_string(), n);
+    let served = served(n, answers, |a| a["failed"]["code"] == "not_allowed");
+    assert_eq!(crate::sandbox::escapes(&out), Vec::<String>::new());
     assert!(served.is_empty(), "served: {served:?}");
-    assert_eq!(refused + unreached, n, "every caller answered: {v}");
     assert_eq!(exec(&t, &s, "echo mine")["stdout"], "mine\n");
 }
 
@@ -291,6 +322,27 @@ fn sandboxed_callers_gone_before_the_keeper_looks_are_all_refused() {
 #[ignore = "slow: run by hand"]
 fn a_thousand_racing_sandboxed_callers_are_all_refused() {
     race(1000);
+}
+
+/// A language server's keeper shares the proof: racing sandboxed callers
+/// get no answer of the server kept outside their sandbox.
+#[test]
+fn sandboxed_callers_racing_a_language_servers_keeper_are_all_refused() {
+    if !sandbox_and_python() || !aide_tests::oracle("pyright-langserver", "a language server's keeper") {
+        return;
+    }
+    let t = TestDir::new();
+    t.write("app.py", "class Flask:\n    def add_rule(self) -> None: ...\n\nFlask().add_rule()\n");
+    let v: serde_json::Value =
+        t.cmd("llm-ast-search").args(["--references", "Flask/add_rule", "--engine", "lsp"]).json(0);
+    assert_eq!(v["engine"], "lsp", "{v}");
+    let keeper = std::fs::read_dir(t.home().join("lsp")).unwrap().flatten().next().unwrap().path();
+    let question = json!({"method": "workspace/symbol", "params": {"query": "Flask@I@"}, "open": []});
+    let answers = race_callers(&t, &keeper.join("keeper.sock"), &question.to_string(), 16);
+    let served = served(16, answers, |a| {
+        a["failed"]["message"].as_str().is_some_and(|m| m.contains("cannot ask a language server kept outside"))
+    });
+    assert!(served.is_empty(), "served: {served:?}");
 }
 
 /// A stranger's server: answers every request with made-up output, until
