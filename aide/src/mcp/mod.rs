@@ -120,8 +120,11 @@ pub struct McpArgs {
     /// (MCP elicitation), when the client can ask.
     #[arg(long, value_enum, value_name = "gated")]
     pub confirm: Option<policy::Confirm>,
-    /// The highest risk a shell command may have (shell_exec, term_start):
-    /// a call may ask for a lower one, never a higher.
+    /// The highest risk of any command line a call sends to a shell
+    /// (shell_exec, term_start, transform's verify_command, shell_compare,
+    /// jobs_spawn, variables set for later commands): a call may ask for a
+    /// lower one, never a higher. Below critical, term_send is refused
+    /// (what a terminal's program reads may run anything).
     #[arg(long, value_enum, value_name = "RISK")]
     pub max_risk: Option<llm_shell::explain::Risk>,
     /// At most this many calls a second (`N/s`) or minute (`N/m`); more are

@@ -6,7 +6,7 @@
 //! a progress sink throttled to one notification per 100 ms.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -224,7 +224,10 @@ impl AideServer {
                 super::policy::Verdict::Refuse(e) => Err(e),
                 _ => confine(&mut arguments, binding, &roots)
                     .and_then(|()| impose_sandbox(&mut arguments, binding, self.inner.options.sandbox))
-                    .and_then(|()| self.inner.policy.impose_risk(&mut arguments, binding.fields.contains("max_risk")))
+                    .and_then(|()| {
+                        let cwd = roots.first().map_or_else(|| Path::new("."), PathBuf::as_path);
+                        self.inner.policy.impose_risk(binding, &mut arguments, cwd)
+                    })
                     .map(|()| arguments),
             },
         };

@@ -62,11 +62,7 @@ pub fn explain(command: &str, cwd: &Path) -> Result<ExplainOutput, AideError> {
 /// Explains `command` as it would run among `env` (a session's `PATH` and
 /// the functions and aliases it defined).
 pub fn explain_in(command: &str, env: &Surroundings) -> Result<ExplainOutput, AideError> {
-    aide_core::text::check_depth("the command", syntax::nesting_depth(command))?;
-    let mut w = walker::walk(command, env)?;
-    if command.contains(":(){") || command.contains(": (){") {
-        mark_fork_bomb(&mut w.steps);
-    }
+    let mut w = walked(command, env)?;
     let (overall_risk, risk_reasons) = risk_of_steps(&w.steps);
     // ShellCheck takes minutes on a 100,000-step pipeline: past a size, it is left out, and said so.
     let shellcheck = if command.len() <= MAX_SHELLCHECK_BYTES {
@@ -84,6 +80,22 @@ pub fn explain_in(command: &str, env: &Surroundings) -> Result<ExplainOutput, Ai
         warnings: w.warnings,
         shellcheck,
     })
+}
+
+/// The risk of `command` among `env`, with its reasons: what `explain`
+/// rates, without the rest (ShellCheck is not run).
+pub fn rate(command: &str, env: &Surroundings) -> Result<(Risk, Vec<String>), AideError> {
+    Ok(risk_of_steps(&walked(command, env)?.steps))
+}
+
+/// `command` walked step by step (refused when nested too deep or unparsable).
+fn walked<'a>(command: &str, env: &'a Surroundings) -> Result<walker::Walker<'a>, AideError> {
+    aide_core::text::check_depth("the command", syntax::nesting_depth(command))?;
+    let mut w = walker::walk(command, env)?;
+    if command.contains(":(){") || command.contains(": (){") {
+        mark_fork_bomb(&mut w.steps);
+    }
+    Ok(w)
 }
 
 fn mark_fork_bomb(steps: &mut [Step]) {

@@ -117,3 +117,84 @@ fn a_call_timeout_out_of_range_is_refused_before_serving() {
         assert!(!stderr.contains("panicked"), "{value}: {stderr}");
     }
 }
+
+/// Every command line a call can send to a shell is held to the server's
+/// `--max-risk`, not only shell_exec's: a transform's verify_command,
+/// shell_compare's command, a job's command, argv and variables, a
+/// session's variables. Refused as `risk_denied` naming the tool and the
+/// argument; nothing ran.
+#[test]
+fn max_risk_covers_every_command_line_a_call_can_send() {
+    let t = TestDir::new();
+    t.write("keep.txt", "x\n");
+    let mut client = McpClient::initialized(t.root(), t.home(), &["--max-risk", "low"], json!({}));
+    let calls = [
+        (
+            "transform",
+            json!({"operations": [{"op": "write", "path": "new.txt", "content": "y\n"}], "verify_command": "rm keep.txt"}),
+            "verify_command",
+        ),
+        (
+            "shell_compare",
+            json!({"baseline": "HEAD", "command": "rm keep.txt", "iterations": 2, "warmup": 0}),
+            "command",
+        ),
+        ("shell_compare", json!({"baseline": "HEAD"}), "command"),
+        ("jobs_spawn", json!({"command": "rm keep.txt"}), "command"),
+        ("jobs_spawn", json!({"argv": ["rm", "keep.txt"]}), "argv"),
+        ("jobs_spawn", json!({"command": "ls", "env": ["BASH_ENV=./evil.sh"]}), "env"),
+        ("shell_session_new", json!({"env": ["LD_PRELOAD=./evil.so"]}), "env"),
+    ];
+    for (tool, arguments, field) in calls {
+        let r = client.call(tool, arguments.clone());
+        assert_eq!(code(&r), "risk_denied", "{tool} {arguments}: {r}");
+        let error = &r["structuredContent"]["error"];
+        assert_eq!((error["details"]["tool"].as_str(), error["details"]["field"].as_str()), (Some(tool), Some(field)));
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(&format!("`{tool}`'s `{field}`")) && message.contains("max_risk low"), "{r}");
+    }
+    assert!(t.root().join("keep.txt").is_file(), "nothing ran");
+    assert!(!t.root().join("new.txt").exists(), "the transform did not run");
+    // What is rated low runs.
+    let r = client.call(
+        "transform",
+        json!({"operations": [{"op": "write", "path": "new.txt", "content": "y\n"}], "verify_command": "cat keep.txt"}),
+    );
+    assert_eq!(r["isError"], false, "{r}");
+}
+
+/// Text typed into a terminal cannot be rated (the program reading it may
+/// run anything): under a cap below critical, term_send is refused, while
+/// a terminal still starts (its command rated), is read and is closed.
+#[test]
+fn text_typed_into_a_terminal_is_refused_below_critical() {
+    let t = TestDir::new();
+    let mut client = McpClient::initialized(t.root(), t.home(), &["--max-risk", "high"], json!({}));
+    let started = client.call("term_start", json!({"command": "bash --norc"}));
+    assert_eq!(started["isError"], false, "{started}");
+    let id = started["structuredContent"]["terminal_id"].as_str().unwrap().to_string();
+    for arguments in [
+        json!({"terminal_id": id, "text": "touch typed", "keys": ["Enter"]}),
+        json!({"terminal_id": id, "keys": ["Up", "Enter"]}),
+    ] {
+        let r = client.call("term_send", arguments.clone());
+        assert_eq!(code(&r), "risk_denied", "{arguments}: {r}");
+        let message = r["structuredContent"]["error"]["message"].as_str().unwrap();
+        assert!(message.contains("`term_send` types into a terminal") && message.contains("max_risk high"), "{r}");
+    }
+    let read = client.call("term_read", json!({"terminal_id": id, "quiet_ms": 200}));
+    assert_eq!(read["isError"], false, "{read}");
+    assert_eq!(client.call("term_close", json!({"terminal_id": id}))["isError"], false);
+    assert!(!t.root().join("typed").exists(), "nothing was typed");
+    // Under critical, typing is the operator's choice.
+    let mut open = McpClient::initialized(t.root(), t.home(), &["--max-risk", "critical"], json!({}));
+    let started = open.call("term_start", json!({"command": "bash --norc"}));
+    let id = started["structuredContent"]["terminal_id"].as_str().unwrap().to_string();
+    let r = open
+        .call("term_send", json!({"terminal_id": id, "text": "touch typed; echo done-$((6*7))", "keys": ["Enter"]}));
+    assert_eq!(r["isError"], false, "{r}");
+    let r = open.call("term_read", json!({"terminal_id": id, "wait_for": "done-42"}));
+    assert_eq!(r["structuredContent"]["matched"], true, "{r}");
+    open.call("term_close", json!({"terminal_id": id}));
+    assert!(t.root().join("typed").exists(), "typed under critical");
+}
