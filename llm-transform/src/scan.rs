@@ -1,13 +1,17 @@
 //! What the tree operations' scans share with the plan: the edit a scan
-//! finds (bytes of a file's content and their replacement), the scope of
-//! source files a scan parses, and the cache of what it worked out per file.
+//! finds (bytes of a file's content and their replacement), edits put in
+//! order without overlaps, the scope of source files a scan parses, the
+//! cache of what it worked out per file, and what it found out for the
+//! syntax guard.
 
 use std::collections::BTreeMap;
 
 use aide_core::tool::Context;
-use aide_core::{Lang, Root};
+use aide_core::{AideError, Lang, LineIndex, Root};
 use llm_ast_search::Scope;
-use llm_ast_search::SourceFile;
+use llm_ast_search::{SourceFile, SyntaxIssue};
+
+use crate::error::{SpanAt, TransformError};
 
 /// One replacement in a file: bytes `start..end` of its current content
 /// become `text`.
@@ -50,4 +54,44 @@ pub(crate) fn source_scope<'a>(
     ctx: &'a Context,
 ) -> Scope<'a> {
     Scope { root, paths: &[], walk, language, threads: aide_core::walk::default_threads(), ctx }
+}
+
+/// A syntax tree of a file's content and the language it was parsed as.
+pub type ParsedAs = (Lang, tree_sitter::Tree);
+
+/// What an operation that parsed a file found out for the syntax guard.
+#[derive(Debug, Clone)]
+pub enum KnownSyntax {
+    /// The tree of the content the operation read: the guard parses only
+    /// the changed regions again.
+    Tree(ParsedAs),
+    /// The guard's verdict (the syntax issues `after` has and the content
+    /// it read had not), worked out during the scan; it holds while the
+    /// file's new content is `after`.
+    Checked { lang: Lang, after: Vec<u8>, issues: Vec<SyntaxIssue> },
+}
+
+/// `overlapping_edits` for spans `first` and `second` of `rel`, named with their lines.
+pub(crate) fn overlap_error(rel: &str, bytes: &[u8], first: (usize, usize), second: (usize, usize)) -> AideError {
+    let index = LineIndex::new(bytes);
+    let (first, second) = (SpanAt::of(&index, first.0, first.1), SpanAt::of(&index, second.0, second.1));
+    TransformError::OverlappingEdits { path: rel.to_string(), first, second }.into()
+}
+
+/// Sorts edits by position, drops exact duplicates (the same span given
+/// twice with the same text), and refuses two that overlap, naming both.
+pub(crate) fn ordered_without_overlap(
+    rel: &str,
+    bytes: &[u8],
+    mut edits: Vec<(Edit, usize)>,
+) -> Result<Vec<Edit>, AideError> {
+    edits.sort_by_key(|(e, n)| (e.start, e.end, *n));
+    edits.dedup_by(|b, a| a.0 == b.0);
+    for pair in edits.windows(2) {
+        let (a, b) = (&pair[0].0, &pair[1].0);
+        if crate::text::overlapping((a.start, a.end), (b.start, b.end)) {
+            return Err(overlap_error(rel, bytes, (a.start, a.end), (b.start, b.end)));
+        }
+    }
+    Ok(edits.into_iter().map(|(e, _)| e).collect())
 }
