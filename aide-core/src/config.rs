@@ -33,8 +33,9 @@ use serde::Deserialize;
 use crate::AideError;
 use crate::sandbox::{Network, SandboxMode};
 
-/// The file's name.
-pub const FILE: &str = "aide.toml";
+pub mod place;
+
+pub use place::{FILE, root_file, user_file};
 
 /// One file, as written.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -123,20 +124,6 @@ impl Default for Config {
             ignored: Vec::new(),
         }
     }
-}
-
-/// The user's file: `$XDG_CONFIG_HOME/aide/aide.toml`, else `~/.config/aide/aide.toml`.
-pub fn user_file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("aide").join(FILE))
-}
-
-/// The root's file: `aide.toml` in `dir` or the nearest folder above it.
-pub fn root_file(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors().map(|d| d.join(FILE)).find(|f| f.is_file())
 }
 
 /// The settings in effect for runs in `dir`.

@@ -47,6 +47,7 @@
 mod enter;
 mod mounts;
 mod rules;
+mod sys;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -205,7 +206,7 @@ pub const SYSTEM_READABLE: &[&str] = &[
 /// The names beneath every writable path that stay read-only: what an
 /// unconfined git or aide run later reads and obeys (hooks, `core.*`, the
 /// project's settings).
-pub const PROTECTED_NAMES: &[&str] = &[".git", crate::config::FILE];
+pub const PROTECTED_NAMES: &[&str] = &[".git", crate::config::place::FILE];
 
 /// Where every sandbox mounts its private temporary directory:
 /// `$AIDE_HOME/sandbox/tmp`, an empty folder outside every sandbox.
@@ -251,7 +252,7 @@ impl Sandbox {
         }
         sandbox.writable.extend(extra.iter().map(|p| resolved(p)));
         sandbox.protected.push(resolved(&crate::home::aide_home()));
-        if let Some(config) = crate::config::user_file().as_deref().and_then(Path::parent) {
+        if let Some(config) = crate::config::place::user_file().as_deref().and_then(Path::parent) {
             sandbox.protected.push(resolved(config));
         }
         sandbox.temp = Some(temp_mount_point());

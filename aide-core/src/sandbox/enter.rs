@@ -4,12 +4,11 @@
 //! namespace for `--network off`), the mounts, then Landlock.
 //!
 //! The unsafe calls here are the system calls no safe wrapper covers in
-//! the crates aide uses (`unshare`, `fork`, `prctl`, `ioctl`, `mount`);
+//! the crates aide uses (`unshare`, `fork`, `prctl`, `ioctl`; `mount` is in `sys`);
 //! the helper is single-threaded when it makes them (it runs first in
 //! `main`).
 #![allow(unsafe_code)]
 
-use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::Path;
 
@@ -181,21 +180,4 @@ fn loopback_up() -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// `mount(2)`; `source`, `target` and `data` as C strings.
-pub(super) fn mount(
-    source: Option<&str>,
-    target: &str,
-    kind: Option<&str>,
-    flags: libc::c_ulong,
-    data: Option<&str>,
-) -> std::io::Result<()> {
-    let c = |s: &str| CString::new(s).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput));
-    let (source, target, kind, data) =
-        (source.map(c).transpose()?, c(target)?, kind.map(c).transpose()?, data.map(c).transpose()?);
-    let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
-    // SAFETY: every pointer is NULL or a NUL-terminated string that outlives the call.
-    let result = unsafe { libc::mount(ptr(&source), target.as_ptr(), ptr(&kind), flags, ptr(&data).cast()) };
-    if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }

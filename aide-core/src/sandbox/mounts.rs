@@ -10,10 +10,9 @@
 //! through its descriptor, so a link put in its place meanwhile leads
 //! nowhere.
 
-use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
-use super::enter::mount as sys_mount;
+use super::sys::{mount as sys_mount, open, via};
 use super::{PROTECTED_NAMES, Sandbox};
 
 /// Makes the mounts of `sandbox` (this process has a mount namespace of its own).
@@ -108,19 +107,6 @@ fn bind(path: &Path, read_only: bool) -> std::io::Result<()> {
         flags |= libc::MS_RDONLY;
     }
     sys_mount(None, &via(&top), None, flags, None)
-}
-
-/// `path` opened as a place (`O_PATH`), never through a symbolic link
-/// (the rules open the writable paths so too).
-pub(super) fn open(path: &Path) -> std::io::Result<OwnedFd> {
-    use rustix::fs::{Mode, OFlags, ResolveFlags};
-    rustix::fs::openat2(rustix::fs::CWD, path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty(), ResolveFlags::NO_SYMLINKS)
-        .map_err(std::io::Error::from)
-}
-
-/// The path that names what `fd` holds open.
-fn via(fd: &OwnedFd) -> String {
-    format!("/proc/self/fd/{}", fd.as_raw_fd())
 }
 
 #[cfg(test)]

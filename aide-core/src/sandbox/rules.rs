@@ -37,7 +37,7 @@ pub(super) fn landlock_rules(sandbox: &Sandbox) -> Result<(), String> {
     let device = AccessFs::WriteFile | AccessFs::Truncate | AccessFs::IoctlDev | read;
     let writable: Vec<&PathBuf> = sandbox.writable.iter().chain(&sandbox.own).chain(&sandbox.temp).collect();
     // Opened without following a link: a writable path that is not there, or is a link now, is not writable.
-    let places: Vec<OwnedFd> = writable.iter().filter_map(|p| super::mounts::open(p).ok()).collect();
+    let places: Vec<OwnedFd> = writable.iter().filter_map(|p| super::sys::open(p).ok()).collect();
     let readable: Vec<PathBuf> = match &sandbox.readable {
         None => vec![PathBuf::from("/")],
         Some(list) => SYSTEM_READABLE
