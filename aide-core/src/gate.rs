@@ -457,7 +457,7 @@ pub struct ProcessRecord {
     pub command: String,
     pub working_dir: String,
     pub sandbox: SandboxUsed,
-    /// None while running (a handed-over process) or when a signal ended it.
+    /// null while running (a handed-over process) or when a signal ended it.
     pub exit_code: Option<i32>,
     pub duration_ms: u64,
     pub timed_out: bool,
