@@ -100,7 +100,7 @@ impl Tool for LlmLint {
         tool: Self::NAME,
         command: &[],
         group: Group::Edit,
-        description: "Runs the project's own checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check: findings with spans, code, message and fixes. changed: git-changed files only; baseline: new findings only; fix: apply fixes (undoable).",
+        description: "Runs the project's own checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check: findings with their spans, codes and fixes. changed: git-changed files only; baseline: new findings only; fix: apply fixes (undoable).",
         effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
         output: &["findings"],
         mcp_defaults: &[],

@@ -189,8 +189,8 @@ pub struct TransformRequest {
     /// Format every edited Rust file with rustfmt.
     #[arg(long)]
     pub rustfmt: bool,
-    /// Checkers to run before and after writing; an edit after which one
-    /// fails that did not, or says anything new, is undone. Names as
+    /// Checkers run before and after writing; an edit that makes one fail
+    /// or say anything new is undone. Names as
     /// llm-lint's --checker takes them, comma-separated; `all` or no value:
     /// the ones the project uses. A failed check exits 3 (verification_failed).
     #[arg(long, value_name = "CHECKER", num_args = 0..=1, default_missing_value = "all")]
