@@ -323,7 +323,10 @@ pub fn serve(
                     let (handle, busy, last, signalled) =
                         (handle.clone(), busy.clone(), last.clone(), signalled.clone());
                     std::thread::spawn(move || {
-                        handle(stream, &signalled);
+                        // A request the handler panics on ends its own
+                        // connection (the caller sees it closed, never a
+                        // wait), and the keeper goes on serving and idling.
+                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(stream, &signalled)));
                         *crate::sync::lock(&last) = Instant::now();
                         busy.fetch_sub(1, Ordering::SeqCst);
                     });
@@ -465,6 +468,48 @@ mod tests {
             assert_eq!(admission(true, false), Admission::Refuse, "a confined caller");
             assert_eq!(admission(true, true), Admission::Refuse, "a confined caller gone first");
         }
+    }
+
+    #[test]
+    fn a_request_the_handler_panics_on_closes_its_connection_and_the_keeper_goes_on() {
+        if crate::peer::own_no_new_privs() {
+            return; // Run confined, the test's own connections are refused.
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let lock = std::fs::File::create(dir.path().join(LOCK)).unwrap();
+        let socket = dir.path().join(SOCKET);
+        let held = Held { _lock: lock, listener: UnixListener::bind(&socket).unwrap(), socket: socket.clone() };
+        let handle = |stream: UnixStream, _: &AtomicBool| {
+            let mut line = String::new();
+            let _ = std::io::BufRead::read_line(&mut std::io::BufReader::new(&stream), &mut line);
+            assert!(line != "boom\n", "the handler panics on this request");
+            let _ = (&stream).write_all(b"ok\n");
+        };
+        let ended = Arc::new(AtomicBool::new(false));
+        let (end, gave_up) = (ended.clone(), Arc::new(AtomicBool::new(false)));
+        let gave_up_here = gave_up.clone();
+        let started = Instant::now();
+        let server = std::thread::spawn(move || {
+            serve(held, Vec::new(), handle, move |quiet| {
+                // Ends once asked and idle; a keeper forever busy would
+                // never end, so give up (and say so) after a long while.
+                let give_up = started.elapsed() > Duration::from_secs(60);
+                gave_up_here.store(give_up, Ordering::SeqCst);
+                (end.load(Ordering::SeqCst) && !quiet.busy) || give_up
+            })
+        });
+        let ask = |request: &[u8]| {
+            let mut stream = UnixStream::connect(&socket).unwrap();
+            stream.write_all(request).unwrap();
+            let mut answer = String::new();
+            stream.read_to_string(&mut answer).unwrap();
+            answer
+        };
+        assert_eq!(ask(b"boom\n"), "", "closed, not left waiting");
+        assert_eq!(ask(b"hello\n"), "ok\n", "still serving");
+        ended.store(true, Ordering::SeqCst);
+        drop(server.join().unwrap());
+        assert!(!gave_up.load(Ordering::SeqCst), "the panicked request left the keeper busy");
     }
 
     #[test]
