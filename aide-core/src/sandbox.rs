@@ -425,6 +425,11 @@ pub fn run_internal_command() -> Option<i32> {
     program.args(&argv[1..]);
     if let Some(temp) = &sandbox.temp {
         program.env("TMPDIR", temp);
+        // Go's build cache is trusted by every later unconfined build, so
+        // it is never writable here: a private one, unless one was chosen.
+        if std::env::var_os("GOCACHE").is_none() {
+            program.env("GOCACHE", temp.join("go-build"));
+        }
     }
     let error = std::os::unix::process::CommandExt::exec(&mut program);
     crate::envelope::stderr_line(&format!("aide sandbox: {}: {error}", argv[0].to_string_lossy()));

@@ -162,3 +162,20 @@ fn a_call_past_the_servers_time_limit_ends_though_a_process_it_started_holds_its
         aide_tests::kill_process_group(pid);
     }
 }
+
+#[test]
+fn go_vet_runs_in_the_servers_sandbox_with_a_build_cache_of_its_own() {
+    if !aide_tests::oracle("go", "lint's go vet under aide mcp's sandbox") {
+        return;
+    }
+    let t = TestDir::new();
+    t.write("go.mod", "module example.com/m\n\ngo 1.19\n");
+    t.write("m.go", "package m\n\nimport \"fmt\"\n\nfunc F() { fmt.Printf(\"%d\\n\", \"x\") }\n");
+    let mut client = McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    let r = client.call("lint", json!({ "checker": "go-vet" }));
+    assert_eq!(r["isError"], json!(false), "{r}");
+    let doc = &r["structuredContent"];
+    // go's shared build cache is not writable in the sandbox; it ran on a private one and found the bug.
+    assert_eq!(doc["checkers"][0]["status"], "ran", "{doc}");
+    assert!(doc["findings"].as_array().unwrap().iter().any(|f| f["code"] == "printf"), "{doc}");
+}
