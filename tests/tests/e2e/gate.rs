@@ -95,13 +95,21 @@ fn a_build_script_cargo_runs_for_lint_runs_in_the_servers_sandbox() {
             planted.display().to_string()
         ),
     );
-    let mut client = McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    // cargo builds in the root whatever CARGO_TARGET_DIR the test run has.
+    let target = t.root().join("target");
+    let aide = aide_tests::bin_dir().join("aide");
+    let serve = |args: &[&str]| {
+        McpClient::start_with_env(&aide, t.root(), t.home(), args, &[("CARGO_TARGET_DIR", target.as_path())])
+            .handshake(json!({}))
+    };
+    let mut client = serve(&[]);
     let r = client.call("lint", json!({ "checker": "cargo" }));
     assert_eq!(r["isError"], json!(false), "{r}");
+    assert_eq!(r["structuredContent"]["checkers"][0]["status"], "ran", "{r}");
     assert!(!planted.exists(), "cargo's build script wrote outside the root");
     // Unsandboxed, the same build script writes: the test can fail.
-    std::fs::remove_dir_all(t.root().join("target")).unwrap();
-    let mut client = McpClient::initialized(t.root(), t.home(), &["--sandbox", "off"], json!({}));
+    std::fs::remove_dir_all(&target).unwrap();
+    let mut client = serve(&["--sandbox", "off"]);
     let r = client.call("lint", json!({ "checker": "cargo" }));
     assert_eq!(r["isError"], json!(false), "{r}");
     assert!(planted.exists(), "unsandboxed, the build script runs as cargo runs it");
