@@ -24,25 +24,6 @@ pub fn group_alive(pgid: u32) -> bool {
     to_pid(pgid).is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
 }
 
-/// Runs `command` with `input` on its stdin and collects its stdout (stderr
-/// is discarded): a helper program asked for an opinion (`python3`,
-/// `shellcheck`). The input is written from a thread of its own, so a
-/// program that answers before reading all of it cannot deadlock us.
-pub fn output_for_input(mut command: std::process::Command, input: &[u8]) -> std::io::Result<std::process::Output> {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()?;
-    let feeder = child.stdin.take().map(|mut stdin| {
-        let input = input.to_vec();
-        std::thread::spawn(move || stdin.write_all(&input))
-    });
-    let out = child.wait_with_output();
-    if let Some(feeder) = feeder {
-        let _ = feeder.join();
-    }
-    out
-}
-
 /// How a wait ended.
 #[derive(Debug)]
 pub struct Waited {
