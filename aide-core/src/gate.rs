@@ -296,9 +296,10 @@ impl Launch {
         let stdout = child.stdout.take().map(|p| read_capped(p, self.cap));
         let stderr = child.stderr.take().map(|p| read_capped(p, self.cap));
         let pgid = child.id();
-        let cancel = self.cancel.clone();
-        let cancelled = move || cancel.as_ref().is_some_and(|c| c.is_cancelled());
-        let waited = crate::process::wait_with_timeout_or_cancel(child, self.timeout, KILL_GRACE, Some(&cancelled));
+        // Polled only when there is a flag to look at.
+        let cancelled = self.cancel.clone().map(|c| move || c.is_cancelled());
+        let cancel = cancelled.as_ref().map(|c| c as &dyn Fn() -> bool);
+        let waited = crate::process::wait_with_timeout_or_cancel(child, self.timeout, KILL_GRACE, cancel);
         // Whatever it left running in its group goes with it.
         let _ = crate::process::signal_group(pgid, rustix::process::Signal::KILL);
         let until = Instant::now() + PIPE_GRACE;
