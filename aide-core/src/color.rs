@@ -94,11 +94,24 @@ impl Paint {
 pub struct TextOut<'a> {
     safe: TerminalSafe<&'a mut dyn Write>,
     color: bool,
+    voice: crate::voice::Voice,
 }
 
 impl<'a> TextOut<'a> {
     pub fn new(w: &'a mut dyn Write, color: bool) -> TextOut<'a> {
-        TextOut { safe: TerminalSafe::new(w), color }
+        TextOut { safe: TerminalSafe::new(w), color, voice: crate::voice::Voice::Cli }
+    }
+
+    /// Says hints and continuation lines in `voice`'s words (MCP's: the
+    /// call's arguments, not flags).
+    pub fn with_voice(mut self, voice: crate::voice::Voice) -> TextOut<'a> {
+        self.voice = voice;
+        self
+    }
+
+    /// Who reads the text: what a hint names (a flag, or an argument).
+    pub fn voice(&self) -> crate::voice::Voice {
+        self.voice
     }
 
     /// Without colour (for sizing text, and for MCP clients).

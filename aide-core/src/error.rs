@@ -19,6 +19,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::voice::{Phrase, Voice};
+
 /// The process exit status of a tool run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
@@ -183,23 +185,30 @@ pub mod code {
 }
 
 /// A failure as every tool reports it: `{"code", "message", "hint", "details"}`.
+/// Message and hint are [`Phrase`]s: said in the caller's words (flags on
+/// the command line, arguments and tools over MCP) when they are shown.
 #[derive(Debug, Clone)]
 pub struct AideError {
     pub code: ErrorCode,
-    pub message: String,
-    pub hint: Option<String>,
+    pub message: Phrase,
+    pub hint: Option<Phrase>,
     /// Structured context (boxed: errors travel in `Result`s and stay small).
     pub details: Option<Box<Value>>,
 }
 
 impl AideError {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, message: impl Into<Phrase>) -> Self {
         AideError { code, message: message.into(), hint: None, details: None }
     }
 
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+    pub fn with_hint(mut self, hint: impl Into<Phrase>) -> Self {
         self.hint = Some(hint.into());
         self
+    }
+
+    /// The one-line form (`error[code]: message (hint: …)`) in `voice`'s words.
+    pub fn said(&self, voice: Voice) -> Said<'_> {
+        Said { error: self, voice }
     }
 
     pub fn with_details(mut self, details: Value) -> Self {
@@ -215,7 +224,12 @@ impl AideError {
     pub fn io(path: &str, err: &std::io::Error) -> Self {
         use std::io::ErrorKind;
         let (code, hint) = match err.kind() {
-            ErrorKind::NotFound => (code::NOT_FOUND, "check the path; paths are relative to --root"),
+            ErrorKind::NotFound => {
+                let hint = crate::voice::say(|v| format!("check the path; paths are relative to {}", v.arg("root")));
+                return AideError::new(code::NOT_FOUND, format!("{path}: {err}"))
+                    .with_hint(hint)
+                    .with_details(serde_json::json!({ "path": path }));
+            }
             ErrorKind::PermissionDenied => (code::PERMISSION_DENIED, "check the file's permissions"),
             _ => (code::IO_ERROR, "retry; if it persists, check the disk and the path"),
         };
@@ -229,16 +243,29 @@ impl AideError {
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
-        AideError::new(code::INTERNAL, message)
+        AideError::new(code::INTERNAL, message.into())
             .with_hint("this is a bug in aide; please report it with the command line")
     }
 }
 
 impl fmt::Display for AideError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error[{}]: {}", self.code.name, self.message)?;
-        if let Some(hint) = &self.hint {
-            write!(f, " (hint: {hint})")?;
+        self.said(Voice::Cli).fmt(f)
+    }
+}
+
+/// An error's one-line form in a voice ([`AideError::said`]).
+pub struct Said<'a> {
+    error: &'a AideError,
+    voice: Voice,
+}
+
+impl fmt::Display for Said<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = self.error;
+        write!(f, "error[{}]: {}", e.code.name, e.message.get(self.voice))?;
+        if let Some(hint) = &e.hint {
+            write!(f, " (hint: {})", hint.get(self.voice))?;
         }
         Ok(())
     }
@@ -256,14 +283,22 @@ pub struct ErrorBody {
     pub details: Value,
 }
 
-impl From<&AideError> for ErrorBody {
-    fn from(e: &AideError) -> Self {
+impl ErrorBody {
+    /// The wire form of `e` in `voice`'s words.
+    pub fn said(e: &AideError, voice: Voice) -> Self {
         ErrorBody {
             code: e.code.name.to_string(),
-            message: e.message.clone(),
-            hint: e.hint.clone(),
+            message: e.message.get(voice).to_string(),
+            hint: e.hint.as_ref().map(|h| h.get(voice).to_string()),
             details: e.details.as_deref().cloned().unwrap_or(Value::Null),
         }
+    }
+}
+
+impl From<&AideError> for ErrorBody {
+    /// In the command line's words.
+    fn from(e: &AideError) -> Self {
+        ErrorBody::said(e, Voice::Cli)
     }
 }
 
@@ -311,5 +346,15 @@ mod tests {
         assert_eq!(e.code, code::NOT_FOUND);
         let e = AideError::io("a.txt", &std::io::Error::from(std::io::ErrorKind::PermissionDenied));
         assert_eq!(e.code, code::PERMISSION_DENIED);
+    }
+
+    #[test]
+    fn an_error_is_said_in_the_callers_words() {
+        let e = AideError::io("a.txt", &std::io::Error::from(std::io::ErrorKind::NotFound));
+        assert!(e.to_string().ends_with("(hint: check the path; paths are relative to --root)"), "{e}");
+        let mcp = e.said(Voice::Mcp).to_string();
+        assert!(mcp.ends_with("(hint: check the path; paths are relative to root)"), "{mcp}");
+        assert_eq!(ErrorBody::said(&e, Voice::Mcp).hint.as_deref(), Some("check the path; paths are relative to root"));
+        assert_eq!(ErrorBody::from(&e).hint.as_deref(), Some("check the path; paths are relative to --root"));
     }
 }

@@ -40,7 +40,12 @@ impl From<OpenError> for AideError {
                 AideError::new(code::IO_ERROR, message).with_hint("install git (apt-get install git)")
             }
             OpenError::NotARepository { .. } => AideError::new(code::NOT_A_REPOSITORY, message)
-                .with_hint("run it inside a repository, or pass --root DIR of one (git init makes one)")
+                .with_hint(crate::voice::say(|v| {
+                    format!(
+                        "run it inside a repository, or pass {} of one (git init makes one)",
+                        v.pick("--root DIR", "a root")
+                    )
+                }))
                 .with_details(serde_json::json!({ "path": "." })),
             OpenError::WorkTreeElsewhere { why } => AideError::new(code::PATH_OUTSIDE_ROOT, message)
                 .with_hint(

@@ -41,6 +41,8 @@ pub struct Call {
     /// Diagnostics about the request itself (old names it used), added to
     /// the run's.
     pub notes: Vec<Diagnostic>,
+    /// Whose words the run's messages and errors are in (`aide mcp`'s: MCP's).
+    pub voice: crate::voice::Voice,
 }
 
 /// A finished in-process run: the typed output (for rendering and paging)
@@ -70,10 +72,11 @@ const UNFINISHED_EXIT: i32 = -1;
 
 /// Runs `T` on `request` in this process and logs it like a CLI run.
 pub fn invoke<T: Tool>(request: T::Request, call: Call) -> Finished<T::Output> {
-    let Call { working_dir, cancel, progress, log, argv, origin, confine, notes } = call;
+    let Call { working_dir, cancel, progress, log, argv, origin, confine, notes, voice } = call;
     let mut run = RunLog::for_call::<T>(argv, log, origin);
+    run.voice = voice;
     run.diagnostics.extend(notes);
-    let mut ctx = Context::new(run.execution_id.clone()).with_cancel(cancel).with_progress(progress);
+    let mut ctx = Context::new(run.execution_id.clone()).with_cancel(cancel).with_progress(progress).with_voice(voice);
     if let Some(dir) = working_dir {
         ctx = ctx.with_working_dir(dir);
     }
@@ -137,6 +140,7 @@ pub fn refuse<T: Tool>(request_json: Option<String>, err: AideError, call: Call)
     let mut run = RunLog::for_call::<T>(call.argv, call.log, call.origin);
     if run.enabled {
         run.request_json = request_json;
+    run.voice = call.voice;
     }
     run.finish_failed(err)
 }
@@ -189,6 +193,8 @@ pub(crate) struct RunLog {
 
 impl RunLog {
     pub(crate) fn new(tool: &'static str, version: &'static str, argv: Vec<String>, enabled: bool) -> RunLog {
+    /// Whose words the error document is in.
+    pub(crate) voice: crate::voice::Voice,
         RunLog {
             tool,
             version,
@@ -207,6 +213,7 @@ impl RunLog {
 
     /// The bookkeeping of an in-process run of `T`: logged when the caller
     /// and the tool want it and the environment does not switch it off.
+            voice: crate::voice::Voice::Cli,
     fn for_call<T: Tool>(argv: Vec<String>, log: bool, origin: Option<String>) -> RunLog {
         let mut run = RunLog::new(T::NAME, T::VERSION, argv, log && T::LOG && !crate::log::disabled_by_env());
         run.origin = origin;
@@ -267,7 +274,8 @@ impl RunLog {
     pub(crate) fn error_document(&mut self, err: &AideError) -> Value {
         sort_diagnostics(&mut self.diagnostics);
         let stats = self.stats();
-        let doc = ErrorEnvelope::new(self.tool, self.version, &self.execution_id, err, &self.diagnostics, &stats);
+        let mut doc = ErrorEnvelope::new(self.tool, self.version, &self.execution_id, err, &self.diagnostics, &stats);
+        doc.error = crate::error::ErrorBody::said(err, self.voice);
         serde_json::to_value(&doc).unwrap_or_else(|_| serde_json::json!({ "ok": false }))
     }
 

@@ -36,6 +36,8 @@
 //!   [`home`] — where the state lives; [`time`] — epoch milliseconds, RFC 3339.
 //! * [`tool`] — the one shape of a tool: `run(request, &Context) -> Outcome`.
 //! * [`suggest`] — did-you-mean for misspelt names.
+//! * [`voice`] — a message in its reader's words: flags and binaries on the
+//!   command line, arguments and MCP tools over MCP.
 //!
 //! The wire format is documented in `docs/CONTRACT.md`.
 
@@ -74,6 +76,7 @@ pub mod tool;
 pub mod tree;
 pub mod vocabulary;
 pub mod walk;
+pub mod voice;
 
 pub use envelope::{Diagnostic, Format};
 pub use error::{AideError, ErrorCode, ExitStatus, code};

@@ -282,8 +282,14 @@ pub struct ExecutionLog {
 }
 
 fn log_err(path: &Path, e: impl std::fmt::Display) -> AideError {
-    AideError::new(code::LOG_UNAVAILABLE, format!("execution log {}: {e}", path.display()))
-        .with_hint("check that $AIDE_HOME is writable, or pass --no-log / set AIDE_LOG=off")
+    AideError::new(code::LOG_UNAVAILABLE, format!("execution log {}: {e}", path.display())).with_hint(
+        crate::voice::say(|v| {
+            format!(
+                "check that $AIDE_HOME is writable, or {}",
+                v.pick("pass --no-log / set AIDE_LOG=off", "set AIDE_LOG=off for the server")
+            )
+        }),
+    )
 }
 
 /// The error for an execution id the log has no run for (or none the

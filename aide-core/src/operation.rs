@@ -107,6 +107,35 @@ impl Operation {
     }
 }
 
+/// The operation of `ops` called `name`, found when the program is built:
+/// `const UNDO: &Operation = named(LlmTransform::OPERATIONS, "transform_undo")`
+/// does not compile when there is none. A message that names another
+/// operation ([`crate::voice::Voice::op`]) takes it from its tool's own table.
+pub const fn named(ops: &'static [Operation], name: &str) -> &'static Operation {
+    let mut i = 0;
+    while i < ops.len() {
+        if same(ops[i].name.as_bytes(), name.as_bytes()) {
+            return &ops[i];
+        }
+        i += 1;
+    }
+    panic!("no operation of that name")
+}
+
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 pub const READS: Effects = Effects { read_only: true, destructive: false, idempotent: true, open_world: false };
 /// Runs a command the caller wrote: anything may happen.
 pub const RUNS_COMMANDS: Effects = Effects { read_only: false, destructive: true, idempotent: false, open_world: true };

@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::envelope::Diagnostic;
 use crate::error::{AideError, code};
 use crate::suggest::closest;
+use crate::voice::say;
 
 /// The largest request document taken (64 MiB): more is refused before it
 /// is parsed, so a runaway request cannot exhaust memory.
@@ -99,6 +100,12 @@ pub fn parse_request_value(text: &str) -> Result<Value, AideError> {
     })
 }
 
+/// Where the request's fields are described: `--schema`, or the MCP tool's
+/// input schema.
+fn see_schema(what: &'static str) -> crate::voice::Phrase {
+    crate::voice::say(|v| format!("{} lists {what}", v.pick("--schema", "the tool's input schema")))
+}
+
 /// Like [`parse_request`], from an already parsed value.
 pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
     mut value: Value,
@@ -107,7 +114,7 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
     let mut notes = Vec::new();
     let Value::Object(map) = &mut value else {
         return Err(AideError::new(code::INVALID_REQUEST, "the request must be a JSON object")
-            .with_hint("see --schema for the fields"));
+            .with_hint(see_schema("the fields")));
     };
     for (alias, canonical) in aliases {
         if let Some(v) = map.remove(*alias) {
@@ -132,10 +139,10 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
         let inner = e.into_inner();
         if field.is_empty() || field == "." {
             AideError::new(code::INVALID_REQUEST, format!("invalid request: {inner}"))
-                .with_hint("see --schema for the fields and their types")
+                .with_hint(see_schema("the fields and their types"))
         } else {
             AideError::new(code::INVALID_REQUEST, format!("invalid request field `{field}`: {inner}"))
-                .with_hint("see --schema for the fields and their types")
+                .with_hint(see_schema("the fields and their types"))
                 .with_details(serde_json::json!({ "field": field }))
         }
     })?;
@@ -217,9 +224,13 @@ pub fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> Schema {
 /// given, and a caller paging by `next_offset` would loop forever.
 pub fn check_limit(limit: Option<usize>) -> Result<(), AideError> {
     match limit {
-        Some(0) => Err(AideError::new(code::INVALID_ARGUMENTS, "--limit must be at least 1")
-            .with_hint("leave --limit out for every result, or give a page size of 1 or more")
-            .with_details(serde_json::json!({ "field": "limit" }))),
+        Some(0) => {
+            Err(AideError::new(code::INVALID_ARGUMENTS, say(|v| format!("{} must be at least 1", v.arg("limit"))))
+                .with_hint(say(|v| {
+                    format!("leave {} out for every result, or give a page size of 1 or more", v.arg("limit"))
+                }))
+                .with_details(serde_json::json!({ "field": "limit" })))
+        }
         _ => Ok(()),
     }
 }

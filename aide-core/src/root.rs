@@ -67,7 +67,9 @@ impl OpenFailure {
         match self {
             OpenFailure::Outside(why) => outside(shown, why),
             OpenFailure::Directory => AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is a directory"))
-                .with_hint("name a file; list a directory with llm-discover")
+                .with_hint(crate::voice::say(|v| {
+                    format!("name a file; list a directory with {}", v.pick("llm-discover", "discover"))
+                }))
                 .with_details(serde_json::json!({ "path": shown, "kind": "directory" })),
             OpenFailure::NotRegular(kind) => {
                 AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is a {kind}, not a regular file"))
@@ -279,9 +281,8 @@ impl Root {
             return Err(outside(user_path, "the path contains a NUL byte"));
         }
         if user_path.is_empty() {
-            return Err(
-                AideError::new(code::INVALID_ARGUMENTS, "empty path").with_hint("give a path relative to --root")
-            );
+            return Err(AideError::new(code::INVALID_ARGUMENTS, "empty path")
+                .with_hint(crate::voice::say(|v| format!("give a path relative to {}", v.arg("root")))));
         }
         let joined = if given.is_absolute() { given.to_path_buf() } else { self.canonical.join(given) };
         // Lexical normalisation first, so `a/../../x` is refused even when `a`
@@ -388,7 +389,7 @@ impl Root {
         // The path itself, not its lossy text: a name that is not UTF-8 must resolve too.
         let abs = self.resolve_path(path, &path.to_string_lossy()).map_err(|e| match e.code {
             c if c == code::PATH_OUTSIDE_ROOT => OpenFailure::Outside("the path leads outside the root"),
-            _ => OpenFailure::Io(std::io::Error::new(std::io::ErrorKind::NotFound, e.message)),
+            _ => OpenFailure::Io(std::io::Error::new(std::io::ErrorKind::NotFound, String::from(e.message))),
         })?;
         let rel =
             abs.strip_prefix(&self.canonical).map_err(|_| OpenFailure::Outside("the path leads outside the root"))?;
@@ -462,7 +463,9 @@ pub fn to_slash(rel: &Path) -> String {
 
 fn outside(user_path: &str, why: &str) -> AideError {
     AideError::new(code::PATH_OUTSIDE_ROOT, format!("{user_path}: {why}"))
-        .with_hint("give a path inside --root, or pass a --root that contains it")
+        .with_hint(crate::voice::say(|v| {
+            format!("give a path inside {root}, or pass a {root} that contains it", root = v.arg("root"))
+        }))
         .with_details(serde_json::json!({ "path": user_path }))
 }
 

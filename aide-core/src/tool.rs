@@ -337,6 +337,9 @@ pub struct Context {
     /// --stdin -`): a command-line run whose request did not come on stdin.
     /// Never a server's run, whose stdin is its protocol.
     pub reads_stdin: bool,
+    /// Who reads what the run says (hints, continuation lines, undo
+    /// lines, errors): the command line's flags or MCP's arguments.
+    pub voice: crate::voice::Voice,
     /// The root the run opened, for the execution log.
     opened_root: Mutex<Option<PathBuf>>,
     /// The roots this run is confined to (`aide mcp`'s), opened once: the
@@ -371,6 +374,7 @@ impl Context {
             logged: false,
             prepared_records: false,
             reads_stdin: false,
+            voice: crate::voice::Voice::Cli,
             opened_root: Mutex::new(None),
             confine: None,
         }
@@ -386,8 +390,14 @@ impl Context {
             execution_id: self.execution_id.clone(),
             working_dir: self.working_dir.clone(),
             cancel: self.cancel.clone(),
+            voice: self.voice,
             ..Context::new(String::new())
         }
+    }
+
+    pub fn with_voice(mut self, voice: crate::voice::Voice) -> Context {
+        self.voice = voice;
+        self
     }
 
     pub fn with_cancel(mut self, cancel: Cancel) -> Context {

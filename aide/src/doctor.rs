@@ -178,7 +178,7 @@ fn check_configuration() -> Check {
     let config = match aide_core::config::load(&dir) {
         Ok(c) => c,
         Err(e) => {
-            return Check::new("configuration", NEEDED_BY, CheckStatus::Fail, e.message)
+            return Check::new("configuration", NEEDED_BY, CheckStatus::Fail, e.message.into())
                 .fix("correct the file (docs/CONTRACT.md, \"Configuration\", lists the keys)");
         }
     };
@@ -198,7 +198,8 @@ fn check_configuration() -> Check {
 fn check_sandbox(home: &Path) -> Check {
     use aide_core::sandbox::{Network, Sandbox, SandboxMode};
     const NEEDED_BY: &str = "--sandbox and --network of llm-shell and llm-jobs, and aide mcp's default sandbox";
-    let probe = |mode, network| Sandbox::new(mode, network, Path::new("/"), &[]).check().err().map(|e| e.message);
+    let probe =
+        |mode, network| Sandbox::new(mode, network, Path::new("/"), &[]).check().err().map(|e| String::from(e.message));
     let files = probe(SandboxMode::ReadOnly, Network::On);
     let network = probe(SandboxMode::Off, Network::Off);
     let said = |what: &str, failed: &Option<String>| match failed {

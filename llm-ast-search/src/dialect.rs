@@ -638,7 +638,7 @@ fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<DialectValu
     let values = args.iter().map(|a| eval(program, a, backend)).collect::<Result<Vec<_>, _>>()?;
     let at = |e: AideError| {
         let mut e = e;
-        e.message = format!("{name} at {}:{}: {}", pos.line, pos.column, e.message);
+        e.message = e.message.map(|m| format!("{name} at {}:{}: {m}", pos.line, pos.column));
         e
     };
     let str_arg = |i: usize| values.get(i).and_then(DialectValue::as_str);

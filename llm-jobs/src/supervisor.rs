@@ -245,7 +245,7 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let mut cmd = match job.sandbox.command("bash") {
         Ok(cmd) => cmd,
         Err(e) => {
-            store.finish(job.id, &failed(e.message))?;
+            store.finish(job.id, &failed(e.message.into()))?;
             return Ok(());
         }
     };

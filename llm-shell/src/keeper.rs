@@ -26,6 +26,7 @@ use std::time::{Duration, Instant};
 
 use aide_core::AideError;
 use aide_core::keeper::Place;
+use aide_core::voice::Phrase;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ShellError;
@@ -76,19 +77,34 @@ pub(crate) struct WireError {
     message: String,
     hint: Option<String>,
     details: Option<serde_json::Value>,
+    /// Message and hint in MCP's words, where they differ (see
+    /// [`aide_core::voice::Phrase`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message_mcp: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hint_mcp: Option<String>,
 }
 
 impl From<AideError> for WireError {
     fn from(e: AideError) -> WireError {
-        WireError { code: e.code.name.to_string(), message: e.message, hint: e.hint, details: e.details.map(|d| *d) }
+        let (message, message_mcp) = e.message.into_parts();
+        let (hint, hint_mcp) = e.hint.map(Phrase::into_parts).unzip();
+        WireError {
+            code: e.code.name.to_string(),
+            message,
+            hint,
+            details: e.details.map(|d| *d),
+            message_mcp,
+            hint_mcp: hint_mcp.flatten(),
+        }
     }
 }
 
 impl From<WireError> for AideError {
     fn from(w: WireError) -> AideError {
         let code = aide_core::code::ALL.iter().find(|c| c.name == w.code).copied().unwrap_or(aide_core::code::INTERNAL);
-        let mut e = AideError::new(code, w.message);
-        e.hint = w.hint;
+        let mut e = AideError::new(code, Phrase::from_parts(w.message, w.message_mcp));
+        e.hint = w.hint.map(|hint| Phrase::from_parts(hint, w.hint_mcp));
         e.details = w.details.map(Box::new);
         e
     }

@@ -36,7 +36,7 @@ pub struct BashN {
 /// Parses `command` with brush-parser.
 pub fn parse(command: &str) -> Result<brush_parser::ast::Program, (String, Option<(usize, usize)>)> {
     if let Err(e) = aide_core::text::check_depth("the command", nesting_depth(command)) {
-        return Err((e.message, None));
+        return Err((e.message.into(), None));
     }
     let options = brush_parser::ParserOptions::default();
     // brush-parser unwraps a number before a redirection that no descriptor

@@ -339,7 +339,7 @@ fn commit_journalled(
             gone.iter().rev().map(|d| ((*d).clone(), dirs.remove.get(*d).copied())).collect();
         let mut restore_failures: Vec<String> = Vec::new();
         if let Err(e) = crate::disk::make_dirs(root, &remade) {
-            restore_failures.push(e.message);
+            restore_failures.push(e.message.into());
         }
         restore_failures.extend(put_back(root, &targets, &made, &undo_dir, journal));
         drop(deferred);

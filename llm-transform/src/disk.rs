@@ -318,7 +318,7 @@ pub fn remove_dirs<'a>(
         let result = match root.open_dir(parent, false) {
             Ok(fd) => rustix::fs::unlinkat(&fd, name, AtFlags::REMOVEDIR).map_err(std::io::Error::from),
             Err(OpenFailure::Io(e)) => Err(e),
-            Err(e) => Err(std::io::Error::other(e.into_error(&shown).message)),
+            Err(e) => Err(std::io::Error::other(String::from(e.into_error(&shown).message))),
         };
         match result {
             Ok(()) => done.push(dir),

@@ -383,7 +383,7 @@ fn recover_record(
     if record.verifying && recovered.action == RecoveryAction::Completed {
         match undo_unverified(root, &record.execution_id) {
             Ok(()) => recovered.action = RecoveryAction::UndoneUnverified,
-            Err(e) => recovered.unverified_kept = Some(e.message),
+            Err(e) => recovered.unverified_kept = Some(e.message.into()),
         }
     }
     Ok(recovered)
@@ -430,7 +430,7 @@ fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideErr
         match look() {
             Ok(found_one) => found.push(Some(found_one)),
             Err(e) => {
-                unrestored.push(Unrestored { path: shown, reason: e.message });
+                unrestored.push(Unrestored { path: shown, reason: e.message.into() });
                 found.push(None);
             }
         }

@@ -141,6 +141,10 @@ pub use crate::engine::transform;
 pub use crate::output::{FileAction, FileChange, TransformOutput};
 pub use crate::verify::Verified;
 
+/// The undo operation, as undo lines and hints name it: `llm-transform undo`
+/// on the command line, `transform_undo` over MCP.
+pub const UNDO: &Offered = aide_core::operation::named(<LlmTransform as Tool>::OPERATIONS, "transform_undo");
+
 /// A request: flags, or the same fields as `--request` JSON.
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]

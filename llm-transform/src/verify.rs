@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use aide_checkers::{Checked, CheckerRun, Finding, Options, RunStatus, Severity};
 use aide_core::tool::Context;
+use aide_core::voice::say;
 use aide_core::{AideError, Root};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -144,15 +145,20 @@ impl Failed {
     /// it stands, unverified.
     pub fn not_undone(self, why: AideError) -> AideError {
         let Failed(mut error) = self;
-        error.message =
-            format!("{}; but undoing it failed ({}): the edit stands, unverified", error.message, why.message);
-        error.hint = Some(format!(
-            "undo it by hand once {} is resolved: llm-transform undo EXECUTION_ID (this run's)",
-            why.hint.as_deref().unwrap_or("that")
-        ));
+        let message = error.message;
+        error.message = say(|v| {
+            format!("{}; but undoing it failed ({}): the edit stands, unverified", message.get(v), why.message.get(v))
+        });
+        error.hint = Some(say(|v| {
+            format!(
+                "undo it by hand once {} is resolved: {} (this run's execution_id)",
+                why.hint.as_ref().map_or("that", |h| h.get(v)),
+                v.op(crate::UNDO)
+            )
+        }));
         if let Some(details) = error.details.as_deref_mut().and_then(serde_json::Value::as_object_mut) {
             details.insert("undone".into(), json!(false));
-            details.insert("undo_error".into(), json!({ "code": why.code.name, "message": why.message }));
+            details.insert("undo_error".into(), json!({ "code": why.code.name, "message": &*why.message }));
         }
         error
     }

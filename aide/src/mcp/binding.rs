@@ -479,8 +479,8 @@ impl Binding {
         let mut field = field
             .map(|f| if f == bare { String::new() } else { f.strip_prefix(prefix.as_str()).unwrap_or(&f).to_string() });
         if !prefix.is_empty() {
-            e.message = e.message.replace(&prefix, "").replace(&format!("`{bare}`"), "the request");
-            e.hint = e.hint.map(|h| h.replace(&prefix, ""));
+            e.message = e.message.map(|m| m.replace(&prefix, "").replace(&format!("`{bare}`"), "the request"));
+            e.hint = e.hint.map(|h| h.map(|h| h.replace(&prefix, "")));
         }
         // serde names a missing field only in its message.
         if let Some(missing) = e.message.split("missing field `").nth(1).and_then(|rest| rest.split('`').next()) {

@@ -247,7 +247,8 @@ fn lines_of(binding: &Binding, arguments: &Map<String, Value>, field: &str, cove
 fn check_line(tool: &str, field: &str, line: &str, max: Risk, cwd: &Path) -> Result<(), AideError> {
     let env = llm_shell::explain::Surroundings::of_this_process(cwd);
     let (risk, reasons) = llm_shell::explain::rate(line, &env).map_err(|mut e| {
-        e.message = format!("`{tool}`'s `{field}` cannot be rated against this server's max_risk: {}", e.message);
+        e.message =
+            e.message.map(|m| format!("`{tool}`'s `{field}` cannot be rated against this server's max_risk: {m}"));
         e.details = Some(Box::new(json!({ "tool": tool, "field": field })));
         e
     })?;

@@ -280,6 +280,7 @@ impl AideServer {
                     (task.await, true)
                 }
             },
+            voice: aide_core::voice::Voice::Mcp,
             None => (task.await, false),
         };
         let result = match (result, limit) {

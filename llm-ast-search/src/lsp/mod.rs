@@ -44,7 +44,7 @@ pub struct Located {
 /// root), and the file's absolute path (to be opened first).
 fn position(root: &Root, path: &str, byte: usize) -> Result<(Value, PathBuf), LspFailure> {
     let abs = root.path().join(path);
-    let text = root.read(Path::new(path)).map_err(|e| LspFailure::Start(e.into_error(path).message))?;
+    let text = root.read(Path::new(path)).map_err(|e| LspFailure::Start(e.into_error(path).message.into()))?;
     let index = LineIndex::new(&text);
     let line = index.line_of(byte);
     let line_start = index.line_range(line).map_or(0, |r| r.start);
