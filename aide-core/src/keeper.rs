@@ -103,11 +103,8 @@ impl Place {
     /// as this caller may trust it.
     fn trusted(&self, stream: UnixStream) -> Result<UnixStream, AideError> {
         let keeper = self.keeper_of(&stream).map_err(|why| self.untrusted(&why))?;
-        if keeper.no_new_privs && !crate::peer::own_no_new_privs() {
-            let why = format!(
-                "its keeper (process {}) was started from a sandbox, and this caller is not sandboxed",
-                keeper.pid()
-            );
+        if !crate::peer::Confinement::own().trusts(&keeper.confinement) {
+            let why = format!("its keeper (process {}) was started from a sandbox this caller is not in", keeper.pid());
             return Err(self.untrusted(&why));
         }
         Ok(stream)
@@ -309,10 +306,10 @@ pub fn serve(
     let handle = Arc::new(handle);
     let busy = Arc::new(AtomicUsize::new(0));
     let last = Arc::new(std::sync::Mutex::new(Instant::now()));
-    let confined = crate::peer::own_no_new_privs();
+    let own = crate::peer::Confinement::own();
     loop {
         match connections.recv_timeout(Duration::from_millis(50)) {
-            Ok(stream) => match admit(&stream, confined) {
+            Ok(stream) => match admit(&stream, &own) {
                 Admission::Refuse => {
                     let refusal = refusal.clone();
                     std::thread::spawn(move || refuse(stream, &refusal));
@@ -378,23 +375,21 @@ enum Admission {
     Close,
 }
 
-/// Whether a keeper (`confined`: under `no_new_privs` itself) serves the
-/// caller on `stream`. A sandboxed command (aide's sandbox sets
-/// `no_new_privs` with its Landlock rules) asking an unconfined keeper to
-/// run or read something for it, out of its sandbox, is refused; so is a
-/// caller whose confinement cannot be proven (it exited, or its pid is
-/// another process's now: see [`crate::peer`]). A confined keeper serves
-/// every caller of its uid: none gets more through it than it has.
-fn admit(stream: &UnixStream, confined: bool) -> Admission {
+/// Whether a keeper confined as `own` serves the caller on `stream`: only
+/// one proven no more confined than itself. A sandboxed command (in a user
+/// namespace of its sandbox's, under `no_new_privs`) asking a keeper
+/// outside its sandbox to run or read something for it is refused, even
+/// where everything runs inside another sandbox; so is one in another
+/// sandbox, and a caller whose confinement cannot be proven (it exited,
+/// its pid is another process's now, it cannot be looked into: see
+/// [`crate::peer`]).
+fn admit(stream: &UnixStream, own: &crate::peer::Confinement) -> Admission {
     let Ok(cred) = rustix::net::sockopt::socket_peercred(stream) else { return Admission::Close };
     if cred.uid != rustix::process::geteuid() {
         return Admission::Close;
     }
-    if confined {
-        return Admission::Serve;
-    }
     match crate::peer::of_peer(stream) {
-        Ok(caller) if !caller.no_new_privs => Admission::Serve,
+        Ok(caller) if caller.confinement.no_more_than(own) => Admission::Serve,
         _ => Admission::Refuse,
     }
 }
@@ -426,20 +421,22 @@ mod tests {
         }
     }
 
-    /// What an unconfined keeper does with the caller `caller` starts
-    /// (`setpriv --no-new-privs` for a confined one); `exit_first`: the
-    /// caller is gone, and reaped, before it is looked at.
-    fn admission(confined_caller: bool, exit_first: bool) -> Admission {
+    /// What an unconfined keeper does with the caller this test binary
+    /// starts under `wrapper` (none, `setpriv --no-new-privs`, `unshare
+    /// --user`); `exit_first`: the caller is gone, and reaped, before it
+    /// is looked at.
+    fn admission(wrapper: &[&str], exit_first: bool) -> Admission {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(SOCKET);
         let listener = UnixListener::bind(&path).unwrap();
         let exe = std::env::current_exe().unwrap();
-        let mut command = if confined_caller {
-            let mut c = Command::new("setpriv");
-            c.arg("--no-new-privs").arg(exe);
-            c
-        } else {
-            Command::new(exe)
+        let mut command = match wrapper {
+            [program, args @ ..] => {
+                let mut c = Command::new(program);
+                c.args(args).arg(exe);
+                c
+            }
+            [] => Command::new(exe),
         };
         command.args(["--exact", "keeper::tests::caller", "--quiet"]).env("AIDE_KEEPER_TEST_SOCKET", &path);
         if exit_first {
@@ -450,29 +447,43 @@ mod tests {
             assert!(child.wait().unwrap().success());
         }
         let (stream, _) = listener.accept().unwrap();
-        let admitted = admit(&stream, false);
+        let admitted =
+            admit(&stream, &crate::peer::Confinement { no_new_privs: false, ..crate::peer::Confinement::own() });
         drop(stream);
         let status = child.wait().unwrap();
-        assert!(exit_first || status.success(), "the caller ({confined_caller}): {status}");
+        assert!(exit_first || status.success(), "the caller ({wrapper:?}): {status}");
         admitted
     }
 
     #[test]
     fn an_unconfined_keeper_serves_only_callers_proven_unconfined() {
-        if crate::peer::own_no_new_privs() {
+        if crate::peer::Confinement::own().no_new_privs {
             return; // These tests run confined themselves: every caller is.
         }
-        assert_eq!(admission(false, false), Admission::Serve);
-        assert_eq!(admission(false, true), Admission::Refuse, "a caller gone before it was looked at");
-        if Command::new("setpriv").arg("--help").stdout(Stdio::null()).status().is_ok_and(|s| s.success()) {
-            assert_eq!(admission(true, false), Admission::Refuse, "a confined caller");
-            assert_eq!(admission(true, true), Admission::Refuse, "a confined caller gone first");
+        assert_eq!(admission(&[], false), Admission::Serve);
+        assert_eq!(admission(&[], true), Admission::Refuse, "a caller gone before it was looked at");
+        let runs = |program: &str| {
+            Command::new(program).arg("--help").stdout(Stdio::null()).status().is_ok_and(|s| s.success())
+        };
+        if runs("setpriv") {
+            let confined = ["setpriv", "--no-new-privs"];
+            assert_eq!(admission(&confined, false), Admission::Refuse, "a confined caller");
+            assert_eq!(admission(&confined, true), Admission::Refuse, "a confined caller gone first");
+        }
+        // Where everything runs under another sandbox's no_new_privs, an
+        // aide sandbox is told by its user namespace.
+        if runs("unshare") && Command::new("unshare").args(["--user", "true"]).status().is_ok_and(|s| s.success()) {
+            assert_eq!(
+                admission(&["unshare", "--user"], false),
+                Admission::Refuse,
+                "a caller in a user namespace of its own"
+            );
         }
     }
 
     #[test]
     fn a_request_the_handler_panics_on_closes_its_connection_and_the_keeper_goes_on() {
-        if crate::peer::own_no_new_privs() {
+        if crate::peer::Confinement::own().no_new_privs {
             return; // Run confined, the test's own connections are refused.
         }
         let dir = tempfile::tempdir().unwrap();

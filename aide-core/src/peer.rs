@@ -30,9 +30,52 @@ pub struct Process {
     pidfd: Option<OwnedFd>,
     /// The peer's user, as the kernel recorded it when it connected or listened.
     pub uid: u32,
-    /// Whether it ran under `no_new_privs` (which aide's sandbox sets, and
-    /// nothing unsets) when it was looked at.
+    /// How confined it was when it was looked at.
+    pub confinement: Confinement,
+}
+
+/// How confined a process is, as far as aide's sandboxes tell: each runs
+/// its command in a user namespace of its own (so a process there is told
+/// from one outside even where everything runs under another sandbox's
+/// `no_new_privs`, as in a CI runner's or a harness's), under
+/// `no_new_privs`, which nothing unsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Confinement {
     pub no_new_privs: bool,
+    /// Its user namespace (the namespace's inode); None where it cannot
+    /// be looked into (from inside a sandbox it is not in) or the kernel
+    /// has no user namespaces (and so no aide sandbox).
+    pub user_namespace: Option<u64>,
+}
+
+impl Confinement {
+    /// This process's: unknown `no_new_privs` is taken for yes.
+    pub fn own() -> Confinement {
+        let status = status_of_path(Path::new("/proc/self/status"));
+        Confinement {
+            no_new_privs: status.is_none_or(|s| s.confinement.no_new_privs),
+            user_namespace: user_namespace_of(Path::new("/proc/self")),
+        }
+    }
+
+    /// Whether a process so confined gets nothing through one confined as
+    /// `other`: it is in the same user namespace (a process in an aide
+    /// sandbox is in one of its own), and under `no_new_privs` only if
+    /// `other` is too.
+    pub fn no_more_than(&self, other: &Confinement) -> bool {
+        self.user_namespace == other.user_namespace && (!self.no_new_privs || other.no_new_privs)
+    }
+
+    /// Whether a caller so confined may trust a keeper confined as
+    /// `keeper`: one started from a sandbox this caller is not in may say
+    /// anything. A keeper this caller cannot look into is outside the
+    /// caller's own sandbox, so no more confined than it.
+    pub fn trusts(&self, keeper: &Confinement) -> bool {
+        match keeper.user_namespace {
+            Some(_) => keeper.no_more_than(self),
+            None => !keeper.no_new_privs || self.no_new_privs,
+        }
+    }
 }
 
 /// Why a peer could not be proven: it is taken for no one.
@@ -94,18 +137,18 @@ fn of_peer_from(stream: &UnixStream, source: Source) -> Result<Process, Unproven
         #[cfg(test)]
         Source::Pid => open_pidfd(pid)?,
     };
-    let no_new_privs = match &pidfd {
+    let confinement = match &pidfd {
         Some(fd) => {
             // The pidfd must name the pid the credentials do before the
             // read, and still after it: then what was read was its own.
             expect_pid(fd, pid)?;
             let status = status_of(pid)?;
             expect_pid(fd, pid)?;
-            status.no_new_privs
+            status.confinement
         }
-        None => status_of(pid)?.no_new_privs,
+        None => status_of(pid)?.confinement,
     };
-    Ok(Process { pid, pidfd, uid, no_new_privs })
+    Ok(Process { pid, pidfd, uid, confinement })
 }
 
 /// The process holding an exclusive `flock` on the file `path`, proven: the
@@ -130,12 +173,7 @@ pub fn holding_lock(path: &Path) -> Result<Option<Process>, Unproven> {
     if let Some(fd) = &pidfd {
         expect_pid(fd, pid)?;
     }
-    Ok(Some(Process { pid, pidfd, uid: status.uid, no_new_privs: status.no_new_privs }))
-}
-
-/// Whether this process runs under `no_new_privs`: unknown is taken for yes.
-pub fn own_no_new_privs() -> bool {
-    status_of_path(Path::new("/proc/self/status")).is_none_or(|s| s.no_new_privs)
+    Ok(Some(Process { pid, pidfd, uid: status.uid, confinement: status.confinement }))
 }
 
 /// The pid of the process `/proc/locks` names as holding an exclusive
@@ -162,24 +200,38 @@ fn flock_writer(line: &str, file: &str) -> Option<i32> {
     (kind == "FLOCK" && access == "WRITE" && on == file).then(|| pid.parse().ok()).flatten()
 }
 
-/// What is read of a process's status.
+/// What is read of a process.
 struct Status {
-    no_new_privs: bool,
+    confinement: Confinement,
     /// Its effective user.
     uid: u32,
 }
 
+/// What is read of process `pid`: its status, and its user namespace
+/// where it can be looked into (not from inside a sandbox it is not in).
 fn status_of(pid: i32) -> Result<Status, Unproven> {
-    status_of_path(Path::new(&format!("/proc/{pid}/status")))
-        .ok_or_else(|| Unproven(format!("process {pid} is gone or cannot be read")))
+    let dir = format!("/proc/{pid}");
+    let status = status_of_path(&Path::new(&dir).join("status"))
+        .ok_or_else(|| Unproven(format!("process {pid} is gone or cannot be read")))?;
+    let user_namespace = user_namespace_of(Path::new(&dir));
+    Ok(Status { confinement: Confinement { user_namespace, ..status.confinement }, ..status })
 }
 
+/// A status file's `no_new_privs` and effective user (the user namespace
+/// is the caller's to read).
 fn status_of_path(path: &Path) -> Option<Status> {
     let status = std::fs::read_to_string(path).ok()?;
     let field = |name: &str| status.lines().find_map(|l| l.strip_prefix(name)).map(str::trim);
     // `Uid:` gives the real, effective, saved and filesystem ids.
     let uid = field("Uid:")?.split_whitespace().nth(1)?.parse().ok()?;
-    Some(Status { no_new_privs: field("NoNewPrivs:")? == "1", uid })
+    let no_new_privs = field("NoNewPrivs:")? == "1";
+    Some(Status { confinement: Confinement { no_new_privs, user_namespace: None }, uid })
+}
+
+/// The user namespace of the process whose `/proc` folder is `dir`.
+fn user_namespace_of(dir: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir.join("ns/user")).ok().map(|m| m.ino())
 }
 
 fn expect_pid(fd: &OwnedFd, pid: i32) -> Result<(), Unproven> {
@@ -260,7 +312,7 @@ mod tests {
             let me = of_peer_from(&a, source).unwrap();
             assert_eq!(me.pid(), std::process::id() as i32);
             assert_eq!(me.uid, rustix::process::geteuid().as_raw());
-            assert_eq!(me.no_new_privs, own_no_new_privs());
+            assert_eq!(me.confinement, Confinement::own());
             assert!(me.is_alive());
         }
     }

@@ -44,6 +44,7 @@
 //! the command ran from inside a writable path to a file outside it writes
 //! that file.
 
+mod carve;
 mod enter;
 mod mounts;
 mod rules;
@@ -58,6 +59,26 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::AideError;
+
+/// What a probe's helper prints when the file sandbox is Landlock's rules
+/// alone (no mount could be made).
+const CARVED: &str = "carved";
+
+/// How a probe went: what the helper printed, or why it failed.
+type Probed = Result<String, String>;
+
+/// The file sandbox's probe, run once per process: a read-only sandbox
+/// that makes every kind of mount a real one does.
+fn files_probed() -> &'static Probed {
+    static FILES: OnceLock<Probed> = OnceLock::new();
+    FILES.get_or_init(|| Sandbox::file_probe().probe())
+}
+
+/// The network namespace's probe, run once per process.
+fn network_probed() -> &'static Probed {
+    static NETWORK: OnceLock<Probed> = OnceLock::new();
+    NETWORK.get_or_init(|| Sandbox { network: Network::Off, ..Sandbox::default() }.probe())
+}
 
 /// The helper's command word.
 pub const HELPER: &str = "__aide_sandbox";
@@ -294,23 +315,28 @@ impl Sandbox {
     /// kind: the file sandbox, with its namespaces, mounts and Landlock;
     /// a network namespace).
     pub fn check(&self) -> Result<(), AideError> {
-        type Probed = OnceLock<Result<(), String>>;
-        type Probe = (&'static Probed, fn() -> Sandbox);
-        static FILES: Probed = OnceLock::new();
-        static NETWORK: Probed = OnceLock::new();
-        let mut probes: Vec<Probe> = Vec::new();
+        let mut probes: Vec<&Probed> = Vec::new();
         if self.mode != SandboxMode::Off {
-            probes.push((&FILES, Sandbox::file_probe));
+            probes.push(files_probed());
         }
         if self.network == Network::Off {
-            probes.push((&NETWORK, || Sandbox { network: Network::Off, ..Sandbox::default() }));
+            probes.push(network_probed());
         }
-        for (cache, probe) in probes {
-            if let Err(why) = cache.get_or_init(|| probe().probe()) {
+        for probed in probes {
+            if let Err(why) = probed {
                 return Err(unavailable(why));
             }
         }
         Ok(())
+    }
+
+    /// Whether file sandboxes here are Landlock's rules alone, because
+    /// this process runs where no mount can be made (inside another
+    /// sandbox): a writable root holding `.git` or `aide.toml` then
+    /// creates, removes and renames nothing at its top level. None where
+    /// no file sandbox can be made at all.
+    pub fn mounts_refused() -> Option<bool> {
+        files_probed().as_ref().ok().map(|how| how == CARVED)
     }
 
     /// A read-only sandbox that makes every kind of mount a real one does:
@@ -322,8 +348,9 @@ impl Sandbox {
         probe.owning(own.into_iter().collect())
     }
 
-    /// Enters the sandbox in a child of this executable and reports how it went.
-    fn probe(&self) -> Result<(), String> {
+    /// Enters the sandbox in a child of this executable and reports how it
+    /// went: what the helper printed ([`CARVED`] or nothing), or why not.
+    fn probe(&self) -> Result<String, String> {
         let output = self
             .command_with(OsStr::new("--probe"))
             .map_err(|e| e.message)?
@@ -331,7 +358,7 @@ impl Sandbox {
             .output()
             .map_err(|e| format!("the sandbox helper did not start: {e}"))?;
         if output.status.success() {
-            Ok(())
+            Ok(String::from_utf8_lossy(&output.stdout).into_owned())
         } else {
             let said = String::from_utf8_lossy(&output.stderr).trim().to_string();
             Err(if said.is_empty() { format!("the sandbox helper exited with {}", output.status) } else { said })
@@ -415,10 +442,15 @@ pub fn run_internal_command() -> Option<i32> {
     if !probe && argv.is_empty() {
         return fail("no program to run".into());
     }
-    if let Err(why) = enter::enter(&sandbox) {
-        return fail(why);
-    }
+    let carved = match enter::enter(&sandbox) {
+        Ok(carved) => carved,
+        Err(why) => return fail(why),
+    };
     if probe {
+        // The caller learns how it was enforced: by mounts, or Landlock's rules alone.
+        if carved {
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), CARVED.as_bytes());
+        }
         return Some(0);
     }
     let mut program = Command::new(&argv[0]);

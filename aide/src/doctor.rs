@@ -217,7 +217,16 @@ fn check_sandbox(home: &Path) -> Check {
             "; Landlock ABI {abi}: metadata outside the writable paths (chmod, chown, utimes, xattrs) is not confined{sockets}"
         ));
     }
-    if files.is_none() {
+    if Sandbox::mounts_refused() == Some(true) {
+        detail.push_str(&format!(
+            "; no mount can be made here (this process runs inside another sandbox), so Landlock's rules alone keep \
+             aide's state ({}), the user's aide configuration and every writable path's .git and aide.toml \
+             read-only: a writable root holding one creates, removes and renames nothing at its top level, and \
+             sandboxed commands share one TMPDIR, {}, which nothing unconfined uses",
+            home.display(),
+            aide_core::sandbox::temp_mount_point().display()
+        ));
+    } else if files.is_none() {
         detail.push_str(&format!(
             "; each sandboxed command's TMPDIR is a file system of its own at {}; aide's state ({}), the user's aide \
              configuration and every writable path's .git and aide.toml are read-only inside",

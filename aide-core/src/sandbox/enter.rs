@@ -14,8 +14,10 @@ use std::path::Path;
 
 use super::{Network, Sandbox, SandboxMode};
 
-/// Puts this process (single-threaded) into `sandbox`.
-pub(super) fn enter(sandbox: &Sandbox) -> Result<(), String> {
+/// Puts this process (single-threaded) into `sandbox`; whether it is
+/// Landlock's rules alone, carved where no mount can be made
+/// ([`super::carve`]).
+pub(super) fn enter(sandbox: &Sandbox) -> Result<bool, String> {
     detach_terminal();
     let files = sandbox.mode != SandboxMode::Off;
     // Inside another aide sandbox, mounts are refused (Landlock): its
@@ -34,13 +36,13 @@ pub(super) fn enter(sandbox: &Sandbox) -> Result<(), String> {
     if sandbox.network == Network::Off {
         loopback_up()?;
     }
-    if files && !nested {
-        super::mounts::mount(sandbox)?;
-    }
-    if files {
+    let carved = files && !nested && super::mounts::mount(sandbox)? == super::mounts::Mounts::Refused;
+    if carved {
+        super::rules::landlock_rules(&super::carve::carved(sandbox, &super::mounts::read_only_paths(sandbox)))?;
+    } else if files {
         super::rules::landlock_rules(sandbox)?;
     }
-    Ok(())
+    Ok(carved)
 }
 
 /// Gives up a controlling terminal this process inherited (the caller's),

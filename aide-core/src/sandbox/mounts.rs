@@ -15,18 +15,24 @@ use std::path::{Path, PathBuf};
 use super::sys::{mount as sys_mount, open, via};
 use super::{PROTECTED_NAMES, Sandbox};
 
+/// How the mounts went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mounts {
+    Made,
+    /// Refused from the first: this process runs inside a sandbox (or
+    /// under a policy) that allows no mount; nothing was mounted.
+    Refused,
+}
+
 /// Makes the mounts of `sandbox` (this process has a mount namespace of its own).
-pub(super) fn mount(sandbox: &Sandbox) -> Result<(), String> {
+pub(super) fn mount(sandbox: &Sandbox) -> Result<Mounts, String> {
     // Nothing mounted here propagates to the host's namespace.
-    sys_mount(None, "/", None, libc::MS_REC | libc::MS_SLAVE, None).map_err(|e| {
-        let why = if e.raw_os_error() == Some(libc::EPERM) {
-            " (mounting in a user namespace is refused here: by another sandbox around this process, or by a \
-             security policy such as AppArmor's restriction of unprivileged user namespaces)"
-        } else {
-            ""
-        };
-        format!("the mounts cannot be made private: {e}{why}")
-    })?;
+    if let Err(e) = sys_mount(None, "/", None, libc::MS_REC | libc::MS_SLAVE, None) {
+        if e.raw_os_error() == Some(libc::EPERM) {
+            return Ok(Mounts::Refused);
+        }
+        return Err(format!("the mounts cannot be made private: {e}"));
+    }
     for layer in layers(sandbox) {
         bind(&layer.path, layer.read_only)
             .map_err(|e| format!("{} cannot be mounted {}: {e}", layer.path.display(), layer.mode()))?;
@@ -36,7 +42,13 @@ pub(super) fn mount(sandbox: &Sandbox) -> Result<(), String> {
         sys_mount(Some("tmpfs"), &via(&at), Some("tmpfs"), libc::MS_NOSUID | libc::MS_NODEV, Some("mode=0700"))
             .map_err(|e| format!("no private temporary directory at {}: {e}", temp.display()))?;
     }
-    Ok(())
+    Ok(Mounts::Made)
+}
+
+/// The paths `sandbox` keeps read-only where a writable path reaches them
+/// (what its read-only mounts are, where mounts can be made).
+pub(super) fn read_only_paths(sandbox: &Sandbox) -> Vec<PathBuf> {
+    layers(sandbox).into_iter().filter(|l| l.read_only).map(|l| l.path).collect()
 }
 
 /// One bind mount: a path onto itself, read-only or writable.

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use aide_tests::TestDir;
 use serde_json::{Value, json};
 
-use crate::sandbox::{escapes, outside, sandbox_available, user_config};
+use crate::sandbox::{escapes, mounts_refused, outside, refusals, sandbox_available, user_config};
 
 /// Runs llm-shell with `--json` and this state folder (`home`), expecting `code`.
 fn shell_in(t: &TestDir, home: &Path, args: &[&str], code: i32) -> Value {
@@ -51,14 +51,22 @@ fn a_sandboxed_command_writes_its_own_temporary_directory_never_the_shared_one()
     for mode in ["read-only", "workspace-write"] {
         let v = shell_in(&t, t.home(), &["exec", "--sandbox", mode, "--", &attempts], 0);
         let tmpdir = mount_point.canonicalize().unwrap();
-        // Fresh and private for each command: 0700, holding only the file it just made.
-        assert_eq!(v["stdout"], format!("private\n700 {}\n1\n", tmpdir.display()), "{mode}: {v}");
+        if mounts_refused() {
+            // One private (0700) folder, shared by sandboxed commands only.
+            let said = format!("private\n700 {}\n", tmpdir.display());
+            assert!(v["stdout"].as_str().unwrap().starts_with(&said), "{mode}: {v}");
+        } else {
+            // Fresh and private for each command: 0700, holding only the file it just made.
+            assert_eq!(v["stdout"], format!("private\n700 {}\n1\n", tmpdir.display()), "{mode}: {v}");
+        }
         assert_eq!(stderr(&v).matches("Permission denied").count(), 4, "{mode}: {v}");
         assert_eq!(std::fs::read_to_string(other.join("once/state.sh")).unwrap(), "declare -x A=\"1\"\n");
         assert_eq!(std::fs::read_to_string(sibling.join("src.txt")).unwrap(), "mine\n", "{mode}");
         assert!(!new.exists(), "{mode}");
         // Nothing of it is left behind: the folder it was mounted over stays empty.
-        assert_eq!(std::fs::read_dir(&mount_point).unwrap().count(), 0, "{mode}");
+        if !mounts_refused() {
+            assert_eq!(std::fs::read_dir(&mount_point).unwrap().count(), 0, "{mode}");
+        }
     }
     // A folder of the shared one is writable when the user's aide.toml says so.
     let config = user_config(&t, &format!("writable = [{:?}]\n", sibling.display().to_string()));
@@ -115,7 +123,7 @@ fn a_sessions_folder_is_not_writable_from_its_sandbox_and_what_its_shell_reports
     ];
     let v = shell_in(&t, &home, &["exec", "--session", &id, "--", &attempts.join("; ")], 1);
     assert_eq!(v["sandbox"]["mode"], "workspace-write", "{v}");
-    assert!(stderr(&v).matches("Read-only file system").count() >= attempts.len(), "{v}");
+    assert!(refusals(stderr(&v)) >= attempts.len(), "{v}");
     assert_eq!(confinement(), confined, "meta.json's sandbox unchanged");
     assert_eq!(confined.1, json!(t.root().canonicalize().unwrap().display().to_string()));
     assert_eq!(std::fs::read_to_string(dir.join("keeper.pid")).unwrap(), pid, "keeper.pid unchanged");
@@ -161,11 +169,15 @@ fn git_and_aide_toml_stay_read_only_in_workspace_write() {
         "umount -l .git aide.toml".into(),
         format!("echo '[core] hooksPath = /tmp' >> /proc/$PPID/root{}/.git/config", t.root().display()),
     ];
+    // Where no mount can be made, the root's top level takes no new entry: an existing file is written.
+    if mounts_refused() {
+        t.write("inside.txt", "");
+    }
     let line = attempts.join("; ") + "; echo inside > inside.txt";
     let (stdout, _) =
         t.cmd("llm-shell").args(["--json", "exec", "--sandbox", "workspace-write", "--", &line]).expect_exit(0);
     let v: Value = serde_json::from_str(&stdout).unwrap();
-    assert!(stderr(&v).matches("Read-only file system").count() >= 6, "{v}");
+    assert!(refusals(stderr(&v)) >= 6, "{v}");
     assert_eq!(std::fs::read_to_string(t.root().join(".git/config")).unwrap(), config, "{v}");
     assert!(!t.root().join(".git/hooks/pre-commit").exists() && !t.root().join("moved").exists(), "{v}");
     assert_eq!(std::fs::read_to_string(t.root().join("aide.toml")).unwrap(), "exec_timeout = 60\n");
@@ -222,7 +234,7 @@ fn a_sandboxed_job_cannot_touch_its_own_folder_and_reads_the_stdin_handed_to_it(
     let job = serde_json::from_str::<Value>(&spawned).unwrap()["job_id"].as_i64().unwrap().to_string();
     t.cmd("llm-jobs").env("AIDE_HOME", &home).args(["wait", &job]).expect_exit(0);
     let (logs, _) = t.cmd("llm-jobs").env("AIDE_HOME", &home).args(["logs", &job, "--stream", "both"]).expect_exit(0);
-    assert_eq!(logs.matches("Read-only file system").count(), 3, "{logs}");
+    assert_eq!(refusals(&logs), 3, "{logs}");
     assert!(logs.ends_with("done\n") && !home.join("jobs").join(&job).join("planted").exists(), "{logs}");
     // What llm-shell read for a sandboxed background command reaches it, and is not left behind.
     let (out, _) = t
