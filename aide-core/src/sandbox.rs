@@ -22,6 +22,10 @@
 //!   holds no capability over the host (no `TIOCSTI` into another
 //!   terminal, no device nodes, no mounts), and it is detached from a
 //!   controlling terminal it inherited.
+//! * Where no mount can be made (inside another sandbox that refuses
+//!   them), the same from Landlock's rules alone ([`carve`]): a writable
+//!   path holding a protected one gets no new top-level entry, and the
+//!   temporary directory is the mount point's folder, shared.
 //! * `--network off`: the command runs in a network namespace of its own,
 //!   with only a loopback interface: nothing outside it is reachable, not
 //!   even the host's loopback services (`ENETUNREACH`, `ECONNREFUSED`).
