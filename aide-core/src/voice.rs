@@ -60,10 +60,13 @@ impl Voice {
         }
     }
 
-    /// An operation: `llm-transform undo`, or `transform_undo`.
+    /// An operation: `llm-transform undo`, or `transform_undo`. Of an
+    /// operation over several subcommands (`status|diff|log`), the command
+    /// line without them: a call names its own as the `command` argument,
+    /// by position ([`Given::positional`]).
     pub fn op(self, op: &Operation) -> String {
         match self {
-            Voice::Cli => op.command_line(),
+            Voice::Cli => op.words().filter(|w| !w.contains('|')).collect::<Vec<_>>().join(" "),
             Voice::Mcp => op.name.to_string(),
         }
     }
@@ -278,6 +281,10 @@ mod tests {
         assert_eq!(Voice::Mcp.call(&UNDO, &args), r#"transform_undo {"execution_id":"01a2","force":true}"#);
         let quoted = [Given::flag("glob", "a b")];
         assert_eq!(Voice::Cli.call(&UNDO, &quoted), "llm-transform undo --glob 'a b'");
+        let git = Operation { name: "git", tool: "llm-git", command: &["status|log"], ..UNDO };
+        let log = [Given::positional("command", "log")];
+        assert_eq!(Voice::Cli.call(&git, &log), "llm-git log");
+        assert_eq!(Voice::Mcp.call(&git, &log), r#"git {"command":"log"}"#);
     }
 
     #[test]

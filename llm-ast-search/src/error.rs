@@ -1,17 +1,18 @@
 //! Every way llm-ast-search refuses a request, as one enum converted once
 //! into the contract's [`AideError`].
 
+use aide_core::voice::{Voice, say};
 use aide_core::{AideError, Lang, code};
 use serde_json::json;
 use tree_sitter::QueryErrorKind;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AstError {
-    #[error("{} cannot be combined", .flags.join(" and "))]
-    ModesCombined { flags: Vec<&'static str> },
-    #[error("--query needs --language")]
+    #[error("{}", combined(Voice::Cli, .fields))]
+    ModesCombined { fields: Vec<&'static str> },
+    #[error("{} needs {}", Voice::Cli.arg("query"), Voice::Cli.arg("language"))]
     QueryWithoutLanguage,
-    #[error("--validate needs the files to check")]
+    #[error("{} needs the files to check", Voice::Cli.arg("validate"))]
     ValidateWithoutFiles,
     #[error("the name to look up is empty")]
     EmptyName { example: &'static str },
@@ -34,6 +35,12 @@ pub enum AstError {
     ExcludingGlob { glob: String },
 }
 
+/// The modes given together, as the caller names them.
+fn combined(v: Voice, fields: &[&str]) -> String {
+    let named: Vec<String> = fields.iter().map(|f| v.arg(f)).collect();
+    format!("{} cannot be combined", named.join(" and "))
+}
+
 fn kind_name(kind: &QueryErrorKind) -> &'static str {
     match kind {
         QueryErrorKind::Syntax => "syntax error",
@@ -51,12 +58,21 @@ impl From<AstError> for AideError {
         use AstError as E;
         let error = |c| AideError::new(c, e.to_string());
         match &e {
-            E::ModesCombined { .. } => error(code::INVALID_ARGUMENTS)
+            E::ModesCombined { fields } => AideError::new(code::INVALID_ARGUMENTS, say(|v| combined(v, fields)))
                 .with_hint("one run does one thing: query, symbols, definitions, references, callers, implementations, hover, validate or dialect"),
-            E::QueryWithoutLanguage => error(code::INVALID_ARGUMENTS)
-                .with_hint("a query is written against one grammar, e.g. --language rust"),
-            E::ValidateWithoutFiles => error(code::INVALID_ARGUMENTS)
-                .with_hint("name files or folders: llm-ast-search --validate src/main.rs (or --root DIR for a whole tree)"),
+            E::QueryWithoutLanguage => {
+                AideError::new(code::INVALID_ARGUMENTS, say(|v| format!("{} needs {}", v.arg("query"), v.arg("language"))))
+                    .with_hint(say(|v| {
+                        format!("a query is written against one grammar, e.g. {}", v.arg_is("language", "rust"))
+                    }))
+            }
+            E::ValidateWithoutFiles => {
+                AideError::new(code::INVALID_ARGUMENTS, say(|v| format!("{} needs the files to check", v.arg("validate"))))
+                    .with_hint(say(|v| match v {
+                        Voice::Cli => "name files or folders: llm-ast-search --validate src/main.rs (or --root DIR for a whole tree)".into(),
+                        Voice::Mcp => format!("name files or folders in {} (or a {} for a whole tree)", v.arg("paths"), v.arg("root")),
+                    }))
+            }
             E::EmptyName { example } => {
                 error(code::INVALID_ARGUMENTS).with_hint(format!("give a name such as {example}"))
             }
@@ -67,8 +83,11 @@ impl From<AstError> for AideError {
                 };
                 error(code::INVALID_ARGUMENTS).with_hint(hint)
             }
-            E::PathUnreadable { .. } => error(code::NOT_FOUND).with_hint("paths are relative to --root"),
-            E::UnknownLanguage { .. } => error(code::UNKNOWN_LANGUAGE).with_hint("name it with --language"),
+            E::PathUnreadable { .. } => error(code::NOT_FOUND)
+                .with_hint(say(|v| format!("paths are relative to {}", v.arg("root")))),
+            E::UnknownLanguage { .. } => {
+                error(code::UNKNOWN_LANGUAGE).with_hint(say(|v| format!("name it with {}", v.arg("language"))))
+            }
             E::InvalidQuery { lang, kind, line, column, offset, .. } => error(code::INVALID_QUERY)
                 .with_hint(match kind {
                     QueryErrorKind::NodeType | QueryErrorKind::Field => format!(
@@ -79,7 +98,10 @@ impl From<AstError> for AideError {
                 })
                 .with_details(json!({ "line": line, "column": column, "offset": offset, "kind": kind_name(kind) })),
             E::InvalidProgram { line, column, offset, snippet, .. } => error(code::INVALID_PROGRAM)
-                .with_hint("details.snippet marks the spot; `llm-ast-search --help` describes the Dialect")
+                .with_hint(say(|v| {
+                    let where_ = v.pick("`llm-ast-search --help`", "ide_operation's description");
+                    format!("details.snippet marks the spot; {where_} describes the Dialect")
+                }))
                 .with_details(json!({ "line": line, "column": column, "offset": offset, "snippet": snippet })),
             E::NoNameAt { .. } => error(code::INVALID_ARGUMENTS).with_hint(
                 "PATH:LINE:COLUMN names the identifier it stands in or just after (1-based, the column in characters, as records give them)",

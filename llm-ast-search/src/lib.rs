@@ -278,24 +278,24 @@ enum Mode {
 impl AstRequest {
     fn mode(&self) -> Result<Mode, AideError> {
         let given: Vec<(Mode, &'static str)> = [
-            (self.query.is_some(), Mode::Query, "--query"),
-            (self.symbols, Mode::Symbols, "--symbols"),
-            (self.definitions.is_some(), Mode::Definitions, "--definitions"),
-            (self.references.is_some(), Mode::References, "--references"),
-            (self.implementations.is_some(), Mode::Implementations, "--implementations"),
-            (self.hover.is_some(), Mode::Hover, "--hover"),
-            (self.callers.is_some(), Mode::Callers, "--callers"),
-            (self.validate, Mode::Validate, "--validate"),
-            (self.dialect.is_some(), Mode::Dialect, "--dialect"),
+            (self.query.is_some(), Mode::Query, "query"),
+            (self.symbols, Mode::Symbols, "symbols"),
+            (self.definitions.is_some(), Mode::Definitions, "definitions"),
+            (self.references.is_some(), Mode::References, "references"),
+            (self.implementations.is_some(), Mode::Implementations, "implementations"),
+            (self.hover.is_some(), Mode::Hover, "hover"),
+            (self.callers.is_some(), Mode::Callers, "callers"),
+            (self.validate, Mode::Validate, "validate"),
+            (self.dialect.is_some(), Mode::Dialect, "dialect"),
         ]
         .into_iter()
         .filter(|(on, ..)| *on)
-        .map(|(_, m, flag)| (m, flag))
+        .map(|(_, m, field)| (m, field))
         .collect();
         match given.as_slice() {
             [] => Ok(Mode::Symbols),
             [(m, _)] => Ok(*m),
-            several => Err(AstError::ModesCombined { flags: several.iter().map(|(_, f)| *f).collect() }.into()),
+            several => Err(AstError::ModesCombined { fields: several.iter().map(|(_, f)| *f).collect() }.into()),
         }
     }
 }

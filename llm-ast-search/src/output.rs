@@ -226,7 +226,10 @@ impl Render for AstOutput {
                 if !includes_definitions {
                     w.paint(
                         Paint::Dim,
-                        format_args!("(uses of `{name}` only; --include-definition adds where it is defined)"),
+                        format_args!(
+                            "(uses of `{name}` only; {} adds where it is defined)",
+                            w.voice().on("include_definition")
+                        ),
                     )?;
                     writeln!(w)?;
                 }
@@ -460,7 +463,11 @@ fn truncated_note(w: &mut TextOut<'_>, page: &Page) -> io::Result<()> {
             let at_least = if page.totals_exact { "" } else { "at least " };
             w.paint(
                 Paint::Dim,
-                format_args!("… {at_least}{} more (--offset {next})", page.total.saturating_sub(next)),
+                format_args!(
+                    "… {at_least}{} more ({})",
+                    page.total.saturating_sub(next),
+                    w.voice().arg_is("offset", next)
+                ),
             )?;
             writeln!(w)
         }

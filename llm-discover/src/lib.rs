@@ -181,8 +181,10 @@ impl Render for DiscoverOutput {
             }
         }
         let note = match self.next_offset {
-            Some(next) => Some(format!("[truncated: {} in all; continue with --offset {next}]", self.total)),
-            None => self.truncated.then(|| "[truncated: raise --limit to see more]".to_string()),
+            Some(next) => {
+                Some(format!("[truncated: {} in all; continue with {}]", self.total, w.voice().arg_is("offset", next)))
+            }
+            None => self.truncated.then(|| format!("[truncated: raise {} to see more]", w.voice().arg("limit"))),
         };
         if let Some(note) = note {
             w.paint(Paint::Dim, note)?;
@@ -241,7 +243,7 @@ pub fn discover(root: &Root, req: &DiscoverRequest, ctx: &Context) -> Result<Out
             return Err(DiscoverError::TreeWithQuery.into());
         }
         let walker = Walker::new(root, &walk)?.include_dirs(true).watched(ctx);
-        let mut built = tree::build(&walker, threads, req.limit.unwrap_or(DEFAULT_TREE_LIMIT))?;
+        let mut built = tree::build(&walker, threads, req.limit.unwrap_or(DEFAULT_TREE_LIMIT), ctx.voice)?;
         if req.tree_checksum {
             let scanned = aide_core::tree::scan(root, std::path::Path::new(""), aide_core::tree::Depth::Checksums)
                 .map_err(|e| e.into_error("."))?;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use aide_core::AideError;
 use aide_core::tool::Outcome;
+use aide_core::voice::Voice;
 use aide_core::walk::Walker;
 
 use crate::{DiscoverOutput, Mode};
@@ -26,7 +27,12 @@ impl Node {
 }
 
 /// Builds the tree of everything `walker` visits, showing at most `limit` entries.
-pub fn build(walker: &Walker<'_>, threads: usize, limit: usize) -> Result<Outcome<DiscoverOutput>, AideError> {
+pub fn build(
+    walker: &Walker<'_>,
+    threads: usize,
+    limit: usize,
+    voice: Voice,
+) -> Result<Outcome<DiscoverOutput>, AideError> {
     let (entries, diagnostics) = walker.filter_map_parallel(threads, || {
         |f: aide_core::walk::WalkedFile| {
             let size = if f.is_dir { 0 } else { std::fs::symlink_metadata(&f.abs).map_or(0, |m| m.len()) };
@@ -55,7 +61,7 @@ pub fn build(walker: &Walker<'_>, threads: usize, limit: usize) -> Result<Outcom
     let mut shown = 0usize;
     let truncated = render(&root, "", &mut out, &mut shown, limit);
     if truncated {
-        out.push_str(&format!("… ({} more entries; raise --limit)\n", files + directories - shown));
+        out.push_str(&format!("… ({} more entries; raise {})\n", files + directories - shown, voice.arg("limit")));
     }
     let output = DiscoverOutput {
         mode: Mode::Tree,
@@ -119,13 +125,13 @@ mod tests {
         }
         let root = Root::new(d.path()).unwrap();
         let walker = Walker::new(&root, &WalkArgs::default()).unwrap().include_dirs(true);
-        let out = build(&walker, 2, 100).unwrap().output;
+        let out = build(&walker, 2, 100, Voice::Cli).unwrap().output;
         assert_eq!(
             out.tree.unwrap(),
             ".\n├── src/\n│   ├── a/\n│   │   └── b.rs\n│   └── main.rs\n├── Cargo.toml\n└── README.md\n"
         );
         assert_eq!((out.files, out.directories, out.total_size), (Some(4), Some(2), Some(16)));
-        let cut = build(&walker, 2, 3).unwrap().output;
+        let cut = build(&walker, 2, 3, Voice::Cli).unwrap().output;
         assert!(cut.truncated);
         assert_eq!(cut.tree.unwrap(), ".\n├── src/\n│   ├── a/\n│   │   └── b.rs\n… (3 more entries; raise --limit)\n");
     }

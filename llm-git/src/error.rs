@@ -1,8 +1,15 @@
 //! Every way llm-git refuses a request, as one enum converted once into the
 //! contract's [`AideError`].
 
+use aide_core::operation::{Operation, named};
+use aide_core::tool::Tool;
+use aide_core::voice::{Given, Voice, say};
 use aide_core::{AideError, code};
 use serde_json::json;
+
+/// The operations hints send the caller to.
+const GIT: &Operation = named(<crate::LlmGit as Tool>::OPERATIONS, "git");
+const GIT_WRITE: &Operation = named(<crate::LlmGit as Tool>::OPERATIONS, "git_write");
 
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
@@ -18,7 +25,7 @@ pub enum GitError {
     NothingToCommit,
     #[error("{count} tracked file{} with uncommitted changes; switching would carry or refuse them", if *.count == 1 { "" } else { "s" })]
     DirtyTree { count: usize, files: Vec<String> },
-    #[error("--lines {spec}: {why}")]
+    #[error("{} {spec}: {why}", Voice::Cli.arg("lines"))]
     BadLines { spec: String, why: &'static str },
     #[error("{what} must not be empty")]
     Empty { what: &'static str },
@@ -57,37 +64,69 @@ impl From<GitError> for AideError {
         match &e {
             E::Missing { .. } => error(code::IO_ERROR).with_hint("install git (apt-get install git)"),
             E::NotARepository { dir } => error(code::NOT_A_REPOSITORY)
-                .with_hint("run it inside a repository, or pass --root DIR of one (git init makes one)")
+                .with_hint(say(|v| {
+                    format!(
+                        "run it inside a repository, or pass {} of one (git init makes one)",
+                        v.pick("--root DIR", "a root")
+                    )
+                }))
                 .with_details(json!({ "path": dir })),
             E::Failed { command, status, stderr } => error(code::GIT_FAILED)
                 .with_hint("git's own message says why; run the same git command to see more")
                 .with_details(json!({ "command": command, "exit_code": status, "stderr_tail": stderr })),
             E::Unknown { what, given, .. } => error(code::NOT_FOUND)
-                .with_hint(match *what {
-                    "path" => "check the path: it is relative to --root, and must be known to git at that revision",
-                    _ => "name a commit, branch or tag (llm-git log, llm-git branch list them)",
-                })
+                .with_hint(say(|v| match *what {
+                    "path" => format!(
+                        "check the path: it is relative to {}, and must be known to git at that revision",
+                        v.arg("root")
+                    ),
+                    _ => format!(
+                        "name a commit, branch or tag ({}, {} list them)",
+                        v.call(GIT, &[Given::positional("command", "log")]),
+                        v.call(GIT_WRITE, &[Given::positional("command", "branch")])
+                    ),
+                }))
                 .with_details(json!({ "what": what, "given": given })),
-            E::NothingToCommit => error(code::NOTHING_TO_COMMIT).with_hint("stage changes first (llm-git add PATH...)"),
-            E::DirtyTree { files, .. } => error(code::DIRTY_TREE)
-                .with_hint(
-                    "commit or restore them first, or pass --allow-dirty to switch anyway (git carries them over)",
+            E::NothingToCommit => error(code::NOTHING_TO_COMMIT).with_hint(say(|v| {
+                format!(
+                    "stage changes first ({})",
+                    v.call(
+                        GIT_WRITE,
+                        &[Given::positional("command", "add"), Given::positional("paths", json!(["PATH"]))]
+                    )
                 )
+            })),
+            E::DirtyTree { files, .. } => error(code::DIRTY_TREE)
+                .with_hint(say(|v| {
+                    format!(
+                        "commit or restore them first, or pass {} to switch anyway (git carries them over)",
+                        v.on("allow_dirty")
+                    )
+                }))
                 .with_details(json!({ "files": files })),
-            E::BadLines { .. } => error(code::INVALID_ARGUMENTS).with_hint("write --lines 10:20 (1-based, inclusive)"),
+            E::BadLines { spec, why } => {
+                AideError::new(code::INVALID_ARGUMENTS, say(|v| format!("{} {spec}: {why}", v.arg("lines"))))
+                    .with_hint(say(|v| format!("write {} (1-based, inclusive)", v.arg_is("lines", "10:20"))))
+            }
             E::Empty { .. } => error(code::INVALID_ARGUMENTS).with_hint("give a non-empty value"),
             E::StagedOutside { path } => error(code::CONFLICT)
-                .with_hint("commit from the repository's top (--root), or unstage it first")
+                .with_hint(say(|v| {
+                    format!("commit from the repository's top ({}), or unstage it first", v.arg("root"))
+                }))
                 .with_details(json!({ "path": path })),
             E::NotText { path } => error(code::INVALID_ARGUMENTS)
-                .with_hint(
-                    "restore a binary file with git itself (git restore PATH): it cannot be undone by llm-transform",
-                )
+                .with_hint(say(|v| {
+                    format!(
+                        "restore a binary file with git itself (git restore PATH): it cannot be undone by {}",
+                        v.op(llm_transform::UNDO)
+                    )
+                }))
                 .with_details(json!({ "path": path })),
             E::BadName { .. } => error(code::INVALID_ARGUMENTS)
                 .with_hint("a branch name is a git ref name: no spaces, no leading `-`, no `..`"),
-            E::SwitchBelowTop => error(code::PATH_OUTSIDE_ROOT)
-                .with_hint("switch with --root at the top of the work tree (where .git is)"),
+            E::SwitchBelowTop => error(code::PATH_OUTSIDE_ROOT).with_hint(say(|v| {
+                format!("switch with {} at the top of the work tree (where .git is)", v.arg("root"))
+            })),
             E::HookFailed { hook, exit_code, stdout, stderr } => error(code::HOOK_FAILED)
                 .with_hint("the hook's output says why: fix what it reports and commit again")
                 .with_details(json!({

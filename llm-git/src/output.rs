@@ -367,7 +367,7 @@ impl Render for GitOutput {
                     write_commit_line(w, c)?;
                 }
                 if l.truncated {
-                    w.paint(Paint::Dim, "[more: raise --limit]")?;
+                    w.paint(Paint::Dim, format_args!("[more: raise {}]", w.voice().arg("limit")))?;
                     writeln!(w)?;
                 }
             }

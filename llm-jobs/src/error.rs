@@ -2,7 +2,13 @@
 //! into the contract's [`AideError`]. A job that runs and fails is a result
 //! (its status), not an error.
 
+use aide_core::operation::{Operation, named};
+use aide_core::tool::Tool;
+use aide_core::voice::{Voice, say};
 use aide_core::{AideError, code};
+
+/// The listing hints send the caller to.
+const LIST: &Operation = named(<crate::LlmJobs as Tool>::OPERATIONS, "jobs_list");
 
 #[derive(Debug, thiserror::Error)]
 pub enum JobsError {
@@ -12,9 +18,9 @@ pub enum JobsError {
     StillActive { id: i64, status: &'static str },
     #[error("{cwd} is not a directory")]
     NotADirectory { cwd: String },
-    #[error("--timeout must be a number of seconds")]
+    #[error("{} must be a number of seconds", Voice::Cli.arg("timeout"))]
     BadWaitTimeout,
-    #[error("--parallel must be at least 1")]
+    #[error("{} must be at least 1", Voice::Cli.arg("parallel"))]
     ZeroParallel,
     #[error("unknown signal `{signal}`")]
     UnknownSignal { signal: String },
@@ -32,14 +38,23 @@ impl From<JobsError> for AideError {
         let error = |c| AideError::new(c, e.to_string());
         match &e {
             E::NoJob { id } => error(code::NOT_FOUND)
-                .with_hint("list jobs with `llm-jobs list`")
+                .with_hint(say(|v| format!("list jobs with `{}`", v.op(LIST))))
                 .with_details(serde_json::json!({ "job_id": id })),
-            E::StillActive { .. } => error(code::CONFLICT).with_hint("kill it first, or pass --force"),
-            E::NotADirectory { .. } => error(code::INVALID_ARGUMENTS).with_hint("--cwd must name a directory"),
-            E::BadWaitTimeout => {
-                error(code::INVALID_ARGUMENTS).with_hint("give --timeout 0 to poll, or seconds to wait")
+            E::StillActive { .. } => {
+                error(code::CONFLICT).with_hint(say(|v| format!("kill it first, or pass {}", v.on("force"))))
             }
-            E::ZeroParallel => error(code::INVALID_ARGUMENTS).with_hint("give --parallel 1 or more"),
+            E::NotADirectory { .. } => {
+                error(code::INVALID_ARGUMENTS).with_hint(say(|v| format!("{} must name a directory", v.arg("cwd"))))
+            }
+            E::BadWaitTimeout => AideError::new(
+                code::INVALID_ARGUMENTS,
+                say(|v| format!("{} must be a number of seconds", v.arg("timeout"))),
+            )
+            .with_hint(say(|v| format!("give {} to poll, or seconds to wait", v.arg_is("timeout", 0)))),
+            E::ZeroParallel => {
+                AideError::new(code::INVALID_ARGUMENTS, say(|v| format!("{} must be at least 1", v.arg("parallel"))))
+                    .with_hint(say(|v| format!("give {} or more", v.arg_is("parallel", 1))))
+            }
             E::UnknownSignal { .. } => error(code::INVALID_ARGUMENTS)
                 .with_hint("use TERM, INT, HUP, QUIT, KILL, USR1, USR2, STOP, CONT or their numbers"),
             E::ExecutableMissing => error(code::NOT_FOUND).with_hint("install llm-jobs beside this tool or on PATH"),

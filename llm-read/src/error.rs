@@ -1,8 +1,14 @@
 //! Every way llm-read refuses a request, as one enum converted once into the
 //! contract's [`AideError`].
 
+use aide_core::tool::Tool;
+use aide_core::voice::say;
 use aide_core::{AideError, code};
 use serde_json::json;
+
+/// llm-read's one operation, as hints name it.
+const READ: &aide_core::operation::Operation =
+    aide_core::operation::named(<crate::LlmRead as Tool>::OPERATIONS, "read");
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
@@ -26,20 +32,33 @@ impl From<ReadError> for AideError {
         use ReadError as E;
         let error = |c| AideError::new(c, e.to_string());
         match &e {
-            E::BadLines { .. } => {
-                error(code::INVALID_ARGUMENTS).with_hint("write --lines 10:20 (1-based, inclusive), 10: or :20")
+            E::BadLines { spec, why } => {
+                AideError::new(code::INVALID_ARGUMENTS, say(|v| format!("{} {spec}: {why}", v.arg("lines")))).with_hint(
+                    say(|v| format!("write {} (1-based, inclusive), 10: or :20", v.arg_is("lines", "10:20"))),
+                )
             }
             E::Directory { path } => error(code::NOT_A_REGULAR_FILE)
-                .with_hint("list it with llm-discover, or read a file inside it")
+                .with_hint(say(|v| {
+                    format!("list it with {}, or read a file inside it", v.pick("llm-discover", "discover"))
+                }))
                 .with_details(json!({ "path": path, "kind": "directory" })),
             E::Utf16 { .. } => {
                 error(code::INVALID_ARGUMENTS).with_hint("convert it to UTF-8 (iconv -f UTF-16 -t UTF-8)")
             }
-            E::Binary { .. } => error(code::INVALID_ARGUMENTS).with_hint("llm-read shows text files only"),
+            E::Binary { .. } => {
+                error(code::INVALID_ARGUMENTS).with_hint(say(|v| format!("{} shows text files only", v.op(READ))))
+            }
             E::PastTheEnd { path, line_count, start_line } => error(code::INVALID_SPAN)
                 .with_hint(match line_count {
-                    0 => "the file is empty".to_string(),
-                    n => format!("read --lines 1:{n} (or --offset 0); --offset {} starts at the last line", n - 1),
+                    0 => "the file is empty".into(),
+                    n => say(|v| {
+                        format!(
+                            "read {} (or {}); {} starts at the last line",
+                            v.arg_is("lines", format!("1:{n}")),
+                            v.arg_is("offset", 0),
+                            v.arg_is("offset", n - 1)
+                        )
+                    }),
                 })
                 .with_details(json!({ "path": path, "line_count": line_count, "start_line": start_line })),
         }

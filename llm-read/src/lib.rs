@@ -214,7 +214,11 @@ impl Render for ReadOutput {
                     if let Some(next) = c.next_offset {
                         w.paint(
                             Paint::Dim,
-                            format_args!("[{} lines in all; continue with --offset {next}]", c.line_count),
+                            format_args!(
+                                "[{} lines in all; continue with {}]",
+                                c.line_count,
+                                w.voice().arg_is("offset", next)
+                            ),
                         )?;
                         writeln!(w)?;
                     }
@@ -404,7 +408,7 @@ pub fn read(root: &Root, req: &ReadRequest, ctx: &Context) -> Result<Outcome<Rea
                     ok: false,
                     read: None,
                     directory: None,
-                    error: Some((&e).into()),
+                    error: Some(ErrorBody::said(&e, ctx.voice)),
                 });
                 errors.push(e);
             }

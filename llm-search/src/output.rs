@@ -236,7 +236,10 @@ impl Render for SearchOutput {
             };
             w.paint(
                 Paint::Dim,
-                format_args!("[truncated: {shown} of {at_least}{total} {what} shown; continue with --offset {next}]"),
+                format_args!(
+                    "[truncated: {shown} of {at_least}{total} {what} shown; continue with {}]",
+                    w.voice().arg_is("offset", next)
+                ),
             )?;
             writeln!(w)?;
         }

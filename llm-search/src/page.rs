@@ -6,6 +6,7 @@ use aide_core::Format;
 use aide_core::color::TextOut;
 use aide_core::envelope::{Diagnostic, diag};
 use aide_core::tool::Context;
+use aide_core::voice::Voice;
 
 use crate::output::{FileCount, Match, SearchOutput};
 use crate::{Mode, SearchRequest};
@@ -160,6 +161,7 @@ pub(crate) fn paginate(
     results: Vec<FileResult>,
     files_searched: usize,
     format: Format,
+    voice: Voice,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> SearchOutput {
     let total_matches = results.iter().map(|r| r.count).sum();
@@ -231,8 +233,9 @@ pub(crate) fn paginate(
         diagnostics.push(Diagnostic::new(
             diag::OUTPUT_TRUNCATED,
             format!(
-                "output cut at {kept} of {total_items} results to stay under --max-output-bytes {}; continue with --offset {next}",
-                req.max_output_bytes.unwrap_or(0)
+                "output cut at {kept} of {total_items} results to stay under {}; continue with {}",
+                voice.arg_is("max_output_bytes", req.max_output_bytes.unwrap_or(0)),
+                voice.arg_is("offset", next)
             ),
         ));
     }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use aide_core::AideError;
 use aide_core::tool::Context;
+use aide_core::voice::{Given, Voice, say};
 
 use crate::error::ShellError;
 use crate::output::{SessionState, ShellOutput};
@@ -123,13 +124,30 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
 
     if handed_off {
         if args.background && args.yield_ms.is_some() {
-            return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "--background and --yield-ms both given")
-                .with_hint("--background answers at once; --yield-ms N answers after N ms: give one"));
+            return Err(AideError::new(
+                aide_core::code::INVALID_ARGUMENTS,
+                say(|v| format!("{} and {} both given", v.arg("background"), v.arg("yield_ms"))),
+            )
+            .with_hint(say(|v| {
+                format!(
+                    "{} answers at once; {} answers after N ms: give one",
+                    v.arg("background"),
+                    v.arg_is("yield_ms", "N")
+                )
+            })));
         }
         let yield_for = match args.yield_ms {
             Some(ms) if ms as f64 / 1000.0 > aide_core::request::MAX_SECONDS => {
-                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--yield-ms {ms} is too long"))
-                    .with_hint("give at most a day; wait longer with `llm-jobs wait ID`"));
+                return Err(AideError::new(
+                    aide_core::code::INVALID_ARGUMENTS,
+                    say(|v| format!("{} is too long", v.arg_is("yield_ms", ms))),
+                )
+                .with_hint(say(|v| {
+                    format!(
+                        "give at most a day; wait longer with `{}`",
+                        v.call(crate::error::JOBS_WAIT, &[Given::positional("ids", serde_json::json!(["ID"]))])
+                    )
+                })));
             }
             Some(ms) => Some(Duration::from_millis(ms)),
             None => None,
@@ -350,7 +368,10 @@ fn same_sandbox(session: &session::Session, asked: aide_core::sandbox::SandboxAr
         aide_core::code::INVALID_ARGUMENTS,
         format!("session {id} runs with {}, not {wanted}", session.meta.sandbox),
     )
-    .with_hint("start a session with the sandbox wanted (`llm-shell session new --sandbox … --network …`), or run without --session"))
+    .with_hint(say(|v| match v {
+        Voice::Cli => "start a session with the sandbox wanted (`llm-shell session new --sandbox … --network …`), or run without --session".into(),
+        Voice::Mcp => format!("the server's operator chooses the sandbox: run without {}", v.arg("session")),
+    })))
 }
 
 /// Refuses `command` above `max`, judged among the session's own PATH,
@@ -414,8 +435,9 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
         }
         TermAction::Send { terminal_id, text, keys } => {
             if text.is_none() && keys.is_empty() {
-                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "nothing to send")
-                    .with_hint("give --text TEXT and/or --key KEY"));
+                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "nothing to send").with_hint(say(
+                    |v| format!("give {} and/or {}", v.arg_is("text", "TEXT"), v.pick("--key KEY", "keys")),
+                )));
             }
             ask(
                 &by_terminal(terminal_id)?,

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use aide_core::AideError;
 use aide_core::keeper::Place;
-use aide_core::voice::Phrase;
+use aide_core::voice::{Phrase, Voice, say};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ShellError;
@@ -298,7 +298,9 @@ fn keep(dir: &Path) -> i32 {
         aide_core::code::NOT_ALLOWED,
         "a sandboxed command cannot use the shell of a session that is not sandboxed",
     )
-    .with_hint("start a session with the same sandbox from inside it, or run the command without --session");
+    .with_hint(say(|v| {
+        format!("start a session with the same sandbox from inside it, or run the command without {}", v.arg("session"))
+    }));
     let refusal = aide_core::keeper::json_line(&Answer::Failed(refused.into()));
     let ended = aide_core::keeper::serve(
         held,
@@ -427,7 +429,10 @@ fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer,
 
 fn no_terminal(id: &str) -> AideError {
     AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
-        .with_hint("list them with `llm-shell term list`")
+        .with_hint(say(|v| match v {
+            Voice::Cli => "list them with `llm-shell term list`".into(),
+            Voice::Mcp => format!("give the terminal_id {} answered", v.op(crate::error::TERM_START)),
+        }))
         .with_details(serde_json::json!({ "terminal_id": id }))
 }
 

@@ -6,8 +6,10 @@ use std::io::{self, Write};
 use aide_core::ExitStatus;
 use aide_core::color::{Paint, TextOut};
 use aide_core::tool::Render;
+use aide_core::voice::{Given, Voice};
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::json;
 
 use crate::{compare, exec, explain, perf, session, syntax};
 
@@ -152,9 +154,9 @@ impl Render for ShellOutput {
                     w.paint(
                         Paint::Warn,
                         format_args!(
-                            "[still running as job {id}: llm-jobs wait {id} | llm-jobs logs {id} --stream stdout --since-offset {} | llm-jobs kill {id}]",
-                            y.stdout_bytes,
-                            id = y.job_id
+                            "[still running as job {}: {}]",
+                            y.job_id,
+                            still_running(w.voice(), y.job_id, y.stdout_bytes)
                         ),
                     )?;
                 } else {
@@ -317,4 +319,17 @@ pub const UNREADABLE_EXIT: ExitStatus = ExitStatus::Command(125);
 
 fn short(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
+}
+
+/// How to follow a command handed to a job: wait for it, read what it
+/// printed since, or kill it.
+fn still_running(v: Voice, id: i64, stdout_bytes: u64) -> String {
+    use crate::error::{JOBS_KILL, JOBS_LOGS, JOBS_WAIT};
+    let wait = v.call(JOBS_WAIT, &[Given::positional("ids", json!([id]))]);
+    let logs = v.call(
+        JOBS_LOGS,
+        &[Given::positional("id", id), Given::flag("stream", "stdout"), Given::flag("since_offset", stdout_bytes)],
+    );
+    let kill = v.call(JOBS_KILL, &[Given::positional("id", id)]);
+    format!("{wait} | {logs} | {kill}")
 }

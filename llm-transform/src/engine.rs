@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use aide_core::checksum::sha256_hex;
 use aide_core::envelope::Diagnostic;
 use aide_core::tool::{Context, Outcome};
+use aide_core::voice::Given;
 use aide_core::{AideError, Lang, Root};
 
 use crate::error::TransformError;
@@ -354,7 +355,9 @@ pub fn transform(
         files,
         operations: plan.reports,
         renames,
-        undo: wrote.then(|| format!("llm-transform undo {}", ctx.execution_id)),
+        undo: wrote.then(|| {
+            ctx.voice.call(crate::UNDO, &[Given::positional("execution_ids", serde_json::json!([ctx.execution_id]))])
+        }),
         verified,
     };
     diagnostics.extend(plan_diagnostics);

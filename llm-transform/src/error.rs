@@ -2,6 +2,9 @@
 //! contract's [`AideError`] (code, hint, details). Errors of the shared
 //! machinery (root confinement, I/O, cancellation) stay `AideError`s.
 
+use aide_core::operation::{Operation, named};
+use aide_core::tool::Tool;
+use aide_core::voice::{Given, Voice, say};
 use aide_core::{AideError, code};
 use llm_ast_search::SymbolKind;
 use llm_ast_search::SyntaxIssue;
@@ -36,6 +39,21 @@ pub struct UnresolvedSite {
 
 /// Sites as a refusal's text lists them: `path:line:column: text`, the
 /// first ten (the error's details hold them all).
+/// The operations hints send the caller to.
+const TRANSFORM: &Operation = named(<crate::LlmTransform as Tool>::OPERATIONS, "transform");
+const AST_SEARCH: &Operation = named(<llm_ast_search::LlmAstSearch as Tool>::OPERATIONS, "ast_search");
+
+/// The reading tool, which gives checksums (llm-read is not a dependency:
+/// its table is out of reach, so its two names are said here).
+fn read(v: Voice) -> &'static str {
+    v.pick("llm-read", "read")
+}
+
+/// The searches whose records `replace_matches` takes.
+fn searches(v: Voice) -> String {
+    format!("{} or {}", v.pick("llm-search", "search"), v.op(AST_SEARCH))
+}
+
 fn listed(sites: &[UnresolvedSite]) -> String {
     const SHOWN: usize = 10;
     let mut out: Vec<String> = sites
@@ -132,7 +150,7 @@ pub enum TransformError {
     MatchWithoutChecksum { index: usize },
     #[error("--from-matches: {message}")]
     MatchesDocument { message: String },
-    #[error("--from-matches needs --replacement")]
+    #[error("{} needs {}", Voice::Cli.arg("from_matches"), Voice::Cli.arg("replacement"))]
     MatchesWithoutReplacement,
     #[error("the template names capture `{name}`, which the query does not have")]
     UnknownCapture { name: String, available: Vec<String> },
@@ -335,8 +353,10 @@ impl From<TransformError> for AideError {
             E::EditsFile { .. } => error(code::INVALID_REQUEST).with_hint(
                 "the edits file is {\"edits\": [{\"byte_start\", \"byte_end\", \"replacement\", \"checksum_before\"}], \"operations\": [...]}",
             ),
-            E::NothingToDo => error(code::INVALID_ARGUMENTS)
-                .with_hint("llm-transform --file PATH --edits EDITS.json, or --request with edits/operations"),
+            E::NothingToDo => error(code::INVALID_ARGUMENTS).with_hint(say(|v| match v {
+                Voice::Cli => "llm-transform --file PATH --edits EDITS.json, or --request with edits/operations".into(),
+                Voice::Mcp => "give operations (or edits with a path each)".into(),
+            })),
             E::PatchHunk { path, hunk, candidates, nearest, .. } => {
                 let code = if candidates.is_empty() { code::NO_MATCH } else { code::AMBIGUOUS };
                 let nearest: Vec<_> = nearest.iter().map(|(line, text)| json!({ "line": line, "text": text })).collect();
@@ -354,7 +374,7 @@ impl From<TransformError> for AideError {
                 .with_hint("edit it with span edits, or write it whole")
                 .with_details(json!({ "path": path })),
             E::LinesUnguarded { .. } => error(code::INVALID_REQUEST).with_hint(
-                "give the file's checksum_before (llm-read's `checksum`), or expected_old_text for the lines replaced",
+                say(|v| format!("give the file's checksum_before ({}'s `checksum`), or expected_old_text for the lines replaced", read(v))),
             ),
             E::BadLineRange { .. } => {
                 error(code::INVALID_REQUEST).with_hint("lines are \"A:B\" (1-based, inclusive) or \"A\" for one line")
@@ -366,10 +386,10 @@ impl From<TransformError> for AideError {
                 .with_hint("the lines changed since they were read: read them again")
                 .with_details(json!({ "path": path, "actual_text": actual, "checksum": checksum })),
             E::EditWithoutPath { .. } => {
-                error(code::INVALID_REQUEST).with_hint("give --file, or a `path` in each edit")
+                error(code::INVALID_REQUEST).with_hint(say(|v| format!("give {}, or a `path` in each edit", v.arg("path"))))
             }
             E::EditWithoutChecksum { .. } => error(code::INVALID_REQUEST)
-                .with_hint("span edits need the file's SHA-256 (llm-read's `checksum`) to refuse stale offsets"),
+                .with_hint(say(|v| format!("span edits need the file's SHA-256 ({}'s `checksum`) to refuse stale offsets", read(v)))),
             E::OperationField { .. } => error(code::INVALID_REQUEST)
                 .with_hint("replace_block takes new_block; insert_after_block and insert_before_block take snippet"),
             E::EmptyOldText => error(code::INVALID_REQUEST)
@@ -378,17 +398,20 @@ impl From<TransformError> for AideError {
                 .with_hint("escape regex metacharacters with \\, or set fixed_strings: true to replace the text literally")
                 .with_details(json!({ "pattern": pattern })),
             E::NoMatches { .. } => error(code::INVALID_REQUEST)
-                .with_hint("pass the records of a search (llm-search or llm-ast-search --json) as `matches`"),
+                .with_hint(say(|v| format!("pass the records of a search ({}) as `matches`", searches(v)))),
             E::MatchRecord { index, .. } => error(code::INVALID_REQUEST)
-                .with_hint("each match needs path, byte_start, byte_end and checksum, as llm-search and llm-ast-search print them")
+                .with_hint(say(|v| format!("each match needs path, byte_start, byte_end and checksum, as {} give them", searches(v))))
                 .with_details(json!({ "index": index })),
             E::MatchWithoutChecksum { index } => error(code::INVALID_REQUEST)
-                .with_hint("search again with this version of llm-search or llm-ast-search: every record carries its file's checksum")
+                .with_hint(say(|v| format!("search again with this version of {}: every record carries its file's checksum", searches(v))))
                 .with_details(json!({ "index": index })),
             E::MatchesDocument { .. } => error(code::INVALID_REQUEST)
-                .with_hint("pass what llm-search --json or llm-ast-search --json printed (a file, or - for stdin)"),
+                .with_hint(say(|v| match v {
+                    Voice::Cli => "pass what llm-search --json or llm-ast-search --json printed (a file, or - for stdin)".into(),
+                    Voice::Mcp => format!("pass the records {} gave as `matches`", searches(v)),
+                })),
             E::MatchesWithoutReplacement => error(code::INVALID_ARGUMENTS)
-                .with_hint("add --replacement TEMPLATE ($0 is the match, $1 or ${name} a capture)"),
+                .with_hint(say(|v| format!("add {} ($0 is the match, $1 or ${{name}} a capture)", v.arg_is("replacement", "TEMPLATE")))),
             E::UnknownCapture { available, .. } => error(code::INVALID_REQUEST)
                 .with_hint(format!("use one of the query's captures: {}", available.iter().map(|n| format!("${{{n}}}")).collect::<Vec<_>>().join(", ")))
                 .with_details(json!({ "available": available })),
@@ -401,7 +424,7 @@ impl From<TransformError> for AideError {
                 .with_hint("narrow the pattern or query so matches do not nest, or make the edits in two requests")
                 .with_details(json!({ "path": path, "first": first, "second": second })),
             E::TooManyReplacements { index, count, max, .. } => error(code::TOO_MANY_REPLACEMENTS)
-                .with_hint("check the scope with --dry-run, then narrow it (glob, type) or raise max_replacements")
+                .with_hint(say(|v| format!("check the scope with {}, then narrow it (glob, type) or raise max_replacements", v.on("dry_run"))))
                 .with_details(json!({ "index": index, "count": count, "max": max })),
             E::GrowthBound { index, op, path, would, bound } => error(code::INVALID_ARGUMENTS)
                 .with_hint(format!(
@@ -409,7 +432,7 @@ impl From<TransformError> for AideError {
                 ))
                 .with_details(json!({ "index": index, "op": op, "path": path, "would_add": would, "bound": bound })),
             E::NoDefinition { name } => error(code::NOT_FOUND)
-                .with_hint("check the name with llm-ast-search --definitions NAME")
+                .with_hint(say(|v| format!("check the name with {}", v.call(AST_SEARCH, &[Given::flag("definitions", "NAME")]))))
                 .with_details(json!({ "name": name })),
             E::AmbiguousDefinition { name, candidates } => error(code::AMBIGUOUS)
                 .with_hint("give a name path (e.g. `Type/method`), `path` or `line_hint` to pick one")
@@ -423,37 +446,37 @@ impl From<TransformError> for AideError {
             E::SpanTargetMissing { .. } => error(code::NOT_FOUND)
                 .with_hint("span edits change existing files; create one with a `write` operation"),
             E::Missing { .. } => error(code::NOT_FOUND)
-                .with_hint("check the path (relative to --root); create files with a `write` operation"),
+                .with_hint(say(|v| format!("check the path (relative to {}); create files with a `write` operation", v.arg("root")))),
             E::FolderMissing { .. } => error(code::NOT_FOUND).with_hint("set create_dirs: true to create it"),
-            E::NotAFilePath { .. } => error(code::NOT_A_REGULAR_FILE).with_hint("name a file inside --root"),
+            E::NotAFilePath { .. } => error(code::NOT_A_REGULAR_FILE).with_hint(say(|v| format!("name a file inside {}", v.arg("root")))),
             E::ChecksumMismatch { path, expected, current } => error(code::CHECKSUM_MISMATCH)
-                .with_hint("read the file again (llm-read) and redo the edit against its current content")
+                .with_hint(say(|v| format!("read the file again ({}) and redo the edit against its current content", read(v))))
                 .with_details(json!({ "path": path, "expected": expected, "current": current })),
             E::InvalidSpan { path, current, size, .. } => error(code::INVALID_SPAN)
-                .with_hint("spans are byte offsets into the file as llm-read reports them: read it again")
+                .with_hint(say(|v| format!("spans are byte offsets into the file as {} reports them: read it again", read(v))))
                 .with_details(json!({ "path": path, "current": current, "size": size })),
             E::OverwriteWithoutChecksum { .. } => error(code::CONFLICT)
-                .with_hint("give checksum_before (llm-read's `checksum`) to overwrite, so nothing unseen is lost"),
+                .with_hint(say(|v| format!("give checksum_before ({}'s `checksum`) to overwrite, so nothing unseen is lost", read(v)))),
             E::RenameTargetExists { .. } => {
                 error(code::CONFLICT).with_hint("delete the destination first, or pick another name")
             }
             E::UnresolvedSites { sites, server, .. } if !server.is_empty() => error(code::UNRESOLVED_SITES)
-                .with_hint("look at each (llm-ast-search --references); then pass include_unresolved to rename them too or skip_unresolved to leave them; no language server decided (see details.diagnostics)")
+                .with_hint(say(|v| format!("look at each ({}); then pass include_unresolved to rename them too or skip_unresolved to leave them; no language server decided (see details.diagnostics)", v.call(AST_SEARCH, &[Given::flag("references", "NAME")]))))
                 .with_details(json!({ "sites": sites, "engine": "syntax", "diagnostics": server })),
             E::UnresolvedSites { sites, .. } => error(code::UNRESOLVED_SITES)
-                .with_hint("look at each (llm-ast-search --references); then pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: lsp to let the language server decide")
+                .with_hint(say(|v| format!("look at each ({}); then pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: lsp to let the language server decide", v.call(AST_SEARCH, &[Given::flag("references", "NAME")]))))
                 .with_details(json!({ "sites": sites, "engine": "syntax" })),
             E::ServerLeftSites { sites, .. } => error(code::UNRESOLVED_SITES)
                 .with_hint("the language server left these out: files it has not loaded, or that its configuration excludes (pyrightconfig.json's exclude, a file outside every tsconfig); pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: syntax")
                 .with_details(json!({ "sites": sites, "engine": "lsp" })),
             E::DirectoryNotRecursive { path } => error(code::INVALID_ARGUMENTS)
-                .with_hint("add \"recursive\": true with its expected_tree_checksum (llm-read DIR prints it)")
+                .with_hint(say(|v| format!("add \"recursive\": true with its expected_tree_checksum ({} of the directory gives it)", read(v))))
                 .with_details(json!({ "path": path, "kind": "directory" })),
             E::TreeUnguarded { path, current } => error(code::CONFLICT)
-                .with_hint(format!("pass \"expected_tree_checksum\": \"{current}\" if the tree is as you last saw it (llm-read {path}), or \"force\": true"))
+                .with_hint(say(|v| format!("pass \"expected_tree_checksum\": \"{current}\" if the tree is as you last saw it ({} {path}), or \"force\": true", read(v))))
                 .with_details(json!({ "path": path, "current": current })),
             E::TreeChecksumMismatch { path, expected, current } => error(code::CHECKSUM_MISMATCH)
-                .with_hint(format!("read the directory again (llm-read {path}): what is in it changed"))
+                .with_hint(say(|v| format!("read the directory again ({} {path}): what is in it changed", read(v))))
                 .with_details(json!({ "path": path, "expected": expected, "current": current })),
             E::TargetExists { to, .. } => error(code::CONFLICT)
                 .with_hint("delete the destination first (in the same request), or pick another name; a file copy takes overwrite with its checksum_before")
@@ -466,7 +489,7 @@ impl From<TransformError> for AideError {
                 .with_hint("name a file; directories are taken by mkdir, copy, rename and delete (recursive)")
                 .with_details(json!({ "path": path, "kind": "directory" })),
             E::ReadOnly { path } => error(code::PERMISSION_DENIED)
-                .with_hint("pass --allow-read-only to change it anyway (it stays read-only)")
+                .with_hint(say(|v| format!("pass {} to change it anyway (it stays read-only)", v.on("allow_read_only"))))
                 .with_details(json!({ "path": path })),
             E::NoMatch { path, near_miss, checksum } => {
                 let hint = match &near_miss {
@@ -475,7 +498,11 @@ impl From<TransformError> for AideError {
                         m.line
                     ),
                     Some(m) => format!("the closest text is at line {} (see details.near_miss.diff)", m.line),
-                    None => "read the file again (llm-read) and copy old_text exactly".to_string(),
+                    None => format!("read the file again ({}) and copy old_text exactly", read(Voice::Cli)),
+                };
+                let hint = match &near_miss {
+                    None => say(|v| format!("read the file again ({}) and copy old_text exactly", read(v))),
+                    Some(_) => hint.into(),
                 };
                 error(code::NO_MATCH).with_hint(hint).with_details(
                     json!({ "path": path, "count": 0, "near_miss": near_miss, "checksum": checksum }),
@@ -488,13 +515,13 @@ impl From<TransformError> for AideError {
                 "block operations work on rust, python, typescript, tsx, javascript, c, cpp, java and go files; use patch otherwise",
             ),
             E::NoBlock { path, similar, .. } => error(code::NO_MATCH)
-                .with_hint("list the file's symbols with llm-ast-search PATH and give one's name path as it prints it (`impl Agent/run`)")
+                .with_hint(say(|v| format!("list the file's symbols with {} and give one's name path as it prints it (`impl Agent/run`)", v.call(AST_SEARCH, &[Given::positional("paths", "PATH")]))))
                 .with_details(json!({ "path": path, "similar": similar })),
             E::NoBody { path, name_path } => error(code::NO_MATCH)
                 .with_hint("replace the whole declaration with replace_block")
                 .with_details(json!({ "path": path, "name_path": name_path })),
             E::NoWithin { path, similar, .. } => error(code::NO_MATCH)
-                .with_hint("name the symbol by its name path, as llm-ast-search --symbols prints it (`Agent/run`)")
+                .with_hint(say(|v| format!("name the symbol by its name path, as {} prints it (`Agent/run`)", v.call(AST_SEARCH, &[Given::flag("symbols", true)]))))
                 .with_details(json!({ "path": path, "similar": similar })),
             E::AmbiguousBlock { path, candidates, .. } => error(code::AMBIGUOUS)
                 .with_hint(pick_one_hint(&candidates))
@@ -506,10 +533,10 @@ impl From<TransformError> for AideError {
                 .with_hint("read the block again and redo the edit")
                 .with_details(json!({ "path": path, "current": current, "line": line })),
             E::NewSyntaxErrors { path, errors } => error(code::NEW_SYNTAX_ERRORS)
-                .with_hint("fix the new text, or pass --allow-syntax-errors to write it anyway")
+                .with_hint(say(|v| format!("fix the new text, or pass {} to write it anyway", v.on("allow_syntax_errors"))))
                 .with_details(json!({ "path": path, "errors": errors })),
             E::PythonCompile { path, line, message } => error(code::NEW_SYNTAX_ERRORS)
-                .with_hint("fix the new text (indentation?), or pass --allow-syntax-errors to write it anyway")
+                .with_hint(say(|v| format!("fix the new text (indentation?), or pass {} to write it anyway", v.on("allow_syntax_errors"))))
                 .with_details(json!({ "path": path, "errors": [{ "kind": "python_compile", "message": message, "line": line }] })),
             E::Locked { path } => error(code::CONFLICT)
                 .with_hint("wait for it to finish, read the file again, and retry")
@@ -531,17 +558,21 @@ impl From<TransformError> for AideError {
                 "`aide doctor` lists the interrupted transforms and their journals; one a live commit holds is not recoverable yet",
             ),
             E::NothingToUndo => {
-                error(code::INVALID_ARGUMENTS).with_hint("llm-transform undo EXECUTION_ID, or undo --last N")
+                error(code::INVALID_ARGUMENTS).with_hint(say(|v| format!(
+                    "{}, or {}",
+                    v.call(crate::UNDO, &[Given::positional("execution_ids", json!(["EXECUTION_ID"]))]),
+                    v.call(crate::UNDO, &[Given::flag("last", "N")])
+                )))
             }
             E::NotAnExecutionId { .. } => error(code::INVALID_ARGUMENTS)
                 .with_hint("give the execution_id (at least 8 characters) of an applied transform"),
             E::NoSuchTransform { .. } => error(code::NOT_FOUND)
-                .with_hint("undo takes the execution_id an applied (not dry-run) llm-transform printed"),
+                .with_hint(say(|v| format!("undo takes the execution_id an applied (not dry-run) {} gave", v.op(TRANSFORM)))),
             E::AmbiguousExecutionId { .. } => {
                 error(code::INVALID_ARGUMENTS).with_hint("give more of the execution_id")
             }
             E::OtherRoot { root, .. } => error(code::CONFLICT)
-                .with_hint(format!("undo acts on --root only: run it with --root {root}"))
+                .with_hint(say(|v| format!("undo acts on {} only: run it with {}", v.arg("root"), v.arg_is("root", &root))))
                 .with_details(json!({ "root": root })),
             E::AlreadyUndone { .. } => error(code::CONFLICT).with_hint("each transform can be undone once"),
             E::PreImageNotKept { path, .. } => error(code::CONFLICT)

@@ -15,6 +15,7 @@ use aide_core::invoke::{Call, invoke, refuse};
 use aide_core::operation::Operation;
 use aide_core::request::{request_from_value, schema_property_names};
 use aide_core::tool::Tool;
+use aide_core::voice::Voice;
 use serde_json::{Map, Value, json};
 
 use super::page::{PageRequest, Shaped, shape};
@@ -105,9 +106,9 @@ pub(crate) fn as_timeout(mut shaped: Shaped, error: AideError) -> Shaped {
     if shaped.structured.pointer("/error/code").and_then(Value::as_str) != Some("cancelled") {
         return shaped;
     }
-    let tool = shaped.structured.get("tool").and_then(Value::as_str).unwrap_or("aide").to_string();
-    shaped.structured["error"] = serde_json::to_value(aide_core::error::ErrorBody::from(&error)).unwrap_or(Value::Null);
-    shaped.text = format!("{tool}: {error}\n");
+    let body = aide_core::error::ErrorBody::said(&error, Voice::Mcp);
+    shaped.structured["error"] = serde_json::to_value(body).unwrap_or(Value::Null);
+    shaped.text = format!("{}\n", error.said(Voice::Mcp));
     shaped
 }
 

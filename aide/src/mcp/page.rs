@@ -18,6 +18,7 @@ use aide_core::color::TextOut;
 use aide_core::envelope::diagnostic_lines;
 use aide_core::invoke::Finished;
 use aide_core::tool::Render;
+use aide_core::voice::Voice;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -71,7 +72,7 @@ pub(crate) fn page_schema() -> Value {
 fn render<O: Render>(output: &O) -> String {
     let mut bytes = Vec::new();
     {
-        let mut text = TextOut::plain(&mut bytes);
+        let mut text = TextOut::plain(&mut bytes).with_voice(Voice::Mcp);
         let _ = output.render_text(&mut text);
         let _ = text.flush();
     }
@@ -93,10 +94,8 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
     let mut output = match result {
         Ok(output) => output,
         Err(e) => {
-            let structured = parse(&document);
-            // The line the CLI writes to stderr.
-            let tool = structured.get("tool").and_then(Value::as_str).unwrap_or("aide");
-            return Shaped { text: format!("{tool}: {e}\n"), structured, is_error: true };
+            // The line the CLI writes to stderr, in MCP's words (no binary).
+            return Shaped { text: format!("{}\n", e.said(Voice::Mcp)), structured: parse(&document), is_error: true };
         }
     };
     let finish = |mut text: String, structured: Value| {

@@ -46,3 +46,4 @@ mod terminal;
 mod transform;
 mod verify;
 mod walls;
+mod voice;
