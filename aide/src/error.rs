@@ -13,6 +13,8 @@ pub enum AideToolError {
     DefinitionsWithoutFormat,
     #[error("invalid request field `{field}`: must be an integer of at least {min}, not {given}")]
     PagingArgument { field: &'static str, min: u64, given: String },
+    #[error("`detail` is {given}: it takes \"full\" (the whole document) or \"compact\" (the default)")]
+    DetailArgument { given: String },
     #[error("unknown toolset `{given}`")]
     UnknownToolset { given: String },
     #[error("`{given}` is outside the roots this server may use")]
@@ -31,6 +33,9 @@ impl From<AideToolError> for AideError {
             AideToolError::PagingArgument { field, min, .. } => AideError::new(code::INVALID_REQUEST, e.to_string())
                 .with_hint(format!("give `{field}` a whole number of {min} or more, or leave it out"))
                 .with_details(serde_json::json!({ "field": field })),
+            AideToolError::DetailArgument { .. } => AideError::new(code::INVALID_REQUEST, e.to_string())
+                .with_hint("leave `detail` out for the compact document, or give \"full\"")
+                .with_details(serde_json::json!({ "field": "detail" })),
             AideToolError::UnknownToolset { ref given } => {
                 use clap::ValueEnum;
                 let names: Vec<&str> =

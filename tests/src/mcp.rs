@@ -46,10 +46,16 @@ impl McpClient {
     }
 
     /// [`McpClient::start_binary`] with more environment variables (a
-    /// user's configuration folder).
+    /// user's configuration folder). The tests read the whole document
+    /// (`--json`'s): unless `args` name a `--structured` mode, the server is
+    /// started with `--structured full` (tests/e2e/mcp_structured.rs holds
+    /// the compact form, the default).
     pub fn start_with_env(aide: &Path, cwd: &Path, home: &Path, args: &[&str], env: &[(&str, &Path)]) -> McpClient {
+        let whole: &[&str] =
+            if args.iter().any(|a| a.starts_with("--structured")) { &[] } else { &["--structured", "full"] };
         let mut child = Command::new(aide)
             .arg("mcp")
+            .args(whole)
             .args(args)
             .current_dir(cwd)
             .env("XDG_CONFIG_HOME", home.join("config"))

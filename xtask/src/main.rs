@@ -50,7 +50,7 @@ enum Task {
         #[arg(long, value_name = "DIR")]
         binaries: Option<PathBuf>,
     },
-    /// Benchmark a tool against its anchors (search).
+    /// Benchmark a tool against its anchors (search, …; mcp-bytes: what a model reads).
     Bench {
         /// The tool: search.
         tool: String,

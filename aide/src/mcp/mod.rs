@@ -9,10 +9,16 @@
 //!
 //! Wire format of a call's result:
 //!
-//! * `structuredContent`: the tool's JSON document, exactly as `--json`
-//!   prints it (the envelope, or the error envelope with `code`, `message`,
-//!   `hint`, `details`); `isError` is true for the latter. The tool's
-//!   `outputSchema` is that document's schema.
+//! * `structuredContent` (`--structured compact`, the default): the tool's
+//!   document made compact for a model ([`structured`]): no envelope, no
+//!   empty values, records in files grouped by file with each file's
+//!   checksum once, no ids, byte spans or timings; `detail: "full"` (an
+//!   argument every tool takes) gives the whole document. With `--structured
+//!   full`, the tool's JSON document exactly as `--json` prints it (the
+//!   envelope, or the error envelope with `code`, `message`, `hint`,
+//!   `details`); `isError` is true for the latter. The tool's `outputSchema`
+//!   is the schema of what the mode gives; with `--structured off` there is
+//!   neither, and every client shows the text.
 //! * `content`: one text block, the tool's compact text form (or
 //!   `tool: error[code]: message` and its hint).
 //! * A result larger than the call's budget (`max_output_chars`, default
@@ -35,6 +41,7 @@ mod compact;
 mod page;
 pub mod policy;
 mod server;
+mod structured;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -48,6 +55,7 @@ use rmcp::ServiceExt;
 use aide_core::operation::Group;
 
 pub use server::{AideServer, ServerOptions};
+pub use structured::Structured;
 
 /// The tool definitions of the operations in `groups`, in `format`, from
 /// the schemas the server serves (the whole schemas when `full`).
@@ -58,7 +66,8 @@ pub fn tool_definitions(
 ) -> Result<Vec<serde_json::Value>, aide_core::AideError> {
     use crate::DefinitionFormat;
     use serde_json::json;
-    let tools = server::catalogue_tools(groups, full).map_err(aide_core::AideError::internal)?.1;
+    let tools =
+        server::catalogue_tools(groups, full, Structured::default()).map_err(aide_core::AideError::internal)?.1;
     tools
         .into_iter()
         .map(|tool| {
@@ -134,6 +143,12 @@ pub struct McpArgs {
     /// Stop a call that runs longer than this many seconds (`timeout`).
     #[arg(long, value_name = "SECONDS")]
     pub call_timeout: Option<f64>,
+    /// What a result's structured content is: `compact` (made for a model;
+    /// a call's `detail: "full"` gives the whole document), `full` (the
+    /// document as `--json` prints it) or `off` (none, and no output
+    /// schemas: every client shows the text).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "compact")]
+    pub structured: Structured,
 }
 
 /// The policy: each flag, else aide.toml's value (checked as the flag would be).
@@ -281,6 +296,7 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
         groups,
         sandbox: args.sandbox.or(config.sandbox_over(baseline)),
         policy,
+        structured: args.structured,
     };
     // Every process a tool starts for a call (a checker, a verify command,
     // a hook, a language server) runs in the server's sandbox too.

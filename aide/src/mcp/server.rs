@@ -26,6 +26,7 @@ use serde_json::{Map, Value, json};
 
 use super::binding::{self, Binding, MAX_OUTPUT_CHARS, PAGE_OFFSET};
 use super::page::{MIN_BUDGET, PageRequest, Shaped};
+use super::structured::{Detail, Structured};
 use crate::catalogue::operations;
 use crate::error::AideToolError;
 
@@ -47,6 +48,8 @@ pub struct ServerOptions {
     pub sandbox: aide_core::sandbox::SandboxUsed,
     /// What calls may do, how fast and how long.
     pub policy: super::policy::PolicyOptions,
+    /// What a result's structured content is: compact, full or none.
+    pub structured: Structured,
 }
 
 /// The aide MCP server.
@@ -81,9 +84,14 @@ type Bindings = BTreeMap<&'static str, Arc<Binding>>;
 
 /// The operations of the catalogue in `groups`, each bound to its tool,
 /// and their MCP tool definitions (compact, or with the whole schemas when
-/// `full`); `Err` names one that does not fit its tool's schema (a build
-/// defect, which the tests catch).
-pub(crate) fn catalogue_tools(groups: &[Group], full: bool) -> Result<(Bindings, Vec<rmcp::model::Tool>), String> {
+/// `full`; the output schema of the structured content `structured` says);
+/// `Err` names one that does not fit its tool's schema (a build defect,
+/// which the tests catch).
+pub(crate) fn catalogue_tools(
+    groups: &[Group],
+    full: bool,
+    structured: Structured,
+) -> Result<(Bindings, Vec<rmcp::model::Tool>), String> {
     let mut bindings = BTreeMap::new();
     let mut tools = Vec::new();
     for op in operations().filter(|op| groups.contains(&op.group)) {
@@ -110,9 +118,15 @@ pub(crate) fn catalogue_tools(groups: &[Group], full: bool) -> Result<(Bindings,
         }
         // No `title`: a display name a model does not read; the command
         // line it stands for is `aide tools`'.
-        let tool = rmcp::model::Tool::new(op.name, op.description, Arc::new(input.clone()))
-            .with_raw_output_schema(Arc::new(output.clone()))
-            .with_annotations(annotations);
+        let mut tool =
+            rmcp::model::Tool::new(op.name, op.description, Arc::new(input.clone())).with_annotations(annotations);
+        tool.output_schema = match structured {
+            Structured::Off => None,
+            Structured::Compact if !full => {
+                Some(Arc::new(super::structured::compact_schema(output, &binding.full_output_schema)))
+            }
+            _ => Some(Arc::new(output.clone())),
+        };
         tools.push(tool);
         bindings.insert(op.name, Arc::new(binding));
     }
@@ -122,7 +136,7 @@ pub(crate) fn catalogue_tools(groups: &[Group], full: bool) -> Result<(Bindings,
 impl AideServer {
     /// A server for every operation of the catalogue.
     pub fn new(options: ServerOptions) -> Result<AideServer, String> {
-        let (bindings, tools) = catalogue_tools(&options.groups, false)?;
+        let (bindings, tools) = catalogue_tools(&options.groups, false, options.structured)?;
         let own_root = Root::new(&options.root).map_err(|e| format!("the server's root: {}", e.message))?;
         let policy = super::policy::Policy::new(options.policy.clone());
         // A tool the policy refuses outright is not offered either.
@@ -216,9 +230,18 @@ impl AideServer {
             Ok(page) => (page, None),
             Err(e) => (PageRequest { offset: 0, budget: self.inner.options.budget, repeatable: false }, Some(e)),
         };
+        let mut page = page;
+        if self.inner.options.structured == Structured::Off && !page.repeatable {
+            // No structured content to hold what the text leaves out: the text comes whole.
+            page.budget = usize::MAX;
+        }
+        let (detail, detail_refusal) = match super::structured::take_detail(&mut arguments) {
+            Ok(detail) => (detail, None),
+            Err(e) => (Detail::Compact, Some(AideError::from(e))),
+        };
         let opened = self.allowed_roots(&context.peer).await;
         let roots: Vec<PathBuf> = opened.iter().map(|r| r.path().to_path_buf()).collect();
-        let arguments = match page_refusal {
+        let arguments = match page_refusal.or(detail_refusal) {
             Some(e) => Err(e),
             None => match verdict {
                 super::policy::Verdict::Refuse(e) => Err(e),
@@ -294,7 +317,17 @@ impl AideServer {
         if let Some(forwarder) = forwarder {
             let _ = forwarder.await;
         }
-        result.map_err(|join| McpError::internal_error(format!("the call's thread failed: {join}"), None))
+        let mut shaped =
+            result.map_err(|join| McpError::internal_error(format!("the call's thread failed: {join}"), None))?;
+        if self.inner.options.structured == Structured::Compact && detail == Detail::Compact {
+            let whole = std::mem::take(&mut shaped.structured);
+            shaped.structured = super::structured::compact_document(
+                whole,
+                &binding.full_output_schema,
+                binding.op.group == Group::Edit,
+            );
+        }
+        Ok(shaped)
     }
 
     /// Asks the user whether the gated call of `tool` may run (MCP
@@ -353,19 +386,20 @@ impl AideServer {
 
 /// What the server tells the model once: the tools, the envelope, paging,
 /// and the shared vocabulary every tool's fields use.
-fn instructions(sandbox: aide_core::sandbox::SandboxUsed) -> String {
+fn instructions(sandbox: aide_core::sandbox::SandboxUsed, structured: Structured) -> String {
     let mut text = String::from(
         "aide's tools for code work: search (regex), ast_search and ide_operation (structure: outlines, \
          definitions, references, callers), read (with checksums), discover (files by name), transform \
          (checksum-guarded, all-or-nothing edits, undoable), shell_* (persistent sessions, risk \
-         explanation), jobs_* (background jobs), log_* (past results by execution_id). Every result is a \
-         JSON document with `ok` and `execution_id`; a failed call has `isError` and `error: {code, \
+         explanation), jobs_* (background jobs), log_* (past results by execution_id). A failed call has \
+         `isError` and `error: {code, \
          message, hint, details}`, naming the argument at fault in details.field. Every tool also takes \
          `max_output_chars` (default 40000): a larger result is paged, its document has `page: {records, \
          offset, count, total, next_offset}`, and the same call with `page_offset` = next_offset \
          continues it (read-only tools only: another tool's result comes whole in the structured \
          content, its text cut).\n",
     );
+    text.push_str(super::structured::instructions(structured));
     if !sandbox.is_off() {
         text.push_str(&format!(
             "Every command a call runs (shell_*, jobs_*, a transform's verify_command, shell_compare, the \
@@ -475,7 +509,7 @@ impl ServerHandler for AideServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("aide", env!("CARGO_PKG_VERSION")))
-            .with_instructions(instructions(self.inner.options.sandbox))
+            .with_instructions(instructions(self.inner.options.sandbox, self.inner.options.structured))
     }
 
     async fn list_tools(
@@ -496,10 +530,11 @@ impl ServerHandler for AideServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let shaped = self.call(request, context).await?;
-        let mut result = if shaped.is_error {
-            CallToolResult::structured_error(shaped.structured)
-        } else {
-            CallToolResult::structured(shaped.structured)
+        let mut result = match (self.inner.options.structured, shaped.is_error) {
+            (Structured::Off, true) => CallToolResult::error(Vec::new()),
+            (Structured::Off, false) => CallToolResult::success(Vec::new()),
+            (_, true) => CallToolResult::structured_error(shaped.structured),
+            (_, false) => CallToolResult::structured(shaped.structured),
         };
         result.content = vec![ContentBlock::text(shaped.text)];
         Ok(result.into())

@@ -25,6 +25,8 @@ mod log;
 mod lsp;
 mod mcp;
 mod mcp_face;
+mod mcp_sdk;
+mod mcp_structured;
 mod name_paths;
 mod plant;
 mod policy;

@@ -28,7 +28,9 @@ fn runtime() -> tokio::runtime::Runtime {
 /// `aide mcp ARGS` in `t`'s root, connected through rmcp's client.
 async fn connect(t: &TestDir, args: &[&str]) -> RunningService<RoleClient, ()> {
     let mut command = tokio::process::Command::new(aide_tests::bin_dir().join("aide"));
-    command.arg("mcp").args(args).current_dir(t.root()).env("AIDE_HOME", t.home()).env_remove("AIDE_LOG");
+    // The whole document, as McpClient starts it (mcp_structured.rs holds the compact one).
+    let whole: &[&str] = if args.iter().any(|a| a.starts_with("--structured")) { &[] } else { &["--structured", "full"] };
+    command.arg("mcp").args(whole).args(args).current_dir(t.root()).env("AIDE_HOME", t.home()).env_remove("AIDE_LOG");
     let transport = TokioChildProcess::new(command).expect("spawn aide mcp");
     ().serve(transport).await.expect("the MCP handshake")
 }

@@ -20,6 +20,7 @@ mod lint;
 mod log;
 mod lsp;
 mod mcp;
+mod mcp_bytes;
 mod refactor;
 mod search;
 mod shell;
@@ -149,11 +150,12 @@ pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
         "ast" => ast::bench(runs, warmup),
         "transform" => transform::bench(runs, warmup),
         "mcp" => mcp::bench(runs, warmup),
+        "mcp-bytes" => mcp_bytes::bench(),
         "log" => log::bench(runs, warmup),
         "startup" => startup::bench(runs, warmup),
         "refactor" => refactor::bench(runs, warmup),
         other => Err(format!(
-            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, lint, git, lsp, ast, transform, mcp, refactor, log, startup)"
+            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, lint, git, lsp, ast, transform, mcp, mcp-bytes, refactor, log, startup)"
         )),
     }
 }
@@ -340,18 +342,24 @@ fn write_report(report: &Report) -> Result<()> {
             ));
         }
     }
+    replace_block(&report.tool, &md)?;
+    say(&format!("updated {}", workspace().join("docs/BENCHMARKS.md").display()));
+    Ok(())
+}
+
+/// Puts `md` between `tool`'s markers in docs/BENCHMARKS.md (a new
+/// section at the end when they are not there yet).
+fn replace_block(tool: &str, md: &str) -> Result<()> {
     let doc_path = workspace().join("docs/BENCHMARKS.md");
     let doc = std::fs::read_to_string(&doc_path).unwrap_or_else(|_| "# Benchmarks\n".into());
-    let start = format!("<!-- bench:{}:start -->", report.tool);
-    let end = format!("<!-- bench:{}:end -->", report.tool);
+    let start = format!("<!-- bench:{tool}:start -->");
+    let end = format!("<!-- bench:{tool}:end -->");
     let block = format!("{start}\n{md}{end}");
     let updated = match (doc.find(&start), doc.find(&end)) {
         (Some(s), Some(e)) if e > s => format!("{}{}{}", &doc[..s], block, &doc[e + end.len()..]),
-        _ => format!("{doc}\n## {}\n\n{block}\n", report.tool),
+        _ => format!("{doc}\n## {tool}\n\n{block}\n"),
     };
-    std::fs::write(&doc_path, updated).map_err(|e| e.to_string())?;
-    say(&format!("updated {}", doc_path.display()));
-    Ok(())
+    std::fs::write(&doc_path, updated).map_err(|e| e.to_string())
 }
 
 /// Our first result and fzf's for one query.
