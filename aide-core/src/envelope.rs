@@ -5,8 +5,8 @@
 //! ```json
 //! { "tool": "llm-search", "version": "0.1.0", "execution_id": "0192…",
 //!   "ok": true, …the tool's result fields…,
-//!   "diagnostics": [ { "code": "binary_file", "path": "img.png", "message": "…" } ],
-//!   "stats": { "elapsed_ms": 1.25 } }
+//!   "diagnostics": [ { "code": "unreadable", "path": "locked.txt", "message": "…" } ],
+//!   "stats": { "elapsed_ms": 1.25, "skipped": { "binary_file": 3 } } }
 //! ```
 //!
 //! and a failure is the same envelope with `"ok": false` and
@@ -19,89 +19,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+pub use crate::diagnostic::{Diagnostic, Skipped, diag};
 use crate::error::{AideError, ErrorBody};
-
-/// Stable diagnostic codes. Part of the wire format: add, never rename.
-pub mod diag {
-    /// A file with NUL bytes was skipped.
-    pub const BINARY_FILE: &str = "binary_file";
-    /// A file over the size limit was skipped.
-    pub const FILE_TOO_LARGE: &str = "file_too_large";
-    /// A file could not be read.
-    pub const UNREADABLE: &str = "unreadable";
-    /// A symlink whose target does not exist was skipped.
-    pub const BROKEN_SYMLINK: &str = "broken_symlink";
-    /// A symlink was not followed (pass `--follow`).
-    pub const SYMLINK_NOT_FOLLOWED: &str = "symlink_not_followed";
-    /// A followed symlink led outside the root.
-    pub const OUTSIDE_ROOT: &str = "outside_root";
-    /// The walk could not read a directory or ignore file.
-    pub const WALK_ERROR: &str = "walk_error";
-    /// A file in an encoding the tool does not search (UTF-16) was skipped.
-    pub const UNSUPPORTED_ENCODING: &str = "unsupported_encoding";
-    /// Text that is not valid UTF-8 was shown lossily.
-    pub const LOSSY_UTF8: &str = "lossy_utf8";
-    /// A file did not parse cleanly.
-    pub const PARSE_ERROR: &str = "parse_error";
-    /// The run could not be written to the execution log.
-    pub const LOG_FAILED: &str = "log_failed";
-    /// The output was cut to respect a limit.
-    pub const OUTPUT_TRUNCATED: &str = "output_truncated";
-    /// rustfmt was asked for but could not run or failed; the file is written unformatted.
-    pub const RUSTFMT_FAILED: &str = "rustfmt_failed";
-    /// `--threads` asked for more worker threads than the cap; the cap was used.
-    pub const THREADS_CAPPED: &str = "threads_capped";
-    /// A FIFO, socket or device met in a walk was skipped (never opened: it could block).
-    pub const NOT_A_REGULAR_FILE: &str = "not_a_regular_file";
-    /// A followed symlink leads back into a directory the walk is already in.
-    pub const SYMLINK_LOOP: &str = "symlink_loop";
-    /// An interrupted transform of this root was completed (or rolled back) before this run.
-    pub const TRANSFORM_RECOVERED: &str = "transform_recovered";
-    /// An interrupted transform of this root awaits recovery (a dry run reports it, writing nothing).
-    pub const TRANSFORM_PENDING: &str = "transform_pending";
-    /// A file's content before a transform was too large to keep for undo.
-    pub const UNDO_NOT_KEPT: &str = "undo_not_kept";
-    /// A file nested too deep for the query asked (the cost grows with the
-    /// product of both depths): not searched.
-    pub const QUERY_TOO_DEEP: &str = "query_too_deep";
-    /// Item-position macro bodies that do not parse as items: what they
-    /// define is not in the outline, definitions or block edits.
-    pub const MACRO_NOT_INDEXED: &str = "macro_not_indexed";
-    /// `--engine lsp` found no language server for the language: the syntax engine answered.
-    pub const LSP_UNAVAILABLE: &str = "lsp_unavailable";
-    /// The language server could not start, crashed, timed out, erred, had not loaded its project in
-    /// time, or its answer left out sites the syntax engine ties to the symbol: the syntax engine answered.
-    pub const LSP_FAILED: &str = "lsp_failed";
-    /// Settings of a repository's own configuration that name a program (a filter driver, a signing
-    /// program) were not honoured: git ran without them (llm-git).
-    pub const GIT_CONFIG_IGNORED: &str = "git_config_ignored";
-    /// A git hook that runs after a change (post-commit, post-checkout) failed; the change stands.
-    pub const HOOK_FAILED: &str = "hook_failed";
-    /// A git hook the operation would trigger in git (reference-transaction, post-index-change) was not run.
-    pub const HOOK_NOT_RUN: &str = "hook_not_run";
-}
-
-/// A warning attached to a result: the run succeeded, but something was
-/// skipped or approximated.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
-pub struct Diagnostic {
-    /// Stable snake_case code.
-    pub code: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    pub message: String,
-}
-
-impl Diagnostic {
-    pub fn new(code: &str, message: impl Into<String>) -> Self {
-        Diagnostic { code: code.to_string(), path: None, message: message.into() }
-    }
-
-    pub fn with_path(mut self, path: impl Into<String>) -> Self {
-        self.path = Some(path.into());
-        self
-    }
-}
 
 /// Deterministic diagnostic order: by path (none first), code, message.
 pub fn sort_diagnostics(d: &mut [Diagnostic]) {
@@ -117,25 +36,46 @@ pub fn sort_diagnostics(d: &mut [Diagnostic]) {
 /// Diagnostics as text lines, one per code in order of first appearance:
 /// `warning[code]: path: message` for a code seen once, and
 /// `warning[code]: N files, first path: message (ELSEWHERE)` for a code
-/// seen more often (a Python repository's search no longer prints a line
-/// per binary file), ELSEWHERE naming where the full list is.
+/// seen more often, ELSEWHERE naming where the full list is.
 pub fn diagnostic_lines(diagnostics: &[Diagnostic], elsewhere: &str) -> Vec<String> {
-    let mut codes: Vec<(&str, &Diagnostic, usize)> = Vec::new();
+    diagnostic_lines_with(diagnostics, |_| elsewhere.to_string())
+}
+
+/// As [`diagnostic_lines`], with the paths after the first listed in the
+/// line, at most `max` of them and how many more (for a reader who sees only
+/// the text: it has no other list to be pointed to).
+pub fn diagnostic_lines_listed(diagnostics: &[Diagnostic], max: usize) -> Vec<String> {
+    diagnostic_lines_with(diagnostics, |group| {
+        let paths: Vec<&str> = group.iter().skip(1).filter_map(|d| d.path.as_deref()).collect();
+        let mut listed = paths.iter().take(max).copied().collect::<Vec<_>>().join(", ");
+        if paths.len() > max {
+            listed.push_str(&format!(", … and {} more", paths.len() - max));
+        }
+        format!("others: {listed}")
+    })
+}
+
+/// The lines of [`diagnostic_lines`]; `elsewhere` says, of a code's
+/// diagnostics (first to last), where the rest are.
+fn diagnostic_lines_with(diagnostics: &[Diagnostic], elsewhere: impl Fn(&[&Diagnostic]) -> String) -> Vec<String> {
+    let mut codes: Vec<(&str, Vec<&Diagnostic>)> = Vec::new();
     for d in diagnostics {
-        match codes.iter_mut().find(|(code, _, _)| *code == d.code.as_str()) {
-            Some((_, _, n)) => *n += 1,
-            None => codes.push((d.code.as_str(), d, 1)),
+        match codes.iter_mut().find(|(code, _)| *code == d.code.as_str()) {
+            Some((_, group)) => group.push(d),
+            None => codes.push((d.code.as_str(), vec![d])),
         }
     }
     codes
         .into_iter()
-        .map(|(code, first, n)| {
+        .map(|(code, group)| {
+            let first = group[0];
             let path = first.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default();
+            let n = group.len();
             if n == 1 {
                 format!("warning[{code}]: {path}{}", first.message)
             } else {
                 let what = if first.path.is_some() { "files" } else { "times" };
-                format!("warning[{code}]: {n} {what}, first {path}{} ({elsewhere})", first.message)
+                format!("warning[{code}]: {n} {what}, first {path}{} ({})", first.message, elsewhere(&group))
             }
         })
         .collect()
@@ -163,6 +103,10 @@ impl Format {
 pub struct Stats {
     /// Wall time of the run in milliseconds.
     pub elapsed_ms: f64,
+    /// Files passed over as rg and fd pass them over (binary files, links
+    /// not followed, FIFOs): counted here, not warned. Absent when none.
+    #[serde(default, skip_serializing_if = "Skipped::is_empty")]
+    pub skipped: Skipped,
 }
 
 /// The envelope of a successful run, generic over the tool's result.
@@ -318,6 +262,12 @@ mod tests {
             ["warning[binary_file]: 3 files, first a.dat: binary file (see --json)", "warning[walk_error]: loop",]
         );
         assert_eq!(diagnostic_lines(&all[..1], "see --json"), ["warning[binary_file]: a.dat: binary file"]);
+        // Listed for a reader of the text alone: the others, then how many more.
+        assert_eq!(
+            diagnostic_lines_listed(&all, 1),
+            ["warning[binary_file]: 3 files, first a.dat: binary file (others: b.dat, … and 1 more)", "warning[walk_error]: loop",]
+        );
+        assert_eq!(diagnostic_lines_listed(&all, 5)[0], "warning[binary_file]: 3 files, first a.dat: binary file (others: b.dat, c.dat)");
     }
 
     #[derive(Serialize)]
@@ -328,7 +278,7 @@ mod tests {
 
     #[test]
     fn envelope_field_order_is_fixed() {
-        let stats = Stats { elapsed_ms: 1.5 };
+        let stats = Stats { elapsed_ms: 1.5, skipped: Skipped::default() };
         let r = R { matches: vec![1], truncated: false };
         let env = Envelope {
             tool: "t",

@@ -15,7 +15,7 @@ use std::time::{Instant, SystemTime};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::envelope::{Diagnostic, Envelope, ErrorEnvelope, Stats, diag, sort_diagnostics, stderr_line};
+use crate::envelope::{Diagnostic, Envelope, ErrorEnvelope, Skipped, Stats, diag, sort_diagnostics, stderr_line};
 use crate::error::{AideError, ExitStatus};
 use crate::log::{ExecutionLog, RunRecord};
 use crate::tool::{Cancel, Context, ProgressSink, Render, Tool};
@@ -128,6 +128,8 @@ pub(crate) fn run_tool<T: Tool, G>(
     run.root = ctx.opened_root();
     let outcome = result?;
     run.diagnostics.extend(outcome.diagnostics);
+    // Expected skips are counted in the stats, not warned on every call.
+    run.skipped.take_from(&mut run.diagnostics);
     sort_diagnostics(&mut run.diagnostics);
     Ok(outcome.output)
 }
@@ -138,9 +140,9 @@ pub(crate) fn run_tool<T: Tool, G>(
 /// given (redacted in the log like every request).
 pub fn refuse<T: Tool>(request_json: Option<String>, err: AideError, call: Call) -> Finished<T::Output> {
     let mut run = RunLog::for_call::<T>(call.argv, call.log, call.origin);
+    run.voice = call.voice;
     if run.enabled {
         run.request_json = request_json;
-    run.voice = call.voice;
     }
     run.finish_failed(err)
 }
@@ -186,15 +188,17 @@ pub(crate) struct RunLog {
     pub(crate) request_json: Option<String>,
     pub(crate) root: Option<PathBuf>,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The expected skips taken out of `diagnostics`, for `stats.skipped`.
+    pub(crate) skipped: Skipped,
     /// Whether the logged result is redacted too (argv and request always are).
     pub(crate) redact_result: bool,
     pub(crate) origin: Option<String>,
+    /// Whose words the error document is in.
+    pub(crate) voice: crate::voice::Voice,
 }
 
 impl RunLog {
     pub(crate) fn new(tool: &'static str, version: &'static str, argv: Vec<String>, enabled: bool) -> RunLog {
-    /// Whose words the error document is in.
-    pub(crate) voice: crate::voice::Voice,
         RunLog {
             tool,
             version,
@@ -206,14 +210,15 @@ impl RunLog {
             request_json: None,
             root: None,
             diagnostics: Vec::new(),
+            skipped: Skipped::default(),
             redact_result: false,
             origin: None,
+            voice: crate::voice::Voice::Cli,
         }
     }
 
     /// The bookkeeping of an in-process run of `T`: logged when the caller
     /// and the tool want it and the environment does not switch it off.
-            voice: crate::voice::Voice::Cli,
     fn for_call<T: Tool>(argv: Vec<String>, log: bool, origin: Option<String>) -> RunLog {
         let mut run = RunLog::new(T::NAME, T::VERSION, argv, log && T::LOG && !crate::log::disabled_by_env());
         run.origin = origin;
@@ -243,7 +248,7 @@ impl RunLog {
 
     pub(crate) fn stats(&self) -> Stats {
         let ms = self.clock.elapsed().as_secs_f64() * 1000.0;
-        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0 }
+        Stats { elapsed_ms: (ms * 1000.0).round() / 1000.0, skipped: self.skipped.clone() }
     }
 
     /// The envelope of a successful run (compact), or the stored document

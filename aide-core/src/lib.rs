@@ -46,6 +46,7 @@ pub mod cli;
 pub mod color;
 pub mod command;
 pub mod config;
+pub mod diagnostic;
 pub mod envelope;
 pub mod error;
 pub mod fsutil;

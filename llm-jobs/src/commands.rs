@@ -10,6 +10,7 @@ use aide_core::tool::{Context, Progress};
 use crate::error::JobsError;
 use crate::request::*;
 use crate::store::{self, JobRow, JobStore};
+use crate::tail::{self, DEFAULT_MAX_OUTPUT_BYTES, head_bytes, tail_bytes, tail_lines};
 use crate::view::*;
 use crate::{process, supervisor};
 
@@ -238,22 +239,6 @@ fn read_from(path: &Path, offset: u64, max: u64) -> (Vec<u8>, u64, u64) {
     (buf, start, end)
 }
 
-/// The last `lines` lines of `bytes` (at most 64 KiB).
-pub(crate) fn tail_lines(bytes: &[u8], lines: usize) -> &[u8] {
-    let bytes = &bytes[bytes.len().saturating_sub(64 * 1024)..];
-    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let mut seen = 0;
-    for (i, &b) in body.iter().enumerate().rev() {
-        if b == b'\n' {
-            seen += 1;
-            if seen == lines {
-                return &bytes[i + 1..];
-            }
-        }
-    }
-    if lines == 0 { &bytes[bytes.len()..] } else { bytes }
-}
-
 /// Waits for jobs; stops at the context's cancellation flag, and reports
 /// the jobs ended of those waited for.
 fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
@@ -296,14 +281,26 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
         ctx.check_cancel()?;
         std::thread::sleep(Duration::from_millis(5));
     };
-    let waited = jobs
+    // Each stream's last lines, then the byte budget shared among them all.
+    let streams: Vec<[(Vec<u8>, u64); 2]> = jobs
         .iter()
         .map(|j| {
-            let tail = |s: Stream| {
-                let (bytes, _, _) = Source::of(&store, j, s, !args.no_redact).read_from(0, 64 * 1024);
-                String::from_utf8_lossy(tail_lines(&bytes, args.tail)).into_owned()
-            };
-            let (stdout, stderr) = (tail(Stream::Stdout), tail(Stream::Stderr));
+            [Stream::Stdout, Stream::Stderr].map(|s| {
+                let (bytes, _, end) = Source::of(&store, j, s, !args.no_redact).read_from(0, 64 * 1024);
+                (tail_lines(&bytes, args.tail).to_vec(), end)
+            })
+        })
+        .collect();
+    let sizes: Vec<usize> = streams.iter().flat_map(|pair| pair.iter().map(|(b, _)| b.len())).collect();
+    let mut shares = tail::shares(&sizes, args.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES)).into_iter();
+    let waited = jobs
+        .iter()
+        .zip(streams)
+        .map(|(j, pair)| {
+            let [(stdout, stdout_left_out), (stderr, stderr_left_out)] = pair.map(|(bytes, end)| {
+                let kept = tail_bytes(&bytes, shares.next().unwrap_or(0));
+                (String::from_utf8_lossy(kept).into_owned(), end - kept.len() as u64)
+            });
             let redactions = marks(&stdout, !args.no_redact) + marks(&stderr, !args.no_redact);
             let view = JobView::from(j);
             WaitedJob {
@@ -315,6 +312,8 @@ fn wait(args: &WaitArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
                 duration_seconds: view.duration_seconds,
                 stdout,
                 stderr,
+                stdout_left_out,
+                stderr_left_out,
                 redactions,
             }
         })
@@ -330,11 +329,30 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     let redact = !args.no_redact;
     let (mut content, start, mut next) =
         Source::of(&store, &job, args.stream, redact).read_from(args.since_offset.unwrap_or(0), u64::MAX);
-    if let (Some(n), None) = (args.tail, args.since_offset) {
-        let kept = tail_lines(&content, n);
-        let skipped = (content.len() - kept.len()) as u64;
-        content = kept.to_vec();
-        return Ok(logs_output(args, job.status, content, start + skipped, next, false));
+    let max = args.max_output_bytes.unwrap_or(DEFAULT_MAX_OUTPUT_BYTES);
+    if !args.follow {
+        let total = next;
+        let (kept, start) = match (args.tail, args.since_offset) {
+            // The last lines asked for, within max_output_bytes only when that is asked too.
+            (Some(n), None) => {
+                let kept = tail_lines(&content, n);
+                let kept = tail_bytes(kept, args.max_output_bytes.unwrap_or(usize::MAX));
+                (kept, start + (content.len() - kept.len()) as u64)
+            }
+            // The end of the stream.
+            (None, None) => {
+                let kept = tail_bytes(&content, max);
+                (kept, start + (content.len() - kept.len()) as u64)
+            }
+            // What follows the offset, as much as fits.
+            (_, Some(_)) => (head_bytes(&content, max), start),
+        };
+        let left_out = LeftOut {
+            before: if args.since_offset.is_some() { 0 } else { start },
+            after: total - start - kept.len() as u64,
+        };
+        let next = start + kept.len() as u64;
+        return Ok(logs_output(args, job.status, kept.to_vec(), (start, next, total), left_out, false));
     }
     if let Some(t) = args.timeout {
         aide_core::request::check_seconds("--timeout", t)?;
@@ -371,10 +389,21 @@ fn logs(args: &LogsArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
         }
         print_lines(&content, true);
     }
-    Ok(logs_output(args, job.status, content, start, next, streamed))
+    // What was followed answers its end, as much as fits.
+    let kept = tail_bytes(&content, max);
+    let cut = (content.len() - kept.len()) as u64;
+    let left_out = LeftOut { before: cut, after: 0 };
+    Ok(logs_output(args, job.status, kept.to_vec(), (start + cut, next, next), left_out, streamed))
 }
 
-fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, next: u64, streamed: bool) -> JobsOutput {
+fn logs_output(
+    args: &LogsArgs,
+    status: Status,
+    content: Vec<u8>,
+    (start, next, total): (u64, u64, u64),
+    left_out: LeftOut,
+    streamed: bool,
+) -> JobsOutput {
     let (content, lossy) = match String::from_utf8(content) {
         Ok(s) => (s, false),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
@@ -386,6 +415,9 @@ fn logs_output(args: &LogsArgs, status: Status, content: Vec<u8>, start: u64, ne
         content,
         start_offset: start,
         next_offset: next,
+        total_bytes: total,
+        left_out_before: left_out.before,
+        left_out_after: left_out.after,
         lossy,
         redactions,
         status,

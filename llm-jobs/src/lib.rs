@@ -17,8 +17,11 @@
 //! * `list`: `{ "jobs": [ { "id", "pid", "command", "name", "status", "exit_code", "started_at", "finished_at",
 //!   "duration_seconds", … } ], "active_count": 1, "total_count": 3 }`
 //! * `wait`: `{ "jobs": [ { "job_id", "status", "exit_code", "duration_seconds", "stdout", "stderr", … } ],
-//!   "timed_out": false }` — `stdout`/`stderr` are tails.
-//! * `logs`: `{ "job_id", "stream", "content", "start_offset", "next_offset", … }`
+//!   "timed_out": false }` — `stdout`/`stderr` are tails: the last `tail` lines, 2000 bytes in all unless
+//!   `max_output_bytes` asks for more; `stdout_left_out`/`stderr_left_out` count the bytes before them.
+//! * `logs`: `{ "job_id", "stream", "content", "start_offset", "next_offset", "total_bytes", … }` — the
+//!   last 2000 bytes unless asked (`tail`, `since_offset`, `max_output_bytes`); `left_out_before` and
+//!   `left_out_after` count the bytes of the stream the answer left out.
 //!
 //! Exit status: 0; for `wait`, 1 when a waited job did not end `Done` or the
 //! wait timed out; 2 invalid input (unknown job: `not_found`); 3 `conflict`
@@ -26,10 +29,12 @@
 
 mod commands;
 pub mod error;
+mod hints;
 mod process;
 mod request;
 mod store;
 pub mod supervisor;
+mod tail;
 mod view;
 
 use aide_core::AideError;
@@ -37,6 +42,7 @@ use aide_core::operation::{Effects, Group, Operation, READS, REMOVES, RUNS_COMMA
 use aide_core::tool::{Context, Outcome, Tool};
 
 pub use commands::{execute, refresh, session_jobs, spawn, supervisor_exe};
+pub use tail::DEFAULT_MAX_OUTPUT_BYTES;
 pub use request::*;
 pub use store::{JobRow, JobStore, database_path};
 pub use view::*;
@@ -166,15 +172,6 @@ impl Tool for LlmJobs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::tail_lines;
-
-    #[test]
-    fn tails_keep_the_last_lines() {
-        assert_eq!(tail_lines(b"a\nb\nc\n", 2), b"b\nc\n");
-        assert_eq!(tail_lines(b"a\nb\nc", 2), b"b\nc");
-        assert_eq!(tail_lines(b"a\nb\n", 5), b"a\nb\n");
-        assert_eq!(tail_lines(b"a\nb\n", 0), b"");
-    }
 
     #[test]
     fn statuses_roundtrip() {

@@ -14,29 +14,29 @@ pub const DEFAULT_MAX_OUTPUT: u64 = 64 << 20;
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SpawnArgs {
-    /// A human-readable name.
+    /// A name to show.
     #[arg(long)]
     pub name: Option<String>,
-    /// The llm-shell session this job belongs to (for filtering).
+    /// A shell session to file the job under.
     #[arg(long)]
     pub session: Option<String>,
     /// Working directory (default: the current one).
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Environment variables for the job, K=V. Repeatable.
+    /// NAME=value to export. Repeatable.
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,
     /// Kill the job's process group after this many seconds. TERM first, KILL
     /// 5 s later.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
-    /// Start only after these jobs end Done; if one ends otherwise, this job fails. Repeatable.
+    /// Start once these jobs end Done (else fail). Repeatable.
     #[arg(long, value_name = "ID", num_args = 1..)]
     pub after: Vec<i64>,
-    /// The group whose parallel limit applies (see `llm-jobs group set`).
+    /// Its group (see jobs_group).
     #[arg(long, value_name = "NAME", default_value = DEFAULT_GROUP)]
     pub group: String,
-    /// Bytes of output kept per stream; the rest is counted as dropped.
+    /// Bytes kept per stream; the rest is dropped.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_OUTPUT)]
     pub max_output: u64,
     /// The sandbox the job runs in (writable, in `workspace-write`, beneath its --cwd).
@@ -113,6 +113,10 @@ pub struct WaitArgs {
     /// Lines of stdout and stderr to include from the end.
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub tail: usize,
+    /// The most bytes of output in the answer, both streams of every job
+    /// together (default 2000).
+    #[arg(long, value_name = "BYTES")]
+    pub max_output_bytes: Option<usize>,
     /// Show secrets in the output instead of [REDACTED].
     #[arg(long)]
     pub no_redact: bool,
@@ -120,7 +124,15 @@ pub struct WaitArgs {
 
 impl Default for WaitArgs {
     fn default() -> Self {
-        WaitArgs { ids: Vec::new(), all: false, any: false, timeout: 300.0, tail: 50, no_redact: false }
+        WaitArgs {
+            ids: Vec::new(),
+            all: false,
+            any: false,
+            timeout: 300.0,
+            tail: 50,
+            max_output_bytes: None,
+            no_redact: false,
+        }
     }
 }
 
@@ -139,7 +151,7 @@ pub enum Stream {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct LogsArgs {
-    /// The job's id, as spawn and list print it.
+    /// The job's id.
     pub id: i64,
     #[arg(long, value_enum, default_value_t = Stream::Both)]
     pub stream: Stream,
@@ -149,6 +161,10 @@ pub struct LogsArgs {
     /// Only what comes after this byte offset (a previous `next_offset`).
     #[arg(long, value_name = "BYTES")]
     pub since_offset: Option<u64>,
+    /// The most bytes of output in the answer (default 2000: the end of the
+    /// stream, or what follows since_offset).
+    #[arg(long, value_name = "BYTES")]
+    pub max_output_bytes: Option<usize>,
     /// Keep reading until the job ends (in text mode, printing as output arrives).
     #[arg(long)]
     pub follow: bool,
@@ -164,12 +180,11 @@ pub struct LogsArgs {
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct KillArgs {
-    /// The job's id, as spawn and list print it.
     pub id: i64,
     /// The signal (TERM, INT, KILL, HUP, … or a number).
     #[arg(long, default_value = "TERM")]
     pub signal: String,
-    /// Seconds to wait after the signal before KILL.
+    /// Seconds before KILL.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub grace: f64,
 }
@@ -184,7 +199,6 @@ impl Default for KillArgs {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct PruneArgs {
-    /// Remove finished jobs (the default, and the only jobs prune removes).
     #[arg(long)]
     pub finished: bool,
     /// Only jobs that finished longer ago than this (e.g. 1h, 7d).
@@ -197,7 +211,7 @@ pub struct PruneArgs {
 pub enum GroupAction {
     /// Set a group's parallel limit.
     Set {
-        /// The group's name (`spawn --group NAME` puts a job in it).
+        /// The group's name.
         name: String,
         #[arg(long)]
         parallel: u32,
@@ -217,7 +231,6 @@ pub enum JobsCommand {
     List(ListArgs),
     /// One job.
     Status {
-        /// The job's id, as spawn and list print it.
         id: i64,
     },
     /// Wait for jobs to end; exits 1 if one did not end Done.
@@ -228,9 +241,8 @@ pub enum JobsCommand {
     Kill(KillArgs),
     /// Remove a finished job and its output.
     Rm {
-        /// The job's id, as spawn and list print it.
         id: i64,
-        /// Kill it first if it is still active.
+        /// Kill it first if active.
         #[arg(long)]
         #[serde(default)]
         force: bool,

@@ -7,9 +7,9 @@ use aide_core::tool::Render;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::process;
 use crate::request::Stream;
 use crate::store::JobRow;
+use crate::{hints, process};
 
 /// A job's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
@@ -150,10 +150,14 @@ pub struct WaitedJob {
     pub signal: Option<i32>,
     pub reason: Option<String>,
     pub duration_seconds: Option<f64>,
-    /// The last lines of stdout.
+    /// The last lines of stdout (within the answer's byte budget).
     pub stdout: String,
-    /// The last lines of stderr.
+    /// The last lines of stderr (within the answer's byte budget).
     pub stderr: String,
+    /// Bytes of stdout before `stdout`, left out (`logs` reads them).
+    pub stdout_left_out: u64,
+    /// Bytes of stderr before `stderr`, left out.
+    pub stderr_left_out: u64,
     /// Secrets replaced by [REDACTED] in stdout and stderr.
     pub redactions: usize,
 }
@@ -166,8 +170,15 @@ pub struct LogsOutput {
     pub content: String,
     /// Byte offset of `content` in the stream's file.
     pub start_offset: u64,
-    /// Pass as --since-offset to read only what comes next.
+    /// Pass as since_offset to read only what comes next.
     pub next_offset: u64,
+    /// The stream's length when it was read.
+    pub total_bytes: u64,
+    /// Bytes before `content` that this answer cut (the end of the stream
+    /// was asked for): read them with since_offset and max_output_bytes.
+    pub left_out_before: u64,
+    /// Bytes after `content` that did not fit: continue from `next_offset`.
+    pub left_out_after: u64,
     /// Some bytes were not valid UTF-8 and are shown lossily.
     pub lossy: bool,
     /// Secrets replaced by [REDACTED] in `content` (offsets stay those of
@@ -177,6 +188,13 @@ pub struct LogsOutput {
     /// With --follow in text mode, the content was printed as it arrived.
     #[serde(skip)]
     pub streamed: bool,
+}
+
+/// What an answer of logs left out around its content, in bytes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LeftOut {
+    pub before: u64,
+    pub after: u64,
 }
 
 /// A group and its load.
@@ -254,9 +272,18 @@ impl Render for JobsOutput {
                     write!(w, "job {} ", j.job_id)?;
                     w.paint(j.status.paint(), j.status.as_str())?;
                     writeln!(w, "{code}{sig}")?;
-                    for (label, text) in [("stdout", &j.stdout), ("stderr", &j.stderr)] {
-                        if !text.is_empty() {
-                            w.paint(Paint::Dim, format_args!("--- {label} (tail) ---"))?;
+                    let streams = [
+                        (Stream::Stdout, "stdout", &j.stdout, j.stdout_left_out),
+                        (Stream::Stderr, "stderr", &j.stderr, j.stderr_left_out),
+                    ];
+                    for (stream, label, text, left_out) in streams {
+                        if !text.is_empty() || left_out > 0 {
+                            let total = left_out + text.len() as u64;
+                            let what = match left_out {
+                                0 => "tail".to_string(),
+                                _ => hints::wait_tail(w.voice(), j.job_id, stream, text.len(), total),
+                            };
+                            w.paint(Paint::Dim, format_args!("--- {label} ({what}) ---"))?;
                             writeln!(w)?;
                             w.write_all(text.as_bytes())?;
                             if !text.ends_with('\n') {
@@ -271,8 +298,25 @@ impl Render for JobsOutput {
                 }
             }
             JobsOutput::Logs(l) => {
+                let noted = l.left_out_after > 0 || (l.left_out_before > 0 && !l.streamed);
                 if !l.streamed {
                     w.write_all(l.content.as_bytes())?;
+                }
+                // A note is a line of its own; the output alone is printed as it is.
+                if noted && !l.streamed && !l.content.is_empty() && !l.content.ends_with('\n') {
+                    writeln!(w)?;
+                }
+                if !l.streamed && l.left_out_before > 0 {
+                    let hint = hints::logs_before(w.voice(), l.job_id, l.stream, l.left_out_before, l.start_offset);
+                    w.paint(Paint::Dim, hint)?;
+                    writeln!(w)?;
+                }
+                if l.left_out_after > 0 {
+                    w.paint(
+                        Paint::Dim,
+                        hints::logs_after(w.voice(), l.job_id, l.stream, l.left_out_after, l.next_offset),
+                    )?;
+                    writeln!(w)?;
                 }
             }
             JobsOutput::Killed { job_id, status, already_finished, lost_processes_signalled, .. } => {

@@ -336,9 +336,13 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
                 .with_path(&file.rel);
             return FileOutcome::Skipped(d);
         }
+        // Nothing matched before the NUL byte: a binary file, skipped as rg
+        // skips it (counted in the stats).
+        Some(_) if sink.count == 0 => Some(Diagnostic::new(diag::BINARY_FILE, "binary file").with_path(&file.rel)),
+        // Matches before it are kept, the rest unsearched: that changes the answer.
         Some(offset) => Some(
             Diagnostic::new(
-                diag::BINARY_FILE,
+                diag::BINARY_STOPPED,
                 format!(
                     "binary file: NUL byte at offset {offset}; search stopped there ({} match(es) found before it kept)",
                     sink.count

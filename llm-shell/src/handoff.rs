@@ -165,6 +165,8 @@ pub(crate) fn yield_after(
             id: job_id,
             stream,
             no_redact: !redact,
+            // The whole output: cut below to max_output, head and tail.
+            max_output_bytes: Some(usize::MAX),
             ..Default::default()
         }))?;
         let llm_jobs::JobsOutput::Logs(logs) = logs else {

@@ -26,8 +26,21 @@ pub struct Diagnostic {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Stats {
     pub elapsed_ms: f64,
+    /// Files passed over as rg and fd pass them over: counted, not warned.
+    #[serde(default)]
+    pub skipped: Skipped,
+}
+
+#[derive(Debug, Deserialize, Default, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Skipped {
+    pub binary_file: u64,
+    pub symlink_not_followed: u64,
+    pub broken_symlink: u64,
+    pub not_a_regular_file: u64,
 }
 
 #[derive(Debug, Deserialize)]

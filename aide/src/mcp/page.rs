@@ -15,7 +15,7 @@ use std::io::Write;
 
 use aide_core::ExitStatus;
 use aide_core::color::TextOut;
-use aide_core::envelope::diagnostic_lines;
+use aide_core::envelope::diagnostic_lines_listed;
 use aide_core::invoke::Finished;
 use aide_core::tool::Render;
 use aide_core::voice::Voice;
@@ -27,6 +27,8 @@ use serde_json::{Value, json};
 pub(crate) const DEFAULT_BUDGET: usize = 40_000;
 /// The smallest budget a call may ask for.
 pub(crate) const MIN_BUDGET: usize = 1_000;
+/// The most files a warning's text line names besides its first.
+const MAX_WARNED_PATHS: usize = 5;
 /// What the page object and the text footer may add to a page.
 const PAGE_OVERHEAD: usize = 300;
 
@@ -90,7 +92,8 @@ fn parse(json: &str) -> Value {
 /// Shapes a finished run into what the client gets, paged to `page.budget`.
 pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Shaped {
     let status = finished.exit_status();
-    let Finished { result, document, diagnostics, .. } = finished;
+    let Finished { result, document, diagnostics, execution_id } = finished;
+    let cut_text = |text: String, budget: usize| cut_text(text, budget, &execution_id);
     let mut output = match result {
         Ok(output) => output,
         Err(e) => {
@@ -102,7 +105,9 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         if text.is_empty() && status == ExitStatus::NothingFound {
             text.push_str("(nothing found)\n");
         }
-        for line in diagnostic_lines(&diagnostics, "the structured content lists them") {
+        // The text names every file a warning is about (up to a few): its
+        // reader may see nothing else.
+        for line in diagnostic_lines_listed(&diagnostics, MAX_WARNED_PATHS) {
             text.push_str(&line);
             text.push('\n');
         }
@@ -174,16 +179,24 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
     finish(text, Value::Object(structured))
 }
 
-/// Text over the budget, cut with a line that says so (text is denser than
-/// JSON almost always, so this is rare).
-fn cut_text(mut text: String, budget: usize) -> String {
+/// Text over the budget, cut with a line that says what was left out and
+/// how to get the whole of it (text is denser than JSON almost always, so
+/// this is rare): never a pointer to the structured content, which a client
+/// that shows text alone never shows.
+fn cut_text(mut text: String, budget: usize, execution_id: &str) -> String {
     if text.len() > budget {
+        let total = text.len();
         let mut cut = budget;
         while !text.is_char_boundary(cut) {
             cut -= 1;
         }
         text.truncate(cut);
-        text.push_str("\n… text cut at the budget; the structured content holds the whole of it\n");
+        text.push_str(&format!("\n… {}\n", whole_text_hint(cut, total, execution_id)));
     }
     text
+}
+
+/// What a cut text left out and where the whole result is: the run's log record.
+fn whole_text_hint(shown: usize, total: usize, execution_id: &str) -> String {
+    format!("text cut at {shown} of {total} characters; log_show {{\"id\":\"{execution_id}\"}} returns the whole result")
 }

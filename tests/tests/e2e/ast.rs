@@ -432,7 +432,9 @@ fn unreadable_binary_and_unknown_files_are_never_silent() {
     t.write("a.rs", "fn a() {}\n").write("bin.rs", b"fn x() {}\x00\x01".as_slice()).write("notes.txt", "x");
     let v = ast(&t, &[], 0);
     assert_eq!(v["symbols"].as_array().unwrap().len(), 1);
-    assert_eq!(v["diagnostics"][0]["code"], "binary_file");
+    // A binary file is skipped as rg skips it: counted, not warned.
+    assert_eq!(v["diagnostics"], serde_json::json!([]));
+    assert_eq!(v["stats"]["skipped"]["binary_file"], 1);
     let v = ast(&t, &["notes.txt"], 2);
     assert_eq!(v["error"]["code"], "unknown_language");
     // --language parses a named file whatever its extension.

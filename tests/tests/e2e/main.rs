@@ -31,6 +31,7 @@ mod name_paths;
 mod plant;
 mod policy;
 mod pty;
+mod quiet;
 mod read;
 mod readme;
 mod refactor;
