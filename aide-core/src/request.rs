@@ -240,9 +240,15 @@ pub fn check_limit(limit: Option<usize>) -> Result<(), AideError> {
 pub fn check_timeout(flag: &str, seconds: Option<f64>) -> Result<(), AideError> {
     match seconds {
         Some(t) if !(t > 0.0 && t <= MAX_SECONDS) => {
-            Err(AideError::new(code::INVALID_ARGUMENTS, format!("{flag} must be a positive number of seconds"))
-                .with_hint(format!("give {flag} 30 or 0.5 (at most {MAX_SECONDS:.0}), or leave it out for no limit"))
-                .with_details(serde_json::json!({ "field": field_of_flag(flag) })))
+            let field = field_of_flag(flag);
+            Err(AideError::new(
+                code::INVALID_ARGUMENTS,
+                say(|v| format!("{} must be a positive number of seconds", v.arg(&field))),
+            )
+            .with_hint(say(|v| {
+                format!("give {} or 0.5 (at most {MAX_SECONDS:.0}), or leave it out for no limit", v.arg_is(&field, 30))
+            }))
+            .with_details(serde_json::json!({ "field": field })))
         }
         _ => Ok(()),
     }
@@ -257,12 +263,13 @@ pub fn check_seconds(flag: &str, seconds: f64) -> Result<(), AideError> {
     if (0.0..=MAX_SECONDS).contains(&seconds) {
         Ok(())
     } else {
+        let field = field_of_flag(flag);
         Err(AideError::new(
             code::INVALID_ARGUMENTS,
-            format!("{flag} must be a number of seconds from 0 to {MAX_SECONDS:.0}"),
+            say(|v| format!("{} must be a number of seconds from 0 to {MAX_SECONDS:.0}", v.arg(&field))),
         )
-        .with_hint(format!("give {flag} 30 or 0.5"))
-        .with_details(serde_json::json!({ "field": field_of_flag(flag) })))
+        .with_hint(say(|v| format!("give {} or 0.5", v.arg_is(&field, 30))))
+        .with_details(serde_json::json!({ "field": field })))
     }
 }
 

@@ -1,7 +1,13 @@
 //! Every way `aide` refuses a request of its own, as one enum converted once
 //! into the contract's [`AideError`]; the log's storage errors are aide-core's.
 
+use aide_core::operation::{Operation, named};
+use aide_core::tool::Tool;
+use aide_core::voice::say;
 use aide_core::{AideError, code};
+
+/// The listing hints send the caller to.
+const LOG_LIST: &Operation = named(<crate::Aide as Tool>::OPERATIONS, "log_list");
 
 #[derive(Debug, thiserror::Error)]
 pub enum AideToolError {
@@ -25,9 +31,16 @@ impl From<AideToolError> for AideError {
     fn from(e: AideToolError) -> AideError {
         match e {
             AideToolError::ResultCapped { .. } => AideError::new(code::RESULT_CAPPED, e.to_string())
-                .with_hint("re-run the tool with a narrower request or --limit, or raise AIDE_LOG_MAX_RESULT_BYTES"),
+                .with_hint(say(|v| {
+                    format!(
+                        "re-run the tool with a narrower request or {}, or raise AIDE_LOG_MAX_RESULT_BYTES",
+                        v.arg("limit")
+                    )
+                })),
             AideToolError::Unfinished { .. } => AideError::new(code::NOT_FOUND, e.to_string())
-                .with_hint("`aide log list` shows its command line; look again once it ends, or run it again"),
+                .with_hint(say(|v| {
+                    format!("`{}` shows its command line; look again once it ends, or run it again", v.op(LOG_LIST))
+                })),
             AideToolError::DefinitionsWithoutFormat => AideError::new(code::INVALID_ARGUMENTS, e.to_string())
                 .with_hint("add --format mcp, openai or anthropic"),
             AideToolError::PagingArgument { field, min, .. } => AideError::new(code::INVALID_REQUEST, e.to_string())

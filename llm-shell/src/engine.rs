@@ -90,11 +90,14 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     // The session's bash evals this line: an argv is quoted word by word.
     let command = what.shell_line();
     aide_core::request::check_timeout("--timeout", args.timeout).map_err(|e| {
-        e.with_hint(format!(
-            "give --timeout 30 or 0.5 (at most {:.0}); without it the command is ended after aide.toml's exec_timeout, else {} s",
-            aide_core::request::MAX_SECONDS,
-            aide_core::config::DEFAULT_EXEC_TIMEOUT
-        ))
+        e.with_hint(say(|v| {
+            format!(
+                "give {} or 0.5 (at most {:.0}); without it the command is ended after aide.toml's exec_timeout, else {} s",
+                v.arg_is("timeout", 30),
+                aide_core::request::MAX_SECONDS,
+                aide_core::config::DEFAULT_EXEC_TIMEOUT
+            )
+        }))
     })?;
     // A session, or a throwaway one in a temporary folder.
     let mut cleanup = None;
@@ -241,9 +244,14 @@ fn read_own_stdin(ctx: &Context) -> Result<Vec<u8>, AideError> {
     if !ctx.reads_stdin {
         return Err(AideError::new(
             aide_core::code::INVALID_ARGUMENTS,
-            "--stdin -: this run's stdin is not the caller's data",
+            say(|v| format!("{}: this run's stdin is not the caller's data", v.arg_is("stdin", "-"))),
         )
-        .with_hint("over MCP, or with --request -, write the input to a file inside the root and give its path"));
+        .with_hint(say(|v| {
+            format!(
+                "{}write the input to a file inside the root and give its path",
+                v.pick("over MCP, or with --request -, ", "")
+            )
+        })));
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| AideError::io("stdin", &e))?;

@@ -106,9 +106,12 @@ pub fn before(
             aide_core::code::CHECKER_FAILED,
             format!("{name} failed on the tree before the edit ({why}); nothing was written{}", put_back_note(&written)),
         )
-        .with_hint(format!(
-            "an edit is verified by checkers that work on the tree as it is: make {name} run, or name the others in --verify"
-        ))
+        .with_hint(say(|v| {
+            format!(
+                "an edit is verified by checkers that work on the tree as it is: make {name} run, or name the others in {}",
+                v.arg("verify")
+            )
+        }))
         .with_details(json!({
             "checker": failed.map(|c| &c.checker),
             "exit_code": failed.and_then(|c| c.exit_code),

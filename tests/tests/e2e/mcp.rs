@@ -257,7 +257,9 @@ fn a_tool_failure_is_an_error_result_with_the_clis_error_object() {
     assert_eq!(doc["error"]["code"], "not_found");
     assert_eq!(doc["error"]["code"], cli["error"]["code"]);
     assert_eq!(doc["error"]["message"], cli["error"]["message"]);
-    assert_eq!(doc["error"]["hint"], cli["error"]["hint"]);
+    // The same hint, in each caller's words: a flag, or the argument.
+    assert_eq!(cli["error"]["hint"], "check the path; paths are relative to --root");
+    assert_eq!(doc["error"]["hint"], "check the path; paths are relative to root");
     let result = client.call("read", json!({ "paths": ["missing.txt"] }));
     assert!(result["content"][0]["text"].as_str().unwrap().contains("error[not_found]"), "{result}");
     // An edit after which the verify command fails is undone: the model reads why.

@@ -144,6 +144,8 @@ fn continuations_undo_lines_and_errors_over_mcp_name_tools_and_arguments() {
             "ast_search",
         ),
         ("shell_session_show", json!({ "id": "s-nope" }), "shell_session_new"),
+        ("shell_exec", json!({ "command": "true", "timeout": -1 }), "timeout: 30"),
+        ("shell_exec", json!({}), "command"),
         ("git", json!({ "command": "log", "rev": "no-such-rev" }), "git {\"command\":\"log\"}"),
     ];
     for (tool, arguments, want) in errors {
