@@ -25,7 +25,7 @@ use crate::error::{AideError, code};
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct CommandArgs {
-    /// A shell command line, run by bash as written (on the command line: one word after `--`).
+    /// A bash command line (on the command line: one word after `--`).
     #[arg(skip)]
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "shell_line")]
     pub command: Option<String>,

@@ -97,7 +97,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "argv",
-        meaning: "the program and its arguments, each passed literally (instead of a shell `command`)",
+        meaning: "a list of strings: the program and its arguments, each passed literally (instead of a shell `command`)",
         old_names: &[],
     },
     Term {

@@ -84,6 +84,9 @@ pub struct Walker<'a> {
     include_dirs: bool,
     /// `--changed`: the files git says changed, relative to the root.
     changed: Option<std::collections::BTreeSet<String>>,
+    /// Only what is at or beneath these paths (relative to the root; none:
+    /// the whole tree).
+    under: Vec<String>,
     cancel: Cancel,
     progress: ProgressSink,
     /// Trees of at most this many entries are walked on the calling thread.
@@ -113,10 +116,33 @@ impl<'a> Walker<'a> {
             overrides,
             include_dirs: false,
             changed,
+            under: Vec::new(),
             cancel: Cancel::new(),
             progress: ProgressSink::default(),
             small_tree: SMALL_TREE,
         })
+    }
+
+    /// Only files (and folders) at or beneath `paths`, each a file or folder
+    /// resolved inside the root: a request's `paths`. The walk's filters
+    /// (ignore files, globs, types) still apply beneath them.
+    pub fn under(mut self, paths: &[String]) -> Result<Self, AideError> {
+        for p in paths {
+            let abs = self.root.resolve(p)?;
+            std::fs::metadata(&abs).map_err(|e| AideError::io(p, &e))?;
+            let rel = self.root.relative(&abs).unwrap_or_default();
+            self.under.push(if rel == "." { String::new() } else { rel });
+        }
+        Ok(self)
+    }
+
+    /// Whether `rel` is at or beneath one of [`Walker::under`]'s paths.
+    fn is_under(&self, rel: &str) -> bool {
+        self.under.is_empty()
+            || self
+                .under
+                .iter()
+                .any(|p| p.is_empty() || rel == p || rel.strip_prefix(p.as_str()).is_some_and(|r| r.starts_with('/')))
     }
 
     /// Always the parallel walk, however small the tree: for tests that
@@ -201,6 +227,9 @@ impl<'a> Walker<'a> {
         };
         let ft = entry.file_type()?;
         let rel = self.root.relative(entry.path()).unwrap_or_else(|| to_slash(entry.path()));
+        if !ft.is_dir() && !self.is_under(&rel) {
+            return None;
+        }
         if ft.is_symlink() {
             // Only reached when not following links.
             let d = match std::fs::metadata(entry.path()) {
@@ -217,7 +246,7 @@ impl<'a> Walker<'a> {
                 .changed
                 .as_ref()
                 .is_none_or(|c| c.iter().any(|f| f.starts_with(&rel) && f[rel.len()..].starts_with('/')));
-            return (self.include_dirs && entry.depth() > 0 && holds_changed)
+            return (self.include_dirs && entry.depth() > 0 && holds_changed && self.is_under(&rel))
                 .then(|| Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: true }));
         }
         if self.changed.as_ref().is_some_and(|c| !c.contains(&rel)) {

@@ -126,13 +126,13 @@ pub enum LogAction {
         #[arg(long, default_value_t = DEFAULT_LIST_LIMIT)]
         #[serde(default = "default_list_limit")]
         limit: usize,
-        /// Only runs since this time: RFC 3339, or a duration ago such as 2h or 7d.
+        /// Only runs since: RFC 3339, or a duration ago (2h, 7d).
         #[arg(long)]
         since: Option<String>,
     },
     /// The stored result of one run.
     Show {
-        /// The execution_id, or a unique prefix of at least 8 characters.
+        /// An execution_id, or its first 8+ characters.
         id: String,
     },
     /// Remove old runs now (retention also runs automatically).
@@ -344,7 +344,7 @@ impl Tool for Aide {
             tool: Self::NAME,
             command: &["log", "list"],
             group: Group::Log,
-            description: "Lists recent runs of every aide tool from the execution log, newest first, with execution ids.",
+            description: "Recent runs of aide's tools, newest first, with execution ids.",
             effects: READS,
             output: &["runs"],
             mcp_defaults: &[],
@@ -354,7 +354,7 @@ impl Tool for Aide {
             tool: Self::NAME,
             command: &["log", "show"],
             group: Group::Log,
-            description: "Returns the stored result of a past run by execution_id, exactly as the tool printed it: recovers a result after a context was compacted without running the tool again.",
+            description: "A past run's result by execution_id, as the tool printed it, without running it again.",
             effects: READS,
             output: &[],
             mcp_defaults: &[],
@@ -364,7 +364,7 @@ impl Tool for Aide {
             tool: Self::NAME,
             command: &["log", "prune"],
             group: Group::Log,
-            description: "Removes old runs from the execution log now (retention also runs automatically).",
+            description: "Removes old runs from the execution log.",
             effects: REMOVES,
             output: &["remaining"],
             mcp_defaults: &[],

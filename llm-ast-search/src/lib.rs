@@ -173,32 +173,32 @@ pub struct AstRequest {
     /// parsed as it whatever their extension. Required with --query.
     #[arg(long, short = 'l', value_name = "LANG")]
     pub language: Option<String>,
-    /// Run a tree-sitter query (S-expression) and report every capture.
+    /// A tree-sitter query: its captures.
     #[arg(long, short = 'q', value_name = "TS_QUERY")]
     pub query: Option<String>,
-    /// List symbols (the default mode).
+    /// The outline (the default).
     #[arg(long)]
     pub symbols: bool,
-    /// Find the definitions of NAME (a name or name path). A name path
+    /// Definitions of NAME. A name path
     /// such as `Agent/run` or `ns::K::m` matches by its end too. A place,
     /// `PATH:LINE:COLUMN`, asks where the name used there is defined (its
     /// language server answers where --engine allows one).
     #[arg(long, value_name = "NAME")]
     pub definitions: Option<String>,
-    /// Find the references to NAME (its uses; see --include-definition).
+    /// References to NAME.
     /// NAME may be a place, `PATH:LINE:COLUMN`, as for the other lookups.
     #[arg(long, value_name = "NAME")]
     pub references: Option<String>,
-    /// What implements NAME (a trait, interface, class or method). Its
+    /// What implements NAME. Its
     /// language server answers where --engine allows one; else declaration
     /// heads do (`impl T for X`, `class X(T)`, `implements T`), one level.
     #[arg(long, value_name = "NAME")]
     pub implementations: Option<String>,
-    /// Type, signature and docs of NAME's definitions. From its language
+    /// Type, signature, docs of NAME. From its language
     /// server where --engine allows one; else the declaration head.
     #[arg(long, value_name = "NAME")]
     pub hover: Option<String>,
-    /// Who calls NAME: each call and its caller. NAME may be a name path
+    /// Calls of NAME, each with its caller. NAME may be a name path
     /// or a place; the caller is the function or method holding the call
     /// (null at module level). By its language server's call hierarchy
     /// where --engine allows one; else the calls among NAME's references.
@@ -208,13 +208,13 @@ pub struct AstRequest {
     /// references of kind `definition`.
     #[arg(long)]
     pub include_definition: bool,
-    /// Report every syntax error. Exit 3 if there is any.
+    /// Syntax errors. Exit 3 if there is any.
     #[arg(long)]
     pub validate: bool,
     /// Run a Dialect program, e.g. "findReferences(findDefinition(`validateToken`))".
     #[arg(long, value_name = "PROGRAM")]
     pub dialect: Option<String>,
-    /// Symbols: only these kinds (Function, Method, Struct, …). Repeatable.
+    /// Symbols: only these kinds (function, method, struct, …). Repeatable.
     #[arg(long, value_name = "KIND")]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
@@ -223,10 +223,10 @@ pub struct AstRequest {
     /// then the end of a name path, then a part of the name.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
-    /// Symbols: only this many levels of nesting (1: top level).
+    /// Symbols: levels of nesting (1: top level).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
-    /// Symbols: the dense text outline (`impl Agent:2-6 {new:3 run:4}`).
+    /// Symbols: dense text (`impl A:2-6 {new:3}`).
     /// A container's members go on its line with their start lines; JSON
     /// keeps every full range. The MCP text block of an outline uses it
     /// unless `compact: false`.
@@ -314,7 +314,7 @@ impl Tool for LlmAstSearch {
             tool: Self::NAME,
             command: &[],
             group: Group::Search,
-            description: "Tree-sitter code search (Rust, Python, JS, TS, C, C++, Java, Go): outline (symbols), definitions, references, callers, implementations or hover of a name, name path (Type/method) or place (path:line:col), each use marked resolved, name_only or unresolved; a query; syntax validation.",
+            description: "Code structure by tree-sitter: outline; definitions, references, callers, implementations or hover of a name, name path (Type/method) or place (path:line:col); queries; syntax errors.",
             effects: READS,
             output: &["symbols", "definitions", "references", "calls", "-calls", "valid"],
             mcp_defaults: &[("compact", true)],
@@ -324,7 +324,7 @@ impl Tool for LlmAstSearch {
             tool: Self::NAME,
             command: &["--dialect"],
             group: Group::Search,
-            description: "Runs a Dialect program chaining lookups in one call: findDefinitions(`Name`), findReferences(`name`), findCallers(`f`), search(`path`, `regex`, `glob`), lines(`path`, start, end), nested: findReferences(findDefinition(`f`)). For one lookup, ast_search.",
+            description: "Chains lookups in one call: findDefinitions(`Name`), findReferences(`n`), findCallers(`f`), search(`path`, `regex`, `glob`), lines(`path`, start, end), nested: findReferences(findDefinition(`f`)). One lookup: ast_search.",
             effects: READS,
             output: &["program"],
             mcp_defaults: &[],

@@ -60,8 +60,8 @@ pub const DEFAULT_TREE_LIMIT: usize = 2000;
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct DiscoverRequest {
-    /// What to look for: fuzzy, fzf syntax (`'exact`, `^prefix`, `suffix$`,
-    /// `!not`; space-separated terms must all match). Without it, files are listed.
+    /// fzf syntax (`'exact`, `^prefix`, `suffix$`, `!not`; all
+    /// space-separated terms match). Without it, files are listed.
     #[arg(long, short = 'q', value_name = "STRING")]
     pub query: Option<String>,
     /// Directory to search; every path in the output is relative to it.
@@ -70,8 +70,7 @@ pub struct DiscoverRequest {
     #[command(flatten)]
     #[serde(flatten)]
     pub walk: WalkArgs,
-    /// Show the structure as a tree instead (with --max-depth to bound it).
-    #[arg(long)]
+    #[arg(long, help = "Show the structure as a tree instead (with --max-depth to bound it)")]
     pub tree: bool,
     /// With --tree: the root's tree checksum too (every file and link
     /// beneath it, hidden and ignored ones too: what a recursive delete removes).
@@ -320,7 +319,7 @@ impl Tool for LlmDiscover {
         tool: Self::NAME,
         command: &[],
         group: Group::Search,
-        description: "Finds files by fuzzy name with fzf-style ranking (`appRouter` finds app_router.py), lists files by glob and depth, or shows the tree's structure. Use it before read or search when you know part of a path.",
+        description: "Finds files by fuzzy name, fzf-ranked (`appRouter` finds app_router.py); lists files by glob and depth; or shows the tree.",
         effects: READS,
         output: &[],
         mcp_defaults: &[],

@@ -133,7 +133,7 @@ pub struct PathsArgs {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct DiffArgs {
-    /// The revision to compare with (default: the index; HEAD if staged).
+    /// Compare with this revision (default: the index; HEAD if staged).
     #[arg(value_name = "REV")]
     pub rev: Option<String>,
     /// What is staged, against HEAD or rev.
@@ -184,8 +184,7 @@ pub struct ShowArgs {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct CommitArgs {
-    /// The commit message.
-    #[arg(long, short = 'm', value_name = "MESSAGE")]
+    #[arg(long, short = 'm', value_name = "MESSAGE", help = "The commit message")]
     pub message: String,
 }
 
@@ -195,16 +194,15 @@ pub struct BranchArgs {
     /// The branch to create or switch to (none: list them).
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
-    /// Create the branch (at --start, default HEAD).
+    /// Create the branch (at start, default HEAD).
     #[arg(long, short = 'c')]
     pub create: bool,
-    /// Switch to the branch.
-    #[arg(long, short = 's')]
+    #[arg(long, short = 's', help = "Switch to the branch")]
     pub switch: bool,
     /// Where a created branch starts.
     #[arg(long, value_name = "REV")]
     pub start: Option<String>,
-    /// Switch despite uncommitted changes (git carries them over).
+    /// Switch despite uncommitted changes.
     #[arg(long)]
     pub allow_dirty: bool,
 }
@@ -348,7 +346,7 @@ impl Tool for LlmGit {
             tool: Self::NAME,
             command: &["status|diff|log|blame|show"],
             group: Group::Git,
-            description: "git as typed records: status (staged, unstaged, untracked, conflicted; branch, upstream), diff (files, hunks, lines with spans), log, blame (commit and author per line), show (a commit, or REV:PATH). Prefer it to git in a shell.",
+            description: "git as records: status, diff (hunks, lines with spans), log, blame (per line), show (a commit, or REV:PATH).",
             effects: READS,
             output: &["clean", "insertions", "commits", "-commits", "lines", "-lines", "shown"],
             mcp_defaults: &[],
@@ -358,7 +356,7 @@ impl Tool for LlmGit {
             tool: Self::NAME,
             command: &["add|commit|branch|restore"],
             group: Group::Git,
-            description: "Changes the repository: add, commit (nothing staged is refused), branch (list, create, switch; a dirty tree is refused unless allow_dirty), restore (as the index or source has them, undoable by transform_undo; staged: unstage).",
+            description: "add, commit, branch (list, create, switch), restore (from the index or source; undo: transform_undo).",
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["added", "-added", "committed", "branches", "-branches", "restored", "-restored"],
             mcp_defaults: &[],

@@ -14,13 +14,11 @@ pub const DEFAULT_MAX_OUTPUT: u64 = 64 << 20;
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SpawnArgs {
-    /// A name to show.
-    #[arg(long)]
+    #[arg(long, help = "A human-readable name")]
     pub name: Option<String>,
-    /// A shell session to file the job under.
-    #[arg(long)]
+    #[arg(long, help = "The llm-shell session this job belongs to (for filtering)")]
     pub session: Option<String>,
-    /// Working directory (default: the current one).
+    /// Default: the current directory.
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
     /// NAME=value to export. Repeatable.
@@ -180,6 +178,7 @@ pub struct LogsArgs {
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct KillArgs {
+    #[arg(help = "The job's id")]
     pub id: i64,
     /// The signal (TERM, INT, KILL, HUP, … or a number).
     #[arg(long, default_value = "TERM")]
@@ -199,7 +198,7 @@ impl Default for KillArgs {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct PruneArgs {
-    #[arg(long)]
+    #[arg(long, help = "Remove finished jobs (the default, and the only jobs prune removes)")]
     pub finished: bool,
     /// Only jobs that finished longer ago than this (e.g. 1h, 7d).
     #[arg(long, value_name = "DURATION")]
@@ -209,14 +208,14 @@ pub struct PruneArgs {
 #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GroupAction {
-    /// Set a group's parallel limit.
+    #[command(about = "Set a group's parallel limit")]
     Set {
-        /// The group's name.
+        #[arg(help = "The group's name (`spawn --group NAME` puts a job in it)")]
         name: String,
         #[arg(long)]
         parallel: u32,
     },
-    /// The groups with their limits and counts.
+    #[command(about = "The groups with their limits and counts")]
     List,
 }
 
@@ -231,6 +230,7 @@ pub enum JobsCommand {
     List(ListArgs),
     /// One job.
     Status {
+        #[arg(help = "The job's id")]
         id: i64,
     },
     /// Wait for jobs to end; exits 1 if one did not end Done.
@@ -241,6 +241,7 @@ pub enum JobsCommand {
     Kill(KillArgs),
     /// Remove a finished job and its output.
     Rm {
+        #[arg(help = "The job's id")]
         id: i64,
         /// Kill it first if active.
         #[arg(long)]

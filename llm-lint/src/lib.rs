@@ -67,7 +67,7 @@ pub struct LintRequest {
     /// Directory to check; nothing outside it is read or changed.
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
-    /// Run this checker (repeatable, or comma-separated; `all`: every one the project uses). Default: the ones the project uses that are installed, and syntax.
+    /// Checkers to run (`all`: every one the project uses). Default: the ones the project uses that are installed, and syntax.
     #[arg(long = "checker", value_name = "NAME")]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
@@ -75,13 +75,13 @@ pub struct LintRequest {
     /// Only files changed in git since REV (default HEAD), untracked included. `--changed=REV`.
     #[arg(long, value_name = "REV", num_args = 0..=1, require_equals = true, default_missing_value = "HEAD")]
     pub changed: Option<String>,
-    /// Only findings new since a git revision (or a saved --json output).
+    /// Only findings new since a git revision. Or since a saved --json output.
     #[arg(long, value_name = "REV|FILE")]
     pub baseline: Option<String>,
     /// Kill a checker after this many seconds (default 600).
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
-    /// Apply the machine-applicable fixes (all or nothing, undoable). Undo
+    /// Apply the fixes (all or nothing, undoable). Undo
     /// with `llm-transform undo ID`.
     #[arg(long)]
     pub fix: bool,
@@ -100,7 +100,7 @@ impl Tool for LlmLint {
         tool: Self::NAME,
         command: &[],
         group: Group::Edit,
-        description: "Runs the project's own checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check: findings with their spans, codes and fixes. changed: git-changed files only; baseline: new findings only; fix: apply fixes (undoable).",
+        description: "Runs the project's checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check: findings with spans, codes, fixes.",
         effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
         output: &["findings"],
         mcp_defaults: &[],

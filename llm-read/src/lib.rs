@@ -58,7 +58,6 @@ pub const DEFAULT_LIMIT: usize = 2000;
 
 /// A read request: the flags, or the same fields as `--request` JSON.
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
 pub struct ReadRequest {
     /// Files to read, relative to --root.
     #[arg(required = true, value_name = "PATH")]
@@ -67,19 +66,29 @@ pub struct ReadRequest {
     pub paths: Vec<String>,
     /// Directory the paths are relative to; nothing outside it is read.
     #[arg(long, value_name = "DIR")]
+    #[serde(default)]
     pub root: Option<PathBuf>,
-    /// Line range A:B, 1-based and inclusive (A: and :B allowed).
+    /// A:B, 1-based, inclusive (A: and :B too).
     #[arg(long, value_name = "A:B", conflicts_with = "offset")]
+    #[serde(default)]
     pub lines: Option<String>,
     /// Lines to skip first (0-based).
     #[arg(long, value_name = "N")]
+    #[serde(default)]
     pub offset: Option<usize>,
     /// Lines to return.
     #[arg(long, value_name = "M")]
+    #[serde(default)]
     pub limit: Option<usize>,
     /// Cut shown lines longer than this many characters (0: never).
     #[arg(long, value_name = "CHARS", default_value_t = 2000)]
+    #[serde(default = "default_max_line_len")]
     pub max_line_len: usize,
+}
+
+/// `max_line_len` when a request leaves it out (the flag's default).
+fn default_max_line_len() -> usize {
+    2000
 }
 
 impl Default for ReadRequest {
@@ -433,7 +442,7 @@ impl Tool for LlmRead {
         tool: Self::NAME,
         command: &[],
         group: Group::Search,
-        description: "Reads files with line numbers and each file's SHA-256 checksum, by line range (10:20) or offset and limit; a directory, as its entries and tree_checksum. Pass the checksum to transform as checksum_before.",
+        description: "Reads files with line numbers and each file's checksum (transform's checksum_before), by lines (10:20) or offset and limit; a directory: its entries and tree_checksum.",
         effects: READS,
         output: &[],
         mcp_defaults: &[],

@@ -39,7 +39,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
     }
     let matcher = build_matcher(req)?;
     let capture_regexes = if req.captures { capture_regexes(req) } else { Vec::new() };
-    let walker = Walker::new(root, &req.walk)?.watched(ctx);
+    let walker = Walker::new(root, &req.walk)?.under(&req.paths)?.watched(ctx);
     let (before, after) = req.context_lines();
     let searcher_builder = {
         let mut b = SearcherBuilder::new();

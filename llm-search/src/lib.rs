@@ -84,9 +84,8 @@ pub enum Mode {
 
 /// A search request: the flags, or the same fields as `--request` JSON.
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
 pub struct SearchRequest {
-    /// A regular expression (Rust regex syntax). Repeat `-e` to search for
+    /// A regex (Rust syntax). Repeat `-e` to search for
     /// several; a line matching any of them matches.
     #[arg(long = "pattern", short = 'e', value_name = "REGEX")]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
@@ -94,61 +93,85 @@ pub struct SearchRequest {
     pub pattern: Vec<String>,
     /// Directory to search; every path in the output is relative to it.
     #[arg(long, value_name = "DIR")]
+    #[serde(default)]
     pub root: Option<PathBuf>,
+    /// Files or folders to search, relative to the root (default: all of
+    /// it); the globs, types and ignore files still apply beneath them.
+    #[arg(value_name = "PATH")]
+    #[serde(default, deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub paths: Vec<String>,
     #[command(flatten)]
     #[serde(flatten)]
     pub walk: WalkArgs,
-    /// Treat the patterns as literal text, not regular expressions.
+    /// Patterns are literal text.
     #[arg(long, short = 'F')]
+    #[serde(default)]
     pub fixed_strings: bool,
-    /// Match case-insensitively.
-    #[arg(long, short = 'i')]
+    #[arg(long, short = 'i', help = "Match case-insensitively")]
+    #[serde(default)]
     pub ignore_case: bool,
     /// Case-insensitive unless a pattern has an uppercase letter.
     #[arg(long, short = 'S')]
+    #[serde(default)]
     pub smart_case: bool,
     /// Only match whole words.
     #[arg(long, short = 'w')]
+    #[serde(default)]
     pub word: bool,
-    /// Let matches span lines (`\n` can be matched explicitly).
+    /// Matches may span lines. `\n` can be matched explicitly.
     #[arg(long, short = 'U')]
+    #[serde(default)]
     pub multiline: bool,
-    /// With --multiline, let `.` match newlines too.
+    /// With --multiline, `.` matches newlines too.
     #[arg(long)]
+    #[serde(default)]
     pub multiline_dotall: bool,
-    /// Lines of context before each match.
-    #[arg(long, short = 'B', value_name = "N")]
+    #[arg(long, short = 'B', value_name = "N", help = "Lines of context before each match")]
+    #[serde(default)]
     pub before_context: Option<usize>,
-    /// Lines of context after each match.
-    #[arg(long, short = 'A', value_name = "N")]
+    #[arg(long, short = 'A', value_name = "N", help = "Lines of context after each match")]
+    #[serde(default)]
     pub after_context: Option<usize>,
-    /// Lines of context before and after each match.
+    /// Context lines before and after.
     #[arg(long, short = 'C', value_name = "N")]
+    #[serde(default)]
     pub context: Option<usize>,
     /// Cut shown lines longer than this many characters (0: never).
     #[arg(long, value_name = "CHARS", default_value_t = 500)]
+    #[serde(default = "default_max_line_len")]
     pub max_line_len: usize,
-    /// What to report: content (matches), files, or count.
-    #[arg(long, value_enum, default_value_t = Mode::Content)]
+    #[arg(long, value_enum, default_value_t = Mode::Content, help = "What to report: content (matches), files, or count")]
+    #[serde(default)]
     pub mode: Mode,
-    /// Report every capture group's span of each match.
+    /// Each capture group's span.
     #[arg(long)]
+    #[serde(default)]
     pub captures: bool,
     /// At most this many results (matches, or files in files/count mode),
     /// counted after sorting.
     #[arg(long, value_name = "N")]
+    #[serde(default)]
     pub limit: Option<usize>,
     /// Skip this many results first (continue from a previous `next_offset`).
     #[arg(long, value_name = "N", default_value_t = 0)]
+    #[serde(default)]
     pub offset: usize,
     /// Cut the result list, at a whole result, before its JSON exceeds this
     /// many bytes.
     #[arg(long, value_name = "BYTES")]
+    #[serde(default)]
     pub max_output_bytes: Option<usize>,
     /// Worker threads (default: the number of CPUs). The output does not
     /// depend on it.
     #[arg(long, short = 'j', value_name = "N")]
+    #[serde(default)]
     pub threads: Option<usize>,
+}
+
+/// `max_line_len` when a request leaves it out (the flag's default).
+fn default_max_line_len() -> usize {
+    500
 }
 
 impl Default for SearchRequest {
@@ -156,6 +179,7 @@ impl Default for SearchRequest {
         SearchRequest {
             pattern: Vec::new(),
             root: None,
+            paths: Vec::new(),
             walk: WalkArgs::default(),
             fixed_strings: false,
             ignore_case: false,
@@ -198,7 +222,7 @@ impl Tool for LlmSearch {
         tool: Self::NAME,
         command: &[],
         group: Group::Search,
-        description: "Regex search of file contents with ripgrep's engine (honours .gitignore; skips hidden and binary files unless asked): each match with path, line, column, byte span and line text. For text and identifiers; ast_search for definitions and references, discover for names.",
+        description: "Regex search of file contents (ripgrep's engine; skips ignored, hidden and binary files): each match's path, line, column, byte span, text. For definitions and references: ast_search.",
         effects: READS,
         output: &[],
         mcp_defaults: &[],

@@ -187,19 +187,18 @@ pub struct TransformRequest {
     /// Diffs and would-be checksums; nothing written.
     #[arg(long)]
     pub dry_run: bool,
-    /// Apply even if it adds syntax errors to a file.
+    /// Apply despite new syntax errors.
     #[arg(long)]
     pub allow_syntax_errors: bool,
-    /// Format every edited Rust file with rustfmt.
+    /// rustfmt edited Rust files.
     #[arg(long)]
     pub rustfmt: bool,
-    /// Checkers run before and after writing; an edit that makes one fail
-    /// or say anything new is undone. Names as
+    /// Checkers run before and after; an edit they fault is undone. Names as
     /// llm-lint's --checker takes them, comma-separated; `all` or no value:
     /// the ones the project uses. A failed check exits 3 (verification_failed).
     #[arg(long, value_name = "CHECKER", num_args = 0..=1, default_missing_value = "all")]
     pub verify: Option<String>,
-    /// A command run after writing; unless it exits 0 the edit is undone.
+    /// Run after; unless it exits 0 the edit is undone.
     /// Run by bash in the root; a failure exits 3 (verification_failed).
     #[arg(long, value_name = "CMD")]
     pub verify_command: Option<String>,
@@ -213,10 +212,10 @@ pub struct TransformRequest {
     #[arg(long, value_enum, value_name = "ENGINE", hide_possible_values = true)]
     #[serde(skip)]
     pub engine: Option<llm_ast_search::lsp::CodeEngine>,
-    /// Each file's unified diff in the output. Of an applied transform too.
+    /// Each file's unified diff. Of an applied transform too.
     #[arg(long)]
     pub diff: bool,
-    /// Also write read-only (0444) files. They keep their
+    /// Write read-only files too. They keep their
     /// mode; without this they are refused.
     #[arg(long)]
     pub allow_read_only: bool,
@@ -227,11 +226,11 @@ pub struct TransformRequest {
 pub enum Subcommand {
     /// Restore the files a transform changed, if nothing changed them since.
     Undo {
-        /// Execution ids (8 characters or more) of transforms to undo, in order.
+        /// Transforms' execution ids (8+ characters).
         #[arg(value_name = "EXECUTION_ID")]
         #[serde(default)]
         execution_ids: Vec<String>,
-        /// Undo the newest N transforms not yet undone, newest first.
+        /// The newest N transforms not yet undone.
         #[arg(long, value_name = "N", conflicts_with = "execution_ids")]
         last: Option<usize>,
     },
@@ -239,7 +238,7 @@ pub enum Subcommand {
     /// mid-commit (kill -9, power loss). Every transform run does this
     /// first; this does it alone.
     Recover {
-        /// Recover only this interrupted transform. Here, wherever its commit ran (a root moved since; `aide doctor` lists them).
+        /// Only this interrupted transform. Here, wherever its commit ran (a root moved since; `aide doctor` lists them).
         #[arg(long, value_name = "EXECUTION_ID")]
         #[serde(default)]
         journal: Option<String>,
@@ -277,7 +276,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &[],
             group: Group::Edit,
-            description: "Edits files all or nothing, each guarded by its checksum: spans, lines, text patches, diffs, symbol blocks, files and directories; across a tree: replace_matches (search records), replace_regex, rewrite (tree-sitter), rename_symbol. Refuses new syntax errors; dry_run shows diffs; undo: transform_undo.",
+            description: "All-or-nothing, checksum-guarded edits of text, lines, spans, symbol blocks, diffs, files, directories; across the tree: replace_regex, replace_matches, rewrite, rename_symbol. Refuses new syntax errors.",
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["applied"],
             mcp_defaults: &[],
@@ -287,7 +286,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &["undo"],
             group: Group::Edit,
-            description: "Restores the files an applied transform changed, by execution_id or the last N of this root, if nothing changed them since (else refuses, naming them). Each transform is undone once.",
+            description: "Restores what transforms changed (by execution_id, or the last N), unless the files changed since.",
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["undone"],
             mcp_defaults: &[],
@@ -297,7 +296,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &["recover"],
             group: Group::Edit,
-            description: "Finishes or rolls back transforms of this root interrupted mid-commit (process killed, power lost). Every transform does this first; call it alone only to repair a tree before reading it.",
+            description: "Finishes or rolls back transforms interrupted mid-commit (every transform does this first).",
             effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
             output: &["recovered"],
             mcp_defaults: &[],

@@ -23,38 +23,44 @@ pub struct SpanEdit {
 #[serde(deny_unknown_fields)]
 pub struct BlockOp {
     pub path: String,
-    /// The symbol's kind (function matches methods too). Any case, and the
+    /// Its kind (function matches methods). Any case, and the
     /// short forms `fn`, `mod`, `type`, `const`, as llm-ast-search names
     /// them. Only to pick one of several symbols the name fits.
     #[serde(default, deserialize_with = "symbol_kind")]
     #[schemars(schema_with = "symbol_kind_schema")]
     pub kind: Option<SymbolKind>,
-    /// Its name path, as llm-ast-search prints it. Or its name alone, or the
+    /// Its name path (`Agent/run`). Or its name alone, or the
     /// name path spelled looser: `::` for `/`, generics left out.
     pub name: String,
-    /// Enclosing symbols (`impl Agent`). To pick one of several.
+    /// Enclosing symbols (`impl Agent`). To pick one of several. A name
+    /// path (`impl Agent/run`) says it: not shown to a model.
     #[serde(default)]
+    #[schemars(extend("x-hidden" = true))]
     pub module_path: Option<String>,
     /// A line of it, or near it. Picks the nearest candidate.
     #[serde(default)]
     pub line_hint: Option<usize>,
-    /// The block's SHA-256 now. A block that changed is refused.
+    /// The block's SHA-256 now. A block that changed is refused. No tool
+    /// prints it: `expected_old_block` is a model's guard, and this one is
+    /// not shown to a model.
     #[serde(default)]
+    #[schemars(extend("x-hidden" = true))]
     pub expected_old_hash: Option<String>,
     /// The block's text now. A block that differs is refused.
     #[serde(default)]
     pub expected_old_block: Option<String>,
-    /// rustfmt the file after (Rust).
+    /// rustfmt the file after (Rust). The request's `rustfmt` says it for
+    /// every file: not shown to a model.
     #[serde(default)]
+    #[schemars(extend("x-hidden" = true))]
     pub run_rustfmt: bool,
     /// The old name of `verify: "cargo"` (an edit that adds errors is undone).
     #[serde(default)]
     #[schemars(skip)]
     pub run_cargo_check: bool,
-    /// The new block (replace_signature: the new head).
+    /// For replace_signature: the new head.
     #[serde(default, alias = "new_signature")]
     pub new_block: Option<String>,
-    /// The text to insert.
     #[serde(default)]
     pub snippet: Option<String>,
 }
@@ -89,28 +95,28 @@ pub enum Operation {
         path: String,
         old_text: String,
         new_text: String,
-        /// Only inside this symbol (`Agent/run`).
+        /// Only inside this symbol.
         #[serde(default)]
         within: Option<String>,
         #[serde(default)]
         replace_all: bool,
-        /// Ignore whitespace differences. Reported when used.
+        /// Whitespace may differ. Reported when used.
         #[serde(default)]
         fuzzy: bool,
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Replace a whole symbol with `new_block`. A function, struct, impl, class…
+    /// Replace a symbol with `new_block`. A function, struct, impl, class…
     #[serde(alias = "rust_replace_block")]
     ReplaceBlock(BlockOp),
     /// Insert `snippet` after a symbol.
     #[serde(alias = "rust_insert_after_block")]
     InsertAfterBlock(BlockOp),
-    /// Insert `snippet` before a symbol (and its attributes, docs).
+    /// Insert `snippet` before a symbol. Before its attributes and docs too.
     InsertBeforeBlock(BlockOp),
-    /// Replace a symbol's head, up to its body, with `new_block`.
+    /// Replace a symbol's head with `new_block`. Its head is all up to its body.
     ReplaceSignature(BlockOp),
-    /// Create or overwrite a file (guarded by `checksum_before` when it exists).
+    /// Create or overwrite a file (`checksum_before` if it exists).
     #[schemars(extend("x-merge" = "files"))]
     Write {
         path: String,
@@ -120,14 +126,14 @@ pub enum Operation {
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Delete a file, or a directory with `recursive` and its
+    /// Delete a file, or a directory with `recursive` and
     /// `expected_tree_checksum` (or `force`).
     #[schemars(extend("x-merge" = "files"))]
     Delete {
         path: String,
         #[serde(default)]
         checksum_before: Option<String>,
-        /// A directory and all it holds.
+        /// With all it holds.
         #[serde(default)]
         recursive: bool,
         #[serde(default)]
@@ -136,7 +142,7 @@ pub enum Operation {
         #[serde(default)]
         force: bool,
     },
-    /// Create a directory and its missing parents.
+    /// Create a directory and its parents.
     #[schemars(extend("x-merge" = "files"))]
     Mkdir { path: String },
     /// Copy a file or a tree to `to`. Modes are kept, links copied as links.
@@ -154,7 +160,7 @@ pub enum Operation {
         #[serde(default)]
         expected_tree_checksum: Option<String>,
     },
-    /// Rename a file or a directory. The new path must not exist.
+    /// Rename a file or directory to `to`. The new path must not exist.
     #[schemars(extend("x-merge" = "files"))]
     Rename {
         path: String,
@@ -164,10 +170,10 @@ pub enum Operation {
         #[serde(default)]
         checksum_before: Option<String>,
     },
-    /// Insert `text` as lines before `at_line`. One past the last line: at the end.
+    /// Insert `text` before line `at_line`. One past the last line: at the end.
     #[schemars(extend("x-merge" = "lines"))]
     InsertLines { path: String, at_line: usize, text: String, checksum_before: String },
-    /// Replace lines `lines` ("A:B", inclusive) with `text`; `delete_lines` is the same without it.
+    /// Replace `lines` ("A:B", inclusive) with `text`; `delete_lines` without it.
     #[schemars(extend("x-merge" = "lines"))]
     #[serde(alias = "delete_lines")]
     ReplaceLines {
@@ -183,16 +189,15 @@ pub enum Operation {
     },
     /// A unified diff (`git diff`) or `*** Begin Patch` patch to apply.
     ApplyPatch { patch: String },
-    /// Replace every match of a regex in the tree's files. The walk is
+    /// Every match of a regex in the tree's files. The walk is
     /// llm-search's; capture references in `replacement` are expanded.
     ReplaceRegex(ReplaceRegexOp),
-    /// Replace the spans of search or ast_search records. Each is guarded by
+    /// Replace spans of search or ast_search records. Each is guarded by
     /// the checksum it carries.
     ReplaceMatches(ReplaceMatchesOp),
-    /// Rewrite every match of a tree-sitter query with a template of its
-    /// captures.
+    /// A tree-sitter query's matches, rewritten by a template.
     Rewrite(RewriteOp),
-    /// Rename a symbol's definition and its references across the tree.
+    /// A symbol's definition and references, across the tree.
     RenameSymbol(RenameSymbolOp),
 }
 
@@ -291,7 +296,7 @@ pub struct ReplaceRegexOp {
     /// Only whole-word matches.
     #[serde(default)]
     pub word: bool,
-    /// At most this many. More are refused, nothing written.
+    /// More are refused, nothing written.
     #[serde(default)]
     pub max_replacements: Option<usize>,
     #[serde(flatten)]
@@ -302,11 +307,11 @@ pub struct ReplaceRegexOp {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceMatchesOp {
-    /// search or ast_search records (`path`, `byte_start`, `byte_end`,
-    /// `checksum`). Matches, captures, symbols, definitions and references
+    /// search or ast_search records. Their `path`, `byte_start`, `byte_end`,
+    /// `checksum`: matches, captures, symbols, definitions and references
     /// all have them.
     pub matches: Vec<serde_json::Value>,
-    /// `$0`: the match; `$1`, `${name}`: its groups. For a tree-sitter
+    /// `$0`, `$1`, `${name}`: the match and its groups. For a tree-sitter
     /// capture, `${name}` is its own capture name.
     pub replacement: String,
 }
@@ -317,9 +322,8 @@ pub struct ReplaceMatchesOp {
 pub struct RewriteOp {
     /// rust, python, typescript, tsx, javascript, c, cpp, java, go.
     pub language: String,
-    /// A tree-sitter query. Its captures are the template's `$name`s.
     pub query: String,
-    /// `${name}` (or `$name`) is a capture's text. The new text of each match.
+    /// `${name}`: a capture's text (`$name` too). The new text of each match.
     pub template: String,
     /// The capture whose node is replaced. By default the one spanning all
     /// the others of its match.
@@ -335,23 +339,22 @@ pub struct RewriteOp {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameSymbolOp {
-    /// A name, or a name path (`Agent/run`, `impl Agent/run`).
+    /// A name or name path (`impl Agent/run`).
     pub name: String,
     pub new_name: String,
     /// The file that defines it, when the name is defined in several.
     #[serde(default)]
     pub path: Option<String>,
-    /// A line near the definition. For a file that defines it several times.
+    /// A line of it, or near it. For a file that defines it several times.
     #[serde(default)]
     pub line_hint: Option<usize>,
-    /// Also in comments and strings.
     #[serde(default)]
     pub in_comments_and_strings: bool,
     /// Also `x.name` sites of unknown receiver. Without it (or
     /// `skip_unresolved`) a rename that finds any is refused, listing them.
     #[serde(default)]
     pub include_unresolved: bool,
-    /// Leave `unresolved` sites as they are.
+    /// Leave `unresolved` sites.
     #[serde(default)]
     pub skip_unresolved: bool,
     /// Who finds the sites: `syntax`, `lsp` (the language's server, whose

@@ -26,6 +26,11 @@ use crate::catalogue::{ToolFn, with_tool};
 pub(crate) const PAGE_OFFSET: &str = "page_offset";
 pub(crate) const MAX_OUTPUT_CHARS: &str = "max_output_chars";
 
+/// The walking fields every tool that walks the tree takes (search,
+/// ast_search, discover, transform's tree operations) besides `glob` and
+/// `type`: said once, in the server's instructions, not in each schema.
+pub(crate) const WALK_KNOBS: [&str; 5] = ["hidden", "no_ignore", "follow", "max_depth", "max_filesize"];
+
 /// The field names of the nesting, level by level.
 const NESTING: [&str; 2] = ["command", "action"];
 
@@ -44,6 +49,10 @@ pub(crate) struct Binding {
     pub full_output_schema: Map<String, Value>,
     /// The argument names the input schema allows.
     pub fields: BTreeSet<String>,
+    /// The argument names the compact input schema shows: the known fields
+    /// an unknown argument's hint lists (never an old name or a knob the
+    /// server sets).
+    pub shown: BTreeSet<String>,
     /// Keys the arguments nest under: `["command", "exec"]`.
     path: Vec<&'static str>,
     /// The innermost subcommand takes no fields (`session list`): the
@@ -293,10 +302,11 @@ impl Binding {
             for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "max_output_bytes", "sandbox", "network"] {
                 props.remove(knob);
             }
-            // transform's tree operations show their scope as `glob` and
-            // `type`; the other walking knobs (hidden, no_ignore, follow,
-            // max_depth, max_filesize) are taken as in search, not repeated
-            // in each operation.
+            // A walk shows its scope as `glob` and `type`; the other
+            // walking knobs are said once, in the instructions.
+            for knob in WALK_KNOBS {
+                props.remove(knob);
+            }
             let branches = props
                 .get_mut("operations")
                 .and_then(|o| o.get_mut("items"))
@@ -304,12 +314,17 @@ impl Binding {
                 .and_then(Value::as_array_mut);
             for branch in branches.into_iter().flatten() {
                 if let Some(fields) = branch.get_mut("properties").and_then(Value::as_object_mut) {
-                    for knob in ["hidden", "no_ignore", "follow", "max_depth", "max_filesize"] {
+                    for knob in WALK_KNOBS {
                         fields.remove(knob);
                     }
                 }
             }
         }
+        let shown: BTreeSet<String> = compact_input
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
         let compact_output = if op.name == "log_show" {
             // Any tool's document: what every one has.
             json!({ "type": "object", "properties": { "tool": { "type": "string" }, "ok": { "type": "boolean" } } })
@@ -348,6 +363,7 @@ impl Binding {
             full_input_schema: input_schema,
             full_output_schema: output_schema,
             fields,
+            shown,
             path,
             unit,
             outer,
@@ -361,7 +377,7 @@ impl Binding {
         // The CLI's limits on what a request may hold apply to arguments too.
         aide_core::request::check_request_size(aide_core::request::json_len(&arguments))?;
         if let Some(unknown) = arguments.keys().find(|k| !self.fields.contains(*k)) {
-            return Err(aide_core::request::unknown_field(unknown, self.fields.iter().map(String::as_str)));
+            return Err(aide_core::request::unknown_field(unknown, self.shown.iter().map(String::as_str)));
         }
         for (name, value) in self.op.mcp_defaults {
             arguments.entry(name.to_string()).or_insert(Value::Bool(*value));
@@ -563,6 +579,24 @@ mod tests {
         // The log records the subcommand chosen.
         let argv = git.argv(json!({ "command": "blame" }).as_object().unwrap());
         assert_eq!(argv, ["llm-git", "blame"]);
+    }
+
+    #[test]
+    fn an_unknown_arguments_known_fields_are_the_ones_the_schema_shows() {
+        for op in operations() {
+            let b = Binding::new(op).unwrap();
+            let e = b.request(json!({ "no_such_argument": 1 }).as_object().unwrap().clone()).unwrap_err();
+            let hint = e.hint.unwrap_or_default();
+            let listed = hint.rsplit("known fields: ").next().unwrap_or("");
+            let listed: BTreeSet<String> = listed.split(", ").filter(|f| !f.is_empty()).map(str::to_string).collect();
+            assert_eq!(listed, b.shown, "{}: {hint}", op.name);
+            let shown = b.input_schema["properties"].as_object().unwrap();
+            assert!(listed.iter().all(|f| shown.contains_key(f)), "{}: {hint}", op.name);
+        }
+        let hint = binding("search").request(json!({ "x": 1 }).as_object().unwrap().clone()).unwrap_err().hint;
+        for internal in ["file_glob", "patterns", "threads", "max_output_bytes"] {
+            assert!(!hint.as_deref().unwrap_or("").contains(internal), "{internal}: {hint:?}");
+        }
     }
 
     #[test]

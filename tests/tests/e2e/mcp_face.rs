@@ -12,13 +12,15 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Map, Value, json};
 
-/// The whole `tools/list` of every toolset, compact JSON.
-const MAX_LIST_BYTES: usize = 48 * 1024;
-/// One tool's definition; transform's, which takes every kind of edit, may be twice that.
-const MAX_TOOL_BYTES: usize = 4 * 1024;
-const MAX_TRANSFORM_BYTES: usize = 8 * 1024;
-/// `aide tools --format openai|anthropic`.
-const MAX_HARNESS_BYTES: usize = 32 * 1024;
+/// What a model loads of every tool (name, description and input schema,
+/// compact JSON, as `aide tools --format anthropic` prints them): output
+/// schemas are not shown to a model and are not counted.
+const MAX_MODEL_BYTES: usize = 24 * 1024;
+/// One tool's share; transform's, which takes every kind of edit, may be three times that.
+const MAX_TOOL_BYTES: usize = 2 * 1024;
+const MAX_TRANSFORM_BYTES: usize = 6 * 1024;
+/// `aide tools --format openai`: the same definitions, each in its wrapper.
+const MAX_OPENAI_BYTES: usize = 26 * 1024;
 const MAX_DESCRIPTION_CHARS: usize = 400;
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -29,7 +31,8 @@ fn runtime() -> tokio::runtime::Runtime {
 async fn connect(t: &TestDir, args: &[&str]) -> RunningService<RoleClient, ()> {
     let mut command = tokio::process::Command::new(aide_tests::bin_dir().join("aide"));
     // The whole document, as McpClient starts it (mcp_structured.rs holds the compact one).
-    let whole: &[&str] = if args.iter().any(|a| a.starts_with("--structured")) { &[] } else { &["--structured", "full"] };
+    let whole: &[&str] =
+        if args.iter().any(|a| a.starts_with("--structured")) { &[] } else { &["--structured", "full"] };
     command.arg("mcp").args(whole).args(args).current_dir(t.root()).env("AIDE_HOME", t.home()).env_remove("AIDE_LOG");
     let transport = TokioChildProcess::new(command).expect("spawn aide mcp");
     ().serve(transport).await.expect("the MCP handshake")
@@ -84,13 +87,21 @@ fn tools_list_is_small_enough_to_load_and_every_definition_is_used() {
         let (out, _) = t.cmd("aide").args(["tools", "--format", "mcp", "--json"]).expect_exit(0);
         let catalogue: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(tools.len(), catalogue["definitions"].as_array().unwrap().len(), "every operation is served");
-        let total = compact_len(&tools);
-        assert!(total <= MAX_LIST_BYTES, "tools/list is {total} bytes, over {MAX_LIST_BYTES}");
+        let mut total = 0;
+        let mut over = Vec::new();
         for tool in &tools {
             let name = tool.name.as_ref();
-            let size = compact_len(tool);
+            let size = compact_len(&model_loads(tool));
+            total += size;
             let limit = if name == "transform" { MAX_TRANSFORM_BYTES } else { MAX_TOOL_BYTES };
-            assert!(size <= limit, "{name} is {size} bytes, over {limit}");
+            if size > limit {
+                over.push(format!("{name} is {size} bytes, over {limit}"));
+            }
+        }
+        assert!(over.is_empty(), "what a model loads: {over:?}");
+        assert!(total <= MAX_MODEL_BYTES, "what a model loads is {total} bytes, over {MAX_MODEL_BYTES}");
+        for tool in &tools {
+            let name = tool.name.as_ref();
             let description = tool.description.as_deref().unwrap_or("");
             assert!(
                 !description.is_empty() && description.chars().count() <= MAX_DESCRIPTION_CHARS,
@@ -111,18 +122,24 @@ fn tools_list_is_small_enough_to_load_and_every_definition_is_used() {
         assert!(!undo_input.contains("replace_block") && !undo_input.contains("\"operations\""), "{undo_input}");
         client.cancel().await.ok();
     });
-    for format in ["openai", "anthropic"] {
+    for (format, limit) in [("anthropic", MAX_MODEL_BYTES), ("openai", MAX_OPENAI_BYTES)] {
         let (out, _) = t.cmd("aide").args(["tools", "--format", format, "--json"]).expect_exit(0);
         let doc: Value = serde_json::from_str(&out).unwrap();
-        let size = compact_len(&doc["definitions"]);
-        assert!(size <= MAX_HARNESS_BYTES, "aide tools --format {format} is {size} bytes, over {MAX_HARNESS_BYTES}");
+        let definitions = doc["definitions"].as_array().unwrap();
+        let size: usize = definitions.iter().map(compact_len).sum();
+        assert!(size <= limit, "aide tools --format {format} is {size} bytes, over {limit}");
     }
     // The whole schemas stay available to validators.
     let (out, _) = t.cmd("aide").args(["tools", "--format", "mcp", "--full-schemas", "--json"]).expect_exit(0);
     let full: Value = serde_json::from_str(&out).unwrap();
     let transform = full["definitions"].as_array().unwrap().iter().find(|d| d["name"] == "transform").unwrap();
     assert!(transform["inputSchema"]["$defs"].is_object(), "the full schema keeps its $defs");
-    assert!(compact_len(&full["definitions"]) > MAX_LIST_BYTES);
+    assert!(compact_len(&full["definitions"]) > MAX_MODEL_BYTES);
+}
+
+/// What a harness shows a model of a tool: its name, description and input schema.
+fn model_loads(tool: &Tool) -> Value {
+    json!({ "name": tool.name, "description": tool.description, "input_schema": tool.input_schema })
 }
 
 #[test]
@@ -279,6 +296,176 @@ fn a_result_that_is_not_repeatable_is_never_paged() {
         let listed = call(&client, "discover", json!({ "glob": "new/*", "max_output_chars": 1000 })).await.unwrap();
         let doc = listed.structured_content.unwrap();
         assert!(doc["page"]["next_offset"].is_number(), "{doc}");
+        client.cancel().await.ok();
+    });
+}
+
+/// The definitions `aide tools --format mcp` prints, by name (`--full-schemas`: whole).
+fn definitions(t: &TestDir, full: bool) -> std::collections::BTreeMap<String, Value> {
+    let mut args = vec!["tools", "--format", "mcp", "--json"];
+    if full {
+        args.push("--full-schemas");
+    }
+    let (out, _) = t.cmd("aide").args(args).expect_exit(0);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    doc["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["name"].as_str().unwrap().to_string(), d.clone()))
+        .collect()
+}
+
+fn names(list: &Value) -> BTreeSet<String> {
+    list.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+}
+
+/// An argument a call cannot do without (a request field with no default
+/// that is not optional) is `required` in its tool's input schema, as the
+/// full schema derives it from the type, and a call without it is refused
+/// naming it.
+#[test]
+fn required_arguments_are_marked_as_the_types_say() {
+    let t = TestDir::new();
+    let (full, compact) = (definitions(&t, true), definitions(&t, false));
+    for (name, shown) in &compact {
+        let schema = &shown["inputSchema"];
+        let properties: BTreeSet<String> = schema["properties"].as_object().unwrap().keys().cloned().collect();
+        let whole: BTreeSet<String> =
+            names(&full[name]["inputSchema"]["required"]).intersection(&properties).cloned().collect();
+        assert_eq!(names(&schema["required"]), whole, "{name}");
+    }
+    for (tool, field) in [("search", "pattern"), ("read", "paths"), ("ide_operation", "program"), ("git", "command")] {
+        assert!(names(&compact[tool]["inputSchema"]["required"]).contains(field), "{tool}: {field}");
+    }
+    runtime().block_on(async {
+        let client = connect(&t, &[]).await;
+        for (tool, field) in [("search", "pattern"), ("read", "paths")] {
+            let result = call(&client, tool, json!({})).await.unwrap();
+            assert_eq!(refused(&result)["details"]["field"], field, "{tool}");
+        }
+        client.cancel().await.ok();
+    });
+}
+
+/// `tools/call` of a name no tool has is a protocol error whose message and
+/// data name the 1-3 closest tools.
+#[test]
+fn an_unknown_tool_names_the_closest_tools() {
+    let t = TestDir::new();
+    runtime().block_on(async {
+        let client = connect(&t, &[]).await;
+        for (name, expected) in [("serch", "search"), ("jobs", "jobs_list"), ("read_file", "read"), ("qqqqqqqqqq", "")]
+        {
+            let Err(ServiceError::McpError(error)) = call(&client, name, json!({})).await else {
+                panic!("{name}: not a protocol error");
+            };
+            assert_eq!(error.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{name}");
+            let closest = names(&error.data.as_ref().unwrap()["closest"]);
+            assert!((1..=3).contains(&closest.len()), "{name}: {closest:?}");
+            assert!(expected.is_empty() || closest.contains(expected), "{name}: {closest:?}");
+            for c in &closest {
+                assert!(error.message.contains(&format!("`{c}`")), "{name}: {}", error.message);
+            }
+        }
+        client.cancel().await.ok();
+    });
+}
+
+/// The known fields an unknown argument's hint lists are exactly the ones
+/// the tool's input schema shows: never an old name or a knob the server
+/// sets (file_glob, patterns, threads, max_output_bytes).
+#[test]
+fn an_unknown_arguments_known_fields_are_the_schemas() {
+    let t = TestDir::new();
+    runtime().block_on(async {
+        let client = connect(&t, &[]).await;
+        for tool in client.list_all_tools().await.expect("tools/list") {
+            let name = tool.name.to_string();
+            let result = call(&client, &name, json!({ "no_such_argument": 1 })).await.unwrap();
+            let error = refused(&result).clone();
+            assert_eq!(error["details"]["field"], "no_such_argument", "{name}: {error}");
+            let hint = error["hint"].as_str().unwrap_or("");
+            let listed: BTreeSet<String> = hint
+                .rsplit("known fields: ")
+                .next()
+                .unwrap_or("")
+                .split(", ")
+                .filter(|f| !f.is_empty())
+                .map(str::to_string)
+                .collect();
+            let shown: BTreeSet<String> =
+                tool.input_schema["properties"].as_object().unwrap().keys().cloned().collect();
+            assert_eq!(listed, shown, "{name}: {hint}");
+        }
+        client.cancel().await.ok();
+    });
+}
+
+/// Every name of the shared vocabulary a tool's schema shows, and the
+/// walking fields the instructions say search, ast_search and discover
+/// take, is an argument the tool takes: a value of the wrong type is
+/// refused as that argument's, never as an unknown field.
+#[test]
+fn every_vocabulary_term_a_tool_shows_is_taken() {
+    const WALKING: [&str; 5] = ["hidden", "no_ignore", "follow", "max_depth", "max_filesize"];
+    let t = TestDir::new();
+    runtime().block_on(async {
+        let client = connect(&t, &[]).await;
+        let instructions = client.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default();
+        assert!(instructions.contains(&format!("also take {}", WALKING.join(", "))), "{instructions}");
+        for tool in client.list_all_tools().await.expect("tools/list") {
+            let name = tool.name.to_string();
+            let properties = tool.input_schema["properties"].as_object().unwrap().clone();
+            let mut terms: Vec<&str> =
+                aide_core::vocabulary::TERMS.iter().map(|t| t.name).filter(|t| properties.contains_key(*t)).collect();
+            if ["search", "ast_search", "discover"].contains(&name.as_str()) {
+                terms.extend(WALKING);
+            }
+            // A tool over several subcommands: the term is taken by one of them.
+            let choices: Vec<Option<Value>> = match properties.get("command").and_then(|c| c["enum"].as_array()) {
+                Some(values) => values.iter().cloned().map(Some).collect(),
+                None => vec![None],
+            };
+            for term in terms {
+                let mut taken = Vec::new();
+                for choice in &choices {
+                    let mut arguments = json!({ term: { "not": "a value of any field" } });
+                    if let Some(choice) = choice {
+                        arguments["command"] = choice.clone();
+                    }
+                    let result = call(&client, &name, arguments).await.unwrap();
+                    assert_eq!(result.is_error, Some(true), "{name} {term}: {result:?}");
+                    let error = result.structured_content.clone().unwrap()["error"].clone();
+                    taken.push(!error["message"].as_str().unwrap_or("").contains("unknown field"));
+                }
+                assert!(taken.contains(&true), "{name} does not take `{term}`");
+            }
+        }
+        client.cancel().await.ok();
+    });
+}
+
+/// `search {"paths": [...]}`: only the files at or beneath those paths,
+/// the walk's filters still applying; a path that is not there is refused.
+#[test]
+fn search_takes_paths() {
+    let t = TestDir::new();
+    t.write("a/one.txt", "needle\n");
+    t.write("a/deep/two.txt", "needle\n");
+    t.write("b/three.txt", "needle\n");
+    t.write("c.txt", "needle\n");
+    runtime().block_on(async {
+        let client = connect(&t, &[]).await;
+        let result = call(&client, "search", json!({ "pattern": "needle", "paths": ["a", "c.txt"] })).await.unwrap();
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+        let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap();
+        for shown in ["a/one.txt", "a/deep/two.txt", "c.txt"] {
+            assert!(text.contains(shown), "{shown}: {text}");
+        }
+        assert!(!text.contains("b/three.txt"), "{text}");
+        let result = call(&client, "search", json!({ "pattern": "needle", "paths": "nowhere" })).await.unwrap();
+        assert_eq!(result.is_error, Some(true), "{result:?}");
         client.cancel().await.ok();
     });
 }

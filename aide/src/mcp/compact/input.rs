@@ -96,7 +96,7 @@ impl<'a> Inliner<'a> {
             match key.as_str() {
                 // Annotations a model does not read (unknown fields are refused
                 // by the server, so `additionalProperties: false` says nothing new).
-                "title" | "$schema" | "format" | "$defs" | "examples" => {}
+                "title" | "$schema" | "format" | "$defs" | "examples" | HIDDEN => {}
                 "additionalProperties" if value == &Value::Bool(false) => {}
                 "minimum" if value.as_f64() == Some(0.0) => {}
                 "enum" => {
@@ -120,8 +120,17 @@ impl<'a> Inliner<'a> {
                         .as_object()
                         .map(|p| {
                             p.iter()
+                                .filter(|(_, v)| v.get(HIDDEN) != Some(&Value::Bool(true)))
                                 .map(|(k, v)| {
                                     let mut field = self.compact(v, depth + 1);
+                                    // `operations: "Operations."` says nothing.
+                                    if let Some(map) = field.as_object_mut()
+                                        && map.get("description").and_then(Value::as_str).is_some_and(|d| {
+                                            d.trim_end_matches('.').eq_ignore_ascii_case(&k.replace('_', " "))
+                                        })
+                                    {
+                                        map.remove("description");
+                                    }
                                     // A name of the shared vocabulary means what the
                                     // server's instructions say, in every tool.
                                     if let Some(term) = aide_core::vocabulary::term(k)
@@ -130,7 +139,8 @@ impl<'a> Inliner<'a> {
                                         map.remove("description");
                                         // "One or a list" (of strings) is said by the term too.
                                         let strings = map.get("items") == Some(&json!({ "type": "string" }));
-                                        if strings && term.meaning.contains("one or a list") {
+                                        let said = ["one or a list", "a list of strings"];
+                                        if strings && said.iter().any(|s| term.meaning.contains(s)) {
                                             map.remove("items");
                                         }
                                     }
@@ -141,7 +151,20 @@ impl<'a> Inliner<'a> {
                         .unwrap_or_default();
                     out.insert(key.clone(), Value::Object(props));
                 }
-                "items" | "additionalProperties" | "not" => {
+                // Items of any kind: as if unsaid.
+                "items" if value == &Value::Bool(true) => {}
+                "items" => {
+                    let mut items = self.compact(value, depth + 1);
+                    // A list's element type's own doc (`One operation.`)
+                    // adds nothing to the list's description.
+                    if map.contains_key("description")
+                        && let Some(items) = items.as_object_mut()
+                    {
+                        items.remove("description");
+                    }
+                    out.insert(key.clone(), items);
+                }
+                "additionalProperties" | "not" => {
                     out.insert(key.clone(), self.compact(value, depth + 1));
                 }
                 "oneOf" | "anyOf" | "allOf" | "prefixItems" => {
@@ -155,6 +178,12 @@ impl<'a> Inliner<'a> {
                         _ if key == "oneOf" || key == "anyOf" => {
                             let mut branches = merge_families(merge_tag_twins(branches));
                             said_once(&mut branches);
+                            // Branches of one type say it once, beside them.
+                            if !map.contains_key("type")
+                                && let Some(shared) = shared_type(&mut branches)
+                            {
+                                out.insert("type".into(), shared);
+                            }
                             out.insert(key.clone(), Value::Array(branches));
                         }
                         _ => {
@@ -189,12 +218,28 @@ impl<'a> Inliner<'a> {
     }
 }
 
+/// The one `type` every branch has, taken out of them; None (and the
+/// branches as they were) when they differ or one has none.
+fn shared_type(branches: &mut [Value]) -> Option<Value> {
+    let first = branches.first()?.get("type")?.clone();
+    if branches.len() < 2 || branches.iter().any(|b| b.get("type") != Some(&first)) {
+        return None;
+    }
+    for branch in branches.iter_mut() {
+        if let Some(map) = branch.as_object_mut() {
+            map.remove("type");
+        }
+    }
+    Some(first)
+}
+
 /// Drops a default that says nothing (null, false, 0, empty) or that the
 /// description already states, and an `anyOf [string, array of strings]`
 /// becomes one type list.
 fn tidy(mut schema: Map<String, Value>) -> Value {
-    // A constant says its own type.
-    if schema.contains_key("const") && schema.get("type").is_some_and(Value::is_string) {
+    // A constant says its own type, and a list of strings to pick from.
+    let strings = schema.get("enum").and_then(Value::as_array).is_some_and(|e| e.iter().all(Value::is_string));
+    if (schema.contains_key("const") || strings) && schema.get("type").is_some_and(Value::is_string) {
         schema.remove("type");
     }
     let silent = match schema.get("default") {
@@ -230,6 +275,12 @@ fn without_null(types: &Value) -> Value {
     }
 }
 
+/// The schema keyword a request type marks a field with
+/// (`#[schemars(extend("x-hidden" = true))]`) that is taken but not shown
+/// to a model: another field says the same (a block operation's
+/// `run_rustfmt` beside the request's `rustfmt`).
+const HIDDEN: &str = "x-hidden";
+
 /// The most values an `enum` lists; a longer one is left a plain string.
 const MAX_ENUM_VALUES: usize = 12;
 
@@ -262,7 +313,7 @@ mod tests {
             json!({
                 "type": "object",
                 "properties": {
-                    "mode": { "type": "string", "enum": ["a", "b"], "default": "a" },
+                    "mode": { "enum": ["a", "b"], "default": "a" },
                     "most": { "type": "integer", "description": "At most this many." },
                     "limit": { "type": "integer" },
                     "span": { "type": "object", "properties": { "start": { "type": "integer" } } }

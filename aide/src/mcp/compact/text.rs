@@ -5,6 +5,7 @@
 pub(super) fn first_sentence(text: &str) -> String {
     let paragraph = text.split("\n\n").next().unwrap_or("");
     let line = without_command_line_notes(&paragraph.split_whitespace().collect::<Vec<_>>().join(" "));
+    let line = flags_as_fields(&line);
     let bytes = line.as_bytes();
     let mut depth = 0i32;
     for (i, &b) in bytes.iter().enumerate() {
@@ -22,6 +23,28 @@ pub(super) fn first_sentence(text: &str) -> String {
         }
     }
     line
+}
+
+/// A flag named in a description (`--max-depth`) as the field a model
+/// passes (`max_depth`).
+fn flags_as_fields(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("--") {
+        let name_len =
+            rest[at + 2..].find(|c: char| !(c.is_ascii_lowercase() || c == '-')).unwrap_or(rest.len() - at - 2);
+        let name = &rest[at + 2..at + 2 + name_len];
+        let starts_word = rest[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        out.push_str(&rest[..at]);
+        if starts_word && name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.push_str(&name.replace('-', "_"));
+        } else {
+            out.push_str(&rest[at..at + 2 + name_len]);
+        }
+        rest = &rest[at + 2 + name_len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A description without its parenthesised remarks about the command line
@@ -47,8 +70,6 @@ fn without_command_line_notes(text: &str) -> String {
 /// The compact output schema of a tool's document (`document`, the whole
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
@@ -61,5 +82,8 @@ mod tests {
         // Every command-line remark goes, not only a first parenthesis.
         assert_eq!(first_sentence("Bytes (at most) to keep (on the command line: K, M)."), "Bytes (at most) to keep.");
         assert_eq!(first_sentence("One\nline wrapped. Two."), "One line wrapped.");
+        // A model passes fields, not flags.
+        assert_eq!(first_sentence("With --max-depth, bound it."), "With max_depth, bound it.");
+        assert_eq!(first_sentence("After `--` and a--b."), "After `--` and a--b.");
     }
 }

@@ -214,6 +214,7 @@ pub(super) fn merge_families(branches: Vec<Value>) -> Vec<Value> {
 mod tests {
     use serde_json::json;
 
+    use super::super::input_schema;
     use super::*;
 
     #[test]
@@ -238,12 +239,14 @@ mod tests {
         assert_eq!(branches.len(), 2, "{compact}");
         assert_eq!(
             branches[0],
-            json!({ "description": "write: Write it. copy: Copy it.", "type": "object",
+            json!({ "description": "write: Write it. copy: Copy it.",
                     "properties": { "op": { "enum": ["write", "copy"] }, "path": { "type": "string" },
                                     "content": { "type": "string" }, "to": { "type": "string" } },
                     "required": ["op", "path"] })
         );
         assert_eq!(branches[1]["properties"]["kind"], json!({ "type": "string" }), "13 values are not listed");
+        // Every branch is an object: said once, beside them.
+        assert_eq!(compact["properties"]["op"]["type"], "object", "{compact}");
         assert!(!compact.to_string().contains("x-merge"));
     }
 }
