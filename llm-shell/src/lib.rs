@@ -83,18 +83,18 @@ pub const DEFAULT_MAX_OUTPUT: usize = 256 * 1024;
 pub enum SessionAction {
     /// Start a session.
     New {
-        /// Working directory (default: the current one).
+        /// Default: the current directory.
         #[arg(long)]
         cwd: Option<PathBuf>,
-        /// Variables to export, NAME=value. Repeatable.
+        /// NAME=value to export. Repeatable.
         #[arg(long = "env", value_name = "K=V")]
         #[serde(default)]
         env: Vec<String>,
-        /// Also list the session's environment (`session show` always does).
+        /// Also list the session's environment.
         #[arg(long)]
         #[serde(default)]
         verbose: bool,
-        /// Seconds the session's live shell waits idle before it exits.
+        /// Seconds its shell waits idle before it exits.
         #[arg(long, value_name = "SECONDS")]
         keeper_idle: Option<u64>,
         /// The sandbox every command of the session runs in.
@@ -106,7 +106,7 @@ pub enum SessionAction {
     List,
     /// A session's state: directory, environment, jobs, last exit code.
     Show {
-        /// The session's id, as `session new` and `session list` print it.
+        #[arg(help = "The session's id")]
         id: String,
         /// Show the values of secret-named variables instead of [REDACTED].
         #[arg(long)]
@@ -115,7 +115,7 @@ pub enum SessionAction {
     },
     /// Delete a session.
     Rm {
-        /// The session's id, as `session new` and `session list` print it.
+        #[arg(help = "The session's id")]
         id: String,
     },
 }
@@ -126,13 +126,13 @@ pub enum SessionAction {
 pub enum TermAction {
     /// Start a program on a terminal, in a session's directory and environment.
     Start {
-        /// The session (default: a new one in the current directory).
+        /// Default: a new one.
         #[arg(long)]
         session: Option<String>,
-        /// Rows of the terminal (default 24).
+        /// Default 24.
         #[arg(long)]
         rows: Option<u16>,
-        /// Columns of the terminal (default 80).
+        /// Default 80.
         #[arg(long)]
         cols: Option<u16>,
         /// Refuse the command (risk_denied, nothing run) above this risk.
@@ -156,10 +156,10 @@ pub enum TermAction {
     Send {
         /// The terminal's id, as `term start` printed it.
         terminal_id: String,
-        /// Text to type (no Enter is added: press it with --key Enter).
+        /// Text to type (no Enter added).
         #[arg(long)]
         text: Option<String>,
-        /// A key to press: Enter, Tab, Esc, Backspace, Up, Down, Ctrl-C, …. The others: Delete, Space, Left, Right, Home, End, PageUp, PageDown, Ctrl-A…Ctrl-Z. Repeatable.
+        /// Keys: Enter, Tab, Esc, Backspace, Up, Down, Ctrl-C, …. The others: Delete, Space, Left, Right, Home, End, PageUp, PageDown, Ctrl-A…Ctrl-Z. Repeatable.
         #[arg(long = "key", value_name = "KEY")]
         #[serde(default)]
         keys: Vec<String>,
@@ -207,17 +207,17 @@ pub enum TermAction {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ExecArgs {
-    /// The session to run in (default: a throwaway one).
+    /// Default: a throwaway one.
     #[arg(long)]
     pub session: Option<String>,
-    /// Seconds before the command is ended (default 120). TERM to its
+    /// Seconds before it is ended (default 120). TERM to its
     /// process group, KILL 2 s later; the answer says `timed_out` and exec
     /// exits 124. The default is aide.toml's `exec_timeout` where set (a
     /// project's may only shorten it). With --background or --yield-ms: no
     /// limit unless given.
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
-    /// Bytes kept per stream; longer output keeps its head and tail.
+    /// Bytes kept per stream (head and tail).
     #[arg(long, value_name = "BYTES")]
     pub max_output: Option<usize>,
     /// Refuse the command (risk_denied, nothing run) above this risk; `low` runs only read-only commands.
@@ -226,14 +226,14 @@ pub struct ExecArgs {
     /// Show secrets in the output instead of [REDACTED].
     #[arg(long)]
     pub no_redact: bool,
-    /// Hand the command to llm-jobs and return the job at once.
+    /// Run it as a job; answer at once.
     #[arg(long, conflicts_with = "yield_ms")]
     pub background: bool,
     /// Answer after this many ms with the output so far. A command still running goes on as a job.
     /// The answer's `running` and `job_id` say so.
     #[arg(long, value_name = "MS")]
     pub yield_ms: Option<u64>,
-    /// A file to feed the command as stdin (`-`: llm-shell's own stdin).
+    /// A file fed to stdin.
     #[arg(long, value_name = "FILE")]
     pub stdin: Option<PathBuf>,
     /// In a session, its own (a session's sandbox is fixed when it starts).
@@ -298,10 +298,10 @@ pub enum ShellCommand {
     },
     /// Timing history and anomalies.
     Perf {
-        /// One session (default: all).
+        /// Default: all.
         #[arg(long)]
         session: Option<String>,
-        /// How many recent commands to show and check for anomalies.
+        /// How many recent commands.
         #[arg(long, default_value_t = 10)]
         #[serde(default = "ten")]
         last: usize,
@@ -356,7 +356,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["exec"],
             group: Group::Shell,
-            description: "Runs a bash command in a persistent session (cwd and environment carry over) or a throwaway one: stdout, stderr, exit code; long output keeps head and tail. timeout ends it (default 120 s). background or yield_ms hand it to jobs. Check unfamiliar commands with shell_explain first.",
+            description: "Runs a bash command in a session (cwd and environment carry over) or a throwaway one: stdout, stderr, exit code.",
             effects: RUNS_COMMANDS,
             output: &["stdout", "job"],
             mcp_defaults: &[],
@@ -366,7 +366,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["term", "start"],
             group: Group::Shell,
-            description: "Starts an interactive program (REPL, prompt, debugger, full-screen tool) on a pseudo-terminal in a session: terminal_id and the first screen. Drive it with term_send and term_read; end it with term_close.",
+            description: "Starts an interactive program (REPL, debugger, full-screen tool) on a pseudo-terminal: its terminal_id and first screen. Then term_send, term_read, term_close.",
             effects: RUNS_COMMANDS,
             output: &["screen"],
             mcp_defaults: &[],
@@ -386,7 +386,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["term", "read"],
             group: Group::Shell,
-            description: "A terminal's visible screen, cursor, the text printed since the last read, and whether the program exited; waits for wait_for (a regex) or for quiet_ms without output.",
+            description: "A terminal's screen, cursor, text printed since the last read, and whether the program exited.",
             effects: Effects { read_only: false, destructive: false, idempotent: false, open_world: false },
             output: &["screen"],
             mcp_defaults: &[],
@@ -406,7 +406,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["session", "new"],
             group: Group::Shell,
-            description: "Starts a persistent shell session in a directory and returns its id for shell_exec. Sessions survive restarts until closed.",
+            description: "Starts a persistent shell session; its id is shell_exec's session. It lasts until closed.",
             effects: ADDS,
             output: &["uptime_seconds", "-active_jobs"],
             mcp_defaults: &[],
@@ -416,7 +416,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["session", "list"],
             group: Group::Shell,
-            description: "The shell sessions: working directories, command counts, last exit codes.",
+            description: "The shell sessions: directories, command counts, last exit codes.",
             effects: READS,
             output: &["sessions"],
             mcp_defaults: &[],
@@ -426,7 +426,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["session", "show"],
             group: Group::Shell,
-            description: "One session's state: working directory, environment set in it, background jobs, last exit code.",
+            description: "One session: directory, environment set in it, jobs, last exit code.",
             effects: READS,
             output: &["uptime_seconds", "-active_jobs"],
             mcp_defaults: &[],
@@ -436,7 +436,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["session", "rm"],
             group: Group::Shell,
-            description: "Closes a shell session and deletes its saved state.",
+            description: "Closes a shell session and deletes its state.",
             effects: REMOVES,
             output: &["removed"],
             mcp_defaults: &[],
@@ -446,7 +446,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["env"],
             group: Group::Shell,
-            description: "Sets or unsets environment variables of a session for its later commands.",
+            description: "Sets or unsets a session's environment variables.",
             effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
             output: &["updated"],
             mcp_defaults: &[],
@@ -456,7 +456,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["check"],
             group: Group::Shell,
-            description: "Parses a bash command without running it and reports syntax errors with positions.",
+            description: "Reports a bash command's syntax errors, without running it.",
             effects: READS,
             output: &["bash_n"],
             mcp_defaults: &[],
@@ -466,7 +466,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["explain"],
             group: Group::Shell,
-            description: "Explains a bash command without running it: each step, what it reads and writes, and a risk level (low to critical) with reasons.",
+            description: "Explains a bash command without running it: each step, what it reads and writes, its risk (low to critical) and why.",
             effects: READS,
             output: &["overall_risk"],
             mcp_defaults: &[],
@@ -476,7 +476,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["perf"],
             group: Group::Shell,
-            description: "The timing history of a session's shell_exec commands, with anomalies (a command much slower than its usual).",
+            description: "A session's command timings, and commands much slower than usual.",
             effects: READS,
             output: &["anomalies"],
             mcp_defaults: &[],
@@ -486,7 +486,7 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["compare"],
             group: Group::Shell,
-            description: "Times a command on a baseline git revision against the current tree, several runs a side, and says whether the difference is significant. Slow: it runs the command many times.",
+            description: "Times a command at a baseline revision and on the current tree; says whether the difference is significant. Slow.",
             effects: RUNS_COMMANDS,
             output: &["significant"],
             mcp_defaults: &[],

@@ -212,11 +212,9 @@ impl AideServer {
     ) -> Result<Shaped, McpError> {
         let name = params.name.as_ref();
         let Some(binding) = self.inner.bindings.get(name) else {
-            let closest = aide_core::suggest::closest(name, self.inner.bindings.keys().copied());
-            let message = match closest {
-                Some(c) => format!("unknown tool `{name}`; did you mean `{c}`?"),
-                None => format!("unknown tool `{name}`; tools/list gives the tools"),
-            };
+            let closest = aide_core::suggest::nearest(name, self.inner.bindings.keys().copied(), 3);
+            let named = closest.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+            let message = format!("unknown tool `{name}`; the closest: {named}");
             return Err(McpError::invalid_params(message, Some(json!({ "tool": name, "closest": closest }))));
         };
         let mut arguments = params.arguments.unwrap_or_default();
@@ -409,6 +407,10 @@ fn instructions(sandbox: aide_core::sandbox::SandboxUsed, structured: Structured
              command's own $TMPDIR (/tmp is not writable).\n"
         ));
     }
+    text.push_str(&format!(
+        "search, ast_search, discover and transform's tree operations also take {} (not repeated in their schemas).\n",
+        super::binding::WALK_KNOBS.join(", ")
+    ));
     text.push_str("Fields with these names mean the same in every tool:");
     for term in aide_core::vocabulary::TERMS {
         text.push_str(&format!("\n- {}: {}", term.name, term.meaning));
