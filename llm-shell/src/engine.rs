@@ -441,7 +441,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
             }
             ask(&s, &Ask::TermStart { command: line, size, redact: !no_redact })?
         }
-        TermAction::Send { terminal_id, text, keys } => {
+        TermAction::Send { terminal_id, text, keys, then } => {
             if text.is_none() && keys.is_empty() {
                 return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "nothing to send").with_hint(say(
                     |v| format!("give {} and/or {}", v.arg_is("text", "TEXT"), v.pick("--key KEY", "keys")),
@@ -449,7 +449,13 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
             }
             ask(
                 &by_terminal(terminal_id)?,
-                &Ask::TermSend { terminal_id: terminal_id.clone(), text: text.clone(), keys: keys.clone() },
+                &Ask::TermSend {
+                    terminal_id: terminal_id.clone(),
+                    text: text.clone(),
+                    keys: keys.clone(),
+                    wait: crate::terminal::send_wait(then)?,
+                    redact: !then.no_redact,
+                },
             )?
         }
         TermAction::Read { terminal_id, wait_for, quiet_ms, timeout, no_redact } => {
@@ -458,6 +464,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
                 wait_for: wait_for.clone(),
                 quiet_ms: *quiet_ms,
                 timeout_ms: timeout.map(|t| Duration::from_secs_f64(t).as_millis().try_into().unwrap_or(u64::MAX)),
+                ..Default::default()
             };
             ask(
                 &by_terminal(terminal_id)?,

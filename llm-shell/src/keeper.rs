@@ -47,7 +47,7 @@ pub const DEFAULT_IDLE: Duration = Duration::from_secs(30 * 60);
 pub(crate) enum Ask {
     Exec(ExecOrder),
     TermStart { command: String, size: Size, redact: bool },
-    TermSend { terminal_id: String, text: Option<String>, keys: Vec<String> },
+    TermSend { terminal_id: String, text: Option<String>, keys: Vec<String>, wait: ReadWait, redact: bool },
     TermRead { terminal_id: String, wait: ReadWait, redact: bool },
     TermResize { terminal_id: String, size: Size },
     TermList,
@@ -394,14 +394,15 @@ fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer,
             let started = Terminal::start(id.clone(), &command, &kept.dir, &session.meta.working_dir, size, &sandbox)?;
             let terminal = Arc::new(started);
             aide_core::sync::lock(&kept.terminals).by_id.insert(id, terminal.clone());
-            let first = ReadWait { wait_for: None, quiet_ms: Some(200), timeout_ms: Some(2000) };
+            let first = ReadWait { wait_for: None, quiet_ms: Some(200), timeout_ms: Some(2000), ..Default::default() };
             let view = terminal.read(&first, &kept.session_id, redactor(redact).as_ref());
             view.map(|v| Answer::Term(Box::new(v)))
         }
-        Ask::TermSend { terminal_id, text, keys } => {
+        Ask::TermSend { terminal_id, text, keys, wait, redact } => {
             let t = terminal(&terminal_id)?;
             t.send(text.as_deref(), &keys)?;
-            Ok(Answer::Terms(vec![t.listed()]))
+            let view = t.read(&wait, &kept.session_id, redactor(redact).as_ref());
+            view.map(|v| Answer::Term(Box::new(v)))
         }
         Ask::TermRead { terminal_id, wait, redact } => {
             let t = terminal(&terminal_id)?;

@@ -163,6 +163,10 @@ pub enum TermAction {
         #[arg(long = "key", value_name = "KEY")]
         #[serde(default)]
         keys: Vec<String>,
+        /// Then the screen, once the program is quiet (as `term read`).
+        #[command(flatten)]
+        #[serde(flatten)]
+        then: SendWait,
     },
     /// The screen, the cursor, and the text printed since the last read.
     Read {
@@ -201,6 +205,26 @@ pub enum TermAction {
         /// The terminal's id, as `term start` printed it.
         terminal_id: String,
     },
+}
+
+/// How long `term send` waits before it answers the screen: until the
+/// program is quiet (default 300 ms without output), a pattern shows, or
+/// the timeout (default 5 seconds), so one call is one interaction.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SendWait {
+    /// Wait until this regex matches the screen or the new text.
+    #[arg(long, value_name = "REGEX")]
+    pub wait_for: Option<String>,
+    /// Wait until nothing was printed for this long (default 300).
+    #[arg(long, value_name = "MS")]
+    pub quiet_ms: Option<u64>,
+    /// Wait at most this long (default 5).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Show secrets instead of [REDACTED].
+    #[arg(long)]
+    pub no_redact: bool,
 }
 
 /// `llm-shell exec` options.
@@ -376,9 +400,9 @@ impl Tool for LlmShell {
             tool: Self::NAME,
             command: &["term", "send"],
             group: Group::Shell,
-            description: "Types text and presses named keys (Enter, Tab, Esc, arrows, PageDown, Ctrl-C, Ctrl-D, …) in a terminal. Follow with term_read to see the effect.",
+            description: "Types text and presses named keys (Enter, Tab, Esc, arrows, Ctrl-C, …) in a terminal, then answers its screen once the program is quiet, as term_read does (wait_for, quiet_ms, timeout).",
             effects: RUNS_COMMANDS,
-            output: &["terminals"],
+            output: &["screen"],
             mcp_defaults: &[],
         },
         Operation {

@@ -85,8 +85,17 @@ impl Render for ShellOutput {
             }
             ShellOutput::Removed { removed } => writeln!(w, "removed session {removed}")?,
             ShellOutput::Terminal(t) => {
+                write_scrolled_off(w, t)?;
                 for line in &t.screen {
                     writeln!(w, "{line}")?;
+                }
+                if t.matched == Some(false) {
+                    let note = format!(
+                        "[{} did not match before the timeout: this is the screen then]",
+                        w.voice().arg("wait_for")
+                    );
+                    w.paint(Paint::Warn, note)?;
+                    writeln!(w)?;
                 }
                 let state = match (t.exited, t.exit_code) {
                     (true, Some(code)) => format!("exited {code}"),
@@ -332,4 +341,33 @@ fn still_running(v: Voice, id: i64, stdout_bytes: u64) -> String {
     );
     let kill = v.call(JOBS_KILL, &[Given::positional("id", id)]);
     format!("{wait} | {logs} | {kill}")
+}
+
+/// The most lines that scrolled off a terminal's screen its text shows.
+const MAX_SCROLLED_SHOWN: usize = 100;
+
+/// The lines printed since the last read that are no longer on the screen
+/// (the text shows the screen, and a reader of the text sees nothing else):
+/// how many, and the last of them.
+fn write_scrolled_off(w: &mut TextOut<'_>, t: &crate::terminal::TermView) -> io::Result<()> {
+    if t.alternate_screen {
+        return Ok(());
+    }
+    let printed: Vec<&str> = t.output.lines().collect();
+    let off = printed.len().saturating_sub(usize::from(t.rows));
+    if off == 0 {
+        return Ok(());
+    }
+    let shown = off.min(MAX_SCROLLED_SHOWN);
+    let note = match off - shown {
+        0 => format!("[{off} lines scrolled off the screen since the last read:]"),
+        _ => format!("[{off} lines scrolled off the screen since the last read; the last {shown} of them:]"),
+    };
+    w.paint(Paint::Dim, note)?;
+    writeln!(w)?;
+    for line in &printed[off - shown..off] {
+        writeln!(w, "{line}")?;
+    }
+    w.paint(Paint::Dim, "[the screen:]")?;
+    writeln!(w)
 }

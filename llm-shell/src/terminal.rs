@@ -164,6 +164,25 @@ pub struct ReadWait {
     pub wait_for: Option<String>,
     pub quiet_ms: Option<u64>,
     pub timeout_ms: Option<u64>,
+    /// The quiet spell counts from the read's start too (after a send: the
+    /// program was quiet before the keys, which is not their answer).
+    #[serde(default)]
+    pub quiet_after_start: bool,
+}
+
+/// How long a send waits for its answer at most unless told.
+const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What `term send` waits for before it answers the screen.
+pub fn send_wait(then: &crate::SendWait) -> Result<ReadWait, AideError> {
+    aide_core::request::check_timeout("--timeout", then.timeout)?;
+    let timeout = then.timeout.map_or(DEFAULT_SEND_TIMEOUT, Duration::from_secs_f64);
+    Ok(ReadWait {
+        wait_for: then.wait_for.clone(),
+        quiet_ms: then.quiet_ms,
+        timeout_ms: Some(timeout.as_millis().try_into().unwrap_or(u64::MAX)),
+        quiet_after_start: true,
+    })
 }
 
 /// What the program printed, as the emulator and the reader see it.
@@ -408,7 +427,7 @@ impl Terminal {
                 if let Some(q) = quiet
                     && !awaiting_match
                     && s.last_output.elapsed() >= q
-                    && start.elapsed() >= q.min(Duration::from_millis(50))
+                    && start.elapsed() >= if wait.quiet_after_start { q } else { q.min(Duration::from_millis(50)) }
                 {
                     break;
                 }

@@ -18,7 +18,9 @@ fn start(t: &TestDir, session: &str, command: &[&str]) -> Value {
     shell(t, &args, 0)
 }
 
-fn send(t: &TestDir, id: &str, text: Option<&str>, keys: &[&str]) {
+/// Types into a terminal: its screen and the text since the last read,
+/// once the program is quiet.
+fn send(t: &TestDir, id: &str, text: Option<&str>, keys: &[&str]) -> Value {
     let mut args = vec!["term", "send", id];
     if let Some(text) = text {
         args.extend(["--text", text]);
@@ -26,7 +28,7 @@ fn send(t: &TestDir, id: &str, text: Option<&str>, keys: &[&str]) {
     for k in keys {
         args.extend(["--key", k]);
     }
-    shell(t, &args, 0);
+    shell(t, &args, 0)
 }
 
 fn read_until(t: &TestDir, id: &str, pattern: &str) -> Value {
@@ -48,10 +50,12 @@ fn a_python_repl_is_a_real_terminal_and_takes_ctrl_c_and_ctrl_d() {
     let r = read_until(&t, &id, "(?m)^42$");
     assert_eq!(r["matched"], true, "{r}");
     assert!(screen(&r).contains(">>> 6*7\n42"), "{r}");
-    send(&t, &id, Some("import os, time; print(os.isatty(0), os.isatty(1))"), &["Enter"]);
+    let sent = send(&t, &id, Some("import os, time; print(os.isatty(0), os.isatty(1))"), &["Enter"]);
     let r = read_until(&t, &id, "True True");
     assert_eq!(r["matched"], true, "stdin and stdout are a tty: {r}");
-    assert!(r["output"].as_str().unwrap().contains("True True\n"), "the text since the last read: {r}");
+    // The send answered the text printed since the last read, with its screen.
+    let said = format!("{}{}", sent["output"].as_str().unwrap(), r["output"].as_str().unwrap());
+    assert!(said.contains("True True\n"), "the text since the last read: {sent} {r}");
 
     send(&t, &id, Some("time.sleep(100)"), &["Enter"]);
     std::thread::sleep(Duration::from_millis(300));

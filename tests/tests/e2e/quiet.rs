@@ -233,3 +233,73 @@ fn over_mcp_waits_and_logs_are_short_and_their_hints_name_mcp_arguments() {
     );
     assert!(text.len() < 2300, "{} bytes", text.len());
 }
+
+fn shell_json(t: &TestDir, args: &[&str], code: i32) -> Value {
+    let (stdout, _) = t.cmd("llm-shell").arg("--json").args(args).expect_exit(code);
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
+}
+
+fn screen(v: &Value) -> String {
+    v["screen"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect::<Vec<_>>().join("\n")
+}
+
+/// A terminal in a new session running `command`; its id.
+fn terminal(t: &TestDir, command: &str) -> String {
+    let s = crate::shell::new_session(t);
+    let started = shell_json(t, &["term", "start", "--session", &s, "--", command], 0);
+    started["terminal_id"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_send_answers_the_screen_once_the_program_is_quiet() {
+    let t = TestDir::new();
+    // The answer comes a moment after the keys: a send waits for it.
+    let id = terminal(&t, "while read x; do sleep 0.2; echo got:$x; done");
+    let sent = shell_json(&t, &["term", "send", &id, "--text", "one", "--key", "Enter"], 0);
+    assert!(screen(&sent).contains("got:one"), "one call, the screen after it: {sent}");
+    assert!(sent["output"].as_str().unwrap().contains("got:one"), "{sent}");
+    // A pattern to wait for, past the quiet spells.
+    let id = terminal(&t, "read x; sleep 0.5; echo step; sleep 0.5; echo done:$x");
+    let sent = shell_json(&t, &["term", "send", &id, "--text", "two", "--key", "Enter", "--wait-for", "done:two"], 0);
+    assert_eq!(sent["matched"], true, "{sent}");
+    assert!(screen(&sent).contains("done:two"), "{sent}");
+    // Text: the screen.
+    let id = terminal(&t, "while read x; do echo got:$x; done");
+    let (text, _) = t.cmd("llm-shell").args(["term", "send", &id, "--text", "three", "--key", "Enter"]).expect_exit(0);
+    assert!(text.contains("got:three\n"), "{text}");
+}
+
+#[test]
+fn a_read_says_what_scrolled_away_and_a_wait_that_timed_out() {
+    let t = TestDir::new();
+    let id = terminal(&t, "read x; seq 1 100; echo end");
+    let (text, _) =
+        t.cmd("llm-shell").args(["term", "send", &id, "--key", "Enter", "--wait-for", "end"]).expect_exit(0);
+    let (scrolled, screen) = text.split_once("[the screen:]\n").unwrap_or_else(|| panic!("{text}"));
+    // The Enter's empty line, 1 to 100 and end: 102 lines printed on a 24-row screen.
+    assert!(scrolled.starts_with("[78 lines scrolled off the screen since the last read:]\n\n1\n2\n"), "{text}");
+    assert!(scrolled.ends_with("\n77\n"), "{text}");
+    assert!(screen.contains("100\nend\n"), "{text}");
+    // Nothing printed since: the screen alone.
+    let (text, _) = t.cmd("llm-shell").args(["term", "read", &id]).expect_exit(0);
+    assert!(!text.contains("scrolled"), "{text}");
+    // A wait that timed out says so.
+    let id = terminal(&t, "sleep 60");
+    let (text, _) =
+        t.cmd("llm-shell").args(["term", "read", &id, "--wait-for", "never", "--timeout", "0.3"]).expect_exit(0);
+    assert!(text.contains("[--wait-for did not match before the timeout: this is the screen then]"), "{text}");
+}
+
+#[test]
+fn over_mcp_a_send_answers_the_screen_and_a_timed_out_wait_names_the_argument() {
+    let t = TestDir::new();
+    let mut client = server(&t);
+    let started = client.call("term_start", json!({ "command": "while read x; do sleep 0.2; echo got:$x; done" }));
+    let id = started["structuredContent"]["terminal_id"].as_str().unwrap().to_string();
+    let sent = client.call("term_send", json!({ "terminal_id": id, "text": "yes", "keys": ["Enter"] }));
+    assert_eq!(sent["isError"], false, "{sent}");
+    assert!(text_of(&sent).contains("got:yes"), "{sent}");
+    let read = client.call("term_read", json!({ "terminal_id": id, "wait_for": "never", "timeout": 0.3 }));
+    let text = text_of(&read);
+    assert!(text.contains("[wait_for did not match before the timeout"), "{text}");
+}
