@@ -51,7 +51,7 @@ impl Engine<'_> {
     pub fn symbols(&self) -> Result<Found<Symbol>, AideError> {
         let kinds = self.kinds()?;
         let (per_file, diagnostics) = self.scope().map_files(None, |file, diags| {
-            diags.extend(file.parse_diagnostic());
+            diags.extend(file.parse_diagnostic(self.ctx.voice));
             diags.extend(file.macro_diagnostic());
             self.outline_of(file, true, &kinds)
         })?;
@@ -98,7 +98,7 @@ impl Engine<'_> {
         let (diagnostics, cut_short) = self.scope().for_each_file(
             None,
             |file, diags| {
-                diags.extend(file.parse_diagnostic());
+                diags.extend(file.parse_diagnostic(self.ctx.voice));
                 diags.extend(file.macro_diagnostic());
                 // The text outline shows no signatures: do not compute them.
                 self.outline_of(file, false, &kinds)
@@ -159,7 +159,7 @@ impl Engine<'_> {
         let (diagnostics, cut_short) = self.scope().for_each_file(
             Some(needle.as_bytes()),
             |file, diags| {
-                diags.extend(file.parse_diagnostic());
+                diags.extend(file.parse_diagnostic(self.ctx.voice));
                 diags.extend(file.macro_diagnostic());
                 refs::definitions_in(file, name)
             },
@@ -216,7 +216,7 @@ impl Engine<'_> {
             return Err(AstError::EmptyName { example: "`validateToken`" }.into());
         }
         let (facts, diagnostics) = self.scope().map_files(Some(ident.as_bytes()), |file, diags| {
-            diags.extend(file.parse_diagnostic());
+            diags.extend(file.parse_diagnostic(self.ctx.voice));
             resolve::facts(file, query)
         })?;
         let files = facts.len();
@@ -277,7 +277,7 @@ impl Engine<'_> {
                 return Err(AstError::EmptyName { example: "`validateToken`" }.into());
             }
             let (per_file, d) = self.scope().map_files(Some(ident.as_bytes()), |file, diags| {
-                diags.extend(file.parse_diagnostic());
+                diags.extend(file.parse_diagnostic(self.ctx.voice));
                 refs::references_in(file, &ident, include_definitions)
             })?;
             files += per_file.len();
@@ -456,7 +456,7 @@ impl Engine<'_> {
                 let needle = query::required_literal(&compiled);
                 let (per_file, diagnostics) =
                     self.scope().map_files(needle.as_deref().map(str::as_bytes), |file, diags| {
-                        diags.extend(file.parse_diagnostic());
+                        diags.extend(file.parse_diagnostic(self.ctx.voice));
                         if let Some(too_deep) = query::too_deep_for(&compiled, file) {
                             diags.push(too_deep);
                             return Vec::new();

@@ -76,7 +76,8 @@ impl SourceFile {
 
     /// A `parse_error` diagnostic if the file has syntax errors: results from
     /// it may be incomplete, and the user must know.
-    pub fn parse_diagnostic(&self) -> Option<Diagnostic> {
+    /// `voice`: whose words name the validate mode.
+    pub fn parse_diagnostic(&self, voice: aide_core::voice::Voice) -> Option<Diagnostic> {
         if !self.tree.root_node().has_error() {
             return None;
         }
@@ -86,12 +87,13 @@ impl SourceFile {
             Diagnostic::new(
                 diag::PARSE_ERROR,
                 format!(
-                    "{} syntax error{} (first at {}:{}: {}); symbols near them may be missing (see --validate)",
+                    "{} syntax error{} (first at {}:{}: {}); symbols near them may be missing (see {})",
                     issues.len(),
                     if issues.len() == 1 { "" } else { "s" },
                     first.span.line,
                     first.span.column,
-                    first.message
+                    first.message,
+                    voice.on("validate")
                 ),
             )
             .with_path(self.path.clone()),

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use aide_checkers::{Checked, Finding, Options, RunStatus};
 use aide_core::tool::{Context, Outcome};
+use aide_core::voice::{Voice, say};
 use aide_core::{AideError, Root};
 
 use crate::output::{BaselineUsed, LintOutput};
@@ -144,6 +145,14 @@ fn earlier_output(path: &Path, shown: &str) -> Result<Vec<Finding>, AideError> {
 }
 
 fn bad_baseline(shown: &str, why: &str) -> AideError {
-    AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--baseline {shown}: not an llm-lint output ({why})"))
-        .with_hint("give a git revision, or a file saved from `llm-lint --json`")
+    const LINT: &aide_core::operation::Operation =
+        aide_core::operation::named(<crate::LlmLint as aide_core::tool::Tool>::OPERATIONS, "lint");
+    AideError::new(
+        aide_core::code::INVALID_ARGUMENTS,
+        say(|v| format!("{}: not {} {} output ({why})", v.arg_is("baseline", shown), v.pick("an", "a"), v.op(LINT))),
+    )
+    .with_hint(say(|v| match v {
+        Voice::Cli => "give a git revision, or a file saved from `llm-lint --json`".into(),
+        Voice::Mcp => format!("give a git revision, or a file holding a {} result", v.op(LINT)),
+    }))
 }

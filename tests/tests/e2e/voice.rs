@@ -108,6 +108,10 @@ fn continuations_undo_lines_and_errors_over_mcp_name_tools_and_arguments() {
     assert!(text.contains("include_definition: true adds where it is defined"), "{text}");
     let (_, text) = in_mcp_words(&mut client, "ast_search", json!({ "definitions": "", "limit": 1 }));
     assert!(!text.is_empty());
+    // A warning's message too.
+    t.write("broken/bad.rs", "pub fn broken( {\n");
+    let (_, text) = in_mcp_words(&mut client, "ast_search", json!({ "paths": ["broken"] }));
+    assert!(text.contains("(see validate: true)"), "{text}");
     let (_, text) = in_mcp_words(&mut client, "git", json!({ "command": "log", "limit": 1 }));
     assert!(text.contains("[more: raise limit]"), "{text}");
 
