@@ -281,7 +281,7 @@ fn protocol_misuse_is_a_json_rpc_error_naming_the_closest_valid_name() {
     let mut client = server(&t);
     let reply = client.request("tools/call", json!({ "name": "serch", "arguments": { "pattern": "x" } }));
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
-    assert_eq!(reply["error"]["data"]["closest"], "search");
+    assert_eq!(reply["error"]["data"]["closest"], json!(["search"]), "the 1-3 closest tools: {reply}");
     // Issue 33: arguments that do not fit are the tool's error, which the
     // model reads (mcp_face has every kind); only the rest is protocol.
     let reply = client.request("tools/call", json!({ "name": "search", "arguments": { "patern": "x" } }));
