@@ -207,9 +207,10 @@ pub enum TermAction {
     },
 }
 
-/// How long `term send` waits before it answers the screen: until the
-/// program is quiet (default 300 ms without output), a pattern shows, or
-/// the timeout (default 5 seconds), so one call is one interaction.
+// How long `term send` waits before it answers the screen: until the
+// program is quiet (default 300 ms without output), a pattern shows, or the
+// timeout (default 5 seconds), so one call is one interaction. (No doc
+// comment: flattened into `send`, it would replace the variant's.)
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SendWait {
