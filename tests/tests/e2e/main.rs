@@ -48,5 +48,5 @@ mod snapshots;
 mod terminal;
 mod transform;
 mod verify;
-mod walls;
 mod voice;
+mod walls;
