@@ -411,6 +411,10 @@ fn instructions(sandbox: aide_core::sandbox::SandboxUsed, structured: Structured
         "search, ast_search, discover and transform's tree operations also take {} (not repeated in their schemas).\n",
         super::binding::WALK_KNOBS.join(", ")
     ));
+    text.push_str(&format!(
+        "shell_*, term_* and jobs_* tools that show output or an environment also take {}.\n",
+        super::binding::REDACT_KNOBS.join(", ")
+    ));
     text.push_str("Fields with these names mean the same in every tool:");
     for term in aide_core::vocabulary::TERMS {
         text.push_str(&format!("\n- {}: {}", term.name, term.meaning));
