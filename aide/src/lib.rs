@@ -354,7 +354,7 @@ impl Tool for Aide {
             tool: Self::NAME,
             command: &["log", "show"],
             group: Group::Log,
-            description: "A past run's result by execution_id, as the tool printed it, without running it again.",
+            description: "A past run's result by execution_id, as printed.",
             effects: READS,
             output: &[],
             mcp_defaults: &[],

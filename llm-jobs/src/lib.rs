@@ -60,7 +60,7 @@ impl Tool for LlmJobs {
             tool: Self::NAME,
             command: &["spawn"],
             group: Group::Jobs,
-            description: "Starts a background job (builds, tests, servers) and returns its id at once. Then jobs_wait, jobs_status, jobs_logs.",
+            description: "Starts a background job (builds, tests, servers); answers its id at once.",
             effects: RUNS_COMMANDS,
             output: &["started_at"],
             mcp_defaults: &[],

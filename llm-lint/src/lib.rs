@@ -100,7 +100,7 @@ impl Tool for LlmLint {
         tool: Self::NAME,
         command: &[],
         group: Group::Edit,
-        description: "Runs the project's checkers (cargo, clippy, ruff, pyflakes, mypy, pyright, tsc, eslint, go vet, gofmt, shellcheck) and a syntax check: findings with spans, codes, fixes.",
+        description: "Runs the project's checkers (clippy, ruff, mypy, pyright, tsc, eslint, go vet, shellcheck, …) and a syntax check: findings with spans, codes, fixes.",
         effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
         output: &["findings"],
         mcp_defaults: &[],

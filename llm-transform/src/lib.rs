@@ -296,7 +296,7 @@ impl Tool for LlmTransform {
             tool: Self::NAME,
             command: &["recover"],
             group: Group::Edit,
-            description: "Finishes or rolls back transforms interrupted mid-commit (every transform does this first).",
+            description: "Finishes or rolls back interrupted transforms (every transform does this first).",
             effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
             output: &["recovered"],
             mcp_defaults: &[],

@@ -31,6 +31,11 @@ pub(crate) const MAX_OUTPUT_CHARS: &str = "max_output_chars";
 /// `type`: said once, in the server's instructions, not in each schema.
 pub(crate) const WALK_KNOBS: [&str; 5] = ["hidden", "no_ignore", "follow", "max_depth", "max_filesize"];
 
+/// Taken by every tool that shows a command's output or environment
+/// (shell_*, term_*, jobs_*): said once, in the server's instructions (a
+/// model asks for secrets' values only when it means to).
+pub(crate) const REDACT_KNOBS: [&str; 1] = ["no_redact"];
+
 /// The field names of the nesting, level by level.
 const NESTING: [&str; 2] = ["command", "action"];
 
@@ -304,8 +309,8 @@ impl Binding {
             }
             // A walk shows its scope as `glob` and `type`; the other
             // walking knobs are said once, in the instructions.
-            for knob in WALK_KNOBS {
-                props.remove(knob);
+            for knob in WALK_KNOBS.iter().chain(&REDACT_KNOBS) {
+                props.remove(*knob);
             }
             let branches = props
                 .get_mut("operations")

@@ -291,7 +291,8 @@ fn a_result_that_is_not_repeatable_is_never_paged() {
         assert_eq!(doc["files"].as_array().map(Vec::len), Some(60));
         let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap();
         assert!(!text.contains("page_offset"), "{text}");
-        assert!(text.contains("structured content holds the whole"), "{text}");
+        // Text never points to content a text reader cannot see: log_show returns the whole.
+        assert!(text.contains("log_show") && !text.contains("structured content"), "{text}");
         // A read-only tool's large result still pages.
         let listed = call(&client, "discover", json!({ "glob": "new/*", "max_output_chars": 1000 })).await.unwrap();
         let doc = listed.structured_content.unwrap();
@@ -414,6 +415,7 @@ fn every_vocabulary_term_a_tool_shows_is_taken() {
         let client = connect(&t, &[]).await;
         let instructions = client.peer_info().and_then(|i| i.instructions.clone()).unwrap_or_default();
         assert!(instructions.contains(&format!("also take {}", WALKING.join(", "))), "{instructions}");
+        assert!(instructions.contains("also take no_redact"), "{instructions}");
         for tool in client.list_all_tools().await.expect("tools/list") {
             let name = tool.name.to_string();
             let properties = tool.input_schema["properties"].as_object().unwrap().clone();
@@ -421,6 +423,9 @@ fn every_vocabulary_term_a_tool_shows_is_taken() {
                 aide_core::vocabulary::TERMS.iter().map(|t| t.name).filter(|t| properties.contains_key(*t)).collect();
             if ["search", "ast_search", "discover"].contains(&name.as_str()) {
                 terms.extend(WALKING);
+            }
+            if ["shell_exec", "term_read", "jobs_wait", "jobs_logs", "shell_session_show"].contains(&name.as_str()) {
+                terms.push("no_redact");
             }
             // A tool over several subcommands: the term is taken by one of them.
             let choices: Vec<Option<Value>> = match properties.get("command").and_then(|c| c["enum"].as_array()) {
