@@ -147,45 +147,62 @@ pub enum Stream {
 
 /// `llm-jobs logs` options.
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
 pub struct LogsArgs {
     /// The job's id.
     pub id: i64,
     #[arg(long, value_enum, default_value_t = Stream::Both)]
+    #[serde(default)]
     pub stream: Stream,
     /// Only the last N lines.
     #[arg(long, value_name = "N")]
+    #[serde(default)]
     pub tail: Option<usize>,
     /// Only what comes after this byte offset (a previous `next_offset`).
     #[arg(long, value_name = "BYTES")]
+    #[serde(default)]
     pub since_offset: Option<u64>,
     /// The most bytes of output in the answer (default 2000: the end of the
     /// stream, or what follows since_offset).
     #[arg(long, value_name = "BYTES")]
+    #[serde(default)]
     pub max_output_bytes: Option<usize>,
     /// Keep reading until the job ends (in text mode, printing as output arrives).
     #[arg(long)]
+    #[serde(default)]
     pub follow: bool,
     /// With --follow, stop after this many seconds.
     #[arg(long, value_name = "SECONDS")]
+    #[serde(default)]
     pub timeout: Option<f64>,
     /// Show secrets in the output instead of [REDACTED].
     #[arg(long)]
+    #[serde(default)]
     pub no_redact: bool,
 }
 
 /// `llm-jobs kill` options.
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
 pub struct KillArgs {
     #[arg(help = "The job's id")]
     pub id: i64,
     /// The signal (TERM, INT, KILL, HUP, … or a number).
     #[arg(long, default_value = "TERM")]
+    #[serde(default = "default_signal")]
     pub signal: String,
     /// Seconds before KILL.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    #[serde(default = "default_grace")]
     pub grace: f64,
+}
+
+/// `kill`'s signal when a request leaves it out (the flag's default).
+fn default_signal() -> String {
+    "TERM".into()
+}
+
+/// `kill`'s grace when a request leaves it out (the flag's default).
+fn default_grace() -> f64 {
+    5.0
 }
 
 impl Default for KillArgs {

@@ -336,12 +336,20 @@ fn required_arguments_are_marked_as_the_types_say() {
             names(&full[name]["inputSchema"]["required"]).intersection(&properties).cloned().collect();
         assert_eq!(names(&schema["required"]), whole, "{name}");
     }
-    for (tool, field) in [("search", "pattern"), ("read", "paths"), ("ide_operation", "program"), ("git", "command")] {
+    let needed = [
+        ("search", "pattern"),
+        ("read", "paths"),
+        ("ide_operation", "program"),
+        ("git", "command"),
+        ("jobs_logs", "id"),
+        ("jobs_kill", "id"),
+    ];
+    for (tool, field) in needed {
         assert!(names(&compact[tool]["inputSchema"]["required"]).contains(field), "{tool}: {field}");
     }
     runtime().block_on(async {
         let client = connect(&t, &[]).await;
-        for (tool, field) in [("search", "pattern"), ("read", "paths")] {
+        for (tool, field) in [("search", "pattern"), ("read", "paths"), ("jobs_kill", "id")] {
             let result = call(&client, tool, json!({})).await.unwrap();
             assert_eq!(refused(&result)["details"]["field"], field, "{tool}");
         }
