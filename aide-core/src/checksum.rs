@@ -48,6 +48,22 @@ pub fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// The fewest hex digits of a checksum that name it: what a compact
+/// result (`aide mcp`) shows, and what every expected checksum may be.
+pub const SHORT_HEX: usize = 12;
+
+/// Whether an expected checksum (`checksum_before`, `expected_tree_checksum`)
+/// names `actual`: the whole of it, or its first [`SHORT_HEX`] or more hex
+/// digits (any case), as git names a commit by 12. A shorter or different one does not: the caller's
+/// `checksum_mismatch`. 48 bits tell a file's versions apart; a guard
+/// detects change, it does not authenticate.
+pub fn names(expected: &str, actual: &str) -> bool {
+    expected.len() >= SHORT_HEX.min(actual.len())
+        && expected.len() <= actual.len()
+        && expected.bytes().all(|b| b.is_ascii_hexdigit())
+        && actual.as_bytes()[..expected.len()].eq_ignore_ascii_case(expected.as_bytes())
+}
+
 pub(crate) fn to_hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
@@ -77,5 +93,17 @@ mod tests {
         assert_eq!(file_sha256(&p).unwrap(), sha256_hex(&data));
         assert!(is_sha256_hex(&sha256_hex(&data)));
         assert!(!is_sha256_hex("ABC"));
+    }
+
+    #[test]
+    fn an_expected_checksum_names_the_actual_by_the_whole_or_a_prefix_of_12_digits_or_more() {
+        let actual = sha256_hex(b"abc");
+        assert!(names(&actual, &actual));
+        assert!(names(&actual[..12], &actual));
+        assert!(names(&actual[..40].to_ascii_uppercase(), &actual));
+        assert!(!names(&actual[..11], &actual), "too short to name one version");
+        assert!(!names("", &actual));
+        assert!(!names(&sha256_hex(b"abd")[..12], &actual));
+        assert!(!names(&format!("{actual}0"), &actual));
     }
 }

@@ -32,6 +32,7 @@
 //! by score descending, then path ascending, identically on every run.
 
 pub mod error;
+mod folders;
 mod rank;
 mod tree;
 
@@ -267,6 +268,8 @@ pub fn discover(root: &Root, req: &DiscoverRequest, ctx: &Context) -> Result<Out
                     ranker.rank(&f.rel, kind, &mut scratch)
                 }
             })?;
+            // Asked for folders, a folder is ranked itself.
+            let found = if want_dirs { found } else { folders::stand_for_files(found, &ranker) };
             (found, diagnostics, Mode::Query)
         }
         None => {

@@ -233,8 +233,8 @@ fn delete_link(
 ) -> Result<(), AideError> {
     let state = link_state(plan, root, at)?;
     if let (Some(expected), Some(now)) = (checksum_before, state.checksum_before())
-        && expected != now
-        && Some(expected.to_string()) != state.original.as_deref().map(aide_core::checksum::sha256_hex)
+        && !aide_core::checksum::names(expected, &now)
+        && !state.original.as_deref().is_some_and(|o| aide_core::checksum::names(expected, &aide_core::checksum::sha256_hex(o)))
     {
         return Err(TransformError::ChecksumMismatch {
             path: at.shown.clone(),
@@ -319,7 +319,7 @@ fn delete_tree(
 fn checked_tree(at: &Place, tree: &TreeScan, expected: Option<&str>) -> Result<String, AideError> {
     let current = tree.checksum();
     match expected {
-        Some(e) if e != current => {
+        Some(e) if !aide_core::checksum::names(e, &current) => {
             Err(TransformError::TreeChecksumMismatch { path: at.shown.clone(), expected: e.to_string(), current }
                 .into())
         }

@@ -263,7 +263,7 @@ impl Plan {
                 let Some(expected) = e.checksum_before.as_deref() else {
                     return Err(TransformError::EditWithoutChecksum { index: *i }.into());
                 };
-                if actual != expected {
+                if !aide_core::checksum::names(expected, &actual) {
                     return Err(mismatch(&rel, expected, Some(&bytes)));
                 }
             }
@@ -543,7 +543,7 @@ fn existing(file: &FileState) -> Result<Vec<u8>, AideError> {
 
 pub(crate) fn check_sum(rel: &str, expected: Option<&str>, bytes: &[u8]) -> Result<(), AideError> {
     match expected {
-        Some(e) if sha256_hex(bytes) != e => Err(mismatch(rel, e, Some(bytes))),
+        Some(e) if !aide_core::checksum::names(e, &sha256_hex(bytes)) => Err(mismatch(rel, e, Some(bytes))),
         _ => Ok(()),
     }
 }

@@ -283,7 +283,7 @@ fn match_edits(
     let current = aide_core::checksum::sha256_hex(bytes);
     let mut edits: Vec<(Edit, usize)> = Vec::with_capacity(records.len());
     for r in records {
-        if r.checksum != current {
+        if !aide_core::checksum::names(&r.checksum, &current) {
             return Err(TransformError::ChecksumMismatch {
                 path: rel.to_string(),
                 expected: r.checksum.clone(),

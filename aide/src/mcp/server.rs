@@ -237,6 +237,8 @@ impl AideServer {
             Ok(detail) => (detail, None),
             Err(e) => (Detail::Compact, Some(AideError::from(e))),
         };
+        // What the compact result need not repeat.
+        let asked = arguments.clone();
         let opened = self.allowed_roots(&context.peer).await;
         let roots: Vec<PathBuf> = opened.iter().map(|r| r.path().to_path_buf()).collect();
         let arguments = match page_refusal.or(detail_refusal) {
@@ -319,11 +321,12 @@ impl AideServer {
             result.map_err(|join| McpError::internal_error(format!("the call's thread failed: {join}"), None))?;
         if self.inner.options.structured == Structured::Compact && detail == Detail::Compact {
             let whole = std::mem::take(&mut shaped.structured);
-            shaped.structured = super::structured::compact_document(
-                whole,
-                &binding.full_output_schema,
-                binding.op.group == Group::Edit,
-            );
+            let asked = super::structured::Asked {
+                arguments: &asked,
+                root: roots.first().map(PathBuf::as_path),
+                undoable: binding.op.group == Group::Edit,
+            };
+            shaped.structured = super::structured::compact_document(whole, &binding.full_output_schema, &asked);
         }
         Ok(shaped)
     }

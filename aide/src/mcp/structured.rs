@@ -7,10 +7,14 @@
 //!   server's instructions say it once, `isError` says `ok`);
 //! * nothing that says nothing: a null, `false`, an empty string, list or
 //!   object is left out (absent means that);
-//! * each fact once: records located in files (a `path` and a `line`) are
-//!   grouped by file, `{"<path>": {"checksum": …, "<records>": […]}}`, the
-//!   file's checksum said once (what a guarded edit needs); a record repeats
-//!   no field of the document, nor a field it can be derived from;
+//! * each fact once: a record list is a table, its columns said once
+//!   (`columns`, [`table`]); records located in files (a `path` and a
+//!   `line`) are grouped by file, `{"<path>": {"checksum": …, "<records>":
+//!   [[…]]}}`, the file's checksum said once and shortened to the 12 hex
+//!   digits every expected checksum may be (what a guarded edit needs); a
+//!   record repeats no field of the document, nor a field it can be derived
+//!   from; a total of a list shown whole, and what the call itself said,
+//!   are not repeated;
 //! * ids, byte spans, timings and echoes of the server's settings only with
 //!   `detail: "full"`, an argument every tool takes, which gives the whole
 //!   document as `--json` prints it.
@@ -22,6 +26,7 @@
 //! (`page.rs`) cuts the whole document first; its `page` object stays.
 
 mod rules;
+mod table;
 
 use serde_json::{Map, Value, json};
 
@@ -44,10 +49,13 @@ pub(crate) fn instructions(mode: Structured) -> &'static str {
     match mode {
         Structured::Compact => {
             "A result's structured content is compact: a field that is absent is null, false or empty; \
-             records in files are grouped by path, each file's checksum once (give it as checksum_before \
-             to edit that file); an edit keeps its execution_id (for transform_undo and \
-             log_show). `detail: \"full\"`, which every tool takes, gives the whole document: ids, byte \
-             spans, timings, every record's own path and checksum, `ok` and `execution_id`.\n"
+             record lists are tables (`columns.<field>` names a row's values, a missing trailing value is \
+             absent); records in files are grouped by path, each file's checksum once, shortened to 12 \
+             hex digits (give it as checksum_before to edit that file); totals of a list shown whole, \
+             echoes of the arguments and a working_dir that is the root are left out; an edit keeps its \
+             execution_id (for transform_undo and log_show). `detail: \"full\"`, which every tool takes, \
+             gives the whole document: ids, byte spans, timings, whole checksums, every record's own \
+             path, `ok` and `execution_id`.\n"
         }
         Structured::Full => "Every result is a JSON document with `ok` and `execution_id`.\n",
         Structured::Off => "Results are text.\n",
@@ -77,27 +85,36 @@ pub(crate) fn take_detail(arguments: &mut Map<String, Value>) -> Result<Detail, 
 /// How deep a document schema is followed (schemars' are shallow).
 const MAX_DEPTH: usize = 16;
 
-/// The result's record fields whose records are located in files (a `path`
-/// and a `line`), each with its records' fields, typed: found in the tool's
-/// whole document schema (`full`, with its `$defs`), in every branch.
-fn located_fields(full: &Map<String, Value>) -> Vec<(String, Map<String, Value>)> {
+/// The result's record fields (arrays of objects), each with whether its records are located in files (a `path`
+/// and a `line`): found in the tool's whole document schema (`full`, with
+/// its `$defs`), in every branch.
+fn record_fields(full: &Map<String, Value>) -> Vec<RecordField> {
     let root = Value::Object(full.clone());
     let mut objects = Vec::new();
     if let Some(envelope) = root.get("$defs").and_then(|d| d.get("Envelope")) {
         result_objects(&root, envelope, &mut objects, 0);
     }
-    let mut found: Vec<(String, Map<String, Value>)> = Vec::new();
+    let mut found: Vec<RecordField> = Vec::new();
     for object in objects {
         for (name, field) in object.get("properties").and_then(Value::as_object).into_iter().flatten() {
             let items = not_null(&root, field).get("items").map(|i| not_null(&root, i));
             let Some(records) = items.and_then(|i| i.get("properties")).and_then(Value::as_object) else { continue };
-            if records.contains_key("path") && records.contains_key("line") && !found.iter().any(|(n, _)| n == name) {
-                let typed = records.iter().map(|(k, v)| (k.clone(), type_only(&root, v))).collect();
-                found.push((name.clone(), typed));
+            // Diagnostics stay records: few, and read one by one.
+            let kept = rules::ENVELOPE.contains(&name.as_str()) || name == "diagnostics";
+            if kept || found.iter().any(|f| &f.name == name) {
+                continue;
             }
+            let located = records.contains_key("path") && records.contains_key("line");
+            found.push(RecordField { name: name.clone(), located });
         }
     }
     found
+}
+
+/// A result field holding records.
+struct RecordField {
+    name: String,
+    located: bool,
 }
 
 /// The objects with fields a document's branches stand for.
@@ -127,79 +144,119 @@ fn not_null<'a>(root: &'a Value, node: &'a Value) -> &'a Value {
     }
 }
 
-/// A field's schema reduced to its JSON type (any value when it has several shapes).
-fn type_only(root: &Value, node: &Value) -> Value {
-    match not_null(root, node).get("type") {
-        Some(Value::String(t)) if t != "null" => json!({ "type": t }),
-        Some(Value::Array(types)) => {
-            let types: Vec<&Value> = types.iter().filter(|t| t.as_str() != Some("null")).collect();
-            match types.as_slice() {
-                [one] => json!({ "type": one }),
-                _ => json!({}),
-            }
-        }
-        _ => json!({}),
-    }
+/// What the compact form of a call's result may leave unsaid: what the
+/// call itself said.
+pub(crate) struct Asked<'a> {
+    /// The call's arguments (a result field repeating one goes).
+    pub arguments: &'a Map<String, Value>,
+    /// The root the call ran in (a `working_dir` that is it goes).
+    pub root: Option<&'a std::path::Path>,
+    /// An edit keeps its `execution_id`: it is what undoes it.
+    pub undoable: bool,
 }
 
 /// The compact document of `document` (the tool's whole document, maybe a
 /// page of it), by the rules its schema (`full`, the whole document's)
-/// applies. An edit keeps its `execution_id`: it is what undoes it.
-pub(crate) fn compact_document(document: Value, full: &Map<String, Value>, undoable: bool) -> Value {
+/// applies.
+pub(crate) fn compact_document(document: Value, full: &Map<String, Value>, asked: &Asked<'_>) -> Value {
     let Value::Object(mut top) = document else { return document };
-    let id = if undoable { top.remove("execution_id") } else { None };
+    let id = if asked.undoable { top.remove("execution_id") } else { None };
     for name in rules::ENVELOPE {
         top.remove(*name);
     }
-    let mut located: Vec<(String, Vec<Value>)> = Vec::new();
-    for (field, _) in located_fields(full) {
-        let groupable = top
-            .get(&field)
-            .and_then(Value::as_array)
-            .is_some_and(|records| records.iter().all(|r| r.get("path").and_then(Value::as_str).is_some()));
-        if groupable && let Some(Value::Array(records)) = top.remove(&field) {
-            located.push((field, records));
+    let fields = record_fields(full);
+    rules::drop_shown_totals(&mut top, fields.iter().map(|f| f.name.as_str()));
+    rules::drop_echoes(&mut top, asked.arguments, asked.root);
+    // Each record field's name, whether it is grouped by file, and its records.
+    let mut lists: Vec<(String, bool, Records)> = Vec::new();
+    for field in &fields {
+        let Some(Value::Array(records)) = top.get(&field.name) else { continue };
+        if records.is_empty() || !records.iter().all(Value::is_object) {
+            continue;
+        }
+        let located = field.located && records.iter().all(|r| r.get("path").and_then(Value::as_str).is_some());
+        // A table of one record says its fields all the same.
+        if !located && records.len() < 2 {
+            continue;
+        }
+        if let Some(Value::Array(records)) = top.remove(&field.name) {
+            let records = records.into_iter().filter_map(|r| if let Value::Object(o) = r { Some(o) } else { None });
+            lists.push((field.name.clone(), located, records.collect()));
         }
     }
     rules::compact_object(&mut top, None);
     if let Some(id) = id {
         top.insert("execution_id".into(), id);
     }
-    for (field, records) in located {
-        let grouped = group_by_file(&field, records, &top);
-        if !grouped.is_empty() {
-            top.insert(field, Value::Object(grouped));
-        }
+    let mut columns = Map::new();
+    let mut tables = Vec::new();
+    for (field, located, records) in lists {
+        let tabled = if located {
+            let mut files = group_by_file(records, &top);
+            let names = table::columns(files.iter().flat_map(|(_, _, records)| records.iter()));
+            let mut grouped = Map::new();
+            for (path, checksum, records) in files.drain(..) {
+                let mut group = Map::new();
+                if let Some(checksum) = checksum {
+                    group.insert("checksum".into(), checksum);
+                }
+                group.insert(field.clone(), Value::Array(table::rows(records, &names)));
+                grouped.insert(path, Value::Object(group));
+            }
+            columns.insert(field.clone(), names.into());
+            Value::Object(grouped)
+        } else {
+            let records: Vec<Map<String, Value>> = records
+                .into_iter()
+                .map(|mut r| {
+                    rules::compact_object(&mut r, Some(&top));
+                    r
+                })
+                .collect();
+            let names = table::columns(&records);
+            let rows = table::rows(records, &names);
+            columns.insert(field.clone(), names.into());
+            Value::Array(rows)
+        };
+        tables.push((field, tabled));
     }
+    if !columns.is_empty() {
+        top.insert(table::COLUMNS.into(), Value::Object(columns));
+    }
+    top.extend(tables);
     Value::Object(top)
 }
 
+/// A list of records, each an object.
+type Records = Vec<Map<String, Value>>;
+
+/// One file's records: its path, its checksum (once, when they agree) and its records.
+type FileRecords = (String, Option<Value>, Vec<Map<String, Value>>);
+
 /// Records grouped by their `path`, in the order the files first appear;
-/// each file's `checksum` said once when its records agree on it.
-fn group_by_file(field: &str, records: Vec<Value>, top: &Map<String, Value>) -> Map<String, Value> {
-    let mut files: Map<String, Value> = Map::new();
-    for record in records {
-        let Value::Object(mut record) = record else { continue };
+/// each file's `checksum` said once (shortened) when its records agree on it.
+fn group_by_file(records: Vec<Map<String, Value>>, top: &Map<String, Value>) -> Vec<FileRecords> {
+    let mut files: Vec<FileRecords> = Vec::new();
+    for mut record in records {
         let Some(Value::String(path)) = record.remove("path") else { continue };
-        let checksum = record.remove("checksum");
+        let checksum = record.remove("checksum").map(rules::short_checksum);
         rules::compact_object(&mut record, Some(top));
-        let entry = files.entry(path).or_insert_with(|| {
-            let mut group = Map::new();
-            if let Some(c) = &checksum {
-                group.insert("checksum".into(), c.clone());
+        let at = match files.iter().position(|(p, _, _)| *p == path) {
+            Some(at) => at,
+            None => {
+                files.push((path, checksum.clone(), Vec::new()));
+                files.len() - 1
             }
-            group.insert(field.into(), Value::Array(Vec::new()));
-            Value::Object(group)
-        });
-        let Value::Object(group) = entry else { continue };
+        };
+        let (_, file_checksum, list) = &mut files[at];
         // A record whose checksum is not its file's (the file changed
         // between two reads) keeps its own.
-        if checksum.is_some() && group.get("checksum") != checksum.as_ref() {
-            record.insert("checksum".into(), checksum.unwrap_or(Value::Null));
+        if let Some(checksum) = checksum
+            && file_checksum.as_ref() != Some(&checksum)
+        {
+            record.insert("checksum".into(), checksum);
         }
-        if let Some(Value::Array(list)) = group.get_mut(field) {
-            list.push(Value::Object(record));
-        }
+        list.push(record);
     }
     files
 }
@@ -210,34 +267,37 @@ fn group_by_file(field: &str, records: Vec<Value>, top: &Map<String, Value>) -> 
 /// (`detail: "full"`) fits too.
 pub(crate) fn compact_schema(schema: &Map<String, Value>, full: &Map<String, Value>) -> Map<String, Value> {
     let mut out = schema.clone();
-    let located = located_fields(full);
+    let fields = record_fields(full);
     let Some(Value::Object(properties)) = out.get_mut("properties") else { return out };
+    let mut tabled = Vec::new();
     for (name, field) in properties.iter_mut() {
-        let Some((_, records)) = located.iter().find(|(n, _)| n == name) else { continue };
-        let mut kept: Map<String, Value> = records
-            .iter()
-            .filter(|(field, schema)| {
-                let kind = schema.get("type").and_then(Value::as_str);
-                field.as_str() != "path" && !rules::is_detail(field, kind)
-            })
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        kept.entry("checksum").or_insert(json!({ "type": "string" }));
-        let file = json!({
-            "type": "object",
-            "properties": {
-                "checksum": { "type": "string" },
-                name.as_str(): { "type": "array", "items": { "type": "object", "properties": kept } }
-            },
-            "additionalProperties": false
-        });
+        let Some(records) = fields.iter().find(|f| &f.name == name) else { continue };
+        tabled.push(name.clone());
+        let rows = json!({ "type": "array", "items": { "type": "array" },
+                           "description": format!("Rows: each a record's values in the order of columns.{name}.") });
         let whole = field.clone();
-        *field = json!({
-            "anyOf": [
+        *field = if records.located {
+            let file = json!({
+                "type": "object",
+                "properties": { "checksum": { "type": "string" }, name.as_str(): rows },
+                "additionalProperties": false
+            });
+            json!({ "anyOf": [
                 { "type": "object", "description": "By file: path → its checksum and records.", "additionalProperties": file },
                 whole
-            ]
-        });
+            ] })
+        } else {
+            json!({ "anyOf": [rows, whole] })
+        };
+    }
+    if !tabled.is_empty() {
+        let names: Map<String, Value> =
+            tabled.iter().map(|n| (n.clone(), json!({ "type": "array", "items": { "type": "string" } }))).collect();
+        properties.insert(
+            table::COLUMNS.into(),
+            json!({ "type": "object", "description": "Each table's columns: the fields of its records.",
+                    "properties": names, "additionalProperties": false }),
+        );
     }
     // A failed call's `error` and a paged result's `page` (the server's
     // instructions say their fields).
@@ -292,14 +352,21 @@ mod tests {
             ],
             "total_matches": 3, "truncated": false, "diagnostics": [], "stats": { "elapsed_ms": 1.0 }
         });
-        let got = compact_document(doc, &full_schema(), false);
+        let arguments = json!({ "pattern": "x" }).as_object().cloned().unwrap();
+        let got = compact_document(doc, &full_schema(), &Asked { arguments: &arguments, root: None, undoable: false });
+        // All three matches are shown: their totals go; each row is in the columns' order.
+        let columns = got["columns"]["matches"].as_array().cloned().unwrap();
+        let row = |line: u64, text: &str| -> Value {
+            columns.iter().map(|c| if c == "line" { json!(line) } else { json!(text) }).collect()
+        };
+        assert_eq!(columns.len(), 2, "{got}");
         assert_eq!(
             got,
             json!({
-                "total_matches": 3,
+                "columns": { "matches": columns },
                 "matches": {
-                    "a.py": { "checksum": "c1", "matches": [{ "line": 1, "line_text": "x" }, { "line": 2, "line_text": "z" }] },
-                    "b.py": { "checksum": "c2", "matches": [{ "line": 4, "line_text": "y" }] }
+                    "a.py": { "checksum": "c1", "matches": [row(1, "x"), row(2, "z")] },
+                    "b.py": { "checksum": "c2", "matches": [row(4, "y")] }
                 }
             })
         );
@@ -308,12 +375,26 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_list_keeps_its_totals_and_checksums_are_shortened() {
+        let long = "ee78e6ce4149beb3d242e76c80e36c810cda1ab1a9a5e04835ebca8167ac70f9";
+        let doc = json!({
+            "matches": [{ "match_id": "1", "path": "a.py", "checksum": long, "line": 1, "line_text": "x" }],
+            "total_matches": 3, "truncated": true, "totals_exact": true
+        });
+        let arguments = Map::new();
+        let got = compact_document(doc, &full_schema(), &Asked { arguments: &arguments, root: None, undoable: false });
+        assert_eq!(got["total_matches"], 3);
+        assert_eq!(got["totals_exact"], true);
+        assert_eq!(got["matches"]["a.py"]["checksum"], &long[..12]);
+    }
+
+    #[test]
     fn the_compact_schema_types_the_groups_and_still_takes_the_whole_records() {
         let schema = compact_schema(&search_schema(), &full_schema());
         let matches = &schema["properties"]["matches"]["anyOf"];
-        let record = &matches[0]["additionalProperties"]["properties"]["matches"]["items"]["properties"];
-        assert!(record.get("match_id").is_none() && record.get("path").is_none(), "{record}");
-        assert!(record.get("line_text").is_some(), "{record}");
+        let rows = &matches[0]["additionalProperties"]["properties"]["matches"];
+        assert_eq!(rows["items"], json!({ "type": "array" }), "{rows}");
+        assert_eq!(schema["properties"]["columns"]["properties"]["matches"]["type"], "array");
         assert_eq!(matches[1], search_schema()["properties"]["matches"]);
     }
 

@@ -75,16 +75,30 @@ fn compact_results_are_grouped_by_file_with_no_envelope_ids_spans_or_empty_field
     for (path, file) in files {
         let checksum =
             cli["matches"].as_array().unwrap().iter().find(|m| m["path"] == *path).unwrap()["checksum"].clone();
-        assert_eq!(file["checksum"], checksum, "each file's checksum once: {file:#}");
-        for record in file["matches"].as_array().unwrap() {
-            assert!(record.get("path").is_none() && record.get("checksum").is_none(), "{record}");
-            assert!(record["line"].is_u64() && record["line_text"].is_string(), "{record}");
+        let short = &checksum.as_str().unwrap()[..12];
+        assert_eq!(file["checksum"], short, "each file's checksum once, its first 12 hex digits: {file:#}");
+        for row in file["matches"].as_array().unwrap() {
+            // A row of the table's columns: no path, checksum, id or span.
+            let record: std::collections::BTreeMap<&str, &Value> = found["columns"]["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap())
+                .zip(row.as_array().unwrap())
+                .collect();
+            assert!(!record.contains_key("path") && !record.contains_key("checksum"), "{found:#}");
+            assert!(!record.contains_key("match_id") && !record.contains_key("byte_start"), "{found:#}");
+            assert!(record["line"].is_u64() && record["line_text"].is_string(), "{found:#}");
         }
     }
-    assert_eq!(found["total_matches"], cli["total_matches"]);
+    // Every match is shown: the total is the rows'.
+    assert!(found.get("total_matches").is_none(), "{found:#}");
+    let rows: usize = files.values().map(|f| f["matches"].as_array().unwrap().len()).sum();
+    assert_eq!(json!(rows), cli["total_matches"]);
     let outline = call(&mut client, &v, "ast_search", json!({ "paths": "src/app.py" }));
     let symbols = outline["symbols"]["src/app.py"]["symbols"].as_array().unwrap();
-    let names: Vec<&str> = symbols.iter().map(|s| s["name_path"].as_str().unwrap()).collect();
+    let at = outline["columns"]["symbols"].as_array().unwrap().iter().position(|c| c == "name_path").unwrap();
+    let names: Vec<&str> = symbols.iter().map(|s| s[at].as_str().unwrap()).collect();
     assert_eq!(names, ["url_for", "App", "App/url_for"], "{outline:#}");
     let refs = call(&mut client, &v, "ast_search", json!({ "references": "url_for" }));
     assert!(refs["references"]["src/views.py"]["references"].is_array(), "{refs:#}");
@@ -163,13 +177,21 @@ fn a_guarded_edit_from_a_compact_search_results_checksum_succeeds() {
     let v = validators(&mut client);
     let found = call(&mut client, &v, "search", json!({ "pattern": "def index" }));
     let file = &found["matches"]["src/views.py"];
-    let line = file["matches"][0]["line"].as_u64().unwrap();
+    let at = found["columns"]["matches"].as_array().unwrap().iter().position(|c| c == "line").unwrap();
+    let line = file["matches"][0][at].as_u64().unwrap();
     let edit = |checksum: &Value| {
         json!({ "operations": [{ "op": "insert_lines", "path": "src/views.py", "at_line": line,
                                   "text": "# the index\n", "checksum_before": checksum }] })
     };
     let stale = client.call("transform", edit(&json!("0".repeat(64))));
     assert_eq!(stale["structuredContent"]["error"]["code"], "checksum_mismatch", "{stale:#}");
+    // A short checksum is its first 12 hex digits: another prefix, or fewer digits, is refused the same way.
+    let short = file["checksum"].as_str().unwrap();
+    assert_eq!(short.len(), 12, "{found:#}");
+    for wrong in ["0".repeat(12), short[..11].to_string()] {
+        let refused = client.call("transform", edit(&json!(wrong)));
+        assert_eq!(refused["structuredContent"]["error"]["code"], "checksum_mismatch", "{refused:#}");
+    }
     let done = call(&mut client, &v, "transform", edit(&file["checksum"]));
     assert_eq!(
         std::fs::read_to_string(t.root().join("src/views.py")).unwrap(),

@@ -36,9 +36,14 @@ pub(super) const DETAIL: &[(&str, Option<&str>)] = &[
     ("score", None),
     ("reason_text", None),
     ("matched", Some("array")),
-    // A commit's parents (git show gives them).
+    // A commit's parents (git show gives them) and e-mail addresses (the
+    // name says who).
     ("parents", None),
-    // The end of a match on its line: `match` without it.
+    ("author_email", None),
+    ("committer_email", None),
+    // Where on its line a record starts, and ends: line edits take lines,
+    // and the line's text shows where (two matches on one line are two rows).
+    ("column", None),
     ("end_column", None),
 ];
 
@@ -57,8 +62,39 @@ const ZERO_IS_NOTHING: &[&str] = &["redactions"];
 const LENGTH_OF: &[(&str, &str)] = &[("stdout_bytes", "stdout"), ("stderr_bytes", "stderr")];
 
 /// Object ids written in full that a prefix names as well (git takes a
-/// commit by its first 12 hex digits, as the text form shows it).
-const ABBREVIATED: &[(&str, usize)] = &[("commit", 12)];
+/// commit by its first 12 hex digits, as the text form shows it; every
+/// expected checksum may be the first 12 hex digits of a file's).
+const ABBREVIATED: &[(&str, usize)] = &[
+    ("commit", 12),
+    ("checksum", aide_core::checksum::SHORT_HEX),
+    ("checksum_before", aide_core::checksum::SHORT_HEX),
+    ("checksum_after", aide_core::checksum::SHORT_HEX),
+    ("tree_checksum", aide_core::checksum::SHORT_HEX),
+];
+
+/// A commit's time said as its date (`git log --format=%as`); the time of
+/// day with `detail: "full"`.
+const COMMIT_DATE: &str = "time";
+
+/// Counts of the document's records, left out when nothing was cut (the
+/// records are all there to count): what each counts.
+const TOTALS: &[(&str, Counted)] = &[
+    ("total", Counted::Records),
+    ("total_matches", Counted::Records),
+    ("files_with_matches", Counted::Files),
+    ("total_lines", Counted::Lines),
+];
+
+/// What a total counts.
+#[derive(Clone, Copy)]
+enum Counted {
+    Records,
+    Files,
+    Lines,
+}
+
+/// Top-level fields the request says (the arguments choose the mode).
+const ECHOED: &[&str] = &["mode"];
 
 /// Whether `name` is a detail field for a value of schema type `kind`
 /// (`None`: any).
@@ -148,6 +184,81 @@ pub(super) fn compact_object(object: &mut Map<String, Value>, context: Option<&M
             id.truncate(*len);
         }
     }
+    // A commit's date: `2024-11-13T12:00:00Z` says `2024-11-13`.
+    if object.contains_key("commit")
+        && let Some(Value::String(time)) = object.get_mut(COMMIT_DATE)
+        && time.len() > 10
+        && time.as_bytes().get(10) == Some(&b'T')
+    {
+        time.truncate(10);
+    }
+}
+
+/// A checksum shortened to the digits every expected checksum may be.
+pub(super) fn short_checksum(value: Value) -> Value {
+    match value {
+        Value::String(mut hex) if hex.len() > aide_core::checksum::SHORT_HEX => {
+            hex.truncate(aide_core::checksum::SHORT_HEX);
+            Value::String(hex)
+        }
+        other => other,
+    }
+}
+
+/// Leaves out the totals that count what the document shows in full: the
+/// records of its one record field (`fields`: the tool's), their files or
+/// their lines, when nothing was cut; and `totals_exact`, then true.
+pub(super) fn drop_shown_totals<'a>(top: &mut Map<String, Value>, fields: impl Iterator<Item = &'a str>) {
+    let cut = top.get("truncated") == Some(&Value::Bool(true)) || top.get("next_offset").is_some_and(|v| !v.is_null());
+    let present: Vec<&Vec<Value>> =
+        fields.filter_map(|f| top.get(f).and_then(Value::as_array)).filter(|r| !r.is_empty()).collect();
+    let [records] = present.as_slice() else { return };
+    if cut {
+        return;
+    }
+    let mut files: Vec<&Value> = Vec::new();
+    let mut lines: Vec<(&Value, &Value)> = Vec::new();
+    for r in records.iter() {
+        let (path, line) = (&r["path"], &r["line"]);
+        if !files.contains(&path) {
+            files.push(path);
+        }
+        if !lines.contains(&(path, line)) {
+            lines.push((path, line));
+        }
+    }
+    let counts: Vec<(&str, u64)> = TOTALS
+        .iter()
+        .map(|(name, counted)| {
+            let n = match counted {
+                Counted::Records => records.len(),
+                Counted::Files => files.len(),
+                Counted::Lines => lines.len(),
+            };
+            (*name, n as u64)
+        })
+        .collect();
+    let exact = top.get("totals_exact").is_none_or(|v| v == &Value::Bool(true));
+    if exact {
+        top.remove("totals_exact");
+    }
+    top.retain(|name, value| !(exact && counts.iter().any(|(n, c)| n == name && value.as_u64() == Some(*c))));
+}
+
+/// Leaves out of the document's top level what the call said: a field
+/// that repeats the argument of its name, the mode the arguments chose,
+/// and a `working_dir` that is the root.
+pub(super) fn drop_echoes(
+    top: &mut Map<String, Value>,
+    arguments: &Map<String, Value>,
+    root: Option<&std::path::Path>,
+) {
+    let root = root.and_then(|r| r.to_str());
+    top.retain(|name, value| {
+        let echoed = arguments.get(name).is_some_and(|a| a == value && !a.is_array() && !a.is_object());
+        let at_root = name == "working_dir" && root.is_some() && value.as_str() == root;
+        !(echoed || at_root || ECHOED.contains(&name.as_str()))
+    });
 }
 
 /// [`compact_object`] on every object within `value`.
@@ -180,7 +291,7 @@ mod tests {
             "name": "abc", "truncated": false
         });
         let got = compacted(record, json!({ "name": "abc" }));
-        assert_eq!(got, json!({ "line": 3, "column": 2, "line_text": "xabcx" }));
+        assert_eq!(got, json!({ "line": 3, "line_text": "xabcx" }));
     }
 
     #[test]
