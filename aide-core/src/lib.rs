@@ -76,8 +76,8 @@ pub mod time;
 pub mod tool;
 pub mod tree;
 pub mod vocabulary;
-pub mod walk;
 pub mod voice;
+pub mod walk;
 
 pub use envelope::{Diagnostic, Format};
 pub use error::{AideError, ErrorCode, ExitStatus, code};

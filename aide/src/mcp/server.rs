@@ -289,6 +289,7 @@ impl AideServer {
             origin: Some(format!("mcp:{}", context.id)),
             confine: Some(opened),
             notes: Vec::new(),
+            voice: aide_core::voice::Voice::Mcp,
         };
         let bound = Arc::clone(binding);
         let stop = call.cancel.clone();
@@ -303,7 +304,6 @@ impl AideServer {
                     (task.await, true)
                 }
             },
-            voice: aide_core::voice::Voice::Mcp,
             None => (task.await, false),
         };
         let result = match (result, limit) {
