@@ -123,15 +123,14 @@ impl CommandArgs {
 pub const MAX_COMMAND_BYTES: usize = 1 << 20;
 
 fn no_command() -> AideError {
-    AideError::new(code::INVALID_ARGUMENTS, "no command given")
-        .with_hint(crate::voice::say(|v| match v {
-            crate::voice::Voice::Cli => {
-                "after --, give one shell line ('make && make test') or a program and its arguments".into()
-            }
-            crate::voice::Voice::Mcp => {
-                "give command, one shell line ('make && make test'), or argv, a program and its arguments".into()
-            }
-        }))
+    AideError::new(code::INVALID_ARGUMENTS, "no command given").with_hint(crate::voice::say(|v| match v {
+        crate::voice::Voice::Cli => {
+            "after --, give one shell line ('make && make test') or a program and its arguments".into()
+        }
+        crate::voice::Voice::Mcp => {
+            "give command, one shell line ('make && make test'), or argv, a program and its arguments".into()
+        }
+    }))
 }
 
 /// The words as one bash line that runs exactly that argv.

@@ -265,9 +265,15 @@ mod tests {
         // Listed for a reader of the text alone: the others, then how many more.
         assert_eq!(
             diagnostic_lines_listed(&all, 1),
-            ["warning[binary_file]: 3 files, first a.dat: binary file (others: b.dat, … and 1 more)", "warning[walk_error]: loop",]
+            [
+                "warning[binary_file]: 3 files, first a.dat: binary file (others: b.dat, … and 1 more)",
+                "warning[walk_error]: loop",
+            ]
         );
-        assert_eq!(diagnostic_lines_listed(&all, 5)[0], "warning[binary_file]: 3 files, first a.dat: binary file (others: b.dat, c.dat)");
+        assert_eq!(
+            diagnostic_lines_listed(&all, 5)[0],
+            "warning[binary_file]: 3 files, first a.dat: binary file (others: b.dat, c.dat)"
+        );
     }
 
     #[derive(Serialize)]

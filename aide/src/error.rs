@@ -30,17 +30,17 @@ pub enum AideToolError {
 impl From<AideToolError> for AideError {
     fn from(e: AideToolError) -> AideError {
         match e {
-            AideToolError::ResultCapped { .. } => AideError::new(code::RESULT_CAPPED, e.to_string())
-                .with_hint(say(|v| {
+            AideToolError::ResultCapped { .. } => {
+                AideError::new(code::RESULT_CAPPED, e.to_string()).with_hint(say(|v| {
                     format!(
                         "re-run the tool with a narrower request or {}, or raise AIDE_LOG_MAX_RESULT_BYTES",
                         v.arg("limit")
                     )
-                })),
-            AideToolError::Unfinished { .. } => AideError::new(code::NOT_FOUND, e.to_string())
-                .with_hint(say(|v| {
-                    format!("`{}` shows its command line; look again once it ends, or run it again", v.op(LOG_LIST))
-                })),
+                }))
+            }
+            AideToolError::Unfinished { .. } => AideError::new(code::NOT_FOUND, e.to_string()).with_hint(say(|v| {
+                format!("`{}` shows its command line; look again once it ends, or run it again", v.op(LOG_LIST))
+            })),
             AideToolError::DefinitionsWithoutFormat => AideError::new(code::INVALID_ARGUMENTS, e.to_string())
                 .with_hint("add --format mcp, openai or anthropic"),
             AideToolError::PagingArgument { field, min, .. } => AideError::new(code::INVALID_REQUEST, e.to_string())

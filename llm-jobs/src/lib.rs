@@ -42,9 +42,9 @@ use aide_core::operation::{Effects, Group, Operation, READS, REMOVES, RUNS_COMMA
 use aide_core::tool::{Context, Outcome, Tool};
 
 pub use commands::{execute, refresh, session_jobs, spawn, supervisor_exe};
-pub use tail::DEFAULT_MAX_OUTPUT_BYTES;
 pub use request::*;
 pub use store::{JobRow, JobStore, database_path};
+pub use tail::DEFAULT_MAX_OUTPUT_BYTES;
 pub use view::*;
 
 /// The `llm-jobs` tool.

@@ -234,7 +234,10 @@ fn delete_link(
     let state = link_state(plan, root, at)?;
     if let (Some(expected), Some(now)) = (checksum_before, state.checksum_before())
         && !aide_core::checksum::names(expected, &now)
-        && !state.original.as_deref().is_some_and(|o| aide_core::checksum::names(expected, &aide_core::checksum::sha256_hex(o)))
+        && !state
+            .original
+            .as_deref()
+            .is_some_and(|o| aide_core::checksum::names(expected, &aide_core::checksum::sha256_hex(o)))
     {
         return Err(TransformError::ChecksumMismatch {
             path: at.shown.clone(),

@@ -59,12 +59,14 @@ pub fn span_edit(index: usize, op: &Operation, rel: &str, bytes: &[u8]) -> Resul
     let eol = Eol::of(bytes);
     let guard = |given: &Option<String>| -> Result<(), AideError> {
         match given {
-            Some(expected) if !aide_core::checksum::names(expected, &checksum) => Err(TransformError::ChecksumMismatch {
-                path: rel.to_string(),
-                expected: expected.clone(),
-                current: Some(checksum.clone()),
+            Some(expected) if !aide_core::checksum::names(expected, &checksum) => {
+                Err(TransformError::ChecksumMismatch {
+                    path: rel.to_string(),
+                    expected: expected.clone(),
+                    current: Some(checksum.clone()),
+                }
+                .into())
             }
-            .into()),
             _ => Ok(()),
         }
     };

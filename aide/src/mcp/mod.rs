@@ -66,8 +66,7 @@ pub fn tool_definitions(
 ) -> Result<Vec<serde_json::Value>, aide_core::AideError> {
     use crate::DefinitionFormat;
     use serde_json::json;
-    let tools =
-        server::catalogue_tools(groups, full, Structured::default()).map_err(aide_core::AideError::internal)?.1;
+    let tools = server::catalogue_tools(groups, full, Structured::default()).map_err(aide_core::AideError::internal)?.1;
     tools
         .into_iter()
         .map(|tool| {

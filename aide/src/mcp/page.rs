@@ -198,5 +198,7 @@ fn cut_text(mut text: String, budget: usize, execution_id: &str) -> String {
 
 /// What a cut text left out and where the whole result is: the run's log record.
 fn whole_text_hint(shown: usize, total: usize, execution_id: &str) -> String {
-    format!("text cut at {shown} of {total} characters; log_show {{\"id\":\"{execution_id}\"}} returns the whole result")
+    format!(
+        "text cut at {shown} of {total} characters; log_show {{\"id\":\"{execution_id}\"}} returns the whole result"
+    )
 }

@@ -96,8 +96,7 @@ pub(super) fn bench() -> Result<()> {
     let tree = flask()?;
     let home = fresh_home("mcp-bytes")?;
     // The default mode, said (the test client starts `--structured full` otherwise).
-    let mut client =
-        McpClient::start_binary(&aide, &tree, &home, &["--structured", "compact"]).handshake(json!({}));
+    let mut client = McpClient::start_binary(&aide, &tree, &home, &["--structured", "compact"]).handshake(json!({}));
     let mut rows = Vec::new();
     for call in calls() {
         let classic = classic_bytes(call.classic, &tree)?;
@@ -200,7 +199,8 @@ fn definitions(aide: &Path, tree: &Path, home: &Path) -> Result<String> {
     );
     let groups: Vec<&str> = aide_core::operation::Group::value_variants().iter().map(|g| g.name()).collect();
     for group in groups.iter().copied().chain(["all"]) {
-        let mut client = McpClient::start_binary(aide, tree, home, &["--structured", "compact", "--tools", group]).handshake(json!({}));
+        let mut client = McpClient::start_binary(aide, tree, home, &["--structured", "compact", "--tools", group])
+            .handshake(json!({}));
         let listed = client.request("tools/list", json!({}));
         let tools = listed["result"]["tools"].as_array().cloned().ok_or_else(|| format!("tools/list: {listed}"))?;
         let loaded: Vec<Value> = tools
