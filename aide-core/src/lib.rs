@@ -11,6 +11,7 @@
 //!   exit status: 0 success, 1 nothing found, 2 invalid input, 3 conflict or
 //!   failed precondition, 4 runtime failure, 130 cancelled.
 //! * [`command`] — what a tool runs: a shell line or a literal argv, quoted for bash.
+//! * [`quote`] — words quoted for bash, byte for byte.
 //! * [`cli`] — the harness: a [`tool::Tool`] gets flags or a JSON `--request`,
 //!   `--schema`, panics turned into errors, and the execution log, for free.
 //! * [`span`] — byte offsets ⇄ 1-based line and Unicode-scalar column, exact for
@@ -63,6 +64,7 @@ pub mod ordering;
 pub mod peer;
 pub mod process;
 pub mod progress;
+pub mod quote;
 pub mod redact;
 pub mod request;
 pub mod root;

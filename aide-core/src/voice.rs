@@ -131,11 +131,11 @@ impl<'a> Given<'a> {
 
     fn cli(&self) -> String {
         let words = |v: &Value| match v {
-            Value::String(s) => crate::command::quote_word(s.as_bytes()),
+            Value::String(s) => crate::quote::quote_word(s.as_bytes()),
             Value::Array(items) => items
                 .iter()
                 .map(|i| match i {
-                    Value::String(s) => crate::command::quote_word(s.as_bytes()),
+                    Value::String(s) => crate::quote::quote_word(s.as_bytes()),
                     other => other.to_string(),
                 })
                 .collect::<Vec<_>>()

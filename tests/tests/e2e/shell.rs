@@ -794,7 +794,7 @@ fn the_exec_default_timeout_is_documented_and_a_project_cannot_lengthen_it() {
     let (help, _) = t.cmd("llm-shell").args(["exec", "--help"]).expect_exit(0);
     assert!(help.contains(&format!("(default {default})")) && help.contains("exec_timeout"), "{help}");
     let (schema, _) = t.cmd("llm-shell").arg("--schema").expect_exit(0);
-    assert!(schema.contains(&format!("Seconds before the command is ended (default {default})")), "{schema}");
+    assert!(schema.contains(&format!("Seconds before it is ended (default {default})")), "{schema}");
 
     t.write("aide.toml", "exec_timeout = 600\n");
     assert_eq!(exec_args(&t, &["--", "true"])["timeout_ms"], (default * 1000.0) as u64, "not lengthened");
