@@ -71,6 +71,10 @@ pub mod diag {
     pub const HOOK_FAILED: &str = "hook_failed";
     /// A git hook the operation would trigger in git (reference-transaction, post-index-change) was not run.
     pub const HOOK_NOT_RUN: &str = "hook_not_run";
+    /// A name was read as the one symbol whose name path it is exactly;
+    /// other symbols share its name (their name paths listed): ask for one
+    /// of them by its name path.
+    pub const OTHERS_NAMED: &str = "others_named";
 }
 
 /// A warning attached to a result: the run succeeded, but something was

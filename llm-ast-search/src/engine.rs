@@ -223,6 +223,9 @@ impl Engine<'_> {
         let mut diagnostics = diagnostics;
         let (sites, matching) = match resolve::Resolver::choose(query, &facts) {
             Ok(resolver) => {
+                if !resolver.others().is_empty() {
+                    diagnostics.push(others_named(&query.name, resolver.others()));
+                }
                 let definition = match resolver.target() {
                     resolve::Target::Symbol { defs, .. } => {
                         defs.iter().find_map(|d| d.name_span.map(|(start, _)| (d.path.to_string(), start)))
@@ -586,4 +589,19 @@ impl Engine<'_> {
             }
         }
     }
+}
+
+/// The warning that `name` was read as the symbol whose name path it is
+/// exactly, and which others share it: their uses are not in the answer.
+fn others_named(name: &str, others: &[String]) -> aide_core::Diagnostic {
+    let listed = others.iter().take(5).map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", ");
+    let more = others.len().saturating_sub(5);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    aide_core::Diagnostic::new(
+        aide_core::envelope::diag::OTHERS_NAMED,
+        format!(
+            "`{name}` is read as the symbol of exactly that name path; also named so: {listed}{more}, whose uses are \
+             not here (ask for one by its name path)"
+        ),
+    )
 }

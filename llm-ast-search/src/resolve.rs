@@ -362,6 +362,8 @@ pub struct Resolver {
     defined_in: Vec<String>,
     /// What the files' member functions return, for typing receivers.
     returns: ReturnTypes,
+    /// Other symbols of the name, passed over for the exact name path.
+    others: Vec<String>,
 }
 
 impl Resolver {
@@ -398,8 +400,13 @@ impl Resolver {
         }
         // The name path exactly as the outline prints it wins over looser
         // matches: `PrintDefaults` is the function, not `(*FlagSet)/PrintDefaults`.
+        let mut others = Vec::new();
         if defs.len() > 1 && defs.iter().any(|(s, _)| *s.name_path == *query.name) {
-            defs.retain(|(s, _)| *s.name_path == *query.name);
+            let (exact, passed): (Vec<_>, Vec<_>) = defs.into_iter().partition(|(s, _)| *s.name_path == *query.name);
+            others = passed.into_iter().map(|(s, _)| s.name_path.to_string()).collect();
+            others.sort();
+            others.dedup();
+            defs = exact;
         }
         // A C/C++ prototype and its definition are one symbol.
         let c_family = |s: &Symbol| {
@@ -426,7 +433,14 @@ impl Resolver {
         }
         let owner = defs[0].1.clone();
         let target = Target::Symbol { defs: defs.into_iter().map(|(s, _)| s).collect(), owner };
-        Ok(Resolver::new(target, named, returns))
+        Ok(Resolver { others, ..Resolver::new(target, named, returns) })
+    }
+
+    /// The name paths of the other symbols the query's name also names,
+    /// passed over because it is exactly this one's name path (a caller
+    /// must hear of them: their uses are not among this one's).
+    pub fn others(&self) -> &[String] {
+        &self.others
     }
 
     fn new(target: Target, named: Vec<(Symbol, Option<String>)>, returns: ReturnTypes) -> Resolver {
@@ -437,7 +451,7 @@ impl Resolver {
             }
         };
         defined_in.dedup();
-        Resolver { target, named, unique, defined_in, returns }
+        Resolver { target, named, unique, defined_in, returns, others: Vec::new() }
     }
 
     pub fn target(&self) -> &Target {

@@ -327,3 +327,40 @@ fn pyright_names_the_same_callers_as_the_syntax_engine() {
     assert_eq!((&v["engine"], &v["diagnostics"][0]["code"]), (&json!("syntax"), &json!("lsp_failed")), "{v}");
     assert!(v["diagnostics"][0]["message"].as_str().unwrap().contains("no call hierarchy"), "{v}");
 }
+
+/// A name that is one symbol's exact name path and another's last name
+/// (flask's `url_for` function and `Flask.url_for` method) is read as the
+/// first: the answer says so and names the other, whose calls it leaves
+/// out, on the command line and over MCP (never a silent "nothing found").
+#[test]
+fn a_name_shared_by_a_function_and_a_method_names_the_one_passed_over() {
+    let t = TestDir::new();
+    t.write(
+        "m.py",
+        "def url_for(x):\n    return x\n\n\nclass Flask:\n    def url_for(self, x):\n        return x\n\n    def go(self):\n        return self.url_for(1)\n\n\ndef use(app):\n    app.url_for(3)\n",
+    );
+    let others = |v: &Value| -> Vec<String> {
+        let diagnostics = v["diagnostics"].as_array().cloned().unwrap_or_default();
+        diagnostics
+            .iter()
+            .filter(|d| d["code"] == "others_named")
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // No call of the function: none, said with the method it passed over.
+    let v = callers(&t, &["url_for"], 1);
+    assert_eq!(v["calls"].as_array().map_or(0, Vec::len), 0, "{v}");
+    let said = others(&v);
+    assert!(said.len() == 1 && said[0].contains("`Flask/url_for`"), "{v}");
+    let v: Value = t.cmd("llm-ast-search").args(["--references", "url_for"]).json(1);
+    assert!(others(&v).len() == 1, "{v}");
+    // Asked by its name path, the method's calls come, with no such warning.
+    let v = callers(&t, &["Flask/url_for"], 0);
+    assert_eq!(calls(&v), ["m.py:10:21 Flask/go", "m.py:14:9 use"], "{v}");
+    assert!(others(&v).is_empty(), "{v}");
+    // A model reads the same in the text block.
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    let result = client.call("ast_search", json!({ "callers": "url_for" }));
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("warning[others_named]") && text.contains("Flask/url_for"), "{text}");
+}
