@@ -23,6 +23,8 @@ pub enum AideToolError {
     DetailArgument { given: String },
     #[error("unknown toolset `{given}`")]
     UnknownToolset { given: String },
+    #[error("no tool is named `{given}`")]
+    UnknownTool { given: String, closest: Option<String> },
     #[error("`{given}` is outside the roots this server may use")]
     OutsideRoots { field: &'static str, given: String, roots: Vec<String> },
 }
@@ -58,6 +60,18 @@ impl From<AideToolError> for AideError {
                     None => format!("toolsets: {}", names.join(", ")),
                 };
                 AideError::new(code::INVALID_REQUEST, e.to_string()).with_hint(hint)
+            }
+            AideToolError::UnknownTool { ref closest, .. } => {
+                let closest = closest.clone();
+                AideError::new(code::INVALID_ARGUMENTS, e.to_string()).with_hint(say(move |v| {
+                    let field = v.arg("tool");
+                    match &closest {
+                        Some(c) => format!(
+                            "did you mean `{c}`? {field} takes a tool or its program's name (`aide tools` lists them)"
+                        ),
+                        None => format!("{field} takes a tool or its program's name (`aide tools` lists them)"),
+                    }
+                }))
             }
             AideToolError::OutsideRoots { field, ref given, ref roots } => {
                 AideError::new(code::PATH_OUTSIDE_ROOT, e.to_string())

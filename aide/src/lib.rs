@@ -119,7 +119,7 @@ pub enum DefinitionFormat {
 pub enum LogAction {
     /// Recent runs, newest first.
     List {
-        /// Only runs of this tool (e.g. llm-search).
+        /// Only runs of this tool: a program (llm-search) or an MCP tool (search).
         #[arg(long)]
         tool: Option<String>,
         /// At most this many runs.
@@ -412,11 +412,27 @@ fn visible(run: &aide_core::log::RunSummary, ctx: &Context) -> bool {
         || run.root.as_deref().or(run.cwd.as_deref()).is_some_and(|place| ctx.confined(std::path::Path::new(place)))
 }
 
+/// The program a run is logged under for `given`: a program's name
+/// (`llm-search`) or one of its MCP tools' (`search`); refused, naming the
+/// closest, when neither.
+fn logged_tool(given: &str) -> Result<String, AideError> {
+    if let Some(listed) = catalogue::TOOLS.iter().find(|t| t.name == given) {
+        return Ok(listed.name.to_string());
+    }
+    if let Some(op) = catalogue::operations().find(|o| o.name == given) {
+        return Ok(op.tool.to_string());
+    }
+    let names = catalogue::TOOLS.iter().map(|t| t.name).chain(catalogue::operations().map(|o| o.name));
+    let closest = aide_core::suggest::closest(given, names).map(str::to_string);
+    Err(AideToolError::UnknownTool { given: given.to_string(), closest }.into())
+}
+
 fn run_log(action: LogAction, ctx: &Context) -> Result<AideOutput, AideError> {
     let mut log = ExecutionLog::open_default()?;
     match action {
         LogAction::List { tool, limit, since } => {
             let since = since.as_deref().map(aide_core::time::parse_since).transpose()?;
+            let tool = tool.as_deref().map(logged_tool).transpose()?;
             let runs = log.list(&ListFilter { tool, limit, since })?;
             let runs = runs.into_iter().filter(|r| visible(r, ctx)).collect();
             Ok(AideOutput::Runs { runs })

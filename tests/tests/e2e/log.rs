@@ -73,6 +73,12 @@ fn list_filters_by_tool_and_limit_and_unknown_ids_are_errors() {
     assert!(none.result.runs.is_empty());
     let e: aide_tests::wire::ErrorResult = t.cmd("aide").args(["log", "show", "0000000000"]).json(2);
     assert_eq!(e.error.code, "not_found");
+    // An MCP tool's name finds its program's runs; a name of neither is refused, naming the closest.
+    let runs: Envelope<Runs> = t.cmd("aide").args(["log", "list", "--tool", "search"]).json(0);
+    assert_eq!(runs.result.runs.len(), 3);
+    let e: aide_tests::wire::ErrorResult = t.cmd("aide").args(["log", "list", "--tool", "serch"]).json(2);
+    assert_eq!(e.error.code, "invalid_arguments");
+    assert!(e.error.hint.as_deref().is_some_and(|h| h.contains("did you mean `search`?")), "{:?}", e.error.hint);
 }
 
 #[test]
