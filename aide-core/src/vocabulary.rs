@@ -87,7 +87,7 @@ pub const TERMS: &[Term] = &[
     },
     Term {
         name: "tree_checksum",
-        meaning: "SHA-256 of the sorted `<checksum>  <path>` lines of every file and link beneath a directory (llm-read DIR prints it)",
+        meaning: "SHA-256 of the sorted `<checksum>  <path>` lines of every file and link beneath a directory (`read` of a directory gives it)",
         old_names: &[],
     },
     Term {

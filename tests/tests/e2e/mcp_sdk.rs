@@ -27,6 +27,14 @@ fn sdk_available() -> bool {
 /// Runs `calls` against `aide mcp SERVER_ARGS` in `t`'s root through the
 /// SDK: the tools it listed and each call's result (or what the SDK raised).
 fn through_sdk(t: &TestDir, server_args: &[&str], calls: Value) -> (Vec<Value>, Vec<Value>) {
+    let report = report(t, server_args, calls);
+    let list = |k: &str| report[k].as_array().unwrap().clone();
+    (list("tools"), list("calls"))
+}
+
+/// The SDK client's whole report: the server's instructions, its tools,
+/// each call's result.
+fn report(t: &TestDir, server_args: &[&str], calls: Value) -> Value {
     let script = t.home().join("client.py");
     std::fs::create_dir_all(t.home()).unwrap();
     std::fs::write(&script, CLIENT).unwrap();
@@ -48,9 +56,7 @@ fn through_sdk(t: &TestDir, server_args: &[&str], calls: Value) -> (Vec<Value>, 
     child.stdin.take().unwrap().write_all(plan.to_string().as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "the SDK client failed: {}", String::from_utf8_lossy(&out.stderr));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let list = |k: &str| report[k].as_array().unwrap().clone();
-    (list("tools"), list("calls"))
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// A small project: Python, a binary file, a git history.
@@ -149,4 +155,23 @@ fn structured_off_leaves_the_text_alone() {
     let result = &results[0]["result"];
     assert!(result["structuredContent"].is_null(), "{result}");
     assert!(text(result).contains("app/helpers.py:4:1: def url_for(endpoint):"), "{result}");
+}
+
+#[test]
+fn what_a_model_loads_names_no_flag_and_no_program() {
+    if !sdk_available() {
+        return;
+    }
+    let t = project();
+    let report = report(&t, &[], json!([]));
+    let mut said = vec![("instructions".to_string(), report["instructions"].as_str().unwrap().to_string())];
+    for tool in report["tools"].as_array().unwrap() {
+        // The log names runs by their programs: log_list's filter takes those names too.
+        let schema = if tool["name"] == "log_list" { Value::Null } else { tool["inputSchema"].clone() };
+        said.push((tool["name"].as_str().unwrap().to_string(), format!("{} {schema}", tool["description"])));
+    }
+    for (whose, text) in said {
+        let flag = text.match_indices("--").any(|(i, _)| text[i + 2..].starts_with(|c: char| c.is_ascii_lowercase()));
+        assert!(!flag && !text.contains("llm-"), "{whose}: {text}");
+    }
 }

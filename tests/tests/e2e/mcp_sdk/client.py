@@ -2,7 +2,7 @@
 
 Reads a plan on stdin: {"server": [program, args...], "cwd": dir,
 "calls": [{"name": tool, "arguments": {...}}]}. Prints one JSON document:
-{"tools": [each listed tool as the SDK parsed it],
+{"instructions": the server's, "tools": [each listed tool as the SDK parsed it],
  "calls": [{"result": the CallToolResult} or {"error": what the SDK raised}]}.
 The SDK itself checks each result's structuredContent against the tool's
 outputSchema and raises when it does not fit.
@@ -25,10 +25,10 @@ async def main():
     plan = json.load(sys.stdin)
     program, *args = plan["server"]
     params = StdioServerParameters(command=program, args=args, env=dict(os.environ), cwd=plan["cwd"])
-    report = {"tools": [], "calls": []}
+    report = {"instructions": "", "tools": [], "calls": []}
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
-            await session.initialize()
+            report["instructions"] = (await session.initialize()).instructions or ""
             report["tools"] = [dump(tool) for tool in (await session.list_tools()).tools]
             for call in plan["calls"]:
                 try:
