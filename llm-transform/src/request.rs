@@ -173,7 +173,7 @@ pub enum Operation {
     /// Insert `text` before line `at_line`. One past the last line: at the end.
     #[schemars(extend("x-merge" = "lines"))]
     InsertLines { path: String, at_line: usize, text: String, checksum_before: String },
-    /// Replace `lines` ("A:B", inclusive) with `text`; `delete_lines` without it.
+    /// Replace `lines` ("A:B", inclusive) with `text`; without `text`, delete them.
     #[schemars(extend("x-merge" = "lines"))]
     #[serde(alias = "delete_lines")]
     ReplaceLines {
