@@ -304,12 +304,18 @@ impl Binding {
             // result). All still taken.
             // The sandbox is the server's (it sets it on every call, and
             // refuses a call that names one).
-            for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "max_output_bytes", "sandbox", "network"] {
+            // A walk shows its scope as `glob` and `type`; the other
+            // walking knobs are said once, in the instructions. Elsewhere
+            // the same names mean something of their own (jobs_logs'
+            // `follow` follows a log, and its `max_output_bytes` is how a
+            // model reads more of it): shown there.
+            let walks = props.contains_key("glob");
+            let byte_cap = if walks { Some("max_output_bytes") } else { None };
+            for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "sandbox", "network"].into_iter().chain(byte_cap) {
                 props.remove(knob);
             }
-            // A walk shows its scope as `glob` and `type`; the other
-            // walking knobs are said once, in the instructions.
-            for knob in WALK_KNOBS.iter().chain(&REDACT_KNOBS) {
+            let walking = WALK_KNOBS.iter().filter(|_| walks);
+            for knob in walking.chain(&REDACT_KNOBS) {
                 props.remove(*knob);
             }
             let branches = props
