@@ -177,6 +177,25 @@ impl McpClient {
         reply.get("result").cloned().unwrap_or_else(|| panic!("{tool} failed at the protocol level: {reply}"))
     }
 
+    /// Each listed tool's output schema, compiled (None: the tool serves
+    /// none, as under `--structured off`); a schema that does not compile
+    /// fails the test, naming its tool.
+    pub fn output_validators(&mut self) -> std::collections::BTreeMap<String, Option<jsonschema::Validator>> {
+        let listed = self.request("tools/list", json!({}));
+        let tools = listed["result"]["tools"].as_array().cloned().unwrap_or_else(|| panic!("no tools: {listed}"));
+        tools
+            .iter()
+            .map(|tool| {
+                let name = tool["name"].as_str().unwrap_or_default().to_string();
+                let validator = tool.get("outputSchema").map(|schema| {
+                    jsonschema::validator_for(schema)
+                        .unwrap_or_else(|e| panic!("{name}'s outputSchema does not compile: {e}"))
+                });
+                (name, validator)
+            })
+            .collect()
+    }
+
     /// Every notification received so far that satisfies `want`.
     pub fn notifications(&mut self, want: impl Fn(&Value) -> bool) -> Vec<Value> {
         while let Ok(m) = self.messages.try_recv() {

@@ -47,20 +47,10 @@ fn records(doc: &Value, field: &str) -> Vec<Value> {
     }
 }
 
-/// Each tool's declared output schema, compiled.
+/// Each tool's declared output schema, compiled: every tool has one.
 fn output_validators(client: &mut McpClient) -> BTreeMap<String, jsonschema::Validator> {
-    let listed = client.request("tools/list", json!({}));
-    listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| {
-            let name = tool["name"].as_str().unwrap().to_string();
-            let validator = jsonschema::validator_for(&tool["outputSchema"])
-                .unwrap_or_else(|e| panic!("{name}'s outputSchema does not compile: {e}"));
-            (name, validator)
-        })
-        .collect()
+    let validators = client.output_validators().into_iter();
+    validators.map(|(name, v)| (name.clone(), v.unwrap_or_else(|| panic!("{name} declares no outputSchema")))).collect()
 }
 
 /// Calls `tool`, checks the result against its output schema and the text

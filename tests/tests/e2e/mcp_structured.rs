@@ -12,20 +12,6 @@ fn server_in(t: &TestDir, mode: &str) -> McpClient {
     McpClient::initialized(t.root(), t.home(), &["--structured", mode], json!({}))
 }
 
-/// Each tool's served output schema, compiled (None: the tool has none).
-fn validators(client: &mut McpClient) -> BTreeMap<String, Option<jsonschema::Validator>> {
-    let listed = client.request("tools/list", json!({}));
-    listed["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|tool| {
-            let schema = tool.get("outputSchema").map(|s| jsonschema::validator_for(s).unwrap());
-            (tool["name"].as_str().unwrap().to_string(), schema)
-        })
-        .collect()
-}
-
 /// Calls `tool` and returns its structured content, checked against the
 /// tool's output schema.
 fn call(client: &mut McpClient, v: &BTreeMap<String, Option<jsonschema::Validator>>, tool: &str, args: Value) -> Value {
@@ -67,7 +53,7 @@ fn tree() -> TestDir {
 fn compact_results_are_grouped_by_file_with_no_envelope_ids_spans_or_empty_fields() {
     let t = tree();
     let mut client = server_in(&t, "compact");
-    let v = validators(&mut client);
+    let v = client.output_validators();
     let found = call(&mut client, &v, "search", json!({ "pattern": "url_for" }));
     let cli: Value = t.cmd("llm-search").args(["-e", "url_for"]).json(0);
     let files = found["matches"].as_object().unwrap_or_else(|| panic!("matches by file: {found:#}"));
@@ -131,10 +117,10 @@ fn compact_results_are_grouped_by_file_with_no_envelope_ids_spans_or_empty_field
 fn detail_full_gives_the_whole_document_as_full_mode_does() {
     let t = tree();
     let mut compact = server_in(&t, "compact");
-    let v = validators(&mut compact);
+    let v = compact.output_validators();
     let asked = call(&mut compact, &v, "search", json!({ "pattern": "url_for", "detail": "full" }));
     let mut whole = server_in(&t, "full");
-    let wv = validators(&mut whole);
+    let wv = whole.output_validators();
     let full = call(&mut whole, &wv, "search", json!({ "pattern": "url_for" }));
     assert_eq!(asked["ok"], true);
     assert!(asked["execution_id"].is_string() && asked["matches"][0]["match_id"].is_string(), "{asked:#}");
@@ -174,7 +160,7 @@ fn structured_off_serves_no_output_schema_and_no_structured_content() {
 fn a_guarded_edit_from_a_compact_search_results_checksum_succeeds() {
     let t = tree();
     let mut client = server_in(&t, "compact");
-    let v = validators(&mut client);
+    let v = client.output_validators();
     let found = call(&mut client, &v, "search", json!({ "pattern": "def index" }));
     let file = &found["matches"]["src/views.py"];
     let at = found["columns"]["matches"].as_array().unwrap().iter().position(|c| c == "line").unwrap();
