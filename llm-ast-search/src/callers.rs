@@ -19,8 +19,9 @@ use aide_core::tool::Outcome;
 use aide_core::{AideError, Diagnostic, Lang};
 
 use crate::AstRequest;
+use crate::backend::range_of;
 use crate::dialect::{CallerSite, Definition};
-use crate::engine::{Engine, ReferencesFound, range_of};
+use crate::engine::{Engine, ReferencesFound};
 use crate::files::Scope;
 use crate::lsp::{self, CodeEngine, Located, LspFailure};
 use crate::output::{AstOutput, CallSite, Matching, page};

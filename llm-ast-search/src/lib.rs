@@ -108,6 +108,7 @@
 //! (`invalid_query`, `invalid_program`, `unknown_language`…), 3 when
 //! `--validate` finds a syntax error, 4 for a runtime failure.
 
+mod backend;
 mod callers;
 pub mod dialect;
 mod engine;
