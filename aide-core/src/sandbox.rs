@@ -23,9 +23,10 @@
 //!   terminal, no device nodes, no mounts), and it is detached from a
 //!   controlling terminal it inherited.
 //! * Where no mount can be made (inside another sandbox that refuses
-//!   them), the same from Landlock's rules alone ([`carve`]): a writable
-//!   path holding a protected one gets no new top-level entry, and the
-//!   temporary directory is the mount point's folder, shared.
+//!   them, or one fails), the same from Landlock's rules alone
+//!   ([`carve`]): a writable path holding a protected one gets no new
+//!   top-level entry, and the temporary directory is the mount point's
+//!   folder, shared.
 //! * `--network off`: the command runs in a network namespace of its own,
 //!   with only a loopback interface: nothing outside it is reachable, not
 //!   even the host's loopback services (`ENETUNREACH`, `ECONNREFUSED`).
@@ -64,9 +65,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::AideError;
 
-/// What a probe's helper prints when the file sandbox is Landlock's rules
-/// alone (no mount could be made).
-const CARVED: &str = "carved";
+/// What a probe's helper prints, then why, when the file sandbox is
+/// Landlock's rules alone (no mount could be made).
+const CARVED: &str = "carved: ";
 
 /// How a probe went: what the helper printed, or why it failed.
 type Probed = Result<String, String>;
@@ -334,13 +335,13 @@ impl Sandbox {
         Ok(())
     }
 
-    /// Whether file sandboxes here are Landlock's rules alone, because
-    /// this process runs where no mount can be made (inside another
-    /// sandbox): a writable root holding `.git` or `aide.toml` then
-    /// creates, removes and renames nothing at its top level. None where
-    /// no file sandbox can be made at all.
-    pub fn mounts_refused() -> Option<bool> {
-        files_probed().as_ref().ok().map(|how| how == CARVED)
+    /// Why file sandboxes here are Landlock's rules alone, where no mount
+    /// can be made (inside another sandbox, or a mount failed): a writable
+    /// root holding `.git` or `aide.toml` then creates, removes and renames
+    /// nothing at its top level. None where the mounts are made, or no
+    /// file sandbox can be made at all.
+    pub fn mounts_refused() -> Option<String> {
+        files_probed().as_ref().ok().and_then(|how| how.strip_prefix(CARVED)).map(str::to_string)
     }
 
     /// A read-only sandbox that makes every kind of mount a real one does:
@@ -451,9 +452,9 @@ pub fn run_internal_command() -> Option<i32> {
         Err(why) => return fail(why),
     };
     if probe {
-        // The caller learns how it was enforced: by mounts, or Landlock's rules alone.
-        if carved {
-            let _ = std::io::Write::write_all(&mut std::io::stdout(), CARVED.as_bytes());
+        // The caller learns how it was enforced: by mounts, or Landlock's rules alone and why.
+        if let Some(why) = carved {
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), format!("{CARVED}{why}").as_bytes());
         }
         return Some(0);
     }

@@ -217,9 +217,10 @@ fn check_sandbox(home: &Path) -> Check {
             "; Landlock ABI {abi}: metadata outside the writable paths (chmod, chown, utimes, xattrs) is not confined{sockets}"
         ));
     }
-    if Sandbox::mounts_refused() == Some(true) {
+    if let Some(why) = Sandbox::mounts_refused() {
         detail.push_str(&format!(
-            "; no mount can be made here (this process runs inside another sandbox), so Landlock's rules alone keep \
+            "; no mount can be made here ({why}: this process runs inside another sandbox, or under a policy that \
+             refuses mounts), so Landlock's rules alone keep \
              aide's state ({}), the user's aide configuration and every writable path's .git and aide.toml \
              read-only: a writable root holding one creates, removes and renames nothing at its top level, and \
              sandboxed commands share one TMPDIR, {}, which nothing unconfined uses",

@@ -16,6 +16,7 @@ pub mod wire;
 /// per test process so the tests never run stale executables.
 pub fn bin_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
+    say_failures_inline();
     DIR.get_or_init(|| {
         let exe = std::env::current_exe().expect("test executable path");
         // target/<profile>/deps/e2e-hash -> target/<profile>
@@ -35,6 +36,26 @@ pub fn bin_dir() -> &'static Path {
         assert!(status.success(), "building the workspace binaries failed");
         dir
     })
+}
+
+/// Makes each failing test say why on the stream as it fails, one line
+/// past the harness's capture (`FAILED test: where: what`), besides the
+/// full report at the end: a CI log cut to its first and last lines still
+/// shows the reasons next to the failures. Installed once per process.
+pub fn say_failures_inline() {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let test = std::thread::current().name().unwrap_or("?").to_string();
+            let said = info.payload_as_str().unwrap_or("(no message)");
+            let first: String = said.lines().next().unwrap_or("").chars().take(400).collect();
+            let place = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+            let line = format!("FAILED {test}: {place}: {first}\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+            report(info);
+        }));
+    });
 }
 
 /// A temporary tree to run tools in, with its own `AIDE_HOME`.
@@ -70,6 +91,7 @@ impl Default for TestDir {
 
 impl TestDir {
     pub fn new() -> TestDir {
+        say_failures_inline();
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = tmp.path().join("root");
         let home = tmp.path().join("home");
@@ -125,7 +147,7 @@ impl TestDir {
 
     /// A command for `tool`, run in the root with this dir's `AIDE_HOME`.
     pub fn cmd(&self, tool: &str) -> TestCommand {
-        let mut cmd = Command::new(bin_dir().join(tool));
+        let mut cmd = own_session(Command::new(bin_dir().join(tool)));
         // Hermetic: no aide.toml of the user running the tests applies.
         cmd.current_dir(&self.root)
             .env("AIDE_HOME", &self.home)
@@ -133,6 +155,19 @@ impl TestDir {
             .env_remove("AIDE_LOG");
         TestCommand { cmd, stdin: None }
     }
+}
+
+/// `command` started in a session of its own, as MCP clients (the
+/// official SDKs) and CI runners start a tool: not in the test run's
+/// session, whose terminal and process group are the runner's.
+#[allow(unsafe_code)]
+pub fn own_session(mut command: Command) -> Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid is async-signal-safe and touches nothing of the parent's.
+    unsafe {
+        command.pre_exec(|| rustix::process::setsid().map(drop).map_err(std::io::Error::from));
+    }
+    command
 }
 
 /// A command under test.
@@ -275,6 +310,36 @@ pub fn oracle(program: &str, what: &str) -> bool {
         return true;
     }
     skip(program, what);
+    false
+}
+
+/// Whether a sandbox can be made here, probed once per test process by a
+/// read-only, network-off command; where it cannot, the test says so
+/// visibly with the tool's own reason and returns early. Unlike an outside
+/// oracle, no install step brings it (it is the kernel's, and whatever
+/// runs the tests may refuse it: Landlock, user namespaces, mounts), so
+/// it is a skip even where `AIDE_REQUIRE_ORACLES` is set; `aide doctor`
+/// says the same to a user.
+pub fn sandbox_here(what: &str) -> bool {
+    use std::io::Write;
+    static PROBED: OnceLock<Result<(), String>> = OnceLock::new();
+    let probed = PROBED.get_or_init(|| {
+        let t = TestDir::new();
+        let out =
+            t.cmd("llm-shell").args(["--json", "exec", "--sandbox", "read-only", "--network", "off", "--", "true"]);
+        let out = out.output();
+        if out.status.success() {
+            return Ok(());
+        }
+        let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        Err(said["error"]["message"]
+            .as_str()
+            .map_or_else(|| String::from_utf8_lossy(&out.stderr).into_owned(), str::to_string))
+    });
+    let Err(why) = probed else { return true };
+    // Straight to the stream, past the test harness's capture, as skips are.
+    let line = format!("SKIPPED (no sandbox can be made here: {why}): {what}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
     false
 }
 

@@ -53,7 +53,7 @@ impl McpClient {
     pub fn start_with_env(aide: &Path, cwd: &Path, home: &Path, args: &[&str], env: &[(&str, &Path)]) -> McpClient {
         let whole: &[&str] =
             if args.iter().any(|a| a.starts_with("--structured")) { &[] } else { &["--structured", "full"] };
-        let mut child = Command::new(aide)
+        let mut child = crate::own_session(Command::new(aide))
             .arg("mcp")
             .args(whole)
             .args(args)

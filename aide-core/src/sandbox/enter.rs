@@ -14,10 +14,10 @@ use std::path::Path;
 
 use super::{Network, Sandbox, SandboxMode};
 
-/// Puts this process (single-threaded) into `sandbox`; whether it is
-/// Landlock's rules alone, carved where no mount can be made
+/// Puts this process (single-threaded) into `sandbox`; why it is
+/// Landlock's rules alone, carved, where the mounts could not be made
 /// ([`super::carve`]).
-pub(super) fn enter(sandbox: &Sandbox) -> Result<bool, String> {
+pub(super) fn enter(sandbox: &Sandbox) -> Result<Option<String>, String> {
     detach_terminal();
     let files = sandbox.mode != SandboxMode::Off;
     // Inside another aide sandbox, mounts are refused (Landlock): its
@@ -36,13 +36,19 @@ pub(super) fn enter(sandbox: &Sandbox) -> Result<bool, String> {
     if sandbox.network == Network::Off {
         loopback_up()?;
     }
-    let carved = files && !nested && super::mounts::mount(sandbox)? == super::mounts::Mounts::Refused;
-    if carved {
+    let refused = match files && !nested {
+        true => match super::mounts::mount(sandbox) {
+            super::mounts::Mounts::Made => None,
+            super::mounts::Mounts::Refused(why) => Some(why),
+        },
+        false => None,
+    };
+    if refused.is_some() {
         super::rules::landlock_rules(&super::carve::carved(sandbox, &super::mounts::read_only_paths(sandbox)))?;
     } else if files {
         super::rules::landlock_rules(sandbox)?;
     }
-    Ok(carved)
+    Ok(refused)
 }
 
 /// Gives up a controlling terminal this process inherited (the caller's),
@@ -94,13 +100,23 @@ fn user_namespace(namespaces: libc::c_int) -> Result<(), String> {
     if unsafe { libc::unshare(namespaces) } != 0 {
         return Err(format!("no user namespace: {}", std::io::Error::last_os_error()));
     }
-    if mapper.is_some_and(Mapper::map_every_id) {
-        return Ok(());
+    if let Some(mapper) = mapper {
+        mapper.map_every_id();
     }
+    // What the mapper wrote is read back, not taken from its exit status
+    // (which a parent ignoring SIGCHLD never sees): a map it could not
+    // write (a root without CAP_SETGID or CAP_SETFCAP) is this process's
+    // own id alone, which needs no privilege.
+    let written = |file: &str| std::fs::read_to_string(file).is_ok_and(|map| !map.trim().is_empty());
     let write = |file: &str, text: String| std::fs::write(file, text).map_err(|e| format!("{file}: {e}"));
-    write("/proc/self/setgroups", "deny".into())?;
-    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
-    write("/proc/self/gid_map", format!("{gid} {gid} 1"))
+    if !written("/proc/self/gid_map") {
+        write("/proc/self/setgroups", "deny".into())?;
+        write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
+    }
+    if !written("/proc/self/uid_map") {
+        write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    }
+    Ok(())
 }
 
 /// A child waiting, in the outer user namespace, to write its parent's
@@ -133,20 +149,21 @@ impl Mapper {
         }
     }
 
-    /// Lets the child write the maps; whether it did.
-    fn map_every_id(mut self) -> bool {
-        let told = self.go.take().is_some_and(|mut go| std::io::Write::write_all(&mut go, b"1").is_ok());
-        told && self.wait() == Some(0)
+    /// Lets the child write the maps, and waits for it to end.
+    fn map_every_id(mut self) {
+        if let Some(mut go) = self.go.take() {
+            let _ = std::io::Write::write_all(&mut go, b"1");
+        }
+        self.wait();
     }
 
-    /// Waits for the child (once): its exit status.
-    fn wait(&mut self) -> Option<i32> {
+    /// Waits for the child (once).
+    fn wait(&mut self) {
         self.go = None;
         let mut status = 0;
         // SAFETY: waits for this process's own child, which ends once its pipe is written or closed.
-        let waited = unsafe { libc::waitpid(self.pid, &mut status, 0) } == self.pid;
+        unsafe { libc::waitpid(self.pid, &mut status, 0) };
         self.pid = -1;
-        (waited && libc::WIFEXITED(status)).then(|| libc::WEXITSTATUS(status))
     }
 }
 

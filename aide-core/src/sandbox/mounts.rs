@@ -16,33 +16,49 @@ use super::sys::{mount as sys_mount, open, via};
 use super::{PROTECTED_NAMES, Sandbox};
 
 /// How the mounts went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Mounts {
     Made,
-    /// Refused from the first: this process runs inside a sandbox (or
-    /// under a policy) that allows no mount; nothing was mounted.
-    Refused,
+    /// Not made, and why: this process runs inside a sandbox (or under a
+    /// policy) that refuses mounts, or one of them failed; whatever was
+    /// mounted is undone, and Landlock's rules alone enforce the sandbox.
+    Refused(String),
 }
 
-/// Makes the mounts of `sandbox` (this process has a mount namespace of its own).
-pub(super) fn mount(sandbox: &Sandbox) -> Result<Mounts, String> {
+/// Makes the mounts of `sandbox` (this process has a mount namespace of
+/// its own), all or none.
+pub(super) fn mount(sandbox: &Sandbox) -> Mounts {
     // Nothing mounted here propagates to the host's namespace.
     if let Err(e) = sys_mount(None, "/", None, libc::MS_REC | libc::MS_SLAVE, None) {
-        if e.raw_os_error() == Some(libc::EPERM) {
-            return Ok(Mounts::Refused);
-        }
-        return Err(format!("the mounts cannot be made private: {e}"));
+        return Mounts::Refused(format!("the mounts cannot be made private: {e}"));
     }
+    let mut made = Vec::new();
+    match mount_all(sandbox, &mut made) {
+        Ok(()) => Mounts::Made,
+        Err(why) => {
+            // Innermost first; each was made in this namespace, so it is this namespace's to undo.
+            for target in made.iter().rev() {
+                let _ = super::sys::unmount(target);
+            }
+            Mounts::Refused(why)
+        }
+    }
+}
+
+/// The bind mounts, then the private temporary directory; each target
+/// mounted is added to `made`.
+fn mount_all(sandbox: &Sandbox, made: &mut Vec<PathBuf>) -> Result<(), String> {
     for layer in layers(sandbox) {
-        bind(&layer.path, layer.read_only)
+        bind(&layer.path, layer.read_only, made)
             .map_err(|e| format!("{} cannot be mounted {}: {e}", layer.path.display(), layer.mode()))?;
     }
     if let Some(temp) = &sandbox.temp {
         let at = open(temp).map_err(|e| format!("{}: {e}", temp.display()))?;
         sys_mount(Some("tmpfs"), &via(&at), Some("tmpfs"), libc::MS_NOSUID | libc::MS_NODEV, Some("mode=0700"))
             .map_err(|e| format!("no private temporary directory at {}: {e}", temp.display()))?;
+        made.push(temp.clone());
     }
-    Ok(Mounts::Made)
+    Ok(())
 }
 
 /// The paths `sandbox` keeps read-only where a writable path reaches them
@@ -93,12 +109,13 @@ fn layers(sandbox: &Sandbox) -> Vec<Layer> {
     layers
 }
 
-/// Bind-mounts `path` onto itself, then makes that mount read-only or
-/// writable, keeping the flags the outer namespace locked on it
-/// (`nosuid`, `nodev`, `noexec`, its atime rule).
-fn bind(path: &Path, read_only: bool) -> std::io::Result<()> {
+/// Bind-mounts `path` onto itself (added to `made`), then makes that
+/// mount read-only or writable, keeping the flags the outer namespace
+/// locked on it (`nosuid`, `nodev`, `noexec`, its atime rule).
+fn bind(path: &Path, read_only: bool, made: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let at = open(path)?;
     sys_mount(Some(&via(&at)), &via(&at), None, libc::MS_BIND, None)?;
+    made.push(path.to_path_buf());
     // Opened again, the path now ends at the new mount.
     let top = open(path)?;
     let kept = rustix::fs::fstatvfs(&top)?.f_flag.bits();

@@ -1,5 +1,5 @@
 //! The system calls a sandbox is made with, on paths opened without
-//! following a symbolic link: `mount(2)` and `O_PATH` opens.
+//! following a symbolic link: `mount(2)`, `umount2(2)` and `O_PATH` opens.
 
 #![allow(unsafe_code)]
 
@@ -21,6 +21,16 @@ pub(super) fn mount(
     let ptr = |s: &Option<CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
     // SAFETY: every pointer is NULL or a NUL-terminated string that outlives the call.
     let result = unsafe { libc::mount(ptr(&source), target.as_ptr(), ptr(&kind), flags, ptr(&data).cast()) };
+    if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Detaches the mount at `path` (one this namespace made).
+pub(super) fn unmount(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: a NUL-terminated path that outlives the call.
+    let result = unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) };
     if result == 0 { Ok(()) } else { Err(std::io::Error::last_os_error()) }
 }
 

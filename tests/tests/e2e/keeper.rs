@@ -315,6 +315,9 @@ fn race(n: usize) {
 /// issue's thousand, for a report (about a minute).
 #[test]
 fn sandboxed_callers_gone_before_the_keeper_looks_are_all_refused() {
+    if !aide_tests::sandbox_here("sandboxed callers of a keeper") {
+        return;
+    }
     race(std::env::var("AIDE_KEEPER_RACES").ok().and_then(|n| n.parse().ok()).unwrap_or(64));
 }
 
@@ -322,6 +325,9 @@ fn sandboxed_callers_gone_before_the_keeper_looks_are_all_refused() {
 /// get no answer of the server kept outside their sandbox.
 #[test]
 fn sandboxed_callers_racing_a_language_servers_keeper_are_all_refused() {
+    if !aide_tests::sandbox_here("sandboxed callers of a keeper") {
+        return;
+    }
     if !sandbox_and_python() || !aide_tests::oracle("pyright-langserver", "a language server's keeper") {
         return;
     }

@@ -235,6 +235,9 @@ fn a_place_names_the_symbol_written_there_and_the_server_says_which_it_is() {
 
 #[test]
 fn aide_mcp_keeps_the_server_warm_in_its_own_process() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     if !aide_tests::oracle("pyright-langserver", "a language server kept by aide mcp") {
         return;
     }

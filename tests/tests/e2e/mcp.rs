@@ -125,6 +125,9 @@ fn lists_every_operation_of_the_catalogue_with_its_annotations_and_schemas() {
 
 #[test]
 fn every_tool_can_be_called_and_its_result_fits_its_output_schema() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     // Each mode with a structured content: the whole document, and the compact one.
     for mode in ["full", "compact"] {
         every_tool_is_called_in(mode);
@@ -251,6 +254,9 @@ fn every_tool_is_called_in(mode: &str) {
 
 #[test]
 fn a_tool_failure_is_an_error_result_with_the_clis_error_object() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     let mut client = server(&t);
     let v = output_validators(&mut client);
@@ -305,6 +311,9 @@ fn sleeping_job(client: &mut McpClient, seconds: u32) -> Value {
 
 #[test]
 fn cancellation_stops_a_running_call_and_other_calls_do_not_wait_for_a_slow_one() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     t.write("a.txt", "needle\n");
     let mut client = server(&t);
@@ -474,6 +483,9 @@ fn without_client_roots_the_servers_root_applies() {
 
 #[test]
 fn a_client_that_goes_away_mid_call_ends_the_server_and_its_calls() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     let mut client = server(&t);
     let job = sleeping_job(&mut client, 60);
@@ -555,6 +567,9 @@ fn files_kept_parsed_between_calls_are_reparsed_when_they_change() {
 /// longer JSON, and `log_show` answered without structured content.
 #[test]
 fn log_show_of_a_redacted_command_has_structured_content() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     let mut client = server(&t);
     let v = output_validators(&mut client);
@@ -650,6 +665,9 @@ fn a_root_swapped_for_a_link_mid_call_never_reaches_outside() {
 /// a session whose directory is outside them. Each is, to the server, none.
 #[test]
 fn objects_reached_by_id_stay_inside_the_roots() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     t.write("inside/a.txt", "needle\n");
     t.write("other/b.txt", "needle secret-other\n");

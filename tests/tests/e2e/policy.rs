@@ -80,6 +80,9 @@ fn calls_past_the_rate_are_refused_with_when_to_call_again() {
 
 #[test]
 fn the_servers_max_risk_holds_whatever_a_call_asks() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     t.write("keep.txt", "x\n");
     let mut client = McpClient::initialized(t.root(), t.home(), &["--max-risk", "low"], json!({}));
@@ -94,6 +97,9 @@ fn the_servers_max_risk_holds_whatever_a_call_asks() {
 
 #[test]
 fn a_call_past_the_time_limit_is_stopped_as_a_timeout() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     let mut client = McpClient::initialized(t.root(), t.home(), &["--call-timeout", "1"], json!({}));
     let started = Instant::now();
@@ -125,6 +131,9 @@ fn a_call_timeout_out_of_range_is_refused_before_serving() {
 /// argument; nothing ran.
 #[test]
 fn max_risk_covers_every_command_line_a_call_can_send() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     t.write("keep.txt", "x\n");
     let mut client = McpClient::initialized(t.root(), t.home(), &["--max-risk", "low"], json!({}));
@@ -168,6 +177,9 @@ fn max_risk_covers_every_command_line_a_call_can_send() {
 /// a terminal still starts (its command rated), is read and is closed.
 #[test]
 fn text_typed_into_a_terminal_is_refused_below_critical() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     let mut client = McpClient::initialized(t.root(), t.home(), &["--max-risk", "high"], json!({}));
     let started = client.call("term_start", json!({"command": "bash --norc"}));

@@ -149,6 +149,9 @@ fn terminals_end_with_their_session_and_refuse_bad_input() {
 
 #[test]
 fn terminals_through_mcp() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     let mut client = aide_tests::mcp::McpClient::start(t.root(), t.home(), &[]).handshake(json!({}));
     let started = client.call("term_start", json!({ "command": "read -p 'ready> ' x; echo got:$x" }));

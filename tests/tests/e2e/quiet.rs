@@ -210,6 +210,9 @@ fn page_start(page: &Value) -> String {
 
 #[test]
 fn over_mcp_waits_and_logs_are_short_and_their_hints_name_mcp_arguments() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     let mut client = server(&t);
     let spawned = client.call("jobs_spawn", json!({ "command": CHATTY }));
@@ -292,6 +295,9 @@ fn a_read_says_what_scrolled_away_and_a_wait_that_timed_out() {
 
 #[test]
 fn over_mcp_a_send_answers_the_screen_and_a_timed_out_wait_names_the_argument() {
+    if !aide_tests::sandbox_here("the server's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     let mut client = server(&t);
     let started = client.call("term_start", json!({ "command": "while read x; do sleep 0.2; echo got:$x; done" }));

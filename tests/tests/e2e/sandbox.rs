@@ -76,16 +76,7 @@ pub(crate) fn refusals(text: &str) -> usize {
 }
 
 pub(crate) fn sandbox_available() -> bool {
-    let t = TestDir::new();
-    let v = t
-        .cmd("llm-shell")
-        .args(["--json", "exec", "--sandbox", "read-only", "--network", "off", "--", "true"])
-        .output();
-    let ok = v.status.success();
-    if !ok {
-        aide_tests::skip("a kernel with Landlock and user namespaces", "sandboxed commands");
-    }
-    ok
+    aide_tests::sandbox_here("sandboxed commands")
 }
 
 #[test]
@@ -120,6 +111,33 @@ fn a_workspace_write_command_writes_its_root_and_nothing_outside_it() {
     let v = shell(&t, &["exec", "--", &format!("echo x > {o}/direct")], 0);
     assert_eq!(v["sandbox"], json!({"mode": "off", "network": "on"}));
     assert_eq!(escapes(&out), ["direct"]);
+}
+
+#[test]
+fn root_without_the_right_to_map_every_group_still_gets_its_sandbox() {
+    // Root whose runner took CAP_SETGID away may map only its own group:
+    // the user namespace is made with the maps it can write.
+    let setpriv_runs = std::process::Command::new("setpriv").arg("--help").output().is_ok_and(|o| o.status.success());
+    if !rustix::process::getuid().is_root() || !setpriv_runs || !sandbox_available() {
+        return;
+    }
+    let t = TestDir::new();
+    let out = outside("no-setgid");
+    let mut run = t.cmd("llm-shell");
+    let helper = std::mem::replace(&mut run.cmd, aide_tests::own_session(std::process::Command::new("setpriv")));
+    run.cmd
+        .args(["--bounding-set=-setgid", "--inh-caps=-setgid"])
+        .arg(helper.get_program())
+        .current_dir(t.root())
+        .env("AIDE_HOME", t.home())
+        .env("XDG_CONFIG_HOME", t.home().join("config"));
+    let line = format!("echo x > {}/direct; echo inside > inside.txt", out.display());
+    let (stdout, _) = run.args(["--json", "exec", "--sandbox", "workspace-write", "--", &line]).expect_exit(0);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["exit_code"], 0, "{v}");
+    assert!(v["stderr"].as_str().unwrap().contains("Permission denied"), "{v}");
+    assert_eq!(escapes(&out), Vec::<String>::new(), "{v}");
+    assert_eq!(std::fs::read_to_string(t.root().join("inside.txt")).unwrap(), "inside\n");
 }
 
 #[test]

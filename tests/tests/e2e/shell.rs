@@ -753,6 +753,9 @@ fn a_failed_commands_text_starts_with_its_exit_status() {
 /// A session's exec and the MCP tool alike; --timeout overrides it.
 #[test]
 fn exec_without_a_timeout_is_ended_by_the_configured_default() {
+    if !aide_tests::sandbox_here("aide mcp's sandbox") {
+        return;
+    }
     let t = TestDir::new();
     t.write("aide.toml", "exec_timeout = 0.5\n");
     let tree = "echo begun; (sleep 31.9; echo child) & sleep 31.9";
