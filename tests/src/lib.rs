@@ -48,7 +48,12 @@ pub fn say_failures_inline() {
         let report = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             let test = std::thread::current().name().unwrap_or("?").to_string();
-            let said = info.payload_as_str().unwrap_or("(no message)");
+            let payload = info.payload();
+            let said = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("(no message)");
             let first: String = said.lines().next().unwrap_or("").chars().take(400).collect();
             let place = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
             let line = format!("FAILED {test}: {place}: {first}\n");
