@@ -54,7 +54,8 @@ pub fn say_failures_inline() {
                 .copied()
                 .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
                 .unwrap_or("(no message)");
-            let first: String = said.lines().next().unwrap_or("").chars().take(400).collect();
+            // A pretty-printed document in the message is one line here.
+            let first: String = said.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(400).collect();
             let place = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
             let line = format!("FAILED {test}: {place}: {first}\n");
             let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
