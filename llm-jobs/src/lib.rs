@@ -30,6 +30,7 @@
 mod commands;
 pub mod error;
 mod hints;
+mod output;
 mod process;
 mod request;
 mod store;

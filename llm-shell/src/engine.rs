@@ -12,7 +12,7 @@ use crate::error::ShellError;
 use crate::output::{SessionState, ShellOutput};
 use crate::{
     DEFAULT_MAX_OUTPUT, ExecArgs, SessionAction, ShellCommand, TermAction, compare, exec, explain, handoff, perf,
-    session, syntax,
+    session, stdin, syntax,
 };
 
 /// Replaces the values of secret-named variables (`DB_PASSWORD`, `API_TOKEN`):
@@ -157,8 +157,8 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
         };
         let stdin = match &args.stdin {
             None => handoff::JobStdin::Nothing,
-            Some(path) if path.as_os_str() == "-" => handoff::JobStdin::Bytes(read_own_stdin(ctx)?),
-            Some(path) => handoff::JobStdin::File(checked_stdin_path(path, ctx)?),
+            Some(path) if path.as_os_str() == "-" => handoff::JobStdin::Bytes(stdin::read_own_stdin(ctx)?),
+            Some(path) => handoff::JobStdin::File(stdin::checked_stdin_path(path, ctx)?),
         };
         let persistent = args.session.is_some();
         let job = handoff::spawn(&command, &session, persistent, &declared, stdin, args.timeout, ctx)?;
@@ -179,7 +179,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     }
 
     let stdin = match &args.stdin {
-        Some(path) => Some(stdin_file(path, &session, ctx)?),
+        Some(path) => Some(stdin::stdin_file(path, &session, ctx)?),
         None => None,
     };
     let order = exec::ExecOrder {
@@ -207,71 +207,6 @@ fn exec_limit_ms(asked: Option<f64>, session: &session::Session) -> Result<u64, 
     };
     // Both are checked to fit a Duration (at most MAX_SECONDS).
     Ok(Duration::from_secs_f64(seconds).as_millis().try_into().unwrap_or(u64::MAX))
-}
-
-/// The file a command reads as its stdin: the caller's own file (`--stdin
-/// FILE`, inside the roots of a confined run), or what this process reads
-/// from its stdin (`--stdin -`), kept in the session's folder while the
-/// command runs.
-struct StdinFile {
-    path: PathBuf,
-    owned: bool,
-}
-
-impl Drop for StdinFile {
-    fn drop(&mut self) {
-        if self.owned {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
-}
-
-fn stdin_file(given: &std::path::Path, session: &session::Session, ctx: &Context) -> Result<StdinFile, AideError> {
-    if given.as_os_str() == "-" {
-        let bytes = read_own_stdin(ctx)?;
-        let path = session.dir.join(format!("stdin.{}", aide_core::ids::new_execution_id()));
-        aide_core::fsutil::write_atomic_with(&path, &bytes, Some(aide_core::fsutil::private_permissions()))
-            .map_err(|e| AideError::io("stdin", &e))?;
-        return Ok(StdinFile { path, owned: true });
-    }
-    Ok(StdinFile { path: checked_stdin_path(given, ctx)?, owned: false })
-}
-
-/// All llm-shell itself reads from its stdin (`--stdin -`), when its
-/// caller's data is there: not in a server, whose stdin is its protocol,
-/// nor after a request read from stdin.
-fn read_own_stdin(ctx: &Context) -> Result<Vec<u8>, AideError> {
-    if !ctx.reads_stdin {
-        return Err(AideError::new(
-            aide_core::code::INVALID_ARGUMENTS,
-            say(|v| format!("{}: this run's stdin is not the caller's data", v.arg_is("stdin", "-"))),
-        )
-        .with_hint(say(|v| {
-            format!(
-                "{}write the input to a file inside the root and give its path",
-                v.pick("over MCP, or with --request -, ", "")
-            )
-        })));
-    }
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| AideError::io("stdin", &e))?;
-    Ok(bytes)
-}
-
-/// `--stdin FILE`: a regular file inside the roots of a confined run.
-fn checked_stdin_path(given: &std::path::Path, ctx: &Context) -> Result<PathBuf, AideError> {
-    let path = ctx.resolve(given);
-    ctx.check_confined("--stdin", &path)?;
-    match std::fs::metadata(&path) {
-        // Absolute: the command may run in another directory (a job in the session's).
-        Ok(m) if m.is_file() => std::path::absolute(&path).map_err(|e| AideError::io("--stdin", &e)),
-        Ok(_) => Err(AideError::new(
-            aide_core::code::NOT_A_REGULAR_FILE,
-            format!("--stdin {}: not a regular file", given.display()),
-        )
-        .with_hint("--stdin takes a regular file, or - for what llm-shell itself reads")),
-        Err(e) => Err(AideError::io(&format!("--stdin {}", given.display()), &e)),
-    }
 }
 
 /// TERM, INT and HUP caught while a command runs: the command's group is

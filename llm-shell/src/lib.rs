@@ -58,6 +58,7 @@ mod output;
 pub mod perf;
 pub mod session;
 pub mod state;
+mod stdin;
 pub mod syntax;
 pub mod terminal;
 
