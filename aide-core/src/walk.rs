@@ -124,8 +124,10 @@ impl<'a> Walker<'a> {
     }
 
     /// Only files (and folders) at or beneath `paths`, each a file or folder
-    /// resolved inside the root: a request's `paths`. The walk's filters
-    /// (ignore files, globs, types) still apply beneath them.
+    /// resolved inside the root: a request's `paths`. As in ripgrep, a path
+    /// given is walked though an ignore file, a glob or a type would leave
+    /// it out (a file named is searched), and the walk's filters still
+    /// apply beneath it; `max_depth` counts from it.
     pub fn under(mut self, paths: &[String]) -> Result<Self, AideError> {
         for p in paths {
             let abs = self.root.resolve(p)?;
@@ -134,6 +136,25 @@ impl<'a> Walker<'a> {
             self.under.push(if rel == "." { String::new() } else { rel });
         }
         Ok(self)
+    }
+
+    /// Where the walk starts: the root, or the paths of [`Walker::under`]
+    /// in the order a walk of the root meets them (by components), none
+    /// beneath another.
+    fn starts(&self) -> Vec<PathBuf> {
+        if self.under.is_empty() || self.under.iter().any(String::is_empty) {
+            return vec![self.root.path().to_path_buf()];
+        }
+        let mut under: Vec<&Path> = self.under.iter().map(Path::new).collect();
+        under.sort();
+        under.dedup();
+        let mut starts: Vec<&Path> = Vec::new();
+        for path in under {
+            if !starts.iter().any(|s| path.starts_with(s)) {
+                starts.push(path);
+            }
+        }
+        starts.into_iter().map(|p| self.root.path().join(p)).collect()
     }
 
     /// Whether `rel` is at or beneath one of [`Walker::under`]'s paths.
@@ -180,7 +201,11 @@ impl<'a> Walker<'a> {
     /// `pruned` collects the `outside_root` diagnostics of followed links
     /// that are not walked.
     fn builder(&self, threads: usize, pruned: &std::sync::Arc<Mutex<Vec<Diagnostic>>>) -> WalkBuilder {
-        let mut b = WalkBuilder::new(self.root.path());
+        let starts = self.starts();
+        let mut b = WalkBuilder::new(&starts[0]);
+        for start in &starts[1..] {
+            b.add(start);
+        }
         if self.args.follow {
             // A followed link to a folder outside the root is pruned at the
             // link, with one diagnostic: never walked (a link to `/` would
@@ -246,8 +271,9 @@ impl<'a> Walker<'a> {
                 .changed
                 .as_ref()
                 .is_none_or(|c| c.iter().any(|f| f.starts_with(&rel) && f[rel.len()..].starts_with('/')));
-            return (self.include_dirs && entry.depth() > 0 && holds_changed && self.is_under(&rel))
-                .then(|| Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: true }));
+            let depth = depth_of(&rel);
+            return (self.include_dirs && depth > 0 && holds_changed && self.is_under(&rel))
+                .then(|| Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth, is_dir: true }));
         }
         if self.changed.as_ref().is_some_and(|c| !c.contains(&rel)) {
             return None;
@@ -271,11 +297,13 @@ impl<'a> Walker<'a> {
                 Diagnostic::new(diag::OUTSIDE_ROOT, "symlinked file outside the root skipped").with_path(rel)
             ));
         }
-        if !self.langs.is_empty() && !Lang::from_path(entry.path()).is_some_and(|l| self.langs.contains(&l)) {
+        // A file named as a path is searched whatever its type, as in ripgrep.
+        let named = entry.depth() == 0;
+        if !named && !self.langs.is_empty() && !Lang::from_path(entry.path()).is_some_and(|l| self.langs.contains(&l)) {
             return None;
         }
-
-        Some(Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth: entry.depth(), is_dir: false }))
+        let depth = depth_of(&rel);
+        Some(Ok(WalkedFile { abs: entry.path().to_path_buf(), rel, depth, is_dir: false }))
     }
 
     /// A file whose name is not UTF-8 is still visited, under a name the
@@ -539,6 +567,12 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     };
     let n: u64 = num.parse().map_err(|_| format!("`{s}` is not a size (e.g. 1048576, 512K, 10M)"))?;
     n.checked_mul(mult).ok_or_else(|| format!("`{s}` is too large"))
+}
+
+/// How deep `rel` (relative to the root, `/`-separated) lies: 0 for the
+/// root itself, 1 for its entries.
+fn depth_of(rel: &str) -> usize {
+    if rel.is_empty() || rel == "." { 0 } else { rel.split('/').count() }
 }
 
 #[cfg(test)]

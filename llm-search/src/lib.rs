@@ -96,7 +96,8 @@ pub struct SearchRequest {
     #[serde(default)]
     pub root: Option<PathBuf>,
     /// Files or folders to search, relative to the root (default: all of
-    /// it); the globs, types and ignore files still apply beneath them.
+    /// it); as in ripgrep, one named is searched though an ignore file, a
+    /// glob or a type would leave it out, and they apply beneath it.
     #[arg(value_name = "PATH")]
     #[serde(default, deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]

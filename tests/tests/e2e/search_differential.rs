@@ -91,3 +91,36 @@ fn same_matches_as_ripgrep_for_a_suite_of_patterns() {
         );
     }
 }
+
+#[test]
+fn a_path_named_is_searched_as_ripgrep_searches_it() {
+    if !aide_tests::oracle("rg", "llm-search searches the paths it is given as ripgrep does") {
+        return;
+    }
+    let t = generated_tree();
+    t.write("debug.log", "foo in a log\n");
+    // A file named is searched though it is ignored, hidden, or left out by
+    // a glob or a type; a folder named is walked though it is ignored, its
+    // filters applying beneath it; --max-depth counts from the path named.
+    let cases: &[&[&str]] = &[
+        &["debug.log"],
+        &["ignored"],
+        &["ignored/skip.rs"],
+        &[".hidden/h.rs"],
+        &["--glob", "*.py", "src/main.rs"],
+        &["--type", "python", "src/main.rs"],
+        &["src/main.rs", "ignored", "debug.log"],
+        &["--max-depth", "1", "src"],
+        &["src", "src/main.rs"],
+    ];
+    for case in cases {
+        let mut ours = vec!["--pattern", r"fn|foo"];
+        ours.extend_from_slice(case);
+        // ripgrep's name for the type is its own.
+        let mut rg = vec!["--regexp", r"fn|foo"];
+        rg.extend(case.iter().map(|a| if *a == "python" { "py" } else { *a }));
+        let expected = rg_spans(t.root(), &rg);
+        assert!(!expected.is_empty(), "rg found nothing for {case:?}");
+        assert_eq!(our_spans(&t, &ours), expected, "case {case:?}: ours vs rg");
+    }
+}
