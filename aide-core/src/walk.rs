@@ -139,17 +139,22 @@ impl<'a> Walker<'a> {
     }
 
     /// Where the walk starts: the root, or the paths of [`Walker::under`]
-    /// in the order a walk of the root meets them (by components), none
-    /// beneath another.
+    /// in path order (a folder's as its files', `dir/…`), none beneath
+    /// another, so an ordered walk still hands files on in path order.
     fn starts(&self) -> Vec<PathBuf> {
         if self.under.is_empty() || self.under.iter().any(String::is_empty) {
             return vec![self.root.path().to_path_buf()];
         }
-        let mut under: Vec<&Path> = self.under.iter().map(Path::new).collect();
+        let key = |rel: &String| {
+            let dir = std::fs::metadata(self.root.path().join(rel)).is_ok_and(|m| m.is_dir());
+            if dir { format!("{rel}/") } else { rel.clone() }
+        };
+        let mut under: Vec<(String, &String)> = self.under.iter().map(|rel| (key(rel), rel)).collect();
         under.sort();
         under.dedup();
         let mut starts: Vec<&Path> = Vec::new();
-        for path in under {
+        for (_, rel) in under {
+            let path = Path::new(rel.as_str());
             if !starts.iter().any(|s| path.starts_with(s)) {
                 starts.push(path);
             }

@@ -123,4 +123,10 @@ fn a_path_named_is_searched_as_ripgrep_searches_it() {
         assert!(!expected.is_empty(), "rg found nothing for {case:?}");
         assert_eq!(our_spans(&t, &ours), expected, "case {case:?}: ours vs rg");
     }
+    // Paths given in any order stream in path order (a folder's files as
+    // `dir/…`, after `dir-x`), as the whole tree's do.
+    t.write("a/b.rs", "foo\n").write("a-c/z.rs", "foo\n").write("a-b.rs", "foo\n");
+    let (text, _) = t.cmd("llm-search").args(["--pattern", "foo", "a", "a-c", "a-b.rs"]).expect_exit(0);
+    let order: Vec<&str> = text.lines().filter_map(|l| l.split(':').next()).collect();
+    assert_eq!(order, ["a-b.rs", "a-c/z.rs", "a/b.rs"], "{text}");
 }
