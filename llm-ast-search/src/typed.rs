@@ -67,7 +67,7 @@ impl Engine<'_> {
         let Some(spec) = lsp::server_for(lang) else {
             diagnostics.push(Diagnostic::new(
                 diag::LSP_UNAVAILABLE,
-                format!("no {lang} language server on PATH (or {}): the syntax engine answered", lsp::env_name(lang)),
+                format!("{}: the syntax engine answered", lsp::why_no_server(lang)),
             ));
             return None;
         };

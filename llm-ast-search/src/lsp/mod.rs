@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 
 pub use client::LspFailure;
 pub use keeper::{keep_servers, release_servers};
-pub use server::{CodeEngine, LSP_TIMEOUT, ServerSpec, env_name, ready_timeout, server_for};
+pub use server::{CodeEngine, LSP_TIMEOUT, ServerSpec, env_name, ready_timeout, server_for, why_no_server};
 
 /// A place a server named: a file of the root and a byte span in it.
 #[derive(Debug, Clone, PartialEq, Eq)]

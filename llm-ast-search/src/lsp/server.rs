@@ -73,18 +73,40 @@ pub fn env_name(lang: Lang) -> String {
     format!("AIDE_LSP_{}", name.to_uppercase())
 }
 
-/// The server for `lang`: the command in `AIDE_LSP_<LANG>`, else the first
-/// of the usual ones found on PATH.
-pub fn server_for(lang: Lang) -> Option<ServerSpec> {
-    let candidates: &[&[&str]] = match lang {
+/// The usual servers of `lang`, each a command line, in the order looked for.
+fn candidates(lang: Lang) -> &'static [&'static [&'static str]] {
+    match lang {
         Lang::Python => &[&["pyright-langserver", "--stdio"], &["basedpyright-langserver", "--stdio"]],
         Lang::TypeScript | Lang::Tsx | Lang::JavaScript => &[&["typescript-language-server", "--stdio"]],
         Lang::Rust => &[&["rust-analyzer"]],
         Lang::Go => &[&["gopls"]],
         Lang::C | Lang::Cpp => &[&["clangd"]],
         Lang::Java => &[&["jdtls"]],
-    };
-    if let Some(command) = std::env::var(env_name(lang)).ok().filter(|c| !c.trim().is_empty()) {
+    }
+}
+
+/// The command `AIDE_LSP_<LANG>` names for `lang`, if set.
+fn configured(lang: Lang) -> Option<String> {
+    std::env::var(env_name(lang)).ok().filter(|c| !c.trim().is_empty())
+}
+
+/// Why `lang` has no server ([`server_for`] found none), for the
+/// `lsp_unavailable` diagnostic: the configured command that is not
+/// found, or the servers looked for on PATH.
+pub fn why_no_server(lang: Lang) -> String {
+    if let Some(command) = configured(lang) {
+        let program = command.split_whitespace().next().unwrap_or_default();
+        return format!("{} names {program}, which is not found", env_name(lang));
+    }
+    let names: Vec<&str> = candidates(lang).iter().map(|argv| argv[0]).collect();
+    format!("no {lang} language server is installed ({} on PATH)", names.join(" or "))
+}
+
+/// The server for `lang`: the command in `AIDE_LSP_<LANG>`, else the first
+/// of the usual ones found on PATH.
+pub fn server_for(lang: Lang) -> Option<ServerSpec> {
+    let candidates = candidates(lang);
+    if let Some(command) = configured(lang) {
         // The server named there, or none: a command that is not found is
         // no server (said as lsp_unavailable), not a failing one.
         let argv: Vec<String> = command.split_whitespace().map(str::to_string).collect();

@@ -50,7 +50,7 @@ impl PreparedRename {
         let Some(spec) = lsp::server_for(lang) else {
             diagnostics.push(Diagnostic::new(
                 diag::LSP_UNAVAILABLE,
-                format!("no {lang} language server on PATH (or {}): the syntax engine renamed", lsp::env_name(lang)),
+                format!("{}: the syntax engine renamed", lsp::why_no_server(lang)),
             ));
             return Ok(None);
         };

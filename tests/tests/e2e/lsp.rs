@@ -63,6 +63,8 @@ fn without_a_working_server_the_syntax_engine_answers_and_says_why() {
         .args(["--references", "Blueprint/add_rule", "--engine", "lsp"])
         .json(0);
     assert_eq!((&v["engine"], &v["diagnostics"][0]["code"]), (&json!("syntax"), &json!("lsp_unavailable")), "{v}");
+    let said = v["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(said.contains("AIDE_LSP_PYTHON names /nonexistent/language-server, which is not found"), "{said}");
     // No server for the language at all: `lsp` and `auto` both say so
     // (issue 47: asked for a server, the caller is told there is none).
     t.write("main.go", "package main\n\nfunc Run() {}\n\nfunc main() { Run() }\n");
@@ -73,6 +75,14 @@ fn without_a_working_server_the_syntax_engine_answers_and_says_why() {
             .args(["--references", "Run", "--engine", engine])
             .json(0);
         assert_eq!((&v["engine"], &v["diagnostics"][0]["code"]), (&json!("syntax"), &json!("lsp_unavailable")), "{v}");
+        // The servers looked for are named: what a model can tell its user to install.
+        assert!(
+            v["diagnostics"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("no go language server is installed (gopls on PATH)"),
+            "{v}"
+        );
         assert_eq!(v["references"][0]["line"], 5);
     }
 }
