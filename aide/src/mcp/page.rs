@@ -33,7 +33,7 @@ const MAX_WARNED_PATHS: usize = 5;
 const PAGE_OVERHEAD: usize = 300;
 
 /// Which part of a result a call asks for.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct PageRequest {
     pub offset: usize,
     pub budget: usize,
@@ -42,7 +42,28 @@ pub(crate) struct PageRequest {
     /// whole as structured content, its text cut at the budget: calling it
     /// again would do it again.
     pub repeatable: bool,
+    /// The form the structured content is sent in, where it is not the
+    /// document itself (`--structured compact`): pages are sized on it.
+    pub sent: Option<SentForm>,
 }
+
+/// What the server makes of a page's document before sending it.
+pub(crate) type SentForm = std::sync::Arc<dyn Fn(Value) -> Value + Send + Sync>;
+
+impl std::fmt::Debug for PageRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageRequest")
+            .field("offset", &self.offset)
+            .field("budget", &self.budget)
+            .field("repeatable", &self.repeatable)
+            .field("sent", &self.sent.is_some())
+            .finish()
+    }
+}
+
+/// The largest document whose sent form is measured to size its pages
+/// (larger ones are paged on their own size).
+const MAX_MEASURED: usize = 16 << 20;
 
 /// What goes back to the client.
 #[derive(Debug)]
@@ -119,7 +140,12 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
     }
     // A first page in budget is the whole result: no need to size it.
     let mut whole_text = None;
-    if page.offset == 0 && document.len() <= page.budget {
+    let sent_len = |page_doc: Value| page.sent.as_ref().map(|sent| sent(page_doc).to_string().len());
+    // The whole document as sent, where that is measured: its size.
+    let whole_sent = (page.offset == 0 && document.len() > page.budget && document.len() <= MAX_MEASURED)
+        .then(|| sent_len(parse(&document)))
+        .flatten();
+    if page.offset == 0 && (document.len() <= page.budget || whole_sent.is_some_and(|n| n <= page.budget)) {
         let text = render(&output);
         if text.len() <= page.budget {
             return finish(text, parse(&document));
@@ -138,35 +164,57 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         return finish(cut_text(text, page.budget), parse(&document));
     };
 
-    // Take records from the offset while the document stays in budget.
+    // Take records from the offset while the document stays in budget. It
+    // is sized as sent: where a compact form is sent, each byte of the
+    // document counts as its share of the compact form, or of the text if
+    // that is larger, so a page fills the budget of what is sent.
     let total = items.len();
     let offset = page.offset.min(total);
+    let scale = match (page.sent.as_ref(), document.len() <= MAX_MEASURED) {
+        (Some(_), true) => {
+            let sent = whole_sent.or_else(|| sent_len(parse(&document))).unwrap_or(document.len());
+            let text = whole_text.as_ref().map_or_else(|| render(&output).len(), String::len);
+            (sent.max(text) as f64 / document.len().max(1) as f64).clamp(0.05, 1.0)
+        }
+        _ => 1.0,
+    };
     let records_len = fields.get(field).map_or(0, |r| r.get().len());
-    let mut used = document.len() - records_len + 2 + PAGE_OVERHEAD;
+    let mut used = (document.len() - records_len + 2) as f64 * scale + PAGE_OVERHEAD as f64;
     let mut count = 0;
     for item in &items[offset..] {
-        let size = item.get().len() + 1;
-        if count > 0 && used + size > page.budget {
+        let size = (item.get().len() + 1) as f64 * scale;
+        if count > 0 && used + size > page.budget as f64 {
             break;
         }
         used += size;
         count += 1;
     }
+    let build = |count: usize| {
+        let end = offset + count;
+        let next_offset = (end < total).then_some(end);
+        let mut structured = serde_json::Map::new();
+        for (key, raw) in fields {
+            let value = if key == field {
+                Value::Array(items[offset..end].iter().map(|r| parse(r.get())).collect())
+            } else {
+                parse(raw.get())
+            };
+            structured.insert(key.clone(), value);
+        }
+        structured.insert(
+            "page".into(),
+            json!({ "records": field, "offset": offset, "count": count, "total": total, "next_offset": next_offset }),
+        );
+        structured
+    };
+    let mut structured = build(count);
+    // The estimate is checked on the page as sent: fewer records until it fits.
+    while count > 1 && sent_len(Value::Object(structured.clone())).is_some_and(|n| n + PAGE_OVERHEAD > page.budget) {
+        count -= (count / 8).max(1);
+        structured = build(count);
+    }
     let end = offset + count;
     let next_offset = (end < total).then_some(end);
-    let mut structured = serde_json::Map::new();
-    for (key, raw) in fields {
-        let value = if key == field {
-            Value::Array(items[offset..end].iter().map(|r| parse(r.get())).collect())
-        } else {
-            parse(raw.get())
-        };
-        structured.insert(key.clone(), value);
-    }
-    structured.insert(
-        "page".into(),
-        json!({ "records": field, "offset": offset, "count": count, "total": total, "next_offset": next_offset }),
-    );
     output.keep_records(offset..end);
     let mut text = cut_text(render(&output), page.budget);
     let first = offset + usize::from(count > 0);

@@ -226,7 +226,9 @@ impl AideServer {
         };
         let (page, page_refusal) = match self.page_request(&mut arguments, binding.op.effects.read_only) {
             Ok(page) => (page, None),
-            Err(e) => (PageRequest { offset: 0, budget: self.inner.options.budget, repeatable: false }, Some(e)),
+            Err(e) => {
+                (PageRequest { offset: 0, budget: self.inner.options.budget, repeatable: false, sent: None }, Some(e))
+            }
         };
         let mut page = page;
         if self.inner.options.structured == Structured::Off && !page.repeatable {
@@ -241,6 +243,10 @@ impl AideServer {
         let asked = arguments.clone();
         let opened = self.allowed_roots(&context.peer).await;
         let roots: Vec<PathBuf> = opened.iter().map(|r| r.path().to_path_buf()).collect();
+        // The compact form is the one sent, and pages are sized on it.
+        let compact = self.inner.options.structured == Structured::Compact && detail == Detail::Compact;
+        let sent = compact.then(|| super::structured::sent_form(Arc::clone(binding), asked, roots.first().cloned()));
+        page.sent = sent.clone();
         let arguments = match page_refusal.or(detail_refusal) {
             Some(e) => Err(e),
             None => match verdict {
@@ -319,14 +325,8 @@ impl AideServer {
         }
         let mut shaped =
             result.map_err(|join| McpError::internal_error(format!("the call's thread failed: {join}"), None))?;
-        if self.inner.options.structured == Structured::Compact && detail == Detail::Compact {
-            let whole = std::mem::take(&mut shaped.structured);
-            let asked = super::structured::Asked {
-                arguments: &asked,
-                root: roots.first().map(PathBuf::as_path),
-                undoable: binding.op.group == Group::Edit,
-            };
-            shaped.structured = super::structured::compact_document(whole, &binding.full_output_schema, &asked);
+        if let Some(sent) = sent {
+            shaped.structured = sent(std::mem::take(&mut shaped.structured));
         }
         Ok(shaped)
     }
@@ -381,7 +381,7 @@ impl AideServer {
         };
         let offset = take(PAGE_OFFSET, 0)?.unwrap_or(0);
         let budget = take(MAX_OUTPUT_CHARS, MIN_BUDGET as u64)?.unwrap_or(self.inner.options.budget);
-        Ok(PageRequest { offset, budget, repeatable })
+        Ok(PageRequest { offset, budget, repeatable, sent: None })
     }
 }
 

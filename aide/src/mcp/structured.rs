@@ -155,6 +155,20 @@ pub(crate) struct Asked<'a> {
     pub undoable: bool,
 }
 
+/// The compact form of a call's documents, as sent: `binding`'s rules,
+/// with the call's arguments (`asked`) and root.
+pub(crate) fn sent_form(
+    binding: std::sync::Arc<super::binding::Binding>,
+    asked: Map<String, Value>,
+    root: Option<std::path::PathBuf>,
+) -> super::page::SentForm {
+    std::sync::Arc::new(move |whole: Value| {
+        let undoable = binding.op.group == aide_core::operation::Group::Edit;
+        let asked = Asked { arguments: &asked, root: root.as_deref(), undoable };
+        compact_document(whole, &binding.full_output_schema, &asked)
+    })
+}
+
 /// The compact document of `document` (the tool's whole document, maybe a
 /// page of it), by the rules its schema (`full`, the whole document's)
 /// applies.

@@ -196,6 +196,7 @@ fn paging_works_in_every_mode() {
     let t = TestDir::new();
     let body: String = (0..300).map(|i| format!("let value_{i} = needle;\n")).collect();
     t.write("big.rs", &body);
+    let mut pages_of = std::collections::BTreeMap::new();
     for mode in ["compact", "full", "off"] {
         let mut client = server_in(&t, mode);
         let (mut offset, mut lines, mut pages) = (0, Vec::new(), 0);
@@ -233,5 +234,8 @@ fn paging_works_in_every_mode() {
         assert!(pages > 2, "{mode}: {pages} pages");
         let want: Vec<String> = (1..=300).map(|n| n.to_string()).collect();
         assert_eq!(lines, want, "{mode}: the pages cover every match once, in order");
+        pages_of.insert(mode, pages);
     }
+    // Pages are sized on what is sent: compact pages hold more records than whole ones.
+    assert!(pages_of["compact"] < pages_of["full"], "{pages_of:?}");
 }
