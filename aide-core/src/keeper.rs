@@ -117,7 +117,19 @@ impl Place {
         if keeper.uid != rustix::process::geteuid().as_raw() {
             return Err(format!("its listener (process {}) is of another user", keeper.pid()));
         }
-        let holder = crate::peer::lock_holder(&self.dir.join(LOCK)).map_err(|e| format!("its lock: {e}"))?;
+        // `/proc/locks` is read in pieces, and a line can slip between two
+        // of them while other locks come and go: a keeper is looked for
+        // again before it is taken for a stranger.
+        let mut holder = None;
+        for attempt in 0..3 {
+            if attempt > 0 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            holder = crate::peer::lock_holder(&self.dir.join(LOCK)).map_err(|e| format!("its lock: {e}"))?;
+            if holder == Some(keeper.pid()) {
+                break;
+            }
+        }
         // Alive after the lock was read: the pid the lock names was its own then.
         if holder != Some(keeper.pid()) || !keeper.is_alive() {
             return Err(format!(
