@@ -91,7 +91,7 @@ impl Tool for LlmJobs {
             tool: Self::NAME,
             command: &["wait"],
             group: Group::Jobs,
-            description: "Waits until jobs end or a timeout passes, then reports them; fails if one did not end done.",
+            description: "Waits until jobs end or a timeout passes, then reports how each ended.",
             effects: READS,
             output: &["timed_out"],
             mcp_defaults: &[],
