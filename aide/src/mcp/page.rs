@@ -50,17 +50,6 @@ pub(crate) struct PageRequest {
 /// What the server makes of a page's document before sending it.
 pub(crate) type SentForm = std::sync::Arc<dyn Fn(Value) -> Value + Send + Sync>;
 
-impl std::fmt::Debug for PageRequest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PageRequest")
-            .field("offset", &self.offset)
-            .field("budget", &self.budget)
-            .field("repeatable", &self.repeatable)
-            .field("sent", &self.sent.is_some())
-            .finish()
-    }
-}
-
 /// The largest document whose sent form is measured to size its pages
 /// (larger ones are paged on their own size).
 const MAX_MEASURED: usize = 16 << 20;
