@@ -34,6 +34,10 @@ use crate::source::SourceFile;
 use crate::symbols::{NameMatch, Symbol, SymbolKind};
 
 pub use crate::refs::Resolution;
+pub use owner::member_owner;
+use owner::{enclosing_owner, last_segment};
+
+mod owner;
 
 /// What kind of symbol a definition is, for resolving its uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -114,95 +118,6 @@ pub struct FileFacts {
     /// What the member functions of the file return: (owner, name, type).
     returns: Vec<(String, String, Option<String>)>,
     pub sites: Vec<RawSite>,
-}
-
-/// The type a member belongs to, from its parent's name path:
-/// `impl Agent` → `Agent`, `impl Display for Agent<T>` → `Agent`,
-/// `(*Command)` → `Command`, `pkg/Client` → `Client`.
-pub fn owner_of(parent: &str) -> String {
-    let last = parent.rsplit('/').next().unwrap_or(parent);
-    let last = last.rsplit(" for ").next().unwrap_or(last);
-    let last = strip_impl(last);
-    let last = last.trim_start_matches("(*").trim_start_matches('(').trim_end_matches(')');
-    let base = last.split('<').next().unwrap_or(last);
-    base.rsplit("::").next().unwrap_or(base).trim().to_string()
-}
-
-/// `impl<T> Stack<T>` → `Stack<T>`, `impl Agent` → `Agent`.
-fn strip_impl(s: &str) -> &str {
-    let Some(rest) = s.strip_prefix("impl") else { return s.trim() };
-    let rest = rest.trim_start();
-    if !rest.starts_with('<') {
-        return rest;
-    }
-    let mut depth = 0usize;
-    for (i, c) in rest.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return rest[i + 1..].trim();
-                }
-            }
-            _ => {}
-        }
-    }
-    rest
-}
-
-/// Kinds whose children are members.
-fn is_type_kind(kind: SymbolKind) -> bool {
-    matches!(
-        kind,
-        SymbolKind::Class
-            | SymbolKind::Struct
-            | SymbolKind::Impl
-            | SymbolKind::Trait
-            | SymbolKind::Interface
-            | SymbolKind::Enum
-            | SymbolKind::Union
-    )
-}
-
-/// The owner type of a symbol, if it is a member of one.
-pub fn member_owner(file: &SourceFile, s: &Symbol) -> Option<String> {
-    let parent = s.parent.as_deref()?;
-    let parent_kind = file.outline().iter().find(|p| &*p.name_path == parent).map(|p| p.kind);
-    let member = match parent_kind {
-        Some(k) => is_type_kind(k),
-        // A Go method's parent is its receiver, not a symbol of the file.
-        None => s.kind == SymbolKind::Method,
-    };
-    member.then(|| owner_of(parent))
-}
-
-/// The last segment of a qualifier: `crate::agent::Agent` → `Agent`, `Vec<T>` → `Vec`.
-fn last_segment(q: &str) -> &str {
-    let q = q.split('<').next().unwrap_or(q);
-    let q = q.rsplit("::").next().unwrap_or(q);
-    q.rsplit('.').next().unwrap_or(q).trim()
-}
-
-/// The owner type of the member whose body holds `offset`.
-fn enclosing_owner(file: &SourceFile, offset: usize) -> Option<String> {
-    let holds = |s: &&Symbol| s.span.byte_start <= offset && offset < s.span.byte_end;
-    let outline = file.outline();
-    outline
-        .iter()
-        .filter(holds)
-        .filter(|s| is_type_kind(s.kind))
-        .max_by_key(|s| s.depth)
-        .map(|s| owner_of(&s.name_path))
-        .or_else(|| {
-            // A Go method: its receiver type.
-            outline
-                .iter()
-                .filter(holds)
-                .filter(|s| s.kind == SymbolKind::Method)
-                .max_by_key(|s| s.depth)
-                .and_then(|s| s.parent.as_deref().map(owner_of))
-        })
 }
 
 /// What `file` tells about `query`.
@@ -647,65 +562,4 @@ fn choose_local(query: &SymbolQuery, locals: &[(&str, &LocalCandidate)]) -> Resu
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn owners_read_from_parent_name_paths() {
-        assert_eq!(owner_of("impl Agent"), "Agent");
-        assert_eq!(owner_of("impl Display for Agent<T>"), "Agent");
-        assert_eq!(owner_of("(*Command)"), "Command");
-        assert_eq!(owner_of("net/Client"), "Client");
-        assert_eq!(owner_of("mod/impl<T> Stack<T>"), "Stack");
-    }
-
-    fn resolve(files: &[(&str, Lang, &str)], query: SymbolQuery) -> Result<Vec<(String, usize, Resolution)>, NotOne> {
-        let parsed: Vec<SourceFile> = files
-            .iter()
-            .map(|(p, l, s)| SourceFile::parse(p.to_string(), *l, s.as_bytes().to_vec()).unwrap_or_else(|_| panic!()))
-            .collect();
-        let facts: Vec<FileFacts> = parsed.iter().map(|f| facts(f, &query)).collect();
-        let resolver = Resolver::choose(&query, &facts)?;
-        Ok(resolver
-            .sites(facts)
-            .into_iter()
-            .map(|s| (s.reference.path, s.reference.span.line, s.reference.matched))
-            .collect())
-    }
-
-    #[test]
-    fn another_types_field_of_the_same_name_is_not_a_reference() {
-        // cobra's `Command.Name` against pflag's `Flag.Name`.
-        let cmd = "package c\ntype Command struct{ use string }\nfunc (c *Command) Name() string { return c.use }\nfunc (c *Command) Title() string { return c.Name() }\n";
-        let flag = "package f\ntype Flag struct{ Name string }\nfunc show(f *Flag) string { return f.Name }\nfunc any(v interface{ Name() string }) string { return v.Name() }\n";
-        let query = SymbolQuery { name: "Command/Name".into(), ..Default::default() };
-        let sites = resolve(&[("c.go", Lang::Go, cmd), ("f.go", Lang::Go, flag)], query);
-        let sites = sites.unwrap_or_else(|_| panic!("one definition"));
-        assert_eq!(
-            sites,
-            [
-                ("c.go".into(), 3, Resolution::Resolved),
-                ("c.go".into(), 4, Resolution::Resolved),
-                ("f.go".into(), 4, Resolution::Unresolved),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_printed_name_path_picks_its_symbol_over_a_method_of_the_name() {
-        let src = "package f\ntype FlagSet struct{}\nfunc (f *FlagSet) PrintDefaults() {}\nfunc PrintDefaults() { CommandLine.PrintDefaults() }\n";
-        let query = SymbolQuery { name: "PrintDefaults".into(), ..Default::default() };
-        let sites = resolve(&[("flag.go", Lang::Go, src)], query).unwrap_or_else(|_| panic!("one definition"));
-        assert_eq!(sites, [("flag.go".into(), 4, Resolution::Resolved)]);
-    }
-
-    #[test]
-    fn several_definitions_are_listed() {
-        let a = "fn helper() {}\n";
-        let query = SymbolQuery { name: "helper".into(), ..Default::default() };
-        match resolve(&[("a.rs", Lang::Rust, a), ("b.rs", Lang::Rust, a)], query) {
-            Err(NotOne::Several(c)) => assert_eq!(c.len(), 2),
-            other => panic!("{other:?}"),
-        }
-    }
-}
+mod tests;
