@@ -186,41 +186,92 @@ fn redirect_json(r: &IoRedirect) -> Value {
     }
 }
 
-/// Command substitutions and process substitutions inside a word.
+/// Command substitutions and process substitutions inside a word, as the
+/// shell would run them: text in single quotes, `$'…'` or after a
+/// backslash is literal, so `'$(rm -rf /)'` runs nothing.
 pub fn substitutions(word: &str) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = word.as_bytes();
+    let mut in_double = false;
     let mut i = 0;
+    // Indices only ever land on ASCII bytes, so every slice below is on a
+    // character boundary whatever the word holds.
     while i < bytes.len() {
-        // Bytes, not `&word[i..]`: `i` steps through multi-byte characters.
         let rest = &bytes[i..];
-        let opens_substitution = (rest.starts_with(b"$(") && !rest.starts_with(b"$(("))
-            || rest.starts_with(b"<(")
-            || rest.starts_with(b">(");
-        let open = opens_substitution.then_some(2);
-        if let Some(skip) = open {
-            let mut depth = 1;
-            let mut j = i + skip;
-            while j < bytes.len() && depth > 0 {
-                match bytes[j] {
-                    b'(' => depth += 1,
-                    b')' => depth -= 1,
-                    _ => {}
-                }
-                j += 1;
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'\'' if !in_double => i = literal_end(bytes, i + 1, false),
+            b'$' if !in_double && rest.starts_with(b"$'") => i = literal_end(bytes, i + 2, true),
+            b'"' => {
+                in_double = !in_double;
+                i += 1;
             }
-            let end = if depth == 0 { j - 1 } else { j };
-            out.push(word[i + skip..end].to_string());
-            i = j;
-        } else if bytes[i] == b'`' {
-            let end = word[i + 1..].find('`').map_or(bytes.len(), |e| i + 1 + e);
-            out.push(word[i + 1..end].to_string());
-            i = end + 1;
-        } else {
-            i += 1;
+            b'`' => {
+                let end = backtick_end(bytes, i + 1);
+                out.push(word[i + 1..end].to_string());
+                i = end + 1;
+            }
+            _ if (rest.starts_with(b"$(") && !rest.starts_with(b"$(("))
+                || (!in_double && (rest.starts_with(b"<(") || rest.starts_with(b">("))) =>
+            {
+                let end = closing_paren(bytes, i + 2);
+                out.push(word[i + 2..end].to_string());
+                i = end + 1;
+            }
+            _ => i += 1,
         }
     }
     out
+}
+
+/// Past the closing quote of a single-quoted (or, with `escapes`, a
+/// `$'…'`) string whose text starts at `from`; the end if it never closes.
+fn literal_end(bytes: &[u8], from: usize, escapes: bool) -> usize {
+    let mut j = from;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\\' if escapes => j += 2,
+            b'\'' => return j + 1,
+            _ => j += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The index of the backtick that closes one opened before `from`.
+fn backtick_end(bytes: &[u8], from: usize) -> usize {
+    let mut j = from;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\\' => j += 2,
+            b'`' => return j,
+            _ => j += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The index of the `)` that closes a substitution whose code starts at
+/// `from`: parentheses inside quotes do not count.
+fn closing_paren(bytes: &[u8], from: usize) -> usize {
+    let (mut depth, mut in_double, mut j) = (1usize, false, from);
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\\' => j += 1,
+            b'\'' if !in_double => j = literal_end(bytes, j + 1, false) - 1,
+            b'"' => in_double = !in_double,
+            b'(' if !in_double => depth += 1,
+            b')' if !in_double => {
+                depth -= 1;
+                if depth == 0 {
+                    return j;
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    bytes.len()
 }
 
 fn simple_json(c: &SimpleCommand) -> Value {
@@ -371,5 +422,17 @@ mod tests {
     fn finds_substitutions() {
         assert_eq!(substitutions("$(date)-`whoami`"), vec!["date".to_string(), "whoami".to_string()]);
         assert_eq!(substitutions("$((1+2))"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn quoted_text_is_not_a_substitution() {
+        assert!(substitutions("'$(rm -rf /)'").is_empty());
+        assert!(substitutions("$'`id` \\' $(x)'").is_empty());
+        assert!(substitutions("\\$(date) \\`id\\`").is_empty());
+        assert_eq!(substitutions("\"$(date)\" '`id`'"), ["date"]);
+        assert_eq!(substitutions("\"`id`\""), ["id"]);
+        assert_eq!(substitutions("$(echo \")\" ')' (x))"), ["echo \")\" ')' (x)"]);
+        assert_eq!(substitutions("\"<(x)\" <(y)"), ["y"]);
+        assert_eq!(substitutions("$(unclosed"), ["unclosed"]);
     }
 }

@@ -106,6 +106,11 @@ fn risk_table() {
         ("eval $CMD", High),
         ("curl https://example.com", Medium),
         ("echo $(rm -rf /)", Critical),
+        ("echo '$(rm -rf /)'", Low),
+        ("echo \"$(rm -rf /)\"", Critical),
+        ("x='`rm -rf /`' && echo \"$x\"", Low),
+        ("echo $'$(rm -rf /) \\' `rm -rf /`'", Low),
+        ("echo \"'$(rm -rf /)'\"", Critical),
         ("if true; then rm -rf /; fi", Critical),
         // Harmless look-alikes stay low.
         ("echo rm -rf d", Low),
