@@ -39,9 +39,16 @@ pub fn unquote_path_bytes(path: &[u8]) -> Vec<u8> {
     bytes
 }
 
-/// [`unquote_path_bytes`] as text (a byte that is not UTF-8 becomes U+FFFD).
+/// [`unquote_path_bytes`] as text, in the contract's spelling (a byte that
+/// is not UTF-8 as `\xHH`, a backslash as `\\`), which every path
+/// argument takes back: never a lossy U+FFFD.
 pub fn unquote_path(path: &str) -> String {
-    String::from_utf8_lossy(&unquote_path_bytes(path.as_bytes())).into_owned()
+    spelled(&unquote_path_bytes(path.as_bytes()))
+}
+
+fn spelled(name: &[u8]) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    crate::text::escape_path(std::ffi::OsStr::from_bytes(name), false).into_owned()
 }
 
 /// The two paths of a `diff --git a/X b/Y` header (after `diff --git `),
@@ -78,7 +85,7 @@ pub fn diff_header_paths_bytes(rest: &[u8]) -> (Vec<u8>, Vec<u8>) {
 /// [`diff_header_paths_bytes`] as text (lossy for a name that is not UTF-8).
 pub fn diff_header_paths(rest: &str) -> (String, String) {
     let (old, new) = diff_header_paths_bytes(rest.as_bytes());
-    (String::from_utf8_lossy(&old).into_owned(), String::from_utf8_lossy(&new).into_owned())
+    (spelled(&old), spelled(&new))
 }
 
 fn strip(path: &[u8], prefix: &[u8]) -> Vec<u8> {
@@ -112,8 +119,11 @@ mod tests {
     #[test]
     fn quoted_paths_read_back_as_git_wrote_them() {
         assert_eq!(unquote_path("plain.txt"), "plain.txt");
-        assert_eq!(unquote_path("\"a\\tb\\\\c\\\"d\""), "a\tb\\c\"d");
+        // A backslash in the name is doubled, as the contract spells it.
+        assert_eq!(unquote_path("\"a\\tb\\\\c\\\"d\""), "a\tb\\\\c\"d");
         assert_eq!(unquote_path("\"caf\\303\\251.txt\""), "café.txt");
+        assert_eq!(unquote_path("\"caf\\351.txt\""), "caf\\xe9.txt");
+        assert_eq!(diff_header_paths("\"a/x\\377\" \"b/y\\376\""), ("x\\xff".into(), "y\\xfe".into()));
     }
 
     #[test]

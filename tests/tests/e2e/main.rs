@@ -28,6 +28,7 @@ mod mcp_face;
 mod mcp_sdk;
 mod mcp_structured;
 mod name_paths;
+mod patch;
 mod plant;
 mod policy;
 mod pty;
