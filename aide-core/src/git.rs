@@ -15,7 +15,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-pub use guard::Guard;
+pub use guard::{ConfigHook, Guard};
 pub use place::Place;
 pub use quote::{diff_header_paths, diff_header_paths_bytes, unquote_path, unquote_path_bytes};
 
@@ -87,6 +87,12 @@ impl Git {
     /// The keys of the repository's own configuration that were not honoured.
     pub fn ignored(&self) -> &[String] {
         &self.guard.ignored
+    }
+
+    /// The hooks the configuration defines (git runs none of them: llm-git
+    /// runs those of its operations through the gate).
+    pub fn config_hooks(&self) -> &[ConfigHook] {
+        &self.guard.hooks
     }
 
     /// A path git gives relative to the top of the work tree, relative to

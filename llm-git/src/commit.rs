@@ -31,7 +31,7 @@ pub fn commit(repo: &Repo, message: &str, ctx: &Context) -> Result<(CommitOutput
     let hooks = Hooks::new(repo, ctx);
     let mut diagnostics = Vec::new();
     hooks.not_run(&["reference-transaction", "post-index-change"], &mut diagnostics);
-    if COMMIT_HOOKS.iter().all(|h| hooks.find(h).is_none()) {
+    if !COMMIT_HOOKS.iter().any(|h| hooks.has(h)) {
         repo.run(&["commit", "--quiet", "-m", message])?;
     } else {
         with_hooks(repo, &hooks, message, &mut diagnostics)?;

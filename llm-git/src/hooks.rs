@@ -1,7 +1,10 @@
 //! The hooks of llm-git's own operations, run as git runs them —
 //! `pre-commit`, `prepare-commit-msg`, `commit-msg` and `post-commit` around
-//! a commit, `post-checkout` after a branch switch: from the hooks folder
-//! (`core.hooksPath` or `.git/hooks`), in the top of the work tree, with
+//! a commit, `post-checkout` after a branch switch: those the configuration
+//! defines (git 2.54's `hook.<name>.command`, a shell command, in the order
+//! git reads them), then the hooks folder's (`core.hooksPath` or
+//! `.git/hooks`; a file without `#!` through `/bin/sh`, as git falls back
+//! to), in the top of the work tree, with
 //! git's arguments and environment — but through the gate
 //! ([`aide_core::gate`]): with a timeout that ends the hook's whole process
 //! tree, the run's cancellation, the execution log, and inside the sandbox
@@ -46,20 +49,68 @@ impl<'a> Hooks<'a> {
         Hooks { repo, ctx, timeout: HOOK_TIMEOUT }
     }
 
-    /// The hook called `name`, if there is one git would run: an
-    /// executable file in the hooks folder.
-    pub fn find(&self, name: &str) -> Option<PathBuf> {
+    /// The hooks folder's hook called `name`, if there is one git would
+    /// run: an executable file.
+    fn in_folder(&self, name: &str) -> Option<PathBuf> {
         let path = self.repo.place().hooks.join(name);
         let meta = std::fs::metadata(&path).ok()?;
         (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(path)
     }
 
-    /// Runs the hook `name` if there is one; Ok(None) when there is none,
-    /// `hook_failed` when it exits non-zero, `timeout`, `cancelled`.
+    /// What runs for the event `name`, in git's order: each configured
+    /// hook's command, then the hooks folder's file.
+    fn programs(&self, name: &str) -> Vec<(PathBuf, Vec<OsString>)> {
+        let mut out: Vec<(PathBuf, Vec<OsString>)> = self
+            .repo
+            .config_hooks()
+            .iter()
+            .filter(|h| h.events.iter().any(|e| e == name))
+            .map(|h| {
+                // As git runs a configured command: `sh -c '<command> "$@"' <command> <args>`.
+                let mut script = h.command.clone();
+                script.push(" \"$@\"");
+                (PathBuf::from("/bin/sh"), vec!["-c".into(), script, h.command.clone()])
+            })
+            .collect();
+        if let Some(path) = self.in_folder(name) {
+            out.push(match starts_as_a_program(&path) {
+                true => (path, Vec::new()),
+                // git runs a file the kernel will not (no `#!`) with /bin/sh.
+                false => (PathBuf::from("/bin/sh"), vec![path.into_os_string()]),
+            });
+        }
+        out
+    }
+
+    /// Whether anything runs for the event `name`.
+    pub fn has(&self, name: &str) -> bool {
+        !self.programs(name).is_empty()
+    }
+
+    /// Runs what the event `name` has, one after another, stopping at the
+    /// first that fails; Ok(None) when there is none, `hook_failed` when
+    /// one exits non-zero, `timeout`, `cancelled`.
     pub fn run(&self, name: &'static str, how: HookRun<'_>) -> Result<Option<()>, GitError> {
-        let Some(path) = self.find(name) else { return Ok(None) };
+        let programs = self.programs(name);
+        if programs.is_empty() {
+            return Ok(None);
+        }
+        for (program, leading) in programs {
+            self.run_one(name, &program, &leading, &how)?;
+        }
+        Ok(Some(()))
+    }
+
+    fn run_one(
+        &self,
+        name: &'static str,
+        program: &Path,
+        leading: &[OsString],
+        how: &HookRun<'_>,
+    ) -> Result<(), GitError> {
         let top = &self.repo.place().top;
-        let mut launch = Launch::new("hook", &path, top)
+        let mut launch = Launch::new("hook", program, top)
+            .args(leading)
             .args(&how.args)
             .env("GIT_PREFIX", prefix(self.repo))
             .timeout(Some(self.timeout))
@@ -91,7 +142,7 @@ impl<'a> Hooks<'a> {
                 stderr: tail(&ran.stderr),
             });
         }
-        Ok(Some(()))
+        Ok(())
     }
 
     /// Runs a hook that comes after the change (`post-commit`,
@@ -106,13 +157,22 @@ impl<'a> Hooks<'a> {
     /// A diagnostic for each hook among `names` git would have run and
     /// llm-git does not.
     pub fn not_run(&self, names: &[&str], diagnostics: &mut Vec<Diagnostic>) {
-        for name in names.iter().filter(|n| self.find(n).is_some()) {
+        for name in names.iter().filter(|n| self.has(n)) {
             diagnostics.push(Diagnostic::new(
                 diag::HOOK_NOT_RUN,
                 format!("the {name} hook was not run: llm-git runs only the hooks of commits and branch switches"),
             ));
         }
     }
+}
+
+/// Whether the kernel runs `path` itself: it starts with `#!` or is an ELF
+/// binary (anything else gets Exec format error, and git runs it with sh).
+fn starts_as_a_program(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let read = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).unwrap_or(0);
+    head[..read].starts_with(b"#!") || head[..read] == *b"\x7fELF"
 }
 
 /// The root's path from the top, as git gives hooks `GIT_PREFIX`.

@@ -42,6 +42,11 @@ impl Repo {
         &self.git.place
     }
 
+    /// The hooks the configuration defines (`hook.<name>.command`).
+    pub fn config_hooks(&self) -> &[aide_core::git::ConfigHook] {
+        self.git.config_hooks()
+    }
+
     /// The keys of the repository's own configuration git ran without.
     pub fn ignored(&self) -> &[String] {
         self.git.ignored()

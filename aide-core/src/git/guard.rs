@@ -6,7 +6,10 @@
 //! * always off: `core.fsmonitor` (runs on every status, diff and add),
 //!   hooks (`core.hooksPath` points at nothing; llm-git runs the hooks of
 //!   its own operations itself, through the gate), signature checks in
-//!   logs, background maintenance after a commit;
+//!   logs, background maintenance after a commit, and every hook the
+//!   configuration defines (git 2.54's `hook.<name>.command`: each is
+//!   `hook.<name>.enabled=false` for git, and [`Guard::hooks`] lists them
+//!   for llm-git to run through the gate as it runs the hooks folder's);
 //! * named by the repository's own configuration (scopes `local` and
 //!   `worktree`), replaced by the user's own value (`global`, `system`, the
 //!   command line) or else by a stand-in that runs nothing: filter drivers'
@@ -43,6 +46,18 @@ pub struct Guard {
     pub settings: Vec<OsString>,
     /// The keys of the repository's own configuration not honoured (each once, sorted).
     pub ignored: Vec<String>,
+    /// The hooks the repository's configuration defines, in the order git
+    /// reads them (git runs them before the hooks folder's).
+    pub hooks: Vec<ConfigHook>,
+}
+
+/// A hook defined in the configuration (`[hook "lint"] event = pre-commit
+/// command = …`): a shell command run for each of its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigHook {
+    pub name: String,
+    pub events: Vec<String>,
+    pub command: OsString,
 }
 
 /// One entry of `git config --list --show-scope -z`.
@@ -60,10 +75,11 @@ impl Guard {
         let mut entries = Vec::new();
         let mut budget = MAX_REPOSITORIES;
         read_config(base(dir), &mut entries);
+        let hooks = config_hooks(&entries);
         if let Some(top) = top {
             submodules(top, base, &mut entries, &mut budget);
         }
-        Guard::from_entries(&entries)
+        Guard { hooks, ..Guard::from_entries(&entries) }
     }
 
     fn from_entries(entries: &[Entry]) -> Guard {
@@ -86,7 +102,12 @@ impl Guard {
             settings.push(setting);
         }
         ignored.sort();
-        Guard { settings, ignored }
+        // No configured hook runs from git itself (git before 2.54 reads no such key).
+        let mut named: Vec<&str> = entries.iter().filter_map(|e| hook_key(&e.key)).map(|(name, _)| name).collect();
+        named.sort_unstable();
+        named.dedup();
+        settings.extend(named.iter().map(|name| OsString::from(format!("hook.{name}.enabled=false"))));
+        Guard { settings, ignored, hooks: Vec::new() }
     }
 
     /// Gives `command` every setting (`-c key=value`: the command line
@@ -115,6 +136,43 @@ fn stand_in(key: &str) -> Option<&'static str> {
         ("gpg", Some("ssh"), "defaultkeycommand") => Some("false"),
         _ => None,
     }
+}
+
+/// `hook.<name>.<key>` as (name, key); a name may hold dots.
+fn hook_key(key: &str) -> Option<(&str, &str)> {
+    let rest = key.get(..5).filter(|h| h.eq_ignore_ascii_case("hook."))?;
+    let rest = &key[rest.len()..];
+    let (name, var) = rest.rsplit_once('.')?;
+    (!name.is_empty()).then_some((name, var))
+}
+
+/// The hooks the configuration defines, as git 2.54 reads them: `event`
+/// adds an event (an empty one clears the list), `command` is the last one
+/// given, `enabled = false` leaves the hook out; in the order names first
+/// appear.
+fn config_hooks(entries: &[Entry]) -> Vec<ConfigHook> {
+    let mut hooks: Vec<(ConfigHook, bool)> = Vec::new();
+    for e in entries {
+        let Some((name, var)) = hook_key(&e.key) else { continue };
+        let at = match hooks.iter().position(|(h, _)| h.name == name) {
+            Some(at) => at,
+            None => {
+                let hook = ConfigHook { name: name.to_string(), events: Vec::new(), command: OsString::new() };
+                hooks.push((hook, true));
+                hooks.len() - 1
+            }
+        };
+        let (hook, enabled) = &mut hooks[at];
+        let value = e.value.to_string_lossy();
+        match var.to_ascii_lowercase().as_str() {
+            "event" if value.is_empty() => hook.events.clear(),
+            "event" => hook.events.push(value.into_owned()),
+            "command" => hook.command = e.value.clone(),
+            "enabled" => *enabled = !matches!(value.to_ascii_lowercase().as_str(), "false" | "no" | "off" | "0"),
+            _ => {}
+        }
+    }
+    hooks.into_iter().filter(|(h, enabled)| *enabled && !h.command.is_empty()).map(|(h, _)| h).collect()
 }
 
 /// Reads the configuration `git config --list --show-scope -z` gives.
@@ -183,6 +241,43 @@ mod tests {
 
     fn entry(scope_trusted: bool, key: &str, value: &str) -> Entry {
         Entry { trusted: scope_trusted, key: key.into(), value: value.into() }
+    }
+
+    #[test]
+    fn configured_hooks_are_read_as_git_reads_them_and_never_run_by_git() {
+        let entries = [
+            entry(false, "hook.lint.event", "pre-commit"),
+            entry(false, "hook.lint.command", "first"),
+            entry(true, "hook.my.dotted.name.event", "commit-msg"),
+            entry(true, "hook.my.dotted.name.command", "spell --check"),
+            entry(false, "hook.lint.command", "make lint"),
+            entry(false, "hook.lint.event", "post-commit"),
+            entry(false, "hook.off.command", "never"),
+            entry(false, "hook.off.event", "pre-commit"),
+            entry(false, "hook.off.enabled", "false"),
+            entry(false, "hook.cleared.event", "pre-commit"),
+            entry(false, "hook.cleared.event", ""),
+            entry(false, "hook.cleared.event", "post-checkout"),
+            entry(false, "hook.cleared.command", "x"),
+        ];
+        let hooks = config_hooks(&entries);
+        let shown: Vec<(&str, Vec<&str>, &str)> = hooks
+            .iter()
+            .map(|h| (h.name.as_str(), h.events.iter().map(String::as_str).collect(), h.command.to_str().unwrap()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("lint", vec!["pre-commit", "post-commit"], "make lint"),
+                ("my.dotted.name", vec!["commit-msg"], "spell --check"),
+                ("cleared", vec!["post-checkout"], "x"),
+            ]
+        );
+        let settings: Vec<String> =
+            Guard::from_entries(&entries).settings.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+        for name in ["cleared", "lint", "my.dotted.name", "off"] {
+            assert!(settings.contains(&format!("hook.{name}.enabled=false")), "{settings:?}");
+        }
     }
 
     #[test]

@@ -291,6 +291,42 @@ fn hooks_run_as_git_runs_them_through_the_gate() {
     assert_eq!(said, format!("{} {} 1\n", before.trim(), after.trim()));
 }
 
+/// A hook file without `#!` runs with /bin/sh, as git runs it; hooks the
+/// configuration defines (git 2.54's `[hook "name"] event = … command = …`)
+/// run first, in the order git reads them, through the gate, never from git
+/// itself, and one that fails aborts the commit.
+#[test]
+fn hooks_without_a_shebang_and_configured_hooks_run_as_git_runs_them() {
+    let t = repo();
+    let hooks = t.root().join(".git/hooks");
+    executable(&hooks.join("pre-commit"), "echo folder >> order\n");
+    t.git(&["config", "hook.first.event", "pre-commit"]);
+    t.git(&["config", "hook.first.command", "echo \"first $#\" >> order"]);
+    t.git(&["config", "hook.second.command", "echo second >> order"]);
+    t.git(&["config", "hook.second.event", "pre-commit"]);
+    t.git(&["config", "hook.msg.event", "commit-msg"]);
+    t.git(&["config", "hook.msg.command", "grep -q kept"]);
+    t.write("a.txt", "changed\n");
+    llm_git(&t, &["add", "a.txt"], 0);
+    let v = llm_git(&t, &["commit", "-m", "kept"], 0);
+    assert_eq!(v["committed"]["subject"], "kept", "{v}");
+    let order = std::fs::read_to_string(t.root().join("order")).unwrap();
+    assert_eq!(order, "first 0\nsecond\nfolder\n", "configured hooks first, in config order, then the folder's");
+
+    // commit-msg's configured hook gets the message file: it refuses this one.
+    t.write("a.txt", "again\n");
+    llm_git(&t, &["add", "a.txt"], 0);
+    let v = llm_git(&t, &["commit", "-m", "refused"], 3);
+    assert_eq!(v["error"]["code"], "hook_failed", "{v}");
+    assert_eq!(v["error"]["details"]["hook"], "commit-msg");
+
+    // A disabled hook does not run, and git itself runs none (whatever its version).
+    t.git(&["config", "hook.msg.enabled", "false"]);
+    std::fs::remove_file(t.root().join("order")).unwrap();
+    llm_git(&t, &["commit", "-m", "now"], 0);
+    assert_eq!(std::fs::read_to_string(t.root().join("order")).unwrap(), "first 0\nsecond\nfolder\n");
+}
+
 /// A hook planted in the repository runs in the server's sandbox under
 /// `aide mcp`: it cannot write outside the root.
 #[test]
