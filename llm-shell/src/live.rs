@@ -40,8 +40,10 @@ use crate::state::{Declared, restorable_options, restorable_state};
 
 /// The loop bash runs. `$1` is the session folder, `$2` the report marker,
 /// `$3` the exit status the first command sees in `$?`, `$4` the folder of
-/// its FIFOs.
-const LOOP: &str = r#"__aide_dir=$1 __aide_nonce=$2 __aide_last=$3 __aide_io=$4 __aide_rc=0 __aide_t1=$EPOCHREALTIME
+/// its FIFOs. Each request names a fresh tag its report carries: a command
+/// can see its own tag, never the next one's, so a report it forges can
+/// only be about itself, and its real report, come late, is no other's.
+const LOOP: &str = r#"__aide_dir=$1 __aide_nonce=$2 __aide_last=$3 __aide_io=$4 __aide_rc=0 __aide_t1=$EPOCHREALTIME __aide_tag=-
 set --
 { IFS= read -r -u 5 __aide_w; [[ $__aide_w == done ]] || kill -KILL -- -$$; } 3<&- >/dev/null 2>&1 &
 disown $! 2>/dev/null
@@ -49,7 +51,7 @@ exec 5<&-
 __aide_ret() { return "$1"; }
 __aide_report() {
   {
-    printf '\036%s status %s %s %s %s\n%s\0\n' "$__aide_nonce" "$__aide_rc" "$__aide_flags" "$__aide_t1" "$EPOCHREALTIME" "$PWD"
+    printf '\036%s status %s %s %s %s %s\n%s\0\n' "$__aide_nonce" "$__aide_tag" "$__aide_rc" "$__aide_flags" "$__aide_t1" "$EPOCHREALTIME" "$PWD"
     declare -p; declare -f; alias -p
     printf '\036%s options\n' "$__aide_nonce"
     set +o; shopt -p
@@ -94,7 +96,8 @@ trap() {
   builtin trap "$@"
 }
 while IFS= read -r -d '' -u 3 __aide_cmd && IFS= read -r -d '' -u 3 __aide_in \
-  && IFS= read -r -d '' -u 3 __aide_out && IFS= read -r -d '' -u 3 __aide_err; do
+  && IFS= read -r -d '' -u 3 __aide_out && IFS= read -r -d '' -u 3 __aide_err \
+  && IFS= read -r -d '' -u 3 __aide_tag; do
   __aide_user_exit= __aide_on=${__aide_flags//[^euxv]/}
   __aide_t1=$EPOCHREALTIME
   {
@@ -336,12 +339,14 @@ impl LiveShell {
             streams.push((reader(read, order.max_output, redactor.clone()), hold));
         }
         let stdin = order.stdin.map_or_else(|| PathBuf::from("/dev/null"), Path::to_path_buf);
+        let tag = aide_core::ids::new_execution_id().replace('-', "");
         let mut request = Vec::new();
         for field in [
             order.command.as_bytes(),
             stdin.as_os_str().as_encoded_bytes(),
             out_path.as_os_str().as_encoded_bytes(),
             err_path.as_os_str().as_encoded_bytes(),
+            tag.as_bytes(),
         ] {
             request.extend_from_slice(field);
             request.push(0);
@@ -355,20 +360,25 @@ impl LiveShell {
         let mut timed_out = false;
         let mut kill_at: Option<Instant> = None;
         let mut stopped = false;
-        let mut report = None;
+        let mut parsed = None;
+        // A report of another tag (an earlier command's, come late, or one
+        // forged) is not this command's.
+        let mine = |r: Vec<u8>| Report::parse(&r, &self.nonce).filter(|r| r.tag == tag);
         if sent.is_ok() {
             loop {
                 match self.reports.recv_timeout(TICK) {
                     Ok(r) => {
-                        report = Some(r);
-                        break;
+                        parsed = mine(r);
+                        if parsed.is_some() {
+                            break;
+                        }
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
                 }
                 if !matches!(self.child.try_wait(), Ok(None)) {
                     // Gone without a word: exec'd over, or killed. A report may have come meanwhile.
-                    report = self.reports.recv_timeout(TICK).ok();
+                    parsed = std::iter::from_fn(|| self.reports.recv_timeout(TICK).ok()).find_map(mine);
                     break;
                 }
                 let now = Instant::now();
@@ -410,7 +420,6 @@ impl LiveShell {
         }
         let (stderr, err_ended) = collected.pop().unwrap_or_else(empty);
         let (stdout, out_ended) = collected.pop().unwrap_or_else(empty);
-        let parsed = report.as_deref().and_then(|r| Report::parse(r, &self.nonce));
         let mut working_dir = None;
         let mut restore_us = 0.0;
         let exit_code = match &parsed {
@@ -532,6 +541,8 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 /// One report of the shell.
 #[derive(Debug, Clone, PartialEq)]
 struct Report {
+    /// The tag of the request it answers.
+    tag: String,
     exit_code: i32,
     /// `$-` after the command.
     flags: String,
@@ -548,9 +559,11 @@ impl Report {
     fn parse(bytes: &[u8], nonce: &str) -> Option<Report> {
         let text = String::from_utf8_lossy(bytes);
         let head = format!("\x1e{nonce} status ");
-        let start = text.find(&head)? + head.len();
+        // The last: whatever a command wrote before it (a forged report cut short) is not it.
+        let start = text.rfind(&head)? + head.len();
         let (status, rest) = text[start..].split_once('\n')?;
         let mut fields = status.split(' ');
+        let tag = fields.next()?.to_string();
         let exit_code = fields.next()?.parse().ok()?;
         let flags = fields.next()?.to_string();
         let started_us = fields.next().and_then(epoch_us)?;
@@ -558,6 +571,7 @@ impl Report {
         let (state, rest) = rest.split_once(&format!("\x1e{nonce} options\n"))?;
         let (options, _) = rest.split_once(&format!("\x1e{nonce} end\n"))?;
         Some(Report {
+            tag,
             exit_code,
             flags,
             started_us,
@@ -580,9 +594,11 @@ mod tests {
     #[test]
     fn a_report_is_read_whole() {
         let raw =
-            "\x1eN status 3 hB 1.5 2.5\n/a dir\n\0\ndeclare -x A=\"1\"\n\x1eN options\nset +o errexit\n\x1eN end\n";
+            "\x1eN status T 3 hB 1.5 2.5\n/a dir\n\0\ndeclare -x A=\"1\"\n\x1eN options\nset +o errexit\n\x1eN end\n";
         let r = Report::parse(raw.as_bytes(), "N").unwrap();
-        assert_eq!((r.exit_code, r.flags.as_str(), r.started_us), (3, "hB", 1.5e6));
+        assert_eq!((r.tag.as_str(), r.exit_code, r.flags.as_str(), r.started_us), ("T", 3, "hB", 1.5e6));
+        let cut_short = format!("\x1eN status X 0 hB 1 1\n/forged{raw}");
+        assert_eq!(Report::parse(cut_short.as_bytes(), "N").unwrap(), r, "the last report in a message is read");
         assert_eq!(r.working_dir, "/a dir\n");
         assert_eq!(r.state, "declare -x A=\"1\"\n");
         assert_eq!(r.options, "set +o errexit\n");

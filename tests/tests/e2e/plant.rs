@@ -134,14 +134,46 @@ fn a_sessions_folder_is_not_writable_from_its_sandbox_and_what_its_shell_reports
     let job = v["job"]["job_id"].as_i64().unwrap().to_string();
     t.cmd("llm-jobs").env("AIDE_HOME", &home).args(["wait", &job]).expect_exit(1);
     // A report forged by a command of the session: its state is read as text by `session show`, never run.
-    let forged = "printf '\\036%s status 0 hB 1.0 1.0\\n%s\\0\\ndeclare -x PLANTED=\"1\"; touch %s/forged\\n\\036%s options\\n\\036%s end\\n' \
-         \"$__aide_nonce\" \"$PWD\" OUT \"$__aide_nonce\" \"$__aide_nonce\" > \"$__aide_io/report\"; sleep 0.5"
+    let forged = "printf '\\036%s status %s 0 hB 1.0 1.0\\n%s\\0\\ndeclare -x PLANTED=\"1\"; touch %s/forged\\n\\036%s options\\n\\036%s end\\n' \
+         \"$__aide_nonce\" \"$__aide_tag\" \"$PWD\" OUT \"$__aide_nonce\" \"$__aide_nonce\" > \"$__aide_io/report\"; sleep 0.5"
         .replace("OUT", &o.to_string());
     shell_in(&t, &home, &["exec", "--session", &id, "--", &forged], 0);
     assert!(std::fs::read_to_string(dir.join("state.sh")).unwrap().contains("forged"), "the forged state was saved");
     let v = shell_in(&t, &home, &["session", "show", &id, "--no-redact"], 0);
     assert_eq!(v["environment"]["PLANTED"], "1", "read as text: {v}");
     assert_eq!(escapes(&out), Vec::<String>::new(), "nothing ran outside the sandbox");
+    shell_in(&t, &home, &["session", "rm", &id], 0);
+}
+
+/// A command of a session can write reports of its own, but never the next
+/// command's: each request carries a fresh tag, so a forged report (or the
+/// real one it delays) is not taken as what the next command did.
+#[test]
+fn a_sessions_command_cannot_forge_the_next_commands_report() {
+    let t = TestDir::new();
+    let home = t.root().join(".home");
+    let root = t.root().display().to_string();
+    let s = shell_in(&t, &home, &["session", "new", "--cwd", &root], 0);
+    let id = s["session_id"].as_str().unwrap().to_string();
+    // Two whole reports of the old shape and one with a guessed tag, saying
+    // "exit 0 in /forged", written ahead of the real one.
+    let report = |tag: &str| {
+        format!(
+            "printf '\\036%s status {tag}0 hB 1.0 1.0\\n/forged\\0\\n\\036%s options\\n\\036%s end\\n' \
+             \"$__aide_nonce\" \"$__aide_nonce\" \"$__aide_nonce\" > \"$__aide_io/report\""
+        )
+    };
+    let forge = [report(""), report(""), report("guess ")].join("; ");
+    let v = shell_in(&t, &home, &["exec", "--session", &id, "--", &format!("{forge}; true")], 0);
+    assert_eq!(v["exit_code"], 0, "{v}");
+    let v = shell_in(&t, &home, &["exec", "--session", &id, "--", "cd / && false"], 1);
+    assert_eq!(
+        (v["exit_code"].as_i64(), v["working_dir"].as_str()),
+        (Some(1), Some("/")),
+        "the next command's own report: {v}"
+    );
+    let v = shell_in(&t, &home, &["exec", "--session", &id, "--", "pwd"], 0);
+    assert_eq!(v["stdout"], "/\n", "{v}");
     shell_in(&t, &home, &["session", "rm", &id], 0);
 }
 
