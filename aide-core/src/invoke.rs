@@ -51,9 +51,13 @@ pub struct Call {
 pub struct Finished<O> {
     pub execution_id: String,
     pub result: Result<O, AideError>,
-    /// The envelope (or error envelope), exactly as `--json` prints it
-    /// (compact): serialised once, for the log and the caller alike.
-    pub document: String,
+    /// The envelope (or error envelope) as `--json` prints it, built once
+    /// as a tree (its keys in their order) for the caller: never printed
+    /// and parsed back.
+    pub document: Value,
+    /// The bytes of the document as `--json` prints it (compact), as the
+    /// log keeps it.
+    pub document_len: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -88,11 +92,14 @@ pub fn invoke<T: Tool>(request: T::Request, call: Call) -> Finished<T::Output> {
             let status = output.exit_status();
             match run.success_document(&output) {
                 Ok(document) => {
-                    run.record(status, true, None, document.clone());
+                    let text = document.to_string();
+                    let document_len = text.len();
+                    run.record(status, true, None, text);
                     Finished {
                         execution_id: run.execution_id.clone(),
                         result: Ok(output),
                         document,
+                        document_len,
                         diagnostics: run.diagnostics,
                     }
                 }
@@ -253,12 +260,15 @@ impl RunLog {
 
     /// The envelope of a successful run (compact), or the stored document
     /// a tool returns verbatim (`aide log show`).
-    pub(crate) fn success_document<O: Serialize + Render>(&self, output: &O) -> Result<String, AideError> {
+    /// The envelope of a successful run, as a tree. A stored document an
+    /// output prints verbatim ([`Render::raw_json`], `aide log show`) is
+    /// read from its text: it is another run's, kept in the log.
+    pub(crate) fn success_document<O: Serialize + Render>(&self, output: &O) -> Result<Value, AideError> {
         if let Some(raw) = output.raw_json() {
-            return Ok(raw.to_string());
+            return serde_json::from_str(raw).map_err(|e| AideError::internal(format!("a stored document: {e}")));
         }
         let stats = self.stats();
-        serde_json::to_string(&self.envelope(output, &stats))
+        serde_json::to_value(self.envelope(output, &stats))
             .map_err(|e| AideError::internal(format!("serialising output: {e}")))
     }
 
@@ -285,9 +295,17 @@ impl RunLog {
     }
 
     fn finish_failed<O>(mut self, err: AideError) -> Finished<O> {
-        let document = self.error_document(&err).to_string();
-        self.record(err.exit_status(), false, Some(err.code.name), document.clone());
-        Finished { execution_id: self.execution_id, result: Err(err), document, diagnostics: self.diagnostics }
+        let document = self.error_document(&err);
+        let text = document.to_string();
+        let document_len = text.len();
+        self.record(err.exit_status(), false, Some(err.code.name), text);
+        Finished {
+            execution_id: self.execution_id,
+            result: Err(err),
+            document,
+            document_len,
+            diagnostics: self.diagnostics,
+        }
     }
 
     /// Records the run, if logging is on; a failure only warns on stderr

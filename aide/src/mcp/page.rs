@@ -19,7 +19,6 @@ use aide_core::envelope::diagnostic_lines_listed;
 use aide_core::invoke::Finished;
 use aide_core::tool::Render;
 use aide_core::voice::Voice;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// The default most characters of result one call returns: a tenth of a
@@ -91,24 +90,21 @@ fn render<O: Render>(output: &O) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// The document's top-level fields, unparsed (in their order), so a large
-/// result is sized and cut without building it as a tree.
-type RawFields<'a> = indexmap::IndexMap<String, &'a RawValue>;
-
-fn parse(json: &str) -> Value {
-    serde_json::from_str(json).unwrap_or(Value::Null)
+/// The bytes `value` takes as compact JSON.
+fn json_len(value: &Value) -> usize {
+    serde_json::to_string(value).map_or(0, |s| s.len())
 }
 
 /// Shapes a finished run into what the client gets, paged to `page.budget`.
 pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Shaped {
     let status = finished.exit_status();
-    let Finished { result, document, diagnostics, execution_id } = finished;
+    let Finished { result, document, document_len, diagnostics, execution_id } = finished;
     let cut_text = |text: String, budget: usize| cut_text(text, budget, &execution_id);
     let mut output = match result {
         Ok(output) => output,
         Err(e) => {
             // The line the CLI writes to stderr, in MCP's words (no binary).
-            return Shaped { text: format!("{}\n", e.said(Voice::Mcp)), structured: parse(&document), is_error: true };
+            return Shaped { text: format!("{}\n", e.said(Voice::Mcp)), structured: document, is_error: true };
         }
     };
     let finish = |mut text: String, structured: Value| {
@@ -125,32 +121,33 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
     };
 
     if !page.repeatable {
-        return finish(cut_text(render(&output), page.budget), parse(&document));
+        return finish(cut_text(render(&output), page.budget), document);
     }
     // A first page in budget is the whole result: no need to size it.
     let mut whole_text = None;
     let sent_len = |page_doc: Value| page.sent.as_ref().map(|sent| sent(page_doc).to_string().len());
     // The whole document as sent, where that is measured: its size.
-    let whole_sent = (page.offset == 0 && document.len() > page.budget && document.len() <= MAX_MEASURED)
-        .then(|| sent_len(parse(&document)))
+    let whole_sent = (page.offset == 0 && document_len > page.budget && document_len <= MAX_MEASURED)
+        .then(|| sent_len(document.clone()))
         .flatten();
-    if page.offset == 0 && (document.len() <= page.budget || whole_sent.is_some_and(|n| n <= page.budget)) {
+    if page.offset == 0 && (document_len <= page.budget || whole_sent.is_some_and(|n| n <= page.budget)) {
         let text = render(&output);
         if text.len() <= page.budget {
-            return finish(text, parse(&document));
+            return finish(text, document);
         }
         whole_text = Some(text);
     }
     let records = output.jsonl_records().map(|(field, _)| field);
-    let fields: Option<RawFields<'_>> = serde_json::from_str(&document).ok();
-    let raw_records: Option<Vec<&RawValue>> = records
-        .zip(fields.as_ref())
-        .and_then(|(field, fields)| fields.get(field))
-        .and_then(|raw| serde_json::from_str(raw.get()).ok());
-    let (Some(field), Some(fields), Some(items)) = (records, fields.as_ref(), raw_records) else {
+    let Some(field) = records.filter(|field| document.get(*field).is_some_and(Value::is_array)) else {
         // Nothing to page by: the result goes whole.
         let text = whole_text.unwrap_or_else(|| render(&output));
-        return finish(cut_text(text, page.budget), parse(&document));
+        return finish(cut_text(text, page.budget), document);
+    };
+    let Value::Object(mut fields) = document else { return finish(cut_text(render(&output), page.budget), document) };
+    // Taken out, its key left in its place (null) for the page's own.
+    let items = match fields.get_mut(field).map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
     };
 
     // Take records from the offset while the document stays in budget. It
@@ -159,19 +156,19 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
     // that is larger, so a page fills the budget of what is sent.
     let total = items.len();
     let offset = page.offset.min(total);
-    let scale = match (page.sent.as_ref(), document.len() <= MAX_MEASURED) {
+    let scale = match (page.sent.as_ref(), document_len <= MAX_MEASURED) {
         (Some(_), true) => {
-            let sent = whole_sent.or_else(|| sent_len(parse(&document))).unwrap_or(document.len());
+            let sent = whole_sent.unwrap_or(document_len);
             let text = whole_text.as_ref().map_or_else(|| render(&output).len(), String::len);
-            (sent.max(text) as f64 / document.len().max(1) as f64).clamp(0.05, 1.0)
+            (sent.max(text) as f64 / document_len.max(1) as f64).clamp(0.05, 1.0)
         }
         _ => 1.0,
     };
-    let records_len = fields.get(field).map_or(0, |r| r.get().len());
-    let mut used = (document.len() - records_len + 2) as f64 * scale + PAGE_OVERHEAD as f64;
+    // The rest of the document: what it holds besides the records.
+    let mut used = (json_len(&Value::Object(fields.clone())) + 2) as f64 * scale + PAGE_OVERHEAD as f64;
     let mut count = 0;
     for item in &items[offset..] {
-        let size = (item.get().len() + 1) as f64 * scale;
+        let size = (json_len(item) + 1) as f64 * scale;
         if count > 0 && used + size > page.budget as f64 {
             break;
         }
@@ -181,15 +178,8 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
     let build = |count: usize| {
         let end = offset + count;
         let next_offset = (end < total).then_some(end);
-        let mut structured = serde_json::Map::new();
-        for (key, raw) in fields {
-            let value = if key == field {
-                Value::Array(items[offset..end].iter().map(|r| parse(r.get())).collect())
-            } else {
-                parse(raw.get())
-            };
-            structured.insert(key.clone(), value);
-        }
+        let mut structured = fields.clone();
+        structured.insert(field.to_string(), Value::Array(items[offset..end].to_vec()));
         structured.insert(
             "page".into(),
             json!({ "records": field, "offset": offset, "count": count, "total": total, "next_offset": next_offset }),
