@@ -30,7 +30,9 @@
 //!   [`process`] — process groups: signals and waiting with a timeout;
 //!   [`keeper`] — detached keepers and their sockets; [`peer`] — a socket's
 //!   peer proven by its pidfd;
-//!   [`progress`] — the progress line on a terminal.
+//!   [`progress`] — the progress line on a terminal; [`govern`] — what a
+//!   host (`aide mcp`) imposes and rates on a typed request: sandbox, risk
+//!   cap, every text that reaches a shell.
 //! * [`redact`] — secrets in command output replaced by `[REDACTED]`.
 //! * [`log`] — the SQLite execution log behind `aide log`; [`store`] — the
 //!   SQLite plumbing (WAL, busy timeout, retries) it shares with other stores;
@@ -53,6 +55,7 @@ pub mod error;
 pub mod fsutil;
 pub mod gate;
 pub mod git;
+pub mod govern;
 pub mod home;
 pub mod ids;
 pub mod invoke;

@@ -65,7 +65,9 @@ pub trait Tool {
     /// Whether the results this tool logs hold command output, whose secrets
     /// the log stores redacted even when the run printed them (`--no-redact`).
     const REDACT_LOGGED_RESULT: bool = false;
-    type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema;
+    /// The request; [`crate::govern::Governed`] says what in it a host
+    /// such as `aide mcp` imposes and rates (nothing, for most tools).
+    type Request: Args + FromArgMatches + DeserializeOwned + Serialize + JsonSchema + crate::govern::Governed;
     type Output: Serialize + JsonSchema + Render + 'static;
 
     fn run(request: Self::Request, ctx: &Context) -> Result<Outcome<Self::Output>, AideError>;

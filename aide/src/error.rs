@@ -25,8 +25,6 @@ pub enum AideToolError {
     UnknownToolset { given: String },
     #[error("no tool is named `{given}`")]
     UnknownTool { given: String, closest: Option<String> },
-    #[error("`{given}` is outside the roots this server may use")]
-    OutsideRoots { field: &'static str, given: String, roots: Vec<String> },
 }
 
 impl From<AideToolError> for AideError {
@@ -72,11 +70,6 @@ impl From<AideToolError> for AideError {
                         None => format!("{field} takes a tool or its program's name (`aide tools` lists them)"),
                     }
                 }))
-            }
-            AideToolError::OutsideRoots { field, ref given, ref roots } => {
-                AideError::new(code::PATH_OUTSIDE_ROOT, e.to_string())
-                    .with_hint(format!("give a {field} inside {}", roots.join(" or ")))
-                    .with_details(serde_json::json!({ "field": field, "path": given, "roots": roots }))
             }
         }
     }

@@ -66,6 +66,10 @@ pub struct AideRequest {
     pub command: AideCommand,
 }
 
+/// No argument of it is a command or a sandbox: whatever process it starts
+/// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
+impl aide_core::govern::Governed for AideRequest {}
+
 #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AideCommand {

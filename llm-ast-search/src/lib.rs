@@ -258,6 +258,10 @@ pub struct AstRequest {
     pub threads: Option<usize>,
 }
 
+/// No argument of it is a command or a sandbox: whatever process it starts
+/// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
+impl aide_core::govern::Governed for AstRequest {}
+
 fn default_max_text() -> usize {
     200
 }

@@ -88,6 +88,10 @@ pub struct DiscoverRequest {
     pub threads: Option<usize>,
 }
 
+/// No argument of it is a command or a sandbox: whatever process it starts
+/// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
+impl aide_core::govern::Governed for DiscoverRequest {}
+
 /// What kind of entry a result is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -97,6 +97,10 @@ pub struct GitRequest {
     pub command: GitCommand,
 }
 
+/// No argument of it is a command or a sandbox: whatever process it starts
+/// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
+impl aide_core::govern::Governed for GitRequest {}
+
 #[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum GitCommand {

@@ -281,6 +281,34 @@ pub struct JobsRequest {
     pub command: JobsCommand,
 }
 
+/// What `aide mcp` governs in a jobs request: a spawned job's sandbox, its
+/// command and the variables it exports, which llm-jobs does not rate.
+impl aide_core::govern::Governed for JobsRequest {
+    fn sandbox(&mut self) -> Option<&mut aide_core::sandbox::SandboxArgs> {
+        match &mut self.command {
+            JobsCommand::Spawn(args) => Some(&mut args.sandbox),
+            _ => None,
+        }
+    }
+
+    fn working_dir(&self) -> Option<&std::path::Path> {
+        match &self.command {
+            JobsCommand::Spawn(args) => args.cwd.as_deref(),
+            _ => None,
+        }
+    }
+
+    fn shell_inputs(&self) -> Vec<aide_core::govern::Reach> {
+        match &self.command {
+            JobsCommand::Spawn(args) => aide_core::govern::command_input(&args.command)
+                .into_iter()
+                .chain(aide_core::govern::assignments("env", &args.env))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

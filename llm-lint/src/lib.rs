@@ -87,6 +87,10 @@ pub struct LintRequest {
     pub fix: bool,
 }
 
+/// No argument of it is a command or a sandbox: whatever process it starts
+/// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
+impl aide_core::govern::Governed for LintRequest {}
+
 /// The `llm-lint` tool.
 #[derive(Debug)]
 pub struct LlmLint;

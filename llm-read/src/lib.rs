@@ -86,6 +86,10 @@ pub struct ReadRequest {
     pub max_line_len: usize,
 }
 
+/// No argument of it is a command or a sandbox: whatever process it starts
+/// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
+impl aide_core::govern::Governed for ReadRequest {}
+
 /// `max_line_len` when a request leaves it out (the flag's default).
 fn default_max_line_len() -> usize {
     2000

@@ -170,6 +170,10 @@ pub struct SearchRequest {
     pub threads: Option<usize>,
 }
 
+/// No argument of it is a command or a sandbox: whatever process it starts
+/// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
+impl aide_core::govern::Governed for SearchRequest {}
+
 /// `max_line_len` when a request leaves it out (the flag's default).
 fn default_max_line_len() -> usize {
     500

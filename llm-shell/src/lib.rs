@@ -544,3 +544,51 @@ impl Tool for LlmShell {
         matches!(request.command, ShellCommand::Compare { .. })
     }
 }
+
+/// What `aide mcp` governs in a shell request: the sandbox of every command
+/// that runs (exec, a session, a terminal), the risk cap of the commands
+/// llm-shell rates itself (exec's and a terminal's), and the rest that
+/// reaches a shell: a session's variables, a comparison's command, and
+/// anything typed into a terminal.
+impl aide_core::govern::Governed for ShellRequest {
+    fn sandbox(&mut self) -> Option<&mut aide_core::sandbox::SandboxArgs> {
+        match &mut self.command {
+            ShellCommand::Exec(args) => Some(&mut args.sandbox),
+            ShellCommand::Session { action: SessionAction::New { sandbox, .. } }
+            | ShellCommand::Term { action: TermAction::Start { sandbox, .. } } => Some(sandbox),
+            _ => None,
+        }
+    }
+
+    fn max_risk(&mut self) -> Option<&mut Option<Risk>> {
+        match &mut self.command {
+            ShellCommand::Exec(args) => Some(&mut args.max_risk),
+            ShellCommand::Term { action: TermAction::Start { max_risk, .. } } => Some(max_risk),
+            _ => None,
+        }
+    }
+
+    fn working_dir(&self) -> Option<&std::path::Path> {
+        match &self.command {
+            ShellCommand::Session { action: SessionAction::New { cwd, .. } } => cwd.as_deref(),
+            _ => None,
+        }
+    }
+
+    fn shell_inputs(&self) -> Vec<aide_core::govern::Reach> {
+        use aide_core::govern::{Reach, ShellInput, assignments};
+        match &self.command {
+            ShellCommand::Session { action: SessionAction::New { env, .. } } => assignments("env", env).collect(),
+            ShellCommand::Env { set, unset, .. } => assignments("set", set)
+                .chain(unset.iter().map(|name| Reach::new("unset", ShellInput::Unset(name.clone()))))
+                .collect(),
+            ShellCommand::Compare { command, .. } => vec![Reach::new("command", ShellInput::Line(command.clone()))],
+            ShellCommand::Term { action: TermAction::Send { text, keys, .. } } => {
+                let text = text.is_some().then(|| Reach::new("text", ShellInput::Typed));
+                let keys = (!keys.is_empty()).then(|| Reach::new("keys", ShellInput::Typed));
+                text.into_iter().chain(keys).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}

@@ -255,6 +255,15 @@ fn subcommand_or_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<S
     }
 }
 
+/// What `aide mcp` governs in a transform: the command that verifies it
+/// (checkers and language servers run in the gate's ambient sandbox).
+impl aide_core::govern::Governed for TransformRequest {
+    fn shell_inputs(&self) -> Vec<aide_core::govern::Reach> {
+        let line = self.verify_command.clone().map(aide_core::govern::ShellInput::Line);
+        line.map(|line| aide_core::govern::Reach::new("verify_command", line)).into_iter().collect()
+    }
+}
+
 impl TransformRequest {
     /// What to verify after writing: `verify`, the old `cargo_check`, and
     /// an operation's `run_cargo_check` (`cargo_op`) add up.

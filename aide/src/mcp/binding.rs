@@ -19,6 +19,7 @@ use aide_core::voice::Voice;
 use serde_json::{Map, Value, json};
 
 use super::page::{PageRequest, Shaped, shape};
+use super::policy::Imposition;
 use crate::catalogue::{ToolFn, with_tool};
 
 /// The arguments every MCP tool takes besides its request: how much of the
@@ -91,8 +92,10 @@ impl ToolFn for Schemas {
 struct Run<'a> {
     binding: &'a Binding,
     /// The call's arguments, or why they were refused before the tool saw
-    /// them (paging arguments, a root outside the allowed roots).
+    /// them (paging arguments, the operator's policy).
     arguments: Result<Map<String, Value>, AideError>,
+    /// What the server imposes on the typed request.
+    imposition: &'a Imposition,
     call: Call,
     page: &'a PageRequest,
 }
@@ -103,7 +106,10 @@ impl ToolFn for Run<'_> {
         let given = || self.arguments.as_ref().ok().and_then(|a| serde_json::to_string(a).ok());
         let request = self.arguments.clone().and_then(|arguments| {
             let value = self.binding.request(arguments)?;
-            request_from_value::<T::Request>(value, T::REQUEST_ALIASES).map_err(|e| self.binding.as_caller_wrote(e))
+            let (mut request, notes) = request_from_value::<T::Request>(value, T::REQUEST_ALIASES)
+                .map_err(|e| self.binding.as_caller_wrote(e))?;
+            self.imposition.apply(&mut request)?;
+            Ok((request, notes))
         });
         let finished = match request {
             Ok((request, notes)) => invoke::<T>(request, Call { notes, ..self.call }),
@@ -133,10 +139,11 @@ pub(crate) fn as_timeout(mut shaped: Shaped, error: AideError) -> Shaped {
 pub(crate) fn run(
     binding: &Binding,
     arguments: Result<Map<String, Value>, AideError>,
+    imposition: &Imposition,
     call: Call,
     page: &PageRequest,
 ) -> Shaped {
-    with_tool(binding.op.tool, Run { binding, arguments, call, page }).unwrap_or_else(|| Shaped {
+    with_tool(binding.op.tool, Run { binding, arguments, imposition, call, page }).unwrap_or_else(|| Shaped {
         structured: json!({ "ok": false, "error": { "code": "internal", "message": format!("operation {} names an unknown tool {}", binding.op.name, binding.op.tool) } }),
         text: format!("aide: internal error: operation {} names no tool\n", binding.op.name),
         is_error: true,

@@ -6,14 +6,13 @@
 //! a progress sink throttled to one notification per 100 ms.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aide_core::invoke::Call;
 use aide_core::operation::Group;
-use aide_core::root::lexically_normal;
 use aide_core::tool::{Cancel, Progress, ProgressSink};
 use aide_core::{AideError, Root};
 use rmcp::model::{
@@ -247,18 +246,17 @@ impl AideServer {
         let compact = self.inner.options.structured == Structured::Compact && detail == Detail::Compact;
         let sent = compact.then(|| super::structured::sent_form(Arc::clone(binding), asked, roots.first().cloned()));
         page.sent = sent.clone();
-        let arguments = match page_refusal.or(detail_refusal) {
-            Some(e) => Err(e),
-            None => match verdict {
-                super::policy::Verdict::Refuse(e) => Err(e),
-                _ => confine(&mut arguments, binding, &roots)
-                    .and_then(|()| impose_sandbox(&mut arguments, binding, self.inner.options.sandbox))
-                    .and_then(|()| {
-                        let cwd = roots.first().map_or_else(|| Path::new("."), PathBuf::as_path);
-                        self.inner.policy.impose_risk(binding, &mut arguments, cwd)
-                    })
-                    .map(|()| arguments),
-            },
+        let arguments = match (page_refusal.or(detail_refusal), verdict) {
+            (Some(e), _) | (None, super::policy::Verdict::Refuse(e)) => Err(e),
+            (None, _) => Ok(arguments),
+        };
+        // The root and cwd a call names are resolved once, by the run's
+        // context, beneath these roots.
+        let imposition = super::policy::Imposition {
+            tool: binding.op.name,
+            sandbox: self.inner.options.sandbox,
+            max_risk: self.inner.policy.options.max_risk,
+            cwd: roots.first().cloned().unwrap_or_else(|| PathBuf::from(".")),
         };
 
         let cancel = Cancel::new();
@@ -299,7 +297,7 @@ impl AideServer {
         };
         let bound = Arc::clone(binding);
         let stop = call.cancel.clone();
-        let mut task = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, call, &page));
+        let mut task = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, &imposition, call, &page));
         let limit = self.inner.options.policy.call_timeout;
         let (result, timed_out) = match limit {
             Some(limit) => match tokio::time::timeout(limit, &mut task).await {
@@ -439,52 +437,6 @@ fn throttled(tx: tokio::sync::mpsc::UnboundedSender<Progress>) -> ProgressSink {
             let _ = tx.send(p);
         }
     })
-}
-
-/// Resolves the call's `root` and `cwd` against the first allowed root and
-/// refuses one outside them all (every path rule of the tools still applies
-/// within).
-fn confine(arguments: &mut Map<String, Value>, binding: &Binding, roots: &[PathBuf]) -> Result<(), AideError> {
-    let Some(base) = roots.first() else { return Ok(()) };
-    for key in ["root", "cwd"] {
-        if !binding.fields.contains(key) {
-            continue;
-        }
-        let Some(Value::String(given)) = arguments.get(key) else { continue };
-        let joined = base.join(given);
-        // A path that does not exist yet is judged by its letters.
-        let resolved = joined.canonicalize().ok().or_else(|| lexically_normal(&joined));
-        let Some(resolved) = resolved.filter(|p| roots.iter().any(|r| p.starts_with(r))) else {
-            let roots = roots.iter().map(|r| r.display().to_string()).collect();
-            return Err(AideToolError::OutsideRoots { field: key, given: given.clone(), roots }.into());
-        };
-        arguments.insert(key.to_string(), Value::String(resolved.display().to_string()));
-    }
-    Ok(())
-}
-
-/// Sets the server's sandbox on a call of a tool that runs commands, and
-/// refuses a call that names one itself: the sandbox is the server's
-/// (`aide mcp --sandbox … --network …`), not the model's to loosen.
-fn impose_sandbox(
-    arguments: &mut Map<String, Value>,
-    binding: &Binding,
-    sandbox: aide_core::sandbox::SandboxUsed,
-) -> Result<(), AideError> {
-    if !binding.fields.contains("sandbox") {
-        return Ok(());
-    }
-    if let Some(key) = ["sandbox", "network"].into_iter().find(|k| arguments.contains_key(*k)) {
-        return Err(AideError::new(
-            aide_core::code::INVALID_ARGUMENTS,
-            format!("`{key}` is set by the server for every call ({sandbox})"),
-        )
-        .with_hint("leave it out; the server's operator chooses it with `aide mcp --sandbox … --network …`"));
-    }
-    let value = serde_json::to_value(sandbox).map_err(|e| AideError::internal(e.to_string()))?;
-    arguments.insert("sandbox".into(), value["mode"].clone());
-    arguments.insert("network".into(), value["network"].clone());
-    Ok(())
 }
 
 /// The path of a `file://` URI (percent-decoded), canonical when it exists.

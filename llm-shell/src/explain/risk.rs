@@ -1,31 +1,10 @@
 //! Risk levels and the steps they are given to.
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// Estimated risk, ordered.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema, clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Risk {
-    #[default]
-    Low,
-    Medium,
-    High,
-    Critical,
-}
-
-impl Risk {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Risk::Low => "low",
-            Risk::Medium => "medium",
-            Risk::High => "high",
-            Risk::Critical => "critical",
-        }
-    }
-}
+/// The risk levels, shared with every host that caps them (`aide mcp --max-risk`).
+pub use aide_core::govern::Risk;
 
 /// One command of the program.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
