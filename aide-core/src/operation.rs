@@ -88,6 +88,32 @@ pub struct Operation {
     pub command: &'static [&'static str],
     pub description: &'static str,
     pub effects: Effects,
+    /// How its MCP tool's arguments and result differ from what its
+    /// request and output give ([`Mcp::DERIVED`] for nearly every one).
+    pub mcp: Mcp,
+}
+
+/// Where an operation's MCP tool is not simply its request's fields and its
+/// output's document, what it is instead: said in the catalogue, so the
+/// server special-cases no tool by name.
+#[derive(Debug, Clone, Copy)]
+pub struct Mcp {
+    /// Arguments of their own, for an operation that is one mode of its
+    /// request (`ide_operation`, llm-ast-search's `--dialect`): their JSON
+    /// Schema, and the request field each argument fills (`program` is
+    /// `dialect`; the others keep their names).
+    pub arguments: Option<(fn() -> serde_json::Value, &'static [(&'static str, &'static str)])>,
+    /// Request fields another operation covers, left out of its arguments
+    /// (`ast_search` leaves `dialect` to `ide_operation`).
+    pub leaves_out: &'static [&'static str],
+    /// Its result is another run's stored document, as that run's tool
+    /// printed it (`log_show`): described by what every document has.
+    pub stored_result: bool,
+}
+
+impl Mcp {
+    /// Arguments from the request, the result its output's document.
+    pub const DERIVED: Mcp = Mcp { arguments: None, leaves_out: &[], stored_result: false };
 }
 
 impl Operation {

@@ -256,6 +256,7 @@ mod tests {
         group: Group::Edit,
         output: &[],
         mcp_defaults: &[],
+        mcp: crate::operation::Mcp::DERIVED,
         tool: "llm-transform",
         command: &["undo"],
         description: "",

@@ -352,6 +352,7 @@ impl Tool for Aide {
             effects: READS,
             output: &["runs"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "log_show",
@@ -362,6 +363,7 @@ impl Tool for Aide {
             effects: READS,
             output: &[],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp { stored_result: true, ..aide_core::operation::Mcp::DERIVED },
         },
         Operation {
             name: "log_prune",
@@ -372,6 +374,7 @@ impl Tool for Aide {
             effects: REMOVES,
             output: &["remaining"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
     ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");

@@ -258,6 +258,22 @@ pub struct AstRequest {
     pub threads: Option<usize>,
 }
 
+/// The arguments of `ide_operation` (seed 001), llm-ast-search's Dialect
+/// mode: the program fills the request's `dialect`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)] // Only its schema is used: the call becomes the request.
+struct DialectArguments {
+    /// The Dialect program, e.g. "findReferences(findDefinition(`f`))". Several
+    /// expressions may be separated by `;`.
+    program: String,
+    /// The tree to run it in, relative to the server's root (default: the root).
+    root: Option<String>,
+}
+
+fn dialect_arguments() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(DialectArguments)).unwrap_or_default()
+}
+
 /// No argument of it is a command or a sandbox: whatever process it starts
 /// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
 impl aide_core::govern::Governed for AstRequest {}
@@ -323,6 +339,7 @@ impl Tool for LlmAstSearch {
             effects: READS,
             output: &["symbols", "definitions", "references", "calls", "-calls", "valid"],
             mcp_defaults: &[("compact", true)],
+            mcp: aide_core::operation::Mcp { leaves_out: &["dialect"], ..aide_core::operation::Mcp::DERIVED },
         },
         Operation {
             name: "ide_operation",
@@ -333,6 +350,10 @@ impl Tool for LlmAstSearch {
             effects: READS,
             output: &["program"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp {
+                arguments: Some((dialect_arguments, &[("program", "dialect")])),
+                ..aide_core::operation::Mcp::DERIVED
+            },
         },
     ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");

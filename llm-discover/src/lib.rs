@@ -330,6 +330,7 @@ impl Tool for LlmDiscover {
         effects: READS,
         output: &[],
         mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
     }];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Find files by fuzzy path, list them by glob, or show the tree; deterministic ranking.";

@@ -354,6 +354,7 @@ impl Tool for LlmGit {
             effects: READS,
             output: &["clean", "insertions", "commits", "-commits", "lines", "-lines", "shown"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "git_write",
@@ -364,6 +365,7 @@ impl Tool for LlmGit {
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["added", "-added", "committed", "branches", "-branches", "restored", "-restored"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
     ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");

@@ -65,6 +65,7 @@ impl Tool for LlmJobs {
             effects: RUNS_COMMANDS,
             output: &["started_at"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "jobs_list",
@@ -75,6 +76,7 @@ impl Tool for LlmJobs {
             effects: READS,
             output: &["active_count"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "jobs_status",
@@ -85,6 +87,7 @@ impl Tool for LlmJobs {
             effects: READS,
             output: &["job"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "jobs_wait",
@@ -95,6 +98,7 @@ impl Tool for LlmJobs {
             effects: READS,
             output: &["timed_out"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "jobs_logs",
@@ -105,6 +109,7 @@ impl Tool for LlmJobs {
             effects: READS,
             output: &["content"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "jobs_kill",
@@ -115,6 +120,7 @@ impl Tool for LlmJobs {
             effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
             output: &["lost_processes_signalled"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "jobs_remove",
@@ -125,6 +131,7 @@ impl Tool for LlmJobs {
             effects: REMOVES,
             output: &["removed"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "jobs_prune",
@@ -135,6 +142,7 @@ impl Tool for LlmJobs {
             effects: REMOVES,
             output: &["removed"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "jobs_group",
@@ -145,6 +153,7 @@ impl Tool for LlmJobs {
             effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
             output: &["groups"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
     ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");

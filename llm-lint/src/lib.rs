@@ -108,6 +108,7 @@ impl Tool for LlmLint {
         effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
         output: &["findings"],
         mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
     }];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str =

@@ -450,6 +450,7 @@ impl Tool for LlmRead {
         effects: READS,
         output: &[],
         mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
     }];
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("path", "paths")];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");

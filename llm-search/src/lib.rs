@@ -231,6 +231,7 @@ impl Tool for LlmSearch {
         effects: READS,
         output: &[],
         mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
     }];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Search a tree with ripgrep's engine; span-exact, sorted, deterministic output.";

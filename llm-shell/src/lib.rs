@@ -386,6 +386,7 @@ impl Tool for LlmShell {
             effects: RUNS_COMMANDS,
             output: &["stdout", "job"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "term_start",
@@ -396,6 +397,7 @@ impl Tool for LlmShell {
             effects: RUNS_COMMANDS,
             output: &["screen"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "term_send",
@@ -406,6 +408,7 @@ impl Tool for LlmShell {
             effects: RUNS_COMMANDS,
             output: &["screen"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "term_read",
@@ -416,6 +419,7 @@ impl Tool for LlmShell {
             effects: Effects { read_only: false, destructive: false, idempotent: false, open_world: false },
             output: &["screen"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "term_close",
@@ -426,6 +430,7 @@ impl Tool for LlmShell {
             effects: REMOVES,
             output: &["closed"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_session_new",
@@ -436,6 +441,7 @@ impl Tool for LlmShell {
             effects: ADDS,
             output: &["uptime_seconds", "-active_jobs"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_session_list",
@@ -446,6 +452,7 @@ impl Tool for LlmShell {
             effects: READS,
             output: &["sessions"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_session_show",
@@ -456,6 +463,7 @@ impl Tool for LlmShell {
             effects: READS,
             output: &["uptime_seconds", "-active_jobs"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_session_close",
@@ -466,6 +474,7 @@ impl Tool for LlmShell {
             effects: REMOVES,
             output: &["removed"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_env",
@@ -476,6 +485,7 @@ impl Tool for LlmShell {
             effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
             output: &["updated"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_check",
@@ -486,6 +496,7 @@ impl Tool for LlmShell {
             effects: READS,
             output: &["bash_n"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_explain",
@@ -496,6 +507,7 @@ impl Tool for LlmShell {
             effects: READS,
             output: &["overall_risk"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_perf",
@@ -506,6 +518,7 @@ impl Tool for LlmShell {
             effects: READS,
             output: &["anomalies"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Operation {
             name: "shell_compare",
@@ -516,6 +529,7 @@ impl Tool for LlmShell {
             effects: RUNS_COMMANDS,
             output: &["significant"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
     ];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");

@@ -289,6 +289,7 @@ impl Tool for LlmTransform {
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["applied"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp { leaves_out: &["command"], ..aide_core::operation::Mcp::DERIVED },
         },
         Offered {
             name: "transform_undo",
@@ -299,6 +300,7 @@ impl Tool for LlmTransform {
             effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
             output: &["undone"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
         Offered {
             name: "transform_recover",
@@ -309,6 +311,7 @@ impl Tool for LlmTransform {
             effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
             output: &["recovered"],
             mcp_defaults: &[],
+            mcp: aide_core::operation::Mcp::DERIVED,
         },
     ];
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("file", "path")];

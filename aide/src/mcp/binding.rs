@@ -188,13 +188,8 @@ impl Binding {
         let (request, output, aliases) =
             with_tool(op.tool, Schemas).ok_or_else(|| format!("{}: unknown tool {}", op.name, op.tool))?;
         let mut choices: Vec<(&'static str, BTreeSet<String>)> = Vec::new();
-        let (input, path, unit, outer) = if op.name == "ide_operation" {
-            (
-                serde_json::to_value(schemars::schema_for!(IdeOperation)).unwrap_or(Value::Null),
-                Vec::new(),
-                false,
-                Vec::new(),
-            )
+        let (input, path, unit, outer) = if let Some((arguments, _)) = op.mcp.arguments {
+            (arguments(), Vec::new(), false, Vec::new())
         } else {
             let mut path = Vec::new();
             let mut node = resolve(&request, &request);
@@ -271,15 +266,10 @@ impl Binding {
         input_schema.remove("$schema");
         input_schema.remove("title");
         input_schema.insert("type".into(), json!("object"));
-        // A request field another operation covers is left out.
-        let hidden: &[&str] = match op.name {
-            "ast_search" => &["dialect"],
-            "transform" => &["command"],
-            _ => &[],
-        };
         if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
-            for h in hidden {
-                props.remove(*h);
+            // A request field another operation covers is left out.
+            for field in op.mcp.leaves_out {
+                props.remove(*field);
             }
             props.insert(
                 PAGE_OFFSET.into(),
@@ -343,7 +333,7 @@ impl Binding {
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
-        let compact_output = if op.name == "log_show" {
+        let compact_output = if op.mcp.stored_result {
             // Any tool's document: what every one has.
             json!({ "type": "object", "properties": { "tool": { "type": "string" }, "ok": { "type": "boolean" } } })
                 .as_object()
@@ -356,7 +346,7 @@ impl Binding {
             Value::Object(map) => map,
             _ => return Err(format!("{}: the output schema is not an object", op.name)),
         };
-        if op.name == "log_show" {
+        if op.mcp.stored_result {
             // The stored document of any tool's run, exactly as it printed it.
             output_schema = json!({
                 "description": "The stored JSON document of the run, as its tool printed it (or aide's error envelope).",
@@ -400,12 +390,15 @@ impl Binding {
         for (name, value) in self.op.mcp_defaults {
             arguments.entry(name.to_string()).or_insert(Value::Bool(*value));
         }
-        if self.op.name == "ide_operation" {
-            let mut request = Map::new();
-            if let Some(program) = arguments.remove("program") {
-                request.insert("dialect".into(), program);
-            }
-            request.extend(arguments);
+        if let Some((_, fills)) = self.op.mcp.arguments {
+            // Arguments of their own: each fills its request field.
+            let request = arguments
+                .into_iter()
+                .map(|(name, value)| match fills.iter().find(|(argument, _)| *argument == name) {
+                    Some((_, field)) => (field.to_string(), value),
+                    None => (name, value),
+                })
+                .collect();
             return Ok(Value::Object(request));
         }
         let outer: Map<String, Value> =
@@ -533,17 +526,6 @@ impl Binding {
         }
         e
     }
-}
-
-/// The arguments of `ide_operation` (seed 001): a Dialect program.
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-#[allow(dead_code)] // Only its schema is used: the call becomes llm-ast-search's request.
-struct IdeOperation {
-    /// The Dialect program, e.g. "findReferences(findDefinition(`f`))". Several
-    /// expressions may be separated by `;`.
-    program: String,
-    /// The tree to run it in, relative to the server's root (default: the root).
-    root: Option<String>,
 }
 
 #[cfg(test)]
