@@ -102,13 +102,22 @@ pub struct Mcp {
     /// request (`ide_operation`, llm-ast-search's `--dialect`): their JSON
     /// Schema, and the request field each argument fills (`program` is
     /// `dialect`; the others keep their names).
-    pub arguments: Option<(fn() -> serde_json::Value, &'static [(&'static str, &'static str)])>,
+    pub arguments: Option<OwnArguments>,
     /// Request fields another operation covers, left out of its arguments
     /// (`ast_search` leaves `dialect` to `ide_operation`).
     pub leaves_out: &'static [&'static str],
     /// Its result is another run's stored document, as that run's tool
     /// printed it (`log_show`): described by what every document has.
     pub stored_result: bool,
+}
+
+/// An MCP tool's arguments of their own ([`Mcp::arguments`]).
+#[derive(Debug, Clone, Copy)]
+pub struct OwnArguments {
+    /// Their JSON Schema.
+    pub schema: fn() -> serde_json::Value,
+    /// (argument, request field) for each argument named otherwise in the request.
+    pub fills: &'static [(&'static str, &'static str)],
 }
 
 impl Mcp {

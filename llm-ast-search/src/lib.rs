@@ -351,7 +351,10 @@ impl Tool for LlmAstSearch {
             output: &["program"],
             mcp_defaults: &[],
             mcp: aide_core::operation::Mcp {
-                arguments: Some((dialect_arguments, &[("program", "dialect")])),
+                arguments: Some(aide_core::operation::OwnArguments {
+                    schema: dialect_arguments,
+                    fills: &[("program", "dialect")],
+                }),
                 ..aide_core::operation::Mcp::DERIVED
             },
         },

@@ -188,8 +188,8 @@ impl Binding {
         let (request, output, aliases) =
             with_tool(op.tool, Schemas).ok_or_else(|| format!("{}: unknown tool {}", op.name, op.tool))?;
         let mut choices: Vec<(&'static str, BTreeSet<String>)> = Vec::new();
-        let (input, path, unit, outer) = if let Some((arguments, _)) = op.mcp.arguments {
-            (arguments(), Vec::new(), false, Vec::new())
+        let (input, path, unit, outer) = if let Some(own) = op.mcp.arguments {
+            ((own.schema)(), Vec::new(), false, Vec::new())
         } else {
             let mut path = Vec::new();
             let mut node = resolve(&request, &request);
@@ -390,7 +390,7 @@ impl Binding {
         for (name, value) in self.op.mcp_defaults {
             arguments.entry(name.to_string()).or_insert(Value::Bool(*value));
         }
-        if let Some((_, fills)) = self.op.mcp.arguments {
+        if let Some(fills) = self.op.mcp.arguments.map(|own| own.fills) {
             // Arguments of their own: each fills its request field.
             let request = arguments
                 .into_iter()
