@@ -329,7 +329,39 @@ pub fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
     if query.contains("::") {
         return name_match(symbol, &query.replace("::", "/"));
     }
+    // `TextDiff/from_lines` for `impl TextDiff<'a, str>/from_lines`, and
+    // `S/m` for `impl Tr for S<T>/m`: an impl is named by its bare type.
+    if symbol.name_path.contains("impl ") {
+        let bare = bare_name_path(&symbol.name_path);
+        let head = bare.strip_suffix(query);
+        if head.is_some_and(|h| h.is_empty() || h.ends_with('/')) {
+            return Some(NameMatch::PathSuffix);
+        }
+    }
     symbol.name.contains(query).then_some(NameMatch::Substring)
+}
+
+/// A name path with each impl segment as the bare type it is for
+/// (`impl Tr for S<T>` is `S`, `impl TextDiff<'a, str>` is `TextDiff`).
+fn bare_name_path(name_path: &str) -> String {
+    let bare = |segment: &str| -> String {
+        let Some(rest) = segment.strip_prefix("impl ") else { return segment.to_string() };
+        let mut depth = 0usize;
+        let unbracketed: String = rest
+            .chars()
+            .filter(|c| {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth = depth.saturating_sub(1),
+                    _ => return depth == 0,
+                }
+                false
+            })
+            .collect();
+        let ty = unbracketed.rsplit_once(" for ").map_or(unbracketed.as_str(), |(_, ty)| ty);
+        ty.trim().trim_start_matches(['&', '*']).trim_start_matches("mut ").trim().to_string()
+    };
+    name_path.split('/').map(bare).collect::<Vec<_>>().join("/")
 }
 
 /// The symbols matching `query` at the best tier that has any: exact names

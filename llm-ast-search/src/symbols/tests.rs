@@ -214,3 +214,24 @@ fn name_matching_tiers() {
     let (hits, how) = filter_by_name(all, "unne");
     assert_eq!((brief(&hits), how), (vec!["Method impl Agent/runner".to_string()], Some(NameMatch::Substring)));
 }
+
+/// An impl with generics, or of a trait, is named by its bare type: the
+/// name path a model writes (`TextDiff/from_lines`, `TextDiff::from_lines`)
+/// finds the method.
+#[test]
+fn impls_with_generics_or_traits_match_their_bare_type() {
+    let src = "struct S<T>(T);\ntrait Tr { fn m(&self); }\nimpl<T> Tr for S<T> { fn m(&self) {} }\n\
+               impl<'a> S<&'a str> { fn g() {} }\nimpl<T: Fn(u8) -> u8> S<T> { fn h() {} }\n";
+    let all = outline_of(Lang::Rust, src);
+    for (query, found) in [
+        ("S/g", "Method impl S<&'a str>/g"),
+        ("S::g", "Method impl S<&'a str>/g"),
+        ("S/m", "Method impl Tr for S<T>/m"),
+        ("S/h", "Method impl S<T>/h"),
+    ] {
+        let (hits, how) = filter_by_name(all.clone(), query);
+        assert_eq!((brief(&hits), how), (vec![found.to_string()], Some(NameMatch::PathSuffix)), "{query}");
+    }
+    let (hits, _) = filter_by_name(all, "Tr/m");
+    assert_eq!(brief(&hits), ["Method Tr/m"], "the trait's own declaration, by its name path");
+}
