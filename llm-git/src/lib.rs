@@ -116,7 +116,7 @@ pub enum GitCommand {
     Show(ShowArgs),
     /// Stage files.
     Add(PathsArgs),
-    /// Commit what is staged; nothing staged is refused.
+    /// Commit what is staged (and PATHs, staged first); nothing staged is refused.
     Commit(CommitArgs),
     /// List branches; create one (--create) or switch to one (--switch).
     Branch(BranchArgs),
@@ -190,6 +190,12 @@ pub struct ShowArgs {
 pub struct CommitArgs {
     #[arg(long, short = 'm', value_name = "MESSAGE", help = "The commit message")]
     pub message: String,
+    /// Staged first, with what is staged already (git commit --include);
+    /// a refused commit leaves them staged.
+    #[arg(value_name = "PATH")]
+    #[serde(deserialize_with = "aide_core::request::one_or_many")]
+    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
+    pub paths: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
@@ -313,6 +319,10 @@ fn answer(request: &GitRequest, root: &Root, repo: &Repo, ctx: &Context) -> Resu
             return Ok(Outcome::with_diagnostics(GitOutput::Add(added), diagnostics));
         }
         GitCommand::Commit(a) => {
+            if !a.paths.is_empty() {
+                confined(root, &a.paths)?;
+                change::add(repo, &a.paths)?;
+            }
             let (committed, diagnostics) = commit::commit(repo, &a.message, ctx)?;
             return Ok(Outcome::with_diagnostics(GitOutput::Commit(committed), diagnostics));
         }

@@ -291,6 +291,18 @@ fn add_commit_branch_and_restore_change_what_git_sees() {
         (&json!(2), &json!(2), &json!(1), &json!("main"))
     );
 
+    // Paths given to commit are staged first, as `git commit --include`
+    // stages them, and committed with what was staged already.
+    t.write("a.txt", "a again\n").write("c.txt", "c\n").write("d.txt", "d\n");
+    llm_git(&t, &["add", "c.txt"], 0);
+    let v = llm_git(&t, &["commit", "-m", "with paths", "a.txt"], 0);
+    assert_eq!(v["files"], 2, "{v}");
+    assert_eq!(git_out(&t, &["show", "--name-only", "--format=", "HEAD"]), "a.txt\nc.txt\n");
+    assert_eq!(git_out(&t, &["status", "--porcelain"]), "?? d.txt\n", "d.txt was not asked for");
+    let v = llm_git(&t, &["commit", "-m", "outside", "../x"], 2);
+    assert_eq!(v["error"]["code"], "path_outside_root", "{v}");
+    std::fs::remove_file(t.root().join("d.txt")).unwrap();
+
     // Branches: create and switch; a dirty tree refuses a switch.
     let v = llm_git(&t, &["branch", "feature", "--create"], 0);
     assert_eq!(v["created"], "feature");
