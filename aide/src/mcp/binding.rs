@@ -311,6 +311,11 @@ impl Binding {
             for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "sandbox", "network"].into_iter().chain(byte_cap) {
                 props.remove(knob);
             }
+            // What the server sets for its text block (an outline's dense
+            // form): it changes nothing a model reads in structured content.
+            for (knob, _) in op.mcp_defaults {
+                props.remove(*knob);
+            }
             let walking = WALK_KNOBS.iter().filter(|_| walks);
             for knob in walking.chain(&REDACT_KNOBS) {
                 props.remove(*knob);
