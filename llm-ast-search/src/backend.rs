@@ -138,7 +138,7 @@ impl dialect::Backend for DialectBackend<'_> {
     }
 
     fn lines(&self, path: &str, start: usize, end: usize) -> Result<LineRange, AideError> {
-        let content = llm_read::read_file(self.engine.root, path, start - 1, end - start + 1, 0)?;
+        let content = llm_read::read_file(self.engine.root, path, (start - 1, end - start + 1), false, 0)?;
         if content.start_line == 0 {
             return Err(AstError::NoSuchLine { path: path.to_string(), line_count: content.line_count, start }.into());
         }

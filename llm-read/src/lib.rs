@@ -161,7 +161,8 @@ pub struct Content {
     /// utf-8, or unknown when the bytes are not valid UTF-8.
     pub encoding: String,
     pub final_newline: bool,
-    /// A line was cut at --max-line-len, or lines remain past --limit.
+    /// A line was cut at --max-line-len, or lines remain past --limit (not
+    /// past the end of a --lines range: that range is whole).
     pub truncated: bool,
     /// Pass as --offset to continue after this range, when lines remain.
     pub next_offset: Option<usize>,
@@ -293,7 +294,15 @@ fn range(req: &ReadRequest) -> Result<(usize, usize), AideError> {
 }
 
 /// Reads one file, streaming: memory holds the range asked for, not the file.
-pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len: usize) -> Result<Content, AideError> {
+/// `take` is a limit (`limited`: lines past it make the content truncated)
+/// or the end of the range asked for.
+pub fn read_file(
+    root: &Root,
+    rel: &str,
+    (skip, take): (usize, usize),
+    limited: bool,
+    max_line_len: usize,
+) -> Result<Content, AideError> {
     // A name shown escaped (not valid UTF-8) is accepted back.
     let path = root.unescaped(rel).unwrap_or_else(|| PathBuf::from(rel));
     let file = root.open_file(&path).map_err(|e| match e {
@@ -346,7 +355,7 @@ pub fn read_file(root: &Root, rel: &str, skip: usize, take: usize, max_line_len:
         bom: scanned.bom,
         encoding: if scanned.utf8 { "utf-8".into() } else { "unknown".into() },
         final_newline: scanned.final_newline,
-        truncated: cut || more,
+        truncated: cut || (more && limited),
         next_offset: more.then_some(end_line),
         lossy,
     })
@@ -405,7 +414,7 @@ pub fn read(root: &Root, req: &ReadRequest, ctx: &Context) -> Result<Outcome<Rea
                 directory: Some(d),
                 error: None,
             }),
-            _ => read_file(root, given, skip, take, req.max_line_len).map(|c| FileRead {
+            _ => read_file(root, given, (skip, take), req.lines.is_none(), req.max_line_len).map(|c| FileRead {
                 path: path.clone(),
                 ok: true,
                 read: Some(Box::new(c)),
@@ -488,24 +497,27 @@ mod tests {
     fn ranges_slice_exact_bytes() {
         let body = b"one\r\ntwo\r\nthree\r\n";
         let (_d, root) = setup(&[("a.txt", body)]);
-        let c = read_file(&root, "a.txt", 1, 1, 0).unwrap();
+        let c = read_file(&root, "a.txt", (1, 1), true, 0).unwrap();
         assert_eq!((c.start_line, c.end_line, c.line_count), (2, 2, 3));
         assert_eq!(&body[c.byte_start..c.byte_end], b"two\r\n");
         assert_eq!(c.content, "two\r\n");
         assert_eq!((c.eol, c.final_newline, c.truncated, c.next_offset), (Eol::Crlf, true, true, Some(2)));
         assert_eq!(c.checksum, aide_core::checksum::sha256_hex(body));
-        let past = read_file(&root, "a.txt", 10, 5, 0).unwrap_err();
+        // The same lines asked as a range (`lines: "2:2"`) are whole: not truncated, still continued.
+        let asked = read_file(&root, "a.txt", (1, 1), false, 0).unwrap();
+        assert_eq!((asked.content.as_str(), asked.truncated, asked.next_offset), ("two\r\n", false, Some(2)));
+        let past = read_file(&root, "a.txt", (10, 5), true, 0).unwrap_err();
         assert_eq!(past.code, aide_core::code::INVALID_SPAN);
         assert!(past.message.contains("has 3 lines"), "{}", past.message);
         assert_eq!(past.details.as_ref().unwrap()["line_count"], 3);
         // The last line itself, and an empty file from the start, are fine.
-        assert_eq!(read_file(&root, "a.txt", 2, 5, 0).unwrap().content, "three\r\n");
+        assert_eq!(read_file(&root, "a.txt", (2, 5), true, 0).unwrap().content, "three\r\n");
     }
 
     #[test]
     fn bom_mixed_endings_and_no_final_newline() {
         let (_d, root) = setup(&[("b.txt", b"\xEF\xBB\xBFa\nb\r\nc")]);
-        let c = read_file(&root, "b.txt", 0, 10, 0).unwrap();
+        let c = read_file(&root, "b.txt", (0, 10), true, 0).unwrap();
         assert!(c.bom);
         assert_eq!(c.content, "a\nb\r\nc");
         assert_eq!((c.byte_start, c.byte_end), (0, 9));
@@ -516,7 +528,7 @@ mod tests {
     fn long_lines_are_cut_in_content_only() {
         let long = format!("{}\nshort\n", "x".repeat(50));
         let (_d, root) = setup(&[("l.txt", long.as_bytes())]);
-        let c = read_file(&root, "l.txt", 0, 10, 10).unwrap();
+        let c = read_file(&root, "l.txt", (0, 10), true, 10).unwrap();
         assert_eq!(c.content, format!("{}…[+40 chars]\nshort\n", "x".repeat(10)));
         assert!(c.truncated);
         assert_eq!(c.byte_end, long.len());
@@ -525,10 +537,10 @@ mod tests {
     #[test]
     fn binary_utf16_and_escapes_are_refused() {
         let (_d, root) = setup(&[("bin", b"a\0b"), ("w.txt", b"\xFF\xFEa\0")]);
-        assert_eq!(read_file(&root, "bin", 0, 10, 0).unwrap_err().code, code::INVALID_ARGUMENTS);
-        assert!(read_file(&root, "w.txt", 0, 10, 0).unwrap_err().message.contains("UTF-16"));
-        assert_eq!(read_file(&root, "../x", 0, 10, 0).unwrap_err().code, code::PATH_OUTSIDE_ROOT);
-        assert_eq!(read_file(&root, "missing", 0, 10, 0).unwrap_err().code, code::NOT_FOUND);
+        assert_eq!(read_file(&root, "bin", (0, 10), true, 0).unwrap_err().code, code::INVALID_ARGUMENTS);
+        assert!(read_file(&root, "w.txt", (0, 10), true, 0).unwrap_err().message.contains("UTF-16"));
+        assert_eq!(read_file(&root, "../x", (0, 10), true, 0).unwrap_err().code, code::PATH_OUTSIDE_ROOT);
+        assert_eq!(read_file(&root, "missing", (0, 10), true, 0).unwrap_err().code, code::NOT_FOUND);
     }
 
     #[test]
