@@ -65,11 +65,43 @@ pub fn operations() -> impl Iterator<Item = &'static Operation> {
     TOOLS.iter().flat_map(|t| t.operations)
 }
 
+/// The operation a logged run of `program` with the arguments `rest` ran
+/// (`llm-git` `commit -m x` is `git_write`): the one of the program whose
+/// words it has the most of (a subcommand word in its place, one of `a|b`,
+/// or a mode flag anywhere).
+pub fn operation_of(program: &str, rest: &[String]) -> Option<&'static Operation> {
+    let has = |at: usize, word: &str| {
+        if word.starts_with("--") {
+            return rest.iter().any(|a| a == word);
+        }
+        rest.get(at).is_some_and(|given| word.split('|').any(|w| w == given))
+    };
+    operations()
+        .filter(|op| op.tool == program)
+        .filter(|op| op.command.iter().enumerate().all(|(at, word)| has(at, word)))
+        .max_by_key(|op| op.command.len())
+}
+
 #[cfg(test)]
 mod tests {
     use aide_core::operation::Gate;
 
     use super::*;
+
+    #[test]
+    fn a_logged_command_line_names_its_operation() {
+        let of = |line: &str| {
+            let words: Vec<String> = line.split(' ').map(str::to_string).collect();
+            operation_of(&words[0], &words[1..]).map(|op| op.name)
+        };
+        assert_eq!(of("llm-git commit -m x"), Some("git_write"));
+        assert_eq!(of("llm-git status"), Some("git"));
+        assert_eq!(of("llm-shell session new --cwd /x"), Some("shell_session_new"));
+        assert_eq!(of("llm-ast-search --dialect f(`x`)"), Some("ide_operation"));
+        assert_eq!(of("llm-ast-search --definitions x"), Some("ast_search"));
+        assert_eq!(of("llm-search -e x"), Some("search"));
+        assert_eq!(of("llm-nothing x"), None);
+    }
 
     #[test]
     fn names_are_unique_and_mcp_valid() {

@@ -192,7 +192,7 @@ impl From<&Operation> for OperationInfo {
 #[serde(untagged)]
 pub enum AideOutput {
     Runs {
-        runs: Vec<RunSummary>,
+        runs: Vec<LoggedRun>,
     },
     Show {
         run: Box<RunSummary>,
@@ -216,16 +216,33 @@ pub enum AideOutput {
     },
 }
 
+/// A logged run, with the MCP tool that does what it did.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct LoggedRun {
+    #[serde(flatten)]
+    pub run: RunSummary,
+    /// The MCP tool its command line is (`git_write` for `llm-git commit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp_tool: Option<&'static str>,
+}
+
 impl Render for AideOutput {
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             AideOutput::Runs { runs } => {
-                for r in runs {
-                    let args = r.argv.iter().skip(1).cloned().collect::<Vec<_>>().join(" ");
+                for LoggedRun { run: r, mcp_tool } in runs {
+                    // Over MCP, the tool a model would call; on the command line, the command line.
+                    let what = match (w.voice(), mcp_tool) {
+                        (aide_core::voice::Voice::Mcp, Some(tool)) => tool.to_string(),
+                        _ => std::iter::once(r.tool.as_str())
+                            .chain(r.argv.iter().skip(1).map(String::as_str))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    };
                     writeln!(
                         w,
-                        "{} {} exit={} {:.1}ms {} {}",
-                        r.execution_id, r.started_at, r.exit_code, r.duration_ms, r.tool, args
+                        "{} {} exit={} {:.1}ms {}",
+                        r.execution_id, r.started_at, r.exit_code, r.duration_ms, what
                     )?;
                 }
             }
@@ -441,7 +458,14 @@ fn run_log(action: LogAction, ctx: &Context) -> Result<AideOutput, AideError> {
             let since = since.as_deref().map(aide_core::time::parse_since).transpose()?;
             let tool = tool.as_deref().map(logged_tool).transpose()?;
             let runs = log.list(&ListFilter { tool, limit, since })?;
-            let runs = runs.into_iter().filter(|r| visible(r, ctx)).collect();
+            let runs = runs
+                .into_iter()
+                .filter(|r| visible(r, ctx))
+                .map(|run| {
+                    let mcp_tool = catalogue::operation_of(&run.tool, run.argv.get(1..).unwrap_or_default());
+                    LoggedRun { mcp_tool: mcp_tool.map(|op| op.name), run }
+                })
+                .collect();
             Ok(AideOutput::Runs { runs })
         }
         LogAction::Show { id } => {

@@ -440,6 +440,12 @@ fn every_call_is_logged_with_its_request_id() {
     let runs: Value = t.cmd("aide").args(["log", "list", "--tool", "llm-search"]).json(0);
     assert_eq!(runs["runs"][0]["execution_id"], execution_id);
     assert_eq!(runs["runs"][0]["origin"], format!("mcp:{id}"));
+    // Each run names the MCP tool it is, and log_list's text speaks of tools, not command lines.
+    assert_eq!(runs["runs"][0]["mcp_tool"], "search", "{runs}");
+    let listed = client.call("log_list", json!({ "tool": "search" }));
+    let text = listed["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(&format!("{execution_id} ")) && text.contains(" search\n"), "{text}");
+    assert!(!text.contains("llm-search"), "{text}");
 }
 
 #[test]
