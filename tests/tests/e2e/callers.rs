@@ -285,6 +285,17 @@ fn aide_mcp_gives_callers_through_ast_search_and_ide_operation() {
         .map(|c| c["line"].as_u64().unwrap())
         .collect();
     assert_eq!(lines, [5, 9, 10, 18], "{result}");
+    // In the compact form each place is said once: the deprecated point
+    // form (`start`, `end`) only with detail "full".
+    let mut compact =
+        aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &["--structured", "compact"], json!({}));
+    let result = compact.call("ide_operation", json!({ "program": "findCallers(`helper`)" }));
+    let first = &result["structuredContent"]["value"][0];
+    assert_eq!(first["line"], 5, "{result}");
+    assert!(first.get("start").is_none() && first.get("end").is_none(), "{first}");
+    assert!(first["caller"]["defined_at"].get("start").is_none(), "{first}");
+    let full = compact.call("ide_operation", json!({ "program": "findCallers(`helper`)", "detail": "full" }));
+    assert_eq!(full["structuredContent"]["value"][0]["start"]["line"], 5, "{full}");
 }
 
 #[test]

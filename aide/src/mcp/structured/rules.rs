@@ -45,6 +45,10 @@ pub(super) const DETAIL: &[(&str, Option<&str>)] = &[
     // and the line's text shows where (two matches on one line are two rows).
     ("column", None),
     ("end_column", None),
+    // The seed's point form of a Dialect range, deprecated: `line`,
+    // `column`, `end_line` and `end_column` say the same.
+    ("start", Some("object")),
+    ("end", Some("object")),
 ];
 
 /// Fields left out when they equal another field of the same record.
