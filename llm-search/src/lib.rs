@@ -55,6 +55,7 @@ mod engine;
 mod error;
 mod output;
 mod page;
+mod sink;
 
 use std::path::PathBuf;
 
