@@ -220,8 +220,9 @@ pub struct AstRequest {
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
     pub kind: Vec<String>,
-    /// Symbols: only those named NAME. An exact name or name path first,
-    /// then the end of a name path, then a part of the name.
+    /// Symbols: only those named NAME (`Class/*`: its members). An exact
+    /// name or name path first, then the end of a name path, then a part of
+    /// the name.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
     /// Symbols: levels of nesting (1: top level).

@@ -317,6 +317,17 @@ pub enum NameMatch {
 
 /// How a symbol matches `query`, if at all.
 pub fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
+    // `Context/*`: the members of what the rest names (a class, an impl's type).
+    if let Some(owner) = query.strip_suffix("/*") {
+        let parent = symbol.parent.as_deref()?;
+        let owner = owner.replace("::", "/");
+        if parent == owner {
+            return Some(NameMatch::Exact);
+        }
+        let ends_with_owner =
+            |path: &str| path.strip_suffix(owner.as_str()).is_some_and(|h| h.is_empty() || h.ends_with('/'));
+        return (ends_with_owner(parent) || ends_with_owner(&bare_name_path(parent))).then_some(NameMatch::PathSuffix);
+    }
     if symbol.name == query || &*symbol.name_path == query {
         return Some(NameMatch::Exact);
     }

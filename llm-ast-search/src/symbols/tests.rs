@@ -232,6 +232,33 @@ fn impls_with_generics_or_traits_match_their_bare_type() {
         let (hits, how) = filter_by_name(all.clone(), query);
         assert_eq!((brief(&hits), how), (vec![found.to_string()], Some(NameMatch::PathSuffix)), "{query}");
     }
-    let (hits, _) = filter_by_name(all, "Tr/m");
+    let (hits, _) = filter_by_name(all.clone(), "Tr/m");
     assert_eq!(brief(&hits), ["Method Tr/m"], "the trait's own declaration, by its name path");
+    // `S/*`: the members of S's impls, whatever their generics; `Tr/*`: the trait's own.
+    let (hits, how) = filter_by_name(all.clone(), "S/*");
+    assert_eq!(
+        (brief(&hits), how),
+        (
+            vec![
+                "Method impl Tr for S<T>/m".to_string(),
+                "Method impl S<&'a str>/g".to_string(),
+                "Method impl S<T>/h".to_string()
+            ],
+            Some(NameMatch::PathSuffix)
+        )
+    );
+    let (hits, how) = filter_by_name(all.clone(), "Tr/*");
+    assert_eq!((brief(&hits), how), (vec!["Method Tr/m".to_string()], Some(NameMatch::Exact)));
+    assert_eq!(filter_by_name(all, "Nothing/*").0.len(), 0);
+}
+
+/// A class's members by `Class/*`, in Python, nested classes included.
+#[test]
+fn a_class_members_are_named_by_its_path_and_a_star() {
+    let src = "class Context:\n    def a(self):\n        pass\n    class Inner:\n        def b(self):\n            pass\n\ndef f():\n    pass\n";
+    let all = outline_of(Lang::Python, src);
+    let (hits, how) = filter_by_name(all.clone(), "Context/*");
+    assert_eq!(brief(&hits), ["Method Context/a", "Class Context/Inner"], "{how:?}");
+    let (hits, _) = filter_by_name(all, "Inner/*");
+    assert_eq!(brief(&hits), ["Method Context/Inner/b"]);
 }
