@@ -143,6 +143,9 @@ pub struct DiffArgs {
     /// What is staged, against HEAD or rev.
     #[arg(long, alias = "cached")]
     pub staged: bool,
+    /// Files and their line counts only, no hunks (git diff --stat).
+    #[arg(long)]
+    pub stat: bool,
     /// Only these paths (after `--`).
     #[arg(last = true, value_name = "PATH")]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
@@ -287,7 +290,11 @@ fn answer(request: &GitRequest, root: &Root, repo: &Repo, ctx: &Context) -> Resu
         }
         GitCommand::Diff(a) => {
             confined(root, &a.paths)?;
-            GitOutput::Diff(diff::diff(repo, root, a.rev.as_deref(), a.staged, &a.paths)?)
+            let mut diff = diff::diff(repo, root, a.rev.as_deref(), a.staged, &a.paths)?;
+            if a.stat {
+                diff.files.iter_mut().for_each(|f| f.hunks.clear());
+            }
+            GitOutput::Diff(diff)
         }
         GitCommand::Log(a) => {
             confined(root, a.path.as_slice())?;

@@ -164,6 +164,18 @@ fn diff_hunks_rebuild_the_new_file_and_count_as_numstat_does() {
     }
     let read: Value = t.cmd("llm-read").arg("code.txt").json(0);
     assert_eq!(code["checksum"], read["files"][0]["checksum"]);
+    // --stat: the same files and counts as git diff --numstat, no hunks.
+    let stat = llm_git(&t, &["diff", "--stat"], 0);
+    let counted: Vec<String> = stat["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            assert_eq!(f["hunks"], json!([]), "{f}");
+            format!("{}\t{}\t{}", f["insertions"], f["deletions"], f["path"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(counted, numstat.lines().collect::<Vec<_>>());
 
     // Staged: the index against HEAD, spans in the index's version.
     t.git(&["add", "code.txt"]);
