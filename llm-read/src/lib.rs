@@ -455,7 +455,7 @@ impl Tool for LlmRead {
         tool: Self::NAME,
         command: &[],
         group: Group::Search,
-        description: "Reads files with line numbers and each file's checksum (transform's checksum_before), by lines (10:20) or offset and limit; a directory: its entries and tree_checksum.",
+        description: "Reads the lines of files (the first is start_line) and each file's checksum (transform's checksum_before), by lines (10:20) or offset and limit; a directory: its entries and tree_checksum.",
         effects: READS,
         output: &[],
         mcp_defaults: &[],
