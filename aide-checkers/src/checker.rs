@@ -215,6 +215,27 @@ impl Checker {
 
     /// Whether the project uses this checker, judged by its files.
     pub fn used_by(&self, root: &Path, project: &Project) -> bool {
+        self.why_used(root, project).is_some()
+    }
+
+    /// What in the project's files says it uses this checker, if anything.
+    pub fn why_used(&self, root: &Path, project: &Project) -> Option<&'static str> {
+        let used = self.uses(root, project);
+        used.then_some(match self.kind {
+            Kind::Cargo => "Cargo.toml, no clippy configuration",
+            Kind::Clippy => "Cargo.toml and a clippy configuration",
+            Kind::Ruff => "a ruff configuration",
+            Kind::Pyflakes => "Python files, no ruff configuration",
+            Kind::Mypy => "a mypy configuration",
+            Kind::Pyright => "a pyright configuration",
+            Kind::Tsc => "tsconfig.json",
+            Kind::Eslint => "an eslint configuration",
+            Kind::GoVet | Kind::Gofmt => "go.mod",
+            Kind::Shellcheck => "shell scripts",
+        })
+    }
+
+    fn uses(&self, root: &Path, project: &Project) -> bool {
         let clippy_configured =
             any_exists(root, &["clippy.toml", ".clippy.toml"]) || file_mentions(root, "Cargo.toml", "lints.clippy]");
         let ruff_configured =

@@ -111,6 +111,10 @@ pub struct CheckerRun {
     /// Findings it reported in the root.
     pub findings: usize,
     pub duration_ms: f64,
+    /// Why it was chosen: `named`, or what in the project's files says the
+    /// project uses it (`Python files, no ruff configuration`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chosen: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The last lines of its stderr, when it failed.
@@ -129,6 +133,7 @@ impl CheckerRun {
             passed: None,
             findings: 0,
             duration_ms: 0.0,
+            chosen: None,
             reason: None,
             stderr_tail: None,
         }
@@ -169,10 +174,16 @@ pub fn project(root: &Root, ctx: &Context) -> Result<(Project, Vec<aide_core::Di
     Ok((Project { files }, diagnostics))
 }
 
-/// The checkers `selection` picks: those named, and in auto mode those
-/// `project` uses, in the order of [`CHECKERS`].
-fn chosen(selection: &Selection, root: &Root, project: &Project) -> Vec<&'static Checker> {
-    CHECKERS.iter().filter(|c| selection.names(c) || (selection.auto && c.used_by(root.path(), project))).collect()
+/// The checkers `selection` picks, with why: those named, and in auto mode
+/// those `project` uses, in the order of [`CHECKERS`].
+fn chosen(selection: &Selection, root: &Root, project: &Project) -> Vec<(&'static Checker, &'static str)> {
+    CHECKERS
+        .iter()
+        .filter_map(|c| match selection.names(c) {
+            true => Some((c, "named")),
+            false => selection.auto.then(|| c.why_used(root.path(), project)).flatten().map(|why| (c, why)),
+        })
+        .collect()
 }
 
 /// Runs the checkers `options` picks on `root`. A checker that fails is
@@ -189,7 +200,8 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
     // Nothing changed: nothing to check, and no checker run for nothing.
     let nothing = options.only.as_ref().is_some_and(BTreeSet::is_empty);
     let mut guard = guard::Guard::new(root, &project);
-    for c in chosen(&selection, root, &project) {
+    let picked = chosen(&selection, root, &project);
+    for &(c, _) in &picked {
         ctx.check_cancel()?;
         if nothing {
             out.checkers.push(CheckerRun::new(c.name, RunStatus::NoFiles));
@@ -262,9 +274,15 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
             findings: found.len(),
             passed: (!files.is_empty()).then_some(found.is_empty()),
             duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+            chosen: Some(if selection.syntax { "named" } else { "every check has it" }.into()),
             ..CheckerRun::new(syntax::NAME, if files.is_empty() { RunStatus::NoFiles } else { RunStatus::Ran })
         });
         out.findings.extend(found);
+    }
+    for run in &mut out.checkers {
+        if let Some(&(_, why)) = picked.iter().find(|(c, _)| c.name == run.checker) {
+            run.chosen = Some(why.to_string());
+        }
     }
     finding::sort(&mut out.findings);
     Ok(out)

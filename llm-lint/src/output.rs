@@ -99,7 +99,11 @@ impl Render for LintOutput {
             .checkers
             .iter()
             .filter(|c| c.status == RunStatus::Ran)
-            .map(|c| format!("{} {:.0} ms", c.checker, c.duration_ms))
+            .map(|c| match c.chosen.as_deref().filter(|why| *why != "named" && c.checker != "syntax") {
+                // Chosen by the project's files: say which, so a reader knows why this one.
+                Some(why) => format!("{} ({why}) {:.0} ms", c.checker, c.duration_ms),
+                None => format!("{} {:.0} ms", c.checker, c.duration_ms),
+            })
             .collect();
         let summary = format!("{} error(s), {} warning(s), {} info", self.errors, self.warnings, self.infos);
         w.paint(if self.errors > 0 { Paint::Bad } else { Paint::Dim }, summary)?;

@@ -17,11 +17,8 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use crate::error::{MAX_PATTERN_BYTES, SearchError};
 use crate::output::{Match, SearchOutput};
 use crate::page::{FileOutcome, FileResult, Gather, paginate};
-use crate::sink::FileSink;
+use crate::sink::{FileSettings, FileSink};
 use crate::{Mode, SearchRequest};
-
-/// How far past a multi-line match the regex may look (as ripgrep).
-pub(crate) const MAX_LOOK_AHEAD: usize = 128;
 
 /// Searches `root` for `req` and returns the page of results plus the
 /// diagnostics of files that were skipped or cut short. `--max-output-bytes`
@@ -211,23 +208,6 @@ fn capture_regexes(req: &SearchRequest) -> Vec<regex::bytes::Regex> {
                 .ok()
         })
         .collect()
-}
-
-pub(crate) struct FileSettings<'a> {
-    pub(crate) root: &'a Root,
-    /// Builds a fresh searcher when a file may have grown the thread's one.
-    pub(crate) searcher: &'a SearcherBuilder,
-    pub(crate) matcher: &'a RegexMatcher,
-    pub(crate) capture_regexes: &'a [regex::bytes::Regex],
-    pub(crate) mode: Mode,
-    pub(crate) context: (usize, usize),
-    pub(crate) max_line_len: usize,
-    pub(crate) max_filesize: Option<u64>,
-    /// Serialize each file's matches where it was searched (the whole page
-    /// of a compact JSON document: see `Context::prepared_records`).
-    pub(crate) serialize: bool,
-    /// Checksums of large files remembered between runs.
-    pub(crate) cache: &'a ChecksumCache,
 }
 
 fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile, copy: &mut Vec<u8>) -> FileOutcome {

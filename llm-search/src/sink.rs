@@ -1,19 +1,42 @@
 //! What the searcher reports of one file, gathered into its matches: each
 //! with its own context lines (rebuilt from every line reported, so
 //! overlapping contexts stay each match's), captures and cut lines, and
-//! where the file turned out binary.
+//! where the file turned out binary; and the settings each file is
+//! searched with.
 
 use std::collections::BTreeMap;
 use std::io;
 
-use aide_core::LineIndex;
+use aide_core::checksum::cache::Cache as ChecksumCache;
 use aide_core::text::{lossy, shorten, trim_terminator};
+use aide_core::{LineIndex, Root};
 use grep_matcher::{Match as Span, Matcher};
-use grep_searcher::{Searcher, Sink, SinkContext, SinkMatch};
+use grep_regex::RegexMatcher;
+use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use crate::Mode;
-use crate::engine::{FileSettings, MAX_LOOK_AHEAD};
 use crate::output::{Capture, Match};
+
+/// How far past a multi-line match the regex may look (as ripgrep).
+const MAX_LOOK_AHEAD: usize = 128;
+
+/// How each file of a search is searched and its matches shown.
+pub(crate) struct FileSettings<'a> {
+    pub(crate) root: &'a Root,
+    /// Builds a fresh searcher when a file may have grown the thread's one.
+    pub(crate) searcher: &'a SearcherBuilder,
+    pub(crate) matcher: &'a RegexMatcher,
+    pub(crate) capture_regexes: &'a [regex::bytes::Regex],
+    pub(crate) mode: Mode,
+    pub(crate) context: (usize, usize),
+    pub(crate) max_line_len: usize,
+    pub(crate) max_filesize: Option<u64>,
+    /// Serialize each file's matches where it was searched (the whole page
+    /// of a compact JSON document: see `Context::prepared_records`).
+    pub(crate) serialize: bool,
+    /// Checksums of large files remembered between runs.
+    pub(crate) cache: &'a ChecksumCache,
+}
 
 /// A match whose context is not complete yet (after-context lines arrive later).
 pub(crate) struct Pending {

@@ -115,7 +115,12 @@ fn pyflakes_and_ruff_findings_are_their_own() {
     t.write("pkg/b.py", "import sys\nprint(sys.argv)\nprint(undefined)\n");
     let pyflakes = if aide_tests::have("pyflakes") { "pyflakes" } else { "pyflakes3" };
     if aide_tests::oracle(pyflakes, "llm-lint against pyflakes") {
+        // Chosen by the project's files, each checker says why: Python files and no ruff configuration.
+        let chosen = lint(&t, &[], 1);
+        let by_files = chosen["checkers"].as_array().unwrap().iter().find(|c| c["checker"] == "pyflakes").unwrap();
+        assert_eq!(by_files["chosen"], "Python files, no ruff configuration", "{chosen}");
         let v = lint(&t, &["--checker", "pyflakes"], 1);
+        assert_eq!(v["checkers"][0]["chosen"], "named", "{v}");
         let theirs: BTreeSet<(String, u64, String)> = direct(&t, pyflakes, &["pkg/a.py", "pkg/b.py"])
             .lines()
             .map(|l| {
@@ -144,6 +149,8 @@ fn pyflakes_and_ruff_findings_are_their_own() {
             v["checkers"].as_array().unwrap().iter().all(|c| c["checker"] != "pyflakes"),
             "ruff stands in for pyflakes"
         );
+        let ruff = v["checkers"].as_array().unwrap().iter().find(|c| c["checker"] == "ruff").unwrap();
+        assert_eq!(ruff["chosen"], "a ruff configuration", "{v}");
         let own: Value =
             serde_json::from_str(&direct(&t, "ruff", &["check", "--output-format=json", "--no-cache", "--quiet", "."]))
                 .unwrap();
