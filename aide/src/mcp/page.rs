@@ -143,6 +143,17 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         let text = whole_text.unwrap_or_else(|| render(&output));
         return finish(cut_text(text, page.budget), document);
     };
+    // Each byte of the document counts as its share of what is sent: the
+    // compact form, or the text if that is larger (measured on the whole
+    // document, whichever page this is).
+    let scale = match (page.sent.as_ref(), document_len <= MAX_MEASURED) {
+        (Some(_), true) => {
+            let sent = whole_sent.or_else(|| sent_len(document.clone())).unwrap_or(document_len);
+            let text = whole_text.as_ref().map_or_else(|| render(&output).len(), String::len);
+            (sent.max(text) as f64 / document_len.max(1) as f64).clamp(0.05, 1.0)
+        }
+        _ => 1.0,
+    };
     let Value::Object(mut fields) = document else { return finish(cut_text(render(&output), page.budget), document) };
     // Taken out, its key left in its place (null) for the page's own.
     let items = match fields.get_mut(field).map(Value::take) {
@@ -150,20 +161,10 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         _ => Vec::new(),
     };
 
-    // Take records from the offset while the document stays in budget. It
-    // is sized as sent: where a compact form is sent, each byte of the
-    // document counts as its share of the compact form, or of the text if
-    // that is larger, so a page fills the budget of what is sent.
+    // Take records from the offset while the document, sized as sent (at
+    // `scale`), stays in budget: a page fills the budget of what is sent.
     let total = items.len();
     let offset = page.offset.min(total);
-    let scale = match (page.sent.as_ref(), document_len <= MAX_MEASURED) {
-        (Some(_), true) => {
-            let sent = whole_sent.unwrap_or(document_len);
-            let text = whole_text.as_ref().map_or_else(|| render(&output).len(), String::len);
-            (sent.max(text) as f64 / document_len.max(1) as f64).clamp(0.05, 1.0)
-        }
-        _ => 1.0,
-    };
     // The rest of the document: what it holds besides the records.
     let mut used = (json_len(&Value::Object(fields.clone())) + 2) as f64 * scale + PAGE_OVERHEAD as f64;
     let mut count = 0;

@@ -199,7 +199,7 @@ fn paging_works_in_every_mode() {
     let mut pages_of = std::collections::BTreeMap::new();
     for mode in ["compact", "full", "off"] {
         let mut client = server_in(&t, mode);
-        let (mut offset, mut lines, mut pages) = (0, Vec::new(), 0);
+        let (mut offset, mut lines, mut pages, mut counts) = (0, Vec::new(), 0, Vec::new());
         loop {
             let args = json!({ "pattern": "needle", "max_output_chars": 4000, "page_offset": offset });
             let result = client.call("search", args);
@@ -223,6 +223,7 @@ fn paging_works_in_every_mode() {
                     assert!(doc.to_string().len() <= 4000, "{mode}: page over budget");
                     assert_eq!(doc["page"]["offset"], offset, "{mode}");
                     assert_eq!(doc["total_matches"], 300, "{mode}");
+                    counts.push(doc["page"]["count"].as_u64().unwrap());
                     doc["page"]["next_offset"].as_u64().map(|n| usize::try_from(n).unwrap())
                 }
             };
@@ -235,6 +236,10 @@ fn paging_works_in_every_mode() {
         let want: Vec<String> = (1..=300).map(|n| n.to_string()).collect();
         assert_eq!(lines, want, "{mode}: the pages cover every match once, in order");
         pages_of.insert(mode, pages);
+        // Every page but the last is sized alike, the later ones as the first.
+        if let Some((first, rest)) = counts.split_last().map(|(_, full)| full).and_then(|full| full.split_first()) {
+            assert!(rest.iter().all(|c| c * 2 >= *first), "{mode}: records per page {counts:?}");
+        }
     }
     // Pages are sized on what is sent: compact pages hold more records than whole ones.
     assert!(pages_of["compact"] < pages_of["full"], "{pages_of:?}");
