@@ -82,9 +82,9 @@ impl<'a> Hooks<'a> {
         out
     }
 
-    /// Whether anything runs for the event `name`.
+    /// Whether anything runs for the event `name` (nothing read from the files).
     pub fn has(&self, name: &str) -> bool {
-        !self.programs(name).is_empty()
+        self.repo.config_hooks().iter().any(|h| h.events.iter().any(|e| e == name)) || self.in_folder(name).is_some()
     }
 
     /// Runs what the event `name` has, one after another, stopping at the
