@@ -104,13 +104,8 @@ impl ToolFn for Run<'_> {
     type Out = Shaped;
     fn call<T: Tool>(self) -> Shaped {
         let given = || self.arguments.as_ref().ok().and_then(|a| serde_json::to_string(a).ok());
-        let request = self.arguments.clone().and_then(|arguments| {
-            let value = self.binding.request(arguments)?;
-            let (mut request, notes) = request_from_value::<T::Request>(value, T::REQUEST_ALIASES)
-                .map_err(|e| self.binding.as_caller_wrote(e))?;
-            self.imposition.apply(&mut request)?;
-            Ok((request, notes))
-        });
+        let request =
+            self.arguments.clone().and_then(|arguments| self.binding.typed_request::<T>(arguments, self.imposition));
         let finished = match request {
             Ok((request, notes)) => invoke::<T>(request, Call { notes, ..self.call }),
             Err(e) => refuse::<T>(given(), e, self.call),
@@ -382,6 +377,20 @@ impl Binding {
             outer,
             choices,
         })
+    }
+
+    /// The call's arguments as `T`'s typed request, with what the server
+    /// imposes applied, and the notes on old names it used.
+    pub(crate) fn typed_request<T: Tool>(
+        &self,
+        arguments: Map<String, Value>,
+        imposition: &Imposition,
+    ) -> Result<(T::Request, Vec<aide_core::Diagnostic>), AideError> {
+        let value = self.request(arguments)?;
+        let (mut request, notes) =
+            request_from_value::<T::Request>(value, T::REQUEST_ALIASES).map_err(|e| self.as_caller_wrote(e))?;
+        imposition.apply(&mut request)?;
+        Ok((request, notes))
     }
 
     /// The tool's request for the call's arguments (already stripped of

@@ -253,7 +253,6 @@ mod tests {
     use super::*;
     use crate::catalogue::{ToolFn, with_tool};
     use crate::mcp::binding::Binding;
-    use aide_core::request::request_from_value;
     use aide_core::tool::Tool;
     use serde_json::{Map, Value};
 
@@ -313,8 +312,8 @@ mod tests {
         reaches: Vec<Reach>,
     }
 
-    /// The call's arguments made the tool's typed request, as the server
-    /// makes it, with `imposition` applied.
+    /// The call's arguments made the tool's typed request as the server
+    /// makes it ([`Binding::typed_request`]).
     struct Impose<'a> {
         binding: &'a Binding,
         arguments: Map<String, Value>,
@@ -324,9 +323,7 @@ mod tests {
     impl ToolFn for Impose<'_> {
         type Out = Result<Imposed, AideError>;
         fn call<T: Tool>(self) -> Self::Out {
-            let value = self.binding.request(self.arguments)?;
-            let (mut request, _) = request_from_value::<T::Request>(value, T::REQUEST_ALIASES)?;
-            self.imposition.apply(&mut request)?;
+            let (mut request, _) = self.binding.typed_request::<T>(self.arguments, self.imposition)?;
             Ok(Imposed {
                 takes_max_risk: request.max_risk().is_some(),
                 max_risk: request.max_risk().and_then(|r| *r),
