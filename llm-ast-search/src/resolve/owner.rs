@@ -2,42 +2,7 @@
 //! file's outline, or from the member whose body holds an offset.
 
 use crate::source::SourceFile;
-use crate::symbols::{Symbol, SymbolKind};
-
-/// The type a member belongs to, from its parent's name path:
-/// `impl Agent` → `Agent`, `impl Display for Agent<T>` → `Agent`,
-/// `(*Command)` → `Command`, `pkg/Client` → `Client`.
-fn owner_of(parent: &str) -> String {
-    let last = parent.rsplit('/').next().unwrap_or(parent);
-    let last = last.rsplit(" for ").next().unwrap_or(last);
-    let last = strip_impl(last);
-    let last = last.trim_start_matches("(*").trim_start_matches('(').trim_end_matches(')');
-    let base = last.split('<').next().unwrap_or(last);
-    base.rsplit("::").next().unwrap_or(base).trim().to_string()
-}
-
-/// `impl<T> Stack<T>` → `Stack<T>`, `impl Agent` → `Agent`.
-fn strip_impl(s: &str) -> &str {
-    let Some(rest) = s.strip_prefix("impl") else { return s.trim() };
-    let rest = rest.trim_start();
-    if !rest.starts_with('<') {
-        return rest;
-    }
-    let mut depth = 0usize;
-    for (i, c) in rest.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return rest[i + 1..].trim();
-                }
-            }
-            _ => {}
-        }
-    }
-    rest
-}
+use crate::symbols::{Symbol, SymbolKind, owner_of};
 
 /// Kinds whose children are members.
 fn is_type_kind(kind: SymbolKind) -> bool {

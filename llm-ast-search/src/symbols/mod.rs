@@ -324,9 +324,8 @@ pub fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
         if parent == owner {
             return Some(NameMatch::Exact);
         }
-        let ends_with_owner =
-            |path: &str| path.strip_suffix(owner.as_str()).is_some_and(|h| h.is_empty() || h.ends_with('/'));
-        return (ends_with_owner(parent) || ends_with_owner(&bare_name_path(parent))).then_some(NameMatch::PathSuffix);
+        let names_owner = ends_in_segments(parent, &owner) || ends_in_segments(&bare_name_path(parent), &owner);
+        return names_owner.then_some(NameMatch::PathSuffix);
     }
     if symbol.name == query || &*symbol.name_path == query {
         return Some(NameMatch::Exact);
@@ -342,37 +341,58 @@ pub fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
     }
     // `TextDiff/from_lines` for `impl TextDiff<'a, str>/from_lines`, and
     // `S/m` for `impl Tr for S<T>/m`: an impl is named by its bare type.
-    if symbol.name_path.contains("impl ") {
-        let bare = bare_name_path(&symbol.name_path);
-        let head = bare.strip_suffix(query);
-        if head.is_some_and(|h| h.is_empty() || h.ends_with('/')) {
-            return Some(NameMatch::PathSuffix);
-        }
+    if symbol.name_path.contains("impl") && ends_in_segments(&bare_name_path(&symbol.name_path), query) {
+        return Some(NameMatch::PathSuffix);
     }
     symbol.name.contains(query).then_some(NameMatch::Substring)
+}
+
+/// Whether `path` ends in the whole segments `tail` (`B/c` ends `a/B/c`, not `aB/c`).
+fn ends_in_segments(path: &str, tail: &str) -> bool {
+    path.strip_suffix(tail).is_some_and(|head| head.is_empty() || head.ends_with('/'))
 }
 
 /// A name path with each impl segment as the bare type it is for
 /// (`impl Tr for S<T>` is `S`, `impl TextDiff<'a, str>` is `TextDiff`).
 fn bare_name_path(name_path: &str) -> String {
-    let bare = |segment: &str| -> String {
-        let Some(rest) = segment.strip_prefix("impl ") else { return segment.to_string() };
-        let mut depth = 0usize;
-        let unbracketed: String = rest
-            .chars()
-            .filter(|c| {
-                match c {
-                    '<' => depth += 1,
-                    '>' => depth = depth.saturating_sub(1),
-                    _ => return depth == 0,
-                }
-                false
-            })
-            .collect();
-        let ty = unbracketed.rsplit_once(" for ").map_or(unbracketed.as_str(), |(_, ty)| ty);
-        ty.trim().trim_start_matches(['&', '*']).trim_start_matches("mut ").trim().to_string()
-    };
+    let is_impl = |segment: &str| segment.starts_with("impl ") || segment.starts_with("impl<");
+    let bare = |segment: &str| if is_impl(segment) { owner_of(segment) } else { segment.to_string() };
     name_path.split('/').map(bare).collect::<Vec<_>>().join("/")
+}
+
+/// The type a member belongs to, from its parent's name path:
+/// `impl Agent` → `Agent`, `impl Display for Agent<T>` → `Agent`,
+/// `(*Command)` → `Command`, `pkg/Client` → `Client`.
+pub(crate) fn owner_of(parent: &str) -> String {
+    let last = parent.rsplit('/').next().unwrap_or(parent);
+    let last = last.rsplit(" for ").next().unwrap_or(last);
+    let last = strip_impl(last);
+    let last = last.trim_start_matches("(*").trim_start_matches('(').trim_end_matches(')');
+    let base = last.split('<').next().unwrap_or(last);
+    base.rsplit("::").next().unwrap_or(base).trim().to_string()
+}
+
+/// `impl<T> Stack<T>` → `Stack<T>`, `impl Agent` → `Agent`.
+fn strip_impl(s: &str) -> &str {
+    let Some(rest) = s.strip_prefix("impl") else { return s.trim() };
+    let rest = rest.trim_start();
+    if !rest.starts_with('<') {
+        return rest;
+    }
+    let mut depth = 0usize;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return rest[i + 1..].trim();
+                }
+            }
+            _ => {}
+        }
+    }
+    rest
 }
 
 /// The symbols matching `query` at the best tier that has any: exact names

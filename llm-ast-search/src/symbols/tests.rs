@@ -250,6 +250,8 @@ fn impls_with_generics_or_traits_match_their_bare_type() {
     let (hits, how) = filter_by_name(all.clone(), "Tr/*");
     assert_eq!((brief(&hits), how), (vec!["Method Tr/m".to_string()], Some(NameMatch::Exact)));
     assert_eq!(filter_by_name(all, "Nothing/*").0.len(), 0);
+    // A segment that only starts with the letters `impl` is a name, not an impl.
+    assert_eq!(bare_name_path("implement/impl ns::K<T>/run"), "implement/K/run");
 }
 
 /// A class's members by `Class/*`, in Python, nested classes included.
