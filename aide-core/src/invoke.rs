@@ -92,9 +92,7 @@ pub fn invoke<T: Tool>(request: T::Request, call: Call) -> Finished<T::Output> {
             let status = output.exit_status();
             match run.success_document(&output) {
                 Ok(document) => {
-                    let text = document.to_string();
-                    let document_len = text.len();
-                    run.record(status, true, None, text);
+                    let document_len = run.record_document(status, true, None, &document);
                     Finished {
                         execution_id: run.execution_id.clone(),
                         result: Ok(output),
@@ -296,9 +294,7 @@ impl RunLog {
 
     fn finish_failed<O>(mut self, err: AideError) -> Finished<O> {
         let document = self.error_document(&err);
-        let text = document.to_string();
-        let document_len = text.len();
-        self.record(err.exit_status(), false, Some(err.code.name), text);
+        let document_len = self.record_document(err.exit_status(), false, Some(err.code.name), &document);
         Finished {
             execution_id: self.execution_id,
             result: Err(err),
@@ -306,6 +302,15 @@ impl RunLog {
             document_len,
             diagnostics: self.diagnostics,
         }
+    }
+
+    /// Records the run with `document` printed as `--json` prints it;
+    /// returns how many bytes that is.
+    fn record_document(&mut self, status: ExitStatus, ok: bool, error_code: Option<&str>, document: &Value) -> usize {
+        let text = document.to_string();
+        let len = text.len();
+        self.record(status, ok, error_code, text);
+        len
     }
 
     /// Records the run, if logging is on; a failure only warns on stderr
