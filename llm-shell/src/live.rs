@@ -252,7 +252,7 @@ impl LiveShell {
         sandbox: &aide_core::sandbox::Sandbox,
     ) -> Result<LiveShell, AideError> {
         let started = Instant::now();
-        let nonce = aide_core::ids::new_execution_id().replace('-', "");
+        let nonce = report::marker();
         aide_core::fsutil::private_dir(fifos).map_err(io("the session's io folder"))?;
         let report_path = fifos.join("report");
         make_fifo(&report_path)?;
@@ -342,7 +342,7 @@ impl LiveShell {
             streams.push((reader(read, order.max_output, redactor.clone()), hold));
         }
         let stdin = order.stdin.map_or_else(|| PathBuf::from("/dev/null"), Path::to_path_buf);
-        let tag = aide_core::ids::new_execution_id().replace('-', "");
+        let tag = report::marker();
         let mut request = Vec::new();
         for field in [
             order.command.as_bytes(),

@@ -5,6 +5,12 @@ use std::fs::File;
 use std::io::Read;
 use std::sync::mpsc;
 
+/// A fresh marker no command can guess: a session's report nonce, a
+/// request's tag.
+pub(super) fn marker() -> String {
+    aide_core::ids::new_execution_id().replace('-', "")
+}
+
 /// Reads reports off the FIFO, one message per report.
 pub(super) fn report_reader(mut fifo: File, nonce: &str) -> mpsc::Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel();
