@@ -91,7 +91,7 @@ fn render<O: Render>(output: &O) -> String {
 }
 
 /// The bytes `value` takes as compact JSON.
-fn json_len(value: &Value) -> usize {
+fn json_len(value: &impl serde::Serialize) -> usize {
     serde_json::to_string(value).map_or(0, |s| s.len())
 }
 
@@ -166,7 +166,7 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
     let total = items.len();
     let offset = page.offset.min(total);
     // The rest of the document: what it holds besides the records.
-    let mut used = (json_len(&Value::Object(fields.clone())) + 2) as f64 * scale + PAGE_OVERHEAD as f64;
+    let mut used = (json_len(&fields) + 2) as f64 * scale + PAGE_OVERHEAD as f64;
     let mut count = 0;
     for item in &items[offset..] {
         let size = (json_len(item) + 1) as f64 * scale;
