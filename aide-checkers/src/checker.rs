@@ -1,7 +1,7 @@
 //! The checkers aide knows: how to tell a project uses one, where its
 //! program is, how to run it, and how to read and judge what it printed.
 
-use aide_core::gate::Launch;
+use aide_gate::Launch;
 use std::path::{Path, PathBuf};
 
 use crate::finding::{Point, RawDiagnostic, Severity};
@@ -195,7 +195,7 @@ impl Checker {
     pub fn program(&self, root: &Path) -> Option<PathBuf> {
         self.programs.iter().find_map(|p| {
             let local = self.node.then(|| root.join("node_modules/.bin").join(p)).filter(|l| l.is_file());
-            local.or_else(|| aide_core::cli::on_path(p))
+            local.or_else(|| aide_gate::program::on_path(p))
         })
     }
 

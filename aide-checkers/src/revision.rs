@@ -21,7 +21,7 @@ pub fn export_revision(root: &Path, rev: &str, into: &Path) -> Result<(), AideEr
     let top =
         String::from_utf8_lossy(&aide_core::git::run(root, &["rev-parse", "--show-toplevel"])?).trim().to_string();
     let archive = aide_core::git::run(Path::new(&top), &["archive", "--format=tar", &tree])?;
-    let tar = aide_core::gate::Launch::new("unpacking a revision", "tar", into)
+    let tar = aide_gate::Launch::new("unpacking a revision", "tar", into)
         .args(["-x", "-f", "-", "-C"])
         .arg(into)
         .input(archive)

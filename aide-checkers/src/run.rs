@@ -1,12 +1,12 @@
-//! Running one checker's program through the gate ([`aide_core::gate`]):
+//! Running one checker's program through the gate ([`aide_gate`]):
 //! in the ambient sandbox, in its own process group (a timeout, a
 //! cancellation or its end takes down everything it started), its two
 //! streams read whole, nothing fed on stdin.
 
 use std::time::Duration;
 
-use aide_core::gate::{Launch, StartError};
 use aide_core::tool::Context;
+use aide_gate::{Launch, StartError};
 
 use crate::error::CheckerError;
 
@@ -49,5 +49,5 @@ pub fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let from = lines.len().saturating_sub(LINES);
     let kept = lines[from..].join("\n");
-    aide_core::redact::redact(&kept).0
+    aide_gate::redact::redact(&kept).0
 }

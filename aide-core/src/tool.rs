@@ -10,7 +10,7 @@
 //! execution id, the directory a relative `root` is resolved against, a
 //! cancellation flag, a progress sink and, in text mode, a live-output sink.
 //! The [`Outcome`] is the output plus the diagnostics of the run. The CLI
-//! harness ([`crate::cli`]) calls `run`; so will the MCP server; and a tool
+//! harness (`aide_harness::cli`) calls `run`; so will the MCP server; and a tool
 //! that uses another (llm-shell spawning a job) calls the other's `run` with
 //! the other's typed request.
 
@@ -56,7 +56,7 @@ pub trait Tool {
         Vec::new()
     }
     /// Whether the process sets glibc's allocator for heavy parsing (see
-    /// [`crate::process::tune_allocator`]): faster for tree-sitter work, but
+    /// `aide_gate::process::tune_allocator`): faster for tree-sitter work, but
     /// it keeps freed memory, which costs a search that grows one large
     /// vector about 12 MiB of peak RSS for nothing.
     const TUNE_ALLOCATOR: bool = false;
@@ -108,7 +108,7 @@ pub trait Render {
         false
     }
     /// The result is too large for the execution log: about this many
-    /// bytes as JSON ([`crate::log::max_result_bytes`]). The run is then
+    /// bytes as JSON (`aide_log::max_result_bytes`). The run is then
     /// logged by its size only, and a tool that streams its records need
     /// not keep them for the log.
     fn log_overflow(&self) -> Option<u64> {

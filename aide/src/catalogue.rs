@@ -3,7 +3,7 @@
 //! its dispatch from a tool's name to its types, and `cargo xtask install`
 //! are all derived from it: adding a tool is its crate and one line here.
 
-use aide_core::operation::Operation;
+use aide_core::operation::{Group, Operation};
 use aide_core::tool::Tool;
 
 /// A tool as the list holds it.
@@ -80,6 +80,14 @@ pub fn operation_of(program: &str, rest: &[String]) -> Option<&'static Operation
         .filter(|op| op.tool == program)
         .filter(|op| op.command.iter().enumerate().all(|(at, word)| has(at, word)))
         .max_by_key(|op| op.command.len())
+}
+
+/// What `--tools` takes: `all`, or toolsets by their names (every
+/// `Group`: a new one is a variant there, nothing here).
+pub fn toolset_names() -> clap::builder::PossibleValuesParser {
+    use clap::ValueEnum;
+    let names = Group::value_variants().iter().map(|g| g.name()).chain(["all"]);
+    clap::builder::PossibleValuesParser::new(names)
 }
 
 #[cfg(test)]

@@ -139,12 +139,13 @@ pub fn doctor(fix: bool) -> DoctorReport {
 fn check_program(p: &Program) -> Check {
     let program =
         if p.name == "cargo" { std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()) } else { p.name.into() };
-    let found = if program.contains('/') { Some(PathBuf::from(&program)) } else { aide_core::cli::on_path(&program) };
+    let found =
+        if program.contains('/') { Some(PathBuf::from(&program)) } else { aide_gate::program::on_path(&program) };
     let missing = if p.required { CheckStatus::Fail } else { CheckStatus::Warn };
     let Some(path) = found else {
         return Check::new(p.name, p.needed_by, missing, "not found on PATH".into()).fix(p.fix);
     };
-    let version = aide_core::gate::Launch::new("version check", &path, std::env::temp_dir())
+    let version = aide_gate::Launch::new("version check", &path, std::env::temp_dir())
         .arg("--version")
         .timeout(Some(std::time::Duration::from_secs(10)))
         .run()
@@ -175,7 +176,7 @@ fn check_checker(c: &aide_checkers::Checker) -> Check {
 fn check_configuration() -> Check {
     const NEEDED_BY: &str = "every tool (aide.toml: the project's, then the user's)";
     let dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let config = match aide_core::config::load(&dir) {
+    let config = match aide_config::load(&dir) {
         Ok(c) => c,
         Err(e) => {
             return Check::new("configuration", NEEDED_BY, CheckStatus::Fail, e.message.into())
@@ -196,7 +197,7 @@ fn check_configuration() -> Check {
 /// Which sandbox modes this kernel enforces (each entered once, in a
 /// probe), its Landlock ABI and what that leaves unconfined.
 fn check_sandbox(home: &Path) -> Check {
-    use aide_core::sandbox::{Network, Sandbox, SandboxMode};
+    use aide_gate::sandbox::{Network, Sandbox, SandboxMode};
     const NEEDED_BY: &str = "--sandbox and --network of llm-shell and llm-jobs, and aide mcp's default sandbox";
     let probe =
         |mode, network| Sandbox::new(mode, network, Path::new("/"), &[]).check().err().map(|e| String::from(e.message));
@@ -211,7 +212,7 @@ fn check_sandbox(home: &Path) -> Check {
         said("read-only and workspace-write (Landlock, user and mount namespaces)", &files),
         said("network off (user and network namespaces)", &network)
     );
-    if let Some(abi) = aide_core::sandbox::landlock_abi() {
+    if let Some(abi) = aide_gate::sandbox::landlock_abi() {
         let sockets = if abi < 9 { ", nor connecting to another program's pathname UNIX socket (ABI 9)" } else { "" };
         detail.push_str(&format!(
             "; Landlock ABI {abi}: metadata outside the writable paths (chmod, chown, utimes, xattrs) is not confined{sockets}"
@@ -225,13 +226,13 @@ fn check_sandbox(home: &Path) -> Check {
              read-only: a writable root holding one creates, removes and renames nothing at its top level, and \
              sandboxed commands share one TMPDIR, {}, which nothing unconfined uses",
             home.display(),
-            aide_core::sandbox::temp_mount_point().display()
+            aide_gate::sandbox::temp_mount_point().display()
         ));
     } else if files.is_none() {
         detail.push_str(&format!(
             "; each sandboxed command's TMPDIR is a file system of its own at {}; aide's state ({}), the user's aide \
              configuration and every writable path's .git and aide.toml are read-only inside",
-            aide_core::sandbox::temp_mount_point().display(),
+            aide_gate::sandbox::temp_mount_point().display(),
             home.display()
         ));
     }
@@ -257,11 +258,11 @@ fn check_home(home: &Path) -> Check {
 fn check_log(home: &Path) -> Check {
     let mut check =
         check_database("log", "aide log, and every tool's run record", &home.join("log.db"), "no run logged yet");
-    let waiting = aide_core::log::spooled(home);
+    let waiting = aide_log::spooled(home);
     if waiting > 0 {
         check.detail.push_str(&format!("; {waiting} run(s) in the spool, moved in by the next `aide log`"));
     }
-    if aide_core::log::disabled_by_env() {
+    if aide_log::disabled_by_env() {
         check.detail.push_str("; logging is off (AIDE_LOG=off)");
     }
     check
@@ -276,7 +277,7 @@ fn check_database(name: &str, needed_by: &str, path: &Path, when_absent: &str) -
         "move the damaged file aside (mv {0} {0}.damaged); the next run starts a new one, and the old one can be salvaged with sqlite3's .recover",
         path.display()
     );
-    match aide_core::store::health(path) {
+    match aide_log::store::health(path) {
         Err(e) => Check::new(name, needed_by, CheckStatus::Fail, format!("{}: cannot be read: {e}", path.display()))
             .fix(move_aside),
         Ok(h) if !h.problems.is_empty() => Check::new(

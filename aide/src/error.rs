@@ -2,12 +2,11 @@
 //! into the contract's [`AideError`]; the log's storage errors are aide-core's.
 
 use aide_core::operation::{Operation, named};
-use aide_core::tool::Tool;
 use aide_core::voice::say;
 use aide_core::{AideError, code};
 
 /// The listing hints send the caller to.
-const LOG_LIST: &Operation = named(<crate::Aide as Tool>::OPERATIONS, "log_list");
+const LOG_LIST: &Operation = named(crate::operations::OPERATIONS, "log_list");
 
 #[derive(Debug, thiserror::Error)]
 pub enum AideToolError {

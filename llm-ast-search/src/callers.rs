@@ -18,7 +18,6 @@ use std::path::Path;
 use aide_core::tool::Outcome;
 use aide_core::{AideError, Diagnostic, Lang};
 
-use crate::AstRequest;
 use crate::backend::range_of;
 use crate::dialect::{CallerSite, Definition};
 use crate::engine::{Engine, ReferencesFound};
@@ -26,6 +25,7 @@ use crate::files::Scope;
 use crate::lsp::{self, CodeEngine, Located, LspFailure};
 use crate::output::{AstOutput, CallSite, Matching, page};
 use crate::refs::{self, RefKind, Reference};
+use crate::request::AstRequest;
 use crate::resolve::{Resolution, SymbolQuery};
 use crate::source::SourceFile;
 use crate::symbols::{Symbol, SymbolKind};

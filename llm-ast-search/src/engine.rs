@@ -9,8 +9,9 @@ use crate::files::Scope;
 use crate::lsp::CodeEngine;
 use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline};
 use crate::refs::{self, Reference};
+use crate::request::{AstRequest, Mode};
 use crate::symbols::{self, NameMatch, Symbol, SymbolKind};
-use crate::{AstRequest, Mode, query, resolve};
+use crate::{query, resolve};
 
 /// Results, how a name matched, the number of files parsed, diagnostics.
 pub type Found<T> = (Vec<T>, Option<NameMatch>, usize, Vec<aide_core::Diagnostic>);

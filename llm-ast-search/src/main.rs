@@ -3,5 +3,5 @@ fn main() {
     if let Some(status) = llm_ast_search::lsp::keeper::run_internal_command() {
         std::process::exit(status);
     }
-    aide_core::cli::main::<llm_ast_search::LlmAstSearch>()
+    aide_harness::main::<llm_ast_search::LlmAstSearch>()
 }

@@ -11,10 +11,11 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::dialect::DialectValue;
+use crate::query;
 use crate::refs::{Reference, Resolution};
+use crate::request::AstRequest;
 use crate::symbols::{NameMatch, Symbol};
 use crate::validate::SyntaxIssue;
-use crate::{AstRequest, query};
 
 /// The result of a run, by mode.
 #[derive(Debug, Clone, Serialize, JsonSchema)]

@@ -14,13 +14,13 @@ use std::path::Path;
 use aide_core::envelope::diag;
 use aide_core::{AideError, Diagnostic, Lang};
 
-use crate::AstRequest;
 use crate::engine::{Engine, ReferencesFound};
 use crate::error::AstError;
 use crate::lsp::whole::SyntaxSite;
 use crate::lsp::{self, CodeEngine, Located, LspFailure, ServerSpec};
 use crate::output::Matching;
 use crate::refs::{self, Reference};
+use crate::request::AstRequest;
 use crate::resolve;
 use crate::source::SourceFile;
 use crate::symbols::{Symbol, SymbolKind};

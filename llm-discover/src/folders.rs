@@ -5,8 +5,9 @@
 
 use std::collections::HashSet;
 
-use crate::rank::{Ranker, Reason, Scratch};
-use crate::{Found, Kind};
+use crate::output::Reason;
+use crate::output::{Found, Kind};
+use crate::rank::{Ranker, Scratch};
 
 /// `found` with each file that matched only through a folder's name
 /// (`path_substring`) replaced by that folder (the shallowest so named),

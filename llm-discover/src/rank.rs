@@ -3,68 +3,23 @@
 
 use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
-use schemars::JsonSchema;
-use serde::Serialize;
 
 use aide_core::AideError;
 
 use crate::error::DiscoverError;
-use crate::{Found, Kind};
+use crate::output::{Found, Kind, Reason};
 
-/// Why a path matched, best first. The tier decides the score band.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    ExactPath,
-    ExactBasename,
-    BasenamePrefix,
-    BasenameSubstring,
-    PathSubstring,
-    BasenameFuzzy,
-    PathFuzzy,
-    /// Listed without a query.
-    Listed,
-}
-
-impl Reason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::ExactPath => "exact_path",
-            Reason::ExactBasename => "exact_basename",
-            Reason::BasenamePrefix => "basename_prefix",
-            Reason::BasenameSubstring => "basename_substring",
-            Reason::PathSubstring => "path_substring",
-            Reason::BasenameFuzzy => "basename_fuzzy",
-            Reason::PathFuzzy => "path_fuzzy",
-            Reason::Listed => "listed",
-        }
-    }
-
-    pub fn text(self) -> &'static str {
-        match self {
-            Reason::ExactPath => "the path is the query",
-            Reason::ExactBasename => "the file name (or name without extension) is the query",
-            Reason::BasenamePrefix => "the file name starts with the query",
-            Reason::BasenameSubstring => "the file name contains the query",
-            Reason::PathSubstring => "the path contains the query",
-            Reason::BasenameFuzzy => "the query's characters appear in order in the file name",
-            Reason::PathFuzzy => "the query's characters appear in order in the path",
-            Reason::Listed => "matches the listing's globs and types",
-        }
-    }
-
-    /// The score band of the tier: (lowest, highest).
-    fn band(self) -> (f64, f64) {
-        match self {
-            Reason::ExactPath => (1.0, 1.0),
-            Reason::ExactBasename => (0.90, 0.98),
-            Reason::BasenamePrefix => (0.78, 0.88),
-            Reason::BasenameSubstring => (0.66, 0.76),
-            Reason::PathSubstring => (0.56, 0.64),
-            Reason::BasenameFuzzy => (0.40, 0.54),
-            Reason::PathFuzzy => (0.05, 0.38),
-            Reason::Listed => (1.0, 1.0),
-        }
+/// The score band of the tier: (lowest, highest).
+fn band(reason: Reason) -> (f64, f64) {
+    match reason {
+        Reason::ExactPath => (1.0, 1.0),
+        Reason::ExactBasename => (0.90, 0.98),
+        Reason::BasenamePrefix => (0.78, 0.88),
+        Reason::BasenameSubstring => (0.66, 0.76),
+        Reason::PathSubstring => (0.56, 0.64),
+        Reason::BasenameFuzzy => (0.40, 0.54),
+        Reason::PathFuzzy => (0.05, 0.38),
+        Reason::Listed => (1.0, 1.0),
     }
 }
 
@@ -148,7 +103,7 @@ impl Ranker {
         let depth = path.matches('/').count();
         let shallowness = 1.0 / (1.0 + depth as f64);
         let q = 0.6 * quality + 0.25 * shortness + 0.15 * shallowness;
-        let (lo, hi) = reason.band();
+        let (lo, hi) = band(reason);
         let score = round4(lo + (hi - lo) * q);
         s.indices.sort_unstable();
         s.indices.dedup();
@@ -231,9 +186,9 @@ mod tests {
             Reason::BasenamePrefix,
             Reason::BasenameSubstring,
         ];
-        tiers.sort_by(|a, b| b.band().1.total_cmp(&a.band().1));
+        tiers.sort_by(|a, b| band(*b).1.total_cmp(&band(*a).1));
         for pair in tiers.windows(2) {
-            assert!(pair[0].band().0 > pair[1].band().1, "{:?} overlaps {:?}", pair[0], pair[1]);
+            assert!(band(pair[0]).0 > band(pair[1]).1, "{:?} overlaps {:?}", pair[0], pair[1]);
         }
     }
 

@@ -8,7 +8,7 @@ use aide_core::tool::Outcome;
 use aide_core::voice::Voice;
 use aide_core::walk::Walker;
 
-use crate::{DiscoverOutput, Mode};
+use crate::output::{DiscoverOutput, Mode};
 
 #[derive(Default)]
 struct Node {

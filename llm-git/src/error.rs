@@ -2,14 +2,13 @@
 //! contract's [`AideError`].
 
 use aide_core::operation::{Operation, named};
-use aide_core::tool::Tool;
 use aide_core::voice::{Given, Voice, say};
 use aide_core::{AideError, code};
 use serde_json::json;
 
 /// The operations hints send the caller to.
-const GIT: &Operation = named(<crate::LlmGit as Tool>::OPERATIONS, "git");
-const GIT_WRITE: &Operation = named(<crate::LlmGit as Tool>::OPERATIONS, "git_write");
+const GIT: &Operation = named(crate::operations::OPERATIONS, "git");
+const GIT_WRITE: &Operation = named(crate::operations::OPERATIONS, "git_write");
 
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {

@@ -6,7 +6,7 @@
 //! `.git/hooks`; a file without `#!` through `/bin/sh`, as git falls back
 //! to), in the top of the work tree, with
 //! git's arguments and environment — but through the gate
-//! ([`aide_core::gate`]): with a timeout that ends the hook's whole process
+//! ([`aide_gate`]): with a timeout that ends the hook's whole process
 //! tree, the run's cancellation, the execution log, and inside the sandbox
 //! `aide mcp` imposes. git itself runs with hooks off, so nothing runs a
 //! hook any other way. Hooks of other events these operations would
@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use aide_core::envelope::{Diagnostic, diag};
-use aide_core::gate::Launch;
 use aide_core::tool::Context;
+use aide_gate::Launch;
 
 use crate::error::GitError;
 use crate::repo::Repo;

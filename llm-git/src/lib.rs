@@ -66,6 +66,7 @@ mod diff;
 pub mod error;
 mod history;
 mod hooks;
+mod operations;
 mod output;
 mod repo;
 mod status;
@@ -74,7 +75,7 @@ mod when;
 use std::path::PathBuf;
 
 use aide_core::envelope::{Diagnostic, diag};
-use aide_core::operation::{Effects, Group, Operation, READS};
+use aide_core::operation::Operation;
 use aide_core::tool::{Context, Outcome, Tool};
 use aide_core::{AideError, Root};
 use schemars::JsonSchema;
@@ -361,30 +362,7 @@ impl Tool for LlmGit {
     const NAME: &'static str = "llm-git";
     const SUMMARY: &'static str =
         "git as typed records: status, diffs with spans, log, blame, show; add, commit, branch, restore with undo.";
-    const OPERATIONS: &'static [Operation] = &[
-        Operation {
-            name: "git",
-            tool: Self::NAME,
-            command: &["status|diff|log|blame|show"],
-            group: Group::Git,
-            description: "git as records: status, diff (hunks, lines with spans), log, blame (per line), show (a commit, or REV:PATH).",
-            effects: READS,
-            output: &["clean", "insertions", "commits", "-commits", "lines", "-lines", "shown"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "git_write",
-            tool: Self::NAME,
-            command: &["add|commit|branch|restore"],
-            group: Group::Git,
-            description: "add, commit, branch (list, create, switch), restore (from the index or source; undo: transform_undo).",
-            effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
-            output: &["added", "-added", "committed", "branches", "-branches", "restored", "-restored"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-    ];
+    const OPERATIONS: &'static [Operation] = operations::OPERATIONS;
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str =
         "git as typed records: status, diff with spans, log, blame, show; add, commit, branch, restore (undoable).";

@@ -1,3 +1,3 @@
 fn main() {
-    aide_core::cli::main::<llm_git::LlmGit>()
+    aide_harness::main::<llm_git::LlmGit>()
 }

@@ -48,7 +48,9 @@ pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
 /// beside it, or on PATH.
 pub fn supervisor_exe() -> Result<PathBuf, AideError> {
     let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-jobs"));
-    current.or_else(|| aide_core::cli::find_executable("llm-jobs")).ok_or_else(|| JobsError::ExecutableMissing.into())
+    current
+        .or_else(|| aide_gate::program::find_executable("llm-jobs"))
+        .ok_or_else(|| JobsError::ExecutableMissing.into())
 }
 
 /// Starts a job. `exe` is the llm-jobs executable that will supervise it.
@@ -71,12 +73,10 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
     aide_core::request::check_timeout("--timeout", args.timeout)?;
     let env = aide_core::request::parse_env_pairs(&args.env)?;
     // What the flags do not say, aide.toml does (the project's, then the user's).
-    let config = aide_core::config::load(&cwd)?;
-    let sandbox = args
-        .sandbox
-        .or(config.sandbox_default())
-        .sandbox(&cwd, &config.writable_paths())
-        .reading(config.readable_paths(), &cwd);
+    let config = aide_config::load(&cwd)?;
+    let sandbox =
+        aide_gate::sandbox::Sandbox::of(args.sandbox.or(config.sandbox_default()), &cwd, &config.writable_paths())
+            .reading(config.readable_paths(), &cwd);
     // Refused before the job exists where this kernel cannot enforce it.
     sandbox.check()?;
     let mut store = JobStore::open()?;
@@ -422,13 +422,13 @@ fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
 
 /// Signals process group `pgid`, and KILLs what is left after `grace` seconds.
 fn stop_group(pgid: u32, signal: rustix::process::Signal, grace: f64) {
-    let _ = aide_core::process::signal_group(pgid, signal);
+    let _ = aide_gate::process::signal_group(pgid, signal);
     let grace_end = Instant::now() + Duration::from_secs_f64(grace.max(0.0));
-    while aide_core::process::group_alive(pgid) && Instant::now() < grace_end {
+    while aide_gate::process::group_alive(pgid) && Instant::now() < grace_end {
         std::thread::sleep(Duration::from_millis(10));
     }
-    if aide_core::process::group_alive(pgid) {
-        let _ = aide_core::process::signal_group(pgid, rustix::process::Signal::KILL);
+    if aide_gate::process::group_alive(pgid) {
+        let _ = aide_gate::process::signal_group(pgid, rustix::process::Signal::KILL);
     }
 }
 

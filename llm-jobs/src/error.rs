@@ -3,12 +3,11 @@
 //! (its status), not an error.
 
 use aide_core::operation::{Operation, named};
-use aide_core::tool::Tool;
 use aide_core::voice::{Voice, say};
 use aide_core::{AideError, code};
 
 /// The listing hints send the caller to.
-const LIST: &Operation = named(<crate::LlmJobs as Tool>::OPERATIONS, "jobs_list");
+const LIST: &Operation = named(crate::operations::OPERATIONS, "jobs_list");
 
 #[derive(Debug, thiserror::Error)]
 pub enum JobsError {

@@ -4,12 +4,11 @@
 //! per hint.
 
 use aide_core::operation::{Operation, named};
-use aide_core::tool::Tool;
 use aide_core::voice::{Given, Voice};
 
 use crate::request::Stream;
 
-const LOGS: &Operation = named(<crate::LlmJobs as Tool>::OPERATIONS, "jobs_logs");
+const LOGS: &Operation = named(crate::operations::OPERATIONS, "jobs_logs");
 
 /// The stream argument, when it is not the default (both).
 fn stream_arg(stream: Stream) -> Option<Given<'static>> {

@@ -30,6 +30,7 @@
 mod commands;
 pub mod error;
 mod hints;
+mod operations;
 mod output;
 mod process;
 mod request;
@@ -39,7 +40,7 @@ mod tail;
 mod view;
 
 use aide_core::AideError;
-use aide_core::operation::{Effects, Group, Operation, READS, REMOVES, RUNS_COMMANDS};
+use aide_core::operation::Operation;
 use aide_core::tool::{Context, Outcome, Tool};
 
 pub use commands::{execute, refresh, session_jobs, spawn, supervisor_exe};
@@ -55,107 +56,7 @@ pub struct LlmJobs;
 impl Tool for LlmJobs {
     const NAME: &'static str = "llm-jobs";
     const SUMMARY: &'static str = "Background jobs that outlive the caller, with status, wait, logs and kill.";
-    const OPERATIONS: &'static [Operation] = &[
-        Operation {
-            name: "jobs_spawn",
-            tool: Self::NAME,
-            command: &["spawn"],
-            group: Group::Jobs,
-            description: "Starts a background job (builds, tests, servers); answers its id at once.",
-            effects: RUNS_COMMANDS,
-            output: &["started_at"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "jobs_list",
-            tool: Self::NAME,
-            command: &["list"],
-            group: Group::Jobs,
-            description: "The background jobs, oldest first, with status and exit code.",
-            effects: READS,
-            output: &["active_count"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "jobs_status",
-            tool: Self::NAME,
-            command: &["status"],
-            group: Group::Jobs,
-            description: "One job: status, pid, exit code or signal, timings, output sizes.",
-            effects: READS,
-            output: &["job"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "jobs_wait",
-            tool: Self::NAME,
-            command: &["wait"],
-            group: Group::Jobs,
-            description: "Waits until jobs end or a timeout passes, then reports how each ended.",
-            effects: READS,
-            output: &["timed_out"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "jobs_logs",
-            tool: Self::NAME,
-            command: &["logs"],
-            group: Group::Jobs,
-            description: "A job's stdout, stderr or both: the last N lines, from a byte offset, or followed until it ends.",
-            effects: READS,
-            output: &["content"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "jobs_kill",
-            tool: Self::NAME,
-            command: &["kill"],
-            group: Group::Jobs,
-            description: "Signals a job's process group (TERM, then KILL after grace).",
-            effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
-            output: &["lost_processes_signalled"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "jobs_remove",
-            tool: Self::NAME,
-            command: &["rm"],
-            group: Group::Jobs,
-            description: "Removes a finished job and its output.",
-            effects: REMOVES,
-            output: &["removed"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "jobs_prune",
-            tool: Self::NAME,
-            command: &["prune"],
-            group: Group::Jobs,
-            description: "Removes every finished job and its output.",
-            effects: REMOVES,
-            output: &["removed"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "jobs_group",
-            tool: Self::NAME,
-            command: &["group"],
-            group: Group::Jobs,
-            description: "Lists job groups and their parallel limits, or sets one.",
-            effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
-            output: &["groups"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-    ];
+    const OPERATIONS: &'static [Operation] = operations::OPERATIONS;
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Background jobs that outlive the caller: spawn, list, wait, logs, kill.";
     const REDACT_LOGGED_RESULT: bool = true;

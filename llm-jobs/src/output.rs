@@ -40,7 +40,7 @@ impl Source {
         if copy.exists() {
             return Source::File(copy);
         }
-        let mut redactor = aide_core::redact::stream::StreamRedactor::new(job.redactor());
+        let mut redactor = aide_gate::redact::stream::StreamRedactor::new(job.redactor());
         let mut out = Vec::new();
         redactor.push(&aide_core::fsutil::read_private(&raw, 1 << 30).unwrap_or_default(), &mut out);
         if !job.status.is_active() {
@@ -65,7 +65,7 @@ impl Source {
 
 /// How many secrets were replaced in what is shown.
 pub(crate) fn marks(text: &str, redacted: bool) -> usize {
-    if redacted { text.matches(aide_core::redact::MARK).count() } else { 0 }
+    if redacted { text.matches(aide_gate::redact::MARK).count() } else { 0 }
 }
 
 /// Bytes of `path` from `offset` to the end (at most `max` from the end).

@@ -40,7 +40,7 @@ pub struct SpawnArgs {
     /// The sandbox the job runs in (writable, in `workspace-write`, beneath its --cwd).
     #[command(flatten)]
     #[serde(flatten)]
-    pub sandbox: aide_core::sandbox::SandboxArgs,
+    pub sandbox: aide_gate::sandbox::SandboxArgs,
     /// A private file the job reads as its stdin, opened and removed by
     /// its supervisor (outside the job's sandbox, which may not remove
     /// it): what llm-shell read for `exec --background --stdin -`. For
@@ -284,7 +284,7 @@ pub struct JobsRequest {
 /// What `aide mcp` governs in a jobs request: a spawned job's sandbox, its
 /// command and the variables it exports, which llm-jobs does not rate.
 impl aide_core::govern::Governed for JobsRequest {
-    fn sandbox(&mut self) -> Option<&mut aide_core::sandbox::SandboxArgs> {
+    fn sandbox(&mut self) -> Option<&mut aide_gate::sandbox::SandboxArgs> {
         match &mut self.command {
             JobsCommand::Spawn(args) => Some(&mut args.sandbox),
             _ => None,

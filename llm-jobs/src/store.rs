@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use aide_core::AideError;
-use aide_core::store::with_retry;
 use aide_core::time::now_ms;
+use aide_log::store::with_retry;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use crate::Status;
@@ -79,7 +79,7 @@ pub struct JobRow {
     pub stdout_bytes: i64,
     pub stderr_bytes: i64,
     pub dropped_bytes: i64,
-    pub sandbox: aide_core::sandbox::Sandbox,
+    pub sandbox: aide_gate::sandbox::Sandbox,
     /// A private file to give the job as its stdin, removed once opened.
     pub stdin: Option<String>,
 }
@@ -87,9 +87,9 @@ pub struct JobRow {
 impl JobRow {
     /// What finds this job's secrets: every shape the rules know, and the
     /// values of its secret-named variables (`--env DB_PASSWORD=…`).
-    pub fn redactor(&self) -> aide_core::redact::Redactor {
-        aide_core::redact::Redactor::with_values(
-            self.env.iter().filter(|(k, _)| aide_core::redact::is_secret_name(k)).map(|(_, v)| v),
+    pub fn redactor(&self) -> aide_gate::redact::Redactor {
+        aide_gate::redact::Redactor::with_values(
+            self.env.iter().filter(|(k, _)| aide_gate::redact::is_secret_name(k)).map(|(_, v)| v),
         )
     }
 
@@ -111,7 +111,7 @@ pub struct NewJob {
     pub after: Vec<i64>,
     pub timeout_ms: Option<i64>,
     pub max_output: i64,
-    pub sandbox: aide_core::sandbox::Sandbox,
+    pub sandbox: aide_gate::sandbox::Sandbox,
     pub stdin: Option<String>,
 }
 
@@ -194,7 +194,7 @@ impl JobStore {
     }
 
     pub fn open_in(dir: &Path) -> Result<JobStore, AideError> {
-        let conn = aide_core::store::open(&dir.join(DATABASE), &[SCHEMA, WITH_SANDBOX, WITH_STDIN]).map_err(db_err)?;
+        let conn = aide_log::store::open(&dir.join(DATABASE), &[SCHEMA, WITH_SANDBOX, WITH_STDIN]).map_err(db_err)?;
         Ok(JobStore { conn, dir: dir.to_path_buf() })
     }
 

@@ -17,8 +17,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use aide_core::AideError;
-use aide_core::redact::stream::StreamRedactor;
 use aide_core::sync::lock;
+use aide_gate::redact::stream::StreamRedactor;
 
 use crate::Status;
 use crate::process;
@@ -306,8 +306,8 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     drop(drained_tx);
 
     let timeout = job.timeout_ms.map(|ms| Duration::from_millis(ms.max(0) as u64));
-    let aide_core::process::Waited { status, timed_out, .. } =
-        aide_core::process::wait_with_timeout(child, timeout, TIMEOUT_GRACE);
+    let aide_gate::process::Waited { status, timed_out, .. } =
+        aide_gate::process::wait_with_timeout(child, timeout, TIMEOUT_GRACE);
     let drain_until = Instant::now() + DRAIN_LIMIT;
     for _ in 0..readers {
         if drained_rx.recv_timeout(drain_until.saturating_duration_since(Instant::now())).is_err() {

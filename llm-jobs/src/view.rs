@@ -138,7 +138,7 @@ pub struct SpawnOutput {
     pub group: String,
     pub reason: Option<String>,
     /// The sandbox it runs in.
-    pub sandbox: aide_core::sandbox::SandboxUsed,
+    pub sandbox: aide_gate::sandbox::SandboxUsed,
 }
 
 /// One job as `wait` reports it (the seed's `wait_for_job`).

@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use aide_checkers::{Checked, Finding, Options, RunStatus};
 use aide_core::tool::{Context, Outcome};
-use aide_core::voice::{Voice, say};
 use aide_core::{AideError, Root};
 
+use crate::error::bad_baseline;
+use crate::fix;
 use crate::output::{BaselineUsed, LintOutput};
-use crate::{DEFAULT_TIMEOUT, LintRequest, fix};
+use crate::request::{DEFAULT_TIMEOUT, LintRequest};
 
 /// Runs the request.
 pub fn lint(request: &LintRequest, ctx: &Context) -> Result<Outcome<LintOutput>, AideError> {
@@ -142,17 +143,4 @@ fn earlier_output(path: &Path, shown: &str) -> Result<Vec<Finding>, AideError> {
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad_baseline(shown, &e.to_string()))?;
     let list = value.get("findings").cloned().unwrap_or(value);
     serde_json::from_value(list).map_err(|e| bad_baseline(shown, &e.to_string()))
-}
-
-fn bad_baseline(shown: &str, why: &str) -> AideError {
-    const LINT: &aide_core::operation::Operation =
-        aide_core::operation::named(<crate::LlmLint as aide_core::tool::Tool>::OPERATIONS, "lint");
-    AideError::new(
-        aide_core::code::INVALID_ARGUMENTS,
-        say(|v| format!("{}: not {} {} output ({why})", v.arg_is("baseline", shown), v.pick("an", "a"), v.op(LINT))),
-    )
-    .with_hint(say(|v| match v {
-        Voice::Cli => "give a git revision, or a file saved from `llm-lint --json`".into(),
-        Voice::Mcp => format!("give a git revision, or a file holding a {} result", v.op(LINT)),
-    }))
 }

@@ -38,58 +38,19 @@
 //! (a named checker is not installed).
 
 mod engine;
+mod error;
 mod fix;
+mod operations;
 mod output;
-
-use std::path::PathBuf;
+mod request;
 
 use aide_core::AideError;
-use aide_core::operation::{Effects, Group, Operation};
+use aide_core::operation::Operation;
 use aide_core::tool::{Context, Outcome, Tool};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 pub use engine::lint;
 pub use output::{BaselineUsed, Fixed, LintOutput};
-
-/// Seconds a checker may run by default before it is killed.
-pub const DEFAULT_TIMEOUT: f64 = 600.0;
-
-/// A lint request: the flags, or the same fields as `--request` JSON.
-#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct LintRequest {
-    /// Only findings in these files or directories (relative to --root).
-    #[arg(value_name = "PATH")]
-    #[serde(deserialize_with = "aide_core::request::one_or_many")]
-    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
-    pub paths: Vec<String>,
-    /// Directory to check; nothing outside it is read or changed.
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// Checkers to run (`all`: every one the project uses). Default: the ones the project uses that are installed, and syntax.
-    #[arg(long = "checker", value_name = "NAME")]
-    #[serde(deserialize_with = "aide_core::request::one_or_many")]
-    #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
-    pub checker: Vec<String>,
-    /// Only files changed in git since REV (default HEAD), untracked included. `--changed=REV`.
-    #[arg(long, value_name = "REV", num_args = 0..=1, require_equals = true, default_missing_value = "HEAD")]
-    pub changed: Option<String>,
-    /// Only findings new since a git revision. Or since a saved --json output.
-    #[arg(long, value_name = "REV|FILE")]
-    pub baseline: Option<String>,
-    /// Kill a checker after this many seconds (default 600).
-    #[arg(long, value_name = "SECONDS")]
-    pub timeout: Option<f64>,
-    /// Apply the fixes (all or nothing, undoable). Undo
-    /// with `llm-transform undo ID`.
-    #[arg(long)]
-    pub fix: bool,
-}
-
-/// No argument of it is a command or a sandbox: whatever process it starts
-/// runs in the gate's ambient sandbox (`aide mcp`'s), with nothing to rate.
-impl aide_core::govern::Governed for LintRequest {}
+pub use request::{DEFAULT_TIMEOUT, LintRequest};
 
 /// The `llm-lint` tool.
 #[derive(Debug)]
@@ -99,17 +60,7 @@ impl Tool for LlmLint {
     const NAME: &'static str = "llm-lint";
     const SUMMARY: &'static str =
         "The project's own checkers and a syntax check, as located findings; fixes with undo.";
-    const OPERATIONS: &'static [Operation] = &[Operation {
-        name: "lint",
-        tool: Self::NAME,
-        command: &[],
-        group: Group::Edit,
-        description: "Runs the project's checkers (clippy, ruff, mypy, pyright, tsc, eslint, go vet, shellcheck, …) and a syntax check: findings with spans, codes, fixes.",
-        effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
-        output: &["findings"],
-        mcp_defaults: &[],
-        mcp: aide_core::operation::Mcp::DERIVED,
-    }];
+    const OPERATIONS: &'static [Operation] = operations::OPERATIONS;
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str =
         "What the project's own checkers say, as located findings; --fix applies their fixes with undo.";

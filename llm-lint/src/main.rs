@@ -1,3 +1,3 @@
 fn main() {
-    aide_core::cli::main::<llm_lint::LlmLint>()
+    aide_harness::main::<llm_lint::LlmLint>()
 }

@@ -1,14 +1,12 @@
 //! Every way llm-read refuses a request, as one enum converted once into the
 //! contract's [`AideError`].
 
-use aide_core::tool::Tool;
 use aide_core::voice::say;
 use aide_core::{AideError, code};
 use serde_json::json;
 
 /// llm-read's one operation, as hints name it.
-const READ: &aide_core::operation::Operation =
-    aide_core::operation::named(<crate::LlmRead as Tool>::OPERATIONS, "read");
+const READ: &aide_core::operation::Operation = aide_core::operation::named(crate::operations::OPERATIONS, "read");
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {

@@ -40,7 +40,7 @@ use std::path::PathBuf;
 
 use aide_core::color::{Paint, TextOut};
 use aide_core::error::ErrorBody;
-use aide_core::operation::{Group, Operation, READS};
+use aide_core::operation::Operation;
 use aide_core::root::OpenFailure;
 use aide_core::text::NonText;
 use aide_core::tool::{Context, Outcome, Render, Tool};
@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::ReadError;
 
 pub mod error;
+mod operations;
 pub mod scan;
 
 /// Lines returned when no range is given.
@@ -450,17 +451,7 @@ pub struct LlmRead;
 impl Tool for LlmRead {
     const NAME: &'static str = "llm-read";
     const SUMMARY: &'static str = "Line-numbered reads with checksums to edit against.";
-    const OPERATIONS: &'static [Operation] = &[Operation {
-        name: "read",
-        tool: Self::NAME,
-        command: &[],
-        group: Group::Search,
-        description: "Reads the lines of files (the first is start_line) and each file's checksum (transform's checksum_before), by lines (10:20) or offset and limit; a directory: its entries and tree_checksum.",
-        effects: READS,
-        output: &[],
-        mcp_defaults: &[],
-        mcp: aide_core::operation::Mcp::DERIVED,
-    }];
+    const OPERATIONS: &'static [Operation] = operations::OPERATIONS;
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("path", "paths")];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Read files with line numbers and checksums to edit against.";

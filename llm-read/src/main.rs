@@ -1,3 +1,3 @@
 fn main() {
-    aide_core::cli::main::<llm_read::LlmRead>()
+    aide_harness::main::<llm_read::LlmRead>()
 }

@@ -17,8 +17,8 @@ use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use crate::error::{MAX_PATTERN_BYTES, SearchError};
 use crate::output::{Match, SearchOutput};
 use crate::page::{FileOutcome, FileResult, Gather, paginate};
+use crate::request::{Mode, SearchRequest};
 use crate::sink::{FileSettings, FileSink};
-use crate::{Mode, SearchRequest};
 
 /// Searches `root` for `req` and returns the page of results plus the
 /// diagnostics of files that were skipped or cut short. `--max-output-bytes`

@@ -1,3 +1,3 @@
 fn main() {
-    aide_core::cli::main::<llm_search::LlmSearch>()
+    aide_harness::main::<llm_search::LlmSearch>()
 }

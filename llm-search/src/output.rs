@@ -5,11 +5,11 @@ use std::io::{self, Write};
 
 use aide_core::color::{Paint, TextOut};
 
-use aide_core::cli::Render;
+use aide_harness::cli::Render;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::Mode;
+use crate::request::Mode;
 
 /// One match.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]

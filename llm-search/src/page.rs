@@ -9,7 +9,7 @@ use aide_core::tool::Context;
 use aide_core::voice::Voice;
 
 use crate::output::{FileCount, Match, SearchOutput};
-use crate::{Mode, SearchRequest};
+use crate::request::{Mode, SearchRequest};
 
 /// The matches of one file.
 pub(crate) struct FileResult {
@@ -124,7 +124,7 @@ impl<'r> Gather<'r> {
                 if !kept {
                     crate::output::append_json(&mut self.log_json, page);
                 }
-                if self.log_json.len() > aide_core::log::max_result_bytes() {
+                if self.log_json.len() > aide_log::max_result_bytes() {
                     self.output.log_overflow = Some(self.log_json.len() as u64);
                     self.log_json = Vec::new();
                 }

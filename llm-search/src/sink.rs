@@ -14,8 +14,8 @@ use grep_matcher::{Match as Span, Matcher};
 use grep_regex::RegexMatcher;
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
-use crate::Mode;
 use crate::output::{Capture, Match};
+use crate::request::Mode;
 
 /// How far past a multi-line match the regex may look (as ripgrep).
 const MAX_LOOK_AHEAD: usize = 128;

@@ -6,8 +6,8 @@ use std::io::Read;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use aide_core::redact::Redactor;
-use aide_core::redact::stream::StreamRedactor;
+use aide_gate::redact::Redactor;
+use aide_gate::redact::stream::StreamRedactor;
 
 /// Output kept as head and tail.
 #[derive(Clone)]

@@ -163,8 +163,8 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
 /// One timed run of `command` in `dir`, through the gate (the ambient
 /// sandbox, the exec timeout ending its whole tree); its output is not kept.
 fn time_once(command: &str, dir: &Path, ctx: &Context) -> Result<(f64, bool), AideError> {
-    let timeout = std::time::Duration::from_secs_f64(aide_core::config::DEFAULT_EXEC_TIMEOUT);
-    let ran = aide_core::gate::Launch::new("compared command", "bash", dir)
+    let timeout = std::time::Duration::from_secs_f64(aide_config::DEFAULT_EXEC_TIMEOUT);
+    let ran = aide_gate::Launch::new("compared command", "bash", dir)
         .args(["--noprofile", "--norc", "-c", command])
         .cap(0)
         .timeout(Some(timeout))
@@ -172,7 +172,7 @@ fn time_once(command: &str, dir: &Path, ctx: &Context) -> Result<(f64, bool), Ai
         .logged_under(&ctx.execution_id)
         .run()
         .map_err(|e| match e {
-            aide_core::gate::StartError::Sandbox(e) => e,
+            aide_gate::StartError::Sandbox(e) => e,
             e => ShellError::Spawn { program: "bash", needed_by: "compare", message: e.to_string() }.into(),
         })?;
     Ok((ran.duration.as_secs_f64() * 1000.0, ran.status.success() && !ran.timed_out))

@@ -19,8 +19,8 @@ use crate::{
 /// a session's state is where they would be echoed back whole.
 fn mask_secret_variables(state: &mut SessionState) {
     for (name, value) in state.environment.iter_mut().flatten() {
-        if aide_core::redact::is_secret_name(name) && !value.is_empty() {
-            *value = aide_core::redact::MARK.to_string();
+        if aide_gate::redact::is_secret_name(name) && !value.is_empty() {
+            *value = aide_gate::redact::MARK.to_string();
         }
     }
 }
@@ -95,7 +95,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
                 "give {} or 0.5 (at most {:.0}); without it the command is ended after aide.toml's exec_timeout, else {} s",
                 v.arg_is("timeout", 30),
                 aide_core::request::MAX_SECONDS,
-                aide_core::config::DEFAULT_EXEC_TIMEOUT
+                aide_config::DEFAULT_EXEC_TIMEOUT
             )
         }))
     })?;
@@ -203,7 +203,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
 fn exec_limit_ms(asked: Option<f64>, session: &session::Session) -> Result<u64, AideError> {
     let seconds = match asked {
         Some(seconds) => seconds,
-        None => aide_core::config::load(Path::new(&session.meta.working_dir))?.exec_timeout.value,
+        None => aide_config::load(Path::new(&session.meta.working_dir))?.exec_timeout.value,
     };
     // Both are checked to fit a Duration (at most MAX_SECONDS).
     Ok(Duration::from_secs_f64(seconds).as_millis().try_into().unwrap_or(u64::MAX))
@@ -281,9 +281,9 @@ fn run_command(
 /// Gives a new session the sandbox asked for, or aide.toml's (refused,
 /// `sandbox_unavailable`, where this kernel cannot enforce it): fixed from
 /// here on.
-fn with_sandbox(session: &mut session::Session, asked: aide_core::sandbox::SandboxArgs) -> Result<(), AideError> {
+fn with_sandbox(session: &mut session::Session, asked: aide_gate::sandbox::SandboxArgs) -> Result<(), AideError> {
     // What the flags do not say, aide.toml does (the project's, then the user's).
-    let config = aide_core::config::load(Path::new(&session.meta.working_dir))?;
+    let config = aide_config::load(Path::new(&session.meta.working_dir))?;
     session.meta.sandbox = asked.or(config.sandbox_default());
     session.meta.sandbox_dir = Some(session.meta.working_dir.clone());
     session.meta.sandbox_writable = config.writable_paths().iter().map(|p| p.display().to_string()).collect();
@@ -301,7 +301,7 @@ fn with_sandbox(session: &mut session::Session, asked: aide_core::sandbox::Sandb
 /// Refuses a sandbox other than the session's own: its shell runs in one,
 /// which nothing from inside can change (a looser one would be an escape,
 /// a stricter one a different shell).
-fn same_sandbox(session: &session::Session, asked: aide_core::sandbox::SandboxArgs) -> Result<(), AideError> {
+fn same_sandbox(session: &session::Session, asked: aide_gate::sandbox::SandboxArgs) -> Result<(), AideError> {
     let wanted = asked.or(session.meta.sandbox);
     if wanted == session.meta.sandbox {
         return Ok(());

@@ -11,10 +11,10 @@ use serde_json::json;
 use crate::explain::risk::Risk;
 
 /// The operations hints send the caller to.
-pub(crate) const SESSION_NEW: &Operation = named(<crate::LlmShell as Tool>::OPERATIONS, "shell_session_new");
-const SESSION_LIST: &Operation = named(<crate::LlmShell as Tool>::OPERATIONS, "shell_session_list");
-const CHECK: &Operation = named(<crate::LlmShell as Tool>::OPERATIONS, "shell_check");
-pub(crate) const TERM_START: &Operation = named(<crate::LlmShell as Tool>::OPERATIONS, "term_start");
+pub(crate) const SESSION_NEW: &Operation = named(crate::operations::OPERATIONS, "shell_session_new");
+const SESSION_LIST: &Operation = named(crate::operations::OPERATIONS, "shell_session_list");
+const CHECK: &Operation = named(crate::operations::OPERATIONS, "shell_check");
+pub(crate) const TERM_START: &Operation = named(crate::operations::OPERATIONS, "term_start");
 pub(crate) const JOBS_WAIT: &Operation = named(<llm_jobs::LlmJobs as Tool>::OPERATIONS, "jobs_wait");
 pub(crate) const JOBS_LOGS: &Operation = named(<llm_jobs::LlmJobs as Tool>::OPERATIONS, "jobs_logs");
 pub(crate) const JOBS_KILL: &Operation = named(<llm_jobs::LlmJobs as Tool>::OPERATIONS, "jobs_kill");

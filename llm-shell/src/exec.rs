@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use aide_core::AideError;
-use aide_core::redact::Redactor;
+use aide_gate::redact::Redactor;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -69,7 +69,7 @@ pub struct ExecOutput {
     pub command: String,
     pub exit_code: i32,
     /// The sandbox it ran in.
-    pub sandbox: aide_core::sandbox::SandboxUsed,
+    pub sandbox: aide_gate::sandbox::SandboxUsed,
     pub stdout: String,
     pub stderr: String,
     /// Bytes the command wrote, whatever was kept.
@@ -166,7 +166,7 @@ pub(crate) fn run_on(
             &crate::perf::PerfRecord {
                 session_id: session.meta.session_id.clone(),
                 // The history keeps the command redacted (`export TOKEN=…`).
-                command: aide_core::redact::redact(&order.command).0,
+                command: aide_gate::redact::redact(&order.command).0,
                 at: aide_core::time::rfc3339(std::time::SystemTime::now()),
                 exit_code: out.exit_code,
                 timed_out: out.timed_out,

@@ -121,7 +121,7 @@ pub(crate) fn spawn(
             cwd: Some(PathBuf::from(cwd)),
             timeout,
             env,
-            sandbox: aide_core::sandbox::SandboxArgs { sandbox: Some(used.mode), network: Some(used.network) },
+            sandbox: aide_gate::sandbox::SandboxArgs { sandbox: Some(used.mode), network: Some(used.network) },
             stdin_file,
             command: CommandArgs::line(script),
             ..llm_jobs::SpawnArgs::default()

@@ -1,7 +1,7 @@
 //! A session's keeper: the process that holds its live bash between execs.
 //!
 //! The first exec on a session starts it in the session's folder, through
-//! [`aide_core::keeper`] (`llm-shell __keeper_launch DIR` detaches
+//! [`aide_keeper`] (`llm-shell __keeper_launch DIR` detaches
 //! `llm-shell __keeper DIR`; one keeper a folder, its socket for this uid
 //! only). Later execs connect, send
 //! one JSON line — `{"exec": {…}}` — and read `{"accepted": null}` and then
@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use aide_core::AideError;
-use aide_core::keeper::Place;
 use aide_core::voice::{Phrase, Voice, say};
+use aide_keeper::Place;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ShellError;
@@ -36,7 +36,7 @@ use crate::session::Session;
 use crate::terminal::{ReadWait, Size, TermListed, TermView, Terminal, Terminals};
 
 /// The hidden commands of the llm-shell binary that launch and are a keeper.
-const WORDS: aide_core::keeper::Words = aide_core::keeper::Words { launch: "__keeper_launch", keep: "__keeper" };
+const WORDS: aide_keeper::Words = aide_keeper::Words { launch: "__keeper_launch", keep: "__keeper" };
 
 /// How long a keeper waits for a request before it exits, unless the session says.
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(30 * 60);
@@ -181,7 +181,7 @@ fn exchange(
     start: bool,
     stop: &dyn Fn() -> bool,
 ) -> Result<Option<(Option<Answer>, bool)>, AideError> {
-    let line = aide_core::keeper::json_line(question);
+    let line = aide_keeper::json_line(question);
     // A keeper that was leaving as we connected drops the request unread: once more, with a new one.
     for _ in 0..3 {
         let stream = if start {
@@ -252,14 +252,14 @@ fn read_answer(reader: &mut BufReader<UnixStream>, stop: &dyn Fn() -> bool) -> R
 /// The llm-shell binary: this one, or the one beside it (`aide mcp`).
 fn shell_executable() -> Result<PathBuf, AideError> {
     let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-shell"));
-    current.or_else(|| aide_core::cli::find_executable("llm-shell")).ok_or_else(|| {
+    current.or_else(|| aide_gate::program::find_executable("llm-shell")).ok_or_else(|| {
         ShellError::Spawn { program: "llm-shell", needed_by: "a session's keeper", message: "not found".into() }.into()
     })
 }
 
 /// Runs the hidden keeper commands; None for any other command line.
 pub fn run_internal_command() -> Option<i32> {
-    aide_core::keeper::run_internal_command(WORDS, keep)
+    aide_keeper::run_internal_command(WORDS, keep)
 }
 
 /// Asks the keeper of `dir` to end (TERM), and waits for it to let go of
@@ -283,7 +283,7 @@ struct Kept {
 /// shell's end (with no terminal left), or TERM.
 fn keep(dir: &Path) -> i32 {
     // None: another keeper holds the session.
-    let Some(held) = aide_core::keeper::hold(dir) else { return 0 };
+    let Some(held) = aide_keeper::hold(dir) else { return 0 };
     let Ok(session) = crate::session::open_at(dir) else { return 4 };
     let idle = session.meta.keeper_idle_seconds.map_or(DEFAULT_IDLE, Duration::from_secs);
     let kept = Arc::new(Kept {
@@ -301,8 +301,8 @@ fn keep(dir: &Path) -> i32 {
     .with_hint(say(|v| {
         format!("start a session with the same sandbox from inside it, or run the command without {}", v.arg("session"))
     }));
-    let refusal = aide_core::keeper::json_line(&Answer::Failed(refused.into()));
-    let ended = aide_core::keeper::serve(
+    let refusal = aide_keeper::json_line(&Answer::Failed(refused.into()));
+    let ended = aide_keeper::serve(
         held,
         refusal,
         move |stream, signalled| serve(stream, &serving, signalled),
@@ -367,10 +367,10 @@ fn serve(stream: UnixStream, kept: &Kept, signalled: &AtomicBool) {
 
 fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer, AideError> {
     let session_now = || crate::session::open_at(&kept.dir);
-    let redactor = |redact: bool| -> Option<aide_core::redact::Redactor> {
+    let redactor = |redact: bool| -> Option<aide_gate::redact::Redactor> {
         redact.then(|| {
             let declared = session_now().map(|s| s.declared()).unwrap_or_default();
-            aide_core::redact::Redactor::with_values(declared.secret_values())
+            aide_gate::redact::Redactor::with_values(declared.secret_values())
         })
     };
     // A terminal is taken from the list for the request and shared, never held by it.
@@ -453,7 +453,7 @@ fn run(
 }
 
 fn send(writer: &mut UnixStream, answer: &Answer) -> std::io::Result<()> {
-    writer.write_all(&aide_core::keeper::json_line(answer))
+    writer.write_all(&aide_keeper::json_line(answer))
 }
 
 /// The sessions whose keeper runs now, each with its number of terminals.

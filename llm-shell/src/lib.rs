@@ -33,7 +33,7 @@
 //!   "estimated_risk", "risk_reasons" } ], "overall_risk", "warnings", "shellcheck" }`
 //!
 //! A foreground `exec` is ended after `--timeout` seconds, else aide.toml's
-//! `exec_timeout`, else [`aide_core::config::DEFAULT_EXEC_TIMEOUT`] (120):
+//! `exec_timeout`, else [`aide_config::DEFAULT_EXEC_TIMEOUT`] (120):
 //! its process group gets TERM, then KILL, and the answer says `timed_out`
 //! with the `timeout_ms` it ran under.
 //!
@@ -54,6 +54,7 @@ pub mod explain;
 pub mod handoff;
 pub mod keeper;
 mod live;
+mod operations;
 mod output;
 pub mod perf;
 pub mod request;
@@ -64,7 +65,7 @@ pub mod syntax;
 pub mod terminal;
 
 use aide_core::AideError;
-use aide_core::operation::{ADDS, Effects, Group, Operation, READS, REMOVES, RUNS_COMMANDS};
+use aide_core::operation::Operation;
 use aide_core::tool::{Context, Outcome, Tool};
 
 pub use engine::execute;
@@ -78,162 +79,7 @@ pub struct LlmShell;
 impl Tool for LlmShell {
     const NAME: &'static str = "llm-shell";
     const SUMMARY: &'static str = "Persistent shell sessions, syntax check, explain and risk, performance history.";
-    const OPERATIONS: &'static [Operation] = &[
-        Operation {
-            name: "shell_exec",
-            tool: Self::NAME,
-            command: &["exec"],
-            group: Group::Shell,
-            description: "Runs a bash command in a session (cwd and environment carry over) or a throwaway one: stdout, stderr, exit code.",
-            effects: RUNS_COMMANDS,
-            output: &["stdout", "job"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "term_start",
-            tool: Self::NAME,
-            command: &["term", "start"],
-            group: Group::Shell,
-            description: "Starts an interactive program (REPL, debugger, TUI) on a pseudo-terminal: its terminal_id and first screen.",
-            effects: RUNS_COMMANDS,
-            output: &["screen"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "term_send",
-            tool: Self::NAME,
-            command: &["term", "send"],
-            group: Group::Shell,
-            description: "Types text and presses named keys (Enter, Tab, Esc, arrows, Ctrl-C, …) in a terminal, then answers its screen once the program is quiet, as term_read does (wait_for, quiet_ms, timeout).",
-            effects: RUNS_COMMANDS,
-            output: &["screen"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "term_read",
-            tool: Self::NAME,
-            command: &["term", "read"],
-            group: Group::Shell,
-            description: "A terminal's screen, cursor, text printed since the last read, and whether the program exited.",
-            effects: Effects { read_only: false, destructive: false, idempotent: false, open_world: false },
-            output: &["screen"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "term_close",
-            tool: Self::NAME,
-            command: &["term", "close"],
-            group: Group::Shell,
-            description: "Ends a terminal's program and every process it started.",
-            effects: REMOVES,
-            output: &["closed"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_session_new",
-            tool: Self::NAME,
-            command: &["session", "new"],
-            group: Group::Shell,
-            description: "Starts a shell session for shell_exec; it lasts until closed.",
-            effects: ADDS,
-            output: &["uptime_seconds", "-active_jobs"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_session_list",
-            tool: Self::NAME,
-            command: &["session", "list"],
-            group: Group::Shell,
-            description: "The shell sessions: directories, command counts, last exit codes.",
-            effects: READS,
-            output: &["sessions"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_session_show",
-            tool: Self::NAME,
-            command: &["session", "show"],
-            group: Group::Shell,
-            description: "One session: directory, environment set in it, jobs, last exit code.",
-            effects: READS,
-            output: &["uptime_seconds", "-active_jobs"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_session_close",
-            tool: Self::NAME,
-            command: &["session", "rm"],
-            group: Group::Shell,
-            description: "Closes a shell session and deletes its state.",
-            effects: REMOVES,
-            output: &["removed"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_env",
-            tool: Self::NAME,
-            command: &["env"],
-            group: Group::Shell,
-            description: "Sets or unsets a session's environment variables.",
-            effects: Effects { read_only: false, destructive: false, idempotent: true, open_world: false },
-            output: &["updated"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_check",
-            tool: Self::NAME,
-            command: &["check"],
-            group: Group::Shell,
-            description: "Reports a bash command's syntax errors, without running it.",
-            effects: READS,
-            output: &["bash_n"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_explain",
-            tool: Self::NAME,
-            command: &["explain"],
-            group: Group::Shell,
-            description: "Explains a bash command without running it: its steps, what they read and write, its risk and why.",
-            effects: READS,
-            output: &["overall_risk"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_perf",
-            tool: Self::NAME,
-            command: &["perf"],
-            group: Group::Shell,
-            description: "A session's command timings, and commands much slower than usual.",
-            effects: READS,
-            output: &["anomalies"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Operation {
-            name: "shell_compare",
-            tool: Self::NAME,
-            command: &["compare"],
-            group: Group::Shell,
-            description: "Times a command at a baseline revision and on the current tree; says whether the difference is significant. Slow.",
-            effects: RUNS_COMMANDS,
-            output: &["significant"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-    ];
+    const OPERATIONS: &'static [Operation] = operations::OPERATIONS;
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Persistent shell sessions for agents: exec, check, explain, perf, compare.";
     const REDACT_LOGGED_RESULT: bool = true;

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 
 use aide_core::AideError;
 use aide_core::fsutil::replace;
-use aide_core::redact::Redactor;
+use aide_gate::redact::Redactor;
 use rustix::process::Signal;
 
 use crate::capture::{Collected, collect, reader};
@@ -249,7 +249,7 @@ impl LiveShell {
         fifos: &Path,
         working_dir: &str,
         last_exit: i32,
-        sandbox: &aide_core::sandbox::Sandbox,
+        sandbox: &aide_gate::sandbox::Sandbox,
     ) -> Result<LiveShell, AideError> {
         let started = Instant::now();
         let nonce = report::marker();
@@ -280,7 +280,7 @@ impl LiveShell {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        aide_core::process::hand_descriptors(
+        aide_gate::process::hand_descriptors(
             &mut cmd,
             vec![(OwnedFd::from(control_r), 3), (OwnedFd::from(lifeline_r), 5)],
         );
@@ -387,14 +387,14 @@ impl LiveShell {
                 let now = Instant::now();
                 if !stopped && stop() {
                     stopped = true;
-                    let _ = aide_core::process::signal_group(self.pgid, Signal::TERM);
+                    let _ = aide_gate::process::signal_group(self.pgid, Signal::TERM);
                     kill_at = Some(now + KILL_GRACE);
                 } else if !timed_out && !stopped && deadline.is_some_and(|d| now >= d) {
                     timed_out = true;
-                    let _ = aide_core::process::signal_group(self.pgid, Signal::TERM);
+                    let _ = aide_gate::process::signal_group(self.pgid, Signal::TERM);
                     kill_at = Some(now + KILL_GRACE);
                 } else if kill_at.is_some_and(|k| now >= k) {
-                    let _ = aide_core::process::signal_group(self.pgid, Signal::KILL);
+                    let _ = aide_gate::process::signal_group(self.pgid, Signal::KILL);
                     kill_at = None;
                 }
             }
@@ -414,7 +414,7 @@ impl LiveShell {
         if timed_out || stopped || !matches!(self.child.try_wait(), Ok(None)) {
             // The shell ended: what remains of its group goes too.
             self.alive = false;
-            let _ = aide_core::process::signal_group(self.pgid, Signal::KILL);
+            let _ = aide_gate::process::signal_group(self.pgid, Signal::KILL);
             status = self.child.wait().ok();
         }
         if stopped {
@@ -468,7 +468,7 @@ impl LiveShell {
     /// Ends the shell and every process of its group now.
     pub fn kill(&mut self) {
         self.lifeline = None;
-        let _ = aide_core::process::signal_group(self.pgid, Signal::KILL);
+        let _ = aide_gate::process::signal_group(self.pgid, Signal::KILL);
         let _ = self.child.wait();
         self.alive = false;
     }

@@ -34,7 +34,7 @@ pub enum SessionAction {
         /// The sandbox every command of the session runs in.
         #[command(flatten)]
         #[serde(flatten)]
-        sandbox: aide_core::sandbox::SandboxArgs,
+        sandbox: aide_gate::sandbox::SandboxArgs,
     },
     /// The sessions.
     List,
@@ -79,7 +79,7 @@ pub enum TermAction {
         /// In a session, its own (a session's sandbox is fixed when it starts).
         #[command(flatten)]
         #[serde(flatten)]
-        sandbox: aide_core::sandbox::SandboxArgs,
+        sandbox: aide_gate::sandbox::SandboxArgs,
         /// What to run, after `--`: one word is a shell command line; several
         /// words are a program and its arguments.
         #[command(flatten)]
@@ -198,7 +198,7 @@ pub struct ExecArgs {
     /// In a session, its own (a session's sandbox is fixed when it starts).
     #[command(flatten)]
     #[serde(flatten)]
-    pub sandbox: aide_core::sandbox::SandboxArgs,
+    pub sandbox: aide_gate::sandbox::SandboxArgs,
     /// What to run, after `--`: one word is a shell command line; several
     /// words are a program and its arguments, each passed literally.
     #[command(flatten)]
@@ -308,7 +308,7 @@ pub struct ShellRequest {
 /// reaches a shell: a session's variables, a comparison's command, and
 /// anything typed into a terminal.
 impl aide_core::govern::Governed for ShellRequest {
-    fn sandbox(&mut self) -> Option<&mut aide_core::sandbox::SandboxArgs> {
+    fn sandbox(&mut self) -> Option<&mut aide_gate::sandbox::SandboxArgs> {
         match &mut self.command {
             ShellCommand::Exec(args) => Some(&mut args.sandbox),
             ShellCommand::Session { action: SessionAction::New { sandbox, .. } }

@@ -35,7 +35,7 @@ pub struct Meta {
     pub keeper_idle_seconds: Option<u64>,
     /// The sandbox its shell runs in (fixed when it starts).
     #[serde(default)]
-    pub sandbox: aide_core::sandbox::SandboxUsed,
+    pub sandbox: aide_gate::sandbox::SandboxUsed,
     /// The directory writable in a `workspace-write` sandbox (where it started).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sandbox_dir: Option<String>,
@@ -116,7 +116,7 @@ impl Session {
     /// the directory it started in; its `io` folder always (the shell
     /// writes its reports and output there), the rest of its folder never;
     /// its folder readable whatever else is not (the shell reads its state).
-    pub fn sandbox(&self) -> aide_core::sandbox::Sandbox {
+    pub fn sandbox(&self) -> aide_gate::sandbox::Sandbox {
         let configured: Vec<PathBuf> = self.meta.sandbox_writable.iter().map(PathBuf::from).collect();
         let dir = self.sandbox_dir();
         let readable = self
@@ -124,9 +124,7 @@ impl Session {
             .sandbox_readable
             .as_ref()
             .map(|l| l.iter().map(PathBuf::from).chain([self.dir.clone()]).collect());
-        self.meta
-            .sandbox
-            .sandbox(Path::new(&dir), &configured)
+        aide_gate::sandbox::Sandbox::of(self.meta.sandbox, Path::new(&dir), &configured)
             .owning(vec![self.io_dir()])
             .reading(readable, Path::new(&dir))
     }
@@ -273,7 +271,7 @@ pub fn open_at(dir: &Path) -> Result<Session, AideError> {
         Err(e) => return Err(damaged_error(id, "meta.json", &e)),
     };
     let meta: Meta = serde_json::from_slice(&meta).map_err(|e| AideError::internal(format!("session meta: {e}")))?;
-    if meta.sandbox.mode == aide_core::sandbox::SandboxMode::WorkspaceWrite && meta.sandbox_dir.is_none() {
+    if meta.sandbox.mode == aide_gate::sandbox::SandboxMode::WorkspaceWrite && meta.sandbox_dir.is_none() {
         // Its sandbox would otherwise follow its working directory, which its own commands move.
         let why = std::io::Error::new(std::io::ErrorKind::InvalidData, "a sandbox without the folder it confines to");
         return Err(damaged_error(id, "meta.json", &why));

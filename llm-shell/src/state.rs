@@ -19,7 +19,7 @@ pub struct Declared {
 impl Declared {
     /// The variables with secret names (`DB_PASSWORD`, `API_TOKEN`, …).
     pub fn secret_variables(&self) -> impl Iterator<Item = (&String, &String)> {
-        self.variables.iter().filter(|(name, _)| aide_core::redact::is_secret_name(name))
+        self.variables.iter().filter(|(name, _)| aide_gate::redact::is_secret_name(name))
     }
 
     /// The values of [`Declared::secret_variables`].

@@ -77,7 +77,7 @@ pub fn nesting_depth(command: &str) -> usize {
 
 /// `bash -n`: bash's own parse, nothing run.
 pub fn bash_n(command: &str) -> Option<BashN> {
-    let out = aide_core::gate::Launch::new("syntax check", "bash", std::env::temp_dir())
+    let out = aide_gate::Launch::new("syntax check", "bash", std::env::temp_dir())
         .args(["--noprofile", "--norc", "-n", "-c", command])
         .timeout(Some(std::time::Duration::from_secs(10)))
         .run()

@@ -249,7 +249,7 @@ impl Terminal {
         dir: &Path,
         working_dir: &str,
         size: Size,
-        sandbox: &aide_core::sandbox::Sandbox,
+        sandbox: &aide_gate::sandbox::Sandbox,
     ) -> Result<Terminal, AideError> {
         let size = size.checked()?;
         let (rows, cols) = (size.rows.get(), size.cols.get());
@@ -287,7 +287,7 @@ impl Terminal {
             .stdin(Stdio::from(slave.try_clone().map_err(|e| AideError::io("pty", &e))?))
             .stdout(Stdio::from(slave.try_clone().map_err(|e| AideError::io("pty", &e))?))
             .stderr(Stdio::from(slave));
-        aide_core::process::with_controlling_terminal(&mut cmd);
+        aide_gate::process::with_controlling_terminal(&mut cmd);
         let child = cmd.spawn().map_err(|e| AideError::io("starting the terminal's program", &e))?;
         let master = File::from(master);
         let screen = Arc::new(Mutex::new(Screen {
@@ -389,7 +389,7 @@ impl Terminal {
         &self,
         wait: &ReadWait,
         session_id: &str,
-        redactor: Option<&aide_core::redact::Redactor>,
+        redactor: Option<&aide_gate::redact::Redactor>,
     ) -> Result<TermView, AideError> {
         let pattern = match &wait.wait_for {
             Some(p) => Some(regex::Regex::new(p).map_err(|e| {
@@ -497,13 +497,13 @@ impl Terminal {
     /// terminal does, then KILL).
     pub fn close(&self) -> Option<i32> {
         if !self.exited() {
-            let _ = aide_core::process::signal_group(self.pid, rustix::process::Signal::HUP);
+            let _ = aide_gate::process::signal_group(self.pid, rustix::process::Signal::HUP);
             let until = Instant::now() + Duration::from_millis(500);
             while !self.exited() && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
-        let _ = aide_core::process::signal_group(self.pid, rustix::process::Signal::KILL);
+        let _ = aide_gate::process::signal_group(self.pid, rustix::process::Signal::KILL);
         let mut child = lock(&self.child);
         if child.1.is_none() {
             let _ = child.0.wait();

@@ -299,7 +299,7 @@ fn commit_journalled(
     }
 
     // 6. Rename, with termination signals held until the tree is whole.
-    let deferred = aide_core::process::DeferSignals::new();
+    let deferred = aide_gate::process::DeferSignals::new();
     let fail_after = test_hook_ms("AIDE_TEST_FAIL_AFTER_WRITES").map(|n| n as usize);
     let delay = test_hook_ms("AIDE_TEST_RENAME_DELAY_US").map(std::time::Duration::from_micros);
     for (i, t) in targets.iter().enumerate() {

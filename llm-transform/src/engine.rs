@@ -14,10 +14,9 @@ use aide_core::{AideError, Lang, Root};
 use crate::error::TransformError;
 use crate::output::{FileAction, FileChange, TransformOutput};
 use crate::plan::{FileState, OpStatus, Plan};
+use crate::request::TransformRequest;
 use crate::request::{EditsDocument, Operation};
-use crate::{
-    TransformRequest, commit, dirs, disk, guards, journal, lines, patch, request, sites, text, tree, undo, verify,
-};
+use crate::{commit, dirs, disk, guards, journal, lines, patch, request, sites, text, tree, undo, verify};
 
 /// Makes whole, before a run writes anything, the transforms of `root` that
 /// were killed mid-commit; the diagnostics say so.
@@ -299,7 +298,7 @@ pub fn transform(
     });
     let no_op = changed.is_empty() && plan.dirs.is_empty();
     let wrote = !request.dry_run && !no_op;
-    let verify = request.verification(changed.iter().any(|f| f.cargo_check));
+    let verify = crate::verify::Verify::of(request, changed.iter().any(|f| f.cargo_check));
     let mut verified = None;
     if wrote {
         // The tree as it is, for the checks to compare with after.
@@ -356,7 +355,10 @@ pub fn transform(
         operations: plan.reports,
         renames,
         undo: wrote.then(|| {
-            ctx.voice.call(crate::UNDO, &[Given::positional("execution_ids", serde_json::json!([ctx.execution_id]))])
+            ctx.voice.call(
+                crate::operations::UNDO,
+                &[Given::positional("execution_ids", serde_json::json!([ctx.execution_id]))],
+            )
         }),
         verified,
     };

@@ -40,7 +40,7 @@ pub struct UnresolvedSite {
 /// Sites as a refusal's text lists them: `path:line:column: text`, the
 /// first ten (the error's details hold them all).
 /// The operations hints send the caller to.
-const TRANSFORM: &Operation = named(<crate::LlmTransform as Tool>::OPERATIONS, "transform");
+const TRANSFORM: &Operation = named(crate::operations::OPERATIONS, "transform");
 const AST_SEARCH: &Operation = named(<llm_ast_search::LlmAstSearch as Tool>::OPERATIONS, "ast_search");
 
 /// The reading tool, which gives checksums (llm-read is not a dependency:
@@ -560,8 +560,8 @@ impl From<TransformError> for AideError {
             E::NothingToUndo => {
                 error(code::INVALID_ARGUMENTS).with_hint(say(|v| format!(
                     "{}, or {}",
-                    v.call(crate::UNDO, &[Given::positional("execution_ids", json!(["EXECUTION_ID"]))]),
-                    v.call(crate::UNDO, &[Given::flag("last", "N")])
+                    v.call(crate::operations::UNDO, &[Given::positional("execution_ids", json!(["EXECUTION_ID"]))]),
+                    v.call(crate::operations::UNDO, &[Given::flag("last", "N")])
                 )))
             }
             E::NotAnExecutionId { .. } => error(code::INVALID_ARGUMENTS)

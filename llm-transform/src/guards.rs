@@ -17,7 +17,7 @@ const HELPER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// not on PATH.
 pub(crate) fn python_compile_error(bytes: &[u8]) -> Option<(usize, String)> {
     const CHECK: &str = "import sys\ntry:\n    compile(sys.stdin.buffer.read(), 'file', 'exec', dont_inherit=True)\nexcept SyntaxError as e:\n    print(e.lineno or 0)\n    print(e.msg)\n    sys.exit(3)\n";
-    let out = aide_core::gate::Launch::new("syntax check", "python3", std::env::temp_dir())
+    let out = aide_gate::Launch::new("syntax check", "python3", std::env::temp_dir())
         .args(["-I", "-c", CHECK])
         .input(bytes.to_vec())
         .timeout(Some(HELPER_TIMEOUT))
@@ -157,7 +157,7 @@ fn rust_edition(file: &Path) -> String {
 pub(crate) fn rustfmt(abs: &Path, rel: &str, bytes: &[u8], diagnostics: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
     // From this process's directory, where rustfmt has always looked for its configuration.
     let dir = std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir());
-    let ran = aide_core::gate::Launch::new("formatter", "rustfmt", dir)
+    let ran = aide_gate::Launch::new("formatter", "rustfmt", dir)
         .args(["--emit", "stdout", "--quiet", "--edition", &rust_edition(abs)])
         .input(bytes.to_vec())
         .timeout(Some(HELPER_TIMEOUT))

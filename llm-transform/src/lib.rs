@@ -110,6 +110,7 @@ pub mod growth;
 mod guards;
 pub mod journal;
 pub mod lines;
+mod operations;
 mod output;
 pub mod patch;
 pub mod plan;
@@ -125,152 +126,19 @@ pub mod undo_store;
 pub mod verify;
 mod watch;
 
-use std::path::PathBuf;
-
 use aide_core::AideError;
-use aide_core::operation::{Effects, Group, Operation as Offered};
+use aide_core::operation::Operation as Offered;
 use aide_core::tool::{Context, Outcome, Tool};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 
 use crate::engine::recover_first;
 use crate::error::TransformError;
-use crate::request::{Operation, SpanEdit};
 
 pub use crate::engine::transform;
 pub use crate::output::{FileAction, FileChange, TransformOutput};
 pub use crate::verify::Verified;
 
-/// The undo operation, as undo lines and hints name it: `llm-transform undo`
-/// on the command line, `transform_undo` over MCP.
-pub const UNDO: &Offered = aide_core::operation::named(<LlmTransform as Tool>::OPERATIONS, "transform_undo");
-
-/// A request: flags, or the same fields as `--request` JSON.
-#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct TransformRequest {
-    #[command(subcommand)]
-    #[serde(deserialize_with = "subcommand_or_word")]
-    pub command: Option<Subcommand>,
-    /// The file span edits without a `path` of their own apply to.
-    #[arg(long = "path", alias = "file", value_name = "PATH")]
-    pub path: Option<String>,
-    /// A JSON file (`-` for stdin) with `{"edits": [...], "operations": [...]}`.
-    #[arg(long = "edits", value_name = "JSON_FILE")]
-    #[serde(skip)]
-    pub edits_file: Option<String>,
-    /// A patch file (`-` for stdin): a unified diff (`git diff`) or a
-    /// `*** Begin Patch` patch, applied with the rest, all or nothing.
-    #[arg(long = "patch", value_name = "FILE")]
-    #[serde(skip)]
-    pub patch_file: Option<String>,
-    /// Span edits (request JSON only; on the command line, use --edits).
-    #[arg(skip)]
-    pub edits: Vec<SpanEdit>,
-    /// Operations (request JSON only; on the command line, use --edits).
-    #[arg(skip)]
-    pub operations: Vec<Operation>,
-    /// The JSON output of llm-search or llm-ast-search (a file, `-` for
-    /// stdin): each match, capture, symbol or reference it lists is replaced
-    /// by --replacement, guarded by the checksum it carries.
-    #[arg(long, value_name = "FILE", requires = "replacement")]
-    #[serde(skip)]
-    pub from_matches: Option<String>,
-    /// With --from-matches: the new text of each match; `$0` is the matched
-    /// text, `$1` or `${name}` a capture group.
-    #[arg(long, value_name = "TEMPLATE", requires = "from_matches")]
-    #[serde(skip)]
-    pub replacement: Option<String>,
-    /// Directory the paths are relative to; nothing outside it is touched.
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// Diffs and would-be checksums; nothing written.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Apply despite new syntax errors.
-    #[arg(long)]
-    pub allow_syntax_errors: bool,
-    /// rustfmt edited Rust files.
-    #[arg(long)]
-    pub rustfmt: bool,
-    /// Checkers run before and after; an edit they fault is undone. Names as
-    /// llm-lint's --checker takes them, comma-separated; `all` or no value:
-    /// the ones the project uses. A failed check exits 3 (verification_failed).
-    #[arg(long, value_name = "CHECKER", num_args = 0..=1, default_missing_value = "all")]
-    pub verify: Option<String>,
-    /// Run after; unless it exits 0 the edit is undone.
-    /// Run by bash in the root; a failure exits 3 (verification_failed).
-    #[arg(long, value_name = "CMD")]
-    pub verify_command: Option<String>,
-    /// The old name of `--verify cargo`.
-    #[arg(long, hide = true)]
-    #[schemars(skip)]
-    pub cargo_check: bool,
-    /// Who finds a rename_symbol's sites when it does not say: `syntax`
-    /// (default), `lsp` (the language's server) or `auto`. In a JSON
-    /// request, each rename_symbol's `engine`.
-    #[arg(long, value_enum, value_name = "ENGINE", hide_possible_values = true)]
-    #[serde(skip)]
-    pub engine: Option<llm_ast_search::lsp::CodeEngine>,
-    /// Each file's unified diff. Of an applied transform too.
-    #[arg(long)]
-    pub diff: bool,
-    /// Write read-only files too. They keep their
-    /// mode; without this they are refused.
-    #[arg(long)]
-    pub allow_read_only: bool,
-}
-
-#[derive(Debug, Clone, clap::Subcommand, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Subcommand {
-    /// Restore the files a transform changed, if nothing changed them since.
-    Undo {
-        /// Transforms' execution ids (8+ characters).
-        #[arg(value_name = "EXECUTION_ID")]
-        #[serde(default)]
-        execution_ids: Vec<String>,
-        /// The newest N transforms not yet undone.
-        #[arg(long, value_name = "N", conflicts_with = "execution_ids")]
-        last: Option<usize>,
-    },
-    /// Finish or roll back transforms of this root that were interrupted
-    /// mid-commit (kill -9, power loss). Every transform run does this
-    /// first; this does it alone.
-    Recover {
-        /// Only this interrupted transform. Here, wherever its commit ran (a root moved since; `aide doctor` lists them).
-        #[arg(long, value_name = "EXECUTION_ID")]
-        #[serde(default)]
-        journal: Option<String>,
-    },
-}
-
-/// The subcommand, also as the bare word `"recover"` (its form before it
-/// took a field), so no request written for it breaks.
-fn subcommand_or_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Subcommand>, D::Error> {
-    match Option::<serde_json::Value>::deserialize(d)? {
-        None | Some(serde_json::Value::Null) => Ok(None),
-        Some(serde_json::Value::String(word)) if word == "recover" => Ok(Some(Subcommand::Recover { journal: None })),
-        Some(other) => serde_json::from_value(other).map(Some).map_err(serde::de::Error::custom),
-    }
-}
-
-/// What `aide mcp` governs in a transform: the command that verifies it
-/// (checkers and language servers run in the gate's ambient sandbox).
-impl aide_core::govern::Governed for TransformRequest {
-    fn shell_inputs(&self) -> Vec<aide_core::govern::Reach> {
-        let line = self.verify_command.clone().map(aide_core::govern::ShellInput::Line);
-        line.map(|line| aide_core::govern::Reach::new("verify_command", line)).into_iter().collect()
-    }
-}
-
-impl TransformRequest {
-    /// What to verify after writing: `verify`, the old `cargo_check`, and
-    /// an operation's `run_cargo_check` (`cargo_op`) add up.
-    pub(crate) fn verification(&self, cargo_op: bool) -> verify::Verify {
-        verify::Verify::new(self.verify.as_deref(), self.cargo_check || cargo_op, self.verify_command.clone())
-    }
-}
+pub use operations::UNDO;
+pub use request::{Subcommand, TransformRequest};
 
 /// The `llm-transform` tool.
 #[derive(Debug)]
@@ -279,41 +147,7 @@ pub struct LlmTransform;
 impl Tool for LlmTransform {
     const NAME: &'static str = "llm-transform";
     const SUMMARY: &'static str = "Checksum-guarded, all-or-nothing file edits with undo.";
-    const OPERATIONS: &'static [Offered] = &[
-        Offered {
-            name: "transform",
-            tool: Self::NAME,
-            command: &[],
-            group: Group::Edit,
-            description: "All-or-nothing, checksum-guarded edits of text, lines, spans, symbol blocks, diffs, files, directories; across the tree: replace_regex, replace_matches, rewrite, rename_symbol. Refuses new syntax errors.",
-            effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
-            output: &["applied"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp { leaves_out: &["command"], ..aide_core::operation::Mcp::DERIVED },
-        },
-        Offered {
-            name: "transform_undo",
-            tool: Self::NAME,
-            command: &["undo"],
-            group: Group::Edit,
-            description: "Restores what transforms changed (by execution_id, or the last N), unless the files changed since.",
-            effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
-            output: &["undone"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-        Offered {
-            name: "transform_recover",
-            tool: Self::NAME,
-            command: &["recover"],
-            group: Group::Edit,
-            description: "Finishes or rolls back interrupted transforms (every transform does this first).",
-            effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
-            output: &["recovered"],
-            mcp_defaults: &[],
-            mcp: aide_core::operation::Mcp::DERIVED,
-        },
-    ];
+    const OPERATIONS: &'static [Offered] = operations::OPERATIONS;
     const REQUEST_ALIASES: &'static [(&'static str, &'static str)] = &[("file", "path")];
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
     const ABOUT: &'static str = "Checksum-guarded, all-or-nothing edits: span edits, patches, AST blocks, regex and \

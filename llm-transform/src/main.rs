@@ -1,3 +1,3 @@
 fn main() {
-    aide_core::cli::main::<llm_transform::LlmTransform>()
+    aide_harness::main::<llm_transform::LlmTransform>()
 }

@@ -37,6 +37,12 @@ pub struct Verify {
 }
 
 impl Verify {
+    /// What `request` verifies after writing: `verify`, the old
+    /// `cargo_check`, and an operation's `run_cargo_check` (`cargo_op`) add up.
+    pub(crate) fn of(request: &crate::request::TransformRequest, cargo_op: bool) -> Verify {
+        Verify::new(request.verify.as_deref(), request.cargo_check || cargo_op, request.verify_command.clone())
+    }
+
     /// What a request asks: `verify` (its checkers), the old `cargo_check`
     /// or an operation's `run_cargo_check` (`cargo`: cargo too), and
     /// `verify_command`.
@@ -156,7 +162,7 @@ impl Failed {
             format!(
                 "undo it by hand once {} is resolved: {} (this run's execution_id)",
                 why.hint.as_ref().map_or("that", |h| h.get(v)),
-                v.op(crate::UNDO)
+                v.op(crate::operations::UNDO)
             )
         }));
         if let Some(details) = error.details.as_deref_mut().and_then(serde_json::Value::as_object_mut) {
@@ -316,7 +322,7 @@ fn new_findings(before: &Checked, now: &Checked, changed: &[&FileState]) -> Vec<
 
 /// Runs the verify command in the root.
 fn run_command(root: &Root, line: &str, ctx: &Context) -> Result<aide_checkers::run::Ran, Failed> {
-    let command = aide_core::gate::Launch::new("verify command", "bash", root.path()).args(["-c", line]);
+    let command = aide_gate::Launch::new("verify command", "bash", root.path()).args(["-c", line]);
     aide_checkers::run::run("the verify command", command, Some(TIMEOUT), ctx).map_err(|e| Failed(AideError::from(e)))
 }
 

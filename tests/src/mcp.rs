@@ -36,7 +36,7 @@ pub struct McpClient {
 impl McpClient {
     /// Starts `aide mcp` with `args` in `cwd` with `AIDE_HOME` = `home`.
     pub fn start(cwd: &Path, home: &Path, args: &[&str]) -> McpClient {
-        McpClient::start_binary(&crate::bin_dir().join("aide"), cwd, home, args)
+        McpClient::start_binary(&crate::programs::bin_dir().join("aide"), cwd, home, args)
     }
 
     /// [`McpClient::start`] with a given `aide` executable (a release build
@@ -53,7 +53,7 @@ impl McpClient {
     pub fn start_with_env(aide: &Path, cwd: &Path, home: &Path, args: &[&str], env: &[(&str, &Path)]) -> McpClient {
         let whole: &[&str] =
             if args.iter().any(|a| a.starts_with("--structured")) { &[] } else { &["--structured", "full"] };
-        let mut child = crate::own_session(Command::new(aide))
+        let mut child = crate::programs::own_session(Command::new(aide))
             .arg("mcp")
             .args(whole)
             .args(args)

@@ -28,7 +28,10 @@ pub struct RgReport {
 
 /// [`RgReport`] of `rg --json ARGS` run in `root`.
 pub fn rg_report(root: &Path, args: &[&str]) -> RgReport {
-    assert!(crate::have("rg"), "ripgrep (rg) is required for the differential tests: apt-get install ripgrep");
+    assert!(
+        crate::programs::have("rg"),
+        "ripgrep (rg) is required for the differential tests: apt-get install ripgrep"
+    );
     let out = Command::new("rg")
         .args(["--json", "--no-config", "--no-messages"])
         .args(args)

@@ -11,11 +11,11 @@ use std::collections::BTreeSet;
 
 use aide_core::AideError;
 use aide_core::envelope::Document;
-use aide_core::invoke::{Call, invoke, refuse};
 use aide_core::operation::Operation;
 use aide_core::request::{request_from_value, schema_property_names};
 use aide_core::tool::Tool;
 use aide_core::voice::Voice;
+use aide_harness::invoke::{Call, invoke, refuse};
 use serde_json::{Map, Value, json};
 
 use super::page::{PageRequest, Shaped, shape};

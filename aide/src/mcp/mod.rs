@@ -3,7 +3,7 @@
 //! One MCP tool per operation of the [catalogue](crate::catalogue), named and
 //! described there, annotated with its effects (`readOnlyHint`,
 //! `destructiveHint`, `idempotentHint`, `openWorldHint`). A call runs the
-//! tool's library function in this process ([`aide_core::invoke`]), never a
+//! tool's library function in this process ([`aide_harness::invoke`]), never a
 //! subprocess, and is logged like a command-line run, its MCP request id
 //! recorded as the run's `origin` (`mcp:<id>`).
 //!
@@ -60,11 +60,11 @@ pub use structured::Structured;
 /// The tool definitions of the operations in `groups`, in `format`, from
 /// the schemas the server serves (the whole schemas when `full`).
 pub fn tool_definitions(
-    format: crate::DefinitionFormat,
+    format: crate::request::DefinitionFormat,
     groups: &[Group],
     full: bool,
 ) -> Result<Vec<serde_json::Value>, aide_core::AideError> {
-    use crate::DefinitionFormat;
+    use crate::request::DefinitionFormat;
     use serde_json::json;
     let tools = server::catalogue_tools(groups, full, Structured::default()).map_err(aide_core::AideError::internal)?.1;
     tools
@@ -111,7 +111,7 @@ pub struct McpArgs {
     pub no_log: bool,
     /// The toolsets to serve, comma-separated (a harness with its own shell
     /// leaves out shell,jobs): search, edit, shell, jobs, log, or all.
-    #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all", value_parser = toolset_names())]
+    #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all", value_parser = crate::catalogue::toolset_names())]
     pub tools: Vec<String>,
     /// The sandbox every command a call runs is in (shell and job commands,
     /// verify commands, checkers, hooks, language servers): `--sandbox`
@@ -119,7 +119,7 @@ pub struct McpArgs {
     /// private temporary directory) and `--network` (default on). A call
     /// cannot choose its own.
     #[command(flatten)]
-    pub sandbox: aide_core::sandbox::SandboxArgs,
+    pub sandbox: aide_gate::sandbox::SandboxArgs,
     /// Which tools calls may use: `gated` (all, the default) or `auto` (the
     /// read-only ones; the others are refused with `not_allowed`).
     #[arg(long, value_enum, value_name = "auto|gated")]
@@ -151,10 +151,7 @@ pub struct McpArgs {
 }
 
 /// The policy: each flag, else aide.toml's value (checked as the flag would be).
-fn policy_of(
-    args: &McpArgs,
-    config: &aide_core::config::Config,
-) -> Result<policy::PolicyOptions, aide_core::AideError> {
+fn policy_of(args: &McpArgs, config: &aide_config::Config) -> Result<policy::PolicyOptions, aide_core::AideError> {
     use clap::ValueEnum;
     fn parsed<T>(
         key: &str,
@@ -202,14 +199,6 @@ fn policy_of(
     })
 }
 
-/// What `--tools` takes: `all`, or toolsets by their names (every
-/// [`Group`]: a new one is a variant there, nothing here).
-pub fn toolset_names() -> clap::builder::PossibleValuesParser {
-    use clap::ValueEnum;
-    let names = Group::value_variants().iter().map(|g| g.name()).chain(["all"]);
-    clap::builder::PossibleValuesParser::new(names)
-}
-
 /// The groups `names` name, in catalogue order, each once; `all` (or none)
 /// is every group.
 pub fn groups(names: &[String]) -> Result<Vec<Group>, aide_core::AideError> {
@@ -251,7 +240,7 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
                 let _ = Stdout::new().write_str(&e.render().to_string());
                 return ExitStatus::Success;
             }
-            stderr_line(&format!("aide mcp: {}", aide_core::cli::clap_error(&e)));
+            stderr_line(&format!("aide mcp: {}", aide_harness::cli::clap_error(&e)));
             return ExitStatus::InvalidInput;
         }
     };
@@ -274,7 +263,7 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
         }
     };
     // What the flags do not say, aide.toml does (the root's, then the user's).
-    let (config, policy) = match aide_core::config::load(&root).and_then(|c| {
+    let (config, policy) = match aide_config::load(&root).and_then(|c| {
         let p = policy_of(&args, &c)?;
         Ok((c, p))
     }) {
@@ -284,9 +273,9 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             return ExitStatus::InvalidInput;
         }
     };
-    let baseline = aide_core::sandbox::SandboxUsed {
-        mode: aide_core::sandbox::SandboxMode::WorkspaceWrite,
-        network: aide_core::sandbox::Network::On,
+    let baseline = aide_gate::sandbox::SandboxUsed {
+        mode: aide_gate::sandbox::SandboxMode::WorkspaceWrite,
+        network: aide_gate::sandbox::Network::On,
     };
     let options = ServerOptions {
         root,
@@ -299,7 +288,7 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
     };
     // Every process a tool starts for a call (a checker, a verify command,
     // a hook, a language server) runs in the server's sandbox too.
-    aide_core::gate::impose(options.sandbox);
+    aide_gate::impose(options.sandbox);
     let server = match AideServer::new(options) {
         Ok(server) => server,
         Err(e) => {
@@ -307,7 +296,7 @@ pub fn main(argv: Vec<OsString>) -> ExitStatus {
             return ExitStatus::Runtime;
         }
     };
-    aide_core::invoke::install_panic_hook();
+    aide_harness::invoke::install_panic_hook();
     // The server's advantage: parsed files stay parsed between calls.
     llm_ast_search::keep_parsed_files(None);
     // And language servers stay warm, one per root and command, for the server's lifetime.

@@ -16,9 +16,9 @@ use std::io::Write;
 use aide_core::ExitStatus;
 use aide_core::color::TextOut;
 use aide_core::envelope::diagnostic_lines_listed;
-use aide_core::invoke::Finished;
 use aide_core::tool::Render;
 use aide_core::voice::Voice;
+use aide_harness::invoke::Finished;
 use serde_json::{Value, json};
 
 /// The default most characters of result one call returns: a tenth of a

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use aide_core::AideError;
 use aide_core::command::quote_word;
 use aide_core::govern::{Governed, Reach, Risk, ShellInput};
-use aide_core::sandbox::{SandboxArgs, SandboxUsed};
+use aide_gate::sandbox::{SandboxArgs, SandboxUsed};
 use serde_json::json;
 
 /// Which tools a client may call.
@@ -59,7 +59,7 @@ impl std::str::FromStr for Rate {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Rate, String> {
-        aide_core::config::rate_per_second(s)
+        aide_config::rate_per_second(s)
             .map(|per_second| Rate { per_second })
             .ok_or_else(|| format!("`{s}`: give N/s or N/m, with N above 0"))
     }
@@ -297,8 +297,8 @@ mod tests {
 
     fn imposition(tool: &'static str, max_risk: Option<Risk>) -> Imposition {
         let sandbox = SandboxUsed {
-            mode: aide_core::sandbox::SandboxMode::WorkspaceWrite,
-            network: aide_core::sandbox::Network::Off,
+            mode: aide_gate::sandbox::SandboxMode::WorkspaceWrite,
+            network: aide_gate::sandbox::Network::Off,
         };
         Imposition { tool, sandbox, max_risk, cwd: PathBuf::from("/") }
     }
@@ -365,7 +365,7 @@ mod tests {
         let sandbox = exec.sandbox.unwrap();
         assert_eq!(
             (sandbox.sandbox, sandbox.network),
-            (Some(aide_core::sandbox::SandboxMode::WorkspaceWrite), Some(aide_core::sandbox::Network::Off))
+            (Some(aide_gate::sandbox::SandboxMode::WorkspaceWrite), Some(aide_gate::sandbox::Network::Off))
         );
         for (key, value) in [("sandbox", "off"), ("network", "on")] {
             let mut arguments = json!({ "command": "ls" });

@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use aide_core::invoke::Call;
 use aide_core::operation::Group;
 use aide_core::tool::{Cancel, Progress, ProgressSink};
 use aide_core::{AideError, Root};
+use aide_harness::invoke::Call;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, ToolAnnotations,
@@ -44,7 +44,7 @@ pub struct ServerOptions {
     /// The toolsets served.
     pub groups: Vec<Group>,
     /// The sandbox of every shell and job tool call.
-    pub sandbox: aide_core::sandbox::SandboxUsed,
+    pub sandbox: aide_gate::sandbox::SandboxUsed,
     /// What calls may do, how fast and how long.
     pub policy: super::policy::PolicyOptions,
     /// What a result's structured content is: compact, full or none.
@@ -385,7 +385,7 @@ impl AideServer {
 
 /// What the server tells the model once: the tools, the envelope, paging,
 /// and the shared vocabulary every tool's fields use.
-fn instructions(sandbox: aide_core::sandbox::SandboxUsed, structured: Structured) -> String {
+fn instructions(sandbox: aide_gate::sandbox::SandboxUsed, structured: Structured) -> String {
     let mut text = String::from(
         "aide's tools for code work: search (regex), ast_search and ide_operation (structure: outlines, \
          definitions, references, callers), read (with checksums), discover (files by name), transform \

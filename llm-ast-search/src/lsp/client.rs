@@ -64,7 +64,7 @@ impl std::fmt::Display for LspFailure {
 pub struct Server {
     /// Started through the gate (the ambient sandbox); its whole process
     /// group goes when this is dropped.
-    process: aide_core::gate::Started,
+    process: aide_gate::Started,
     stdin: ChildStdin,
     messages: Receiver<Value>,
     next_id: i64,
@@ -75,7 +75,7 @@ impl Server {
     /// Starts `argv` in `root` and initializes it for that root.
     pub fn start(argv: &[String], root: &Path, timeout: Duration) -> Result<Server, LspFailure> {
         let (program, args) = argv.split_first().ok_or_else(|| LspFailure::Start("no command".into()))?;
-        let mut process = aide_core::gate::Launch::new("language server", program, root)
+        let mut process = aide_gate::Launch::new("language server", program, root)
             .args(args)
             .spawn(Stdio::piped(), Stdio::piped(), Stdio::null())
             .map_err(|e| LspFailure::Start(e.to_string()))?;

@@ -1,7 +1,7 @@
 //! Where a warm server lives between runs: in this process (`aide mcp`,
 //! after [`keep_servers`]), or, for the command line, in a keeper of its
 //! root and server (`llm-ast-search __lsp_keeper DIR`, through
-//! [`aide_core::keeper`]), which ends after [`idle`] without a question.
+//! [`aide_keeper`]), which ends after [`idle`] without a question.
 //!
 //! The keeper's folder is `$AIDE_HOME/lsp/<16 hex digits of the root and
 //! the server's command>`; `server.json` there names them. A caller sends
@@ -19,7 +19,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use aide_core::Root;
-use aide_core::keeper::Place;
+use aide_keeper::Place;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -27,8 +27,7 @@ use super::client::LspFailure;
 use super::server::ServerSpec;
 use super::warm::Warm;
 
-const WORDS: aide_core::keeper::Words =
-    aide_core::keeper::Words { launch: "__lsp_keeper_launch", keep: "__lsp_keeper" };
+const WORDS: aide_keeper::Words = aide_keeper::Words { launch: "__lsp_keeper_launch", keep: "__lsp_keeper" };
 const SERVER_FILE: &str = "server.json";
 
 /// How long a keeper waits for a question before it stops its server and
@@ -137,11 +136,8 @@ fn through_keeper(
     let place = place_of(&held);
     place.socket()?;
     let executable = keeper_executable()?;
-    let question = aide_core::keeper::json_line(&Question {
-        method: method.to_string(),
-        params: params.clone(),
-        open: open.to_vec(),
-    });
+    let question =
+        aide_keeper::json_line(&Question { method: method.to_string(), params: params.clone(), open: open.to_vec() });
     let guard = || -> Result<std::fs::File, aide_core::AideError> {
         aide_core::fsutil::private_dir(&place.dir)
             .map_err(|e| aide_core::AideError::io("the LSP keeper's folder", &e))?;
@@ -194,18 +190,18 @@ fn exchange(mut stream: UnixStream, question: &[u8]) -> Option<Result<Value, Lsp
 /// The llm-ast-search binary: this one, or the one beside it (llm-transform).
 fn keeper_executable() -> Option<PathBuf> {
     let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-ast-search"));
-    current.or_else(|| aide_core::cli::find_executable("llm-ast-search"))
+    current.or_else(|| aide_gate::program::find_executable("llm-ast-search"))
 }
 
 /// Runs the hidden keeper commands; None for any other command line.
 pub fn run_internal_command() -> Option<i32> {
-    aide_core::keeper::run_internal_command(WORDS, keep)
+    aide_keeper::run_internal_command(WORDS, keep)
 }
 
 /// The keeper of folder `dir`: starts the server `server.json` names and
 /// answers questions until idle, TERM, or the server's end.
 fn keep(dir: &Path) -> i32 {
-    let Some(hold) = aide_core::keeper::hold(dir) else { return 0 };
+    let Some(hold) = aide_keeper::hold(dir) else { return 0 };
     let Ok(bytes) = aide_core::fsutil::read_private(&dir.join(SERVER_FILE), 1 << 20) else { return 4 };
     let Ok(held) = serde_json::from_slice::<Held>(&bytes) else { return 4 };
     let Ok(root) = Root::new(&held.root) else { return 4 };
@@ -218,8 +214,8 @@ fn keep(dir: &Path) -> i32 {
         kind: "error".into(),
         message: "a sandboxed command cannot ask a language server kept outside its sandbox".into(),
     };
-    let refusal = aide_core::keeper::json_line(&refused);
-    aide_core::keeper::serve(
+    let refusal = aide_keeper::json_line(&refused);
+    aide_keeper::serve(
         hold,
         refusal,
         move |stream, _| {
@@ -283,7 +279,7 @@ const METHODS: &[&str] = &[
 ];
 
 fn send(writer: &mut UnixStream, answer: &Answer) -> std::io::Result<()> {
-    writer.write_all(&aide_core::keeper::json_line(answer))
+    writer.write_all(&aide_keeper::json_line(answer))
 }
 
 /// The keepers running now: the server each holds, and its process id.

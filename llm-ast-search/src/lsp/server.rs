@@ -110,11 +110,11 @@ pub fn server_for(lang: Lang) -> Option<ServerSpec> {
         // The server named there, or none: a command that is not found is
         // no server (said as lsp_unavailable), not a failing one.
         let argv: Vec<String> = command.split_whitespace().map(str::to_string).collect();
-        let found = std::path::Path::new(&argv[0]).is_file() || aide_core::cli::on_path(&argv[0]).is_some();
+        let found = std::path::Path::new(&argv[0]).is_file() || aide_gate::program::on_path(&argv[0]).is_some();
         return found.then_some(ServerSpec { argv, lang });
     }
     candidates
         .iter()
-        .find(|argv| aide_core::cli::on_path(argv[0]).is_some())
+        .find(|argv| aide_gate::program::on_path(argv[0]).is_some())
         .map(|argv| ServerSpec { argv: argv.iter().map(|s| s.to_string()).collect(), lang })
 }

@@ -128,7 +128,7 @@ const MAX_SHELLCHECK_BYTES: usize = 64 << 10;
 
 /// ShellCheck's findings for `command`, if shellcheck is installed.
 fn shellcheck(command: &str) -> Option<Vec<Finding>> {
-    let out = aide_core::gate::Launch::new("checker", "shellcheck", std::env::temp_dir())
+    let out = aide_gate::Launch::new("checker", "shellcheck", std::env::temp_dir())
         .args(["--format=json", "--shell=bash", "-"])
         .input(command.as_bytes().to_vec())
         .timeout(Some(std::time::Duration::from_secs(30)))

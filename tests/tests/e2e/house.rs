@@ -7,17 +7,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CRATES: &[&str] = &[
-    "aide-core",
-    "llm-search",
-    "llm-discover",
-    "llm-read",
-    "llm-ast-search",
-    "llm-transform",
-    "llm-jobs",
-    "llm-shell",
-    "aide",
-];
+/// The workspace's crates, as the root Cargo.toml's `members` lists them:
+/// a new crate is held to the house's rules the day it is added.
+fn members(workspace: &Path) -> Vec<String> {
+    let manifest = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
+    let list = manifest.split("members = [").nth(1).and_then(|rest| rest.split(']').next()).unwrap_or("");
+    list.split(',').map(|m| m.trim().trim_matches('"').to_string()).filter(|m| !m.is_empty()).collect()
+}
+
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
 
 /// Every `.rs` file under `dir`, with its module path (`["walk", "ordered"]`).
 fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
@@ -174,9 +174,11 @@ fn file_edges(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
 
 #[test]
 fn no_files_of_a_crate_import_each_other_in_a_loop() {
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let workspace = workspace();
+    let crates = members(workspace);
+    assert!(crates.len() >= 19 && crates.iter().any(|c| c == "aide-core"), "members read: {crates:?}");
     let found: Vec<Vec<PathBuf>> =
-        CRATES.iter().flat_map(|krate| circles(&file_edges(&workspace.join(krate).join("src")))).collect();
+        crates.iter().flat_map(|krate| circles(&file_edges(&workspace.join(krate).join("src")))).collect();
     assert!(
         found.is_empty(),
         "files that import each other in a loop (move the shared definition to a module of its own job):\n{}",
@@ -190,6 +192,83 @@ fn no_files_of_a_crate_import_each_other_in_a_loop() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+/// What a crate root defines itself (outside its test module): the names
+/// of its items, not of the modules it declares or the names it re-exports.
+fn root_items(source: &str) -> BTreeSet<String> {
+    let kinds = ["fn ", "struct ", "enum ", "trait ", "const ", "static ", "type ", "macro_rules! "];
+    code_of(source)
+        .lines()
+        .filter_map(|line| {
+            let line = line.strip_prefix("pub(crate) ").or_else(|| line.strip_prefix("pub ")).unwrap_or(line);
+            let rest = kinds.iter().find_map(|k| line.strip_prefix(k))?;
+            let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            (!name.is_empty()).then_some(name)
+        })
+        .collect()
+}
+
+/// The files of the crate at `src` that import back what its root defines
+/// (`crate::Name`, or `super::Name` from a module beside the root).
+fn back_to_the_root(src: &Path) -> Vec<(PathBuf, BTreeSet<String>)> {
+    let Ok(root) = std::fs::read_to_string(src.join("lib.rs")) else { return Vec::new() };
+    let defined = root_items(&root);
+    let mut out = Vec::new();
+    for (module, file) in modules(src) {
+        if module.is_empty() {
+            continue;
+        }
+        let text = code_of(&std::fs::read_to_string(&file).unwrap());
+        let mut paths = crate_paths(&text, "crate::");
+        if module.len() == 1 {
+            paths.extend(crate_paths(&text, "super::"));
+        }
+        let named: BTreeSet<String> =
+            paths.iter().filter_map(|p| p.first()).filter(|n| defined.contains(*n)).cloned().collect();
+        if !named.is_empty() {
+            out.push((file, named));
+        }
+    }
+    out
+}
+
+/// A crate's lib.rs says what the crate does, declares its modules and
+/// re-exports their names; what it defines itself (the tool's type and its
+/// `Tool` impl) no module needs back, so no module and its root import each
+/// other (issue 50: the request's types live in `request.rs`).
+#[test]
+fn no_module_imports_back_what_its_crate_root_defines() {
+    let workspace = workspace();
+    // The catalogue lists aide itself, whose `aide tools` prints the
+    // catalogue: the one tool that is also an entry of its own list.
+    let allowed = |file: &Path, names: &BTreeSet<String>| {
+        file.ends_with("aide/src/catalogue.rs") && names.iter().all(|n| n == "Aide")
+    };
+    let found: Vec<String> = members(workspace)
+        .iter()
+        .flat_map(|krate| back_to_the_root(&workspace.join(krate).join("src")))
+        .filter(|(file, names)| !allowed(file, names))
+        .map(|(file, names)| {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            format!("{} ⇄ lib.rs: {}", file.strip_prefix(workspace).unwrap().display(), names.join(", "))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "modules that import back what lib.rs defines (move it to a module of its job):\n{}",
+        found.join("\n")
+    );
+}
+
+/// Every tool of the catalogue is a crate of the workspace, so the house's
+/// checks cover it.
+#[test]
+fn every_tool_of_the_catalogue_is_a_workspace_crate() {
+    let crates = members(workspace());
+    for tool in aide::TOOLS {
+        assert!(crates.iter().any(|c| c == tool.name), "{} is not a member of the workspace", tool.name);
+    }
 }
 
 /// The reader finds a loop when there is one (the check cannot pass by
@@ -208,4 +287,18 @@ fn the_loop_reader_sees_a_planted_loop() {
     assert_eq!(found.len(), 1, "{found:?}");
     // a.rs -> b/mod.rs -> a.rs, and a.rs -> b/two.rs -> b/mod.rs.
     assert_eq!(found[0].len(), 3, "{found:?}");
+}
+
+/// The root check sees a module that imports what lib.rs defines, and not
+/// one that imports a re-exported name or a sibling module.
+#[test]
+fn the_root_reader_sees_a_module_that_imports_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::write(src.join("lib.rs"), "mod a;\nmod b;\npub use b::B;\npub struct Request;\nfn helper() {}\n").unwrap();
+    std::fs::write(src.join("a.rs"), "use crate::{Request, B};\nfn f() { super::helper() }\n").unwrap();
+    std::fs::write(src.join("b.rs"), "pub struct B;\nuse crate::a;\n").unwrap();
+    let found = back_to_the_root(src);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].1.iter().map(String::as_str).collect::<Vec<_>>(), ["Request", "helper"]);
 }

@@ -792,7 +792,7 @@ fn exec_without_a_timeout_is_ended_by_the_configured_default() {
 #[test]
 fn the_exec_default_timeout_is_documented_and_a_project_cannot_lengthen_it() {
     let t = TestDir::new();
-    let default = aide_core::config::DEFAULT_EXEC_TIMEOUT;
+    let default = aide_config::DEFAULT_EXEC_TIMEOUT;
     assert_eq!(exec_args(&t, &["--", "true"])["timeout_ms"], (default * 1000.0) as u64);
     let (help, _) = t.cmd("llm-shell").args(["exec", "--help"]).expect_exit(0);
     assert!(help.contains(&format!("(default {default})")) && help.contains("exec_timeout"), "{help}");

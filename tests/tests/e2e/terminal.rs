@@ -215,7 +215,7 @@ fn undescribed_positionals(cmd: &clap::Command, path: &str, out: &mut Vec<String
 
 #[test]
 fn every_positional_argument_is_described_and_transform_help_teaches_its_operations() {
-    use aide_core::cli::command_of;
+    use aide_harness::cli::command_of;
     let mut missing = Vec::new();
     for cmd in [
         command_of::<llm_search::LlmSearch>(),
