@@ -38,9 +38,9 @@ pub enum Gate {
 pub enum Group {
     /// Reading the tree: search, ast_search, ide_operation, read, discover.
     Search,
-    /// Changing files: transform and its undo and recovery.
+    /// Changing files: transform and its undo and recovery; lint and its fixes.
     Edit,
-    /// Persistent shell sessions and command checks.
+    /// Persistent shell sessions, terminals and command checks.
     Shell,
     /// Background jobs.
     Jobs,

@@ -14,11 +14,18 @@ pub struct Listed {
     /// One line on what it does.
     pub summary: &'static str,
     pub operations: &'static [Operation],
+    /// Its command line as clap builds it (flags, subcommands, help).
+    pub command: fn() -> clap::Command,
 }
 
 impl Listed {
     const fn of<T: Tool>() -> Listed {
-        Listed { name: T::NAME, summary: T::SUMMARY, operations: T::OPERATIONS }
+        Listed {
+            name: T::NAME,
+            summary: T::SUMMARY,
+            operations: T::OPERATIONS,
+            command: aide_harness::cli::command_of::<T>,
+        }
     }
 }
 

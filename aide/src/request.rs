@@ -36,8 +36,8 @@ pub enum AideCommand {
         #[arg(long, value_name = "FORMAT")]
         #[serde(default)]
         format: Option<DefinitionFormat>,
-        /// With --format: only these toolsets, comma-separated (search, edit, shell, jobs, log, all),
-        /// as `aide mcp --tools` serves them.
+        /// With --format: only these toolsets, comma-separated, as `aide mcp --tools` serves
+        /// them (`all`, or the groups of `aide tools`).
         #[arg(long, value_name = "GROUPS", value_delimiter = ',', requires = "format", value_parser = crate::catalogue::toolset_names())]
         #[serde(default)]
         tools: Vec<String>,

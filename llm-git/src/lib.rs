@@ -129,6 +129,7 @@ pub enum GitCommand {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct PathsArgs {
+    /// Paths relative to --root.
     #[arg(value_name = "PATH")]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]
@@ -171,6 +172,7 @@ pub struct LogArgs {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct BlameArgs {
+    /// The file, relative to --root.
     #[arg(value_name = "PATH")]
     pub path: String,
     /// Only these lines, `A:B` (1-based, inclusive).
@@ -224,6 +226,7 @@ pub struct BranchArgs {
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct RestoreArgs {
+    /// The files, relative to --root.
     #[arg(value_name = "PATH", required = true)]
     #[serde(deserialize_with = "aide_core::request::one_or_many")]
     #[schemars(schema_with = "aide_core::request::one_or_many_schema")]

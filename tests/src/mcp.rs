@@ -2,8 +2,29 @@
 //! from an SDK so the tests see the exact bytes: `aide mcp` is started as a
 //! child process, requests and notifications are JSON-RPC lines on its
 //! stdin, and every line it writes to stdout must be a JSON-RPC message.
-// Test helpers may unwrap: a panic is how a test fails.
 #![allow(clippy::unwrap_used)]
+
+/// What a model loads of the tools (name, description and input schema,
+/// compact JSON, as `aide tools --format anthropic` prints them), on average
+/// per operation: the whole list's cap grows with the catalogue, so a new
+/// tool brings its own share, and the tools already there keep theirs.
+pub const MODEL_BYTES_PER_OPERATION: usize = 700;
+/// One tool's share; transform's, which takes every kind of edit, may be three times that.
+pub const MAX_TOOL_BYTES: usize = 2 * 1024;
+pub const MAX_TRANSFORM_BYTES: usize = 6 * 1024;
+/// `aide tools --format openai`: the same definitions, each in its wrapper.
+pub const OPENAI_BYTES_PER_OPERATION: usize = 740;
+
+/// The cap on what a model loads of `operations` tools.
+pub fn max_model_bytes(operations: usize) -> usize {
+    MODEL_BYTES_PER_OPERATION * operations
+}
+
+/// A tool's own cap (transform's is larger).
+pub fn max_tool_bytes(name: &str) -> usize {
+    if name == "transform" { MAX_TRANSFORM_BYTES } else { MAX_TOOL_BYTES }
+}
+// Test helpers may unwrap: a panic is how a test fails.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};

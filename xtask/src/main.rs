@@ -50,9 +50,9 @@ enum Task {
         #[arg(long, value_name = "DIR")]
         binaries: Option<PathBuf>,
     },
-    /// Benchmark a tool against its anchors (search, …; mcp-bytes: what a model reads).
+    /// Benchmark a tool against its anchors (mcp-bytes: what a model reads).
     Bench {
-        /// The tool: search.
+        /// The benchmark's name (an unknown one is refused with the list).
         tool: String,
         /// Timed runs per command.
         #[arg(long, default_value_t = 10)]

@@ -109,8 +109,8 @@ pub struct McpArgs {
     /// Do not record calls in the execution log (also: AIDE_LOG=off).
     #[arg(long)]
     pub no_log: bool,
-    /// The toolsets to serve, comma-separated (a harness with its own shell
-    /// leaves out shell,jobs): search, edit, shell, jobs, log, or all.
+    /// The toolsets to serve, comma-separated: `all`, or the groups `aide
+    /// tools` shows (a harness with its own shell leaves out shell,jobs).
     #[arg(long, value_name = "GROUPS", value_delimiter = ',', default_value = "all", value_parser = crate::catalogue::toolset_names())]
     pub tools: Vec<String>,
     /// The sandbox every command a call runs is in (shell and job commands,

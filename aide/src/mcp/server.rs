@@ -389,8 +389,10 @@ fn instructions(sandbox: aide_gate::sandbox::SandboxUsed, structured: Structured
     let mut text = String::from(
         "aide's tools for code work: search (regex), ast_search and ide_operation (structure: outlines, \
          definitions, references, callers), read (with checksums), discover (files by name), transform \
-         (checksum-guarded, all-or-nothing edits, undoable), shell_* (persistent sessions, risk \
-         explanation), jobs_* (background jobs), log_* (past results by execution_id). A failed call has \
+         (checksum-guarded, all-or-nothing edits; transform_undo and transform_recover take them back), lint (the project's own checkers), git and \
+         git_write (status, diff, log, blame; stage, commit, branch), shell_* (persistent sessions, risk \
+         explanation), term_* (terminals for interactive programs), jobs_* (background jobs), log_* (past \
+         results by execution_id). A failed call has \
          `isError` and `error: {code, \
          message, hint, details}`, naming the argument at fault in details.field. Every tool also takes \
          `max_output_chars` (default 40000): a larger result is paged, its document has `page: {records, \
@@ -542,5 +544,31 @@ mod tests {
         assert_eq!(file_uri_path("file://localhost/x/y"), Some(PathBuf::from("/x/y")));
         assert_eq!(file_uri_path("https://example.com/x"), None);
         assert_eq!(file_uri_path("file://otherhost/x"), None);
+    }
+
+    /// The instructions name every tool of the catalogue, by its name or its
+    /// family (`shell_*`), with the sandbox on or off: a tool added to the
+    /// catalogue and not to this text fails here.
+    #[test]
+    fn the_instructions_name_every_operation_of_the_catalogue() {
+        for sandbox in [aide_gate::sandbox::SandboxUsed::default(), aide_gate::ambient()] {
+            let text = instructions(sandbox, Structured::Compact);
+            let named = |word: &str| {
+                text.match_indices(word).any(|(at, _)| {
+                    let before = text[..at].chars().last().is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_');
+                    let after =
+                        text[at + word.len()..].chars().next().is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_');
+                    before && after
+                })
+            };
+            for op in crate::catalogue::operations() {
+                let family = op.name.split_once('_').map(|(head, _)| format!("{head}_*"));
+                assert!(
+                    named(op.name) || family.as_deref().is_some_and(|f| text.contains(f)),
+                    "the MCP instructions do not name {}",
+                    op.name
+                );
+            }
+        }
     }
 }

@@ -174,9 +174,7 @@ fn help_and_version_exit_zero() {
 #[test]
 fn every_tool_prints_its_schema_and_takes_a_json_request() {
     let t = tree();
-    for tool in
-        ["llm-search", "llm-ast-search", "llm-transform", "llm-read", "llm-discover", "llm-jobs", "llm-shell", "aide"]
-    {
+    for tool in aide::TOOLS.iter().map(|t| t.name) {
         let (stdout, _) = t.cmd(tool).arg("--schema").expect_exit(0);
         let doc: Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(doc["tool"], tool);
@@ -201,9 +199,7 @@ fn every_tool_prints_its_schema_and_takes_a_json_request() {
 #[test]
 fn every_tool_help_starts_with_its_own_description() {
     let t = tree();
-    for tool in
-        ["llm-search", "llm-ast-search", "llm-transform", "llm-read", "llm-discover", "llm-jobs", "llm-shell", "aide"]
-    {
+    for tool in aide::TOOLS.iter().map(|t| t.name) {
         let (help, _) = t.cmd(tool).arg("--help").expect_exit(0);
         let first = help.lines().next().unwrap_or("");
         // Not the request struct's doc comment, which clap would put there.
@@ -318,4 +314,41 @@ fn old_request_names_still_work_and_say_so() {
     assert_eq!(old["diagnostics"][0]["code"], "deprecated_name", "{old}");
     assert!(old["diagnostics"][0]["message"].as_str().unwrap().contains("write `paths`"));
     assert_eq!(new["diagnostics"], serde_json::json!([]));
+}
+
+/// CONTRACT's Toolsets bullet names every group of the catalogue and, for
+/// each, exactly its operations (by name, or a family as `shell_*`).
+#[test]
+fn the_contract_lists_every_toolset_with_its_operations() {
+    let contract = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/CONTRACT.md")).unwrap();
+    let start = contract.find("* **Toolsets**").expect("CONTRACT has a Toolsets bullet");
+    let bullet = &contract[start..];
+    let bullet = &bullet[..bullet[2..].find("\n* ").map_or(bullet.len(), |e| e + 2)];
+    let bullet = bullet.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut groups: Vec<&str> = aide::catalogue::operations().map(|op| op.group.name()).collect();
+    groups.dedup();
+    groups.sort_unstable();
+    groups.dedup();
+    for group in groups {
+        let head = format!("`{group}` (");
+        let at = bullet.find(&head).unwrap_or_else(|| panic!("CONTRACT's Toolsets leave out the group `{group}`"));
+        let listed = &bullet[at + head.len()..];
+        let listed: Vec<&str> = listed[..listed.find(')').unwrap()].split(',').map(str::trim).collect();
+        let ops: Vec<&str> =
+            aide::catalogue::operations().filter(|op| op.group.name() == group).map(|op| op.name).collect();
+        for op in &ops {
+            let family = op.split_once('_').map(|(head, _)| format!("{head}_*"));
+            assert!(
+                listed.contains(op) || family.as_deref().is_some_and(|f| listed.contains(&f)),
+                "CONTRACT's `{group}` toolset leaves out {op}"
+            );
+        }
+        for name in &listed {
+            let matches = |op: &&str| match name.strip_suffix('*') {
+                Some(prefix) => op.starts_with(prefix),
+                None => op == name,
+            };
+            assert!(ops.iter().any(matches), "CONTRACT's `{group}` toolset names {name}, not an operation of it");
+        }
+    }
 }

@@ -12,15 +12,8 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ServiceError, ServiceExt};
 use serde_json::{Map, Value, json};
 
-/// What a model loads of every tool (name, description and input schema,
-/// compact JSON, as `aide tools --format anthropic` prints them): output
-/// schemas are not shown to a model and are not counted.
-const MAX_MODEL_BYTES: usize = 24 * 1024;
-/// One tool's share; transform's, which takes every kind of edit, may be three times that.
-const MAX_TOOL_BYTES: usize = 2 * 1024;
-const MAX_TRANSFORM_BYTES: usize = 6 * 1024;
-/// `aide tools --format openai`: the same definitions, each in its wrapper.
-const MAX_OPENAI_BYTES: usize = 26 * 1024;
+use aide_tests::mcp::{OPENAI_BYTES_PER_OPERATION, max_model_bytes, max_tool_bytes};
+
 const MAX_DESCRIPTION_CHARS: usize = 400;
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -93,13 +86,15 @@ fn tools_list_is_small_enough_to_load_and_every_definition_is_used() {
             let name = tool.name.as_ref();
             let size = compact_len(&model_loads(tool));
             total += size;
-            let limit = if name == "transform" { MAX_TRANSFORM_BYTES } else { MAX_TOOL_BYTES };
+            let limit = max_tool_bytes(name);
             if size > limit {
                 over.push(format!("{name} is {size} bytes, over {limit}"));
             }
         }
         assert!(over.is_empty(), "what a model loads: {over:?}");
-        assert!(total <= MAX_MODEL_BYTES, "what a model loads is {total} bytes, over {MAX_MODEL_BYTES}");
+        // Output schemas are not shown to a model and are not counted.
+        let cap = max_model_bytes(tools.len());
+        assert!(total <= cap, "what a model loads is {total} bytes, over {cap} for {} tools", tools.len());
         for tool in &tools {
             let name = tool.name.as_ref();
             let description = tool.description.as_deref().unwrap_or("");
@@ -122,10 +117,13 @@ fn tools_list_is_small_enough_to_load_and_every_definition_is_used() {
         assert!(!undo_input.contains("replace_block") && !undo_input.contains("\"operations\""), "{undo_input}");
         client.cancel().await.ok();
     });
-    for (format, limit) in [("anthropic", MAX_MODEL_BYTES), ("openai", MAX_OPENAI_BYTES)] {
+    for (format, per_operation) in
+        [("anthropic", aide_tests::mcp::MODEL_BYTES_PER_OPERATION), ("openai", OPENAI_BYTES_PER_OPERATION)]
+    {
         let (out, _) = t.cmd("aide").args(["tools", "--format", format, "--json"]).expect_exit(0);
         let doc: Value = serde_json::from_str(&out).unwrap();
         let definitions = doc["definitions"].as_array().unwrap();
+        let limit = per_operation * definitions.len();
         let size: usize = definitions.iter().map(compact_len).sum();
         assert!(size <= limit, "aide tools --format {format} is {size} bytes, over {limit}");
     }
@@ -134,7 +132,7 @@ fn tools_list_is_small_enough_to_load_and_every_definition_is_used() {
     let full: Value = serde_json::from_str(&out).unwrap();
     let transform = full["definitions"].as_array().unwrap().iter().find(|d| d["name"] == "transform").unwrap();
     assert!(transform["inputSchema"]["$defs"].is_object(), "the full schema keeps its $defs");
-    assert!(compact_len(&full["definitions"]) > MAX_MODEL_BYTES);
+    assert!(compact_len(&full["definitions"]) > max_model_bytes(full["definitions"].as_array().unwrap().len()));
 }
 
 /// What a harness shows a model of a tool: its name, description and input schema.

@@ -3,13 +3,15 @@
 
 use aide_tests::TestDir;
 
-const BINARIES: &[&str] =
-    &["llm-search", "llm-ast-search", "llm-transform", "llm-read", "llm-discover", "llm-shell", "llm-jobs", "aide"];
+/// Every tool of the catalogue.
+fn binaries() -> impl Iterator<Item = &'static str> {
+    aide::TOOLS.iter().map(|t| t.name)
+}
 
 #[test]
 fn every_binary_generates_completions_and_a_man_page() {
     let t = TestDir::new();
-    for bin in BINARIES {
+    for bin in binaries() {
         let (bash, _) = t.cmd(bin).args(["--generate", "complete-bash"]).expect_exit(0);
         assert!(bash.contains(&format!("complete -F _{}", bin.replace('-', "__"))), "{bin}: {bash}");
         // The script is valid bash.
@@ -52,7 +54,7 @@ fn the_install_task_puts_completions_and_man_pages_where_shells_and_man_look() {
         .env("XDG_CONFIG_HOME", "")
         .expect_exit(0);
     assert!(summary.contains("fpath=("), "{summary}");
-    for bin in BINARIES {
+    for bin in binaries() {
         let man = std::fs::read_to_string(root.join(format!("share/man/man1/{bin}.1"))).unwrap();
         assert!(man.contains(".TH"), "{bin}");
         let fish = home.join(format!(".config/fish/completions/{bin}.fish"));
@@ -215,18 +217,8 @@ fn undescribed_positionals(cmd: &clap::Command, path: &str, out: &mut Vec<String
 
 #[test]
 fn every_positional_argument_is_described_and_transform_help_teaches_its_operations() {
-    use aide_harness::cli::command_of;
     let mut missing = Vec::new();
-    for cmd in [
-        command_of::<llm_search::LlmSearch>(),
-        command_of::<llm_ast_search::LlmAstSearch>(),
-        command_of::<llm_transform::LlmTransform>(),
-        command_of::<llm_read::LlmRead>(),
-        command_of::<llm_discover::LlmDiscover>(),
-        command_of::<llm_shell::LlmShell>(),
-        command_of::<llm_jobs::LlmJobs>(),
-        command_of::<aide::Aide>(),
-    ] {
+    for cmd in aide::TOOLS.iter().map(|t| (t.command)()) {
         undescribed_positionals(&cmd, cmd.get_name(), &mut missing);
     }
     assert!(missing.is_empty(), "positionals without a description: {missing:?}");

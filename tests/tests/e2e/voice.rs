@@ -11,17 +11,10 @@ use serde_json::{Value, json};
 /// another program's command line it is told to run.
 const NOT_OUR_FLAGS: &[&str] = &["git config --unset", "git restore"];
 
-const BINARIES: &[&str] = &[
-    "llm-search",
-    "llm-ast-search",
-    "llm-read",
-    "llm-discover",
-    "llm-transform",
-    "llm-shell",
-    "llm-jobs",
-    "llm-lint",
-    "llm-git",
-];
+/// The tools' binaries (`aide` is also an ordinary word in text).
+fn binaries() -> impl Iterator<Item = &'static str> {
+    aide::TOOLS.iter().map(|t| t.name).filter(|n| *n != "aide")
+}
 
 /// The flags (`--offset`, ` --limit`) and binaries `text` names.
 fn cli_words(text: &str) -> Vec<String> {
@@ -29,7 +22,7 @@ fn cli_words(text: &str) -> Vec<String> {
     for allowed in NOT_OUR_FLAGS {
         text = text.replace(allowed, "");
     }
-    let mut found: Vec<String> = BINARIES.iter().filter(|b| text.contains(*b)).map(|b| b.to_string()).collect();
+    let mut found: Vec<String> = binaries().filter(|b| text.contains(b)).map(str::to_string).collect();
     let bytes = text.as_bytes();
     for (i, _) in text.match_indices("--") {
         let before_ok = i == 0 || !bytes[i - 1].is_ascii_alphanumeric() && bytes[i - 1] != b'-';

@@ -138,25 +138,32 @@ pub fn check(tool: &str, runs: usize, warmup: usize) -> Result<()> {
     }
 }
 
+/// Every benchmark, by the name `cargo xtask bench NAME` takes (the README
+/// lists the same names; a test holds them equal).
+pub const BENCHES: &[(&str, fn(usize, usize) -> Result<()>)] = &[
+    ("search", search::bench),
+    ("discover", discover::bench),
+    ("jobs", jobs::bench),
+    ("shell", shell::bench),
+    ("lint", lint::bench),
+    ("git", git::bench),
+    ("lsp", lsp::bench),
+    ("ast", ast::bench),
+    ("transform", transform::bench),
+    ("mcp", mcp::bench),
+    ("mcp-bytes", |_, _| mcp_bytes::bench()),
+    ("refactor", refactor::bench),
+    ("log", log::bench),
+    ("startup", startup::bench),
+];
+
 pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
-    match tool {
-        "search" => search::bench(runs, warmup),
-        "discover" => discover::bench(runs, warmup),
-        "jobs" => jobs::bench(runs, warmup),
-        "shell" => shell::bench(runs, warmup),
-        "lint" => lint::bench(runs, warmup),
-        "git" => git::bench(runs, warmup),
-        "lsp" => lsp::bench(runs, warmup),
-        "ast" => ast::bench(runs, warmup),
-        "transform" => transform::bench(runs, warmup),
-        "mcp" => mcp::bench(runs, warmup),
-        "mcp-bytes" => mcp_bytes::bench(),
-        "log" => log::bench(runs, warmup),
-        "startup" => startup::bench(runs, warmup),
-        "refactor" => refactor::bench(runs, warmup),
-        other => Err(format!(
-            "no benchmark for `{other}` yet (available: search, discover, jobs, shell, lint, git, lsp, ast, transform, mcp, mcp-bytes, refactor, log, startup)"
-        )),
+    match BENCHES.iter().find(|(name, _)| *name == tool) {
+        Some((_, bench)) => bench(runs, warmup),
+        None => {
+            let names: Vec<&str> = BENCHES.iter().map(|(name, _)| *name).collect();
+            Err(format!("no benchmark for `{tool}` yet (available: {})", names.join(", ")))
+        }
     }
 }
 
@@ -437,4 +444,20 @@ fn case_of(name: &str, results: Vec<Measured>) -> Case {
         say(&format!("  {:<40} median {:>9.2} ms  peak {:>7.1} MiB", r.label, r.median_ms, r.peak_rss_mib));
     }
     Case { name: name.into(), first_results: None, verified: None, notes: Vec::new(), results, ratios }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The README's development section names every benchmark, and only those.
+    #[test]
+    fn the_readme_lists_every_benchmark() {
+        let readme = std::fs::read_to_string(super::workspace().join("README.md")).unwrap();
+        let line = readme.lines().find(|l| l.starts_with("* `cargo xtask bench ") && l.contains('|')).unwrap();
+        let listed = line.trim_start_matches("* `cargo xtask bench ").split('`').next().unwrap();
+        let mut listed: Vec<&str> = listed.split('|').collect();
+        let mut benches: Vec<&str> = super::BENCHES.iter().map(|(name, _)| *name).collect();
+        listed.sort_unstable();
+        benches.sort_unstable();
+        assert_eq!(listed, benches, "README.md's `cargo xtask bench` line");
+    }
 }

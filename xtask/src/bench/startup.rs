@@ -87,20 +87,30 @@ fn measure(runs: usize, warmup: usize) -> Result<(std::path::PathBuf, Vec<Case>)
     )
     .map_err(|e| e.to_string())?;
     let request = request.display().to_string();
-    let bin = |package: &str| release_binary(package, package).map(|p| p.display().to_string());
-    let tools: Vec<(String, Vec<String>)> = vec![
-        (bin("llm-search")?, vec!["--json", "--pattern", "fn"]),
-        (bin("llm-read")?, vec!["--json", "f0.rs"]),
-        (bin("llm-ast-search")?, vec!["--json", "f0.rs"]),
-        (bin("llm-discover")?, vec!["--json", "--query", "f0"]),
-        (bin("llm-transform")?, vec!["--json", "--request", &request]),
-        (bin("llm-shell")?, vec!["--json", "check", "--", "true"]),
-        (bin("llm-jobs")?, vec!["--json", "list"]),
-        (bin("aide")?, vec!["--json", "log", "list", "--limit", "1"]),
-    ]
-    .into_iter()
-    .map(|(exe, args)| (exe, args.into_iter().map(str::to_string).collect()))
-    .collect();
+    // The tree is a repository of one commit, for llm-git.
+    crate::run("git", &["-C", &tree.display().to_string(), "init", "-q"])?;
+    crate::run(
+        "git",
+        &[
+            "-C",
+            &tree.display().to_string(),
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@b",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "start",
+        ],
+    )?;
+    let mut tools: Vec<(String, Vec<String>)> = Vec::new();
+    for listed in aide::TOOLS {
+        let args = probe(listed.name, &request).ok_or_else(|| format!("no start-up probe for {}", listed.name))?;
+        let exe = release_binary(listed.name, listed.name)?.display().to_string();
+        tools.push((exe, args.into_iter().map(str::to_string).collect()));
+    }
     let mut cases = Vec::new();
     for (exe, args) in &tools {
         let name = std::path::Path::new(exe).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -120,8 +130,34 @@ fn measure(runs: usize, warmup: usize) -> Result<(std::path::PathBuf, Vec<Case>)
     Ok((tree, cases))
 }
 
+/// The run each tool's start-up is measured by: a small real request on
+/// the start-up tree (None for a tool without one, which the test below
+/// refuses: every tool of the catalogue is measured).
+fn probe<'a>(tool: &str, transform_request: &'a str) -> Option<Vec<&'a str>> {
+    Some(match tool {
+        "llm-search" => vec!["--json", "--pattern", "fn"],
+        "llm-read" => vec!["--json", "f0.rs"],
+        "llm-ast-search" => vec!["--json", "f0.rs"],
+        "llm-discover" => vec!["--json", "--query", "f0"],
+        "llm-transform" => vec!["--json", "--request", transform_request],
+        "llm-shell" => vec!["--json", "check", "--", "true"],
+        "llm-jobs" => vec!["--json", "list"],
+        "llm-lint" => vec!["--json", "--checker", "syntax", "f0.rs"],
+        "llm-git" => vec!["--json", "status"],
+        "aide" => vec!["--json", "log", "list", "--limit", "1"],
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_tool_of_the_catalogue_has_a_start_up_probe() {
+        for listed in aide::TOOLS {
+            assert!(super::probe(listed.name, "r.json").is_some(), "{} has no start-up probe", listed.name);
+        }
+    }
+
     use super::*;
 
     #[test]
