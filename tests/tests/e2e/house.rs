@@ -271,6 +271,74 @@ fn every_tool_of_the_catalogue_is_a_workspace_crate() {
     }
 }
 
+/// The names a Cargo.toml section declares (`name.workspace = true`,
+/// `name = "1"`, `name = { … }`).
+fn declared(manifest: &str, section: &str) -> Vec<String> {
+    let head = format!("[{section}]");
+    let Some(start) = manifest.lines().position(|l| l.trim() == head) else { return Vec::new() };
+    manifest
+        .lines()
+        .skip(start + 1)
+        .take_while(|l| !l.starts_with('['))
+        .filter_map(|l| {
+            let name: String = l.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+            (!name.is_empty() && l[name.len()..].trim_start().starts_with(['.', '='])).then_some(name)
+        })
+        .collect()
+}
+
+/// Every `.rs` file's text beneath `dir`.
+fn rust_sources(dir: &Path, out: &mut String) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() && name != "target" && name != "corpus" {
+            rust_sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push_str(&std::fs::read_to_string(&path).unwrap());
+        }
+    }
+}
+
+/// A dependency no source of its crate names is dead weight in every build
+/// (what cargo-machete checks, by the same reading): each crate's, and the
+/// workspace's list, which no crate takes from.
+#[test]
+fn every_dependency_is_used() {
+    let workspace = workspace();
+    let ident = |name: &str| name.replace('-', "_");
+    let names_word = |text: &str, word: &str| {
+        text.match_indices(word).any(|(at, _)| {
+            let edge = |c: Option<char>| c.is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_');
+            edge(text[..at].chars().last()) && edge(text[at + word.len()..].chars().next())
+        })
+    };
+    let mut unused = Vec::new();
+    let mut taken = BTreeSet::new();
+    for krate in members(workspace) {
+        let manifest = std::fs::read_to_string(workspace.join(&krate).join("Cargo.toml")).unwrap();
+        let mut sources = String::new();
+        rust_sources(&workspace.join(&krate), &mut sources);
+        for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            for dep in declared(&manifest, section) {
+                if !names_word(&sources, &ident(&dep)) {
+                    unused.push(format!("{krate} [{section}] {dep}"));
+                }
+                taken.insert(dep);
+            }
+        }
+    }
+    let root = std::fs::read_to_string(workspace.join("Cargo.toml")).unwrap();
+    // The reading sees what a manifest declares (the check cannot pass by reading nothing).
+    assert!(taken.contains("serde") && taken.contains("aide-core"), "{taken:?}");
+    for dep in declared(&root, "workspace.dependencies") {
+        if !taken.contains(&dep) {
+            unused.push(format!("[workspace.dependencies] {dep}"));
+        }
+    }
+    assert!(unused.is_empty(), "dependencies nothing uses (remove them):\n{}", unused.join("\n"));
+}
+
 /// The reader finds a loop when there is one (the check cannot pass by
 /// reading nothing), and a doc link is not an import.
 #[test]
