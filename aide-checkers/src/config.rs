@@ -14,7 +14,7 @@ const MYPY_FILES: &[&str] = &["mypy.ini", ".mypy.ini", "pyproject.toml", "setup.
 
 /// mypy's configuration, as far as aide's command line depends on it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MypyConfig {
+pub(crate) struct MypyConfig {
     /// It names what to check: mypy is given no path.
     pub targets: bool,
     /// The report options it sets (mypy would write those files).
@@ -22,7 +22,7 @@ pub struct MypyConfig {
 }
 
 /// The configuration mypy reads when run in `root`, if any.
-pub fn mypy(root: &Path) -> Option<MypyConfig> {
+pub(crate) fn mypy(root: &Path) -> Option<MypyConfig> {
     let mut dir = Some(root);
     while let Some(d) = dir {
         if let Some(found) = MYPY_FILES.iter().find_map(|name| mypy_file(&d.join(name))) {

@@ -187,13 +187,13 @@ struct Source {
 ///
 /// Checkers run in the root: a relative path they print starts there
 /// (or, for cargo, at the workspace's root above it).
-pub struct Sources<'r> {
+pub(crate) struct Sources<'r> {
     root: &'r Root,
     files: BTreeMap<String, Option<Source>>,
 }
 
 impl<'r> Sources<'r> {
-    pub fn new(root: &'r Root) -> Sources<'r> {
+    pub(crate) fn new(root: &'r Root) -> Sources<'r> {
         Sources { root, files: BTreeMap::new() }
     }
 
@@ -229,7 +229,7 @@ impl<'r> Sources<'r> {
 
     /// The diagnostic located in its file; None when the file is not in
     /// the root (a dependency's source, a generated file elsewhere).
-    pub fn locate(&mut self, raw: &RawDiagnostic, checker: &str) -> Option<Finding> {
+    pub(crate) fn locate(&mut self, raw: &RawDiagnostic, checker: &str) -> Option<Finding> {
         let source = self.source(&raw.path)?;
         let (start, end) = span_of(source, raw.start, raw.end);
         let (rel, checksum) = (source.rel.clone(), source.checksum.clone());
@@ -354,7 +354,7 @@ fn line_range(source: &Source, line: usize) -> Option<std::ops::Range<usize>> {
 }
 
 /// The order every answer lists diagnostics in: by file, place, then what.
-pub fn sort(findings: &mut Vec<Finding>) {
+pub(crate) fn sort(findings: &mut Vec<Finding>) {
     findings.sort_by(|a, b| {
         (&a.path, a.byte_start, a.byte_end, &a.checker, &a.code, &a.message, a.severity).cmp(&(
             &b.path,

@@ -22,12 +22,12 @@ fn stamp(path: &Path) -> Stamp {
 }
 
 /// The source files' stamps, kept up to date between checkers.
-pub struct Guard {
+pub(crate) struct Guard {
     files: BTreeMap<String, (PathBuf, Stamp)>,
 }
 
 impl Guard {
-    pub fn new(root: &Root, project: &Project) -> Guard {
+    pub(crate) fn new(root: &Root, project: &Project) -> Guard {
         let files = project
             .files
             .iter()
@@ -43,7 +43,7 @@ impl Guard {
 
     /// The files that changed since the last look (relative, sorted); the
     /// next look starts from now.
-    pub fn changed(&mut self) -> Vec<String> {
+    pub(crate) fn changed(&mut self) -> Vec<String> {
         let mut out = Vec::new();
         for (rel, (abs, was)) in &mut self.files {
             let now = stamp(abs);
@@ -57,7 +57,7 @@ impl Guard {
 }
 
 /// Why a checker that changed `files` failed.
-pub fn wrote(files: &[String]) -> String {
+pub(crate) fn wrote(files: &[String]) -> String {
     const SHOWN: usize = 5;
     let mut named = files.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
     if files.len() > SHOWN {

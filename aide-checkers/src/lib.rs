@@ -36,15 +36,15 @@
 
 pub mod baseline;
 pub mod checker;
-pub mod config;
-pub mod error;
-pub mod finding;
+mod config;
+mod error;
+mod finding;
 mod formats;
 mod guard;
 pub mod revision;
 pub mod run;
 pub mod selection;
-pub mod syntax;
+mod syntax;
 
 use std::collections::BTreeSet;
 use std::time::Duration;

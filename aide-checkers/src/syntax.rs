@@ -7,10 +7,10 @@ use aide_core::tool::Context;
 
 use crate::finding::{Finding, Severity};
 
-pub const NAME: &str = "syntax";
+pub(crate) const NAME: &str = "syntax";
 
 /// The syntax errors of `files` (relative to the root).
-pub fn check(root: &Root, files: &[String], ctx: &Context) -> Result<Vec<Finding>, aide_core::AideError> {
+pub(crate) fn check(root: &Root, files: &[String], ctx: &Context) -> Result<Vec<Finding>, aide_core::AideError> {
     let mut out = Vec::new();
     for rel in files {
         ctx.check_cancel()?;

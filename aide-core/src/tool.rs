@@ -55,6 +55,14 @@ pub trait Tool {
     fn outside_subcommands() -> Vec<clap::Command> {
         Vec::new()
     }
+    /// Runs what this same binary serves outside the harness, when the
+    /// process was started as it (a session's keeper, a job's supervisor, a
+    /// language server's keeper, `aide mcp`): Some(its exit status), None
+    /// for an ordinary command line. The harness calls it first, after a
+    /// sandbox's helper and before anything else reads the arguments.
+    fn outside_harness() -> Option<i32> {
+        None
+    }
     /// Whether the process sets glibc's allocator for heavy parsing (see
     /// `aide_gate::process::tune_allocator`): faster for tree-sitter work, but
     /// it keeps freed memory, which costs a search that grows one large

@@ -120,7 +120,16 @@ impl CommonArgs {
 }
 
 /// Runs `T` on the process arguments and exits with its status.
+///
+/// Every binary is also the helper that enters a sandbox (`TOOL
+/// __aide_sandbox …`: whatever tool starts a sandboxed process starts it
+/// through its own executable), and whatever the tool serves outside the
+/// harness ([`Tool::outside_harness`]); both are looked for first, before
+/// any thread starts.
 pub fn main<T: Tool>() -> ! {
+    if let Some(status) = aide_gate::sandbox::run_internal_command().or_else(T::outside_harness) {
+        std::process::exit(status);
+    }
     let status = run::<T>(std::env::args_os().collect());
     std::process::exit(status.code())
 }

@@ -21,7 +21,7 @@
 //! sandbox left listening there, answers nobody outside it). [`Place::stop`]
 //! signals that proven process, never whatever pid a file names.
 
-pub mod peer;
+mod peer;
 mod place;
 mod serve;
 

@@ -24,7 +24,7 @@ use std::path::Path;
 
 /// A process proven to be a socket's peer, with what was read of it then.
 #[derive(Debug)]
-pub struct Process {
+pub(crate) struct Process {
     pid: i32,
     /// None only on kernels without pidfds (before 5.3).
     pidfd: Option<OwnedFd>,
@@ -40,7 +40,7 @@ pub struct Process {
 /// `no_new_privs`, as in a CI runner's or a harness's), under
 /// `no_new_privs`, which nothing unsets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Confinement {
+pub(crate) struct Confinement {
     pub no_new_privs: bool,
     /// Its user namespace (the namespace's inode); None where it cannot
     /// be looked into (from inside a sandbox it is not in) or the kernel
@@ -50,7 +50,7 @@ pub struct Confinement {
 
 impl Confinement {
     /// This process's: unknown `no_new_privs` is taken for yes.
-    pub fn own() -> Confinement {
+    pub(crate) fn own() -> Confinement {
         let status = status_of_path(Path::new("/proc/self/status"));
         Confinement {
             no_new_privs: status.is_none_or(|s| s.confinement.no_new_privs),
@@ -62,7 +62,7 @@ impl Confinement {
     /// `other`: it is in the same user namespace (a process in an aide
     /// sandbox is in one of its own), and under `no_new_privs` only if
     /// `other` is too.
-    pub fn no_more_than(&self, other: &Confinement) -> bool {
+    pub(crate) fn no_more_than(&self, other: &Confinement) -> bool {
         self.user_namespace == other.user_namespace && (!self.no_new_privs || other.no_new_privs)
     }
 
@@ -70,7 +70,7 @@ impl Confinement {
     /// `keeper`: one started from a sandbox this caller is not in may say
     /// anything. A keeper this caller cannot look into is outside the
     /// caller's own sandbox, so no more confined than it.
-    pub fn trusts(&self, keeper: &Confinement) -> bool {
+    pub(crate) fn trusts(&self, keeper: &Confinement) -> bool {
         match keeper.user_namespace {
             Some(_) => keeper.no_more_than(self),
             None => !keeper.no_new_privs || self.no_new_privs,
@@ -81,15 +81,15 @@ impl Confinement {
 /// Why a peer could not be proven: it is taken for no one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Unproven(pub String);
+pub(crate) struct Unproven(pub String);
 
 impl Process {
-    pub fn pid(&self) -> i32 {
+    pub(crate) fn pid(&self) -> i32 {
         self.pid
     }
 
     /// Sends `signal` to this process, never to another that took its pid.
-    pub fn signal(&self, signal: rustix::process::Signal) -> io::Result<()> {
+    pub(crate) fn signal(&self, signal: rustix::process::Signal) -> io::Result<()> {
         match &self.pidfd {
             Some(fd) => rustix::process::pidfd_send_signal(fd, signal).map_err(io::Error::from),
             None => {
@@ -100,7 +100,7 @@ impl Process {
     }
 
     /// Whether it still runs (not yet reaped) under its pid.
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         match &self.pidfd {
             Some(fd) => pidfd_pid(fd).is_ok_and(|p| p == self.pid),
             None => Path::new(&format!("/proc/{}", self.pid)).exists(),
@@ -119,7 +119,7 @@ enum Source {
 }
 
 /// The process at the other end of `stream`, proven.
-pub fn of_peer(stream: &UnixStream) -> Result<Process, Unproven> {
+pub(crate) fn of_peer(stream: &UnixStream) -> Result<Process, Unproven> {
     of_peer_from(stream, Source::Socket)
 }
 
@@ -155,7 +155,7 @@ fn of_peer_from(stream: &UnixStream, source: Source) -> Result<Process, Unproven
 /// pid `/proc/locks` names, held by a pidfd, with the file open (a process
 /// that merely took over a dead holder's pid has not), and still that pid
 /// after all was read. None when no process holds the lock.
-pub fn holding_lock(path: &Path) -> Result<Option<Process>, Unproven> {
+pub(crate) fn holding_lock(path: &Path) -> Result<Option<Process>, Unproven> {
     use std::os::unix::fs::MetadataExt;
     let unreadable = |e: io::Error| Unproven(format!("{}: {e}", path.display()));
     let Some(pid) = lock_holder(path).map_err(unreadable)? else { return Ok(None) };
@@ -178,7 +178,7 @@ pub fn holding_lock(path: &Path) -> Result<Option<Process>, Unproven> {
 
 /// The pid of the process `/proc/locks` names as holding an exclusive
 /// `flock` on the file `path` (None when none holds one).
-pub fn lock_holder(path: &Path) -> io::Result<Option<i32>> {
+pub(crate) fn lock_holder(path: &Path) -> io::Result<Option<i32>> {
     use std::os::unix::fs::MetadataExt;
     let meta = match std::fs::metadata(path) {
         Ok(meta) => meta,

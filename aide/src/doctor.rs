@@ -119,7 +119,7 @@ const PROGRAMS: &[Program] = &[
 const LARGE_DATABASE: u64 = 1 << 30;
 
 /// Runs every check; `fix` also removes the lock files nobody holds.
-pub fn doctor(fix: bool) -> DoctorReport {
+pub(crate) fn doctor(fix: bool) -> DoctorReport {
     let mut checks: Vec<Check> = PROGRAMS.iter().map(check_program).collect();
     let home = aide_core::home::aide_home();
     checks.push(check_home(&home));

@@ -25,10 +25,10 @@
 //! instead of an envelope. Runs of `aide` itself are not logged.
 
 pub mod catalogue;
-pub mod doctor;
-pub mod error;
+mod doctor;
+mod error;
 mod log;
-pub mod mcp;
+mod mcp;
 mod operations;
 mod output;
 mod request;
@@ -38,15 +38,6 @@ use aide_core::tool::{Context, Outcome, Tool};
 
 use crate::error::AideToolError;
 use aide_core::operation::Operation;
-
-/// The `aide` executable: `aide mcp` serves MCP on stdio; every other
-/// subcommand runs through the common harness.
-pub fn main() -> ! {
-    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let status =
-        if argv.get(1).is_some_and(|a| a == "mcp") { mcp::main(argv) } else { aide_harness::cli::run::<Aide>(argv) };
-    std::process::exit(status.code())
-}
 
 pub use crate::catalogue::TOOLS;
 use log::run_log;
@@ -71,6 +62,13 @@ impl Tool for Aide {
     const LOG: bool = false;
     type Request = AideRequest;
     type Output = AideOutput;
+
+    /// `aide mcp` serves MCP on stdio, outside the harness; every other
+    /// subcommand runs through it.
+    fn outside_harness() -> Option<i32> {
+        let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        argv.get(1).is_some_and(|a| a == "mcp").then(|| mcp::main(argv).code())
+    }
 
     fn outside_subcommands() -> Vec<clap::Command> {
         use clap::CommandFactory;

@@ -65,7 +65,7 @@ use crate::symbols::SymbolKind;
 mod parse;
 
 use parse::error;
-pub use parse::{Expr, Pos, parse};
+pub(crate) use parse::{Expr, Pos, parse};
 
 /// A 1-based line and column (columns count Unicode scalar values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -206,7 +206,7 @@ impl DialectValue {
 
 /// The types of Dialect values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Type {
+pub(crate) enum Type {
     Str,
     Int,
     Definitions,
@@ -272,7 +272,7 @@ const FUNCTIONS: &[Function] = &[
 ];
 
 /// What the interpreter asks of the tree: the tool's engines.
-pub trait Backend {
+pub(crate) trait Backend {
     /// The definitions of a name.
     fn definitions(&self, name: &str) -> Result<Vec<Definition>, AideError>;
     /// The references of names (identifiers or name paths), by the request's engine.
@@ -297,7 +297,7 @@ fn function(program: &str, name: &str, pos: Pos) -> Result<&'static Function, Ai
 }
 
 /// Type-checks an expression, returning its type.
-pub fn check(program: &str, expr: &Expr) -> Result<Type, AideError> {
+pub(crate) fn check(program: &str, expr: &Expr) -> Result<Type, AideError> {
     match expr {
         Expr::Str(..) => Ok(Type::Str),
         Expr::Int(..) => Ok(Type::Int),
@@ -426,7 +426,7 @@ fn eval(program: &str, expr: &Expr, backend: &dyn Backend) -> Result<DialectValu
 
 /// Parses, checks and runs a program: one value, or a list of values for a
 /// program of several expressions.
-pub fn run(program: &str, backend: &dyn Backend) -> Result<DialectValue, AideError> {
+pub(crate) fn run(program: &str, backend: &dyn Backend) -> Result<DialectValue, AideError> {
     let exprs = parse(program)?;
     for e in &exprs {
         check(program, e)?;

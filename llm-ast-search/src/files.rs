@@ -12,7 +12,7 @@ use aide_core::{AideError, Diagnostic, Lang, Root};
 
 use crate::error::AstError;
 
-pub use crate::source::SourceFile;
+pub(crate) use crate::source::SourceFile;
 
 /// The files of a request: explicit paths (files or directories under the
 /// root), or the whole root; filtered by language and the walk options.

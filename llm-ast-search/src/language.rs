@@ -9,7 +9,7 @@ use aide_core::Lang;
 use tree_sitter::{Language, Parser, Query, Tree};
 
 /// The tree-sitter grammar of a language (TSX has its own grammar).
-pub fn grammar(lang: Lang) -> Language {
+pub(crate) fn grammar(lang: Lang) -> Language {
     match lang {
         Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
         Lang::Python => tree_sitter_python::LANGUAGE.into(),
@@ -145,7 +145,7 @@ pub(crate) fn per_language<T>(cells: &'static [OnceLock<T>; 9], lang: Lang, init
 }
 
 /// The compiled tags query of a language: the grammar's plus our overlay.
-pub fn tags_query(lang: Lang) -> &'static Query {
+pub(crate) fn tags_query(lang: Lang) -> &'static Query {
     static QUERIES: [OnceLock<Query>; 9] = [const { OnceLock::new() }; 9];
     per_language(&QUERIES, lang, || {
         let text = format!("{}\n{}", grammar_tags(lang), tags_overlay(lang));

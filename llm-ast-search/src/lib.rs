@@ -110,7 +110,7 @@
 
 mod backend;
 mod callers;
-pub mod dialect;
+mod dialect;
 mod engine;
 mod error;
 mod files;
@@ -202,6 +202,11 @@ impl Tool for LlmAstSearch {
         &[("file_glob", "glob"), ("path", "paths"), ("program", "dialect"), ("lang", "language")];
     type Request = AstRequest;
     type Output = AstOutput;
+
+    /// A language server's keeper runs from this same binary, out of sight of the CLI.
+    fn outside_harness() -> Option<i32> {
+        lsp::keeper::run_internal_command()
+    }
 
     fn run(request: AstRequest, ctx: &Context) -> Result<Outcome<AstOutput>, AideError> {
         run(&request, ctx)

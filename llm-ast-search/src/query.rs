@@ -48,7 +48,7 @@ pub struct CompiledQuery {
 /// tree-sitter's matching costs grow with their product (a 40-deep pattern
 /// over 800 nested parentheses took 5 s, 100-deep 25 s). Ordinary code is
 /// tens of levels deep and patterns a few: far under it.
-pub const DEPTH_BUDGET: usize = 12_000;
+pub(crate) const DEPTH_BUDGET: usize = 12_000;
 
 /// A diagnostic for a file too deep for `compiled` (which then is not
 /// searched), or None. A bare `(kind) @name` pattern is matched by a walk,
@@ -157,7 +157,7 @@ pub fn required_literal(compiled: &CompiledQuery) -> Option<String> {
 }
 
 /// Every capture of `query` in `file`, deduplicated, in source order.
-pub fn run(compiled: &CompiledQuery, file: &SourceFile, max_text: usize) -> Vec<Capture> {
+pub(crate) fn run(compiled: &CompiledQuery, file: &SourceFile, max_text: usize) -> Vec<Capture> {
     let query = &compiled.query;
     let mut out: Vec<Capture> = Vec::new();
     let capture = |node: tree_sitter::Node<'_>, name: &str| {

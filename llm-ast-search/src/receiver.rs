@@ -23,7 +23,7 @@ use crate::symbols::{Symbol, SymbolKind};
 
 /// How a member access uses the name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemberUse {
+pub(crate) enum MemberUse {
     /// `x.f(…)` (and Java's `x::f`).
     Call,
     /// `x.f`, read or written.
@@ -35,7 +35,7 @@ pub enum MemberUse {
 impl MemberUse {
     /// The use of the name at `start..end`; `initializer` when the access
     /// has no receiver (a field key).
-    pub fn of(file: &SourceFile, start: usize, end: usize, initializer: bool) -> MemberUse {
+    pub(crate) fn of(file: &SourceFile, start: usize, end: usize, initializer: bool) -> MemberUse {
         if initializer {
             return MemberUse::Initializer;
         }
@@ -50,7 +50,7 @@ impl MemberUse {
     }
 
     /// Whether a symbol of `kind` can be what this use names in `lang`.
-    pub fn can_mean(self, kind: SymbolKind, lang: Lang) -> bool {
+    pub(crate) fn can_mean(self, kind: SymbolKind, lang: Lang) -> bool {
         let method = matches!(kind, SymbolKind::Method | SymbolKind::Function);
         match self {
             MemberUse::Initializer => !method,
@@ -62,7 +62,7 @@ impl MemberUse {
     /// Whether a module-level symbol can be reached by this use: `pkg.F()`
     /// in Go, `module.f()` in Python and JavaScript; never in Rust, Java, C
     /// and C++, whose member accesses reach members only.
-    pub fn reaches_free_symbols(lang: Lang) -> bool {
+    pub(crate) fn reaches_free_symbols(lang: Lang) -> bool {
         !matches!(lang, Lang::Rust | Lang::Java | Lang::C | Lang::Cpp)
     }
 }
@@ -71,7 +71,7 @@ impl MemberUse {
 /// on it in order (`T::new(a).x(b)` is `Constructed { T, via: new }` then
 /// `x`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Chain {
+pub(crate) struct Chain {
     start: ChainStart,
     calls: Vec<String>,
 }
@@ -87,12 +87,16 @@ enum ChainStart {
 impl Chain {
     /// The chain behind `receiver`, where syntax shows one; a local's type
     /// comes from `local_type`.
-    pub fn of(file: &SourceFile, receiver: Node<'_>, local_type: &dyn Fn(&str) -> Option<String>) -> Option<Chain> {
+    pub(crate) fn of(
+        file: &SourceFile,
+        receiver: Node<'_>,
+        local_type: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<Chain> {
         chain_of(file, receiver, local_type, 0)
     }
 
     /// The type the chain yields, by the return types in `returns`.
-    pub fn yields(&self, returns: &ReturnTypes) -> Option<String> {
+    pub(crate) fn yields(&self, returns: &ReturnTypes) -> Option<String> {
         let mut ty = match &self.start {
             ChainStart::Typed(t) => t.clone(),
             ChainStart::Associated { owner, function } => returns.of(owner, function)?,
@@ -167,7 +171,7 @@ fn chain_of(
 
 /// The type a field key at `start..end` initializes or matches: `S` of
 /// `S { f: … }`, a struct pattern `S { f, .. }`, Go's `S{f: …}`.
-pub fn initializer_type(file: &SourceFile, start: usize, end: usize) -> Option<String> {
+pub(crate) fn initializer_type(file: &SourceFile, start: usize, end: usize) -> Option<String> {
     let node = file.tree.root_node().descendant_for_byte_range(start, end)?;
     let literal = std::iter::successors(node.parent(), |n| n.parent())
         .take(4)
@@ -196,7 +200,7 @@ fn capitalised(name: &str) -> bool {
 
 /// The type a member function declares it returns, as a bare type name
 /// (`Self` read as its owner): `-> &mut Self`, `-> Option<T>` is `Option`.
-pub fn declared_return(symbol: &Symbol, owner: &str, lang: Lang) -> Option<String> {
+pub(crate) fn declared_return(symbol: &Symbol, owner: &str, lang: Lang) -> Option<String> {
     let sig = symbol.signature.as_str();
     let ret = match lang {
         Lang::Rust | Lang::Python => sig.rsplit_once("->")?.1,
@@ -222,12 +226,12 @@ pub fn declared_return(symbol: &Symbol, owner: &str, lang: Lang) -> Option<Strin
 /// What each `(owner, method)` of the files returns; a pair defined with
 /// two different return types returns nothing known.
 #[derive(Debug, Clone, Default)]
-pub struct ReturnTypes {
+pub(crate) struct ReturnTypes {
     by_member: HashMap<(String, String), Option<String>>,
 }
 
 impl ReturnTypes {
-    pub fn add(&mut self, owner: String, method: String, returns: Option<String>) {
+    pub(crate) fn add(&mut self, owner: String, method: String, returns: Option<String>) {
         self.by_member
             .entry((owner, method))
             .and_modify(|known| {

@@ -220,7 +220,7 @@ fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &'static str, sy
 
 /// The identifier a (possibly qualified) query names: `K::m` → `m`,
 /// `impl Agent/run` → `run`.
-pub fn last_identifier(query: &str) -> &str {
+pub(crate) fn last_identifier(query: &str) -> &str {
     let tail = query.rsplit('/').next().unwrap_or(query);
     let tail = tail.rsplit("::").next().unwrap_or(tail);
     let tail = tail.rsplit('.').next().unwrap_or(tail);
@@ -229,7 +229,7 @@ pub fn last_identifier(query: &str) -> &str {
 
 /// The definitions in `file` matching `query` (a name, or the end of a name
 /// path), with how they matched.
-pub fn definitions_in(file: &SourceFile, query: &str) -> Vec<(NameMatch, Symbol)> {
+pub(crate) fn definitions_in(file: &SourceFile, query: &str) -> Vec<(NameMatch, Symbol)> {
     let symbols = file.outline();
     let extra = tag_definitions(file, last_identifier(query), symbols);
     symbols
@@ -248,7 +248,7 @@ pub fn definitions_in(file: &SourceFile, query: &str) -> Vec<(NameMatch, Symbol)
 /// The references to `name` in `file`; with `include_definitions`, the
 /// places that define it too, as references of kind `definition` whose
 /// `enclosing` is the definition's parent.
-pub fn references_in(file: &SourceFile, name: &str, include_definitions: bool) -> Vec<Reference> {
+pub(crate) fn references_in(file: &SourceFile, name: &str, include_definitions: bool) -> Vec<Reference> {
     if name.is_empty() {
         return Vec::new();
     }
@@ -296,7 +296,7 @@ fn definition_site(file: &SourceFile, symbols: &[Symbol], name: &str, start: usi
 }
 
 /// The occurrence of `name` at `start..end` of `file` as a reference of `kind`.
-pub fn reference_at(file: &SourceFile, name: &str, kind: RefKind, start: usize, end: usize) -> Reference {
+pub(crate) fn reference_at(file: &SourceFile, name: &str, kind: RefKind, start: usize, end: usize) -> Reference {
     reference(file, file.outline(), name, kind, start, end)
 }
 

@@ -200,7 +200,7 @@ fn constructed_type(value: &str) -> Option<String> {
 
 /// How an identifier occurrence is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Access {
+pub(crate) enum Access {
     /// A bare name: `run`, `run()`, `Agent`.
     Bare,
     /// A member of a value: `x.run`, `self.run`, `this.run`, `p->run`; the
@@ -234,7 +234,7 @@ const QUALIFIED_KINDS: &[(&str, &str, &str)] = &[
 
 /// The receiver of the member access whose name is at `start..end` (`x` in
 /// `x.name`), where the grammar has one: not inside macro token trees.
-pub fn receiver_node(file: &SourceFile, start: usize, end: usize) -> Option<Node<'_>> {
+pub(crate) fn receiver_node(file: &SourceFile, start: usize, end: usize) -> Option<Node<'_>> {
     let node = file.tree.root_node().descendant_for_byte_range(start, end)?;
     let parent = node.parent()?;
     let is = |field: &str| parent.child_by_field_name(field).is_some_and(|c| c.id() == node.id());
@@ -245,7 +245,7 @@ pub fn receiver_node(file: &SourceFile, start: usize, end: usize) -> Option<Node
 }
 
 /// How the identifier at `start..end` of `file` is written.
-pub fn access_at(file: &SourceFile, start: usize, end: usize) -> Access {
+pub(crate) fn access_at(file: &SourceFile, start: usize, end: usize) -> Access {
     let Some(node) = file.tree.root_node().descendant_for_byte_range(start, end) else {
         return Access::Bare;
     };
@@ -293,7 +293,7 @@ pub fn access_at(file: &SourceFile, start: usize, end: usize) -> Access {
 
 /// The names a method's body calls its own object by: `self`, `this`, a
 /// Go receiver's name, Python's first parameter.
-pub fn self_names(file: &SourceFile, method_start: usize, method_end: usize) -> Vec<String> {
+pub(crate) fn self_names(file: &SourceFile, method_start: usize, method_end: usize) -> Vec<String> {
     let mut names: Vec<String> = match file.lang {
         Lang::Rust => vec!["self".into(), "Self".into()],
         Lang::Python => vec!["self".into(), "cls".into()],
@@ -419,7 +419,7 @@ fn grammar_locals(lang: Lang) -> String {
 }
 
 /// The compiled locals query of a language.
-pub fn locals_query(lang: Lang) -> &'static Query {
+pub(crate) fn locals_query(lang: Lang) -> &'static Query {
     static QUERIES: [OnceLock<Query>; 9] = [const { OnceLock::new() }; 9];
     crate::language::per_language(&QUERIES, lang, || {
         let text = format!("{}\n{}", grammar_locals(lang), locals_overlay(lang));

@@ -7,7 +7,7 @@ use tree_sitter::Node;
 
 /// `node`'s ancestors below `root` and `root` itself, nearest first (empty
 /// when `node` is `root`). Costs the depth times the children per level.
-pub fn ancestors<'t>(root: Node<'t>, node: Node<'t>) -> Vec<Node<'t>> {
+pub(crate) fn ancestors<'t>(root: Node<'t>, node: Node<'t>) -> Vec<Node<'t>> {
     let mut chain = Vec::new();
     let mut at = root;
     while at.id() != node.id() {

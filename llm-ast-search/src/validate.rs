@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::{Node, Tree};
 
 /// How many characters of the offending text a message quotes.
-pub const EXCERPT_CHARS: usize = 80;
+pub(crate) const EXCERPT_CHARS: usize = 80;
 
 /// One syntax error.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -84,7 +84,7 @@ fn innermost_errors(tree: &Tree, source: &[u8], index: &LineIndex, issues: &mut 
 
 /// The first line of `node`'s text, whitespace squeezed, at most
 /// [`EXCERPT_CHARS`] characters (`…` where cut).
-pub fn excerpt(node: Node<'_>, source: &[u8]) -> String {
+pub(crate) fn excerpt(node: Node<'_>, source: &[u8]) -> String {
     let text = String::from_utf8_lossy(&source[node.byte_range()]);
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("");

@@ -32,7 +32,7 @@
 //! by score descending, then path ascending, identically on every run.
 
 mod discover;
-pub mod error;
+mod error;
 mod folders;
 mod output;
 mod rank;

@@ -27,7 +27,7 @@ impl Node {
 }
 
 /// Builds the tree of everything `walker` visits, showing at most `limit` entries.
-pub fn build(
+pub(crate) fn build(
     walker: &Walker<'_>,
     threads: usize,
     limit: usize,

@@ -19,7 +19,7 @@ use crate::repo::{Repo, literal, object, shown};
 use crate::status::status;
 
 /// `add PATHS`: stages them; answers the files now staged among them.
-pub fn add(repo: &Repo, paths: &[String]) -> Result<AddOutput, GitError> {
+pub(crate) fn add(repo: &Repo, paths: &[String]) -> Result<AddOutput, GitError> {
     if paths.is_empty() {
         return Err(GitError::Empty { what: "the paths to add" });
     }
@@ -64,7 +64,7 @@ fn branches(repo: &Repo) -> Result<Vec<BranchInfo>, GitError> {
 }
 
 /// What `branch` was asked.
-pub struct BranchAsk<'a> {
+pub(crate) struct BranchAsk<'a> {
     pub name: Option<&'a str>,
     pub create: bool,
     pub switch: bool,
@@ -74,7 +74,11 @@ pub struct BranchAsk<'a> {
 
 /// `branch`: lists; with a name, creates (`create`) and/or switches to it
 /// (then `post-checkout PREVIOUS NEW 1` runs, as from git).
-pub fn branch(repo: &Repo, ask: &BranchAsk<'_>, ctx: &Context) -> Result<(BranchOutput, Vec<Diagnostic>), GitError> {
+pub(crate) fn branch(
+    repo: &Repo,
+    ask: &BranchAsk<'_>,
+    ctx: &Context,
+) -> Result<(BranchOutput, Vec<Diagnostic>), GitError> {
     let (mut created, mut switched) = (None, None);
     let mut diagnostics = Vec::new();
     if let Some(name) = ask.name {
@@ -155,7 +159,7 @@ fn check_name(repo: &Repo, name: &str) -> Result<(), GitError> {
 /// them, written through llm-transform (all or nothing, each guarded by
 /// the checksum it has now, undoable); with `staged`, unstaged instead
 /// (`git restore --staged`), the working tree untouched.
-pub fn restore(
+pub(crate) fn restore(
     repo: &Repo,
     root: &Root,
     paths: &[String],

@@ -23,7 +23,7 @@ use crate::repo::Repo;
 const COMMIT_HOOKS: [&str; 4] = ["pre-commit", "prepare-commit-msg", "commit-msg", "post-commit"];
 
 /// `commit -m MESSAGE`.
-pub fn commit(repo: &Repo, message: &str, ctx: &Context) -> Result<(CommitOutput, Vec<Diagnostic>), GitError> {
+pub(crate) fn commit(repo: &Repo, message: &str, ctx: &Context) -> Result<(CommitOutput, Vec<Diagnostic>), GitError> {
     if message.trim().is_empty() {
         return Err(GitError::Empty { what: "the commit message" });
     }

@@ -17,7 +17,7 @@ const FORMAT: [&str; 7] =
     ["--no-color", "--no-ext-diff", "--no-textconv", "-M", "--src-prefix=a/", "--dst-prefix=b/", "--relative"];
 
 /// Where the new side of a diff is.
-pub enum NewSide<'a> {
+pub(crate) enum NewSide<'a> {
     /// The working tree: read beneath the root, with its checksum.
     Worktree(&'a Root),
     /// The index (`:./path`) or a revision (`REV:./path`).
@@ -26,7 +26,7 @@ pub enum NewSide<'a> {
 
 /// `diff [REV] [--staged] [-- PATHS]`: the working tree against the index
 /// (or REV), or the index against HEAD (or REV) with `staged`.
-pub fn diff(
+pub(crate) fn diff(
     repo: &Repo,
     root: &Root,
     rev: Option<&str>,
@@ -56,7 +56,7 @@ pub fn diff(
 }
 
 /// The output with its totals.
-pub fn totals(old: String, new: String, files: Vec<DiffFile>) -> DiffOutput {
+pub(crate) fn totals(old: String, new: String, files: Vec<DiffFile>) -> DiffOutput {
     let insertions = files.iter().map(|f| f.insertions).sum();
     let deletions = files.iter().map(|f| f.deletions).sum();
     DiffOutput { old, new, files, insertions, deletions }
@@ -64,7 +64,7 @@ pub fn totals(old: String, new: String, files: Vec<DiffFile>) -> DiffOutput {
 
 /// The changes a commit made (against its first parent; a root commit's
 /// against nothing).
-pub fn commit_changes(repo: &Repo, commit: &str) -> Result<Vec<DiffFile>, GitError> {
+pub(crate) fn commit_changes(repo: &Repo, commit: &str) -> Result<Vec<DiffFile>, GitError> {
     let mut args: Vec<&str> = vec!["diff-tree", "-p", "-r", "--root", "--no-commit-id"];
     args.extend(FORMAT);
     args.extend(["--end-of-options", commit, "--"]);
@@ -120,7 +120,7 @@ fn name(bytes: Vec<u8>) -> String {
 
 /// Reads git's unified diff (`diff --git` headers, extended headers, hunks);
 /// names are read as bytes, so each is exact in the contract's spelling.
-pub fn parse(text: &[u8]) -> Vec<DiffFile> {
+pub(crate) fn parse(text: &[u8]) -> Vec<DiffFile> {
     let mut files: Vec<DiffFile> = Vec::new();
     let mut old_line = 0usize;
     let mut new_line = 0usize;

@@ -46,7 +46,7 @@ fn commits(out: &[u8]) -> Vec<Commit> {
 }
 
 /// `log [REV] [--path P] [-n N]`: commits, newest first.
-pub fn log(repo: &Repo, rev: Option<&str>, path: Option<&str>, limit: usize) -> Result<LogOutput, GitError> {
+pub(crate) fn log(repo: &Repo, rev: Option<&str>, path: Option<&str>, limit: usize) -> Result<LogOutput, GitError> {
     let rev = rev.unwrap_or("HEAD");
     let count = format!("--max-count={}", limit.saturating_add(1));
     let mut args: Vec<OsString> = ["log", FORMAT, &count, "--end-of-options", rev, "--"].map(OsString::from).into();
@@ -66,7 +66,7 @@ pub fn log(repo: &Repo, rev: Option<&str>, path: Option<&str>, limit: usize) -> 
 }
 
 /// One commit, checked to exist.
-pub fn one_commit(repo: &Repo, rev: &str) -> Result<Commit, GitError> {
+pub(crate) fn one_commit(repo: &Repo, rev: &str) -> Result<Commit, GitError> {
     let commit = repo.commit(rev)?;
     let out = repo.run(&["log", FORMAT, "--max-count=1", "--end-of-options", &commit, "--"])?;
     commits(&out).into_iter().next().ok_or_else(|| GitError::Unknown {
@@ -77,7 +77,7 @@ pub fn one_commit(repo: &Repo, rev: &str) -> Result<Commit, GitError> {
 }
 
 /// `blame PATH [--lines A:B] [--rev REV]`.
-pub fn blame(repo: &Repo, path: &str, lines: Option<&str>, rev: Option<&str>) -> Result<BlameOutput, GitError> {
+pub(crate) fn blame(repo: &Repo, path: &str, lines: Option<&str>, rev: Option<&str>) -> Result<BlameOutput, GitError> {
     // A textconv filter of the repository's would run a program: the file's own lines.
     let mut args: Vec<OsString> = vec!["blame".into(), "--porcelain".into(), "--no-textconv".into()];
     if let Some(spec) = lines {
@@ -205,7 +205,7 @@ fn parse_blame(out: &[u8]) -> Vec<BlameLine> {
 
 /// `show REV` (a commit and its changes) or `show REV:PATH` (a file's
 /// content, a folder's names).
-pub fn show(repo: &Repo, spec: &str) -> Result<ShowOutput, GitError> {
+pub(crate) fn show(repo: &Repo, spec: &str) -> Result<ShowOutput, GitError> {
     if let Some((rev, path)) = spec.split_once(':') {
         return show_object(repo, rev, path);
     }

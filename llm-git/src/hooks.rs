@@ -26,10 +26,10 @@ use crate::error::GitError;
 use crate::repo::Repo;
 
 /// How long a hook may run before its process tree is taken down.
-pub const HOOK_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const HOOK_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The hooks of a repository, as git finds them.
-pub struct Hooks<'a> {
+pub(crate) struct Hooks<'a> {
     repo: &'a Repo,
     ctx: &'a Context,
     timeout: Duration,
@@ -37,7 +37,7 @@ pub struct Hooks<'a> {
 
 /// What a hook is run with beyond its arguments.
 #[derive(Default)]
-pub struct HookRun<'a> {
+pub(crate) struct HookRun<'a> {
     pub args: Vec<OsString>,
     pub env: Vec<(&'static str, OsString)>,
     /// A folder the hook may write even in a sandbox (the message file's).
@@ -45,7 +45,7 @@ pub struct HookRun<'a> {
 }
 
 impl<'a> Hooks<'a> {
-    pub fn new(repo: &'a Repo, ctx: &'a Context) -> Hooks<'a> {
+    pub(crate) fn new(repo: &'a Repo, ctx: &'a Context) -> Hooks<'a> {
         Hooks { repo, ctx, timeout: HOOK_TIMEOUT }
     }
 
@@ -83,14 +83,14 @@ impl<'a> Hooks<'a> {
     }
 
     /// Whether anything runs for the event `name` (nothing read from the files).
-    pub fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: &str) -> bool {
         self.repo.config_hooks().iter().any(|h| h.events.iter().any(|e| e == name)) || self.in_folder(name).is_some()
     }
 
     /// Runs what the event `name` has, one after another, stopping at the
     /// first that fails; Ok(None) when there is none, `hook_failed` when
     /// one exits non-zero, `timeout`, `cancelled`.
-    pub fn run(&self, name: &'static str, how: HookRun<'_>) -> Result<Option<()>, GitError> {
+    pub(crate) fn run(&self, name: &'static str, how: HookRun<'_>) -> Result<Option<()>, GitError> {
         let programs = self.programs(name);
         if programs.is_empty() {
             return Ok(None);
@@ -148,7 +148,7 @@ impl<'a> Hooks<'a> {
     /// Runs a hook that comes after the change (`post-commit`,
     /// `post-checkout`): its failure cannot undo the change, so it is a
     /// diagnostic, as git only reports it.
-    pub fn run_after(&self, name: &'static str, how: HookRun<'_>, diagnostics: &mut Vec<Diagnostic>) {
+    pub(crate) fn run_after(&self, name: &'static str, how: HookRun<'_>, diagnostics: &mut Vec<Diagnostic>) {
         if let Err(e) = self.run(name, how) {
             diagnostics.push(Diagnostic::new(diag::HOOK_FAILED, format!("{e}; the change stands")));
         }
@@ -156,7 +156,7 @@ impl<'a> Hooks<'a> {
 
     /// A diagnostic for each hook among `names` git would have run and
     /// llm-git does not.
-    pub fn not_run(&self, names: &[&str], diagnostics: &mut Vec<Diagnostic>) {
+    pub(crate) fn not_run(&self, names: &[&str], diagnostics: &mut Vec<Diagnostic>) {
         for name in names.iter().filter(|n| self.has(n)) {
             diagnostics.push(Diagnostic::new(
                 diag::HOOK_NOT_RUN,

@@ -63,7 +63,7 @@
 mod change;
 mod commit;
 mod diff;
-pub mod error;
+mod error;
 mod history;
 mod hooks;
 mod operations;

@@ -16,14 +16,14 @@ use aide_core::git::{Git, Place};
 use crate::error::GitError;
 
 /// A root inside a git repository.
-pub struct Repo {
+pub(crate) struct Repo {
     git: Git,
     /// The root, where git runs.
     pub dir: PathBuf,
 }
 
 /// What one git run gave.
-pub struct Ran {
+pub(crate) struct Ran {
     pub status: i32,
     pub stdout: Vec<u8>,
     pub stderr: String,
@@ -32,38 +32,38 @@ pub struct Ran {
 impl Repo {
     /// The repository holding `root`: `not_a_repository`, or
     /// `path_outside_root` for a work tree set elsewhere, before anything runs.
-    pub fn open(root: &Root) -> Result<Repo, GitError> {
+    pub(crate) fn open(root: &Root) -> Result<Repo, GitError> {
         let dir = root.path().to_path_buf();
         Ok(Repo { git: Git::open(&dir)?, dir })
     }
 
     /// Where the root stands in its repository.
-    pub fn place(&self) -> &Place {
+    pub(crate) fn place(&self) -> &Place {
         &self.git.place
     }
 
     /// The hooks the configuration defines (`hook.<name>.command`).
-    pub fn config_hooks(&self) -> &[aide_core::git::ConfigHook] {
+    pub(crate) fn config_hooks(&self) -> &[aide_core::git::ConfigHook] {
         self.git.config_hooks()
     }
 
     /// The keys of the repository's own configuration git ran without.
-    pub fn ignored(&self) -> &[String] {
+    pub(crate) fn ignored(&self) -> &[String] {
         self.git.ignored()
     }
 
     /// Runs git with `args`; whatever it exits with.
-    pub fn ran<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Ran, GitError> {
+    pub(crate) fn ran<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Ran, GitError> {
         self.ran_with(args, None, &[])
     }
 
     /// Runs git with `args`, writing `input` to its stdin.
-    pub fn ran_with_input<S: AsRef<OsStr>>(&self, args: &[S], input: Option<&[u8]>) -> Result<Ran, GitError> {
+    pub(crate) fn ran_with_input<S: AsRef<OsStr>>(&self, args: &[S], input: Option<&[u8]>) -> Result<Ran, GitError> {
         self.ran_with(args, input, &[])
     }
 
     /// Runs git with `args`, `input` on its stdin and `env` added.
-    pub fn ran_with<S: AsRef<OsStr>>(
+    pub(crate) fn ran_with<S: AsRef<OsStr>>(
         &self,
         args: &[S],
         input: Option<&[u8]>,
@@ -96,36 +96,36 @@ impl Repo {
     }
 
     /// Runs git; its stdout, or `git_failed` with its stderr.
-    pub fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Vec<u8>, GitError> {
+    pub(crate) fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Vec<u8>, GitError> {
         self.run_at(args, None)
     }
 
     /// Runs git on the revision `rev`; one git does not know is
     /// `not_found`, found from git's own complaint (no run beforehand).
-    pub fn run_at<S: AsRef<OsStr>>(&self, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
+    pub(crate) fn run_at<S: AsRef<OsStr>>(&self, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
         self.ran(args)?.stdout_of(args, rev)
     }
 
     /// A top-relative path of git's as the root's, spelled as the contract
     /// spells names (None: outside the root).
-    pub fn local(&self, top_relative: &[u8]) -> Option<String> {
+    pub(crate) fn local(&self, top_relative: &[u8]) -> Option<String> {
         self.git.local(top_relative)
     }
 
     /// A top-relative path of git's, spelled, wherever it lies (for saying
     /// which path is outside the root).
-    pub fn spelled(top_relative: &[u8]) -> String {
+    pub(crate) fn spelled(top_relative: &[u8]) -> String {
         aide_core::text::escape_path(OsStr::from_bytes(top_relative), false).into_owned()
     }
 
     /// Whether `rev` names a commit.
-    pub fn is_commit(&self, rev: &str) -> Result<bool, GitError> {
+    pub(crate) fn is_commit(&self, rev: &str) -> Result<bool, GitError> {
         let spec = format!("{rev}^{{commit}}");
         Ok(self.ran(&["rev-parse", "--verify", "--quiet", "--end-of-options", &spec])?.status == 0)
     }
 
     /// `rev`, checked to name a commit (`not_found` otherwise).
-    pub fn commit(&self, rev: &str) -> Result<String, GitError> {
+    pub(crate) fn commit(&self, rev: &str) -> Result<String, GitError> {
         let spec = format!("{rev}^{{commit}}");
         let ran = self.ran(&["rev-parse", "--verify", "--end-of-options", &spec])?;
         if ran.status != 0 {
@@ -137,7 +137,7 @@ impl Repo {
     /// The contents of several objects (`REV:./path`, `:./path`, as bytes)
     /// in one `git cat-file --batch`: None for one that does not exist or
     /// is not a file.
-    pub fn blobs(&self, specs: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, GitError> {
+    pub(crate) fn blobs(&self, specs: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>, GitError> {
         if specs.is_empty() {
             return Ok(Vec::new());
         }
@@ -175,7 +175,7 @@ impl Ran {
     /// Its stdout if git succeeded; else why not: `not_a_repository`, an
     /// unknown `rev` (`not_found`, told from git's own complaint), or
     /// `git_failed` with git's stderr.
-    pub fn stdout_of<S: AsRef<OsStr>>(self, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
+    pub(crate) fn stdout_of<S: AsRef<OsStr>>(self, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
         if self.status == 0 {
             return Ok(self.stdout);
         }
@@ -203,32 +203,32 @@ impl From<std::process::Output> for Ran {
 }
 
 /// git's arguments as a line of text, for an error's `command`.
-pub fn shown<S: AsRef<OsStr>>(args: &[S]) -> String {
+pub(crate) fn shown<S: AsRef<OsStr>>(args: &[S]) -> String {
     args.iter().map(|a| a.as_ref().to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ")
 }
 
 /// The name a path in the contract's spelling stands for (`\xHH` a byte,
 /// `\\` a backslash), as git takes it.
-pub fn raw(path: &str) -> OsString {
+pub(crate) fn raw(path: &str) -> OsString {
     aide_core::text::unescape_path(path).unwrap_or_else(|| OsString::from(path))
 }
 
 /// A root-relative path (in the contract's spelling) as a pathspec git
 /// reads literally (no globbing).
-pub fn literal(path: &str) -> OsString {
+pub(crate) fn literal(path: &str) -> OsString {
     let mut spec = OsString::from(":(literal)");
     spec.push(raw(path));
     spec
 }
 
 /// An object name `REV:./path` (`:./path`: the index's) for a root-relative path in the contract's spelling.
-pub fn object(rev: &str, path: &str) -> Vec<u8> {
+pub(crate) fn object(rev: &str, path: &str) -> Vec<u8> {
     let mut spec = format!("{rev}:./").into_bytes();
     spec.extend_from_slice(raw(path.trim_start_matches("./")).as_bytes());
     spec
 }
 
 /// Bytes as an argument.
-pub fn arg(bytes: Vec<u8>) -> OsString {
+pub(crate) fn arg(bytes: Vec<u8>) -> OsString {
     OsString::from_vec(bytes)
 }

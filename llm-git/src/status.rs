@@ -8,7 +8,7 @@ use crate::repo::{Repo, literal};
 
 /// The status of the root (or of `paths` in it), untracked files each
 /// listed, ignored ones left out.
-pub fn status(repo: &Repo, paths: &[String]) -> Result<StatusOutput, GitError> {
+pub(crate) fn status(repo: &Repo, paths: &[String]) -> Result<StatusOutput, GitError> {
     let mut args: Vec<OsString> =
         ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--"].map(OsString::from).into();
     if paths.is_empty() {
@@ -22,7 +22,7 @@ pub fn status(repo: &Repo, paths: &[String]) -> Result<StatusOutput, GitError> {
 
 /// Reads porcelain v2 with `-z`: NUL-ended records, a rename's old path in
 /// the record after it.
-pub fn parse(repo: &Repo, out: &[u8]) -> StatusOutput {
+pub(crate) fn parse(repo: &Repo, out: &[u8]) -> StatusOutput {
     let mut branch =
         BranchState { head: None, commit: None, upstream: None, ahead: None, behind: None, detached: false };
     let mut files = Vec::new();

@@ -6,7 +6,7 @@
 /// `secs` since the epoch, shown in the offset `tz` (`+0200`, `-0530`):
 /// `2026-07-07T00:20:39+02:00`, and `Z` for a zero offset, as git 2.45 and
 /// later print it. An offset that does not read is taken as zero.
-pub fn iso_strict(secs: i64, tz: &str) -> String {
+pub(crate) fn iso_strict(secs: i64, tz: &str) -> String {
     let minutes = offset_minutes(tz).unwrap_or(0);
     let local = secs.saturating_add(minutes * 60);
     let (days, of_day) = (local.div_euclid(86_400), local.rem_euclid(86_400));

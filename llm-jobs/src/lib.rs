@@ -28,14 +28,14 @@
 //! (removing a running job); 4 runtime failure.
 
 mod commands;
-pub mod error;
+mod error;
 mod hints;
 mod operations;
 mod output;
 mod process;
 mod request;
 mod store;
-pub mod supervisor;
+mod supervisor;
 mod tail;
 mod view;
 
@@ -62,6 +62,11 @@ impl Tool for LlmJobs {
     const REDACT_LOGGED_RESULT: bool = true;
     type Request = JobsRequest;
     type Output = JobsOutput;
+
+    /// A job's supervisor runs from this same binary, out of sight of the CLI.
+    fn outside_harness() -> Option<i32> {
+        supervisor::run_internal_command()
+    }
 
     fn run(request: JobsRequest, ctx: &Context) -> Result<Outcome<JobsOutput>, AideError> {
         execute(&request.command, ctx).map(Outcome::new)

@@ -35,17 +35,17 @@ fn stat_of(pid: u32) -> Option<Stat> {
 }
 
 /// A process's start time in clock ticks since boot.
-pub fn start_time(pid: u32) -> Option<u64> {
+pub(crate) fn start_time(pid: u32) -> Option<u64> {
     stat_of(pid).map(|s| s.start)
 }
 
 /// Whether the process `pid` that started at `start` still runs (zombies count as gone).
-pub fn is_alive(pid: u32, start: u64) -> bool {
+pub(crate) fn is_alive(pid: u32, start: u64) -> bool {
     stat_of(pid).is_some_and(|s| !s.gone && s.start == start)
 }
 
 /// Parses a signal name (`TERM`, `SIGKILL`, `int`) or number.
-pub fn parse_signal(s: &str) -> Option<Signal> {
+pub(crate) fn parse_signal(s: &str) -> Option<Signal> {
     let upper = s.trim().to_ascii_uppercase();
     let name = upper.strip_prefix("SIG").unwrap_or(&upper);
     let sig = match name {
@@ -69,7 +69,7 @@ pub fn parse_signal(s: &str) -> Option<Signal> {
 /// members that started no earlier than it did (a group id is only reused
 /// once every member of the old group is gone, so an older member means an
 /// unrelated group).
-pub fn job_group_alive(pgid: u32, leader_start: u64) -> bool {
+pub(crate) fn job_group_alive(pgid: u32, leader_start: u64) -> bool {
     if is_alive(pgid, leader_start) {
         return true;
     }

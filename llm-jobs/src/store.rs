@@ -128,7 +128,7 @@ pub struct Ending {
 }
 
 /// The folder holding jobs: `$AIDE_HOME/jobs`.
-pub fn jobs_dir() -> PathBuf {
+pub(crate) fn jobs_dir() -> PathBuf {
     aide_core::home::aide_home().join("jobs")
 }
 

@@ -37,7 +37,7 @@ const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 
 /// Runs the hidden supervisor commands; None for any other command line.
-pub fn run_internal_command() -> Option<i32> {
+pub(crate) fn run_internal_command() -> Option<i32> {
     // args_os: any argument may be bytes that are not UTF-8 (an argv word).
     let args: Vec<String> = std::env::args_os().take(3).map(|a| a.to_string_lossy().into_owned()).collect();
     let id = || args.get(2).and_then(|s| s.parse::<i64>().ok());
@@ -51,7 +51,7 @@ pub fn run_internal_command() -> Option<i32> {
 /// Starts the supervisor of job `id` through the detaching launcher and
 /// waits only for the launcher, which exits at once.
 #[allow(clippy::disallowed_methods)] // llm-jobs itself, not a program of the job's
-pub fn launch(exe: &Path, id: i64) -> std::io::Result<()> {
+pub(crate) fn launch(exe: &Path, id: i64) -> std::io::Result<()> {
     let status = Command::new(exe)
         .arg(DETACH)
         .arg(id.to_string())

@@ -35,7 +35,7 @@ fn pick(findings: &[Finding]) -> (Vec<&FixEdit>, usize, usize) {
 }
 
 /// Applies the fixes of `findings` in `root`.
-pub fn apply(
+pub(crate) fn apply(
     root: &Root,
     findings: &[Finding],
     ctx: &Context,

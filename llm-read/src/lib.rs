@@ -50,9 +50,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ReadError;
 
-pub mod error;
+mod error;
 mod operations;
-pub mod scan;
+mod scan;
 
 /// Lines returned when no range is given.
 pub const DEFAULT_LIMIT: usize = 2000;

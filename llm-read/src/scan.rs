@@ -13,7 +13,7 @@ const HEAD: usize = 8192;
 
 /// What one pass over a file learns.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Scan {
+pub(crate) struct Scan {
     pub size: u64,
     pub line_count: usize,
     pub checksum: String,
@@ -29,7 +29,7 @@ pub struct Scan {
 }
 
 #[derive(Debug)]
-pub enum ScanError {
+pub(crate) enum ScanError {
     NonText(NonText),
     Io(std::io::Error),
 }
@@ -37,7 +37,7 @@ pub enum ScanError {
 /// Reads `reader` to its end in chunks of `chunk` bytes, keeping lines
 /// `first ..= first + take - 1` (1-based). Stops early, before hashing the
 /// rest, when the head shows binary or UTF-16 content.
-pub fn scan(mut reader: impl Read, first: usize, take: usize, chunk: usize) -> Result<Scan, ScanError> {
+pub(crate) fn scan(mut reader: impl Read, first: usize, take: usize, chunk: usize) -> Result<Scan, ScanError> {
     let mut hasher = Hasher::default();
     let mut buf = vec![0u8; chunk.max(1) + 3];
     // Bytes of an incomplete UTF-8 sequence at the end of the last chunk.

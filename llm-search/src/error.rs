@@ -5,7 +5,7 @@ use aide_core::{AideError, code};
 
 /// The most bytes of patterns one search takes (a 50 MB pattern once took
 /// 4.8 GB to compile; a 300 MB one was killed for lack of memory).
-pub const MAX_PATTERN_BYTES: usize = 1 << 20;
+pub(crate) const MAX_PATTERN_BYTES: usize = 1 << 20;
 
 /// Why a search could not run.
 #[derive(Debug, thiserror::Error)]

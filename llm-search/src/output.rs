@@ -121,7 +121,7 @@ pub(crate) fn append_json(out: &mut Vec<u8>, matches: &[Match]) {
 /// Matches as text mode prints them: a line with several matches once, at
 /// its first match's column, with every match on it marked, as rg prints
 /// it (JSON lists every match).
-pub fn write_matches(w: &mut TextOut<'_>, matches: &[Match]) -> io::Result<()> {
+pub(crate) fn write_matches(w: &mut TextOut<'_>, matches: &[Match]) -> io::Result<()> {
     let mut rest = matches;
     while let Some(first) = rest.first() {
         let same_line = rest
@@ -142,7 +142,7 @@ pub fn write_matches(w: &mut TextOut<'_>, matches: &[Match]) -> io::Result<()> {
 /// One match as text mode prints it: its context lines around
 /// `path:line:column: text`, with `marks` (character ranges of the line
 /// text, see [`marks_on_line`]) painted as matches.
-pub fn write_match(w: &mut TextOut<'_>, m: &Match, marks: &[(usize, usize)]) -> io::Result<()> {
+pub(crate) fn write_match(w: &mut TextOut<'_>, m: &Match, marks: &[(usize, usize)]) -> io::Result<()> {
     let path = escape_controls(&m.path);
     let first_context_line = m.span.line - m.context_before.len();
     for (i, text) in m.context_before.iter().enumerate() {
@@ -176,7 +176,7 @@ fn write_prefix(w: &mut TextOut<'_>, path: &str, line: usize, column: Option<usi
 /// a character range, as columns count characters (an invalid UTF-8
 /// sequence is one column and one U+FFFD). A match running past the line
 /// text (cut at --max-line-len) stops at its end.
-pub fn marks_on_line(on: &Match, m: &Match) -> Option<(usize, usize)> {
+pub(crate) fn marks_on_line(on: &Match, m: &Match) -> Option<(usize, usize)> {
     if (m.path.as_str(), m.span.line) != (on.path.as_str(), on.span.line) {
         return None;
     }
@@ -201,7 +201,7 @@ pub fn marks_on_line(on: &Match, m: &Match) -> Option<(usize, usize)> {
 }
 
 /// One file as text mode prints it in files or count mode.
-pub fn write_file(w: &mut TextOut<'_>, f: &FileCount, mode: Mode) -> io::Result<()> {
+pub(crate) fn write_file(w: &mut TextOut<'_>, f: &FileCount, mode: Mode) -> io::Result<()> {
     w.paint(Paint::Path, escape_controls(&f.path))?;
     match mode {
         Mode::Count => writeln!(w, ":{}", f.matches),

@@ -100,7 +100,7 @@ fn stats(samples: &[f64]) -> (f64, f64, f64, f64, f64) {
 }
 
 /// Two-sided p-value of Welch's t-test.
-pub fn welch_p(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn welch_p(a: &[f64], b: &[f64]) -> f64 {
     let (na, nb) = (a.len() as f64, b.len() as f64);
     if na < 2.0 || nb < 2.0 {
         return 1.0;
@@ -121,7 +121,7 @@ pub fn welch_p(a: &[f64], b: &[f64]) -> f64 {
 
 /// Two-sided p-value of the Mann–Whitney U test (normal approximation with
 /// tie correction and continuity correction).
-pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn mann_whitney_p(a: &[f64], b: &[f64]) -> f64 {
     let (n1, n2) = (a.len(), b.len());
     if n1 == 0 || n2 == 0 {
         return 1.0;
@@ -195,7 +195,7 @@ fn side(commit: String, dirty: bool, samples: Vec<f64>, failures: usize) -> Side
 }
 
 /// Runs the comparison from `cwd` (inside a git repository).
-pub fn compare(
+pub(crate) fn compare(
     cwd: &Path,
     baseline: &str,
     command: &str,

@@ -217,7 +217,7 @@ struct Interrupts {
 }
 
 impl Interrupts {
-    pub fn catch() -> Interrupts {
+    pub(crate) fn catch() -> Interrupts {
         let caught = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let handlers = [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP]
             .into_iter()
@@ -229,12 +229,12 @@ impl Interrupts {
         Interrupts { caught, handlers }
     }
 
-    pub fn caught(&self) -> bool {
+    pub(crate) fn caught(&self) -> bool {
         self.caught.load(std::sync::atomic::Ordering::Relaxed) != 0
     }
 
     /// After the command is gone: die of the signal caught, if one was.
-    pub fn die_if_caught(self) {
+    pub(crate) fn die_if_caught(self) {
         let caught = self.caught.load(std::sync::atomic::Ordering::Relaxed);
         drop(self);
         if let Ok(sig) = i32::try_from(caught)

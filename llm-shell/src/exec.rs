@@ -23,7 +23,7 @@ use crate::session::Session;
 
 /// One command to run, as a caller asks it (and as it travels to a keeper).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ExecOrder {
+pub(crate) struct ExecOrder {
     pub command: String,
     /// A file the command reads as its stdin; none: nothing.
     pub stdin: Option<PathBuf>,

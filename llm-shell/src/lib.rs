@@ -46,23 +46,23 @@
 //! `"ok": false` with the tool's `error`.
 
 mod capture;
-pub mod compare;
+mod compare;
 mod engine;
-pub mod error;
-pub mod exec;
+mod error;
+mod exec;
 pub mod explain;
-pub mod handoff;
+mod handoff;
 pub mod keeper;
 mod live;
 mod operations;
 mod output;
-pub mod perf;
-pub mod request;
+mod perf;
+mod request;
 pub mod session;
-pub mod state;
+mod state;
 mod stdin;
-pub mod syntax;
-pub mod terminal;
+mod syntax;
+mod terminal;
 
 use aide_core::AideError;
 use aide_core::operation::Operation;
@@ -85,6 +85,11 @@ impl Tool for LlmShell {
     const REDACT_LOGGED_RESULT: bool = true;
     type Request = ShellRequest;
     type Output = ShellOutput;
+
+    /// A session's keeper runs from this same binary, out of sight of the CLI.
+    fn outside_harness() -> Option<i32> {
+        keeper::run_internal_command()
+    }
 
     fn run(request: ShellRequest, ctx: &Context) -> Result<Outcome<ShellOutput>, AideError> {
         execute(&request.command, ctx).map(Outcome::new)

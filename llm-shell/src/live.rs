@@ -228,7 +228,7 @@ fn open_both(path: &Path) -> Result<File, AideError> {
 impl LiveShell {
     /// Starts the live bash of `session`, on its saved state (refused when
     /// that state is not a sane regular file), in its working directory.
-    pub fn for_session(session: &crate::session::Session) -> Result<LiveShell, AideError> {
+    pub(crate) fn for_session(session: &crate::session::Session) -> Result<LiveShell, AideError> {
         session.check_state()?;
         let mut shell = LiveShell::start(
             &session.dir,
@@ -308,13 +308,13 @@ impl LiveShell {
     }
 
     /// Whether the shell still runs (it ends on `exit`, `set -e`, a timeout).
-    pub fn is_alive(&mut self) -> bool {
+    pub(crate) fn is_alive(&mut self) -> bool {
         self.alive && matches!(self.child.try_wait(), Ok(None))
     }
 
     /// Runs one command; `stop` is asked every few milliseconds whether to
     /// give up (the command's group is then taken down and `cancelled` returned).
-    pub fn run(&mut self, order: &Order<'_>, stop: &dyn Fn() -> bool) -> Result<Done, AideError> {
+    pub(crate) fn run(&mut self, order: &Order<'_>, stop: &dyn Fn() -> bool) -> Result<Done, AideError> {
         if order.command.contains('\0') {
             return Err(AideError::new(
                 aide_core::code::INVALID_ARGUMENTS,
@@ -466,7 +466,7 @@ impl LiveShell {
     }
 
     /// Ends the shell and every process of its group now.
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         self.lifeline = None;
         let _ = aide_gate::process::signal_group(self.pgid, Signal::KILL);
         let _ = self.child.wait();

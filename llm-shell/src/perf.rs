@@ -67,7 +67,7 @@ pub struct PerfOutput {
 /// Earlier runs needed before a command can be called anomalous.
 const MIN_HISTORY: usize = 3;
 
-pub fn append(session: &Session, record: &PerfRecord) -> Result<(), AideError> {
+pub(crate) fn append(session: &Session, record: &PerfRecord) -> Result<(), AideError> {
     let mut line = serde_json::to_vec(record).map_err(|e| AideError::internal(e.to_string()))?;
     line.push(b'\n');
     let mut f = aide_core::fsutil::private_file()
@@ -79,13 +79,13 @@ pub fn append(session: &Session, record: &PerfRecord) -> Result<(), AideError> {
     f.write_all(&line).map_err(|e| AideError::io("perf history", &e))
 }
 
-pub fn load(session: &Session) -> Vec<PerfRecord> {
+pub(crate) fn load(session: &Session) -> Vec<PerfRecord> {
     // The history as a regular file only; a damaged one reads as empty.
     let bytes = aide_core::fsutil::read_private(&session.perf_path(), 256 << 20).unwrap_or_default();
     String::from_utf8_lossy(&bytes).lines().filter_map(|l| serde_json::from_str(l).ok()).collect()
 }
 
-pub fn median(values: &mut [f64]) -> f64 {
+pub(crate) fn median(values: &mut [f64]) -> f64 {
     if values.is_empty() {
         return 0.0;
     }
@@ -99,7 +99,7 @@ fn round1(x: f64) -> f64 {
 }
 
 /// Aggregate, the last `last` records, and the anomalies among them.
-pub fn analyse(records: &[PerfRecord], last: usize) -> PerfOutput {
+pub(crate) fn analyse(records: &[PerfRecord], last: usize) -> PerfOutput {
     let n = records.len();
     let avg =
         |f: fn(&PerfRecord) -> f64| if n == 0 { 0.0 } else { round1(records.iter().map(f).sum::<f64>() / n as f64) };

@@ -94,7 +94,7 @@ fn walk<'a>(script: &'a str, mut each: impl FnMut(Entry<'a>, &'a str)) {
 }
 
 /// Reads the declarations of a state script.
-pub fn parse(script: &str) -> Declared {
+pub(crate) fn parse(script: &str) -> Declared {
     let mut declared = Declared::default();
     walk(script, |entry, _| match entry {
         Entry::Variable { flags, name, value: Some(v) } => {
@@ -154,7 +154,7 @@ const BASH_OWNED: &[&str] = &[
 /// `declare -f`, `alias -p`): bash's own and read-only variables, and the
 /// session machinery's names (`__aide_*`, its `trap` wrapper), left out;
 /// the working directory last.
-pub fn restorable_state(printed: &str, working_dir: &str) -> String {
+pub(crate) fn restorable_state(printed: &str, working_dir: &str) -> String {
     let mut out = String::with_capacity(printed.len() + 64);
     walk(printed, |entry, text| {
         let keep = match entry {
@@ -183,7 +183,7 @@ pub fn restorable_state(printed: &str, working_dir: &str) -> String {
 /// An exported variable as `declare -p` prints it (so [`parse`] reads it
 /// back as bash would): `declare -x NAME="VALUE"`, with `\`, `"`, `$` and
 /// `` ` `` escaped.
-pub fn declare_exported(name: &str, value: &str) -> String {
+pub(crate) fn declare_exported(name: &str, value: &str) -> String {
     let mut quoted = String::with_capacity(value.len() + 2);
     for c in value.chars() {
         if matches!(c, '\\' | '"' | '$' | '`') {
@@ -195,7 +195,7 @@ pub fn declare_exported(name: &str, value: &str) -> String {
 }
 
 /// The last line of a state script: back to its working directory.
-pub fn cd_line(working_dir: &str) -> String {
+pub(crate) fn cd_line(working_dir: &str) -> String {
     format!("cd -- {} 2>/dev/null\n", shell_quote(working_dir))
 }
 
@@ -207,7 +207,7 @@ pub fn shell_quote(s: &str) -> String {
 /// The options script to save: what `set +o` and `shopt -p` printed, with
 /// the four options the shell turns off around its own work (errexit,
 /// nounset, xtrace, verbose) as the command left them (`flags` is its `$-`).
-pub fn restorable_options(printed: &str, flags: &str) -> String {
+pub(crate) fn restorable_options(printed: &str, flags: &str) -> String {
     let mut out = String::with_capacity(printed.len());
     for line in printed.lines() {
         let toggled = [("errexit", 'e'), ("nounset", 'u'), ("xtrace", 'x'), ("verbose", 'v')]

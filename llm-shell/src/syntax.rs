@@ -34,7 +34,7 @@ pub struct BashN {
 }
 
 /// Parses `command` with brush-parser.
-pub fn parse(command: &str) -> Result<brush_parser::ast::Program, (String, Option<(usize, usize)>)> {
+pub(crate) fn parse(command: &str) -> Result<brush_parser::ast::Program, (String, Option<(usize, usize)>)> {
     if let Err(e) = aide_core::text::check_depth("the command", nesting_depth(command)) {
         return Err((e.message.into(), None));
     }
@@ -60,7 +60,7 @@ pub fn parse(command: &str) -> Result<brush_parser::ast::Program, (String, Optio
 
 /// How deep `command` nests: brackets (`$(`, `(`, `{`, `[`) and the
 /// keywords that open and close blocks (`if` … `fi`, loops, `case`).
-pub fn nesting_depth(command: &str) -> usize {
+pub(crate) fn nesting_depth(command: &str) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
     for word in command.split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|') {
         match word {
@@ -76,7 +76,7 @@ pub fn nesting_depth(command: &str) -> usize {
 }
 
 /// `bash -n`: bash's own parse, nothing run.
-pub fn bash_n(command: &str) -> Option<BashN> {
+pub(crate) fn bash_n(command: &str) -> Option<BashN> {
     let out = aide_gate::Launch::new("syntax check", "bash", std::env::temp_dir())
         .args(["--noprofile", "--norc", "-n", "-c", command])
         .timeout(Some(std::time::Duration::from_secs(10)))
@@ -116,7 +116,7 @@ fn suggest(command: &str, error: &str) -> Option<String> {
 }
 
 /// `llm-shell check`.
-pub fn check(command: &str) -> CheckOutput {
+pub(crate) fn check(command: &str) -> CheckOutput {
     let bash = bash_n(command);
     let (valid, ast, error, at) = match parse(command) {
         Ok(program) => (true, Some(program_json(&program)), None, None),
@@ -137,7 +137,7 @@ pub fn check(command: &str) -> CheckOutput {
     }
 }
 
-pub fn program_json(p: &brush_parser::ast::Program) -> Value {
+pub(crate) fn program_json(p: &brush_parser::ast::Program) -> Value {
     let lists: Vec<Value> = p.complete_commands.iter().flat_map(compound_list_json).collect();
     json!({ "type": "Program", "lists": lists })
 }
@@ -189,7 +189,7 @@ fn redirect_json(r: &IoRedirect) -> Value {
 /// Command substitutions and process substitutions inside a word, as the
 /// shell would run them: text in single quotes, `$'…'` or after a
 /// backslash is literal, so `'$(rm -rf /)'` runs nothing.
-pub fn substitutions(word: &str) -> Vec<String> {
+pub(crate) fn substitutions(word: &str) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = word.as_bytes();
     let mut in_double = false;

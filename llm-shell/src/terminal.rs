@@ -42,8 +42,8 @@ const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
 const DEFAULT_QUIET: Duration = Duration::from_millis(300);
 /// The most rows and columns a terminal has (a screen and its scrollback
 /// of 500 columns hold 16 MB; 65535 × 65535 asked for 256 GB).
-pub const MAX_ROWS: u16 = 500;
-pub const MAX_COLS: u16 = 500;
+pub(crate) const MAX_ROWS: u16 = 500;
+pub(crate) const MAX_COLS: u16 = 500;
 
 /// The named keys and the bytes a terminal sends for them (normal, and in
 /// application cursor mode).
@@ -66,7 +66,7 @@ const KEYS: &[(&str, &str, &str)] = &[
 
 /// The bytes of the key `name` (case-insensitive; `Ctrl-A` … `Ctrl-Z` too),
 /// None for a name no key has.
-pub fn key_bytes(name: &str, application_cursor: bool) -> Option<Vec<u8>> {
+pub(crate) fn key_bytes(name: &str, application_cursor: bool) -> Option<Vec<u8>> {
     if let Some((_, normal, app)) = KEYS.iter().find(|(n, _, _)| n.eq_ignore_ascii_case(name)) {
         return Some(if application_cursor { app } else { normal }.as_bytes().to_vec());
     }
@@ -80,7 +80,7 @@ pub fn key_bytes(name: &str, application_cursor: bool) -> Option<Vec<u8>> {
 }
 
 /// Every key name, for errors and help.
-pub fn key_names() -> String {
+pub(crate) fn key_names() -> String {
     let mut names: Vec<&str> = KEYS.iter().map(|(n, _, _)| *n).collect();
     names.push("Ctrl-A…Ctrl-Z");
     names.join(", ")
@@ -88,7 +88,7 @@ pub fn key_names() -> String {
 
 /// A terminal's size.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct Size {
+pub(crate) struct Size {
     pub rows: std::num::NonZeroU16,
     pub cols: std::num::NonZeroU16,
 }
@@ -96,7 +96,7 @@ pub struct Size {
 impl Size {
     /// From the caller's numbers: 24×80 unless given; 0, or more than
     /// [`MAX_ROWS`] × [`MAX_COLS`], is refused.
-    pub fn of(rows: Option<u16>, cols: Option<u16>) -> Result<Size, AideError> {
+    pub(crate) fn of(rows: Option<u16>, cols: Option<u16>) -> Result<Size, AideError> {
         let dimension = |n: u16, max: u16, field: &str| {
             std::num::NonZeroU16::new(n).filter(|n| n.get() <= max).ok_or_else(|| {
                 AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--{field} must be 1 to {max}, not {n}"))
@@ -111,7 +111,7 @@ impl Size {
     }
 
     /// Itself when in bounds (a size that came over a keeper's socket).
-    pub fn checked(self) -> Result<Size, AideError> {
+    pub(crate) fn checked(self) -> Result<Size, AideError> {
         Size::of(Some(self.rows.get()), Some(self.cols.get()))
     }
 }
@@ -160,7 +160,7 @@ pub struct TermListed {
 
 /// What a read waits for.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ReadWait {
+pub(crate) struct ReadWait {
     pub wait_for: Option<String>,
     pub quiet_ms: Option<u64>,
     pub timeout_ms: Option<u64>,
@@ -174,7 +174,7 @@ pub struct ReadWait {
 const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What `term send` waits for before it answers the screen.
-pub fn send_wait(then: &crate::SendWait) -> Result<ReadWait, AideError> {
+pub(crate) fn send_wait(then: &crate::SendWait) -> Result<ReadWait, AideError> {
     aide_core::request::check_timeout("--timeout", then.timeout)?;
     let timeout = then.timeout.map_or(DEFAULT_SEND_TIMEOUT, Duration::from_secs_f64);
     Ok(ReadWait {
@@ -243,7 +243,7 @@ pub(crate) struct Terminal {
 impl Terminal {
     /// Starts `command` (a shell line) on a new PTY of `rows`×`cols`, in the
     /// session folder `dir`'s saved state and its `working_dir`.
-    pub fn start(
+    pub(crate) fn start(
         id: String,
         command: &str,
         dir: &Path,
@@ -340,7 +340,7 @@ impl Terminal {
 
     /// Types `text` and presses `keys`, in order: the text first. Queued for
     /// the program to read; refused whole when too much waits already.
-    pub fn send(&self, text: Option<&str>, keys: &[String]) -> Result<(), AideError> {
+    pub(crate) fn send(&self, text: Option<&str>, keys: &[String]) -> Result<(), AideError> {
         let application_cursor = lock(&self.screen).parser.screen().application_cursor();
         let mut bytes = text.map(|t| t.as_bytes().to_vec()).unwrap_or_default();
         for key in keys {
@@ -374,7 +374,7 @@ impl Terminal {
         }
     }
 
-    pub fn resize(&self, to: Size) -> Result<(), AideError> {
+    pub(crate) fn resize(&self, to: Size) -> Result<(), AideError> {
         let to = to.checked()?;
         let (rows, cols) = (to.rows.get(), to.cols.get());
         let size = rustix::termios::Winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
@@ -385,7 +385,7 @@ impl Terminal {
 
     /// Waits as asked (a pattern on the screen or in the new text, a quiet
     /// spell, the program's end, or the timeout), then answers what is seen.
-    pub fn read(
+    pub(crate) fn read(
         &self,
         wait: &ReadWait,
         session_id: &str,
@@ -482,7 +482,7 @@ impl Terminal {
         })
     }
 
-    pub fn listed(&self) -> TermListed {
+    pub(crate) fn listed(&self) -> TermListed {
         let exit_code = self.exit_code();
         TermListed {
             terminal_id: self.id.clone(),
@@ -495,7 +495,7 @@ impl Terminal {
 
     /// Ends the program and every process of its session (HUP, as a closed
     /// terminal does, then KILL).
-    pub fn close(&self) -> Option<i32> {
+    pub(crate) fn close(&self) -> Option<i32> {
         if !self.exited() {
             let _ = aide_gate::process::signal_group(self.pid, rustix::process::Signal::HUP);
             let until = Instant::now() + Duration::from_millis(500);
@@ -521,7 +521,7 @@ pub(crate) struct Terminals {
 }
 
 impl Terminals {
-    pub fn close_all(&mut self) {
+    pub(crate) fn close_all(&mut self) {
         for (_, t) in std::mem::take(&mut self.by_id) {
             t.close();
         }
@@ -529,7 +529,7 @@ impl Terminals {
 }
 
 /// The session a terminal id belongs to (`s-….t3` → `s-…`).
-pub fn session_of(terminal_id: &str) -> Option<&str> {
+pub(crate) fn session_of(terminal_id: &str) -> Option<&str> {
     terminal_id.rsplit_once(".t").map(|(s, _)| s).filter(|s| !s.is_empty())
 }
 

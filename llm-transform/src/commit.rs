@@ -44,7 +44,7 @@ use crate::plan::{DirChanges, FileState};
 
 /// One file to write: its folder (opened beneath the root), its name, and
 /// its temporary.
-pub struct Target<'a> {
+pub(crate) struct Target<'a> {
     pub file: &'a FileState,
     pub dir: Arc<OwnedFd>,
     pub name: OsString,
@@ -53,7 +53,7 @@ pub struct Target<'a> {
 }
 
 /// The name of a temporary beside `name`, unique to this process and call.
-pub fn temp_name(name: &OsStr) -> OsString {
+pub(crate) fn temp_name(name: &OsStr) -> OsString {
     let mut t = OsString::from(".");
     t.push(name);
     t.push(format!(".{}.{}.tmp", std::process::id(), aide_core::ids::new_execution_id()));
@@ -63,7 +63,7 @@ pub fn temp_name(name: &OsStr) -> OsString {
 /// The folders that new files of `files` need, and those `dirs` makes,
 /// that do not exist now: relative to the root, parents first, each with
 /// the mode it is made with (None: 0777 less the umask).
-pub fn folders_to_make(
+pub(crate) fn folders_to_make(
     root: &Root,
     files: &[&FileState],
     dirs: &DirChanges,
@@ -97,7 +97,7 @@ pub fn folders_to_make(
 /// The folder and name of every file, each folder opened once beneath the
 /// root (created for files that are to be created, when the plan allowed),
 /// with the temporary names chosen for them (`temps`, in order).
-pub fn targets<'a>(
+pub(crate) fn targets<'a>(
     root: &Root,
     files: &[&'a FileState],
     temps: Vec<Option<OsString>>,
@@ -132,7 +132,7 @@ fn stage_entry(dir: &OwnedFd, temp: &OsStr, bytes: &[u8], link: bool, f: &FileSt
 /// Writes `bytes` to the new file `temp` in `dir` and fsyncs it, with the
 /// owner, group and mode of the file it will replace (`like`), or the
 /// default mode for a new file.
-pub fn stage_at(
+pub(crate) fn stage_at(
     dir: &OwnedFd,
     temp: &OsStr,
     bytes: &[u8],
@@ -192,7 +192,7 @@ fn changed_meanwhile(rel: &str) -> AideError {
 
 /// Writes the changed files of a plan (see the module doc). Returns the
 /// diagnostics of the write (pre-images too large to keep for undo).
-pub fn commit(
+pub(crate) fn commit(
     root: &Root,
     execution_id: &str,
     changed: &[&FileState],
@@ -205,7 +205,7 @@ pub fn commit(
 /// kept (and held) past the renames, so that a run killed while checking
 /// leaves it to recovery, which undoes the edit. The caller finishes the
 /// journal once the edit is verified, or undone.
-pub fn commit_unverified(
+pub(crate) fn commit_unverified(
     root: &Root,
     execution_id: &str,
     changed: &[&FileState],
@@ -449,13 +449,13 @@ fn restore(t: &Target<'_>) -> std::io::Result<()> {
 }
 
 /// Maps `items` with `f` on a thread per core (at most 8), keeping order.
-pub fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
+pub(crate) fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
     parallel_map_owned(items.iter().collect(), f)
 }
 
 /// [`parallel_map`] taking the items: each is dropped on its worker (a
 /// syntax tree costs as much to free as to parse again).
-pub fn parallel_map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+pub(crate) fn parallel_map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
     map_on_threads(threads, items, f)
 }
@@ -466,7 +466,7 @@ pub fn parallel_map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + 
 const IO_THREADS: usize = 16;
 
 /// Maps `items` with `f` on [`IO_THREADS`] threads, keeping order.
-pub fn io_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
+pub(crate) fn io_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
     map_on_threads(IO_THREADS, items.iter().collect(), f)
 }
 

@@ -74,7 +74,7 @@ fn place(root: &Root, given: &str) -> Result<Place, AideError> {
 /// The paths a directory operation will touch, for the transform's locks
 /// (taken before planning): a tree's files and links, at the source and at
 /// the destination. Empty for every other operation.
-pub fn lock_paths(root: &Root, op: &Operation) -> Result<Vec<PathBuf>, AideError> {
+pub(crate) fn lock_paths(root: &Root, op: &Operation) -> Result<Vec<PathBuf>, AideError> {
     let (path, to) = match op {
         Operation::Delete { path, .. } => (path, None),
         Operation::Copy { path, to, .. } | Operation::Rename { path, to, .. } => (path, Some(to)),
@@ -114,7 +114,7 @@ fn scan(root: &Root, place: &Place, depth: Depth) -> Result<TreeScan, AideError>
 
 /// Plans `op` if it is a directory operation (or a copy, which takes a file
 /// too); false leaves it to the file planner.
-pub fn operation(plan: &mut Plan, root: &Root, index: usize, op: &Operation) -> Result<bool, AideError> {
+pub(crate) fn operation(plan: &mut Plan, root: &Root, index: usize, op: &Operation) -> Result<bool, AideError> {
     match op {
         Operation::Mkdir { path } => mkdir(plan, root, index, path).map(|()| true),
         Operation::Delete { path, recursive, expected_tree_checksum, force, checksum_before } => {

@@ -15,19 +15,19 @@ use crate::error::TransformError;
 use crate::request::OpName;
 
 /// How many times what the transform read its files may grow by.
-pub const GROWTH_FACTOR: u64 = 8;
+pub(crate) const GROWTH_FACTOR: u64 = 8;
 /// What they may grow by, however little they held.
-pub const GROWTH_FLOOR: u64 = 64 << 20;
+pub(crate) const GROWTH_FLOOR: u64 = 64 << 20;
 /// What they may never grow by more than, unless `AIDE_TRANSFORM_MAX_GROWTH` says otherwise.
-pub const GROWTH_CAP: u64 = 1 << 30;
+pub(crate) const GROWTH_CAP: u64 = 1 << 30;
 
 /// The cap in force: `AIDE_TRANSFORM_MAX_GROWTH`, or [`GROWTH_CAP`].
-pub fn cap() -> u64 {
+pub(crate) fn cap() -> u64 {
     std::env::var("AIDE_TRANSFORM_MAX_GROWTH").ok().and_then(|v| v.parse().ok()).unwrap_or(GROWTH_CAP)
 }
 
 /// The bound of a transform that read `read` bytes, under the cap `cap`.
-pub fn bound(read: u64, cap: u64) -> u64 {
+pub(crate) fn bound(read: u64, cap: u64) -> u64 {
     read.saturating_mul(GROWTH_FACTOR).max(GROWTH_FLOOR).min(cap)
 }
 
@@ -35,7 +35,7 @@ pub fn bound(read: u64, cap: u64) -> u64 {
 /// bound, less what was added so far. Each file's change is taken from it
 /// before the file's new content is built.
 #[derive(Debug, Clone)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// The operation adding now, for the refusal.
     index: usize,
     op: OpName,
@@ -54,22 +54,22 @@ impl Default for Budget {
 
 impl Budget {
     /// Operation `index` adds from now.
-    pub fn begin(&mut self, index: usize, op: OpName) {
+    pub(crate) fn begin(&mut self, index: usize, op: OpName) {
         (self.index, self.op) = (index, op);
     }
 
     /// The transform read `bytes` more (a file, a tree it copies).
-    pub fn read(&mut self, bytes: usize) {
+    pub(crate) fn read(&mut self, bytes: usize) {
         self.read = self.read.saturating_add(bytes as u64);
     }
 
-    pub fn bound(&self) -> u64 {
+    pub(crate) fn bound(&self) -> u64 {
         bound(self.read, self.cap)
     }
 
     /// Refuses `more` bytes (negative: fewer) added to `path`, when they
     /// would take the files past the bound.
-    pub fn check(&self, path: &str, more: i128) -> Result<(), AideError> {
+    pub(crate) fn check(&self, path: &str, more: i128) -> Result<(), AideError> {
         let would = self.grown.saturating_add(more);
         let bound = self.bound();
         if would > i128::from(bound) {
@@ -86,14 +86,14 @@ impl Budget {
     }
 
     /// [`Budget::check`], then counts them as added.
-    pub fn take(&mut self, path: &str, more: i128) -> Result<(), AideError> {
+    pub(crate) fn take(&mut self, path: &str, more: i128) -> Result<(), AideError> {
         self.check(path, more)?;
         self.grown += more;
         Ok(())
     }
 
     /// What `old` bytes become `new` adds.
-    pub fn change(old: usize, new: usize) -> i128 {
+    pub(crate) fn change(old: usize, new: usize) -> i128 {
         new as i128 - old as i128
     }
 }
@@ -101,7 +101,7 @@ impl Budget {
 /// Counts, while a file's replacements are worked out, what they add:
 /// each one measured before it is made.
 #[derive(Debug)]
-pub struct Counter<'a> {
+pub(crate) struct Counter<'a> {
     budget: &'a Budget,
     path: &'a str,
     added: std::cell::Cell<i128>,
@@ -110,32 +110,32 @@ pub struct Counter<'a> {
 }
 
 impl<'a> Counter<'a> {
-    pub fn new(budget: &'a Budget, path: &'a str) -> Counter<'a> {
+    pub(crate) fn new(budget: &'a Budget, path: &'a str) -> Counter<'a> {
         Counter { budget, path, added: 0.into(), passed: false.into() }
     }
 
     /// Refuses a replacement of `replaced` bytes by `by` that would take
     /// the files past the bound, without counting it.
-    pub fn fits(&self, replaced: usize, by: usize) -> Result<(), AideError> {
+    pub(crate) fn fits(&self, replaced: usize, by: usize) -> Result<(), AideError> {
         let checked = self.budget.check(self.path, self.added.get() + Budget::change(replaced, by));
         self.passed.set(self.passed.get() || checked.is_err());
         checked
     }
 
     /// [`Counter::fits`], then counts it.
-    pub fn replace(&self, replaced: usize, by: usize) -> Result<(), AideError> {
+    pub(crate) fn replace(&self, replaced: usize, by: usize) -> Result<(), AideError> {
         self.fits(replaced, by)?;
         self.added.set(self.added.get() + Budget::change(replaced, by));
         Ok(())
     }
 
     /// What the replacements counted add.
-    pub fn added(&self) -> i128 {
+    pub(crate) fn added(&self) -> i128 {
         self.added.get()
     }
 
     /// Whether one was refused for the bound.
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.passed.get()
     }
 }

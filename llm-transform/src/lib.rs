@@ -101,29 +101,29 @@
 //!   `$AIDE_HOME/transform/undo/` for 30 days, and for the newest 1,000
 //!   transforms at most ([`undo`]).
 
-pub mod commit;
+mod commit;
 mod dirs;
 pub mod disk;
 mod engine;
-pub mod error;
-pub mod growth;
+mod error;
+mod growth;
 mod guards;
 pub mod journal;
-pub mod lines;
+mod lines;
 mod operations;
 mod output;
-pub mod patch;
-pub mod plan;
-pub mod rename;
+mod patch;
+mod plan;
+mod rename;
 pub mod request;
-pub mod scan;
-pub mod sites;
-pub mod template;
-pub mod text;
-pub mod tree;
-pub mod undo;
-pub mod undo_store;
-pub mod verify;
+mod scan;
+mod sites;
+mod template;
+mod text;
+mod tree;
+mod undo;
+mod undo_store;
+mod verify;
 mod watch;
 
 use aide_core::AideError;

@@ -50,7 +50,7 @@ fn same_text(actual: &[u8], expected: &str) -> bool {
 
 /// The span edit a line operation makes of `bytes` (the file `rel` as it
 /// was), after its guard held.
-pub fn span_edit(index: usize, op: &Operation, rel: &str, bytes: &[u8]) -> Result<SpanEdit, AideError> {
+pub(crate) fn span_edit(index: usize, op: &Operation, rel: &str, bytes: &[u8]) -> Result<SpanEdit, AideError> {
     let checksum = sha256_hex(bytes);
     let line_index = LineIndex::new(bytes);
     let line_count = line_index.line_count();

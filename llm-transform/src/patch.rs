@@ -13,7 +13,7 @@ use serde_json::json;
 
 /// One file's change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FilePatch {
+pub(crate) enum FilePatch {
     /// `executable`: git's `new file mode 100755`.
     Add {
         path: String,
@@ -35,7 +35,7 @@ pub enum FilePatch {
 
 impl FilePatch {
     /// The paths it touches (for the locks).
-    pub fn paths(&self) -> Vec<&str> {
+    pub(crate) fn paths(&self) -> Vec<&str> {
         match self {
             FilePatch::Add { path, .. } | FilePatch::Delete { path, .. } => vec![path],
             FilePatch::Update { path, move_to, .. } => {
@@ -48,7 +48,7 @@ impl FilePatch {
 /// One hunk: its header (for messages), where it says it starts, and its
 /// lines (without terminators).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Hunk {
+pub(crate) struct Hunk {
     pub header: String,
     /// 1-based old start line (unified diffs).
     pub old_start: Option<usize>,
@@ -77,7 +77,7 @@ fn unsupported(line: usize, what: &str) -> AideError {
 }
 
 /// Reads a patch of either format.
-pub fn parse(text: &str) -> Result<Vec<FilePatch>, AideError> {
+pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>, AideError> {
     if text.lines().any(|l| l.trim_end() == "*** Begin Patch") { parse_begin_patch(text) } else { parse_unified(text) }
 }
 
@@ -329,7 +329,7 @@ fn parse_begin_patch(text: &str) -> Result<Vec<FilePatch>, AideError> {
 
 /// Why a hunk does not apply.
 #[derive(Debug)]
-pub struct HunkMiss {
+pub(crate) struct HunkMiss {
     pub hunk: usize,
     pub header: String,
     /// Where its old lines start, when there are several such places.
@@ -340,7 +340,7 @@ pub struct HunkMiss {
 
 /// `bytes` with `hunks` applied; lines end at `\n`, a `\r` before it is
 /// part of the line (as git compares them).
-pub fn apply(bytes: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, HunkMiss> {
+pub(crate) fn apply(bytes: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, HunkMiss> {
     let text = String::from_utf8_lossy(bytes);
     let ends_with_newline = text.ends_with('\n');
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();

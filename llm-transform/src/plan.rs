@@ -133,7 +133,7 @@ impl FileState {
 /// relative to the root, each with its mode (None: the default, 0777 less
 /// the umask).
 #[derive(Debug, Clone, Default)]
-pub struct DirChanges {
+pub(crate) struct DirChanges {
     /// Made before any file is staged, parents first.
     pub make: BTreeMap<PathBuf, Option<u32>>,
     /// Removed after every file is in place, deepest first (each must be
@@ -142,7 +142,7 @@ pub struct DirChanges {
 }
 
 impl DirChanges {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.make.is_empty() && self.remove.is_empty()
     }
 }
@@ -177,7 +177,7 @@ impl OpStatus {
 
 /// All files a request touches, keyed by absolute path.
 #[derive(Debug, Default)]
-pub struct Plan {
+pub(crate) struct Plan {
     pub files: BTreeMap<PathBuf, FileState>,
     /// Folders made and removed (directory operations).
     pub dirs: DirChanges,
@@ -206,7 +206,7 @@ fn mismatch(rel: &str, expected: &str, actual: Option<&[u8]>) -> AideError {
 impl Plan {
     /// The state of `rel`, read from disk the first time.
     /// `rel` resolved inside the root, once per distinct path.
-    pub fn resolve(&mut self, root: &Root, rel: &str) -> Result<PathBuf, AideError> {
+    pub(crate) fn resolve(&mut self, root: &Root, rel: &str) -> Result<PathBuf, AideError> {
         if let Some(abs) = self.resolved.get(rel) {
             return Ok(abs.clone());
         }
@@ -218,7 +218,7 @@ impl Plan {
         Ok(abs)
     }
 
-    pub fn file(&mut self, root: &Root, rel: &str) -> Result<&mut FileState, AideError> {
+    pub(crate) fn file(&mut self, root: &Root, rel: &str) -> Result<&mut FileState, AideError> {
         let abs = self.resolve(root, rel)?;
         if !self.files.contains_key(&abs) {
             // Read beneath the root, never through a symlink swapped in
@@ -242,7 +242,12 @@ impl Plan {
 
     /// Applies the span edits: all against the files' content before any
     /// operation, each file's batch in reverse byte order.
-    pub fn span_edits(&mut self, root: &Root, edits: &[SpanEdit], default_file: Option<&str>) -> Result<(), AideError> {
+    pub(crate) fn span_edits(
+        &mut self,
+        root: &Root,
+        edits: &[SpanEdit],
+        default_file: Option<&str>,
+    ) -> Result<(), AideError> {
         let mut by_file: BTreeMap<String, Vec<(usize, &SpanEdit)>> = BTreeMap::new();
         for (i, e) in edits.iter().enumerate() {
             let Some(path) = e.path.as_deref().or(default_file) else {
@@ -294,7 +299,7 @@ impl Plan {
     }
 
     /// Applies one operation to the current contents.
-    pub fn operation(&mut self, root: &Root, index: usize, op: &Operation) -> Result<(), AideError> {
+    pub(crate) fn operation(&mut self, root: &Root, index: usize, op: &Operation) -> Result<(), AideError> {
         let Some(path) = op.path().map(str::to_string) else {
             return Err(AideError::internal("a tree operation reached the one-file planner"));
         };
@@ -412,7 +417,7 @@ impl Plan {
     /// Applies a tree operation to the files its candidates step found:
     /// one report per file changed, the replacements counted as span edits.
     /// A rename returns its report.
-    pub fn tree_operation(
+    pub(crate) fn tree_operation(
         &mut self,
         root: &Root,
         index: usize,

@@ -24,7 +24,7 @@ use llm_ast_search::SymbolKind;
 use llm_ast_search::lsp::CodeEngine;
 use llm_ast_search::{FileFacts, NotOne, Resolver, Symbol, SymbolQuery, Target, member_owner};
 use llm_ast_search::{Locals, in_comment_or_string};
-pub use llm_ast_search::{Resolution, SymbolScope};
+pub(crate) use llm_ast_search::{Resolution, SymbolScope};
 use llm_ast_search::{SourceFile, is_token_at};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -81,7 +81,7 @@ pub struct RenameReport {
 }
 
 /// A rename, checked and ready to plan.
-pub struct PreparedRename {
+pub(crate) struct PreparedRename {
     op: RenameSymbolOp,
     query: SymbolQuery,
     walk: aide_core::walk::WalkArgs,
@@ -102,14 +102,14 @@ struct Existing {
 }
 
 /// The edits of a rename, by file, and its report.
-pub struct RenamePlan {
+pub(crate) struct RenamePlan {
     pub edits: BTreeMap<String, Vec<Edit>>,
     pub report: RenameReport,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl PreparedRename {
-    pub fn new(op: &RenameSymbolOp) -> Result<PreparedRename, AideError> {
+    pub(crate) fn new(op: &RenameSymbolOp) -> Result<PreparedRename, AideError> {
         let query = SymbolQuery {
             name: op.name.clone(),
             path: op.path.clone(),
@@ -133,7 +133,7 @@ impl PreparedRename {
 
     /// The source files that spell the name (they are the ones to edit),
     /// having noted on the way where the new name is already defined.
-    pub fn candidates(&self, root: &Root, ctx: &Context) -> Result<(Vec<String>, Vec<Diagnostic>), AideError> {
+    pub(crate) fn candidates(&self, root: &Root, ctx: &Context) -> Result<(Vec<String>, Vec<Diagnostic>), AideError> {
         let scope = source_scope(root, &self.walk, None, ctx);
         let new_name = self.op.new_name.as_str();
         let (existing, _) = scope.map_files(Some(new_name.as_bytes()), |file, _| {
@@ -157,7 +157,7 @@ impl PreparedRename {
     }
 
     /// Plans the rename over `files` (every candidate's current content).
-    pub fn plan(&self, root: &Root, files: &[(String, Vec<u8>)]) -> Result<RenamePlan, AideError> {
+    pub(crate) fn plan(&self, root: &Root, files: &[(String, Vec<u8>)]) -> Result<RenamePlan, AideError> {
         let parse = |rel: &str, bytes: &[u8]| {
             let lang = Lang::from_path_and_content(std::path::Path::new(rel), bytes)?;
             SourceFile::parse(rel.to_string(), lang, bytes.to_vec()).ok()

@@ -16,7 +16,7 @@ use crate::error::{SpanAt, TransformError};
 /// One replacement in a file: bytes `start..end` of its current content
 /// become `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
+pub(crate) struct Edit {
     pub start: usize,
     pub end: usize,
     pub text: Vec<u8>,
@@ -57,7 +57,7 @@ pub(crate) fn source_scope<'a>(
 }
 
 /// A syntax tree of a file's content and the language it was parsed as.
-pub type ParsedAs = (Lang, tree_sitter::Tree);
+pub(crate) type ParsedAs = (Lang, tree_sitter::Tree);
 
 /// What an operation that parsed a file found out for the syntax guard.
 #[derive(Debug, Clone)]

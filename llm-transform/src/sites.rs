@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 /// A batch of edits as applied: `(start, end, new_len)` each, in byte order.
-pub type Applied = Vec<(usize, usize, usize)>;
+pub(crate) type Applied = Vec<(usize, usize, usize)>;
 
 /// A changed region: where it was and where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]

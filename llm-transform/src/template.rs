@@ -10,7 +10,7 @@
 
 /// One piece of a parsed template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Piece {
+pub(crate) enum Piece {
     Literal(String),
     Index(usize),
     Name(String),
@@ -18,12 +18,12 @@ pub enum Piece {
 
 /// A parsed replacement template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template {
+pub(crate) struct Template {
     pieces: Vec<Piece>,
 }
 
 impl Template {
-    pub fn parse(text: &str) -> Template {
+    pub(crate) fn parse(text: &str) -> Template {
         let mut pieces = Vec::new();
         let mut literal = String::new();
         let mut rest = text;
@@ -59,18 +59,14 @@ impl Template {
         Template { pieces }
     }
 
-    pub fn pieces(&self) -> &[Piece] {
-        &self.pieces
-    }
-
     /// The template's references to groups, by number or name.
-    pub fn references(&self) -> impl Iterator<Item = &Piece> {
+    pub(crate) fn references(&self) -> impl Iterator<Item = &Piece> {
         self.pieces.iter().filter(|p| !matches!(p, Piece::Literal(_)))
     }
 
     /// How long [`Template::expand`] makes it with the same `group`,
     /// without making it.
-    pub fn expanded_len<'a>(&self, mut group: impl FnMut(&Piece) -> Option<&'a [u8]>) -> usize {
+    pub(crate) fn expanded_len<'a>(&self, mut group: impl FnMut(&Piece) -> Option<&'a [u8]>) -> usize {
         self.pieces.iter().fold(0usize, |len, p| {
             len.saturating_add(match p {
                 Piece::Literal(s) => s.len(),
@@ -81,7 +77,7 @@ impl Template {
 
     /// The template with each reference replaced by what `group` gives for
     /// it (nothing for a group that is absent).
-    pub fn expand<'a>(&self, mut group: impl FnMut(&Piece) -> Option<&'a [u8]>) -> Vec<u8> {
+    pub(crate) fn expand<'a>(&self, mut group: impl FnMut(&Piece) -> Option<&'a [u8]>) -> Vec<u8> {
         let mut out = Vec::new();
         for p in &self.pieces {
             match p {

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 /// `text` with its line breaks in the style of a file with endings `eol`
 /// (CRLF only for an all-CRLF file; others get the text as written).
-pub fn to_eol(text: &str, eol: Eol) -> String {
+pub(crate) fn to_eol(text: &str, eol: Eol) -> String {
     match eol {
         Eol::Crlf => text.replace("\r\n", "\n").replace('\n', "\r\n"),
         _ => text.to_string(),
@@ -29,14 +29,15 @@ pub enum SpanEditError {
 /// end backwards so no offset drifts. Refuses spans out of range, reversed,
 /// cutting a UTF-8 character, or overlapping (two insertions at one offset
 /// count as overlapping: their order would be a guess).
-pub fn apply_span_edits(bytes: &[u8], edits: &[(usize, usize, &[u8])]) -> Result<Vec<u8>, SpanEditError> {
+#[cfg(test)]
+pub(crate) fn apply_span_edits(bytes: &[u8], edits: &[(usize, usize, &[u8])]) -> Result<Vec<u8>, SpanEditError> {
     apply_span_edits_tracked(bytes, edits).map(|(out, _)| out)
 }
 
 /// Whether two spans, `first` starting no later than `second`, cannot both
 /// be replaced: they share bytes, or both insert at one offset (their order
 /// would be a guess).
-pub fn overlapping(first: (usize, usize), second: (usize, usize)) -> bool {
+pub(crate) fn overlapping(first: (usize, usize), second: (usize, usize)) -> bool {
     let both_insert_at_one_point = first.0 == first.1 && second.0 == second.1 && first.0 == second.0;
     second.0 < first.1 || both_insert_at_one_point
 }
@@ -45,7 +46,7 @@ pub fn overlapping(first: (usize, usize), second: (usize, usize)) -> bool {
 /// new_len)` in byte order (what [`crate::sites::Regions::apply`] takes).
 /// The result is built in one forward pass: linear in the file and the
 /// number of edits.
-pub fn apply_span_edits_tracked(
+pub(crate) fn apply_span_edits_tracked(
     bytes: &[u8],
     edits: &[(usize, usize, &[u8])],
 ) -> Result<(Vec<u8>, crate::sites::Applied), SpanEditError> {
@@ -101,7 +102,7 @@ pub struct NearMiss {
 
 /// The window of the file's lines most similar to `old`, if any is at least
 /// half similar. Bounded: files over 20,000 lines are not scanned.
-pub fn near_miss(bytes: &[u8], old: &str) -> Option<NearMiss> {
+pub(crate) fn near_miss(bytes: &[u8], old: &str) -> Option<NearMiss> {
     let text = String::from_utf8_lossy(bytes);
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let want = old.split_inclusive('\n').count().max(1);
@@ -147,7 +148,12 @@ pub fn near_miss(bytes: &[u8], old: &str) -> Option<NearMiss> {
 /// git and GNU diff (imara-diff): a minimal diff in ordinary cases, and no
 /// quadratic time when nearly every line changed (100,000 edited lines of
 /// one file once took minutes here).
-pub fn diff(rel: &str, before: Option<&[u8]>, after: Option<&[u8]>, unified: bool) -> (usize, usize, Option<String>) {
+pub(crate) fn diff(
+    rel: &str,
+    before: Option<&[u8]>,
+    after: Option<&[u8]>,
+    unified: bool,
+) -> (usize, usize, Option<String>) {
     if before == after {
         return (0, 0, None);
     }
@@ -379,7 +385,7 @@ mod tests {
 
 /// How a file indents: with tabs, or with spaces in steps of `unit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Indent {
+pub(crate) enum Indent {
     Tabs,
     Spaces(usize),
 }
@@ -388,7 +394,7 @@ impl Indent {
     /// The style most of the file's indented lines use (None for a file with
     /// no indented line). The space step is the most common increase from
     /// one line's indentation to the next.
-    pub fn of(bytes: &[u8]) -> Option<Indent> {
+    pub(crate) fn of(bytes: &[u8]) -> Option<Indent> {
         let (mut tabs, mut spaces) = (0usize, 0usize);
         let mut steps = std::collections::BTreeMap::<usize, usize>::new();
         let mut prev = 0;
@@ -434,7 +440,7 @@ impl Indent {
 /// With `first_in_place` the first line gets no indentation (it replaces
 /// text that starts after the target's own indentation). Blank lines stay
 /// empty; indentation is converted to the file's tabs or spaces.
-pub fn reindent(block: &str, target: &str, first_in_place: bool, file: Option<Indent>) -> String {
+pub(crate) fn reindent(block: &str, target: &str, first_in_place: bool, file: Option<Indent>) -> String {
     let lines: Vec<&str> = block.split_inclusive('\n').collect();
     let is_blank = |l: &str| l.trim().is_empty();
     // The first line with text sets the base (a snippet often starts with a blank line).

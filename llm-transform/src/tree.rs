@@ -25,16 +25,16 @@ use serde_json::Value;
 use crate::error::TransformError;
 use crate::growth::{Budget, Counter};
 use crate::request::{Operation, ReplaceMatchesOp, ReplaceRegexOp};
+pub(crate) use crate::scan::KnownSyntax;
 use crate::scan::{Edit, ordered_without_overlap};
-pub use crate::scan::{KnownSyntax, ParsedAs};
 use crate::template::{Piece, Template};
-pub use rewrite::PreparedRewrite;
+pub(crate) use rewrite::PreparedRewrite;
 use rewrite::prepare_rewrite;
 
 mod rewrite;
 
 /// A tree operation with its pattern, query or template compiled.
-pub enum Prepared {
+pub(crate) enum Prepared {
     Regex { regex: regex::bytes::Regex, template: Template, op: ReplaceRegexOp },
     Matches { records: BTreeMap<String, Vec<MatchRecord>>, template: Template },
     Rewrite(Box<PreparedRewrite>),
@@ -44,7 +44,7 @@ pub enum Prepared {
 impl Prepared {
     /// Compiles a tree operation (None for the operations on one file);
     /// `check_syntax`: whether the request's syntax guard is on.
-    pub fn new(index: usize, op: &Operation, check_syntax: bool) -> Result<Option<Prepared>, AideError> {
+    pub(crate) fn new(index: usize, op: &Operation, check_syntax: bool) -> Result<Option<Prepared>, AideError> {
         Ok(Some(match op {
             Operation::ReplaceRegex(op) => Prepared::Regex {
                 regex: compile_regex(op)?,
@@ -60,7 +60,7 @@ impl Prepared {
 
     /// The files (relative paths, sorted) the operation may change, and the
     /// diagnostics of files it could not read.
-    pub fn candidates(&self, root: &Root, ctx: &Context) -> Result<(Vec<String>, Vec<Diagnostic>), AideError> {
+    pub(crate) fn candidates(&self, root: &Root, ctx: &Context) -> Result<(Vec<String>, Vec<Diagnostic>), AideError> {
         match self {
             Prepared::Regex { regex, op, .. } => {
                 let max_filesize = op.scope.max_filesize;
@@ -97,7 +97,7 @@ impl Prepared {
     /// The edits of the operation in `rel`, whose content is `bytes`, and
     /// what the operation found out for the syntax guard when it parsed them.
     /// Each replacement is measured against `budget` before it is made.
-    pub fn edits_in(
+    pub(crate) fn edits_in(
         &self,
         rel: &str,
         bytes: &[u8],
@@ -142,7 +142,7 @@ impl Prepared {
     }
 
     /// The most replacements the operation allows, if it sets a cap.
-    pub fn max_replacements(&self) -> Option<usize> {
+    pub(crate) fn max_replacements(&self) -> Option<usize> {
         match self {
             Prepared::Regex { op, .. } => op.max_replacements,
             Prepared::Rewrite(rw) => rw.op.max_replacements,
@@ -166,7 +166,7 @@ fn compile_regex(op: &ReplaceRegexOp) -> Result<regex::bytes::Regex, AideError> 
 
 /// One record of a search, as `replace_matches` uses it.
 #[derive(Debug, Clone)]
-pub struct MatchRecord {
+pub(crate) struct MatchRecord {
     pub index: usize,
     pub start: usize,
     pub end: usize,
@@ -179,7 +179,7 @@ pub struct MatchRecord {
 /// A capture group of a record: its number, name and span (None when it
 /// did not take part in the match).
 #[derive(Debug, Clone)]
-pub struct Group {
+pub(crate) struct Group {
     pub index: usize,
     pub name: Option<String>,
     pub span: Option<(usize, usize)>,
@@ -229,7 +229,7 @@ fn match_record(index: usize, v: &Value) -> Result<(String, MatchRecord), AideEr
 
 /// The records of a search's output: the document llm-search or
 /// llm-ast-search printed (`--json`, `--jsonl`, or just the list).
-pub fn records_from_document(text: &str) -> Result<Vec<Value>, AideError> {
+pub(crate) fn records_from_document(text: &str) -> Result<Vec<Value>, AideError> {
     let bad = |message: String| TransformError::MatchesDocument { message };
     let trimmed = text.trim_start();
     let document: Value = match serde_json::from_str(trimmed) {

@@ -19,10 +19,7 @@ use crate::disk::{Entry, lock_all, read_entry};
 use crate::error::{ChangedFile, TransformError};
 use crate::plan::{DirChanges, FileState};
 use crate::undo_store::{PRE_IMAGES, write_manifest};
-pub use crate::undo_store::{
-    PreImage, UNDO_MAX_AGE_MS, UNDO_MAX_PRE_IMAGE_BYTES, UNDO_MAX_TRANSFORMS, UndoFile, UndoManifest, load_manifest,
-    prune_undo, recent, undo_cap, undo_dir,
-};
+pub(crate) use crate::undo_store::{PreImage, load_manifest, prune_undo, recent};
 
 /// What undo did to one file.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -56,7 +53,7 @@ impl RestoreAction {
 /// Undoes transform `execution_id`, whose check failed or never finished,
 /// under an id of its own. The rollback is not kept as a transform to undo:
 /// that would put back the edit that failed.
-pub fn roll_back(root: &Root, execution_id: &str) -> Result<(), AideError> {
+pub(crate) fn roll_back(root: &Root, execution_id: &str) -> Result<(), AideError> {
     let rollback = aide_core::ids::new_execution_id();
     undo(root, execution_id, &rollback)?;
     if let Ok((dir, _)) = load_manifest(&rollback) {
@@ -67,7 +64,7 @@ pub fn roll_back(root: &Root, execution_id: &str) -> Result<(), AideError> {
 
 /// Restores the files of transform `execution_id`, if it was made under
 /// `root` and every file still has the checksum the transform left.
-pub fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>, Vec<Diagnostic>), AideError> {
+pub(crate) fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Restored>, Vec<Diagnostic>), AideError> {
     let (dir, mut manifest) = load_manifest(execution_id)?;
     if !manifest.belongs_to(root) {
         let theirs = manifest.root.as_ref().map_or_else(|| "another root".to_string(), |r| r.display().to_string());

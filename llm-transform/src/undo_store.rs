@@ -15,21 +15,21 @@ use crate::plan::FileState;
 
 /// The largest pre-image kept for undo (per file), unless
 /// `AIDE_UNDO_MAX_BYTES` sets another.
-pub const UNDO_MAX_PRE_IMAGE_BYTES: u64 = 256 * 1024 * 1024;
+pub(crate) const UNDO_MAX_PRE_IMAGE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// The pre-image cap in force: `AIDE_UNDO_MAX_BYTES`, or the default.
-pub fn undo_cap() -> u64 {
+pub(crate) fn undo_cap() -> u64 {
     std::env::var("AIDE_UNDO_MAX_BYTES").ok().and_then(|v| v.parse().ok()).unwrap_or(UNDO_MAX_PRE_IMAGE_BYTES)
 }
 
 /// How much undo history is kept: transforms older than this, or beyond
 /// this many, are forgotten (oldest first).
-pub const UNDO_MAX_AGE_MS: i64 = 30 * 24 * 3600 * 1000;
-pub const UNDO_MAX_TRANSFORMS: usize = 1000;
+pub(crate) const UNDO_MAX_AGE_MS: i64 = 30 * 24 * 3600 * 1000;
+pub(crate) const UNDO_MAX_TRANSFORMS: usize = 1000;
 
 /// One file of a stored transform: enough to put it back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct UndoFile {
+pub(crate) struct UndoFile {
     #[serde(with = "aide_core::text::path_serde")]
     pub abs: PathBuf,
     pub rel: String,
@@ -52,14 +52,14 @@ pub struct UndoFile {
 
 /// A folder a directory operation removed, with its mode, for undo to make again.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RemovedDir {
+pub(crate) struct RemovedDir {
     pub rel: String,
     pub mode: u32,
 }
 
 /// The record of an applied transform, in `$AIDE_HOME/transform/undo/<execution_id>/`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct UndoManifest {
+pub(crate) struct UndoManifest {
     pub execution_id: String,
     /// The root the transform ran in (absent in records of older versions).
     #[serde(default, with = "aide_core::text::opt_path_serde")]
@@ -89,12 +89,12 @@ impl UndoManifest {
 
 /// Where a file's pre-image lies in the transform's archive.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct PreImage {
+pub(crate) struct PreImage {
     pub offset: u64,
     pub len: u64,
 }
 
-pub fn undo_dir() -> PathBuf {
+pub(crate) fn undo_dir() -> PathBuf {
     aide_core::home::aide_home().join("transform/undo")
 }
 
@@ -102,7 +102,7 @@ pub(crate) const PRE_IMAGES: &str = "pre-images.bin";
 
 /// Stores the pre-images (one archive) and the manifest for undo. Undo data
 /// is not fsynced: a power cut may lose the way back, never the files.
-pub fn store_pre_images(
+pub(crate) fn store_pre_images(
     root: &Root,
     execution_id: &str,
     changed: &[&FileState],
@@ -186,7 +186,7 @@ pub(crate) fn write_manifest(dir: &Path, manifest: &UndoManifest) -> Result<(), 
     aide_core::fsutil::replace(&dir.join("manifest.json"), &text).map_err(|e| AideError::io("undo manifest", &e))
 }
 
-pub fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest), AideError> {
+pub(crate) fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest), AideError> {
     let root = undo_dir();
     let dir = if execution_id.len() >= 8 && execution_id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
         let mut found: Vec<PathBuf> =
@@ -212,7 +212,7 @@ pub fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest), Aide
 }
 
 /// The most recent applied transforms of `root` not yet undone, newest first.
-pub fn recent(root: &Root, count: usize) -> Vec<String> {
+pub(crate) fn recent(root: &Root, count: usize) -> Vec<String> {
     let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
         .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();
@@ -227,7 +227,7 @@ pub fn recent(root: &Root, count: usize) -> Vec<String> {
 
 /// Forgets undo data past the retention limits. Transform ids are UUIDv7,
 /// so their names sort by time and carry their creation time.
-pub fn prune_undo(now_ms: i64) -> usize {
+pub(crate) fn prune_undo(now_ms: i64) -> usize {
     let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
         .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
         .unwrap_or_default();

@@ -29,7 +29,7 @@ const TIMEOUT: Duration = Duration::from_secs(600);
 
 /// What the request asks to verify.
 #[derive(Debug, Clone, Default)]
-pub struct Verify {
+pub(crate) struct Verify {
     /// The checkers, as llm-lint's `--checker` takes them (empty or `all`:
     /// every one the project uses); None: none.
     pub checkers: Option<Vec<String>>,
@@ -46,7 +46,7 @@ impl Verify {
     /// What a request asks: `verify` (its checkers), the old `cargo_check`
     /// or an operation's `run_cargo_check` (`cargo`: cargo too), and
     /// `verify_command`.
-    pub fn new(verify: Option<&str>, cargo: bool, command: Option<String>) -> Verify {
+    pub(crate) fn new(verify: Option<&str>, cargo: bool, command: Option<String>) -> Verify {
         let mut checkers = verify.map(|v| vec![v.to_string()]);
         // Every checker the project uses already takes in cargo's errors.
         let auto = checkers.as_deref().is_some_and(|c| aide_checkers::selection::parse(c).is_ok_and(|s| s.auto));
@@ -56,7 +56,7 @@ impl Verify {
         Verify { checkers, command }
     }
 
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.checkers.is_some() || self.command.is_some()
     }
 }
@@ -79,7 +79,7 @@ pub struct Verified {
 
 /// The tree before the edit: its findings, when checkers are asked for,
 /// and its files, to see what a check writes.
-pub struct Before {
+pub(crate) struct Before {
     checked: Option<Checked>,
     watch: Watch,
 }
@@ -87,7 +87,7 @@ pub struct Before {
 /// The tree before the edit (`changed` not yet written), when anything is
 /// to be verified. A checker that fails on the tree as it is cannot judge
 /// the edit: nothing is written (and what it wrote is put back).
-pub fn before(
+pub(crate) fn before(
     root: &Root,
     verify: &Verify,
     changed: &[&FileState],
@@ -147,12 +147,12 @@ fn options(names: &[String]) -> Options {
 }
 
 /// Why an applied edit must be undone: the error with its details.
-pub struct Failed(pub AideError);
+pub(crate) struct Failed(pub AideError);
 
 impl Failed {
     /// The refusal of an edit that could not be undone after all (`why`):
     /// it stands, unverified.
-    pub fn not_undone(self, why: AideError) -> AideError {
+    pub(crate) fn not_undone(self, why: AideError) -> AideError {
         let Failed(mut error) = self;
         let message = error.message;
         error.message = say(|v| {
@@ -203,7 +203,7 @@ fn failure(run: &CheckerRun, before: &Checked) -> String {
 /// Checks the committed edit. `Err(Failed)`: it must be undone (every
 /// file a check wrote is put back first, an edited one to what the commit
 /// wrote).
-pub fn after(
+pub(crate) fn after(
     root: &Root,
     verify: &Verify,
     before: Before,

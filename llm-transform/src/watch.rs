@@ -17,7 +17,7 @@ use aide_core::{AideError, Root};
 use crate::plan::FileState;
 
 /// The most bytes of the tree's files kept to put back what a check wrote.
-pub const KEPT_BYTES: u64 = 64 << 20;
+pub(crate) const KEPT_BYTES: u64 = 64 << 20;
 
 /// A file's length, modification and change times (ns) and inode.
 type Stamp = (u64, i128, i128, u64);
@@ -38,13 +38,13 @@ struct Watched {
 }
 
 /// The tree's files as they were before the checks.
-pub struct Watch {
+pub(crate) struct Watch {
     files: Vec<Watched>,
 }
 
 /// The files a check wrote.
 #[derive(Debug, Default)]
-pub struct Written {
+pub(crate) struct Written {
     /// Every file it wrote (or removed), relative, sorted.
     pub files: Vec<String>,
     /// The edited files among them, given back what the commit wrote.
@@ -56,7 +56,7 @@ pub struct Written {
 
 impl Watch {
     /// Stamps (and keeps) the tree's source files the edit does not touch.
-    pub fn take(root: &Root, changed: &[&FileState], ctx: &Context) -> Result<Watch, AideError> {
+    pub(crate) fn take(root: &Root, changed: &[&FileState], ctx: &Context) -> Result<Watch, AideError> {
         let (project, _) = aide_checkers::project(root, ctx)?;
         let edited: std::collections::HashSet<&Path> = changed.iter().map(|f| f.abs.as_path()).collect();
         let mut budget = KEPT_BYTES;
@@ -85,7 +85,7 @@ impl Watch {
     /// The files a check wrote since the last look, each put back: the
     /// edited ones to what the commit wrote (`committed`) or to what they
     /// held (before the commit), the others to what they held.
-    pub fn put_back(&mut self, changed: &[&FileState], committed: bool) -> Written {
+    pub(crate) fn put_back(&mut self, changed: &[&FileState], committed: bool) -> Written {
         let mut written = Written::default();
         for f in changed.iter().filter(|f| !f.current_link && !f.original_link) {
             let want = if committed { &f.current } else { &f.original };

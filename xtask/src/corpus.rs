@@ -18,12 +18,12 @@ use crate::{Result, say, workspace};
 const PYTHON: &[&str] = &["django==5.1.5", "requests==2.32.3", "flask==3.1.0", "werkzeug==3.1.3"];
 const NPM: &[&str] = &["typescript@5.7.3", "lodash@4.17.21", "express@4.21.2", "react@19.0.0", "rxjs@7.8.1"];
 
-pub fn dir() -> PathBuf {
+pub(crate) fn dir() -> PathBuf {
     workspace().join("target/corpus")
 }
 
 /// Builds the corpus unless it is complete already; returns its directory.
-pub fn build(force: bool) -> Result<PathBuf> {
+pub(crate) fn build(force: bool) -> Result<PathBuf> {
     let root = dir();
     let done = root.join(".complete");
     if done.exists() && !force {

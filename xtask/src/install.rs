@@ -25,7 +25,7 @@ fn tool_binaries() -> impl Iterator<Item = &'static str> {
 
 /// Where the extras go, from the environment of the user installing.
 #[derive(Debug)]
-pub struct Places {
+pub(crate) struct Places {
     pub man: PathBuf,
     pub bash: PathBuf,
     pub fish: PathBuf,
@@ -34,7 +34,7 @@ pub struct Places {
 
 impl Places {
     /// The places for an install root (`<root>/bin` holds the binaries).
-    pub fn for_root(root: &Path) -> Result<Places> {
+    pub(crate) fn for_root(root: &Path) -> Result<Places> {
         let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let xdg = |var: &str, fallback: &str| -> Result<PathBuf> {
             match std::env::var_os(var).filter(|v| !v.is_empty()) {
@@ -72,7 +72,7 @@ fn default_root() -> Result<PathBuf> {
 
 /// Runs the install. `binaries`: take the binaries already built there
 /// instead of running `cargo install` (only the extras are placed).
-pub fn run(root: Option<PathBuf>, binaries: Option<PathBuf>) -> Result<()> {
+pub(crate) fn run(root: Option<PathBuf>, binaries: Option<PathBuf>) -> Result<()> {
     let root = match root {
         Some(r) => r,
         None => default_root()?,
@@ -116,7 +116,7 @@ pub fn run(root: Option<PathBuf>, binaries: Option<PathBuf>) -> Result<()> {
 }
 
 /// Writes every binary's completion scripts and man page; returns the files.
-pub fn place_extras(bin_dir: &Path, places: &Places) -> Result<Vec<PathBuf>> {
+pub(crate) fn place_extras(bin_dir: &Path, places: &Places) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for bin in tool_binaries() {
         let exe = bin_dir.join(bin);

@@ -37,7 +37,7 @@ struct Fix {
     text: String,
 }
 
-pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
     let files: Vec<File> =
         serde_json::from_str(stdout.trim()).map_err(|e| format!("eslint's JSON does not parse: {e}"))?;
     let mut out = Vec::new();

@@ -23,7 +23,7 @@ fn position(posn: &str) -> Option<(String, Point)> {
     Some((file, Point::LineColumn { line, column, columns: Columns::Bytes }))
 }
 
-pub fn parse(stderr: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stderr: &str) -> Result<Vec<RawDiagnostic>, String> {
     let plain = Regex::new(r"^(?:vet: )?(\S+\.go):(\d+):(\d+): (.+)$").map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     let mut json = String::new();

@@ -2,12 +2,12 @@
 //! A format that cannot be read is an `Err` with what was wrong: never a
 //! partial list.
 
-pub mod eslint;
-pub mod govet;
-pub mod mypy;
-pub mod pyflakes;
-pub mod pyright;
-pub mod ruff;
-pub mod rustc;
-pub mod shellcheck;
-pub mod tsc;
+pub(crate) mod eslint;
+pub(crate) mod govet;
+pub(crate) mod mypy;
+pub(crate) mod pyflakes;
+pub(crate) mod pyright;
+pub(crate) mod ruff;
+pub(crate) mod rustc;
+pub(crate) mod shellcheck;
+pub(crate) mod tsc;

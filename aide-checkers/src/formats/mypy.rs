@@ -23,7 +23,7 @@ struct Line {
     severity: String,
 }
 
-pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
     let mut out = Vec::new();
     for text in stdout.lines().filter(|l| l.starts_with('{')) {
         let l: Line = serde_json::from_str(text).map_err(|e| format!("a line of mypy's JSON does not parse: {e}"))?;

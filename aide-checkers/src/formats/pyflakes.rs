@@ -6,7 +6,7 @@ use regex::Regex;
 
 use crate::finding::{Columns, Point, RawDiagnostic, Severity};
 
-pub fn parse(stdout: &str, stderr: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stdout: &str, stderr: &str) -> Result<Vec<RawDiagnostic>, String> {
     let line = Regex::new(r"^(.+?):(\d+):(\d+):? (.+)$").map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for (text, syntax) in stdout.lines().map(|l| (l, false)).chain(stderr.lines().map(|l| (l, true))) {

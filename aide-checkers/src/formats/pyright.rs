@@ -36,7 +36,7 @@ fn point(p: &Position) -> Point {
     Point::LineColumn { line: p.line + 1, column: p.character + 1, columns: Columns::Utf16 }
 }
 
-pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
     let report: Report =
         serde_json::from_str(stdout.trim()).map_err(|e| format!("pyright's JSON does not parse: {e}"))?;
     Ok(report

@@ -50,7 +50,7 @@ pub(crate) fn python_severity(code: Option<&str>) -> Severity {
     }
 }
 
-pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
     let violations: Vec<Violation> =
         serde_json::from_str(stdout.trim()).map_err(|e| format!("ruff's JSON does not parse: {e}"))?;
     Ok(violations

@@ -58,7 +58,7 @@ fn severity(level: &str) -> Option<Severity> {
 /// The diagnostics of cargo's JSON lines. Lines that are not JSON (cargo's
 /// own progress, should it print any there) are skipped; none at all with a
 /// failed run is the caller's to judge.
-pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
     let mut out = Vec::new();
     let mut any = false;
     for text in stdout.lines().filter(|l| l.starts_with('{')) {

@@ -44,7 +44,7 @@ fn at(line: usize, column: usize) -> Point {
     Point::LineColumn { line, column, columns: Columns::Chars }
 }
 
-pub fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stdout: &str) -> Result<Vec<RawDiagnostic>, String> {
     let report: Report =
         serde_json::from_str(stdout.trim()).map_err(|e| format!("shellcheck's JSON does not parse: {e}"))?;
     Ok(report

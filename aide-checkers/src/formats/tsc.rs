@@ -6,7 +6,7 @@ use regex::Regex;
 
 use crate::finding::{Columns, Point, RawDiagnostic, Severity};
 
-pub fn parse(stdout: &str, config: &str) -> Result<Vec<RawDiagnostic>, String> {
+pub(crate) fn parse(stdout: &str, config: &str) -> Result<Vec<RawDiagnostic>, String> {
     let located =
         Regex::new(r"^(.+)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$").map_err(|e| e.to_string())?;
     let global = Regex::new(r"^(error|warning|message) (TS\d+): (.*)$").map_err(|e| e.to_string())?;

@@ -39,7 +39,7 @@
 mod binding;
 mod compact;
 mod page;
-pub mod policy;
+pub(crate) mod policy;
 mod server;
 mod structured;
 
@@ -54,12 +54,12 @@ use rmcp::ServiceExt;
 
 use aide_core::operation::Group;
 
-pub use server::{AideServer, ServerOptions};
-pub use structured::Structured;
+pub(crate) use server::{AideServer, ServerOptions};
+pub(crate) use structured::Structured;
 
 /// The tool definitions of the operations in `groups`, in `format`, from
 /// the schemas the server serves (the whole schemas when `full`).
-pub fn tool_definitions(
+pub(crate) fn tool_definitions(
     format: crate::request::DefinitionFormat,
     groups: &[Group],
     full: bool,
@@ -98,7 +98,7 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// `aide mcp`: serve every aide tool over MCP on stdin/stdout.
 #[derive(Debug, Parser)]
 #[command(name = "aide mcp", version, about = "Serve every aide tool over the Model Context Protocol on stdin/stdout.")]
-pub struct McpArgs {
+pub(crate) struct McpArgs {
     /// The root calls run in when the client offers no MCP roots (default: the working directory).
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
@@ -201,7 +201,7 @@ fn policy_of(args: &McpArgs, config: &aide_config::Config) -> Result<policy::Pol
 
 /// The groups `names` name, in catalogue order, each once; `all` (or none)
 /// is every group.
-pub fn groups(names: &[String]) -> Result<Vec<Group>, aide_core::AideError> {
+pub(crate) fn groups(names: &[String]) -> Result<Vec<Group>, aide_core::AideError> {
     use clap::ValueEnum;
     let all = Group::value_variants();
     if names.is_empty() || names.iter().any(|n| n == "all") {
@@ -226,7 +226,7 @@ fn protocol_stdout() -> std::io::Result<std::fs::File> {
 }
 
 /// Runs `aide mcp` with `argv` (`aide mcp …`) until the client closes stdin.
-pub fn main(argv: Vec<OsString>) -> ExitStatus {
+pub(crate) fn main(argv: Vec<OsString>) -> ExitStatus {
     use clap::{CommandFactory, FromArgMatches};
     let parsed = McpArgs::command()
         .bin_name("aide mcp")

@@ -34,7 +34,7 @@ use serde_json::json;
 
 /// Which tools a client may call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Allow {
+pub(crate) enum Allow {
     /// Only read-only tools (`auto` in `aide tools`).
     Auto,
     /// Every tool (`gated` ones too).
@@ -44,14 +44,14 @@ pub enum Allow {
 
 /// Which calls ask the user first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Confirm {
+pub(crate) enum Confirm {
     /// A tool that is not read-only, where `--allow auto` would refuse it.
     Gated,
 }
 
 /// Calls a second: `N/s`, `N/m` or `N` (a second).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rate {
+pub(crate) struct Rate {
     pub per_second: f64,
 }
 
@@ -67,7 +67,7 @@ impl std::str::FromStr for Rate {
 
 /// The operator's policy, as `aide mcp`'s flags (and aide.toml) set it.
 #[derive(Debug, Clone, Default)]
-pub struct PolicyOptions {
+pub(crate) struct PolicyOptions {
     pub allow: Allow,
     pub confirm: Option<Confirm>,
     pub max_risk: Option<Risk>,
@@ -77,7 +77,7 @@ pub struct PolicyOptions {
 
 /// The policy with its state (the token bucket).
 #[derive(Debug)]
-pub struct Policy {
+pub(crate) struct Policy {
     pub options: PolicyOptions,
     bucket: Mutex<Bucket>,
 }
@@ -89,7 +89,7 @@ struct Bucket {
 }
 
 /// What the policy says of a call before it runs.
-pub enum Verdict {
+pub(crate) enum Verdict {
     Run,
     /// Ask the user (elicitation) first; refuse unless they accept.
     Ask,
@@ -97,18 +97,18 @@ pub enum Verdict {
 }
 
 impl Policy {
-    pub fn new(options: PolicyOptions) -> Policy {
+    pub(crate) fn new(options: PolicyOptions) -> Policy {
         let burst = options.rate.map_or(0.0, |r| r.per_second.max(1.0));
         Policy { options, bucket: Mutex::new(Bucket { tokens: burst, at: Instant::now() }) }
     }
 
     /// Whether `tool` is listed: with `--allow auto` and no `--confirm`, only read-only tools.
-    pub fn lists(&self, read_only: bool) -> bool {
+    pub(crate) fn lists(&self, read_only: bool) -> bool {
         read_only || self.options.allow == Allow::Gated || self.options.confirm.is_some()
     }
 
     /// The verdict on a call of `tool`; a call the rate lets through takes a token.
-    pub fn judge(&self, tool: &str, read_only: bool, can_ask: bool) -> Verdict {
+    pub(crate) fn judge(&self, tool: &str, read_only: bool, can_ask: bool) -> Verdict {
         if let Some(refusal) = self.take_token() {
             return Verdict::Refuse(refusal);
         }
@@ -233,14 +233,14 @@ fn typed_refused(tool: &str, field: &str, max: Risk) -> AideError {
 }
 
 /// The refusal of a tool the policy does not allow.
-pub fn not_allowed(tool: &str, why: &str) -> AideError {
+pub(crate) fn not_allowed(tool: &str, why: &str) -> AideError {
     AideError::new(aide_core::code::NOT_ALLOWED, format!("`{tool}` is not allowed: {why}"))
         .with_hint("use a read-only tool, or ask the server's operator (aide mcp --allow gated, or --confirm gated)")
         .with_details(json!({ "tool": tool }))
 }
 
 /// The result of a call stopped at `--call-timeout` (it ended as cancelled).
-pub fn timed_out(limit: Duration) -> AideError {
+pub(crate) fn timed_out(limit: Duration) -> AideError {
     AideError::new(
         aide_core::code::TIMEOUT,
         format!("the call ran past the server's limit of {} s and was stopped", limit.as_secs_f64()),

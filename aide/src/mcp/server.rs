@@ -34,7 +34,7 @@ const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 
 /// How the server was started.
 #[derive(Debug, Clone)]
-pub struct ServerOptions {
+pub(crate) struct ServerOptions {
     /// The root calls run in when the client offers no roots (canonical).
     pub root: PathBuf,
     /// The default output budget of a call, in characters.
@@ -53,7 +53,7 @@ pub struct ServerOptions {
 
 /// The aide MCP server.
 #[derive(Clone)]
-pub struct AideServer {
+pub(crate) struct AideServer {
     inner: Arc<Inner>,
 }
 
@@ -134,7 +134,7 @@ pub(crate) fn catalogue_tools(
 
 impl AideServer {
     /// A server for every operation of the catalogue.
-    pub fn new(options: ServerOptions) -> Result<AideServer, String> {
+    pub(crate) fn new(options: ServerOptions) -> Result<AideServer, String> {
         let (bindings, tools) = catalogue_tools(&options.groups, false, options.structured)?;
         let own_root = Root::new(&options.root).map_err(|e| format!("the server's root: {}", e.message))?;
         let policy = super::policy::Policy::new(options.policy.clone());
@@ -157,14 +157,9 @@ impl AideServer {
         })
     }
 
-    /// The tool definitions, as `tools/list` gives them.
-    pub fn tools(&self) -> &[rmcp::model::Tool] {
-        &self.inner.tools
-    }
-
     /// Raises the cancellation flag of every call still running (the
     /// client went away).
-    pub fn cancel_all(&self) {
+    pub(crate) fn cancel_all(&self) {
         for cancel in aide_core::sync::lock(&self.inner.running).values() {
             cancel.cancel();
         }

@@ -34,7 +34,7 @@ use crate::error::AideToolError;
 
 /// What the structured content of a result is (`aide mcp --structured`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Structured {
+pub(crate) enum Structured {
     /// The compact document made for a model (the default).
     #[default]
     Compact,

@@ -7,14 +7,14 @@ use crate::error::AstError;
 
 /// A position in the program, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pos {
+pub(crate) struct Pos {
     pub offset: usize,
     pub line: usize,
     pub column: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Expr {
+pub(crate) enum Expr {
     Str(String, Pos),
     Int(i64, Pos),
     Call { name: String, args: Vec<Expr>, pos: Pos },
@@ -236,7 +236,7 @@ impl Parser<'_> {
 }
 
 /// Parses a program into its expressions.
-pub fn parse(program: &str) -> Result<Vec<Expr>, AideError> {
+pub(crate) fn parse(program: &str) -> Result<Vec<Expr>, AideError> {
     aide_core::text::check_depth("the program", aide_core::text::bracket_depth(program))?;
     let toks = lex(program)?;
     let mut p = Parser { program, toks, at: 0 };

@@ -59,7 +59,7 @@ fn kind_tables(lang: Lang) -> &'static KindTables {
 
 /// What an outline computes.
 #[derive(Debug, Clone, Copy)]
-pub struct OutlineOptions {
+pub(crate) struct OutlineOptions {
     /// Stop at this nesting depth (1: top level), without walking below it.
     pub max_depth: Option<usize>,
     /// Compute each symbol's one-line signature (the text outline shows none).
@@ -106,7 +106,7 @@ pub(crate) fn outline_of_file(file: &SourceFile, options: OutlineOptions) -> Vec
 }
 
 /// [`outline`] with options.
-pub fn outline_with_options(
+pub(crate) fn outline_with_options(
     lang: Lang,
     path: &str,
     source: &[u8],
@@ -228,7 +228,7 @@ fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symb
 }
 
 /// The text of a node, whitespace runs collapsed to one space.
-pub fn node_text_collapsed(node: Node<'_>, source: &[u8]) -> String {
+pub(crate) fn node_text_collapsed(node: Node<'_>, source: &[u8]) -> String {
     collapse(&String::from_utf8_lossy(&source[node.byte_range()]))
 }
 
@@ -281,7 +281,7 @@ fn function_or_method(parent: Option<SymbolKind>) -> SymbolKind {
 /// The kind of the symbol `node` defines or names, without outlining the
 /// whole file: `node`'s own definition, or that of the definition whose name
 /// it is.
-pub fn kind_at(lang: Lang, root: Node<'_>, node: Node<'_>, source: &[u8]) -> Option<SymbolKind> {
+pub(crate) fn kind_at(lang: Lang, root: Node<'_>, node: Node<'_>, source: &[u8]) -> Option<SymbolKind> {
     let up = crate::tree::ancestors(root, node);
     // The kind of the nearest enclosing definition decides method or function.
     let enclosing =
@@ -299,7 +299,7 @@ pub fn kind_at(lang: Lang, root: Node<'_>, node: Node<'_>, source: &[u8]) -> Opt
 }
 
 /// The innermost symbol whose span contains `offset`.
-pub fn enclosing(symbols: &[Symbol], offset: usize) -> Option<&Symbol> {
+pub(crate) fn enclosing(symbols: &[Symbol], offset: usize) -> Option<&Symbol> {
     symbols.iter().filter(|s| s.span.byte_start <= offset && offset < s.span.byte_end).max_by_key(|s| s.depth)
 }
 
@@ -316,7 +316,7 @@ pub enum NameMatch {
 }
 
 /// How a symbol matches `query`, if at all.
-pub fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
+pub(crate) fn name_match(symbol: &Symbol, query: &str) -> Option<NameMatch> {
     // `Context/*`: the members of what the rest names (a class, an impl's type).
     if let Some(owner) = query.strip_suffix("/*") {
         let parent = symbol.parent.as_deref()?;
@@ -397,7 +397,7 @@ fn strip_impl(s: &str) -> &str {
 
 /// The symbols matching `query` at the best tier that has any: exact names
 /// first, then name-path suffixes, then substrings.
-pub fn filter_by_name(symbols: Vec<Symbol>, query: &str) -> (Vec<Symbol>, Option<NameMatch>) {
+pub(crate) fn filter_by_name(symbols: Vec<Symbol>, query: &str) -> (Vec<Symbol>, Option<NameMatch>) {
     let tagged: Vec<(NameMatch, Symbol)> =
         symbols.into_iter().filter_map(|s| name_match(&s, query).map(|m| (m, s))).collect();
     let Some(best) = tagged.iter().map(|(m, _)| *m).min() else {

@@ -20,7 +20,7 @@ pub struct Step {
 }
 
 /// The highest risk of `steps` and their reasons, each once.
-pub fn risk_of_steps(steps: &[Step]) -> (Risk, Vec<String>) {
+pub(crate) fn risk_of_steps(steps: &[Step]) -> (Risk, Vec<String>) {
     let overall = steps.iter().map(|s| s.estimated_risk).max().unwrap_or_default();
     let mut reasons: Vec<String> = Vec::new();
     for r in steps.iter().flat_map(|s| s.risk_reasons.iter()) {

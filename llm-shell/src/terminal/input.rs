@@ -45,7 +45,7 @@ pub(crate) struct Input {
 
 impl Input {
     /// Starts the writer of `pty` (the master side).
-    pub fn start(pty: File) -> Input {
+    pub(super) fn start(pty: File) -> Input {
         let shared: Shared = Arc::default();
         let writer = shared.clone();
         std::thread::spawn(move || write_out(pty, &writer));
@@ -53,7 +53,7 @@ impl Input {
     }
 
     /// Queues `bytes`, all or nothing.
-    pub fn send(&self, bytes: &[u8]) -> Result<(), Refused> {
+    pub(super) fn send(&self, bytes: &[u8]) -> Result<(), Refused> {
         let (queue, ready) = &*self.shared;
         let mut q = lock(queue);
         if let Some(why) = &q.broken {

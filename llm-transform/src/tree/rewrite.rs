@@ -19,7 +19,7 @@ use crate::scan::{Edit, KnownSyntax, ScanCache, ordered_without_overlap, overlap
 use crate::template::{Piece, Template};
 
 /// A compiled `rewrite`.
-pub struct PreparedRewrite {
+pub(crate) struct PreparedRewrite {
     pub lang: Lang,
     pub query: llm_ast_search::CompiledQuery,
     pub template: Template,
@@ -83,7 +83,7 @@ pub(super) fn prepare_rewrite(op: &RewriteOp, check_syntax: bool) -> Result<Prep
 impl PreparedRewrite {
     /// The files the rewrite changes (its scan keeps their edits), and
     /// the diagnostics of files it could not read.
-    pub fn candidates(&self, root: &Root, ctx: &Context) -> Result<(Vec<String>, Vec<Diagnostic>), AideError> {
+    pub(crate) fn candidates(&self, root: &Root, ctx: &Context) -> Result<(Vec<String>, Vec<Diagnostic>), AideError> {
         let walk = self.op.scope.walk_args();
         let scope = source_scope(root, &walk, Some(self.lang), ctx);
         let (found, diagnostics) = scope.map_files(self.literal.as_deref().map(str::as_bytes), |file, _| {
@@ -113,7 +113,7 @@ impl PreparedRewrite {
 
     /// The rewrite's edits of `rel`, whose content is `bytes`: those the
     /// scan kept when the content is the one it read, else worked out anew.
-    pub fn edits_in(
+    pub(crate) fn edits_in(
         &self,
         rel: &str,
         bytes: &[u8],

@@ -131,7 +131,7 @@ fn round3(x: f64) -> f64 {
 
 /// Measures `tool` and compares with the recorded figures, without
 /// rewriting them: an error on a large regression.
-pub fn check(tool: &str, runs: usize, warmup: usize) -> Result<()> {
+pub(crate) fn check(tool: &str, runs: usize, warmup: usize) -> Result<()> {
     match tool {
         "startup" => startup::check(runs, warmup),
         other => Err(format!("no regression check for `{other}` (available: startup)")),
@@ -140,7 +140,10 @@ pub fn check(tool: &str, runs: usize, warmup: usize) -> Result<()> {
 
 /// Every benchmark, by the name `cargo xtask bench NAME` takes (the README
 /// lists the same names; a test holds them equal).
-pub const BENCHES: &[(&str, fn(usize, usize) -> Result<()>)] = &[
+/// A benchmark: timed runs and warm-up runs per command.
+type Bench = fn(usize, usize) -> Result<()>;
+
+pub(crate) const BENCHES: &[(&str, Bench)] = &[
     ("search", search::bench),
     ("discover", discover::bench),
     ("jobs", jobs::bench),
@@ -157,7 +160,7 @@ pub const BENCHES: &[(&str, fn(usize, usize) -> Result<()>)] = &[
     ("startup", startup::bench),
 ];
 
-pub fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
+pub(crate) fn run(tool: &str, runs: usize, warmup: usize) -> Result<()> {
     match BENCHES.iter().find(|(name, _)| *name == tool) {
         Some((_, bench)) => bench(runs, warmup),
         None => {
