@@ -292,7 +292,10 @@ impl<'r> Sources<'r> {
                 checksum_before: s.checksum.clone(),
             });
         }
-        edits.sort_by(|a, b| (&a.path, a.byte_start, a.byte_end).cmp(&(&b.path, b.byte_start, b.byte_end)));
+        edits.sort_by(|a, b| {
+            aide_core::ordering::cmp_location(&a.path, a.byte_start, &b.path, b.byte_start)
+                .then(a.byte_end.cmp(&b.byte_end))
+        });
         (!edits.is_empty()).then(|| Fix { description: fix.description.clone(), edits })
     }
 }

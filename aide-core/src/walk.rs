@@ -438,7 +438,7 @@ impl<'a> Walker<'a> {
     /// Every file, sorted by relative path, and the walk's diagnostics.
     pub fn collect(&self, threads: usize) -> Result<(Vec<WalkedFile>, Vec<Diagnostic>), AideError> {
         let (mut files, diagnostics) = self.filter_map_parallel(threads, || Some)?;
-        files.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
+        files.sort_by(|a, b| crate::ordering::cmp_path(&a.rel, &b.rel));
         Ok((files, diagnostics))
     }
 }

@@ -3,11 +3,14 @@
 
 use std::path::PathBuf;
 
-/// Finds the executable `name` of another aide tool: beside the running
-/// executable first (an install puts the tools together), then on PATH.
+/// The executable of the aide tool `name`: the running one when it is that
+/// tool, else the one beside it (an install puts the tools together, and
+/// `aide mcp` finds llm-shell's keeper there), else the first on PATH.
 pub fn find_executable(name: &str) -> Option<PathBuf> {
-    let beside = std::env::current_exe().ok().and_then(|p| p.parent().map(|d| d.join(name)));
-    beside.filter(|p| p.is_file()).or_else(|| on_path(name))
+    let current = std::env::current_exe().ok();
+    let itself = current.clone().filter(|c| c.file_name().is_some_and(|n| n == name));
+    let beside = current.and_then(|p| p.parent().map(|d| d.join(name))).filter(|p| p.is_file());
+    itself.or(beside).or_else(|| on_path(name))
 }
 
 /// The first executable file `name` in the directories of `PATH`.

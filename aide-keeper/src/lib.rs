@@ -21,9 +21,11 @@
 //! sandbox left listening there, answers nobody outside it). [`Place::stop`]
 //! signals that proven process, never whatever pid a file names.
 
+pub mod detach;
 mod peer;
 mod place;
 mod serve;
 
-pub use place::{Place, Words, run_internal_command};
+pub use detach::Words;
+pub use place::{Place, run_internal_command};
 pub use serve::{Ended, Held, Quiet, hold, json_line, serve};

@@ -3,10 +3,11 @@
 
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use aide_core::AideError;
+
+use crate::detach::{self, Words};
 
 pub(crate) const SOCKET: &str = "keeper.sock";
 pub(crate) const LOCK: &str = "keeper.lock";
@@ -17,15 +18,6 @@ const MAX_SOCKET_PATH: usize = 107;
 
 /// How long a caller waits for a keeper it started to listen.
 const START_WAIT: Duration = Duration::from_secs(5);
-
-/// The words of a tool's hidden keeper commands.
-#[derive(Debug, Clone, Copy)]
-pub struct Words {
-    /// Starts the keeper detached and exits.
-    pub launch: &'static str,
-    /// Is the keeper.
-    pub keep: &'static str,
-}
 
 /// The folder of one keeper.
 #[derive(Debug, Clone)]
@@ -191,45 +183,12 @@ impl Place {
 }
 
 /// Starts the keeper of `dir` through `executable`'s detaching launcher.
-#[allow(clippy::disallowed_methods)] // aide's own executable, unsandboxed for an unsandboxed caller
 fn launch(executable: &Path, words: Words, dir: &Path) -> Result<(), AideError> {
-    let status = Command::new(executable)
-        .arg(words.launch)
-        .arg(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .map_err(|e| AideError::io("starting the keeper", &e))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(AideError::internal(format!("the keeper's launcher exited with {status}")))
-    }
+    detach::start(executable, words, dir.as_os_str()).map_err(|e| AideError::io("starting the keeper", &e))
 }
 
 /// Runs a tool's hidden keeper commands: None for any other command line,
 /// else the exit status. `keep` is the keeper's body for a folder.
-#[allow(clippy::disallowed_methods)] // this executable, detached as the keeper
 pub fn run_internal_command(words: Words, keep: impl FnOnce(&Path) -> i32) -> Option<i32> {
-    let mut args = std::env::args_os().skip(1);
-    let which = args.next()?;
-    let which = which.to_str()?;
-    if which != words.keep && which != words.launch {
-        return None;
-    }
-    let Some(dir) = args.next().map(PathBuf::from) else { return Some(2) };
-    if which == words.keep {
-        return Some(keep(&dir));
-    }
-    let Ok(exe) = std::env::current_exe() else { return Some(4) };
-    let spawned = Command::new(exe)
-        .arg(words.keep)
-        .arg(&dir)
-        .current_dir("/")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    Some(if spawned.is_ok() { 0 } else { 4 })
+    detach::run(words, |dir| keep(Path::new(dir)))
 }

@@ -127,7 +127,7 @@ impl Scope<'_> {
             };
             out.push(Candidate { abs, rel, lang, forced: self.language.is_some() });
         }
-        out.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
+        out.sort_by(|a, b| aide_core::ordering::cmp_path(&a.rel, &b.rel));
         out.dedup_by(|a, b| a.rel == b.rel);
         Ok((out, diagnostics))
     }

@@ -87,7 +87,7 @@ pub(crate) fn parse(repo: &Repo, out: &[u8]) -> StatusOutput {
         };
         files.extend(entry);
     }
-    files.sort_by(|a: &StatusEntry, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    files.sort_by(|a: &StatusEntry, b| aide_core::ordering::cmp_path(&a.path, &b.path));
     let count = |f: fn(&StatusEntry) -> bool| files.iter().filter(|e| f(e)).count();
     let staged = count(|e| e.staged);
     let unstaged = count(|e| e.unstaged);

@@ -47,10 +47,7 @@ pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
 /// The `llm-jobs` executable that supervises jobs: this one, or the one
 /// beside it, or on PATH.
 pub fn supervisor_exe() -> Result<PathBuf, AideError> {
-    let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-jobs"));
-    current
-        .or_else(|| aide_gate::program::find_executable("llm-jobs"))
-        .ok_or_else(|| JobsError::ExecutableMissing.into())
+    aide_gate::program::find_executable("llm-jobs").ok_or_else(|| JobsError::ExecutableMissing.into())
 }
 
 /// Starts a job. `exe` is the llm-jobs executable that will supervise it.

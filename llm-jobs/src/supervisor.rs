@@ -11,7 +11,7 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
@@ -24,10 +24,8 @@ use crate::Status;
 use crate::process;
 use crate::store::{Ending, JobRow, JobStore};
 
-const DETACH: &str = "__detach";
 /// The suffix of a stream's redacted copy: `stdout.redacted`.
 pub(crate) const REDACTED_SUFFIX: &str = "redacted";
-const SUPERVISE: &str = "__supervise";
 /// How often a queued job looks again at its dependencies and group.
 const QUEUE_POLL: Duration = Duration::from_millis(50);
 /// After a timeout's TERM, how long before KILL.
@@ -36,43 +34,18 @@ const TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 /// grandchild may hold the pipes open forever).
 const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 
+/// The supervisor's hidden commands: the launcher, and the supervisor.
+const WORDS: aide_keeper::Words = aide_keeper::Words { launch: "__detach", keep: "__supervise" };
+
 /// Runs the hidden supervisor commands; None for any other command line.
 pub(crate) fn run_internal_command() -> Option<i32> {
-    // args_os: any argument may be bytes that are not UTF-8 (an argv word).
-    let args: Vec<String> = std::env::args_os().take(3).map(|a| a.to_string_lossy().into_owned()).collect();
-    let id = || args.get(2).and_then(|s| s.parse::<i64>().ok());
-    match args.get(1).map(String::as_str) {
-        Some(DETACH) => Some(id().map_or(2, detach)),
-        Some(SUPERVISE) => Some(id().map_or(2, supervise)),
-        _ => None,
-    }
+    aide_keeper::detach::run(WORDS, |id| id.to_str().and_then(|s| s.parse::<i64>().ok()).map_or(2, supervise))
 }
 
 /// Starts the supervisor of job `id` through the detaching launcher and
 /// waits only for the launcher, which exits at once.
-#[allow(clippy::disallowed_methods)] // llm-jobs itself, not a program of the job's
 pub(crate) fn launch(exe: &Path, id: i64) -> std::io::Result<()> {
-    let status = Command::new(exe)
-        .arg(DETACH)
-        .arg(id.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()?;
-    if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("launcher exited with {status}"))) }
-}
-
-#[allow(clippy::disallowed_methods)] // llm-jobs itself, as the job's supervisor
-fn detach(id: i64) -> i32 {
-    let Ok(exe) = std::env::current_exe() else { return 4 };
-    let spawned = Command::new(exe)
-        .arg(SUPERVISE)
-        .arg(id.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    if spawned.is_ok() { 0 } else { 4 }
+    aide_keeper::detach::start(exe, WORDS, std::ffi::OsStr::new(&id.to_string()))
 }
 
 fn supervise(id: i64) -> i32 {

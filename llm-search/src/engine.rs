@@ -133,7 +133,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
             }
         }
     }
-    results.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    results.sort_by(|a, b| aide_core::ordering::cmp_path(&a.path, &b.path));
 
     let output = paginate(req, results, files_searched.into_inner(), format, ctx.voice, &mut diagnostics);
     Ok(Outcome::with_diagnostics(output, diagnostics))

@@ -251,8 +251,7 @@ fn read_answer(reader: &mut BufReader<UnixStream>, stop: &dyn Fn() -> bool) -> R
 
 /// The llm-shell binary: this one, or the one beside it (`aide mcp`).
 fn shell_executable() -> Result<PathBuf, AideError> {
-    let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-shell"));
-    current.or_else(|| aide_gate::program::find_executable("llm-shell")).ok_or_else(|| {
+    aide_gate::program::find_executable("llm-shell").ok_or_else(|| {
         ShellError::Spawn { program: "llm-shell", needed_by: "a session's keeper", message: "not found".into() }.into()
     })
 }

@@ -272,7 +272,7 @@ impl PreparedRename {
                     edits.entry(rel.clone()).or_default().push(Edit { start, end, text });
                 }
             }
-            sites.sort_by(|a, b| (a.path.as_bytes(), a.byte_start).cmp(&(b.path.as_bytes(), b.byte_start)));
+            sites.sort_by(|a, b| aide_core::ordering::cmp_location(&a.path, a.byte_start, &b.path, b.byte_start));
         }
         for file_edits in edits.values_mut() {
             file_edits.sort_by_key(|e| (e.start, e.end));

@@ -36,7 +36,7 @@ pub fn incoming(root: &Root, spec: &ServerSpec, path: &str, byte: usize) -> Resu
         let answer = keeper::ask(root, spec, "callHierarchy/incomingCalls", json!({ "item": item }), &open)?;
         out.extend(call_sites(root, &mut files, &answer));
     }
-    out.sort_by(|a, b| (a.path.as_bytes(), a.start).cmp(&(b.path.as_bytes(), b.start)));
+    out.sort_by(|a, b| aide_core::ordering::cmp_location(&a.path, a.start, &b.path, b.start).then(a.end.cmp(&b.end)));
     out.dedup();
     Ok(out)
 }

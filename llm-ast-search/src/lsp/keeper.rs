@@ -189,8 +189,7 @@ fn exchange(mut stream: UnixStream, question: &[u8]) -> Option<Result<Value, Lsp
 
 /// The llm-ast-search binary: this one, or the one beside it (llm-transform).
 fn keeper_executable() -> Option<PathBuf> {
-    let current = std::env::current_exe().ok().filter(|c| c.file_stem().is_some_and(|n| n == "llm-ast-search"));
-    current.or_else(|| aide_gate::program::find_executable("llm-ast-search"))
+    aide_gate::program::find_executable("llm-ast-search")
 }
 
 /// Runs the hidden keeper commands; None for any other command line.

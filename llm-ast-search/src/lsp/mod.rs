@@ -122,7 +122,8 @@ fn locations(root: &Root, answer: &Value) -> Vec<Located> {
             files.locate(root, uri.as_str()?, range)
         })
         .collect();
-    out.sort_by(|a, b| (a.path.as_bytes(), a.start).cmp(&(b.path.as_bytes(), b.start)));
+    // Sorted on every field `dedup` compares, so equal places are adjacent.
+    out.sort_by(|a, b| aide_core::ordering::cmp_location(&a.path, a.start, &b.path, b.start).then(a.end.cmp(&b.end)));
     out.dedup();
     out
 }
@@ -249,7 +250,7 @@ fn workspace_edits(root: &Root, answer: &Value) -> Result<Vec<FileEdits>, LspFai
             return Err(LspFailure::Error(format!("the rename's edits of {} overlap", file.path)));
         }
     }
-    out.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    out.sort_by(|a, b| aide_core::ordering::cmp_path(&a.path, &b.path));
     Ok(out)
 }
 

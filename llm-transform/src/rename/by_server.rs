@@ -96,7 +96,7 @@ impl PreparedRename {
             texts.push(self.op.new_name.clone());
         }
         let mut both: Vec<(RenameSite, String)> = sites.into_iter().zip(texts).collect();
-        both.sort_by(|(a, _), (b, _)| (a.path.as_bytes(), a.byte_start).cmp(&(b.path.as_bytes(), b.byte_start)));
+        both.sort_by(|(a, _), (b, _)| aide_core::ordering::cmp_location(&a.path, a.byte_start, &b.path, b.byte_start));
         Ok(Some(both.into_iter().unzip()))
     }
 

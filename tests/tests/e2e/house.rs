@@ -339,6 +339,74 @@ fn every_dependency_is_used() {
     assert!(unused.is_empty(), "dependencies nothing uses (remove them):\n{}", unused.join("\n"));
 }
 
+/// Whether `text` has `word` standing alone (not inside a longer name).
+fn has_word(text: &str, word: &str) -> bool {
+    let edge = |c: Option<char>| c.is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_');
+    text.match_indices(word)
+        .any(|(at, _)| edge(text[..at].chars().last()) && edge(text[at + word.len()..].chars().next()))
+}
+
+/// Whether the Rust path `rest` (after a crate's name) names what the
+/// crate at `src` has: modules as files, then items named in the last one.
+fn rust_path_exists(src: &Path, rest: &str) -> bool {
+    let mut dir = src.to_path_buf();
+    let mut file = src.join("lib.rs");
+    let segments: Vec<&str> = rest.split("::").filter(|s| !s.is_empty()).collect();
+    for (at, segment) in segments.iter().enumerate() {
+        let module =
+            [dir.join(format!("{segment}.rs")), dir.join(segment).join("mod.rs")].into_iter().find(|m| m.is_file());
+        if let Some(module) = module {
+            file = module;
+            dir = dir.join(segment);
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        return segments[at..].iter().all(|s| has_word(&text, s));
+    }
+    true
+}
+
+/// The crate paths (`aide_gate::sandbox::Sandbox`) and files
+/// (`tests/src/mcp.rs`) a document names in code spans that do not exist.
+fn missing_names(doc: &str, workspace: &Path) -> Vec<String> {
+    let crates = members(workspace);
+    let mut missing = Vec::new();
+    for span in doc.split('`').skip(1).step_by(2) {
+        let path_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '/' | '.' | '-');
+        for token in span.split(|c: char| !path_char(c)).filter(|t| !t.is_empty()) {
+            if let Some((krate, rest)) = token.split_once("::") {
+                let dir = krate.replace('_', "-");
+                if crates.contains(&dir) && !rust_path_exists(&workspace.join(&dir).join("src"), rest) {
+                    missing.push(token.to_string());
+                }
+            } else if token.ends_with(".rs") || token.ends_with(".md") {
+                let first = token.split('/').next().unwrap_or("");
+                let rooted = crates.iter().any(|c| c == first) || first == "docs";
+                if token.contains('/') && rooted && !workspace.join(token).exists() {
+                    missing.push(token.to_string());
+                }
+            }
+        }
+    }
+    missing
+}
+
+/// ARCHITECTURE.md names only modules, items and files that exist.
+#[test]
+fn architecture_names_only_what_exists() {
+    let workspace = workspace();
+    let doc = std::fs::read_to_string(workspace.join("docs/ARCHITECTURE.md")).unwrap();
+    let missing = missing_names(&doc, workspace);
+    assert!(missing.is_empty(), "ARCHITECTURE.md names what does not exist: {missing:?}");
+    // The reader sees a name that is not there, and one that is.
+    let planted =
+        "`aide_core::walk::Walker`, `aide_gate::nowhere`, `aide_core::span::NoSuchThing`, `llm-read/src/gone.rs`";
+    assert_eq!(
+        missing_names(planted, workspace),
+        ["aide_gate::nowhere", "aide_core::span::NoSuchThing", "llm-read/src/gone.rs"]
+    );
+}
+
 /// The reader finds a loop when there is one (the check cannot pass by
 /// reading nothing), and a doc link is not an import.
 #[test]
