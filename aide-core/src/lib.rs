@@ -33,6 +33,7 @@
 //!   language detection by extension; [`git`] — the files a revision
 //!   changed (`--changed`), git started with nothing of the repository's
 //!   own configuration run.
+//! * [`sync`] — a lock that survives a panicking holder.
 //! * [`command`] and [`quote`] — what a tool runs (a shell line or a literal
 //!   argv) and words quoted for bash, byte for byte; [`sandbox`] — what a
 //!   request asks of a sandbox.

@@ -13,6 +13,7 @@ pub(crate) mod risk;
 mod rules;
 mod surroundings;
 mod walker;
+mod words;
 
 use std::path::Path;
 

@@ -7,8 +7,8 @@
 use std::collections::BTreeSet;
 
 use brush_parser::ast::{
-    AndOr, Command, CommandPrefixOrSuffixItem, CompoundCommand, CompoundList, IoFileRedirectTarget, IoRedirect,
-    Pipeline, RedirectList, SeparatorOperator,
+    AndOr, Command, CompoundCommand, CompoundList, IoFileRedirectTarget, IoRedirect, Pipeline, RedirectList,
+    SeparatorOperator,
 };
 
 use super::allow;
@@ -16,6 +16,7 @@ use super::describe::describe;
 use super::risk::{Risk, Step, risk_of_steps};
 use super::rules::{assess, assess_redirect, base, is_interpreter, static_word};
 use super::surroundings::Surroundings;
+use super::words::{Parts, Verdict, is_pattern, is_shell, program_of, reads_code_from_stdin, runs_inline_code};
 use crate::error::ShellError;
 use crate::syntax;
 
@@ -66,65 +67,6 @@ fn walk_at<'a>(
         w.list(list, "always");
     }
     Ok(w)
-}
-
-/// A simple command's parts, as written.
-#[derive(Default)]
-struct Parts<'c> {
-    words: Vec<String>,
-    assignments: Vec<String>,
-    redirects: Vec<&'c IoRedirect>,
-    /// Code it runs in `<(…)`/`>(…)`.
-    process_substitutions: Vec<String>,
-}
-
-impl<'c> Parts<'c> {
-    fn of(s: &'c brush_parser::ast::SimpleCommand) -> Parts<'c> {
-        let mut parts = Parts::default();
-        for item in s.prefix.iter().flat_map(|p| p.0.iter()) {
-            match item {
-                CommandPrefixOrSuffixItem::IoRedirect(r) => parts.redirects.push(r),
-                CommandPrefixOrSuffixItem::AssignmentWord(_, w) => parts.assignments.push(w.value.clone()),
-                CommandPrefixOrSuffixItem::Word(w) => parts.words.push(w.value.clone()),
-                CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
-                    parts.process_substitutions.push(sub.list.to_string())
-                }
-            }
-        }
-        for item in s.suffix.iter().flat_map(|p| p.0.iter()) {
-            match item {
-                // `of=/dev/sda` after a command name is an argument, though it parses as an assignment.
-                CommandPrefixOrSuffixItem::Word(w) | CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
-                    parts.words.push(w.value.clone())
-                }
-                CommandPrefixOrSuffixItem::IoRedirect(r) => parts.redirects.push(r),
-                CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
-                    parts.process_substitutions.push(sub.list.to_string())
-                }
-            }
-        }
-        parts
-    }
-}
-
-/// A step's risk as it is being found: the highest level, with each reason.
-#[derive(Default)]
-struct Verdict {
-    risk: Risk,
-    reasons: Vec<String>,
-}
-
-impl Verdict {
-    fn raise(&mut self, (risk, reasons): (Risk, Vec<String>)) {
-        if risk > Risk::Low {
-            self.risk = self.risk.max(risk);
-            self.reasons.extend(reasons);
-        }
-    }
-
-    fn raise_one(&mut self, risk: Risk, reason: String) {
-        self.raise((risk, vec![reason]));
-    }
 }
 
 impl Walker<'_> {
@@ -431,38 +373,6 @@ impl Walker<'_> {
     }
 }
 
-fn program_of(c: &Command) -> Option<String> {
-    match c {
-        Command::Simple(s) => s.word_or_name.as_ref().map(|w| w.value.clone()),
-        _ => None,
-    }
-}
-
-fn is_shell(p: &str) -> bool {
-    matches!(p, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish")
-}
-
-/// Whether a word holds unquoted glob or brace characters: bash would
-/// expand it into other words.
-fn is_pattern(word: &str) -> bool {
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in word.chars() {
-        if escaped {
-            escaped = false;
-            continue;
-        }
-        match (quote, c) {
-            (Some('\''), '\'') | (Some('"'), '"') => quote = None,
-            (Some('"'), '\\') | (None, '\\') => escaped = true,
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '*' | '?' | '[' | '{') => return true,
-            _ => {}
-        }
-    }
-    false
-}
-
 /// What is nested deeper than [`MAX_NESTING`] is not analysed, and so rated high.
 fn too_deep() -> (Risk, Vec<String>) {
     (Risk::High, vec![format!("commands nested more than {MAX_NESTING} deep are not analysed")])
@@ -481,17 +391,6 @@ fn nested(scope: Scope<'_>, code: &str, via: &str) -> (Risk, Vec<String>) {
         }
         Err(_) => (Risk::High, vec![format!("the code given to {via} does not parse, so it cannot be analysed")]),
     }
-}
-
-/// Whether `program words` is a shell or an interpreter that would run code
-/// from its standard input (no script named, or `-`, `-s`).
-fn reads_code_from_stdin(program: &str, words: &[String]) -> bool {
-    let Some(p) = static_word(program) else { return false };
-    let p = base(&p);
-    let shell = matches!(p, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish");
-    let interpreter = matches!(p, "python" | "python3" | "perl" | "ruby" | "node" | "php" | "lua" | "Rscript");
-    (shell || interpreter)
-        && (words.iter().all(|w| w.starts_with('-')) || words.iter().any(|w| w == "-" || (shell && w == "-s")))
 }
 
 /// The risk of `program words`, looking through what only runs another
@@ -680,18 +579,4 @@ fn look_through(scope: Scope<'_>, program: &str, words: &[String]) -> (Risk, Vec
     risk = risk.max(r);
     reasons.extend(why);
     (risk, reasons)
-}
-
-/// Whether `word` is an interpreter's option that takes code on the command line.
-fn runs_inline_code(interpreter: &str, word: &str) -> bool {
-    let bundle = |letters: &[char]| {
-        word.starts_with('-') && !word.starts_with("--") && word[1..].chars().any(|c| letters.contains(&c))
-    };
-    match interpreter {
-        "perl" => bundle(&['e', 'E']),
-        "ruby" | "lua" => bundle(&['e']),
-        "php" => bundle(&['r']),
-        "node" | "deno" | "bun" => matches!(word, "-e" | "-p" | "--eval" | "--print" | "eval"),
-        _ => bundle(&['c']) && !word.contains('-') || word == "-c",
-    }
 }

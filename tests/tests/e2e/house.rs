@@ -407,6 +407,26 @@ fn architecture_names_only_what_exists() {
     );
 }
 
+/// Every crate's root opens with what the crate does, and the contract's
+/// names every module it has (a reader learns the contract from one page).
+#[test]
+fn every_crate_root_says_what_it_does() {
+    let workspace = workspace();
+    for krate in members(workspace) {
+        let src = workspace.join(&krate).join("src");
+        let root = if src.join("lib.rs").is_file() { src.join("lib.rs") } else { src.join("main.rs") };
+        let text = std::fs::read_to_string(&root).unwrap();
+        assert!(text.starts_with("//!"), "{} does not open with what the crate does", root.display());
+    }
+    let core = std::fs::read_to_string(workspace.join("aide-core/src/lib.rs")).unwrap();
+    let doc: String = core.lines().take_while(|l| l.starts_with("//!")).collect::<Vec<_>>().join("\n");
+    let modules: Vec<&str> = core.lines().filter_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';')).collect();
+    assert!(modules.len() > 20, "{modules:?}");
+    for module in modules {
+        assert!(doc.contains(&format!("[`{module}`]")), "aide-core's lib.rs doc does not name its module `{module}`");
+    }
+}
+
 /// The reader finds a loop when there is one (the check cannot pass by
 /// reading nothing), and a doc link is not an import.
 #[test]
