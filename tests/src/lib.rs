@@ -13,7 +13,8 @@ pub mod ripgrep;
 pub mod trees;
 pub mod wire;
 pub use programs::{
-    bin_dir, eventually, have, kill_process_group, own_session, processes_with_cmdline, say_failures_inline,
+    bin_dir, default_signals, eventually, have, kill_process_group, own_session, processes_with_cmdline,
+    say_failures_inline,
 };
 
 /// A temporary tree to run tools in, with its own `AIDE_HOME`.

@@ -48,6 +48,25 @@ pub fn own_session(mut command: Command) -> Command {
     command
 }
 
+/// `command` started with SIGINT and SIGTERM at their default action, as a
+/// shell's foreground job has them: a test run started in the background
+/// by a non-interactive shell inherits SIGINT ignored, and a tool keeps an
+/// ignored signal ignored (as it should), which a test of what a signal
+/// does must not take for the tool's doing.
+#[allow(unsafe_code)]
+pub fn default_signals(mut command: Command) -> Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: signal() is async-signal-safe and changes only the child's dispositions.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    command
+}
+
 /// Sends SIGKILL to the process group `pgid`.
 ///
 /// Spelled `kill -s KILL -- -PGID` on purpose: procps-ng's `kill -9 -PGID`

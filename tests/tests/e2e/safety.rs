@@ -38,7 +38,7 @@ pub(crate) fn run_request(t: &TestDir, request: &Value, code: i32) -> Value {
 
 /// Spawns llm-transform on `request` with extra environment, not waiting.
 fn spawn_transform(t: &TestDir, request: &Value, env: &[(&str, String)]) -> Child {
-    let mut cmd = Command::new(bin_dir().join("llm-transform"));
+    let mut cmd = aide_tests::default_signals(Command::new(bin_dir().join("llm-transform")));
     cmd.args(["--request", "-", "--json"])
         .current_dir(t.root())
         .env("AIDE_HOME", t.home())
