@@ -72,7 +72,10 @@ fn bad(line: usize, message: impl Into<String>) -> AideError {
 
 fn unsupported(line: usize, what: &str) -> AideError {
     AideError::new(aide_core::code::INVALID_REQUEST, format!("the patch's line {line}: {what} is not applied"))
-        .with_hint("binary changes and changes to links or submodules are not applied by a patch: leave them out")
+        .with_hint(
+            "binary changes, copies and changes to links or submodules are not applied by a patch: leave them out \
+             (a copy: add its new file as a new file)",
+        )
         .with_details(json!({ "field": "patch", "line": line }))
 }
 
@@ -148,6 +151,9 @@ fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
                         _ => return Err(unsupported(i + 1, "a change to a link or submodule")),
                     };
                 } else if l.starts_with("old mode") {
+                } else if l.starts_with("copy from ") || l.starts_with("copy to ") {
+                    // Applied as a rename it would move the source away: refused, never guessed.
+                    return Err(unsupported(i + 1, "a copy"));
                 } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files") {
                     return Err(unsupported(i + 1, "a binary change"));
                 }
@@ -526,6 +532,19 @@ mod properties {
             };
             let applied = applied.map_err(|m| TestCaseError::fail(format!("{m:?}\n{diff}")))?;
             prop_assert_eq!(String::from_utf8_lossy(&applied), new.as_str(), "{}", diff);
+        }
+    }
+
+    /// A git copy is refused whole: read as a rename it would move the
+    /// source away, and with its edits would change the source in place.
+    #[test]
+    fn a_copy_is_refused_not_applied_as_a_rename() {
+        let with_edits = "diff --git a/x.rs b/y.rs\nsimilarity index 90%\ncopy from x.rs\ncopy to y.rs\n--- a/x.rs\n+++ b/y.rs\n@@ -1 +1 @@\n-fn a() {}\n+fn b() {}\n";
+        let pure = "diff --git a/x.rs b/y.rs\nsimilarity index 100%\ncopy from x.rs\ncopy to y.rs\n";
+        for text in [with_edits, pure] {
+            let e = parse_unified(text).unwrap_err();
+            assert_eq!(e.code, aide_core::code::INVALID_REQUEST, "{text}");
+            assert!(e.message.to_string().contains("a copy is not applied"), "{}", e.message);
         }
     }
 }
