@@ -307,12 +307,6 @@ fn rust_sources(dir: &Path, out: &mut String) {
 fn every_dependency_is_used() {
     let workspace = workspace();
     let ident = |name: &str| name.replace('-', "_");
-    let names_word = |text: &str, word: &str| {
-        text.match_indices(word).any(|(at, _)| {
-            let edge = |c: Option<char>| c.is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_');
-            edge(text[..at].chars().last()) && edge(text[at + word.len()..].chars().next())
-        })
-    };
     let mut unused = Vec::new();
     let mut taken = BTreeSet::new();
     for krate in members(workspace) {
@@ -321,7 +315,7 @@ fn every_dependency_is_used() {
         rust_sources(&workspace.join(&krate), &mut sources);
         for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
             for dep in declared(&manifest, section) {
-                if !names_word(&sources, &ident(&dep)) {
+                if !has_word(&sources, &ident(&dep)) {
                     unused.push(format!("{krate} [{section}] {dep}"));
                 }
                 taken.insert(dep);
