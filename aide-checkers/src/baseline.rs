@@ -10,17 +10,8 @@ use crate::finding::Finding;
 
 /// Where each line (1-based) of `old` is in `new`, for lines the change
 /// left as they were; an edited or removed line has no place.
-pub fn line_moves(old: &str, new: &str) -> BTreeMap<usize, usize> {
-    let diff = similar::TextDiff::from_lines(old, new);
-    let mut moves = BTreeMap::new();
-    for op in diff.ops() {
-        if let similar::DiffOp::Equal { old_index, new_index, len } = *op {
-            for i in 0..len {
-                moves.insert(old_index + i + 1, new_index + i + 1);
-            }
-        }
-    }
-    moves
+pub fn line_moves(old: &[u8], new: &[u8]) -> BTreeMap<usize, usize> {
+    aide_diff::LineDiff::new(old, new).unchanged().into_iter().map(|(o, n)| (o + 1, n + 1)).collect()
 }
 
 /// The findings of `now` that `before` did not have. `moved(path, line)`
@@ -77,7 +68,7 @@ mod tests {
     fn a_finding_that_moved_with_its_line_is_old_and_a_twin_elsewhere_is_new() {
         let old = "x = y\nprint(1)\n";
         let new = "import os\nx = y\nprint(1)\nz = y\n";
-        let moves = line_moves(old, new);
+        let moves = line_moves(old.as_bytes(), new.as_bytes());
         assert_eq!(moves.get(&1), Some(&2));
         let before = vec![finding(1, "undefined name 'y'")];
         let now = vec![finding(2, "undefined name 'y'"), finding(4, "undefined name 'y'")];

@@ -331,7 +331,7 @@ pub fn new_since_tree(now: Vec<Finding>, before: &Checked, before_root: &std::pa
         .map(|path| {
             let old = std::fs::read(before_root.join(path)).unwrap_or_default();
             let new = std::fs::read(root.path().join(path)).unwrap_or_default();
-            (path, baseline::line_moves(&String::from_utf8_lossy(&old), &String::from_utf8_lossy(&new)))
+            (path, baseline::line_moves(&old, &new))
         })
         .collect();
     baseline::new_since(now, &before.findings, &|path, line| moves.get(path).and_then(|m| m.get(&line).copied()))

@@ -100,7 +100,7 @@ impl Git {
     /// that is not UTF-8); None when it lies outside the root.
     pub fn local(&self, top_relative: &[u8]) -> Option<String> {
         let rest = top_relative.strip_prefix(self.place.prefix.as_slice())?;
-        Some(crate::text::escape_path(OsStr::from_bytes(rest), false).into_owned())
+        Some(crate::text::path_name(rest))
     }
 }
 

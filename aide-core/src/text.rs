@@ -142,6 +142,13 @@ mod tests {
     }
 }
 
+/// A name's bytes (as git or a patch writes them) in [`escape_path`]'s
+/// spelling, without escaping a name that needs none.
+pub fn path_name(bytes: &[u8]) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    escape_path(std::ffi::OsStr::from_bytes(bytes), false).into_owned()
+}
+
 /// A file name (or path) as text, losslessly and unambiguously: valid UTF-8
 /// without a backslash is itself; any other name has each backslash as
 /// `\\` and each byte that is not UTF-8 as `\xHH` (`always` escapes every

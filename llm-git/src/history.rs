@@ -195,7 +195,7 @@ fn parse_blame(out: &[u8]) -> Vec<BlameLine> {
             "summary" => meta.summary = value.to_string(),
             "filename" => {
                 let named = aide_core::git::unquote_path_bytes(bytes.strip_prefix(b"filename ").unwrap_or(bytes));
-                meta.filename = aide_core::text::escape_path(OsStr::from_bytes(&named), false).into_owned();
+                meta.filename = aide_core::text::path_name(&named);
             }
             _ => {}
         }
@@ -261,9 +261,9 @@ fn show_object(repo: &Repo, rev: &str, path: &str) -> Result<ShowOutput, GitErro
                     .filter_map(|r| {
                         let tab = r.iter().position(|&b| b == b'\t')?;
                         let (meta, name) = (String::from_utf8_lossy(&r[..tab]), &r[tab + 1..]);
-                        let name = aide_core::text::escape_path(OsStr::from_bytes(name), false);
+                        let name = aide_core::text::path_name(name);
                         let folder = meta.split(' ').nth(1) == Some("tree");
-                        Some(if folder { format!("{name}/") } else { name.into_owned() })
+                        Some(if folder { format!("{name}/") } else { name })
                     })
                     .collect(),
             );

@@ -115,7 +115,7 @@ impl Repo {
     /// A top-relative path of git's, spelled, wherever it lies (for saying
     /// which path is outside the root).
     pub(crate) fn spelled(top_relative: &[u8]) -> String {
-        aide_core::text::escape_path(OsStr::from_bytes(top_relative), false).into_owned()
+        aide_core::text::path_name(top_relative)
     }
 
     /// Whether `rev` names a commit.

@@ -16,7 +16,7 @@ use crate::output::{FileAction, FileChange, TransformOutput};
 use crate::plan::{FileState, OpStatus, Plan};
 use crate::request::TransformRequest;
 use crate::request::{EditsDocument, Operation};
-use crate::{commit, dirs, disk, guards, journal, lines, patch, request, sites, text, tree, undo, verify};
+use crate::{commit, dirs, disk, guards, journal, lines, patch, request, sites, tree, undo, verify};
 
 /// Makes whole, before a run writes anything, the transforms of `root` that
 /// were killed mid-commit; the diagnostics say so.
@@ -269,14 +269,22 @@ pub fn transform(
     // a tree changes hundreds of files).
     let all: Vec<&FileState> = plan.files.values().collect();
     let files: Vec<FileChange> = commit::parallel_map(&all, |f| {
-        let (added, removed, diff) = text::diff(&f.rel, f.original.as_deref(), f.current.as_deref(), show_diff);
         let (before, after) = (f.original.as_deref().unwrap_or_default(), f.current.as_deref().unwrap_or_default());
-        let sites = if f.current.is_none() || f.current == f.original {
-            Vec::new()
-        } else if f.replaced_whole || formatted.contains(&f.rel) || f.original.is_none() {
-            sites::Regions::from_line_diff(before, after).sites(before, after)
-        } else {
-            f.regions.sites(before, after)
+        // One line diff a file gives its counts, its text and its sites.
+        let lines = (f.original != f.current).then(|| aide_diff::LineDiff::new(before, after));
+        let (added, removed) = lines.as_ref().map_or((0, 0), |l| (l.added(), l.removed()));
+        let diff = lines.as_ref().filter(|_| show_diff).map(|l| {
+            let from = if f.original.is_some() { format!("a/{}", f.rel) } else { "/dev/null".into() };
+            let to = if f.current.is_some() { format!("b/{}", f.rel) } else { "/dev/null".into() };
+            l.unified(&from, &to, 3)
+        });
+        let sites = match &lines {
+            _ if f.current.is_none() => Vec::new(),
+            None => Vec::new(),
+            Some(l) if f.replaced_whole || formatted.contains(&f.rel) || f.original.is_none() => {
+                sites::Regions::from_line_diff(l, before, after).sites(before, after)
+            }
+            Some(_) => f.regions.sites(before, after),
         };
         FileChange {
             path: f.rel.clone(),

@@ -407,7 +407,7 @@ pub(crate) fn apply(bytes: &[u8], hunks: &[Hunk]) -> Result<Vec<u8>, HunkMiss> {
 fn miss(hunk: usize, h: &Hunk, candidates: Vec<usize>, lines: &[String]) -> HunkMiss {
     let first = h.old.iter().find(|l| !l.trim().is_empty()).cloned().unwrap_or_default();
     // The lines sharing the most characters with the hunk's first old line.
-    let score = |l: &str| similar::TextDiff::from_chars(first.as_str(), l).ratio();
+    let score = |l: &str| aide_diff::similarity(first.as_str(), l);
     let mut scored: Vec<(usize, String, f32)> =
         lines.iter().enumerate().map(|(i, l)| (i + 1, l.clone(), score(l))).filter(|(_, _, s)| *s > 0.5).collect();
     scored.sort_by(|a, b| b.2.total_cmp(&a.2).then(a.0.cmp(&b.0)));

@@ -76,22 +76,15 @@ impl Regions {
     }
 
     /// The whole file replaced (a `write`, or a result rustfmt reformatted):
-    /// the changed lines, from a line diff.
-    pub fn from_line_diff(before: &[u8], after: &[u8]) -> Regions {
+    /// the changed lines of its line diff.
+    pub fn from_line_diff(lines: &aide_diff::LineDiff<'_>, before: &[u8], after: &[u8]) -> Regions {
         let (a, b) = (LineIndex::new(before), LineIndex::new(after));
         let offset = |index: &LineIndex, len: usize, line: usize| index.line_range(line + 1).map_or(len, |r| r.start);
-        let lines =
-            |bytes: &'_ [u8]| -> Vec<Vec<u8>> { bytes.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect() };
-        let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &lines(before), &lines(after));
-        let regions = ops
-            .iter()
-            .filter(|op| op.tag() != similar::DiffTag::Equal)
-            .map(|op| {
-                let (old, new) = (op.old_range(), op.new_range());
-                Region {
-                    old: offset(&a, before.len(), old.start)..offset(&a, before.len(), old.end),
-                    new: offset(&b, after.len(), new.start)..offset(&b, after.len(), new.end),
-                }
+        let regions = lines
+            .changes()
+            .map(|c| Region {
+                old: offset(&a, before.len(), c.before.start)..offset(&a, before.len(), c.before.end),
+                new: offset(&b, after.len(), c.after.start)..offset(&b, after.len(), c.after.end),
             })
             .collect();
         Regions(regions)

@@ -92,7 +92,7 @@ pub(crate) fn apply_span_edits_tracked(
 pub struct NearMiss {
     /// First line of the closest window, 1-based.
     pub line: usize,
-    /// 0..1, by similar's ratio.
+    /// 0..1: the share of characters in common (`aide_diff::similarity`).
     pub similarity: f32,
     /// The two differ only in spaces, tabs or line endings.
     pub whitespace_only: bool,
@@ -119,7 +119,7 @@ pub(crate) fn near_miss(bytes: &[u8], old: &str) -> Option<NearMiss> {
             best = Some((1.0, start));
             break;
         }
-        let ratio = similar::TextDiff::from_chars(old, window.as_str()).ratio();
+        let ratio = aide_diff::similarity(old, window.as_str());
         if best.is_none_or(|(r, _)| ratio > r) {
             best = Some((ratio, start));
         }
@@ -130,11 +130,7 @@ pub(crate) fn near_miss(bytes: &[u8], old: &str) -> Option<NearMiss> {
     }
     let end = (start + want).min(lines.len());
     let window: String = lines[start..end].concat();
-    let diff = similar::TextDiff::from_lines(old, window.as_str())
-        .unified_diff()
-        .context_radius(1)
-        .header("old_text", "file")
-        .to_string();
+    let diff = aide_diff::LineDiff::new(old.as_bytes(), window.as_bytes()).unified("old_text", "file", 1);
     Some(NearMiss {
         line: start + 1,
         similarity: (ratio * 1000.0).round() / 1000.0,
@@ -143,176 +139,10 @@ pub(crate) fn near_miss(bytes: &[u8], old: &str) -> Option<NearMiss> {
     })
 }
 
-/// Lines added and removed, and the unified diff (`diff -u` format, 3
-/// lines of context) when `unified`. Myers' algorithm with the heuristics of
-/// git and GNU diff (imara-diff): a minimal diff in ordinary cases, and no
-/// quadratic time when nearly every line changed (100,000 edited lines of
-/// one file once took minutes here).
-pub(crate) fn diff(
-    rel: &str,
-    before: Option<&[u8]>,
-    after: Option<&[u8]>,
-    unified: bool,
-) -> (usize, usize, Option<String>) {
-    if before == after {
-        return (0, 0, None);
-    }
-    let a = before.map(String::from_utf8_lossy).unwrap_or_default();
-    let b = after.map(String::from_utf8_lossy).unwrap_or_default();
-    let input = imara_diff::InternedInput::new(a.as_ref(), b.as_ref());
-    let mut diff = imara_diff::Diff::compute(imara_diff::Algorithm::Myers, &input);
-    diff.postprocess_lines(&input);
-    let (added, removed) = (diff.count_additions() as usize, diff.count_removals() as usize);
-    let text = unified.then(|| {
-        let from = if before.is_some() { format!("a/{rel}") } else { "/dev/null".into() };
-        let to = if after.is_some() { format!("b/{rel}") } else { "/dev/null".into() };
-        let printer = GnuPrinter(&input.interner);
-        let mut body = format!("--- {from}\n+++ {to}\n");
-        // Writing to a String cannot fail.
-        let _ = unified_hunks(&mut body, &printer, &diff, &input.before, &input.after, 3);
-        body
-    });
-    (added, removed, text)
-}
-
-/// The hunks of `diff` with `context` lines around each, changes closer
-/// than twice that joined into one hunk, as `diff -u` prints them.
-fn unified_hunks(
-    f: &mut String,
-    printer: &GnuPrinter<'_>,
-    diff: &imara_diff::Diff,
-    before: &[imara_diff::Token],
-    after: &[imara_diff::Token],
-    context: u32,
-) -> std::fmt::Result {
-    use imara_diff::UnifiedDiffPrinter;
-    let hunks: Vec<imara_diff::Hunk> = diff.hunks().collect();
-    let mut i = 0;
-    while i < hunks.len() {
-        let mut j = i;
-        while j + 1 < hunks.len() && hunks[j + 1].before.start - hunks[j].before.end <= 2 * context {
-            j += 1;
-        }
-        let (first, last) = (&hunks[i], &hunks[j]);
-        let lead = first.before.start.min(context);
-        let trail = (before.len() as u32 - last.before.end).min(context);
-        let (before_start, after_start) = (first.before.start - lead, first.after.start - lead);
-        let (before_end, after_end) = (last.before.end + trail, last.after.end + trail);
-        printer.display_header(
-            &mut *f,
-            before_start,
-            after_start,
-            before_end - before_start,
-            after_end - after_start,
-        )?;
-        let mut pos = before_start;
-        for h in &hunks[i..=j] {
-            for &t in &before[pos as usize..h.before.start as usize] {
-                printer.display_context_token(&mut *f, t)?;
-            }
-            printer.display_hunk(
-                &mut *f,
-                &before[h.before.start as usize..h.before.end as usize],
-                &after[h.after.start as usize..h.after.end as usize],
-            )?;
-            pos = h.before.end;
-        }
-        for &t in &before[pos as usize..before_end as usize] {
-            printer.display_context_token(&mut *f, t)?;
-        }
-        i = j + 1;
-    }
-    Ok(())
-}
-
-/// Prints hunks as GNU `diff -u` does: `@@ -l,n +l,n @@` (`,1` left out,
-/// an empty range starting at the line before), and `\ No newline at end
-/// of file` after a last line without one.
-struct GnuPrinter<'a>(&'a imara_diff::Interner<&'a str>);
-
-impl GnuPrinter<'_> {
-    fn line(&self, mut f: impl std::fmt::Write, sign: char, token: imara_diff::Token) -> std::fmt::Result {
-        let text = self.0[token];
-        write!(f, "{sign}{text}")?;
-        if !text.ends_with('\n') {
-            write!(f, "\n\\ No newline at end of file\n")?;
-        }
-        Ok(())
-    }
-}
-
-fn gnu_range(start: u32, len: u32) -> String {
-    match len {
-        1 => format!("{}", start + 1),
-        0 => format!("{start},0"),
-        n => format!("{},{n}", start + 1),
-    }
-}
-
-impl imara_diff::UnifiedDiffPrinter for GnuPrinter<'_> {
-    fn display_header(
-        &self,
-        mut f: impl std::fmt::Write,
-        start_before: u32,
-        start_after: u32,
-        len_before: u32,
-        len_after: u32,
-    ) -> std::fmt::Result {
-        writeln!(f, "@@ -{} +{} @@", gnu_range(start_before, len_before), gnu_range(start_after, len_after))
-    }
-
-    fn display_context_token(&self, f: impl std::fmt::Write, token: imara_diff::Token) -> std::fmt::Result {
-        self.line(f, ' ', token)
-    }
-
-    fn display_hunk(
-        &self,
-        mut f: impl std::fmt::Write,
-        before: &[imara_diff::Token],
-        after: &[imara_diff::Token],
-    ) -> std::fmt::Result {
-        for &t in before {
-            self.line(&mut f, '-', t)?;
-        }
-        for &t in after {
-            self.line(&mut f, '+', t)?;
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    /// imara-diff 0.2.0's own unified printer shows the first hunk's
-    /// context from line 1 when the change is within 6 lines of the top,
-    /// under a header that says otherwise; ours matches `diff -u`.
-    #[test]
-    fn a_change_near_the_top_shows_three_lines_of_context_like_diff_u() {
-        let (_, _, text) = diff("f", Some(b"a\nb\nc\nd\ne\nf\ng\n"), Some(b"a\nb\nc\nd\ne\nf\nG\n"), true);
-        assert_eq!(text.as_deref(), Some("--- a/f\n+++ b/f\n@@ -4,4 +4,4 @@\n d\n e\n f\n-g\n+G\n"));
-        let (_, _, text) = diff("f", Some(b"a\nb\nc\nd\ne\n"), Some(b"a\nB\nc\nd\ne\nX\n"), true);
-        assert_eq!(text.as_deref(), Some("--- a/f\n+++ b/f\n@@ -1,5 +1,6 @@\n a\n-b\n+B\n c\n d\n e\n+X\n"));
-    }
-
-    /// Hunks more than six lines apart are printed apart, each with three
-    /// lines of context, as `diff -u` does.
-    #[test]
-    fn distant_changes_are_separate_hunks() {
-        let before: String = (1..=20).map(|i| format!("{i}\n")).collect();
-        let after: String = (1..=20)
-            .map(|i| match i {
-                2 => "two\n".to_string(),
-                18 => "eighteen\n".to_string(),
-                i => format!("{i}\n"),
-            })
-            .collect();
-        let (_, _, text) = diff("f", Some(before.as_bytes()), Some(after.as_bytes()), true);
-        let headers: Vec<&str> = text.as_deref().unwrap_or("").lines().filter(|l| l.starts_with("@@")).collect();
-        assert_eq!(headers, ["@@ -1,5 +1,5 @@", "@@ -15,6 +15,6 @@"]);
-    }
 
     #[test]
     fn spans_are_checked() {

@@ -308,9 +308,8 @@ fn new_findings(before: &Checked, now: &Checked, changed: &[&FileState]) -> Vec<
     let moves: BTreeMap<&str, BTreeMap<usize, usize>> = changed
         .iter()
         .map(|f| {
-            let old = String::from_utf8_lossy(f.original.as_deref().unwrap_or_default()).into_owned();
-            let new = String::from_utf8_lossy(f.current.as_deref().unwrap_or_default()).into_owned();
-            (f.rel.as_str(), aide_checkers::baseline::line_moves(&old, &new))
+            let (old, new) = (f.original.as_deref().unwrap_or_default(), f.current.as_deref().unwrap_or_default());
+            (f.rel.as_str(), aide_checkers::baseline::line_moves(old, new))
         })
         .collect();
     let moved = |path: &str, line: usize| match moves.get(path) {

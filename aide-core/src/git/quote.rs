@@ -46,10 +46,7 @@ pub fn unquote_path(path: &str) -> String {
     spelled(&unquote_path_bytes(path.as_bytes()))
 }
 
-fn spelled(name: &[u8]) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    crate::text::escape_path(std::ffi::OsStr::from_bytes(name), false).into_owned()
-}
+use crate::text::path_name as spelled;
 
 /// The two paths of a `diff --git a/X b/Y` header (after `diff --git `),
 /// each maybe quoted, without their `a/` and `b/`, as bytes. Unquoted
