@@ -21,6 +21,29 @@ pub enum CheckerError {
     Cancelled,
 }
 
+/// Why a revision's tree could not be had for a baseline.
+#[derive(Debug, thiserror::Error)]
+pub enum RevisionError {
+    #[error("{tree} is not a tree")]
+    NotATree { tree: String },
+    #[error("tar could not unpack {tree}")]
+    Unpack { tree: String },
+}
+
+impl From<RevisionError> for AideError {
+    fn from(e: RevisionError) -> AideError {
+        let message = e.to_string();
+        match e {
+            RevisionError::NotATree { .. } => {
+                AideError::new(code::INVALID_ARGUMENTS, message).with_hint(aide_core::voice::say(|v| {
+                    format!("{} takes a revision (a commit, branch or tag)", v.arg("baseline"))
+                }))
+            }
+            RevisionError::Unpack { .. } => AideError::new(code::IO_ERROR, message),
+        }
+    }
+}
+
 impl From<CheckerError> for AideError {
     fn from(e: CheckerError) -> AideError {
         let message = e.to_string();

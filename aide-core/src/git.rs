@@ -1,13 +1,14 @@
-//! git as the tools run it: the one place git is started ([`Git`] for a
-//! repository, [`run`] for a plain question), with nothing the repository's
-//! own configuration names ever run ([`guard`]) and a work tree set
-//! elsewhere than its `.git` refused ([`place`]); the files changed against
-//! a revision (`--changed`), for every tool that walks or checks; git's
-//! quoted paths ([`quote`]), for llm-git and llm-transform's patches.
+//! git as the tools run it: the one place git is started ([`Git`], opened
+//! on a repository, each run through [`Git::ran`] or [`Git::stdout`]), with
+//! nothing the repository's own configuration names ever run ([`guard`])
+//! and a work tree set elsewhere than its `.git` refused ([`place`]); the
+//! files changed against a revision (`--changed`), for every tool that walks
+//! or checks; git's quoted paths ([`quote`]), for llm-git and patches.
 
 pub mod guard;
 pub mod place;
 pub mod quote;
+mod ran;
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
@@ -18,6 +19,7 @@ use std::process::{Command, Stdio};
 pub use guard::{ConfigHook, Guard};
 pub use place::Place;
 pub use quote::{diff_header_paths, diff_header_paths_bytes, unquote_path, unquote_path_bytes};
+pub use ran::{Ran, RunError, shown};
 
 use crate::error::{AideError, code};
 
@@ -57,6 +59,26 @@ impl From<OpenError> for AideError {
     }
 }
 
+/// A question about a revision (`--changed`, `--baseline`) git could not answer.
+impl From<RunError> for AideError {
+    fn from(e: RunError) -> AideError {
+        match e {
+            RunError::Start(e) => AideError::io("git", &e),
+            RunError::Failed { command, stderr, .. } => {
+                AideError::new(code::INVALID_ARGUMENTS, format!("git {command}: {stderr}")).with_hint(
+                    crate::voice::say(|v| {
+                        format!(
+                            "{} and {} take a revision of the repository (HEAD, a branch, a commit)",
+                            v.arg("changed"),
+                            v.arg("baseline")
+                        )
+                    }),
+                )
+            }
+        }
+    }
+}
+
 /// A repository the tools run git in: where the root stands in it, and the
 /// settings every run carries.
 #[derive(Debug, Clone)]
@@ -82,6 +104,11 @@ impl Git {
         let mut c = base(&self.dir);
         self.guard.apply(&mut c);
         c
+    }
+
+    /// The same repository, git run from the top of its work tree.
+    pub fn at_top(&self) -> Git {
+        Git { dir: self.place.top.clone(), ..self.clone() }
     }
 
     /// The keys of the repository's own configuration that were not honoured.
@@ -128,39 +155,13 @@ fn base(dir: &Path) -> Command {
     c
 }
 
-/// Runs git in `dir` with the settings of the repository there (see
-/// [`guard`]); its stdout, or an error naming git's complaint.
-pub fn run(dir: &Path, args: &[&str]) -> Result<Vec<u8>, AideError> {
-    let guard = Guard::read(dir, None, &base);
-    let mut command = base(dir);
-    guard.apply(&mut command);
-    let out = command.args(args).output().map_err(|e| {
-        AideError::new(code::IO_ERROR, format!("git {}: {e}", args.join(" ")))
-            .with_hint("--changed and --baseline need git on PATH")
-    })?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        return Err(AideError::new(code::INVALID_ARGUMENTS, format!("git {}: {stderr}", args.join(" ")))
-            .with_hint("--changed and --baseline need a git repository and a revision in it"));
-    }
-    Ok(out.stdout)
-}
-
 /// Paths relative to `root` (which may lie inside the repository), in the
 /// contract's spelling, of the files that differ from `rev` in the working
 /// tree or the index, and the untracked ones git does not ignore; deleted
 /// files left out.
 pub fn changed_files(root: &Path, rev: &str) -> Result<BTreeSet<String>, AideError> {
     let git = Git::open(root)?;
-    let ran = |args: &[&str]| -> Result<Vec<u8>, AideError> {
-        let out = git.command().args(args).output().map_err(|e| AideError::io("git", &e))?;
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr).trim().to_string();
-            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("git {}: {stderr}", args.join(" ")))
-                .with_hint("--changed needs a revision of the repository (HEAD, a branch, a commit)"));
-        }
-        Ok(out.stdout)
-    };
+    let ran = |args: &[&str]| -> Result<Vec<u8>, AideError> { Ok(git.stdout(args)?) };
     let diff = ran(&["diff", "--name-only", "-z", "--relative", "--no-renames", "--end-of-options", rev, "--"])?;
     let untracked = ran(&["ls-files", "--others", "--exclude-standard", "-z"])?;
     let mut out = BTreeSet::new();

@@ -15,7 +15,9 @@ use std::ffi::OsString;
 use crate::error::GitError;
 use crate::hooks::{HookRun, Hooks};
 use crate::output::{AddOutput, BranchInfo, BranchOutput, RestoreOutput, RestoredFile};
-use crate::repo::{Repo, literal, object, shown};
+use aide_core::git::shown;
+
+use crate::repo::{Repo, literal, object};
 use crate::status::status;
 
 /// `add PATHS`: stages them; answers the files now staged among them.

@@ -91,7 +91,7 @@ fn with_hooks(
     hooks.run("commit-msg", with_file(vec![file.clone().into()]))?;
     let args: [OsString; 4] = ["commit".into(), "--quiet".into(), "-F".into(), file.into()];
     let ran = repo.ran_with(&args, None, &author)?;
-    ran.stdout_of(&args, None)?;
+    crate::repo::stdout_of(ran, &args, None)?;
     hooks.run_after("post-commit", HookRun { env, ..HookRun::default() }, diagnostics);
     Ok(())
 }

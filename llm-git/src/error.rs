@@ -44,6 +44,8 @@ pub enum GitError {
     HookTimedOut { hook: &'static str, seconds: u64 },
     #[error("{0}")]
     Start(AideError),
+    #[error("git {command}'s output does not read as a diff at its line {}: {source}", source.line())]
+    Unreadable { command: &'static str, source: aide_diff::ReadError },
     #[error("cancelled before the commit was made")]
     Cancelled,
     #[error("could not write {what}: {source}")]
@@ -134,6 +136,9 @@ impl From<GitError> for AideError {
             E::HookTimedOut { hook, seconds } => error(code::TIMEOUT)
                 .with_hint("the hook did not finish: run it by hand to see why it hangs")
                 .with_details(json!({ "hook": hook, "timeout_seconds": seconds })),
+            E::Unreadable { command, .. } => error(code::GIT_FAILED)
+                .with_hint("run the same git command to see its output; a diff.* or color setting may change it")
+                .with_details(json!({ "command": command })),
             E::Cancelled => AideError::cancelled(),
             E::Io { what, source } => AideError::io(what, source),
             E::Open(_) | E::Start(_) => AideError::internal("passed on above"),

@@ -10,7 +10,9 @@ use crate::output::{BlameLine, BlameOutput, Commit, LogOutput, ShowOutput, Shown
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
-use crate::repo::{Repo, arg, literal, object, raw, shown};
+use aide_core::git::shown;
+
+use crate::repo::{Repo, arg, literal, object, raw};
 
 /// Commits shown by `log` when no limit is given.
 pub const DEFAULT_LOG_LIMIT: usize = 20;

@@ -5,13 +5,11 @@
 //! contract's (relative to the root, `\xHH` for a byte that is not UTF-8).
 
 use std::ffi::{OsStr, OsString};
-use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
-use std::process::Stdio;
 
 use aide_core::Root;
-use aide_core::git::{Git, Place};
+use aide_core::git::{Git, Place, Ran, shown};
 
 use crate::error::GitError;
 
@@ -20,13 +18,6 @@ pub(crate) struct Repo {
     git: Git,
     /// The root, where git runs.
     pub dir: PathBuf,
-}
-
-/// What one git run gave.
-pub(crate) struct Ran {
-    pub status: i32,
-    pub stdout: Vec<u8>,
-    pub stderr: String,
 }
 
 impl Repo {
@@ -69,30 +60,7 @@ impl Repo {
         input: Option<&[u8]>,
         env: &[(&str, OsString)],
     ) -> Result<Ran, GitError> {
-        let mut command = self.git.command();
-        command.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
-        for (key, value) in env {
-            command.env(key, value);
-        }
-        if input.is_some() {
-            command.stdin(Stdio::piped());
-        }
-        let mut child = command.spawn().map_err(|e| GitError::Missing { reason: e.to_string() })?;
-        // Written from a thread: git may fill its stdout before reading all of stdin.
-        let writer = match (input, child.stdin.take()) {
-            (Some(bytes), Some(mut stdin)) => {
-                let bytes = bytes.to_vec();
-                Some(std::thread::spawn(move || {
-                    let _ = stdin.write_all(&bytes);
-                }))
-            }
-            _ => None,
-        };
-        let out = child.wait_with_output().map_err(|e| GitError::Missing { reason: e.to_string() })?;
-        if let Some(writer) = writer {
-            let _ = writer.join();
-        }
-        Ok(Ran::from(out))
+        self.git.ran(args, input, env).map_err(|e| GitError::Missing { reason: e.to_string() })
     }
 
     /// Runs git; its stdout, or `git_failed` with its stderr.
@@ -103,7 +71,7 @@ impl Repo {
     /// Runs git on the revision `rev`; one git does not know is
     /// `not_found`, found from git's own complaint (no run beforehand).
     pub(crate) fn run_at<S: AsRef<OsStr>>(&self, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
-        self.ran(args)?.stdout_of(args, rev)
+        stdout_of(self.ran(args)?, args, rev)
     }
 
     /// A top-relative path of git's as the root's, spelled as the contract
@@ -147,7 +115,7 @@ impl Repo {
             input.push(b'\n');
         }
         let args = ["cat-file", "--batch"];
-        let stdout = self.ran_with_input(&args, Some(&input))?.stdout_of(&args, None)?;
+        let stdout = stdout_of(self.ran_with_input(&args, Some(&input))?, &args, None)?;
         let mut out = Vec::with_capacity(specs.len());
         let mut rest = &stdout[..];
         for _ in specs {
@@ -171,40 +139,23 @@ impl Repo {
     }
 }
 
-impl Ran {
-    /// Its stdout if git succeeded; else why not: `not_a_repository`, an
-    /// unknown `rev` (`not_found`, told from git's own complaint), or
-    /// `git_failed` with git's stderr.
-    pub(crate) fn stdout_of<S: AsRef<OsStr>>(self, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
-        if self.status == 0 {
-            return Ok(self.stdout);
-        }
-        let said = |s: &str| self.stderr.contains(s);
-        if said("not a git repository") {
-            return Err(GitError::NotARepository { dir: ".".into() });
-        }
-        if let Some(rev) = rev
-            && (said("unknown revision") || said("bad revision") || said("bad object") || said("invalid object name"))
-        {
-            return Err(GitError::Unknown { what: "revision", given: rev.to_string(), stderr: self.stderr });
-        }
-        Err(GitError::Failed { command: shown(args), status: self.status, stderr: self.stderr })
+/// Its stdout if git succeeded; else why not: `not_a_repository`, an
+/// unknown `rev` (`not_found`, told from git's own complaint), or
+/// `git_failed` with git's stderr.
+pub(crate) fn stdout_of<S: AsRef<OsStr>>(ran: Ran, args: &[S], rev: Option<&str>) -> Result<Vec<u8>, GitError> {
+    if ran.status == 0 {
+        return Ok(ran.stdout);
     }
-}
-
-impl From<std::process::Output> for Ran {
-    fn from(out: std::process::Output) -> Ran {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        // The tail: git's last lines say why.
-        let lines: Vec<&str> = stderr.trim().lines().collect();
-        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
-        Ran { status: out.status.code().unwrap_or(-1), stdout: out.stdout, stderr: tail }
+    let said = |s: &str| ran.stderr.contains(s);
+    if said("not a git repository") {
+        return Err(GitError::NotARepository { dir: ".".into() });
     }
-}
-
-/// git's arguments as a line of text, for an error's `command`.
-pub(crate) fn shown<S: AsRef<OsStr>>(args: &[S]) -> String {
-    args.iter().map(|a| a.as_ref().to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ")
+    if let Some(rev) = rev
+        && (said("unknown revision") || said("bad revision") || said("bad object") || said("invalid object name"))
+    {
+        return Err(GitError::Unknown { what: "revision", given: rev.to_string(), stderr: ran.stderr });
+    }
+    Err(GitError::Failed { command: shown(args), status: ran.status, stderr: ran.stderr })
 }
 
 /// The name a path in the contract's spelling stands for (`\xHH` a byte,

@@ -4,10 +4,11 @@
 //! The worktree is removed on every way out, Ctrl-C included.
 
 use std::io::{IsTerminal, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use aide_core::AideError;
+use aide_core::git::Git;
 use aide_core::tool::{Context, Progress};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -49,43 +50,31 @@ pub struct CompareOutput {
     pub significant: bool,
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<String, AideError> {
-    let out = aide_core::git::Git::open(dir)?.command().args(args).output().map_err(|e| ShellError::Spawn {
+/// git's trimmed stdout, or why it failed.
+fn git(repo: &Git, args: &[&str]) -> Result<String, AideError> {
+    let ran = repo.ran(args, None, &[]).map_err(|e| ShellError::Spawn {
         program: "git",
         needed_by: "compare",
         message: e.to_string(),
     })?;
-    if !out.status.success() {
-        return Err(ShellError::Git {
-            args: args.join(" "),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        }
-        .into());
+    if ran.status != 0 {
+        return Err(ShellError::Git { args: args.join(" "), stderr: ran.stderr }.into());
     }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    Ok(String::from_utf8_lossy(&ran.stdout).trim().to_string())
 }
 
 /// A worktree removed when dropped.
 struct Worktree {
-    repo: PathBuf,
+    repo: Git,
     path: PathBuf,
 }
 
 impl Drop for Worktree {
     fn drop(&mut self) {
         let p = self.path.display().to_string();
-        if let Ok(git) = aide_core::git::Git::open(&self.repo) {
-            let _ = git
-                .command()
-                .args(["worktree", "remove", "--force", &p])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
-        }
+        let _ = self.repo.ran(&["worktree", "remove", "--force", &p], None, &[]);
         let _ = std::fs::remove_dir_all(&self.path);
-        if let Ok(git) = aide_core::git::Git::open(&self.repo) {
-            let _ = git.command().args(["worktree", "prune"]).stdout(Stdio::null()).stderr(Stdio::null()).status();
-        }
+        let _ = self.repo.ran(&["worktree", "prune"], None, &[]);
     }
 }
 
@@ -206,16 +195,16 @@ pub(crate) fn compare(
     if iterations < 2 {
         return Err(ShellError::TooFewIterations.into());
     }
-    let top = PathBuf::from(git(cwd, &["rev-parse", "--show-toplevel"])?);
-    let base_commit = git(&top, &["rev-parse", "--verify", &format!("{baseline}^{{commit}}")])?;
-    let head = git(&top, &["rev-parse", "HEAD"]).unwrap_or_else(|_| "(no commit)".into());
-    let dirty = !git(&top, &["status", "--porcelain"])?.is_empty();
-    let rel =
-        cwd.canonicalize().ok().and_then(|c| c.strip_prefix(&top).ok().map(Path::to_path_buf)).unwrap_or_default();
+    let repo = Git::open(cwd)?.at_top();
+    let top = repo.place.top.clone();
+    let base_commit = git(&repo, &["rev-parse", "--verify", &format!("{baseline}^{{commit}}")])?;
+    let head = git(&repo, &["rev-parse", "HEAD"]).unwrap_or_else(|_| "(no commit)".into());
+    let dirty = !git(&repo, &["status", "--porcelain"])?.is_empty();
+    let rel = PathBuf::from(std::ffi::OsStr::from_bytes(repo.place.prefix.as_slice()));
 
     let path = std::env::temp_dir().join(format!("aide-compare-{}", aide_core::ids::new_execution_id()));
-    git(&top, &["worktree", "add", "--detach", &path.display().to_string(), &base_commit])?;
-    let worktree = Worktree { repo: top.clone(), path };
+    git(&repo, &["worktree", "add", "--detach", &path.display().to_string(), &base_commit])?;
+    let worktree = Worktree { repo, path };
     let base_dir = worktree.path.join(&rel);
     let current_dir = top.join(&rel);
 

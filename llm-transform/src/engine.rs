@@ -26,25 +26,71 @@ pub(crate) fn recover_first(root: &Root) -> Result<Vec<Diagnostic>, AideError> {
 
 /// Runs a transform request on `root`: plans every edit (stopping at the
 /// context's cancellation flag between operations; never once the commit
-/// has begun), checks the guards, and commits all or nothing.
+/// has begun), checks the guards, and commits all or nothing. Its stages,
+/// in order: recover, assemble, lock, plan, guard, commit (and verify),
+/// report.
 pub fn transform(
     root: &Root,
     request: &TransformRequest,
     ctx: &Context,
 ) -> Result<Outcome<TransformOutput>, AideError> {
-    let mut diagnostics = Vec::new();
-    // An earlier transform of this root killed mid-commit is made whole
-    // first; a dry run writes nothing, so it only says so.
-    if request.dry_run {
-        for id in journal::pending(root) {
-            diagnostics.push(Diagnostic::new(
+    let mut diagnostics = recover(root, request.dry_run)?;
+    let mut work = assemble(request)?;
+    let mut plan = Plan::default();
+    let (locks, prepared) = lock(&mut plan, root, request, &work, ctx, &mut diagnostics)?;
+    let renames = plan_all(&mut plan, root, &mut work, prepared, ctx)?;
+    let formatted = guard(&mut plan, request, &mut diagnostics)?;
+    let changed: Vec<&FileState> = plan.files.values().filter(|f| f.is_changed()).collect();
+    if !request.allow_read_only
+        && let Some(f) = changed.iter().find(|f| f.stamp.is_some_and(|s| s.mode & 0o222 == 0))
+    {
+        return Err(TransformError::ReadOnly { path: f.rel.clone() }.into());
+    }
+    let files = file_changes(&plan, &formatted, request.dry_run || request.diff);
+    let no_op = changed.is_empty() && plan.dirs.is_empty();
+    let wrote = !request.dry_run && !no_op;
+    let verified = match wrote {
+        true => commit_and_verify(root, request, &changed, &plan, locks, ctx, &mut diagnostics)?,
+        false => None,
+    };
+    let checksum_after = match changed.as_slice() {
+        [one] => one.current.as_deref().map(sha256_hex),
+        _ => None,
+    };
+    let output = report(&mut plan, request, ctx, Reported { files, renames, no_op, wrote, checksum_after, verified });
+    diagnostics.extend(std::mem::take(&mut plan.diagnostics));
+    Ok(Outcome::with_diagnostics(output, diagnostics))
+}
+
+/// An earlier transform of this root killed mid-commit is made whole first;
+/// a dry run writes nothing, so it only says so.
+fn recover(root: &Root, dry_run: bool) -> Result<Vec<Diagnostic>, AideError> {
+    if !dry_run {
+        return recover_first(root);
+    }
+    Ok(journal::pending(root)
+        .into_iter()
+        .map(|id| {
+            Diagnostic::new(
                 aide_core::envelope::diag::TRANSFORM_PENDING,
                 format!("an interrupted transform ({id}) of this root awaits recovery: the next transform, or `llm-transform recover`, completes or rolls it back"),
-            ));
-        }
-    } else {
-        diagnostics.extend(recover_first(root)?);
-    }
+            )
+        })
+        .collect())
+}
+
+/// What a request asks, gathered from its fields, files and patches.
+struct Work {
+    doc: EditsDocument,
+    patches: Vec<patch::FilePatch>,
+    /// Line edits, with their index among the operations: made span edits
+    /// of the files as they are once locked, so all count the same lines.
+    line_ops: Vec<(usize, Operation)>,
+}
+
+/// The request's edits and operations in one document: `--from-matches`,
+/// `--edits` file, each rename's engine, and every patch read whole.
+fn assemble(request: &TransformRequest) -> Result<Work, AideError> {
     let mut doc = EditsDocument {
         path: request.path.clone(),
         edits: request.edits.clone(),
@@ -74,7 +120,7 @@ pub fn transform(
             rename.engine = request.engine;
         }
     }
-    // Patches: the `--patch` file's and each apply_patch's, read whole now.
+    // Patches: the `--patch` file's and each apply_patch's.
     let mut patches: Vec<patch::FilePatch> = Vec::new();
     if let Some(source) = &request.patch_file {
         patches.extend(patch::parse(&aide_core::request::read_request_source(source)?)?);
@@ -88,25 +134,31 @@ pub fn transform(
     if doc.edits.is_empty() && doc.operations.is_empty() && patches.is_empty() {
         return Err(TransformError::NothingToDo.into());
     }
-    // Line edits become span edits of the files as they are now (below,
-    // once they are locked): all of a request's count the same lines.
-    let mut line_ops: Vec<(usize, Operation)> = Vec::new();
-    for (index, op) in std::mem::take(&mut doc.operations).into_iter().enumerate() {
-        if op.is_line_edit() {
-            line_ops.push((index, op));
-        } else {
-            doc.operations.push(op);
-        }
-    }
+    let (line_ops, others): (Vec<(usize, Operation)>, Vec<(usize, Operation)>) =
+        std::mem::take(&mut doc.operations).into_iter().enumerate().partition(|(_, op)| op.is_line_edit());
+    doc.operations = others.into_iter().map(|(_, op)| op).collect();
+    Ok(Work { doc, patches, line_ops })
+}
 
-    let mut plan = Plan::default();
-    // Read every file once, then lock them all before any check: the lock is
-    // held from verification to rename.
+/// A tree operation compiled, with the files it may change.
+type Prepared = Option<(tree::Prepared, Vec<String>)>;
+
+/// Every file the request may touch, found (tree operations search the
+/// root, unlocked) and then locked at once: the lock is held from the
+/// checks to the rename.
+fn lock(
+    plan: &mut Plan,
+    root: &Root,
+    request: &TransformRequest,
+    work: &Work,
+    ctx: &Context,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<(disk::Locks, Vec<Prepared>), AideError> {
+    let doc = &work.doc;
     // Each distinct path once: a request of 10,000 edits names far fewer files.
     let mut paths: std::collections::BTreeSet<&str> =
         doc.edits.iter().filter_map(|e| e.path.as_deref().or(doc.path.as_deref())).collect();
-    // Tree operations: compiled, then their files found (reading, unlocked).
-    let mut prepared: Vec<Option<(tree::Prepared, Vec<String>)>> = Vec::with_capacity(doc.operations.len());
+    let mut prepared: Vec<Prepared> = Vec::with_capacity(doc.operations.len());
     for (i, op) in doc.operations.iter().enumerate() {
         let found = match tree::Prepared::new(i, op, !request.allow_syntax_errors)? {
             Some(p) => {
@@ -118,10 +170,10 @@ pub fn transform(
         };
         prepared.push(found);
     }
-    for p in &patches {
+    for p in &work.patches {
         paths.extend(p.paths());
     }
-    for op in doc.operations.iter().chain(line_ops.iter().map(|(_, op)| op)) {
+    for op in doc.operations.iter().chain(work.line_ops.iter().map(|(_, op)| op)) {
         paths.extend(op.path());
         if let Operation::Rename { to, .. } | Operation::Copy { to, .. } = op {
             paths.insert(to);
@@ -137,10 +189,23 @@ pub fn transform(
     }
     let mut abs: Vec<PathBuf> = paths.into_iter().map(|p| plan.resolve(root, p)).collect::<Result<_, _>>()?;
     abs.extend(tree_paths);
-    let locks = disk::lock_all(abs.iter().map(PathBuf::as_path))?;
+    Ok((disk::lock_all(abs.iter().map(PathBuf::as_path))?, prepared))
+}
 
+/// Every edit made in memory: line edits as spans, a patch's files as
+/// write, delete and rename operations after the others, the span edits,
+/// each operation in order (cancellable between them), then the modes a
+/// patch sets. The renames of symbols are reported.
+fn plan_all(
+    plan: &mut Plan,
+    root: &Root,
+    work: &mut Work,
+    mut prepared: Vec<Prepared>,
+    ctx: &Context,
+) -> Result<Vec<crate::rename::RenameReport>, AideError> {
+    let doc = &mut work.doc;
     let progress = ctx.progress.counter(Some(doc.operations.len() as u64 + 1));
-    for (index, op) in &line_ops {
+    for (index, op) in &work.line_ops {
         let path = op.path().unwrap_or_default();
         let file = plan.file(root, path)?;
         let Some(bytes) = file.current.as_deref() else {
@@ -148,9 +213,8 @@ pub fn transform(
         };
         doc.edits.push(lines::span_edit(*index, op, &file.rel.clone(), bytes)?);
     }
-    // A patch's file changes are write, delete and rename operations, after the others.
-    for p in &patches {
-        for op in patch_operations(&mut plan, root, p)? {
+    for p in &work.patches {
+        for op in patch_operations(plan, root, p)? {
             doc.operations.push(op);
             prepared.push(None);
         }
@@ -158,33 +222,35 @@ pub fn transform(
     plan.span_edits(root, &doc.edits, doc.path.as_deref())?;
     progress.tick();
     let mut renames = Vec::new();
-    // Modes a patch sets: a new file git marks 100755, an existing file's
-    // `new mode` (executable where readable, as git does, or not at all).
-    let modes: Vec<(&str, bool)> = patches
-        .iter()
-        .filter_map(|p| match p {
-            patch::FilePatch::Add { path, executable: true, .. } => Some((path.as_str(), true)),
-            patch::FilePatch::Update { path, move_to, executable: Some(x), .. } => {
-                Some((move_to.as_deref().unwrap_or(path), *x))
-            }
-            _ => None,
-        })
-        .collect();
     for (i, op) in doc.operations.iter().enumerate() {
         ctx.check_cancel()?;
         plan.budget.begin(i, op.name());
         match &prepared[i] {
             Some((p, files)) => renames.extend(plan.tree_operation(root, i, op, p, files, ctx)?),
             None => {
-                if !dirs::operation(&mut plan, root, i, op)? {
+                if !dirs::operation(plan, root, i, op)? {
                     plan.operation(root, i, op)?;
                 }
             }
         }
         progress.tick();
     }
-    for (path, executable) in modes {
-        use std::os::unix::fs::PermissionsExt;
+    set_modes(plan, root, &work.patches)?;
+    Ok(renames)
+}
+
+/// Modes a patch sets: a new file git marks 100755, an existing file's
+/// `new mode` (executable where readable, as git does, or not at all).
+fn set_modes(plan: &mut Plan, root: &Root, patches: &[patch::FilePatch]) -> Result<(), AideError> {
+    use std::os::unix::fs::PermissionsExt;
+    for p in patches {
+        let (path, executable) = match p {
+            patch::FilePatch::Add { path, executable: true, .. } => (path.as_str(), true),
+            patch::FilePatch::Update { path, move_to, executable: Some(x), .. } => {
+                (move_to.as_deref().unwrap_or(path), *x)
+            }
+            _ => continue,
+        };
         let file = plan.file(root, path)?;
         let mode = match (&file.permissions, executable) {
             (None, true) => 0o755,
@@ -194,41 +260,21 @@ pub fn transform(
         };
         file.permissions = Some(std::fs::Permissions::from_mode(mode & 0o7777));
     }
+    Ok(())
+}
 
-    // The syntax guard, on every changed file of a known language at once
-    // (a rewrite across a tree changes hundreds), in path order.
-    let fresh_issues: std::collections::BTreeMap<PathBuf, Vec<llm_ast_search::SyntaxIssue>> =
-        if request.allow_syntax_errors {
-            Default::default()
-        } else {
-            // What the operations found out goes to the workers, which free
-            // the trees too: freeing hundreds costs as much as parsing their
-            // edits again.
-            let mut known: Vec<Option<tree::KnownSyntax>> =
-                plan.files.values_mut().filter(|f| f.judged_for_syntax()).map(|f| f.known_syntax.take()).collect();
-            let checked: Vec<(&FileState, Option<tree::KnownSyntax>)> =
-                plan.files.values().filter(|f| f.judged_for_syntax()).zip(known.drain(..)).collect();
-            let found = commit::parallel_map_owned(checked, |(f, known)| {
-                let after = f.current.as_deref()?;
-                let lang = Lang::from_path_and_content(&f.abs, after)?;
-                let issues = match known {
-                    // The scan's verdict, on this very content.
-                    Some(tree::KnownSyntax::Checked { lang: checked_as, after: checked, issues })
-                        if checked_as == lang && checked == after =>
-                    {
-                        issues
-                    }
-                    Some(tree::KnownSyntax::Tree((parsed_as, tree))) if parsed_as == lang && !f.replaced_whole => {
-                        let earlier = guards::Earlier { tree: &tree, regions: &f.regions };
-                        guards::new_issues_from(lang, f.original.as_deref(), after, Some(&earlier))
-                    }
-                    _ => guards::new_issues_from(lang, f.original.as_deref(), after, None),
-                };
-                Some((f.abs.clone(), issues))
-            });
-            found.into_iter().flatten().collect()
-        };
-    // Then the rest of the guards and formatting, file by file.
+/// The guards on what the plan made: no new syntax errors (nor a Python
+/// file that no longer compiles), unless allowed; then rustfmt where asked.
+/// The files rustfmt changed.
+fn guard(
+    plan: &mut Plan,
+    request: &TransformRequest,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<std::collections::BTreeSet<String>, AideError> {
+    let fresh_issues = match request.allow_syntax_errors {
+        true => Default::default(),
+        false => new_syntax_issues(plan),
+    };
     let mut formatted = std::collections::BTreeSet::new();
     for f in plan.files.values_mut() {
         let Some(after) = f.current.clone() else { continue };
@@ -249,7 +295,7 @@ pub fn transform(
         }
         if lang == Lang::Rust
             && (request.rustfmt || f.rustfmt)
-            && let Some(pretty) = guards::rustfmt(&f.abs, &f.rel, &after, &mut diagnostics)
+            && let Some(pretty) = guards::rustfmt(&f.abs, &f.rel, &after, diagnostics)
         {
             if pretty != after {
                 formatted.insert(f.rel.clone());
@@ -257,20 +303,47 @@ pub fn transform(
             f.current = Some(pretty);
         }
     }
+    Ok(formatted)
+}
 
-    let changed: Vec<&FileState> = plan.files.values().filter(|f| f.is_changed()).collect();
-    if !request.allow_read_only
-        && let Some(f) = changed.iter().find(|f| f.stamp.is_some_and(|s| s.mode & 0o222 == 0))
-    {
-        return Err(TransformError::ReadOnly { path: f.rel.clone() }.into());
-    }
-    let show_diff = request.dry_run || request.diff;
-    // A line diff and two checksums a file: on every core (a rewrite across
-    // a tree changes hundreds of files).
+/// The syntax errors each changed file of a known language has that it did
+/// not have before: every file at once, on every core (a rewrite across a
+/// tree changes hundreds), reusing what the operations already parsed.
+fn new_syntax_issues(plan: &mut Plan) -> std::collections::BTreeMap<PathBuf, Vec<llm_ast_search::SyntaxIssue>> {
+    // What the operations found out goes to the workers, which free the
+    // trees too: freeing hundreds costs as much as parsing their edits again.
+    let mut known: Vec<Option<tree::KnownSyntax>> =
+        plan.files.values_mut().filter(|f| f.judged_for_syntax()).map(|f| f.known_syntax.take()).collect();
+    let checked: Vec<(&FileState, Option<tree::KnownSyntax>)> =
+        plan.files.values().filter(|f| f.judged_for_syntax()).zip(known.drain(..)).collect();
+    let found = commit::parallel_map_owned(checked, |(f, known)| {
+        let after = f.current.as_deref()?;
+        let lang = Lang::from_path_and_content(&f.abs, after)?;
+        let issues = match known {
+            // The scan's verdict, on this very content.
+            Some(tree::KnownSyntax::Checked { lang: checked_as, after: checked, issues })
+                if checked_as == lang && checked == after =>
+            {
+                issues
+            }
+            Some(tree::KnownSyntax::Tree((parsed_as, tree))) if parsed_as == lang && !f.replaced_whole => {
+                let earlier = guards::Earlier { tree: &tree, regions: &f.regions };
+                guards::new_issues_from(lang, f.original.as_deref(), after, Some(&earlier))
+            }
+            _ => guards::new_issues_from(lang, f.original.as_deref(), after, None),
+        };
+        Some((f.abs.clone(), issues))
+    });
+    found.into_iter().flatten().collect()
+}
+
+/// Each file's change as reported: one line diff a file gives its counts,
+/// its text (`show_diff`) and its sites; with two checksums, on every core
+/// (a rewrite across a tree changes hundreds of files).
+fn file_changes(plan: &Plan, formatted: &std::collections::BTreeSet<String>, show_diff: bool) -> Vec<FileChange> {
     let all: Vec<&FileState> = plan.files.values().collect();
-    let files: Vec<FileChange> = commit::parallel_map(&all, |f| {
+    commit::parallel_map(&all, |f| {
         let (before, after) = (f.original.as_deref().unwrap_or_default(), f.current.as_deref().unwrap_or_default());
-        // One line diff a file gives its counts, its text and its sites.
         let lines = (f.original != f.current).then(|| aide_diff::LineDiff::new(before, after));
         let (added, removed) = lines.as_ref().map_or((0, 0), |l| (l.added(), l.removed()));
         let diff = lines.as_ref().filter(|_| show_diff).map(|l| {
@@ -303,75 +376,91 @@ pub fn transform(
             diff,
             sites,
         }
-    });
-    let no_op = changed.is_empty() && plan.dirs.is_empty();
-    let wrote = !request.dry_run && !no_op;
+    })
+}
+
+/// The commit, all or nothing; with `--verify`, journalled as unverified
+/// until the checks after it are over, and undone at once when they fail.
+fn commit_and_verify(
+    root: &Root,
+    request: &TransformRequest,
+    changed: &[&FileState],
+    plan: &Plan,
+    locks: disk::Locks,
+    ctx: &Context,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Option<verify::Verified>, AideError> {
     let verify = crate::verify::Verify::of(request, changed.iter().any(|f| f.cargo_check));
+    // The tree as it is, for the checks to compare with after.
+    let before = verify::before(root, &verify, changed, ctx)?;
+    // The last moment a cancellation stops the run: from here the commit
+    // goes to its end.
+    ctx.check_cancel()?;
     let mut verified = None;
-    if wrote {
-        // The tree as it is, for the checks to compare with after.
-        let before = verify::before(root, &verify, &changed, ctx)?;
-        // The last moment a cancellation stops the run: from here the
-        // commit goes to its end.
-        ctx.check_cancel()?;
-        match before {
-            None => diagnostics.extend(commit::commit(root, &ctx.execution_id, &changed, &plan.dirs)?),
-            Some(before) => {
-                // Journalled as unverified until the check is over: a run
-                // killed meanwhile leaves the edit to recovery to undo.
-                let (written, journal) = commit::commit_unverified(root, &ctx.execution_id, &changed, &plan.dirs)?;
-                diagnostics.extend(written);
-                match verify::after(root, &verify, before, &changed, ctx) {
-                    Ok(v) => verified = Some(v),
-                    Err(failed) => {
-                        // Undone at once, under an id of its own (which takes
-                        // the files' locks again); the run's error says why.
-                        drop(locks);
-                        let undone = undo::roll_back(root, &ctx.execution_id);
-                        journal.finish();
-                        return Err(match undone {
-                            Ok(()) => failed.0,
-                            Err(why) => failed.not_undone(why),
-                        });
-                    }
+    match before {
+        None => diagnostics.extend(commit::commit(root, &ctx.execution_id, changed, &plan.dirs)?),
+        Some(before) => {
+            // A run killed meanwhile leaves the edit to recovery to undo.
+            let (written, journal) = commit::commit_unverified(root, &ctx.execution_id, changed, &plan.dirs)?;
+            diagnostics.extend(written);
+            match verify::after(root, &verify, before, changed, ctx) {
+                Ok(v) => verified = Some(v),
+                Err(failed) => {
+                    // Undone at once, under an id of its own (which takes
+                    // the files' locks again); the run's error says why.
+                    drop(locks);
+                    let undone = undo::roll_back(root, &ctx.execution_id);
+                    journal.finish();
+                    return Err(match undone {
+                        Ok(()) => failed.0,
+                        Err(why) => failed.not_undone(why),
+                    });
                 }
-                journal.finish();
             }
+            journal.finish();
         }
-        undo::prune_undo(aide_core::time::now_ms());
     }
-    // Counted per edit and per operation (span edits are reported per file).
+    undo::prune_undo(aide_core::time::now_ms());
+    Ok(verified)
+}
+
+/// What the report takes besides the plan's own counts.
+struct Reported {
+    files: Vec<FileChange>,
+    renames: Vec<crate::rename::RenameReport>,
+    no_op: bool,
+    wrote: bool,
+    checksum_after: Option<String>,
+    verified: Option<verify::Verified>,
+}
+
+/// The output: edits and operations applied and skipped (span edits and
+/// tree operations count their replacements; others, themselves), the
+/// files, the operations' reports, and how to undo it.
+fn report(plan: &mut Plan, request: &TransformRequest, ctx: &Context, r: Reported) -> TransformOutput {
     let edits_applied: usize = plan.edit_counts.iter().filter(|(_, same)| !same).map(|(n, _)| n).sum();
     let edits_skipped: usize = plan.edit_counts.iter().filter(|(_, same)| *same).map(|(n, _)| n).sum();
-    // Span edits and tree operations count their replacements; others, themselves.
-    let plan_diagnostics = std::mem::take(&mut plan.diagnostics);
     let ops = plan.reports.iter().filter(|r| !r.op.counts_replacements());
     let applied = edits_applied + ops.clone().filter(|r| r.status == OpStatus::Applied).count();
     let skipped = edits_skipped + ops.filter(|r| r.status != OpStatus::Applied).count();
-    let checksum_after = match changed.as_slice() {
-        [one] => one.current.as_deref().map(sha256_hex),
-        _ => None,
-    };
-    let output = TransformOutput::Transform {
+    TransformOutput::Transform {
         applied,
         skipped,
         errors: Vec::new(),
-        checksum_after,
+        checksum_after: r.checksum_after,
         dry_run: request.dry_run,
-        no_op,
-        files,
-        operations: plan.reports,
-        renames,
-        undo: wrote.then(|| {
+        no_op: r.no_op,
+        files: r.files,
+        operations: std::mem::take(&mut plan.reports),
+        renames: r.renames,
+        undo: r.wrote.then(|| {
             ctx.voice.call(
                 crate::operations::UNDO,
                 &[Given::positional("execution_ids", serde_json::json!([ctx.execution_id]))],
             )
         }),
-        verified,
-    };
-    diagnostics.extend(plan_diagnostics);
-    Ok(Outcome::with_diagnostics(output, diagnostics))
+        verified: r.verified,
+    }
 }
 
 /// The operations that make one file's patch: its new content written

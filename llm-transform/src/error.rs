@@ -110,6 +110,10 @@ pub enum TransformError {
     // The request.
     #[error("{source_name}: {message}")]
     EditsFile { source_name: String, message: String },
+    #[error("the patch does not parse at its line {line}: {message}")]
+    PatchUnreadable { line: usize, message: String },
+    #[error("the patch's line {line}: {what} is not applied")]
+    PatchUnsupported { line: usize, what: &'static str },
     #[error("nothing to do: no edits and no operations")]
     NothingToDo,
     #[error("edit {index} has no path")]
@@ -350,6 +354,15 @@ impl From<TransformError> for AideError {
         let message = e.to_string();
         let error = |c| AideError::new(c, message.clone());
         match e {
+            E::PatchUnreadable { line, .. } => error(code::INVALID_REQUEST)
+                .with_hint("give a unified diff (git diff) or a *** Begin Patch … *** End Patch patch")
+                .with_details(json!({ "field": "patch", "line": line })),
+            E::PatchUnsupported { line, .. } => error(code::INVALID_REQUEST)
+                .with_hint(
+                    "binary changes, copies and changes to links or submodules are not applied by a patch: leave them \
+                     out (a copy: add its new file as a new file)",
+                )
+                .with_details(json!({ "field": "patch", "line": line })),
             E::EditsFile { .. } => error(code::INVALID_REQUEST).with_hint(
                 "the edits file is {\"edits\": [{\"byte_start\", \"byte_end\", \"replacement\", \"checksum_before\"}], \"operations\": [...]}",
             ),

@@ -9,7 +9,8 @@
 //! file git marks `100755` is made executable).
 
 use aide_core::AideError;
-use serde_json::json;
+
+use crate::error::TransformError;
 
 /// One file's change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,19 +65,11 @@ pub(crate) struct Hunk {
 }
 
 fn bad(line: usize, message: impl Into<String>) -> AideError {
-    let message = message.into();
-    AideError::new(aide_core::code::INVALID_REQUEST, format!("the patch does not parse at its line {line}: {message}"))
-        .with_hint("give a unified diff (git diff) or a *** Begin Patch … *** End Patch patch")
-        .with_details(json!({ "field": "patch", "line": line }))
+    TransformError::PatchUnreadable { line, message: message.into() }.into()
 }
 
-fn unsupported(line: usize, what: &str) -> AideError {
-    AideError::new(aide_core::code::INVALID_REQUEST, format!("the patch's line {line}: {what} is not applied"))
-        .with_hint(
-            "binary changes, copies and changes to links or submodules are not applied by a patch: leave them out \
-             (a copy: add its new file as a new file)",
-        )
-        .with_details(json!({ "field": "patch", "line": line }))
+fn unsupported(line: usize, what: &'static str) -> AideError {
+    TransformError::PatchUnsupported { line, what }.into()
 }
 
 /// Reads a patch of either format.
@@ -84,167 +77,74 @@ pub(crate) fn parse(text: &str) -> Result<Vec<FilePatch>, AideError> {
     if text.lines().any(|l| l.trim_end() == "*** Begin Patch") { parse_begin_patch(text) } else { parse_unified(text) }
 }
 
-/// `a/x` or `b/x` as x; `/dev/null` as None.
-fn side_path(raw: &str, git: bool) -> Option<String> {
-    let raw = raw.split('\t').next().unwrap_or(raw).trim_end();
-    let path = aide_core::git::unquote_path(raw);
-    if path == "/dev/null" {
-        return None;
-    }
-    if git {
-        return Some(path.strip_prefix("a/").or_else(|| path.strip_prefix("b/")).unwrap_or(&path).to_string());
-    }
-    Some(path)
-}
-
-/// `@@ -a,b +c,d @@`: a (the old start) and b, d (the line counts).
-fn hunk_header(line: &str) -> Option<(usize, usize, usize)> {
-    let rest = line.strip_prefix("@@ -")?;
-    let (old, rest) = rest.split_once(' ')?;
-    let new = rest.strip_prefix('+')?.split(' ').next()?;
-    let count = |s: &str| -> Option<(usize, usize)> {
-        match s.split_once(',') {
-            Some((a, b)) => Some((a.parse().ok()?, b.parse().ok()?)),
-            None => Some((s.parse().ok()?, 1)),
-        }
-    };
-    let (old_start, old_count) = count(old)?;
-    let (_, new_count) = count(new)?;
-    Some((old_start, old_count, new_count))
-}
-
+/// A unified diff (git's or `diff -u`'s), read by `aide_diff::read`.
 fn parse_unified(text: &str) -> Result<Vec<FilePatch>, AideError> {
-    let lines: Vec<&str> = text.split('\n').collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        let git = line.starts_with("diff --git ");
-        if !git && !line.starts_with("--- ") {
-            i += 1;
-            continue;
-        }
-        // One file's header: git's extended lines, then --- and +++.
-        let (mut old_path, mut new_path) = (None, None);
-        let (mut rename_from, mut rename_to) = (None, None);
-        let (mut added, mut deleted, mut executable) = (false, false, false);
-        let mut new_mode: Option<bool> = None;
-        // The header's own names: all a mode change has.
-        let header = line.strip_prefix("diff --git ").map(aide_core::git::diff_header_paths);
-        if git {
-            i += 1;
-            while i < lines.len() && !lines[i].starts_with("--- ") && !lines[i].starts_with("diff --git ") {
-                let l = lines[i];
-                if let Some(p) = l.strip_prefix("rename from ") {
-                    rename_from = Some(aide_core::git::unquote_path(p));
-                } else if let Some(p) = l.strip_prefix("rename to ") {
-                    rename_to = Some(aide_core::git::unquote_path(p));
-                } else if let Some(mode) = l.strip_prefix("new file mode ") {
-                    added = true;
-                    executable = mode.trim() == "100755";
-                } else if l.starts_with("deleted file mode") {
-                    deleted = true;
-                } else if let Some(mode) = l.strip_prefix("new mode ") {
-                    new_mode = match mode.trim() {
-                        "100755" => Some(true),
-                        "100644" => Some(false),
-                        _ => return Err(unsupported(i + 1, "a change to a link or submodule")),
-                    };
-                } else if l.starts_with("old mode") {
-                } else if l.starts_with("copy from ") || l.starts_with("copy to ") {
-                    // Applied as a rename it would move the source away: refused, never guessed.
-                    return Err(unsupported(i + 1, "a copy"));
-                } else if l.starts_with("GIT binary patch") || l.starts_with("Binary files") {
-                    return Err(unsupported(i + 1, "a binary change"));
-                }
-                i += 1;
-            }
-        }
-        if i < lines.len() && lines[i].starts_with("--- ") {
-            old_path = side_path(&lines[i][4..], git);
-            added |= old_path.is_none();
-            i += 1;
-            let Some(plus) = lines.get(i).and_then(|l| l.strip_prefix("+++ ")) else {
-                return Err(bad(i + 1, "--- is not followed by +++"));
-            };
-            new_path = side_path(plus, git);
-            deleted |= new_path.is_none();
-            // `diff -u a/x b/x` (no git header): the a/ and b/ of one path, as patch -p1 reads them.
-            if !git
-                && let (Some(old), Some(new)) = (&old_path, &new_path)
-                && let (Some(o), Some(n)) = (old.strip_prefix("a/"), new.strip_prefix("b/"))
-                && o == n
-            {
-                (old_path, new_path) = (Some(o.to_string()), Some(n.to_string()));
-            }
-            i += 1;
-        }
-        let mut hunks = Vec::new();
-        while i < lines.len() && lines[i].starts_with("@@ ") {
-            let header = lines[i].to_string();
-            let (old_start, mut old_left, mut new_left) =
-                hunk_header(&header).ok_or_else(|| bad(i + 1, format!("`{header}` is not a hunk header")))?;
-            let mut hunk = Hunk { header, old_start: Some(old_start), ..Hunk::default() };
-            i += 1;
-            while old_left > 0 || new_left > 0 {
-                let Some(l) = lines.get(i) else { return Err(bad(i + 1, "the hunk ends early")) };
-                let (kind, body) = marker(l);
-                match kind {
-                    " " | "" => {
-                        hunk.old.push(body.to_string());
-                        hunk.new.push(body.to_string());
-                        old_left = old_left.saturating_sub(1);
-                        new_left = new_left.saturating_sub(1);
-                    }
-                    "-" => {
-                        hunk.old.push(body.to_string());
-                        old_left = old_left.saturating_sub(1);
-                    }
-                    "+" => {
-                        hunk.new.push(body.to_string());
-                        new_left = new_left.saturating_sub(1);
-                    }
-                    "\\" => {}
-                    _ => return Err(bad(i + 1, format!("`{l}` is not a line of a hunk"))),
-                }
-                i += 1;
-                // A marker right after the line it is about.
-                if lines.get(i).is_some_and(|n| n.starts_with('\\')) {
-                    match kind {
-                        "-" => hunk.old_no_newline = true,
-                        "+" => hunk.new_no_newline = true,
-                        _ => {
-                            hunk.old_no_newline = true;
-                            hunk.new_no_newline = true;
-                        }
-                    }
-                    i += 1;
-                }
-            }
-            hunks.push(hunk);
-        }
-        let path = rename_from.clone().or(old_path.clone()).or(new_path.clone()).or_else(|| header.map(|h| h.0));
-        let Some(path) = path else { return Err(bad(i, "a file change names no file")) };
-        let target = rename_to.or(new_path.filter(|n| *n != path));
-        out.push(if added {
-            let content = hunks.iter().flat_map(|h| h.new.iter()).fold(String::new(), |mut s, l| {
-                s.push_str(l);
-                s.push('\n');
-                s
-            });
-            let no_newline = hunks.last().is_some_and(|h| h.new_no_newline);
-            let content = if no_newline { content.strip_suffix('\n').unwrap_or(&content).to_string() } else { content };
-            FilePatch::Add { path: target.unwrap_or(path), content, executable }
-        } else if deleted {
-            FilePatch::Delete { path, hunks }
-        } else {
-            FilePatch::Update { path, move_to: target, hunks, executable: new_mode }
-        });
-    }
-    if out.is_empty() {
+    let files = aide_diff::read(text.as_bytes()).map_err(|e| bad(e.line(), e.to_string()))?;
+    if files.is_empty() {
         return Err(bad(1, "no file change found"));
     }
-    Ok(out)
+    files.iter().map(file_patch).collect()
+}
+
+/// One file's change, or why it is not applied: a copy (as a rename it
+/// would move the source away), a binary change, a link or submodule.
+fn file_patch(file: &aide_diff::FileDiff) -> Result<FilePatch, AideError> {
+    use aide_diff::{ExtendedKind as K, Status};
+    if file.form == aide_diff::Form::Combined {
+        return Err(unsupported(file.line, "a merge's combined diff"));
+    }
+    let plain_mode = |m: &str| m == "100644" || m == "100755";
+    for e in &file.extended {
+        match &e.kind {
+            K::CopyFrom(_) | K::CopyTo(_) => return Err(unsupported(e.line, "a copy")),
+            K::Binary => return Err(unsupported(e.line, "a binary change")),
+            K::NewMode(m) | K::NewFileMode(m) if !plain_mode(m) => {
+                return Err(unsupported(e.line, "a change to a link or submodule"));
+            }
+            _ => {}
+        }
+    }
+    let name = |bytes: Option<Vec<u8>>| bytes.map(|b| aide_core::text::path_name(&b));
+    let (old_path, new_path) = (name(file.old_path()), name(file.new_path()));
+    let hunks: Vec<Hunk> = file.hunks.iter().map(hunk).collect();
+    Ok(match (file.status(), old_path, new_path) {
+        (Status::Added, _, Some(path)) => {
+            let mut content: String = hunks.iter().flat_map(|h| &h.new).map(|l| format!("{l}\n")).collect();
+            if hunks.last().is_some_and(|h| h.new_no_newline) {
+                content.pop();
+            }
+            FilePatch::Add { path, content, executable: file.new_mode() == Some("100755") }
+        }
+        (Status::Deleted, Some(path), _) => FilePatch::Delete { path, hunks },
+        (_, Some(path), new_path) => {
+            let new_mode = file.extended.iter().find_map(|e| match &e.kind {
+                K::NewMode(m) => Some(m == "100755"),
+                _ => None,
+            });
+            let move_to = new_path.filter(|n| *n != path);
+            FilePatch::Update { path, move_to, hunks, executable: new_mode }
+        }
+        _ => return Err(bad(file.line, "a file change names no file")),
+    })
+}
+
+/// A hunk as the applier takes it: its old lines (context and removed) and
+/// new lines (context and added).
+fn hunk(read: &aide_diff::Hunk) -> Hunk {
+    use aide_diff::LineKind as L;
+    let text = |l: &aide_diff::HunkLine| String::from_utf8_lossy(&l.text).into_owned();
+    let old: Vec<&aide_diff::HunkLine> = read.lines.iter().filter(|l| l.kind != L::Added).collect();
+    let new: Vec<&aide_diff::HunkLine> = read.lines.iter().filter(|l| l.kind != L::Removed).collect();
+    Hunk {
+        header: read.header.clone(),
+        old_start: Some(read.old_start),
+        anchor: None,
+        old: old.iter().map(|l| text(l)).collect(),
+        new: new.iter().map(|l| text(l)).collect(),
+        old_no_newline: old.iter().any(|l| l.no_newline),
+        new_no_newline: new.iter().any(|l| l.no_newline),
+        at_end: false,
+    }
 }
 
 fn parse_begin_patch(text: &str) -> Result<Vec<FilePatch>, AideError> {
@@ -422,6 +322,7 @@ fn miss(hunk: usize, h: &Hunk, candidates: Vec<usize>, lines: &[String]) -> Hunk
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_git_diff_reads_as_updates_adds_deletes_and_renames() {
@@ -439,6 +340,11 @@ mod tests {
         let mode = parse("diff --git a/x b/x\nold mode 100644\nnew mode 100755\n").unwrap();
         assert!(matches!(&mode[0], FilePatch::Update { executable: Some(true), hunks, .. } if hunks.is_empty()));
         assert!(parse("diff --git a/x b/x\nold mode 100644\nnew mode 120000\n").is_err());
+        // A new link would be written as a file holding its target's name.
+        let link = "diff --git a/l b/l\nnew file mode 120000\nindex 0..1\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+target\n\\ No newline at end of file\n";
+        assert_eq!(parse(link).unwrap_err().details.as_ref().map(|d| d["line"].clone()), Some(json!(2)));
+        // A merge's combined diff has more than two sides: refused, not half read.
+        assert!(parse("diff --cc x\nindex 1,2..3\n--- a/x\n+++ b/x\n@@@ -1 -1 +1 @@@\n- a\n -b\n++c\n").is_err());
     }
 
     #[test]
