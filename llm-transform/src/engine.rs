@@ -85,8 +85,11 @@ struct Work {
     patches: Vec<patch::FilePatch>,
     /// Line edits, with their index among the operations: made span edits
     /// of the files as they are once locked, so all count the same lines.
-    line_ops: Vec<(usize, Operation)>,
+    line_ops: Vec<Indexed>,
 }
+
+/// An operation and its index in the request.
+type Indexed = (usize, Operation);
 
 /// The request's edits and operations in one document: `--from-matches`,
 /// `--edits` file, each rename's engine, and every patch read whole.
@@ -134,7 +137,7 @@ fn assemble(request: &TransformRequest) -> Result<Work, AideError> {
     if doc.edits.is_empty() && doc.operations.is_empty() && patches.is_empty() {
         return Err(TransformError::NothingToDo.into());
     }
-    let (line_ops, others): (Vec<(usize, Operation)>, Vec<(usize, Operation)>) =
+    let (line_ops, others): (Vec<Indexed>, Vec<Indexed>) =
         std::mem::take(&mut doc.operations).into_iter().enumerate().partition(|(_, op)| op.is_line_edit());
     doc.operations = others.into_iter().map(|(_, op)| op).collect();
     Ok(Work { doc, patches, line_ops })
