@@ -186,6 +186,7 @@ fn chosen(selection: &Selection, root: &Root, project: &Project) -> Vec<(&'stati
         .collect()
 }
 
+// Long because: the checkers picked, in order: each is run, or listed as unavailable, writing, without files or failed, with its reason.
 /// Runs the checkers `options` picks on `root`. A checker that fails is
 /// listed as failed (without findings) and the others still run; a named
 /// checker that is not installed, an unknown name or a cancellation fail
@@ -262,21 +263,14 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
         out.checkers.push(run);
     }
     if selection.with_syntax() {
-        let started = std::time::Instant::now();
         let files: Vec<String> = project
             .files
             .iter()
             .filter(|f| wanted(f) && aide_core::lang::Lang::from_path(std::path::Path::new(f)).is_some())
             .cloned()
             .collect();
-        let found = syntax::check(root, &files, ctx)?;
-        out.checkers.push(CheckerRun {
-            findings: found.len(),
-            passed: (!files.is_empty()).then_some(found.is_empty()),
-            duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
-            chosen: Some(if selection.syntax { "named" } else { "every check has it" }.into()),
-            ..CheckerRun::new(syntax::NAME, if files.is_empty() { RunStatus::NoFiles } else { RunStatus::Ran })
-        });
+        let (run, found) = syntax_run(root, &files, selection.syntax, ctx)?;
+        out.checkers.push(run);
         out.findings.extend(found);
     }
     for run in &mut out.checkers {
@@ -286,6 +280,26 @@ pub fn check(root: &Root, options: &Options, ctx: &Context) -> Result<Checked, A
     }
     finding::sort(&mut out.findings);
     Ok(out)
+}
+
+/// The syntax check of `files` (those of a known language), as a checker's
+/// run; `named` when the caller asked for it by name.
+fn syntax_run(
+    root: &Root,
+    files: &[String],
+    named: bool,
+    ctx: &Context,
+) -> Result<(CheckerRun, Vec<Finding>), AideError> {
+    let started = std::time::Instant::now();
+    let found = syntax::check(root, files, ctx)?;
+    let run = CheckerRun {
+        findings: found.len(),
+        passed: (!files.is_empty()).then_some(found.is_empty()),
+        duration_ms: (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+        chosen: Some(if named { "named" } else { "every check has it" }.into()),
+        ..CheckerRun::new(syntax::NAME, if files.is_empty() { RunStatus::NoFiles } else { RunStatus::Ran })
+    };
+    Ok((run, found))
 }
 
 /// Runs checker `c` on each part of its files (one part of none for a

@@ -53,6 +53,7 @@ pub enum GitError {
 }
 
 impl From<GitError> for AideError {
+    // Long because: one arm per error variant, each its code, hint and details; read top to bottom.
     fn from(e: GitError) -> AideError {
         use GitError as E;
         // Errors of the contract's own, passed on as they are.

@@ -325,6 +325,7 @@ impl GitOutput {
 }
 
 impl Render for GitOutput {
+    // Long because: one arm per command's output, each printing its fields in order.
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             GitOutput::Status(s) => {

@@ -216,7 +216,8 @@ pub(crate) fn commit_unverified(
     Ok((diagnostics, journal))
 }
 
-/// The commit, its journal kept past the renames when `verifying`.
+/// The commit, its journal kept past the renames when `verifying`: the
+/// module's steps in order.
 fn commit_journalled(
     root: &Root,
     execution_id: &str,
@@ -226,65 +227,103 @@ fn commit_journalled(
 ) -> Result<(Vec<Diagnostic>, Option<Journal>), AideError> {
     // A descriptor a folder, held to the end: up to the hard limit of them.
     let _descriptors = crate::disk::OpenFilesRaised::new();
-    // The folders new files need are journalled before they are made, so a
-    // commit that dies any time after leaves none behind once rolled back.
-    let made_with_modes = folders_to_make(root, changed, dirs)?;
-    let made: Vec<PathBuf> = made_with_modes.iter().map(|(d, _)| d.clone()).collect();
-    let removed: Vec<PathBuf> = dirs.remove.keys().cloned().collect();
-    let temps: Vec<Option<OsString>> =
-        changed.iter().map(|f| f.current.as_ref().map(|_| temp_name(f.abs.file_name().unwrap_or_default()))).collect();
-    let journal = Journal::begin(root, execution_id, changed, &temps, &made, &removed, verifying)?;
-    if let Err(e) = crate::disk::make_dirs(root, &made_with_modes) {
-        remove_made_dirs(root, &made);
-        journal.finish();
-        return Err(e);
-    }
-    let targets = match targets(root, changed, temps) {
-        Ok(t) => t,
-        Err(e) => {
-            remove_made_dirs(root, &made);
-            journal.finish();
-            return Err(e);
-        }
-    };
-    let (undo_dir, diagnostics) = match crate::undo_store::store_pre_images(root, execution_id, changed, &made, dirs) {
-        Ok(stored) => stored,
-        Err(e) => {
-            remove_made_dirs(root, &made);
-            journal.finish();
-            return Err(e);
-        }
-    };
+    let Begun { journal, targets, made, undo_dir, diagnostics } = begin(root, execution_id, changed, dirs, verifying)?;
     let abandon = |journal: Journal, targets: &[Target<'_>]| {
         remove_temps(targets);
         remove_made_dirs(root, &made);
         let _ = std::fs::remove_dir_all(&undo_dir);
         journal.finish();
     };
-
-    // 4. Stage: each file fsynced, on many threads at once, whose fsyncs
-    // the filesystem's journal commits together.
-    let staged: Vec<std::io::Result<()>> = io_map(&targets, |t| match (&t.temp, &t.file.current) {
-        (Some(temp), Some(bytes)) => stage_entry(&t.dir, temp, bytes, t.file.current_link, t.file),
-        _ => Ok(()),
-    });
-    if let Some(i) = staged.iter().position(Result::is_err) {
-        let reason = match &staged[i] {
-            Err(e) => e.to_string(),
-            Ok(()) => String::new(),
-        };
+    if let Err(e) = stage_all(&targets) {
         abandon(journal, &targets);
-        let rel = &changed[i].rel;
-        return Err(TransformError::WriteFailed { path: rel.clone(), reason, restore_failures: None }.into());
+        return Err(e);
     }
     if let Some(ms) = test_hook_ms("AIDE_TEST_PAUSE_BEFORE_VERIFY_MS") {
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
     // The tests of kills with everything staged and nothing renamed hold it here.
     test_gate("AIDE_TEST_STAGED_GATE");
+    if let Some(t) = first_changed_meanwhile(&targets) {
+        let rel = t.file.rel.clone();
+        abandon(journal, &targets);
+        return Err(changed_meanwhile(&rel));
+    }
+    // 6. Rename, with termination signals held until the tree is whole.
+    let deferred = aide_gate::process::DeferSignals::new();
+    let journal = rename_all(root, &targets, &made, &undo_dir, journal)?;
+    let journal = remove_emptied_dirs(root, dirs, &targets, &made, &undo_dir, journal)?;
+    sync_folders(root, &targets);
+    let kept = match verifying {
+        true => Some(journal),
+        false => {
+            journal.finish();
+            None
+        }
+    };
+    drop(deferred);
+    Ok((diagnostics, kept))
+}
 
-    // 5. Verify: every target still what the plan read.
-    let verified: Vec<bool> = parallel_map(&targets, |t| match read_entry_at(&t.dir, &t.name) {
+/// A commit begun: its journal written, its folders made, its targets'
+/// folders opened and its pre-images stored for undo.
+struct Begun<'a> {
+    journal: Journal,
+    targets: Vec<Target<'a>>,
+    made: Vec<PathBuf>,
+    undo_dir: PathBuf,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Steps 1 to 3. The folders new files need are journalled before they are
+/// made, so a commit that dies any time after leaves none behind once
+/// rolled back; a failure here removes what was made and the journal.
+fn begin<'a>(
+    root: &Root,
+    execution_id: &str,
+    changed: &[&'a FileState],
+    dirs: &DirChanges,
+    verifying: bool,
+) -> Result<Begun<'a>, AideError> {
+    let made_with_modes = folders_to_make(root, changed, dirs)?;
+    let made: Vec<PathBuf> = made_with_modes.iter().map(|(d, _)| d.clone()).collect();
+    let removed: Vec<PathBuf> = dirs.remove.keys().cloned().collect();
+    let temps: Vec<Option<OsString>> =
+        changed.iter().map(|f| f.current.as_ref().map(|_| temp_name(f.abs.file_name().unwrap_or_default()))).collect();
+    let journal = Journal::begin(root, execution_id, changed, &temps, &made, &removed, verifying)?;
+    let begun = crate::disk::make_dirs(root, &made_with_modes).and_then(|()| {
+        let targets = targets(root, changed, temps)?;
+        let stored = crate::undo_store::store_pre_images(root, execution_id, changed, &made, dirs)?;
+        Ok((targets, stored))
+    });
+    match begun {
+        Ok((targets, (undo_dir, diagnostics))) => Ok(Begun { journal, targets, made, undo_dir, diagnostics }),
+        Err(e) => {
+            remove_made_dirs(root, &made);
+            journal.finish();
+            Err(e)
+        }
+    }
+}
+
+/// Step 4, staging: each file fsynced, on many threads at once, whose
+/// fsyncs the filesystem's journal commits together.
+fn stage_all(targets: &[Target<'_>]) -> Result<(), AideError> {
+    let staged: Vec<std::io::Result<()>> = crate::parallel::io_map(targets, |t| match (&t.temp, &t.file.current) {
+        (Some(temp), Some(bytes)) => stage_entry(&t.dir, temp, bytes, t.file.current_link, t.file),
+        _ => Ok(()),
+    });
+    match staged.into_iter().zip(targets).find_map(|(r, t)| r.err().map(|e| (e, t))) {
+        Some((e, t)) => {
+            Err(TransformError::WriteFailed { path: t.file.rel.clone(), reason: e.to_string(), restore_failures: None }
+                .into())
+        }
+        None => Ok(()),
+    }
+}
+
+/// Step 5: the first target that is no longer what the plan read.
+fn first_changed_meanwhile<'t, 'a>(targets: &'t [Target<'a>]) -> Option<&'t Target<'a>> {
+    let unchanged: Vec<bool> = crate::parallel::parallel_map(targets, |t| match read_entry_at(&t.dir, &t.name) {
         Ok(Some(now)) => {
             t.file.original.as_deref() == Some(&now.bytes[..])
                 && now.link == t.file.original_link
@@ -293,13 +332,18 @@ fn commit_journalled(
         Ok(None) => t.file.original.is_none(),
         Err(_) => false,
     });
-    if let Some(i) = verified.iter().position(|ok| !ok) {
-        abandon(journal, &targets);
-        return Err(changed_meanwhile(&changed[i].rel));
-    }
+    unchanged.iter().position(|ok| !ok).map(|i| &targets[i])
+}
 
-    // 6. Rename, with termination signals held until the tree is whole.
-    let deferred = aide_gate::process::DeferSignals::new();
+/// Step 6: each temporary renamed over its target; on a failure the files
+/// already replaced are put back and the journal is finished.
+fn rename_all(
+    root: &Root,
+    targets: &[Target<'_>],
+    made: &[PathBuf],
+    undo_dir: &Path,
+    journal: Journal,
+) -> Result<Journal, AideError> {
     let fail_after = test_hook_ms("AIDE_TEST_FAIL_AFTER_WRITES").map(|n| n as usize);
     let delay = test_hook_ms("AIDE_TEST_RENAME_DELAY_US").map(std::time::Duration::from_micros);
     for (i, t) in targets.iter().enumerate() {
@@ -317,8 +361,7 @@ fn commit_journalled(
         }
         if let Err(failure) = result {
             remove_temps(&targets[i..]);
-            let restore_failures = put_back(root, &targets[..i], &made, &undo_dir, journal);
-            drop(deferred);
+            let restore_failures = put_back(root, &targets[..i], made, undo_dir, journal);
             let e = match failure {
                 ReplaceFailure::Changed => return Err(changed_meanwhile(&t.file.rel)),
                 ReplaceFailure::Io(e) => e,
@@ -331,45 +374,47 @@ fn commit_journalled(
             .into());
         }
     }
-    // The folders a directory operation empties go last, deepest first; one
-    // that is not empty (a file created in it meanwhile) undoes the whole.
+    Ok(journal)
+}
+
+/// The folders a directory operation empties go last, deepest first; one
+/// that is not empty (a file created in it meanwhile) undoes the whole.
+fn remove_emptied_dirs(
+    root: &Root,
+    dirs: &DirChanges,
+    targets: &[Target<'_>],
+    made: &[PathBuf],
+    undo_dir: &Path,
+    journal: Journal,
+) -> Result<Journal, AideError> {
     let (gone, failed) = crate::disk::remove_dirs(root, dirs.remove.keys());
-    if let Some((shown, e)) = failed {
-        let remade: Vec<(PathBuf, Option<u32>)> =
-            gone.iter().rev().map(|d| ((*d).clone(), dirs.remove.get(*d).copied())).collect();
-        let mut restore_failures: Vec<String> = Vec::new();
-        if let Err(e) = crate::disk::make_dirs(root, &remade) {
-            restore_failures.push(e.message.into());
-        }
-        restore_failures.extend(put_back(root, &targets, &made, &undo_dir, journal));
-        drop(deferred);
-        return Err(TransformError::WriteFailed {
-            path: shown,
-            reason: e.to_string(),
-            restore_failures: Some(restore_failures),
-        }
-        .into());
+    let Some((shown, e)) = failed else { return Ok(journal) };
+    let remade: Vec<(PathBuf, Option<u32>)> =
+        gone.iter().rev().map(|d| ((*d).clone(), dirs.remove.get(*d).copied())).collect();
+    let mut restore_failures: Vec<String> = Vec::new();
+    if let Err(e) = crate::disk::make_dirs(root, &remade) {
+        restore_failures.push(e.message.into());
     }
-    // The files are in place; a folder that cannot be synced costs durability only.
+    restore_failures.extend(put_back(root, targets, made, undo_dir, journal));
+    Err(TransformError::WriteFailed { path: shown, reason: e.to_string(), restore_failures: Some(restore_failures) }
+        .into())
+}
+
+/// Each folder written in fsynced once: the files are in place, so a folder
+/// that cannot be synced costs durability only.
+fn sync_folders(root: &Root, targets: &[Target<'_>]) {
     let mut folders: Vec<&Arc<OwnedFd>> = Vec::new();
     let mut seen: Vec<&Path> = Vec::new();
-    for t in &targets {
+    for t in targets {
         let folder = t.file.abs.parent().unwrap_or(root.path());
         if !seen.contains(&folder) {
             seen.push(folder);
             folders.push(&t.dir);
         }
     }
-    io_map(&folders, |dir| {
+    crate::parallel::io_map(&folders, |dir| {
         let _ = rustix::fs::fsync(dir.as_fd());
     });
-    if verifying {
-        drop(deferred);
-        return Ok((diagnostics, Some(journal)));
-    }
-    journal.finish();
-    drop(deferred);
-    Ok((diagnostics, None))
 }
 
 /// Undoes a commit that failed while putting its files in place: the
@@ -446,50 +491,4 @@ fn restore(t: &Target<'_>) -> std::io::Result<()> {
         }
         None => Ok(rustix::fs::unlinkat(&*t.dir, t.name.as_os_str(), AtFlags::empty())?),
     }
-}
-
-/// Maps `items` with `f` on a thread per core (at most 8), keeping order.
-pub(crate) fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
-    parallel_map_owned(items.iter().collect(), f)
-}
-
-/// [`parallel_map`] taking the items: each is dropped on its worker (a
-/// syntax tree costs as much to free as to parse again).
-pub(crate) fn parallel_map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
-    map_on_threads(threads, items, f)
-}
-
-/// Threads for work that waits on the disk (fsync): their syncs are
-/// committed together by the filesystem's journal, so more threads than
-/// cores help (on 2 cores: 170 staged files 30 ms on 2 threads, 15 on 16).
-const IO_THREADS: usize = 16;
-
-/// Maps `items` with `f` on [`IO_THREADS`] threads, keeping order.
-pub(crate) fn io_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a T) -> R + Sync) -> Vec<R> {
-    map_on_threads(IO_THREADS, items.iter().collect(), f)
-}
-
-fn map_on_threads<T: Send, R: Send>(threads: usize, items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
-    // One item (a single-file edit, its one folder): no thread to start.
-    if items.len() <= 1 {
-        return items.into_iter().map(f).collect();
-    }
-    let threads = threads.clamp(1, items.len().max(1));
-    let chunk = items.len().div_ceil(threads).max(1);
-    let mut chunks: Vec<Vec<T>> = Vec::with_capacity(threads);
-    let mut items = items.into_iter();
-    loop {
-        let c: Vec<T> = items.by_ref().take(chunk).collect();
-        if c.is_empty() {
-            break;
-        }
-        chunks.push(c);
-    }
-    std::thread::scope(|s| {
-        let f = &f;
-        let handles: Vec<_> =
-            chunks.into_iter().map(|c| s.spawn(move || c.into_iter().map(f).collect::<Vec<R>>())).collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))).collect()
-    })
 }

@@ -16,7 +16,7 @@ use crate::output::{FileAction, FileChange, TransformOutput};
 use crate::plan::{FileState, OpStatus, Plan};
 use crate::request::TransformRequest;
 use crate::request::{EditsDocument, Operation};
-use crate::{commit, dirs, disk, guards, journal, lines, patch, request, sites, tree, undo, verify};
+use crate::{commit, dirs, disk, guards, journal, lines, parallel, patch, request, sites, tree, undo, verify};
 
 /// Makes whole, before a run writes anything, the transforms of `root` that
 /// were killed mid-commit; the diagnostics say so.
@@ -319,7 +319,7 @@ fn new_syntax_issues(plan: &mut Plan) -> std::collections::BTreeMap<PathBuf, Vec
         plan.files.values_mut().filter(|f| f.judged_for_syntax()).map(|f| f.known_syntax.take()).collect();
     let checked: Vec<(&FileState, Option<tree::KnownSyntax>)> =
         plan.files.values().filter(|f| f.judged_for_syntax()).zip(known.drain(..)).collect();
-    let found = commit::parallel_map_owned(checked, |(f, known)| {
+    let found = parallel::parallel_map_owned(checked, |(f, known)| {
         let after = f.current.as_deref()?;
         let lang = Lang::from_path_and_content(&f.abs, after)?;
         let issues = match known {
@@ -345,7 +345,7 @@ fn new_syntax_issues(plan: &mut Plan) -> std::collections::BTreeMap<PathBuf, Vec
 /// (a rewrite across a tree changes hundreds of files).
 fn file_changes(plan: &Plan, formatted: &std::collections::BTreeSet<String>, show_diff: bool) -> Vec<FileChange> {
     let all: Vec<&FileState> = plan.files.values().collect();
-    commit::parallel_map(&all, |f| {
+    parallel::parallel_map(&all, |f| {
         let (before, after) = (f.original.as_deref().unwrap_or_default(), f.current.as_deref().unwrap_or_default());
         let lines = (f.original != f.current).then(|| aide_diff::LineDiff::new(before, after));
         let (added, removed) = lines.as_ref().map_or((0, 0), |l| (l.added(), l.removed()));

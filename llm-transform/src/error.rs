@@ -349,6 +349,7 @@ fn pick_one_hint(candidates: &[BlockCandidate]) -> String {
 }
 
 impl From<TransformError> for AideError {
+    // Long because: one arm per error variant, each its code, hint and details; read top to bottom.
     fn from(e: TransformError) -> AideError {
         use TransformError as E;
         let message = e.to_string();

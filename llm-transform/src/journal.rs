@@ -404,6 +404,7 @@ struct Found {
     state: Now,
 }
 
+// Long because: the recovery's cases (nothing replaced, some, all, folders removed) decided from one pass over the files, in order.
 /// Recovers one commit. It always finishes: a file it cannot look at or
 /// put in place is named in `unrestored`, and the rest are recovered.
 fn recover_one(root: &Root, record: &JournalRecord) -> Result<Recovered, AideError> {

@@ -112,6 +112,7 @@ pub mod journal;
 mod lines;
 mod operations;
 mod output;
+mod parallel;
 mod patch;
 mod plan;
 mod rename;

@@ -48,6 +48,7 @@ fn same_text(actual: &[u8], expected: &str) -> bool {
     normal(actual) == normal(expected.as_bytes())
 }
 
+// Long because: its guard, span and replace closures share the file's checksum, line index and line ending.
 /// The span edit a line operation makes of `bytes` (the file `rel` as it
 /// was), after its guard held.
 pub(crate) fn span_edit(index: usize, op: &Operation, rel: &str, bytes: &[u8]) -> Result<SpanEdit, AideError> {

@@ -87,6 +87,7 @@ pub enum TransformOutput {
 }
 
 impl Render for TransformOutput {
+    // Long because: one arm per output kind, each printing its fields in the order a reader meets them.
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             TransformOutput::Transform { applied, skipped, dry_run, no_op, files, undo, verified, renames, .. } => {

@@ -147,6 +147,7 @@ fn hunk(read: &aide_diff::Hunk) -> Hunk {
     }
 }
 
+// Long because: one reader of the *** Begin Patch format: each of its section kinds in turn, with its line numbers for errors.
 fn parse_begin_patch(text: &str) -> Result<Vec<FilePatch>, AideError> {
     let lines: Vec<&str> = text.lines().collect();
     let start = lines.iter().position(|l| l.trim_end() == "*** Begin Patch").unwrap_or(0);

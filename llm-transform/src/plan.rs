@@ -323,21 +323,7 @@ impl Plan {
             | Operation::InsertAfterBlock(target)
             | Operation::InsertBeforeBlock(target)
             | Operation::ReplaceSignature(target) => {
-                let (field, text) = match op {
-                    Operation::ReplaceBlock(_) | Operation::ReplaceSignature(_) => {
-                        ("new_block", target.new_block.as_deref())
-                    }
-                    _ => ("snippet", target.snippet.as_deref()),
-                };
-                let Some(text) = text else {
-                    return Err(TransformError::OperationField { index, op: op.name(), field }.into());
-                };
-                let file = self.file(root, &path)?;
-                file.rustfmt |= target.run_rustfmt;
-                file.cargo_check |= target.run_cargo_check;
-                let rel = file.rel.clone();
-                let bytes = existing(file)?;
-                let (new, edits, line) = block(&rel, &bytes, op, target, text, &mut self.outlines)?;
+                let (bytes, new, edits, line) = self.block_operation(root, index, op, target, &path)?;
                 tracked = Some(edits);
                 (Some(line), None, Some(bytes), Some(new))
             }
@@ -375,30 +361,7 @@ impl Plan {
                 return Err(AideError::internal("a line edit reached the operation planner: it is a span edit"));
             }
             Operation::Rename { to, create_dirs, checksum_before, .. } => {
-                let file = self.file(root, &path)?;
-                let rel = file.rel.clone();
-                let bytes = existing(file)?;
-                check_sum(&rel, checksum_before.as_deref(), &bytes)?;
-                let permissions = file.permissions.clone();
-                file.current = None;
-                let dest = self.file(root, to)?;
-                if dest.current.is_some() {
-                    return Err(TransformError::RenameTargetExists { path: rel, to: dest.rel.clone() }.into());
-                }
-                ensure_parent(&dest.abs, &dest.rel, *create_dirs)?;
-                dest.carried = Some(sha256_hex(&bytes));
-                dest.current = Some(bytes);
-                dest.permissions = permissions;
-                dest.renamed_from = Some(rel.clone());
-                self.reports.push(OpReport {
-                    index,
-                    op: op.name(),
-                    path: rel,
-                    status: OpStatus::Applied,
-                    line: None,
-                    note: Some(format!("to {to}")),
-                });
-                return Ok(());
+                return self.rename_file(root, index, op, (&path, to), *create_dirs, checksum_before.as_deref());
             }
         };
         let unchanged = before == after;
@@ -411,6 +374,69 @@ impl Plan {
         }
         let rel = file.rel.clone();
         self.reports.push(OpReport { index, op: op.name(), path: rel, status: OpStatus::of(unchanged), line, note });
+        Ok(())
+    }
+
+    /// A block operation on `path`: the file's bytes before and after, the
+    /// edit's span, and the block's line.
+    fn block_operation(
+        &mut self,
+        root: &Root,
+        index: usize,
+        op: &Operation,
+        target: &crate::request::BlockOp,
+        path: &str,
+    ) -> Result<(Vec<u8>, Vec<u8>, Applied, usize), AideError> {
+        let (field, text) = match op {
+            Operation::ReplaceBlock(_) | Operation::ReplaceSignature(_) => ("new_block", target.new_block.as_deref()),
+            _ => ("snippet", target.snippet.as_deref()),
+        };
+        let Some(text) = text else {
+            return Err(TransformError::OperationField { index, op: op.name(), field }.into());
+        };
+        let file = self.file(root, path)?;
+        file.rustfmt |= target.run_rustfmt;
+        file.cargo_check |= target.run_cargo_check;
+        let rel = file.rel.clone();
+        let bytes = existing(file)?;
+        let (new, edits, line) = block(&rel, &bytes, op, target, text, &mut self.outlines)?;
+        Ok((bytes, new, edits, line))
+    }
+
+    /// A file moved from `from` to `to` (which must not exist), its content
+    /// and mode carried.
+    fn rename_file(
+        &mut self,
+        root: &Root,
+        index: usize,
+        op: &Operation,
+        (from, to): (&str, &str),
+        create_dirs: bool,
+        checksum_before: Option<&str>,
+    ) -> Result<(), AideError> {
+        let file = self.file(root, from)?;
+        let rel = file.rel.clone();
+        let bytes = existing(file)?;
+        check_sum(&rel, checksum_before, &bytes)?;
+        let permissions = file.permissions.clone();
+        file.current = None;
+        let dest = self.file(root, to)?;
+        if dest.current.is_some() {
+            return Err(TransformError::RenameTargetExists { path: rel, to: dest.rel.clone() }.into());
+        }
+        ensure_parent(&dest.abs, &dest.rel, create_dirs)?;
+        dest.carried = Some(sha256_hex(&bytes));
+        dest.current = Some(bytes);
+        dest.permissions = permissions;
+        dest.renamed_from = Some(rel.clone());
+        self.reports.push(OpReport {
+            index,
+            op: op.name(),
+            path: rel,
+            status: OpStatus::Applied,
+            line: None,
+            note: Some(format!("to {to}")),
+        });
         Ok(())
     }
 

@@ -156,31 +156,12 @@ impl PreparedRename {
         Ok((files, diagnostics))
     }
 
-    /// Plans the rename over `files` (every candidate's current content).
+    /// Plans the rename over `files` (every candidate's current content):
+    /// the definition resolved, its new name checked for collisions, the
+    /// sites found (by a language server where one answers, else by
+    /// syntax), comments that name it by convention followed, the edits.
     pub(crate) fn plan(&self, root: &Root, files: &[(String, Vec<u8>)]) -> Result<RenamePlan, AideError> {
-        let parse = |rel: &str, bytes: &[u8]| {
-            let lang = Lang::from_path_and_content(std::path::Path::new(rel), bytes)?;
-            SourceFile::parse(rel.to_string(), lang, bytes.to_vec()).ok()
-        };
-        // The scan's facts where the content is as it read it; else parsed anew.
-        let facts: Vec<FileFacts> = files
-            .iter()
-            .filter_map(|(rel, bytes)| {
-                self.found
-                    .take(rel, bytes)
-                    .or_else(|| parse(rel, bytes).map(|f| llm_ast_search::file_facts(&f, &self.query)))
-            })
-            .collect();
-        let resolver = Resolver::choose(&self.query, &facts).map_err(|e| match e {
-            NotOne::None => TransformError::NoDefinition { name: self.op.name.clone() },
-            NotOne::Several(listed) => TransformError::AmbiguousDefinition {
-                name: self.op.name.clone(),
-                candidates: listed
-                    .into_iter()
-                    .map(|c| DefinitionCandidate { path: c.path, name_path: c.name_path, kind: c.kind, line: c.line })
-                    .collect(),
-            },
-        })?;
+        let (resolver, facts) = self.resolve(files)?;
         // A local's collisions are looked for in its own file's scopes.
         let target_file = match resolver.target() {
             Target::Local { path, .. } => {
@@ -189,53 +170,10 @@ impl PreparedRename {
             Target::Symbol { .. } => None,
         };
         self.check_collision(target_file.as_ref(), resolver.target())?;
-        let syntax_sites: Vec<RenameSite> = resolver
-            .sites(facts)
-            .into_iter()
-            .map(|s| {
-                let r = s.reference;
-                RenameSite {
-                    path: r.path,
-                    line: r.span.line,
-                    column: r.span.column,
-                    byte_start: r.span.byte_start,
-                    byte_end: r.span.byte_end,
-                    kind: r.kind,
-                    matched: r.matched,
-                    in_comment_or_string: s.in_comment_or_string,
-                    renamed: r.matched != Resolution::Unresolved || self.op.include_unresolved,
-                    line_text: r.line_text,
-                }
-            })
-            .collect();
+        let syntax_sites = self.syntax_sites(&resolver, facts);
         let mut diagnostics = Vec::new();
-        let by_server = match self.op.engine.unwrap_or_default() {
-            CodeEngine::Syntax => None,
-            CodeEngine::Lsp | CodeEngine::Auto => {
-                self.server_sites(root, resolver.target(), &syntax_sites, files, &mut diagnostics)?
-            }
-        };
-        let engine = if by_server.is_some() { CodeEngine::Lsp } else { CodeEngine::Syntax };
-        let (mut sites, texts) = match by_server {
-            Some((sites, texts)) => (sites, texts),
-            None => {
-                // A site that may mean another definition is never left behind
-                // silently: the caller says what to do with it.
-                let left: Vec<UnresolvedSite> = syntax_sites
-                    .iter()
-                    .filter(|s| s.matched == Resolution::Unresolved && !s.renamed)
-                    .map(UnresolvedSite::from)
-                    .collect();
-                if !left.is_empty() && !self.op.skip_unresolved {
-                    let server = std::mem::take(&mut diagnostics);
-                    return Err(
-                        TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left, server }.into()
-                    );
-                }
-                let texts = vec![self.op.new_name.clone(); syntax_sites.len()];
-                (syntax_sites, texts)
-            }
-        };
+        let (engine, mut sites, texts) =
+            self.sites_to_rename(root, &resolver, syntax_sites, files, &mut diagnostics)?;
         let mut edits: BTreeMap<String, Vec<Edit>> = BTreeMap::new();
         for (s, text) in sites.iter().zip(texts).filter(|(s, _)| s.renamed) {
             edits.entry(s.path.clone()).or_default().push(Edit {
@@ -244,35 +182,8 @@ impl PreparedRename {
                 text: text.into_bytes(),
             });
         }
-        // Comments that name the symbol by convention follow it.
         if let Target::Symbol { defs, owner } = resolver.target() {
-            for (rel, bytes) in files {
-                for (start, end) in doc_mentions(rel, bytes, &self.op.name_leaf(), defs, owner.as_deref()) {
-                    if sites
-                        .iter()
-                        .any(|s| s.path == *rel && s.byte_start < end && start < s.byte_end.max(s.byte_start + 1))
-                    {
-                        continue;
-                    }
-                    let index = aide_core::LineIndex::new(bytes);
-                    let at = index.span(bytes, start, end);
-                    sites.push(RenameSite {
-                        path: rel.clone(),
-                        line: at.line,
-                        column: at.column,
-                        byte_start: start,
-                        byte_end: end,
-                        kind: RefKind::Usage,
-                        matched: Resolution::Resolved,
-                        in_comment_or_string: true,
-                        renamed: true,
-                        line_text: index.line_text(bytes, at.line, 200),
-                    });
-                    let text = self.op.new_name.clone().into_bytes();
-                    edits.entry(rel.clone()).or_default().push(Edit { start, end, text });
-                }
-            }
-            sites.sort_by(|a, b| aide_core::ordering::cmp_location(&a.path, a.byte_start, &b.path, b.byte_start));
+            self.follow_doc_mentions(files, (defs, owner.as_deref()), &mut sites, &mut edits);
         }
         for file_edits in edits.values_mut() {
             file_edits.sort_by_key(|e| (e.start, e.end));
@@ -291,6 +202,129 @@ impl PreparedRename {
             sites,
         };
         Ok(RenamePlan { edits, report, diagnostics })
+    }
+
+    /// The definition the rename is of, from every file's facts (the
+    /// scan's where the content is as it read it; else parsed anew).
+    fn resolve(&self, files: &[(String, Vec<u8>)]) -> Result<(Resolver, Vec<FileFacts>), AideError> {
+        let facts: Vec<FileFacts> = files
+            .iter()
+            .filter_map(|(rel, bytes)| {
+                self.found
+                    .take(rel, bytes)
+                    .or_else(|| parse(rel, bytes).map(|f| llm_ast_search::file_facts(&f, &self.query)))
+            })
+            .collect();
+        let resolver = Resolver::choose(&self.query, &facts).map_err(|e| match e {
+            NotOne::None => TransformError::NoDefinition { name: self.op.name.clone() },
+            NotOne::Several(listed) => TransformError::AmbiguousDefinition {
+                name: self.op.name.clone(),
+                candidates: listed
+                    .into_iter()
+                    .map(|c| DefinitionCandidate { path: c.path, name_path: c.name_path, kind: c.kind, line: c.line })
+                    .collect(),
+            },
+        })?;
+        Ok((resolver, facts))
+    }
+
+    /// Every site syntax finds, each marked renamed unless it is
+    /// unresolved and the request did not take those.
+    fn syntax_sites(&self, resolver: &Resolver, facts: Vec<FileFacts>) -> Vec<RenameSite> {
+        resolver
+            .sites(facts)
+            .into_iter()
+            .map(|s| {
+                let r = s.reference;
+                RenameSite {
+                    path: r.path,
+                    line: r.span.line,
+                    column: r.span.column,
+                    byte_start: r.span.byte_start,
+                    byte_end: r.span.byte_end,
+                    kind: r.kind,
+                    matched: r.matched,
+                    in_comment_or_string: s.in_comment_or_string,
+                    renamed: r.matched != Resolution::Unresolved || self.op.include_unresolved,
+                    line_text: r.line_text,
+                }
+            })
+            .collect()
+    }
+
+    /// The sites to rename and the text each gets, and the engine that
+    /// found them: a language server's where the request allows one and it
+    /// answers, else syntax's. A syntax site that may mean another
+    /// definition is never left behind silently: the caller says what to
+    /// do with it.
+    fn sites_to_rename(
+        &self,
+        root: &Root,
+        resolver: &Resolver,
+        syntax_sites: Vec<RenameSite>,
+        files: &[(String, Vec<u8>)],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Result<(CodeEngine, Vec<RenameSite>, Vec<String>), AideError> {
+        let by_server = match self.op.engine.unwrap_or_default() {
+            CodeEngine::Syntax => None,
+            CodeEngine::Lsp | CodeEngine::Auto => {
+                self.server_sites(root, resolver.target(), &syntax_sites, files, diagnostics)?
+            }
+        };
+        if let Some((sites, texts)) = by_server {
+            return Ok((CodeEngine::Lsp, sites, texts));
+        }
+        let left: Vec<UnresolvedSite> = syntax_sites
+            .iter()
+            .filter(|s| s.matched == Resolution::Unresolved && !s.renamed)
+            .map(UnresolvedSite::from)
+            .collect();
+        if !left.is_empty() && !self.op.skip_unresolved {
+            let server = std::mem::take(diagnostics);
+            return Err(TransformError::UnresolvedSites { name: self.op.name.clone(), sites: left, server }.into());
+        }
+        let texts = vec![self.op.new_name.clone(); syntax_sites.len()];
+        Ok((CodeEngine::Syntax, syntax_sites, texts))
+    }
+
+    /// Comments that name the symbol by convention (Go doc comments, Rust
+    /// intra-doc links)
+    /// follow it: each becomes a renamed site and an edit, unless a site
+    /// already covers it.
+    fn follow_doc_mentions(
+        &self,
+        files: &[(String, Vec<u8>)],
+        (defs, owner): (&[Symbol], Option<&str>),
+        sites: &mut Vec<RenameSite>,
+        edits: &mut BTreeMap<String, Vec<Edit>>,
+    ) {
+        for (rel, bytes) in files {
+            for (start, end) in doc_mentions(rel, bytes, &self.op.name_leaf(), defs, owner) {
+                if sites
+                    .iter()
+                    .any(|s| s.path == *rel && s.byte_start < end && start < s.byte_end.max(s.byte_start + 1))
+                {
+                    continue;
+                }
+                let index = aide_core::LineIndex::new(bytes);
+                let at = index.span(bytes, start, end);
+                sites.push(RenameSite {
+                    path: rel.clone(),
+                    line: at.line,
+                    column: at.column,
+                    byte_start: start,
+                    byte_end: end,
+                    kind: RefKind::Usage,
+                    matched: Resolution::Resolved,
+                    in_comment_or_string: true,
+                    renamed: true,
+                    line_text: index.line_text(bytes, at.line, 200),
+                });
+                let text = self.op.new_name.clone().into_bytes();
+                edits.entry(rel.clone()).or_default().push(Edit { start, end, text });
+            }
+        }
+        sites.sort_by(|a, b| aide_core::ordering::cmp_location(&a.path, a.byte_start, &b.path, b.byte_start));
     }
 
     /// Refuses a new name that is already defined where the symbol lives.
@@ -413,4 +447,10 @@ fn doc_mentions(rel: &str, bytes: &[u8], name: &str, defs: &[Symbol], owner: Opt
         }
     }
     out
+}
+
+/// A file parsed as its language, if it has one and parses.
+fn parse(rel: &str, bytes: &[u8]) -> Option<SourceFile> {
+    let lang = Lang::from_path_and_content(std::path::Path::new(rel), bytes)?;
+    SourceFile::parse(rel.to_string(), lang, bytes.to_vec()).ok()
 }

@@ -23,44 +23,19 @@ pub(super) fn block(
     text: &str,
     outlines: &mut OutlineCache,
 ) -> Result<(Vec<u8>, Applied, usize), AideError> {
-    let Outlined { lang, tree, index, symbols } = outlines.get(rel, bytes)?;
-    let lang = *lang;
+    let outlined = outlines.get(rel, bytes)?;
     let wanted = Wanted {
         kind: target.kind,
         name: &target.name,
         module_path: target.module_path.as_deref(),
         line_hint: target.line_hint,
     };
-    let symbol = find_block(rel, bytes, symbols, wanted)?;
-    let old = &bytes[symbol.span.byte_start..symbol.span.byte_end];
-    if let Some(expected) = &target.expected_old_hash
-        && sha256_hex(old) != *expected
-    {
-        return Err(TransformError::BlockHashMismatch {
-            path: rel.to_string(),
-            name_path: symbol.name_path.to_string(),
-            expected: expected.clone(),
-            current: sha256_hex(old),
-            line: symbol.span.line,
-        }
-        .into());
-    }
+    let symbol = find_block(rel, bytes, &outlined.symbols, wanted)?;
     let eol = Eol::of(bytes);
-    if let Some(expected) = &target.expected_old_block
-        && old != to_eol(expected, eol).as_bytes()
-        && old != expected.as_bytes()
-    {
-        return Err(TransformError::BlockTextMismatch {
-            path: rel.to_string(),
-            name_path: symbol.name_path.to_string(),
-            current: String::from_utf8_lossy(old).into_owned(),
-            line: symbol.span.line,
-        }
-        .into());
-    }
+    check_old(rel, &bytes[symbol.span.byte_start..symbol.span.byte_end], target, symbol, eol)?;
     // The new block sits at the target's indentation, in the file's style,
     // whatever indentation the caller gave it.
-    let line_start = index.line_range(symbol.span.line).map_or(0, |r| r.start);
+    let line_start = outlined.index.line_range(symbol.span.line).map_or(0, |r| r.start);
     let target_indent = {
         let line = &bytes[line_start..symbol.span.byte_start.max(line_start)];
         let ws = line.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
@@ -78,72 +53,122 @@ pub(super) fn block(
             (symbol.span.byte_start, symbol.span.byte_end, trimmed)
         }
         Operation::ReplaceSignature(_) => {
-            let Some(head_end) = head_end(lang, tree, bytes, symbol) else {
+            let Some(head_end) = head_end(outlined.lang, &outlined.tree, bytes, symbol) else {
                 return Err(
                     TransformError::NoBody { path: rel.to_string(), name_path: symbol.name_path.to_string() }.into()
                 );
             };
-            let trimmed = text.trim_end().to_string();
-            (symbol.span.byte_start, head_end, trimmed)
+            (symbol.span.byte_start, head_end, text.trim_end().to_string())
         }
-        Operation::InsertAfterBlock(_) => {
-            // At the start of the line after the block.
-            let next_line = index.line_of(symbol.span.byte_end.saturating_sub(1).max(symbol.span.byte_start)) + 1;
-            let at = index.line_range(next_line).map_or(bytes.len(), |r| r.start);
-            let mut insert = String::new();
-            if at == bytes.len() && !bytes.ends_with(b"\n") {
-                insert.push_str(eol_str);
-            }
-            match pep8_blank_lines(lang, symbol) {
-                Some(n) => {
-                    // Exactly n blank lines before the new definition, and at
-                    // least n between it and what follows.
-                    insert.push_str(&eol_str.repeat(n));
-                    insert.push_str(without_blank_edges(&text));
-                    insert.push_str(eol_str);
-                    let blank_after = blank_lines_from(bytes, at);
-                    if at + blank_after.1 < bytes.len() && blank_after.0 < n {
-                        insert.push_str(&eol_str.repeat(n - blank_after.0));
-                    }
-                }
-                None => {
-                    insert.push_str(&text);
-                    if !insert.ends_with('\n') && at < bytes.len() {
-                        insert.push_str(eol_str);
-                    }
-                }
-            }
-            (at, at, insert)
-        }
-        _ => {
-            let lead = leading_start(lang, tree, bytes, symbol);
-            let at = index.line_range(index.line_of(lead)).map_or(lead, |r| r.start);
-            let insert = match pep8_blank_lines(lang, symbol) {
-                Some(n) => {
-                    let mut insert = String::new();
-                    let blank_before = blank_lines_before(bytes, at);
-                    if at > blank_before.1 && blank_before.0 < n {
-                        insert.push_str(&eol_str.repeat(n - blank_before.0));
-                    }
-                    insert.push_str(without_blank_edges(&text));
-                    insert.push_str(eol_str);
-                    insert.push_str(&eol_str.repeat(n));
-                    insert
-                }
-                None => {
-                    let mut insert = text.clone();
-                    if !insert.ends_with('\n') {
-                        insert.push_str(eol_str);
-                    }
-                    insert
-                }
-            };
-            (at, at, insert)
-        }
+        Operation::InsertAfterBlock(_) => after_block(outlined, bytes, symbol, &text, eol_str),
+        _ => before_block(outlined, bytes, symbol, &text, eol_str),
     };
     let (out, tracked) = apply_span_edits_tracked(bytes, &[(at, end, insert.as_bytes())])
         .map_err(|e| AideError::internal(e.to_string()))?;
     Ok((out, tracked, symbol.span.line))
+}
+
+/// The block as the caller expects it (its hash, or its text in either
+/// line ending), when the caller says.
+fn check_old(rel: &str, old: &[u8], target: &BlockOp, symbol: &Symbol, eol: Eol) -> Result<(), AideError> {
+    if let Some(expected) = &target.expected_old_hash
+        && sha256_hex(old) != *expected
+    {
+        return Err(TransformError::BlockHashMismatch {
+            path: rel.to_string(),
+            name_path: symbol.name_path.to_string(),
+            expected: expected.clone(),
+            current: sha256_hex(old),
+            line: symbol.span.line,
+        }
+        .into());
+    }
+    if let Some(expected) = &target.expected_old_block
+        && old != to_eol(expected, eol).as_bytes()
+        && old != expected.as_bytes()
+    {
+        return Err(TransformError::BlockTextMismatch {
+            path: rel.to_string(),
+            name_path: symbol.name_path.to_string(),
+            current: String::from_utf8_lossy(old).into_owned(),
+            line: symbol.span.line,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Where `insert_after_block` puts `text` (the start of the line after the
+/// block) and what it inserts there, blank lines included.
+fn after_block(
+    outlined: &Outlined,
+    bytes: &[u8],
+    symbol: &Symbol,
+    text: &str,
+    eol_str: &str,
+) -> (usize, usize, String) {
+    let index = &outlined.index;
+    let next_line = index.line_of(symbol.span.byte_end.saturating_sub(1).max(symbol.span.byte_start)) + 1;
+    let at = index.line_range(next_line).map_or(bytes.len(), |r| r.start);
+    let mut insert = String::new();
+    if at == bytes.len() && !bytes.ends_with(b"\n") {
+        insert.push_str(eol_str);
+    }
+    match pep8_blank_lines(outlined.lang, symbol) {
+        Some(n) => {
+            // Exactly n blank lines before the new definition, and at
+            // least n between it and what follows.
+            insert.push_str(&eol_str.repeat(n));
+            insert.push_str(without_blank_edges(text));
+            insert.push_str(eol_str);
+            let blank_after = blank_lines_from(bytes, at);
+            if at + blank_after.1 < bytes.len() && blank_after.0 < n {
+                insert.push_str(&eol_str.repeat(n - blank_after.0));
+            }
+        }
+        None => {
+            insert.push_str(text);
+            if !insert.ends_with('\n') && at < bytes.len() {
+                insert.push_str(eol_str);
+            }
+        }
+    }
+    (at, at, insert)
+}
+
+/// Where `insert_before_block` puts `text` (the start of the line its
+/// leading comments and attributes begin on) and what it inserts there.
+fn before_block(
+    outlined: &Outlined,
+    bytes: &[u8],
+    symbol: &Symbol,
+    text: &str,
+    eol_str: &str,
+) -> (usize, usize, String) {
+    let index = &outlined.index;
+    let lead = leading_start(outlined.lang, &outlined.tree, bytes, symbol);
+    let at = index.line_range(index.line_of(lead)).map_or(lead, |r| r.start);
+    let insert = match pep8_blank_lines(outlined.lang, symbol) {
+        Some(n) => {
+            let mut insert = String::new();
+            let blank_before = blank_lines_before(bytes, at);
+            if at > blank_before.1 && blank_before.0 < n {
+                insert.push_str(&eol_str.repeat(n - blank_before.0));
+            }
+            insert.push_str(without_blank_edges(text));
+            insert.push_str(eol_str);
+            insert.push_str(&eol_str.repeat(n));
+            insert
+        }
+        None => {
+            let mut insert = text.to_string();
+            if !insert.ends_with('\n') {
+                insert.push_str(eol_str);
+            }
+            insert
+        }
+    };
+    (at, at, insert)
 }
 
 /// The blank lines PEP 8 wants around a Python definition inserted beside

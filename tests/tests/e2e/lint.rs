@@ -414,6 +414,7 @@ fn lines_of(v: &Value, checker: &str) -> BTreeSet<(String, u64, String)> {
     located(v, checker).into_iter().map(|(p, l, _, c)| (p, l, c)).collect()
 }
 
+// Long because: one case per checker, each held against the checker's own output.
 #[test]
 fn mypy_pyright_tsc_and_eslint_findings_are_their_own() {
     let t = TestDir::new();

@@ -134,6 +134,7 @@ fn every_tool_can_be_called_and_its_result_fits_its_output_schema() {
     }
 }
 
+// Long because: one call per tool of the catalogue, a table of cases.
 fn every_tool_is_called_in(mode: &str) {
     let t = TestDir::new();
     t.git_init();

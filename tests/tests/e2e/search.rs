@@ -413,6 +413,7 @@ fn matches_before_a_binary_byte_do_not_depend_on_the_file_searched_before() {
     assert_eq!(summary["total_matches"], expected + 1);
 }
 
+// Long because: one comparison per output form of the same search.
 #[test]
 fn streamed_text_and_jsonl_are_what_the_collected_search_prints() {
     let t = TestDir::new();

@@ -61,6 +61,7 @@ fn all_caps(name: &str) -> bool {
     name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(|c| c.is_lowercase())
 }
 
+// Long because: one measurement against ctags: the tags read, matched and counted in one pass a reader follows.
 /// Recall of ctags' definitions by our symbol outline, per language: a ctags
 /// tag counts as found when we have a symbol of the same name in the same
 /// file whose line range contains the tag's line.
@@ -200,6 +201,7 @@ fn outline_size(ours: &Path, sg: &str, corpus: &Path, files: &str) -> Result<Out
     Ok(size)
 }
 
+// Long because: one benchmark: its corpus, each anchor's runs and the table, in the order BENCHMARKS.md prints them.
 pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     require("ctags", "apt-get install universal-ctags")?;
     let sg = ast_grep()?;

@@ -65,6 +65,7 @@ fn verify_against_rg(ours: &Path, root: &Path, flags: &[&str], pattern: &str) ->
     })
 }
 
+// Long because: one benchmark: its corpus, each anchor's runs and the table, in the order BENCHMARKS.md prints them.
 pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     require("rg", "apt-get install ripgrep")?;
     let ours = release_binary("llm-search", "llm-search")?;

@@ -105,6 +105,7 @@ pub(super) fn measure_restoring(tree: &EditTree, cmds: &[Cmd], runs: usize) -> R
     Ok(summarize(cmds, times, rss, codes))
 }
 
+// Long because: one benchmark: its corpus, each anchor's runs and the table, in the order BENCHMARKS.md prints them.
 pub(super) fn bench(runs: usize, _warmup: usize) -> Result<()> {
     require("sd", "cargo install sd")?;
     let ours = release_binary("llm-transform", "llm-transform")?;
