@@ -1,0 +1,163 @@
+//! For each trigram, the ids of the files that hold it: ascending, stored
+//! as varint gaps (most gaps of a common trigram take one byte).
+
+use std::collections::HashMap;
+
+use crate::trigram::Trigram;
+
+#[derive(Default)]
+pub(crate) struct Postings {
+    lists: HashMap<Trigram, List>,
+}
+
+#[derive(Default)]
+struct List {
+    bytes: Vec<u8>,
+    last: Option<u32>,
+}
+
+impl Postings {
+    /// Records that file `id` holds `trigrams`; ids must come in ascending order.
+    pub(crate) fn add(&mut self, id: u32, trigrams: &[Trigram]) {
+        for &t in trigrams {
+            let list = self.lists.entry(t).or_default();
+            let gap = match list.last {
+                Some(last) => id - last,
+                None => id,
+            };
+            push_varint(&mut list.bytes, gap);
+            list.last = Some(id);
+        }
+    }
+
+    /// The ids holding every one of `trigrams` (ascending).
+    pub(crate) fn holding_all(&self, trigrams: &[Trigram]) -> Vec<u32> {
+        let mut lists: Vec<&List> = Vec::with_capacity(trigrams.len());
+        for t in trigrams {
+            match self.lists.get(t) {
+                Some(list) => lists.push(list),
+                None => return Vec::new(),
+            }
+        }
+        lists.sort_by_key(|l| l.bytes.len());
+        let Some((first, rest)) = lists.split_first() else { return Vec::new() };
+        let mut ids = first.decode();
+        for list in rest {
+            if ids.is_empty() {
+                break;
+            }
+            ids = intersect(&ids, &list.decode());
+        }
+        ids
+    }
+
+    /// Bytes held.
+    pub(crate) fn size(&self) -> usize {
+        self.lists.values().map(|l| l.bytes.capacity() + std::mem::size_of::<List>() + 4).sum()
+    }
+
+    pub(crate) fn shrink(&mut self) {
+        for list in self.lists.values_mut() {
+            list.bytes.shrink_to_fit();
+        }
+        self.lists.shrink_to_fit();
+    }
+}
+
+impl List {
+    fn decode(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        let (mut at, mut id) = (0, 0u32);
+        while at < self.bytes.len() {
+            let (gap, used) = read_varint(&self.bytes[at..]);
+            at += used;
+            id += gap;
+            out.push(id);
+        }
+        out
+    }
+}
+
+fn push_varint(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn read_varint(bytes: &[u8]) -> (u32, usize) {
+    let (mut n, mut shift) = (0u32, 0);
+    for (i, &b) in bytes.iter().enumerate() {
+        n |= u32::from(b & 0x7F) << shift;
+        if b & 0x80 == 0 {
+            return (n, i + 1);
+        }
+        shift += 7;
+    }
+    (n, bytes.len())
+}
+
+/// The ids in both ascending lists.
+pub(crate) fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                out.push(a[i]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+/// The ids in either ascending list.
+pub(crate) fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        let next = match (a.get(i), b.get(j)) {
+            (Some(&x), Some(&y)) if x == y => {
+                i += 1;
+                j += 1;
+                x
+            }
+            (Some(&x), Some(&y)) if x < y => {
+                i += 1;
+                x
+            }
+            (_, Some(&y)) => {
+                j += 1;
+                y
+            }
+            (Some(&x), None) => {
+                i += 1;
+                x
+            }
+            (None, None) => break,
+        };
+        out.push(next);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_keep_ids_through_gaps_of_any_size() {
+        let mut p = Postings::default();
+        p.add(0, &[1, 2]);
+        p.add(300, &[2]);
+        p.add(70_000, &[1, 2]);
+        assert_eq!(p.holding_all(&[2]), vec![0, 300, 70_000]);
+        assert_eq!(p.holding_all(&[1, 2]), vec![0, 70_000]);
+        assert_eq!(p.holding_all(&[3]), Vec::<u32>::new());
+        assert_eq!(union(&[1, 3], &[2, 3, 4]), vec![1, 2, 3, 4]);
+    }
+}

@@ -1,0 +1,279 @@
+//! The index of one tree: every file a walk takes, by id, its trigrams in
+//! the postings; kept fresh from inotify (a file re-read when it changed,
+//! gone when deleted) and from a walk when folders or ignore files change.
+
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::postings::{self, Postings};
+use crate::query::Query;
+use crate::trigram::{self, Seen};
+use crate::watch::{Change, Watch};
+
+/// Files over this many bytes are not indexed: always searched.
+const MAX_INDEXED_FILE: u64 = 64 << 20;
+
+/// A file or folder the walk took.
+#[derive(Debug, Clone)]
+pub struct Walked {
+    pub rel: String,
+    pub abs: PathBuf,
+    pub is_dir: bool,
+}
+
+/// A file of the index.
+#[derive(Debug)]
+pub struct Entry {
+    pub rel: String,
+    pub abs: PathBuf,
+    stamp: Option<Stamp>,
+    live: bool,
+}
+
+/// What tells a file changed without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    size: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+    ino: u64,
+    dev: u64,
+    /// Modified within a second of being read: a later write in the same
+    /// clock tick would leave the same stamp, so it is read again (git's
+    /// "racily clean" entries).
+    racy: bool,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Option<Stamp> {
+        let m = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            size: m.size(),
+            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            ctime_ns: i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+            ino: m.ino(),
+            dev: m.dev(),
+            racy: m.modified().ok().and_then(|t| t.elapsed().ok()).is_none_or(|age| age.as_secs() < 1),
+        })
+    }
+}
+
+/// What the index holds, for `aide doctor` and the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub files: usize,
+    pub bytes_indexed: u64,
+    /// Bytes of memory the index holds (postings and entries).
+    pub memory_bytes: usize,
+    pub folders_watched: usize,
+    /// False when inotify could not watch the tree: every search walks and
+    /// compares each file's size, times and inode instead.
+    pub watching: bool,
+}
+
+/// The trigram index of one tree.
+pub struct TreeIndex {
+    entries: Vec<Entry>,
+    live: HashMap<String, u32>,
+    postings: Postings,
+    /// Files searched whatever the query: unreadable, or too large to index.
+    always: Vec<u32>,
+    bytes_indexed: u64,
+    watch: Option<Watch>,
+    threads: usize,
+}
+
+impl TreeIndex {
+    /// Indexes the files of `walked` (in the walk's order) on `threads`
+    /// threads, and watches its folders (`root` among them).
+    pub fn build(root: &Path, walked: &[Walked], threads: usize) -> TreeIndex {
+        let mut index = TreeIndex {
+            entries: Vec::new(),
+            live: HashMap::new(),
+            postings: Postings::default(),
+            always: Vec::new(),
+            bytes_indexed: 0,
+            watch: Watch::new().ok(),
+            threads: threads.max(1),
+        };
+        index.watch_folder("", root);
+        let files: Vec<&Walked> = walked.iter().filter(|w| !w.is_dir).collect();
+        for w in walked.iter().filter(|w| w.is_dir) {
+            index.watch_folder(&w.rel, &w.abs);
+        }
+        index.add_all(&files);
+        index.postings.shrink();
+        index
+    }
+
+    /// Brings the index up to what the tree is now: changed files re-read,
+    /// deleted ones dropped; when folders or ignore files changed, or
+    /// nothing watches the tree, a walk (`walk`) says which files there are.
+    pub fn refresh(&mut self, walk: impl FnOnce() -> Vec<Walked>) {
+        let changes = match self.watch.as_mut() {
+            Some(watch) => watch.changes(),
+            None => vec![Change::Walk],
+        };
+        if changes.contains(&Change::Walk) {
+            self.reconcile(&walk());
+            return;
+        }
+        for change in changes {
+            match change {
+                Change::File { rel, created } => match self.live.get(&rel).copied() {
+                    Some(id) => self.reread(id),
+                    // A new name: only a walk knows whether it is ignored.
+                    None if created => return self.reconcile(&walk()),
+                    None => {}
+                },
+                Change::Gone { rel } => self.remove(&rel),
+                Change::Walk => {}
+            }
+        }
+    }
+
+    /// The files that can hold a match of `query`, in byte order of their paths.
+    pub fn candidates(&self, query: &Query) -> Vec<&Entry> {
+        let mut ids = postings::union(&self.matching(query), &self.always);
+        ids.retain(|&id| self.entries[id as usize].live);
+        let mut out: Vec<&Entry> = ids.into_iter().map(|id| &self.entries[id as usize]).collect();
+        out.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
+        out
+    }
+
+    pub fn stats(&self) -> Stats {
+        let entries: usize =
+            self.entries.iter().map(|e| std::mem::size_of::<Entry>() + e.rel.len() + e.abs.as_os_str().len()).sum();
+        Stats {
+            files: self.live.len(),
+            bytes_indexed: self.bytes_indexed,
+            memory_bytes: self.postings.size() + entries + self.live.capacity() * 40,
+            folders_watched: self.watch.as_ref().map_or(0, Watch::folders),
+            watching: self.watch.is_some(),
+        }
+    }
+
+    fn matching(&self, query: &Query) -> Vec<u32> {
+        match query {
+            Query::All => (0..self.entries.len() as u32).collect(),
+            Query::Trigrams(needed) => self.postings.holding_all(needed),
+            Query::And(parts) => {
+                let mut parts = parts.iter();
+                let Some(first) = parts.next() else { return self.matching(&Query::All) };
+                parts.fold(self.matching(first), |ids, q| postings::intersect(&ids, &self.matching(q)))
+            }
+            Query::Or(parts) => parts.iter().fold(Vec::new(), |ids, q| postings::union(&ids, &self.matching(q))),
+        }
+    }
+
+    fn watch_folder(&mut self, rel: &str, abs: &Path) {
+        let failed = self.watch.as_mut().is_some_and(|w| w.folder(rel, abs).is_err());
+        if failed {
+            // Out of watches (fs.inotify.max_user_watches): walk every time instead.
+            self.watch = None;
+        }
+    }
+
+    /// Reads and indexes `files`, new ids in their order, on the index's threads.
+    fn add_all(&mut self, files: &[&Walked]) {
+        for chunk in files.chunks(256 * self.threads) {
+            let read = read_trigrams(chunk, self.threads);
+            for (w, (stamp, trigrams)) in chunk.iter().zip(read) {
+                self.add(w, stamp, trigrams);
+            }
+        }
+    }
+
+    fn add(&mut self, w: &Walked, stamp: Option<Stamp>, trigrams: Option<(u64, Vec<trigram::Trigram>)>) {
+        let id = self.entries.len() as u32;
+        if let Some(old) = self.live.insert(w.rel.clone(), id) {
+            self.entries[old as usize].live = false;
+        }
+        match trigrams {
+            Some((bytes, trigrams)) => {
+                self.bytes_indexed += bytes;
+                self.postings.add(id, &trigrams);
+            }
+            None => self.always.push(id),
+        }
+        self.entries.push(Entry { rel: w.rel.clone(), abs: w.abs.clone(), stamp, live: true });
+    }
+
+    fn remove(&mut self, rel: &str) {
+        if let Some(id) = self.live.remove(rel) {
+            self.entries[id as usize].live = false;
+        }
+    }
+
+    /// Reads a file inotify says changed again, whatever its stamp says:
+    /// two writes within the clock's tick leave the same size and times.
+    fn reread(&mut self, id: u32) {
+        let entry = &self.entries[id as usize];
+        let w = Walked { rel: entry.rel.clone(), abs: entry.abs.clone(), is_dir: false };
+        if std::fs::metadata(&w.abs).is_err() {
+            return self.remove(&w.rel);
+        }
+        self.add_all(&[&w]);
+    }
+
+    /// Makes the index hold exactly the files of `walked`: new ones read,
+    /// changed ones (by size, times and inode) read again, gone ones dropped.
+    fn reconcile(&mut self, walked: &[Walked]) {
+        for w in walked.iter().filter(|w| w.is_dir) {
+            self.watch_folder(&w.rel, &w.abs);
+        }
+        let files: Vec<&Walked> = walked.iter().filter(|w| !w.is_dir).collect();
+        let present: std::collections::HashSet<&str> = files.iter().map(|w| w.rel.as_str()).collect();
+        let gone: Vec<String> = self.live.keys().filter(|rel| !present.contains(rel.as_str())).cloned().collect();
+        for rel in gone {
+            self.remove(&rel);
+        }
+        let stale: Vec<&Walked> = files
+            .into_iter()
+            .filter(|w| match self.live.get(&w.rel) {
+                Some(&id) => {
+                    let entry = &self.entries[id as usize];
+                    entry.stamp.is_none_or(|s| s.racy) || Stamp::of(&w.abs) != entry.stamp
+                }
+                None => true,
+            })
+            .collect();
+        self.add_all(&stale);
+    }
+}
+
+/// Each file's stamp and trigrams (None: searched always), in order.
+#[allow(clippy::type_complexity)]
+fn read_trigrams(files: &[&Walked], threads: usize) -> Vec<(Option<Stamp>, Option<(u64, Vec<trigram::Trigram>)>)> {
+    let per = files.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || {
+                    let mut seen = Seen::default();
+                    part.iter()
+                        .map(|w| {
+                            // The stamp before the read: a write after it shows as a change next time.
+                            let stamp = Stamp::of(&w.abs);
+                            let bytes = match stamp {
+                                Some(s) if s.size <= MAX_INDEXED_FILE => std::fs::read(&w.abs).ok(),
+                                _ => None,
+                            };
+                            let trigrams = bytes.map(|b| {
+                                seen.add(&b);
+                                (b.len() as u64, seen.take())
+                            });
+                            (stamp, trigrams)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    })
+}
+
+#[cfg(test)]
+mod tests;
