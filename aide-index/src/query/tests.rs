@@ -57,7 +57,7 @@ proptest! {
     fn a_text_that_matches_passes(pattern in pattern(), text in "[abcxyAB é\n]{0,40}", ci in any::<bool>()) {
         let regex = regex::bytes::RegexBuilder::new(&pattern).case_insensitive(ci).build();
         prop_assume!(regex.is_ok());
-        let query = Query::of_patterns(&[pattern.clone()], Syntax { case_insensitive: ci, ..Syntax::default() });
+        let query = Query::of_patterns(std::slice::from_ref(&pattern), Syntax { case_insensitive: ci, ..Syntax::default() });
         if regex.unwrap().is_match(text.as_bytes()) {
             prop_assert!(query.passes(&trigram::of_text(text.as_bytes())), "{pattern} matches {text:?} but {query:?}");
         }
