@@ -21,6 +21,7 @@ use serde_json::{Map, Value, json};
 use super::page::{PageRequest, Shaped, shape};
 use super::policy::Imposition;
 use crate::catalogue::{ToolFn, with_tool};
+use crate::error::McpError;
 
 /// The arguments every MCP tool takes besides its request: how much of the
 /// result one call returns.
@@ -469,28 +470,14 @@ impl Binding {
         let given = arguments.remove(CHOICE);
         let Some(word) = given.as_ref().and_then(Value::as_str) else {
             let listed = names().collect::<Vec<_>>().join(", ");
-            return Err(AideError::new(
-                aide_core::code::INVALID_REQUEST,
-                format!("missing field `{CHOICE}`: which of {listed} to run"),
-            )
-            .with_hint(format!("add \"{CHOICE}\": one of {listed}"))
-            .with_details(json!({ "field": CHOICE })));
+            return Err(McpError::MissingChoice { field: CHOICE, listed }.into());
         };
         match self.choices.iter().find(|(n, _)| *n == word) {
             Some((name, takes)) => Ok((name, takes)),
             None => {
-                let closest = aide_core::suggest::closest(word, names());
+                let closest = aide_core::suggest::closest(word, names()).map(str::to_string);
                 let listed = names().collect::<Vec<_>>().join(", ");
-                let hint = match closest {
-                    Some(c) => format!("did you mean `{c}`?"),
-                    None => format!("one of {listed}"),
-                };
-                Err(AideError::new(
-                    aide_core::code::INVALID_REQUEST,
-                    format!("`{CHOICE}` is `{word}`: not one of {listed}"),
-                )
-                .with_hint(hint)
-                .with_details(json!({ "field": CHOICE, "closest": closest })))
+                Err(McpError::UnknownChoice { field: CHOICE, given: word.to_string(), listed, closest }.into())
             }
         }
     }

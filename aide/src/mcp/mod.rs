@@ -154,19 +154,14 @@ pub(crate) struct McpArgs {
 fn policy_of(args: &McpArgs, config: &aide_config::Config) -> Result<policy::PolicyOptions, aide_core::AideError> {
     use clap::ValueEnum;
     fn parsed<T>(
-        key: &str,
+        key: &'static str,
         value: &Option<String>,
         parse: impl Fn(&str) -> Result<T, String>,
     ) -> Result<Option<T>, aide_core::AideError> {
         value
             .as_deref()
             .map(|v| {
-                parse(v).map_err(|why| {
-                    aide_core::AideError::new(
-                        aide_core::code::INVALID_REQUEST,
-                        format!("aide.toml: {key} = {v:?}: {why}"),
-                    )
-                })
+                parse(v).map_err(|why| crate::error::McpError::ConfigValue { key, value: v.to_string(), why }.into())
             })
             .transpose()
     }
