@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use aide_core::AideError;
 use aide_core::tool::Context;
-use aide_core::voice::{Given, Voice, say};
+use aide_core::voice::say;
 
-use crate::error::ShellError;
+use crate::error::{ShellError, TerminalError};
 use crate::output::{SessionState, ShellOutput};
 use crate::{
     DEFAULT_MAX_OUTPUT, ExecArgs, SessionAction, ShellCommand, TermAction, compare, exec, explain, handoff, perf,
@@ -127,30 +127,11 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
 
     if handed_off {
         if args.background && args.yield_ms.is_some() {
-            return Err(AideError::new(
-                aide_core::code::INVALID_ARGUMENTS,
-                say(|v| format!("{} and {} both given", v.arg("background"), v.arg("yield_ms"))),
-            )
-            .with_hint(say(|v| {
-                format!(
-                    "{} answers at once; {} answers after N ms: give one",
-                    v.arg("background"),
-                    v.arg_is("yield_ms", "N")
-                )
-            })));
+            return Err(ShellError::BackgroundAndYield.into());
         }
         let yield_for = match args.yield_ms {
             Some(ms) if ms as f64 / 1000.0 > aide_core::request::MAX_SECONDS => {
-                return Err(AideError::new(
-                    aide_core::code::INVALID_ARGUMENTS,
-                    say(|v| format!("{} is too long", v.arg_is("yield_ms", ms))),
-                )
-                .with_hint(say(|v| {
-                    format!(
-                        "give at most a day; wait longer with `{}`",
-                        v.call(crate::error::JOBS_WAIT, &[Given::positional("ids", serde_json::json!(["ID"]))])
-                    )
-                })));
+                return Err(ShellError::YieldTooLong { ms }.into());
             }
             Some(ms) => Some(Duration::from_millis(ms)),
             None => None,
@@ -306,15 +287,12 @@ fn same_sandbox(session: &session::Session, asked: aide_gate::sandbox::SandboxAr
     if wanted == session.meta.sandbox {
         return Ok(());
     }
-    let id = &session.meta.session_id;
-    Err(AideError::new(
-        aide_core::code::INVALID_ARGUMENTS,
-        format!("session {id} runs with {}, not {wanted}", session.meta.sandbox),
-    )
-    .with_hint(say(|v| match v {
-        Voice::Cli => "start a session with the sandbox wanted (`llm-shell session new --sandbox … --network …`), or run without --session".into(),
-        Voice::Mcp => format!("the server's operator chooses the sandbox: run without {}", v.arg("session")),
-    })))
+    Err(ShellError::SessionSandboxDiffers {
+        id: session.meta.session_id.clone(),
+        runs: session.meta.sandbox.to_string(),
+        wanted: wanted.to_string(),
+    }
+    .into())
 }
 
 /// Refuses `command` above `max`, judged among the session's own PATH,
@@ -345,10 +323,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
     use crate::keeper::{Answer, Ask, ask};
     use crate::terminal::{ReadWait, Size, session_of};
     let by_terminal = |id: &str| -> Result<session::Session, AideError> {
-        let sid = session_of(id).ok_or_else(|| {
-            AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
-                .with_hint("terminal ids look like s-….t1, as `term start` printed them")
-        })?;
+        let sid = session_of(id).ok_or_else(|| TerminalError::NotATerminalId { id: id.to_string() })?;
         open_session(sid, ctx)
     };
     let answer = match action {
@@ -378,9 +353,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
         }
         TermAction::Send { terminal_id, text, keys, then } => {
             if text.is_none() && keys.is_empty() {
-                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "nothing to send").with_hint(say(
-                    |v| format!("give {} and/or {}", v.arg_is("text", "TEXT"), v.pick("--key KEY", "keys")),
-                )));
+                return Err(TerminalError::NothingToSend.into());
             }
             ask(
                 &by_terminal(terminal_id)?,
@@ -438,8 +411,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
             | TermAction::Close { terminal_id } = action
                 && terminals.is_empty()
             {
-                return Err(AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{terminal_id}`"))
-                    .with_hint("its session's keeper is not running: the terminal ended with it"));
+                return Err(TerminalError::Ended { id: terminal_id.clone() }.into());
             }
             Ok(ShellOutput::Terminals { terminals })
         }

@@ -316,10 +316,7 @@ impl LiveShell {
     /// give up (the command's group is then taken down and `cancelled` returned).
     pub(crate) fn run(&mut self, order: &Order<'_>, stop: &dyn Fn() -> bool) -> Result<Done, AideError> {
         if order.command.contains('\0') {
-            return Err(AideError::new(
-                aide_core::code::INVALID_ARGUMENTS,
-                "the command holds a NUL byte, which bash cannot run",
-            ));
+            return Err(ShellError::NulInCommand.into());
         }
         let restore_from = self.started.take();
         self.sequence += 1;
