@@ -375,20 +375,10 @@ impl Terminal {
         Ok(())
     }
 
-    /// Waits as asked (a pattern on the screen or in the new text, a quiet
-    /// spell, the program's end, or the timeout), then answers what is seen.
-    pub(crate) fn read(
-        &self,
-        wait: &ReadWait,
-        session_id: &str,
-        redactor: Option<&aide_gate::redact::Redactor>,
-    ) -> Result<TermView, AideError> {
-        let pattern = match &wait.wait_for {
-            Some(p) => {
-                Some(regex::Regex::new(p).map_err(|e| TerminalError::WaitForPattern { message: e.to_string() })?)
-            }
-            None => None,
-        };
+    /// Waits for the pattern, a quiet spell, the program's end or the
+    /// timeout, whichever `wait` asks and comes first: whether the pattern
+    /// matched (None when there is none).
+    fn wait_as_asked(&self, wait: &ReadWait, pattern: Option<&regex::Regex>) -> Option<bool> {
         let timeout = wait.timeout_ms.map_or(DEFAULT_READ_TIMEOUT, Duration::from_millis);
         let quiet = wait.quiet_ms.map(Duration::from_millis).or(pattern.is_none().then_some(DEFAULT_QUIET));
         let start = Instant::now();
@@ -397,7 +387,7 @@ impl Terminal {
             let exited = self.exited();
             {
                 let s = lock(&self.screen);
-                if let Some(p) = &pattern
+                if let Some(p) = pattern
                     && matched.is_none()
                 {
                     let seen = s.parser.screen().contents();
@@ -431,6 +421,24 @@ impl Terminal {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        matched
+    }
+
+    /// Waits as asked (a pattern on the screen or in the new text, a quiet
+    /// spell, the program's end, or the timeout), then answers what is seen.
+    pub(crate) fn read(
+        &self,
+        wait: &ReadWait,
+        session_id: &str,
+        redactor: Option<&aide_gate::redact::Redactor>,
+    ) -> Result<TermView, AideError> {
+        let pattern = match &wait.wait_for {
+            Some(p) => {
+                Some(regex::Regex::new(p).map_err(|e| TerminalError::WaitForPattern { message: e.to_string() })?)
+            }
+            None => None,
+        };
+        let matched = self.wait_as_asked(wait, pattern.as_ref());
         let exited = self.exited();
         let mut s = lock(&self.screen);
         let screen = s.parser.screen();
