@@ -348,9 +348,12 @@ fn compact_input_schema(op: &Operation, whole: &Value) -> Map<String, Value> {
     compact_input
 }
 
+/// A JSON Schema as an object's fields.
+type JsonObject = Map<String, Value>;
+
 /// The output schemas, compact and whole: a stored run's document for a
 /// tool that hands one back, each with the server's `page`.
-fn output_schemas(op: &Operation, output: Value) -> Result<(Map<String, Value>, Map<String, Value>), String> {
+fn output_schemas(op: &Operation, output: Value) -> Result<(JsonObject, JsonObject), String> {
     let compact_output = if op.mcp.stored_result {
         // Any tool's document: what every one has.
         json!({ "type": "object", "properties": { "tool": { "type": "string" }, "ok": { "type": "boolean" } } })
