@@ -100,6 +100,7 @@ pub fn load(dir: &Path) -> Result<Config, AideError> {
     Ok(config)
 }
 
+// Long because: one block per aide.toml key, each how a project's file may only tighten it.
 /// Lays `file` (found at `path`) over `config`. A project's file
 /// (`project`: its folder) may only tighten what is there.
 fn apply(config: &mut Config, file: &ConfigFile, path: &Path, project: Option<&Path>) {

@@ -18,7 +18,7 @@ use std::ffi::OsString;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{AideError, code};
+use crate::error::{AideError, CommandError};
 pub use crate::quote::{quote_argv, quote_word};
 
 /// The command of a request: `command` or `argv` in JSON, the words after
@@ -72,14 +72,11 @@ impl CommandArgs {
         let words = std::mem::take(&mut self.words);
         if !words.is_empty() {
             if self.command.is_some() || self.argv.is_some() {
-                return Err(AideError::new(code::INVALID_ARGUMENTS, "the command is given twice"));
+                return Err(CommandError::GivenTwice.into());
             }
             match <[OsString; 1]>::try_from(words) {
                 Ok([one]) => {
-                    let line = one.into_string().map_err(|_| {
-                        AideError::new(code::INVALID_ARGUMENTS, "the command line is not valid UTF-8")
-                            .with_hint("pass the program and its arguments as separate words after --; they are quoted for bash byte for byte")
-                    })?;
+                    let line = one.into_string().map_err(|_| CommandError::NotUtf8)?;
                     self.command = Some(line);
                 }
                 Err(words) => match words.iter().map(|w| w.to_str().map(str::to_string)).collect::<Option<Vec<_>>>() {
@@ -91,18 +88,11 @@ impl CommandArgs {
             }
         }
         match (&self.command, &self.argv) {
-            (Some(_), Some(_)) => {
-                Err(AideError::new(code::INVALID_REQUEST, "the request gives both `command` and `argv`")
-                    .with_hint("`command` is a shell line, `argv` a list of literal words: give one"))
-            }
-            (Some(c), None) if c.trim().is_empty() => Err(no_command()),
-            (None, Some(a)) if a.is_empty() => Err(no_command()),
-            (None, None) => Err(no_command()),
-            _ if self.shell_line().len() > MAX_COMMAND_BYTES => Err(AideError::new(
-                code::INVALID_ARGUMENTS,
-                format!("the command is over {} KiB", MAX_COMMAND_BYTES >> 10),
-            )
-            .with_hint("put a long script in a file and run the file")),
+            (Some(_), Some(_)) => Err(CommandError::LineAndArgv.into()),
+            (Some(c), None) if c.trim().is_empty() => Err(CommandError::Missing.into()),
+            (None, Some(a)) if a.is_empty() => Err(CommandError::Missing.into()),
+            (None, None) => Err(CommandError::Missing.into()),
+            _ if self.shell_line().len() > MAX_COMMAND_BYTES => Err(CommandError::TooLong.into()),
             _ => Ok(()),
         }
     }
@@ -123,21 +113,11 @@ impl CommandArgs {
 /// longer than this belongs in a file).
 pub const MAX_COMMAND_BYTES: usize = 1 << 20;
 
-fn no_command() -> AideError {
-    AideError::new(code::INVALID_ARGUMENTS, "no command given").with_hint(crate::voice::say(|v| match v {
-        crate::voice::Voice::Cli => {
-            "after --, give one shell line ('make && make test') or a program and its arguments".into()
-        }
-        crate::voice::Voice::Mcp => {
-            "give command, one shell line ('make && make test'), or argv, a program and its arguments".into()
-        }
-    }))
-}
-
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)] // tests start their oracles themselves
 mod tests {
     use super::*;
+    use crate::code;
 
     #[test]
     fn one_word_is_a_line_several_are_an_argv() {

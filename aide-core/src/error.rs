@@ -21,6 +21,9 @@ use serde_json::Value;
 
 use crate::voice::{Phrase, Voice};
 
+mod contract;
+pub use contract::{CommandError, LangError, RequestError, RootError, TextError, TimeError, ToolError, WalkError};
+
 /// The process exit status of a tool run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{AideError, code};
+use crate::error::{AideError, LangError};
 
 /// A language the tools know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
@@ -124,11 +124,7 @@ impl FromStr for Lang {
             "cpp" | "c++" | "cxx" => Lang::Cpp,
             "java" => Lang::Java,
             "go" | "golang" => Lang::Go,
-            _ => {
-                let known: Vec<_> = Lang::ALL.iter().map(|l| l.name()).collect();
-                return Err(AideError::new(code::UNKNOWN_LANGUAGE, format!("unknown language `{s}`"))
-                    .with_hint(format!("use one of: {}", known.join(", "))));
-            }
+            _ => return Err(LangError { given: s.to_string() }.into()),
         };
         Ok(lang)
     }
@@ -143,6 +139,7 @@ impl std::fmt::Display for Lang {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::code;
 
     #[test]
     fn detects_every_documented_extension() {

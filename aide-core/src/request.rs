@@ -13,9 +13,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::envelope::Diagnostic;
-use crate::error::{AideError, code};
+use crate::error::{AideError, RequestError};
 use crate::suggest::closest;
-use crate::voice::say;
 
 /// The largest request document taken (64 MiB): more is refused before it
 /// is parsed, so a runaway request cannot exhaust memory.
@@ -25,15 +24,11 @@ pub const MAX_REQUEST_BYTES: u64 = 64 << 20;
 pub fn read_request_source(source: &str) -> Result<String, AideError> {
     let mut text = String::new();
     let read = if source == "-" {
-        std::io::stdin().take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(|e| {
-            AideError::new(code::INVALID_REQUEST, format!("reading the request from stdin: {e}"))
-                .with_hint("pipe one JSON object into --request -")
-        })
+        std::io::stdin().take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text).map_err(RequestError::ReadStdin)
     } else {
-        std::fs::File::open(source).and_then(|f| f.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text)).map_err(|e| {
-            AideError::new(code::INVALID_REQUEST, format!("reading the request file {source}: {e}"))
-                .with_hint("--request takes a path to a JSON file, or - for stdin")
-        })
+        std::fs::File::open(source)
+            .and_then(|f| f.take(MAX_REQUEST_BYTES + 1).read_to_string(&mut text))
+            .map_err(|e| RequestError::ReadFile { path: source.to_string(), source: e })
     };
     read?;
     check_request_size(text.len())?;
@@ -44,11 +39,7 @@ pub fn read_request_source(source: &str) -> Result<String, AideError> {
 /// for `--request` and for an MCP call's arguments.
 pub fn check_request_size(bytes: usize) -> Result<(), AideError> {
     if bytes as u64 > MAX_REQUEST_BYTES {
-        return Err(AideError::new(
-            code::INVALID_REQUEST,
-            format!("the request is over {} MiB", MAX_REQUEST_BYTES >> 20),
-        )
-        .with_hint("split the work into several requests"));
+        return Err(RequestError::TooLarge.into());
     }
     Ok(())
 }
@@ -93,17 +84,7 @@ pub fn deprecated_name(alias: &str, canonical: &str) -> Diagnostic {
 
 /// The request document as JSON, or `invalid_request` with where it broke.
 pub fn parse_request_value(text: &str) -> Result<Value, AideError> {
-    serde_json::from_str(text).map_err(|e| {
-        AideError::new(code::INVALID_REQUEST, format!("the request is not valid JSON: {e}"))
-            .with_hint("the request must be one JSON object whose fields mirror the flags")
-            .with_details(serde_json::json!({ "line": e.line(), "column": e.column() }))
-    })
-}
-
-/// Where the request's fields are described: `--schema`, or the MCP tool's
-/// input schema.
-fn see_schema(what: &'static str) -> crate::voice::Phrase {
-    crate::voice::say(|v| format!("{} lists {what}", v.pick("--schema", "the tool's input schema")))
+    serde_json::from_str(text).map_err(|e| RequestError::NotJson(e).into())
 }
 
 /// Like [`parse_request`], from an already parsed value.
@@ -113,17 +94,13 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
 ) -> Result<(T, Vec<Diagnostic>), AideError> {
     let mut notes = Vec::new();
     let Value::Object(map) = &mut value else {
-        return Err(AideError::new(code::INVALID_REQUEST, "the request must be a JSON object")
-            .with_hint(see_schema("the fields")));
+        return Err(RequestError::NotAnObject.into());
     };
     for (alias, canonical) in aliases {
         if let Some(v) = map.remove(*alias) {
             if map.contains_key(*canonical) {
-                return Err(AideError::new(
-                    code::INVALID_REQUEST,
-                    format!("the request gives both `{alias}` and `{canonical}`"),
-                )
-                .with_hint(format!("`{alias}` is another name for `{canonical}`; give one")));
+                let (alias, canonical) = (alias.to_string(), canonical.to_string());
+                return Err(RequestError::AliasAndCanonical { alias, canonical }.into());
             }
             map.insert((*canonical).to_string(), v);
             notes.push(deprecated_name(alias, canonical));
@@ -136,14 +113,11 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
     }
     let request = serde_path_to_error::deserialize(value).map_err(|e| {
         let field = e.path().to_string();
-        let inner = e.into_inner();
+        let message = e.into_inner().to_string();
         if field.is_empty() || field == "." {
-            AideError::new(code::INVALID_REQUEST, format!("invalid request: {inner}"))
-                .with_hint(see_schema("the fields and their types"))
+            RequestError::Invalid { message }
         } else {
-            AideError::new(code::INVALID_REQUEST, format!("invalid request field `{field}`: {inner}"))
-                .with_hint(see_schema("the fields and their types"))
-                .with_details(serde_json::json!({ "field": field }))
+            RequestError::InvalidField { field, message }
         }
     })?;
     Ok((request, notes))
@@ -152,15 +126,9 @@ pub fn request_from_value<T: DeserializeOwned + JsonSchema>(
 /// A request field no tool field has: its name, the closest one, and every
 /// known one (the CLI's `--request` and an MCP call's arguments alike).
 pub fn unknown_field<'a>(key: &str, known: impl Iterator<Item = &'a str> + Clone) -> AideError {
-    let nearest = closest(key, known.clone());
-    let mut hint = match nearest {
-        Some(c) => format!("did you mean `{c}`? "),
-        None => String::new(),
-    };
-    hint.push_str(&format!("known fields: {}", known.collect::<Vec<_>>().join(", ")));
-    AideError::new(code::INVALID_REQUEST, format!("unknown field `{key}` in the request"))
-        .with_hint(hint)
-        .with_details(serde_json::json!({ "field": key, "closest": nearest }))
+    let nearest = closest(key, known.clone()).map(str::to_string);
+    RequestError::UnknownField { key: key.to_string(), closest: nearest, known: known.map(str::to_string).collect() }
+        .into()
 }
 
 /// The top-level property names of an object schema, following `$ref`,
@@ -224,13 +192,7 @@ pub fn one_or_many_schema(_: &mut schemars::SchemaGenerator) -> Schema {
 /// given, and a caller paging by `next_offset` would loop forever.
 pub fn check_limit(limit: Option<usize>) -> Result<(), AideError> {
     match limit {
-        Some(0) => {
-            Err(AideError::new(code::INVALID_ARGUMENTS, say(|v| format!("{} must be at least 1", v.arg("limit"))))
-                .with_hint(say(|v| {
-                    format!("leave {} out for every result, or give a page size of 1 or more", v.arg("limit"))
-                }))
-                .with_details(serde_json::json!({ "field": "limit" })))
-        }
+        Some(0) => Err(RequestError::ZeroLimit.into()),
         _ => Ok(()),
     }
 }
@@ -240,15 +202,7 @@ pub fn check_limit(limit: Option<usize>) -> Result<(), AideError> {
 pub fn check_timeout(flag: &str, seconds: Option<f64>) -> Result<(), AideError> {
     match seconds {
         Some(t) if !(t > 0.0 && t <= MAX_SECONDS) => {
-            let field = field_of_flag(flag);
-            Err(AideError::new(
-                code::INVALID_ARGUMENTS,
-                say(|v| format!("{} must be a positive number of seconds", v.arg(&field))),
-            )
-            .with_hint(say(|v| {
-                format!("give {} or 0.5 (at most {MAX_SECONDS:.0}), or leave it out for no limit", v.arg_is(&field, 30))
-            }))
-            .with_details(serde_json::json!({ "field": field })))
+            Err(RequestError::NotPositiveSeconds { field: field_of_flag(flag) }.into())
         }
         _ => Ok(()),
     }
@@ -263,13 +217,7 @@ pub fn check_seconds(flag: &str, seconds: f64) -> Result<(), AideError> {
     if (0.0..=MAX_SECONDS).contains(&seconds) {
         Ok(())
     } else {
-        let field = field_of_flag(flag);
-        Err(AideError::new(
-            code::INVALID_ARGUMENTS,
-            say(|v| format!("{} must be a number of seconds from 0 to {MAX_SECONDS:.0}", v.arg(&field))),
-        )
-        .with_hint(say(|v| format!("give {} or 0.5", v.arg_is(&field, 30))))
-        .with_details(serde_json::json!({ "field": field })))
+        Err(RequestError::SecondsOutOfRange { field: field_of_flag(flag) }.into())
     }
 }
 
@@ -286,8 +234,7 @@ pub fn parse_env_pairs(pairs: &[String]) -> Result<Vec<(String, String)>, AideEr
         .iter()
         .map(|p| match p.split_once('=') {
             Some((k, v)) if is_identifier(k) => Ok((k.to_string(), v.to_string())),
-            _ => Err(AideError::new(code::INVALID_ARGUMENTS, format!("`{p}` is not NAME=value"))
-                .with_hint("names are letters, digits and _, not starting with a digit")),
+            _ => Err(RequestError::NotAnEnvPair { pair: p.clone() }.into()),
         })
         .collect()
 }
@@ -316,6 +263,7 @@ pub fn schema_document<Req: JsonSchema, Out: JsonSchema + serde::Serialize + 'st
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::code;
 
     #[derive(Debug, serde::Deserialize, JsonSchema, Default)]
     #[serde(default)]

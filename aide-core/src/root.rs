@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use rustix::fs::{Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 
-use crate::error::{AideError, code};
+use crate::error::{AideError, RootError, code};
 
 /// A canonical root directory, and a descriptor of it that every open
 /// beneath it starts from.
@@ -66,16 +66,8 @@ impl OpenFailure {
     pub fn into_error(self, shown: &str) -> AideError {
         match self {
             OpenFailure::Outside(why) => outside(shown, why),
-            OpenFailure::Directory => AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is a directory"))
-                .with_hint(crate::voice::say(|v| {
-                    format!("name a file; list a directory with {}", v.pick("llm-discover", "discover"))
-                }))
-                .with_details(serde_json::json!({ "path": shown, "kind": "directory" })),
-            OpenFailure::NotRegular(kind) => {
-                AideError::new(code::NOT_A_REGULAR_FILE, format!("{shown} is a {kind}, not a regular file"))
-                    .with_hint("the tools read and write regular files only")
-                    .with_details(serde_json::json!({ "path": shown, "kind": kind }))
-            }
+            OpenFailure::Directory => RootError::Directory { path: shown.to_string() }.into(),
+            OpenFailure::NotRegular(kind) => RootError::NotRegular { path: shown.to_string(), kind }.into(),
             OpenFailure::Io(e) => AideError::io(shown, &e),
         }
     }
@@ -222,8 +214,7 @@ impl Root {
             .canonicalize()
             .map_err(|e| AideError::io(&shown, &e).with_hint("--root must name an existing directory"))?;
         if !canonical.is_dir() {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, format!("root {shown} is not a directory"))
-                .with_hint("--root must name a directory"));
+            return Err(RootError::RootNotADirectory { shown }.into());
         }
         let dir = rustix::fs::open(&canonical, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
             .map_err(|e| AideError::io(&shown, &e.into()))?;
@@ -281,8 +272,7 @@ impl Root {
             return Err(outside(user_path, "the path contains a NUL byte"));
         }
         if user_path.is_empty() {
-            return Err(AideError::new(code::INVALID_ARGUMENTS, "empty path")
-                .with_hint(crate::voice::say(|v| format!("give a path relative to {}", v.arg("root")))));
+            return Err(RootError::EmptyPath.into());
         }
         let joined = if given.is_absolute() { given.to_path_buf() } else { self.canonical.join(given) };
         // Lexical normalisation first, so `a/../../x` is refused even when `a`
@@ -462,11 +452,7 @@ pub fn to_slash(rel: &Path) -> String {
 }
 
 fn outside(user_path: &str, why: &str) -> AideError {
-    AideError::new(code::PATH_OUTSIDE_ROOT, format!("{user_path}: {why}"))
-        .with_hint(crate::voice::say(|v| {
-            format!("give a path inside {root}, or pass a {root} that contains it", root = v.arg("root"))
-        }))
-        .with_details(serde_json::json!({ "path": user_path }))
+    RootError::Outside { path: user_path.to_string(), why: why.to_string() }.into()
 }
 
 #[cfg(test)]

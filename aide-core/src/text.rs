@@ -415,11 +415,7 @@ pub fn check_depth(what: &str, depth: usize) -> Result<(), crate::AideError> {
     if depth <= MAX_NESTING {
         return Ok(());
     }
-    Err(crate::AideError::new(
-        crate::code::INPUT_TOO_DEEP,
-        format!("{what} nests {depth} levels deep; at most {MAX_NESTING} are analysed"),
-    )
-    .with_hint("flatten it, or split it into several parts"))
+    Err(crate::error::TextError::TooDeep { what: what.to_string(), depth }.into())
 }
 
 #[cfg(test)]

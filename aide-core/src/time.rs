@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::error::{AideError, code};
+use crate::error::{AideError, TimeError};
 
 /// Milliseconds since the Unix epoch, now.
 pub fn now_ms() -> i64 {
@@ -34,24 +34,20 @@ pub fn parse_since(s: &str) -> Result<SystemTime, AideError> {
     if let Ok(t) = humantime::parse_rfc3339_weak(s) {
         return Ok(t);
     }
-    let d = humantime::parse_duration(s).map_err(|_| {
-        AideError::new(code::INVALID_ARGUMENTS, format!("`{s}` is neither a time nor a duration"))
-            .with_hint("use RFC 3339 like 2026-01-20T18:30:00Z, or a duration ago like 2h or 7d")
-    })?;
+    let d = humantime::parse_duration(s).map_err(|_| TimeError::NotATime { given: s.to_string() })?;
     Ok(SystemTime::now().checked_sub(d).unwrap_or(UNIX_EPOCH))
 }
 
 /// Parses a duration such as `7d`, `12h`, `30min`.
 pub fn parse_duration(s: &str) -> Result<Duration, AideError> {
-    humantime::parse_duration(s).map_err(|e| {
-        AideError::new(code::INVALID_ARGUMENTS, format!("`{s}` is not a duration: {e}"))
-            .with_hint("use a duration like 30s, 10min, 12h or 7d")
-    })
+    humantime::parse_duration(s)
+        .map_err(|e| TimeError::NotADuration { given: s.to_string(), message: e.to_string() }.into())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::code;
 
     #[test]
     fn parses_times() {

@@ -492,9 +492,7 @@ impl Context {
     fn outside_roots(&self, what: &str, path: &Path) -> AideError {
         let roots: Vec<String> =
             self.confine.iter().flat_map(|r| r.iter()).map(|r| r.path().display().to_string()).collect();
-        AideError::new(crate::code::PATH_OUTSIDE_ROOT, format!("{what} is outside the roots this server may use"))
-            .with_hint(format!("only what lies under {} is reachable here", roots.join(" or ")))
-            .with_details(serde_json::json!({ "path": path.display().to_string(), "roots": roots }))
+        crate::error::ToolError::OutsideRoots { what: what.to_string(), path: path.display().to_string(), roots }.into()
     }
 
     /// The directory relative paths of the request are resolved against:

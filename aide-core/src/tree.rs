@@ -148,20 +148,63 @@ pub fn scan(root: &Root, rel_dir: &Path, depth: Depth) -> Result<TreeScan, ScanF
     Ok(TreeScan { mode: stat.st_mode & 0o7777, entries })
 }
 
-fn scan_dir(dir: &OwnedFd, rel: &Path, depth: Depth, out: &mut Vec<TreeEntry>) -> Result<(), ScanFailure> {
-    let keep = depth == Depth::Bytes;
-    let open = |rel: &Path, e: Errno| ScanFailure::Open(rel.to_path_buf(), e.into());
-    let listing = rustix::fs::Dir::read_from(dir).map_err(|e| open(rel, e))?;
+/// The names in the folder `dir` (at `rel`), byte-wise sorted, without `.` and `..`.
+fn sorted_names(dir: &OwnedFd, rel: &Path) -> Result<Vec<std::ffi::OsString>, ScanFailure> {
+    let open = |e: Errno| ScanFailure::Open(rel.to_path_buf(), e.into());
+    let listing = rustix::fs::Dir::read_from(dir).map_err(open)?;
     let mut names: Vec<std::ffi::OsString> = Vec::new();
     for entry in listing {
-        let entry = entry.map_err(|e| open(rel, e))?;
+        let entry = entry.map_err(open)?;
         let name = OsStr::from_bytes(entry.file_name().to_bytes());
         if name != "." && name != ".." {
             names.push(name.to_os_string());
         }
     }
     names.sort();
-    for name in names {
+    Ok(names)
+}
+
+/// The regular file `name` of `dir` (at `path`), never through a link:
+/// its bytes (when `keep`), checksum and size, from one read.
+fn read_file(
+    dir: &OwnedFd,
+    name: &OsStr,
+    path: &Path,
+    keep: bool,
+) -> Result<(Option<Vec<u8>>, String, u64), ScanFailure> {
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+        Mode::empty(),
+    )
+    .map_err(|e| match e {
+        Errno::LOOP => ScanFailure::Open(path.to_path_buf(), OpenFailure::SWAPPED),
+        e => ScanFailure::Open(path.to_path_buf(), e.into()),
+    })?;
+    let mut file = File::from(fd);
+    let mut bytes = Vec::new();
+    let mut hasher = Hasher::default();
+    let mut size = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut buf).map_err(|e| ScanFailure::Open(path.to_path_buf(), OpenFailure::Io(e)))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        size += n as u64;
+        if keep {
+            bytes.extend_from_slice(&buf[..n]);
+        }
+    }
+    Ok((keep.then_some(bytes), hasher.finish(), size))
+}
+
+fn scan_dir(dir: &OwnedFd, rel: &Path, depth: Depth, out: &mut Vec<TreeEntry>) -> Result<(), ScanFailure> {
+    let keep = depth == Depth::Bytes;
+    let open = |rel: &Path, e: Errno| ScanFailure::Open(rel.to_path_buf(), e.into());
+    for name in sorted_names(dir, rel)? {
         let path = rel.join(&name);
         let stat = rustix::fs::statat(dir, &name, AtFlags::SYMLINK_NOFOLLOW).map_err(|e| open(&path, e))?;
         match FileType::from_raw_mode(stat.st_mode) {
@@ -207,37 +250,12 @@ fn scan_dir(dir: &OwnedFd, rel: &Path, depth: Depth, out: &mut Vec<TreeEntry>) -
                 stat,
             }),
             FileType::RegularFile => {
-                let fd = rustix::fs::openat(
-                    dir,
-                    &name,
-                    OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
-                    Mode::empty(),
-                )
-                .map_err(|e| match e {
-                    Errno::LOOP => ScanFailure::Open(path.clone(), OpenFailure::SWAPPED),
-                    e => open(&path, e),
-                })?;
-                let mut file = File::from(fd);
-                let mut bytes = Vec::new();
-                let mut hasher = Hasher::default();
-                let mut size = 0u64;
-                let mut buf = vec![0u8; 64 * 1024];
-                loop {
-                    let n = file.read(&mut buf).map_err(|e| ScanFailure::Open(path.clone(), OpenFailure::Io(e)))?;
-                    if n == 0 {
-                        break;
-                    }
-                    hasher.update(&buf[..n]);
-                    size += n as u64;
-                    if keep {
-                        bytes.extend_from_slice(&buf[..n]);
-                    }
-                }
+                let (content, checksum, size) = read_file(dir, &name, &path, keep)?;
                 out.push(TreeEntry {
                     rel: path,
                     kind: EntryKind::File { mode: stat.st_mode & 0o7777 },
-                    content: keep.then_some(bytes),
-                    checksum: Some(hasher.finish()),
+                    content,
+                    checksum: Some(checksum),
                     size,
                     stat,
                 });

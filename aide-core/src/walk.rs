@@ -16,7 +16,7 @@ use ignore::{WalkBuilder, WalkState};
 use serde::{Deserialize, Serialize};
 
 use crate::envelope::{Diagnostic, diag};
-use crate::error::{AideError, code};
+use crate::error::{AideError, WalkError};
 use crate::lang::Lang;
 use crate::progress::ProgressSink;
 use crate::root::{Root, to_slash};
@@ -98,13 +98,9 @@ impl<'a> Walker<'a> {
         let langs = args.r#type.iter().map(|t| t.parse()).collect::<Result<Vec<Lang>, _>>()?;
         let mut ob = OverrideBuilder::new(root.path());
         for g in &args.glob {
-            ob.add(g).map_err(|e| {
-                AideError::new(code::INVALID_GLOB, format!("invalid glob `{g}`: {e}"))
-                    .with_hint("globs use gitignore syntax, e.g. `*.rs`, `src/**/*.py`, `!tests/`")
-                    .with_details(serde_json::json!({ "glob": g }))
-            })?;
+            ob.add(g).map_err(|e| WalkError::InvalidGlob { glob: g.clone(), message: e.to_string() })?;
         }
-        let overrides = ob.build().map_err(|e| AideError::new(code::INVALID_GLOB, e.to_string()))?;
+        let overrides = ob.build().map_err(|e| WalkError::GlobSet { message: e.to_string() })?;
         let changed = match &args.changed {
             Some(rev) => Some(crate::git::changed_files(root.path(), rev)?),
             None => None,

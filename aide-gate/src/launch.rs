@@ -34,9 +34,9 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::StartError;
 use crate::sandbox::{Network, SandboxMode, SandboxUsed};
 use aide_core::tool::Cancel;
-use aide_core::{AideError, code};
 
 /// How long output is still read after the program ended and its group was
 /// taken down: a process that left the group and holds a pipe is not waited
@@ -71,31 +71,6 @@ pub fn stricter(a: SandboxUsed, b: SandboxUsed) -> SandboxUsed {
     let mode = if b.mode.strictness() > a.mode.strictness() { b.mode } else { a.mode };
     let network = if a.network == Network::Off || b.network == Network::Off { Network::Off } else { Network::On };
     SandboxUsed { mode, network }
-}
-
-/// Why a process did not start.
-#[derive(Debug, thiserror::Error)]
-pub enum StartError {
-    /// The program is not on PATH (or not at the path given).
-    #[error("{program}: not found")]
-    NotFound { program: String },
-    /// The sandbox cannot be entered here (`sandbox_unavailable`).
-    #[error("{0}")]
-    Sandbox(AideError),
-    /// Anything else the kernel said.
-    #[error("{program}: {source}")]
-    Io { program: String, source: std::io::Error },
-}
-
-impl From<StartError> for AideError {
-    fn from(e: StartError) -> AideError {
-        match e {
-            StartError::Sandbox(e) => e,
-            StartError::NotFound { program } => AideError::new(code::IO_ERROR, format!("{program}: not found"))
-                .with_hint(format!("install {program}, or put it on PATH")),
-            StartError::Io { program, source } => AideError::io(&program, &source),
-        }
-    }
 }
 
 /// One process to start: built like a `std::process::Command`, run to its

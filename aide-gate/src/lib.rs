@@ -16,12 +16,14 @@
 //! * [`redact`] — secrets in what is kept or shown replaced by `[REDACTED]`;
 //! * [`program`] — where a program is: beside the running binary, or on `PATH`.
 
+mod error;
 mod launch;
 pub mod process;
 pub mod program;
 pub mod redact;
 pub mod sandbox;
 
+pub use error::StartError;
 pub use launch::{
-    DEFAULT_CAP, Launch, PIPE_GRACE, ProcessRecord, Ran, StartError, Started, ambient, impose, stricter, take_records,
+    DEFAULT_CAP, Launch, PIPE_GRACE, ProcessRecord, Ran, Started, ambient, impose, stricter, take_records,
 };

@@ -304,11 +304,7 @@ impl Sandbox {
 }
 
 fn unavailable(why: &str) -> AideError {
-    AideError::new(aide_core::code::SANDBOX_UNAVAILABLE, format!("this kernel cannot enforce the sandbox: {why}"))
-        .with_hint(
-            "`aide doctor` says which sandbox modes this machine supports (they need Landlock and unprivileged user \
-             namespaces); --sandbox off --network on runs unconfined",
-        )
+    crate::error::SandboxError::Unavailable { why: why.to_string() }.into()
 }
 
 /// The Landlock ABI this kernel offers (1 to …), None without Landlock.

@@ -16,10 +16,11 @@ use clap::parser::ValueSource;
 use clap::{Args, Command, FromArgMatches};
 use serde_json::Value;
 
+use crate::error::CliError;
 use crate::invoke::{RunLog, install_panic_hook, run_tool};
 use aide_core::color::ColorChoice;
 use aide_core::envelope::{Diagnostic, Format, Stdout, stderr_line, to_json_string, with_type};
-use aide_core::error::{AideError, ExitStatus, code};
+use aide_core::error::{AideError, ExitStatus};
 pub use aide_core::tool::{Context, Outcome, Render, Tool};
 
 /// Flags every tool has. Not part of the request.
@@ -87,8 +88,7 @@ fn generate_requested(words: &[String]) -> Option<Result<Generate, AideError>> {
             .filter_map(|k| k.to_possible_value())
             .map(|v| v.get_name().to_string())
             .collect();
-        AideError::new(code::INVALID_ARGUMENTS, format!("--generate {value:?}: unknown kind"))
-            .with_hint(format!("one of: {}", kinds.join(", ")))
+        CliError::UnknownGenerateKind { value: value.to_string(), kinds }.into()
     }))
 }
 
@@ -244,7 +244,7 @@ pub fn clap_error(e: &clap::Error) -> AideError {
         }
     }
     tips.push("see --help for the flags".into());
-    AideError::new(code::INVALID_ARGUMENTS, message).with_hint(tips.join("; "))
+    CliError::Clap { message, tips }.into()
 }
 
 /// Builds the request from flags, or from `--request` (then no request flag
@@ -280,17 +280,7 @@ fn build_request<T: Tool>(
         given.push(format!("the subcommand `{sub}`"));
     }
     if !given.is_empty() {
-        return Err(AideError::new(
-            code::INVALID_ARGUMENTS,
-            format!("--request cannot be combined with {}", given.join(", ")),
-        )
-        .with_hint(match T::OUTPUT_FLAGS {
-            [] => "put every field in the request JSON, or use flags only".to_string(),
-            flags => format!(
-                "put every field in the request JSON, or use flags only; only {} may accompany --request",
-                flags.iter().map(|f| format!("--{}", f.replace('_', "-"))).collect::<Vec<_>>().join(", ")
-            ),
-        }));
+        return Err(CliError::RequestWithFlags { given, output_flags: T::OUTPUT_FLAGS }.into());
     }
     let text = aide_core::request::read_request_source(source)?;
     if overrides.is_empty() {
@@ -319,16 +309,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
 
     // --generate stands alone: the tool's own required flags need not be given.
     if let Some(kind) = generate_kind {
-        let mut text = Vec::new();
-        let done = kind
-            .and_then(|kind| generate::<T>(kind, &mut text).map_err(|e| AideError::new(code::IO_ERROR, e.to_string())));
-        return match done {
-            Ok(()) => {
-                let _ = out.write_str(&String::from_utf8_lossy(&text));
-                ExitStatus::Success
-            }
-            Err(e) => fail(&mut run, format, &mut out, &e),
-        };
+        return print_generated::<T>(kind, &mut run, format, &mut out);
     }
     let (common, matches) = match parse_cli::<T>(&argv) {
         Ok(Some(p)) => p,
@@ -343,8 +324,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         a == "--request" || a.starts_with("--request=")
     });
     if request_flag_given && common.request.is_none() {
-        let e = AideError::new(code::INVALID_ARGUMENTS, "--request must come before the subcommand")
-            .with_hint(format!("write `{} --request FILE`: the request names the subcommand itself", T::NAME));
+        let e = CliError::RequestAfterSubcommand { tool: T::NAME }.into();
         return fail(&mut run, format, &mut out, &e);
     }
 
@@ -364,22 +344,7 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
         Err(e) => return fail(&mut run, format, &mut out, &e),
     };
 
-    let mut ctx = Context::new(run.execution_id.clone()).with_format(format);
-    // A person waiting at a terminal sees long work progress on stderr.
-    let progress_line = (format == Format::Text && !common.quiet && io::stderr().is_terminal())
-        .then(|| aide_core::progress::ProgressLine::new(T::NAME));
-    if let Some(line) = &progress_line {
-        ctx = ctx.with_progress(line.sink());
-    }
-    ctx.prepared_records = format == (Format::Json { pretty: false });
-    ctx.reads_stdin = common.request.as_deref() != Some("-");
-    if matches!(format, Format::Text | Format::Jsonl) {
-        let mut live = aide_core::tool::Live::new(Box::new(io::stdout()), common.color.for_stdout());
-        if let Some(line) = &progress_line {
-            live = live.with_progress_line(line.clone());
-        }
-        ctx = ctx.with_live(live);
-    }
+    let (ctx, progress_line) = command_line_context::<T>(&run, format, &common);
     let result = run_tool::<T, _>(&mut run, request, ctx, |ctx, run, request| {
         ctx.logged = run.enabled;
         Interruptible::arm::<T>(ctx, request)
@@ -400,6 +365,51 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
             e.exit_status()
         }
     }
+}
+
+/// `--generate`'s script or man page printed, or why it could not be.
+fn print_generated<T: Tool>(
+    kind: Result<Generate, AideError>,
+    run: &mut RunLog,
+    format: Format,
+    out: &mut Stdout,
+) -> ExitStatus {
+    let mut text = Vec::new();
+    let done = kind.and_then(|kind| generate::<T>(kind, &mut text).map_err(|e| CliError::Generate(e).into()));
+    match done {
+        Ok(()) => {
+            let _ = out.write_str(&String::from_utf8_lossy(&text));
+            ExitStatus::Success
+        }
+        Err(e) => fail(run, format, out, &e),
+    }
+}
+
+/// The context a command-line run gives its tool: a progress line on
+/// stderr for a person waiting at a terminal (returned, to be stopped when
+/// the tool ends), and live output where the format streams.
+fn command_line_context<T: Tool>(
+    run: &RunLog,
+    format: Format,
+    common: &CommonArgs,
+) -> (Context, Option<std::sync::Arc<aide_core::progress::ProgressLine>>) {
+    let mut ctx = Context::new(run.execution_id.clone()).with_format(format);
+    // A person waiting at a terminal sees long work progress on stderr.
+    let progress_line = (format == Format::Text && !common.quiet && io::stderr().is_terminal())
+        .then(|| aide_core::progress::ProgressLine::new(T::NAME));
+    if let Some(line) = &progress_line {
+        ctx = ctx.with_progress(line.sink());
+    }
+    ctx.prepared_records = format == (Format::Json { pretty: false });
+    ctx.reads_stdin = common.request.as_deref() != Some("-");
+    if matches!(format, Format::Text | Format::Jsonl) {
+        let mut live = aide_core::tool::Live::new(Box::new(io::stdout()), common.color.for_stdout());
+        if let Some(line) = &progress_line {
+            live = live.with_progress_line(line.clone());
+        }
+        ctx = ctx.with_live(live);
+    }
+    (ctx, progress_line)
 }
 
 /// What a command-line run does while the tool works, undone when it

@@ -13,6 +13,7 @@
 //! is; the harness performs one and writes it down.
 
 pub mod cli;
+mod error;
 pub mod invoke;
 
 pub use cli::{main, run};

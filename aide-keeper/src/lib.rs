@@ -22,6 +22,7 @@
 //! signals that proven process, never whatever pid a file names.
 
 pub mod detach;
+mod error;
 mod peer;
 mod place;
 mod serve;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use aide_core::AideError;
 
 use crate::detach::{self, Words};
+use crate::error::KeeperError;
 
 pub(crate) const SOCKET: &str = "keeper.sock";
 pub(crate) const LOCK: &str = "keeper.lock";
@@ -109,9 +110,7 @@ impl Place {
     }
 
     fn untrusted(&self, why: &str) -> AideError {
-        AideError::new(aide_core::code::CONFLICT, format!("the keeper's socket in {} is not trusted: {why}", self.dir.display()))
-            .with_hint("a keeper is started by the tool itself, as confined as its caller; end what holds the folder (`aide doctor` lists keepers) and run the command again")
-            .with_details(serde_json::json!({ "keeper_dir": self.dir }))
+        KeeperError::Untrusted { dir: self.dir.clone(), why: why.to_string() }.into()
     }
 
     /// A connection to the keeper, started through `executable`'s launcher
@@ -124,11 +123,7 @@ impl Place {
         guard: impl FnOnce() -> Result<G, AideError>,
     ) -> Result<UnixStream, AideError> {
         let Some(socket) = self.socket() else {
-            return Err(AideError::new(
-                aide_core::code::INVALID_ARGUMENTS,
-                "the keeper's folder path is too long for a socket",
-            )
-            .with_hint("set AIDE_HOME to a shorter path"));
+            return Err(KeeperError::SocketPathTooLong.into());
         };
         if let Some(s) = self.connect_unless_stranger()? {
             return Ok(s);

@@ -87,6 +87,7 @@ pub struct LoggedRun {
 }
 
 impl Render for AideOutput {
+    // Long because: one arm per output variant, each written in its order.
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             AideOutput::Runs { runs } => {

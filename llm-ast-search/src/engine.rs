@@ -313,107 +313,10 @@ impl Engine<'_> {
     fn run(&self, mode: Mode) -> Result<Outcome<AstOutput>, AideError> {
         let request = self.request;
         match mode {
-            Mode::Query => {
-                let text = request.query.as_deref().unwrap_or_default();
-                let Some(lang) = self.language else {
-                    return Err(AstError::QueryWithoutLanguage.into());
-                };
-                let compiled = query::compile(lang, text)?;
-                let needle = query::required_literal(&compiled);
-                let (per_file, diagnostics) =
-                    self.scope().map_files(needle.as_deref().map(str::as_bytes), |file, diags| {
-                        diags.extend(file.parse_diagnostic(self.ctx.voice));
-                        if let Some(too_deep) = query::too_deep_for(&compiled, file) {
-                            diags.push(too_deep);
-                            return Vec::new();
-                        }
-                        query::run(&compiled, file, request.max_text)
-                    })?;
-                let files = per_file.len();
-                let (symbols, page) = page(per_file.into_iter().flatten().collect(), request, files);
-                Ok(Outcome::with_diagnostics(AstOutput::Query { symbols, page }, diagnostics))
-            }
-            Mode::Symbols => {
-                if request.name.is_none()
-                    && let Some(mut live) = self.ctx.live()
-                {
-                    // Text outline: print file by file, holding nothing.
-                    let (page, diagnostics) = live.buffered(|w| self.stream_symbols(w))?;
-                    let output = AstOutput::Symbols {
-                        symbols: Vec::new(),
-                        name_match: None,
-                        page,
-                        streamed: true,
-                        compact: request.compact,
-                    };
-                    return Ok(Outcome::with_diagnostics(output, diagnostics));
-                }
-                let (all, name_match, files, diagnostics) = self.symbols()?;
-                let (symbols, page) = page(all, request, files);
-                let output =
-                    AstOutput::Symbols { symbols, name_match, page, streamed: false, compact: request.compact };
-                Ok(Outcome::with_diagnostics(output, diagnostics))
-            }
-            Mode::Definitions => {
-                let name = request.definitions.clone().unwrap_or_default();
-                if let Some(place) = self.place_of(&name)? {
-                    let found = self.definitions_at(&place)?;
-                    let matching =
-                        if found.engine == CodeEngine::Lsp { Matching::Definition } else { Matching::ByName };
-                    let (definitions, page) = page(found.found, request, found.files);
-                    let output = AstOutput::Definitions {
-                        name,
-                        matching,
-                        engine: found.engine,
-                        name_match: None,
-                        definitions,
-                        page,
-                        printed: false,
-                    };
-                    return Ok(Outcome::with_diagnostics(output, found.diagnostics));
-                }
-                let enough = request.limit.map(|l| request.offset.saturating_add(l));
-                let print = self.ctx.has_live() || self.ctx.live_records().is_some();
-                let ((defs, name_match, files, diagnostics), complete, printed) =
-                    self.definitions_printing(&name, enough, print)?;
-                let (definitions, mut page) = match printed {
-                    // Printed as found: the page is what was printed, of all the exact ones.
-                    Some(exact) => {
-                        let page = Page::of(exact, defs.len(), request, files);
-                        (defs, page)
-                    }
-                    None => page(defs, request, files),
-                };
-                page.totals_exact = complete;
-                let output = AstOutput::Definitions {
-                    name,
-                    matching: Matching::ByName,
-                    engine: CodeEngine::Syntax,
-                    name_match,
-                    definitions,
-                    page,
-                    printed: printed.is_some(),
-                };
-                Ok(Outcome::with_diagnostics(output, diagnostics))
-            }
-            Mode::References => {
-                let name = request.references.clone().unwrap_or_default();
-                let found = match self.place_of(&name)? {
-                    Some(place) => self.references_at(&place, request.include_definition)?,
-                    None => self.references_of(&name, request.include_definition)?,
-                };
-                let ReferencesFound { references: all, matching, files, diagnostics, engine } = found;
-                let (references, page) = page(all, request, files);
-                let output = AstOutput::References {
-                    name,
-                    engine,
-                    matching,
-                    includes_definitions: request.include_definition,
-                    references,
-                    page,
-                };
-                Ok(Outcome::with_diagnostics(output, diagnostics))
-            }
+            Mode::Query => self.run_query(request.query.as_deref().unwrap_or_default()),
+            Mode::Symbols => self.run_symbols(),
+            Mode::Definitions => self.run_definitions(request.definitions.clone().unwrap_or_default()),
+            Mode::References => self.run_references(request.references.clone().unwrap_or_default()),
             Mode::Implementations => {
                 let name = request.implementations.clone().unwrap_or_default();
                 let found = self.implementations_of(&name)?;
@@ -429,20 +332,133 @@ impl Engine<'_> {
                 Ok(Outcome::with_diagnostics(output, found.diagnostics))
             }
             Mode::Callers => self.run_callers(),
-            Mode::Validate => {
-                if request.paths.is_empty() && request.walk.glob.is_empty() && request.root.is_none() {
-                    return Err(AstError::ValidateWithoutFiles.into());
-                }
-                let (files, diagnostics) = self.scope().map_files(None, |file, _| {
-                    let errors = file.syntax_issues();
-                    FileValidation { path: file.path.clone(), language: file.lang, valid: errors.is_empty(), errors }
-                })?;
-                let invalid_files = files.iter().filter(|f| !f.valid).count();
-                let output = AstOutput::Validate { valid: invalid_files == 0, invalid_files, files };
-                Ok(Outcome::with_diagnostics(output, diagnostics))
-            }
+            Mode::Validate => self.run_validate(),
             Mode::Dialect => self.run_dialect(request.dialect.clone().unwrap_or_default()),
         }
+    }
+
+    /// `--query`: the tree-sitter query's captures in every file of the language.
+    fn run_query(&self, text: &str) -> Result<Outcome<AstOutput>, AideError> {
+        let request = self.request;
+        let Some(lang) = self.language else {
+            return Err(AstError::QueryWithoutLanguage.into());
+        };
+        let compiled = query::compile(lang, text)?;
+        let needle = query::required_literal(&compiled);
+        let (per_file, diagnostics) = self.scope().map_files(needle.as_deref().map(str::as_bytes), |file, diags| {
+            diags.extend(file.parse_diagnostic(self.ctx.voice));
+            if let Some(too_deep) = query::too_deep_for(&compiled, file) {
+                diags.push(too_deep);
+                return Vec::new();
+            }
+            query::run(&compiled, file, request.max_text)
+        })?;
+        let files = per_file.len();
+        let (symbols, page) = page(per_file.into_iter().flatten().collect(), request, files);
+        Ok(Outcome::with_diagnostics(AstOutput::Query { symbols, page }, diagnostics))
+    }
+
+    /// `--symbols`: the outline, printed file by file where nothing is
+    /// filtered by name and the output is live text.
+    fn run_symbols(&self) -> Result<Outcome<AstOutput>, AideError> {
+        let request = self.request;
+        if request.name.is_none()
+            && let Some(mut live) = self.ctx.live()
+        {
+            // Text outline: print file by file, holding nothing.
+            let (page, diagnostics) = live.buffered(|w| self.stream_symbols(w))?;
+            let output = AstOutput::Symbols {
+                symbols: Vec::new(),
+                name_match: None,
+                page,
+                streamed: true,
+                compact: request.compact,
+            };
+            return Ok(Outcome::with_diagnostics(output, diagnostics));
+        }
+        let (all, name_match, files, diagnostics) = self.symbols()?;
+        let (symbols, page) = page(all, request, files);
+        let output = AstOutput::Symbols { symbols, name_match, page, streamed: false, compact: request.compact };
+        Ok(Outcome::with_diagnostics(output, diagnostics))
+    }
+
+    /// `--definitions`: at a place (by the language server where there is
+    /// one), or by name, printed as found where the output is live.
+    fn run_definitions(&self, name: String) -> Result<Outcome<AstOutput>, AideError> {
+        let request = self.request;
+        if let Some(place) = self.place_of(&name)? {
+            let found = self.definitions_at(&place)?;
+            let matching = if found.engine == CodeEngine::Lsp { Matching::Definition } else { Matching::ByName };
+            let (definitions, page) = page(found.found, request, found.files);
+            let output = AstOutput::Definitions {
+                name,
+                matching,
+                engine: found.engine,
+                name_match: None,
+                definitions,
+                page,
+                printed: false,
+            };
+            return Ok(Outcome::with_diagnostics(output, found.diagnostics));
+        }
+        let enough = request.limit.map(|l| request.offset.saturating_add(l));
+        let print = self.ctx.has_live() || self.ctx.live_records().is_some();
+        let ((defs, name_match, files, diagnostics), complete, printed) =
+            self.definitions_printing(&name, enough, print)?;
+        let (definitions, mut page) = match printed {
+            // Printed as found: the page is what was printed, of all the exact ones.
+            Some(exact) => {
+                let page = Page::of(exact, defs.len(), request, files);
+                (defs, page)
+            }
+            None => page(defs, request, files),
+        };
+        page.totals_exact = complete;
+        let output = AstOutput::Definitions {
+            name,
+            matching: Matching::ByName,
+            engine: CodeEngine::Syntax,
+            name_match,
+            definitions,
+            page,
+            printed: printed.is_some(),
+        };
+        Ok(Outcome::with_diagnostics(output, diagnostics))
+    }
+
+    /// `--references`: at a place, or by name.
+    fn run_references(&self, name: String) -> Result<Outcome<AstOutput>, AideError> {
+        let request = self.request;
+        let found = match self.place_of(&name)? {
+            Some(place) => self.references_at(&place, request.include_definition)?,
+            None => self.references_of(&name, request.include_definition)?,
+        };
+        let ReferencesFound { references: all, matching, files, diagnostics, engine } = found;
+        let (references, page) = page(all, request, files);
+        let output = AstOutput::References {
+            name,
+            engine,
+            matching,
+            includes_definitions: request.include_definition,
+            references,
+            page,
+        };
+        Ok(Outcome::with_diagnostics(output, diagnostics))
+    }
+
+    /// `--validate`: each file's syntax errors (the files must be named).
+    fn run_validate(&self) -> Result<Outcome<AstOutput>, AideError> {
+        let request = self.request;
+        if request.paths.is_empty() && request.walk.glob.is_empty() && request.root.is_none() {
+            return Err(AstError::ValidateWithoutFiles.into());
+        }
+        let (files, diagnostics) = self.scope().map_files(None, |file, _| {
+            let errors = file.syntax_issues();
+            FileValidation { path: file.path.clone(), language: file.lang, valid: errors.is_empty(), errors }
+        })?;
+        let invalid_files = files.iter().filter(|f| !f.valid).count();
+        let output = AstOutput::Validate { valid: invalid_files == 0, invalid_files, files };
+        Ok(Outcome::with_diagnostics(output, diagnostics))
     }
 }
 

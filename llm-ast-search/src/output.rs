@@ -197,6 +197,7 @@ impl Page {
 }
 
 impl Render for AstOutput {
+    // Long because: one arm per output variant, each written in its order.
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             AstOutput::Query { symbols, page } => {

@@ -123,108 +123,133 @@ pub struct FileFacts {
 /// What `file` tells about `query`.
 pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
     let ident = query.ident();
-    let in_scope = query.wanted_path().is_none_or(|p| p == file.path);
     // Every symbol spelled like the name, with its owner type.
     let named: Vec<(Symbol, Option<String>)> =
         file.outline().iter().filter(|s| s.name == ident).map(|s| (s.clone(), member_owner(file, s))).collect();
-    let mut candidates: Vec<(Symbol, Option<String>)> = Vec::new();
-    if in_scope {
-        for (how, s) in crate::refs::definitions_in(file, &query.name) {
-            if matches!(how, NameMatch::Exact | NameMatch::PathSuffix) && s.name_span.is_some() {
-                let owner = member_owner(file, &s);
-                candidates.push((s, owner));
-            }
-        }
-        // `Type/name` also names a member by its owner type, however the
-        // name path spells it (`impl Type/name`, Go's `(*Type)/name`).
-        if let Some((q, _)) = query.name.rsplit_once(['/', '.']) {
-            let q = last_segment(q.trim_end_matches(':'));
-            for (s, owner) in &named {
-                let known = candidates.iter().any(|(c, _)| c.name_span == s.name_span);
-                if owner.as_deref() == Some(q) && s.name_span.is_some() && !known {
-                    candidates.push((s.clone(), owner.clone()));
-                }
-            }
-        }
-    }
+    let candidates = definition_candidates(file, query, &named);
     let occurrences = references_in(file, ident, true);
     let offsets: Vec<usize> = occurrences.iter().map(|r| r.span.byte_start).collect();
     // The query's own file may name a local anywhere (by line).
     let own_file = query.wanted_path() == Some(file.path.as_str());
     let bindings = if own_file { Locals::of(file) } else { Locals::around(file, &offsets) };
-    let locals = if own_file {
-        bindings
-            .defs()
-            .iter()
-            .filter(|d| d.name == ident)
-            .map(|d| LocalCandidate {
-                def: d.clone(),
-                line: file.index.line_of(d.start),
-                scope_lines: (file.index.line_of(d.scope_start), file.index.line_of(d.scope_end)),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let mut sites: Vec<RawSite> = occurrences
-        .into_iter()
-        .map(|r| {
-            let (start, end) = (r.span.byte_start, r.span.byte_end);
-            let access = access_at(file, start, end);
-            let (receiver_type, member_use, chain) = match &access {
-                Access::Member { receiver } => {
-                    let local_type = |name: &str| bindings.resolve(name, start).and_then(|d| d.type_name.clone());
-                    let chain = receiver_node(file, start, end).and_then(|n| Chain::of(file, n, &local_type));
-                    let typed =
-                        if receiver.is_empty() { initializer_type(file, start, end) } else { local_type(receiver) };
-                    (typed, Some(MemberUse::of(file, start, end, receiver.is_empty())), chain)
-                }
-                // Java and C++ name their own members bare (implicit `this`).
-                Access::Bare if matches!(file.lang, Lang::Java | Lang::Cpp) => {
-                    (None, Some(MemberUse::of(file, start, end, false)), None)
-                }
-                _ => (None, None, None),
-            };
-            RawSite {
-                receiver_type,
-                member_use,
-                chain,
-                access,
-                local: bindings.resolve(ident, start).cloned(),
-                defines_local: bindings.at(start, end).is_some(),
-                enclosing_owner: enclosing_owner(file, start),
-                self_names: self_names(file, start, end),
-                lang: file.lang,
-                in_comment_or_string: false,
-                reference: r,
-            }
-        })
-        .collect();
+    let locals = if own_file { local_candidates(file, ident, &bindings) } else { Vec::new() };
+    let mut sites: Vec<RawSite> = occurrences.into_iter().map(|r| raw_site(file, ident, &bindings, r)).collect();
     if query.comments_and_strings {
-        for at in memchr::memmem::find_iter(&file.source, ident.as_bytes()) {
-            if !is_token_at(&file.source, at, ident.len()) || !in_comment_or_string(file, at) {
-                continue;
-            }
-            let mut r = crate::refs::reference_at(file, ident, RefKind::Usage, at, at + ident.len());
-            r.matched = Resolution::NameOnly;
-            sites.push(RawSite {
-                access: Access::Bare,
-                local: None,
-                defines_local: false,
-                enclosing_owner: None,
-                self_names: Vec::new(),
-                receiver_type: None,
-                member_use: None,
-                chain: None,
-                lang: file.lang,
-                in_comment_or_string: true,
-                reference: r,
-            });
-        }
+        sites.extend(comment_and_string_sites(file, ident));
         sites.sort_by_key(|s| s.reference.span.byte_start);
     }
-    let returns = file
-        .outline()
+    let returns = member_returns(file);
+    FileFacts { path: file.path.clone(), candidates, named, locals, returns, sites }
+}
+
+/// The definitions in `file` the query names (none when it names another
+/// file), with their owner types.
+fn definition_candidates(
+    file: &SourceFile,
+    query: &SymbolQuery,
+    named: &[(Symbol, Option<String>)],
+) -> Vec<(Symbol, Option<String>)> {
+    let mut candidates: Vec<(Symbol, Option<String>)> = Vec::new();
+    if query.wanted_path().is_some_and(|p| p != file.path) {
+        return candidates;
+    }
+    for (how, s) in crate::refs::definitions_in(file, &query.name) {
+        if matches!(how, NameMatch::Exact | NameMatch::PathSuffix) && s.name_span.is_some() {
+            let owner = member_owner(file, &s);
+            candidates.push((s, owner));
+        }
+    }
+    // `Type/name` also names a member by its owner type, however the
+    // name path spells it (`impl Type/name`, Go's `(*Type)/name`).
+    if let Some((q, _)) = query.name.rsplit_once(['/', '.']) {
+        let q = last_segment(q.trim_end_matches(':'));
+        for (s, owner) in named {
+            let known = candidates.iter().any(|(c, _)| c.name_span == s.name_span);
+            if owner.as_deref() == Some(q) && s.name_span.is_some() && !known {
+                candidates.push((s.clone(), owner.clone()));
+            }
+        }
+    }
+    candidates
+}
+
+/// The locals named `ident` the file binds, with their lines and scopes.
+fn local_candidates(file: &SourceFile, ident: &str, bindings: &Locals) -> Vec<LocalCandidate> {
+    bindings
+        .defs()
+        .iter()
+        .filter(|d| d.name == ident)
+        .map(|d| LocalCandidate {
+            def: d.clone(),
+            line: file.index.line_of(d.start),
+            scope_lines: (file.index.line_of(d.scope_start), file.index.line_of(d.scope_end)),
+        })
+        .collect()
+}
+
+/// One occurrence of the name in code, with what its place tells: how it
+/// is reached (a member, bare), its receiver's type, the local it is.
+fn raw_site(file: &SourceFile, ident: &str, bindings: &Locals, r: Reference) -> RawSite {
+    let (start, end) = (r.span.byte_start, r.span.byte_end);
+    let access = access_at(file, start, end);
+    let (receiver_type, member_use, chain) = match &access {
+        Access::Member { receiver } => {
+            let local_type = |name: &str| bindings.resolve(name, start).and_then(|d| d.type_name.clone());
+            let chain = receiver_node(file, start, end).and_then(|n| Chain::of(file, n, &local_type));
+            let typed = if receiver.is_empty() { initializer_type(file, start, end) } else { local_type(receiver) };
+            (typed, Some(MemberUse::of(file, start, end, receiver.is_empty())), chain)
+        }
+        // Java and C++ name their own members bare (implicit `this`).
+        Access::Bare if matches!(file.lang, Lang::Java | Lang::Cpp) => {
+            (None, Some(MemberUse::of(file, start, end, false)), None)
+        }
+        _ => (None, None, None),
+    };
+    RawSite {
+        receiver_type,
+        member_use,
+        chain,
+        access,
+        local: bindings.resolve(ident, start).cloned(),
+        defines_local: bindings.at(start, end).is_some(),
+        enclosing_owner: enclosing_owner(file, start),
+        self_names: self_names(file, start, end),
+        lang: file.lang,
+        in_comment_or_string: false,
+        reference: r,
+    }
+}
+
+/// Where the name stands as a whole word in a comment or a string: sites
+/// matched by name only.
+fn comment_and_string_sites(file: &SourceFile, ident: &str) -> Vec<RawSite> {
+    let mut sites = Vec::new();
+    for at in memchr::memmem::find_iter(&file.source, ident.as_bytes()) {
+        if !is_token_at(&file.source, at, ident.len()) || !in_comment_or_string(file, at) {
+            continue;
+        }
+        let mut r = crate::refs::reference_at(file, ident, RefKind::Usage, at, at + ident.len());
+        r.matched = Resolution::NameOnly;
+        sites.push(RawSite {
+            access: Access::Bare,
+            local: None,
+            defines_local: false,
+            enclosing_owner: None,
+            self_names: Vec::new(),
+            receiver_type: None,
+            member_use: None,
+            chain: None,
+            lang: file.lang,
+            in_comment_or_string: true,
+            reference: r,
+        });
+    }
+    sites
+}
+
+/// Each method's and function's owner type, name and declared return type.
+fn member_returns(file: &SourceFile) -> Vec<(String, String, Option<String>)> {
+    file.outline()
         .iter()
         .filter(|s| matches!(s.kind, SymbolKind::Method | SymbolKind::Function))
         .filter_map(|s| {
@@ -232,8 +257,7 @@ pub fn facts(file: &SourceFile, query: &SymbolQuery) -> FileFacts {
             let returns = declared_return(s, &owner, file.lang);
             Some((owner, s.name.clone(), returns))
         })
-        .collect();
-    FileFacts { path: file.path.clone(), candidates, named, locals, returns, sites }
+        .collect()
 }
 
 /// The definition a query means.
@@ -431,6 +455,7 @@ impl Resolver {
         out
     }
 
+    // Long because: one arm per (owner, access) pair a site can have, each its verdict.
     /// How a site of `path` is tied to the definition; None when it is not
     /// a use of it at all (a local of that name, another type's member,
     /// the field of a type whose method has the same name).

@@ -50,13 +50,10 @@ pub fn supervisor_exe() -> Result<PathBuf, AideError> {
     aide_gate::program::find_executable("llm-jobs").ok_or_else(|| JobsError::ExecutableMissing.into())
 }
 
-/// Starts a job. `exe` is the llm-jobs executable that will supervise it.
-pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput, AideError> {
-    let mut what = args.command.clone();
-    what.normalize()?;
-    // The job runs `bash -c LINE`: an argv is quoted word by word.
-    let command = what.shell_line();
-    let cwd = match &args.cwd {
+/// The job's working directory: `--cwd` (or the caller's), existing, a
+/// directory, inside the roots of a confined run.
+fn job_cwd(asked: Option<&Path>, ctx: &Context) -> Result<std::path::PathBuf, AideError> {
+    let cwd = match asked {
         Some(d) => ctx.resolve(d),
         None => ctx.base_dir()?,
     };
@@ -67,6 +64,34 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
         return Err(JobsError::NotADirectory { cwd: cwd.display().to_string() }.into());
     }
     ctx.check_confined("the job's working directory", &cwd)?;
+    Ok(cwd)
+}
+
+/// The job once the supervisor has started its command (its pid known) or
+/// says why it waits; never waited for longer than 5 s.
+fn settled_job(store: &JobStore, id: i64) -> Result<store::JobRow, AideError> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let job = store.require(id)?;
+        let settled = match job.status {
+            Status::Running => job.pid.is_some(),
+            Status::Queued => job.reason.is_some(),
+            _ => true,
+        };
+        if settled || Instant::now() >= deadline {
+            return Ok(job);
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Starts a job. `exe` is the llm-jobs executable that will supervise it.
+pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput, AideError> {
+    let mut what = args.command.clone();
+    what.normalize()?;
+    // The job runs `bash -c LINE`: an argv is quoted word by word.
+    let command = what.shell_line();
+    let cwd = job_cwd(args.cwd.as_deref(), ctx)?;
     aide_core::request::check_timeout("--timeout", args.timeout)?;
     let env = aide_core::request::parse_env_pairs(&args.env)?;
     // What the flags do not say, aide.toml does (the project's, then the user's).
@@ -110,21 +135,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
         )?;
         return Err(failure.into());
     }
-    // Report the pid once the supervisor has started the command, or the
-    // reason it waits; never block for long.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let job = loop {
-        let job = store.require(id)?;
-        let settled = match job.status {
-            Status::Running => job.pid.is_some(),
-            Status::Queued => job.reason.is_some(),
-            _ => true,
-        };
-        if settled || Instant::now() >= deadline {
-            break job;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    };
+    let job = settled_job(&store, id)?;
     Ok(SpawnOutput {
         job_id: job.id,
         pid: job.pid,

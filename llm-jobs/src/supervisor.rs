@@ -199,35 +199,14 @@ fn take_stdin(path: &str) -> std::io::Result<File> {
     Ok(file)
 }
 
-fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
-    let dir = store.job_dir(job.id);
-    let io = |e: std::io::Error| AideError::io(&dir.display().to_string(), &e);
-    aide_core::fsutil::private_dir(&dir).map_err(io)?;
-    let create =
-        |name: &str| aide_core::fsutil::private_file().write(true).create(true).truncate(true).open(dir.join(name));
-    let stdout_file = create("stdout").map_err(io)?;
-    let stderr_file = create("stderr").map_err(io)?;
-    let merged_file = create("merged").map_err(io)?;
-    let redactor = job.redactor();
-    let copy = |name: &str| -> Result<Arc<Mutex<RedactedCopy>>, AideError> {
-        let file = create(&format!("{name}.{REDACTED_SUFFIX}")).map_err(io)?;
-        Ok(Arc::new(Mutex::new(RedactedCopy { file, redactor: StreamRedactor::new(redactor.clone()) })))
-    };
-    let (stdout_redacted, stderr_redacted, merged_redacted) = (copy("stdout")?, copy("stderr")?, copy("merged")?);
-
-    let mut cmd = match job.sandbox.command("bash") {
-        Ok(cmd) => cmd,
-        Err(e) => {
-            store.finish(job.id, &failed(e.message.into()))?;
-            return Ok(());
-        }
-    };
+/// `bash -c COMMAND` for the job, in its sandbox, folder and environment,
+/// in a process group of its own, its outputs piped; `Err` says why it
+/// cannot start (the job then fails with that reason).
+fn bash_command(job: &JobRow) -> Result<std::process::Command, String> {
+    let mut cmd = job.sandbox.command("bash").map_err(|e| String::from(e.message))?;
     let stdin = match job.stdin.as_deref().map(take_stdin).transpose() {
         Ok(stdin) => stdin.map_or_else(Stdio::null, Stdio::from),
-        Err(e) => {
-            store.finish(job.id, &failed(format!("its stdin could not be read: {e}")))?;
-            return Ok(());
-        }
+        Err(e) => return Err(format!("its stdin could not be read: {e}")),
     };
     cmd.arg("-c")
         .arg(&job.command)
@@ -238,6 +217,74 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    Ok(cmd)
+}
+
+/// Waits for the output readers to finish copying, at most [`DRAIN_LIMIT`].
+fn await_readers(drained: &mpsc::Receiver<()>, readers: usize) {
+    let drain_until = Instant::now() + DRAIN_LIMIT;
+    for _ in 0..readers {
+        if drained.recv_timeout(drain_until.saturating_duration_since(Instant::now())).is_err() {
+            break;
+        }
+    }
+}
+
+/// The job's status, exit code, signal and reason from how waiting for it ended.
+fn how_it_ended(
+    waited: std::io::Result<std::process::ExitStatus>,
+    timed_out: bool,
+) -> (Status, Option<i32>, Option<i32>, Option<String>) {
+    use std::os::unix::process::ExitStatusExt;
+    match waited {
+        Ok(s) if timed_out => (Status::TimedOut, s.code(), s.signal(), Some("timed out".to_string())),
+        Ok(s) => match (s.code(), s.signal()) {
+            (Some(0), _) => (Status::Done, Some(0), None, None),
+            (Some(c), _) => (Status::Failed, Some(c), None, None),
+            (None, sig) => (Status::Killed, None, sig, None),
+        },
+        Err(e) => (Status::Lost, None, None, Some(format!("waiting for the command failed: {e}"))),
+    }
+}
+
+/// A job's output files in its folder: each stream as written, and its
+/// redacted copy.
+struct JobFiles {
+    stdout: File,
+    stderr: File,
+    merged: File,
+    stdout_redacted: Arc<Mutex<RedactedCopy>>,
+    stderr_redacted: Arc<Mutex<RedactedCopy>>,
+    merged_redacted: Arc<Mutex<RedactedCopy>>,
+}
+
+/// Creates the job's private folder and its output files, empty.
+fn job_files(dir: &Path, job: &JobRow) -> Result<JobFiles, AideError> {
+    let io = |e: std::io::Error| AideError::io(&dir.display().to_string(), &e);
+    aide_core::fsutil::private_dir(dir).map_err(io)?;
+    let create =
+        |name: &str| aide_core::fsutil::private_file().write(true).create(true).truncate(true).open(dir.join(name));
+    let (stdout, stderr, merged) =
+        (create("stdout").map_err(io)?, create("stderr").map_err(io)?, create("merged").map_err(io)?);
+    let redactor = job.redactor();
+    let copy = |name: &str| -> Result<Arc<Mutex<RedactedCopy>>, AideError> {
+        let file = create(&format!("{name}.{REDACTED_SUFFIX}")).map_err(io)?;
+        Ok(Arc::new(Mutex::new(RedactedCopy { file, redactor: StreamRedactor::new(redactor.clone()) })))
+    };
+    let (stdout_redacted, stderr_redacted, merged_redacted) = (copy("stdout")?, copy("stderr")?, copy("merged")?);
+    Ok(JobFiles { stdout, stderr, merged, stdout_redacted, stderr_redacted, merged_redacted })
+}
+
+fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
+    let files = job_files(&store.job_dir(job.id), job)?;
+
+    let mut cmd = match bash_command(job) {
+        Ok(cmd) => cmd,
+        Err(why) => {
+            store.finish(job.id, &failed(why))?;
+            return Ok(());
+        }
+    };
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -249,8 +296,8 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     store.set_pid(job.id, pid, process::start_time(pid).unwrap_or(0))?;
 
     let outputs = Arc::new(Outputs {
-        merged: Mutex::new(merged_file),
-        merged_redacted: merged_redacted.clone(),
+        merged: Mutex::new(files.merged),
+        merged_redacted: files.merged_redacted.clone(),
         cap: job.max_output,
         dropped: AtomicI64::new(0),
         merged_written: AtomicI64::new(0),
@@ -273,38 +320,24 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
         }
     };
     let stdout_pipe = child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>);
-    start_reader(stdout_pipe, stdout_file, &stdout_redacted, &stdout_written);
+    start_reader(stdout_pipe, files.stdout, &files.stdout_redacted, &stdout_written);
     let stderr_pipe = child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>);
-    start_reader(stderr_pipe, stderr_file, &stderr_redacted, &stderr_written);
+    start_reader(stderr_pipe, files.stderr, &files.stderr_redacted, &stderr_written);
     drop(drained_tx);
 
     let timeout = job.timeout_ms.map(|ms| Duration::from_millis(ms.max(0) as u64));
     let aide_gate::process::Waited { status, timed_out, .. } =
         aide_gate::process::wait_with_timeout(child, timeout, TIMEOUT_GRACE);
-    let drain_until = Instant::now() + DRAIN_LIMIT;
-    for _ in 0..readers {
-        if drained_rx.recv_timeout(drain_until.saturating_duration_since(Instant::now())).is_err() {
-            break;
-        }
-    }
+    await_readers(&drained_rx, readers);
 
     // The redacted copies get what their redactors hold back (a stream that
     // a background child still holds open may be mid-line: it is redacted
     // as it stands), before the job is seen to end.
-    for copy in [&stdout_redacted, &stderr_redacted, &merged_redacted] {
+    for copy in [&files.stdout_redacted, &files.stderr_redacted, &files.merged_redacted] {
         lock(copy).finish();
     }
 
-    use std::os::unix::process::ExitStatusExt;
-    let (status, exit_code, signal, reason) = match status {
-        Ok(s) if timed_out => (Status::TimedOut, s.code(), s.signal(), Some("timed out".to_string())),
-        Ok(s) => match (s.code(), s.signal()) {
-            (Some(0), _) => (Status::Done, Some(0), None, None),
-            (Some(c), _) => (Status::Failed, Some(c), None, None),
-            (None, sig) => (Status::Killed, None, sig, None),
-        },
-        Err(e) => (Status::Lost, None, None, Some(format!("waiting for the command failed: {e}"))),
-    };
+    let (status, exit_code, signal, reason) = how_it_ended(status, timed_out);
     store.finish(
         job.id,
         &Ending {

@@ -243,6 +243,7 @@ pub enum JobsOutput {
 }
 
 impl Render for JobsOutput {
+    // Long because: one arm per output variant, each written in its order.
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             JobsOutput::Spawned(s) => {

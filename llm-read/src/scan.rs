@@ -34,6 +34,7 @@ pub(crate) enum ScanError {
     Io(std::io::Error),
 }
 
+// Long because: one pass over the file, chunk by chunk, keeping its hash, line count, line endings and the asked range in step; carry_utf8 and eol_of are its separable steps.
 /// Reads `reader` to its end in chunks of `chunk` bytes, keeping lines
 /// `first ..= first + take - 1` (1-based). Stops early, before hashing the
 /// rest, when the head shows binary or UTF-16 content.
@@ -106,24 +107,7 @@ pub(crate) fn scan(mut reader: impl Read, first: usize, take: usize, chunk: usiz
         }
         last_byte = new.last().copied().or(last_byte);
         pos += n as u64;
-        // UTF-8 over chunk borders: validate the carried bytes with this chunk.
-        let whole = carry + n;
-        if utf8 {
-            match std::str::from_utf8(&buf[..whole]) {
-                Ok(_) => carry = 0,
-                Err(e) if e.error_len().is_none() => {
-                    let valid = e.valid_up_to();
-                    buf.copy_within(valid..whole, 0);
-                    carry = whole - valid;
-                }
-                Err(_) => {
-                    utf8 = false;
-                    carry = 0;
-                }
-            }
-        } else {
-            carry = 0;
-        }
+        carry = carry_utf8(&mut buf, carry + n, &mut utf8);
     }
     let size = pos;
     let line_count = match last_byte {
@@ -133,12 +117,7 @@ pub(crate) fn scan(mut reader: impl Read, first: usize, take: usize, chunk: usiz
     };
     let range_start = range_start.unwrap_or(size).min(size);
     let range_end = range_end.unwrap_or(size).max(range_start);
-    let eol = match (newlines - crlf, crlf) {
-        (0, 0) => Eol::None,
-        (_, 0) => Eol::Lf,
-        (0, _) => Eol::Crlf,
-        _ => Eol::Mixed,
-    };
+    let eol = eol_of(newlines, crlf);
     Ok(Scan {
         size,
         line_count,
@@ -151,6 +130,38 @@ pub(crate) fn scan(mut reader: impl Read, first: usize, take: usize, chunk: usiz
         range_end,
         range,
     })
+}
+
+/// UTF-8 over chunk borders: the first `whole` bytes of `buf` (carried
+/// bytes and the new chunk) validated, an incomplete sequence at their end
+/// moved to the front to be completed by the next chunk. Returns how many
+/// bytes are carried; `utf8` turns false at the first invalid byte.
+fn carry_utf8(buf: &mut [u8], whole: usize, utf8: &mut bool) -> usize {
+    if !*utf8 {
+        return 0;
+    }
+    match std::str::from_utf8(&buf[..whole]) {
+        Ok(_) => 0,
+        Err(e) if e.error_len().is_none() => {
+            let valid = e.valid_up_to();
+            buf.copy_within(valid..whole, 0);
+            whole - valid
+        }
+        Err(_) => {
+            *utf8 = false;
+            0
+        }
+    }
+}
+
+/// The file's line endings from its count of newlines and of CRLFs among them.
+fn eol_of(newlines: usize, crlf: usize) -> Eol {
+    match (newlines - crlf, crlf) {
+        (0, 0) => Eol::None,
+        (_, 0) => Eol::Lf,
+        (0, _) => Eol::Crlf,
+        _ => Eol::Mixed,
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 //! walk (then a deterministic sort) or the walk in path order (results as
 //! they come); the page the request asked for is built in [`crate::page`].
 
-use std::collections::BTreeMap;
 use std::io::{self, Read};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -37,18 +36,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
     let capture_regexes = if req.captures { capture_regexes(req) } else { Vec::new() };
     let walker = Walker::new(root, &req.walk)?.under(&req.paths)?.watched(ctx);
     let (before, after) = req.context_lines();
-    let searcher_builder = {
-        let mut b = SearcherBuilder::new();
-        b.line_number(true)
-            .multi_line(req.multiline)
-            .before_context(before)
-            .after_context(after)
-            .binary_detection(BinaryDetection::quit(b'\x00'))
-            // Offsets must stay offsets into the file's own bytes.
-            .encoding(None)
-            .bom_sniffing(false);
-        b
-    };
+    let searcher_builder = searcher_builder(req.multiline, before, after);
     let cache = ChecksumCache::open();
     let mut thread_diagnostics = Vec::new();
     let threads = aide_core::walk::worker_threads(req.threads, &mut thread_diagnostics);
@@ -102,11 +90,44 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         return Ok(Outcome::with_diagnostics(gather.finish(), diagnostics));
     }
 
-    let (outcomes, walk_diagnostics) = walker.filter_map_parallel(threads, || {
+    let (outcomes, walk_diagnostics) =
+        search_parallel(&walker, threads, &searcher_builder, &settings, &files_searched)?;
+    cache.save();
+    diagnostics.extend(walk_diagnostics);
+    let results = files_with_matches(outcomes, &mut diagnostics);
+
+    let output = paginate(req, results, files_searched.into_inner(), format, ctx.voice, &mut diagnostics);
+    Ok(Outcome::with_diagnostics(output, diagnostics))
+}
+
+/// The searcher every file is read with: line numbers, the context asked,
+/// a NUL ending the search of a binary file, offsets into the file's own bytes.
+fn searcher_builder(multiline: bool, before: usize, after: usize) -> SearcherBuilder {
+    let mut b = SearcherBuilder::new();
+    b.line_number(true)
+        .multi_line(multiline)
+        .before_context(before)
+        .after_context(after)
+        .binary_detection(BinaryDetection::quit(b'\x00'))
+        // Offsets must stay offsets into the file's own bytes.
+        .encoding(None)
+        .bom_sniffing(false);
+    b
+}
+
+/// Searches every file on `threads` threads in no order: the outcomes of
+/// the files with matches or a diagnostic (each counted in `files_searched`).
+fn search_parallel(
+    walker: &Walker<'_>,
+    threads: usize,
+    searcher_builder: &SearcherBuilder,
+    settings: &FileSettings<'_>,
+    files_searched: &AtomicUsize,
+) -> Result<(Vec<FileOutcome>, Vec<Diagnostic>), AideError> {
+    walker.filter_map_parallel(threads, || {
         let mut searcher = searcher_builder.build();
         // One copy buffer per thread, reused file after file.
         let mut copy = Vec::new();
-        let (files_searched, settings) = (&files_searched, &settings);
         move |file: WalkedFile| {
             let outcome = search_file(&mut searcher, settings, &file, &mut copy);
             if let FileOutcome::Searched(result, diagnostic) = &outcome {
@@ -117,11 +138,12 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
             }
             Some(outcome)
         }
-    })?;
+    })
+}
 
-    cache.save();
+/// The files with matches, in path order; every diagnostic goes to `diagnostics`.
+fn files_with_matches(outcomes: Vec<FileOutcome>, diagnostics: &mut Vec<Diagnostic>) -> Vec<FileResult> {
     let mut results = Vec::new();
-    diagnostics.extend(walk_diagnostics);
     for outcome in outcomes {
         match outcome {
             FileOutcome::Skipped(d) => diagnostics.push(d),
@@ -134,9 +156,7 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         }
     }
     results.sort_by(|a, b| aide_core::ordering::cmp_path(&a.path, &b.path));
-
-    let output = paginate(req, results, files_searched.into_inner(), format, ctx.voice, &mut diagnostics);
-    Ok(Outcome::with_diagnostics(output, diagnostics))
+    results
 }
 
 fn build_matcher(req: &SearchRequest) -> Result<RegexMatcher, AideError> {
@@ -210,6 +230,7 @@ fn capture_regexes(req: &SearchRequest) -> Vec<regex::bytes::Regex> {
         .collect()
 }
 
+// Long because: a file's one or two search passes share its reader, copy buffer and sink, which the checksum then finishes; checksum_as_read and binary_diagnostic are its steps.
 fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile, copy: &mut Vec<u8>) -> FileOutcome {
     // Opened beneath the root: a folder swapped for a symlink since the
     // walk listed it cannot lead the read outside.
@@ -247,16 +268,7 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
             head_len: 0,
             read: 0,
         };
-        let mut sink = FileSink {
-            settings: s,
-            path: &file.rel,
-            matches: Vec::new(),
-            count: 0,
-            lines: 0,
-            seen_lines: BTreeMap::new(),
-            pending: Vec::new(),
-            binary_offset: None,
-        };
+        let mut sink = FileSink::new(s, &file.rel);
         let searched = searcher.search_reader(s.matcher, &mut reader, &mut sink);
         // The searcher's buffer grows for a line longer than it and never
         // shrinks, and a NUL stops the search before the buffer holding it is
@@ -290,13 +302,8 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
     let checksum: std::sync::Arc<str> = if sink.count > 0 {
         match remembered {
             Some(sum) => sum.into(),
-            None => match reader.finish() {
-                Ok(sum) => {
-                    if s.cache.usable_for(reader.inner, &stamp) && unchanged(reader.inner, &stamp) {
-                        s.cache.put(stamp, &sum);
-                    }
-                    sum.into()
-                }
+            None => match checksum_as_read(s, &mut reader, stamp) {
+                Ok(sum) => sum.into(),
                 Err(e) => {
                     return FileOutcome::Skipped(Diagnostic::new(diag::UNREADABLE, e.to_string()).with_path(&file.rel));
                 }
@@ -308,28 +315,9 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
     for m in &mut sink.matches {
         m.checksum = checksum.clone();
     }
-    let diagnostic = match sink.binary_offset {
-        Some(_) if reader.is_utf16() => {
-            // Offsets into transcoded text would lie; skip the file whole.
-            let d = Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file (byte order mark) not searched")
-                .with_path(&file.rel);
-            return FileOutcome::Skipped(d);
-        }
-        // Nothing matched before the NUL byte: a binary file, skipped as rg
-        // skips it (counted in the stats).
-        Some(_) if sink.count == 0 => Some(Diagnostic::new(diag::BINARY_FILE, "binary file").with_path(&file.rel)),
-        // Matches before it are kept, the rest unsearched: that changes the answer.
-        Some(offset) => Some(
-            Diagnostic::new(
-                diag::BINARY_STOPPED,
-                format!(
-                    "binary file: NUL byte at offset {offset}; search stopped there ({} match(es) found before it kept)",
-                    sink.count
-                ),
-            )
-            .with_path(&file.rel),
-        ),
-        None => None,
+    let diagnostic = match binary_diagnostic(sink.binary_offset, reader.is_utf16(), sink.count, &file.rel) {
+        Ok(diagnostic) => diagnostic,
+        Err(skipped) => return FileOutcome::Skipped(skipped),
     };
     sink.finish_context();
     let mut matches = sink.matches;
@@ -338,6 +326,51 @@ fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile,
         FileResult { path: file.rel.clone(), checksum, matches, json, count: sink.count, lines: sink.lines },
         diagnostic,
     )
+}
+
+/// The checksum of the bytes the search read (the rest read for it),
+/// remembered when the file did not change meanwhile.
+fn checksum_as_read(
+    s: &FileSettings<'_>,
+    reader: &mut TapReader<'_, &mut std::fs::File>,
+    stamp: Stamp,
+) -> io::Result<String> {
+    let sum = reader.finish()?;
+    if s.cache.usable_for(reader.inner, &stamp) && unchanged(reader.inner, &stamp) {
+        s.cache.put(stamp, &sum);
+    }
+    Ok(sum)
+}
+
+/// What a NUL byte (at `offset`) in a file with `count` matches says: a
+/// binary file skipped, or a search stopped there; `Err` for a UTF-16 file,
+/// skipped whole.
+fn binary_diagnostic(
+    offset: Option<u64>,
+    utf16: bool,
+    count: usize,
+    rel: &str,
+) -> Result<Option<Diagnostic>, Diagnostic> {
+    match offset {
+        Some(_) if utf16 => {
+            // Offsets into transcoded text would lie; skip the file whole.
+            Err(Diagnostic::new(diag::UNSUPPORTED_ENCODING, "UTF-16 file (byte order mark) not searched").with_path(rel))
+        }
+        // Nothing matched before the NUL byte: a binary file, skipped as rg
+        // skips it (counted in the stats).
+        Some(_) if count == 0 => Ok(Some(Diagnostic::new(diag::BINARY_FILE, "binary file").with_path(rel))),
+        // Matches before it are kept, the rest unsearched: that changes the answer.
+        Some(offset) => Ok(Some(
+            Diagnostic::new(
+                diag::BINARY_STOPPED,
+                format!(
+                    "binary file: NUL byte at offset {offset}; search stopped there ({count} match(es) found before it kept)"
+                ),
+            )
+            .with_path(rel),
+        )),
+        None => Ok(None),
+    }
 }
 
 /// `matches` as comma-separated JSON records, in order.

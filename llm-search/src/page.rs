@@ -153,6 +153,7 @@ impl<'r> Gather<'r> {
     }
 }
 
+// Long because: one arm per search mode (serialized records, matches, files or counts), each paged its way, then the page said once.
 /// Applies --offset, --limit and --max-output-bytes to the sorted results.
 /// Results whose matches were serialized where they were found (no page to
 /// cut: see `engine::search`) hand their JSON on as the records.

@@ -58,7 +58,55 @@ pub(crate) struct FileSink<'a> {
     pub(crate) binary_offset: Option<u64>,
 }
 
-impl FileSink<'_> {
+impl<'a> FileSink<'a> {
+    /// An empty sink for the file at `path`.
+    pub(crate) fn new(settings: &'a FileSettings<'a>, path: &'a str) -> FileSink<'a> {
+        FileSink {
+            settings,
+            path,
+            matches: Vec::new(),
+            count: 0,
+            lines: 0,
+            seen_lines: BTreeMap::new(),
+            pending: Vec::new(),
+            binary_offset: None,
+        }
+    }
+
+    /// The matches in the lines at `range` of `buf`: the bytes the regex
+    /// may see (the matched lines, plus look-ahead in multi-line mode, minus
+    /// the terminator in line mode, as ripgrep) and the spans in them.
+    fn spans_in<'b>(
+        &self,
+        searcher: &Searcher,
+        buf: &'b [u8],
+        range: std::ops::Range<usize>,
+    ) -> Result<(&'b [u8], Vec<Span>), io::Error> {
+        let multi_line = searcher.multi_line_with_matcher(self.settings.matcher);
+        let end = if multi_line {
+            (range.end + MAX_LOOK_AHEAD).min(buf.len())
+        } else {
+            range.start + trim_terminator(&buf[range.clone()]).len()
+        };
+        let haystack = &buf[..end];
+        let mut spans: Vec<Span> = Vec::new();
+        self.settings
+            .matcher
+            .find_iter_at(haystack, range.start, |m| {
+                if m.start() >= range.end {
+                    return false;
+                }
+                spans.push(m);
+                true
+            })
+            .map_err(io::Error::other)?;
+        // Like ripgrep, no empty match at the very end of the bytes.
+        if spans.last().is_some_and(|m| m.is_empty() && m.start() >= buf.len()) {
+            spans.pop();
+        }
+        Ok((haystack, spans))
+    }
+
     fn wants_context(&self) -> bool {
         self.settings.mode == Mode::Content && (self.settings.context.0 > 0 || self.settings.context.1 > 0)
     }
@@ -125,30 +173,7 @@ impl Sink for FileSink<'_> {
                 self.remember_line(first_line + i as u64, line);
             }
         }
-        // The bytes the regex may see: the matched lines, plus look-ahead in
-        // multi-line mode, minus the terminator in line mode (as ripgrep).
-        let multi_line = searcher.multi_line_with_matcher(self.settings.matcher);
-        let end = if multi_line {
-            (range.end + MAX_LOOK_AHEAD).min(buf.len())
-        } else {
-            range.start + trim_terminator(&buf[range.clone()]).len()
-        };
-        let haystack = &buf[..end];
-        let mut spans: Vec<Span> = Vec::new();
-        self.settings
-            .matcher
-            .find_iter_at(haystack, range.start, |m| {
-                if m.start() >= range.end {
-                    return false;
-                }
-                spans.push(m);
-                true
-            })
-            .map_err(io::Error::other)?;
-        // Like ripgrep, no empty match at the very end of the bytes.
-        if spans.last().is_some_and(|m| m.is_empty() && m.start() >= buf.len()) {
-            spans.pop();
-        }
+        let (haystack, spans) = self.spans_in(searcher, buf, range.clone())?;
         self.count += spans.len();
         if self.settings.mode != Mode::Content || spans.is_empty() {
             return Ok(true);

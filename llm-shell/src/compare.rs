@@ -183,6 +183,14 @@ fn side(commit: String, dirty: bool, samples: Vec<f64>, failures: usize) -> Side
     }
 }
 
+/// `compare [###...] 3/10` on stderr, over the bar drawn before.
+fn draw_progress_bar(done: usize, total: usize) {
+    let width = 30;
+    let filled = done * width / total.max(1);
+    let _ =
+        write!(std::io::stderr(), "\rcompare [{}{}] {done}/{total}", "#".repeat(filled), ".".repeat(width - filled));
+}
+
 /// Runs the comparison from `cwd` (inside a git repository).
 pub(crate) fn compare(
     cwd: &Path,
@@ -213,14 +221,7 @@ pub(crate) fn compare(
     let mut done = 0usize;
     let tick = |done: usize| {
         if progress {
-            let width = 30;
-            let filled = done * width / total.max(1);
-            let _ = write!(
-                std::io::stderr(),
-                "\rcompare [{}{}] {done}/{total}",
-                "#".repeat(filled),
-                ".".repeat(width - filled)
-            );
+            draw_progress_bar(done, total);
         }
     };
     let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use aide_core::AideError;
 use aide_core::tool::Context;
-use aide_core::voice::{Given, Voice, say};
+use aide_core::voice::say;
 
-use crate::error::ShellError;
+use crate::error::{ShellError, TerminalError};
 use crate::output::{SessionState, ShellOutput};
 use crate::{
     DEFAULT_MAX_OUTPUT, ExecArgs, SessionAction, ShellCommand, TermAction, compare, exec, explain, handoff, perf,
@@ -89,33 +89,8 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     what.normalize()?;
     // The session's bash evals this line: an argv is quoted word by word.
     let command = what.shell_line();
-    aide_core::request::check_timeout("--timeout", args.timeout).map_err(|e| {
-        e.with_hint(say(|v| {
-            format!(
-                "give {} or 0.5 (at most {:.0}); without it the command is ended after aide.toml's exec_timeout, else {} s",
-                v.arg_is("timeout", 30),
-                aide_core::request::MAX_SECONDS,
-                aide_config::DEFAULT_EXEC_TIMEOUT
-            )
-        }))
-    })?;
-    // A session, or a throwaway one in a temporary folder.
-    let mut cleanup = None;
-    let mut session = match &args.session {
-        Some(id) => {
-            let session = open_session(id, ctx)?;
-            same_sandbox(&session, args.sandbox)?;
-            session
-        }
-        None => {
-            let temp =
-                aide_core::fsutil::TempDir::new("aide-shell").map_err(|e| AideError::io("a temporary folder", &e))?;
-            let mut once = session::create_in(temp.path(), "once", &ctx.base_dir()?, &session::starting_env(&[]))?;
-            with_sandbox(&mut once, args.sandbox)?;
-            cleanup = Some(temp);
-            once
-        }
-    };
+    check_exec_timeout(args.timeout)?;
+    let (mut session, cleanup) = exec_session(args, ctx)?;
 
     // Read from the saved state only when needed: a keeper knows it already.
     let handed_off = args.background || args.yield_ms.is_some();
@@ -124,58 +99,8 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     if let Some(max) = args.max_risk {
         check_risk(&command, &session, &declared, max)?;
     }
-
     if handed_off {
-        if args.background && args.yield_ms.is_some() {
-            return Err(AideError::new(
-                aide_core::code::INVALID_ARGUMENTS,
-                say(|v| format!("{} and {} both given", v.arg("background"), v.arg("yield_ms"))),
-            )
-            .with_hint(say(|v| {
-                format!(
-                    "{} answers at once; {} answers after N ms: give one",
-                    v.arg("background"),
-                    v.arg_is("yield_ms", "N")
-                )
-            })));
-        }
-        let yield_for = match args.yield_ms {
-            Some(ms) if ms as f64 / 1000.0 > aide_core::request::MAX_SECONDS => {
-                return Err(AideError::new(
-                    aide_core::code::INVALID_ARGUMENTS,
-                    say(|v| format!("{} is too long", v.arg_is("yield_ms", ms))),
-                )
-                .with_hint(say(|v| {
-                    format!(
-                        "give at most a day; wait longer with `{}`",
-                        v.call(crate::error::JOBS_WAIT, &[Given::positional("ids", serde_json::json!(["ID"]))])
-                    )
-                })));
-            }
-            Some(ms) => Some(Duration::from_millis(ms)),
-            None => None,
-        };
-        let stdin = match &args.stdin {
-            None => handoff::JobStdin::Nothing,
-            Some(path) if path.as_os_str() == "-" => handoff::JobStdin::Bytes(stdin::read_own_stdin(ctx)?),
-            Some(path) => handoff::JobStdin::File(stdin::checked_stdin_path(path, ctx)?),
-        };
-        let persistent = args.session.is_some();
-        let job = handoff::spawn(&command, &session, persistent, &declared, stdin, args.timeout, ctx)?;
-        drop(cleanup);
-        let session_id = args.session.clone();
-        return Ok(match yield_for {
-            None => ShellOutput::Background { session_id, job },
-            Some(wait) => ShellOutput::Yielded(Box::new(handoff::yield_after(
-                job.job_id,
-                &command,
-                session_id,
-                wait,
-                args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
-                !args.no_redact,
-                ctx,
-            )?)),
-        });
+        return hand_off(args, &command, &session, &declared, cleanup, ctx);
     }
 
     let stdin = match &args.stdin {
@@ -195,6 +120,86 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
     drop(stdin);
     drop(cleanup);
     Ok(ShellOutput::Exec(Box::new(out)))
+}
+
+/// `exec --timeout`, checked as every seconds flag is, with a hint that
+/// says what applies without it.
+fn check_exec_timeout(timeout: Option<f64>) -> Result<(), AideError> {
+    aide_core::request::check_timeout("--timeout", timeout).map_err(|e| {
+        e.with_hint(say(|v| {
+            format!(
+                "give {} or 0.5 (at most {:.0}); without it the command is ended after aide.toml's exec_timeout, else {} s",
+                v.arg_is("timeout", 30),
+                aide_core::request::MAX_SECONDS,
+                aide_config::DEFAULT_EXEC_TIMEOUT
+            )
+        }))
+    })
+}
+
+/// The session a command runs in: the one named, in its own sandbox, or a
+/// throwaway one in a temporary folder (returned too, removed when dropped).
+fn exec_session(
+    args: &ExecArgs,
+    ctx: &Context,
+) -> Result<(session::Session, Option<aide_core::fsutil::TempDir>), AideError> {
+    match &args.session {
+        Some(id) => {
+            let session = open_session(id, ctx)?;
+            same_sandbox(&session, args.sandbox)?;
+            Ok((session, None))
+        }
+        None => {
+            let temp =
+                aide_core::fsutil::TempDir::new("aide-shell").map_err(|e| AideError::io("a temporary folder", &e))?;
+            let mut once = session::create_in(temp.path(), "once", &ctx.base_dir()?, &session::starting_env(&[]))?;
+            with_sandbox(&mut once, args.sandbox)?;
+            Ok((once, Some(temp)))
+        }
+    }
+}
+
+/// `--background` or `--yield-ms`: the command handed to a job, answered
+/// at once or after the wait.
+fn hand_off(
+    args: &ExecArgs,
+    command: &str,
+    session: &session::Session,
+    declared: &crate::state::Declared,
+    cleanup: Option<aide_core::fsutil::TempDir>,
+    ctx: &Context,
+) -> Result<ShellOutput, AideError> {
+    if args.background && args.yield_ms.is_some() {
+        return Err(ShellError::BackgroundAndYield.into());
+    }
+    let yield_for = match args.yield_ms {
+        Some(ms) if ms as f64 / 1000.0 > aide_core::request::MAX_SECONDS => {
+            return Err(ShellError::YieldTooLong { ms }.into());
+        }
+        Some(ms) => Some(Duration::from_millis(ms)),
+        None => None,
+    };
+    let stdin = match &args.stdin {
+        None => handoff::JobStdin::Nothing,
+        Some(path) if path.as_os_str() == "-" => handoff::JobStdin::Bytes(stdin::read_own_stdin(ctx)?),
+        Some(path) => handoff::JobStdin::File(stdin::checked_stdin_path(path, ctx)?),
+    };
+    let persistent = args.session.is_some();
+    let job = handoff::spawn(command, session, persistent, declared, stdin, args.timeout, ctx)?;
+    drop(cleanup);
+    let session_id = args.session.clone();
+    Ok(match yield_for {
+        None => ShellOutput::Background { session_id, job },
+        Some(wait) => ShellOutput::Yielded(Box::new(handoff::yield_after(
+            job.job_id,
+            command,
+            session_id,
+            wait,
+            args.max_output.unwrap_or(DEFAULT_MAX_OUTPUT),
+            !args.no_redact,
+            ctx,
+        )?)),
+    })
 }
 
 /// How long a foreground command may run, in ms: its `--timeout`, else
@@ -306,15 +311,12 @@ fn same_sandbox(session: &session::Session, asked: aide_gate::sandbox::SandboxAr
     if wanted == session.meta.sandbox {
         return Ok(());
     }
-    let id = &session.meta.session_id;
-    Err(AideError::new(
-        aide_core::code::INVALID_ARGUMENTS,
-        format!("session {id} runs with {}, not {wanted}", session.meta.sandbox),
-    )
-    .with_hint(say(|v| match v {
-        Voice::Cli => "start a session with the sandbox wanted (`llm-shell session new --sandbox … --network …`), or run without --session".into(),
-        Voice::Mcp => format!("the server's operator chooses the sandbox: run without {}", v.arg("session")),
-    })))
+    Err(ShellError::SessionSandboxDiffers {
+        id: session.meta.session_id.clone(),
+        runs: session.meta.sandbox.to_string(),
+        wanted: wanted.to_string(),
+    }
+    .into())
 }
 
 /// Refuses `command` above `max`, judged among the session's own PATH,
@@ -345,10 +347,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
     use crate::keeper::{Answer, Ask, ask};
     use crate::terminal::{ReadWait, Size, session_of};
     let by_terminal = |id: &str| -> Result<session::Session, AideError> {
-        let sid = session_of(id).ok_or_else(|| {
-            AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
-                .with_hint("terminal ids look like s-….t1, as `term start` printed them")
-        })?;
+        let sid = session_of(id).ok_or_else(|| TerminalError::NotATerminalId { id: id.to_string() })?;
         open_session(sid, ctx)
     };
     let answer = match action {
@@ -357,20 +356,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
             let mut what = command.clone();
             what.normalize()?;
             let line = what.shell_line();
-            let s = match session {
-                Some(id) => {
-                    let s = open_session(id, ctx)?;
-                    same_sandbox(&s, *sandbox)?;
-                    s
-                }
-                None => {
-                    let cwd = ctx.base_dir()?;
-                    ctx.check_confined("the session's directory", &cwd)?;
-                    let mut s = session::create(&cwd, &[])?;
-                    with_sandbox(&mut s, *sandbox)?;
-                    s
-                }
-            };
+            let s = terminal_session(session.as_deref(), *sandbox, ctx)?;
             if let Some(max) = max_risk {
                 check_risk(&line, &s, &s.declared(), *max)?;
             }
@@ -378,9 +364,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
         }
         TermAction::Send { terminal_id, text, keys, then } => {
             if text.is_none() && keys.is_empty() {
-                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, "nothing to send").with_hint(say(
-                    |v| format!("give {} and/or {}", v.arg_is("text", "TEXT"), v.pick("--key KEY", "keys")),
-                )));
+                return Err(TerminalError::NothingToSend.into());
             }
             ask(
                 &by_terminal(terminal_id)?,
@@ -410,24 +394,58 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
             let size = Size::of(Some(*rows), Some(*cols))?;
             ask(&by_terminal(terminal_id)?, &Ask::TermResize { terminal_id: terminal_id.clone(), size })?
         }
-        TermAction::List { session } => {
-            let sessions = match session {
-                Some(id) => vec![open_session(id, ctx)?],
-                None => visible_sessions(ctx)?.iter().filter_map(|m| session::open(&m.session_id).ok()).collect(),
-            };
-            let mut terminals = Vec::new();
-            for s in sessions.iter().filter(|s| crate::keeper::is_alive(&s.dir)) {
-                if let Answer::Terms(found) = ask(s, &Ask::TermList)? {
-                    terminals.extend(found);
-                }
-            }
-            terminals.sort_by(|a, b| a.terminal_id.cmp(&b.terminal_id));
-            Answer::Terms(terminals)
-        }
+        TermAction::List { session } => Answer::Terms(list_terminals(session.as_deref(), ctx)?),
         TermAction::Close { terminal_id } => {
             ask(&by_terminal(terminal_id)?, &Ask::TermClose { terminal_id: terminal_id.clone() })?
         }
     };
+    terminal_output(action, answer)
+}
+
+/// The session a new terminal runs in: the one named, in its own sandbox,
+/// or a new one in the working directory.
+fn terminal_session(
+    session: Option<&str>,
+    sandbox: aide_gate::sandbox::SandboxArgs,
+    ctx: &Context,
+) -> Result<session::Session, AideError> {
+    match session {
+        Some(id) => {
+            let s = open_session(id, ctx)?;
+            same_sandbox(&s, sandbox)?;
+            Ok(s)
+        }
+        None => {
+            let cwd = ctx.base_dir()?;
+            ctx.check_confined("the session's directory", &cwd)?;
+            let mut s = session::create(&cwd, &[])?;
+            with_sandbox(&mut s, sandbox)?;
+            Ok(s)
+        }
+    }
+}
+
+/// The terminals of the session named, or of every session the caller
+/// sees whose keeper runs, by id.
+fn list_terminals(session: Option<&str>, ctx: &Context) -> Result<Vec<crate::terminal::TermListed>, AideError> {
+    use crate::keeper::{Answer, Ask, ask};
+    let sessions = match session {
+        Some(id) => vec![open_session(id, ctx)?],
+        None => visible_sessions(ctx)?.iter().filter_map(|m| session::open(&m.session_id).ok()).collect(),
+    };
+    let mut terminals = Vec::new();
+    for s in sessions.iter().filter(|s| crate::keeper::is_alive(&s.dir)) {
+        if let Answer::Terms(found) = ask(s, &Ask::TermList)? {
+            terminals.extend(found);
+        }
+    }
+    terminals.sort_by(|a, b| a.terminal_id.cmp(&b.terminal_id));
+    Ok(terminals)
+}
+
+/// The keeper's answer to `action` as the tool's output.
+fn terminal_output(action: &TermAction, answer: crate::keeper::Answer) -> Result<ShellOutput, AideError> {
+    use crate::keeper::Answer;
     match answer {
         Answer::Term(view) => Ok(ShellOutput::Terminal(view)),
         Answer::Terms(terminals) => {
@@ -438,8 +456,7 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
             | TermAction::Close { terminal_id } = action
                 && terminals.is_empty()
             {
-                return Err(AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{terminal_id}`"))
-                    .with_hint("its session's keeper is not running: the terminal ended with it"));
+                return Err(TerminalError::Ended { id: terminal_id.clone() }.into());
             }
             Ok(ShellOutput::Terminals { terminals })
         }

@@ -4,8 +4,9 @@
 
 use aide_core::operation::{Operation, named};
 use aide_core::tool::Tool;
-use aide_core::voice::{Voice, say};
+use aide_core::voice::{Given, Phrase, Voice, say};
 use aide_core::{AideError, code};
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::explain::risk::Risk;
@@ -43,9 +44,23 @@ pub enum ShellError {
     CommandLost { why: String },
     #[error("git {args}: {stderr}")]
     Git { args: String, stderr: String },
+    #[error("{} and {} both given", Voice::Cli.arg("background"), Voice::Cli.arg("yield_ms"))]
+    BackgroundAndYield,
+    #[error("{} is too long", Voice::Cli.arg_is("yield_ms", .ms))]
+    YieldTooLong { ms: u64 },
+    /// A run asked for a sandbox other than its session's own.
+    #[error("session {id} runs with {runs}, not {wanted}")]
+    SessionSandboxDiffers { id: String, runs: String, wanted: String },
+    #[error("the command holds a NUL byte, which bash cannot run")]
+    NulInCommand,
+    #[error("{}: this run's stdin is not the caller's data", Voice::Cli.arg_is("stdin", "-"))]
+    StdinNotTheCallers,
+    #[error("--stdin {given}: not a regular file")]
+    StdinNotRegular { given: String },
 }
 
 impl From<ShellError> for AideError {
+    // Long because: one arm per variant, each its code, hint and details.
     fn from(e: ShellError) -> AideError {
         use ShellError as E;
         let error = |c| AideError::new(c, e.to_string());
@@ -86,6 +101,160 @@ impl From<ShellError> for AideError {
             ),
             E::Git { .. } => error(code::INVALID_ARGUMENTS)
                 .with_hint("run compare inside a git repository, with a revision that exists"),
+            E::BackgroundAndYield => AideError::new(
+                code::INVALID_ARGUMENTS,
+                say(|v| format!("{} and {} both given", v.arg("background"), v.arg("yield_ms"))),
+            )
+            .with_hint(say(|v| {
+                format!("{} answers at once; {} answers after N ms: give one", v.arg("background"), v.arg_is("yield_ms", "N"))
+            })),
+            E::YieldTooLong { ms } => {
+                AideError::new(code::INVALID_ARGUMENTS, say(|v| format!("{} is too long", v.arg_is("yield_ms", ms))))
+                    .with_hint(say(|v| {
+                        format!(
+                            "give at most a day; wait longer with `{}`",
+                            v.call(JOBS_WAIT, &[Given::positional("ids", json!(["ID"]))])
+                        )
+                    }))
+            }
+            E::SessionSandboxDiffers { .. } => error(code::INVALID_ARGUMENTS).with_hint(say(|v| match v {
+                Voice::Cli => "start a session with the sandbox wanted (`llm-shell session new --sandbox … --network …`), or run without --session".into(),
+                Voice::Mcp => format!("the server's operator chooses the sandbox: run without {}", v.arg("session")),
+            })),
+            E::NulInCommand => error(code::INVALID_ARGUMENTS),
+            E::StdinNotTheCallers => AideError::new(
+                code::INVALID_ARGUMENTS,
+                say(|v| format!("{}: this run's stdin is not the caller's data", v.arg_is("stdin", "-"))),
+            )
+            .with_hint(say(|v| {
+                format!("{}write the input to a file inside the root and give its path", v.pick("over MCP, or with --request -, ", ""))
+            })),
+            E::StdinNotRegular { .. } => error(code::NOT_A_REGULAR_FILE)
+                .with_hint("--stdin takes a regular file, or - for what llm-shell itself reads"),
         }
+    }
+}
+
+/// Why a terminal, or the session's keeper that holds terminals, refuses
+/// a request.
+#[derive(Debug, thiserror::Error)]
+pub enum TerminalError {
+    /// An id that is not of a terminal's form (no session in it).
+    #[error("no terminal `{id}`")]
+    NotATerminalId { id: String },
+    /// A terminal its session's keeper does not hold.
+    #[error("no terminal `{id}`")]
+    NoTerminal { id: String },
+    /// A terminal whose session has no keeper running.
+    #[error("no terminal `{id}`")]
+    Ended { id: String },
+    #[error("nothing to send")]
+    NothingToSend,
+    #[error("--{field} must be 1 to {max}, not {given}")]
+    Size { field: &'static str, max: u16, given: u16 },
+    #[error("no key named `{key}`")]
+    NoKeyNamed { key: String },
+    #[error("terminal {id} has exited")]
+    Exited { id: String },
+    #[error(
+        "terminal {id} is not reading its input: {waiting} bytes wait, and {more} more would pass the {held_kib} KiB it holds"
+    )]
+    InputFull { id: String, waiting: usize, more: usize, held_kib: usize },
+    #[error("--wait-for: {message}")]
+    WaitForPattern { message: String },
+    #[error("the session's folder path is too long for its keeper's socket")]
+    KeeperSocketPathTooLong,
+    /// A sandboxed caller asked the keeper of a session that is not sandboxed.
+    #[error("a sandboxed command cannot use the shell of a session that is not sandboxed")]
+    SandboxedCaller,
+    #[error("not a keeper request: {message}")]
+    NotAKeeperRequest { message: String },
+}
+
+impl From<TerminalError> for AideError {
+    fn from(e: TerminalError) -> AideError {
+        use TerminalError as E;
+        let msg = e.to_string();
+        match e {
+            E::NotATerminalId { .. } => AideError::new(code::NOT_FOUND, msg)
+                .with_hint("terminal ids look like s-….t1, as `term start` printed them"),
+            E::NoTerminal { id } => AideError::new(code::NOT_FOUND, msg)
+                .with_hint(say(|v| match v {
+                    Voice::Cli => "list them with `llm-shell term list`".into(),
+                    Voice::Mcp => format!("give the terminal_id {} answered", v.op(TERM_START)),
+                }))
+                .with_details(json!({ "terminal_id": id })),
+            E::Ended { .. } => AideError::new(code::NOT_FOUND, msg)
+                .with_hint("its session's keeper is not running: the terminal ended with it"),
+            E::NothingToSend => AideError::new(code::INVALID_ARGUMENTS, msg).with_hint(say(|v| {
+                format!("give {} and/or {}", v.arg_is("text", "TEXT"), v.pick("--key KEY", "keys"))
+            })),
+            E::Size { field, max, .. } => {
+                use crate::terminal::{MAX_COLS, MAX_ROWS};
+                AideError::new(code::INVALID_ARGUMENTS, msg)
+                    .with_hint(format!("a terminal has 1 to {MAX_ROWS} rows and 1 to {MAX_COLS} columns"))
+                    .with_details(json!({ "field": field, "min": 1, "max": max }))
+            }
+            E::NoKeyNamed { .. } => AideError::new(code::INVALID_ARGUMENTS, msg)
+                .with_hint(format!("keys: {}", crate::terminal::key_names())),
+            E::Exited { .. } => {
+                AideError::new(code::CONFLICT, msg).with_hint("read it for its last screen and exit code, or close it")
+            }
+            E::InputFull { id, waiting, .. } => AideError::new(code::CONFLICT, msg)
+                .with_hint("read the terminal to see what its program is doing; send again once it reads, or close it")
+                .with_details(json!({ "terminal_id": id, "waiting_bytes": waiting })),
+            E::WaitForPattern { .. } => {
+                AideError::new(code::INVALID_PATTERN, msg).with_details(json!({ "field": "wait_for" }))
+            }
+            E::KeeperSocketPathTooLong => AideError::new(code::INVALID_ARGUMENTS, msg)
+                .with_hint("set AIDE_HOME to a shorter path to use terminals"),
+            E::SandboxedCaller => AideError::new(code::NOT_ALLOWED, msg).with_hint(say(|v| {
+                format!(
+                    "start a session with the same sandbox from inside it, or run the command without {}",
+                    v.arg("session")
+                )
+            })),
+            E::NotAKeeperRequest { .. } => AideError::new(code::INVALID_REQUEST, msg),
+        }
+    }
+}
+
+/// An [`AideError`] on the wire.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct WireError {
+    code: String,
+    message: String,
+    hint: Option<String>,
+    details: Option<serde_json::Value>,
+    /// Message and hint in MCP's words, where they differ (see
+    /// [`aide_core::voice::Phrase`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message_mcp: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hint_mcp: Option<String>,
+}
+
+impl From<AideError> for WireError {
+    fn from(e: AideError) -> WireError {
+        let (message, message_mcp) = e.message.into_parts();
+        let (hint, hint_mcp) = e.hint.map(Phrase::into_parts).unzip();
+        WireError {
+            code: e.code.name.to_string(),
+            message,
+            hint,
+            details: e.details.map(|d| *d),
+            message_mcp,
+            hint_mcp: hint_mcp.flatten(),
+        }
+    }
+}
+
+impl From<WireError> for AideError {
+    fn from(w: WireError) -> AideError {
+        let code = code::ALL.iter().find(|c| c.name == w.code).copied().unwrap_or(code::INTERNAL);
+        let mut e = AideError::new(code, Phrase::from_parts(w.message, w.message_mcp));
+        e.hint = w.hint.map(|hint| Phrase::from_parts(hint, w.hint_mcp));
+        e.details = w.details.map(Box::new);
+        e
     }
 }

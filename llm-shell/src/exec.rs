@@ -160,23 +160,28 @@ pub(crate) fn run_on(
         session.save_meta()?;
     }
     if persistent && !order.unrecorded {
-        let p = &out.performance;
-        crate::perf::append(
-            session,
-            &crate::perf::PerfRecord {
-                session_id: session.meta.session_id.clone(),
-                // The history keeps the command redacted (`export TOKEN=…`).
-                command: aide_gate::redact::redact(&order.command).0,
-                at: aide_core::time::rfc3339(std::time::SystemTime::now()),
-                exit_code: out.exit_code,
-                timed_out: out.timed_out,
-                parse_us: p.parse_us,
-                restore_us: p.restore_us,
-                execute_us: p.execute_us,
-                capture_us: p.capture_us,
-                total_us: p.total_us,
-            },
-        )?;
+        record_timing(session, order, &out)?;
     }
     Ok(out)
+}
+
+/// Appends the command's phases to the session's timing history.
+fn record_timing(session: &Session, order: &ExecOrder, out: &ExecOutput) -> Result<(), AideError> {
+    let p = &out.performance;
+    crate::perf::append(
+        session,
+        &crate::perf::PerfRecord {
+            session_id: session.meta.session_id.clone(),
+            // The history keeps the command redacted (`export TOKEN=…`).
+            command: aide_gate::redact::redact(&order.command).0,
+            at: aide_core::time::rfc3339(std::time::SystemTime::now()),
+            exit_code: out.exit_code,
+            timed_out: out.timed_out,
+            parse_us: p.parse_us,
+            restore_us: p.restore_us,
+            execute_us: p.execute_us,
+            capture_us: p.capture_us,
+            total_us: p.total_us,
+        },
+    )
 }

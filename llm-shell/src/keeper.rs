@@ -25,11 +25,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use aide_core::AideError;
-use aide_core::voice::{Phrase, Voice, say};
 use aide_keeper::Place;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ShellError;
+use crate::error::{ShellError, TerminalError, WireError};
 use crate::exec::{ExecOrder, ExecOutput, run_on};
 use crate::live::LiveShell;
 use crate::session::Session;
@@ -68,46 +67,6 @@ pub(crate) enum Answer {
         terminal_id: String,
         exit_code: Option<i32>,
     },
-}
-
-/// An [`AideError`] on the wire.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct WireError {
-    code: String,
-    message: String,
-    hint: Option<String>,
-    details: Option<serde_json::Value>,
-    /// Message and hint in MCP's words, where they differ (see
-    /// [`aide_core::voice::Phrase`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    message_mcp: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    hint_mcp: Option<String>,
-}
-
-impl From<AideError> for WireError {
-    fn from(e: AideError) -> WireError {
-        let (message, message_mcp) = e.message.into_parts();
-        let (hint, hint_mcp) = e.hint.map(Phrase::into_parts).unzip();
-        WireError {
-            code: e.code.name.to_string(),
-            message,
-            hint,
-            details: e.details.map(|d| *d),
-            message_mcp,
-            hint_mcp: hint_mcp.flatten(),
-        }
-    }
-}
-
-impl From<WireError> for AideError {
-    fn from(w: WireError) -> AideError {
-        let code = aide_core::code::ALL.iter().find(|c| c.name == w.code).copied().unwrap_or(aide_core::code::INTERNAL);
-        let mut e = AideError::new(code, Phrase::from_parts(w.message, w.message_mcp));
-        e.hint = w.hint.map(|hint| Phrase::from_parts(hint, w.hint_mcp));
-        e.details = w.details.map(Box::new);
-        e
-    }
 }
 
 /// Whether a keeper holds the session folder `dir` now.
@@ -152,11 +111,7 @@ fn ask_exec(
 pub(crate) fn ask(session: &Session, question: &Ask) -> Result<Answer, AideError> {
     let place = Place::new(&session.dir);
     if place.socket().is_none() {
-        return Err(AideError::new(
-            aide_core::code::INVALID_ARGUMENTS,
-            "the session's folder path is too long for its keeper's socket",
-        )
-        .with_hint("set AIDE_HOME to a shorter path to use terminals"));
+        return Err(TerminalError::KeeperSocketPathTooLong.into());
     }
     let start = matches!(question, Ask::TermStart { .. });
     match exchange(session, &place, question, start, &|| false)? {
@@ -293,13 +248,7 @@ fn keep(dir: &Path) -> i32 {
     });
     let serving = kept.clone();
     // A sandboxed caller is told why, in the keeper's own protocol.
-    let refused = AideError::new(
-        aide_core::code::NOT_ALLOWED,
-        "a sandboxed command cannot use the shell of a session that is not sandboxed",
-    )
-    .with_hint(say(|v| {
-        format!("start a session with the same sandbox from inside it, or run the command without {}", v.arg("session"))
-    }));
+    let refused: AideError = TerminalError::SandboxedCaller.into();
     let refusal = aide_keeper::json_line(&Answer::Failed(refused.into()));
     let ended = aide_keeper::serve(
         held,
@@ -337,7 +286,7 @@ fn serve(stream: UnixStream, kept: &Kept, signalled: &AtomicBool) {
     let question = match serde_json::from_slice::<Ask>(&line) {
         Ok(q) => q,
         Err(e) => {
-            let e = AideError::new(aide_core::code::INVALID_REQUEST, format!("not a keeper request: {e}"));
+            let e: AideError = TerminalError::NotAKeeperRequest { message: e.to_string() }.into();
             let _ = send(&mut writer, &Answer::Failed(e.into()));
             return;
         }
@@ -428,12 +377,7 @@ fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer,
 }
 
 fn no_terminal(id: &str) -> AideError {
-    AideError::new(aide_core::code::NOT_FOUND, format!("no terminal `{id}`"))
-        .with_hint(say(|v| match v {
-            Voice::Cli => "list them with `llm-shell term list`".into(),
-            Voice::Mcp => format!("give the terminal_id {} answered", v.op(crate::error::TERM_START)),
-        }))
-        .with_details(serde_json::json!({ "terminal_id": id }))
+    TerminalError::NoTerminal { id: id.to_string() }.into()
 }
 
 fn run(

@@ -316,100 +316,35 @@ impl LiveShell {
     /// give up (the command's group is then taken down and `cancelled` returned).
     pub(crate) fn run(&mut self, order: &Order<'_>, stop: &dyn Fn() -> bool) -> Result<Done, AideError> {
         if order.command.contains('\0') {
-            return Err(AideError::new(
-                aide_core::code::INVALID_ARGUMENTS,
-                "the command holds a NUL byte, which bash cannot run",
-            ));
+            return Err(ShellError::NulInCommand.into());
         }
         let restore_from = self.started.take();
         self.sequence += 1;
         let out_path = self.fifos.join(format!("out.{}", self.sequence));
         let err_path = self.fifos.join(format!("err.{}", self.sequence));
         let redactor = order.redact.then(|| Redactor::with_values(self.declared.secret_values()));
-        let mut streams = Vec::new();
-        for path in [&out_path, &err_path] {
-            make_fifo(path)?;
-            // Read end first (it does not wait for a writer), then a write end of our own, held
-            // until the command has ended, so the reader never sees an end before bash opens it:
-            // the same FIFO, through the descriptor, whatever stands at the path by now.
-            let read = open_fifo(path, false)?;
-            let hold = std::fs::OpenOptions::new()
-                .write(true)
-                .open(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&read)))
-                .map_err(io("output FIFO"))?;
-            rustix::fs::fcntl_setfl(&read, rustix::fs::OFlags::empty())
-                .map_err(|e| AideError::io("output FIFO", &e.into()))?;
-            streams.push((reader(read, order.max_output, redactor.clone()), hold));
-        }
+        let streams = self.open_output_fifos([&out_path, &err_path], order.max_output, redactor.as_ref())?;
         let stdin = order.stdin.map_or_else(|| PathBuf::from("/dev/null"), Path::to_path_buf);
         let tag = report::marker();
-        let mut request = Vec::new();
-        for field in [
+        let request = request_fields(&[
             order.command.as_bytes(),
             stdin.as_os_str().as_encoded_bytes(),
             out_path.as_os_str().as_encoded_bytes(),
             err_path.as_os_str().as_encoded_bytes(),
             tag.as_bytes(),
-        ] {
-            request.extend_from_slice(field);
-            request.push(0);
-        }
+        ]);
         let exec_start = Instant::now();
         let sent = match &mut self.control {
             Some(control) => control.write_all(&request),
             None => Err(std::io::ErrorKind::BrokenPipe.into()),
         };
         let deadline = order.timeout.map(|t| exec_start + t);
-        let mut timed_out = false;
-        let mut kill_at: Option<Instant> = None;
-        let mut stopped = false;
-        let mut parsed = None;
-        // A report of another tag (an earlier command's, come late, or one
-        // forged) is not this command's.
-        let mine = |r: Vec<u8>| Report::parse(&r, &self.nonce).filter(|r| r.tag == tag);
-        if sent.is_ok() {
-            loop {
-                match self.reports.recv_timeout(TICK) {
-                    Ok(r) => {
-                        parsed = mine(r);
-                        if parsed.is_some() {
-                            break;
-                        }
-                    }
-                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                }
-                if !matches!(self.child.try_wait(), Ok(None)) {
-                    // Gone without a word: exec'd over, or killed. A report may have come meanwhile.
-                    parsed = std::iter::from_fn(|| self.reports.recv_timeout(TICK).ok()).find_map(mine);
-                    break;
-                }
-                let now = Instant::now();
-                if !stopped && stop() {
-                    stopped = true;
-                    let _ = aide_gate::process::signal_group(self.pgid, Signal::TERM);
-                    kill_at = Some(now + KILL_GRACE);
-                } else if !timed_out && !stopped && deadline.is_some_and(|d| now >= d) {
-                    timed_out = true;
-                    let _ = aide_gate::process::signal_group(self.pgid, Signal::TERM);
-                    kill_at = Some(now + KILL_GRACE);
-                } else if kill_at.is_some_and(|k| now >= k) {
-                    let _ = aide_gate::process::signal_group(self.pgid, Signal::KILL);
-                    kill_at = None;
-                }
-            }
-        }
+        let Awaited { parsed, timed_out, stopped } = match sent {
+            Ok(()) => self.await_report(&tag, deadline, stop),
+            Err(_) => Awaited { parsed: None, timed_out: false, stopped: false },
+        };
         let execute_us = exec_start.elapsed().as_secs_f64() * 1e6;
-        // Our own write ends go: the streams end once bash and its children let go of theirs.
-        let drain_until = Instant::now() + DRAIN_LIMIT;
-        let mut collected = Vec::new();
-        for (reading, hold) in streams {
-            drop(hold);
-            collected.push(collect(Some(reading), drain_until));
-        }
-        for path in [&out_path, &err_path] {
-            let _ = std::fs::remove_file(path);
-        }
+        let mut collected = drain_outputs(streams, [&out_path, &err_path]);
         let mut status = None;
         if timed_out || stopped || !matches!(self.child.try_wait(), Ok(None)) {
             // The shell ended: what remains of its group goes too.
@@ -453,6 +388,77 @@ impl LiveShell {
             restore_us,
             execute_us,
         })
+    }
+
+    /// The FIFOs a command's stdout and stderr go to, each with its reader
+    /// and a write end of our own, held until the command has ended.
+    fn open_output_fifos(
+        &self,
+        paths: [&Path; 2],
+        max_output: usize,
+        redactor: Option<&Redactor>,
+    ) -> Result<Vec<(crate::capture::Reading, File)>, AideError> {
+        let mut streams = Vec::new();
+        for path in paths {
+            make_fifo(path)?;
+            // Read end first (it does not wait for a writer), then a write end of our own, held
+            // until the command has ended, so the reader never sees an end before bash opens it:
+            // the same FIFO, through the descriptor, whatever stands at the path by now.
+            let read = open_fifo(path, false)?;
+            let hold = std::fs::OpenOptions::new()
+                .write(true)
+                .open(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&read)))
+                .map_err(io("output FIFO"))?;
+            rustix::fs::fcntl_setfl(&read, rustix::fs::OFlags::empty())
+                .map_err(|e| AideError::io("output FIFO", &e.into()))?;
+            streams.push((reader(read, max_output, redactor.cloned()), hold));
+        }
+        Ok(streams)
+    }
+
+    /// Waits for the report tagged `tag`, taking the command's group down
+    /// (TERM, then KILL after a grace) when `stop` says so or the deadline
+    /// passes, until the report comes or the shell is gone.
+    fn await_report(&mut self, tag: &str, deadline: Option<Instant>, stop: &dyn Fn() -> bool) -> Awaited {
+        let mut timed_out = false;
+        let mut kill_at: Option<Instant> = None;
+        let mut stopped = false;
+        let mut parsed = None;
+        // A report of another tag (an earlier command's, come late, or one
+        // forged) is not this command's.
+        let nonce = &self.nonce;
+        let mine = |r: Vec<u8>| Report::parse(&r, nonce).filter(|r| r.tag == tag);
+        loop {
+            match self.reports.recv_timeout(TICK) {
+                Ok(r) => {
+                    parsed = mine(r);
+                    if parsed.is_some() {
+                        break;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                // Gone without a word: exec'd over, or killed. A report may have come meanwhile.
+                parsed = std::iter::from_fn(|| self.reports.recv_timeout(TICK).ok()).find_map(mine);
+                break;
+            }
+            let now = Instant::now();
+            if !stopped && stop() {
+                stopped = true;
+                let _ = aide_gate::process::signal_group(self.pgid, Signal::TERM);
+                kill_at = Some(now + KILL_GRACE);
+            } else if !timed_out && !stopped && deadline.is_some_and(|d| now >= d) {
+                timed_out = true;
+                let _ = aide_gate::process::signal_group(self.pgid, Signal::TERM);
+                kill_at = Some(now + KILL_GRACE);
+            } else if kill_at.is_some_and(|k| now >= k) {
+                let _ = aide_gate::process::signal_group(self.pgid, Signal::KILL);
+                kill_at = None;
+            }
+        }
+        Awaited { parsed, timed_out, stopped }
     }
 
     /// Saves the reported state as the session's `state.sh` and `options.sh`.
@@ -506,4 +512,39 @@ fn empty() -> (Collected, bool) {
 fn epoch_us_at(instant: Instant) -> f64 {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     now.as_secs_f64() * 1e6 - instant.elapsed().as_secs_f64() * 1e6
+}
+
+/// What the command wrote, each stream read until bash and its children
+/// let go of it (at most [`DRAIN_LIMIT`]); the FIFOs are removed.
+fn drain_outputs(streams: Vec<(crate::capture::Reading, File)>, paths: [&Path; 2]) -> Vec<(Collected, bool)> {
+    // Our own write ends go: the streams end once bash and its children let go of theirs.
+    let drain_until = Instant::now() + DRAIN_LIMIT;
+    let mut collected = Vec::new();
+    for (reading, hold) in streams {
+        drop(hold);
+        collected.push(collect(Some(reading), drain_until));
+    }
+    for path in paths {
+        let _ = std::fs::remove_file(path);
+    }
+    collected
+}
+
+/// What waiting for a command's report came to.
+struct Awaited {
+    parsed: Option<Report>,
+    /// The deadline passed (the group was taken down).
+    timed_out: bool,
+    /// `stop` said to give up (the group was taken down).
+    stopped: bool,
+}
+
+/// A request to the shell's loop: each field followed by a NUL.
+fn request_fields(fields: &[&[u8]]) -> Vec<u8> {
+    let mut request = Vec::new();
+    for field in fields {
+        request.extend_from_slice(field);
+        request.push(0);
+    }
+    request
 }

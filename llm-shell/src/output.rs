@@ -68,6 +68,7 @@ pub enum ShellOutput {
 }
 
 impl Render for ShellOutput {
+    // Long because: one arm per output variant, each written in its order.
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
             ShellOutput::Session(s) => {

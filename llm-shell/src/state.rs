@@ -227,6 +227,7 @@ pub(crate) fn restorable_options(printed: &str, flags: &str) -> String {
     out
 }
 
+// Long because: one arm per bash quoting form ("…", $'…', '…', bare), each its unquoting.
 /// A value as `declare -p` prints it, at the start of `text`: the value
 /// (None for arrays) and the bytes it took.
 fn value(text: &str) -> (Option<String>, usize) {

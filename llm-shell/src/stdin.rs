@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use aide_core::AideError;
 use aide_core::tool::Context;
-use aide_core::voice::say;
 
+use crate::error::ShellError;
 use crate::session;
 
 /// The file a command reads as its stdin: the caller's own file (`--stdin
@@ -47,16 +47,7 @@ pub(crate) fn stdin_file(
 /// nor after a request read from stdin.
 pub(crate) fn read_own_stdin(ctx: &Context) -> Result<Vec<u8>, AideError> {
     if !ctx.reads_stdin {
-        return Err(AideError::new(
-            aide_core::code::INVALID_ARGUMENTS,
-            say(|v| format!("{}: this run's stdin is not the caller's data", v.arg_is("stdin", "-"))),
-        )
-        .with_hint(say(|v| {
-            format!(
-                "{}write the input to a file inside the root and give its path",
-                v.pick("over MCP, or with --request -, ", "")
-            )
-        })));
+        return Err(ShellError::StdinNotTheCallers.into());
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map_err(|e| AideError::io("stdin", &e))?;
@@ -70,11 +61,7 @@ pub(crate) fn checked_stdin_path(given: &std::path::Path, ctx: &Context) -> Resu
     match std::fs::metadata(&path) {
         // Absolute: the command may run in another directory (a job in the session's).
         Ok(m) if m.is_file() => std::path::absolute(&path).map_err(|e| AideError::io("--stdin", &e)),
-        Ok(_) => Err(AideError::new(
-            aide_core::code::NOT_A_REGULAR_FILE,
-            format!("--stdin {}: not a regular file", given.display()),
-        )
-        .with_hint("--stdin takes a regular file, or - for what llm-shell itself reads")),
+        Ok(_) => Err(ShellError::StdinNotRegular { given: given.display().to_string() }.into()),
         Err(e) => Err(AideError::io(&format!("--stdin {}", given.display()), &e)),
     }
 }

@@ -32,6 +32,8 @@ use aide_core::sync::lock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::error::TerminalError;
+
 /// Lines of scrollback the emulator keeps.
 const SCROLLBACK: usize = 1000;
 /// Text kept between reads; the newest is kept, the rest counted.
@@ -97,12 +99,10 @@ impl Size {
     /// From the caller's numbers: 24×80 unless given; 0, or more than
     /// [`MAX_ROWS`] × [`MAX_COLS`], is refused.
     pub(crate) fn of(rows: Option<u16>, cols: Option<u16>) -> Result<Size, AideError> {
-        let dimension = |n: u16, max: u16, field: &str| {
-            std::num::NonZeroU16::new(n).filter(|n| n.get() <= max).ok_or_else(|| {
-                AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("--{field} must be 1 to {max}, not {n}"))
-                    .with_hint(format!("a terminal has 1 to {MAX_ROWS} rows and 1 to {MAX_COLS} columns"))
-                    .with_details(serde_json::json!({ "field": field, "min": 1, "max": max }))
-            })
+        let dimension = |n: u16, max: u16, field: &'static str| {
+            std::num::NonZeroU16::new(n)
+                .filter(|n| n.get() <= max)
+                .ok_or_else(|| AideError::from(TerminalError::Size { field, max, given: n }))
         };
         Ok(Size {
             rows: dimension(rows.unwrap_or(24), MAX_ROWS, "rows")?,
@@ -345,32 +345,24 @@ impl Terminal {
         let mut bytes = text.map(|t| t.as_bytes().to_vec()).unwrap_or_default();
         for key in keys {
             let Some(k) = key_bytes(key, application_cursor) else {
-                return Err(AideError::new(aide_core::code::INVALID_ARGUMENTS, format!("no key named `{key}`"))
-                    .with_hint(format!("keys: {}", key_names())));
+                return Err(TerminalError::NoKeyNamed { key: key.clone() }.into());
             };
             bytes.extend(k);
         }
-        let exited = || {
-            AideError::new(aide_core::code::CONFLICT, format!("terminal {} has exited", self.id))
-                .with_hint("read it for its last screen and exit code, or close it")
-        };
+        let exited = || AideError::from(TerminalError::Exited { id: self.id.clone() });
         if self.exited() {
             return Err(exited());
         }
         match self.input.send(&bytes) {
             Ok(()) => Ok(()),
             Err(input::Refused::Broken(_)) => Err(exited()),
-            Err(input::Refused::Full { waiting }) => Err(AideError::new(
-                aide_core::code::CONFLICT,
-                format!(
-                    "terminal {} is not reading its input: {waiting} bytes wait, and {} more would pass the {} KiB it holds",
-                    self.id,
-                    bytes.len(),
-                    input::MAX_QUEUED >> 10
-                ),
-            )
-            .with_hint("read the terminal to see what its program is doing; send again once it reads, or close it")
-            .with_details(serde_json::json!({ "terminal_id": self.id, "waiting_bytes": waiting }))),
+            Err(input::Refused::Full { waiting }) => Err(TerminalError::InputFull {
+                id: self.id.clone(),
+                waiting,
+                more: bytes.len(),
+                held_kib: input::MAX_QUEUED >> 10,
+            }
+            .into()),
         }
     }
 
@@ -383,21 +375,10 @@ impl Terminal {
         Ok(())
     }
 
-    /// Waits as asked (a pattern on the screen or in the new text, a quiet
-    /// spell, the program's end, or the timeout), then answers what is seen.
-    pub(crate) fn read(
-        &self,
-        wait: &ReadWait,
-        session_id: &str,
-        redactor: Option<&aide_gate::redact::Redactor>,
-    ) -> Result<TermView, AideError> {
-        let pattern = match &wait.wait_for {
-            Some(p) => Some(regex::Regex::new(p).map_err(|e| {
-                AideError::new(aide_core::code::INVALID_PATTERN, format!("--wait-for: {e}"))
-                    .with_details(serde_json::json!({ "field": "wait_for" }))
-            })?),
-            None => None,
-        };
+    /// Waits for the pattern, a quiet spell, the program's end or the
+    /// timeout, whichever `wait` asks and comes first: whether the pattern
+    /// matched (None when there is none).
+    fn wait_as_asked(&self, wait: &ReadWait, pattern: Option<&regex::Regex>) -> Option<bool> {
         let timeout = wait.timeout_ms.map_or(DEFAULT_READ_TIMEOUT, Duration::from_millis);
         let quiet = wait.quiet_ms.map(Duration::from_millis).or(pattern.is_none().then_some(DEFAULT_QUIET));
         let start = Instant::now();
@@ -406,7 +387,7 @@ impl Terminal {
             let exited = self.exited();
             {
                 let s = lock(&self.screen);
-                if let Some(p) = &pattern
+                if let Some(p) = pattern
                     && matched.is_none()
                 {
                     let seen = s.parser.screen().contents();
@@ -440,6 +421,24 @@ impl Terminal {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        matched
+    }
+
+    /// Waits as asked (a pattern on the screen or in the new text, a quiet
+    /// spell, the program's end, or the timeout), then answers what is seen.
+    pub(crate) fn read(
+        &self,
+        wait: &ReadWait,
+        session_id: &str,
+        redactor: Option<&aide_gate::redact::Redactor>,
+    ) -> Result<TermView, AideError> {
+        let pattern = match &wait.wait_for {
+            Some(p) => {
+                Some(regex::Regex::new(p).map_err(|e| TerminalError::WaitForPattern { message: e.to_string() })?)
+            }
+            None => None,
+        };
+        let matched = self.wait_as_asked(wait, pattern.as_ref());
         let exited = self.exited();
         let mut s = lock(&self.screen);
         let screen = s.parser.screen();

@@ -71,7 +71,115 @@ struct Window<T> {
     handing_on: bool,
 }
 
+/// The files the walk hands the workers, and their wake-up.
+struct Handoff {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+impl Handoff {
+    /// Queues `chunk` (emptied), marks the walk `ended` or not, and wakes
+    /// the workers asleep, if any.
+    fn hand_over(&self, chunk: &mut Vec<(u64, WalkedFile)>, ended: bool) {
+        let mut q = lock(&self.queue);
+        q.files.extend(chunk.drain(..));
+        q.ended = ended;
+        let wake = q.waiting > 0;
+        drop(q);
+        if wake {
+            self.ready.notify_all();
+        }
+    }
+
+    /// Waits for files (or the walk's end) and moves up to [`BATCH`] of
+    /// them into `batch`; it stays empty once the walk ended and the queue
+    /// is drained.
+    fn take_batch(&self, batch: &mut Vec<(u64, WalkedFile)>) {
+        let mut q = lock(&self.queue);
+        while q.files.is_empty() && !q.ended {
+            q.waiting += 1;
+            q = self.ready.wait(q).unwrap_or_else(|p| p.into_inner());
+            q.waiting -= 1;
+        }
+        let n = q.files.len().min(BATCH);
+        batch.extend(q.files.drain(..n));
+    }
+}
+
+/// Hands on every result whose predecessors are all done, one worker at a
+/// time (the others go back to work); a sink that breaks stops the walk,
+/// and the file it stopped at is kept in `stopped_at`.
+fn hand_on_ready<T, S>(
+    window: &Mutex<Window<T>>,
+    sink: &Mutex<S>,
+    stopped: &AtomicBool,
+    stopped_at: &Mutex<Option<String>>,
+) where
+    S: FnMut(WalkedFile, T) -> ControlFlow<()>,
+{
+    let mut state = lock(window);
+    if state.handing_on {
+        return;
+    }
+    state.handing_on = true;
+    loop {
+        let mut ready = Vec::new();
+        let Window { done, next, .. } = &mut *state;
+        while let Some(entry) = done.first_entry() {
+            if *entry.key() != *next {
+                break;
+            }
+            ready.push(entry.remove());
+            *next += 1;
+        }
+        if ready.is_empty() {
+            state.handing_on = false;
+            return;
+        }
+        drop(state);
+        let mut sink = lock(sink);
+        for (file, result) in ready {
+            if stopped.load(AtomicOrdering::Relaxed) {
+                break;
+            }
+            let rel = file.rel.clone();
+            if sink(file, result).is_break() {
+                stopped.store(true, AtomicOrdering::Relaxed);
+                *lock(stopped_at) = Some(rel);
+            }
+        }
+        drop(sink);
+        state = lock(window);
+    }
+}
+
 impl Walker<'_> {
+    /// Walks in order, numbering each file and handing the workers chunks
+    /// of them, until the walk ends, is cancelled or the sink `stopped` it;
+    /// what the walk itself met goes to `diagnostics`.
+    fn feed(&self, walk: ignore::Walk, handoff: &Handoff, stopped: &AtomicBool, diagnostics: &Mutex<Vec<Diagnostic>>) {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        let mut at = 0u64;
+        for result in walk {
+            if self.cancel.is_cancelled() || stopped.load(AtomicOrdering::Relaxed) {
+                break;
+            }
+            match self.classify(result) {
+                Some(Ok(file)) => {
+                    self.note_lossy_name(&file, diagnostics);
+                    chunk.push((at, file));
+                    at += 1;
+                    if chunk.len() == CHUNK {
+                        handoff.hand_over(&mut chunk, false);
+                    }
+                }
+                Some(Err(d)) => lock(diagnostics).push(d),
+                None => {}
+            }
+        }
+        handoff.hand_over(&mut chunk, true);
+    }
+
     /// Maps every file with `make_mapper`'s mapper (one per worker thread)
     /// and hands each file and its result to `sink` in the order of
     /// [`Walker::collect`] (byte-wise relative paths), each as soon as every
@@ -103,80 +211,15 @@ impl Walker<'_> {
         let diagnostics = Mutex::new(Vec::new());
         let progress = self.progress.counter(None);
 
-        // Hands on every result whose predecessors are all done.
-        let hand_on = || {
-            let mut state = lock(&window);
-            if state.handing_on {
-                return;
-            }
-            state.handing_on = true;
-            loop {
-                let mut ready = Vec::new();
-                let Window { done, next, .. } = &mut *state;
-                while let Some(entry) = done.first_entry() {
-                    if *entry.key() != *next {
-                        break;
-                    }
-                    ready.push(entry.remove());
-                    *next += 1;
-                }
-                if ready.is_empty() {
-                    state.handing_on = false;
-                    return;
-                }
-                drop(state);
-                let mut sink = lock(&sink);
-                for (file, result) in ready {
-                    if stopped.load(AtomicOrdering::Relaxed) {
-                        break;
-                    }
-                    let rel = file.rel.clone();
-                    if sink(file, result).is_break() {
-                        stopped.store(true, AtomicOrdering::Relaxed);
-                        *lock(&stopped_at) = Some(rel);
-                    }
-                }
-                drop(sink);
-                state = lock(&window);
-            }
-        };
+        let hand_on = || hand_on_ready(&window, &sink, &stopped, &stopped_at);
 
         // The walk runs on its own thread, ahead of the workers, handing
         // them files in chunks (one lock and at most one wake-up per chunk).
-        let queue = Mutex::new(Queue { files: VecDeque::new(), ended: false, waiting: 0 });
-        let ready = Condvar::new();
-        let walk = || {
-            let mut chunk = Vec::with_capacity(CHUNK);
-            let mut at = 0u64;
-            let hand_over = |chunk: &mut Vec<(u64, WalkedFile)>, ended: bool| {
-                let mut q = lock(&queue);
-                q.files.extend(chunk.drain(..));
-                q.ended = ended;
-                let wake = q.waiting > 0;
-                drop(q);
-                if wake {
-                    ready.notify_all();
-                }
-            };
-            for result in walk {
-                if self.cancel.is_cancelled() || stopped.load(AtomicOrdering::Relaxed) {
-                    break;
-                }
-                match self.classify(result) {
-                    Some(Ok(file)) => {
-                        self.note_lossy_name(&file, &diagnostics);
-                        chunk.push((at, file));
-                        at += 1;
-                        if chunk.len() == CHUNK {
-                            hand_over(&mut chunk, false);
-                        }
-                    }
-                    Some(Err(d)) => lock(&diagnostics).push(d),
-                    None => {}
-                }
-            }
-            hand_over(&mut chunk, true);
+        let handoff = Handoff {
+            queue: Mutex::new(Queue { files: VecDeque::new(), ended: false, waiting: 0 }),
+            ready: Condvar::new(),
         };
+        let walk = || self.feed(walk, &handoff, &stopped, &diagnostics);
 
         std::thread::scope(|scope| {
             scope.spawn(walk);
@@ -185,16 +228,7 @@ impl Walker<'_> {
                     let mut map = make_mapper();
                     let mut batch = Vec::with_capacity(BATCH);
                     loop {
-                        {
-                            let mut q = lock(&queue);
-                            while q.files.is_empty() && !q.ended {
-                                q.waiting += 1;
-                                q = ready.wait(q).unwrap_or_else(|p| p.into_inner());
-                                q.waiting -= 1;
-                            }
-                            let n = q.files.len().min(BATCH);
-                            batch.extend(q.files.drain(..n));
-                        }
+                        handoff.take_batch(&mut batch);
                         if batch.is_empty() || self.cancel.is_cancelled() || stopped.load(AtomicOrdering::Relaxed) {
                             return;
                         }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::code;
 use std::os::unix::ffi::OsStrExt;
 
 fn tree() -> (tempfile::TempDir, Root) {

@@ -7,10 +7,11 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::error::CliError;
 use crate::invoke::RunLog;
 use aide_core::color::{ColorChoice, TextOut};
 use aide_core::envelope::{Format, Stdout, diagnostic_lines, stderr_line, to_json_string, with_type};
-use aide_core::error::{AideError, ExitStatus, code};
+use aide_core::error::{AideError, ExitStatus};
 use aide_core::tool::Render;
 
 /// Prints the output in the chosen format and logs the run.
@@ -24,21 +25,8 @@ pub(super) fn emit<O: Serialize + Render>(
 ) -> Result<(), AideError> {
     let stats = run.stats();
     let env = run.envelope(output, &stats);
-    let io_err = |e: io::Error| AideError::new(code::IO_ERROR, format!("writing output: {e}"));
     if let (Some(raw), true) = (output.raw_json(), format.is_json()) {
-        let text = match format {
-            Format::Json { pretty: true } => serde_json::from_str::<Value>(raw)
-                .ok()
-                .and_then(|v| to_json_string(&v, true).ok())
-                .unwrap_or_else(|| raw.to_string()),
-            _ => raw.to_string(),
-        };
-        out.write_with(|w| {
-            w.write_all(text.as_bytes())?;
-            w.write_all(b"\n")
-        })
-        .map_err(io_err)?;
-        return Ok(());
+        return print_raw(out, format, raw);
     }
     let overflow = output.log_overflow();
     let need_compact = (run.enabled && overflow.is_none()) || matches!(format, Format::Json { pretty: false });
@@ -54,7 +42,46 @@ pub(super) fn emit<O: Serialize + Render>(
     };
     // Logged before anything is printed: a run killed just after its output
     // (a reader that got what it wanted and ended the pipeline) is in the log.
-    let logged = match (overflow, &spliced(output, &compact)?) {
+    log_document(run, output, format, status, overflow, &mut compact)?;
+    match format {
+        Format::Text => print_text(run, out, output, color, quiet),
+        Format::Json { .. } => print_json(out, output, pretty_text.as_deref(), &compact),
+        Format::Jsonl => print_jsonl(out, output, jsonl_value.unwrap_or(Value::Null)),
+    }
+}
+
+fn write_failed(e: io::Error) -> AideError {
+    CliError::WriteOutput(e).into()
+}
+
+/// A stored document printed verbatim (pretty-printed for `--pretty`, when it parses).
+fn print_raw(out: &mut Stdout, format: Format, raw: &str) -> Result<(), AideError> {
+    let text = match format {
+        Format::Json { pretty: true } => serde_json::from_str::<Value>(raw)
+            .ok()
+            .and_then(|v| to_json_string(&v, true).ok())
+            .unwrap_or_else(|| raw.to_string()),
+        _ => raw.to_string(),
+    };
+    out.write_with(|w| {
+        w.write_all(text.as_bytes())?;
+        w.write_all(b"\n")
+    })
+    .map_err(write_failed)
+}
+
+/// Records the run's document in the log: whole, by its size alone when it
+/// is over what the log keeps, or (a plain `--json` run) a copy of the
+/// compact document, which is then the log's alone in any other format.
+fn log_document<O: Render>(
+    run: &mut RunLog,
+    output: &O,
+    format: Format,
+    status: ExitStatus,
+    overflow: Option<u64>,
+    compact: &mut Option<String>,
+) -> Result<(), AideError> {
+    let logged = match (overflow, &spliced(output, compact)?) {
         _ if !run.enabled => Ok(None),
         (Some(bytes), _) => Err(bytes),
         // Over what the log keeps: logged by its size, never assembled.
@@ -80,58 +107,72 @@ pub(super) fn emit<O: Serialize + Render>(
         }
         Ok(None) => {}
     }
-    match format {
-        Format::Text => {
-            out.write_with(|w| {
-                let mut text = TextOut::new(w, color.for_stdout());
-                output.render_text(&mut text)?;
-                text.flush()
-            })
-            .map_err(io_err)?;
-            // Diagnostics go to stderr in text mode, a line per code.
-            let shown = if quiet { &[][..] } else { &run.diagnostics[..] };
-            for line in diagnostic_lines(shown, "--json lists them") {
-                stderr_line(&format!("{}: {line}", run.tool));
-            }
-        }
-        Format::Json { .. } => {
-            let records = spliced(output, &compact)?;
-            out.write_with(|w| {
-                match (&pretty_text, &records, &compact) {
-                    (Some(text), _, _) => w.write_all(text.as_bytes())?,
-                    (None, Some(spliced), _) if !output.streamed() => spliced.write(w)?,
-                    (None, _, Some(doc)) => w.write_all(doc.as_bytes())?,
-                    (None, _, None) => {}
-                }
-                w.write_all(b"\n")
-            })
-            .map_err(io_err)?;
-        }
-        Format::Jsonl => {
-            let mut value = jsonl_value.unwrap_or(Value::Null);
-            let records = match (output.jsonl_records(), value.as_object_mut()) {
-                (Some((field, kind)), Some(obj)) => match obj.shift_remove(field) {
-                    Some(Value::Array(items)) => Some((kind, items)),
-                    _ => None,
-                },
-                _ => None,
-            };
-            // Streamed records are out already: only the summary is left.
-            let records = records.filter(|_| !output.streamed());
-            out.write_with(|w| {
-                if let Some((kind, items)) = records {
-                    for item in items {
-                        serde_json::to_writer(&mut *w, &with_type(kind, item))?;
-                        w.write_all(b"\n")?;
-                    }
-                }
-                serde_json::to_writer(&mut *w, &with_type("summary", value))?;
-                w.write_all(b"\n")
-            })
-            .map_err(io_err)?;
-        }
+    Ok(())
+}
+
+/// Compact text on stdout; the diagnostics on stderr, a line per code.
+fn print_text<O: Render>(
+    run: &RunLog,
+    out: &mut Stdout,
+    output: &O,
+    color: ColorChoice,
+    quiet: bool,
+) -> Result<(), AideError> {
+    out.write_with(|w| {
+        let mut text = TextOut::new(w, color.for_stdout());
+        output.render_text(&mut text)?;
+        text.flush()
+    })
+    .map_err(write_failed)?;
+    let shown = if quiet { &[][..] } else { &run.diagnostics[..] };
+    for line in diagnostic_lines(shown, "--json lists them") {
+        stderr_line(&format!("{}: {line}", run.tool));
     }
     Ok(())
+}
+
+/// One JSON document: pretty, the records spliced in, or the compact one.
+fn print_json<O: Render>(
+    out: &mut Stdout,
+    output: &O,
+    pretty_text: Option<&str>,
+    compact: &Option<String>,
+) -> Result<(), AideError> {
+    let records = spliced(output, compact)?;
+    out.write_with(|w| {
+        match (pretty_text, &records, compact.as_deref()) {
+            (Some(text), _, _) => w.write_all(text.as_bytes())?,
+            (None, Some(spliced), _) if !output.streamed() => spliced.write(w)?,
+            (None, _, Some(doc)) => w.write_all(doc.as_bytes())?,
+            (None, _, None) => {}
+        }
+        w.write_all(b"\n")
+    })
+    .map_err(write_failed)
+}
+
+/// A line per record (unless they were streamed already), then the summary.
+fn print_jsonl<O: Render>(out: &mut Stdout, output: &O, mut value: Value) -> Result<(), AideError> {
+    let records = match (output.jsonl_records(), value.as_object_mut()) {
+        (Some((field, kind)), Some(obj)) => match obj.shift_remove(field) {
+            Some(Value::Array(items)) => Some((kind, items)),
+            _ => None,
+        },
+        _ => None,
+    };
+    // Streamed records are out already: only the summary is left.
+    let records = records.filter(|_| !output.streamed());
+    out.write_with(|w| {
+        if let Some((kind, items)) = records {
+            for item in items {
+                serde_json::to_writer(&mut *w, &with_type(kind, item))?;
+                w.write_all(b"\n")?;
+            }
+        }
+        serde_json::to_writer(&mut *w, &with_type("summary", value))?;
+        w.write_all(b"\n")
+    })
+    .map_err(write_failed)
 }
 
 /// Records handed over as JSON stand where the records field, serialized

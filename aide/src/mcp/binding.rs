@@ -21,6 +21,7 @@ use serde_json::{Map, Value, json};
 use super::page::{PageRequest, Shaped, shape};
 use super::policy::Imposition;
 use crate::catalogue::{ToolFn, with_tool};
+use crate::error::McpError;
 
 /// The arguments every MCP tool takes besides its request: how much of the
 /// result one call returns.
@@ -176,6 +177,217 @@ fn variant<'a>(root: &'a Value, enum_schema: &'a Value, name: &str) -> Option<Op
     None
 }
 
+/// The arguments of an operation nested in its tool's request (a
+/// subcommand's, or several subcommands' together), and where they sit.
+struct Nested {
+    input: Value,
+    path: Vec<&'static str>,
+    unit: bool,
+    outer: Vec<String>,
+}
+
+/// Follows `op.command` down the request's subcommand enums to the
+/// operation's own fields: one subcommand's, or (a word `a|b`) several
+/// subcommands' together with `command` naming the one to run (each
+/// pushed on `choices` with its fields). The root beside the subcommand
+/// joins the arguments.
+fn nested_input(
+    op: &'static Operation,
+    request: &Value,
+    choices: &mut Vec<(&'static str, BTreeSet<String>)>,
+) -> Result<Nested, String> {
+    let mut path = Vec::new();
+    let mut node = resolve(request, request);
+    let mut unit = false;
+    let mut outer = Vec::new();
+    let mut merged: Option<Value> = None;
+    for (level, word) in op.command.iter().enumerate() {
+        let field = NESTING.get(level).ok_or_else(|| format!("{}: nested too deep", op.name))?;
+        if level == 0 {
+            // The root beside `command` (llm-transform's) applies to the subcommand too.
+            outer = schema_property_names(node).into_iter().filter(|f| f == "root").collect();
+        }
+        let enum_schema = node
+            .get("properties")
+            .and_then(|p| p.get(*field))
+            .map(|s| resolve(request, s))
+            .ok_or_else(|| format!("{}: the request has no `{field}`", op.name))?;
+        path.push(*field);
+        path.push(*word);
+        if word.contains('|') {
+            merged = Some(merged_choices(op, request, enum_schema, field, word, choices)?);
+            break;
+        }
+        match variant(request, enum_schema, word) {
+            Some(Some(inner)) => node = inner,
+            Some(None) => {
+                unit = true;
+                break;
+            }
+            None => return Err(format!("{}: `{field}` has no variant `{word}`", op.name)),
+        }
+    }
+    let mut input = match merged {
+        Some(m) => m,
+        None if unit => json!({ "type": "object", "properties": {} }),
+        None => node.clone(),
+    };
+    if let (Some(obj), Some(defs)) = (input.as_object_mut(), request.get("$defs")) {
+        obj.insert("$defs".into(), defs.clone());
+    }
+    // Outer fields join the arguments.
+    for field in &outer {
+        if let (Some(schema), Some(props)) = (
+            resolve(request, request).get("properties").and_then(|p| p.get(field)).cloned(),
+            input.get_mut("properties").and_then(Value::as_object_mut),
+        ) {
+            props.insert(field.clone(), schema);
+        }
+    }
+    Ok(Nested { input, path, unit, outer })
+}
+
+/// One input over the subcommands `word` lists (`a|b`): their fields
+/// together, and `command` naming the one to run.
+fn merged_choices(
+    op: &'static Operation,
+    request: &Value,
+    enum_schema: &Value,
+    field: &str,
+    word: &'static str,
+    choices: &mut Vec<(&'static str, BTreeSet<String>)>,
+) -> Result<Value, String> {
+    let mut properties = Map::new();
+    let names: Vec<&'static str> = word.split('|').collect();
+    for name in &names {
+        let fields = match variant(request, enum_schema, name) {
+            Some(Some(inner)) => inner.get("properties").and_then(Value::as_object).cloned().unwrap_or_default(),
+            Some(None) => Map::new(),
+            None => return Err(format!("{}: `{field}` has no variant `{name}`", op.name)),
+        };
+        choices.push((name, fields.keys().cloned().collect()));
+        for (k, v) in fields {
+            properties.entry(k).or_insert(v);
+        }
+    }
+    properties.insert(CHOICE.into(), json!({ "type": "string", "enum": names }));
+    Ok(json!({ "type": "object", "properties": properties, "required": [CHOICE] }))
+}
+
+/// The whole input schema: an object, without the fields another
+/// operation covers, with the server's paging arguments.
+fn full_input_schema(op: &Operation, input: Value) -> Result<Map<String, Value>, String> {
+    let mut input_schema = match input {
+        Value::Object(map) => map,
+        _ => return Err(format!("{}: the input schema is not an object", op.name)),
+    };
+    input_schema.remove("$schema");
+    input_schema.remove("title");
+    input_schema.insert("type".into(), json!("object"));
+    if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
+        // A request field another operation covers is left out.
+        for field in op.mcp.leaves_out {
+            props.remove(*field);
+        }
+        props.insert(
+            PAGE_OFFSET.into(),
+            json!({ "type": "integer", "minimum": 0, "description": "Continue a paged result from its page.next_offset." }),
+        );
+        props.insert(
+            MAX_OUTPUT_CHARS.into(),
+            json!({ "type": "integer", "minimum": 1000, "description": "Page the result past this many characters (default 40000)." }),
+        );
+    }
+    Ok(input_schema)
+}
+
+/// The input schema a model is shown: the compact form of `whole`,
+/// without the knobs said once or set by the server.
+fn compact_input_schema(op: &Operation, whole: &Value) -> Map<String, Value> {
+    let mut compact_input = super::compact::input_schema(whole, whole);
+    if let Some(props) = compact_input.get_mut("properties").and_then(Value::as_object_mut) {
+        // Taken by every operation but said once, in the server's
+        // instructions and in the footer of a paged result (which is
+        // when a model needs them); and knobs the server sets itself
+        // (paging replaces a byte cap; the thread count never changes a
+        // result). All still taken.
+        // The sandbox is the server's (it sets it on every call, and
+        // refuses a call that names one).
+        // A walk shows its scope as `glob` and `type`; the other
+        // walking knobs are said once, in the instructions. Elsewhere
+        // the same names mean something of their own (jobs_logs'
+        // `follow` follows a log, and its `max_output_bytes` is how a
+        // model reads more of it): shown there.
+        let walks = props.contains_key("glob");
+        let byte_cap = if walks { Some("max_output_bytes") } else { None };
+        for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "sandbox", "network"].into_iter().chain(byte_cap) {
+            props.remove(knob);
+        }
+        // What the server sets for its text block (an outline's dense
+        // form): it changes nothing a model reads in structured content.
+        for (knob, _) in op.mcp_defaults {
+            props.remove(*knob);
+        }
+        let walking = WALK_KNOBS.iter().filter(|_| walks);
+        for knob in walking.chain(&REDACT_KNOBS) {
+            props.remove(*knob);
+        }
+        let branches = props
+            .get_mut("operations")
+            .and_then(|o| o.get_mut("items"))
+            .and_then(|i| i.get_mut("oneOf"))
+            .and_then(Value::as_array_mut);
+        for branch in branches.into_iter().flatten() {
+            if let Some(fields) = branch.get_mut("properties").and_then(Value::as_object_mut) {
+                for knob in WALK_KNOBS {
+                    fields.remove(knob);
+                }
+            }
+        }
+    }
+    compact_input
+}
+
+/// A JSON Schema as an object's fields.
+type JsonObject = Map<String, Value>;
+
+/// The output schemas, compact and whole: a stored run's document for a
+/// tool that hands one back, each with the server's `page`.
+fn output_schemas(op: &Operation, output: Value) -> Result<(JsonObject, JsonObject), String> {
+    let compact_output = if op.mcp.stored_result {
+        // Any tool's document: what every one has.
+        json!({ "type": "object", "properties": { "tool": { "type": "string" }, "ok": { "type": "boolean" } } })
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    } else {
+        super::compact::output_schema(&output, op.output)
+    };
+    let mut output_schema = match output {
+        Value::Object(map) => map,
+        _ => return Err(format!("{}: the output schema is not an object", op.name)),
+    };
+    if op.mcp.stored_result {
+        // The stored document of any tool's run, exactly as it printed it.
+        output_schema = json!({
+            "description": "The stored JSON document of the run, as its tool printed it (or aide's error envelope).",
+            "properties": { "tool": { "type": "string" }, "execution_id": { "type": "string" }, "ok": { "type": "boolean" } },
+            "required": ["tool", "execution_id", "ok"]
+        })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    }
+    output_schema.remove("$schema");
+    output_schema.remove("title");
+    // Both alternatives (a result, an error) are objects; MCP wants it said.
+    output_schema.insert("type".into(), json!("object"));
+    if let Value::Object(props) = output_schema.entry("properties").or_insert_with(|| Value::Object(Map::new())) {
+        props.insert("page".into(), super::page::page_schema());
+    }
+    Ok((compact_output, output_schema))
+}
+
 impl Binding {
     /// Binds `op` to its tool's schemas; `Err` names what in the catalogue
     /// does not match the tool (a bug, caught by the unit tests).
@@ -183,98 +395,11 @@ impl Binding {
         let (request, output, aliases) =
             with_tool(op.tool, Schemas).ok_or_else(|| format!("{}: unknown tool {}", op.name, op.tool))?;
         let mut choices: Vec<(&'static str, BTreeSet<String>)> = Vec::new();
-        let (input, path, unit, outer) = if let Some(own) = op.mcp.arguments {
-            ((own.schema)(), Vec::new(), false, Vec::new())
-        } else {
-            let mut path = Vec::new();
-            let mut node = resolve(&request, &request);
-            let mut unit = false;
-            let mut outer = Vec::new();
-            let mut merged: Option<Value> = None;
-            for (level, word) in op.command.iter().enumerate() {
-                let field = NESTING.get(level).ok_or_else(|| format!("{}: nested too deep", op.name))?;
-                if level == 0 {
-                    // The root beside `command` (llm-transform's) applies to the subcommand too.
-                    outer = schema_property_names(node).into_iter().filter(|f| f == "root").collect();
-                }
-                let enum_schema = node
-                    .get("properties")
-                    .and_then(|p| p.get(*field))
-                    .map(|s| resolve(&request, s))
-                    .ok_or_else(|| format!("{}: the request has no `{field}`", op.name))?;
-                path.push(*field);
-                path.push(*word);
-                if word.contains('|') {
-                    // One input over several subcommands: their fields
-                    // together, and `command` naming the one to run.
-                    let mut properties = Map::new();
-                    let names: Vec<&'static str> = word.split('|').collect();
-                    for name in &names {
-                        let fields = match variant(&request, enum_schema, name) {
-                            Some(Some(inner)) => {
-                                inner.get("properties").and_then(Value::as_object).cloned().unwrap_or_default()
-                            }
-                            Some(None) => Map::new(),
-                            None => return Err(format!("{}: `{field}` has no variant `{name}`", op.name)),
-                        };
-                        choices.push((name, fields.keys().cloned().collect()));
-                        for (k, v) in fields {
-                            properties.entry(k).or_insert(v);
-                        }
-                    }
-                    properties.insert(CHOICE.into(), json!({ "type": "string", "enum": names }));
-                    merged = Some(json!({ "type": "object", "properties": properties, "required": [CHOICE] }));
-                    break;
-                }
-                match variant(&request, enum_schema, word) {
-                    Some(Some(inner)) => node = inner,
-                    Some(None) => {
-                        unit = true;
-                        break;
-                    }
-                    None => return Err(format!("{}: `{field}` has no variant `{word}`", op.name)),
-                }
-            }
-            let mut input = match merged {
-                Some(m) => m,
-                None if unit => json!({ "type": "object", "properties": {} }),
-                None => node.clone(),
-            };
-            if let (Some(obj), Some(defs)) = (input.as_object_mut(), request.get("$defs")) {
-                obj.insert("$defs".into(), defs.clone());
-            }
-            // Outer fields join the arguments.
-            for field in &outer {
-                if let (Some(schema), Some(props)) = (
-                    resolve(&request, &request).get("properties").and_then(|p| p.get(field)).cloned(),
-                    input.get_mut("properties").and_then(Value::as_object_mut),
-                ) {
-                    props.insert(field.clone(), schema);
-                }
-            }
-            (input, path, unit, outer)
+        let Nested { input, path, unit, outer } = match op.mcp.arguments {
+            Some(own) => Nested { input: (own.schema)(), path: Vec::new(), unit: false, outer: Vec::new() },
+            None => nested_input(op, &request, &mut choices)?,
         };
-        let mut input_schema = match input {
-            Value::Object(map) => map,
-            _ => return Err(format!("{}: the input schema is not an object", op.name)),
-        };
-        input_schema.remove("$schema");
-        input_schema.remove("title");
-        input_schema.insert("type".into(), json!("object"));
-        if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
-            // A request field another operation covers is left out.
-            for field in op.mcp.leaves_out {
-                props.remove(*field);
-            }
-            props.insert(
-                PAGE_OFFSET.into(),
-                json!({ "type": "integer", "minimum": 0, "description": "Continue a paged result from its page.next_offset." }),
-            );
-            props.insert(
-                MAX_OUTPUT_CHARS.into(),
-                json!({ "type": "integer", "minimum": 1000, "description": "Page the result past this many characters (default 40000)." }),
-            );
-        }
+        let input_schema = full_input_schema(op, input)?;
         let whole = Value::Object(input_schema.clone());
         let mut fields = schema_property_names(&whole);
         // Old names of the request's own fields are taken too (the tool
@@ -287,83 +412,13 @@ impl Binding {
                 .collect();
             fields.extend(old);
         }
-        let mut compact_input = super::compact::input_schema(&whole, &whole);
-        if let Some(props) = compact_input.get_mut("properties").and_then(Value::as_object_mut) {
-            // Taken by every operation but said once, in the server's
-            // instructions and in the footer of a paged result (which is
-            // when a model needs them); and knobs the server sets itself
-            // (paging replaces a byte cap; the thread count never changes a
-            // result). All still taken.
-            // The sandbox is the server's (it sets it on every call, and
-            // refuses a call that names one).
-            // A walk shows its scope as `glob` and `type`; the other
-            // walking knobs are said once, in the instructions. Elsewhere
-            // the same names mean something of their own (jobs_logs'
-            // `follow` follows a log, and its `max_output_bytes` is how a
-            // model reads more of it): shown there.
-            let walks = props.contains_key("glob");
-            let byte_cap = if walks { Some("max_output_bytes") } else { None };
-            for knob in [PAGE_OFFSET, MAX_OUTPUT_CHARS, "threads", "sandbox", "network"].into_iter().chain(byte_cap) {
-                props.remove(knob);
-            }
-            // What the server sets for its text block (an outline's dense
-            // form): it changes nothing a model reads in structured content.
-            for (knob, _) in op.mcp_defaults {
-                props.remove(*knob);
-            }
-            let walking = WALK_KNOBS.iter().filter(|_| walks);
-            for knob in walking.chain(&REDACT_KNOBS) {
-                props.remove(*knob);
-            }
-            let branches = props
-                .get_mut("operations")
-                .and_then(|o| o.get_mut("items"))
-                .and_then(|i| i.get_mut("oneOf"))
-                .and_then(Value::as_array_mut);
-            for branch in branches.into_iter().flatten() {
-                if let Some(fields) = branch.get_mut("properties").and_then(Value::as_object_mut) {
-                    for knob in WALK_KNOBS {
-                        fields.remove(knob);
-                    }
-                }
-            }
-        }
+        let compact_input = compact_input_schema(op, &whole);
         let shown: BTreeSet<String> = compact_input
             .get("properties")
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
-        let compact_output = if op.mcp.stored_result {
-            // Any tool's document: what every one has.
-            json!({ "type": "object", "properties": { "tool": { "type": "string" }, "ok": { "type": "boolean" } } })
-                .as_object()
-                .cloned()
-                .unwrap_or_default()
-        } else {
-            super::compact::output_schema(&output, op.output)
-        };
-        let mut output_schema = match output {
-            Value::Object(map) => map,
-            _ => return Err(format!("{}: the output schema is not an object", op.name)),
-        };
-        if op.mcp.stored_result {
-            // The stored document of any tool's run, exactly as it printed it.
-            output_schema = json!({
-                "description": "The stored JSON document of the run, as its tool printed it (or aide's error envelope).",
-                "properties": { "tool": { "type": "string" }, "execution_id": { "type": "string" }, "ok": { "type": "boolean" } },
-                "required": ["tool", "execution_id", "ok"]
-            })
-            .as_object()
-            .cloned()
-            .unwrap_or_default();
-        }
-        output_schema.remove("$schema");
-        output_schema.remove("title");
-        // Both alternatives (a result, an error) are objects; MCP wants it said.
-        output_schema.insert("type".into(), json!("object"));
-        if let Value::Object(props) = output_schema.entry("properties").or_insert_with(|| Value::Object(Map::new())) {
-            props.insert("page".into(), super::page::page_schema());
-        }
+        let (compact_output, output_schema) = output_schemas(op, output)?;
         Ok(Binding {
             op,
             input_schema: compact_input,
@@ -469,28 +524,14 @@ impl Binding {
         let given = arguments.remove(CHOICE);
         let Some(word) = given.as_ref().and_then(Value::as_str) else {
             let listed = names().collect::<Vec<_>>().join(", ");
-            return Err(AideError::new(
-                aide_core::code::INVALID_REQUEST,
-                format!("missing field `{CHOICE}`: which of {listed} to run"),
-            )
-            .with_hint(format!("add \"{CHOICE}\": one of {listed}"))
-            .with_details(json!({ "field": CHOICE })));
+            return Err(McpError::MissingChoice { field: CHOICE, listed }.into());
         };
         match self.choices.iter().find(|(n, _)| *n == word) {
             Some((name, takes)) => Ok((name, takes)),
             None => {
-                let closest = aide_core::suggest::closest(word, names());
+                let closest = aide_core::suggest::closest(word, names()).map(str::to_string);
                 let listed = names().collect::<Vec<_>>().join(", ");
-                let hint = match closest {
-                    Some(c) => format!("did you mean `{c}`?"),
-                    None => format!("one of {listed}"),
-                };
-                Err(AideError::new(
-                    aide_core::code::INVALID_REQUEST,
-                    format!("`{CHOICE}` is `{word}`: not one of {listed}"),
-                )
-                .with_hint(hint)
-                .with_details(json!({ "field": CHOICE, "closest": closest })))
+                Err(McpError::UnknownChoice { field: CHOICE, given: word.to_string(), listed, closest }.into())
             }
         }
     }

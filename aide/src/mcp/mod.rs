@@ -154,19 +154,14 @@ pub(crate) struct McpArgs {
 fn policy_of(args: &McpArgs, config: &aide_config::Config) -> Result<policy::PolicyOptions, aide_core::AideError> {
     use clap::ValueEnum;
     fn parsed<T>(
-        key: &str,
+        key: &'static str,
         value: &Option<String>,
         parse: impl Fn(&str) -> Result<T, String>,
     ) -> Result<Option<T>, aide_core::AideError> {
         value
             .as_deref()
             .map(|v| {
-                parse(v).map_err(|why| {
-                    aide_core::AideError::new(
-                        aide_core::code::INVALID_REQUEST,
-                        format!("aide.toml: {key} = {v:?}: {why}"),
-                    )
-                })
+                parse(v).map_err(|why| crate::error::McpError::ConfigValue { key, value: v.to_string(), why }.into())
             })
             .transpose()
     }
@@ -227,64 +222,9 @@ fn protocol_stdout() -> std::io::Result<std::fs::File> {
 
 /// Runs `aide mcp` with `argv` (`aide mcp …`) until the client closes stdin.
 pub(crate) fn main(argv: Vec<OsString>) -> ExitStatus {
-    use clap::{CommandFactory, FromArgMatches};
-    let parsed = McpArgs::command()
-        .bin_name("aide mcp")
-        .try_get_matches_from(argv.iter().skip(1))
-        .and_then(|m| McpArgs::from_arg_matches(&m));
-    let args = match parsed {
-        Ok(args) => args,
-        Err(e) => {
-            use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-                let _ = Stdout::new().write_str(&e.render().to_string());
-                return ExitStatus::Success;
-            }
-            stderr_line(&format!("aide mcp: {}", aide_harness::cli::clap_error(&e)));
-            return ExitStatus::InvalidInput;
-        }
-    };
-    let root = match args.root.clone().map_or_else(std::env::current_dir, Ok).and_then(|r| r.canonicalize()) {
-        Ok(root) if root.is_dir() => root,
-        Ok(root) => {
-            stderr_line(&format!("aide mcp: --root {} is not a directory", root.display()));
-            return ExitStatus::InvalidInput;
-        }
-        Err(e) => {
-            stderr_line(&format!("aide mcp: the root cannot be opened: {e}"));
-            return ExitStatus::InvalidInput;
-        }
-    };
-    let groups = match groups(&args.tools) {
-        Ok(groups) => groups,
-        Err(e) => {
-            stderr_line(&format!("aide mcp: {e}"));
-            return ExitStatus::InvalidInput;
-        }
-    };
-    // What the flags do not say, aide.toml does (the root's, then the user's).
-    let (config, policy) = match aide_config::load(&root).and_then(|c| {
-        let p = policy_of(&args, &c)?;
-        Ok((c, p))
-    }) {
-        Ok(both) => both,
-        Err(e) => {
-            stderr_line(&format!("aide mcp: {e}"));
-            return ExitStatus::InvalidInput;
-        }
-    };
-    let baseline = aide_gate::sandbox::SandboxUsed {
-        mode: aide_gate::sandbox::SandboxMode::WorkspaceWrite,
-        network: aide_gate::sandbox::Network::On,
-    };
-    let options = ServerOptions {
-        root,
-        budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX),
-        log: !args.no_log,
-        groups,
-        sandbox: args.sandbox.or(config.sandbox_over(baseline)),
-        policy,
-        structured: args.structured,
+    let options = match server_options(&argv) {
+        Ok(options) => options,
+        Err(status) => return status,
     };
     // Every process a tool starts for a call (a checker, a verify command,
     // a hook, a language server) runs in the server's sandbox too.
@@ -301,6 +241,76 @@ pub(crate) fn main(argv: Vec<OsString>) -> ExitStatus {
     llm_ast_search::keep_parsed_files(None);
     // And language servers stay warm, one per root and command, for the server's lifetime.
     llm_ast_search::lsp::keep_servers();
+    serve_stdio(server)
+}
+
+/// The server's options from its flags and aide.toml; a refusal is said on
+/// stderr and its exit status returned.
+fn server_options(argv: &[OsString]) -> Result<ServerOptions, ExitStatus> {
+    use clap::{CommandFactory, FromArgMatches};
+    let parsed = McpArgs::command()
+        .bin_name("aide mcp")
+        .try_get_matches_from(argv.iter().skip(1))
+        .and_then(|m| McpArgs::from_arg_matches(&m));
+    let args = match parsed {
+        Ok(args) => args,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = Stdout::new().write_str(&e.render().to_string());
+                return Err(ExitStatus::Success);
+            }
+            stderr_line(&format!("aide mcp: {}", aide_harness::cli::clap_error(&e)));
+            return Err(ExitStatus::InvalidInput);
+        }
+    };
+    let root = match args.root.clone().map_or_else(std::env::current_dir, Ok).and_then(|r| r.canonicalize()) {
+        Ok(root) if root.is_dir() => root,
+        Ok(root) => {
+            stderr_line(&format!("aide mcp: --root {} is not a directory", root.display()));
+            return Err(ExitStatus::InvalidInput);
+        }
+        Err(e) => {
+            stderr_line(&format!("aide mcp: the root cannot be opened: {e}"));
+            return Err(ExitStatus::InvalidInput);
+        }
+    };
+    let groups = match groups(&args.tools) {
+        Ok(groups) => groups,
+        Err(e) => {
+            stderr_line(&format!("aide mcp: {e}"));
+            return Err(ExitStatus::InvalidInput);
+        }
+    };
+    // What the flags do not say, aide.toml does (the root's, then the user's).
+    let (config, policy) = match aide_config::load(&root).and_then(|c| {
+        let p = policy_of(&args, &c)?;
+        Ok((c, p))
+    }) {
+        Ok(both) => both,
+        Err(e) => {
+            stderr_line(&format!("aide mcp: {e}"));
+            return Err(ExitStatus::InvalidInput);
+        }
+    };
+    let baseline = aide_gate::sandbox::SandboxUsed {
+        mode: aide_gate::sandbox::SandboxMode::WorkspaceWrite,
+        network: aide_gate::sandbox::Network::On,
+    };
+    Ok(ServerOptions {
+        root,
+        budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX),
+        log: !args.no_log,
+        groups,
+        sandbox: args.sandbox.or(config.sandbox_over(baseline)),
+        policy,
+        structured: args.structured,
+    })
+}
+
+/// Serves MCP over stdin and the protocol's stdout until the client goes,
+/// then stops what still runs.
+fn serve_stdio(server: AideServer) -> ExitStatus {
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {

@@ -19,7 +19,7 @@ use aide_core::envelope::diagnostic_lines_listed;
 use aide_core::tool::Render;
 use aide_core::voice::Voice;
 use aide_harness::invoke::Finished;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// The default most characters of result one call returns: a tenth of a
 /// model's usual context, so a few results fit in one turn.
@@ -95,6 +95,7 @@ fn json_len(value: &impl serde::Serialize) -> usize {
     serde_json::to_string(value).map_or(0, |s| s.len())
 }
 
+// Long because: the ways a result is sent (an error, whole, cut, paged by its records) in the order they are tried; the paging's own steps are records_in_budget and page_document.
 /// Shapes a finished run into what the client gets, paged to `page.budget`.
 pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Shaped {
     let status = finished.exit_status();
@@ -165,28 +166,8 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
     // `scale`), stays in budget: a page fills the budget of what is sent.
     let total = items.len();
     let offset = page.offset.min(total);
-    // The rest of the document: what it holds besides the records.
-    let mut used = (json_len(&fields) + 2) as f64 * scale + PAGE_OVERHEAD as f64;
-    let mut count = 0;
-    for item in &items[offset..] {
-        let size = (json_len(item) + 1) as f64 * scale;
-        if count > 0 && used + size > page.budget as f64 {
-            break;
-        }
-        used += size;
-        count += 1;
-    }
-    let build = |count: usize| {
-        let end = offset + count;
-        let next_offset = (end < total).then_some(end);
-        let mut structured = fields.clone();
-        structured.insert(field.to_string(), Value::Array(items[offset..end].to_vec()));
-        structured.insert(
-            "page".into(),
-            json!({ "records": field, "offset": offset, "count": count, "total": total, "next_offset": next_offset }),
-        );
-        structured
-    };
+    let mut count = records_in_budget(&fields, &items[offset..], scale, page.budget);
+    let build = |count: usize| page_document(&fields, field, &items, offset, count);
     let mut structured = build(count);
     // The estimate is checked on the page as sent: fewer records until it fits.
     while count > 1 && sent_len(Value::Object(structured.clone())).is_some_and(|n| n + PAGE_OVERHEAD > page.budget) {
@@ -205,6 +186,44 @@ pub(crate) fn shape<O: Render>(finished: Finished<O>, page: &PageRequest) -> Sha
         None => format!("[page: {field} {first}–{end} of {total}, the last]\n"),
     });
     finish(text, Value::Object(structured))
+}
+
+/// How many of `items` (at least one) fit the budget with the rest of the
+/// document (`fields`), each byte counted at `scale`.
+fn records_in_budget(fields: &Map<String, Value>, items: &[Value], scale: f64, budget: usize) -> usize {
+    // The rest of the document: what it holds besides the records.
+    let mut used = (json_len(fields) + 2) as f64 * scale + PAGE_OVERHEAD as f64;
+    let mut count = 0;
+    for item in items {
+        let size = (json_len(item) + 1) as f64 * scale;
+        if count > 0 && used + size > budget as f64 {
+            break;
+        }
+        used += size;
+        count += 1;
+    }
+    count
+}
+
+/// The page's document: `fields` with `count` records from `offset` in
+/// `field`, and the `page` that says which.
+fn page_document(
+    fields: &Map<String, Value>,
+    field: &str,
+    items: &[Value],
+    offset: usize,
+    count: usize,
+) -> Map<String, Value> {
+    let total = items.len();
+    let end = offset + count;
+    let next_offset = (end < total).then_some(end);
+    let mut structured = fields.clone();
+    structured.insert(field.to_string(), Value::Array(items[offset..end].to_vec()));
+    structured.insert(
+        "page".into(),
+        json!({ "records": field, "offset": offset, "count": count, "total": total, "next_offset": next_offset }),
+    );
+    structured
 }
 
 /// Text over the budget, cut with a line that says what was left out and

@@ -30,6 +30,8 @@ use aide_core::AideError;
 use aide_core::command::quote_word;
 use aide_core::govern::{Governed, Reach, Risk, ShellInput};
 use aide_gate::sandbox::{SandboxArgs, SandboxUsed};
+
+use crate::error::McpError;
 use serde_json::json;
 
 /// Which tools a client may call.
@@ -134,14 +136,7 @@ impl Policy {
             return None;
         }
         let retry_after_ms = ((1.0 - bucket.tokens) / rate.per_second * 1000.0).ceil() as u64;
-        Some(
-            AideError::new(
-                aide_core::code::RATE_LIMITED,
-                format!("too many calls: this server takes {} a second", rate.per_second),
-            )
-            .with_hint(format!("call again in {retry_after_ms} ms"))
-            .with_details(json!({ "retry_after_ms": retry_after_ms })),
-        )
+        Some(McpError::RateLimited { per_second: rate.per_second, retry_after_ms }.into())
     }
 }
 
@@ -168,11 +163,7 @@ impl Imposition {
         if let Some(asked) = request.sandbox() {
             let chosen = [("sandbox", asked.sandbox.is_some()), ("network", asked.network.is_some())];
             if let Some((key, _)) = chosen.into_iter().find(|(_, set)| *set) {
-                return Err(AideError::new(
-                    aide_core::code::INVALID_ARGUMENTS,
-                    format!("`{key}` is set by the server for every call ({})", self.sandbox),
-                )
-                .with_hint("leave it out; the server's operator chooses it with `aide mcp --sandbox … --network …`"));
+                return Err(McpError::SandboxChosen { key, sandbox: self.sandbox }.into());
             }
             *asked = SandboxArgs { sandbox: Some(self.sandbox.mode), network: Some(self.sandbox.network) };
         }
@@ -208,44 +199,22 @@ fn check_line(tool: &str, field: &str, line: &str, max: Risk, cwd: &Path) -> Res
     if risk <= max {
         return Ok(());
     }
-    Err(AideError::new(
-        aide_core::code::RISK_DENIED,
-        format!("`{tool}`'s `{field}` is rated {}, above this server's max_risk {}: nothing was run", risk.as_str(), max.as_str()),
-    )
-    .with_hint(format!(
-        "nothing was run; give a command rated {} or lower (shell_explain rates one), or ask the server's operator to raise --max-risk",
-        max.as_str()
-    ))
-    .with_details(json!({ "tool": tool, "field": field, "overall_risk": risk, "risk_reasons": reasons, "max_risk": max })))
+    Err(McpError::RiskDenied { tool: tool.to_string(), field: field.to_string(), risk, reasons, max }.into())
 }
 
 /// The refusal of text or keys typed into a terminal under a cap below `critical`.
 fn typed_refused(tool: &str, field: &str, max: Risk) -> AideError {
-    AideError::new(
-        aide_core::code::RISK_DENIED,
-        format!(
-            "`{tool}` types into a terminal, whose program may run anything typed (rated critical), above this server's max_risk {}: nothing was typed",
-            max.as_str()
-        ),
-    )
-    .with_hint("run commands with shell_exec, which rates each; a terminal still starts (its command rated), is read and closed; or ask the server's operator for --max-risk critical")
-    .with_details(json!({ "tool": tool, "field": field, "overall_risk": Risk::Critical, "max_risk": max }))
+    McpError::TypedRefused { tool: tool.to_string(), field: field.to_string(), max }.into()
 }
 
 /// The refusal of a tool the policy does not allow.
 pub(crate) fn not_allowed(tool: &str, why: &str) -> AideError {
-    AideError::new(aide_core::code::NOT_ALLOWED, format!("`{tool}` is not allowed: {why}"))
-        .with_hint("use a read-only tool, or ask the server's operator (aide mcp --allow gated, or --confirm gated)")
-        .with_details(json!({ "tool": tool }))
+    McpError::NotAllowed { tool: tool.to_string(), why: why.to_string() }.into()
 }
 
 /// The result of a call stopped at `--call-timeout` (it ended as cancelled).
 pub(crate) fn timed_out(limit: Duration) -> AideError {
-    AideError::new(
-        aide_core::code::TIMEOUT,
-        format!("the call ran past the server's limit of {} s and was stopped", limit.as_secs_f64()),
-    )
-    .with_hint("narrow the call, or run a long command as a job (jobs_spawn, or shell_exec with background)")
+    McpError::TimedOut { limit }.into()
 }
 
 #[cfg(test)]

@@ -206,10 +206,7 @@ impl AideServer {
     ) -> Result<Shaped, McpError> {
         let name = params.name.as_ref();
         let Some(binding) = self.inner.bindings.get(name) else {
-            let closest = aide_core::suggest::nearest(name, self.inner.bindings.keys().copied(), 3);
-            let named = closest.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
-            let message = format!("unknown tool `{name}`; the closest: {named}");
-            return Err(McpError::invalid_params(message, Some(json!({ "tool": name, "closest": closest }))));
+            return Err(self.unknown_tool(name));
         };
         let mut arguments = params.arguments.unwrap_or_default();
         let argv = binding.argv(&arguments);
@@ -218,21 +215,7 @@ impl AideServer {
             super::policy::Verdict::Ask => self.ask_user(name, &arguments, &context.peer).await,
             other => other,
         };
-        let (page, page_refusal) = match self.page_request(&mut arguments, binding.op.effects.read_only) {
-            Ok(page) => (page, None),
-            Err(e) => {
-                (PageRequest { offset: 0, budget: self.inner.options.budget, repeatable: false, sent: None }, Some(e))
-            }
-        };
-        let mut page = page;
-        if self.inner.options.structured == Structured::Off && !page.repeatable {
-            // No structured content to hold what the text leaves out: the text comes whole.
-            page.budget = usize::MAX;
-        }
-        let (detail, detail_refusal) = match super::structured::take_detail(&mut arguments) {
-            Ok(detail) => (detail, None),
-            Err(e) => (Detail::Compact, Some(AideError::from(e))),
-        };
+        let (mut page, detail, refusal) = self.page_and_detail(&mut arguments, binding.op.effects.read_only);
         // What the compact result need not repeat.
         let asked = arguments.clone();
         let opened = self.allowed_roots(&context.peer).await;
@@ -241,7 +224,7 @@ impl AideServer {
         let compact = self.inner.options.structured == Structured::Compact && detail == Detail::Compact;
         let sent = compact.then(|| super::structured::sent_form(Arc::clone(binding), asked, roots.first().cloned()));
         page.sent = sent.clone();
-        let arguments = match (page_refusal.or(detail_refusal), verdict) {
+        let arguments = match (refusal, verdict) {
             (Some(e), _) | (None, super::policy::Verdict::Refuse(e)) => Err(e),
             (None, _) => Ok(arguments),
         };
@@ -264,21 +247,7 @@ impl AideServer {
                 cancel.cancel();
             })
         };
-        let (progress, forwarder) = match context.meta.get_progress_token() {
-            Some(token) => {
-                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-                let peer = context.peer.clone();
-                let forwarder = tokio::spawn(async move {
-                    while let Some(p) = rx.recv().await {
-                        let mut note = ProgressNotificationParam::new(token.clone(), p.done as f64);
-                        note.total = p.total.map(|t| t as f64);
-                        let _ = peer.notify_progress(note).await;
-                    }
-                });
-                (throttled(tx), Some(forwarder))
-            }
-            None => (ProgressSink::default(), None),
-        };
+        let (progress, forwarder) = progress_forwarding(&context);
         let call = Call {
             working_dir: roots.first().cloned(),
             cancel,
@@ -292,23 +261,8 @@ impl AideServer {
         };
         let bound = Arc::clone(binding);
         let stop = call.cancel.clone();
-        let mut task = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, &imposition, call, &page));
-        let limit = self.inner.options.policy.call_timeout;
-        let (result, timed_out) = match limit {
-            Some(limit) => match tokio::time::timeout(limit, &mut task).await {
-                Ok(result) => (result, false),
-                Err(_) => {
-                    // Past the operator's limit: stopped as a cancellation is, and said as a timeout.
-                    stop.cancel();
-                    (task.await, true)
-                }
-            },
-            None => (task.await, false),
-        };
-        let result = match (result, limit) {
-            (Ok(shaped), Some(limit)) if timed_out => Ok(binding::as_timeout(shaped, super::policy::timed_out(limit))),
-            (other, _) => other,
-        };
+        let task = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, &imposition, call, &page));
+        let result = within_limit(task, &stop, self.inner.options.policy.call_timeout).await;
         watcher.abort();
         aide_core::sync::lock(&self.inner.running).remove(&call_id);
         // The sink went with the call: the forwarder drains and ends, so no
@@ -322,6 +276,38 @@ impl AideServer {
             shaped.structured = sent(std::mem::take(&mut shaped.structured));
         }
         Ok(shaped)
+    }
+
+    /// The protocol error for a tool the server does not have, naming the closest.
+    fn unknown_tool(&self, name: &str) -> McpError {
+        let closest = aide_core::suggest::nearest(name, self.inner.bindings.keys().copied(), 3);
+        let named = closest.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ");
+        let message = format!("unknown tool `{name}`; the closest: {named}");
+        McpError::invalid_params(message, Some(json!({ "tool": name, "closest": closest })))
+    }
+
+    /// The call's paging and detail, taken out of its arguments; a refusal
+    /// of either is the call's result (its paging then the server's default).
+    fn page_and_detail(
+        &self,
+        arguments: &mut serde_json::Map<String, serde_json::Value>,
+        read_only: bool,
+    ) -> (PageRequest, Detail, Option<AideError>) {
+        let (mut page, page_refusal) = match self.page_request(arguments, read_only) {
+            Ok(page) => (page, None),
+            Err(e) => {
+                (PageRequest { offset: 0, budget: self.inner.options.budget, repeatable: false, sent: None }, Some(e))
+            }
+        };
+        if self.inner.options.structured == Structured::Off && !page.repeatable {
+            // No structured content to hold what the text leaves out: the text comes whole.
+            page.budget = usize::MAX;
+        }
+        let (detail, detail_refusal) = match super::structured::take_detail(arguments) {
+            Ok(detail) => (detail, None),
+            Err(e) => (Detail::Compact, Some(AideError::from(e))),
+        };
+        (page, detail, page_refusal.or(detail_refusal))
     }
 
     /// Asks the user whether the gated call of `tool` may run (MCP
@@ -525,6 +511,43 @@ impl ServerHandler for AideServer {
                 Some(json!({ "method": method, "params": params })),
             )),
             None => Err(McpError::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, method, None)),
+        }
+    }
+}
+
+/// The call's progress sink: forwarded to the client as MCP progress
+/// notifications (by the task returned) when it asked for them.
+fn progress_forwarding(context: &RequestContext<RoleServer>) -> (ProgressSink, Option<tokio::task::JoinHandle<()>>) {
+    match context.meta.get_progress_token() {
+        Some(token) => {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+            let peer = context.peer.clone();
+            let forwarder = tokio::spawn(async move {
+                while let Some(p) = rx.recv().await {
+                    let mut note = ProgressNotificationParam::new(token.clone(), p.done as f64);
+                    note.total = p.total.map(|t| t as f64);
+                    let _ = peer.notify_progress(note).await;
+                }
+            });
+            (throttled(tx), Some(forwarder))
+        }
+        None => (ProgressSink::default(), None),
+    }
+}
+
+/// The call's result, or past the operator's `limit` the call stopped as
+/// a cancellation is (`stop`) and its result said as a timeout.
+async fn within_limit(
+    mut task: tokio::task::JoinHandle<Shaped>,
+    stop: &Cancel,
+    limit: Option<std::time::Duration>,
+) -> Result<Shaped, tokio::task::JoinError> {
+    let Some(limit) = limit else { return task.await };
+    match tokio::time::timeout(limit, &mut task).await {
+        Ok(result) => result,
+        Err(_) => {
+            stop.cancel();
+            task.await.map(|shaped| binding::as_timeout(shaped, super::policy::timed_out(limit)))
         }
     }
 }

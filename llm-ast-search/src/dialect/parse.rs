@@ -69,6 +69,7 @@ fn describe(tok: &Tok) -> String {
     }
 }
 
+// Long because: one arm per kind of character the Dialect lexer meets, each the token it makes.
 fn lex(program: &str) -> Result<Vec<(Tok, Pos)>, AideError> {
     let mut out = Vec::new();
     let chars: Vec<(usize, char)> = program.char_indices().collect();

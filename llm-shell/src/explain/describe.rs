@@ -2,6 +2,7 @@
 
 use super::rules::{base, has_flag};
 
+// Long because: one arm per program (and its subcommands), each its one-line description.
 /// A one-line description of what `program` does with `words`.
 pub(super) fn describe(program: &str, words: &[String]) -> String {
     let p = base(program);

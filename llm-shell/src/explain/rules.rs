@@ -102,6 +102,7 @@ pub fn static_word(raw: &str) -> Option<String> {
     Some(out)
 }
 
+// Long because: one arm per program rule, each its risks and reasons.
 /// Risk of running `program` with `words`.
 pub(super) fn assess(program: &str, words: &[String]) -> (Risk, Vec<String>) {
     let p = base(program);

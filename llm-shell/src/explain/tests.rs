@@ -33,6 +33,7 @@ fn system() -> Surroundings {
     }
 }
 
+// Long because: one table of commands and the risk each is rated.
 #[test]
 fn risk_table() {
     use Risk::*;

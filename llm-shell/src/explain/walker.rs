@@ -393,6 +393,7 @@ fn nested(scope: Scope<'_>, code: &str, via: &str) -> (Risk, Vec<String>) {
     }
 }
 
+// Long because: one arm per program that runs another (sudo, env, timeout, xargs, find -exec, eval, shells), each how it finds that command.
 /// The risk of `program words`, looking through what only runs another
 /// command (`command`, `exec`, `env`, `nice`, `timeout`, `xargs`,
 /// `find -exec`, `sudo`), into the code of `bash -c STRING` and `eval`, and

@@ -55,6 +55,7 @@ impl<'a> Inliner<'a> {
         Some((name.to_string(), self.root.get("$defs")?.get(name)?))
     }
 
+    // Long because: one arm per JSON Schema keyword, each how its compact form says it.
     fn compact(&mut self, node: &Value, depth: usize) -> Value {
         let Value::Object(map) = node else { return node.clone() };
         if depth > MAX_DEPTH {
@@ -63,22 +64,7 @@ impl<'a> Inliner<'a> {
         // A reference: the definition, inlined (the site's own description
         // and default win), unless it is one being inlined already.
         if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-            let Some((name, target)) = self.definition(reference) else { return json!({}) };
-            let inlined = if self.stack.contains(&name) {
-                self.kept.insert(name.clone());
-                let mut r = Map::new();
-                r.insert("$ref".into(), json!(reference));
-                r
-            } else {
-                self.stack.push(name);
-                let inlined = self.compact(target, depth + 1);
-                self.stack.pop();
-                match inlined {
-                    Value::Object(m) => m,
-                    _ => Map::new(),
-                }
-            };
-            return self.with_site(inlined, map, "$ref", depth);
+            return self.inline_reference(reference, map, depth);
         }
         // `Option<T>`: T (an absent field is the same as null).
         if let Some(branches) = map.get("anyOf").and_then(Value::as_array) {
@@ -121,31 +107,7 @@ impl<'a> Inliner<'a> {
                         .map(|p| {
                             p.iter()
                                 .filter(|(_, v)| v.get(HIDDEN) != Some(&Value::Bool(true)))
-                                .map(|(k, v)| {
-                                    let mut field = self.compact(v, depth + 1);
-                                    // `operations: "Operations."` says nothing.
-                                    if let Some(map) = field.as_object_mut()
-                                        && map.get("description").and_then(Value::as_str).is_some_and(|d| {
-                                            d.trim_end_matches('.').eq_ignore_ascii_case(&k.replace('_', " "))
-                                        })
-                                    {
-                                        map.remove("description");
-                                    }
-                                    // A name of the shared vocabulary means what the
-                                    // server's instructions say, in every tool.
-                                    if let Some(term) = aide_core::vocabulary::term(k)
-                                        && let Some(map) = field.as_object_mut()
-                                    {
-                                        map.remove("description");
-                                        // "One or a list" (of strings) is said by the term too.
-                                        let strings = map.get("items") == Some(&json!({ "type": "string" }));
-                                        let said = ["one or a list", "a list of strings"];
-                                        if strings && said.iter().any(|s| term.meaning.contains(s)) {
-                                            map.remove("items");
-                                        }
-                                    }
-                                    (k.clone(), field)
-                                })
+                                .map(|(k, v)| (k.clone(), self.compact_field(k, v, depth)))
                                 .collect()
                         })
                         .unwrap_or_default();
@@ -167,36 +129,97 @@ impl<'a> Inliner<'a> {
                 "additionalProperties" | "not" => {
                     out.insert(key.clone(), self.compact(value, depth + 1));
                 }
-                "oneOf" | "anyOf" | "allOf" | "prefixItems" => {
-                    let branches: Vec<Value> =
-                        value.as_array().into_iter().flatten().map(|b| self.compact(b, depth + 1)).collect();
-                    match string_enum(&branches) {
-                        Some(values) if key != "allOf" && key != "prefixItems" => {
-                            out.insert("type".into(), json!("string"));
-                            out.insert("enum".into(), Value::Array(values));
-                        }
-                        _ if key == "oneOf" || key == "anyOf" => {
-                            let mut branches = merge_families(merge_tag_twins(branches));
-                            said_once(&mut branches);
-                            // Branches of one type say it once, beside them.
-                            if !map.contains_key("type")
-                                && let Some(shared) = shared_type(&mut branches)
-                            {
-                                out.insert("type".into(), shared);
-                            }
-                            out.insert(key.clone(), Value::Array(branches));
-                        }
-                        _ => {
-                            out.insert(key.clone(), Value::Array(branches));
-                        }
-                    }
-                }
+                "oneOf" | "anyOf" | "allOf" | "prefixItems" => self.compact_branches(key, value, map, &mut out, depth),
                 _ => {
                     out.insert(key.clone(), value.clone());
                 }
             }
         }
         tidy(out)
+    }
+
+    /// A reference: the definition, inlined with the site's own keywords,
+    /// or (one being inlined already) the reference kept with its definition.
+    fn inline_reference(&mut self, reference: &str, site: &Map<String, Value>, depth: usize) -> Value {
+        let Some((name, target)) = self.definition(reference) else { return json!({}) };
+        let inlined = if self.stack.contains(&name) {
+            self.kept.insert(name.clone());
+            let mut r = Map::new();
+            r.insert("$ref".into(), json!(reference));
+            r
+        } else {
+            self.stack.push(name);
+            let inlined = self.compact(target, depth + 1);
+            self.stack.pop();
+            match inlined {
+                Value::Object(m) => m,
+                _ => Map::new(),
+            }
+        };
+        self.with_site(inlined, site, "$ref", depth)
+    }
+
+    /// A property `name`'s schema, compact, without a description that
+    /// only repeats its name or that the shared vocabulary gives.
+    fn compact_field(&mut self, name: &str, schema: &Value, depth: usize) -> Value {
+        let mut field = self.compact(schema, depth + 1);
+        // `operations: "Operations."` says nothing.
+        if let Some(map) = field.as_object_mut()
+            && map
+                .get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|d| d.trim_end_matches('.').eq_ignore_ascii_case(&name.replace('_', " ")))
+        {
+            map.remove("description");
+        }
+        // A name of the shared vocabulary means what the
+        // server's instructions say, in every tool.
+        if let Some(term) = aide_core::vocabulary::term(name)
+            && let Some(map) = field.as_object_mut()
+        {
+            map.remove("description");
+            // "One or a list" (of strings) is said by the term too.
+            let strings = map.get("items") == Some(&json!({ "type": "string" }));
+            let said = ["one or a list", "a list of strings"];
+            if strings && said.iter().any(|s| term.meaning.contains(s)) {
+                map.remove("items");
+            }
+        }
+        field
+    }
+
+    /// `oneOf`, `anyOf`, `allOf` or `prefixItems` (`key`) of `site`, its
+    /// branches compact, into `out`: string constants as one `enum`, like
+    /// branches merged, a type they share said once.
+    fn compact_branches(
+        &mut self,
+        key: &str,
+        value: &Value,
+        site: &Map<String, Value>,
+        out: &mut Map<String, Value>,
+        depth: usize,
+    ) {
+        let branches: Vec<Value> = value.as_array().into_iter().flatten().map(|b| self.compact(b, depth + 1)).collect();
+        match string_enum(&branches) {
+            Some(values) if key != "allOf" && key != "prefixItems" => {
+                out.insert("type".into(), json!("string"));
+                out.insert("enum".into(), Value::Array(values));
+            }
+            _ if key == "oneOf" || key == "anyOf" => {
+                let mut branches = merge_families(merge_tag_twins(branches));
+                said_once(&mut branches);
+                // Branches of one type say it once, beside them.
+                if !site.contains_key("type")
+                    && let Some(shared) = shared_type(&mut branches)
+                {
+                    out.insert("type".into(), shared);
+                }
+                out.insert(key.to_string(), Value::Array(branches));
+            }
+            _ => {
+                out.insert(key.to_string(), Value::Array(branches));
+            }
+        }
     }
 
     /// `inner` (what a reference or an `Option` stands for) with the

@@ -51,6 +51,7 @@ const OPAQUE_KINDS: &[&str] = &[
     "type_parameters",
 ];
 
+// Long because: one arm per JavaScript/TypeScript node kind that defines a symbol, each its kind and name.
 fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
     use SymbolKind as K;
     let kind = match node.kind() {

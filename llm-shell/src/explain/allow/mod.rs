@@ -123,6 +123,7 @@ pub(super) fn simple(
     command(&prog, &statics, env, defined, 0)
 }
 
+// Long because: one arm per program on the read-only list, each with its own limits.
 /// Whether `prog` with `words` (None: not static) is read-only.
 fn command(
     prog: &str,

@@ -2,6 +2,7 @@
 //! subcommands and sed's scripts, each judged on its own words. An `Err`
 //! says, for `risk_reasons`, what was not read-only.
 
+// Long because: one arm per git subcommand that only reads, each with its own limits.
 /// `git` subcommands that only read, with their own limits.
 pub(super) fn git(w: &[&str], dynamic: bool) -> Result<(), String> {
     if dynamic {
