@@ -2,7 +2,7 @@
 //! the postings; kept fresh from inotify (a file re-read when it changed,
 //! gone when deleted) and from a walk when folders or ignore files change.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -75,7 +75,8 @@ pub struct Stats {
 /// The trigram index of one tree.
 pub struct TreeIndex {
     entries: Vec<Entry>,
-    live: HashMap<String, u32>,
+    /// The id of each file there is, in byte order of the paths.
+    live: BTreeMap<String, u32>,
     postings: Postings,
     /// Files searched whatever the query: unreadable, or too large to index.
     always: Vec<u32>,
@@ -90,7 +91,7 @@ impl TreeIndex {
     pub fn build(root: &Path, walked: &[Walked], threads: usize) -> TreeIndex {
         let mut index = TreeIndex {
             entries: Vec::new(),
-            live: HashMap::new(),
+            live: BTreeMap::new(),
             postings: Postings::default(),
             always: Vec::new(),
             bytes_indexed: 0,
@@ -110,36 +111,69 @@ impl TreeIndex {
     /// Brings the index up to what the tree is now: changed files re-read,
     /// deleted ones dropped; when folders or ignore files changed, or
     /// nothing watches the tree, a walk (`walk`) says which files there are.
-    pub fn refresh(&mut self, walk: impl FnOnce() -> Vec<Walked>) {
+    /// False when the walk failed: the index no longer stands for the tree.
+    pub fn refresh(&mut self, walk: impl FnOnce() -> Option<Vec<Walked>>) -> bool {
         let changes = match self.watch.as_mut() {
             Some(watch) => watch.changes(),
             None => vec![Change::Walk],
         };
+        let mut walk = Some(walk);
+        let mut walk_now = |index: &mut TreeIndex| match walk.take().and_then(|w| w()) {
+            Some(walked) => {
+                index.reconcile(&walked);
+                true
+            }
+            None => false,
+        };
         if changes.contains(&Change::Walk) {
-            self.reconcile(&walk());
-            return;
+            return walk_now(self);
         }
         for change in changes {
             match change {
                 Change::File { rel, created } => match self.live.get(&rel).copied() {
                     Some(id) => self.reread(id),
                     // A new name: only a walk knows whether it is ignored.
-                    None if created => return self.reconcile(&walk()),
+                    None if created => return walk_now(self),
                     None => {}
                 },
                 Change::Gone { rel } => self.remove(&rel),
                 Change::Walk => {}
             }
         }
+        true
+    }
+
+    /// Makes the index hold exactly `walked`, whatever inotify said (after
+    /// a build, for what changed while it read).
+    pub fn resync(&mut self, walked: &[Walked]) {
+        if let Some(watch) = self.watch.as_mut() {
+            watch.changes();
+        }
+        self.reconcile(walked);
+    }
+
+    /// Every file there is, in byte order of the paths, each with whether
+    /// it can hold a match of `query`: files over `max_filesize` can (the
+    /// search says they were skipped), as can those the index could not
+    /// read and those with a NUL byte (the search says they are binary).
+    pub fn in_order(&self, query: &Query, max_filesize: Option<u64>) -> Vec<(&Entry, bool)> {
+        let mut can = vec![false; self.entries.len()];
+        for id in self.matching(query).into_iter().chain(self.always.iter().copied()) {
+            can[id as usize] = true;
+        }
+        self.live
+            .values()
+            .map(|&id| {
+                let entry = &self.entries[id as usize];
+                let large = max_filesize.is_some_and(|max| entry.stamp.is_none_or(|s| s.size > max));
+                (entry, can[id as usize] || large)
+            })
+            .collect()
     }
 
     /// The files that can hold a match of `query`, in byte order of their paths.
     pub fn candidates(&self, query: &Query) -> Vec<&Entry> {
-        let mut ids = postings::union(&self.matching(query), &self.always);
-        ids.retain(|&id| self.entries[id as usize].live);
-        let mut out: Vec<&Entry> = ids.into_iter().map(|id| &self.entries[id as usize]).collect();
-        out.sort_by(|a, b| a.rel.as_bytes().cmp(b.rel.as_bytes()));
-        out
+        self.in_order(query, None).into_iter().filter(|(_, can)| *can).map(|(e, _)| e).collect()
     }
 
     pub fn stats(&self) -> Stats {
@@ -148,7 +182,7 @@ impl TreeIndex {
         Stats {
             files: self.live.len(),
             bytes_indexed: self.bytes_indexed,
-            memory_bytes: self.postings.size() + entries + self.live.capacity() * 40,
+            memory_bytes: self.postings.size() + entries + self.live.len() * 48,
             folders_watched: self.watch.as_ref().map_or(0, Watch::folders),
             watching: self.watch.is_some(),
         }
@@ -261,7 +295,8 @@ fn read_trigrams(files: &[&Walked], threads: usize) -> Vec<(Option<Stamp>, Optio
                                 Some(s) if s.size <= MAX_INDEXED_FILE => std::fs::read(&w.abs).ok(),
                                 _ => None,
                             };
-                            let trigrams = bytes.map(|b| {
+                            // A file with a NUL byte is binary to the search, which says so.
+                            let trigrams = bytes.filter(|b| !b.contains(&0)).map(|b| {
                                 seen.add(&b);
                                 (b.len() as u64, seen.take())
                             });

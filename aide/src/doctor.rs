@@ -129,6 +129,7 @@ pub(crate) fn doctor(fix: bool) -> DoctorReport {
     checks.push(check_locks(fix));
     checks.push(check_sessions());
     checks.push(check_language_servers());
+    checks.push(check_indexes());
     checks.push(check_sandbox(&home));
     checks.push(check_configuration());
     checks.extend(aide_checkers::CHECKERS.iter().map(check_checker));
@@ -411,6 +412,32 @@ fn check_language_servers() -> Check {
             .fix("npm install -g pyright typescript-language-server typescript; apt-get install clangd; rustup component add rust-analyzer");
     }
     Check::new("language_servers", NEEDED_BY, CheckStatus::Ok, detail)
+}
+
+/// The search indexes running `aide mcp` servers keep: each tree's files,
+/// bytes read and memory held, and the searches it answered.
+fn check_indexes() -> Check {
+    const NEEDED_BY: &str = "search through aide mcp (--index, AIDE_INDEX): repeated searches of large trees";
+    let held = llm_search::indexed::held_by_processes();
+    let shown: Vec<String> = held
+        .iter()
+        .flat_map(|(pid, indexes)| {
+            indexes.iter().map(move |h| {
+                format!(
+                    "{} (pid {pid}): {}, {} files, {} bytes read, {} bytes of memory, {} searches answered{}",
+                    h.root,
+                    h.state,
+                    h.files,
+                    h.bytes_indexed,
+                    h.memory_bytes,
+                    h.searches,
+                    if h.watching || h.state != "ready" { "" } else { ", not watched (each search walks)" }
+                )
+            })
+        })
+        .collect();
+    let detail = if shown.is_empty() { "none held".to_string() } else { shown.join("; ") };
+    Check::new("search_indexes", NEEDED_BY, CheckStatus::Ok, detail)
 }
 
 fn check_sessions() -> Check {

@@ -71,6 +71,23 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         && req.limit.is_none()
         && req.max_output_bytes.is_none();
     let mut diagnostics = thread_diagnostics;
+    // A tree an index holds (aide mcp's): only the files that can match are read.
+    if let Some(listing) = crate::indexed::listing(root, req, threads) {
+        let plan = crate::listed::Plan { searcher: &searcher_builder, settings: &settings, threads, ctx };
+        if in_order {
+            let mut gather = Gather::new(req, ctx, print);
+            crate::listed::in_order(listing, &plan, &mut gather)?;
+            let (output, found) = crate::listed::finish(gather);
+            diagnostics.extend(found);
+            cache.save();
+            return Ok(Outcome::with_diagnostics(output, diagnostics));
+        }
+        let (outcomes, searched) = crate::listed::collected(listing, &plan)?;
+        cache.save();
+        let results = files_with_matches(outcomes, &mut diagnostics);
+        let output = paginate(req, results, searched, format, ctx.voice, &mut diagnostics);
+        return Ok(Outcome::with_diagnostics(output, diagnostics));
+    }
     if in_order {
         let mut gather = Gather::new(req, ctx, print);
         let walk_diagnostics = walker.visit_ordered(
@@ -231,7 +248,12 @@ fn capture_regexes(req: &SearchRequest) -> Vec<regex::bytes::Regex> {
 }
 
 // Long because: a file's one or two search passes share its reader, copy buffer and sink, which the checksum then finishes; checksum_as_read and binary_diagnostic are its steps.
-fn search_file(searcher: &mut Searcher, s: &FileSettings<'_>, file: &WalkedFile, copy: &mut Vec<u8>) -> FileOutcome {
+pub(crate) fn search_file(
+    searcher: &mut Searcher,
+    s: &FileSettings<'_>,
+    file: &WalkedFile,
+    copy: &mut Vec<u8>,
+) -> FileOutcome {
     // Opened beneath the root: a folder swapped for a symlink since the
     // walk listed it cannot lead the read outside.
     let (f, stat) = match s.root.open_file_with_stat(&file.abs) {

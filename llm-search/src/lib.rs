@@ -53,6 +53,8 @@
 
 mod engine;
 mod error;
+pub mod indexed;
+mod listed;
 mod output;
 mod page;
 mod request;

@@ -47,6 +47,8 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use llm_search::indexed::Indexing;
+
 use aide_core::ExitStatus;
 use aide_core::envelope::{Stdout, stderr_line};
 use clap::Parser;
@@ -148,6 +150,12 @@ pub(crate) struct McpArgs {
     /// schemas: every client shows the text).
     #[arg(long, value_enum, value_name = "MODE", default_value = "compact")]
     pub structured: Structured,
+    /// Trigram indexes of the trees searched, kept for the server's
+    /// lifetime: `auto` (the default: trees of 2,000 files or more, built in
+    /// the background after their first search), `always` (every tree,
+    /// built before its first search answers) or `off`. Also: AIDE_INDEX.
+    #[arg(long, value_name = "off|auto|always", value_parser = ["off", "auto", "always"])]
+    pub index: Option<String>,
 }
 
 /// The policy: each flag, else aide.toml's value (checked as the flag would be).
@@ -222,7 +230,7 @@ fn protocol_stdout() -> std::io::Result<std::fs::File> {
 
 /// Runs `aide mcp` with `argv` (`aide mcp …`) until the client closes stdin.
 pub(crate) fn main(argv: Vec<OsString>) -> ExitStatus {
-    let options = match server_options(&argv) {
+    let (options, indexing) = match server_options(&argv) {
         Ok(options) => options,
         Err(status) => return status,
     };
@@ -241,12 +249,14 @@ pub(crate) fn main(argv: Vec<OsString>) -> ExitStatus {
     llm_ast_search::keep_parsed_files(None);
     // And language servers stay warm, one per root and command, for the server's lifetime.
     llm_ast_search::lsp::keep_servers();
+    // And large trees are indexed: a repeated search reads only the files that can match.
+    llm_search::indexed::keep_indexes(indexing);
     serve_stdio(server)
 }
 
 /// The server's options from its flags and aide.toml; a refusal is said on
 /// stderr and its exit status returned.
-fn server_options(argv: &[OsString]) -> Result<ServerOptions, ExitStatus> {
+fn server_options(argv: &[OsString]) -> Result<(ServerOptions, Indexing), ExitStatus> {
     use clap::{CommandFactory, FromArgMatches};
     let parsed = McpArgs::command()
         .bin_name("aide mcp")
@@ -293,11 +303,16 @@ fn server_options(argv: &[OsString]) -> Result<ServerOptions, ExitStatus> {
             return Err(ExitStatus::InvalidInput);
         }
     };
+    let index = args.index.clone().or_else(|| std::env::var("AIDE_INDEX").ok());
+    let Some(indexing) = index.as_deref().map_or(Some(Indexing::Auto), Indexing::parse) else {
+        stderr_line("aide mcp: AIDE_INDEX must be off, auto or always");
+        return Err(ExitStatus::InvalidInput);
+    };
     let baseline = aide_gate::sandbox::SandboxUsed {
         mode: aide_gate::sandbox::SandboxMode::WorkspaceWrite,
         network: aide_gate::sandbox::Network::On,
     };
-    Ok(ServerOptions {
+    let options = ServerOptions {
         root,
         budget: usize::try_from(args.max_output_chars).unwrap_or(usize::MAX),
         log: !args.no_log,
@@ -305,7 +320,8 @@ fn server_options(argv: &[OsString]) -> Result<ServerOptions, ExitStatus> {
         sandbox: args.sandbox.or(config.sandbox_over(baseline)),
         policy,
         structured: args.structured,
-    })
+    };
+    Ok((options, indexing))
 }
 
 /// Serves MCP over stdin and the protocol's stdout until the client goes,

@@ -18,6 +18,7 @@ mod gate;
 mod git;
 mod git_gate;
 mod house;
+mod index;
 mod jobs;
 mod keeper;
 mod lint;

@@ -1,0 +1,93 @@
+//! A search of the files an index listed ([`crate::indexed`]): the files
+//! that can hold a match searched by the same per-file search as a walk's,
+//! the others counted as searched without one, so the page, totals and
+//! diagnostics are the ones a walk of the tree gives.
+
+use std::ops::ControlFlow;
+
+use aide_core::AideError;
+use aide_core::envelope::Diagnostic;
+use aide_core::tool::Context;
+use aide_core::walk::WalkedFile;
+use grep_searcher::SearcherBuilder;
+
+use crate::engine::search_file;
+use crate::indexed::Listing;
+use crate::output::SearchOutput;
+use crate::page::{FileOutcome, FileResult, Gather};
+use crate::sink::FileSettings;
+
+/// How the listing is searched: as the walk would for this request.
+pub(crate) struct Plan<'a> {
+    pub(crate) searcher: &'a SearcherBuilder,
+    pub(crate) settings: &'a FileSettings<'a>,
+    pub(crate) threads: usize,
+    pub(crate) ctx: &'a Context,
+}
+
+/// In path order, results as they come: each batch of files searched on
+/// every thread, then taken in order until the page is full.
+pub(crate) fn in_order(listing: Listing, plan: &Plan<'_>, gather: &mut Gather<'_>) -> Result<(), AideError> {
+    let batch = 64 * plan.threads.max(1);
+    for files in listing.files.chunks(batch) {
+        plan.ctx.check_cancel()?;
+        for outcome in search_all(files, plan) {
+            if gather.take(outcome) == ControlFlow::Break(()) {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every outcome with a match or a diagnostic, in no order that matters
+/// (the caller sorts), and the number of files searched.
+pub(crate) fn collected(listing: Listing, plan: &Plan<'_>) -> Result<(Vec<FileOutcome>, usize), AideError> {
+    plan.ctx.check_cancel()?;
+    let outcomes = search_all(&listing.files, plan);
+    let searched = outcomes.iter().filter(|o| matches!(o, FileOutcome::Searched(..))).count();
+    let kept = outcomes
+        .into_iter()
+        .filter(|o| match o {
+            FileOutcome::Searched(result, diagnostic) => result.count > 0 || diagnostic.is_some(),
+            FileOutcome::Skipped(_) => true,
+        })
+        .collect();
+    Ok((kept, searched))
+}
+
+/// Each file's outcome, in order: searched on the plan's threads where it
+/// can hold a match, else searched without one.
+fn search_all(files: &[Option<WalkedFile>], plan: &Plan<'_>) -> Vec<FileOutcome> {
+    let per = files.len().div_ceil(plan.threads.max(1)).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || {
+                    let mut searcher = plan.searcher.build();
+                    let mut copy = Vec::new();
+                    part.iter()
+                        .map(|file| match file {
+                            Some(file) => search_file(&mut searcher, plan.settings, file, &mut copy),
+                            None => FileOutcome::Searched(nothing(), None),
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    })
+}
+
+/// A file searched without a match.
+fn nothing() -> FileResult {
+    FileResult { path: String::new(), checksum: "".into(), matches: Vec::new(), json: None, count: 0, lines: 0 }
+}
+
+/// The diagnostics and output of an in-order search, as the walk's path returns them.
+pub(crate) fn finish(gather: Gather<'_>) -> (SearchOutput, Vec<Diagnostic>) {
+    let mut gather = gather;
+    let diagnostics = std::mem::take(&mut gather.diagnostics);
+    (gather.finish(), diagnostics)
+}
