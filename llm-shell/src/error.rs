@@ -150,10 +150,12 @@ pub enum TerminalError {
     Ended { id: String },
     #[error("nothing to send")]
     NothingToSend,
+    /// A row or column count out of range; `bounds` are the most rows and columns.
     #[error("--{field} must be 1 to {max}, not {given}")]
-    Size { field: &'static str, max: u16, given: u16 },
+    Size { field: &'static str, max: u16, given: u16, bounds: (u16, u16) },
+    /// `known` lists the key names there are.
     #[error("no key named `{key}`")]
-    NoKeyNamed { key: String },
+    NoKeyNamed { key: String, known: String },
     #[error("terminal {id} has exited")]
     Exited { id: String },
     #[error(
@@ -189,14 +191,12 @@ impl From<TerminalError> for AideError {
             E::NothingToSend => AideError::new(code::INVALID_ARGUMENTS, msg).with_hint(say(|v| {
                 format!("give {} and/or {}", v.arg_is("text", "TEXT"), v.pick("--key KEY", "keys"))
             })),
-            E::Size { field, max, .. } => {
-                use crate::terminal::{MAX_COLS, MAX_ROWS};
-                AideError::new(code::INVALID_ARGUMENTS, msg)
-                    .with_hint(format!("a terminal has 1 to {MAX_ROWS} rows and 1 to {MAX_COLS} columns"))
-                    .with_details(json!({ "field": field, "min": 1, "max": max }))
+            E::Size { field, max, bounds: (max_rows, max_cols), .. } => AideError::new(code::INVALID_ARGUMENTS, msg)
+                .with_hint(format!("a terminal has 1 to {max_rows} rows and 1 to {max_cols} columns"))
+                .with_details(json!({ "field": field, "min": 1, "max": max })),
+            E::NoKeyNamed { known, .. } => {
+                AideError::new(code::INVALID_ARGUMENTS, msg).with_hint(format!("keys: {known}"))
             }
-            E::NoKeyNamed { .. } => AideError::new(code::INVALID_ARGUMENTS, msg)
-                .with_hint(format!("keys: {}", crate::terminal::key_names())),
             E::Exited { .. } => {
                 AideError::new(code::CONFLICT, msg).with_hint("read it for its last screen and exit code, or close it")
             }

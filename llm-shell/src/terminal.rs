@@ -100,9 +100,9 @@ impl Size {
     /// [`MAX_ROWS`] × [`MAX_COLS`], is refused.
     pub(crate) fn of(rows: Option<u16>, cols: Option<u16>) -> Result<Size, AideError> {
         let dimension = |n: u16, max: u16, field: &'static str| {
-            std::num::NonZeroU16::new(n)
-                .filter(|n| n.get() <= max)
-                .ok_or_else(|| AideError::from(TerminalError::Size { field, max, given: n }))
+            std::num::NonZeroU16::new(n).filter(|n| n.get() <= max).ok_or_else(|| {
+                AideError::from(TerminalError::Size { field, max, given: n, bounds: (MAX_ROWS, MAX_COLS) })
+            })
         };
         Ok(Size {
             rows: dimension(rows.unwrap_or(24), MAX_ROWS, "rows")?,
@@ -345,7 +345,7 @@ impl Terminal {
         let mut bytes = text.map(|t| t.as_bytes().to_vec()).unwrap_or_default();
         for key in keys {
             let Some(k) = key_bytes(key, application_cursor) else {
-                return Err(TerminalError::NoKeyNamed { key: key.clone() }.into());
+                return Err(TerminalError::NoKeyNamed { key: key.clone(), known: key_names() }.into());
             };
             bytes.extend(k);
         }
