@@ -66,10 +66,13 @@ fn tree() -> TestDir {
     t
 }
 
+/// A change made to the tree at its root.
+type Change = Box<dyn Fn(&Path)>;
+
 /// The changes an agent makes: edits (one of the same size at once),
 /// files and folders made, deleted and renamed, an ignore file changed.
-fn changes() -> Vec<(&'static str, Box<dyn Fn(&Path)>)> {
-    let write = |rel: &'static str, text: &'static str| -> Box<dyn Fn(&Path)> {
+fn changes() -> Vec<(&'static str, Change)> {
+    let write = |rel: &'static str, text: &'static str| -> Change {
         Box::new(move |root: &Path| {
             let path = root.join(rel);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
