@@ -22,7 +22,9 @@ use serde_json::Value;
 use crate::voice::{Phrase, Voice};
 
 mod contract;
+mod git;
 pub use contract::{CommandError, LangError, RequestError, RootError, TextError, TimeError, ToolError, WalkError};
+pub use git::{OpenError, RunError};
 
 /// The process exit status of a tool run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

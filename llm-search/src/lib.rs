@@ -53,6 +53,7 @@
 
 mod engine;
 mod error;
+mod file;
 pub mod indexed;
 mod listed;
 mod output;

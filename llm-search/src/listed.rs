@@ -11,10 +11,11 @@ use aide_core::tool::Context;
 use aide_core::walk::WalkedFile;
 use grep_searcher::SearcherBuilder;
 
-use crate::engine::search_file;
+use crate::file::search_file;
 use crate::indexed::Listing;
 use crate::output::SearchOutput;
-use crate::page::{FileOutcome, FileResult, Gather};
+use crate::page::{FileOutcome, FileResult, Gather, paginate};
+use crate::request::SearchRequest;
 use crate::sink::FileSettings;
 
 /// How the listing is searched: as the walk would for this request.
@@ -27,7 +28,7 @@ pub(crate) struct Plan<'a> {
 
 /// In path order, results as they come: each batch of files searched on
 /// every thread, then taken in order until the page is full.
-pub(crate) fn in_order(listing: Listing, plan: &Plan<'_>, gather: &mut Gather<'_>) -> Result<(), AideError> {
+fn in_order(listing: Listing, plan: &Plan<'_>, gather: &mut Gather<'_>) -> Result<(), AideError> {
     let batch = 64 * plan.threads.max(1);
     for files in listing.files.chunks(batch) {
         plan.ctx.check_cancel()?;
@@ -42,7 +43,7 @@ pub(crate) fn in_order(listing: Listing, plan: &Plan<'_>, gather: &mut Gather<'_
 
 /// Every outcome with a match or a diagnostic, in no order that matters
 /// (the caller sorts), and the number of files searched.
-pub(crate) fn collected(listing: Listing, plan: &Plan<'_>) -> Result<(Vec<FileOutcome>, usize), AideError> {
+fn collected(listing: Listing, plan: &Plan<'_>) -> Result<(Vec<FileOutcome>, usize), AideError> {
     plan.ctx.check_cancel()?;
     let outcomes = search_all(&listing.files, plan);
     let searched = outcomes.iter().filter(|o| matches!(o, FileOutcome::Searched(..))).count();
@@ -85,9 +86,24 @@ fn nothing() -> FileResult {
     FileResult { path: String::new(), checksum: "".into(), matches: Vec::new(), json: None, count: 0, lines: 0 }
 }
 
-/// The diagnostics and output of an in-order search, as the walk's path returns them.
-pub(crate) fn finish(gather: Gather<'_>) -> (SearchOutput, Vec<Diagnostic>) {
-    let mut gather = gather;
-    let diagnostics = std::mem::take(&mut gather.diagnostics);
-    (gather.finish(), diagnostics)
+/// The search of a listing: in path order, results as they come, when
+/// `in_order` (with whether they are printed), else collected and paged
+/// (what the walk's paths do); the output and its diagnostics.
+pub(crate) fn search(
+    listing: Listing,
+    plan: &Plan<'_>,
+    req: &SearchRequest,
+    in_order: Option<bool>,
+) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
+    if let Some(print) = in_order {
+        let mut gather = Gather::new(req, plan.ctx, print);
+        self::in_order(listing, plan, &mut gather)?;
+        let diagnostics = std::mem::take(&mut gather.diagnostics);
+        return Ok((gather.finish(), diagnostics));
+    }
+    let (outcomes, searched) = collected(listing, plan)?;
+    let mut diagnostics = Vec::new();
+    let results = crate::page::files_with_matches(outcomes, &mut diagnostics);
+    let output = paginate(req, results, searched, plan.ctx.format, plan.ctx.voice, &mut diagnostics);
+    Ok((output, diagnostics))
 }

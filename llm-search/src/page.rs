@@ -153,6 +153,24 @@ impl<'r> Gather<'r> {
     }
 }
 
+/// The files with matches, in path order; every diagnostic goes to `diagnostics`.
+pub(crate) fn files_with_matches(outcomes: Vec<FileOutcome>, diagnostics: &mut Vec<Diagnostic>) -> Vec<FileResult> {
+    let mut results = Vec::new();
+    for outcome in outcomes {
+        match outcome {
+            FileOutcome::Skipped(d) => diagnostics.push(d),
+            FileOutcome::Searched(result, d) => {
+                diagnostics.extend(d);
+                if result.count > 0 {
+                    results.push(result);
+                }
+            }
+        }
+    }
+    results.sort_by(|a, b| aide_core::ordering::cmp_path(&a.path, &b.path));
+    results
+}
+
 // Long because: one arm per search mode (serialized records, matches, files or counts), each paged its way, then the page said once.
 /// Applies --offset, --limit and --max-output-bytes to the sorted results.
 /// Results whose matches were serialized where they were found (no page to

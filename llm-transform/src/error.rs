@@ -110,6 +110,12 @@ pub enum TransformError {
     // The request.
     #[error("{source_name}: {message}")]
     EditsFile { source_name: String, message: String },
+    #[error("{checker} failed on the tree before the edit ({why}); nothing was written{put_back}")]
+    CheckerFailedBefore { checker: String, why: String, put_back: String, details: serde_json::Value },
+    #[error("{said}; the edit was undone{put_back}")]
+    VerificationFailed { said: String, put_back: String, details: serde_json::Value },
+    #[error("{what}; the edit was undone{put_back}")]
+    VerifyCommandFailed { what: String, put_back: String, details: serde_json::Value },
     #[error("the patch does not parse at its line {line}: {message}")]
     PatchUnreadable { line: usize, message: String },
     #[error("the patch's line {line}: {what} is not applied")]
@@ -355,6 +361,22 @@ impl From<TransformError> for AideError {
         let message = e.to_string();
         let error = |c| AideError::new(c, message.clone());
         match e {
+            E::CheckerFailedBefore { checker, details, .. } => error(code::CHECKER_FAILED)
+                .with_hint(say(|v| {
+                    format!(
+                        "an edit is verified by checkers that work on the tree as it is: make {checker} run, or name the others in {}",
+                        v.arg("verify")
+                    )
+                }))
+                .with_details(details),
+            E::VerificationFailed { details, .. } => error(code::VERIFICATION_FAILED)
+                .with_hint(
+                    "nothing remains changed: fix the edit (details.new_findings and details.failing say what it broke) and send it again",
+                )
+                .with_details(details),
+            E::VerifyCommandFailed { details, .. } => error(code::VERIFICATION_FAILED)
+                .with_hint("nothing remains changed: see details for the command's output; a verify command only reads")
+                .with_details(details),
             E::PatchUnreadable { line, .. } => error(code::INVALID_REQUEST)
                 .with_hint("give a unified diff (git diff) or a *** Begin Patch … *** End Patch patch")
                 .with_details(json!({ "field": "patch", "line": line })),

@@ -21,6 +21,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::error::TransformError;
+
 use crate::plan::FileState;
 use crate::watch::{Watch, Written};
 
@@ -108,24 +110,18 @@ pub(crate) fn before(
             Some(c) => c.reason.clone().unwrap_or_else(|| "it failed".into()),
             None => format!("it wrote to files ({})", written.files.join(", ")),
         };
-        return Err(AideError::new(
-            aide_core::code::CHECKER_FAILED,
-            format!("{name} failed on the tree before the edit ({why}); nothing was written{}", put_back_note(&written)),
-        )
-        .with_hint(say(|v| {
-            format!(
-                "an edit is verified by checkers that work on the tree as it is: make {name} run, or name the others in {}",
-                v.arg("verify")
-            )
-        }))
-        .with_details(json!({
+        let details = json!({
             "checker": failed.map(|c| &c.checker),
             "exit_code": failed.and_then(|c| c.exit_code),
             "reason": failed.and_then(|c| c.reason.as_ref()),
             "stderr_tail": failed.and_then(|c| c.stderr_tail.as_ref()),
             "written_by_check": written.files,
             "not_restored": written.not_restored,
-        })));
+        });
+        let checker = name.to_string();
+        return Err(
+            TransformError::CheckerFailedBefore { checker, why, put_back: put_back_note(&written), details }.into()
+        );
     }
     Ok(Some(Before { checked: Some(checked), watch }))
 }
@@ -284,22 +280,16 @@ fn refusal(
             })
         })
         .collect();
-    AideError::new(
-        aide_core::code::VERIFICATION_FAILED,
-        format!("{}; the edit was undone{}", said.join("; "), put_back_note(written)),
-    )
-        .with_hint(
-            "nothing remains changed: fix the edit (details.new_findings and details.failing say what it broke) and send it again",
-        )
-        .with_details(json!({
-            "new_findings": fresh,
-            "failing": failing,
-            "checkers": checkers,
-            "rewritten_by_checker": written.edited,
-            "written_by_check": written.files,
-            "not_restored": written.not_restored,
-            "undone": true,
-        }))
+    let details = json!({
+        "new_findings": fresh,
+        "failing": failing,
+        "checkers": checkers,
+        "rewritten_by_checker": written.edited,
+        "written_by_check": written.files,
+        "not_restored": written.not_restored,
+        "undone": true,
+    });
+    TransformError::VerificationFailed { said: said.join("; "), put_back: put_back_note(written), details }.into()
 }
 
 /// The findings after the edit that the tree did not have before, each old
@@ -337,12 +327,7 @@ fn command_refusal(line: &str, ran: &aide_checkers::run::Ran, written: &Written)
             written.files.join(", ")
         )
     };
-    AideError::new(
-        aide_core::code::VERIFICATION_FAILED,
-        format!("{what}; the edit was undone{}", put_back_note(written)),
-    )
-    .with_hint("nothing remains changed: see details for the command's output; a verify command only reads")
-    .with_details(json!({
+    let details = json!({
         "command": line,
         "exit_code": ran.exit_code,
         "stdout_tail": aide_checkers::run::tail(&ran.stdout),
@@ -350,5 +335,6 @@ fn command_refusal(line: &str, ran: &aide_checkers::run::Ran, written: &Written)
         "written_by_check": written.files,
         "not_restored": written.not_restored,
         "undone": true,
-    }))
+    });
+    TransformError::VerifyCommandFailed { what, put_back: put_back_note(written), details }.into()
 }

@@ -6,7 +6,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::process::Stdio;
 
-use super::Git;
+use super::{Git, RunError};
 
 /// What one git run gave.
 #[derive(Debug)]
@@ -15,15 +15,6 @@ pub struct Ran {
     pub stdout: Vec<u8>,
     /// The last 20 lines of its stderr, where git says why.
     pub stderr: String,
-}
-
-/// Why git gave no answer.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("git could not be started: {0}")]
-    Start(std::io::Error),
-    #[error("git {command} failed (exit {status}): {stderr}")]
-    Failed { command: String, status: i32, stderr: String },
 }
 
 impl Git {

@@ -452,3 +452,106 @@ fn the_root_reader_sees_a_module_that_imports_back() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].1.iter().map(String::as_str).collect::<Vec<_>>(), ["Request", "helper"]);
 }
+
+/// Every `.rs` file beneath `dir`, with its text.
+fn rust_files(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if path.is_dir() && name != "target" && name != "corpus" && name != "snapshots" {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push((path.clone(), std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+}
+
+/// The name of the function a line starts, if it starts one.
+fn function_name(line: &str) -> Option<&str> {
+    let mut rest = line.trim_start();
+    for prefix in ["pub(crate) ", "pub(super) ", "pub ", "async ", "const ", "unsafe "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    let name = rest.strip_prefix("fn ")?;
+    Some(name.split(['(', '<']).next().unwrap_or(name))
+}
+
+/// The functions of `source` over `limit` lines without a `// Long
+/// because:` line in the comments and attributes above them: (line, name,
+/// length). A function's body ends at the first `}` at its own indentation.
+fn unexplained_long_functions(source: &str, limit: usize) -> Vec<(usize, String, usize)> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(name) = function_name(line) else { continue };
+        // A declaration without a body (a trait's) is no function to measure.
+        let opens = lines[i..].iter().position(|l| l.contains('{') || l.trim_end().ends_with(';'));
+        if opens.is_none_or(|o| !lines[i + o].contains('{')) {
+            continue;
+        }
+        let indent = &line[..line.len() - line.trim_start().len()];
+        let close = format!("{indent}}}");
+        let Some(end) = lines[i + 1..].iter().position(|l| *l == close) else { continue };
+        let length = end + 2;
+        let above = lines[..i].iter().rev().take_while(|l| {
+            let t = l.trim_start();
+            t.starts_with("//") || t.starts_with("#[")
+        });
+        if length > limit && !above.clone().any(|l| l.trim_start().starts_with("// Long because:")) {
+            out.push((i + 1, name.to_string(), length));
+        }
+    }
+    out
+}
+
+/// No function over about 80 lines without a stated reason: a long one is
+/// split into steps a reader follows, or says why it is one (a match of one
+/// arm a variant, a test's table).
+#[test]
+fn long_functions_say_why_they_are_long() {
+    let mut files = Vec::new();
+    for member in members(workspace()) {
+        rust_files(&workspace().join(member), &mut files);
+    }
+    let long: Vec<String> = files
+        .iter()
+        .flat_map(|(path, source)| {
+            let shown = path.strip_prefix(workspace()).unwrap_or(path).display().to_string();
+            unexplained_long_functions(source, 80)
+                .into_iter()
+                .map(move |(line, name, n)| format!("{shown}:{line} {name} ({n} lines)"))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these, or say why on a `// Long because:` line above them:\n{}", long.join("\n"));
+}
+
+#[test]
+fn the_length_reader_sees_a_long_function_and_its_reason() {
+    let body = "    x();\n".repeat(90);
+    let long = format!("fn long() {{\n{body}}}\n");
+    assert_eq!(unexplained_long_functions(&long, 80), [(1, "long".to_string(), 92)]);
+    let said = format!("/// Does it.\n// Long because: a table.\n#[inline]\n{long}");
+    assert!(unexplained_long_functions(&said, 80).is_empty());
+    let declared = format!("trait T {{\n    fn call(self) -> u8;\n}}\n{}", "// filler\n".repeat(90));
+    assert!(unexplained_long_functions(&declared, 80).is_empty());
+}
+
+/// Errors are built in each crate's `error.rs` (or a module beneath
+/// `error/`): an `AideError::new` anywhere else is a code, message and hint
+/// that no one list of the crate's refusals shows.
+#[test]
+fn errors_are_built_in_error_modules() {
+    let mut files = Vec::new();
+    for member in members(workspace()) {
+        rust_files(&workspace().join(member).join("src"), &mut files);
+    }
+    let outside: Vec<String> = files
+        .iter()
+        .filter(|(path, _)| {
+            path.file_name().is_none_or(|n| n != "error.rs") && !path.components().any(|c| c.as_os_str() == "error")
+        })
+        .filter(|(_, source)| source.contains("AideError::new("))
+        .map(|(path, _)| path.strip_prefix(workspace()).unwrap_or(path).display().to_string())
+        .collect();
+    assert!(outside.is_empty(), "AideError::new outside error.rs: {outside:?}");
+}
