@@ -213,9 +213,11 @@ fn walk(root: &Root, req: &SearchRequest, threads: usize) -> Option<Vec<Walked>>
     Some(files.into_iter().map(|f| Walked { rel: f.rel, abs: f.abs, is_dir: f.is_dir }).collect())
 }
 
-/// Builds `key`'s index on a thread of its own; without a thread, the
+/// Builds `key`'s index on a thread of its own, with half the search's
+/// threads (the agent's next calls go on meanwhile); without a thread, the
 /// next search walks again and tries once more.
 fn start_building(kept: &'static Kept, key: String, root: Root, req: SearchRequest, threads: usize) {
+    let threads = (threads / 2).max(1);
     let started = std::thread::Builder::new()
         .name("aide-index".into())
         .spawn({
