@@ -8,6 +8,9 @@ use crate::trigram::Trigram;
 #[derive(Default)]
 pub(crate) struct Postings {
     lists: HashMap<Trigram, List>,
+    /// Bytes the lists' buffers hold, kept as they grow: the size is asked
+    /// after every search, and summing a million lists would cost more.
+    held: usize,
 }
 
 #[derive(Default)]
@@ -21,11 +24,13 @@ impl Postings {
     pub(crate) fn add(&mut self, id: u32, trigrams: &[Trigram]) {
         for &t in trigrams {
             let list = self.lists.entry(t).or_default();
+            let before = list.bytes.capacity();
             let gap = match list.last {
                 Some(last) => id - last,
                 None => id,
             };
             push_varint(&mut list.bytes, gap);
+            self.held += list.bytes.capacity() - before;
             list.last = Some(id);
         }
     }
@@ -51,9 +56,9 @@ impl Postings {
         ids
     }
 
-    /// Bytes held.
+    /// Bytes held: the lists' buffers, and each list's own.
     pub(crate) fn size(&self) -> usize {
-        self.lists.values().map(|l| l.bytes.capacity() + std::mem::size_of::<List>() + 4).sum()
+        self.held + self.lists.len() * (std::mem::size_of::<List>() + std::mem::size_of::<Trigram>())
     }
 
     pub(crate) fn shrink(&mut self) {
@@ -61,6 +66,7 @@ impl Postings {
             list.bytes.shrink_to_fit();
         }
         self.lists.shrink_to_fit();
+        self.held = self.lists.values().map(|l| l.bytes.capacity()).sum();
     }
 }
 
@@ -159,5 +165,9 @@ mod tests {
         assert_eq!(p.holding_all(&[1, 2]), vec![0, 70_000]);
         assert_eq!(p.holding_all(&[3]), Vec::<u32>::new());
         assert_eq!(union(&[1, 3], &[2, 3, 4]), vec![1, 2, 3, 4]);
+        let held: usize = p.lists.values().map(|l| l.bytes.capacity()).sum();
+        assert_eq!(p.held, held, "the size kept as lists grow is their buffers' sum");
+        p.shrink();
+        assert_eq!(p.held, p.lists.values().map(|l| l.bytes.capacity()).sum::<usize>());
     }
 }

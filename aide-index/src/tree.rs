@@ -81,6 +81,8 @@ pub struct TreeIndex {
     /// Files searched whatever the query: unreadable, or too large to index.
     always: Vec<u32>,
     bytes_indexed: u64,
+    /// Bytes the entries hold, kept as they are added (see `stats`).
+    entry_bytes: usize,
     watch: Option<Watch>,
     threads: usize,
 }
@@ -95,6 +97,7 @@ impl TreeIndex {
             postings: Postings::default(),
             always: Vec::new(),
             bytes_indexed: 0,
+            entry_bytes: 0,
             watch: Watch::new().ok(),
             threads: threads.max(1),
         };
@@ -177,12 +180,10 @@ impl TreeIndex {
     }
 
     pub fn stats(&self) -> Stats {
-        let entries: usize =
-            self.entries.iter().map(|e| std::mem::size_of::<Entry>() + e.rel.len() + e.abs.as_os_str().len()).sum();
         Stats {
             files: self.live.len(),
             bytes_indexed: self.bytes_indexed,
-            memory_bytes: self.postings.size() + entries + self.live.len() * 48,
+            memory_bytes: self.postings.size() + self.entry_bytes + self.live.len() * 48,
             folders_watched: self.watch.as_ref().map_or(0, Watch::folders),
             watching: self.watch.is_some(),
         }
@@ -231,6 +232,7 @@ impl TreeIndex {
             }
             None => self.always.push(id),
         }
+        self.entry_bytes += std::mem::size_of::<Entry>() + w.rel.len() + w.abs.as_os_str().len();
         self.entries.push(Entry { rel: w.rel.clone(), abs: w.abs.clone(), stamp, live: true });
     }
 

@@ -262,15 +262,20 @@ pub fn status_dir() -> std::path::PathBuf {
     aide_core::home::aide_home().join("indexes")
 }
 
-/// Writes what this process holds to its status file (best effort: the
-/// file only informs `aide doctor`).
+/// Writes what this process holds to its status file, after every search:
+/// renamed into place, so a reader never sees half of it, but not synced
+/// (the file only informs `aide doctor`, and a search must not wait on the
+/// disk for it).
 fn publish() {
     let dir = status_dir();
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    if let Ok(json) = serde_json::to_vec(&held()) {
-        let _ = aide_core::fsutil::write_atomic(&dir.join(format!("{}.json", std::process::id())), &json);
+    let Ok(json) = serde_json::to_vec(&held()) else { return };
+    let (path, temp) =
+        (dir.join(format!("{}.json", std::process::id())), dir.join(format!(".{}.json", std::process::id())));
+    if std::fs::write(&temp, json).and_then(|()| std::fs::rename(&temp, &path)).is_err() {
+        let _ = std::fs::remove_file(&temp);
     }
 }
 
