@@ -11,4 +11,4 @@ pub mod trigram;
 mod watch;
 
 pub use query::{Query, Syntax};
-pub use tree::{Entry, Stats, TreeIndex, Walked};
+pub use tree::{Entry, Stats, TreeIndex, Walk, Walked};

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::postings::{self, Postings};
 use crate::query::Query;
 use crate::trigram::{self, Seen};
-use crate::watch::{Change, Watch};
+use crate::watch::{Change, IGNORE_FILES, Watch};
 
 /// Files over this many bytes are not indexed: always searched.
 const MAX_INDEXED_FILE: u64 = 64 << 20;
@@ -20,6 +20,17 @@ pub struct Walked {
     pub rel: String,
     pub abs: PathBuf,
     pub is_dir: bool,
+}
+
+/// How the index learns which files a walk of its tree takes.
+pub trait Walk {
+    /// Every file and folder of the tree; None when the walk fails or
+    /// warns (the index then no longer stands for the tree).
+    fn tree(&self) -> Option<Vec<Walked>>;
+    /// The files and folders directly in the folder `rel` (`""`: the
+    /// root), as the walk of the tree takes them; None when they cannot be
+    /// told apart from that walk (the tree is walked instead).
+    fn folder(&self, rel: &str) -> Option<Vec<Walked>>;
 }
 
 /// A file of the index.
@@ -102,6 +113,9 @@ impl TreeIndex {
             threads: threads.max(1),
         };
         index.watch_folder("", root);
+        if let Some(watch) = index.watch.as_mut() {
+            watch_what_else_ignores(watch, root);
+        }
         let files: Vec<&Walked> = walked.iter().filter(|w| !w.is_dir).collect();
         for w in walked.iter().filter(|w| w.is_dir) {
             index.watch_folder(&w.rel, &w.abs);
@@ -112,38 +126,49 @@ impl TreeIndex {
     }
 
     /// Brings the index up to what the tree is now: changed files re-read,
-    /// deleted ones dropped; when folders or ignore files changed, or
-    /// nothing watches the tree, a walk (`walk`) says which files there are.
-    /// False when the walk failed: the index no longer stands for the tree.
-    pub fn refresh(&mut self, walk: impl FnOnce() -> Option<Vec<Walked>>) -> bool {
+    /// deleted ones dropped, the folders of new names walked alone (only a
+    /// walk knows whether a new name is ignored); when folders or ignore
+    /// files changed, or nothing watches the tree, the tree is walked.
+    /// False when a walk failed: the index no longer stands for the tree.
+    pub fn refresh(&mut self, walk: &dyn Walk) -> bool {
         let changes = match self.watch.as_mut() {
             Some(watch) => watch.changes(),
             None => vec![Change::Walk],
         };
-        let mut walk = Some(walk);
-        let mut walk_now = |index: &mut TreeIndex| match walk.take().and_then(|w| w()) {
-            Some(walked) => {
-                index.reconcile(&walked);
-                true
-            }
-            None => false,
-        };
         if changes.contains(&Change::Walk) {
-            return walk_now(self);
+            return self.walk_tree(walk);
         }
+        let mut new_names_in = std::collections::BTreeSet::new();
         for change in changes {
             match change {
                 Change::File { rel, created } => match self.live.get(&rel).copied() {
                     Some(id) => self.reread(id),
-                    // A new name: only a walk knows whether it is ignored.
-                    None if created => return walk_now(self),
+                    None if created => {
+                        new_names_in.insert(rel.rsplit_once('/').map_or(String::new(), |(folder, _)| folder.into()));
+                    }
                     None => {}
                 },
                 Change::Gone { rel } => self.remove(&rel),
                 Change::Walk => {}
             }
         }
+        for folder in new_names_in {
+            match walk.folder(&folder) {
+                Some(walked) => self.reconcile_folder(&folder, &walked),
+                None => return self.walk_tree(walk),
+            }
+        }
         true
+    }
+
+    fn walk_tree(&mut self, walk: &dyn Walk) -> bool {
+        match walk.tree() {
+            Some(walked) => {
+                self.reconcile(&walked);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Makes the index hold exactly `walked`, whatever inotify said (after
@@ -265,6 +290,34 @@ impl TreeIndex {
         for rel in gone {
             self.remove(&rel);
         }
+        self.read_stale(files);
+    }
+
+    /// As [`TreeIndex::reconcile`], for the files directly in `folder`:
+    /// `walked` is what its walk alone takes.
+    fn reconcile_folder(&mut self, folder: &str, walked: &[Walked]) {
+        for w in walked.iter().filter(|w| w.is_dir) {
+            self.watch_folder(&w.rel, &w.abs);
+        }
+        let in_folder = |rel: &str| rel.rsplit_once('/').map_or("", |(f, _)| f) == folder;
+        let files: Vec<&Walked> = walked.iter().filter(|w| !w.is_dir && in_folder(&w.rel)).collect();
+        let present: std::collections::HashSet<&str> = files.iter().map(|w| w.rel.as_str()).collect();
+        let from = if folder.is_empty() { String::new() } else { format!("{folder}/") };
+        let gone: Vec<String> = self
+            .live
+            .range(from.clone()..)
+            .take_while(|(rel, _)| rel.starts_with(&from))
+            .filter(|(rel, _)| in_folder(rel) && !present.contains(rel.as_str()))
+            .map(|(rel, _)| rel.clone())
+            .collect();
+        for rel in gone {
+            self.remove(&rel);
+        }
+        self.read_stale(files);
+    }
+
+    /// Reads those of `files` that are new or changed (by size, times and inode).
+    fn read_stale(&mut self, files: Vec<&Walked>) {
         let stale: Vec<&Walked> = files
             .into_iter()
             .filter(|w| match self.live.get(&w.rel) {
@@ -277,6 +330,47 @@ impl TreeIndex {
             .collect();
         self.add_all(&stale);
     }
+}
+
+/// Watches what else decides which files a walk takes, outside the tree:
+/// the ignore files of the root's parents (a walk honours them), the
+/// repository's `info/exclude`, and git's global excludes file with the
+/// `.gitconfig` that may name it. A change there makes the next refresh walk.
+fn watch_what_else_ignores(watch: &mut Watch, root: &Path) {
+    for parent in root.ancestors().skip(1) {
+        watch.sentinel(parent, &IGNORE_FILES);
+    }
+    if let Some(git) = root.ancestors().map(|a| a.join(".git")).find(|g| g.is_dir()) {
+        watch.sentinel(&git, &["info"]);
+        watch.sentinel(&git.join("info"), &["exclude"]);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    if let Some(home) = &home {
+        watch.sentinel(home, &[".gitconfig"]);
+    }
+    let config = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).or_else(|| home.map(|h| h.join(".config")));
+    if let Some(config) = config {
+        watch.sentinel(&config, &["git"]);
+        watch.sentinel(&config.join("git"), &["ignore", "config"]);
+    }
+    let excludes = excludes_file();
+    if let Some((folder, Some(name))) = excludes.as_ref().and_then(|e| Some((e.parent()?, e.file_name()?.to_str()))) {
+        watch.sentinel(folder, &[name]);
+    }
+}
+
+/// The file `core.excludesFile` names in `~/.gitconfig`, `~` expanded.
+fn excludes_file() -> Option<PathBuf> {
+    let home = PathBuf::from(std::env::var_os("HOME")?);
+    let config = std::fs::read_to_string(home.join(".gitconfig")).ok()?;
+    let value = config.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        key.trim().eq_ignore_ascii_case("excludesfile").then(|| value.trim().trim_matches('"').to_string())
+    })?;
+    Some(match value.strip_prefix("~/") {
+        Some(rest) => home.join(rest),
+        None => PathBuf::from(value),
+    })
 }
 
 /// Each file's stamp and trigrams (None: searched always), in order.

@@ -14,6 +14,10 @@ pub(crate) struct Watch {
     fd: OwnedFd,
     folders: HashMap<i32, String>,
     watched: HashMap<String, i32>,
+    /// Folders outside the tree watched for a few names only: ignore files
+    /// of the root's parents, git's `info/exclude`, the global excludes
+    /// file. A change to one of these names changes what a walk takes.
+    sentinels: HashMap<i32, Vec<String>>,
 }
 
 /// One change to a name in a watched folder.
@@ -28,12 +32,32 @@ pub(crate) enum Change {
 }
 
 /// Names whose change changes which files a walk takes.
-const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".rgignore"];
+pub(crate) const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".rgignore"];
+
+const FLAGS: WatchFlags = WatchFlags::MODIFY
+    .union(WatchFlags::CLOSE_WRITE)
+    .union(WatchFlags::ATTRIB)
+    .union(WatchFlags::CREATE)
+    .union(WatchFlags::DELETE)
+    .union(WatchFlags::MOVED_FROM)
+    .union(WatchFlags::MOVED_TO)
+    .union(WatchFlags::DELETE_SELF)
+    .union(WatchFlags::MOVE_SELF)
+    .union(WatchFlags::DONT_FOLLOW)
+    .union(WatchFlags::ONLYDIR);
 
 impl Watch {
     pub(crate) fn new() -> std::io::Result<Watch> {
         let fd = inotify::init(CreateFlags::CLOEXEC | CreateFlags::NONBLOCK)?;
-        Ok(Watch { fd, folders: HashMap::new(), watched: HashMap::new() })
+        Ok(Watch { fd, folders: HashMap::new(), watched: HashMap::new(), sentinels: HashMap::new() })
+    }
+
+    /// Watches the folder `abs`, outside the tree, for changes to `names`
+    /// (a folder that is not there is not watched: nothing in it can count).
+    pub(crate) fn sentinel(&mut self, abs: &Path, names: &[&str]) {
+        if let Ok(wd) = inotify::add_watch(&self.fd, abs, FLAGS) {
+            self.sentinels.entry(wd).or_default().extend(names.iter().map(|n| n.to_string()));
+        }
     }
 
     /// Watches the folder `rel` (`""` for the root) at `abs`, once.
@@ -41,18 +65,9 @@ impl Watch {
         if self.watched.contains_key(rel) {
             return Ok(());
         }
-        let flags = WatchFlags::MODIFY
-            | WatchFlags::CLOSE_WRITE
-            | WatchFlags::ATTRIB
-            | WatchFlags::CREATE
-            | WatchFlags::DELETE
-            | WatchFlags::MOVED_FROM
-            | WatchFlags::MOVED_TO
-            | WatchFlags::DELETE_SELF
-            | WatchFlags::MOVE_SELF
-            | WatchFlags::DONT_FOLLOW
-            | WatchFlags::ONLYDIR;
-        let wd = inotify::add_watch(&self.fd, abs, flags)?;
+        // The same folder watched twice (a sentinel inside the tree) keeps
+        // one descriptor: the flags are the same, so either kind can share it.
+        let wd = inotify::add_watch(&self.fd, abs, FLAGS)?;
         self.folders.insert(wd, rel.to_string());
         self.watched.insert(rel.to_string(), wd);
         Ok(())
@@ -78,12 +93,20 @@ impl Watch {
                 out.push(Change::Walk);
                 continue;
             }
+            let watched = self.folders.contains_key(&event.wd());
             if flags.intersects(ReadFlags::DELETE_SELF | ReadFlags::MOVE_SELF) {
+                if watched {
+                    out.push(Change::Walk);
+                }
+                continue;
+            }
+            let Some(name) = event.file_name() else { continue };
+            let name = aide_core::text::path_name(name.to_bytes());
+            if self.sentinels.get(&event.wd()).is_some_and(|names| names.contains(&name)) {
                 out.push(Change::Walk);
                 continue;
             }
-            let (Some(folder), Some(name)) = (self.folders.get(&event.wd()), event.file_name()) else { continue };
-            let name = aide_core::text::path_name(name.to_bytes());
+            let Some(folder) = self.folders.get(&event.wd()) else { continue };
             if flags.contains(ReadFlags::ISDIR) || IGNORE_FILES.contains(&name.as_str()) {
                 if !flags.intersects(ReadFlags::MODIFY | ReadFlags::CLOSE_WRITE | ReadFlags::ATTRIB)
                     || IGNORE_FILES.contains(&name.as_str())

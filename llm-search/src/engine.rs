@@ -77,7 +77,9 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         diagnostics.extend(walk_in_order(&walker, threads, &searcher_builder, &settings, &mut gather)?);
         diagnostics.append(&mut gather.diagnostics);
         cache.save();
-        return Ok(Outcome::with_diagnostics(gather.finish(), diagnostics));
+        let output = gather.finish();
+        after_walk(root, req, &output);
+        return Ok(Outcome::with_diagnostics(output, diagnostics));
     }
 
     let (outcomes, walk_diagnostics) =
@@ -87,7 +89,16 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
     let results = crate::page::files_with_matches(outcomes, &mut diagnostics);
 
     let output = paginate(req, results, files_searched.into_inner(), format, ctx.voice, &mut diagnostics);
+    after_walk(root, req, &output);
     Ok(Outcome::with_diagnostics(output, diagnostics))
+}
+
+/// A command line's walk of a large tree starts its index's keeper, for
+/// the next searches ([`crate::keeper`]).
+fn after_walk(root: &Root, req: &SearchRequest, output: &SearchOutput) {
+    if !crate::indexed::keeps_indexes() && req.walk.changed.is_none() {
+        crate::keeper::after_walk(root, req, output.files_searched);
+    }
 }
 
 /// What no search can run with: no pattern, a bad limit, dotall without multiline.

@@ -129,13 +129,28 @@ pub(crate) struct Listing {
     pub(crate) files: Vec<Option<WalkedFile>>,
 }
 
-/// The listing of `req`'s files from its index, if one is ready; else None,
-/// and an index is started in the background when none is.
+/// The listing of `req`'s files from an index: this process's own (`aide
+/// mcp`, a keeper), else the root's keeper's ([`crate::keeper`]); None when
+/// none is ready, or the search's files cannot come from an index.
 pub(crate) fn listing(root: &Root, req: &SearchRequest, threads: usize) -> Option<Listing> {
-    let kept = KEPT.get()?;
     if req.walk.changed.is_some() {
         return None;
     }
+    match KEPT.get() {
+        Some(kept) => kept_listing(kept, root, req, threads),
+        None => crate::keeper::listing(root, req),
+    }
+}
+
+/// Whether this process keeps its own indexes (a search that walks then
+/// starts no keeper).
+pub(crate) fn keeps_indexes() -> bool {
+    KEPT.get().is_some()
+}
+
+/// The listing from this process's index of `req`'s files, if one is
+/// ready; else None, and an index is started in the background when none is.
+fn kept_listing(kept: &'static Kept, root: &Root, req: &SearchRequest, threads: usize) -> Option<Listing> {
     let key = serde_json::to_string(&(root.path(), &req.walk, &req.paths)).ok()?;
     let used = kept.clock.fetch_add(1, Ordering::Relaxed);
     let index = {
@@ -165,7 +180,7 @@ pub(crate) fn listing(root: &Root, req: &SearchRequest, threads: usize) -> Optio
         }
     };
     let mut index = lock(&index);
-    if !index.refresh(|| walk(root, req, threads)) {
+    if !index.refresh(&SearchWalk { root, req, threads }) {
         // Locks are taken slots first, then an index: this one is let go first.
         drop(index);
         lock(&kept.slots).remove(&key);
@@ -211,6 +226,43 @@ fn walk(root: &Root, req: &SearchRequest, threads: usize) -> Option<Vec<Walked>>
         return None;
     }
     Some(files.into_iter().map(|f| Walked { rel: f.rel, abs: f.abs, is_dir: f.is_dir }).collect())
+}
+
+/// The walks of a search's tree, for [`TreeIndex::refresh`].
+struct SearchWalk<'a> {
+    root: &'a Root,
+    req: &'a SearchRequest,
+    threads: usize,
+}
+
+impl aide_index::Walk for SearchWalk<'_> {
+    fn tree(&self) -> Option<Vec<Walked>> {
+        walk(self.root, self.req, self.threads)
+    }
+
+    /// The walk of the folder alone, one level deep, with the request's
+    /// filters: a folder the tree's walk took, so the ignore files of its
+    /// parents apply to it as they do there. Not where the request's
+    /// depth or paths would cut it differently from the tree's walk.
+    fn folder(&self, rel: &str) -> Option<Vec<Walked>> {
+        let within = |path: &String| {
+            let path = self.root.resolve(path).ok().and_then(|abs| self.root.relative(&abs));
+            path.is_some_and(|p| p == "." || p.is_empty() || rel == p || rel.starts_with(&format!("{p}/")))
+        };
+        if self.req.walk.max_depth.is_some() || !(self.req.paths.is_empty() || self.req.paths.iter().any(within)) {
+            return None;
+        }
+        let args = aide_core::walk::WalkArgs { max_depth: Some(1), ..self.req.walk.clone() };
+        let walker = Walker::new(self.root, &args)
+            .ok()?
+            .under(&[if rel.is_empty() { ".".into() } else { rel.to_string() }])
+            .ok()?
+            .include_dirs(true);
+        let (files, diagnostics) = walker.collect(1).ok()?;
+        diagnostics
+            .is_empty()
+            .then(|| files.into_iter().map(|f| Walked { rel: f.rel, abs: f.abs, is_dir: f.is_dir }).collect())
+    }
 }
 
 /// Builds `key`'s index on a thread of its own, with half the search's
@@ -277,6 +329,11 @@ fn publish() {
     if std::fs::write(&temp, json).and_then(|()| std::fs::rename(&temp, &path)).is_err() {
         let _ = std::fs::remove_file(&temp);
     }
+}
+
+/// Removes this process's status file (a keeper that ends).
+pub(crate) fn forget_status() {
+    let _ = std::fs::remove_file(status_dir().join(format!("{}.json", std::process::id())));
 }
 
 /// The indexes every running process keeps, by its pid (status files of

@@ -55,6 +55,7 @@ mod engine;
 mod error;
 mod file;
 pub mod indexed;
+pub mod keeper;
 mod listed;
 mod output;
 mod page;
@@ -95,6 +96,11 @@ impl Tool for LlmSearch {
     const OUTPUT_FLAGS: &'static [&'static str] = &["max_output_bytes", "max_line_len"];
     type Request = SearchRequest;
     type Output = SearchOutput;
+
+    /// A root's index keeper runs from this same binary, out of sight of the CLI.
+    fn outside_harness() -> Option<i32> {
+        keeper::run_internal_command()
+    }
 
     fn run(request: SearchRequest, ctx: &Context) -> Result<Outcome<SearchOutput>, AideError> {
         let root = ctx.open_root(request.root.as_deref())?;

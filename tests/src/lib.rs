@@ -30,7 +30,8 @@ pub struct TestDir {
 /// asked to end, as `session rm` asks them.
 impl Drop for TestDir {
     fn drop(&mut self) {
-        let folders = ["shell/sessions", "lsp"].iter().filter_map(|f| std::fs::read_dir(self.home.join(f)).ok());
+        let folders =
+            ["shell/sessions", "lsp", "search"].iter().filter_map(|f| std::fs::read_dir(self.home.join(f)).ok());
         for dir in folders.flatten().flatten().map(|e| e.path()) {
             let held = std::fs::File::open(dir.join("keeper.lock"))
                 .is_ok_and(|f| matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock)));

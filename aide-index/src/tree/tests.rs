@@ -23,6 +23,35 @@ fn walk(root: &Path) -> Vec<Walked> {
     out
 }
 
+/// A walk of the tree that ignores names ending in `.o`, counting how
+/// often it walked the whole tree.
+struct Plain<'a> {
+    root: &'a Path,
+    trees: std::cell::Cell<usize>,
+}
+
+impl<'a> Plain<'a> {
+    fn new(root: &'a Path) -> Plain<'a> {
+        Plain { root, trees: std::cell::Cell::new(0) }
+    }
+}
+
+fn unignored(walked: Vec<Walked>) -> Vec<Walked> {
+    walked.into_iter().filter(|w| !w.rel.ends_with(".o")).collect()
+}
+
+impl Walk for Plain<'_> {
+    fn tree(&self) -> Option<Vec<Walked>> {
+        self.trees.set(self.trees.get() + 1);
+        Some(unignored(walk(self.root)))
+    }
+
+    fn folder(&self, rel: &str) -> Option<Vec<Walked>> {
+        let in_folder = |w: &Walked| w.rel.rsplit_once('/').map_or("", |(f, _)| f) == rel;
+        Some(unignored(walk(self.root)).into_iter().filter(in_folder).collect())
+    }
+}
+
 /// The files whose content passes `query` now, read afresh.
 fn truth(root: &Path, query: &Query) -> Vec<String> {
     walk(root)
@@ -96,7 +125,7 @@ proptest! {
             .collect();
         for e in &edits {
             apply(root, e);
-            assert!(index.refresh(|| Some(walk(root))));
+            assert!(index.refresh(&Plain::new(root)));
             for q in &queries {
                 prop_assert_eq!(found(&index, q), truth(root, q), "after {:?}, query {:?}", e, q);
             }
@@ -113,13 +142,13 @@ fn without_inotify_every_refresh_walks_and_compares() {
     index.watch = None;
     let alpha = Query::of_patterns(&["alpha".into()], Syntax::default());
     std::fs::write(root.join("b.txt"), "alpha too").unwrap();
-    assert!(index.refresh(|| Some(walk(root))));
+    assert!(index.refresh(&Plain::new(root)));
     assert_eq!(found(&index, &alpha), ["a.txt", "b.txt"]);
     assert!(!index.stats().watching);
     // The same size, within the same clock tick: the stamp cannot tell, so
     // a file written this recently is read again.
     std::fs::write(root.join("b.txt"), "gamma too").unwrap();
-    assert!(index.refresh(|| Some(walk(root))));
+    assert!(index.refresh(&Plain::new(root)));
     assert_eq!(found(&index, &alpha), ["a.txt"]);
 }
 
@@ -132,8 +161,41 @@ fn a_rewrite_of_the_same_size_at_once_is_seen_through_inotify() {
     let alpha = Query::of_patterns(&["alpha".into()], Syntax::default());
     for text in ["gamma", "alpha", "delta"] {
         std::fs::write(root.join("a.txt"), text).unwrap();
-        assert!(index.refresh(|| Some(walk(root))));
+        assert!(index.refresh(&Plain::new(root)));
         assert_eq!(found(&index, &alpha).len(), usize::from(text == "alpha"), "after writing {text}");
     }
     assert!(index.stats().watching);
+}
+
+#[test]
+fn a_new_file_is_read_by_walking_its_folder_alone_and_an_ignored_one_is_left_out() {
+    let dir = TempDir::new("aide-index-test").unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::write(root.join("sub/a.txt"), "alpha").unwrap();
+    let mut index = TreeIndex::build(root, &walk(root), 1);
+    let alpha = Query::of_patterns(&["alpha".into()], Syntax::default());
+    std::fs::write(root.join("sub/b.txt"), "alpha").unwrap();
+    std::fs::write(root.join("sub/c.o"), "alpha").unwrap();
+    std::fs::write(root.join("d.txt"), "alpha").unwrap();
+    let plain = Plain::new(root);
+    assert!(index.refresh(&plain));
+    assert_eq!(found(&index, &alpha), ["d.txt", "sub/a.txt", "sub/b.txt"]);
+    assert_eq!(plain.trees.get(), 0, "no walk of the whole tree for new files");
+}
+
+#[test]
+fn an_ignore_file_above_the_root_makes_the_next_refresh_walk_the_tree() {
+    let dir = TempDir::new("aide-index-test").unwrap();
+    let root = dir.path().join("tree");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("a.txt"), "alpha").unwrap();
+    let mut index = TreeIndex::build(&root, &walk(&root), 1);
+    let plain = Plain::new(&root);
+    std::fs::write(dir.path().join("unrelated.txt"), "x").unwrap();
+    assert!(index.refresh(&plain));
+    assert_eq!(plain.trees.get(), 0, "a file beside the tree is not its business");
+    std::fs::write(dir.path().join(".ignore"), "a.txt\n").unwrap();
+    assert!(index.refresh(&plain));
+    assert_eq!(plain.trees.get(), 1, "an ignore file above the root changes what the walk takes");
 }

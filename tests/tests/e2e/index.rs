@@ -84,6 +84,8 @@ fn changes() -> Vec<(&'static str, Change)> {
         ("an edit of the same size at once", write("src/main.rs", "fn main() {\n    alpha();\n}\n")),
         ("a new file", write("src/new.rs", "fn alpha_new() {}\n")),
         ("a new folder", write("fresh/deep/x.txt", "gamma alpha\n")),
+        ("a new file at the root", write("top.txt", "alpha at the top\n")),
+        ("a new file the ignore file leaves out", write("src/trace.log", "alpha in a new log\n")),
         ("a deletion", Box::new(|root: &Path| std::fs::remove_file(root.join("many/f03.txt")).unwrap())),
         (
             "a rename",
@@ -92,6 +94,7 @@ fn changes() -> Vec<(&'static str, Change)> {
         ("a folder removed", Box::new(|root: &Path| std::fs::remove_dir_all(root.join("fresh")).unwrap())),
         ("an ignore file changed", write(".gitignore", "*.log\n")),
         ("a file made binary", write("dotted.txt", "a.b\u{0}alpha\n")),
+        ("git's exclude file changed", write(".git/info/exclude", "dotted.txt\n")),
     ]
 }
 
@@ -115,18 +118,89 @@ fn an_indexed_search_answers_as_a_walk_after_every_kind_of_change() {
         check(&mut mcp, what);
     }
     // The index answered every search: aide doctor says so while the server runs.
+    let detail = indexes_held(&t);
+    assert!(detail.contains("ready") && searches_answered(&detail) == answered, "{answered} searches: {detail}");
+}
+
+/// What `aide doctor` says of the indexes held now.
+fn indexes_held(t: &TestDir) -> String {
     let doctor: Value = t.cmd("aide").arg("doctor").json(0);
     let checks = doctor["result"]["checks"].as_array().or(doctor["checks"].as_array()).cloned().unwrap_or_default();
     let detail = checks
         .iter()
         .find(|c| c["name"] == "search_indexes")
         .map(|c| c["detail"].as_str().unwrap_or_default().to_string());
-    let detail = detail.unwrap_or_else(|| panic!("no search_indexes check: {doctor}"));
-    // One index a root and paths: the searches of `src` have their own.
-    let counts: usize = detail
+    detail.unwrap_or_else(|| panic!("no search_indexes check: {doctor}"))
+}
+
+/// The searches the indexes answered, summed (one index a root and paths:
+/// the searches of `src` have their own).
+fn searches_answered(detail: &str) -> usize {
+    detail
         .split("; ")
         .filter_map(|held| held.split(", ").find_map(|part| part.strip_suffix(" searches answered")))
         .map(|n| n.parse::<usize>().unwrap_or(0))
-        .sum();
-    assert!(detail.contains("ready") && counts == answered, "{answered} searches: {detail}");
+        .sum()
+}
+
+fn cli_search(t: &TestDir, index: &str, search: &Value) -> Value {
+    let out = t
+        .cmd("llm-search")
+        .env("AIDE_INDEX", index)
+        .args(["--json", "--request", "-"])
+        .stdin(search.to_string())
+        .output();
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+    settled(serde_json::from_slice(&out.stdout).expect("llm-search's json"))
+}
+
+/// The command line (`AIDE_INDEX=always`) asks the root's keeper which
+/// files can match, and answers as the walk does after every change.
+#[test]
+fn the_command_line_asks_the_roots_keeper_and_answers_as_a_walk() {
+    let t = tree();
+    let mut answered = 0;
+    let mut check = |after: &str| {
+        for search in searches() {
+            assert_eq!(cli_search(&t, "always", &search), cli_search(&t, "off", &search), "{search} after {after}");
+            answered += 1;
+        }
+    };
+    check("the first search");
+    for (what, change) in changes() {
+        change(t.root());
+        check(what);
+    }
+    let detail = indexes_held(&t);
+    assert!(detail.contains("ready") && searches_answered(&detail) == answered, "{answered} searches: {detail}");
+}
+
+/// By default a search that walks a tree of 2,000 files or more starts
+/// the root's keeper, whose index answers the searches after it.
+#[test]
+fn a_large_tree_gets_a_keeper_after_its_first_search() {
+    let t = TestDir::new();
+    for i in 0..2_000 {
+        t.write(&format!("d{:02}/f{i:04}.txt", i % 40), format!("line {i}\n"));
+    }
+    t.write("d07/target.txt", "needle here\n");
+    let search = json!({ "pattern": "needle" });
+    let walked = cli_search(&t, "off", &search);
+    // Each search that walks starts the keeper if none runs (one that could
+    // not start in time, on a busy machine, is started by the next).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        assert_eq!(cli_search(&t, "auto", &search), walked, "a search while the index is built");
+        if indexes_held(&t).contains("ready") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no index after 120 s: {}", indexes_held(&t));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let before = searches_answered(&indexes_held(&t));
+    t.write("d08/new.txt", "a needle too\n");
+    let walked = cli_search(&t, "off", &search);
+    assert_eq!(walked["files_searched"], 2_002);
+    assert_eq!(cli_search(&t, "auto", &search), walked, "through the keeper's index");
+    assert_eq!(searches_answered(&indexes_held(&t)), before + 1, "{}", indexes_held(&t));
 }
