@@ -102,6 +102,19 @@ impl TreeIndex {
     /// Indexes the files of `walked` (in the walk's order) on `threads`
     /// threads, and watches its folders (`root` among them).
     pub fn build(root: &Path, walked: &[Walked], threads: usize) -> TreeIndex {
+        TreeIndex::build_bounded(root, walked, threads, usize::MAX).0
+    }
+
+    /// As [`TreeIndex::build`], given up (None) once it holds more than
+    /// `max_memory` bytes: the reading stops there.
+    pub fn build_within(root: &Path, walked: &[Walked], threads: usize, max_memory: usize) -> Option<TreeIndex> {
+        let (index, whole) = TreeIndex::build_bounded(root, walked, threads, max_memory);
+        whole.then_some(index)
+    }
+
+    /// The index, and whether it holds every file (false: it grew past
+    /// `max_memory` and the reading stopped).
+    fn build_bounded(root: &Path, walked: &[Walked], threads: usize, max_memory: usize) -> (TreeIndex, bool) {
         let mut index = TreeIndex {
             entries: Vec::new(),
             live: BTreeMap::new(),
@@ -120,9 +133,14 @@ impl TreeIndex {
         for w in walked.iter().filter(|w| w.is_dir) {
             index.watch_folder(&w.rel, &w.abs);
         }
-        index.add_all(&files);
+        for chunk in files.chunks(4096) {
+            index.add_all(chunk);
+            if index.stats().memory_bytes > max_memory {
+                return (index, false);
+            }
+        }
         index.postings.shrink();
-        index
+        (index, true)
     }
 
     /// Brings the index up to what the tree is now: changed files re-read,

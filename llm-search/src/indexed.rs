@@ -83,6 +83,7 @@ pub fn held() -> Vec<Held> {
             let (state, stats) = match &slot.state {
                 State::Building => ("building", None),
                 State::Walked => ("walked: too small, or the walk warned", None),
+                State::TooLarge => ("walked: its index would hold more than the memory allowed (2 GiB)", None),
                 State::Ready(index) => ("ready", Some(lock(index).stats())),
             };
             Held {
@@ -119,6 +120,8 @@ enum State {
     Building,
     /// Searched by walking: too few files, or a walk with diagnostics.
     Walked,
+    /// Searched by walking: its index would pass [`MAX_MEMORY`] alone.
+    TooLarge,
     Ready(Arc<Mutex<TreeIndex>>),
 }
 
@@ -160,7 +163,7 @@ fn kept_listing(kept: &'static Kept, root: &Root, req: &SearchRequest, threads: 
                 slot.used = used;
                 match &slot.state {
                     State::Ready(index) => index.clone(),
-                    State::Building | State::Walked => return None,
+                    State::Building | State::Walked | State::TooLarge => return None,
                 }
             }
             None => {
@@ -174,16 +177,22 @@ fn kept_listing(kept: &'static Kept, root: &Root, req: &SearchRequest, threads: 
                 build(kept, &key, root, req, threads);
                 match &lock(&kept.slots).get(&key)?.state {
                     State::Ready(index) => index.clone(),
-                    State::Building | State::Walked => return None,
+                    State::Building | State::Walked | State::TooLarge => return None,
                 }
             }
         }
     };
     let mut index = lock(&index);
-    if !index.refresh(&SearchWalk { root, req, threads }) {
+    let fresh = index.refresh(&SearchWalk { root, req, threads });
+    let too_large = index.stats().memory_bytes > MAX_MEMORY;
+    if !fresh || too_large {
         // Locks are taken slots first, then an index: this one is let go first.
         drop(index);
-        lock(&kept.slots).remove(&key);
+        let mut slots = lock(&kept.slots);
+        match slots.get_mut(&key) {
+            Some(slot) if too_large => slot.state = State::TooLarge,
+            _ => drop(slots.remove(&key)),
+        }
         return None;
     }
     let query = Query::of_patterns(&req.pattern, syntax(req));
@@ -289,13 +298,15 @@ fn build(kept: &Kept, key: &str, root: &Root, req: &SearchRequest, threads: usiz
     let min_files = if kept.indexing == Indexing::Always { 0 } else { MIN_FILES };
     let state = match walk(root, req, threads) {
         Some(walked) if walked.iter().filter(|w| !w.is_dir).count() >= min_files => {
-            let mut index = TreeIndex::build(root.path(), &walked, threads);
-            match walk(root, req, threads) {
-                Some(again) => {
-                    index.resync(&again);
-                    State::Ready(Arc::new(Mutex::new(index)))
-                }
-                None => State::Walked,
+            match TreeIndex::build_within(root.path(), &walked, threads, MAX_MEMORY) {
+                Some(mut index) => match walk(root, req, threads) {
+                    Some(again) => {
+                        index.resync(&again);
+                        State::Ready(Arc::new(Mutex::new(index)))
+                    }
+                    None => State::Walked,
+                },
+                None => State::TooLarge,
             }
         }
         _ => State::Walked,

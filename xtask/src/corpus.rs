@@ -9,6 +9,9 @@
 //!   the JDK's `src.zip`, `googletest`): part of the Go standard library,
 //!   `java.util` and `java.io`, and GoogleTest. Built on its own, so an older
 //!   corpus gains it without being rebuilt.
+//! * `target/kernel/` (beside the corpus, with `--kernel` or for `cargo xtask
+//!   bench index`) — the Linux kernel's source from Debian's
+//!   `linux-source-6.12`: the large tree of the index benchmark.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -81,6 +84,36 @@ pub(crate) fn build(force: bool) -> Result<PathBuf> {
     debian(&root)?;
     say(&format!("corpus built at {}", root.display()));
     Ok(root)
+}
+
+const KERNEL_TARBALL: &str = "/usr/src/linux-source-6.12.tar.xz";
+
+/// The kernel's source tree, unpacked from Debian's `linux-source-6.12`
+/// into `target/kernel/` on first use (the package installed first when
+/// this runs as root).
+pub(crate) fn kernel() -> Result<PathBuf> {
+    let dir = workspace().join("target/kernel");
+    let tree = dir.join("linux-source-6.12");
+    if dir.join(".complete").exists() {
+        return Ok(tree);
+    }
+    if !std::path::Path::new(KERNEL_TARBALL).exists() {
+        if !is_root() {
+            return Err(format!("{KERNEL_TARBALL} is missing: apt-get install linux-source-6.12"));
+        }
+        step(Command::new("apt-get").args(["install", "-y", "-q", "linux-source-6.12"]))?;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    step(Command::new("tar").arg("xJf").arg(KERNEL_TARBALL).arg("-C").arg(&dir))?;
+    std::fs::write(dir.join(".complete"), "").map_err(|e| e.to_string())?;
+    say(&format!("kernel tree at {}", tree.display()));
+    Ok(tree)
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
 }
 
 /// Go standard library packages copied into the corpus.

@@ -3,12 +3,13 @@
 //! * `ci` — what `.ci/run` runs: fmt check, clippy with warnings denied, tests.
 //! * `corpus` — builds the benchmark corpus in `target/corpus/`: the crates of
 //!   `xtask/corpus/Cargo.lock` vendored, a few PyPI wheels and npm packages, all
-//!   at pinned versions.
+//!   at pinned versions; `--kernel` also unpacks Debian's Linux source.
 //! * `install` — installs every aide binary with `cargo install`, and its
 //!   shell completions and man page where the shells and `man` look.
 //! * `bench <tool>` — benchmarks a tool against its anchor tools in one run,
 //!   writes `target/bench/<tool>.json` and updates `docs/BENCHMARKS.md`.
-// Peak memory of a child needs wait4(2); that is the only unsafe code here.
+// Peak memory of a child needs wait4(2), and installing a package geteuid(2):
+// the only unsafe code here.
 #![allow(unsafe_code)]
 // Benchmarks and CI tasks start the anchor tools and cargo themselves, not through the gate.
 #![allow(clippy::disallowed_methods)]
@@ -38,6 +39,10 @@ enum Task {
         /// Rebuild even if the corpus exists.
         #[arg(long)]
         force: bool,
+        /// Also unpack the Linux kernel's source (Debian's linux-source-6.12)
+        /// into target/kernel/, for `cargo xtask bench index`.
+        #[arg(long)]
+        kernel: bool,
     },
     /// Install every aide binary (cargo install --locked --path), its shell completions and man page.
     Install {
@@ -73,7 +78,9 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.task {
         Task::Ci => ci(),
-        Task::Corpus { force } => corpus::build(force).map(|_| ()),
+        Task::Corpus { force, kernel } => {
+            corpus::build(force).and_then(|_| if kernel { corpus::kernel().map(|_| ()) } else { Ok(()) })
+        }
         Task::Install { root, binaries } => install::run(root, binaries),
         Task::Bench { tool, runs, warmup, check: false } => bench::run(&tool, runs, warmup),
         Task::Bench { tool, runs, warmup, check: true } => bench::check(&tool, runs, warmup),

@@ -199,3 +199,15 @@ fn an_ignore_file_above_the_root_makes_the_next_refresh_walk_the_tree() {
     assert!(index.refresh(&plain));
     assert_eq!(plain.trees.get(), 1, "an ignore file above the root changes what the walk takes");
 }
+
+#[test]
+fn a_build_past_its_memory_allowed_gives_up() {
+    let dir = TempDir::new("aide-index-test").unwrap();
+    let root = dir.path();
+    for i in 0..3 {
+        std::fs::write(root.join(format!("f{i}.txt")), "alpha beta gamma delta").unwrap();
+    }
+    assert!(TreeIndex::build_within(root, &walk(root), 1, 64).is_none(), "64 bytes hold no index");
+    let whole = TreeIndex::build_within(root, &walk(root), 1, 1 << 20).expect("1 MiB holds three files");
+    assert_eq!(whole.stats().files, 3);
+}

@@ -201,6 +201,34 @@ fn outline_size(ours: &Path, sg: &str, corpus: &Path, files: &str) -> Result<Out
     Ok(size)
 }
 
+/// The Rust corpus's symbol outline, ours (text) against ast-grep's.
+fn outline(ours: &str, sg: &str, crates: &Path, home: &str, runs: usize) -> Result<super::Case> {
+    case(
+        "Rust corpus: symbol outline",
+        vec![
+            Cmd::new("llm-ast-search --language rust (outline, text)", &[ours, "--language", "rust"], crates)
+                .env("AIDE_HOME", home),
+            Cmd::new("ast-grep outline --lang rust", &[sg, "outline", "--lang", "rust", "--color", "never"], crates),
+        ],
+        runs.min(5),
+        1,
+    )
+}
+
+/// The outline as a small-tree anchor (`cargo xtask bench index`): its
+/// time on the Rust corpus, and its text's bytes beside ast-grep's on one crate.
+pub(super) fn outline_case(corpus: &Path, home: &str, runs: usize, _warmup: usize) -> Result<super::Case> {
+    let sg = ast_grep()?;
+    let ours = release_binary("llm-ast-search", "llm-ast-search")?;
+    let mut c = outline(&ours.display().to_string(), &sg, &corpus.join("crates"), home, runs)?;
+    let size = outline_size(&ours, &sg, corpus, "crates/serde_json-1.0.140")?;
+    c.name = format!(
+        "small-tree anchor: symbol outline (Rust corpus; text of serde_json: ours {} bytes, ast-grep {} bytes)",
+        size.ours_text_bytes, size.ast_grep_text_bytes
+    );
+    Ok(c)
+}
+
 // Long because: one benchmark: its corpus, each anchor's runs and the table, in the order BENCHMARKS.md prints them.
 pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     require("ctags", "apt-get install universal-ctags")?;
@@ -253,16 +281,7 @@ pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
         runs,
         warmup,
     )?);
-    cases.push(case(
-        "Rust corpus: symbol outline",
-        vec![
-            Cmd::new("llm-ast-search --language rust (outline, text)", &[&ours_s, "--language", "rust"], &crates)
-                .env("AIDE_HOME", &home_s),
-            Cmd::new("ast-grep outline --lang rust", &[&sg, "outline", "--lang", "rust", "--color", "never"], &crates),
-        ],
-        runs.min(5),
-        1,
-    )?);
+    cases.push(outline(&ours_s, &sg, &crates, &home_s, runs)?);
     // --limit stops parsing once the page is certain (issue 16, item 1).
     cases.push(case(
         "whole corpus: where `main` is defined, first page",

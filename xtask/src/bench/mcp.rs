@@ -16,7 +16,7 @@ use crate::{Result, say};
 const CRATE: &str = "tokio-1.43.0";
 
 /// One call's wall time through the server, in milliseconds.
-fn timed_call(client: &mut McpClient, tool: &str, arguments: Value) -> Result<f64> {
+pub(super) fn timed_call(client: &mut McpClient, tool: &str, arguments: Value) -> Result<f64> {
     let start = Instant::now();
     let result = client.call(tool, arguments);
     let ms = start.elapsed().as_secs_f64() * 1000.0;
@@ -27,7 +27,7 @@ fn timed_call(client: &mut McpClient, tool: &str, arguments: Value) -> Result<f6
 }
 
 /// The server's peak resident memory so far, in KiB (`VmHWM`).
-fn peak_rss_kib(pid: u32) -> i64 {
+pub(super) fn peak_rss_kib(pid: u32) -> i64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
@@ -36,7 +36,7 @@ fn peak_rss_kib(pid: u32) -> i64 {
         .unwrap_or(0)
 }
 
-fn measured(label: &str, command: &str, mut times: Vec<f64>, peak_kib: i64) -> Measured {
+pub(super) fn measured(label: &str, command: &str, mut times: Vec<f64>, peak_kib: i64) -> Measured {
     times.sort_by(f64::total_cmp);
     let median = match times.len() {
         0 => 0.0,

@@ -15,6 +15,7 @@ use crate::{Result, say, workspace};
 mod ast;
 mod discover;
 mod git;
+mod index;
 mod jobs;
 mod lint;
 mod log;
@@ -145,6 +146,7 @@ type Bench = fn(usize, usize) -> Result<()>;
 
 pub(crate) const BENCHES: &[(&str, Bench)] = &[
     ("search", search::bench),
+    ("index", index::bench),
     ("discover", discover::bench),
     ("jobs", jobs::bench),
     ("shell", shell::bench),
@@ -219,7 +221,7 @@ fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
 
 #[derive(Debug, Serialize)]
 pub(super) struct Case {
-    name: String,
+    pub(super) name: String,
     /// For discovery: our first result and fzf's.
     #[serde(skip_serializing_if = "Option::is_none")]
     first_results: Option<FirstResults>,
@@ -228,7 +230,7 @@ pub(super) struct Case {
     verified: Option<Verification>,
     /// A measure beside the time, per command label (the "check" column).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    notes: Vec<(String, String)>,
+    pub(super) notes: Vec<(String, String)>,
     results: Vec<Measured>,
     /// ours median / anchor median, per anchor label.
     ratios: Vec<(String, f64)>,
@@ -284,7 +286,8 @@ fn corpus_info(root: &Path) -> CorpusInfo {
             }
         }
     }
-    CorpusInfo { path: "target/corpus".into(), files, bytes }
+    let shown = root.strip_prefix(workspace()).unwrap_or(root).display().to_string();
+    CorpusInfo { path: shown, files, bytes }
 }
 
 fn case(name: &str, cmds: Vec<Cmd>, runs: usize, warmup: usize) -> Result<Case> {

@@ -64,16 +64,41 @@ fn through_mcp(
     ))
 }
 
+/// A new session of llm-shell in `dir`: its id.
+fn new_session(ours: &std::path::Path, dir: &std::path::Path, home: &std::path::Path) -> Result<String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let out =
+        output_of(Command::new(ours).env("AIDE_HOME", home).args(["--json", "session", "new", "--cwd"]).arg(dir))?;
+    let v: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+    Ok(v["session_id"].as_str().ok_or("no session id")?.to_string())
+}
+
+/// `exec -- true` on a live session against `bash -c true`, as a
+/// small-tree anchor (`cargo xtask bench index`).
+pub(super) fn exec_case(home: &std::path::Path, runs: usize, warmup: usize) -> Result<super::Case> {
+    let ours = release_binary("llm-shell", "llm-shell")?;
+    let dir = workspace().join("target/bench/shell");
+    let session = new_session(&ours, &dir, home)?;
+    let ours_s = ours.display().to_string();
+    case(
+        "small-tree anchor: exec on a live session, `true`",
+        vec![
+            Cmd::new("llm-shell exec --session", &[&ours_s, "exec", "--session", &session, "--", "true"], &dir)
+                .env("AIDE_HOME", &home.display().to_string()),
+            Cmd::new("bash -c", &["bash", "-c", "true"], &dir),
+        ],
+        runs.max(20),
+        warmup,
+    )
+}
+
 pub(super) fn bench(runs: usize, warmup: usize) -> Result<()> {
     let ours = release_binary("llm-shell", "llm-shell")?;
     let dir = workspace().join("target/bench/shell");
     let home = fresh_home("shell")?;
     let ours_s = ours.display().to_string();
     let home_s = home.display().to_string();
-    let out =
-        output_of(Command::new(&ours).env("AIDE_HOME", &home).args(["--json", "session", "new", "--cwd"]).arg(&dir))?;
-    let v: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
-    let session = v["session_id"].as_str().ok_or("no session id")?.to_string();
+    let session = new_session(&ours, &dir, &home)?;
 
     let mut cases = Vec::new();
     for (name, command) in
