@@ -258,13 +258,7 @@ impl<'a> Walker<'a> {
         }
         if ft.is_symlink() {
             // Only reached when not following links.
-            let d = match std::fs::metadata(entry.path()) {
-                Err(_) => Diagnostic::new(diag::BROKEN_SYMLINK, "broken symlink skipped").with_path(rel),
-                Ok(_) => {
-                    Diagnostic::new(diag::SYMLINK_NOT_FOLLOWED, "symlink not followed (use --follow)").with_path(rel)
-                }
-            };
-            return Some(Err(d));
+            return Some(Err(symlink_skipped(rel, entry.path())));
         }
         if ft.is_dir() {
             // With --changed, a folder is listed when it holds a changed file.
@@ -436,6 +430,15 @@ impl<'a> Walker<'a> {
         let (mut files, diagnostics) = self.filter_map_parallel(threads, || Some)?;
         files.sort_by(|a, b| crate::ordering::cmp_path(&a.rel, &b.rel));
         Ok((files, diagnostics))
+    }
+}
+
+/// What a walk that does not follow links says of the link `rel` at `abs`:
+/// broken, or not followed (what it says changes when its target comes or goes).
+pub fn symlink_skipped(rel: String, abs: &Path) -> Diagnostic {
+    match std::fs::metadata(abs) {
+        Err(_) => Diagnostic::new(diag::BROKEN_SYMLINK, "broken symlink skipped").with_path(rel),
+        Ok(_) => Diagnostic::new(diag::SYMLINK_NOT_FOLLOWED, "symlink not followed (use --follow)").with_path(rel),
     }
 }
 

@@ -31,6 +31,12 @@ pub trait Walk {
     /// root), as the walk of the tree takes them; None when they cannot be
     /// told apart from that walk (the tree is walked instead).
     fn folder(&self, rel: &str) -> Option<Vec<Walked>>;
+    /// Whether the walk says something of the folder `rel` that only a
+    /// walk of it can bring up to date (a link it skips, a name it shows
+    /// lossily): any change there walks it.
+    fn noted(&self, _rel: &str) -> bool {
+        false
+    }
 }
 
 /// A file of the index.
@@ -156,21 +162,30 @@ impl TreeIndex {
         if changes.contains(&Change::Walk) {
             return self.walk_tree(walk);
         }
-        let mut new_names_in = std::collections::BTreeSet::new();
+        let mut to_walk = std::collections::BTreeSet::new();
         for change in changes {
+            let folder = |rel: &str| rel.rsplit_once('/').map_or(String::new(), |(folder, _)| folder.into());
             match change {
-                Change::File { rel, created } => match self.live.get(&rel).copied() {
-                    Some(id) => self.reread(id),
-                    None if created => {
-                        new_names_in.insert(rel.rsplit_once('/').map_or(String::new(), |(folder, _)| folder.into()));
+                Change::File { rel, created } => {
+                    match self.live.get(&rel).copied() {
+                        Some(id) => self.reread(id),
+                        None if created => drop(to_walk.insert(folder(&rel))),
+                        None => {}
                     }
-                    None => {}
-                },
-                Change::Gone { rel } => self.remove(&rel),
+                    if walk.noted(&folder(&rel)) {
+                        to_walk.insert(folder(&rel));
+                    }
+                }
+                Change::Gone { rel } => {
+                    self.remove(&rel);
+                    if walk.noted(&folder(&rel)) {
+                        to_walk.insert(folder(&rel));
+                    }
+                }
                 Change::Walk => {}
             }
         }
-        for folder in new_names_in {
+        for folder in to_walk {
             match walk.folder(&folder) {
                 Some(walked) => self.reconcile_folder(&folder, &walked),
                 None => return self.walk_tree(walk),

@@ -12,9 +12,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use aide_core::walk::{WalkedFile, Walker};
+use aide_core::envelope::Diagnostic;
+use aide_core::walk::WalkedFile;
 use aide_core::{Root, sync::lock};
-use aide_index::{Query, Syntax, TreeIndex, Walked};
+use aide_index::{Query, Syntax, TreeIndex};
+
+mod walks;
+
+use walks::{Noted, SearchWalk, walk};
 
 use crate::request::SearchRequest;
 
@@ -82,9 +87,9 @@ pub fn held() -> Vec<Held> {
         .map(|slot| {
             let (state, stats) = match &slot.state {
                 State::Building => ("building", None),
-                State::Walked => ("walked: too small, or the walk warned", None),
+                State::Walked => ("walked: too small, or the walk follows links", None),
                 State::TooLarge => ("walked: its index would hold more than the memory allowed (2 GiB)", None),
-                State::Ready(index) => ("ready", Some(lock(index).stats())),
+                State::Ready(indexed) => ("ready", Some(lock(indexed).index.stats())),
             };
             Held {
                 root: slot.root.clone(),
@@ -118,11 +123,17 @@ struct Slot {
 
 enum State {
     Building,
-    /// Searched by walking: too few files, or a walk with diagnostics.
+    /// Searched by walking: too few files, or a walk that follows links.
     Walked,
     /// Searched by walking: its index would pass [`MAX_MEMORY`] alone.
     TooLarge,
-    Ready(Arc<Mutex<TreeIndex>>),
+    Ready(Arc<Mutex<Indexed>>),
+}
+
+/// An index and what the walk says of the tree beside its files.
+struct Indexed {
+    index: TreeIndex,
+    noted: Noted,
 }
 
 /// The files of a search, from the index: every file the walk would take,
@@ -130,6 +141,8 @@ enum State {
 /// were, without one).
 pub(crate) struct Listing {
     pub(crate) files: Vec<Option<WalkedFile>>,
+    /// What the walk says of the entries it skips.
+    pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
 /// The listing of `req`'s files from an index: this process's own (`aide
@@ -182,12 +195,15 @@ fn kept_listing(kept: &'static Kept, root: &Root, req: &SearchRequest, threads: 
             }
         }
     };
-    let mut index = lock(&index);
-    let fresh = index.refresh(&SearchWalk { root, req, threads });
+    let mut indexed = lock(&index);
+    let Indexed { index, noted } = &mut *indexed;
+    let walks = SearchWalk { root, req, threads, noted, said: Default::default() };
+    let fresh = index.refresh(&walks);
+    let said = walks.said.into_inner();
     let too_large = index.stats().memory_bytes > MAX_MEMORY;
     if !fresh || too_large {
         // Locks are taken slots first, then an index: this one is let go first.
-        drop(index);
+        drop(indexed);
         let mut slots = lock(&kept.slots);
         match slots.get_mut(&key) {
             Some(slot) if too_large => slot.state = State::TooLarge,
@@ -195,6 +211,7 @@ fn kept_listing(kept: &'static Kept, root: &Root, req: &SearchRequest, threads: 
         }
         return None;
     }
+    noted.update(said);
     let query = Query::of_patterns(&req.pattern, syntax(req));
     let files = index
         .in_order(&query, req.walk.max_filesize)
@@ -206,13 +223,14 @@ fn kept_listing(kept: &'static Kept, root: &Root, req: &SearchRequest, threads: 
             })
         })
         .collect();
+    let diagnostics = noted.all(root);
     // Said with the index let go: what it holds is read again to say it.
-    drop(index);
+    drop(indexed);
     if let Some(slot) = lock(&kept.slots).get_mut(&key) {
         slot.searches += 1;
     }
     publish();
-    Some(Listing { files })
+    Some(Listing { files, diagnostics })
 }
 
 /// How the search reads its patterns, loosened where that only adds
@@ -223,54 +241,6 @@ fn syntax(req: &SearchRequest) -> Syntax {
         multi_line: true,
         dot_matches_new_line: req.multiline && req.multiline_dotall,
         fixed_strings: req.fixed_strings,
-    }
-}
-
-/// The walk a search of `req` makes, folders included; None when it fails
-/// or warns (a search through the index would not say what it says).
-fn walk(root: &Root, req: &SearchRequest, threads: usize) -> Option<Vec<Walked>> {
-    let walker = Walker::new(root, &req.walk).ok()?.under(&req.paths).ok()?.include_dirs(true);
-    let (files, diagnostics) = walker.collect(threads).ok()?;
-    if !diagnostics.is_empty() {
-        return None;
-    }
-    Some(files.into_iter().map(|f| Walked { rel: f.rel, abs: f.abs, is_dir: f.is_dir }).collect())
-}
-
-/// The walks of a search's tree, for [`TreeIndex::refresh`].
-struct SearchWalk<'a> {
-    root: &'a Root,
-    req: &'a SearchRequest,
-    threads: usize,
-}
-
-impl aide_index::Walk for SearchWalk<'_> {
-    fn tree(&self) -> Option<Vec<Walked>> {
-        walk(self.root, self.req, self.threads)
-    }
-
-    /// The walk of the folder alone, one level deep, with the request's
-    /// filters: a folder the tree's walk took, so the ignore files of its
-    /// parents apply to it as they do there. Not where the request's
-    /// depth or paths would cut it differently from the tree's walk.
-    fn folder(&self, rel: &str) -> Option<Vec<Walked>> {
-        let within = |path: &String| {
-            let path = self.root.resolve(path).ok().and_then(|abs| self.root.relative(&abs));
-            path.is_some_and(|p| p == "." || p.is_empty() || rel == p || rel.starts_with(&format!("{p}/")))
-        };
-        if self.req.walk.max_depth.is_some() || !(self.req.paths.is_empty() || self.req.paths.iter().any(within)) {
-            return None;
-        }
-        let args = aide_core::walk::WalkArgs { max_depth: Some(1), ..self.req.walk.clone() };
-        let walker = Walker::new(self.root, &args)
-            .ok()?
-            .under(&[if rel.is_empty() { ".".into() } else { rel.to_string() }])
-            .ok()?
-            .include_dirs(true);
-        let (files, diagnostics) = walker.collect(1).ok()?;
-        diagnostics
-            .is_empty()
-            .then(|| files.into_iter().map(|f| Walked { rel: f.rel, abs: f.abs, is_dir: f.is_dir }).collect())
     }
 }
 
@@ -293,16 +263,16 @@ fn start_building(kept: &'static Kept, key: String, root: Root, req: SearchReque
 
 /// Walks and indexes `key`'s tree, then walks once more for what changed
 /// while it read; a tree too small for [`Indexing::Auto`], or whose walk
-/// warns, is walked by its searches instead.
+/// follows links, is walked by its searches instead.
 fn build(kept: &Kept, key: &str, root: &Root, req: &SearchRequest, threads: usize) {
     let min_files = if kept.indexing == Indexing::Always { 0 } else { MIN_FILES };
     let state = match walk(root, req, threads) {
-        Some(walked) if walked.iter().filter(|w| !w.is_dir).count() >= min_files => {
+        Some((walked, _)) if walked.iter().filter(|w| !w.is_dir).count() >= min_files => {
             match TreeIndex::build_within(root.path(), &walked, threads, MAX_MEMORY) {
                 Some(mut index) => match walk(root, req, threads) {
-                    Some(again) => {
+                    Some((again, diagnostics)) => {
                         index.resync(&again);
-                        State::Ready(Arc::new(Mutex::new(index)))
+                        State::Ready(Arc::new(Mutex::new(Indexed { index, noted: Noted::of(diagnostics) })))
                     }
                     None => State::Walked,
                 },
@@ -373,7 +343,7 @@ fn evict(slots: &mut HashMap<String, Slot>) {
         let ready: Vec<(&String, u64, usize)> = slots
             .iter()
             .filter_map(|(k, s)| match &s.state {
-                State::Ready(index) => Some((k, s.used, lock(index).stats().memory_bytes)),
+                State::Ready(indexed) => Some((k, s.used, lock(indexed).index.stats().memory_bytes)),
                 _ => None,
             })
             .collect();

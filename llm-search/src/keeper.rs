@@ -14,8 +14,9 @@
 //! `XDG_CONFIG_HOME`: git's global excludes), so callers whose walks could
 //! differ never share one; `root.json` there names them. A caller sends
 //! one JSON line, `{"request": …}`, and reads `{"listed": {"files",
-//! "candidates": [[position, rel, abs], …]}}` or `{"walk": why}` (no index
-//! ready: the caller walks, as it would without a keeper).
+//! "candidates": [[position, rel, abs], …], "diagnostics"}}` (what the walk
+//! says of entries it skips) or `{"walk": why}` (no index ready: the caller
+//! walks, as it would without a keeper).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use aide_core::Root;
+use aide_core::envelope::Diagnostic;
 use aide_core::walk::WalkedFile;
 use aide_keeper::Place;
 use serde::{Deserialize, Serialize};
@@ -50,7 +52,7 @@ struct Question {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Answer {
-    Listed { files: usize, candidates: Vec<(usize, String, String)> },
+    Listed { files: usize, candidates: Vec<(usize, String, String)>, diagnostics: Vec<Diagnostic> },
     Walk(String),
 }
 
@@ -96,13 +98,13 @@ pub(crate) fn listing(root: &Root, req: &SearchRequest) -> Option<Listing> {
     let stream = if always { start(&place, &kept)? } else { place.connect().ok()?? };
     let wait = if always { None } else { Some(ANSWER_WAIT) };
     match ask(stream, req, wait)? {
-        Answer::Listed { files, candidates } => {
+        Answer::Listed { files, candidates, diagnostics } => {
             let mut listed: Vec<Option<WalkedFile>> = vec![None; files];
             for (position, rel, abs) in candidates {
                 let depth = rel.matches('/').count() + 1;
                 *listed.get_mut(position)? = Some(WalkedFile { abs: abs.into(), rel, depth, is_dir: false });
             }
-            Some(Listing { files: listed })
+            Some(Listing { files: listed, diagnostics })
         }
         Answer::Walk(_) => None,
     }
@@ -204,14 +206,14 @@ fn answer(stream: UnixStream, root: &Root, threads: usize) {
 fn listed(listing: Listing) -> Answer {
     let files = listing.files.len();
     let mut candidates = Vec::new();
-    for (position, file) in listing.files.into_iter().enumerate() {
+    for (position, file) in listing.files.iter().enumerate() {
         let Some(file) = file else { continue };
         let Some(abs) = file.abs.to_str() else {
             return Answer::Walk("a file's path is not UTF-8".into());
         };
-        candidates.push((position, file.rel, abs.to_string()));
+        candidates.push((position, file.rel.clone(), abs.to_string()));
     }
-    Answer::Listed { files, candidates }
+    Answer::Listed { files, candidates, diagnostics: listing.diagnostics }
 }
 
 /// The keepers running now: each one's root and process id.

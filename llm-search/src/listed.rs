@@ -27,18 +27,19 @@ pub(crate) struct Plan<'a> {
 }
 
 /// In path order, results as they come: each batch of files searched on
-/// every thread, then taken in order until the page is full.
-fn in_order(listing: Listing, plan: &Plan<'_>, gather: &mut Gather<'_>) -> Result<(), AideError> {
+/// every thread, then taken in order until the page is full; the path of
+/// the file the page was full at, if it was.
+fn in_order(listing: &Listing, plan: &Plan<'_>, gather: &mut Gather<'_>) -> Result<Option<String>, AideError> {
     let batch = 64 * plan.threads.max(1);
     for files in listing.files.chunks(batch) {
         plan.ctx.check_cancel()?;
-        for outcome in search_all(files, plan) {
+        for (file, outcome) in files.iter().zip(search_all(files, plan)) {
             if gather.take(outcome) == ControlFlow::Break(()) {
-                return Ok(());
+                return Ok(Some(file.as_ref().map(|f| f.rel.clone()).unwrap_or_default()));
             }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Every outcome with a match or a diagnostic, in no order that matters
@@ -88,21 +89,27 @@ fn nothing() -> FileResult {
 
 /// The search of a listing: in path order, results as they come, when
 /// `in_order` (with whether they are printed), else collected and paged
-/// (what the walk's paths do); the output and its diagnostics.
+/// (what the walk's paths do); the output and its diagnostics, the walk's
+/// among them.
 pub(crate) fn search(
-    listing: Listing,
+    mut listing: Listing,
     plan: &Plan<'_>,
     req: &SearchRequest,
     in_order: Option<bool>,
 ) -> Result<(SearchOutput, Vec<Diagnostic>), AideError> {
     if let Some(print) = in_order {
         let mut gather = Gather::new(req, plan.ctx, print);
-        self::in_order(listing, plan, &mut gather)?;
-        let diagnostics = std::mem::take(&mut gather.diagnostics);
+        let stopped_at = self::in_order(&listing, plan, &mut gather)?;
+        let mut diagnostics = listing.diagnostics;
+        // As the ordered walk: what it would have met past the stop is not said.
+        if let Some(last) = stopped_at {
+            diagnostics.retain(|d| d.path.as_deref().is_none_or(|p| p.as_bytes() <= last.as_bytes()));
+        }
+        diagnostics.append(&mut gather.diagnostics);
         return Ok((gather.finish(), diagnostics));
     }
+    let mut diagnostics = std::mem::take(&mut listing.diagnostics);
     let (outcomes, searched) = collected(listing, plan)?;
-    let mut diagnostics = Vec::new();
     let results = crate::page::files_with_matches(outcomes, &mut diagnostics);
     let output = paginate(req, results, searched, plan.ctx.format, plan.ctx.voice, &mut diagnostics);
     Ok((output, diagnostics))

@@ -9,9 +9,10 @@
 //!   the JDK's `src.zip`, `googletest`): part of the Go standard library,
 //!   `java.util` and `java.io`, and GoogleTest. Built on its own, so an older
 //!   corpus gains it without being rebuilt.
-//! * `target/kernel/` (beside the corpus, with `--kernel` or for `cargo xtask
-//!   bench index`) — the Linux kernel's source from Debian's
-//!   `linux-source-6.12`: the large tree of the index benchmark.
+//! * `~/.cache/aide-bench/kernel/` (with `--kernel`, or for `cargo xtask bench
+//!   index`) — the Linux kernel's source from Debian's `linux-source-6.12`: the
+//!   large tree of the index benchmark. Outside the workspace, whose
+//!   `.gitignore` (`target/`) would leave every file of it out of a search.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -89,10 +90,14 @@ pub(crate) fn build(force: bool) -> Result<PathBuf> {
 const KERNEL_TARBALL: &str = "/usr/src/linux-source-6.12.tar.xz";
 
 /// The kernel's source tree, unpacked from Debian's `linux-source-6.12`
-/// into `target/kernel/` on first use (the package installed first when
-/// this runs as root).
+/// into `$XDG_CACHE_HOME/aide-bench/kernel/` (`~/.cache` without it) on
+/// first use (the package installed first when this runs as root).
 pub(crate) fn kernel() -> Result<PathBuf> {
-    let dir = workspace().join("target/kernel");
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .ok_or("neither XDG_CACHE_HOME nor HOME is set")?;
+    let dir = cache.join("aide-bench/kernel");
     let tree = dir.join("linux-source-6.12");
     if dir.join(".complete").exists() {
         return Ok(tree);

@@ -31,7 +31,10 @@ fn searches() -> Vec<Value> {
 fn settled(mut doc: Value) -> Value {
     if let Some(o) = doc.as_object_mut() {
         o.remove("execution_id");
-        o.remove("stats");
+        // What the walk skipped stays: the index must say it too.
+        if let Some(stats) = o.get_mut("stats").and_then(Value::as_object_mut) {
+            stats.retain(|k, _| k == "skipped");
+        }
     }
     doc
 }
@@ -63,6 +66,9 @@ fn tree() -> TestDir {
     for i in 0..12 {
         t.write(&format!("many/f{i:02}.txt"), format!("line {i} gamma\nalpha {i}\n"));
     }
+    // Links a walk skips and says so: one whose target comes later, at the root.
+    std::os::unix::fs::symlink("../top.txt", t.root().join("many/to-top")).unwrap();
+    std::os::unix::fs::symlink("../dotted.txt", t.root().join("src/to-dotted")).unwrap();
     t
 }
 
@@ -92,6 +98,11 @@ fn changes() -> Vec<(&'static str, Change)> {
             Box::new(|root: &Path| std::fs::rename(root.join("many/f04.txt"), root.join("src/moved.txt")).unwrap()),
         ),
         ("a folder removed", Box::new(|root: &Path| std::fs::remove_dir_all(root.join("fresh")).unwrap())),
+        (
+            "a link made",
+            Box::new(|root: &Path| std::os::unix::fs::symlink("main.rs", root.join("src/to-main")).unwrap()),
+        ),
+        ("a link removed", Box::new(|root: &Path| std::fs::remove_file(root.join("src/to-dotted")).unwrap())),
         ("an ignore file changed", write(".gitignore", "*.log\n")),
         ("a file made binary", write("dotted.txt", "a.b\u{0}alpha\n")),
         ("git's exclude file changed", write(".git/info/exclude", "dotted.txt\n")),

@@ -1,5 +1,5 @@
 //! Search at scale: llm-search through its index on the Linux kernel's
-//! source (Debian's linux-source-6.12, `target/kernel/`), against rg and
+//! source (Debian's linux-source-6.12, in `~/.cache/aide-bench/kernel/`), against rg and
 //! codesearch's csearch (trigram index from `cindex`) in the same run: the
 //! index's build (time and size, against cindex), a selective pattern
 //! repeated (from the command line, through its keeper, and through `aide
