@@ -30,10 +30,12 @@
 mod commands;
 mod error;
 mod hints;
+mod input;
 mod operations;
 mod output;
 mod process;
 mod request;
+mod steer;
 mod store;
 mod supervisor;
 mod tail;
@@ -91,15 +93,7 @@ mod tests {
 
     #[test]
     fn statuses_roundtrip() {
-        for s in [
-            Status::Queued,
-            Status::Running,
-            Status::Done,
-            Status::Failed,
-            Status::Killed,
-            Status::TimedOut,
-            Status::Lost,
-        ] {
+        for s in Status::ALL {
             assert_eq!(Status::parse(s.as_str()), Some(s));
         }
     }
