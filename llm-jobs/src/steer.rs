@@ -5,7 +5,7 @@
 //! `Paused` is never stored: a running job whose command (the leader of its
 //! process group) is stopped by a signal is paused, whoever stopped it, so
 //! a `kill -STOP` from outside shows as paused too (see
-//! [`crate::commands::refresh`]). A paused job keeps its place in its group.
+//! [`crate::refresh`]). A paused job keeps its place in its group.
 
 use std::time::{Duration, Instant};
 
@@ -29,7 +29,7 @@ pub(crate) fn switch(id: i64, pause: bool) -> Result<JobsOutput, AideError> {
         false => ("resume", Status::Running, Status::Paused, Signal::CONT),
     };
     let store = JobStore::open()?;
-    let job = crate::commands::refresh(&store, store.require(id)?)?;
+    let job = crate::refresh(&store, store.require(id)?)?;
     let not_running = |status| -> AideError { JobsError::NotRunning { id, status, doing }.into() };
     let Some(pid) = job.pid.filter(|_| matches!(job.status, Status::Running | Status::Paused)) else {
         return Err(not_running(job.status));
@@ -45,7 +45,7 @@ pub(crate) fn switch(id: i64, pause: bool) -> Result<JobsOutput, AideError> {
     let _ = aide_gate::process::signal_group(pid, signal);
     let deadline = Instant::now() + SWITCH_WAIT;
     loop {
-        let now = crate::commands::refresh(&store, store.require(id)?)?;
+        let now = crate::refresh(&store, store.require(id)?)?;
         if now.status == want {
             return Ok(switched(from));
         }
@@ -89,7 +89,7 @@ pub(crate) fn send(args: &SendArgs, ctx: &Context) -> Result<JobsOutput, AideErr
     let id = args.id;
     let bytes = input_bytes(args, ctx)?;
     let store = JobStore::open()?;
-    let job = crate::commands::refresh(&store, store.require(id)?)?;
+    let job = crate::refresh(&store, store.require(id)?)?;
     let doing = "send to";
     if !matches!(job.status, Status::Running | Status::Paused) {
         return Err(JobsError::NotRunning { id, status: job.status, doing }.into());
@@ -104,7 +104,7 @@ pub(crate) fn send(args: &SendArgs, ctx: &Context) -> Result<JobsOutput, AideErr
     let total = bytes.len();
     let Some(reply) = input::send(id, &store.job_dir(id), &bytes, args.eof)? else {
         // Nobody listens: the job ended meanwhile, or its supervisor is gone.
-        let now = crate::commands::refresh(&store, store.require(id)?)?;
+        let now = crate::refresh(&store, store.require(id)?)?;
         if !now.status.is_active() {
             return Err(JobsError::NotRunning { id, status: now.status, doing }.into());
         }

@@ -280,24 +280,24 @@ fn job_files(dir: &Path, job: &JobRow) -> Result<JobFiles, AideError> {
     Ok(JobFiles { stdout, stderr, merged, stdout_redacted, stderr_redacted, merged_redacted })
 }
 
+/// Starts the job's command; None (the job recorded as failed, with why)
+/// when it cannot start.
+fn start(store: &mut JobStore, job: &JobRow) -> Result<Option<std::process::Child>, AideError> {
+    let why = match bash_command(job) {
+        Ok(mut cmd) => match cmd.spawn() {
+            Ok(child) => return Ok(Some(child)),
+            Err(e) => format!("could not start bash in {}: {e}", job.cwd),
+        },
+        Err(why) => why,
+    };
+    store.finish(job.id, &failed(why))?;
+    Ok(None)
+}
+
 fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let dir = store.job_dir(job.id);
     let files = job_files(&dir, job)?;
-
-    let mut cmd = match bash_command(job) {
-        Ok(cmd) => cmd,
-        Err(why) => {
-            store.finish(job.id, &failed(why))?;
-            return Ok(());
-        }
-    };
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            store.finish(job.id, &failed(format!("could not start bash in {}: {e}", job.cwd)))?;
-            return Ok(());
-        }
-    };
+    let Some(mut child) = start(store, job)? else { return Ok(()) };
     let pid = child.id();
     store.set_pid(job.id, pid, process::start_time(pid).unwrap_or(0))?;
     let feed = child.stdin.take().and_then(|pipe| crate::input::serve(&dir, pipe));

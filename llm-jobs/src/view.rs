@@ -11,13 +11,12 @@ use crate::request::Stream;
 use crate::store::JobRow;
 use crate::{hints, process};
 
-/// A job's state.
+/// A job's state. `Paused`: running, its command stopped by a signal (`pause`,
+/// or SIGSTOP/SIGTSTP from outside), read from the process and never stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
 pub enum Status {
     Queued,
     Running,
-    /// Running, its command stopped (`pause`, or SIGSTOP/SIGTSTP from
-    /// outside): it goes on when resumed. Read from the process, never stored.
     Paused,
     Done,
     Failed,
