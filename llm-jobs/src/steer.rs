@@ -22,6 +22,9 @@ use crate::view::{JobsOutput, Status};
 /// How long a pause or resume waits to see the job's command stop or go on.
 const SWITCH_WAIT: Duration = Duration::from_secs(5);
 
+/// How long `send` waits for a job that is starting to serve its stdin.
+const SERVED_WAIT: Duration = Duration::from_secs(5);
+
 /// Pauses job `id` (`pause`) or resumes it.
 pub(crate) fn switch(id: i64, pause: bool) -> Result<JobsOutput, AideError> {
     let (doing, want, from, signal) = match pause {
@@ -34,9 +37,9 @@ pub(crate) fn switch(id: i64, pause: bool) -> Result<JobsOutput, AideError> {
     let Some(pid) = job.pid.filter(|_| matches!(job.status, Status::Running | Status::Paused)) else {
         return Err(not_running(job.status));
     };
-    let switched = |previous_status| JobsOutput::Switched { job_id: id, status: want, previous_status, pid };
+    let switched = |status, previous_status| JobsOutput::Switched { job_id: id, status, previous_status, pid };
     if job.status == want {
-        return Ok(switched(want));
+        return Ok(switched(want, want));
     }
     if job.status != from {
         return Err(not_running(job.status));
@@ -47,10 +50,11 @@ pub(crate) fn switch(id: i64, pause: bool) -> Result<JobsOutput, AideError> {
     loop {
         let now = crate::refresh(&store, store.require(id)?)?;
         if now.status == want {
-            return Ok(switched(from));
+            return Ok(switched(want, from));
         }
         if !now.status.is_active() {
-            return Err(not_running(now.status));
+            // Resumed, it may end before it is seen running: it went on.
+            return if pause { Err(not_running(now.status)) } else { Ok(switched(now.status, from)) };
         }
         if Instant::now() >= deadline {
             return Err(JobsError::NotSwitched { id, doing, seconds: SWITCH_WAIT.as_secs() }.into());
@@ -84,6 +88,19 @@ fn input_bytes(args: &SendArgs, ctx: &Context) -> Result<Vec<u8>, AideError> {
     Ok(bytes)
 }
 
+/// Sends through the job's supervisor, which serves its stdin before its
+/// pid is known; a job whose command is still starting is given a moment.
+fn send_when_served(store: &JobStore, id: i64, bytes: &[u8], eof: bool) -> Result<Option<input::Reply>, AideError> {
+    let deadline = Instant::now() + SERVED_WAIT;
+    loop {
+        let sent = input::send(id, &store.job_dir(id), bytes, eof)?;
+        if sent.is_some() || Instant::now() >= deadline || store.require(id)?.pid.is_some() {
+            return Ok(sent);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Writes to a running (or paused) job's stdin, then closes it with `eof`.
 pub(crate) fn send(args: &SendArgs, ctx: &Context) -> Result<JobsOutput, AideError> {
     let id = args.id;
@@ -102,7 +119,7 @@ pub(crate) fn send(args: &SendArgs, ctx: &Context) -> Result<JobsOutput, AideErr
         return Err(JobsError::NoStdinPipe { id, why }.into());
     }
     let total = bytes.len();
-    let Some(reply) = input::send(id, &store.job_dir(id), &bytes, args.eof)? else {
+    let Some(reply) = send_when_served(&store, id, &bytes, args.eof)? else {
         // Nobody listens: the job ended meanwhile, or its supervisor is gone.
         let now = crate::refresh(&store, store.require(id)?)?;
         if !now.status.is_active() {

@@ -299,8 +299,9 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let files = job_files(&dir, job)?;
     let Some(mut child) = start(store, job)? else { return Ok(()) };
     let pid = child.id();
-    store.set_pid(job.id, pid, process::start_time(pid).unwrap_or(0))?;
+    // Listening before the pid is known: whoever sees the job started can send to it.
     let feed = child.stdin.take().and_then(|pipe| crate::input::serve(&dir, pipe));
+    store.set_pid(job.id, pid, process::start_time(pid).unwrap_or(0))?;
 
     let outputs = Arc::new(Outputs {
         merged: Mutex::new(files.merged),

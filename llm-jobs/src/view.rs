@@ -249,7 +249,8 @@ pub enum JobsOutput {
         lost_processes_signalled: bool,
     },
     /// `pause` and `resume`: the job's status now, and before the call
-    /// (the same when it was already paused, or already running).
+    /// (the same when it was already paused, or already running; a resumed
+    /// job may have ended already: `Done`, say).
     Switched {
         job_id: i64,
         status: Status,

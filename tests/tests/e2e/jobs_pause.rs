@@ -253,3 +253,30 @@ fn send_writes_to_a_jobs_stdin_as_given() {
     assert_eq!(refused.error.code, "conflict");
     jobs(&t, &["kill", &id.to_string(), "--signal", "KILL"], 0);
 }
+
+#[test]
+fn a_sandboxed_command_cannot_write_to_another_jobs_stdin() {
+    if !aide_tests::sandbox_here("a job's stdin refusing a sandboxed caller")
+        || !aide_tests::oracle("python3", "a sandboxed job poking another's socket")
+    {
+        return;
+    }
+    let t = TestDir::new();
+    let target = spawn(&t, &[], "cat");
+    let socket = t.home().join(format!("jobs/{target}/keeper.sock"));
+    eventually("the target's stdin to be served", || socket.exists());
+    // The socket answers this uid; the supervisor proves the caller's confinement.
+    t.write(
+        "poke.py",
+        format!(
+            "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect({:?})\n\
+             s.sendall(b'{{\"bytes\": 5, \"eof\": true}}\\nevil\\n')\nprint(s.recv(200).decode())\n",
+            socket.display().to_string()
+        ),
+    );
+    let poker = spawn(&t, &["--sandbox", "workspace-write"], "python3 poke.py");
+    let waited = jobs(&t, &["wait", &poker.to_string(), "--timeout", "60"], 0);
+    assert!(waited["jobs"][0]["stdout"].as_str().unwrap().contains(r#""outcome":"refused""#), "{waited}");
+    typed::<Sent>(&t, &["send", &target.to_string(), "--eof"], 0);
+    assert_eq!(stdout_after_end(&t, target), "", "the sandboxed command's bytes reached the job");
+}
