@@ -141,7 +141,9 @@ fn steering(e: JobsError) -> AideError {
         )
         .with_hint(say(|v| format!("give the input as {}", v.arg("text")))),
         E::StdinClosed { id, sent, total } => error(code::CONFLICT)
-            .with_hint("the command closed its stdin, or an earlier send closed it with eof; nothing more can be sent")
+            .with_hint(say(|v| {
+                format!("the command closed its stdin, or a send with {} did; nothing more can be sent", v.on("eof"))
+            }))
             .with_details(serde_json::json!({ "job_id": id, "bytes_sent": sent, "bytes_total": total })),
         E::InputNotRead { id, sent, total, .. } => error(code::TIMEOUT)
             .with_hint(say(|v| format!("what was written waits in its pipe; {} the rest once it reads", v.op(SEND))))
