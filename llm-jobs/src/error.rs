@@ -149,7 +149,9 @@ fn steering(e: JobsError) -> AideError {
             .with_hint(say(|v| format!("what was written waits in its pipe; {} the rest once it reads", v.op(SEND))))
             .with_details(serde_json::json!({ "job_id": id, "bytes_sent": sent, "bytes_total": total })),
         E::StdinUnavailable { id, .. } => error(code::IO_ERROR)
-            .with_hint("a job spawned before llm-jobs had send, or whose supervisor is gone, takes no input")
+            .with_hint(
+                "a job spawned before llm-jobs had send, or whose supervisor was signalled or is gone, takes no input",
+            )
             .with_details(serde_json::json!({ "job_id": id })),
         _ => AideError::internal(e.to_string()),
     }

@@ -10,7 +10,10 @@
 //! are, and a job that does not read them is written to for at most
 //! [`WRITE_WAIT`] (the pipe is non-blocking: a full one never holds the
 //! supervisor). With `eof` the supervisor then closes its end: the command
-//! reads end of file. When the command ends, the socket goes.
+//! reads end of file. When the command ends, the socket goes. A TERM, INT
+//! or HUP sent to the supervisor ends this serving (aide_keeper's handling),
+//! not the supervisor: the job goes on, its end is still recorded, and
+//! `send` then finds nobody listening.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
