@@ -105,7 +105,7 @@ pub enum McpError {
     RiskDenied { tool: String, field: String, risk: Risk, reasons: Vec<String>, max: Risk },
     /// Text or keys typed into a terminal under a cap below `critical`.
     #[error(
-        "`{tool}` types into a terminal, whose program may run anything typed (rated critical), above this server's max_risk {}: nothing was typed",
+        "`{tool}` types into a program (a terminal's, a job's stdin) that may run anything typed (rated critical), above this server's max_risk {}: nothing was typed",
         .max.as_str()
     )]
     TypedRefused { tool: String, field: String, max: Risk },

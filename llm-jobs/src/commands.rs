@@ -16,8 +16,9 @@ use crate::view::*;
 use crate::{process, supervisor};
 
 /// Re-reads an active job's liveness: a job whose supervisor is gone
-/// without recording an end becomes Lost.
-pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
+/// without recording an end becomes Lost, and a running one whose command
+/// is stopped by a signal (`pause`, or SIGSTOP from outside) is Paused.
+pub fn refresh(store: &JobStore, mut job: JobRow) -> Result<JobRow, AideError> {
     if !job.status.is_active() {
         return Ok(job);
     }
@@ -27,6 +28,11 @@ pub fn refresh(store: &JobStore, job: JobRow) -> Result<JobRow, AideError> {
         _ => aide_core::time::now_ms() - job.created_ms < 10_000,
     };
     if alive {
+        if job.status == Status::Running
+            && matches!((job.pid, job.pid_start), (Some(pid), Some(start)) if process::is_stopped(pid, start))
+        {
+            job.status = Status::Paused;
+        }
         return Ok(job);
     }
     // Reopen for writing: the caller's handle may be shared read-only.
@@ -117,6 +123,7 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
         max_output: i64::try_from(args.max_output).unwrap_or(i64::MAX),
         sandbox,
         stdin: args.stdin_file.as_ref().map(|p| p.display().to_string()),
+        stdin_pipe: args.stdin_file.is_none() && !args.no_stdin,
     })?;
     if let Err(e) = supervisor::launch(exe, id) {
         let failure = JobsError::SupervisorFailed { message: e.to_string() };
@@ -364,6 +371,9 @@ fn logs_output(
 fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
     let signal =
         process::parse_signal(&args.signal).ok_or_else(|| JobsError::UnknownSignal { signal: args.signal.clone() })?;
+    if let Some(resume) = process::pauses(signal) {
+        return Err(JobsError::PauseByKill { id: args.id, signal: args.signal.clone(), resume }.into());
+    }
     let mut store = JobStore::open()?;
     let job = refresh(&store, store.require(args.id)?)?;
     if !job.status.is_active() {
@@ -428,9 +438,11 @@ fn kill(args: &KillArgs) -> Result<JobsOutput, AideError> {
     })
 }
 
-/// Signals process group `pgid`, and KILLs what is left after `grace` seconds.
+/// Signals process group `pgid`, and KILLs what is left after `grace`
+/// seconds. CONT follows the signal: a paused job's processes act on it.
 fn stop_group(pgid: u32, signal: rustix::process::Signal, grace: f64) {
     let _ = aide_gate::process::signal_group(pgid, signal);
+    let _ = aide_gate::process::signal_group(pgid, rustix::process::Signal::CONT);
     let grace_end = Instant::now() + Duration::from_secs_f64(grace.max(0.0));
     while aide_gate::process::group_alive(pgid) && Instant::now() < grace_end {
         std::thread::sleep(Duration::from_millis(10));
@@ -515,7 +527,11 @@ pub fn execute(command: &JobsCommand, ctx: &Context) -> Result<JobsOutput, AideE
     }
     // The jobs a command names by id must be ones this run may see.
     let named: Vec<i64> = match command {
-        JobsCommand::Status { id } | JobsCommand::Rm { id, .. } => vec![*id],
+        JobsCommand::Status { id }
+        | JobsCommand::Rm { id, .. }
+        | JobsCommand::Pause { id }
+        | JobsCommand::Resume { id } => vec![*id],
+        JobsCommand::Send(args) => vec![args.id],
         JobsCommand::Logs(args) => vec![args.id],
         JobsCommand::Kill(args) => vec![args.id],
         JobsCommand::Wait(args) => args.ids.clone(),
@@ -539,6 +555,9 @@ pub fn execute(command: &JobsCommand, ctx: &Context) -> Result<JobsOutput, AideE
         JobsCommand::Wait(args) => wait(args, ctx),
         JobsCommand::Logs(args) => logs(args, ctx),
         JobsCommand::Kill(args) => kill(args),
+        JobsCommand::Pause { id } => crate::steer::switch(*id, true),
+        JobsCommand::Resume { id } => crate::steer::switch(*id, false),
+        JobsCommand::Send(args) => crate::steer::send(args, ctx),
         JobsCommand::Rm { id, force } => remove(*id, *force),
         JobsCommand::Prune(args) => prune(args, ctx),
         JobsCommand::Group { action } => groups(action),

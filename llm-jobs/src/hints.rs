@@ -9,6 +9,7 @@ use aide_core::voice::{Given, Voice};
 use crate::request::Stream;
 
 const LOGS: &Operation = named(crate::operations::OPERATIONS, "jobs_logs");
+const RESUME: &Operation = named(crate::operations::OPERATIONS, "jobs_resume");
 
 /// The stream argument, when it is not the default (both).
 fn stream_arg(stream: Stream) -> Option<Given<'static>> {
@@ -45,6 +46,16 @@ pub(crate) fn logs_after(v: Voice, job: i64, stream: Stream, left_out: u64, next
     format!("[{left_out} more bytes; {} continues]", v.call(LOGS, &args))
 }
 
+/// A wait that timed out while waited jobs were paused: they will not end
+/// until resumed.
+pub(crate) fn paused_waited(v: Voice, paused: &[i64]) -> String {
+    let ids: Vec<String> = paused.iter().map(|id| format!("#{id}")).collect();
+    let first = paused.first().copied().unwrap_or_default();
+    let resume = v.call(RESUME, &[Given::positional("id", first)]);
+    let (what, verb) = if paused.len() == 1 { ("job", "is") } else { ("jobs", "are") };
+    format!("[wait timed out; {what} {} {verb} paused and will not end until resumed ({resume})]", ids.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +77,18 @@ mod tests {
         assert_eq!(
             logs_after(Voice::Cli, 3, Stream::Both, 7, 2000),
             "[7 more bytes; llm-jobs logs 3 --since-offset 2000 continues]"
+        );
+    }
+
+    #[test]
+    fn a_wait_on_paused_jobs_says_what_resumes_them() {
+        assert_eq!(
+            paused_waited(Voice::Cli, &[4]),
+            "[wait timed out; job #4 is paused and will not end until resumed (llm-jobs resume 4)]"
+        );
+        assert_eq!(
+            paused_waited(Voice::Mcp, &[4, 6]),
+            r#"[wait timed out; jobs #4 #6 are paused and will not end until resumed (jobs_resume {"id":4})]"#
         );
     }
 }

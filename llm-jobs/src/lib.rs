@@ -3,13 +3,16 @@
 //! `spawn` returns at once; a detached supervisor per job (see [`supervisor`])
 //! runs the command and records how it ended, so nothing is lost when the
 //! caller exits and no daemon needs minding. `list`, `status`, `wait`, `logs`,
-//! `kill`, `rm`, `prune` and `group` read and steer the job table under
-//! `$AIDE_HOME/jobs/`.
+//! `kill`, `pause`, `resume`, `send`, `rm`, `prune` and `group` read and
+//! steer the job table under `$AIDE_HOME/jobs/`.
 //!
-//! Statuses: `Queued`, `Running`, `Done` (exit 0), `Failed` (non-zero exit, or
-//! a failed dependency with `reason`), `Killed` (with `signal`), `TimedOut`,
-//! `Lost` (the supervisor vanished without recording an end). Liveness is
-//! judged by pid plus process start time. Timestamps are UTC RFC 3339.
+//! Statuses: `Queued`, `Running`, `Paused` (running, its command stopped by
+//! `pause` or a SIGSTOP/SIGTSTP from outside, see [`steer`]), `Done` (exit
+//! 0), `Failed` (non-zero exit, or a failed dependency with `reason`),
+//! `Killed` (with `signal`), `TimedOut`, `Lost` (the supervisor vanished
+//! without recording an end). Liveness is judged by pid plus process start
+//! time. Timestamps are UTC RFC 3339. A job's stdin is a pipe its
+//! supervisor holds, which `send` writes to as given (see [`input`]).
 //!
 //! ## Wire format (`--json`, inside the aide envelope)
 //!
@@ -19,21 +22,27 @@
 //! * `wait`: `{ "jobs": [ { "job_id", "status", "exit_code", "duration_seconds", "stdout", "stderr", … } ],
 //!   "timed_out": false }` — `stdout`/`stderr` are tails: the last `tail` lines, 2000 bytes in all unless
 //!   `max_output_bytes` asks for more; `stdout_left_out`/`stderr_left_out` count the bytes before them.
+//! * `pause`, `resume`: `{ "job_id", "status", "previous_status", "pid" }`; `send`: `{ "job_id",
+//!   "bytes_sent", "stdin_closed", "status" }`.
 //! * `logs`: `{ "job_id", "stream", "content", "start_offset", "next_offset", "total_bytes", … }` — the
 //!   last 2000 bytes unless asked (`tail`, `since_offset`, `max_output_bytes`); `left_out_before` and
 //!   `left_out_after` count the bytes of the stream the answer left out.
 //!
 //! Exit status: 0; for `wait`, 1 when a waited job did not end `Done` or the
-//! wait timed out; 2 invalid input (unknown job: `not_found`); 3 `conflict`
-//! (removing a running job); 4 runtime failure.
+//! wait timed out; 2 invalid input (unknown job: `not_found`; `kill --signal
+//! STOP`: `invalid_arguments`, pause does that); 3 `conflict` (removing a
+//! running job; pausing, resuming or sending to one that is not running);
+//! 4 runtime failure.
 
 mod commands;
 mod error;
 mod hints;
+mod input;
 mod operations;
 mod output;
 mod process;
 mod request;
+mod steer;
 mod store;
 mod supervisor;
 mod tail;
@@ -91,15 +100,7 @@ mod tests {
 
     #[test]
     fn statuses_roundtrip() {
-        for s in [
-            Status::Queued,
-            Status::Running,
-            Status::Done,
-            Status::Failed,
-            Status::Killed,
-            Status::TimedOut,
-            Status::Lost,
-        ] {
+        for s in Status::ALL {
             assert_eq!(Status::parse(s.as_str()), Some(s));
         }
     }

@@ -3,6 +3,9 @@
 
 use aide_core::operation::*;
 
+/// Stops or continues a job's processes: nothing is lost, and again is the same.
+const STEERS: Effects = Effects { read_only: false, destructive: false, idempotent: true, open_world: false };
+
 pub(crate) const OPERATIONS: &[Operation] = &[
     Operation {
         name: "jobs_spawn",
@@ -67,6 +70,39 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         description: "Signals a job's process group (TERM, then KILL after grace).",
         effects: Effects { read_only: false, destructive: true, idempotent: true, open_world: false },
         output: &["lost_processes_signalled"],
+        mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
+    },
+    Operation {
+        name: "jobs_pause",
+        tool: "llm-jobs",
+        command: &["pause"],
+        group: Group::Jobs,
+        description: "Pauses a running job: SIGSTOP to its whole process group; its status is Paused until resumed.",
+        effects: STEERS,
+        output: &["previous_status"],
+        mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
+    },
+    Operation {
+        name: "jobs_resume",
+        tool: "llm-jobs",
+        command: &["resume"],
+        group: Group::Jobs,
+        description: "Resumes a paused job (one paused by jobs_pause or stopped from outside): SIGCONT to its process group.",
+        effects: STEERS,
+        output: &["previous_status"],
+        mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
+    },
+    Operation {
+        name: "jobs_send",
+        tool: "llm-jobs",
+        command: &["send"],
+        group: Group::Jobs,
+        description: "Writes text to a running job's stdin exactly as given (no newline added: end a line with \\n); eof closes its stdin.",
+        effects: RUNS_COMMANDS,
+        output: &["bytes_sent"],
         mcp_defaults: &[],
         mcp: aide_core::operation::Mcp::DERIVED,
     },

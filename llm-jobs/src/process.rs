@@ -8,6 +8,8 @@ use rustix::process::Signal;
 struct Stat {
     /// A zombie, or dead: gone for every purpose here.
     gone: bool,
+    /// Stopped by a signal (state `T`: SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU).
+    stopped: bool,
     pgid: u32,
     /// Clock ticks since boot (field 22).
     start: u64,
@@ -25,6 +27,7 @@ fn parse_stat(text: &str) -> Option<Stat> {
     let fields: Vec<&str> = text[text.rfind(')')? + 1..].split_whitespace().collect();
     Some(Stat {
         gone: matches!(fields.first(), Some(&"Z") | Some(&"X")),
+        stopped: fields.first() == Some(&"T"),
         pgid: fields.get(2)?.parse().ok()?,
         start: fields.get(19)?.parse().ok()?,
     })
@@ -44,6 +47,22 @@ pub(crate) fn is_alive(pid: u32, start: u64) -> bool {
     stat_of(pid).is_some_and(|s| !s.gone && s.start == start)
 }
 
+/// Whether the process `pid` that started at `start` is stopped by a
+/// signal (a paused job's leader): alive, its state `T`.
+pub(crate) fn is_stopped(pid: u32, start: u64) -> bool {
+    stat_of(pid).is_some_and(|s| !s.gone && s.start == start && s.stopped)
+}
+
+/// Whether `signal` stops a process or continues it rather than ending it.
+/// Returns `Some(true)` for CONT, `Some(false)` for the stopping ones.
+pub(crate) fn pauses(signal: Signal) -> Option<bool> {
+    match signal {
+        Signal::CONT => Some(true),
+        Signal::STOP | Signal::TSTP | Signal::TTIN | Signal::TTOU => Some(false),
+        _ => None,
+    }
+}
+
 /// Parses a signal name (`TERM`, `SIGKILL`, `int`) or number.
 pub(crate) fn parse_signal(s: &str) -> Option<Signal> {
     let upper = s.trim().to_ascii_uppercase();
@@ -58,6 +77,9 @@ pub(crate) fn parse_signal(s: &str) -> Option<Signal> {
         "TERM" | "15" => Signal::TERM,
         "CONT" | "18" => Signal::CONT,
         "STOP" | "19" => Signal::STOP,
+        "TSTP" | "20" => Signal::TSTP,
+        "TTIN" | "21" => Signal::TTIN,
+        "TTOU" | "22" => Signal::TTOU,
         _ => return None,
     };
     Some(sig)
@@ -109,7 +131,9 @@ mod tests {
     #[test]
     fn a_stat_line_parses_past_a_name_with_spaces_and_parentheses() {
         let line = "42 (a (weird) name) S 1 40 40 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 12345 0 0";
-        assert_eq!(parse_stat(line), Some(Stat { gone: false, pgid: 40, start: 12345 }));
+        assert_eq!(parse_stat(line), Some(Stat { gone: false, stopped: false, pgid: 40, start: 12345 }));
+        let stopped = "42 (x) T 1 40 40 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 7 0 0";
+        assert!(parse_stat(stopped).unwrap().stopped);
         let zombie = "42 (x) Z 1 40 40 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 7 0 0";
         assert!(parse_stat(zombie).unwrap().gone);
         assert_eq!(parse_stat("42 (x) S"), None);
@@ -121,5 +145,9 @@ mod tests {
         assert_eq!(parse_signal("sigkill"), Some(Signal::KILL));
         assert_eq!(parse_signal("9"), Some(Signal::KILL));
         assert_eq!(parse_signal("BOGUS"), None);
+        assert_eq!(parse_signal("tstp").and_then(pauses), Some(false));
+        assert_eq!(parse_signal("SIGCONT").and_then(pauses), Some(true));
+        assert_eq!(parse_signal("19").and_then(pauses), Some(false));
+        assert_eq!(parse_signal("TERM").and_then(pauses), None);
     }
 }

@@ -49,6 +49,11 @@ pub struct SpawnArgs {
     #[serde(skip)]
     #[schemars(skip)]
     pub stdin_file: Option<PathBuf>,
+    /// Give the job an empty stdin (end of file at once, as /dev/null)
+    /// instead of the pipe `send` writes to (a command that reads its stdin
+    /// otherwise waits for what is sent).
+    #[arg(long)]
+    pub no_stdin: bool,
     /// What to run, after `--`: one word is a shell command line (run with
     /// bash -c); several words are a program and its arguments, each passed
     /// literally.
@@ -73,6 +78,7 @@ impl Default for SpawnArgs {
             max_output: DEFAULT_MAX_OUTPUT,
             sandbox: Default::default(),
             stdin_file: None,
+            no_stdin: false,
             command: Default::default(),
         }
     }
@@ -211,6 +217,27 @@ impl Default for KillArgs {
     }
 }
 
+/// `llm-jobs send` options.
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+pub struct SendArgs {
+    #[arg(help = "The job's id")]
+    pub id: i64,
+    /// Written to the job's stdin byte for byte, as given: no newline is
+    /// added (a program reading a line waits for one: end the text with it).
+    #[arg(long, conflicts_with = "stdin", allow_hyphen_values = true)]
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Send what this command reads from its own stdin (the command line only).
+    #[arg(long)]
+    #[serde(default)]
+    #[schemars(extend("x-hidden" = true))]
+    pub stdin: bool,
+    /// Then close the job's stdin: the command reads end of file.
+    #[arg(long)]
+    #[serde(default)]
+    pub eof: bool,
+}
+
 /// `llm-jobs prune` options.
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -255,7 +282,20 @@ pub enum JobsCommand {
     /// A job's output.
     Logs(LogsArgs),
     /// Signal a job's whole process group (TERM, then KILL after --grace).
+    /// STOP, TSTP and CONT are refused: `pause` and `resume` do that.
     Kill(KillArgs),
+    /// Pause a running job: SIGSTOP to its whole process group.
+    Pause {
+        #[arg(help = "The job's id")]
+        id: i64,
+    },
+    /// Resume a paused job: SIGCONT to its whole process group.
+    Resume {
+        #[arg(help = "The job's id")]
+        id: i64,
+    },
+    /// Write to a running job's stdin (as given: no newline added).
+    Send(SendArgs),
     /// Remove a finished job and its output.
     Rm {
         #[arg(help = "The job's id")]
@@ -303,6 +343,12 @@ impl aide_core::govern::Governed for JobsRequest {
             JobsCommand::Spawn(args) => aide_core::govern::command_input(&args.command)
                 .into_iter()
                 .chain(aide_core::govern::assignments("env", &args.env))
+                .collect(),
+            // What a job reads may be a shell's commands: typed, as into a terminal.
+            JobsCommand::Send(args) => [("text", args.text.is_some()), ("stdin", args.stdin)]
+                .into_iter()
+                .filter(|(_, given)| *given)
+                .map(|(field, _)| aide_core::govern::Reach::new(field, aide_core::govern::ShellInput::Typed))
                 .collect(),
             _ => Vec::new(),
         }

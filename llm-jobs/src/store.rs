@@ -52,6 +52,12 @@ const WITH_STDIN: &str = "
     ALTER TABLE jobs ADD COLUMN stdin TEXT;
     PRAGMA user_version = 3;";
 
+/// Whether the job's stdin is a pipe its supervisor holds for `send`
+/// (jobs from before it read /dev/null: 0).
+const WITH_STDIN_PIPE: &str = "
+    ALTER TABLE jobs ADD COLUMN stdin_pipe INTEGER NOT NULL DEFAULT 0;
+    PRAGMA user_version = 4;";
+
 /// A job as stored.
 #[derive(Debug, Clone)]
 pub struct JobRow {
@@ -82,6 +88,8 @@ pub struct JobRow {
     pub sandbox: aide_gate::sandbox::Sandbox,
     /// A private file to give the job as its stdin, removed once opened.
     pub stdin: Option<String>,
+    /// Its stdin is a pipe its supervisor holds, which `send` feeds.
+    pub stdin_pipe: bool,
 }
 
 impl JobRow {
@@ -113,6 +121,7 @@ pub struct NewJob {
     pub max_output: i64,
     pub sandbox: aide_gate::sandbox::Sandbox,
     pub stdin: Option<String>,
+    pub stdin_pipe: bool,
 }
 
 /// How a job ended, as its supervisor records it.
@@ -145,7 +154,7 @@ fn db_err(e: impl std::fmt::Display) -> AideError {
 
 const COLUMNS: &str = "id, name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, reason, pid, \
     pid_start, supervisor_pid, supervisor_start, exit_code, signal, created_ms, started_ms, finished_ms, \
-    stdout_bytes, stderr_bytes, dropped_bytes, sandbox, stdin";
+    stdout_bytes, stderr_bytes, dropped_bytes, sandbox, stdin, stdin_pipe";
 
 fn row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
     let env: String = r.get(4)?;
@@ -178,6 +187,7 @@ fn row(r: &Row<'_>) -> rusqlite::Result<JobRow> {
         dropped_bytes: r.get(23)?,
         sandbox: r.get::<_, Option<String>>(24)?.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default(),
         stdin: r.get(25)?,
+        stdin_pipe: r.get::<_, i64>(26)? != 0,
     })
 }
 
@@ -194,7 +204,8 @@ impl JobStore {
     }
 
     pub fn open_in(dir: &Path) -> Result<JobStore, AideError> {
-        let conn = aide_log::store::open(&dir.join(DATABASE), &[SCHEMA, WITH_SANDBOX, WITH_STDIN]).map_err(db_err)?;
+        let conn = aide_log::store::open(&dir.join(DATABASE), &[SCHEMA, WITH_SANDBOX, WITH_STDIN, WITH_STDIN_PIPE])
+            .map_err(db_err)?;
         Ok(JobStore { conn, dir: dir.to_path_buf() })
     }
 
@@ -210,8 +221,8 @@ impl JobStore {
         with_retry(|| {
             let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute(
-                "INSERT INTO jobs (name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, created_ms, sandbox, stdin)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Queued', ?10, ?11, ?12)",
+                "INSERT INTO jobs (name, command, cwd, env, session, grp, after, timeout_ms, max_output, status, created_ms, sandbox, stdin, stdin_pipe)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'Queued', ?10, ?11, ?12, ?13)",
                 params![
                     job.name,
                     job.command,
@@ -224,7 +235,8 @@ impl JobStore {
                     job.max_output,
                     now_ms(),
                     sandbox,
-                    job.stdin
+                    job.stdin,
+                    job.stdin_pipe
                 ],
             )?;
             let id = tx.last_insert_rowid();

@@ -93,7 +93,9 @@ fn dependencies(store: &JobStore, job: &JobRow) -> Result<Deps, AideError> {
         let d = crate::refresh(store, d)?;
         match d.status {
             Status::Done => {}
-            Status::Queued | Status::Running => return Ok(Deps::Waiting(format!("waiting for job #{dep}"))),
+            Status::Queued | Status::Running | Status::Paused => {
+                return Ok(Deps::Waiting(format!("waiting for job #{dep}")));
+            }
             other => return Ok(Deps::Failed(format!("dependency #{dep} ended {}", other.as_str()))),
         }
     }
@@ -205,7 +207,10 @@ fn take_stdin(path: &str) -> std::io::Result<File> {
 fn bash_command(job: &JobRow) -> Result<std::process::Command, String> {
     let mut cmd = job.sandbox.command("bash").map_err(|e| String::from(e.message))?;
     let stdin = match job.stdin.as_deref().map(take_stdin).transpose() {
-        Ok(stdin) => stdin.map_or_else(Stdio::null, Stdio::from),
+        Ok(Some(file)) => Stdio::from(file),
+        // A pipe the supervisor holds and `send` feeds (see `input`).
+        Ok(None) if job.stdin_pipe => Stdio::piped(),
+        Ok(None) => Stdio::null(),
         Err(e) => return Err(format!("its stdin could not be read: {e}")),
     };
     cmd.arg("-c")
@@ -275,24 +280,27 @@ fn job_files(dir: &Path, job: &JobRow) -> Result<JobFiles, AideError> {
     Ok(JobFiles { stdout, stderr, merged, stdout_redacted, stderr_redacted, merged_redacted })
 }
 
-fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
-    let files = job_files(&store.job_dir(job.id), job)?;
+/// Starts the job's command; None (the job recorded as failed, with why)
+/// when it cannot start.
+fn start(store: &mut JobStore, job: &JobRow) -> Result<Option<std::process::Child>, AideError> {
+    let why = match bash_command(job) {
+        Ok(mut cmd) => match cmd.spawn() {
+            Ok(child) => return Ok(Some(child)),
+            Err(e) => format!("could not start bash in {}: {e}", job.cwd),
+        },
+        Err(why) => why,
+    };
+    store.finish(job.id, &failed(why))?;
+    Ok(None)
+}
 
-    let mut cmd = match bash_command(job) {
-        Ok(cmd) => cmd,
-        Err(why) => {
-            store.finish(job.id, &failed(why))?;
-            return Ok(());
-        }
-    };
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            store.finish(job.id, &failed(format!("could not start bash in {}: {e}", job.cwd)))?;
-            return Ok(());
-        }
-    };
+fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
+    let dir = store.job_dir(job.id);
+    let files = job_files(&dir, job)?;
+    let Some(mut child) = start(store, job)? else { return Ok(()) };
     let pid = child.id();
+    // Listening before the pid is known: whoever sees the job started can send to it.
+    let feed = child.stdin.take().and_then(|pipe| crate::input::serve(&dir, pipe));
     store.set_pid(job.id, pid, process::start_time(pid).unwrap_or(0))?;
 
     let outputs = Arc::new(Outputs {
@@ -328,6 +336,9 @@ fn run_job(store: &mut JobStore, job: &JobRow) -> Result<(), AideError> {
     let timeout = job.timeout_ms.map(|ms| Duration::from_millis(ms.max(0) as u64));
     let aide_gate::process::Waited { status, timed_out, .. } =
         aide_gate::process::wait_with_timeout(child, timeout, TIMEOUT_GRACE);
+    if let Some(feed) = &feed {
+        feed.end();
+    }
     await_readers(&drained_rx, readers);
 
     // The redacted copies get what their redactors hold back (a stream that

@@ -11,11 +11,13 @@ use crate::request::Stream;
 use crate::store::JobRow;
 use crate::{hints, process};
 
-/// A job's state.
+/// A job's state. `Paused`: running, its command stopped by a signal (`pause`,
+/// or SIGSTOP/SIGTSTP from outside), read from the process and never stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, clap::ValueEnum)]
 pub enum Status {
     Queued,
     Running,
+    Paused,
     Done,
     Failed,
     Killed,
@@ -28,6 +30,7 @@ impl Status {
         match self {
             Status::Queued => "Queued",
             Status::Running => "Running",
+            Status::Paused => "Paused",
             Status::Done => "Done",
             Status::Failed => "Failed",
             Status::Killed => "Killed",
@@ -37,20 +40,31 @@ impl Status {
     }
 
     pub fn parse(s: &str) -> Option<Status> {
-        [Status::Queued, Status::Running, Status::Done, Status::Failed, Status::Killed, Status::TimedOut, Status::Lost]
-            .into_iter()
-            .find(|st| st.as_str().eq_ignore_ascii_case(s))
+        Status::ALL.into_iter().find(|st| st.as_str().eq_ignore_ascii_case(s))
     }
 
+    /// Every status, in the order of a job's life.
+    pub const ALL: [Status; 8] = [
+        Status::Queued,
+        Status::Running,
+        Status::Paused,
+        Status::Done,
+        Status::Failed,
+        Status::Killed,
+        Status::TimedOut,
+        Status::Lost,
+    ];
+
+    /// Not ended: queued, running or paused.
     pub fn is_active(self) -> bool {
-        matches!(self, Status::Queued | Status::Running)
+        matches!(self, Status::Queued | Status::Running | Status::Paused)
     }
 
     /// Its colour in text mode.
     fn paint(self) -> Paint {
         match self {
             Status::Done => Paint::Good,
-            Status::Queued | Status::Running => Paint::Warn,
+            Status::Queued | Status::Running | Status::Paused => Paint::Warn,
             Status::Failed | Status::Killed | Status::TimedOut | Status::Lost => Paint::Bad,
         }
     }
@@ -234,6 +248,28 @@ pub enum JobsOutput {
         #[serde(default)]
         lost_processes_signalled: bool,
     },
+    /// `pause` and `resume`: the job's status now, and before the call
+    /// (the same when it was already paused, or already running; a resumed
+    /// job may have ended already: `Done`, say).
+    Switched {
+        job_id: i64,
+        status: Status,
+        previous_status: Status,
+        /// The command's pid, which leads the process group signalled.
+        pid: u32,
+    },
+    /// `send`: what reached the job's stdin.
+    Sent {
+        job_id: i64,
+        /// Bytes written to the job's stdin, as given (no newline added).
+        bytes_sent: usize,
+        /// The job's stdin is closed now (`eof`): the command reads end of file.
+        stdin_closed: bool,
+        status: Status,
+        /// What was sent ended mid-line (the text form says a line waits for its newline).
+        #[serde(skip)]
+        partial_line: bool,
+    },
     Removed {
         removed: Vec<i64>,
     },
@@ -294,7 +330,13 @@ impl Render for JobsOutput {
                     }
                 }
                 if *timed_out {
-                    w.paint(Paint::Warn, "[wait timed out; the jobs keep running]")?;
+                    let paused: Vec<i64> =
+                        jobs.iter().filter(|j| j.status == Status::Paused).map(|j| j.job_id).collect();
+                    let note = match paused.is_empty() {
+                        true => "[wait timed out; the jobs keep running]".to_string(),
+                        false => hints::paused_waited(w.voice(), &paused),
+                    };
+                    w.paint(Paint::Warn, note)?;
                     writeln!(w)?;
                 }
             }
@@ -329,6 +371,19 @@ impl Render for JobsOutput {
                 write!(w, "job {job_id} ")?;
                 w.paint(status.paint(), status.as_str())?;
                 writeln!(w, "{note}")?;
+            }
+            JobsOutput::Switched { job_id, status, previous_status, .. } => {
+                write!(w, "job {job_id} ")?;
+                w.paint(status.paint(), status.as_str())?;
+                writeln!(w, "{}", if status == previous_status { " (it already was)" } else { "" })?;
+            }
+            JobsOutput::Sent { job_id, bytes_sent, stdin_closed, partial_line, .. } => {
+                let closed = if *stdin_closed { "; its stdin is closed" } else { "" };
+                writeln!(w, "sent {bytes_sent} byte(s) to job {job_id}{closed}")?;
+                if *partial_line && !*stdin_closed {
+                    w.paint(Paint::Dim, "[no newline at the end: a program reading a line waits for one]")?;
+                    writeln!(w)?;
+                }
             }
             JobsOutput::Removed { removed } => {
                 let ids: Vec<String> = removed.iter().map(i64::to_string).collect();

@@ -123,6 +123,8 @@ pub(crate) fn spawn(
             env,
             sandbox: aide_gate::sandbox::SandboxArgs { sandbox: Some(used.mode), network: Some(used.network) },
             stdin_file,
+            // As in the foreground: no input but what exec was given.
+            no_stdin: true,
             command: CommandArgs::line(script),
             ..llm_jobs::SpawnArgs::default()
         }),

@@ -18,9 +18,10 @@
 //! later commands (rated as `export NAME=value`, `unset NAME`) is rated
 //! here, as `shell_explain` rates it, before the call runs. Text typed into
 //! a terminal cannot be rated: the program reading it (a shell, a REPL, an
-//! editor's `:!`, `less`'s `!`) may run anything, so `term_send` is refused
-//! under any cap below `critical`, whatever it types; terminals still
-//! start (their command rated), are read and closed.
+//! editor's `:!`, `less`'s `!`) may run anything, so `term_send`, and
+//! `jobs_send` (a job's command may be a shell reading its stdin), are
+//! refused under any cap below `critical`, whatever they type; terminals
+//! still start (their command rated), are read and closed.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -456,6 +457,10 @@ mod tests {
         assert_eq!(refusal(Risk::High, "term_send", json!({"terminal_id": "s.t1", "text": "ls"})), denied("text"));
         assert_eq!(refusal(Risk::High, "term_send", json!({"terminal_id": "s.t1", "keys": ["Enter"]})), denied("keys"));
         assert_eq!(refusal(Risk::Critical, "term_send", json!({"terminal_id": "s.t1", "text": "ls"})), None);
+        // So is text written to a job's stdin (its command may be a shell); closing it is not.
+        assert_eq!(refusal(Risk::High, "jobs_send", json!({"id": 1, "text": "ls\n"})), denied("text"));
+        assert_eq!(refusal(Risk::Low, "jobs_send", json!({"id": 1, "eof": true})), None);
+        assert_eq!(refusal(Risk::Critical, "jobs_send", json!({"id": 1, "text": "y\n"})), None);
         // No cap: nothing is rated.
         assert!(impose("transform", None, json!({"operations": [], "verify_command": "rm -rf /"})).is_ok());
     }

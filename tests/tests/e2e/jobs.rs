@@ -8,19 +8,19 @@ use aide_tests::TestDir;
 use serde_json::Value;
 
 /// Runs llm-jobs with `--json` first (after `--` it would join the command).
-fn jobs(t: &TestDir, args: &[&str], code: i32) -> Value {
+pub(crate) fn jobs(t: &TestDir, args: &[&str], code: i32) -> Value {
     let (stdout, _) = t.cmd("llm-jobs").arg("--json").args(args).expect_exit(code);
     serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"))
 }
 
-fn spawn(t: &TestDir, extra: &[&str], command: &str) -> i64 {
+pub(crate) fn spawn(t: &TestDir, extra: &[&str], command: &str) -> i64 {
     let mut args = vec!["spawn"];
     args.extend_from_slice(extra);
     args.extend(["--", command]);
     jobs(t, &args, 0)["job_id"].as_i64().expect("job_id")
 }
 
-fn status(t: &TestDir, id: i64) -> Value {
+pub(crate) fn status(t: &TestDir, id: i64) -> Value {
     jobs(t, &["status", &id.to_string()], 0)["job"].clone()
 }
 
@@ -29,7 +29,7 @@ fn wait_one(t: &TestDir, id: i64, code: i32) -> Value {
 }
 
 /// Processes whose process group is `pgid`.
-fn group_members(pgid: u64) -> Vec<u64> {
+pub(crate) fn group_members(pgid: u64) -> Vec<u64> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u64>() else { continue };
@@ -43,7 +43,7 @@ fn group_members(pgid: u64) -> Vec<u64> {
     out
 }
 
-fn eventually(what: &str, check: impl FnMut() -> bool) {
+pub(crate) fn eventually(what: &str, check: impl FnMut() -> bool) {
     aide_tests::eventually(what, Duration::from_secs(30), check);
 }
 

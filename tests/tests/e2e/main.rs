@@ -21,6 +21,7 @@ mod git_gate;
 mod house;
 mod index;
 mod jobs;
+mod jobs_pause;
 mod keeper;
 mod lint;
 mod log;

@@ -119,7 +119,7 @@ fn lists_every_operation_of_the_catalogue_with_its_annotations_and_schemas() {
         .filter(|t| t["annotations"].get("openWorldHint").and_then(Value::as_bool).unwrap_or(true))
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(open_world, ["shell_exec", "term_start", "term_send", "shell_compare", "jobs_spawn"]);
+    assert_eq!(open_world, ["shell_exec", "term_start", "term_send", "shell_compare", "jobs_spawn", "jobs_send"]);
     assert!(client.garbage.lock().unwrap().is_empty());
 }
 
@@ -219,6 +219,13 @@ fn every_tool_is_called_in(mode: &str) {
     let logs = call(&mut client, "jobs_logs", json!({ "id": job }));
     assert!(logs.to_string().contains("from-job"), "{logs}");
     call(&mut client, "jobs_kill", json!({ "id": job }));
+    let reader = call(&mut client, "jobs_spawn", json!({ "command": "read line; echo got:$line" }))["job_id"].clone();
+    let paused = call(&mut client, "jobs_pause", json!({ "id": reader }));
+    assert_eq!(paused["status"], "Paused", "{paused}");
+    call(&mut client, "jobs_resume", json!({ "id": reader }));
+    call(&mut client, "jobs_send", json!({ "id": reader, "text": "hi\n" }));
+    let read = call(&mut client, "jobs_wait", json!({ "ids": [reader], "timeout": 30 }));
+    assert!(read.to_string().contains("got:hi"), "{read}");
     call(&mut client, "jobs_group", json!({ "action": "list" }));
     call(&mut client, "jobs_remove", json!({ "id": job }));
     call(&mut client, "jobs_prune", json!({}));

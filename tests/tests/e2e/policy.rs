@@ -192,7 +192,7 @@ fn text_typed_into_a_terminal_is_refused_below_critical() {
         let r = client.call("term_send", arguments.clone());
         assert_eq!(code(&r), "risk_denied", "{arguments}: {r}");
         let message = r["structuredContent"]["error"]["message"].as_str().unwrap();
-        assert!(message.contains("`term_send` types into a terminal") && message.contains("max_risk high"), "{r}");
+        assert!(message.contains("`term_send` types into a program") && message.contains("max_risk high"), "{r}");
     }
     let read = client.call("term_read", json!({"terminal_id": id, "quiet_ms": 200}));
     assert_eq!(read["isError"], false, "{read}");

@@ -218,7 +218,15 @@ fn shell_jobs_and_aide_documents_match_their_schemas() {
     c.run("llm-jobs", &["list"], true);
     c.run("llm-jobs", &["status", &sleeper], true);
     c.run("llm-jobs", &["logs", &job], true);
+    c.run("llm-jobs", &["pause", &sleeper], true);
+    c.run("llm-jobs", &["list", "--status", "paused"], true);
+    c.run("llm-jobs", &["resume", &sleeper], true);
+    c.run("llm-jobs", &["send", &sleeper, "--text", "y\n"], true);
+    c.run("llm-jobs", &["send", &sleeper, "--eof"], true);
+    c.run("llm-jobs", &["send", &sleeper, "--text", "late"], false);
+    c.run("llm-jobs", &["kill", &sleeper, "--signal", "STOP"], false);
     c.run("llm-jobs", &["kill", &sleeper], true);
+    c.run("llm-jobs", &["pause", &sleeper], false);
     c.run("llm-jobs", &["rm", &job], true);
     c.run("llm-jobs", &["prune"], true);
     c.run("llm-jobs", &["group", "set", "default", "--parallel", "2"], true);
