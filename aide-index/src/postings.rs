@@ -51,7 +51,7 @@ impl Postings {
             if ids.is_empty() {
                 break;
             }
-            ids = intersect(&ids, &list.decode());
+            list.keep_held(&mut ids);
         }
         ids
     }
@@ -71,6 +71,29 @@ impl Postings {
 }
 
 impl List {
+    /// Keeps those of the ascending `ids` this list holds, reading it once
+    /// without decoding it into a vector of its own.
+    fn keep_held(&self, ids: &mut Vec<u32>) {
+        let (mut at, mut id, mut kept) = (0, 0u32, 0);
+        let mut started = false;
+        for i in 0..ids.len() {
+            let wanted = ids[i];
+            while (!started || id < wanted) && at < self.bytes.len() {
+                let (gap, used) = read_varint(&self.bytes[at..]);
+                at += used;
+                id = if started { id + gap } else { gap };
+                started = true;
+            }
+            if started && id == wanted {
+                ids[kept] = wanted;
+                kept += 1;
+            } else if at >= self.bytes.len() && (!started || id < wanted) {
+                break;
+            }
+        }
+        ids.truncate(kept);
+    }
+
     fn decode(&self) -> Vec<u32> {
         let mut out = Vec::new();
         let (mut at, mut id) = (0, 0u32);
@@ -154,6 +177,27 @@ pub(crate) fn union(a: &[u32], b: &[u32]) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Keeping the ids a list holds, read as it streams, is the
+        /// intersection with the list decoded whole.
+        #[test]
+        fn keeping_held_ids_is_the_intersection(
+            held in proptest::collection::btree_set(0u32..5000, 0..200),
+            asked in proptest::collection::btree_set(0u32..5000, 0..200),
+        ) {
+            let mut list = List::default();
+            for &id in &held {
+                push_varint(&mut list.bytes, id - list.last.unwrap_or(0));
+                list.last = Some(id);
+            }
+            let asked: Vec<u32> = asked.into_iter().collect();
+            let mut kept = asked.clone();
+            list.keep_held(&mut kept);
+            prop_assert_eq!(kept, intersect(&asked, &list.decode()));
+        }
+    }
 
     #[test]
     fn lists_keep_ids_through_gaps_of_any_size() {

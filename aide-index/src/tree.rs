@@ -94,6 +94,9 @@ pub struct TreeIndex {
     entries: Vec<Entry>,
     /// The id of each file there is, in byte order of the paths.
     live: BTreeMap<String, u32>,
+    /// `live`'s ids in its order, kept until `live` changes: a search
+    /// goes through every file, and a vector is far quicker to go through.
+    order: std::sync::OnceLock<Vec<u32>>,
     postings: Postings,
     /// Files searched whatever the query: unreadable, or too large to index.
     always: Vec<u32>,
@@ -124,6 +127,7 @@ impl TreeIndex {
         let mut index = TreeIndex {
             entries: Vec::new(),
             live: BTreeMap::new(),
+            order: std::sync::OnceLock::new(),
             postings: Postings::default(),
             always: Vec::new(),
             bytes_indexed: 0,
@@ -213,28 +217,32 @@ impl TreeIndex {
         self.reconcile(walked);
     }
 
-    /// Every file there is, in byte order of the paths, each with whether
-    /// it can hold a match of `query`: files over `max_filesize` can (the
-    /// search says they were skipped), as can those the index could not
-    /// read and those with a NUL byte (the search says they are binary).
-    pub fn in_order(&self, query: &Query, max_filesize: Option<u64>) -> Vec<(&Entry, bool)> {
+    /// How many files there are, and those that can hold a match of
+    /// `query`, each with its position among them in byte order of the
+    /// paths: files over `max_filesize` can (the search says they were
+    /// skipped), as can those the index could not read and those with a
+    /// NUL byte (the search says they are binary).
+    pub fn listed(&self, query: &Query, max_filesize: Option<u64>) -> (usize, Vec<(usize, &Entry)>) {
         let mut can = vec![false; self.entries.len()];
         for id in self.matching(query).into_iter().chain(self.always.iter().copied()) {
             can[id as usize] = true;
         }
-        self.live
-            .values()
-            .map(|&id| {
+        let order = self.order.get_or_init(|| self.live.values().copied().collect());
+        let listed = order
+            .iter()
+            .enumerate()
+            .filter_map(|(position, &id)| {
                 let entry = &self.entries[id as usize];
                 let large = max_filesize.is_some_and(|max| entry.stamp.is_none_or(|s| s.size > max));
-                (entry, can[id as usize] || large)
+                (can[id as usize] || large).then_some((position, entry))
             })
-            .collect()
+            .collect();
+        (order.len(), listed)
     }
 
     /// The files that can hold a match of `query`, in byte order of their paths.
     pub fn candidates(&self, query: &Query) -> Vec<&Entry> {
-        self.in_order(query, None).into_iter().filter(|(_, can)| *can).map(|(e, _)| e).collect()
+        self.listed(query, None).1.into_iter().map(|(_, e)| e).collect()
     }
 
     pub fn stats(&self) -> Stats {
@@ -280,6 +288,7 @@ impl TreeIndex {
 
     fn add(&mut self, w: &Walked, stamp: Option<Stamp>, trigrams: Option<(u64, Vec<trigram::Trigram>)>) {
         let id = self.entries.len() as u32;
+        self.order.take();
         if let Some(old) = self.live.insert(w.rel.clone(), id) {
             self.entries[old as usize].live = false;
         }
@@ -296,6 +305,7 @@ impl TreeIndex {
 
     fn remove(&mut self, rel: &str) {
         if let Some(id) = self.live.remove(rel) {
+            self.order.take();
             self.entries[id as usize].live = false;
         }
     }

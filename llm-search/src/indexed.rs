@@ -136,11 +136,14 @@ struct Indexed {
     noted: Noted,
 }
 
-/// The files of a search, from the index: every file the walk would take,
-/// in path order; None for one that cannot hold a match (searched, as it
-/// were, without one).
+/// The files of a search, from the index: how many the walk would take,
+/// in path order, and which of them can hold a match (the others are
+/// searched, as it were, without one).
 pub(crate) struct Listing {
-    pub(crate) files: Vec<Option<WalkedFile>>,
+    /// How many files the walk takes.
+    pub(crate) files: usize,
+    /// Those that can hold a match, each with its position among them.
+    pub(crate) candidates: Vec<(usize, WalkedFile)>,
     /// What the walk says of the entries it skips.
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
@@ -213,14 +216,12 @@ fn kept_listing(kept: &'static Kept, root: &Root, req: &SearchRequest, threads: 
     }
     noted.update(said);
     let query = Query::of_patterns(&req.pattern, syntax(req));
-    let files = index
-        .in_order(&query, req.walk.max_filesize)
+    let (files, listed) = index.listed(&query, req.walk.max_filesize);
+    let candidates = listed
         .into_iter()
-        .map(|(entry, can)| {
-            can.then(|| {
-                let depth = entry.rel.matches('/').count() + 1;
-                WalkedFile { abs: entry.abs.clone(), rel: entry.rel.clone(), depth, is_dir: false }
-            })
+        .map(|(position, entry)| {
+            let depth = entry.rel.matches('/').count() + 1;
+            (position, WalkedFile { abs: entry.abs.clone(), rel: entry.rel.clone(), depth, is_dir: false })
         })
         .collect();
     let diagnostics = noted.all(root);
@@ -230,7 +231,7 @@ fn kept_listing(kept: &'static Kept, root: &Root, req: &SearchRequest, threads: 
         slot.searches += 1;
     }
     publish();
-    Some(Listing { files, diagnostics })
+    Some(Listing { files, candidates, diagnostics })
 }
 
 /// How the search reads its patterns, loosened where that only adds

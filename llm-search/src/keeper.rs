@@ -99,12 +99,15 @@ pub(crate) fn listing(root: &Root, req: &SearchRequest) -> Option<Listing> {
     let wait = if always { None } else { Some(ANSWER_WAIT) };
     match ask(stream, req, wait)? {
         Answer::Listed { files, candidates, diagnostics } => {
-            let mut listed: Vec<Option<WalkedFile>> = vec![None; files];
+            let mut listed = Vec::with_capacity(candidates.len());
             for (position, rel, abs) in candidates {
+                if position >= files || listed.last().is_some_and(|(last, _)| *last >= position) {
+                    return None;
+                }
                 let depth = rel.matches('/').count() + 1;
-                *listed.get_mut(position)? = Some(WalkedFile { abs: abs.into(), rel, depth, is_dir: false });
+                listed.push((position, WalkedFile { abs: abs.into(), rel, depth, is_dir: false }));
             }
-            Some(Listing { files: listed, diagnostics })
+            Some(Listing { files, candidates: listed, diagnostics })
         }
         Answer::Walk(_) => None,
     }
@@ -204,16 +207,14 @@ fn answer(stream: UnixStream, root: &Root, threads: usize) {
 /// The listing as sent: its length and the files that can match, each by
 /// position; a file whose path is not UTF-8 cannot be sent (walk instead).
 fn listed(listing: Listing) -> Answer {
-    let files = listing.files.len();
-    let mut candidates = Vec::new();
-    for (position, file) in listing.files.iter().enumerate() {
-        let Some(file) = file else { continue };
+    let mut candidates = Vec::with_capacity(listing.candidates.len());
+    for (position, file) in listing.candidates {
         let Some(abs) = file.abs.to_str() else {
             return Answer::Walk("a file's path is not UTF-8".into());
         };
-        candidates.push((position, file.rel.clone(), abs.to_string()));
+        candidates.push((position, file.rel, abs.to_string()));
     }
-    Answer::Listed { files, candidates, diagnostics: listing.diagnostics }
+    Answer::Listed { files: listing.files, candidates, diagnostics: listing.diagnostics }
 }
 
 /// The keepers running now: each one's root and process id.

@@ -14,7 +14,7 @@ use grep_searcher::SearcherBuilder;
 use crate::file::search_file;
 use crate::indexed::Listing;
 use crate::output::SearchOutput;
-use crate::page::{FileOutcome, FileResult, Gather, paginate};
+use crate::page::{FileOutcome, Gather, paginate};
 use crate::request::SearchRequest;
 use crate::sink::FileSettings;
 
@@ -26,27 +26,33 @@ pub(crate) struct Plan<'a> {
     pub(crate) ctx: &'a Context,
 }
 
-/// In path order, results as they come: each batch of files searched on
-/// every thread, then taken in order until the page is full; the path of
-/// the file the page was full at, if it was.
+/// In path order, results as they come: each batch of the files that can
+/// match searched on every thread, then taken in order, the files between
+/// them counted as searched without a match, until the page is full; the
+/// path of the file the page was full at, if it was.
 fn in_order(listing: &Listing, plan: &Plan<'_>, gather: &mut Gather<'_>) -> Result<Option<String>, AideError> {
     let batch = 64 * plan.threads.max(1);
-    for files in listing.files.chunks(batch) {
+    let mut next = 0;
+    for files in listing.candidates.chunks(batch) {
         plan.ctx.check_cancel()?;
-        for (file, outcome) in files.iter().zip(search_all(files, plan)) {
+        for ((position, file), outcome) in files.iter().zip(search_all(files, plan)) {
+            gather.searched_without_match(position - next);
+            next = position + 1;
             if gather.take(outcome) == ControlFlow::Break(()) {
-                return Ok(Some(file.as_ref().map(|f| f.rel.clone()).unwrap_or_default()));
+                return Ok(Some(file.rel.clone()));
             }
         }
     }
+    gather.searched_without_match(listing.files.saturating_sub(next));
     Ok(None)
 }
 
 /// Every outcome with a match or a diagnostic, in no order that matters
-/// (the caller sorts), and the number of files searched.
+/// (the caller sorts), and the number of files searched: those that could
+/// not match among them.
 fn collected(listing: Listing, plan: &Plan<'_>) -> Result<(Vec<FileOutcome>, usize), AideError> {
     plan.ctx.check_cancel()?;
-    let outcomes = search_all(&listing.files, plan);
+    let outcomes = search_all(&listing.candidates, plan);
     let searched = outcomes.iter().filter(|o| matches!(o, FileOutcome::Searched(..))).count();
     let kept = outcomes
         .into_iter()
@@ -55,12 +61,11 @@ fn collected(listing: Listing, plan: &Plan<'_>) -> Result<(Vec<FileOutcome>, usi
             FileOutcome::Skipped(_) => true,
         })
         .collect();
-    Ok((kept, searched))
+    Ok((kept, searched + listing.files - listing.candidates.len()))
 }
 
-/// Each file's outcome, in order: searched on the plan's threads where it
-/// can hold a match, else searched without one.
-fn search_all(files: &[Option<WalkedFile>], plan: &Plan<'_>) -> Vec<FileOutcome> {
+/// Each file's outcome, in order, searched on the plan's threads.
+fn search_all(files: &[(usize, WalkedFile)], plan: &Plan<'_>) -> Vec<FileOutcome> {
     let per = files.len().div_ceil(plan.threads.max(1)).max(1);
     std::thread::scope(|s| {
         let handles: Vec<_> = files
@@ -70,21 +75,13 @@ fn search_all(files: &[Option<WalkedFile>], plan: &Plan<'_>) -> Vec<FileOutcome>
                     let mut searcher = plan.searcher.build();
                     let mut copy = Vec::new();
                     part.iter()
-                        .map(|file| match file {
-                            Some(file) => search_file(&mut searcher, plan.settings, file, &mut copy),
-                            None => FileOutcome::Searched(nothing(), None),
-                        })
+                        .map(|(_, file)| search_file(&mut searcher, plan.settings, file, &mut copy))
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
     })
-}
-
-/// A file searched without a match.
-fn nothing() -> FileResult {
-    FileResult { path: String::new(), checksum: "".into(), matches: Vec::new(), json: None, count: 0, lines: 0 }
 }
 
 /// The search of a listing: in path order, results as they come, when

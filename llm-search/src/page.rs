@@ -73,6 +73,11 @@ impl<'r> Gather<'r> {
 
     /// Takes the next file's outcome; breaks once --limit's page is full
     /// and a match past it shows that more remain.
+    /// Counts `files` searched without a match (an index said they hold none).
+    pub(crate) fn searched_without_match(&mut self, files: usize) {
+        self.output.files_searched += files;
+    }
+
     pub(crate) fn take(&mut self, outcome: FileOutcome) -> std::ops::ControlFlow<()> {
         use std::ops::ControlFlow;
         let result = match outcome {
