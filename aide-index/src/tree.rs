@@ -276,13 +276,29 @@ impl TreeIndex {
         }
     }
 
-    /// Reads and indexes `files`, new ids in their order, on the index's threads.
+    /// Reads and indexes `files`, new ids in their order: each chunk read
+    /// on the index's threads while the one before is added to the lists.
     fn add_all(&mut self, files: &[&Walked]) {
-        for chunk in files.chunks(256 * self.threads) {
-            let read = read_trigrams(chunk, self.threads);
-            for (w, (stamp, trigrams)) in chunk.iter().zip(read) {
-                self.add(w, stamp, trigrams);
+        let threads = self.threads;
+        let mut chunks = files.chunks(256 * threads);
+        let Some(first) = chunks.next() else { return };
+        let mut read = (first, read_trigrams(first, threads));
+        let last = std::thread::scope(|s| {
+            for chunk in chunks {
+                let next = s.spawn(move || read_trigrams(chunk, threads));
+                let (done, trigrams) = std::mem::replace(&mut read, (chunk, Vec::new()));
+                self.add_read(done, trigrams);
+                read.1 = next.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             }
+            read
+        });
+        self.add_read(last.0, last.1);
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn add_read(&mut self, chunk: &[&Walked], read: Vec<(Option<Stamp>, Option<(u64, Vec<trigram::Trigram>)>)>) {
+        for (w, (stamp, trigrams)) in chunk.iter().zip(read) {
+            self.add(w, stamp, trigrams);
         }
     }
 
@@ -437,7 +453,7 @@ fn read_trigrams(files: &[&Walked], threads: usize) -> Vec<(Option<Stamp>, Optio
                             // A file with a NUL byte is binary to the search, which says so.
                             let trigrams = bytes.filter(|b| !b.contains(&0)).map(|b| {
                                 seen.add(&b);
-                                (b.len() as u64, seen.take())
+                                (b.len() as u64, seen.take_unsorted())
                             });
                             (stamp, trigrams)
                         })

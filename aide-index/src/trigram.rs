@@ -55,12 +55,18 @@ impl Seen {
 
     /// The trigrams added since the last take, sorted; the set is empty after.
     pub fn take(&mut self) -> Vec<Trigram> {
+        let mut out = self.take_unsorted();
+        out.sort_unstable();
+        out
+    }
+
+    /// The trigrams added since the last take, in the order first seen (an
+    /// index adds them each to its own list, so their order does not matter).
+    pub fn take_unsorted(&mut self) -> Vec<Trigram> {
         for &t in &self.set {
             self.bits[(t >> 6) as usize] = 0;
         }
-        let mut out = std::mem::take(&mut self.set);
-        out.sort_unstable();
-        out
+        std::mem::take(&mut self.set)
     }
 }
 
