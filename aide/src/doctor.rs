@@ -414,10 +414,12 @@ fn check_language_servers() -> Check {
     Check::new("language_servers", NEEDED_BY, CheckStatus::Ok, detail)
 }
 
-/// The search indexes running `aide mcp` servers keep: each tree's files,
-/// bytes read and memory held, and the searches it answered.
+/// The search indexes running `aide mcp` servers and llm-search's keepers
+/// hold: each tree's files, bytes read and memory held, and the searches
+/// it answered.
 fn check_indexes() -> Check {
-    const NEEDED_BY: &str = "search through aide mcp (--index, AIDE_INDEX): repeated searches of large trees";
+    const NEEDED_BY: &str =
+        "repeated searches of large trees: aide mcp's own indexes (--index), llm-search's keepers (AIDE_INDEX)";
     let held = llm_search::indexed::held_by_processes();
     let shown: Vec<String> = held
         .iter()

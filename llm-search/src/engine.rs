@@ -64,8 +64,14 @@ pub fn search(root: &Root, req: &SearchRequest, ctx: &Context) -> Result<Outcome
         && req.limit.is_none()
         && req.max_output_bytes.is_none();
     let mut diagnostics = thread_diagnostics;
-    // A tree an index holds (aide mcp's): only the files that can match are read.
-    if let Some(listing) = crate::indexed::listing(root, req, threads) {
+    // A tree an index holds (aide mcp's, or a keeper's for the command
+    // line): only the files that can match are read.
+    let listing = if crate::indexed::keeps_indexes() {
+        crate::indexed::listing(root, req, threads)
+    } else {
+        crate::keeper::listing(root, req)
+    };
+    if let Some(listing) = listing {
         let plan = crate::listed::Plan { searcher: &searcher_builder, settings: &settings, threads, ctx };
         let (output, found) = crate::listed::search(listing, &plan, req, in_order.then_some(print))?;
         diagnostics.extend(found);

@@ -148,16 +148,13 @@ pub(crate) struct Listing {
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
-/// The listing of `req`'s files from an index: this process's own (`aide
-/// mcp`, a keeper), else the root's keeper's ([`crate::keeper`]); None when
-/// none is ready, or the search's files cannot come from an index.
+/// The listing of `req`'s files from this process's own index (`aide mcp`,
+/// a keeper); None when it keeps none, none is ready, or the search's
+/// files cannot come from an index (`--changed`).
 pub(crate) fn listing(root: &Root, req: &SearchRequest, threads: usize) -> Option<Listing> {
-    if req.walk.changed.is_some() {
-        return None;
-    }
     match KEPT.get() {
-        Some(kept) => kept_listing(kept, root, req, threads),
-        None => crate::keeper::listing(root, req),
+        Some(kept) if req.walk.changed.is_none() => kept_listing(kept, root, req, threads),
+        _ => None,
     }
 }
 

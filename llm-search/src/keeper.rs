@@ -88,6 +88,9 @@ fn search_dir() -> PathBuf {
 /// with `always`, one started now. None when there is none or it has no
 /// index ready: the caller walks.
 pub(crate) fn listing(root: &Root, req: &SearchRequest) -> Option<Listing> {
+    if req.walk.changed.is_some() {
+        return None;
+    }
     let always = match indexing() {
         Indexing::Off => return None,
         Indexing::Auto => false,
