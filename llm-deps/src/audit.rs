@@ -56,11 +56,17 @@ impl Affected {
 
 /// The database to read: the argument, else `$AIDE_ADVISORY_DB`.
 pub(crate) fn configured(given: Option<&Path>, cwd: &Path) -> Option<PathBuf> {
-    let path = given.map(Path::to_path_buf).or_else(|| std::env::var_os("AIDE_ADVISORY_DB").filter(|v| !v.is_empty()).map(PathBuf::from))?;
+    let path = given
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("AIDE_ADVISORY_DB").filter(|v| !v.is_empty()).map(PathBuf::from))?;
     Some(if path.is_absolute() { path } else { cwd.join(path) })
 }
 
-pub(crate) fn audit(graphs: &[Graph], database: Option<&Path>, shown: Option<String>) -> Result<AuditOutput, DepsError> {
+pub(crate) fn audit(
+    graphs: &[Graph],
+    database: Option<&Path>,
+    shown: Option<String>,
+) -> Result<AuditOutput, DepsError> {
     let packages: Vec<&Package> = graphs.iter().flat_map(|g| &g.packages).collect();
     let mut lockfiles: Vec<_> = graphs.iter().flat_map(|g| g.lockfiles.iter().cloned()).collect();
     lockfiles.sort_by(|a, b| a.path.cmp(&b.path));
@@ -99,8 +105,10 @@ pub(crate) fn audit(graphs: &[Graph], database: Option<&Path>, shown: Option<Str
             }
         }
     }
-    vulnerabilities.sort_by(|a, b| (a.ecosystem, &a.name, &a.version, &a.id).cmp(&(b.ecosystem, &b.name, &b.version, &b.id)));
-    vulnerabilities.dedup_by(|a, b| (a.ecosystem, &a.name, &a.version, &a.id) == (b.ecosystem, &b.name, &b.version, &b.id));
+    vulnerabilities
+        .sort_by(|a, b| (a.ecosystem, &a.name, &a.version, &a.id).cmp(&(b.ecosystem, &b.name, &b.version, &b.id)));
+    vulnerabilities
+        .dedup_by(|a, b| (a.ecosystem, &a.name, &a.version, &a.id) == (b.ecosystem, &b.name, &b.version, &b.id));
     Ok(AuditOutput {
         audit: AuditStatus::Configured,
         database: shown,
@@ -172,7 +180,9 @@ pub(crate) fn rustsec_advisory(text: &str) -> Option<Advisory> {
         return None;
     }
     let strings = |t: Option<&toml::Value>| -> Vec<String> {
-        t.and_then(toml::Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
+        t.and_then(toml::Value::as_array)
+            .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+            .unwrap_or_default()
     };
     let versions = doc.get("versions").and_then(toml::Value::as_table);
     let patched = strings(versions.and_then(|v| v.get("patched")));
@@ -200,7 +210,9 @@ pub(crate) fn osv_advisory(text: &str) -> Option<Advisory> {
         return None;
     }
     let strs = |v: Option<&Value>| -> Vec<String> {
-        v.and_then(Value::as_array).map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect()).unwrap_or_default()
+        v.and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .unwrap_or_default()
     };
     let mut affects = Vec::new();
     let mut patched = Vec::new();
@@ -215,7 +227,8 @@ pub(crate) fn osv_advisory(text: &str) -> Option<Advisory> {
         let name = a.pointer("/package/name").and_then(Value::as_str)?.to_string();
         let mut affected = Affected { versions: strs(a.get("versions")), ..Affected::default() };
         for range in a.get("ranges").and_then(Value::as_array).into_iter().flatten() {
-            let mut current: (Option<semver::Version>, Option<semver::Version>, Option<semver::Version>) = (None, None, None);
+            let mut current: (Option<semver::Version>, Option<semver::Version>, Option<semver::Version>) =
+                (None, None, None);
             let mut open = false;
             for event in range.get("events").and_then(Value::as_array).into_iter().flatten() {
                 let version = |key: &str| event.get(key).and_then(Value::as_str);
@@ -245,7 +258,15 @@ pub(crate) fn osv_advisory(text: &str) -> Option<Advisory> {
     Some(Advisory {
         id: doc.get("id")?.as_str()?.to_string(),
         aliases: strs(doc.get("aliases")),
-        summary: doc.get("summary").or(doc.get("details")).and_then(Value::as_str).unwrap_or("").lines().next().unwrap_or("").to_string(),
+        summary: doc
+            .get("summary")
+            .or(doc.get("details"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string(),
         url: doc.pointer("/references/0/url").and_then(Value::as_str).map(str::to_string),
         affects,
         patched,

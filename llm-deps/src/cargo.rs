@@ -40,7 +40,11 @@ pub(crate) fn read(files: &dyn Files, dir: &str) -> Result<Option<Graph>, ParseF
     let lock = parse_lock(&text)?;
     let members = members(files, dir);
     let mut graph = Graph::default();
-    graph.lockfiles.push(Lockfile { path: lock_path.clone(), ecosystem: Ecosystem::Cargo, format: "cargo_lock".into() });
+    graph.lockfiles.push(Lockfile {
+        path: lock_path.clone(),
+        ecosystem: Ecosystem::Cargo,
+        format: "cargo_lock".into(),
+    });
     let member_names: BTreeMap<&str, &Member> = members.iter().map(|m| (m.name.as_str(), m)).collect();
     let is_member = |p: &LockPackage| p.source.is_none() && member_names.contains_key(p.name.as_str());
     // Lock index → graph index, for every package that is not a member.
@@ -140,7 +144,11 @@ fn members(files: &dyn Files, dir: &str) -> Vec<Member> {
     let Ok(root) = Manifest::parse(&root_text, &root_path) else { return Vec::new() };
     let mut out = Vec::new();
     if let Some(name) = root.str_at(&["package", "name"]) {
-        out.push(Member { name: name.to_string(), manifest: root_path.clone(), declarations: root.cargo_dependencies(Some(&root)) });
+        out.push(Member {
+            name: name.to_string(),
+            manifest: root_path.clone(),
+            declarations: root.cargo_dependencies(Some(&root)),
+        });
     }
     let excluded = root.strings_at(&["workspace", "exclude"]);
     let mut folders: Vec<String> = Vec::new();
@@ -159,7 +167,11 @@ fn members(files: &dyn Files, dir: &str) -> Vec<Member> {
         if let Some(name) = m.str_at(&["package", "name"])
             && !out.iter().any(|o| o.manifest == path)
         {
-            out.push(Member { name: name.to_string(), manifest: path.clone(), declarations: m.cargo_dependencies(Some(&root)) });
+            out.push(Member {
+                name: name.to_string(),
+                manifest: path.clone(),
+                declarations: m.cargo_dependencies(Some(&root)),
+            });
         }
     }
     out
@@ -219,7 +231,10 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
         let files = Memory::with(&[
             ("Cargo.lock", LOCK),
             ("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n"),
-            ("crates/app/Cargo.toml", "[package]\nname = \"app\"\n[dependencies]\nserde = \"1\"\nutil = { path = \"../util\" }\n[dev-dependencies]\nrand = \"0.8\"\n"),
+            (
+                "crates/app/Cargo.toml",
+                "[package]\nname = \"app\"\n[dependencies]\nserde = \"1\"\nutil = { path = \"../util\" }\n[dev-dependencies]\nrand = \"0.8\"\n",
+            ),
             ("crates/util/Cargo.toml", "[package]\nname = \"util\"\n[dependencies]\nrand = \"0.7\"\n"),
         ]);
         let g = read(&files, "").unwrap().unwrap();

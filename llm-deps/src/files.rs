@@ -51,7 +51,12 @@ pub(crate) mod memory {
         }
         fn names(&self, rel: &str) -> Vec<String> {
             let prefix = if rel.is_empty() { String::new() } else { format!("{rel}/") };
-            self.0.keys().filter_map(|k| k.strip_prefix(&prefix)).filter(|r| !r.contains('/')).map(str::to_string).collect()
+            self.0
+                .keys()
+                .filter_map(|k| k.strip_prefix(&prefix))
+                .filter(|r| !r.contains('/'))
+                .map(str::to_string)
+                .collect()
         }
     }
 }

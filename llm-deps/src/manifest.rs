@@ -146,7 +146,15 @@ mod tests {
         let d = m.cargo_dependencies(None);
         let got: Vec<(&str, bool, usize, usize, Option<&str>)> = d
             .iter()
-            .map(|d| (d.name.as_str(), d.declared.section.ends_with("dev-dependencies"), d.declared.line, d.declared.end_line, d.declared.requirement.as_deref()))
+            .map(|d| {
+                (
+                    d.name.as_str(),
+                    d.declared.section.ends_with("dev-dependencies"),
+                    d.declared.line,
+                    d.declared.end_line,
+                    d.declared.requirement.as_deref(),
+                )
+            })
             .collect();
         assert!(got.contains(&("serde", false, 5, 5, Some("1"))), "{got:?}");
         assert!(got.contains(&("regex", false, 6, 6, Some("1.5"))), "{got:?}");

@@ -47,7 +47,12 @@ impl PackageJson {
     }
 
     pub(crate) fn project(&self) -> Project {
-        Project { ecosystem: Ecosystem::Npm, name: self.name.clone(), version: self.version.clone(), manifest: self.path.clone() }
+        Project {
+            ecosystem: Ecosystem::Npm,
+            name: self.name.clone(),
+            version: self.version.clone(),
+            manifest: self.path.clone(),
+        }
     }
 
     /// The declarations of `name`.
@@ -94,10 +99,9 @@ pub(crate) fn read(files: &dyn Files, dir: &str) -> Result<Option<Graph>, ParseF
         None => return Ok(None),
     };
     let doc: Value = serde_json::from_str(&text)?;
-    let packages = doc
-        .get("packages")
-        .and_then(Value::as_object)
-        .ok_or_else(|| ParseFailure("no `packages` map (lockfileVersion 1 is not read: `npm install` updates it)".into()))?;
+    let packages = doc.get("packages").and_then(Value::as_object).ok_or_else(|| {
+        ParseFailure("no `packages` map (lockfileVersion 1 is not read: `npm install` updates it)".into())
+    })?;
     let manifest = PackageJson::read(files, dir);
     let mut graph = Graph::default();
     graph.lockfiles.push(Lockfile { path: path.clone(), ecosystem: Ecosystem::Npm, format: "package_lock".into() });
@@ -151,12 +155,8 @@ pub(crate) fn read(files: &dyn Files, dir: &str) -> Result<Option<Graph>, ParseF
 /// The names an entry depends on (every kind: npm ls shows them all).
 fn dependencies(entry: Option<&Value>) -> Vec<String> {
     let Some(entry) = entry else { return Vec::new() };
-    let mut names: Vec<String> = SECTIONS
-        .iter()
-        .filter_map(|s| entry.get(*s).and_then(Value::as_object))
-        .flat_map(Map::keys)
-        .cloned()
-        .collect();
+    let mut names: Vec<String> =
+        SECTIONS.iter().filter_map(|s| entry.get(*s).and_then(Value::as_object)).flat_map(Map::keys).cloned().collect();
     names.sort();
     names.dedup();
     names
@@ -167,7 +167,8 @@ fn dependencies(entry: Option<&Value>) -> Vec<String> {
 fn find(at: &[(String, usize)], from: &str, name: &str) -> Option<usize> {
     let mut base = from.to_string();
     loop {
-        let candidate = if base.is_empty() { format!("node_modules/{name}") } else { format!("{base}/node_modules/{name}") };
+        let candidate =
+            if base.is_empty() { format!("node_modules/{name}") } else { format!("{base}/node_modules/{name}") };
         if let Some((_, i)) = at.iter().find(|(k, _)| *k == candidate) {
             return Some(*i);
         }
@@ -213,7 +214,15 @@ mod tests {
         let g = read(&files, "").unwrap().unwrap();
         let got: Vec<(&str, &str, bool, bool)> =
             g.packages.iter().map(|p| (p.name.as_str(), p.version.as_str(), p.direct, p.dev)).collect();
-        assert_eq!(got, [("a", "1.0.0", true, false), ("c", "1.5.0", false, false), ("b", "2.0.0", true, true), ("c", "2.1.0", false, true)]);
+        assert_eq!(
+            got,
+            [
+                ("a", "1.0.0", true, false),
+                ("c", "1.5.0", false, false),
+                ("b", "2.0.0", true, true),
+                ("c", "2.1.0", false, true)
+            ]
+        );
         assert_eq!(g.edges[0], [1]);
         assert_eq!(g.edges[2], [3]);
         assert_eq!(g.packages[2].declared_in[0].line, 7);

@@ -140,7 +140,8 @@ impl Render for DepsOutput {
                         (false, false) => "transitive",
                     };
                     let declared: Vec<String> = p.declared_in.iter().map(at).collect();
-                    let declared = if declared.is_empty() { String::new() } else { format!(" ({})", declared.join(", ")) };
+                    let declared =
+                        if declared.is_empty() { String::new() } else { format!(" ({})", declared.join(", ")) };
                     writeln!(w, "{} {} {} {kind}{declared}", p.ecosystem.as_str(), p.name, p.version)?;
                 }
                 writeln!(w, "{} packages, {} direct", l.total, l.direct)?;
@@ -151,7 +152,8 @@ impl Render for DepsOutput {
                     let indent = "  ".repeat(n.depth);
                     let version = n.version.as_deref().map(|v| format!(" {v}")).unwrap_or_default();
                     let eco = if n.depth == 0 { format!("{} ", n.ecosystem.as_str()) } else { String::new() };
-                    let marks = format!("{}{}", if n.dev { " [dev]" } else { "" }, if n.repeated { " (*)" } else { "" });
+                    let marks =
+                        format!("{}{}", if n.dev { " [dev]" } else { "" }, if n.repeated { " (*)" } else { "" });
                     writeln!(w, "{indent}{eco}{}{version}{marks}", n.name)?;
                 }
                 read_from(w, &t.lockfiles)?;
@@ -167,11 +169,19 @@ impl Render for DepsOutput {
             DepsOutput::Audit(a) => {
                 if a.audit == AuditStatus::NotConfigured {
                     w.paint(Paint::Warn, "audit: not configured")?;
-                    writeln!(w, " (no advisory database: give {} a clone of RustSec's advisory-db or a folder of OSV files; nothing was checked)", w.voice().arg("advisory_db"))?;
+                    writeln!(
+                        w,
+                        " (no advisory database: give {} a clone of RustSec's advisory-db or a folder of OSV files; nothing was checked)",
+                        w.voice().arg("advisory_db")
+                    )?;
                     return Ok(());
                 }
                 for v in &a.vulnerabilities {
-                    let fix = if v.patched.is_empty() { "no fix".to_string() } else { format!("fixed in {}", v.patched.join(" or ")) };
+                    let fix = if v.patched.is_empty() {
+                        "no fix".to_string()
+                    } else {
+                        format!("fixed in {}", v.patched.join(" or "))
+                    };
                     w.paint(Paint::Bad, &v.id)?;
                     writeln!(w, " {} {} {}: {} ({fix})", v.ecosystem.as_str(), v.name, v.version, v.summary)?;
                 }

@@ -89,7 +89,10 @@ fn find(ids: &[(String, usize)], name: &str, version: &str) -> Option<usize> {
     } else {
         format!("{name}@{version}")
     };
-    ids.iter().find(|(id, _)| *id == full).or_else(|| ids.iter().find(|(id, _)| plain(id) == plain(&full))).map(|(_, i)| *i)
+    ids.iter()
+        .find(|(id, _)| *id == full)
+        .or_else(|| ids.iter().find(|(id, _)| plain(id) == plain(&full)))
+        .map(|(_, i)| *i)
 }
 
 #[cfg(test)]

@@ -86,7 +86,10 @@ fn read_lock(files: &dyn Files, dir: &str, path: &str, text: &str, format: &str)
     let mut graph = Graph::default();
     graph.lockfiles.push(Lockfile { path: path.to_string(), ecosystem: Ecosystem::Pypi, format: format.into() });
     let own = |p: &LockPackage| {
-        p.source.as_ref().and_then(toml::Value::as_table).is_some_and(|s| s.contains_key("virtual") || s.contains_key("editable"))
+        p.source
+            .as_ref()
+            .and_then(toml::Value::as_table)
+            .is_some_and(|s| s.contains_key("virtual") || s.contains_key("editable"))
     };
     let mut at: Vec<Option<usize>> = Vec::new();
     for p in &lock.package {
@@ -105,7 +108,8 @@ fn read_lock(files: &dyn Files, dir: &str, path: &str, text: &str, format: &str)
     }
     let find = |name: &str| lock.package.iter().position(|p| normalize(&p.name) == normalize(name));
     for (i, p) in lock.package.iter().enumerate() {
-        let mut names: Vec<(String, bool)> = dependency_names(p.dependencies.as_ref()).into_iter().map(|n| (n, false)).collect();
+        let mut names: Vec<(String, bool)> =
+            dependency_names(p.dependencies.as_ref()).into_iter().map(|n| (n, false)).collect();
         for list in p.dev_dependencies.iter().flat_map(|t| t.values()) {
             names.extend(dependency_names(Some(list)).into_iter().map(|n| (n, true)));
         }
@@ -116,7 +120,12 @@ fn read_lock(files: &dyn Files, dir: &str, path: &str, text: &str, format: &str)
         match at[i] {
             Some(from) => targets.iter().for_each(|&to| graph.edge(from, to)),
             None => {
-                let project = Project { ecosystem: Ecosystem::Pypi, name: p.name.clone(), version: Some(p.version.clone()), manifest: pyproject_path.clone() };
+                let project = Project {
+                    ecosystem: Ecosystem::Pypi,
+                    name: p.name.clone(),
+                    version: Some(p.version.clone()),
+                    manifest: pyproject_path.clone(),
+                };
                 graph.projects.push((project, targets));
             }
         }
@@ -128,7 +137,10 @@ fn read_lock(files: &dyn Files, dir: &str, path: &str, text: &str, format: &str)
             .ok()
             .and_then(|m| m.str_at(&["project", "name"]).or(m.str_at(&["tool", "poetry", "name"])).map(str::to_string))
             .unwrap_or_else(|| "(root)".into());
-        graph.projects.push((Project { ecosystem: Ecosystem::Pypi, name, version: None, manifest: pyproject_path.clone() }, direct));
+        graph.projects.push((
+            Project { ecosystem: Ecosystem::Pypi, name, version: None, manifest: pyproject_path.clone() },
+            direct,
+        ));
     }
     for (name, _, declared) in &declarations {
         if let Some(i) = find(name).and_then(|t| at[t]) {
@@ -140,7 +152,8 @@ fn read_lock(files: &dyn Files, dir: &str, path: &str, text: &str, format: &str)
     let dev_only: Vec<usize> = (0..graph.packages.len())
         .filter(|&i| {
             let names = &graph.packages[i].name;
-            let mine: Vec<&(String, bool, Declared)> = declarations.iter().filter(|(n, _, _)| normalize(n) == normalize(names)).collect();
+            let mine: Vec<&(String, bool, Declared)> =
+                declarations.iter().filter(|(n, _, _)| normalize(n) == normalize(names)).collect();
             !mine.is_empty() && mine.iter().all(|(_, d, _)| *d)
         })
         .collect();
@@ -158,16 +171,17 @@ fn read_lock(files: &dyn Files, dir: &str, path: &str, text: &str, format: &str)
 /// uv's `source` table as one string: its registry's URL, a git URL, a path.
 fn source_of(source: &toml::Value) -> Option<String> {
     let table = source.as_table()?;
-    ["registry", "git", "url", "path", "directory"].iter().find_map(|k| table.get(*k).and_then(toml::Value::as_str).map(str::to_string))
+    ["registry", "git", "url", "path", "directory"]
+        .iter()
+        .find_map(|k| table.get(*k).and_then(toml::Value::as_str).map(str::to_string))
 }
 
 /// The names of uv's `[{ name = … }]` list or poetry's `{ name = requirement }` table.
 fn dependency_names(value: Option<&toml::Value>) -> Vec<String> {
     match value {
-        Some(toml::Value::Array(items)) => items
-            .iter()
-            .filter_map(|i| i.get("name").and_then(toml::Value::as_str).map(str::to_string))
-            .collect(),
+        Some(toml::Value::Array(items)) => {
+            items.iter().filter_map(|i| i.get("name").and_then(toml::Value::as_str).map(str::to_string)).collect()
+        }
         Some(toml::Value::Table(t)) => t.keys().cloned().collect(),
         _ => Vec::new(),
     }
@@ -210,7 +224,9 @@ fn declarations(m: &Manifest<'_>) -> Vec<(String, bool, Declared)> {
             }
             let req = match value.get_ref() {
                 toml::de::DeValue::String(s) => Some(s.to_string()),
-                toml::de::DeValue::Table(t) => field(t, "version").and_then(|v| v.get_ref().as_str()).map(str::to_string),
+                toml::de::DeValue::Table(t) => {
+                    field(t, "version").and_then(|v| v.get_ref().as_str()).map(str::to_string)
+                }
                 _ => None,
             };
             out.push((key.get_ref().to_string(), dev, m.declared(key, value, &keys.join("."), req)));
@@ -225,7 +241,13 @@ fn pep508_list(m: &Manifest<'_>, keys: &[&str], section: &str, dev: bool, out: &
     for item in items {
         let Some((name, spec)) = item.get_ref().as_str().and_then(requirement) else { continue };
         let line = crate::model::line_of(m.text, item.span().start);
-        let declared = Declared { path: m.path.clone(), line, end_line: line, section: section.to_string(), requirement: Some(spec).filter(|s| !s.is_empty()) };
+        let declared = Declared {
+            path: m.path.clone(),
+            line,
+            end_line: line,
+            section: section.to_string(),
+            requirement: Some(spec).filter(|s| !s.is_empty()),
+        };
         out.push((name, dev, declared));
     }
 }
@@ -237,7 +259,11 @@ fn read_requirements(files: &dyn Files, dir: &str) -> Option<Graph> {
     for name in files.names(dir).into_iter().filter(|n| n.starts_with("requirements") && n.ends_with(".txt")) {
         let path = join(dir, &name);
         let Some(text) = files.read(&path) else { continue };
-        graph.lockfiles.push(Lockfile { path: path.clone(), ecosystem: Ecosystem::Pypi, format: "requirements".into() });
+        graph.lockfiles.push(Lockfile {
+            path: path.clone(),
+            ecosystem: Ecosystem::Pypi,
+            format: "requirements".into(),
+        });
         let dev = name.contains("dev") || name.contains("test");
         for (n, line) in text.lines().enumerate() {
             let line = line.split(" #").next().unwrap_or("").trim();
@@ -245,8 +271,15 @@ fn read_requirements(files: &dyn Files, dir: &str) -> Option<Graph> {
                 continue;
             }
             let Some((pkg, spec)) = requirement(line) else { continue };
-            let pinned = spec.strip_prefix("==").filter(|v| !v.contains(',') && !v.contains('*')).map(|v| v.trim().to_string());
-            let declared = Declared { path: path.clone(), line: n + 1, end_line: n + 1, section: "requirements".into(), requirement: Some(spec.clone()).filter(|s| !s.is_empty()) };
+            let pinned =
+                spec.strip_prefix("==").filter(|v| !v.contains(',') && !v.contains('*')).map(|v| v.trim().to_string());
+            let declared = Declared {
+                path: path.clone(),
+                line: n + 1,
+                end_line: n + 1,
+                section: "requirements".into(),
+                requirement: Some(spec.clone()).filter(|s| !s.is_empty()),
+            };
             let i = graph.add(Package {
                 ecosystem: Ecosystem::Pypi,
                 name: pkg,
@@ -263,7 +296,15 @@ fn read_requirements(files: &dyn Files, dir: &str) -> Option<Graph> {
     if graph.lockfiles.is_empty() {
         return None;
     }
-    graph.projects.push((Project { ecosystem: Ecosystem::Pypi, name: "(requirements)".into(), version: None, manifest: join(dir, "requirements.txt") }, direct));
+    graph.projects.push((
+        Project {
+            ecosystem: Ecosystem::Pypi,
+            name: "(requirements)".into(),
+            version: None,
+            manifest: join(dir, "requirements.txt"),
+        },
+        direct,
+    ));
     Some(graph)
 }
 
@@ -284,8 +325,17 @@ mod tests {
 
     #[test]
     fn requirements_lines_are_direct() {
-        let g = read(&Memory::with(&[("requirements.txt", "# pins\nflask==3.0.0\nrequests[socks]>=2.0 ; python_version>'3'\n-r other.txt\n")]), "").unwrap().unwrap();
-        let got: Vec<(&str, &str, usize)> = g.packages.iter().map(|p| (p.name.as_str(), p.version.as_str(), p.declared_in[0].line)).collect();
+        let g = read(
+            &Memory::with(&[(
+                "requirements.txt",
+                "# pins\nflask==3.0.0\nrequests[socks]>=2.0 ; python_version>'3'\n-r other.txt\n",
+            )]),
+            "",
+        )
+        .unwrap()
+        .unwrap();
+        let got: Vec<(&str, &str, usize)> =
+            g.packages.iter().map(|p| (p.name.as_str(), p.version.as_str(), p.declared_in[0].line)).collect();
         assert_eq!(got, [("flask", "3.0.0", 2), ("requests", ">=2.0", 3)]);
     }
 

@@ -64,7 +64,11 @@ impl Registry {
         match ecosystem {
             Ecosystem::Npm => {
                 let doc = self.json(&format!("{}/{}", self.npm, name.replace('/', "%2f")), true)?;
-                let versions = doc.get("versions").and_then(Value::as_object).map(|v| v.keys().cloned().collect()).unwrap_or_default();
+                let versions = doc
+                    .get("versions")
+                    .and_then(Value::as_object)
+                    .map(|v| v.keys().cloned().collect())
+                    .unwrap_or_default();
                 let latest = doc.pointer("/dist-tags/latest").and_then(Value::as_str).map(str::to_string);
                 Ok(Published { versions, latest })
             }
@@ -128,7 +132,10 @@ pub(crate) fn index_path(name: &str) -> String {
 
 /// The Go proxy's case encoding: an upper-case letter is `!` and the letter.
 fn go_escape(module: &str) -> String {
-    module.chars().flat_map(|c| if c.is_ascii_uppercase() { vec!['!', c.to_ascii_lowercase()] } else { vec![c] }).collect()
+    module
+        .chars()
+        .flat_map(|c| if c.is_ascii_uppercase() { vec!['!', c.to_ascii_lowercase()] } else { vec![c] })
+        .collect()
 }
 
 #[cfg(test)]

@@ -63,7 +63,8 @@ pub(crate) fn scan(files: &dyn Files, only: &[Ecosystem]) -> (Vec<Graph>, Vec<Di
         Ok(Some(g)) => graphs.push(g),
         Ok(None) => {}
         Err(ParseFailure(why)) => diagnostics.push(
-            Diagnostic::new(diag::PARSE_ERROR, format!("not read as a {what} lock file: {why}")).with_path(what_file(files, what)),
+            Diagnostic::new(diag::PARSE_ERROR, format!("not read as a {what} lock file: {why}"))
+                .with_path(what_file(files, what)),
         ),
     };
     if wanted(Ecosystem::Cargo) {
@@ -124,7 +125,10 @@ mod fuzz {
         for name in NAMES {
             let mut files = Memory::with(&[(name, text)]);
             // Beside a manifest that parses, so the lock's own reader runs through.
-            files.0.insert("package.json".into(), if name == "package.json" { text.into() } else { "{\"dependencies\":{\"a\":\"1\"}}".into() });
+            files.0.insert(
+                "package.json".into(),
+                if name == "package.json" { text.into() } else { "{\"dependencies\":{\"a\":\"1\"}}".into() },
+            );
             let (graphs, _) = super::scan(&files, &[]);
             let _ = crate::tree::list(&graphs, false);
             let _ = crate::tree::tree(&graphs, None);

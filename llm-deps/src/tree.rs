@@ -9,13 +9,25 @@ pub(crate) fn list(graphs: &[Graph], direct_only: bool) -> ListOutput {
     let mut packages: Vec<Package> =
         graphs.iter().flat_map(|g| g.packages.iter()).filter(|p| p.direct || !direct_only).cloned().collect();
     packages.sort_by(|a, b| {
-        (a.ecosystem, &a.name, &a.version, &a.source, &a.lockfile).cmp(&(b.ecosystem, &b.name, &b.version, &b.source, &b.lockfile))
+        (a.ecosystem, &a.name, &a.version, &a.source, &a.lockfile).cmp(&(
+            b.ecosystem,
+            &b.name,
+            &b.version,
+            &b.source,
+            &b.lockfile,
+        ))
     });
     let mut projects: Vec<_> = graphs.iter().flat_map(|g| g.projects.iter().map(|(p, _)| p.clone())).collect();
     projects.sort_by(|a, b| (a.ecosystem, &a.name, &a.manifest).cmp(&(b.ecosystem, &b.name, &b.manifest)));
     let mut lockfiles: Vec<_> = graphs.iter().flat_map(|g| g.lockfiles.iter().cloned()).collect();
     lockfiles.sort_by(|a, b| a.path.cmp(&b.path));
-    ListOutput { total: packages.len(), direct: packages.iter().filter(|p| p.direct).count(), packages, projects, lockfiles }
+    ListOutput {
+        total: packages.len(),
+        direct: packages.iter().filter(|p| p.direct).count(),
+        packages,
+        projects,
+        lockfiles,
+    }
 }
 
 /// Each project and, depth first, what it depends on; a package whose
@@ -67,7 +79,9 @@ pub(crate) fn tree(graphs: &[Graph], depth: Option<usize>) -> TreeOutput {
 /// Package indices by name and version.
 fn sorted(g: &Graph, indices: &[usize]) -> Vec<usize> {
     let mut out: Vec<usize> = indices.iter().copied().filter(|&i| i < g.packages.len()).collect();
-    out.sort_by(|&a, &b| (&g.packages[a].name, &g.packages[a].version).cmp(&(&g.packages[b].name, &g.packages[b].version)));
+    out.sort_by(|&a, &b| {
+        (&g.packages[a].name, &g.packages[a].version).cmp(&(&g.packages[b].name, &g.packages[b].version))
+    });
     out.dedup();
     out
 }

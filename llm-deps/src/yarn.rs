@@ -92,7 +92,8 @@ fn parse_classic(source: &str) -> Vec<Entry> {
         let body = line.trim();
         if indent == 0 {
             let Some(keys) = body.strip_suffix(':') else { continue };
-            let descriptors = keys.split(',').map(|k| unquote(k.trim()).to_string()).filter(|k| !k.is_empty()).collect();
+            let descriptors =
+                keys.split(',').map(|k| unquote(k.trim()).to_string()).filter(|k| !k.is_empty()).collect();
             out.push(Entry { descriptors, ..Entry::default() });
             in_dependencies = false;
             continue;

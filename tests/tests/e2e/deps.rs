@@ -38,7 +38,10 @@ fn a_cargo_workspace_lists_what_cargo_metadata_resolves() {
         return;
     }
     let t = TestDir::new();
-    t.write("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n\n[workspace.dependencies]\nmemchr = \"2\"\n");
+    t.write(
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n\n[workspace.dependencies]\nmemchr = \"2\"\n",
+    );
     t.write(
         "crates/app/Cargo.toml",
         "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nregex = \"1\"\nutil = { path = \"../util\" }\n\n[dev-dependencies]\nmemchr = { workspace = true }\n",
@@ -47,11 +50,16 @@ fn a_cargo_workspace_lists_what_cargo_metadata_resolves() {
     t.write("crates/util/Cargo.toml", "[package]\nname = \"util\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nmemchr.workspace = true\n");
     t.write("crates/util/src/lib.rs", "");
     let Some(_) = run(&t, "cargo", &["generate-lockfile", "--offline"]) else {
-        aide_tests::skip("cargo", "llm-deps list: `cargo generate-lockfile --offline` needs regex and memchr in the local registry");
+        aide_tests::skip(
+            "cargo",
+            "llm-deps list: `cargo generate-lockfile --offline` needs regex and memchr in the local registry",
+        );
         return;
     };
-    let metadata: Value = serde_json::from_str(&run(&t, "cargo", &["metadata", "--format-version", "1", "--offline"]).unwrap()).unwrap();
-    let members: BTreeSet<&str> = metadata["workspace_members"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    let metadata: Value =
+        serde_json::from_str(&run(&t, "cargo", &["metadata", "--format-version", "1", "--offline"]).unwrap()).unwrap();
+    let members: BTreeSet<&str> =
+        metadata["workspace_members"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
     let want: BTreeSet<(String, String)> = metadata["packages"]
         .as_array()
         .unwrap()
@@ -63,13 +71,31 @@ fn a_cargo_workspace_lists_what_cargo_metadata_resolves() {
     assert_eq!(listed(&list, "cargo"), want, "{list}");
     // Direct: what the members' resolve nodes depend on, less the members.
     let resolved = metadata["resolve"]["nodes"].as_array().unwrap();
-    let id_name = |id: &str| metadata["packages"].as_array().unwrap().iter().find(|p| p["id"] == id).unwrap()["name"].as_str().unwrap().to_string();
+    let id_name = |id: &str| {
+        metadata["packages"].as_array().unwrap().iter().find(|p| p["id"] == id).unwrap()["name"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     let want_direct: BTreeSet<String> = resolved
         .iter()
         .filter(|n| members.contains(n["id"].as_str().unwrap()))
-        .flat_map(|n| n["dependencies"].as_array().unwrap().iter().filter(|d| !members.contains(d.as_str().unwrap())).map(|d| id_name(d.as_str().unwrap())))
+        .flat_map(|n| {
+            n["dependencies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| !members.contains(d.as_str().unwrap()))
+                .map(|d| id_name(d.as_str().unwrap()))
+        })
         .collect();
-    let direct: BTreeSet<String> = list["packages"].as_array().unwrap().iter().filter(|p| p["direct"] == true).map(|p| p["name"].as_str().unwrap().to_string()).collect();
+    let direct: BTreeSet<String> = list["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["direct"] == true)
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(direct, want_direct);
     let regex = list["packages"].as_array().unwrap().iter().find(|p| p["name"] == "regex").unwrap();
     assert_eq!(regex["declared_in"][0]["path"], "crates/app/Cargo.toml");
@@ -77,7 +103,8 @@ fn a_cargo_workspace_lists_what_cargo_metadata_resolves() {
     let memchr = list["packages"].as_array().unwrap().iter().find(|p| p["name"] == "memchr").unwrap();
     assert_eq!(memchr["dev"], false, "util needs memchr as a normal dependency: {memchr}");
     assert_eq!(memchr["declared_in"].as_array().unwrap().len(), 2, "{memchr}");
-    let projects: BTreeSet<&str> = list["projects"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    let projects: BTreeSet<&str> =
+        list["projects"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(projects, BTreeSet::from(["app", "util"]));
     // The tree starts at each member and holds every package.
     let tree = deps(&t, &["tree"], 0);
@@ -101,7 +128,11 @@ fn npm_project(install: bool) -> Option<TestDir> {
         "package.json",
         "{\n  \"name\": \"web\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": {\n    \"debug\": \"~2.6.0\",\n    \"ms\": \"~2.0.0\"\n  },\n  \"devDependencies\": {\n    \"is-number\": \"^6.0.0\"\n  }\n}\n",
     );
-    let args: &[&str] = if install { &["install", "--no-audit", "--no-fund"] } else { &["install", "--package-lock-only", "--no-audit", "--no-fund"] };
+    let args: &[&str] = if install {
+        &["install", "--no-audit", "--no-fund"]
+    } else {
+        &["install", "--package-lock-only", "--no-audit", "--no-fund"]
+    };
     if run(&t, "npm", args).is_none() {
         aide_tests::skip("npm", "llm-deps against npm: `npm install` could not reach the registry");
         return None;
@@ -122,7 +153,8 @@ fn npm_ls(node: &Value, out: &mut BTreeSet<(String, String)>) {
 #[test]
 fn an_npm_project_lists_what_npm_ls_shows() {
     let Some(t) = npm_project(false) else { return };
-    let ls: Value = serde_json::from_str(&run(&t, "npm", &["ls", "--all", "--json", "--package-lock-only"]).unwrap()).unwrap();
+    let ls: Value =
+        serde_json::from_str(&run(&t, "npm", &["ls", "--all", "--json", "--package-lock-only"]).unwrap()).unwrap();
     let mut want = BTreeSet::new();
     npm_ls(&ls, &mut want);
     let list = deps(&t, &["list"], 0);
@@ -145,7 +177,14 @@ fn outdated_equals_npm_outdated() {
         .as_object()
         .unwrap()
         .iter()
-        .map(|(n, d)| (n.clone(), d["current"].as_str().unwrap_or("").into(), d["wanted"].as_str().unwrap_or("").into(), d["latest"].as_str().unwrap_or("").into()))
+        .map(|(n, d)| {
+            (
+                n.clone(),
+                d["current"].as_str().unwrap_or("").into(),
+                d["wanted"].as_str().unwrap_or("").into(),
+                d["latest"].as_str().unwrap_or("").into(),
+            )
+        })
         .collect();
     assert!(!want.is_empty(), "the project is pinned to old versions: {npm}");
     let ours = deps(&t, &["outdated", "--ecosystem", "npm"], 0);
@@ -166,7 +205,11 @@ fn no_registry_reachable_is_network_unavailable() {
     let t = TestDir::new();
     t.write("package.json", "{\"name\":\"w\",\"dependencies\":{\"ms\":\"^2.0.0\"}}");
     t.write("package-lock.json", "{\"lockfileVersion\":3,\"packages\":{\"\":{\"dependencies\":{\"ms\":\"^2.0.0\"}},\"node_modules/ms\":{\"version\":\"2.0.0\"}}}");
-    let out = t.cmd("llm-deps").args(["outdated", "--json", "--timeout", "5"]).env("npm_config_registry", "http://127.0.0.1:9").output();
+    let out = t
+        .cmd("llm-deps")
+        .args(["outdated", "--json", "--timeout", "5"])
+        .env("npm_config_registry", "http://127.0.0.1:9")
+        .output();
     assert_eq!(out.status.code(), Some(4));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["code"], "network_unavailable", "{v}");

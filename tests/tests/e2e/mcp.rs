@@ -120,7 +120,10 @@ fn lists_every_operation_of_the_catalogue_with_its_annotations_and_schemas() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     // deps_outdated changes nothing but asks the registries over the network.
-    assert_eq!(open_world, ["shell_exec", "term_start", "term_send", "shell_compare", "jobs_spawn", "jobs_send", "deps_outdated"]);
+    assert_eq!(
+        open_world,
+        ["shell_exec", "term_start", "term_send", "shell_compare", "jobs_spawn", "jobs_send", "deps_outdated"]
+    );
     assert!(client.garbage.lock().unwrap().is_empty());
 }
 
