@@ -34,6 +34,8 @@ pub mod diag {
     pub const LOSSY_UTF8: &str = "lossy_utf8";
     /// A file did not parse cleanly.
     pub const PARSE_ERROR: &str = "parse_error";
+    /// A registry did not answer for one package (llm-deps `outdated`): it is left out.
+    pub const REGISTRY_FAILED: &str = "registry_failed";
     /// The run could not be written to the execution log.
     pub const LOG_FAILED: &str = "log_failed";
     /// The output was cut to respect a limit.

@@ -172,6 +172,8 @@ pub mod code {
         CHECKER_FAILED = "checker_failed", Runtime;
         /// The process running a command (a session's keeper or shell) ended before it answered; the command may have run in part.
         COMMAND_LOST = "command_lost", Runtime;
+        /// A registry (crates.io, npm, PyPI) could not be reached: no network, a proxy or DNS failure (`llm-deps outdated`).
+        NETWORK_UNAVAILABLE = "network_unavailable", Runtime;
         /// I/O failed.
         IO_ERROR = "io_error", Runtime;
         /// The operating system refused access.

@@ -48,6 +48,9 @@ pub enum Group {
     Log,
     /// git: status, diffs, history; staging, commits, branches, restores.
     Git,
+    /// A project's dependencies: lists and trees from its lock files, what
+    /// is outdated (asking the registries), an audit against advisories.
+    Deps,
 }
 
 impl Group {
@@ -60,6 +63,7 @@ impl Group {
             Group::Jobs => "jobs",
             Group::Log => "log",
             Group::Git => "git",
+            Group::Deps => "deps",
         }
     }
 }

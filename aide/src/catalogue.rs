@@ -64,6 +64,7 @@ tools!(
     llm_jobs::LlmJobs,
     llm_lint::LlmLint,
     llm_git::LlmGit,
+    llm_deps::LlmDeps,
     crate::Aide,
 );
 

@@ -13,6 +13,7 @@ mod callers;
 mod cancel;
 mod catalogue;
 mod contract;
+mod deps;
 mod directories;
 mod discover;
 mod gate;

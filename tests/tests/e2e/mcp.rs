@@ -119,7 +119,11 @@ fn lists_every_operation_of_the_catalogue_with_its_annotations_and_schemas() {
         .filter(|t| t["annotations"].get("openWorldHint").and_then(Value::as_bool).unwrap_or(true))
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(open_world, ["shell_exec", "term_start", "term_send", "shell_compare", "jobs_spawn", "jobs_send"]);
+    // deps_outdated changes nothing but asks the registries over the network.
+    assert_eq!(
+        open_world,
+        ["shell_exec", "term_start", "term_send", "shell_compare", "jobs_spawn", "jobs_send", "deps_outdated"]
+    );
     assert!(client.garbage.lock().unwrap().is_empty());
 }
 
@@ -245,6 +249,16 @@ fn every_tool_is_called_in(mode: &str) {
     call(&mut client, "git", json!({ "command": "show", "rev": "HEAD" }));
     let branches = call(&mut client, "git_write", json!({ "command": "branch" }));
     assert_eq!(branches["branches"].as_array().map(Vec::len), Some(1), "{branches}");
+
+    t.write("package.json", "{\"name\":\"w\",\"dependencies\":{\"ms\":\"^2.0.0\"}}\n");
+    t.write("package-lock.json", "{\"lockfileVersion\":3,\"packages\":{\"\":{\"dependencies\":{\"ms\":\"^2.0.0\"}},\"node_modules/ms\":{\"version\":\"2.0.0\"}}}\n");
+    let deps = call(&mut client, "deps_list", json!({}));
+    assert_eq!(records(&deps, "packages")[0]["name"], "ms", "{deps}");
+    call(&mut client, "deps_tree", json!({ "depth": 1 }));
+    // No go.mod: nothing to ask a registry, so no network is needed.
+    call(&mut client, "deps_outdated", json!({ "ecosystem": ["go"] }));
+    let audit = call(&mut client, "deps_audit", json!({}));
+    assert_eq!(audit["audit"], "not_configured", "{audit}");
 
     let runs = call(&mut client, "log_list", json!({ "limit": 5 }));
     let newest = records(&runs, "runs")[0]["execution_id"].as_str().unwrap().to_string();

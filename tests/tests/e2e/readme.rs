@@ -197,7 +197,7 @@ fn readme_examples_of_the_checking_tool_run_verbatim() {
 
 #[test]
 fn readme_examples_of_the_git_tool_run_verbatim() {
-    run_sections(&["llm-git"]);
+    run_sections(&["llm-git", "llm-deps"]);
 }
 
 #[test]

@@ -254,6 +254,27 @@ fn shell_jobs_and_aide_documents_match_their_schemas() {
 }
 
 #[test]
+fn deps_documents_match_their_schema() {
+    let t = TestDir::new();
+    t.write("Cargo.toml", "[package]\nname = \"a\"\nversion = \"0.1.0\"\n\n[dependencies]\nb = { path = \"b\" }\n");
+    t.write("Cargo.lock", "version = 4\n\n[[package]]\nname = \"a\"\nversion = \"0.1.0\"\ndependencies = [\"b\"]\n\n[[package]]\nname = \"b\"\nversion = \"0.2.0\"\n");
+    t.write("go.mod", "module m\n\nrequire example.com/x v1.0.0 // indirect\n");
+    t.write("package-lock.json", "not json");
+    let db = TestDir::new();
+    db.write("crates/b/RUSTSEC-2099-0001.md", "```toml\n[advisory]\nid = \"RUSTSEC-2099-0001\"\npackage = \"b\"\n\n[versions]\npatched = [\">= 0.3\"]\n```\n\n# b is bad\n");
+    let mut c = Checker::new(&t);
+    c.run("llm-deps", &["list"], true);
+    c.run("llm-deps", &["list", "--direct", "--ecosystem", "cargo"], true);
+    c.run("llm-deps", &["tree", "--depth", "1"], true);
+    c.run("llm-deps", &["outdated", "--ecosystem", "pypi"], true);
+    c.run("llm-deps", &["outdated", "--timeout", "-1"], false);
+    c.run("llm-deps", &["audit"], true);
+    let audit = c.run("llm-deps", &["audit", "--advisory-db", db.root().to_str().unwrap()], true);
+    assert_eq!(audit["vulnerabilities"][0]["id"], "RUSTSEC-2099-0001", "{audit}");
+    c.run("llm-deps", &["audit", "--advisory-db", "/nonexistent"], false);
+}
+
+#[test]
 fn git_documents_match_their_schema() {
     let t = tree();
     t.git_init();

@@ -144,6 +144,7 @@ fn probe<'a>(tool: &str, transform_request: &'a str) -> Option<Vec<&'a str>> {
         "llm-jobs" => vec!["--json", "list"],
         "llm-lint" => vec!["--json", "--checker", "syntax", "f0.rs"],
         "llm-git" => vec!["--json", "status"],
+        "llm-deps" => vec!["--json", "list"],
         "aide" => vec!["--json", "log", "list", "--limit", "1"],
         _ => return None,
     })
