@@ -221,7 +221,15 @@ pub(super) fn outline_case(corpus: &Path, home: &str, runs: usize, _warmup: usiz
     let sg = ast_grep()?;
     let ours = release_binary("llm-ast-search", "llm-ast-search")?;
     let mut c = outline(&ours.display().to_string(), &sg, &corpus.join("crates"), home, runs)?;
-    let size = outline_size(&ours, &sg, corpus, "crates/serde_json-1.0.140")?;
+    // The corpus's serde_json, whatever version the lock pins.
+    let serde_json = std::fs::read_dir(corpus.join("crates"))
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("serde_json-"))
+        .max()
+        .ok_or("the corpus has no serde_json crate")?;
+    let size = outline_size(&ours, &sg, corpus, &format!("crates/{serde_json}"))?;
     c.name = format!(
         "small-tree anchor: symbol outline (Rust corpus; text of serde_json: ours {} bytes, ast-grep {} bytes)",
         size.ours_text_bytes, size.ast_grep_text_bytes
