@@ -32,6 +32,7 @@ fn run(t: &TestDir, program: &str, args: &[&str]) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+// Long because: one oracle comparison: the workspace written, cargo's own resolution read, and each of list's fields held to it in turn.
 #[test]
 fn a_cargo_workspace_lists_what_cargo_metadata_resolves() {
     if !aide_tests::oracle("cargo", "llm-deps list against cargo metadata") {
