@@ -17,6 +17,7 @@ mod directories;
 mod discover;
 mod gate;
 mod git;
+mod git_branch_delete;
 mod git_gate;
 mod house;
 mod index;
