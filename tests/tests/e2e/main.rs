@@ -39,6 +39,7 @@ mod policy;
 mod pty;
 mod quiet;
 mod read;
+mod read_session;
 mod readme;
 mod recovery;
 mod refactor;
