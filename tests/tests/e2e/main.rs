@@ -53,6 +53,7 @@ mod search_differential;
 mod search_exact;
 mod search_matrix;
 pub(crate) mod shell;
+mod shell_estimate;
 mod shell_input;
 mod shell_limits;
 mod snapshots;
