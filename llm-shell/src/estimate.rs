@@ -113,18 +113,19 @@ fn estimate(command: &str, dirs: &[String]) -> (Option<Estimate>, Option<String>
     let equals: Vec<&str> = dirs.iter().map(String::as_str).collect();
     let fields = ["$.command", "$.execution_time_ms", "$.exit_code", "$.timed_out"];
     let mut past = Vec::new();
-    let read =
-        log.each_result(<crate::LlmShell as aide_core::tool::Tool>::NAME, "$.working_dir", &equals, &fields, |run| {
-            if let [Value::String(line), Value::Number(ms), exit, timed_out] = run.values.as_slice()
-                && exit.as_i64() == Some(0)
-                && timed_out.as_i64() == Some(0)
-                && normalise(line) == wanted
-                && let Some(ms) = ms.as_f64()
-            {
-                past.push(Past { ms, at: run.started_at, id: run.execution_id });
-            }
-            past.len() < RUNS
-        });
+    // The tool whose exec runs the log keeps: exec's own.
+    let tool = aide_core::operation::named(crate::operations::OPERATIONS, "shell_exec").tool;
+    let read = log.each_result(tool, "$.working_dir", &equals, &fields, |run| {
+        if let [Value::String(line), Value::Number(ms), exit, timed_out] = run.values.as_slice()
+            && exit.as_i64() == Some(0)
+            && timed_out.as_i64() == Some(0)
+            && normalise(line) == wanted
+            && let Some(ms) = ms.as_f64()
+        {
+            past.push(Past { ms, at: run.started_at, id: run.execution_id });
+        }
+        past.len() < RUNS
+    });
     if let Err(e) = read {
         return (None, Some(format!("the execution log could not be read: {}", e.message)));
     }
