@@ -1,6 +1,7 @@
 //! Where aide keeps its state (the log, sessions, jobs, undo data), and
 //! where its settings live ([`settings`]).
 
+pub mod sessions;
 pub mod settings;
 
 use std::path::{Path, PathBuf};

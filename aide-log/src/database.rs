@@ -262,6 +262,64 @@ impl ExecutionLog {
             _ => Err(ambiguous_prefix(id)),
         }
     }
+
+    /// The successful runs of `tool` whose stored result has, at the JSON
+    /// path `key` (`$.working_dir`), one of `equals`, newest first: each
+    /// given to `visit` with its values at `fields` (JSON paths; null where
+    /// the result has none, a boolean as 0 or 1) until it returns false.
+    /// What a tool learns from its own past runs (llm-shell's estimate of
+    /// a command's time) without reading whole results.
+    pub fn each_result(
+        &self,
+        tool: &str,
+        key: &str,
+        equals: &[&str],
+        fields: &[&str],
+        mut visit: impl FnMut(ResultFields) -> bool,
+    ) -> Result<(), AideError> {
+        if equals.is_empty() {
+            return Ok(());
+        }
+        let values: Vec<String> = (0..fields.len()).map(|i| format!("json_extract(result, ?{})", i + 3)).collect();
+        let wanted: Vec<String> = (0..equals.len()).map(|i| format!("?{}", i + 3 + fields.len())).collect();
+        let sql = format!(
+            "SELECT execution_id, started_at, json_array({}) FROM runs
+             WHERE tool = ?1 AND ok = 1 AND result IS NOT NULL AND json_valid(result)
+               AND json_extract(result, ?2) IN ({})
+             ORDER BY started_ms DESC, execution_id DESC",
+            values.join(", "),
+            wanted.join(", ")
+        );
+        let mut params: Vec<&dyn rusqlite::ToSql> = vec![&tool, &key];
+        params.extend(fields.iter().map(|f| f as &dyn rusqlite::ToSql));
+        params.extend(equals.iter().map(|e| e as &dyn rusqlite::ToSql));
+        let mut stmt = self.conn.prepare(&sql).map_err(|e| unavailable(&self.path, e))?;
+        let mut rows = stmt.query(params.as_slice()).map_err(|e| unavailable(&self.path, e))?;
+        while let Some(row) = rows.next().map_err(|e| unavailable(&self.path, e))? {
+            let read = || -> rusqlite::Result<ResultFields> {
+                let values: String = row.get(2)?;
+                Ok(ResultFields {
+                    execution_id: row.get(0)?,
+                    started_at: row.get(1)?,
+                    values: serde_json::from_str(&values).unwrap_or_default(),
+                })
+            };
+            if !visit(read().map_err(|e| unavailable(&self.path, e))?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A stored run's values at the JSON paths asked ([`ExecutionLog::each_result`]).
+#[derive(Debug, Clone)]
+pub struct ResultFields {
+    pub execution_id: String,
+    /// UTC, RFC 3339.
+    pub started_at: String,
+    /// One value a path, in the order asked.
+    pub values: Vec<serde_json::Value>,
 }
 
 const SUMMARY_COLUMNS: &str = "execution_id, tool, version, argv, cwd, root, started_at, finished_at, duration_ms, \

@@ -38,7 +38,7 @@ mod schema;
 mod spool;
 pub mod store;
 
-pub use database::ExecutionLog;
+pub use database::{ExecutionLog, ResultFields};
 pub use error::no_run;
 pub use record::{ListFilter, RunRecord, RunSummary, StoredRun, UNFINISHED, disabled_by_env, max_result_bytes};
 pub use retention::{PruneReport, Retention};

@@ -206,3 +206,39 @@ fn prunes_by_total_size_keeping_the_newest() {
         .collect();
     assert_eq!(kept, ["id-3", "id-2"]);
 }
+
+#[test]
+fn each_result_gives_the_fields_of_matching_runs_newest_first() {
+    let home = tempfile::tempdir().unwrap();
+    let mut log = ExecutionLog::open_in(home.path()).unwrap();
+    let t0 = SystemTime::now() - Duration::from_secs(60);
+    let at = |s| t0 + Duration::from_secs(s);
+    let runs = [
+        record("a", "llm-shell", at(1), r#"{"dir":"/x","ms":1.5,"done":true}"#),
+        record("b", "llm-shell", at(2), r#"{"dir":"/y","ms":2.5}"#),
+        record("c", "llm-shell", at(3), r#"{"dir":"/x","ms":3.5,"done":false}"#),
+        record("d", "llm-read", at(4), r#"{"dir":"/x","ms":4.5}"#),
+        record("e", "llm-shell", at(5), "not json"),
+    ];
+    for run in &runs {
+        log.record(run).unwrap();
+    }
+    let mut failed = record("f", "llm-shell", at(6), r#"{"dir":"/x","ms":9.0}"#);
+    failed.ok = false;
+    log.record(&failed).unwrap();
+    let mut seen = Vec::new();
+    log.each_result("llm-shell", "$.dir", &["/x", "/z"], &["$.ms", "$.done", "$.none"], |r| {
+        seen.push((r.execution_id, r.values));
+        true
+    })
+    .unwrap();
+    let v = |ms: f64, done: i64| vec![serde_json::json!(ms), serde_json::json!(done), serde_json::Value::Null];
+    assert_eq!(seen, vec![("c".to_string(), v(3.5, 0)), ("a".to_string(), v(1.5, 1))]);
+    let mut first = Vec::new();
+    log.each_result("llm-shell", "$.dir", &["/x"], &["$.ms"], |r| {
+        first.push(r.execution_id);
+        false
+    })
+    .unwrap();
+    assert_eq!(first, ["c"]);
+}

@@ -1,6 +1,7 @@
 //! The commands that change the repository (`commit` has a module of its
 //! own): `add`, `branch` (list, create, switch — refusing uncommitted
-//! changes unless asked; `post-checkout` runs through the gate) and
+//! changes unless asked; `post-checkout` runs through the gate —, delete —
+//! refusing the branch checked out, and an unmerged one unless forced) and
 //! `restore`, which puts files back through llm-transform's commit
 //! (checksum-guarded, journaled, undoable) and unstages with `--staged`.
 
@@ -14,7 +15,7 @@ use std::ffi::OsString;
 
 use crate::error::GitError;
 use crate::hooks::{HookRun, Hooks};
-use crate::output::{AddOutput, BranchInfo, BranchOutput, RestoreOutput, RestoredFile};
+use crate::output::{AddOutput, BranchInfo, BranchOutput, DeletedBranch, RestoreOutput, RestoredFile};
 use aide_core::git::shown;
 
 use crate::repo::{Repo, literal, object};
@@ -72,6 +73,8 @@ pub(crate) struct BranchAsk<'a> {
     pub switch: bool,
     pub start: Option<&'a str>,
     pub allow_dirty: bool,
+    pub delete: bool,
+    pub force: bool,
 }
 
 /// `branch`: lists; with a name, creates (`create`) and/or switches to it
@@ -81,9 +84,20 @@ pub(crate) fn branch(
     ask: &BranchAsk<'_>,
     ctx: &Context,
 ) -> Result<(BranchOutput, Vec<Diagnostic>), GitError> {
-    let (mut created, mut switched) = (None, None);
+    let (mut created, mut switched, mut deleted) = (None, None, None);
     let mut diagnostics = Vec::new();
-    if let Some(name) = ask.name {
+    if ask.force && !ask.delete {
+        return Err(GitError::ForceAlone);
+    }
+    if ask.delete {
+        if ask.create || ask.switch || ask.start.is_some() || ask.allow_dirty {
+            return Err(GitError::DeleteCombined);
+        }
+        let Some(name) = ask.name else { return Err(GitError::Empty { what: "the branch to delete" }) };
+        check_name(repo, name)?;
+        deleted = Some(delete(repo, name, ask.force)?);
+        Hooks::new(repo, ctx).not_run(&["reference-transaction"], &mut diagnostics);
+    } else if let Some(name) = ask.name {
         check_name(repo, name)?;
         if !ask.create && !ask.switch {
             return Err(GitError::BadName { given: name.to_string(), why: "say --create, --switch or both" });
@@ -133,8 +147,49 @@ pub(crate) fn branch(
             created = Some(name.to_string());
         }
     }
-    let output = BranchOutput { branches: branches(repo)?, current: current_branch(repo)?, created, switched };
+    let output = BranchOutput { branches: branches(repo)?, current: current_branch(repo)?, created, switched, deleted };
     Ok((output, diagnostics))
+}
+
+/// `branch NAME --delete [--force]`: git's own `branch -d` (`-D` forced),
+/// after the refusals said in the caller's words: an unknown branch, the
+/// branch checked out, one not merged into its upstream (HEAD when it has
+/// none, as git decides) unless forced. Answers the commit it pointed at.
+fn delete(repo: &Repo, name: &str, force: bool) -> Result<DeletedBranch, GitError> {
+    let unknown = |stderr: String| GitError::Unknown { what: "branch", given: name.to_string(), stderr };
+    let all = branches(repo)?;
+    let Some(branch) = all.iter().find(|b| b.name == name) else {
+        return Err(unknown("no such branch in refs/heads".into()));
+    };
+    if branch.current {
+        return Err(GitError::CheckedOut { name: name.to_string(), elsewhere: false });
+    }
+    let mut into = branch.upstream.clone().unwrap_or_else(|| "HEAD".to_string());
+    let mut ancestor = repo.ran(&["merge-base", "--is-ancestor", &branch.commit, &into])?;
+    if ancestor.status > 1 && into != "HEAD" {
+        // An upstream that is gone: git then judges by HEAD.
+        into = "HEAD".to_string();
+        ancestor = repo.ran(&["merge-base", "--is-ancestor", &branch.commit, &into])?;
+    }
+    let merged = ancestor.status == 0;
+    if !merged && !force {
+        return Err(GitError::Unmerged { name: name.to_string(), commit: branch.commit.clone(), into });
+    }
+    let args = ["branch", if force { "-D" } else { "-d" }, "--", name];
+    let ran = repo.ran(&args)?;
+    if ran.status != 0 {
+        return Err(if ran.stderr.contains("not fully merged") {
+            GitError::Unmerged { name: name.to_string(), commit: branch.commit.clone(), into }
+        } else if ran.stderr.contains("worktree") || ran.stderr.contains("checked out") {
+            GitError::CheckedOut { name: name.to_string(), elsewhere: true }
+        } else if ran.stderr.contains("not found") {
+            unknown(ran.stderr)
+        } else {
+            GitError::Failed { command: args.join(" "), status: ran.status, stderr: ran.stderr }
+        });
+    }
+    let commit = branch.commit.clone();
+    Ok(DeletedBranch { restore: format!("git branch {name} {commit}"), name: name.to_string(), commit, merged })
 }
 
 /// The commit HEAD names (git's null id before the first commit), as

@@ -38,6 +38,14 @@ pub enum GitError {
     Open(#[from] aide_core::git::OpenError),
     #[error("switching a branch changes the whole work tree, and the root is a folder inside it")]
     SwitchBelowTop,
+    #[error("branch `{name}` is not merged into {into}: deleting it would leave commits only its name reaches")]
+    Unmerged { name: String, commit: String, into: String },
+    #[error("branch `{name}` is checked out{}: it cannot be deleted", if *.elsewhere { " in another work tree" } else { "" })]
+    CheckedOut { name: String, elsewhere: bool },
+    #[error("{}", delete_alone(Voice::Cli))]
+    DeleteCombined,
+    #[error("{} is only for {}", Voice::Cli.arg("force"), Voice::Cli.arg("delete"))]
+    ForceAlone,
     #[error("the {hook} hook failed ({}): nothing was committed", exit_code.map_or_else(|| "ended by a signal".to_string(), |c| format!("exit {c}")))]
     HookFailed { hook: &'static str, exit_code: Option<i32>, stdout: String, stderr: String },
     #[error("the {hook} hook ran past {seconds} s and was stopped (its whole process tree): nothing was committed")]
@@ -50,6 +58,18 @@ pub enum GitError {
     Cancelled,
     #[error("could not write {what}: {source}")]
     Io { what: &'static str, source: std::io::Error },
+}
+
+/// What `--delete` cannot be combined with, in the caller's words.
+fn delete_alone(v: Voice) -> String {
+    format!(
+        "{} cannot be combined with {}, {}, {} or {}",
+        v.arg("delete"),
+        v.arg("create"),
+        v.arg("switch"),
+        v.arg("start"),
+        v.arg("allow_dirty")
+    )
 }
 
 impl From<GitError> for AideError {
@@ -129,6 +149,31 @@ impl From<GitError> for AideError {
             E::SwitchBelowTop => error(code::PATH_OUTSIDE_ROOT).with_hint(say(|v| {
                 format!("switch with {} at the top of the work tree (where .git is)", v.arg("root"))
             })),
+            E::Unmerged { name, commit, into } => error(code::CONFLICT)
+                .with_hint(say(|v| {
+                    format!(
+                        "merge it first, or pass {} to delete it anyway (then git branch {name} {commit} makes it again)",
+                        v.on("force")
+                    )
+                }))
+                .with_details(json!({ "branch": name, "commit": commit, "merged_into": into, "reason": "unmerged" })),
+            E::CheckedOut { name, elsewhere } => error(code::CONFLICT)
+                .with_hint(say(|v| {
+                    let other = Given::positional("name", "OTHER");
+                    let switch = v.call(GIT_WRITE, &[Given::positional("command", "branch"), other, Given::flag("switch", true)]);
+                    match elsewhere {
+                        true => "switch that work tree to another branch first (git worktree list shows it)".to_string(),
+                        false => format!("switch to another branch first ({switch})"),
+                    }
+                }))
+                .with_details(json!({ "branch": name, "reason": "checked_out", "elsewhere": elsewhere })),
+            E::DeleteCombined => AideError::new(code::INVALID_ARGUMENTS, say(delete_alone))
+                .with_hint(say(|v| format!("delete with {} alone (and {} for an unmerged branch)", v.arg("delete"), v.arg("force")))),
+            E::ForceAlone => AideError::new(
+                code::INVALID_ARGUMENTS,
+                say(|v| format!("{} is only for {}", v.arg("force"), v.arg("delete"))),
+            )
+            .with_hint(say(|v| format!("add {} to delete the branch", v.on("delete")))),
             E::HookFailed { hook, exit_code, stdout, stderr } => error(code::HOOK_FAILED)
                 .with_hint("the hook's output says why: fix what it reports and commit again")
                 .with_details(json!({

@@ -8,7 +8,9 @@
 //! `log [REV] [--path P] [-n N]`, `blame PATH [--lines A:B] [--rev REV]`,
 //! `show REV` or `show REV:PATH`. Changing: `add PATHS`, `commit -m MSG`
 //! (never an empty commit), `branch [NAME] [--create] [--switch]` (a switch
-//! refuses uncommitted changes unless `--allow-dirty`), `restore PATHS`
+//! refuses uncommitted changes unless `--allow-dirty`), `branch NAME
+//! --delete [--force]` (refuses the branch checked out, and an unmerged one
+//! unless `--force`; answers the commit it pointed at), `restore PATHS`
 //! (through llm-transform: checksum-guarded, journaled, undoable; `--staged`
 //! unstages).
 //!
@@ -50,12 +52,15 @@
 //! * `add`: `{ "added": [status entry] }`; `commit`: `{ "committed": commit,
 //!   "branch", "files", "insertions", "deletions" }`; `branch`: `{
 //!   "branches": [{ "name", "commit", "current", "upstream" }], "current",
-//!   "created", "switched" }`; `restore`: `{ "restored": [{ "path",
+//!   "created", "switched", "deleted": { "name", "commit", "merged",
+//!   "restore" } }`; `restore`: `{ "restored": [{ "path",
 //!   "checksum_before", "checksum_after" }], "staged", "undo" }`.
 //!
 //! Exit status: 0; 2 invalid input (`not_a_repository`, `not_found` for an
-//! unknown revision or path, `path_outside_root` for a path or a work tree
-//! outside the root); 3 `nothing_to_commit`, `dirty_tree`, `hook_failed`
+//! unknown revision, branch or path, `path_outside_root` for a path or a
+//! work tree outside the root); 3 `nothing_to_commit`, `dirty_tree`,
+//! `conflict` (deleting the branch checked out, or an unmerged one without
+//! `--force`), `hook_failed`
 //! (a hook refused the commit), `checksum_mismatch` (a file changed while
 //! it was restored); 4 `git_failed` (git's stderr in the details),
 //! `timeout` (a hook ran past its 600 s).
@@ -119,7 +124,7 @@ pub enum GitCommand {
     Add(PathsArgs),
     /// Commit what is staged (and PATHs, staged first); nothing staged is refused.
     Commit(CommitArgs),
-    /// List branches; create one (--create) or switch to one (--switch).
+    /// List branches; create one (--create), switch to one (--switch) or delete one (--delete).
     Branch(BranchArgs),
     /// Put files back as the index (or --source REV) has them, undoably; --staged unstages them.
     Restore(RestoreArgs),
@@ -221,6 +226,12 @@ pub struct BranchArgs {
     /// Switch despite uncommitted changes.
     #[arg(long)]
     pub allow_dirty: bool,
+    /// Delete the branch (refused when it is checked out, or not merged into its upstream or HEAD).
+    #[arg(long, short = 'd', conflicts_with_all = ["create", "switch", "start", "allow_dirty"])]
+    pub delete: bool,
+    /// With --delete: delete it though it is not merged.
+    #[arg(long, requires = "delete")]
+    pub force: bool,
 }
 
 #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
@@ -344,6 +355,8 @@ fn answer(request: &GitRequest, root: &Root, repo: &Repo, ctx: &Context) -> Resu
                 switch: a.switch,
                 start: a.start.as_deref(),
                 allow_dirty: a.allow_dirty,
+                delete: a.delete,
+                force: a.force,
             };
             let (branches, diagnostics) = change::branch(repo, &ask, ctx)?;
             return Ok(Outcome::with_diagnostics(GitOutput::Branch(branches), diagnostics));

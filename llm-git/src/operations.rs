@@ -20,7 +20,7 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         tool: "llm-git",
         command: &["add|commit|branch|restore"],
         group: Group::Git,
-        description: "add, commit, branch (list, create, switch), restore (from the index or source; undo: transform_undo).",
+        description: "add, commit, branch (list, create, switch, delete: unmerged only with force), restore (from the index or source; undo: transform_undo).",
         effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
         output: &["added", "-added", "committed", "branches", "-branches", "restored", "-restored"],
         mcp_defaults: &[],

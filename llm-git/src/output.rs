@@ -261,6 +261,22 @@ pub struct BranchOutput {
     pub created: Option<String>,
     /// The branch switched to, if one was.
     pub switched: Option<String>,
+    /// The branch deleted, if one was, with the commit it pointed at.
+    pub deleted: Option<DeletedBranch>,
+}
+
+/// A branch `branch --delete` removed: enough to make it again.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DeletedBranch {
+    pub name: String,
+    /// The commit it pointed at (still in the repository until git prunes
+    /// what nothing reaches).
+    pub commit: String,
+    /// It was merged into its upstream (or HEAD, when it had none); an
+    /// unmerged one is deleted only with --force.
+    pub merged: bool,
+    /// The git command that makes it again: `git branch NAME COMMIT`.
+    pub restore: String,
 }
 
 /// One file `restore` put back.
@@ -421,6 +437,10 @@ impl Render for GitOutput {
                 writeln!(w)?;
             }
             GitOutput::Branch(b) => {
+                if let Some(d) = &b.deleted {
+                    let merged = if d.merged { "" } else { ", unmerged" };
+                    writeln!(w, "deleted {} (was {}{merged}); restore: {}", d.name, short(&d.commit), d.restore)?;
+                }
                 for br in &b.branches {
                     write!(w, "{} {} {}", if br.current { "*" } else { " " }, short(&br.commit), br.name)?;
                     if let Some(u) = &br.upstream {

@@ -23,6 +23,10 @@ pub enum ReadError {
     /// not an empty success.
     #[error("{path} has {line_count} line{}; the range starts at line {start_line}", if *.line_count == 1 { "" } else { "s" })]
     PastTheEnd { path: String, line_count: usize, start_line: usize },
+    #[error("no session `{id}`")]
+    NoSession { id: String },
+    #[error("session {id} is in {working_dir}, outside the root {root}")]
+    SessionOutside { id: String, working_dir: String, root: String },
 }
 
 impl From<ReadError> for AideError {
@@ -59,6 +63,20 @@ impl From<ReadError> for AideError {
                     }),
                 })
                 .with_details(json!({ "path": path, "line_count": line_count, "start_line": start_line })),
+            E::NoSession { id } => error(code::NOT_FOUND)
+                .with_hint(say(|v| {
+                    format!(
+                        "list the sessions with {}, or leave out {}",
+                        v.pick("`llm-shell session list`", "shell_session_list"),
+                        v.arg("session")
+                    )
+                }))
+                .with_details(json!({ "session_id": id })),
+            E::SessionOutside { id, working_dir, root } => error(code::PATH_OUTSIDE_ROOT)
+                .with_hint(say(|v| {
+                    format!("pass a {} that holds it, or cd the session back inside the root", v.arg("root"))
+                }))
+                .with_details(json!({ "session_id": id, "path": working_dir, "root": root })),
         }
     }
 }

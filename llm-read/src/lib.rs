@@ -26,6 +26,10 @@
 //!   `path_outside_root`, …), the others are read. With a single path its
 //!   failure is the run's error.
 //!
+//! * `--session ID` (an llm-shell session): a relative path starts from the
+//!   session's working directory (where its last `cd` left it), which must
+//!   lie inside the root; paths are still shown relative to the root.
+//!
 //! * A directory named is read as `"kind": "directory"` with its
 //!   `tree_checksum` (every file and link beneath it; the value
 //!   llm-transform's recursive `delete` takes as `expected_tree_checksum`),
@@ -53,6 +57,7 @@ use crate::error::ReadError;
 mod error;
 mod operations;
 mod scan;
+mod session;
 
 /// Lines returned when no range is given.
 pub const DEFAULT_LIMIT: usize = 2000;
@@ -85,6 +90,10 @@ pub struct ReadRequest {
     #[arg(long, value_name = "CHARS", default_value_t = 2000)]
     #[serde(default = "default_max_line_len")]
     pub max_line_len: usize,
+    /// An llm-shell session: relative paths start from its working directory (still inside --root).
+    #[arg(long, value_name = "ID")]
+    #[serde(default)]
+    pub session: Option<String>,
 }
 
 /// No argument of it is a command or a sandbox: whatever process it starts
@@ -98,7 +107,15 @@ fn default_max_line_len() -> usize {
 
 impl Default for ReadRequest {
     fn default() -> Self {
-        ReadRequest { paths: Vec::new(), root: None, lines: None, offset: None, limit: None, max_line_len: 2000 }
+        ReadRequest {
+            paths: Vec::new(),
+            root: None,
+            lines: None,
+            offset: None,
+            limit: None,
+            max_line_len: 2000,
+            session: None,
+        }
     }
 }
 
@@ -459,8 +476,12 @@ impl Tool for LlmRead {
     type Request = ReadRequest;
     type Output = ReadOutput;
 
-    fn run(request: ReadRequest, ctx: &Context) -> Result<Outcome<ReadOutput>, AideError> {
+    fn run(mut request: ReadRequest, ctx: &Context) -> Result<Outcome<ReadOutput>, AideError> {
         let root = ctx.open_root(request.root.as_deref())?;
+        if let Some(id) = &request.session {
+            let from = session::start(&root, id, ctx)?;
+            request.paths = request.paths.iter().map(|p| session::from(&from, p)).collect();
+        }
         read(&root, &request, ctx)
     }
 

@@ -553,7 +553,9 @@ pub fn execute(command: &ShellCommand, ctx: &Context) -> Result<ShellOutput, Aid
         ShellCommand::Explain { command } => {
             let cwd = ctx.base_dir().unwrap_or_else(|_| PathBuf::from("."));
             let text = command.shell_line();
-            explain::explain(&text, &cwd).map(|e| ShellOutput::Explain(Box::new(e)))
+            let mut e = explain::explain(&text, &cwd)?;
+            (e.estimate, e.no_estimate) = crate::estimate::estimate_in(&text, &cwd);
+            Ok(ShellOutput::Explain(Box::new(e)))
         }
         ShellCommand::Perf { session, last } => run_perf(session.as_deref(), *last, ctx),
         ShellCommand::Compare { baseline, command, iterations, warmup } => {

@@ -12,7 +12,8 @@
 //! * `term start|send|read|resize|list|close` (programs on a pseudo-terminal,
 //!   held by the session's keeper; see [`terminal`])
 //! * `check -- COMMAND` (parse only: brush-parser, with `bash -n` as a second opinion)
-//! * `explain -- COMMAND` (steps, when each runs, risk and its reasons, ShellCheck)
+//! * `explain -- COMMAND` (steps, when each runs, risk and its reasons,
+//!   ShellCheck, and the time it took before: see [`explain::Estimate`])
 //! * `perf [--session ID] [--last N]` (aggregate, recent, anomalies)
 //! * `compare --baseline REV [--command CMD] [--iterations N] [--warmup N]`
 //!
@@ -30,7 +31,9 @@
 //! * `env`: `{ "updated": [...], "session_id" }`
 //! * `check`: `{ "valid", "ast" | "error", "line", "column", "suggestion", "bash_n", "disagreement" }`
 //! * `explain`: `{ "steps": [ { "step", "command", "description", "will_execute_if",
-//!   "estimated_risk", "risk_reasons" } ], "overall_risk", "warnings", "shellcheck" }`
+//!   "estimated_risk", "risk_reasons" } ], "overall_risk", "warnings", "shellcheck",
+//!   "estimate": { "runs", "median_ms", "p90_ms", "min_ms", "max_ms", "last_ms", "last_at",
+//!   "last_execution_id" } | null, "no_estimate" }`
 //!
 //! A foreground `exec` is ended after `--timeout` seconds, else aide.toml's
 //! `exec_timeout`, else [`aide_config::DEFAULT_EXEC_TIMEOUT`] (120):
@@ -49,6 +52,7 @@ mod capture;
 mod compare;
 mod engine;
 mod error;
+mod estimate;
 mod exec;
 pub mod explain;
 mod handoff;

@@ -130,7 +130,7 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         tool: "llm-shell",
         command: &["explain"],
         group: Group::Shell,
-        description: "Explains a bash command without running it: its steps, what they read and write, its risk and why.",
+        description: "Explains a bash command without running it: its steps, what they read and write, its risk and why, and its estimated time (median of its last successful execs in this directory, from the log).",
         effects: READS,
         output: &["overall_risk"],
         mcp_defaults: &[],

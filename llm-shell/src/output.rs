@@ -214,6 +214,21 @@ impl Render for ShellOutput {
                     w.paint(Paint::Warn, "warning")?;
                     writeln!(w, ": {warning}")?;
                 }
+                match (&e.estimate, &e.no_estimate) {
+                    (Some(t), _) => writeln!(
+                        w,
+                        "estimated time: {} (median of the last {} successful run{}; p90 {}, max {}); last {} at {}",
+                        duration(t.median_ms),
+                        t.runs,
+                        if t.runs == 1 { "" } else { "s" },
+                        duration(t.p90_ms),
+                        duration(t.max_ms),
+                        duration(t.last_ms),
+                        t.last_at
+                    )?,
+                    (None, Some(why)) => writeln!(w, "estimated time: none: {why}")?,
+                    (None, None) => {}
+                }
                 write!(w, "overall risk: ")?;
                 w.paint(risk_paint(e.overall_risk), e.overall_risk.as_str())?;
                 writeln!(w)?;
@@ -292,6 +307,11 @@ impl Render for ShellOutput {
 }
 
 /// The colour of a risk level in text mode.
+/// Milliseconds as a person reads them: `850.0 ms`, `12.35 s`.
+fn duration(ms: f64) -> String {
+    if ms < 1000.0 { format!("{ms:.1} ms") } else { format!("{:.2} s", ms / 1000.0) }
+}
+
 fn risk_paint(risk: explain::Risk) -> Paint {
     match risk {
         explain::Risk::Low => Paint::Good,

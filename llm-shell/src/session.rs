@@ -71,7 +71,7 @@ const MAX_STATE_BYTES: u64 = 64 << 20;
 const IO: &str = "io";
 
 pub fn sessions_dir() -> PathBuf {
-    aide_core::home::aide_home().join("shell/sessions")
+    aide_core::home::sessions::dir()
 }
 
 fn io_err(what: &str, e: &std::io::Error) -> AideError {
@@ -252,8 +252,7 @@ pub fn create(cwd: &Path, extra_env: &[(String, String)]) -> Result<Session, Aid
 
 /// The folder of the session `id`, if `id` can name one (letters, digits, `-`).
 pub fn dir_of(id: &str) -> Option<PathBuf> {
-    let valid = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    valid.then(|| sessions_dir().join(id))
+    aide_core::home::sessions::dir_of(id)
 }
 
 pub fn open(id: &str) -> Result<Session, AideError> {

@@ -21,6 +21,7 @@ use aide_core::AideError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use crate::estimate::Estimate;
 pub use risk::{Risk, Step};
 pub use rules::static_word;
 pub use surroundings::Surroundings;
@@ -51,6 +52,12 @@ pub struct ExplainOutput {
     pub warnings: Vec<String>,
     /// ShellCheck's findings, when shellcheck is installed (None otherwise).
     pub shellcheck: Option<Vec<Finding>>,
+    /// How long it took before: its last successful execs (up to 10) that
+    /// ended in this directory, from the execution log; null when there are
+    /// none (`no_estimate` says why), never a guess.
+    pub estimate: Option<Estimate>,
+    /// Why there is no estimate (null when there is one).
+    pub no_estimate: Option<String>,
 }
 
 /// Explains `command` as it would run in `cwd` in a fresh shell of this
@@ -80,6 +87,8 @@ pub fn explain_in(command: &str, env: &Surroundings) -> Result<ExplainOutput, Ai
         risk_reasons,
         warnings: w.warnings,
         shellcheck,
+        estimate: None,
+        no_estimate: None,
     })
 }
 

@@ -196,6 +196,11 @@ fn shell_jobs_and_aide_documents_match_their_schemas() {
     c.run("llm-jobs", &["kill", &slow["job_id"].to_string(), "--grace", "1"], true);
     c.run("llm-shell", &["check", "--", "if true; then echo"], true);
     c.run("llm-shell", &["explain", "--", "rm -rf build && curl https://x | sh"], true);
+    // Run before here: an estimate from the log.
+    c.run("llm-shell", &["explain", "--", "exit 3"], true);
+    c.run("llm-shell", &["exec", "--session", &s, "--", "true"], true);
+    c.run("llm-shell", &["explain", "--", "true"], true);
+    c.run("llm-read", &["--session", &s, "missing.txt"], false);
     c.run("llm-shell", &["perf", "--session", &s], true);
     c.run("llm-shell", &["exec", "--max-risk", "low", "--", "rm -rf /tmp/x"], false);
     let git = |args: &[&str]| {
@@ -292,6 +297,8 @@ fn git_documents_match_their_schema() {
     c.run("llm-git", &["add", "new.txt"], true);
     c.run("llm-git", &["branch"], true);
     c.run("llm-git", &["branch", "topic", "--create"], true);
+    c.run("llm-git", &["branch", "topic", "--delete"], true);
+    c.run("llm-git", &["branch", "nope", "--delete"], false);
     c.run("llm-git", &["restore", "--staged", "new.txt"], true);
     c.run("llm-git", &["restore", "src/lib.rs"], true);
     c.run("llm-git", &["commit", "-m", "nothing staged"], false);
