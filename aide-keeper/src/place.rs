@@ -113,6 +113,35 @@ impl Place {
         KeeperError::Untrusted { dir: self.dir.clone(), why: why.to_string() }.into()
     }
 
+    /// [`Place::connect_or_start`], guarded by the folder's `start.lock`:
+    /// while it is held, `described` is written to the folder's `file`, what
+    /// the keeper started reads to know what it keeps. `what` names the
+    /// keeper in errors (`the LSP keeper`).
+    pub fn connect_or_start_described(
+        &self,
+        executable: &Path,
+        words: Words,
+        (file, described): (&str, &[u8]),
+        what: &str,
+    ) -> Result<UnixStream, AideError> {
+        let guard = || -> Result<std::fs::File, AideError> {
+            aide_core::fsutil::private_dir(&self.dir).map_err(|e| AideError::io(&format!("{what}'s folder"), &e))?;
+            let start_lock = format!("{what}'s start lock");
+            let lock = aide_core::fsutil::private_file()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(self.dir.join("start.lock"))
+                .and_then(aide_core::fsutil::regular)
+                .map_err(|e| AideError::io(&start_lock, &e))?;
+            lock.lock().map_err(|e| AideError::io(&start_lock, &e))?;
+            aide_core::fsutil::replace(&self.dir.join(file), described)
+                .map_err(|e| AideError::io(&format!("{what}'s {file}"), &e))?;
+            Ok(lock)
+        };
+        self.connect_or_start(executable, words, guard)
+    }
+
     /// A connection to the keeper, started through `executable`'s launcher
     /// when none listens. `guard` is held while starting, so that of
     /// several callers one starts it and the others find it listening.

@@ -302,11 +302,8 @@ fn publish() {
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let Ok(json) = serde_json::to_vec(&held()) else { return };
-    let (path, temp) =
-        (dir.join(format!("{}.json", std::process::id())), dir.join(format!(".{}.json", std::process::id())));
-    if std::fs::write(&temp, json).and_then(|()| std::fs::rename(&temp, &path)).is_err() {
-        let _ = std::fs::remove_file(&temp);
+    if let Ok(json) = serde_json::to_vec(&held()) {
+        let _ = aide_core::fsutil::replace(&dir.join(format!("{}.json", std::process::id())), &json);
     }
 }
 

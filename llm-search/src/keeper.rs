@@ -7,7 +7,7 @@
 //! searches of that root ask it which files can match; `always` starts it
 //! for any tree and waits for its index before the first answer; `off`
 //! never asks one. A keeper ends after `AIDE_INDEX_IDLE` seconds without a
-//! search (15 minutes by default), on TERM, or with `aide doctor --fix`.
+//! search (15 minutes by default), or on TERM.
 //!
 //! The keeper's folder is `$AIDE_HOME/search/<16 hex digits>` of the root,
 //! the setting and what decides a walk outside the tree (`HOME`,
@@ -133,23 +133,8 @@ pub(crate) fn after_walk(root: &Root, req: &SearchRequest, files: usize) {
 fn start(place: &Place, kept: &Kept) -> Option<UnixStream> {
     place.socket()?;
     let executable = aide_gate::program::find_executable("llm-search")?;
-    let guard = || -> Result<std::fs::File, aide_core::AideError> {
-        aide_core::fsutil::private_dir(&place.dir)
-            .map_err(|e| aide_core::AideError::io("the index keeper's folder", &e))?;
-        let lock = aide_core::fsutil::private_file()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(place.dir.join("start.lock"))
-            .and_then(aide_core::fsutil::regular)
-            .map_err(|e| aide_core::AideError::io("the index keeper's start lock", &e))?;
-        lock.lock().map_err(|e| aide_core::AideError::io("the index keeper's start lock", &e))?;
-        let described = serde_json::to_vec(kept).map_err(|e| aide_core::AideError::internal(e.to_string()))?;
-        aide_core::fsutil::replace(&place.dir.join(ROOT_FILE), &described)
-            .map_err(|e| aide_core::AideError::io("the index keeper's root file", &e))?;
-        Ok(lock)
-    };
-    place.connect_or_start(&executable, WORDS, guard).ok()
+    let described = serde_json::to_vec(kept).ok()?;
+    place.connect_or_start_described(&executable, WORDS, (ROOT_FILE, &described), "the index keeper").ok()
 }
 
 /// Sends the question and reads the answer; None when the keeper closed
@@ -218,31 +203,4 @@ fn listed(listing: Listing) -> Answer {
         candidates.push((position, file.rel, abs.to_string()));
     }
     Answer::Listed { files: listing.files, candidates, diagnostics: listing.diagnostics }
-}
-
-/// The keepers running now: each one's root and process id.
-pub fn running() -> Vec<(PathBuf, i32)> {
-    let Ok(entries) = std::fs::read_dir(search_dir()) else { return Vec::new() };
-    let mut out: Vec<(PathBuf, i32)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let place = Place::new(e.path());
-            if !place.is_alive() {
-                return None;
-            }
-            let bytes = aide_core::fsutil::read_private(&place.dir.join(ROOT_FILE), 1 << 20).ok()?;
-            let kept: Kept = serde_json::from_slice(&bytes).ok()?;
-            Some((kept.root, place.pid()?))
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-/// Stops every keeper: `aide doctor --fix` and tests.
-pub fn stop_all() {
-    let Ok(entries) = std::fs::read_dir(search_dir()) else { return };
-    for e in entries.flatten() {
-        Place::new(e.path()).stop();
-    }
 }

@@ -138,28 +138,14 @@ fn through_keeper(
     let executable = keeper_executable()?;
     let question =
         aide_keeper::json_line(&Question { method: method.to_string(), params: params.clone(), open: open.to_vec() });
-    let guard = || -> Result<std::fs::File, aide_core::AideError> {
-        aide_core::fsutil::private_dir(&place.dir)
-            .map_err(|e| aide_core::AideError::io("the LSP keeper's folder", &e))?;
-        let lock = aide_core::fsutil::private_file()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(place.dir.join("start.lock"))
-            .and_then(aide_core::fsutil::regular)
-            .map_err(|e| aide_core::AideError::io("the LSP keeper's start lock", &e))?;
-        lock.lock().map_err(|e| aide_core::AideError::io("the LSP keeper's start lock", &e))?;
-        let described = serde_json::to_vec(&held).map_err(|e| aide_core::AideError::internal(e.to_string()))?;
-        aide_core::fsutil::replace(&place.dir.join(SERVER_FILE), &described)
-            .map_err(|e| aide_core::AideError::io("the LSP keeper's server file", &e))?;
-        Ok(lock)
-    };
+    let described = serde_json::to_vec(&held).ok()?;
     // A keeper that was leaving as we connected drops the question unread: once more, with a new one.
     for _ in 0..2 {
-        let stream = match place.connect_or_start(&executable, WORDS, guard) {
-            Ok(s) => s,
-            Err(_) => return None,
-        };
+        let stream =
+            match place.connect_or_start_described(&executable, WORDS, (SERVER_FILE, &described), "the LSP keeper") {
+                Ok(s) => s,
+                Err(_) => return None,
+            };
         if let Some(answer) = exchange(stream, &question) {
             return Some(answer);
         }

@@ -21,7 +21,11 @@ pub(super) fn walk(root: &Root, req: &SearchRequest, threads: usize) -> Option<(
     }
     let walker = Walker::new(root, &req.walk).ok()?.under(&req.paths).ok()?.include_dirs(true);
     let (files, diagnostics) = walker.collect(threads).ok()?;
-    Some((files.into_iter().map(|f| Walked { rel: f.rel, abs: f.abs, is_dir: f.is_dir }).collect(), diagnostics))
+    Some((walked(files), diagnostics))
+}
+
+fn walked(files: Vec<aide_core::walk::WalkedFile>) -> Vec<Walked> {
+    files.into_iter().map(|f| Walked { rel: f.rel, abs: f.abs, is_dir: f.is_dir }).collect()
 }
 
 /// What the walk says of the tree, by the folder each entry is in.
@@ -119,7 +123,7 @@ impl aide_index::Walk for SearchWalk<'_> {
         let walker = Walker::new(self.root, &args).ok()?.under(&[start]).ok()?.include_dirs(true);
         let (files, diagnostics) = walker.collect(1).ok()?;
         self.said.borrow_mut().folders.push((rel.to_string(), diagnostics));
-        Some(files.into_iter().map(|f| Walked { rel: f.rel, abs: f.abs, is_dir: f.is_dir }).collect())
+        Some(walked(files))
     }
 
     fn noted(&self, rel: &str) -> bool {
