@@ -23,7 +23,8 @@ pub struct Effects {
 }
 
 /// Whether a harness may run an operation without asking (seed 004's AUTO
-/// and GATED): read-only operations are `auto`, every other is `gated`.
+/// and GATED): read-only operations that stay on this machine are `auto`;
+/// every other, an operation that asks the network included, is `gated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Gate {
@@ -131,7 +132,7 @@ impl Mcp {
 
 impl Operation {
     pub fn gate(&self) -> Gate {
-        if self.effects.read_only { Gate::Auto } else { Gate::Gated }
+        if self.effects.read_only && !self.effects.open_world { Gate::Auto } else { Gate::Gated }
     }
 
     /// The words of the command line that runs it: the executable, then the

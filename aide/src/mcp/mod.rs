@@ -123,7 +123,8 @@ pub(crate) struct McpArgs {
     #[command(flatten)]
     pub sandbox: aide_gate::sandbox::SandboxArgs,
     /// Which tools calls may use: `gated` (all, the default) or `auto` (the
-    /// read-only ones; the others are refused with `not_allowed`).
+    /// read-only ones that stay on this machine; the others are refused
+    /// with `not_allowed`).
     #[arg(long, value_enum, value_name = "auto|gated")]
     pub allow: Option<policy::Allow>,
     /// `gated`: where --allow auto refuses a tool, ask the user instead

@@ -105,23 +105,27 @@ impl Policy {
         Policy { options, bucket: Mutex::new(Bucket { tokens: burst, at: Instant::now() }) }
     }
 
-    /// Whether `tool` is listed: with `--allow auto` and no `--confirm`, only read-only tools.
-    pub(crate) fn lists(&self, read_only: bool) -> bool {
-        read_only || self.options.allow == Allow::Gated || self.options.confirm.is_some()
+    /// Whether `tool` is listed: with `--allow auto` and no `--confirm`, only
+    /// the `auto` ones (read-only, on this machine).
+    pub(crate) fn lists(&self, auto: bool) -> bool {
+        auto || self.options.allow == Allow::Gated || self.options.confirm.is_some()
     }
 
     /// The verdict on a call of `tool`; a call the rate lets through takes a token.
-    pub(crate) fn judge(&self, tool: &str, read_only: bool, can_ask: bool) -> Verdict {
+    pub(crate) fn judge(&self, tool: &str, auto: bool, can_ask: bool) -> Verdict {
         if let Some(refusal) = self.take_token() {
             return Verdict::Refuse(refusal);
         }
-        if read_only || self.options.allow == Allow::Gated {
+        if auto || self.options.allow == Allow::Gated {
             return Verdict::Run;
         }
         if self.options.confirm == Some(Confirm::Gated) && can_ask {
             return Verdict::Ask;
         }
-        Verdict::Refuse(not_allowed(tool, "this server allows only read-only tools (aide mcp --allow auto)"))
+        Verdict::Refuse(not_allowed(
+            tool,
+            "this server allows only read-only tools that stay on this machine (aide mcp --allow auto)",
+        ))
     }
 
     /// None when a call may go now; else the `rate_limited` refusal saying when one may.

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use aide_core::operation::Group;
+use aide_core::operation::{Gate, Group};
 use aide_core::tool::{Cancel, Progress, ProgressSink};
 use aide_core::{AideError, Root};
 use aide_harness::invoke::Call;
@@ -141,7 +141,7 @@ impl AideServer {
         // A tool the policy refuses outright is not offered either.
         let tools = tools
             .into_iter()
-            .filter(|t| bindings.get(t.name.as_ref()).is_some_and(|b| policy.lists(b.op.effects.read_only)))
+            .filter(|t| bindings.get(t.name.as_ref()).is_some_and(|b| policy.lists(b.op.gate() == Gate::Auto)))
             .collect();
         Ok(AideServer {
             inner: Arc::new(Inner {
@@ -211,7 +211,7 @@ impl AideServer {
         let mut arguments = params.arguments.unwrap_or_default();
         let argv = binding.argv(&arguments);
         let can_ask = context.peer.peer_info().is_some_and(|i| i.capabilities.elicitation.is_some());
-        let verdict = match self.inner.policy.judge(name, binding.op.effects.read_only, can_ask) {
+        let verdict = match self.inner.policy.judge(name, binding.op.gate() == Gate::Auto, can_ask) {
             super::policy::Verdict::Ask => self.ask_user(name, &arguments, &context.peer).await,
             other => other,
         };
@@ -372,7 +372,8 @@ fn instructions(sandbox: aide_gate::sandbox::SandboxUsed, structured: Structured
          definitions, references, callers), read (with checksums), discover (files by name), transform \
          (checksum-guarded, all-or-nothing edits; transform_undo and transform_recover take them back), lint (the project's own checkers), git and \
          git_write (status, diff, log, blame; stage, commit, branch), shell_* (persistent sessions, risk \
-         explanation), term_* (terminals for interactive programs), jobs_* (background jobs), log_* (past \
+         explanation), term_* (terminals for interactive programs), jobs_* (background jobs), deps_* \
+         (the project's packages from its lock files: list, tree, outdated, audit), log_* (past \
          results by execution_id). A failed call has \
          `isError` and `error: {code, \
          message, hint, details}`, naming the argument at fault in details.field. Every tool also takes \
