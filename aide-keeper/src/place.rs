@@ -86,21 +86,9 @@ impl Place {
         if keeper.uid != rustix::process::geteuid().as_raw() {
             return Err(format!("its listener (process {}) is of another user", keeper.pid()));
         }
-        // `/proc/locks` is read in pieces, and a line can slip between two
-        // of them while other locks come and go: a keeper is looked for
-        // again before it is taken for a stranger.
-        let mut holder = None;
-        for attempt in 0..3 {
-            if attempt > 0 {
-                std::thread::sleep(Duration::from_millis(2));
-            }
-            holder = crate::peer::lock_holder(&self.dir.join(LOCK)).map_err(|e| format!("its lock: {e}"))?;
-            if holder == Some(keeper.pid()) {
-                break;
-            }
-        }
+        let holds = crate::peer::holds_lock(keeper.pid(), &self.dir.join(LOCK)).map_err(|e| format!("its lock: {e}"))?;
         // Alive after the lock was read: the pid the lock names was its own then.
-        if holder != Some(keeper.pid()) || !keeper.is_alive() {
+        if !holds || !keeper.is_alive() {
             return Err(format!(
                 "its listener (process {}) is not the process holding the keeper's lock",
                 keeper.pid()
