@@ -90,7 +90,7 @@ pub struct ReadRequest {
     #[arg(long, value_name = "CHARS", default_value_t = 2000)]
     #[serde(default = "default_max_line_len")]
     pub max_line_len: usize,
-    /// An llm-shell session: relative paths start from its working directory (still inside --root).
+    /// A shell session's id: relative paths start from its working directory (still inside --root).
     #[arg(long, value_name = "ID")]
     #[serde(default)]
     pub session: Option<String>,
