@@ -73,16 +73,13 @@ impl Engine<'_> {
     /// asked for (all when none).
     fn outline_of(&self, file: &crate::source::SourceFile, signatures: bool, kinds: &[SymbolKind]) -> Vec<Symbol> {
         let options = symbols::OutlineOptions { max_depth: self.request.depth, signatures };
-        let mut all = if signatures && options.max_depth.is_none() {
+        let all = if signatures && options.max_depth.is_none() {
             // The file's memo: free on a file kept parsed between calls.
             file.outline().to_vec()
         } else {
             symbols::outline_of_file(file, options)
         };
-        if !kinds.is_empty() {
-            all.retain(|s| kinds.contains(&s.kind));
-        }
-        all
+        of_kinds(all, kinds)
     }
 
     /// The text outline, written to `w` file by file in path order as files
@@ -99,9 +96,17 @@ impl Engine<'_> {
             None,
             |file, diags| {
                 diags.extend(file.parse_diagnostic(self.ctx.voice));
-                diags.extend(file.macro_diagnostic());
-                // The text outline shows no signatures: do not compute them.
-                self.outline_of(file, false, &kinds)
+                if self.request.depth.is_some() {
+                    // The count of unread macro bodies is the whole file's.
+                    diags.extend(file.macro_diagnostic());
+                    return self.outline_of(file, false, &kinds);
+                }
+                // The text outline shows no signatures: do not compute them,
+                // and count the unread macro bodies in the same walk.
+                let options = symbols::OutlineOptions { max_depth: None, signatures: false };
+                let (all, skipped) = symbols::outline_of_file_counted(file, options);
+                diags.extend(file.macro_diagnostic_of(skipped));
+                of_kinds(all, &kinds)
             },
             |symbols| {
                 files += 1;
@@ -475,4 +480,12 @@ fn others_named(name: &str, others: &[String]) -> aide_core::Diagnostic {
              not here (ask for one by its name path)"
         ),
     )
+}
+
+/// The symbols of the kinds asked for (all when none).
+fn of_kinds(mut symbols: Vec<Symbol>, kinds: &[SymbolKind]) -> Vec<Symbol> {
+    if !kinds.is_empty() {
+        symbols.retain(|s| kinds.contains(&s.kind));
+    }
+    symbols
 }

@@ -55,7 +55,12 @@ impl SourceFile {
     /// must know.
     pub fn macro_diagnostic(&self) -> Option<Diagnostic> {
         let _ = self.outline();
-        let skipped = self.macro_bodies_skipped.get().copied().unwrap_or(0);
+        self.macro_diagnostic_of(self.macro_bodies_skipped.get().copied().unwrap_or(0))
+    }
+
+    /// [`SourceFile::macro_diagnostic`], for `skipped` bodies counted by
+    /// an outline computed another way.
+    pub(crate) fn macro_diagnostic_of(&self, skipped: usize) -> Option<Diagnostic> {
         (skipped > 0).then(|| {
             Diagnostic::new(
                 diag::MACRO_NOT_INDEXED,

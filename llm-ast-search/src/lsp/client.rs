@@ -99,8 +99,13 @@ impl Server {
         let mut server = Server { process, stdin, messages, next_id: 0, readiness };
         let uri = file_uri(root);
         let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        // No processId: a server given one checks every few seconds that
+        // the process lives by sending it signal 0 (vscode-languageserver
+        // does, so pyright), which the sandbox's signal scope refuses, and
+        // it quits. Its stdin, which only this process holds, closing is
+        // how it learns this process ended.
         let params = json!({
-            "processId": std::process::id(),
+            "processId": Value::Null,
             "rootUri": uri,
             "rootPath": root.display().to_string(),
             "workspaceFolders": [{ "uri": uri, "name": name }],

@@ -105,6 +105,13 @@ pub(crate) fn outline_of_file(file: &SourceFile, options: OutlineOptions) -> Vec
     outline_with(&file.parsed(), Some(kind_tables(file.lang)), options)
 }
 
+/// [`outline_of_file`], with how many macro bodies could not be read as
+/// items: one walk of the tree where asking the memo for the count would
+/// walk it again with signatures.
+pub(crate) fn outline_of_file_counted(file: &SourceFile, options: OutlineOptions) -> (Vec<Symbol>, usize) {
+    outline_counting(&file.parsed(), Some(kind_tables(file.lang)), options)
+}
+
 /// [`outline`] with options.
 pub(crate) fn outline_with_options(
     lang: Lang,

@@ -213,9 +213,20 @@ fn small_tree(name: &str) -> Result<PathBuf> {
     Ok(tree)
 }
 
+/// The release build of `package`'s binary `bin`. Every tool's binaries
+/// are built together, once per xtask run: built one package at a time,
+/// each would unify the workspace's features its own way and rebuild the
+/// shared crates (about ten minutes a benchmark on 2 cores).
 fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    crate::run(&cargo, &["build", "--release", "--quiet", "-p", package])?;
+    static BUILT: std::sync::OnceLock<std::result::Result<(), String>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let words = ["build", "--release", "--quiet", "--workspace", "--bins", "--exclude", "xtask", "--exclude", "aide-tests"];
+            crate::run(&cargo, &words)
+        })
+        .clone()
+        .map_err(|e| format!("building {package}'s release binaries: {e}"))?;
     Ok(workspace().join("target/release").join(bin))
 }
 
