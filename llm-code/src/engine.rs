@@ -5,9 +5,15 @@ use aide_core::tool::{Context, Outcome};
 use aide_core::{AideError, Lang, Root};
 use llm_ast_search::{Scope, SourceFile};
 
+use crate::error::CodeError;
 use crate::metrics::{self, FunctionMetrics};
-use crate::output::{CodeOutput, MetricsOutput, page};
-use crate::request::{CodeCommand, CodeRequest, MetricsArgs, ScopeArgs, SortBy};
+use crate::output::{CodeOutput, DuplicatesOutput, ImportsOutput, MetricsOutput, page};
+use crate::request::{CodeCommand, CodeRequest, DuplicatesArgs, MetricsArgs, ScopeArgs, SortBy};
+use crate::{duplicates, imports};
+
+/// The fewest tokens a duplicate may be asked to have: below it, every
+/// `x = 1` would be one.
+const MIN_TOKENS_FLOOR: usize = 10;
 
 /// Runs a request: opens its root in the context and runs its command.
 pub fn run(request: &CodeRequest, ctx: &Context) -> Result<Outcome<CodeOutput>, AideError> {
@@ -20,6 +26,13 @@ pub fn run(request: &CodeRequest, ctx: &Context) -> Result<Outcome<CodeOutput>, 
     let files = Files { root: &root, args: scope_args, language, threads, ctx };
     let mut outcome = match &request.command {
         CodeCommand::Metrics(a) => metrics_of(&files, a)?,
+        CodeCommand::Duplicates(a) => duplicates_of(&files, a)?,
+        CodeCommand::Imports(a) => {
+            let (all, diagnostics) = files.map(imports::of_file)?;
+            let files_parsed = all.len();
+            let (files, page) = page(all, &a.scope, files_parsed);
+            Outcome::with_diagnostics(CodeOutput::Imports(ImportsOutput { files, page }), diagnostics)
+        }
     };
     outcome.diagnostics.extend(notes);
     Ok(outcome)
@@ -68,6 +81,19 @@ fn metrics_of(files: &Files<'_>, args: &MetricsArgs) -> Result<Outcome<CodeOutpu
     sort_functions(&mut functions, args.sort);
     let (functions, page) = page(functions, &args.scope, files_parsed);
     Ok(Outcome::with_diagnostics(CodeOutput::Metrics(MetricsOutput { functions, page, file_totals }), diagnostics))
+}
+
+fn duplicates_of(files: &Files<'_>, args: &DuplicatesArgs) -> Result<Outcome<CodeOutput>, AideError> {
+    if args.min_tokens < MIN_TOKENS_FLOOR {
+        return Err(CodeError::TooFewTokens { given: args.min_tokens, min: MIN_TOKENS_FLOOR }.into());
+    }
+    let (per_file, diagnostics) = files.map(duplicates::tokens_of)?;
+    files.ctx.check_cancel()?;
+    let tokens = per_file.iter().map(duplicates::FileTokens::len).sum();
+    let found = duplicates::duplicates(&per_file, args.min_tokens, args.min_lines);
+    let (duplicates, page) = page(found, &args.scope, per_file.len());
+    let output = DuplicatesOutput { duplicates, page, tokens, min_tokens: args.min_tokens, min_lines: args.min_lines };
+    Ok(Outcome::with_diagnostics(CodeOutput::Duplicates(output), diagnostics))
 }
 
 /// Functions come in path and place order; a measure puts the highest first

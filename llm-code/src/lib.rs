@@ -39,8 +39,10 @@
 //! Exit status: 0 with results, 1 without, 2 for invalid input, 4 for a
 //! runtime failure.
 
+mod duplicates;
 mod engine;
 mod error;
+mod imports;
 mod metrics;
 mod operations;
 mod output;
@@ -50,8 +52,10 @@ use aide_core::AideError;
 use aide_core::operation::Operation;
 use aide_core::tool::{Context, Outcome, Tool};
 
+pub use duplicates::{Duplicate, Place};
 pub use engine::run;
 pub use error::CodeError;
+pub use imports::{Export, ExportRule, FileImports, Import, ImportKind};
 pub use metrics::{FileMetrics, FunctionMetrics};
 pub use output::*;
 pub use request::*;

@@ -7,6 +7,8 @@ use aide_core::tool::Render;
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use crate::duplicates::Duplicate;
+use crate::imports::FileImports;
 use crate::metrics::{FileMetrics, FunctionMetrics};
 use crate::request::ScopeArgs;
 
@@ -41,11 +43,34 @@ pub struct MetricsOutput {
     pub file_totals: Vec<FileMetrics>,
 }
 
+/// `duplicates`: each pair of places, in the order of their first places.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DuplicatesOutput {
+    pub duplicates: Vec<Duplicate>,
+    #[serde(flatten)]
+    pub page: Page,
+    /// Tokens read in every file (comments are not tokens).
+    pub tokens: usize,
+    /// The least a duplicate had to be: tokens and lines.
+    pub min_tokens: usize,
+    pub min_lines: usize,
+}
+
+/// `imports`: each file's imports and exports, in path order.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ImportsOutput {
+    pub files: Vec<FileImports>,
+    #[serde(flatten)]
+    pub page: Page,
+}
+
 /// The output of a subcommand.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum CodeOutput {
     Metrics(MetricsOutput),
+    Duplicates(DuplicatesOutput),
+    Imports(ImportsOutput),
 }
 
 fn write_page(w: &mut TextOut<'_>, page: &Page, what: &str) -> io::Result<()> {
@@ -80,18 +105,51 @@ impl Render for CodeOutput {
                 }
                 write_page(w, &m.page, "functions")
             }
+            CodeOutput::Duplicates(d) => {
+                for pair in &d.duplicates {
+                    let (a, b) = (&pair.first, &pair.second);
+                    w.paint(Paint::Path, &a.path)?;
+                    write!(w, ":{}-{} ", a.span.line, a.span.end_line)?;
+                    w.paint(Paint::Path, &b.path)?;
+                    writeln!(w, ":{}-{} ({} tokens, {} lines)", b.span.line, b.span.end_line, pair.tokens, pair.lines)?;
+                }
+                write_page(w, &d.page, "duplicates")
+            }
+            CodeOutput::Imports(i) => {
+                for file in &i.files {
+                    w.paint(Paint::Path, &file.path)?;
+                    writeln!(w)?;
+                    for import in &file.imports {
+                        let names = if import.names.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" {{{}}}", import.names.join(", "))
+                        };
+                        let alias = import.alias.as_ref().map(|a| format!(" as {a}")).unwrap_or_default();
+                        writeln!(w, "  {}: {:?} {}{names}{alias}", import.span.line, import.kind, import.module)?;
+                    }
+                    for export in &file.exports {
+                        writeln!(w, "  {}: export {} {}", export.span.line, export.kind, export.name)?;
+                    }
+                }
+                write_page(w, &i.page, "files")
+            }
         }
     }
 
     fn found(&self) -> bool {
         match self {
             CodeOutput::Metrics(m) => !m.functions.is_empty(),
+            CodeOutput::Duplicates(d) => !d.duplicates.is_empty(),
+            CodeOutput::Imports(i) => !i.files.is_empty(),
         }
     }
 
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
         match self {
             CodeOutput::Metrics(_) => Some(("functions", "function")),
+            CodeOutput::Duplicates(_) => Some(("duplicates", "duplicate")),
+            CodeOutput::Imports(_) => Some(("files", "file")),
         }
     }
 
@@ -99,6 +157,8 @@ impl Render for CodeOutput {
         use aide_core::tool::keep_range;
         match self {
             CodeOutput::Metrics(m) => keep_range(&mut m.functions, range),
+            CodeOutput::Duplicates(d) => keep_range(&mut d.duplicates, range),
+            CodeOutput::Imports(i) => keep_range(&mut i.files, range),
         }
     }
 }

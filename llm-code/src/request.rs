@@ -27,6 +27,11 @@ pub enum CodeCommand {
     /// Per function and per file: cyclomatic and cognitive complexity,
     /// lines, parameters, nesting.
     Metrics(MetricsArgs),
+    /// Structurally duplicated code: token runs equal once identifiers and
+    /// literals are replaced by their kind, with both places.
+    Duplicates(DuplicatesArgs),
+    /// Each file's imports and exports.
+    Imports(ImportsArgs),
 }
 
 impl CodeCommand {
@@ -34,6 +39,8 @@ impl CodeCommand {
     pub(crate) fn scope(&self) -> &ScopeArgs {
         match self {
             CodeCommand::Metrics(a) => &a.scope,
+            CodeCommand::Duplicates(a) => &a.scope,
+            CodeCommand::Imports(a) => &a.scope,
         }
     }
 }
@@ -93,4 +100,37 @@ pub struct MetricsArgs {
     /// Only functions whose cyclomatic complexity is at least N.
     #[arg(long, value_name = "N")]
     pub min_cyclomatic: Option<usize>,
+}
+
+/// Tokens a duplicate has at least, by default.
+pub const DEFAULT_MIN_TOKENS: usize = 50;
+/// Lines a duplicate spans at least, by default.
+pub const DEFAULT_MIN_LINES: usize = 6;
+
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct DuplicatesArgs {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub scope: ScopeArgs,
+    /// A duplicate is at least this many tokens long (comments are not tokens).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MIN_TOKENS)]
+    pub min_tokens: usize,
+    /// A duplicate spans at least this many lines.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MIN_LINES)]
+    pub min_lines: usize,
+}
+
+impl Default for DuplicatesArgs {
+    fn default() -> Self {
+        DuplicatesArgs { scope: ScopeArgs::default(), min_tokens: DEFAULT_MIN_TOKENS, min_lines: DEFAULT_MIN_LINES }
+    }
+}
+
+#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ImportsArgs {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub scope: ScopeArgs,
 }

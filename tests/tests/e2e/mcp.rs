@@ -174,6 +174,8 @@ fn every_tool_is_called_in(mode: &str) {
     let ide =
         call(&mut client, "ide_operation", json!({ "program": "findReferences(findDefinition(`validate_token`))" }));
     assert!(ide.to_string().contains("src/lib.rs"), "{ide}");
+    let metrics = call(&mut client, "code_metrics", json!({ "paths": ["src/lib.rs"], "sort": "cyclomatic" }));
+    assert_eq!(records(&metrics, "functions")[0]["name"], "validate_token", "{metrics}");
     let read = call(&mut client, "read", json!({ "paths": ["notes.txt"] }));
     let checksum = read["files"][0]["checksum"].as_str().unwrap().to_string();
     let edit = call(
