@@ -126,13 +126,21 @@ impl Render for CodeOutput {
                             format!(" {{{}}}", import.names.join(", "))
                         };
                         let alias = import.alias.as_ref().map(|a| format!(" as {a}")).unwrap_or_default();
-                        writeln!(w, "  {}: {:?} {}{names}{alias}", import.span.line, import.kind, import.module)?;
+                        writeln!(
+                            w,
+                            "  {}: {} {}{names}{alias}",
+                            import.span.line,
+                            import.kind.as_str(),
+                            import.module
+                        )?;
                     }
                     for export in &file.exports {
                         writeln!(w, "  {}: export {} {}", export.span.line, export.kind, export.name)?;
                     }
                 }
-                write_page(w, &i.page, "files")
+                let more = i.page.next_offset.map(|n| format!("; more with --offset {n}")).unwrap_or_default();
+                w.paint(Paint::Dim, format!("{} files{more}", i.page.total))?;
+                writeln!(w)
             }
         }
     }

@@ -43,6 +43,24 @@ pub enum ImportKind {
     Reexport,
 }
 
+impl ImportKind {
+    /// Its name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportKind::Import => "import",
+            ImportKind::From => "from",
+            ImportKind::StaticImport => "static_import",
+            ImportKind::Use => "use",
+            ImportKind::Mod => "mod",
+            ImportKind::ExternCrate => "extern_crate",
+            ImportKind::Include => "include",
+            ImportKind::SystemInclude => "system_include",
+            ImportKind::Require => "require",
+            ImportKind::Reexport => "reexport",
+        }
+    }
+}
+
 /// One import.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Import {
