@@ -218,6 +218,25 @@ mod tests {
         tokens_of(&file)
     }
 
+    proptest::proptest! {
+        /// Whatever text a file holds, in any language, it is measured,
+        /// read for imports and compared without a panic, and a pair never
+        /// overlaps itself or falls under the least size.
+        #[test]
+        fn any_text_is_measured_and_compared(text in "[a-z(){}:;=+<>&|!?#\"' \n\t0-9]{0,400}", which in 0usize..9) {
+            let lang = Lang::ALL[which];
+            let Ok(file) = SourceFile::parse("f".into(), lang, text.into_bytes()) else { return Ok(()) };
+            let _ = crate::metrics::of_file(&file);
+            let _ = crate::imports::of_file(&file);
+            let copy = SourceFile::parse("g".into(), lang, file.source.clone()).expect("parsed once already");
+            for d in duplicates(&[tokens_of(&file), tokens_of(&copy)], 10, 1) {
+                proptest::prop_assert!(d.tokens >= 10);
+                let same = d.first.path == d.second.path;
+                proptest::prop_assert!(!same || d.first.span.byte_end <= d.second.span.byte_start);
+            }
+        }
+    }
+
     #[test]
     fn rolling_hashes_equal_the_hash_of_each_window() {
         let hashes: Vec<u64> = (0..40).map(|i| (i * 7919 % 13) as u64).collect();

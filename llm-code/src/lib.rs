@@ -8,6 +8,8 @@
 //! | subcommand | result |
 //! |---|---|
 //! | `metrics [PATH…]` | per function: cyclomatic and cognitive complexity, lines, code lines, parameters, nesting; per file: their sums and maxima |
+//! | `duplicates [PATH…]` | pairs of places whose tokens are equal once names and literals are replaced by their kind |
+//! | `imports [PATH…]` | each file's imports as written and its exports by its language's rule |
 //!
 //! ## Wire format (`--json`), inside the aide envelope
 //!
@@ -22,6 +24,20 @@
 //!                      "lines": 40, "code_lines": 31, "functions": 1, "cyclomatic": 5,
 //!                      "cognitive": 5, "max_cyclomatic": 4, "max_cognitive": 5,
 //!                      "max_nesting": 2 } ] }
+//!
+//! { "duplicates": [ { "tokens": 73, "lines": 10,
+//!                     "first": { "path": "a.py", "byte_start": 0, …, "checksum": "…" },
+//!                     "second": { "path": "b.py", "byte_start": 210, …, "checksum": "…" } } ],
+//!   "total": 1, "files_parsed": 2, "truncated": false, "next_offset": null,
+//!   "tokens": 912, "min_tokens": 50, "min_lines": 6 }
+//!
+//! { "files": [ { "path": "src/main.rs", "language": "rust", "checksum": "…",
+//!                "imports": [ { "kind": "use", "module": "std::collections",
+//!                               "names": ["HashMap", "HashSet as Set"], "alias": null,
+//!                               "byte_start": 0, … } ],
+//!                "exports": [ { "name": "run", "kind": "Function", "byte_start": 60, … } ],
+//!                "exports_from": "language" } ],
+//!   "total": 1, "files_parsed": 1, "truncated": false, "next_offset": null }
 //! ```
 //!
 //! * Cyclomatic complexity is McCabe's, 1 + a body's decision points:
@@ -33,6 +49,8 @@
 //!   closures.
 //! * Functions come by (path, byte_start); `--sort MEASURE` puts the
 //!   highest first; `--limit`/`--offset` page them (`file_totals` is whole).
+//! * Duplicates: see [`duplicates`] for how tokens are compared; `--min-tokens`
+//!   is at least 10 (`invalid_arguments` below). Imports: see [`imports`].
 //! * A file with syntax errors is still measured and gives a `parse_error`
 //!   diagnostic; unreadable, binary and UTF-16 files give diagnostics too.
 //!
@@ -66,11 +84,11 @@ pub struct LlmCode;
 
 impl Tool for LlmCode {
     const NAME: &'static str = "llm-code";
-    const SUMMARY: &'static str = "Code measured from its syntax trees: complexity per function and file.";
+    const SUMMARY: &'static str =
+        "Code measured from its syntax trees: complexity per function and file, duplicates, imports and exports.";
     const OPERATIONS: &'static [Operation] = operations::OPERATIONS;
     const VERSION: &'static str = env!("CARGO_PKG_VERSION");
-    const ABOUT: &'static str =
-        "Code measured from its tree-sitter trees: cyclomatic and cognitive complexity, lines, parameters, nesting.";
+    const ABOUT: &'static str = "Code measured from its tree-sitter trees: complexity per function, structural duplicates, imports and exports.";
     const TUNE_ALLOCATOR: bool = true;
     type Request = CodeRequest;
     type Output = CodeOutput;
