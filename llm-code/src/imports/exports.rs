@@ -101,9 +101,7 @@ fn visibility(node: Node<'_>, source: &[u8]) -> Option<String> {
 /// A C or C++ declaration with `static` storage (internal linkage).
 fn is_static(node: Node<'_>, source: &[u8]) -> bool {
     let mut cursor = node.walk();
-    let statics =
-        node.children(&mut cursor).any(|c| c.kind() == "storage_class_specifier" && text(c, source) == "static");
-    statics
+    node.children(&mut cursor).any(|c| c.kind() == "storage_class_specifier" && text(c, source) == "static")
 }
 
 /// `pub use a::{b, c as d};` at the top level: `b` and `d`.
