@@ -37,7 +37,7 @@ pub enum Gate {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum Group {
-    /// Reading the tree: search, ast_search, ide_operation, read, discover.
+    /// Reading the tree: search, ast_search, ide_operation, code_*, read, discover.
     Search,
     /// Changing files: transform and its undo and recovery; lint and its fixes.
     Edit,

@@ -65,6 +65,7 @@ tools!(
     llm_lint::LlmLint,
     llm_git::LlmGit,
     llm_deps::LlmDeps,
+    llm_code::LlmCode,
     crate::Aide,
 );
 

@@ -152,7 +152,7 @@ pub use resolve::{
 };
 pub use scopes::{Locals, in_comment_or_string};
 pub use source::SourceFile;
-pub use symbols::{NameMatch, Symbol, SymbolKind, body_start, leading_start, outline, with_symbol_node};
+pub use symbols::{NameMatch, Symbol, SymbolKind, body_of, body_start, leading_start, outline, with_symbol_node};
 pub use validate::{SyntaxIssue, syntax_issues};
 pub use warm::keep_parsed_files;
 

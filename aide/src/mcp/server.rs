@@ -369,7 +369,8 @@ impl AideServer {
 fn instructions(sandbox: aide_gate::sandbox::SandboxUsed, structured: Structured) -> String {
     let mut text = String::from(
         "aide's tools for code work: search (regex), ast_search and ide_operation (structure: outlines, \
-         definitions, references, callers), read (with checksums), discover (files by name), transform \
+         definitions, references, callers), code_* (from the syntax trees: per-function \
+         complexity, duplicated code, imports and exports), read (with checksums), discover (files by name), transform \
          (checksum-guarded, all-or-nothing edits; transform_undo and transform_recover take them back), lint (the project's own checkers), git and \
          git_write (status, diff, log, blame; stage, commit, branch), shell_* (persistent sessions, risk \
          explanation), term_* (terminals for interactive programs), jobs_* (background jobs), deps_* \
@@ -393,7 +394,7 @@ fn instructions(sandbox: aide_gate::sandbox::SandboxUsed, structured: Structured
         ));
     }
     text.push_str(&format!(
-        "search, ast_search, discover and transform's tree operations also take {} (not repeated in their schemas).\n",
+        "search, ast_search, code_*, discover and transform's tree operations also take {} (not repeated in their schemas).\n",
         super::binding::WALK_KNOBS.join(", ")
     ));
     text.push_str(&format!(

@@ -20,7 +20,7 @@ mod place;
 pub(crate) mod record;
 
 use macros::macro_items;
-pub use place::{body_start, leading_start, with_symbol_node};
+pub use place::{body_of, body_start, leading_start, with_symbol_node};
 pub use record::{Symbol, SymbolKind};
 
 /// What a node defines, if anything.

@@ -34,7 +34,7 @@ pub fn with_symbol_node<R>(
 /// members), or the body of the function its name is given (`const f =
 /// (a) => {…}`, `handler = () => {…}`, `{ key: function () {…} }`,
 /// `A.prototype.f = function…`).
-pub(super) fn body_of(node: Node<'_>) -> Option<Node<'_>> {
+pub fn body_of(node: Node<'_>) -> Option<Node<'_>> {
     if let Some(body) = node.child_by_field_name("body") {
         return Some(body);
     }

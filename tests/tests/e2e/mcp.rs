@@ -174,6 +174,12 @@ fn every_tool_is_called_in(mode: &str) {
     let ide =
         call(&mut client, "ide_operation", json!({ "program": "findReferences(findDefinition(`validate_token`))" }));
     assert!(ide.to_string().contains("src/lib.rs"), "{ide}");
+    let metrics = call(&mut client, "code_metrics", json!({ "paths": ["src/lib.rs"], "sort": "cyclomatic" }));
+    assert_eq!(records(&metrics, "functions")[0]["name_path"], "validate_token", "{metrics}");
+    let copies = call(&mut client, "code_duplicates", json!({ "min_tokens": 10, "min_lines": 1 }));
+    assert!(!copies.to_string().contains("\"first\""), "{copies}");
+    let imports = call(&mut client, "code_imports", json!({ "paths": ["src/lib.rs"] }));
+    assert!(imports.to_string().contains("validate_token"), "{imports}");
     let read = call(&mut client, "read", json!({ "paths": ["notes.txt"] }));
     let checksum = read["files"][0]["checksum"].as_str().unwrap().to_string();
     let edit = call(

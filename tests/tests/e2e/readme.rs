@@ -182,7 +182,7 @@ fn run_sections(sections: &[&str]) {
 
 #[test]
 fn readme_examples_of_the_read_and_search_tools_run_verbatim() {
-    run_sections(&["llm-search", "llm-read", "llm-ast-search", "llm-discover"]);
+    run_sections(&["llm-search", "llm-read", "llm-ast-search", "llm-code", "llm-discover"]);
 }
 
 #[test]

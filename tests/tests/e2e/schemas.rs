@@ -305,3 +305,20 @@ fn git_documents_match_their_schema() {
     c.run("llm-git", &["show", "no-such-rev"], false);
     assert!(c.checked >= 15);
 }
+
+#[test]
+fn code_documents_match_their_schema() {
+    let t = tree();
+    let body = "    total = 0\n    for x in xs:\n        if x > 1 and x < 9:\n            total += x * 2\n        else:\n            total -= 1\n    return total\n";
+    t.write("py/a.py", format!("import os\nfrom m import a as b\n\ndef one(xs):\n{body}"));
+    t.write("py/b.py", format!("__all__ = ['two']\n\ndef two(ys):\n{body}"));
+    let mut c = Checker::new(&t);
+    c.run("llm-code", &["metrics"], true);
+    c.run("llm-code", &["metrics", "--sort", "cognitive", "--limit", "1"], true);
+    c.run("llm-code", &["metrics", "--language", "nope"], false);
+    let pairs = c.run("llm-code", &["duplicates", "--min-tokens", "20", "--min-lines", "3"], true);
+    assert_eq!(pairs["duplicates"].as_array().map(Vec::len), Some(1), "{pairs}");
+    c.run("llm-code", &["duplicates", "--min-tokens", "1"], false);
+    c.run("llm-code", &["imports"], true);
+    c.run("llm-code", &["imports", "py/b.py", "--limit", "1"], true);
+}

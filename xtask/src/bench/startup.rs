@@ -145,6 +145,7 @@ fn probe<'a>(tool: &str, transform_request: &'a str) -> Option<Vec<&'a str>> {
         "llm-lint" => vec!["--json", "--checker", "syntax", "f0.rs"],
         "llm-git" => vec!["--json", "status"],
         "llm-deps" => vec!["--json", "list"],
+        "llm-code" => vec!["--json", "metrics", "f0.rs"],
         "aide" => vec!["--json", "log", "list", "--limit", "1"],
         _ => return None,
     })

@@ -1,0 +1,142 @@
+//! Each file's imports (what it takes from other modules, as written) and
+//! exports (the names it offers other modules, by its language's rule).
+//! Imports are read from the import statements of the syntax tree
+//! ([`lang`]); exports from the outline's top-level symbols where the
+//! language marks them (`pub`, `public`, `export`, a capital letter, no
+//! `static`), or Python's `__all__`.
+
+mod exports;
+mod lang;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use aide_core::{Lang, Span};
+use llm_ast_search::SourceFile;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// How a file imports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportKind {
+    /// Python `import m`, JavaScript/TypeScript `import … from "m"`, Java, Go.
+    Import,
+    /// Python `from m import a`.
+    From,
+    /// Java `import static`.
+    StaticImport,
+    /// Rust `use`.
+    Use,
+    /// Rust `mod m;`: a module in a file of its own.
+    Mod,
+    /// Rust `extern crate`.
+    ExternCrate,
+    /// C/C++ `#include "file"`.
+    Include,
+    /// C/C++ `#include <file>`.
+    SystemInclude,
+    /// CommonJS `require("m")`.
+    Require,
+    /// JavaScript/TypeScript `export … from "m"`: imported to be exported.
+    Reexport,
+}
+
+impl ImportKind {
+    /// Its name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportKind::Import => "import",
+            ImportKind::From => "from",
+            ImportKind::StaticImport => "static_import",
+            ImportKind::Use => "use",
+            ImportKind::Mod => "mod",
+            ImportKind::ExternCrate => "extern_crate",
+            ImportKind::Include => "include",
+            ImportKind::SystemInclude => "system_include",
+            ImportKind::Require => "require",
+            ImportKind::Reexport => "reexport",
+        }
+    }
+}
+
+/// One import.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Import {
+    pub kind: ImportKind,
+    /// The module, path or header as written, without quotes or brackets:
+    /// `std::collections`, `os.path`, `./util`, `stdio.h`, `fmt`.
+    pub module: String,
+    /// The names taken from it as written (`a`, `b as c`, `*`); empty when
+    /// the module itself is imported.
+    pub names: Vec<String>,
+    /// The name the module is bound to (`import numpy as np`, Go's `f "fmt"`).
+    pub alias: Option<String>,
+    /// The import statement.
+    #[serde(flatten)]
+    pub span: Span,
+}
+
+/// Where a file's exports come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportRule {
+    /// Python's `__all__`, as the module assigns it.
+    All,
+    /// The language's rule for what other modules may use.
+    Language,
+}
+
+/// One name a file offers other modules.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Export {
+    /// The name as other modules use it (for a member, the outline's name path).
+    pub name: String,
+    /// The outline's kind of what it names (`Function`, `Class`, …), or
+    /// `Variable`, `Import` (a name an import binds, re-offered) or
+    /// `Reexport` (`export … from`, `pub use`).
+    pub kind: String,
+    /// The definition, or the statement that exports it.
+    #[serde(flatten)]
+    pub span: Span,
+}
+
+/// A file's imports and exports.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileImports {
+    pub path: String,
+    pub language: Lang,
+    /// SHA-256 of the file's bytes as parsed.
+    pub checksum: Arc<str>,
+    /// In source order.
+    pub imports: Vec<Import>,
+    /// In source order.
+    pub exports: Vec<Export>,
+    pub exports_from: ExportRule,
+}
+
+/// The imports and exports of a parsed file.
+pub(crate) fn of_file(file: &SourceFile) -> FileImports {
+    let imports = lang::imports(file);
+    let (exports, exports_from) = exports::exports(file);
+    FileImports {
+        path: file.path.clone(),
+        language: file.lang,
+        checksum: file.checksum().clone(),
+        imports,
+        exports,
+        exports_from,
+    }
+}
+
+/// The text of a node, whitespace runs collapsed to one space.
+pub(crate) fn text(node: tree_sitter::Node<'_>, source: &[u8]) -> String {
+    String::from_utf8_lossy(&source[node.byte_range()]).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A string literal's text without its quotes (or a header's brackets).
+pub(crate) fn unquoted(node: tree_sitter::Node<'_>, source: &[u8]) -> String {
+    let t = text(node, source);
+    t.trim_matches(|c| matches!(c, '"' | '\'' | '`' | '<' | '>')).to_string()
+}

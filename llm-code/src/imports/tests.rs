@@ -1,0 +1,176 @@
+//! One small file per language: its imports and exports as written.
+
+use aide_core::Lang;
+use llm_ast_search::SourceFile;
+
+use super::{ExportRule, FileImports, ImportKind, of_file};
+
+fn read(lang: Lang, path: &str, text: &str) -> FileImports {
+    let file = SourceFile::parse(path.to_string(), lang, text.as_bytes().to_vec()).expect("parses");
+    of_file(&file)
+}
+
+/// (kind, module, names, alias) of each import.
+fn imports(f: &FileImports) -> Vec<(ImportKind, String, Vec<String>, Option<String>)> {
+    f.imports.iter().map(|i| (i.kind, i.module.clone(), i.names.clone(), i.alias.clone())).collect()
+}
+
+/// (name, kind) of each export.
+fn exports(f: &FileImports) -> Vec<(String, String)> {
+    f.exports.iter().map(|e| (e.name.clone(), e.kind.clone())).collect()
+}
+
+fn s(items: &[&str]) -> Vec<String> {
+    items.iter().map(|i| i.to_string()).collect()
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+#[test]
+fn python_imports_and_public_names_or_all() {
+    let text = "import os, numpy as np\nfrom . import sibling\nfrom a.b import c, d as e\nfrom m import *\n\ndef run():\n    import json\n\nclass Agent: pass\n_private = 1\nLIMIT, other = 1, 2\n";
+    let f = read(Lang::Python, "m.py", text);
+    use ImportKind::*;
+    assert_eq!(
+        imports(&f),
+        vec![
+            (Import, "os".into(), vec![], None),
+            (Import, "numpy".into(), vec![], Some("np".into())),
+            (From, ".".into(), s(&["sibling"]), None),
+            (From, "a.b".into(), s(&["c", "d as e"]), None),
+            (From, "m".into(), s(&["*"]), None),
+            (Import, "json".into(), vec![], None),
+        ]
+    );
+    assert_eq!(f.imports[0].span.line, 1);
+    assert_eq!(f.exports_from, ExportRule::Language);
+    assert_eq!(
+        exports(&f),
+        pairs(&[
+            ("os", "Import"),
+            ("np", "Import"),
+            ("sibling", "Import"),
+            ("c", "Import"),
+            ("e", "Import"),
+            ("run", "Function"),
+            ("Agent", "Class"),
+            ("LIMIT", "Variable"),
+            ("other", "Variable"),
+        ])
+    );
+    let with_all = read(Lang::Python, "m.py", "__all__ = ['run', \"Agent\"]\ndef run(): pass\ndef walk(): pass\n");
+    assert_eq!(with_all.exports_from, ExportRule::All);
+    assert_eq!(exports(&with_all), pairs(&[("run", "Variable"), ("Agent", "Variable")]));
+}
+
+#[test]
+fn rust_uses_mods_and_pub_items() {
+    let text = "use std::collections::{HashMap, HashSet as Set};\nuse crate::a::b;\nuse super::*;\nmod engine;\npub mod output;\nmod inline { }\nextern crate alloc;\npub use engine::{run, Engine as E};\npub fn f() {}\npub(crate) fn g() {}\nfn h() {}\npub struct S;\nimpl S { pub fn m(&self) {} }\n";
+    let f = read(Lang::Rust, "lib.rs", text);
+    use ImportKind::*;
+    assert_eq!(
+        imports(&f),
+        vec![
+            (Use, "std::collections".into(), s(&["HashMap", "HashSet as Set"]), None),
+            (Use, "crate::a".into(), s(&["b"]), None),
+            (Use, "super".into(), s(&["*"]), None),
+            (Mod, "engine".into(), vec![], None),
+            (Mod, "output".into(), vec![], None),
+            (ExternCrate, "alloc".into(), vec![], None),
+            (Use, "engine".into(), s(&["run", "Engine as E"]), None),
+        ]
+    );
+    assert_eq!(
+        exports(&f),
+        pairs(&[("output", "Module"), ("run", "Reexport"), ("E", "Reexport"), ("f", "Function"), ("S", "Struct")])
+    );
+}
+
+#[test]
+fn javascript_and_typescript_imports_and_exports() {
+    let text = "import React, { useState as us, useEffect } from 'react';\nimport * as path from \"path\";\nimport './side.css';\nconst fs = require('fs');\nexport { a, b as c } from './lib';\nexport * from './all';\nexport function run() {}\nexport const x = 1, y = 2;\nexport class K {}\nexport default K;\nfunction hidden() {}\nexports.legacy = hidden;\n";
+    for lang in [Lang::JavaScript, Lang::TypeScript, Lang::Tsx] {
+        let f = read(lang, "m.js", text);
+        use ImportKind::*;
+        assert_eq!(
+            imports(&f),
+            vec![
+                (Import, "react".into(), s(&["React", "useState as us", "useEffect"]), None),
+                (Import, "path".into(), s(&["* as path"]), None),
+                (Import, "./side.css".into(), vec![], None),
+                (Require, "fs".into(), vec![], None),
+                (Reexport, "./lib".into(), s(&["a", "b as c"]), None),
+                (Reexport, "./all".into(), s(&["*"]), None),
+            ],
+            "{lang}"
+        );
+        assert_eq!(
+            exports(&f),
+            pairs(&[
+                ("a", "Reexport"),
+                ("c", "Reexport"),
+                ("*", "Reexport"),
+                ("run", "Function"),
+                ("x", "Variable"),
+                ("y", "Variable"),
+                ("K", "Class"),
+                ("default", "Default"),
+                ("legacy", "Variable"),
+            ]),
+            "{lang}"
+        );
+    }
+}
+
+#[test]
+fn c_and_cpp_includes_and_what_is_not_static() {
+    let text = "#include <stdio.h>\n#include \"local.h\"\nstatic int hidden(void) { return 0; }\nint shown(int a) { return a; }\nint declared(void);\nstruct point { int x; };\n";
+    for lang in [Lang::C, Lang::Cpp] {
+        let f = read(lang, "a.c", text);
+        use ImportKind::*;
+        assert_eq!(
+            imports(&f),
+            vec![(SystemInclude, "stdio.h".into(), vec![], None), (Include, "local.h".into(), vec![], None)],
+            "{lang}"
+        );
+        let names: Vec<String> = exports(&f).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, s(&["shown", "declared", "point"]), "{lang}");
+    }
+}
+
+#[test]
+fn java_imports_and_public_types() {
+    let text = "package p;\nimport java.util.List;\nimport java.util.*;\nimport static java.lang.Math.max;\npublic class A { public void m() {} }\nclass B {}\n";
+    let f = read(Lang::Java, "A.java", text);
+    use ImportKind::*;
+    assert_eq!(
+        imports(&f),
+        vec![
+            (Import, "java.util.List".into(), vec![], None),
+            (Import, "java.util".into(), s(&["*"]), None),
+            (StaticImport, "java.lang.Math.max".into(), vec![], None),
+        ]
+    );
+    assert_eq!(exports(&f), pairs(&[("A", "Class")]));
+}
+
+#[test]
+fn go_imports_and_capitalised_names() {
+    let text = "package p\n\nimport (\n\t\"fmt\"\n\tf \"os\"\n)\nimport \"strings\"\n\nfunc Run() {}\nfunc hidden() {}\ntype Agent struct{}\nfunc (a *Agent) Do() {}\nfunc (a *Agent) undo() {}\nconst Limit = 3\n";
+    let f = read(Lang::Go, "p.go", text);
+    use ImportKind::*;
+    assert_eq!(
+        imports(&f),
+        vec![
+            (Import, "fmt".into(), vec![], None),
+            (Import, "os".into(), vec![], Some("f".into())),
+            (Import, "strings".into(), vec![], None),
+        ]
+    );
+    let names: Vec<String> = exports(&f).into_iter().map(|(n, _)| n).collect();
+    assert!(names.contains(&"Run".to_string()) && names.contains(&"Agent".to_string()), "{names:?}");
+    assert!(names.iter().any(|n| n.ends_with("Do")) && names.contains(&"Limit".to_string()), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with("hidden") || n.ends_with("undo")), "{names:?}");
+}

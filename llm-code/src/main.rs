@@ -1,0 +1,3 @@
+fn main() {
+    aide_harness::main::<llm_code::LlmCode>()
+}

@@ -1,0 +1,40 @@
+//! What llm-code offers, operation by operation: the catalogue, `aide mcp`
+//! and the errors that name an operation in the caller's words read it here.
+
+use aide_core::operation::*;
+
+pub(crate) const OPERATIONS: &[Operation] = &[
+    Operation {
+        name: "code_metrics",
+        tool: "llm-code",
+        command: &["metrics"],
+        group: Group::Search,
+        description: "Per function (outline name path and span) and per file: cyclomatic complexity (Python's as radon counts it), cognitive complexity (SonarSource's), lines, code lines, parameters, nesting. sort by a measure, min_cyclomatic to keep the complex ones.",
+        effects: READS,
+        output: &["functions"],
+        mcp_defaults: &[],
+        mcp: Mcp::DERIVED,
+    },
+    Operation {
+        name: "code_duplicates",
+        tool: "llm-code",
+        command: &["duplicates"],
+        group: Group::Search,
+        description: "Structurally duplicated code across the tree: runs of at least min_tokens tokens (default 50) and min_lines lines (6) equal once identifiers and literals are replaced by their kind; each pair with both places' spans and checksums.",
+        effects: READS,
+        output: &["duplicates"],
+        mcp_defaults: &[],
+        mcp: Mcp::DERIVED,
+    },
+    Operation {
+        name: "code_imports",
+        tool: "llm-code",
+        command: &["imports"],
+        group: Group::Search,
+        description: "Each file's imports (kind, module, names, alias, span: use/mod, import/from, import/require/export-from, #include, Java and Go imports) and exports (pub, public, export, capitalised, non-static; Python's __all__ or its public names).",
+        effects: READS,
+        output: &["files"],
+        mcp_defaults: &[],
+        mcp: Mcp::DERIVED,
+    },
+];
