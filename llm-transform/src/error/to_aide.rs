@@ -189,7 +189,7 @@ impl From<TransformError> for AideError {
                 .with_hint("the language server left these out: files it has not loaded, or that its configuration excludes (pyrightconfig.json's exclude, a file outside every tsconfig); pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: syntax")
                 .with_details(json!({ "sites": sites, "engine": "lsp" })),
             E::ServerUnavailable { path, variable, .. } => error(code::SERVER_UNAVAILABLE)
-                .with_hint(format!("install the language's server, or name one in {variable}; the syntax engine's rename_symbol needs none"))
+                .with_hint(format!("install the language's server (on PATH), or name one in {variable}"))
                 .with_details(json!({ "path": path, "variable": variable })),
             E::ServerFailed { server, .. } => error(code::SERVER_FAILED)
                 .with_hint("run it again (a server still loading the project answers once it has; AIDE_LSP_READY_TIMEOUT waits longer)")

@@ -12,6 +12,7 @@ mod bounds;
 mod callers;
 mod cancel;
 mod catalogue;
+mod code_actions;
 mod contract;
 mod deps;
 mod directories;
