@@ -22,25 +22,9 @@ use std::path::{Path, PathBuf};
 use aide_core::{LineIndex, Root};
 use serde_json::{Value, json};
 
-use super::client::{self, LspFailure};
+use super::client::{self, EXECUTE_COMMAND, LspFailure};
 use super::server::ServerSpec;
 use super::{FileEdits, keeper, workspace_edits};
-
-/// The method whose answer through [`keeper::ask`] is the command's result
-/// and the edits it sent: `{"result", "edits"}`.
-pub const EXECUTE_COMMAND: &str = "workspace/executeCommand";
-
-/// The code action kinds aide tells a server it takes.
-pub const KINDS: &[&str] = &[
-    "",
-    "quickfix",
-    "refactor",
-    "refactor.extract",
-    "refactor.inline",
-    "refactor.rewrite",
-    "source",
-    "source.organizeImports",
-];
 
 /// One action a server offers.
 #[derive(Debug, Clone, PartialEq)]

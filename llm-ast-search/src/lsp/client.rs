@@ -22,6 +22,23 @@ use serde_json::{Value, json};
 
 use super::ready::Readiness;
 
+/// The method whose answer through [`super::keeper::ask`] is the command's
+/// result and the edits it sent: `{"result", "edits"}` (see
+/// [`Server::execute_command`]).
+pub const EXECUTE_COMMAND: &str = "workspace/executeCommand";
+
+/// The code action kinds aide tells a server it takes.
+pub const CODE_ACTION_KINDS: &[&str] = &[
+    "",
+    "quickfix",
+    "refactor",
+    "refactor.extract",
+    "refactor.inline",
+    "refactor.rewrite",
+    "source",
+    "source.organizeImports",
+];
+
 /// Why a server did not answer.
 #[derive(Debug, Clone)]
 pub enum LspFailure {
@@ -133,7 +150,7 @@ impl Server {
                     "hover": { "contentFormat": ["plaintext", "markdown"] },
                     "rename": { "prepareSupport": false },
                     "codeAction": {
-                        "codeActionLiteralSupport": { "codeActionKind": { "valueSet": super::actions::KINDS } },
+                        "codeActionLiteralSupport": { "codeActionKind": { "valueSet": CODE_ACTION_KINDS } },
                         "dataSupport": true,
                         "resolveSupport": { "properties": ["edit"] }
                     },
@@ -235,7 +252,7 @@ impl Server {
     /// the edit.
     pub fn execute_command(&mut self, params: Value, timeout: Duration) -> Result<Value, LspFailure> {
         self.edits.clear();
-        let answered = self.request("workspace/executeCommand", params, timeout);
+        let answered = self.request(EXECUTE_COMMAND, params, timeout);
         let edits = std::mem::take(&mut self.edits);
         match answered {
             Ok(result) => Ok(json!({ "result": result, "edits": edits })),

@@ -263,7 +263,7 @@ const METHODS: &[&str] = &[
     "workspace/symbol",
     "textDocument/codeAction",
     "codeAction/resolve",
-    super::actions::EXECUTE_COMMAND,
+    super::client::EXECUTE_COMMAND,
 ];
 
 fn send(writer: &mut UnixStream, answer: &Answer) -> std::io::Result<()> {

@@ -64,7 +64,7 @@ impl Warm {
             }
         }
         self.server.settle(ready_timeout())?;
-        if method == super::actions::EXECUTE_COMMAND {
+        if method == super::client::EXECUTE_COMMAND {
             return self.server.execute_command(params, LSP_TIMEOUT);
         }
         self.server.request(method, params, LSP_TIMEOUT)
