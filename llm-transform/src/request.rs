@@ -118,7 +118,7 @@ pub enum Subcommand {
     },
 }
 
-/// `llm-transform refactor`: where, what, and how the edit is committed.
+/// A refactor: where, what, and how its edit is committed.
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
 pub struct RefactorArgs {
     #[arg(long = "path", alias = "file", value_name = "PATH")]
@@ -158,7 +158,8 @@ pub struct RefactorArgs {
     #[arg(long)]
     #[serde(default)]
     pub diff: bool,
-    /// Checkers run before and after, as the transform's --verify.
+    /// Checkers run before and after (comma-separated names, or all); an
+    /// edit they fault is undone.
     #[arg(long, value_name = "CHECKER", num_args = 0..=1, default_missing_value = "all")]
     #[serde(default)]
     pub verify: Option<String>,

@@ -200,6 +200,8 @@ pub enum Operation {
     /// A symbol's definition and references, across the tree.
     RenameSymbol(RenameSymbolOp),
     /// A language server's refactor at a place: its edit, as it gives it.
+    /// Not shown to a model: its own tool (transform_refactor) is.
+    #[schemars(extend("x-hidden" = true))]
     Refactor(RefactorOp),
 }
 
@@ -379,7 +381,7 @@ pub struct RenameSymbolOp {
 #[serde(deny_unknown_fields)]
 pub struct RefactorOp {
     pub path: String,
-    /// The action, as `llm-transform refactor` without one lists them.
+    /// The action's name, as the list of the server's actions gives it.
     pub action: String,
     /// Default 1.
     #[serde(default)]
