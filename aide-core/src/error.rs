@@ -145,6 +145,8 @@ pub mod code {
         NAME_COLLISION = "name_collision", Conflict;
         /// A rename found sites it cannot tell are the symbol's (the details list them); nothing was written.
         UNRESOLVED_SITES = "unresolved_sites", Conflict;
+        /// A refactor the language server does not offer at that place, or offers several of (the details list what it offers); nothing was written.
+        NOT_OFFERED = "not_offered", Conflict;
         /// A shell command's estimated risk is above the allowed level; nothing was run.
         RISK_DENIED = "risk_denied", Conflict;
         /// The server's policy does not allow this tool (`aide mcp --allow`), or the user declined it.
@@ -168,6 +170,10 @@ pub mod code {
         SANDBOX_UNAVAILABLE = "sandbox_unavailable", Runtime;
         /// A checker asked for is not installed (the hint says how to install it).
         CHECKER_UNAVAILABLE = "checker_unavailable", Runtime;
+        /// A refactor needs the file's language server, and none is installed (the hint names the servers looked for).
+        SERVER_UNAVAILABLE = "server_unavailable", Runtime;
+        /// The language server failed, did not answer in time or had not loaded the project (the message says which); nothing was written.
+        SERVER_FAILED = "server_failed", Runtime;
         /// A checker crashed, timed out or printed what it should not (the details give its stderr's tail); no partial list is given.
         CHECKER_FAILED = "checker_failed", Runtime;
         /// The process running a command (a session's keeper or shell) ended before it answered; the command may have run in part.

@@ -456,6 +456,7 @@ fn report(plan: &mut Plan, request: &TransformRequest, ctx: &Context, r: Reporte
         files: r.files,
         operations: std::mem::take(&mut plan.reports),
         renames: r.renames,
+        refactors: std::mem::take(&mut plan.refactors),
         undo: r.wrote.then(|| {
             ctx.voice.call(
                 crate::operations::UNDO,

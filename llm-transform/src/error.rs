@@ -70,6 +70,19 @@ fn listed(sites: &[UnresolvedSite]) -> String {
     out.join("; ")
 }
 
+/// An action a language server offers at a place, as a refusal and the
+/// list of refactors show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct OfferedAction {
+    /// Its name, which `action` takes: extract_variable, extract_function,
+    /// inline, organize_imports, or the server's own (snake case).
+    pub action: String,
+    /// The server's title (`title` picks among actions of one name).
+    pub title: String,
+    /// The server's kind (`refactor`, `refactor.extract.function`, …).
+    pub kind: Option<String>,
+}
+
 /// A file an undo would overwrite that changed since the transform.
 #[derive(Debug, Clone, Serialize)]
 pub struct ChangedFile {
@@ -200,6 +213,28 @@ pub enum TransformError {
     },
     #[error("{server}'s rename of {name} would leave {} site{} that mean it unchanged: {}", .sites.len(), if .sites.len() == 1 { "" } else { "s" }, listed(.sites))]
     ServerLeftSites { name: String, server: String, sites: Vec<UnresolvedSite> },
+    #[error("{path}: {why}, and a refactor is the server's")]
+    ServerUnavailable { path: String, variable: String, why: String },
+    #[error("{server} failed to {doing}: {why}; nothing was written")]
+    ServerFailed { server: String, doing: &'static str, why: String },
+    #[error(
+        "{server} {} `{action}`{} at {place}; it offers: {}",
+        if *.several { "offers more than one" } else { "does not offer" },
+        .title.as_deref().map(|t| format!(" titled \"{t}\"")).unwrap_or_default(),
+        if .offered.is_empty() { "nothing there".to_string() } else { .offered.iter().map(|a| a.action.as_str()).collect::<Vec<_>>().join(", ") }
+    )]
+    NotOffered {
+        server: String,
+        action: String,
+        title: Option<String>,
+        several: bool,
+        place: String,
+        offered: Vec<OfferedAction>,
+    },
+    #[error("{path} is in no language a server refactors (by its extension)")]
+    RefactorLanguage { path: String },
+    #[error("{path}: {what}")]
+    InvalidRange { path: String, what: String },
     #[error("{path} is a directory; deleting it needs `recursive`")]
     DirectoryNotRecursive { path: String },
     #[error("{path} is a directory; deleting it needs its tree checksum (or `force`)")]

@@ -25,8 +25,17 @@
 //!       "template": "new(${arg})", "replace": null },
 //!     { "op": "rename_symbol", "name": "Agent/run", "new_name": "start",
 //!       "path": null, "line_hint": null, "in_comments_and_strings": false,
-//!       "include_unresolved": false } ] }
+//!       "include_unresolved": false },
+//!     { "op": "refactor", "path": "a.cpp", "action": "extract_function",
+//!       "line": 5, "column": null, "end_line": 6, "end_column": null,
+//!       "title": null, "checksum_before": null } ] }
 //! ```
+//!
+//! `llm-transform refactor --path F --line N [--end-line M] --action A` is a
+//! `refactor` ([`refactor`]): the language server's code action, its edit
+//! committed as every transform's; without `--action`, the actions the
+//! server offers there (`{"mode": "actions", "server", "actions": [{
+//! "action", "title", "kind" }]}`), nothing changed.
 //!
 //! `--patch FILE|-` is an `apply_patch` of a file's patch ([`patch`]); line
 //! edits become span edits of the original lines ([`lines`]).
@@ -52,6 +61,7 @@
 //!                             "after": { … } } ] } ],
 //!   "operations": [ { "index": 0, "op": "patch", "path": "src/a.rs", "status": "applied", "line": 12, "note": null } ],
 //!   "renames": [ <rename_symbol's report: scope, name_path, sites with `matched` and `renamed`> ],
+//!   "refactors": [ { "path", "action", "title", "kind", "server", "edits" } ],
 //!   "undo": "llm-transform undo <execution_id>",
 //!   "verified": { "checkers", "errors_before", "errors_after", "command" } | null }
 //! ```
@@ -115,6 +125,7 @@ mod output;
 mod parallel;
 mod patch;
 mod plan;
+mod refactor;
 mod rename;
 pub mod request;
 mod scan;
@@ -190,6 +201,10 @@ impl Tool for LlmTransform {
                 }
                 Ok(Outcome::with_diagnostics(TransformOutput::Undo { undone, files }, diagnostics))
             }
+            Some(Subcommand::Refactor(args)) => match &args.action {
+                None => Ok(Outcome::new(TransformOutput::Actions(refactor::list(&root, args)?))),
+                Some(action) => transform(&root, &args.transform(action, request.root.clone()), ctx),
+            },
             None => transform(&root, &request, ctx),
         }
     }

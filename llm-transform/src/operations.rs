@@ -16,6 +16,17 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         mcp: aide_core::operation::Mcp { leaves_out: &["command"], ..aide_core::operation::Mcp::DERIVED },
     },
     Operation {
+        name: "transform_refactor",
+        tool: "llm-transform",
+        command: &["refactor"],
+        group: Group::Edit,
+        description: "The file's language server refactors a place: extract_variable, extract_function, inline, organize_imports…, its edit applied as given, guarded and undoable. Without action: what it offers there.",
+        effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
+        output: &["applied", "actions"],
+        mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
+    },
+    Operation {
         name: "transform_undo",
         tool: "llm-transform",
         command: &["undo"],

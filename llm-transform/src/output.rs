@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::journal::Recovered;
 use crate::plan::OpReport;
 use crate::undo::Restored;
-use crate::{journal, rename, sites};
+use crate::{journal, refactor, rename, sites};
 
 /// What a transform does to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -71,6 +71,9 @@ pub enum TransformOutput {
         /// What each rename_symbol found: its definition and every site judged.
         #[serde(skip_serializing_if = "Vec::is_empty", default)]
         renames: Vec<rename::RenameReport>,
+        /// What each refactor applied: the server's action and its edits.
+        #[serde(skip_serializing_if = "Vec::is_empty", default)]
+        refactors: Vec<refactor::RefactorReport>,
         /// How to undo this transform, when it wrote something.
         undo: Option<String>,
         /// What `verify`/`verify_command` found: the edit stands, so nothing got worse.
@@ -84,15 +87,32 @@ pub enum TransformOutput {
         /// The interrupted transforms of this root, and what was done with each.
         recovered: Vec<Recovered>,
     },
+    /// The refactors the language server offers at a place (`refactor`
+    /// without an action); nothing changed.
+    Actions(refactor::Offered),
 }
 
 impl Render for TransformOutput {
     // Long because: one arm per output kind, each printing its fields in the order a reader meets them.
     fn render_text(&self, w: &mut TextOut<'_>) -> io::Result<()> {
         match self {
-            TransformOutput::Transform { applied, skipped, dry_run, no_op, files, undo, verified, renames, .. } => {
+            TransformOutput::Transform {
+                applied,
+                skipped,
+                dry_run,
+                no_op,
+                files,
+                undo,
+                verified,
+                renames,
+                refactors,
+                ..
+            } => {
                 let verb = if *dry_run { "would apply" } else { "applied" };
                 writeln!(w, "{verb} {applied}, skipped {skipped}{}", if *no_op { " (no change)" } else { "" })?;
+                for r in refactors {
+                    writeln!(w, "refactor {} ({}: \"{}\"): {} edit(s)", r.action, r.server, r.title, r.edits)?;
+                }
                 for r in renames {
                     writeln!(
                         w,
@@ -159,6 +179,21 @@ impl Render for TransformOutput {
                     write!(w, "{} ", f.action.as_str())?;
                     w.paint(Paint::Path, aide_core::text::escape_controls(&f.path))?;
                     writeln!(w)?;
+                }
+                Ok(())
+            }
+            TransformOutput::Actions(offered) => {
+                if offered.actions.is_empty() {
+                    writeln!(w, "{} offers no refactor at {}:{}", offered.server, offered.path, offered.line)?;
+                }
+                for a in &offered.actions {
+                    writeln!(
+                        w,
+                        "{}  {}{}",
+                        a.action,
+                        a.title,
+                        a.kind.as_deref().map(|k| format!(" ({k})")).unwrap_or_default()
+                    )?;
                 }
                 Ok(())
             }

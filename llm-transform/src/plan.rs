@@ -186,6 +186,8 @@ pub(crate) struct Plan {
     pub edit_counts: Vec<(usize, bool)>,
     /// What planning noticed (a rename's language server absent or failing).
     pub diagnostics: Vec<aide_core::Diagnostic>,
+    /// What each refactor applied.
+    pub refactors: Vec<crate::refactor::RefactorReport>,
     /// Paths as given → resolved inside the root (resolving touches the disk).
     resolved: std::collections::HashMap<String, PathBuf>,
     /// The file the block operations outlined last.
@@ -351,7 +353,8 @@ impl Plan {
             Operation::ReplaceRegex(_)
             | Operation::ReplaceMatches(_)
             | Operation::Rewrite(_)
-            | Operation::RenameSymbol(_) => {
+            | Operation::RenameSymbol(_)
+            | Operation::Refactor(_) => {
                 return Err(AideError::internal("a tree operation reached the one-file planner"));
             }
             Operation::Mkdir { .. } | Operation::Copy { .. } => {
@@ -452,6 +455,19 @@ impl Plan {
         files: &[String],
         ctx: &Context,
     ) -> Result<Option<RenameReport>, AideError> {
+        if let Prepared::Refactor(refactor) = prepared {
+            // The server's edit, on the bytes it read (see `crate::refactor`).
+            let (files, report) = refactor.take()?;
+            for f in files {
+                let current = self.file(root, &f.path)?.current.as_deref();
+                if current.map(sha256_hex).as_deref() != Some(f.checksum.as_str()) {
+                    return Err(mismatch(&f.path, &f.checksum, current));
+                }
+                self.apply_edits(root, index, op.name(), &f.path, f.edits)?;
+            }
+            self.refactors.push(report);
+            return Ok(None);
+        }
         if let Prepared::Rename(rename) = prepared {
             let mut contents = Vec::with_capacity(files.len());
             for rel in files {

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use operation::{
-    BlockOp, EditsDocument, OPERATIONS_HELP, OpName, Operation, RenameSymbolOp, ReplaceMatchesOp, ReplaceRegexOp,
-    RewriteOp, SpanEdit, TreeScope,
+    BlockOp, EditsDocument, OPERATIONS_HELP, OpName, Operation, RefactorOp, RenameSymbolOp, ReplaceMatchesOp,
+    ReplaceRegexOp, RewriteOp, SpanEdit, TreeScope,
 };
 
 /// A request: flags, or the same fields as `--request` JSON.
@@ -102,6 +102,11 @@ pub enum Subcommand {
         #[arg(long, value_name = "N", conflicts_with = "execution_ids")]
         last: Option<usize>,
     },
+    /// Refactor through the file's language server: the code action it
+    /// offers at a place (extract_variable, extract_function, inline,
+    /// organize_imports, …), its edit applied as it gives it, all or
+    /// nothing, undoable. Without --action: the actions it offers there.
+    Refactor(RefactorArgs),
     /// Finish or roll back transforms of this root that were interrupted
     /// mid-commit (kill -9, power loss). Every transform run does this
     /// first; this does it alone.
@@ -111,6 +116,86 @@ pub enum Subcommand {
         #[serde(default)]
         journal: Option<String>,
     },
+}
+
+/// A refactor: where, what, and how its edit is committed.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize, JsonSchema)]
+pub struct RefactorArgs {
+    #[arg(long = "path", alias = "file", value_name = "PATH")]
+    pub path: String,
+    /// The action: extract_variable, extract_function, inline,
+    /// organize_imports, or another the list names. Without: the list.
+    #[arg(long, value_name = "ACTION")]
+    #[serde(default)]
+    pub action: Option<String>,
+    /// The place's first line (default 1); alone, the whole line.
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub line: Option<usize>,
+    /// Default 1.
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub column: Option<usize>,
+    /// Default `line`.
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub end_line: Option<usize>,
+    /// Exclusive. Default: the end of end_line's text.
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub end_column: Option<usize>,
+    /// Picks one of several actions of one name.
+    #[arg(long, value_name = "TITLE")]
+    #[serde(default)]
+    pub title: Option<String>,
+    #[arg(long, value_name = "SHA256")]
+    #[serde(default)]
+    pub checksum_before: Option<String>,
+    /// The diff; nothing written.
+    #[arg(long)]
+    #[serde(default)]
+    pub dry_run: bool,
+    #[arg(long)]
+    #[serde(default)]
+    pub diff: bool,
+    /// Checkers run before and after (comma-separated names, or all); an
+    /// edit they fault is undone.
+    #[arg(long, value_name = "CHECKER", num_args = 0..=1, default_missing_value = "all")]
+    #[serde(default)]
+    pub verify: Option<String>,
+    /// Run after; unless it exits 0 the edit is undone.
+    #[arg(long, value_name = "CMD")]
+    #[serde(default)]
+    pub verify_command: Option<String>,
+    #[arg(long)]
+    #[serde(default)]
+    pub allow_syntax_errors: bool,
+}
+
+impl RefactorArgs {
+    /// The transform that applies `action`: one `refactor` operation,
+    /// committed as every transform is.
+    pub fn transform(&self, action: &str, root: Option<PathBuf>) -> TransformRequest {
+        TransformRequest {
+            root,
+            operations: vec![Operation::Refactor(RefactorOp {
+                path: self.path.clone(),
+                action: action.to_string(),
+                line: self.line,
+                column: self.column,
+                end_line: self.end_line,
+                end_column: self.end_column,
+                title: self.title.clone(),
+                checksum_before: self.checksum_before.clone(),
+            })],
+            dry_run: self.dry_run,
+            diff: self.diff,
+            verify: self.verify.clone(),
+            verify_command: self.verify_command.clone(),
+            allow_syntax_errors: self.allow_syntax_errors,
+            ..TransformRequest::default()
+        }
+    }
 }
 
 /// The subcommand, also as the bare word `"recover"` (its form before it
@@ -123,11 +208,19 @@ pub(crate) fn subcommand_or_word<'de, D: serde::Deserializer<'de>>(d: D) -> Resu
     }
 }
 
-/// What `aide mcp` governs in a transform: the command that verifies it
+/// What `aide mcp` governs in a transform: the commands that verify it
 /// (checkers and language servers run in the gate's ambient sandbox).
 impl aide_core::govern::Governed for TransformRequest {
     fn shell_inputs(&self) -> Vec<aide_core::govern::Reach> {
-        let line = self.verify_command.clone().map(aide_core::govern::ShellInput::Line);
-        line.map(|line| aide_core::govern::Reach::new("verify_command", line)).into_iter().collect()
+        // A refactor's own verify_command too.
+        let refactor = match &self.command {
+            Some(Subcommand::Refactor(args)) => args.verify_command.clone(),
+            _ => None,
+        };
+        [self.verify_command.clone(), refactor]
+            .into_iter()
+            .flatten()
+            .map(|line| aide_core::govern::Reach::new("verify_command", aide_core::govern::ShellInput::Line(line)))
+            .collect()
     }
 }

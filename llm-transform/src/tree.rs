@@ -1,7 +1,8 @@
 //! Operations that find their files in the tree: `replace_regex`,
 //! `replace_matches` (a search's records), `rewrite` (a tree-sitter query
 //! and a template; matches nested in another's captures are rewritten
-//! inside out: `tree/rewrite.rs`) and `rename_symbol` ([`crate::rename`]).
+//! inside out: `tree/rewrite.rs`), `rename_symbol` ([`crate::rename`]) and
+//! `refactor` (the files its server's edit changes: [`crate::refactor`]).
 //!
 //! Each runs in two steps around the lock: [`Prepared::candidates`] walks
 //! the tree (in parallel, reading without locks) for the files the
@@ -39,6 +40,7 @@ pub(crate) enum Prepared {
     Matches { records: BTreeMap<String, Vec<MatchRecord>>, template: Template },
     Rewrite(Box<PreparedRewrite>),
     Rename(Box<crate::rename::PreparedRename>),
+    Refactor(Box<crate::refactor::PreparedRefactor>),
 }
 
 impl Prepared {
@@ -54,6 +56,7 @@ impl Prepared {
             Operation::ReplaceMatches(op) => prepare_matches(index, op)?,
             Operation::Rewrite(op) => Prepared::Rewrite(Box::new(prepare_rewrite(op, check_syntax)?)),
             Operation::RenameSymbol(op) => Prepared::Rename(Box::new(crate::rename::PreparedRename::new(op)?)),
+            Operation::Refactor(op) => Prepared::Refactor(Box::new(crate::refactor::PreparedRefactor::new(op))),
             _ => return Ok(None),
         }))
     }
@@ -91,6 +94,7 @@ impl Prepared {
             Prepared::Matches { records, .. } => Ok((records.keys().cloned().collect(), Vec::new())),
             Prepared::Rewrite(rw) => rw.candidates(root, ctx),
             Prepared::Rename(rename) => rename.candidates(root, ctx),
+            Prepared::Refactor(refactor) => refactor.candidates(root, ctx),
         }
     }
 
@@ -135,8 +139,8 @@ impl Prepared {
                 let Some(records) = records.get(rel) else { return Ok(Vec::new()) };
                 match_edits(rel, bytes, records, template, counter)
             }
-            Prepared::Rewrite(_) | Prepared::Rename(_) => {
-                Err(AideError::internal("rewrite and rename edits are planned by their own steps"))
+            Prepared::Rewrite(_) | Prepared::Rename(_) | Prepared::Refactor(_) => {
+                Err(AideError::internal("rewrite, rename and refactor edits are planned by their own steps"))
             }
         }
     }
@@ -146,7 +150,7 @@ impl Prepared {
         match self {
             Prepared::Regex { op, .. } => op.max_replacements,
             Prepared::Rewrite(rw) => rw.op.max_replacements,
-            Prepared::Matches { .. } | Prepared::Rename(_) => None,
+            Prepared::Matches { .. } | Prepared::Rename(_) | Prepared::Refactor(_) => None,
         }
     }
 }

@@ -371,7 +371,9 @@ fn instructions(sandbox: aide_gate::sandbox::SandboxUsed, structured: Structured
         "aide's tools for code work: search (regex), ast_search and ide_operation (structure: outlines, \
          definitions, references, callers), code_* (from the syntax trees: per-function \
          complexity, duplicated code, imports and exports), read (with checksums), discover (files by name), transform \
-         (checksum-guarded, all-or-nothing edits; transform_undo and transform_recover take them back), lint (the project's own checkers), git and \
+         (checksum-guarded, all-or-nothing edits; transform_refactor: the language server's refactors, \
+         extract_variable, extract_function, inline, organize_imports; transform_undo and transform_recover \
+         take them back), lint (the project's own checkers), git and \
          git_write (status, diff, log, blame; stage, commit, branch), shell_* (persistent sessions, risk \
          explanation), term_* (terminals for interactive programs), jobs_* (background jobs), deps_* \
          (the project's packages from its lock files: list, tree, outdated, audit), log_* (past \

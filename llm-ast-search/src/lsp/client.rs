@@ -1,9 +1,16 @@
 //! A language server over stdio: JSON-RPC messages framed by
 //! `Content-Length` headers, requests answered by id within a deadline,
 //! the server's own requests answered so it never waits on us
-//! (`workspace/configuration` with nulls, anything else, such as
+//! (`workspace/configuration` with nulls, `workspace/applyEdit` refused
+//! but its edit kept, anything else, such as
 //! `window/workDoneProgress/create`, with null), and what it says about
 //! its loading followed (see [`super::ready`]).
+//!
+//! A command a server executes (a code action's) sends its edit back as a
+//! `workspace/applyEdit` request: the client writes nothing, answers
+//! `applied: false` (aide applies a server's edit itself, through
+//! llm-transform's guarded commit), and [`Server::execute_command`] gives
+//! the edits it kept as the command's answer.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -14,6 +21,23 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::ready::Readiness;
+
+/// The method whose answer through [`super::keeper::ask`] is the command's
+/// result and the edits it sent: `{"result", "edits"}` (see
+/// [`Server::execute_command`]).
+pub const EXECUTE_COMMAND: &str = "workspace/executeCommand";
+
+/// The code action kinds aide tells a server it takes.
+pub const CODE_ACTION_KINDS: &[&str] = &[
+    "",
+    "quickfix",
+    "refactor",
+    "refactor.extract",
+    "refactor.inline",
+    "refactor.rewrite",
+    "source",
+    "source.organizeImports",
+];
 
 /// Why a server did not answer.
 #[derive(Debug, Clone)]
@@ -69,6 +93,8 @@ pub struct Server {
     messages: Receiver<Value>,
     next_id: i64,
     readiness: Readiness,
+    /// The edits of `workspace/applyEdit` requests since the last command.
+    edits: Vec<Value>,
 }
 
 impl Server {
@@ -96,7 +122,7 @@ impl Server {
             argv.iter().map(|a| Path::new(a).file_name().and_then(|n| n.to_str()).unwrap_or(a)).collect();
         let programs = programs.join(" ");
         let readiness = Readiness::for_server(&programs);
-        let mut server = Server { process, stdin, messages, next_id: 0, readiness };
+        let mut server = Server { process, stdin, messages, next_id: 0, readiness, edits: Vec::new() };
         let uri = file_uri(root);
         let name = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         // No processId: a server given one checks every few seconds that
@@ -114,6 +140,8 @@ impl Server {
                 "window": { "workDoneProgress": true },
                 "experimental": { "serverStatusNotification": true },
                 "workspace": {
+                    "applyEdit": true,
+                    "executeCommand": {},
                     "configuration": true,
                     "workspaceFolders": true,
                     "didChangeWatchedFiles": { "dynamicRegistration": true },
@@ -126,6 +154,11 @@ impl Server {
                     "implementation": { "linkSupport": false },
                     "hover": { "contentFormat": ["plaintext", "markdown"] },
                     "rename": { "prepareSupport": false },
+                    "codeAction": {
+                        "codeActionLiteralSupport": { "codeActionKind": { "valueSet": CODE_ACTION_KINDS } },
+                        "dataSupport": true,
+                        "resolveSupport": { "properties": ["edit"] }
+                    },
                     "callHierarchy": {}
                 }
             }
@@ -173,6 +206,10 @@ impl Server {
                     let items = message.pointer("/params/items").and_then(Value::as_array).map_or(0, Vec::len);
                     Value::Array(vec![Value::Null; items])
                 }
+                "workspace/applyEdit" => {
+                    self.edits.push(message.pointer("/params/edit").cloned().unwrap_or(Value::Null));
+                    json!({ "applied": false, "failureReason": "aide applies a server's edit itself, through its guarded commit" })
+                }
                 _ => Value::Null,
             };
             self.send(&json!({ "jsonrpc": "2.0", "id": their_id, "result": result }))?;
@@ -210,6 +247,22 @@ impl Server {
                 }
                 return Ok(message.get("result").cloned().unwrap_or(Value::Null));
             }
+        }
+    }
+
+    /// Executes a command (`workspace/executeCommand`) and answers
+    /// `{"result": its result, "edits": [each WorkspaceEdit it sent as
+    /// workspace/applyEdit]}`. The refusal of those edits may make the
+    /// server answer the command with an error: an error after an edit is
+    /// the edit.
+    pub fn execute_command(&mut self, params: Value, timeout: Duration) -> Result<Value, LspFailure> {
+        self.edits.clear();
+        let answered = self.request(EXECUTE_COMMAND, params, timeout);
+        let edits = std::mem::take(&mut self.edits);
+        match answered {
+            Ok(result) => Ok(json!({ "result": result, "edits": edits })),
+            Err(LspFailure::Error(_)) if !edits.is_empty() => Ok(json!({ "result": null, "edits": edits })),
+            Err(failure) => Err(failure),
         }
     }
 

@@ -261,6 +261,9 @@ const METHODS: &[&str] = &[
     "textDocument/prepareCallHierarchy",
     "callHierarchy/incomingCalls",
     "workspace/symbol",
+    "textDocument/codeAction",
+    "codeAction/resolve",
+    super::client::EXECUTE_COMMAND,
 ];
 
 fn send(writer: &mut UnixStream, answer: &Answer) -> std::io::Result<()> {

@@ -13,6 +13,7 @@
 //! once it has loaded its project (see [`ready`]), and its answer checked
 //! against the syntax engine's before it is taken (see [`whole`]).
 
+pub mod actions;
 pub mod calls;
 pub mod client;
 pub mod keeper;
@@ -181,13 +182,15 @@ fn hover_text(contents: &Value) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// One file's edits of a rename: byte spans of the file as it is now and
-/// their new text, sorted, none overlapping.
+/// One file's edits of a rename or a code action: byte spans of the file
+/// as it is now and their new text, sorted, none overlapping.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileEdits {
     /// Relative to the root.
     pub path: String,
     pub edits: Vec<(usize, usize, String)>,
+    /// SHA-256 of the bytes the spans are offsets into.
+    pub checksum: String,
 }
 
 /// The edits the server gives for renaming the symbol whose name is at
@@ -202,22 +205,25 @@ pub fn rename(
     new_name: &str,
 ) -> Result<Vec<FileEdits>, LspFailure> {
     let answer = ask_at(root, spec, "textDocument/rename", path, byte, json!({ "newName": new_name }))?;
-    workspace_edits(root, &answer)
+    workspace_edits(root, &[&answer])
 }
 
-/// The text edits of a `WorkspaceEdit` (its `changes`, or its
-/// `documentChanges` of text documents), by file.
-fn workspace_edits(root: &Root, answer: &Value) -> Result<Vec<FileEdits>, LspFailure> {
+/// The text edits of `WorkspaceEdit`s (their `changes`, or their
+/// `documentChanges` of text documents), by file. Edits that would create,
+/// rename or delete a file, leave the root, or overlap refuse them all.
+fn workspace_edits(root: &Root, answers: &[&Value]) -> Result<Vec<FileEdits>, LspFailure> {
     let mut by_file: Vec<(String, &Value)> = Vec::new();
-    if let Some(changes) = answer.get("changes").and_then(Value::as_object) {
-        by_file.extend(changes.iter().map(|(uri, edits)| (uri.clone(), edits)));
-    }
-    for change in answer.get("documentChanges").and_then(Value::as_array).into_iter().flatten() {
-        match (change.pointer("/textDocument/uri").and_then(Value::as_str), change.get("edits")) {
-            (Some(uri), Some(edits)) => by_file.push((uri.to_string(), edits)),
-            _ => {
-                let kind = change.get("kind").and_then(Value::as_str).unwrap_or("an unknown change");
-                return Err(LspFailure::Error(format!("the rename would {kind} a file, which aide does not apply")));
+    for answer in answers {
+        if let Some(changes) = answer.get("changes").and_then(Value::as_object) {
+            by_file.extend(changes.iter().map(|(uri, edits)| (uri.clone(), edits)));
+        }
+        for change in answer.get("documentChanges").and_then(Value::as_array).into_iter().flatten() {
+            match (change.pointer("/textDocument/uri").and_then(Value::as_str), change.get("edits")) {
+                (Some(uri), Some(edits)) => by_file.push((uri.to_string(), edits)),
+                _ => {
+                    let kind = change.get("kind").and_then(Value::as_str).unwrap_or("an unknown change");
+                    return Err(LspFailure::Error(format!("the edit would {kind} a file, which aide does not apply")));
+                }
             }
         }
     }
@@ -231,7 +237,7 @@ fn workspace_edits(root: &Root, answer: &Value) -> Result<Vec<FileEdits>, LspFai
             let Some(place) = files.locate(root, &uri, range) else {
                 let shown = client::uri_path(&uri).map_or(uri.clone(), |p| p.display().to_string());
                 return Err(LspFailure::Error(format!(
-                    "the rename would edit {shown}, outside the root or past its end"
+                    "the edit would change {shown}, outside the root or past its end"
                 )));
             };
             file_edits.push((place.path, place.start, place.end, new_text.to_string()));
@@ -239,15 +245,28 @@ fn workspace_edits(root: &Root, answer: &Value) -> Result<Vec<FileEdits>, LspFai
         for (path, start, end, text) in file_edits {
             match out.iter_mut().find(|f| f.path == path) {
                 Some(f) => f.edits.push((start, end, text)),
-                None => out.push(FileEdits { path, edits: vec![(start, end, text)] }),
+                None => {
+                    let read = client::uri_path(&uri).and_then(|abs| files.0.get(&abs).and_then(Option::as_ref));
+                    let checksum = read.map(|(bytes, _)| aide_core::checksum::sha256_hex(bytes)).unwrap_or_default();
+                    out.push(FileEdits { path, edits: vec![(start, end, text)], checksum })
+                }
             }
         }
     }
     for file in &mut out {
-        file.edits.sort();
-        file.edits.dedup();
+        // In place order, inserts at one point kept in the order given (LSP's
+        // rule) and made one; a replacement given twice is one.
+        file.edits.sort_by_key(|(start, end, _)| (*start, *end));
+        file.edits.dedup_by(|b, a| a.0 < a.1 && a == b);
+        file.edits.dedup_by(|b, a| {
+            let one_point = a.0 == a.1 && b.0 == b.1 && a.0 == b.0;
+            if one_point {
+                a.2.push_str(&b.2);
+            }
+            one_point
+        });
         if file.edits.windows(2).any(|w| w[0].1 > w[1].0) {
-            return Err(LspFailure::Error(format!("the rename's edits of {} overlap", file.path)));
+            return Err(LspFailure::Error(format!("the edits of {} overlap", file.path)));
         }
     }
     out.sort_by(|a, b| aide_core::ordering::cmp_path(&a.path, &b.path));
@@ -280,16 +299,20 @@ mod tests {
             |l: u32, c: u32| json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 1}});
         let edits = workspace_edits(
             &root,
-            &json!({"changes": {uri.clone(): [{"range": range(1, 6), "newText": "y"}, {"range": range(0, 0), "newText": "y"}]}}),
+            &[&json!({"changes": {uri.clone(): [{"range": range(1, 6), "newText": "y"}, {"range": range(0, 0), "newText": "y"}]}})],
         )
         .unwrap();
         assert_eq!(
             edits,
-            vec![FileEdits { path: "a.py".into(), edits: vec![(0, 1, "y".into()), (12, 13, "y".into())] }]
+            vec![FileEdits {
+                path: "a.py".into(),
+                edits: vec![(0, 1, "y".into()), (12, 13, "y".into())],
+                checksum: aide_core::checksum::sha256_hex(b"x = 1\nprint(x)\n"),
+            }]
         );
         let outside = json!({"changes": {"file:///etc/passwd": [{"range": range(0, 0), "newText": "y"}]}});
-        assert!(matches!(workspace_edits(&root, &outside), Err(LspFailure::Error(_))));
+        assert!(matches!(workspace_edits(&root, &[&outside]), Err(LspFailure::Error(_))));
         let create = json!({"documentChanges": [{"kind": "create", "uri": uri}]});
-        assert!(matches!(workspace_edits(&root, &create), Err(LspFailure::Error(_))));
+        assert!(matches!(workspace_edits(&root, &[&create]), Err(LspFailure::Error(_))));
     }
 }

@@ -54,6 +54,8 @@ impl Warm {
     /// as they are now, `open` (absolute paths) opened as an editor would,
     /// and has loaded its project (see [`super::ready`]): not asked
     /// (`NotReady`) when it has not within [`ready_timeout`].
+    /// `workspace/executeCommand` answers with the edits the command sent
+    /// (see [`Server::execute_command`]).
     pub fn ask(&mut self, method: &'static str, params: Value, open: &[PathBuf]) -> Result<Value, LspFailure> {
         self.sync()?;
         for path in open {
@@ -62,6 +64,9 @@ impl Warm {
             }
         }
         self.server.settle(ready_timeout())?;
+        if method == super::client::EXECUTE_COMMAND {
+            return self.server.execute_command(params, LSP_TIMEOUT);
+        }
         self.server.request(method, params, LSP_TIMEOUT)
     }
 

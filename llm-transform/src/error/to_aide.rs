@@ -188,6 +188,24 @@ impl From<TransformError> for AideError {
             E::ServerLeftSites { sites, .. } => error(code::UNRESOLVED_SITES)
                 .with_hint("the language server left these out: files it has not loaded, or that its configuration excludes (pyrightconfig.json's exclude, a file outside every tsconfig); pass include_unresolved to rename them too, skip_unresolved to leave them, or engine: syntax")
                 .with_details(json!({ "sites": sites, "engine": "lsp" })),
+            E::ServerUnavailable { path, variable, .. } => error(code::SERVER_UNAVAILABLE)
+                .with_hint(format!("install the language's server (on PATH), or name one in {variable}"))
+                .with_details(json!({ "path": path, "variable": variable })),
+            E::ServerFailed { server, .. } => error(code::SERVER_FAILED)
+                .with_hint("run it again (a server still loading the project answers once it has; AIDE_LSP_READY_TIMEOUT waits longer)")
+                .with_details(json!({ "server": server })),
+            E::NotOffered { server, action, title, several, place, offered } => error(code::NOT_OFFERED)
+                .with_hint(match several {
+                    true => "give `title`, one of details.offered's, to pick one".to_string(),
+                    false => "pick an action the server offers there (details.offered), or select other text: an extract needs a whole expression or whole statements".to_string(),
+                })
+                .with_details(json!({ "server": server, "action": action, "title": title, "place": place, "offered": offered })),
+            E::RefactorLanguage { path } => error(code::UNKNOWN_LANGUAGE)
+                .with_hint("refactors come from the language's server: C, C++, Python, TypeScript, JavaScript, Rust, Go or Java files")
+                .with_details(json!({ "path": path })),
+            E::InvalidRange { path, .. } => error(code::INVALID_ARGUMENTS)
+                .with_hint(say(|v| format!("{}, {}, {} and {} are 1-based; columns count characters, the end is exclusive", v.arg("line"), v.arg("column"), v.arg("end_line"), v.arg("end_column"))))
+                .with_details(json!({ "path": path })),
             E::DirectoryNotRecursive { path } => error(code::INVALID_ARGUMENTS)
                 .with_hint(say(|v| format!("add \"recursive\": true with its expected_tree_checksum ({} of the directory gives it)", read(v))))
                 .with_details(json!({ "path": path, "kind": "directory" })),

@@ -199,6 +199,10 @@ pub enum Operation {
     Rewrite(RewriteOp),
     /// A symbol's definition and references, across the tree.
     RenameSymbol(RenameSymbolOp),
+    /// A language server's refactor at a place: its edit, as it gives it.
+    /// Not shown to a model: its own tool (transform_refactor) is.
+    #[schemars(extend("x-hidden" = true))]
+    Refactor(RefactorOp),
 }
 
 /// `llm-transform --help` after the options: each operation with an
@@ -236,6 +240,8 @@ pub const OPERATIONS_HELP: &str = r##"Operations ("operations": [...] in --edits
     {"op":"rewrite","language":"go","query":"((identifier) @i (#eq? @i \"a\"))","template":"z"}
   rename_symbol: a definition and its references across the tree
     {"op":"rename_symbol","name":"Agent/run","new_name":"execute"}
+  refactor: the language server's code action at lines/columns (`llm-transform refactor`)
+    {"op":"refactor","path":"a.cpp","action":"extract_function","line":5,"end_line":6}
 Span edits ("edits": [...]; the checksum from llm-read or llm-search):
     {"path":"a.rs","byte_start":10,"byte_end":13,"replacement":"new","checksum_before":"..."}
 Examples:
@@ -366,6 +372,36 @@ pub struct RenameSymbolOp {
     pub scope: TreeScope,
 }
 
+/// `refactor`: a code action the file's language server offers at a
+/// place (extract_variable, extract_function, inline, organize_imports, …),
+/// its edit applied exactly as the server gives it. The place is from
+/// `line`:`column` to `end_line`:`end_column` (exclusive): a line alone is
+/// all of it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefactorOp {
+    pub path: String,
+    /// The action's name, as the list of the server's actions gives it.
+    pub action: String,
+    /// Default 1.
+    #[serde(default)]
+    pub line: Option<usize>,
+    /// Default 1.
+    #[serde(default)]
+    pub column: Option<usize>,
+    /// Default `line`.
+    #[serde(default)]
+    pub end_line: Option<usize>,
+    /// Default: the end of `end_line`'s text.
+    #[serde(default)]
+    pub end_column: Option<usize>,
+    /// The action's title, when the server offers several of that name.
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub checksum_before: Option<String>,
+}
+
 /// The name of what an operation report is about: an operation, or the
 /// span edits of one file (`edits`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -389,6 +425,7 @@ pub enum OpName {
     ReplaceMatches,
     Rewrite,
     RenameSymbol,
+    Refactor,
 }
 
 impl OpName {
@@ -412,6 +449,7 @@ impl OpName {
             OpName::ReplaceMatches => "replace_matches",
             OpName::Rewrite => "rewrite",
             OpName::RenameSymbol => "rename_symbol",
+            OpName::Refactor => "refactor",
         }
     }
 }
@@ -422,7 +460,12 @@ impl OpName {
     pub fn counts_replacements(self) -> bool {
         matches!(
             self,
-            OpName::Edits | OpName::ReplaceRegex | OpName::ReplaceMatches | OpName::Rewrite | OpName::RenameSymbol
+            OpName::Edits
+                | OpName::ReplaceRegex
+                | OpName::ReplaceMatches
+                | OpName::Rewrite
+                | OpName::RenameSymbol
+                | OpName::Refactor
         )
     }
 }
@@ -447,6 +490,7 @@ impl Operation {
             Operation::ReplaceMatches(_) => OpName::ReplaceMatches,
             Operation::Rewrite(_) => OpName::Rewrite,
             Operation::RenameSymbol(_) => OpName::RenameSymbol,
+            Operation::Refactor(_) => OpName::Refactor,
         }
     }
 
@@ -470,6 +514,7 @@ impl Operation {
             | Operation::ReplaceMatches(_)
             | Operation::Rewrite(_)
             | Operation::RenameSymbol(_)
+            | Operation::Refactor(_)
             | Operation::ApplyPatch { .. } => None,
         }
     }
@@ -526,7 +571,7 @@ mod tests {
             }
         }
         // insert_before_block shares one; delete_lines, replace_lines' other name, has its own.
-        assert_eq!(ops, 18, "an example of each operation");
+        assert_eq!(ops, 19, "an example of each operation");
         // Not cut by clap's wrapping of --help at 100 columns.
         assert!(OPERATIONS_HELP.lines().all(|l| l.chars().count() <= 96));
     }

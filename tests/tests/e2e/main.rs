@@ -13,6 +13,7 @@ mod callers;
 mod cancel;
 mod catalogue;
 mod code;
+mod code_actions;
 mod contract;
 mod deps;
 mod directories;

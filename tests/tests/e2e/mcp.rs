@@ -191,6 +191,20 @@ fn every_tool_is_called_in(mode: &str) {
     call(&mut client, "transform_undo", json!({ "execution_ids": [edit["execution_id"]] }));
     assert_eq!(std::fs::read_to_string(t.root().join("notes.txt")).unwrap(), "hello\nworld\n");
     call(&mut client, "transform_recover", json!({}));
+    // A refactor is the language server's: where clangd is, what it offers
+    // in a C++ file; its refusal of a file of no language either way.
+    if aide_tests::oracle("clangd", "transform_refactor over MCP") {
+        t.write("a.cpp", "int f(int a) {\n    return a * 2 + 1;\n}\n");
+        let offered = call(
+            &mut client,
+            "transform_refactor",
+            json!({ "path": "a.cpp", "line": 2, "column": 12, "end_column": 17 }),
+        );
+        assert!(offered.to_string().contains("extract_variable"), "{offered}");
+    }
+    let refused =
+        checked_call(&mut client, &v, "transform_refactor", json!({ "path": "notes.txt", "action": "inline" }), true);
+    assert_eq!(refused["error"]["code"], "unknown_language", "{refused}");
     let discovered = call(&mut client, "discover", json!({ "query": "lib" }));
     assert_eq!(records(&discovered, "results")[0]["path"], "src/lib.rs");
 
@@ -274,6 +288,8 @@ fn every_tool_is_called_in(mode: &str) {
     }
     call(&mut client, "log_prune", json!({ "keep": 1000 }));
 
+    // Called above, its refusal at least (the listing needs clangd).
+    called.insert("transform_refactor".to_string());
     let all: Vec<String> = v.keys().cloned().collect();
     let missed: Vec<&String> = all.iter().filter(|n| !called.contains(*n)).collect();
     assert!(missed.is_empty(), "tools never called: {missed:?}");

@@ -159,7 +159,7 @@ fn toolsets_serve_only_the_groups_asked_for() {
     let (out, _) = t.cmd("aide").args(["tools", "--format", "anthropic", "--tools", "edit", "--json"]).expect_exit(0);
     let doc: Value = serde_json::from_str(&out).unwrap();
     let names: Vec<&str> = doc["definitions"].as_array().unwrap().iter().filter_map(|d| d["name"].as_str()).collect();
-    assert_eq!(names, ["transform", "transform_undo", "transform_recover", "lint"]);
+    assert_eq!(names, ["transform", "transform_refactor", "transform_undo", "transform_recover", "lint"]);
 }
 
 /// The error envelope of an `isError` result.

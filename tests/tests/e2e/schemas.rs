@@ -177,6 +177,15 @@ fn transform_documents_match_their_schema() {
     c.run("llm-transform", &["--from-matches", &path.display().to_string(), "--replacement", "y"], false);
     let ambiguous = edits(serde_json::json!([{ "op": "rename_symbol", "name": "nothing_here", "new_name": "x" }]));
     c.run("llm-transform", &["--edits", &ambiguous], false);
+    // Refactors through the language server: the list, one applied, one not offered.
+    c.run("llm-transform", &["refactor", "--path", "new.txt", "--action", "inline"], false);
+    if aide_tests::oracle("clangd", "the documents of refactors through clangd") {
+        t.write("c/a.cpp", "int f(int a) {\n    return a * 2 + 1;\n}\n");
+        let at = ["refactor", "--path", "c/a.cpp", "--line", "2", "--column", "12", "--end-column", "17"];
+        c.run("llm-transform", &at, true);
+        c.run("llm-transform", &[&at[..], &["--action", "extract_function"]].concat(), false);
+        c.run("llm-transform", &[&at[..], &["--action", "extract_variable", "--diff"]].concat(), true);
+    }
 }
 
 #[test]

@@ -199,7 +199,8 @@ impl<'a> Inliner<'a> {
         out: &mut Map<String, Value>,
         depth: usize,
     ) {
-        let branches: Vec<Value> = value.as_array().into_iter().flatten().map(|b| self.compact(b, depth + 1)).collect();
+        let shown = value.as_array().into_iter().flatten().filter(|b| b.get(HIDDEN) != Some(&Value::Bool(true)));
+        let branches: Vec<Value> = shown.map(|b| self.compact(b, depth + 1)).collect();
         match string_enum(&branches) {
             Some(values) if key != "allOf" && key != "prefixItems" => {
                 out.insert("type".into(), json!("string"));
@@ -298,10 +299,11 @@ fn without_null(types: &Value) -> Value {
     }
 }
 
-/// The schema keyword a request type marks a field with
+/// The schema keyword a request type marks a field or a variant with
 /// (`#[schemars(extend("x-hidden" = true))]`) that is taken but not shown
-/// to a model: another field says the same (a block operation's
-/// `run_rustfmt` beside the request's `rustfmt`).
+/// to a model: another field or tool says the same (a block operation's
+/// `run_rustfmt` beside the request's `rustfmt`; transform's `refactor`
+/// operation, which transform_refactor is).
 const HIDDEN: &str = "x-hidden";
 
 /// The most values an `enum` lists; a longer one is left a plain string.
