@@ -86,7 +86,8 @@ impl Place {
         if keeper.uid != rustix::process::geteuid().as_raw() {
             return Err(format!("its listener (process {}) is of another user", keeper.pid()));
         }
-        let holds = crate::peer::holds_lock(keeper.pid(), &self.dir.join(LOCK)).map_err(|e| format!("its lock: {e}"))?;
+        let holds =
+            crate::peer::holds_lock(keeper.pid(), &self.dir.join(LOCK)).map_err(|e| format!("its lock: {e}"))?;
         // Alive after the lock was read: the pid the lock names was its own then.
         if !holds || !keeper.is_alive() {
             return Err(format!(

@@ -222,7 +222,17 @@ fn release_binary(package: &str, bin: &str) -> Result<PathBuf> {
     BUILT
         .get_or_init(|| {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let words = ["build", "--release", "--quiet", "--workspace", "--bins", "--exclude", "xtask", "--exclude", "aide-tests"];
+            let words = [
+                "build",
+                "--release",
+                "--quiet",
+                "--workspace",
+                "--bins",
+                "--exclude",
+                "xtask",
+                "--exclude",
+                "aide-tests",
+            ];
             crate::run(&cargo, &words)
         })
         .clone()
