@@ -83,6 +83,12 @@ impl SourceFile {
     /// it may be incomplete, and the user must know.
     /// `voice`: whose words name the validate mode.
     pub fn parse_diagnostic(&self, voice: aide_core::voice::Voice) -> Option<Diagnostic> {
+        self.parse_diagnostic_seeing(&voice.on("validate"))
+    }
+
+    /// [`SourceFile::parse_diagnostic`] for another tool: `see` names where
+    /// the errors are listed (`llm-ast-search --validate`).
+    pub fn parse_diagnostic_seeing(&self, see: &str) -> Option<Diagnostic> {
         if !self.tree.root_node().has_error() {
             return None;
         }
@@ -98,7 +104,7 @@ impl SourceFile {
                     first.span.line,
                     first.span.column,
                     first.message,
-                    voice.on("validate")
+                    see
                 ),
             )
             .with_path(self.path.clone()),

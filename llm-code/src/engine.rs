@@ -62,8 +62,10 @@ impl Files<'_> {
             threads: self.threads,
             ctx: self.ctx,
         };
+        // The syntax errors are listed by llm-ast-search, which has the flag.
+        let see = self.ctx.voice.pick("llm-ast-search --validate", "ast_search with validate: true");
         scope.map_files(None, |file, diags| {
-            diags.extend(file.parse_diagnostic(self.ctx.voice));
+            diags.extend(file.parse_diagnostic_seeing(see));
             diags.extend(file.macro_diagnostic());
             f(file)
         })

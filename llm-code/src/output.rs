@@ -75,7 +75,7 @@ pub enum CodeOutput {
 
 fn write_page(w: &mut TextOut<'_>, page: &Page, what: &str) -> io::Result<()> {
     let more = match page.next_offset {
-        Some(next) => format!("; more with --offset {next}"),
+        Some(next) => format!("; more with {}", w.voice().arg_is("offset", next)),
         None => String::new(),
     };
     w.paint(Paint::Dim, format!("{} {what} in {} files{more}", page.total, page.files_parsed))?;
@@ -138,7 +138,11 @@ impl Render for CodeOutput {
                         writeln!(w, "  {}: export {} {}", export.span.line, export.kind, export.name)?;
                     }
                 }
-                let more = i.page.next_offset.map(|n| format!("; more with --offset {n}")).unwrap_or_default();
+                let more = i
+                    .page
+                    .next_offset
+                    .map(|n| format!("; more with {}", w.voice().arg_is("offset", n)))
+                    .unwrap_or_default();
                 w.paint(Paint::Dim, format!("{} files{more}", i.page.total))?;
                 writeln!(w)
             }

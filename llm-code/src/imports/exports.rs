@@ -112,8 +112,9 @@ fn rust_reexports(root: Node<'_>, source: &[u8], emit: &mut dyn FnMut(String, No
             continue;
         }
         let Some(argument) = item.child_by_field_name("argument") else { continue };
-        let (module, names) = rust_use(argument, source);
-        let names = if names.is_empty() { vec![module] } else { names };
+        let names = rust_use(argument, source)
+            .into_iter()
+            .flat_map(|(module, names)| if names.is_empty() { vec![module] } else { names });
         for name in names {
             // The name other modules use: an alias, else the path's last segment.
             let used = name.rsplit(" as ").next().unwrap_or(&name);

@@ -88,6 +88,28 @@ fn rust_uses_mods_and_pub_items() {
     );
 }
 
+/// aho-corasick's lib.rs re-exports through nested groups: every name is
+/// its own import and export, never a group's text.
+#[test]
+fn rust_nested_use_groups_are_opened() {
+    let text = "pub use crate::{\n    ahocorasick::{AhoCorasick, FindIter},\n    util::{\n        error::{BuildError, MatchError as E},\n        primitives::PatternID,\n        search::*,\n    },\n    dfa,\n};\nuse foo as bar;\n";
+    let f = read(Lang::Rust, "lib.rs", text);
+    use ImportKind::*;
+    assert_eq!(
+        imports(&f),
+        vec![
+            (Use, "crate::ahocorasick".into(), s(&["AhoCorasick", "FindIter"]), None),
+            (Use, "crate::util::error".into(), s(&["BuildError", "MatchError as E"]), None),
+            (Use, "crate::util::primitives".into(), s(&["PatternID"]), None),
+            (Use, "crate::util::search".into(), s(&["*"]), None),
+            (Use, "crate".into(), s(&["dfa"]), None),
+            (Use, "foo".into(), s(&["foo as bar"]), None),
+        ]
+    );
+    let names: Vec<String> = exports(&f).into_iter().map(|(name, _)| name).collect();
+    assert_eq!(names, ["AhoCorasick", "FindIter", "BuildError", "E", "PatternID", "*", "dfa"]);
+}
+
 #[test]
 fn javascript_and_typescript_imports_and_exports() {
     let text = "import React, { useState as us, useEffect } from 'react';\nimport * as path from \"path\";\nimport './side.css';\nconst fs = require('fs');\nexport { a, b as c } from './lib';\nexport * from './all';\nexport function run() {}\nexport const x = 1, y = 2;\nexport class K {}\nexport default K;\nfunction hidden() {}\nexports.legacy = hidden;\n";

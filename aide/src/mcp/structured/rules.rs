@@ -100,6 +100,10 @@ enum Counted {
 /// Top-level fields the request says (the arguments choose the mode).
 const ECHOED: &[&str] = &["mode"];
 
+/// Fields said even when they repeat an argument: a dry run's counts and
+/// statuses (`applied: 2`) read as a write without it.
+const SAID_THOUGH_ASKED: &[&str] = &["dry_run"];
+
 /// Whether `name` is a detail field for a value of schema type `kind`
 /// (`None`: any).
 pub(super) fn is_detail(name: &str, kind: Option<&str>) -> bool {
@@ -259,7 +263,8 @@ pub(super) fn drop_echoes(
 ) {
     let root = root.and_then(|r| r.to_str());
     top.retain(|name, value| {
-        let echoed = arguments.get(name).is_some_and(|a| a == value && !a.is_array() && !a.is_object());
+        let echoed = arguments.get(name).is_some_and(|a| a == value && !a.is_array() && !a.is_object())
+            && !SAID_THOUGH_ASKED.contains(&name.as_str());
         let at_root = name == "working_dir" && root.is_some() && value.as_str() == root;
         !(echoed || at_root || ECHOED.contains(&name.as_str()))
     });
@@ -278,6 +283,14 @@ pub(super) fn compact_value(value: &mut Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_dry_run_says_so_though_it_was_asked() {
+        let mut top = json!({"dry_run": true, "limit": 5, "applied": 2}).as_object().cloned().unwrap();
+        let asked = json!({"dry_run": true, "limit": 5}).as_object().cloned().unwrap();
+        drop_echoes(&mut top, &asked, None);
+        assert_eq!(Value::Object(top), json!({"dry_run": true, "applied": 2}));
+    }
 
     fn compacted(mut v: Value, context: Value) -> Value {
         let context = context.as_object().cloned();
