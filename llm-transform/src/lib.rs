@@ -107,7 +107,8 @@
 //!   nothing. An applied transform keeps its pre-images:
 //!   `llm-transform undo <execution_id>` restores them if the files still
 //!   have the checksums it left (`undo --last N` undoes the newest N of the
-//!   root). Undo acts on `--root` only. Undo data lives in
+//!   root not yet undone; an undo is not counted, so `--last 1` again steps
+//!   further back). Undo acts on `--root` only. Undo data lives in
 //!   `$AIDE_HOME/transform/undo/` for 30 days, and for the newest 1,000
 //!   transforms at most ([`undo`]).
 

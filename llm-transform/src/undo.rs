@@ -1,6 +1,8 @@
 //! Undo: every applied transform keeps its files' pre-images
 //! ([`crate::undo_store`]), for 30 days and the newest 1,000 transforms. Undo acts
-//! only on the root it is run in: `--last N` counts that root's transforms,
+//! only on the root it is run in: `--last N` counts that root's transforms
+//! (not the undos, each a transform of its own: `--last 1` again steps
+//! further back),
 //! and a transform of another root needs that root. A pre-image over
 //! [`UNDO_MAX_PRE_IMAGE_BYTES`] (or `AIDE_UNDO_MAX_BYTES`) is not kept (an `undo_not_kept`
 //! diagnostic says so at the transform); undoing such a transform is
@@ -48,6 +50,22 @@ impl RestoreAction {
             RestoreAction::Removed => "removed",
         }
     }
+}
+
+/// Records that `by` undid the transform of `manifest` (in `dir`), and in
+/// `by`'s own record (none when it wrote nothing) which transform it undid.
+fn mark_undone(
+    dir: &std::path::Path,
+    manifest: &mut crate::undo_store::UndoManifest,
+    by: &str,
+) -> Result<(), AideError> {
+    manifest.undone_by = Some(by.to_string());
+    write_manifest(dir, manifest)?;
+    if let Ok((undo_dir, mut record)) = load_manifest(by) {
+        record.undoes = Some(manifest.execution_id.clone());
+        write_manifest(&undo_dir, &record)?;
+    }
+    Ok(())
 }
 
 /// Undoes transform `execution_id`, whose check failed or never finished,
@@ -126,8 +144,7 @@ pub(crate) fn undo(root: &Root, execution_id: &str, by: &str) -> Result<(Vec<Res
     let diagnostics = commit(root, by, &refs, &dirs)?;
     let made: Vec<PathBuf> = manifest.made_dirs.iter().map(PathBuf::from).collect();
     crate::disk::remove_made_dirs(root, &made);
-    manifest.undone_by = Some(by.to_string());
-    write_manifest(&dir, &manifest)?;
+    mark_undone(&dir, &mut manifest, by)?;
     let restored = states
         .iter()
         .map(|s| Restored {

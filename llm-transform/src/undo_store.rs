@@ -68,6 +68,10 @@ pub(crate) struct UndoManifest {
     pub files: Vec<UndoFile>,
     #[serde(default)]
     pub undone_by: Option<String>,
+    /// The transform this one undid, when it is an undo: undoable by its
+    /// id, but not counted by `undo --last` (a second `--last 1` would redo).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<String>,
     /// Folders the transform made (relative, parents first): undo removes
     /// those it leaves empty.
     #[serde(default)]
@@ -170,6 +174,7 @@ pub(crate) fn store_pre_images(
         created_ms: aide_core::time::now_ms(),
         files,
         undone_by: None,
+        undoes: None,
         made_dirs: made_dirs.iter().map(|d| aide_core::root::to_slash(d)).collect(),
         removed_dirs: dirs
             .remove
@@ -211,7 +216,8 @@ pub(crate) fn load_manifest(execution_id: &str) -> Result<(PathBuf, UndoManifest
     Ok((dir, manifest))
 }
 
-/// The most recent applied transforms of `root` not yet undone, newest first.
+/// The most recent applied transforms of `root` not yet undone, newest
+/// first; undos are not counted (see [`UndoManifest::undoes`]).
 pub(crate) fn recent(root: &Root, count: usize) -> Vec<String> {
     let mut ids: Vec<String> = std::fs::read_dir(undo_dir())
         .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
@@ -220,7 +226,9 @@ pub(crate) fn recent(root: &Root, count: usize) -> Vec<String> {
     ids.sort();
     ids.into_iter()
         .rev()
-        .filter(|id| load_manifest(id).is_ok_and(|(_, m)| m.undone_by.is_none() && m.belongs_to(root)))
+        .filter(|id| {
+            load_manifest(id).is_ok_and(|(_, m)| m.undone_by.is_none() && m.undoes.is_none() && m.belongs_to(root))
+        })
         .take(count)
         .collect()
 }

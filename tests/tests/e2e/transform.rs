@@ -352,6 +352,34 @@ fn undo_restores_several_steps_and_refuses_files_changed_since() {
     assert!(!t.root().join("b.txt").exists());
 }
 
+/// `undo --last 1` again steps further back: an undo is a transform of its
+/// own (undoable by its id), but not one `--last` counts, or the second
+/// `--last 1` redid the first.
+#[test]
+fn undo_last_again_steps_further_back() {
+    let t = TestDir::new();
+    t.write("a.txt", "a\n");
+    let patch = |from: &str, to: &str| json!({ "operations": [{ "op": "patch", "path": "a.txt", "old_text": from, "new_text": to }] });
+    let first = transform(&t, patch("a", "b"), &[], 0);
+    let second = transform(&t, patch("b", "c"), &[], 0);
+    let v: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(v["undone"], json!([second["execution_id"]]));
+    assert_eq!(read(&t, "a.txt"), b"b\n");
+    let v: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(v["undone"], json!([first["execution_id"]]));
+    assert_eq!(read(&t, "a.txt"), b"a\n");
+    let v: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(2);
+    assert_eq!(v["error"]["code"], "invalid_arguments", "nothing left to undo: {v}");
+    assert_eq!(read(&t, "a.txt"), b"a\n");
+    // Three steps at once, from the top.
+    for (from, to) in [("a", "b"), ("b", "c"), ("c", "d")] {
+        transform(&t, patch(from, to), &[], 0);
+    }
+    let v: Value = t.cmd("llm-transform").args(["undo", "--last", "3"]).json(0);
+    assert_eq!(v["undone"].as_array().map(Vec::len), Some(3), "{v}");
+    assert_eq!(read(&t, "a.txt"), b"a\n");
+}
+
 #[test]
 fn rustfmt_formats_on_request() {
     if !aide_tests::oracle("rustfmt", "llm-transform formats with rustfmt on request") {
