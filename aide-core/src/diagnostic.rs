@@ -36,6 +36,9 @@ pub mod diag {
     pub const PARSE_ERROR: &str = "parse_error";
     /// A registry did not answer for one package (llm-deps `outdated`): it is left out.
     pub const REGISTRY_FAILED: &str = "registry_failed";
+    /// A direct dependency with no version a registry's can be compared with
+    /// (llm-deps `outdated`: a requirement no lock file resolves): not checked.
+    pub const NOT_CHECKED: &str = "not_checked";
     /// The run could not be written to the execution log.
     pub const LOG_FAILED: &str = "log_failed";
     /// The output was cut to respect a limit.

@@ -25,17 +25,17 @@ pub(crate) fn outdated(graphs: &[Graph], timeout: f64) -> Result<(OutdatedOutput
     if !(timeout > 0.0 && timeout <= 86_400.0) {
         return Err(DepsError::InvalidTimeout(timeout));
     }
-    let mut direct: Vec<&Package> = graphs
+    let (mut direct, unresolved): (Vec<&Package>, Vec<&Package>) = graphs
         .iter()
         .flat_map(|g| &g.packages)
-        .filter(|p| p.direct && versions::parse(&p.version).is_some() && p.source.as_deref().is_none_or(from_registry))
-        .collect();
+        .filter(|p| p.direct && p.source.as_deref().is_none_or(from_registry))
+        .partition(|p| versions::parse(&p.version).is_some());
     direct.sort_by(|a, b| (a.ecosystem, &a.name, &a.version).cmp(&(b.ecosystem, &b.name, &b.version)));
     direct.dedup_by(|a, b| a.ecosystem == b.ecosystem && a.name == b.name && a.version == b.version);
     let registry = Registry::new(timeout);
     let answers = ask(&registry, &direct);
     let mut rows = Vec::new();
-    let mut diagnostics = Vec::new();
+    let mut diagnostics: Vec<Diagnostic> = unresolved.iter().map(|p| not_checked(p)).collect();
     let mut network: Option<(String, String)> = None;
     let mut answered = 0;
     for (p, answer) in direct.iter().zip(answers) {
@@ -67,6 +67,20 @@ pub(crate) fn outdated(graphs: &[Graph], timeout: f64) -> Result<(OutdatedOutput
 /// A package from a registry (not a path, git or workspace source).
 fn from_registry(source: &str) -> bool {
     source.starts_with("registry+") || source.starts_with("sparse+") || source.starts_with("http")
+}
+
+/// Said of a direct dependency left out: nothing it resolves to can be
+/// compared (`flask>=2.0` in a requirements file with no lock).
+fn not_checked(p: &Package) -> Diagnostic {
+    let version = if p.version.is_empty() { "no version".to_string() } else { format!("`{}`", p.version) };
+    Diagnostic::new(
+        diag::NOT_CHECKED,
+        format!(
+            "{} {}: not checked: {version} is no resolved version to compare (pin it, or lock the project)",
+            p.ecosystem.as_str(),
+            p.name
+        ),
+    )
 }
 
 fn registry_failed(p: &Package, why: &str) -> Diagnostic {

@@ -217,6 +217,27 @@ fn no_registry_reachable_is_network_unavailable() {
     assert!(v["error"]["hint"].as_str().unwrap().contains("npm_config_registry"), "{v}");
 }
 
+/// Requirements no lock resolves are said, not passed over: `outdated`
+/// read "0 of 0" where three dependencies were declared.
+#[test]
+fn unresolved_requirements_are_said_not_checked() {
+    let t = TestDir::new();
+    t.write("requirements.txt", "flask>=2.0\nnumpy\n");
+    // Nothing can be asked, so no registry is: this needs no network.
+    let v = deps(&t, &["outdated", "--ecosystem", "pypi"], 0);
+    assert_eq!(v["checked"], 0, "{v}");
+    let said: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "not_checked")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(said.len(), 2, "{v}");
+    assert!(said.iter().any(|m| m.contains("flask") && m.contains(">=2.0")), "{said:?}");
+    assert!(said.iter().any(|m| m.contains("numpy")), "{said:?}");
+}
+
 #[test]
 fn an_audit_says_when_it_has_no_database_and_finds_what_osv_names() {
     let t = TestDir::new();
