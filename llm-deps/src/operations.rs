@@ -34,7 +34,7 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         tool: "llm-deps",
         command: &["outdated"],
         group: Group::Deps,
-        description: "Direct dependencies with newer versions: current, wanted (the newest the requirement allows), latest; asks crates.io, npm and PyPI (network_unavailable when it cannot).",
+        description: "Direct dependencies with newer versions: current, wanted (the newest the requirement allows), latest; asks crates.io, npm, PyPI and the Go module proxy (network_unavailable when none answers).",
         effects: ASKS_REGISTRIES,
         output: &["outdated"],
         mcp_defaults: &[],
