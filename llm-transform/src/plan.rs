@@ -24,6 +24,7 @@ use target::symbol_range;
 
 mod block;
 mod old_text;
+mod server_edit;
 mod target;
 
 /// A file as the plan sees it: what is on disk now and what it will be.
@@ -456,17 +457,7 @@ impl Plan {
         ctx: &Context,
     ) -> Result<Option<RenameReport>, AideError> {
         if let Prepared::Refactor(refactor) = prepared {
-            // The server's edit, on the bytes it read (see `crate::refactor`).
-            let (files, report) = refactor.take()?;
-            for f in files {
-                let current = self.file(root, &f.path)?.current.as_deref();
-                if current.map(sha256_hex).as_deref() != Some(f.checksum.as_str()) {
-                    return Err(mismatch(&f.path, &f.checksum, current));
-                }
-                self.apply_edits(root, index, op.name(), &f.path, f.edits)?;
-            }
-            self.refactors.push(report);
-            return Ok(None);
+            return self.refactor(root, index, op, refactor).map(|()| None);
         }
         if let Prepared::Rename(rename) = prepared {
             let mut contents = Vec::with_capacity(files.len());
