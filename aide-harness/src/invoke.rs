@@ -200,6 +200,8 @@ pub(crate) struct RunLog {
     pub(crate) origin: Option<String>,
     /// Whose words the error document is in.
     pub(crate) voice: aide_core::voice::Voice,
+    /// The thread writing the provisional record, joined before the final one.
+    provisional: Option<std::thread::JoinHandle<()>>,
 }
 
 impl RunLog {
@@ -219,6 +221,7 @@ impl RunLog {
             redact_result: false,
             origin: None,
             voice: aide_core::voice::Voice::Cli,
+            provisional: None,
         }
     }
 
@@ -240,9 +243,23 @@ impl RunLog {
         }
         match aide_log::spool_ready(&aide_core::home::aide_home()) {
             // A provisional record, replaced by the run's own when it ends: a
-            // run killed before (or just after printing) is in the log, as
-            // unfinished, never missing.
-            Ok(()) => self.spool(UNFINISHED_EXIT, false, Some(aide_log::UNFINISHED), String::new(), None, Vec::new()),
+            // run killed mid-work (or just after printing) is in the log, as
+            // unfinished, never missing. It is written beside the work, not
+            // before it: the file costs a fast run a fifth of a millisecond,
+            // and only a run killed within that time goes unrecorded, as one
+            // killed while its arguments are read always did.
+            Ok(()) => {
+                let provisional = || {
+                    self.record_of(UNFINISHED_EXIT, false, Some(aide_log::UNFINISHED), String::new(), None, Vec::new())
+                };
+                let (tool, record) = (self.tool, provisional());
+                let thread = std::thread::Builder::new().name("aide-log".into());
+                match thread.spawn(move || spool_record(tool, record)) {
+                    Ok(handle) => self.provisional = Some(handle),
+                    // No thread to spare: written here, before the work.
+                    Err(_) => spool_record(tool, provisional()),
+                }
+            }
             Err(e) => {
                 self.enabled = false;
                 self.diagnostics
@@ -341,7 +358,8 @@ impl RunLog {
         }
     }
 
-    /// Writes the run's record to the spool (replacing one written before).
+    /// Writes the run's record to the spool, replacing the provisional one
+    /// (waited for first, so the final record is the one that stays).
     fn spool(
         &mut self,
         exit_code: i32,
@@ -351,13 +369,30 @@ impl RunLog {
         oversized: Option<u64>,
         processes: Vec<aide_gate::ProcessRecord>,
     ) {
+        let record = self.record_of(exit_code, ok, error_code, result_json, oversized, processes);
+        if let Some(provisional) = self.provisional.take() {
+            let _ = provisional.join();
+        }
+        spool_record(self.tool, record);
+    }
+
+    /// The run's record as the log keeps it, redacted.
+    fn record_of(
+        &self,
+        exit_code: i32,
+        ok: bool,
+        error_code: Option<&str>,
+        result_json: String,
+        oversized: Option<u64>,
+        processes: Vec<aide_gate::ProcessRecord>,
+    ) -> RunRecord {
         // Command lines and requests may carry secrets (`export TOKEN=…`):
         // the log keeps them redacted.
         // Documents are redacted value by value, so they stay JSON.
         let redactor = aide_gate::redact::Redactor::default();
         let document = |s: &str| aide_gate::redact::json::redact_document(s, &redactor).0;
         let result_json = if self.redact_result { document(&result_json) } else { result_json };
-        let record = RunRecord {
+        RunRecord {
             execution_id: self.execution_id.clone(),
             tool: self.tool.to_string(),
             version: self.version.to_string(),
@@ -374,10 +409,14 @@ impl RunLog {
             result_json,
             result_bytes: oversized,
             processes,
-        };
-        let home = aide_core::home::aide_home();
-        if let Err(e) = aide_log::spool_in(&home, record) {
-            stderr_line(&format!("{}: warning[{}]: {}", self.tool, diag::LOG_FAILED, e.message));
         }
+    }
+}
+
+/// Spools `record`; a failure only warns on stderr (the result is already
+/// on its way, or the run under way).
+fn spool_record(tool: &str, record: RunRecord) {
+    if let Err(e) = aide_log::spool_in(&aide_core::home::aide_home(), record) {
+        stderr_line(&format!("{tool}: warning[{}]: {}", diag::LOG_FAILED, e.message));
     }
 }

@@ -26,6 +26,7 @@ mod house;
 mod index;
 mod jobs;
 mod jobs_pause;
+mod jobs_pueue;
 mod keeper;
 mod lint;
 mod log;
