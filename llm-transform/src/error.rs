@@ -4,7 +4,7 @@
 
 use aide_core::operation::{Operation, named};
 use aide_core::tool::Tool;
-use aide_core::voice::{Given, Voice, say};
+use aide_core::voice::{Given, Phrase, Voice, say};
 use aide_core::{AideError, code};
 use llm_ast_search::SymbolKind;
 use llm_ast_search::SyntaxIssue;

@@ -36,6 +36,9 @@ use crate::scan::Edit;
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Offered {
     pub path: String,
+    /// SHA-256 of the file as the server was asked about it: the
+    /// `checksum_before` that applies one of the actions to these bytes.
+    pub checksum: String,
     pub line: usize,
     pub column: usize,
     pub end_line: usize,
@@ -250,6 +253,7 @@ fn place(root: &Root, path: &str, at: [Option<usize>; 4], checksum_before: Optio
         .map_or_else(|| "the language server".to_string(), |n| n.to_string_lossy().into_owned());
     let shown = Offered {
         path: path.to_string(),
+        checksum: checksum.clone(),
         line,
         column,
         end_line,

@@ -38,6 +38,45 @@ fn cpp_qualified_definitions_split_their_scope() {
     assert!(b.contains(&"Declaration ns/K/m".to_string()), "{b:?}");
 }
 
+/// File-scope variables, as universal-ctags lists them (its `variable`,
+/// `externvar` and `member` kinds), never a function's locals.
+#[test]
+fn c_and_cpp_file_scope_variables_are_symbols_and_locals_are_not() {
+    let src = "int g = 3;\nstatic int s;\nextern int e;\nint a = 1, *b, c[4];\nint (*fp)(int);\nint *maker(void);\nstruct point { int x; } origin;\n#ifdef X\nint cond;\n#endif\nint main(void) { int local = 2; static int kept; return local; }\n";
+    for lang in [Lang::C, Lang::Cpp] {
+        let b = brief(&outline_of(lang, src));
+        let want = [
+            "Static g",
+            "Static s",
+            "Declaration e",
+            "Static a",
+            "Static b",
+            "Static c",
+            "Static fp",
+            "Declaration maker",
+            "Static origin",
+            "Struct point",
+            "Field point/x",
+            "Static cond",
+            "Function main",
+        ];
+        assert_eq!(b, want, "{lang}");
+    }
+    let src = "namespace ns { int inner = 1; extern int ext; }\nextern \"C\" { int linked; }\nclass K { static int count; };\nint K::count = 0;\nauto f = [](int x) { int y = x; return y; };\n";
+    let b = brief(&outline_of(Lang::Cpp, src));
+    let want = [
+        "Namespace ns",
+        "Static ns/inner",
+        "Declaration ns/ext",
+        "Static linked",
+        "Class K",
+        "Field K/count",
+        "Field K/count",
+        "Static f",
+    ];
+    assert_eq!(b, want);
+}
+
 #[test]
 fn leading_start_includes_attributes_doc_comments_and_decorators() {
     let src = "fn a() {}\n\n/// Doc.\n#[inline]\nfn b() {}\n";

@@ -33,7 +33,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 "block" if container.parent().is_some_and(|c| c.kind() == "class_definition") => SymbolKind::Field,
                 _ => return None,
             };
-            Some(Def { kind, name, name_node: Some(left), qualifier: Vec::new() })
+            Some(Def { kind, name, name_node: Some(left), qualifier: Vec::new(), ..Def::PLAIN })
         }
         _ => None,
     }
