@@ -20,7 +20,7 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         tool: "llm-code",
         command: &["duplicates"],
         group: Group::Search,
-        description: "Structurally duplicated code across the tree: runs of at least min_tokens tokens (default 50) and min_lines lines (6) equal once identifiers and literals are replaced by their kind; each pair with both places' spans and checksums.",
+        description: "Structurally duplicated code across the tree: runs of at least min_tokens tokens (default 50) and min_lines lines (6) equal once identifiers and literals are replaced by their kind; each clone once, whole, with every place's span and checksum.",
         effects: READS,
         output: &["duplicates"],
         mcp_defaults: &[],

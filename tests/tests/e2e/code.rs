@@ -171,7 +171,7 @@ fn place_text(t: &TestDir, place: &Value) -> String {
     String::from_utf8_lossy(&text[start..end]).into_owned()
 }
 
-// Long because: one planted copy, its two places read back byte for byte, and the unrelated code around it checked absent.
+// Long because: one planted copy, its two places read back byte for byte, a third joining the clone, and the unrelated code around it checked absent.
 #[test]
 fn duplicates_find_a_renamed_copy_with_both_places_and_nothing_unrelated() {
     let t = TestDir::new();
@@ -187,19 +187,32 @@ fn duplicates_find_a_renamed_copy_with_both_places_and_nothing_unrelated() {
     t.write("tools/cli.py", unrelated);
     t.write("src/lib.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n");
     let found = code(&t, &["duplicates", "--min-tokens", "40", "--min-lines", "5"], 0);
-    let pairs = found["duplicates"].as_array().unwrap();
-    assert_eq!(pairs.len(), 1, "{found}");
-    let pair = &pairs[0];
-    assert_eq!(pair["first"]["path"], "shop/legacy/tally.py", "path order: {pair}");
-    assert_eq!(pair["second"]["path"], "shop/orders.py");
-    assert_eq!((pair["first"]["line"].as_u64(), pair["first"]["end_line"].as_u64()), (Some(5), Some(14)));
-    assert_eq!((pair["second"]["line"].as_u64(), pair["second"]["end_line"].as_u64()), (Some(3), Some(12)));
-    assert_eq!(place_text(&t, &pair["first"]), copy.trim_end());
-    assert_eq!(place_text(&t, &pair["second"]), original.trim_end());
-    assert_eq!(pair["lines"], 10);
-    assert!(pair["tokens"].as_u64().unwrap() >= 40);
+    let clones = found["duplicates"].as_array().unwrap();
+    assert_eq!(clones.len(), 1, "{found}");
+    let clone = &clones[0];
+    let places = clone["places"].as_array().unwrap();
+    assert_eq!(places.len(), 2, "{clone}");
+    let (first, second) = (&places[0], &places[1]);
+    assert_eq!(first["path"], "shop/legacy/tally.py", "path order: {clone}");
+    assert_eq!(second["path"], "shop/orders.py");
+    assert_eq!((first["line"].as_u64(), first["end_line"].as_u64()), (Some(5), Some(14)));
+    assert_eq!((second["line"].as_u64(), second["end_line"].as_u64()), (Some(3), Some(12)));
+    assert_eq!(place_text(&t, first), copy.trim_end());
+    assert_eq!(place_text(&t, second), original.trim_end());
+    assert_eq!(clone["lines"], 10);
+    assert!(clone["tokens"].as_u64().unwrap() >= 40);
     let checksum = |p: &str| aide_core::checksum::sha256_hex(&std::fs::read(t.root().join(p)).unwrap());
-    assert_eq!(pair["second"]["checksum"].as_str().unwrap(), checksum("shop/orders.py"));
+    assert_eq!(second["checksum"].as_str().unwrap(), checksum("shop/orders.py"));
+
+    // A third copy joins the same clone: one record of three places, not
+    // three pairs.
+    t.write("tools/again.py", format!("\n{}", copy.replace("tally", "again")));
+    let three = code(&t, &["duplicates", "--min-tokens", "40", "--min-lines", "5"], 0);
+    assert_eq!(three["duplicates"].as_array().map(Vec::len), Some(1), "{three}");
+    let paths: Vec<&str> =
+        three["duplicates"][0]["places"].as_array().unwrap().iter().map(|p| p["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["shop/legacy/tally.py", "shop/orders.py", "tools/again.py"], "{three}");
+    std::fs::remove_file(t.root().join("tools/again.py")).unwrap();
 
     // Above the copy's size, nothing: exit 1. Below the floor: refused.
     code(&t, &["duplicates", "--min-tokens", "500"], 1);
