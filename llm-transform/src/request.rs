@@ -150,6 +150,12 @@ pub struct RefactorArgs {
     #[arg(long, value_name = "TITLE")]
     #[serde(default)]
     pub title: Option<String>,
+    /// The name an extract gives what it makes, instead of the server's
+    /// (clangd's `placeholder`, `extracted`); only where exact: the edit
+    /// introduces one new name, and the file does not use this one.
+    #[arg(long, value_name = "NAME")]
+    #[serde(default)]
+    pub new_name: Option<String>,
     #[arg(long, value_name = "SHA256")]
     #[serde(default)]
     pub checksum_before: Option<String>,
@@ -188,6 +194,7 @@ impl RefactorArgs {
                 end_line: self.end_line,
                 end_column: self.end_column,
                 title: self.title.clone(),
+                new_name: self.new_name.clone(),
                 checksum_before: self.checksum_before.clone(),
             })],
             dry_run: self.dry_run,

@@ -221,6 +221,15 @@ impl From<TransformError> for AideError {
             E::NotOffered { server, action, title, several, place, offered } => error(code::NOT_OFFERED)
                 .with_hint(not_offered_hint(&action, several, &offered))
                 .with_details(json!({ "server": server, "action": action, "title": title, "place": place, "offered": offered })),
+            E::NewNameInvalid { name } => error(code::INVALID_ARGUMENTS)
+                .with_hint(say(|v| format!("give {} a name of letters, digits and _, not starting with a digit", v.arg("new_name"))))
+                .with_details(json!({ "field": "new_name", "given": name })),
+            E::NewNameTaken { path, name } => error(code::CONFLICT)
+                .with_hint(say(|v| format!("pick a {} the file does not use yet", v.arg("new_name"))))
+                .with_details(json!({ "field": "new_name", "path": path, "name": name })),
+            E::NewNameNotExact { path, introduced, .. } => error(code::NOT_OFFERED)
+                .with_hint(say(|v| format!("run it without {}, then rename what it made with rename_symbol", v.arg("new_name"))))
+                .with_details(json!({ "field": "new_name", "path": path, "introduced": introduced })),
             E::RefactorLanguage { path } => error(code::UNKNOWN_LANGUAGE)
                 .with_hint("refactors come from the language's server: C, C++, Python, TypeScript, JavaScript, Rust, Go or Java files")
                 .with_details(json!({ "path": path })),

@@ -400,6 +400,11 @@ pub struct RefactorOp {
     /// The action's title, when the server offers several of that name.
     #[serde(default)]
     pub title: Option<String>,
+    /// The name an extract gives what it makes, instead of the server's
+    /// (clangd's `placeholder`, `extracted`); only where exact: the edit
+    /// introduces one new name, and the file does not use this one.
+    #[serde(default)]
+    pub new_name: Option<String>,
     #[serde(default)]
     pub checksum_before: Option<String>,
 }

@@ -371,3 +371,68 @@ fn transform_refactors_place_is_described_in_the_shared_span_convention() {
         assert!(instructions.contains(said), "{said} not in the instructions: {instructions}");
     }
 }
+
+/// `new_name` names what an extract makes: clangd's own edit with its
+/// `placeholder` (or `extracted`) written as the name given, in the one
+/// commit undo takes back whole; a name the file uses, or no identifier,
+/// is refused with nothing written.
+// Long because: two extracts named against clangd's own edits, each undone, then the refusals and the same over MCP.
+#[test]
+fn new_name_names_an_extract_exactly_in_one_commit() {
+    if !aide_tests::oracle("clangd", "naming extracts made through clangd") {
+        return;
+    }
+    let t = cpp();
+    let expected = clangds_own(&t, "a.cpp", [3, 16, 3, 21], "ExtractVariable");
+    assert!(expected.contains("placeholder") && !SOURCE.contains("placeholder"), "{expected}");
+    let at = ["--path", "a.cpp", "--line", "4", "--column", "17", "--end-column", "22"];
+    let v: Value = t
+        .cmd("llm-transform")
+        .arg("refactor")
+        .args(at)
+        .args(["--action", "extract_variable", "--new-name", "doubled"])
+        .json(0);
+    assert_eq!(read(&t, "a.cpp"), expected.replace("placeholder", "doubled"), "{v}");
+    assert_eq!(v["refactors"][0]["named_from"], "placeholder", "{v}");
+    assert!(compiles(&t, "a.cpp"), "{}", read(&t, "a.cpp"));
+    let _: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(read(&t, "a.cpp"), SOURCE, "one commit, undone whole");
+
+    let expected = clangds_own(&t, "a.cpp", [4, 0, 5, 27], "ExtractFunction");
+    let v: Value = t
+        .cmd("llm-transform")
+        .args(["refactor", "--path", "a.cpp", "--line", "5", "--end-line", "6", "--action", "extract_function"])
+        .args(["--new-name", "report_both"])
+        .json(0);
+    let named_from = v["refactors"][0]["named_from"].as_str().unwrap().to_string();
+    assert!(!SOURCE.contains(&named_from), "{v}");
+    assert_eq!(read(&t, "a.cpp"), expected.replace(&named_from, "report_both"), "{v}");
+    assert!(read(&t, "a.cpp").contains("report_both(a, total);"), "{}", read(&t, "a.cpp"));
+    assert!(compiles(&t, "a.cpp"), "{}", read(&t, "a.cpp"));
+    let _: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(read(&t, "a.cpp"), SOURCE);
+
+    // A name the file already uses would capture it: refused.
+    let v: Value = t
+        .cmd("llm-transform")
+        .arg("refactor")
+        .args(at)
+        .args(["--action", "extract_variable", "--new-name", "total"])
+        .json(3);
+    assert_eq!((&v["error"]["code"], &v["error"]["details"]["field"]), (&json!("conflict"), &json!("new_name")), "{v}");
+    let v: Value = t
+        .cmd("llm-transform")
+        .arg("refactor")
+        .args(at)
+        .args(["--action", "extract_variable", "--new-name", "2x"])
+        .json(2);
+    assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
+    assert_eq!(read(&t, "a.cpp"), SOURCE, "nothing written");
+
+    let expected = clangds_own(&t, "a.cpp", [3, 16, 3, 21], "ExtractVariable");
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    let named = json!({ "path": "a.cpp", "line": 4, "column": 17, "end_column": 22, "action": "extract_variable", "new_name": "doubled" });
+    let result = client.call("transform_refactor", named);
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(read(&t, "a.cpp"), expected.replace("placeholder", "doubled"), "over MCP the same: {result}");
+}
