@@ -303,3 +303,15 @@ fn a_class_members_are_named_by_its_path_and_a_star() {
     let (hits, _) = filter_by_name(all, "Inner/*");
     assert_eq!(brief(&hits), ["Method Context/Inner/b"]);
 }
+
+/// Module-level constants bound under `if`/`try` are the module's, as
+/// those at its top are; a function's are not.
+#[test]
+fn python_constants_under_module_level_compound_statements_are_outlined() {
+    let src = "import sys\nLIMIT = 1\nif sys.platform == 'win32':\n    SEP = '\\\\'\nelse:\n    SEP = '/'\ntry:\n    MAX = 3\nexcept ImportError:\n    pass\ndef f():\n    LOCAL = 2\n    if LOCAL:\n        INNER = 1\nclass K:\n    FIELD = 1\n";
+    let b = brief(&outline_of(Lang::Python, src));
+    assert_eq!(
+        b,
+        ["Constant LIMIT", "Constant SEP", "Constant SEP", "Constant MAX", "Function f", "Class K", "Field K/FIELD"]
+    );
+}
