@@ -31,7 +31,7 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         tool: "llm-code",
         command: &["imports"],
         group: Group::Search,
-        description: "Each file's imports (kind, module, names, alias, span: use/mod, import/from, import/require/export-from, #include, Java and Go imports) and exports (pub, public, export, capitalised, non-static; Python's __all__ or its public names).",
+        description: "Each file's imports (kind, module, names, alias, span: use/mod, import/from, import/require/import()/export-from, #include, Java and Go imports) and exports with their kinds (pub, public, export, capitalised, non-static; Python's __all__ as built, else the public names it binds at module level, under if/try too).",
         effects: READS,
         output: &["files"],
         mcp_defaults: &[],

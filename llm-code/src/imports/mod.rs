@@ -3,7 +3,9 @@
 //! Imports are read from the import statements of the syntax tree
 //! ([`lang`]); exports from the outline's top-level symbols where the
 //! language marks them (`pub`, `public`, `export`, a capital letter, no
-//! `static`), or Python's `__all__`.
+//! `static`), JavaScript's and TypeScript's `export` statements
+//! ([`javascript`]), or Python's `__all__` as the module builds it, else
+//! the public names it binds at module level ([`python`]).
 
 mod exports;
 mod javascript;

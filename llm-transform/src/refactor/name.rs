@@ -164,3 +164,34 @@ mod tests {
         assert_eq!(refused.code, aide_core::code::NOT_OFFERED);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::scan::Edit;
+
+    proptest::proptest! {
+        /// Whatever edits a server sends (overlapping, past the end,
+        /// splitting characters), naming them refuses or renames, never
+        /// panics; a rename keeps every edit's span.
+        #[test]
+        fn any_edit_is_named_or_refused_without_a_panic(
+            source in "[a-z_ =+*()\n:é]{0,80}",
+            edits in proptest::collection::vec((0usize..90, 0usize..90, "[a-z_ =()\n]{0,20}"), 0..4),
+            which in 0usize..9,
+        ) {
+            let lang = Lang::ALL[which];
+            let edits: Vec<Edit> =
+                edits.into_iter().map(|(start, end, text)| Edit { start, end, text: text.into_bytes() }).collect();
+            let spans: Vec<(usize, usize)> = edits.iter().map(|e| (e.start, e.end)).collect();
+            let mut files = vec![ServerFile { path: "f".into(), checksum: String::new(), edits }];
+            if rename_introduced("f", lang, source.as_bytes(), &mut files, "named").is_ok() {
+                let mut kept: Vec<(usize, usize)> = files[0].edits.iter().map(|e| (e.start, e.end)).collect();
+                let mut given = spans;
+                kept.sort_unstable();
+                given.sort_unstable();
+                proptest::prop_assert_eq!(kept, given);
+            }
+        }
+    }
+}
