@@ -35,11 +35,14 @@ pub(crate) fn exports(file: &SourceFile) -> Exports {
                         Export { name, kind, span: span(node) }
                     }));
                 }
-                None => out.extend(bound.into_iter().filter(|b| !b.name.starts_with('_')).map(|b| Export {
-                    name: b.name,
-                    kind: b.kind.to_string(),
-                    span: span(b.statement),
-                })),
+                None => {
+                    complete = !python::star_import(root);
+                    out.extend(bound.into_iter().filter(|b| !b.name.starts_with('_')).map(|b| Export {
+                        name: b.name,
+                        kind: b.kind.to_string(),
+                        span: span(b.statement),
+                    }));
+                }
             }
         }
         Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {

@@ -130,7 +130,8 @@ pub struct FileImports {
     /// False when Python's `__all__` also takes values known only at run
     /// time (`__all__.extend(f())`, `__all__ = other.__all__ + […]`): then
     /// `exports` holds the names written as strings, and the module exports
-    /// more.
+    /// more; false too when, without `__all__`, a module-level `from m
+    /// import *` binds names the file does not write.
     pub exports_complete: bool,
 }
 

@@ -198,6 +198,16 @@ fn with_targets(statement: Node<'_>, source: &[u8], names: &mut Vec<(String, &'s
     }
 }
 
+/// Whether the module has a module-level `from m import *`: it binds
+/// names the file does not write.
+pub(crate) fn star_import(root: Node<'_>) -> bool {
+    module_statements(root).into_iter().any(|(statement, _)| {
+        let mut cursor = statement.walk();
+        statement.kind() == "import_from_statement"
+            && statement.children(&mut cursor).any(|c| c.kind() == "wildcard_import")
+    })
+}
+
 /// `del a, b` at module level: `a` and `b`.
 fn deleted_names(statement: Node<'_>, source: &[u8]) -> Vec<String> {
     let mut names = Vec::new();

@@ -90,6 +90,15 @@ fn python_names_bound_under_module_level_compound_statements_are_exported() {
     );
     // The first binding's place: the import, not `json = None`.
     assert_eq!(f.exports[1].span.line, 3);
+    assert!(f.exports_complete);
+    // bisect.py's `try: from _bisect import *`: names not written here.
+    let star = read(
+        Lang::Python,
+        "m.py",
+        "def insort(a, x): pass\ntry:\n    from _bisect import *\nexcept ImportError:\n    pass\n",
+    );
+    assert!(!star.exports_complete);
+    assert_eq!(exports(&star), pairs(&[("insort", "Function")]));
 }
 
 /// os.py and socket.py build `__all__` in steps, some conditional, some
