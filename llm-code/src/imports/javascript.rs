@@ -22,7 +22,7 @@ pub(crate) fn exports<'t>(root: Node<'t>, source: &[u8], emit: &mut dyn FnMut(St
                 };
                 let left = assignment.child_by_field_name("left").map(|l| text(l, source)).unwrap_or_default();
                 if left == "module.exports" {
-                    emit("default".into(), "Variable", statement);
+                    emit("default".into(), "Default", statement);
                 } else if let Some(name) =
                     left.strip_prefix("exports.").or_else(|| left.strip_prefix("module.exports."))
                 {
@@ -98,7 +98,21 @@ fn export_statement<'t>(
             }
         }
         // `export * from "m"`.
-        None if reexport => emit("*".into(), "Reexport", statement),
+        // `export * as ns from "m"` offers `ns`; `export * from "m"` every name of m.
+        None if reexport => {
+            let mut c = statement.walk();
+            let namespace = statement.children(&mut c).find(|k| k.kind() == "namespace_export");
+            let name = namespace.and_then(|n| {
+                let mut c = n.walk();
+                let found = n.named_children(&mut c).last();
+                found
+            });
+            emit(name.map_or_else(|| "*".to_string(), |n| text(n, source)), "Reexport", statement);
+        }
+        // TypeScript's `export = x`: the module's whole export, as `module.exports = x`.
+        None if statement.child_by_field_name("value").is_some() || is_export_assignment(statement) => {
+            emit("default".into(), "Default", statement);
+        }
         None => {}
     }
 }
@@ -190,4 +204,11 @@ fn imported_names(statement: Node<'_>, source: &[u8], kinds: &mut HashMap<String
             }
         }
     }
+}
+
+/// `export = x;`: an `=` right after `export`.
+fn is_export_assignment(statement: Node<'_>) -> bool {
+    let mut c = statement.walk();
+    let mut kinds = statement.children(&mut c).map(|k| k.kind());
+    kinds.next() == Some("export") && kinds.next() == Some("=")
 }

@@ -226,8 +226,16 @@ fn dynamic_imports_and_requires_of_computed_specifiers_are_imports() {
 }
 
 #[test]
+fn whole_module_exports_are_the_default() {
+    let ts = read(Lang::TypeScript, "m.ts", "class Api {}\nexport = Api;\n");
+    assert_eq!(exports(&ts), pairs(&[("default", "Default")]));
+    let js = read(Lang::JavaScript, "m.js", "function api() {}\nmodule.exports = api;\n");
+    assert_eq!(exports(&js), pairs(&[("default", "Default")]));
+}
+
+#[test]
 fn typescript_type_exports_have_their_kinds() {
-    let text = "export type Id = string;\nexport interface Shape { area(): number }\nexport enum Color { Red }\nexport abstract class Base {}\nexport namespace NS { export const inner = 1; }\nexport declare function declared(): void;\nexport type { Id as Key } from './ids';\nexport function* gen() {}\nexport default interface Props { id: Id }\nconst local = 3;\nfunction run() {}\nimport { helper } from './h';\nexport { local as renamed, run, helper, missing };\n";
+    let text = "export type Id = string;\nexport interface Shape { area(): number }\nexport enum Color { Red }\nexport abstract class Base {}\nexport namespace NS { export const inner = 1; }\nexport declare function declared(): void;\nexport type { Id as Key } from './ids';\nexport function* gen() {}\nexport default interface Props { id: Id }\nconst local = 3;\nfunction run() {}\nimport { helper } from './h';\nexport { local as renamed, run, helper, missing };\nexport * as lib from './lib';\n";
     for lang in [Lang::TypeScript, Lang::Tsx] {
         let f = read(lang, "m.ts", text);
         assert_eq!(
@@ -246,6 +254,7 @@ fn typescript_type_exports_have_their_kinds() {
                 ("run", "Function"),
                 ("helper", "Import"),
                 ("missing", "Unknown"),
+                ("lib", "Reexport"),
             ]),
             "{lang}"
         );

@@ -313,7 +313,7 @@ fn c_and_cpp_globals_are_outlined_and_exported_as_universal_ctags_lists_them() {
 /// TypeScript in the forms the compiler reads: static, type-only,
 /// `import = require`, re-exports, dynamic `import()`, and every kind of
 /// declaration exported, directly, by default or by `export { … }`.
-const TS_SOURCE: &str = "import React, { useState as us } from 'react';\nimport * as path from \"path\";\nimport './side.css';\nimport fs = require('fs');\nimport type { Thing } from './types';\nexport { a, b as c } from './lib';\nexport type { Id as Key } from './ids';\nexport type Id = string;\nexport interface Shape { area(): number }\nexport enum Color { Red }\nexport const enum Flag { On }\nexport abstract class Base {}\nexport namespace NS { export const inner = 1; }\nexport declare function declared(): void;\nexport function* gen() {}\nexport const x = 1, y = 2;\nexport let z: number;\nexport default interface Props { id: Id }\nconst local = 3;\nfunction helper() { return local; }\nexport { local as renamed, helper };\nasync function load(lang: string): Promise<unknown[]> {\n  const m = await import('./m.js');\n  const l = await import(`./locale/${lang}.js`);\n  return [m, l, us, path, fs, React];\n}\n";
+const TS_SOURCE: &str = "import React, { useState as us } from 'react';\nimport * as path from \"path\";\nimport './side.css';\nimport fs = require('fs');\nimport type { Thing } from './types';\nexport { a, b as c } from './lib';\nexport type { Id as Key } from './ids';\nexport type Id = string;\nexport interface Shape { area(): number }\nexport enum Color { Red }\nexport const enum Flag { On }\nexport abstract class Base {}\nexport namespace NS { export const inner = 1; }\nexport declare function declared(): void;\nexport function* gen() {}\nexport const x = 1, y = 2;\nexport let z: number;\nexport default interface Props { id: Id }\nconst local = 3;\nfunction helper() { return local; }\nexport { local as renamed, helper };\nexport * as tools from './tools';\nasync function load(lang: string): Promise<unknown[]> {\n  const m = await import('./m.js');\n  const l = await import(`./locale/${lang}.js`);\n  return [m, l, us, path, fs, React];\n}\n";
 /// JavaScript's CommonJS `require` and a dynamic `import()`.
 const JS_SOURCE: &str = "const fs = require('fs');\nconst { join } = require(\"path\");\nasync function later() {\n  const plugin = await import('./plugin.js');\n  return plugin;\n}\nmodule.exports = { later, fs, join };\n";
 
@@ -327,6 +327,7 @@ fn declared_exports(dts: &str) -> Vec<(String, String)> {
     let clause = regex::Regex::new(r"^export (?:type )?\{ (.*) \}( from .*)?;$").unwrap();
     let local = regex::Regex::new(r"^declare (?:const|let|var|function|class) (\w+)").unwrap();
     let name = regex::Regex::new(r"^\w+").unwrap();
+    let namespace = regex::Regex::new(r"^export \* as (\w+) from ").unwrap();
     let kind_of = |word: &str| match word {
         "enum" => "Enum",
         "class" => "Class",
@@ -345,7 +346,9 @@ fn declared_exports(dts: &str) -> Vec<(String, String)> {
     }
     let mut out = Vec::new();
     for line in dts.lines() {
-        if let Some(c) = clause.captures(line) {
+        if let Some(c) = namespace.captures(line) {
+            out.push((c[1].to_string(), "Reexport".to_string()));
+        } else if let Some(c) = clause.captures(line) {
             for specifier in c[1].split(", ") {
                 let (from, to) = specifier.split_once(" as ").unwrap_or((specifier, specifier));
                 let kind = if c.get(2).is_some() { "Reexport" } else { locals.get(from).copied().unwrap_or("Unknown") };
