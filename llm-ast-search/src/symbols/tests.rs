@@ -315,3 +315,11 @@ fn python_constants_under_module_level_compound_statements_are_outlined() {
         ["Constant LIMIT", "Constant SEP", "Constant SEP", "Constant MAX", "Function f", "Class K", "Field K/FIELD"]
     );
 }
+
+/// Go's `var a, B = 1, 2` and `const X, y = 1, 2` define each name.
+#[test]
+fn go_specs_of_several_names_define_each() {
+    let src = "package p\n\nvar a, B = 1, 2\nconst (\n\tX, y = 1, 2\n\tZ = 3\n)\nfunc f() { var local, other = 1, 2; _ = local; _ = other }\n";
+    let b = brief(&outline_of(Lang::Go, src));
+    assert_eq!(b, ["Static a", "Static B", "Constant X", "Constant y", "Constant Z", "Function f"]);
+}
