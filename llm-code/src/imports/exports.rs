@@ -1,5 +1,5 @@
 //! What a file offers other modules, by its language's rule: Rust's `pub`
-//! items, Java's `public` types, Go's capitalised names, C's and C++'s
+//! items and `#[macro_export]` macros, Java's `public` types, Go's capitalised names, C's and C++'s
 //! definitions and declarations that are not `static`, JavaScript's and
 //! TypeScript's `export` (and CommonJS `exports.x =`), Python's `__all__`
 //! or, without it, its public top-level names (what `from m import *`
@@ -88,7 +88,12 @@ fn offered(file: &SourceFile, symbol: &Symbol) -> bool {
         with_symbol_node(lang, &file.tree, &file.source, symbol, |node, source| f(node, source)).unwrap_or(false)
     };
     match lang {
-        Lang::Rust => top && node_says(&|node, source| visibility(node, source).as_deref() == Some("pub")),
+        Lang::Rust => {
+            top && node_says(&|node, source| {
+                visibility(node, source).as_deref() == Some("pub")
+                    || (symbol.kind == SymbolKind::Macro && macro_exported(node, source))
+            })
+        }
         Lang::Java => {
             top && node_says(&|node, source| {
                 let mut cursor = node.walk();
@@ -119,6 +124,19 @@ fn offered(file: &SourceFile, symbol: &Symbol) -> bool {
         }
         _ => false,
     }
+}
+
+/// A `macro_rules!` under `#[macro_export]`: offered at the crate's root.
+fn macro_exported(node: Node<'_>, source: &[u8]) -> bool {
+    let mut before = node.prev_named_sibling();
+    while let Some(b) = before {
+        match b.kind() {
+            "attribute_item" if text(b, source).contains("macro_export") => return true,
+            "attribute_item" | "line_comment" | "block_comment" => before = b.prev_named_sibling(),
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// A Rust item's visibility as written (`pub`, `pub(crate)`), if any.

@@ -127,7 +127,7 @@ fn python_all_built_in_steps_with_the_kinds_of_its_names() {
 
 #[test]
 fn rust_uses_mods_and_pub_items() {
-    let text = "use std::collections::{HashMap, HashSet as Set};\nuse crate::a::b;\nuse super::*;\nmod engine;\npub mod output;\nmod inline { }\nextern crate alloc;\npub use engine::{run, Engine as E};\npub fn f() {}\npub(crate) fn g() {}\nfn h() {}\npub struct S;\nimpl S { pub fn m(&self) {} }\n";
+    let text = "use std::collections::{HashMap, HashSet as Set};\nuse crate::a::b;\nuse super::*;\nmod engine;\npub mod output;\nmod inline { }\nextern crate alloc;\npub use engine::{run, Engine as E};\npub fn f() {}\npub(crate) fn g() {}\nfn h() {}\npub struct S;\nimpl S { pub fn m(&self) {} }\n#[macro_export]\n/// Doc.\nmacro_rules! shown { () => {} }\nmacro_rules! hidden { () => {} }\n";
     let f = read(Lang::Rust, "lib.rs", text);
     use ImportKind::*;
     assert_eq!(
@@ -144,7 +144,14 @@ fn rust_uses_mods_and_pub_items() {
     );
     assert_eq!(
         exports(&f),
-        pairs(&[("output", "Module"), ("run", "Reexport"), ("E", "Reexport"), ("f", "Function"), ("S", "Struct")])
+        pairs(&[
+            ("output", "Module"),
+            ("run", "Reexport"),
+            ("E", "Reexport"),
+            ("f", "Function"),
+            ("S", "Struct"),
+            ("shown", "Macro")
+        ])
     );
 }
 
