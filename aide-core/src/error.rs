@@ -229,6 +229,17 @@ impl AideError {
         self
     }
 
+    /// The error with `details.field` naming the request field it is about
+    /// (`paths`, `language`), beside the details it has; one it already
+    /// names is kept.
+    pub fn about_field(mut self, field: &str) -> Self {
+        let details = self.details.get_or_insert_with(|| Box::new(Value::Object(Default::default())));
+        if let Value::Object(map) = details.as_mut() {
+            map.entry("field").or_insert_with(|| Value::String(field.to_string()));
+        }
+        self
+    }
+
     pub fn exit_status(&self) -> ExitStatus {
         self.code.class.exit_status()
     }

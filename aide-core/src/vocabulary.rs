@@ -60,8 +60,16 @@ pub const TERMS: &[Term] = &[
         meaning: "1-based column of a span's start, in Unicode scalar values",
         old_names: &["start.column"],
     },
-    Term { name: "end_line", meaning: "the line of a span's (exclusive) end", old_names: &["end.line"] },
-    Term { name: "end_column", meaning: "the column of a span's (exclusive) end", old_names: &["end.column"] },
+    Term {
+        name: "end_line",
+        meaning: "the line a span ends on: its end is (end_line, end_column), exclusive",
+        old_names: &["end.line"],
+    },
+    Term {
+        name: "end_column",
+        meaning: "the column of a span's exclusive end: the character there is not in the span",
+        old_names: &["end.column"],
+    },
     Term { name: "byte_start", meaning: "0-based byte offset of a span's start in the file", old_names: &[] },
     Term { name: "byte_end", meaning: "0-based byte offset of a span's end, exclusive", old_names: &[] },
     Term {

@@ -305,7 +305,8 @@ pub fn run(request: &AstRequest, ctx: &Context) -> Result<Outcome<AstOutput>, Ai
     let mode = request.mode()?;
     aide_core::request::check_limit(request.limit)?;
     let root = ctx.open_root(request.root.as_deref())?;
-    let language = request.language.as_deref().map(str::parse::<Lang>).transpose()?;
+    let language =
+        request.language.as_deref().map(str::parse::<Lang>).transpose().map_err(|e| e.about_field("language"))?;
     let mut notes = Vec::new();
     let threads = aide_core::walk::worker_threads(request.threads, &mut notes);
     let engine = Engine { root: &root, request, language, threads, ctx };

@@ -104,17 +104,19 @@ impl Scope<'_> {
         if self.paths.is_empty() {
             walk_dir(self.root, "", &mut out, &mut diagnostics)?;
         }
+        // A path refused is the `paths` argument's fault: the error names it.
+        let in_paths = |e: AideError| e.about_field("paths");
         for p in self.paths {
-            let abs = self.root.resolve(p)?;
+            let abs = self.root.resolve(p).map_err(in_paths)?;
             let rel = self.root.relative(&abs).unwrap_or_else(|| p.clone());
             let meta = std::fs::metadata(&abs)
-                .map_err(|e| AstError::PathUnreadable { path: p.clone(), message: e.to_string() })?;
+                .map_err(|e| in_paths(AstError::PathUnreadable { path: p.clone(), message: e.to_string() }.into()))?;
             if !meta.is_dir() {
                 use std::os::unix::fs::MetadataExt;
-                aide_core::root::OpenFailure::check_regular(meta.mode()).map_err(|e| e.into_error(&rel))?;
+                aide_core::root::OpenFailure::check_regular(meta.mode()).map_err(|e| in_paths(e.into_error(&rel)))?;
             }
             if meta.is_dir() {
-                let sub = self.root.subdir(&abs)?;
+                let sub = self.root.subdir(&abs).map_err(in_paths)?;
                 let prefix = if rel.is_empty() || rel == "." { String::new() } else { rel };
                 walk_dir(&sub, &prefix, &mut out, &mut diagnostics)?;
                 continue;
@@ -122,7 +124,7 @@ impl Scope<'_> {
             let lang = match self.language.or_else(|| Lang::from_path(&abs)) {
                 Some(l) => l,
                 None => {
-                    return Err(AstError::UnknownLanguage { path: p.clone() }.into());
+                    return Err(in_paths(AstError::UnknownLanguage { path: p.clone() }.into()));
                 }
             };
             out.push(Candidate { abs, rel, lang, forced: self.language.is_some() });

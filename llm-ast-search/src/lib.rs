@@ -66,8 +66,10 @@
 //!   the file, lines and columns 1-based (see docs/CONTRACT.md).
 //! * Symbol kinds: Function, Method (a function inside a class, impl, trait,
 //!   interface or type), Struct, Enum, Union, TypeAlias, Trait, Interface,
-//!   Impl, Class, Module, Namespace, Constant, Static, Macro, Field, Variant,
-//!   Declaration (a C/C++ prototype). A symbol's span is its grammar node:
+//!   Impl, Class, Module, Namespace, Constant, Static (a global variable:
+//!   Rust `static`, Go package-level `var`, C/C++ file- and namespace-scope
+//!   variables, one symbol per declarator), Macro, Field, Variant,
+//!   Declaration (a C/C++ prototype or `extern` variable). A symbol's span is its grammar node:
 //!   attributes and decorators outside it (Rust `#[…]`, Python `@…`, `export`)
 //!   are not included.
 //! * Every symbol, capture and reference carries `checksum`, the SHA-256 of

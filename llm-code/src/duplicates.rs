@@ -1,12 +1,19 @@
-//! Structural duplicates across a tree: the leaves of each file's syntax
-//! tree as tokens, each identifier replaced by `$id` and each other named
-//! leaf (a number, a string's text) by its kind, comments left out; every
-//! window of `min_tokens` tokens hashed (a rolling polynomial hash); two
-//! places whose windows are equal token for token are a duplicate, grown
-//! to the longest run of equal tokens from the first token where the two
-//! stop agreeing backwards (so each pair is reported once, from its start),
-//! as PMD's copy-paste detector matches token runs.
+//! Structural duplicates across a tree, as clone groups: the leaves of each
+//! file's syntax tree as tokens, each identifier replaced by `$id` and each
+//! other named leaf (a number, a string's text) by its kind, comments left
+//! out; every window of `min_tokens` tokens hashed (a rolling polynomial
+//! hash) and the windows equal token for token gathered. A clone is every
+//! place of one run of equal tokens, in one record (as PMD's copy-paste
+//! detector reports a match with all its marks): each set of places whose
+//! windows start a run (the windows one token earlier are not the same set
+//! of places) is grown right and left while every place still agrees and
+//! no two of them overlap, so a run is reported once, whole, with all its
+//! copies. A group whose every place lies inside the places of a group with
+//! more places (or as many and longer) says nothing new and is left out:
+//! a block repeated four times is one clone of four places, not the pairs
+//! and overlapping windows between them.
 
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -15,11 +22,6 @@ use llm_ast_search::SourceFile;
 use schemars::JsonSchema;
 use serde::Serialize;
 use tree_sitter::Node;
-
-/// Windows sharing one hash beyond this many are paired with the first of
-/// them only, not with each other (generated tables): every place is still
-/// reported, against that first one.
-const ALL_PAIRS_UP_TO: usize = 64;
 
 /// One place of a duplicate.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -32,16 +34,17 @@ pub struct Place {
     pub checksum: Arc<str>,
 }
 
-/// Two places with the same tokens once names and literals are replaced by their kind.
+/// A clone: every place of one run of tokens, equal once names and
+/// literals are replaced by their kind.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Duplicate {
     /// Tokens in each place.
     pub tokens: usize,
     /// Lines the first place spans.
     pub lines: usize,
-    /// The earlier place, in path and byte order.
-    pub first: Place,
-    pub second: Place,
+    /// Every place, in path and byte order (two or more, none overlapping
+    /// another).
+    pub places: Vec<Place>,
 }
 
 /// A file's tokens: each one's normalised hash and its bytes.
@@ -111,42 +114,175 @@ fn token_hash(node: Node<'_>, source: &[u8]) -> u64 {
 }
 
 /// Where a window starts: a file and a token of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 struct At {
     file: usize,
     token: usize,
 }
 
-/// Every duplicate of at least `min_tokens` tokens and `min_lines` lines,
-/// in the order of their first and then second places.
+/// A clone found: where each place starts, and its length in tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Group {
+    starts: Vec<At>,
+    length: usize,
+}
+
+/// Every clone of at least `min_tokens` tokens whose places all span at
+/// least `min_lines` lines, in the order of their first places (a longer
+/// one first where two start together).
 pub(crate) fn duplicates(files: &[FileTokens], min_tokens: usize, min_lines: usize) -> Vec<Duplicate> {
+    let (classes, class_of) = window_classes(files, min_tokens);
+    let mut groups: Vec<Group> = Vec::new();
+    for (i, places) in classes.iter().enumerate() {
+        if continues(places, i, &classes, &class_of) {
+            continue;
+        }
+        let group = grown(files, Group { starts: places.clone(), length: min_tokens });
+        if !groups.contains(&group) {
+            groups.push(group);
+        }
+    }
+    let spans = |g: &Group| -> Vec<Place> { g.starts.iter().map(|&at| place(files, at, g.length)).collect() };
+    let mut found: Vec<(Group, Vec<Place>)> = groups
+        .into_iter()
+        .map(|g| {
+            let places = spans(&g);
+            (g, places)
+        })
+        .filter(|(_, places)| places.iter().all(|p| p.span.end_line - p.span.line + 1 >= min_lines))
+        .collect();
+    found = without_covered(found);
+    found.sort_by(|(x, xp), (y, yp)| {
+        aide_core::ordering::cmp_path(&xp[0].path, &yp[0].path)
+            .then(xp[0].span.byte_start.cmp(&yp[0].span.byte_start))
+            .then(y.length.cmp(&x.length))
+            .then(x.starts.cmp(&y.starts))
+    });
+    found
+        .into_iter()
+        .map(|(g, places)| Duplicate {
+            tokens: g.length,
+            lines: places[0].span.end_line - places[0].span.line + 1,
+            places,
+        })
+        .collect()
+}
+
+/// The windows of `width` tokens equal token for token at two or more
+/// places none of which overlaps another, each class's places in order,
+/// and the class of each such window.
+fn window_classes(files: &[FileTokens], width: usize) -> (Vec<Vec<At>>, HashMap<At, usize>) {
     let mut windows: Vec<(u64, At)> = Vec::new();
     for (file, tokens) in files.iter().enumerate() {
-        windows.extend(window_hashes(&tokens.hashes, min_tokens).map(|(token, h)| (h, At { file, token })));
+        windows.extend(window_hashes(&tokens.hashes, width).map(|(token, h)| (h, At { file, token })));
     }
     windows.sort_unstable();
-    let mut found = Vec::new();
-    for group in windows.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
-        let places: Vec<At> = group.iter().map(|(_, at)| *at).collect();
-        let pairs: Vec<(At, At)> = if places.len() <= ALL_PAIRS_UP_TO {
-            places.iter().enumerate().flat_map(|(i, a)| places[i + 1..].iter().map(move |b| (*a, *b))).collect()
-        } else {
-            places[1..].iter().map(|b| (places[0], *b)).collect()
-        };
-        for (a, b) in pairs {
-            if let Some(length) = matching_run(files, a, b, min_tokens) {
-                found.push(report(files, a, b, length));
+    let tokens_at = |at: At| &files[at.file].hashes[at.token..at.token + width];
+    let mut classes: Vec<Vec<At>> = Vec::new();
+    let mut class_of: HashMap<At, usize> = HashMap::new();
+    for same_hash in windows.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1) {
+        // A hash shared by unequal windows splits into the equal ones.
+        let mut equal: Vec<Vec<At>> = Vec::new();
+        for &(_, at) in same_hash {
+            match equal.iter_mut().find(|class| tokens_at(class[0]) == tokens_at(at)) {
+                Some(class) => class.push(at),
+                None => equal.push(vec![at]),
+            }
+        }
+        for class in equal {
+            let mut apart: Vec<At> = Vec::with_capacity(class.len());
+            for at in class {
+                if apart.last().is_none_or(|last| last.file != at.file || last.token + width <= at.token) {
+                    apart.push(at);
+                }
+            }
+            if apart.len() > 1 {
+                for &at in &apart {
+                    class_of.insert(at, classes.len());
+                }
+                classes.push(apart);
             }
         }
     }
-    found.retain(|d| d.lines >= min_lines && d.second.span.end_line - d.second.span.line + 1 >= min_lines);
-    found.sort_by(|x, y| {
-        aide_core::ordering::cmp_path(&x.first.path, &y.first.path)
-            .then(x.first.span.byte_start.cmp(&y.first.span.byte_start))
-            .then(aide_core::ordering::cmp_path(&x.second.path, &y.second.path))
-            .then(x.second.span.byte_start.cmp(&y.second.span.byte_start))
+    (classes, class_of)
+}
+
+/// Whether the windows one token before `places` are one class of the
+/// same places: then these windows continue that run and start none.
+fn continues(places: &[At], index: usize, classes: &[Vec<At>], class_of: &HashMap<At, usize>) -> bool {
+    let before = |at: &At| at.token.checked_sub(1).and_then(|token| class_of.get(&At { file: at.file, token }));
+    match before(&places[0]) {
+        Some(&class) if class != index && classes[class].len() == places.len() => {
+            places.iter().all(|at| before(at) == Some(&class))
+        }
+        _ => false,
+    }
+}
+
+/// `group` grown right, then left, while every place agrees on the next
+/// token and no two places overlap.
+fn grown(files: &[FileTokens], mut group: Group) -> Group {
+    let apart = |g: &Group| g.starts.windows(2).all(|w| w[0].file != w[1].file || w[0].token + g.length < w[1].token);
+    let token = |at: At| files[at.file].hashes.get(at.token).copied();
+    loop {
+        let next: Vec<Option<u64>> =
+            group.starts.iter().map(|at| token(At { file: at.file, token: at.token + group.length })).collect();
+        if !apart(&group) || next[0].is_none() || next.iter().any(|t| *t != next[0]) {
+            break;
+        }
+        group.length += 1;
+    }
+    loop {
+        if !apart(&group) || group.starts.iter().any(|at| at.token == 0) {
+            break;
+        }
+        let before: Vec<Option<u64>> =
+            group.starts.iter().map(|at| token(At { file: at.file, token: at.token - 1 })).collect();
+        if before.iter().any(|t| *t != before[0]) {
+            break;
+        }
+        group.starts.iter_mut().for_each(|at| at.token -= 1);
+        group.length += 1;
+    }
+    group
+}
+
+/// The groups without those whose every place lies inside the places of a
+/// group kept before them (more places first, then longer ones): the
+/// seams between the copies of a repeated block, a run inside a longer
+/// one with no place of its own.
+fn without_covered(mut found: Vec<(Group, Vec<Place>)>) -> Vec<(Group, Vec<Place>)> {
+    found.sort_by(|(x, xp), (y, yp)| {
+        y.starts.len().cmp(&x.starts.len()).then(y.length.cmp(&x.length)).then(
+            aide_core::ordering::cmp_path(&xp[0].path, &yp[0].path)
+                .then(xp[0].span.byte_start.cmp(&yp[0].span.byte_start)),
+        )
     });
-    found
+    let mut kept: Vec<(Group, Vec<Place>)> = Vec::new();
+    for (group, places) in found {
+        let covered = kept.iter().any(|(by, _)| group.starts.iter().all(|&at| inside(at, group.length, by)));
+        if !covered {
+            kept.push((group, places));
+        }
+    }
+    kept
+}
+
+/// Whether the `length` tokens from `at` lie inside the places of `by`,
+/// places that touch (token after token) joined.
+fn inside(at: At, length: usize, by: &Group) -> bool {
+    let mut reach: Option<(usize, usize)> = None;
+    for start in by.starts.iter().filter(|b| b.file == at.file).map(|b| b.token) {
+        let end = start + by.length;
+        reach = match reach {
+            Some((s, e)) if start <= e => Some((s, e.max(end))),
+            _ => Some((start, end)),
+        };
+        if reach.is_some_and(|(s, e)| s <= at.token && at.token + length <= e) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The rolling hash of every window of `width` tokens: (first token, hash).
@@ -171,41 +307,12 @@ fn window_hashes(hashes: &[u64], width: usize) -> impl Iterator<Item = (usize, u
     out.into_iter()
 }
 
-/// The length of the run of equal tokens from `a` and `b`, if the windows
-/// there are truly equal, the run starts there (the tokens before differ),
-/// and the two places do not overlap.
-fn matching_run(files: &[FileTokens], a: At, b: At, width: usize) -> Option<usize> {
-    let (ta, tb) = (&files[a.file].hashes, &files[b.file].hashes);
-    let same_file = a.file == b.file;
-    if same_file && b.token < a.token + width {
-        return None;
-    }
-    if ta[a.token..a.token + width] != tb[b.token..b.token + width] {
-        return None;
-    }
-    if a.token > 0 && b.token > 0 && ta[a.token - 1] == tb[b.token - 1] {
-        return None;
-    }
-    let mut length = width;
-    while a.token + length < ta.len()
-        && b.token + length < tb.len()
-        && ta[a.token + length] == tb[b.token + length]
-        && !(same_file && a.token + length >= b.token)
-    {
-        length += 1;
-    }
-    Some(length)
-}
-
-fn report(files: &[FileTokens], a: At, b: At, length: usize) -> Duplicate {
-    let place = |at: At| {
-        let f = &files[at.file];
-        let (start, _) = f.spans[at.token];
-        let (_, end) = f.spans[at.token + length - 1];
-        Place { path: f.path.clone(), span: f.index.span(&f.source, start, end), checksum: f.checksum.clone() }
-    };
-    let (first, second) = (place(a), place(b));
-    Duplicate { tokens: length, lines: first.span.end_line - first.span.line + 1, first, second }
+/// The place of `length` tokens from `at`.
+fn place(files: &[FileTokens], at: At, length: usize) -> Place {
+    let f = &files[at.file];
+    let (start, _) = f.spans[at.token];
+    let (_, end) = f.spans[at.token + length - 1];
+    Place { path: f.path.clone(), span: f.index.span(&f.source, start, end), checksum: f.checksum.clone() }
 }
 
 #[cfg(test)]
@@ -220,8 +327,9 @@ mod tests {
 
     proptest::proptest! {
         /// Whatever text a file holds, in any language, it is measured,
-        /// read for imports and compared without a panic, and a pair never
-        /// overlaps itself or falls under the least size.
+        /// read for imports and compared without a panic; a clone's places
+        /// come in order, none overlapping the next, never under the least
+        /// size; and the same files give the same clones.
         #[test]
         fn any_text_is_measured_and_compared(text in "[a-z(){}:;=+<>&|!?#\"' \n\t0-9]{0,400}", which in 0usize..9) {
             let lang = Lang::ALL[which];
@@ -229,11 +337,20 @@ mod tests {
             let _ = crate::metrics::of_file(&file);
             let _ = crate::imports::of_file(&file);
             let copy = SourceFile::parse("g".into(), lang, file.source.clone()).expect("parsed once already");
-            for d in duplicates(&[tokens_of(&file), tokens_of(&copy)], 10, 1) {
-                proptest::prop_assert!(d.tokens >= 10);
-                let same = d.first.path == d.second.path;
-                proptest::prop_assert!(!same || d.first.span.byte_end <= d.second.span.byte_start);
+            let files = [tokens_of(&file), tokens_of(&copy)];
+            let found = duplicates(&files, 10, 1);
+            for d in &found {
+                proptest::prop_assert!(d.tokens >= 10 && d.places.len() >= 2);
+                // In order, none overlapping the next in its file.
+                for w in d.places.windows(2) {
+                    let ordered = (w[0].path.as_str(), w[0].span.byte_start) < (w[1].path.as_str(), w[1].span.byte_start);
+                    proptest::prop_assert!(ordered);
+                    proptest::prop_assert!(w[0].path != w[1].path || w[0].span.byte_end <= w[1].span.byte_start);
+                }
             }
+            // The same files, the same clones.
+            let again = duplicates(&files, 10, 1);
+            proptest::prop_assert_eq!(format!("{found:?}"), format!("{again:?}"));
         }
     }
 
@@ -257,10 +374,11 @@ mod tests {
         let found = duplicates(&files, 20, 1);
         assert_eq!(found.len(), 1, "{found:?}");
         let d = &found[0];
-        assert_eq!((d.first.path.as_str(), d.second.path.as_str()), ("a.py", "b.py"));
-        assert_eq!((d.first.span.line, d.second.span.line), (1, 4));
+        let paths: Vec<&str> = d.places.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["a.py", "b.py"]);
+        assert_eq!((d.places[0].span.line, d.places[1].span.line), (1, 4));
         assert_eq!(
-            &b[d.second.span.byte_start..d.second.span.byte_end],
+            &b[d.places[1].span.byte_start..d.places[1].span.byte_end],
             &b[b.find("def summed").unwrap()..b.len() - 1]
         );
         // Comments are not tokens: one in the copy changes nothing.
@@ -271,5 +389,48 @@ mod tests {
         let unlike = "def f(xs):\n    while xs:\n        xs.pop()\n    return [x for x in xs]\n";
         let files = [tokens("a.py", Lang::Python, a), tokens("c.py", Lang::Python, unlike)];
         assert!(duplicates(&files, 20, 1).is_empty());
+    }
+
+    /// Three copies are one clone of three places, not three pairs.
+    #[test]
+    fn copies_are_one_group_with_every_place() {
+        let a =
+            "def total(xs):\n    s = 0\n    for x in xs:\n        if x > 1:\n            s += x * 2\n    return s\n";
+        let b = a.replace("total", "summed").replace("xs", "items");
+        let c = format!("import os\n\n{}", a.replace("total", "third"));
+        let files =
+            [tokens("a.py", Lang::Python, a), tokens("b.py", Lang::Python, &b), tokens("c.py", Lang::Python, &c)];
+        let found = duplicates(&files, 20, 1);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let paths: Vec<&str> = found[0].places.iter().map(|p| p.path.as_str()).collect();
+        assert_eq!(paths, ["a.py", "b.py", "c.py"]);
+        assert_eq!(&c[found[0].places[2].span.byte_start..found[0].places[2].span.byte_end], c[11..].trim_end());
+        // A longer run two of them share beyond the third is its own clone,
+        // whole from its start.
+        let longer = format!("{a}print(total([1]))\nprint(total([2]))\nprint(total([3]))\n");
+        let b_longer = format!("{b}print(summed([1]))\nprint(summed([2]))\nprint(summed([3]))\n");
+        let files = [
+            tokens("a.py", Lang::Python, &longer),
+            tokens("b.py", Lang::Python, &b_longer),
+            tokens("c.py", Lang::Python, &c),
+        ];
+        let found = duplicates(&files, 20, 1);
+        let shape: Vec<(usize, usize)> = found.iter().map(|d| (d.places.len(), d.places[0].span.byte_start)).collect();
+        assert_eq!(shape, [(2, 0), (3, 0)], "{found:?}");
+        assert!(found[0].tokens > found[1].tokens);
+    }
+
+    /// A block repeated four times in one file is one clone of four
+    /// places, each one copy: no overlapping windows, no pairs.
+    #[test]
+    fn a_repeated_block_is_one_clone_of_its_copies() {
+        let block = |n: usize| format!("def f{n}(a):\n    if a > {n}:\n        return a * 2\n    return a - 1\n\n");
+        let text: String = (1..=4).map(block).collect();
+        let files = [tokens("r.py", Lang::Python, &text)];
+        let found = duplicates(&files, 10, 1);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let places: Vec<&str> = found[0].places.iter().map(|p| &text[p.span.byte_start..p.span.byte_end]).collect();
+        let want: Vec<String> = (1..=4).map(|n| block(n).trim_end().to_string()).collect();
+        assert_eq!(places, want);
     }
 }

@@ -20,7 +20,8 @@ pub fn run(request: &CodeRequest, ctx: &Context) -> Result<Outcome<CodeOutput>, 
     let scope_args = request.command.scope();
     aide_core::request::check_limit(scope_args.limit)?;
     let root = ctx.open_root(request.root.as_deref())?;
-    let language = scope_args.language.as_deref().map(str::parse::<Lang>).transpose()?;
+    let language =
+        scope_args.language.as_deref().map(str::parse::<Lang>).transpose().map_err(|e| e.about_field("language"))?;
     let mut notes = Vec::new();
     let threads = aide_core::walk::worker_threads(scope_args.threads, &mut notes);
     let files = Files { root: &root, args: scope_args, language, threads, ctx };

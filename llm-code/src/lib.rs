@@ -7,8 +7,8 @@
 //!
 //! | subcommand | result |
 //! |---|---|
-//! | `metrics [PATH…]` | per function: cyclomatic and cognitive complexity, lines, code lines, parameters, nesting; per file: their sums and maxima |
-//! | `duplicates [PATH…]` | pairs of places whose tokens are equal once names and literals are replaced by their kind |
+//! | `metrics [PATH…]` | per function: cyclomatic and cognitive complexity, lines, code lines, parameters, nesting; per file: their sums and maxima, and the code outside functions measured apart |
+//! | `duplicates [PATH…]` | clones: every place of a run of tokens equal once names and literals are replaced by their kind |
 //! | `imports [PATH…]` | each file's imports as written and its exports by its language's rule |
 //!
 //! ## Wire format (`--json`), inside the aide envelope
@@ -21,13 +21,13 @@
 //!                    "parameters": 2, "nesting": 2 } ],
 //!   "total": 1, "files_parsed": 1, "truncated": false, "next_offset": null,
 //!   "file_totals": [ { "path": "src/agent.py", "language": "python", "checksum": "…",
-//!                      "lines": 40, "code_lines": 31, "functions": 1, "cyclomatic": 5,
-//!                      "cognitive": 5, "max_cyclomatic": 4, "max_cognitive": 5,
-//!                      "max_nesting": 2 } ] }
+//!                      "lines": 40, "code_lines": 31, "functions": 1, "cyclomatic": 4,
+//!                      "cognitive": 5, "module_cyclomatic": 1, "module_cognitive": 0,
+//!                      "max_cyclomatic": 4, "max_cognitive": 5, "max_nesting": 2 } ] }
 //!
 //! { "duplicates": [ { "tokens": 73, "lines": 10,
-//!                     "first": { "path": "a.py", "byte_start": 0, …, "checksum": "…" },
-//!                     "second": { "path": "b.py", "byte_start": 210, …, "checksum": "…" } } ],
+//!                     "places": [ { "path": "a.py", "byte_start": 0, …, "checksum": "…" },
+//!                                 { "path": "b.py", "byte_start": 210, …, "checksum": "…" } ] } ],
 //!   "total": 1, "files_parsed": 2, "truncated": false, "next_offset": null,
 //!   "tokens": 912, "min_tokens": 50, "min_lines": 6 }
 //!

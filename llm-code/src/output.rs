@@ -43,7 +43,7 @@ pub struct MetricsOutput {
     pub file_totals: Vec<FileMetrics>,
 }
 
-/// `duplicates`: each pair of places, in the order of their first places.
+/// `duplicates`: each clone with all its places, in the order of their first places.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DuplicatesOutput {
     pub duplicates: Vec<Duplicate>,
@@ -106,12 +106,15 @@ impl Render for CodeOutput {
                 write_page(w, &m.page, "functions")
             }
             CodeOutput::Duplicates(d) => {
-                for pair in &d.duplicates {
-                    let (a, b) = (&pair.first, &pair.second);
-                    w.paint(Paint::Path, &a.path)?;
-                    write!(w, ":{}-{} ", a.span.line, a.span.end_line)?;
-                    w.paint(Paint::Path, &b.path)?;
-                    writeln!(w, ":{}-{} ({} tokens, {} lines)", b.span.line, b.span.end_line, pair.tokens, pair.lines)?;
+                for clone in &d.duplicates {
+                    for (i, place) in clone.places.iter().enumerate() {
+                        if i > 0 {
+                            write!(w, " ")?;
+                        }
+                        w.paint(Paint::Path, &place.path)?;
+                        write!(w, ":{}-{}", place.span.line, place.span.end_line)?;
+                    }
+                    writeln!(w, " ({} places, {} tokens, {} lines)", clone.places.len(), clone.tokens, clone.lines)?;
                 }
                 write_page(w, &d.page, "duplicates")
             }

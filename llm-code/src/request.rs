@@ -28,7 +28,7 @@ pub enum CodeCommand {
     /// lines, parameters, nesting.
     Metrics(MetricsArgs),
     /// Structurally duplicated code: token runs equal once identifiers and
-    /// literals are replaced by their kind, with both places.
+    /// literals are replaced by their kind, each clone with all its places.
     Duplicates(DuplicatesArgs),
     /// Each file's imports and exports.
     Imports(ImportsArgs),

@@ -4,7 +4,7 @@
 
 use aide_core::operation::{Operation, named};
 use aide_core::tool::Tool;
-use aide_core::voice::{Given, Voice, say};
+use aide_core::voice::{Given, Phrase, Voice, say};
 use aide_core::{AideError, code};
 use llm_ast_search::SymbolKind;
 use llm_ast_search::SyntaxIssue;
@@ -231,6 +231,12 @@ pub enum TransformError {
         place: String,
         offered: Vec<OfferedAction>,
     },
+    #[error("`{name}` is not an identifier to name what the refactor makes")]
+    NewNameInvalid { name: String },
+    #[error("{path} already uses the name `{name}`: naming the refactor's result so would capture or shadow it")]
+    NewNameTaken { path: String, name: String },
+    #[error("the refactor of {path} cannot be named `{name}` exactly: {why}; nothing was written")]
+    NewNameNotExact { path: String, name: String, introduced: Vec<String>, why: String },
     #[error("{path} is in no language a server refactors (by its extension)")]
     RefactorLanguage { path: String },
     #[error("{path}: {what}")]

@@ -20,7 +20,7 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         tool: "llm-transform",
         command: &["refactor"],
         group: Group::Edit,
-        description: "The file's language server refactors a place: extract_variable, extract_function, inline, organize_imports…, its edit applied as given, guarded and undoable. Without action: what it offers there.",
+        description: "The file's language server refactors a place: extract_variable, extract_function, inline, organize_imports…, its edit applied as given, guarded and undoable. Without action: what it offers there and the file's checksum. Place: line:column to end_line:end_column, end exclusive; end_line defaults to line, end_column to its text's end (line alone: the whole line).",
         effects: Effects { read_only: false, destructive: true, idempotent: false, open_world: false },
         output: &["applied", "actions"],
         mcp_defaults: &[],

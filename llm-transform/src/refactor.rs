@@ -15,6 +15,8 @@
 //! `server_unavailable`; an action it does not offer there `not_offered`,
 //! its list in the details; a server that fails `server_failed`.
 
+mod name;
+
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -36,6 +38,9 @@ use crate::scan::Edit;
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Offered {
     pub path: String,
+    /// SHA-256 of the file as the server was asked about it: the
+    /// `checksum_before` that applies one of the actions to these bytes.
+    pub checksum: String,
     pub line: usize,
     pub column: usize,
     pub end_line: usize,
@@ -55,6 +60,9 @@ pub struct RefactorReport {
     pub server: String,
     /// The server's edits (in all its files; `files` shows each).
     pub edits: usize,
+    /// With `new_name`: the name the server's edit gave what it made
+    /// (clangd's `placeholder`), written as `new_name` instead.
+    pub named_from: Option<String>,
 }
 
 /// The server's edit of one file, and the checksum of the bytes its spans
@@ -75,8 +83,10 @@ pub(crate) struct PreparedRefactor {
 struct Place {
     spec: ServerSpec,
     server: String,
-    /// The file's checksum when its place was worked out.
+    /// The file's checksum when its place was worked out, its language and bytes.
     checksum: String,
+    lang: Lang,
+    bytes: Vec<u8>,
     start: usize,
     end: usize,
     shown: Offered,
@@ -111,7 +121,7 @@ impl PreparedRefactor {
             }
             .into());
         }
-        let files: Vec<ServerFile> = by_file
+        let mut files: Vec<ServerFile> = by_file
             .into_iter()
             .map(|f| ServerFile {
                 path: f.path,
@@ -123,6 +133,10 @@ impl PreparedRefactor {
                     .collect(),
             })
             .collect();
+        let named_from = match &op.new_name {
+            Some(new_name) => Some(name::rename_introduced(&op.path, place.lang, &place.bytes, &mut files, new_name)?),
+            None => None,
+        };
         let report = RefactorReport {
             path: op.path.clone(),
             action: chosen.name.clone(),
@@ -130,6 +144,7 @@ impl PreparedRefactor {
             kind: chosen.kind.clone(),
             server: place.server.clone(),
             edits: files.iter().map(|f| f.edits.len()).sum(),
+            named_from,
         };
         let paths = files.iter().map(|f| f.path.clone()).collect();
         *aide_core::sync::lock(&self.asked) = Some((files, report));
@@ -250,6 +265,7 @@ fn place(root: &Root, path: &str, at: [Option<usize>; 4], checksum_before: Optio
         .map_or_else(|| "the language server".to_string(), |n| n.to_string_lossy().into_owned());
     let shown = Offered {
         path: path.to_string(),
+        checksum: checksum.clone(),
         line,
         column,
         end_line,
@@ -257,5 +273,5 @@ fn place(root: &Root, path: &str, at: [Option<usize>; 4], checksum_before: Optio
         server: server.clone(),
         actions: Vec::new(),
     };
-    Ok(Place { spec, server, checksum, start, end, shown })
+    Ok(Place { spec, server, checksum, lang, bytes, start, end, shown })
 }

@@ -128,19 +128,21 @@ pub struct RefactorArgs {
     #[arg(long, value_name = "ACTION")]
     #[serde(default)]
     pub action: Option<String>,
-    /// The place's first line (default 1); alone, the whole line.
+    /// 1-based line where the place starts (default 1; given alone, the whole line is the place).
     #[arg(long, value_name = "N")]
     #[serde(default)]
     pub line: Option<usize>,
-    /// Default 1.
+    /// 1-based column where the place starts, in characters (default 1).
     #[arg(long, value_name = "N")]
     #[serde(default)]
     pub column: Option<usize>,
-    /// Default `line`.
+    /// 1-based line the place ends on: its end, (end_line, end_column), is exclusive as every
+    /// span's is (default: `line`).
     #[arg(long, value_name = "N")]
     #[serde(default)]
     pub end_line: Option<usize>,
-    /// Exclusive. Default: the end of end_line's text.
+    /// 1-based column of the place's exclusive end, in characters, on end_line (default: just past
+    /// end_line's text, which takes the whole line).
     #[arg(long, value_name = "N")]
     #[serde(default)]
     pub end_column: Option<usize>,
@@ -148,6 +150,12 @@ pub struct RefactorArgs {
     #[arg(long, value_name = "TITLE")]
     #[serde(default)]
     pub title: Option<String>,
+    /// The name an extract gives what it makes, instead of the server's
+    /// (clangd's `placeholder`, `extracted`); only where exact: the edit
+    /// introduces one new name, and the file does not use this one.
+    #[arg(long, value_name = "NAME")]
+    #[serde(default)]
+    pub new_name: Option<String>,
     #[arg(long, value_name = "SHA256")]
     #[serde(default)]
     pub checksum_before: Option<String>,
@@ -186,6 +194,7 @@ impl RefactorArgs {
                 end_line: self.end_line,
                 end_column: self.end_column,
                 title: self.title.clone(),
+                new_name: self.new_name.clone(),
                 checksum_before: self.checksum_before.clone(),
             })],
             dry_run: self.dry_run,

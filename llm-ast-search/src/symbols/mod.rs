@@ -31,6 +31,24 @@ struct Def<'t> {
     /// Scope written into the name (`K::m`, Go receivers): extra name-path
     /// components before the name.
     qualifier: Vec<String>,
+    /// More names the node defines, each a symbol of the same kind and
+    /// span (`int a = 1, b;` defines `a` and `b`).
+    more: Vec<(String, Node<'t>)>,
+    /// Whether the symbols nested in the node are its members. A C variable
+    /// holds none: `struct point {…} origin;` defines `point` beside `origin`.
+    holds: bool,
+}
+
+impl Def<'_> {
+    /// The rest of a definition of one name that holds what is nested in it.
+    const PLAIN: Self = Def {
+        kind: SymbolKind::Function,
+        name: String::new(),
+        name_node: None,
+        qualifier: Vec::new(),
+        more: Vec::new(),
+        holds: true,
+    };
 }
 
 /// Per language, indexed by node kind id: may a node of this kind define a
@@ -171,12 +189,24 @@ fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outl
         let mut enter = tables.is_none_or(|t| !flag(&t.opaque, id));
         if candidate && node.is_named() {
             let parent = open.last().map(|&(_, i)| &symbols[i]);
-            if let Some(def) = definition(lang, node, source, parent.map(|p| p.kind)) {
+            if let Some(mut def) = definition(lang, node, source, parent.map(|p| p.kind)) {
                 let at = Site { path: &path, checksum: &file.checksum, source, index };
+                let (more, holds) = (std::mem::take(&mut def.more), def.holds);
+                let kind = def.kind;
                 let symbol = make_symbol(&at, node, def, parent, options.signatures);
+                let others: Vec<Symbol> = more
+                    .into_iter()
+                    .map(|(name, name_node)| {
+                        let def = Def { kind, name, name_node: Some(name_node), ..Def::PLAIN };
+                        make_symbol(&at, node, def, parent, options.signatures)
+                    })
+                    .collect();
                 enter &= options.max_depth.is_none_or(|m| symbol.depth < m);
-                open.push((node.id(), symbols.len()));
+                if holds {
+                    open.push((node.id(), symbols.len()));
+                }
                 symbols.push(symbol);
+                symbols.extend(others);
             }
         }
         if enter && cursor.goto_first_child() {
@@ -278,7 +308,7 @@ fn named<'t>(node: Node<'t>, field: &str) -> Option<Node<'t>> {
 
 fn by_name<'t>(kind: SymbolKind, node: Node<'t>, source: &[u8]) -> Option<Def<'t>> {
     let n = named(node, "name")?;
-    Some(Def { kind, name: text(n, source).into_owned(), name_node: Some(n), qualifier: Vec::new() })
+    Some(Def { kind, name: text(n, source).into_owned(), name_node: Some(n), qualifier: Vec::new(), ..Def::PLAIN })
 }
 
 fn function_or_method(parent: Option<SymbolKind>) -> SymbolKind {
@@ -299,7 +329,8 @@ pub(crate) fn kind_at(lang: Lang, root: Node<'_>, node: Node<'_>, source: &[u8])
     // C declarators put the name a few levels down.
     for (i, a) in up.iter().take(4).enumerate() {
         if let Some(d) = definition(lang, *a, source, enclosing(i + 1)) {
-            return d.name_node.is_some_and(|n| n.id() == node.id()).then_some(d.kind);
+            let names_it = d.name_node.iter().chain(d.more.iter().map(|(_, n)| n)).any(|n| n.id() == node.id());
+            return names_it.then_some(d.kind);
         }
     }
     None

@@ -28,11 +28,14 @@ pub enum SymbolKind {
     Module,
     Namespace,
     Constant,
+    /// A global variable: Rust `static`, Go's package-level `var`, a C or
+    /// C++ variable at file or namespace scope (one a declarator).
     Static,
     Macro,
     Field,
     Variant,
-    /// A C or C++ function prototype: declared here, defined elsewhere.
+    /// A C or C++ function prototype or `extern` variable: declared here,
+    /// defined elsewhere.
     Declaration,
 }
 

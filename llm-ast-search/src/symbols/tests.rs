@@ -38,6 +38,45 @@ fn cpp_qualified_definitions_split_their_scope() {
     assert!(b.contains(&"Declaration ns/K/m".to_string()), "{b:?}");
 }
 
+/// File-scope variables, as universal-ctags lists them (its `variable`,
+/// `externvar` and `member` kinds), never a function's locals.
+#[test]
+fn c_and_cpp_file_scope_variables_are_symbols_and_locals_are_not() {
+    let src = "int g = 3;\nstatic int s;\nextern int e;\nint a = 1, *b, c[4];\nint (*fp)(int);\nint *maker(void);\nstruct point { int x; } origin;\n#ifdef X\nint cond;\n#endif\nint main(void) { int local = 2; static int kept; return local; }\n";
+    for lang in [Lang::C, Lang::Cpp] {
+        let b = brief(&outline_of(lang, src));
+        let want = [
+            "Static g",
+            "Static s",
+            "Declaration e",
+            "Static a",
+            "Static b",
+            "Static c",
+            "Static fp",
+            "Declaration maker",
+            "Static origin",
+            "Struct point",
+            "Field point/x",
+            "Static cond",
+            "Function main",
+        ];
+        assert_eq!(b, want, "{lang}");
+    }
+    let src = "namespace ns { int inner = 1; extern int ext; }\nextern \"C\" { int linked; }\nclass K { static int count; };\nint K::count = 0;\nauto f = [](int x) { int y = x; return y; };\n";
+    let b = brief(&outline_of(Lang::Cpp, src));
+    let want = [
+        "Namespace ns",
+        "Static ns/inner",
+        "Declaration ns/ext",
+        "Static linked",
+        "Class K",
+        "Field K/count",
+        "Field K/count",
+        "Static f",
+    ];
+    assert_eq!(b, want);
+}
+
 #[test]
 fn leading_start_includes_attributes_doc_comments_and_decorators() {
     let src = "fn a() {}\n\n/// Doc.\n#[inline]\nfn b() {}\n";
@@ -263,4 +302,24 @@ fn a_class_members_are_named_by_its_path_and_a_star() {
     assert_eq!(brief(&hits), ["Method Context/a", "Class Context/Inner"], "{how:?}");
     let (hits, _) = filter_by_name(all, "Inner/*");
     assert_eq!(brief(&hits), ["Method Context/Inner/b"]);
+}
+
+/// Module-level constants bound under `if`/`try` are the module's, as
+/// those at its top are; a function's are not.
+#[test]
+fn python_constants_under_module_level_compound_statements_are_outlined() {
+    let src = "import sys\nLIMIT = 1\nif sys.platform == 'win32':\n    SEP = '\\\\'\nelse:\n    SEP = '/'\ntry:\n    MAX = 3\nexcept ImportError:\n    pass\ndef f():\n    LOCAL = 2\n    if LOCAL:\n        INNER = 1\nclass K:\n    FIELD = 1\n";
+    let b = brief(&outline_of(Lang::Python, src));
+    assert_eq!(
+        b,
+        ["Constant LIMIT", "Constant SEP", "Constant SEP", "Constant MAX", "Function f", "Class K", "Field K/FIELD"]
+    );
+}
+
+/// Go's `var a, B = 1, 2` and `const X, y = 1, 2` define each name.
+#[test]
+fn go_specs_of_several_names_define_each() {
+    let src = "package p\n\nvar a, B = 1, 2\nconst (\n\tX, y = 1, 2\n\tZ = 3\n)\nfunc f() { var local, other = 1, 2; _ = local; _ = other }\n";
+    let b = brief(&outline_of(Lang::Go, src));
+    assert_eq!(b, ["Static a", "Static B", "Constant X", "Constant y", "Constant Z", "Function f"]);
 }

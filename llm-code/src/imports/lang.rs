@@ -253,14 +253,25 @@ fn javascript(node: Node<'_>, source: &[u8], emit: &mut Emit<'_>) {
                 emit(ImportKind::Reexport, unquoted(from, source), names, None);
             }
         }
+        // `require("m")` and `import("m")`; a computed specifier
+        // (`import(`./${name}.js`)`, `require(path)`) is given as written.
         "call_expression" => {
-            let callee = node.child_by_field_name("function").map(|f| text(f, source));
-            let argument = node.child_by_field_name("arguments").and_then(|a| a.named_child(0));
-            if callee.as_deref() == Some("require")
-                && let Some(module) = argument.filter(|a| a.kind() == "string")
-            {
-                emit(ImportKind::Require, unquoted(module, source), Vec::new(), None);
-            }
+            let callee = node.child_by_field_name("function");
+            let kind = match callee.map(|f| (f.kind(), text(f, source))) {
+                Some(("import", _)) => ImportKind::DynamicImport,
+                Some(("identifier", name)) if name == "require" => ImportKind::Require,
+                _ => return,
+            };
+            let Some(argument) = node.child_by_field_name("arguments").and_then(|a| a.named_child(0)) else {
+                return;
+            };
+            let literal = argument.kind() == "string"
+                || (argument.kind() == "template_string" && {
+                    let mut c = argument.walk();
+                    !argument.named_children(&mut c).any(|p| p.kind() == "template_substitution")
+                });
+            let module = if literal { unquoted(argument, source) } else { text(argument, source) };
+            emit(kind, module, Vec::new(), None);
         }
         _ => {}
     }

@@ -3,10 +3,14 @@
 //! Imports are read from the import statements of the syntax tree
 //! ([`lang`]); exports from the outline's top-level symbols where the
 //! language marks them (`pub`, `public`, `export`, a capital letter, no
-//! `static`), or Python's `__all__`.
+//! `static`), JavaScript's and TypeScript's `export` statements
+//! ([`javascript`]), or Python's `__all__` as the module builds it, else
+//! the public names it binds at module level ([`python`]).
 
 mod exports;
+mod javascript;
 mod lang;
+mod python;
 #[cfg(test)]
 mod tests;
 
@@ -39,6 +43,8 @@ pub enum ImportKind {
     SystemInclude,
     /// CommonJS `require("m")`.
     Require,
+    /// JavaScript/TypeScript `import("m")`: loaded when the call runs.
+    DynamicImport,
     /// JavaScript/TypeScript `export … from "m"`: imported to be exported.
     Reexport,
 }
@@ -56,6 +62,7 @@ impl ImportKind {
             ImportKind::Include => "include",
             ImportKind::SystemInclude => "system_include",
             ImportKind::Require => "require",
+            ImportKind::DynamicImport => "dynamic_import",
             ImportKind::Reexport => "reexport",
         }
     }
@@ -66,7 +73,9 @@ impl ImportKind {
 pub struct Import {
     pub kind: ImportKind,
     /// The module, path or header as written, without quotes or brackets:
-    /// `std::collections`, `os.path`, `./util`, `stdio.h`, `fmt`.
+    /// `std::collections`, `os.path`, `./util`, `stdio.h`, `fmt`; for a
+    /// `require` or `import()` of a computed specifier, the expression as
+    /// written (`` `./locale/${lang}.js` ``, `name`).
     pub module: String,
     /// The names taken from it as written (`a`, `b as c`, `*`); empty when
     /// the module itself is imported.
@@ -82,7 +91,9 @@ pub struct Import {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ExportRule {
-    /// Python's `__all__`, as the module assigns it.
+    /// Python's `__all__`, as the module's module-level statements build
+    /// it (`__all__ = […]`, `+=`, `.extend`, `.append`, `.remove`, in any
+    /// `if`/`try`/`with` too).
     All,
     /// The language's rule for what other modules may use.
     Language,
@@ -94,8 +105,10 @@ pub struct Export {
     /// The name as other modules use it (for a member, the outline's name path).
     pub name: String,
     /// The outline's kind of what it names (`Function`, `Class`, …), or
-    /// `Variable`, `Import` (a name an import binds, re-offered) or
-    /// `Reexport` (`export … from`, `pub use`).
+    /// `Variable`, `Import` (a name an import binds, re-offered),
+    /// `Reexport` (`export … from`, `pub use`), `Default` (`export default`)
+    /// or `Unknown` (a name of Python's `__all__` the module binds nowhere
+    /// it can be read: by `from m import *`, `globals()`).
     pub kind: String,
     /// The definition, or the statement that exports it.
     #[serde(flatten)]
@@ -111,22 +124,29 @@ pub struct FileImports {
     pub checksum: Arc<str>,
     /// In source order.
     pub imports: Vec<Import>,
-    /// In source order.
+    /// In source order; from `__all__`, in the order it is built.
     pub exports: Vec<Export>,
     pub exports_from: ExportRule,
+    /// False when Python's `__all__` also takes values known only at run
+    /// time (`__all__.extend(f())`, `__all__ = other.__all__ + […]`): then
+    /// `exports` holds the names written as strings, and the module exports
+    /// more; false too when, without `__all__`, a module-level `from m
+    /// import *` binds names the file does not write.
+    pub exports_complete: bool,
 }
 
 /// The imports and exports of a parsed file.
 pub(crate) fn of_file(file: &SourceFile) -> FileImports {
     let imports = lang::imports(file);
-    let (exports, exports_from) = exports::exports(file);
+    let exports = exports::exports(file);
     FileImports {
         path: file.path.clone(),
         language: file.lang,
         checksum: file.checksum().clone(),
         imports,
-        exports,
-        exports_from,
+        exports: exports.exports,
+        exports_from: exports.rule,
+        exports_complete: exports.complete,
     }
 }
 

@@ -188,6 +188,38 @@ fn lines_and_code_lines_leave_out_blanks_and_comments() {
     let file = SourceFile::parse("f.py".into(), Lang::Python, src.as_bytes().to_vec()).expect("parses");
     let (totals, _) = of_file(&file);
     assert_eq!((totals.lines, totals.code_lines, totals.functions), (5, 3, 1));
-    // The function's 1, and the module's own 1.
-    assert_eq!(totals.cyclomatic, 2);
+    // The function's 1; the module's own 1 apart.
+    assert_eq!((totals.cyclomatic, totals.module_cyclomatic), (1, 1));
+}
+
+/// A file's `cyclomatic` and `cognitive` are its functions' summed, as
+/// radon totals blocks; the module-level code is measured apart.
+#[test]
+fn file_totals_sum_the_functions_and_measure_the_module_apart() {
+    let src = "import sys
+if sys.argv and sys.platform:
+    MODE = 1
+else:
+    MODE = 2
+
+def f(a):
+    if a:
+        return 1
+    return 2
+
+class K:
+    def m(self, b):
+        for x in b:
+            if x:
+                return x
+";
+    let file = SourceFile::parse("m.py".into(), Lang::Python, src.as_bytes().to_vec()).expect("parses");
+    let (totals, functions) = of_file(&file);
+    assert_eq!(totals.functions, 2);
+    assert_eq!(totals.cyclomatic, functions.iter().map(|f| f.cyclomatic).sum::<usize>());
+    assert_eq!(totals.cognitive, functions.iter().map(|f| f.cognitive).sum::<usize>());
+    assert_eq!(totals.cyclomatic, 2 + 3);
+    // 1 + the module's `if` and its `and`.
+    assert_eq!(totals.module_cyclomatic, 3);
+    assert!(totals.module_cognitive >= 2, "{totals:?}");
 }

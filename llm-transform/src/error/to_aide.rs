@@ -3,6 +3,30 @@
 
 use super::*;
 
+/// What to do when the action asked for is not offered, from what the
+/// server did offer there: an extract the server offers for other text is
+/// a matter of selection; one it offers nowhere here is not.
+fn not_offered_hint(action: &str, several: bool, offered: &[OfferedAction]) -> Phrase {
+    if several {
+        return say(|v| format!("give {}, one of details.offered's titles, to pick one", v.arg("title")));
+    }
+    let names: Vec<&str> = offered.iter().map(|a| a.action.as_str()).collect();
+    let is_extract = |name: &str| name.starts_with("extract");
+    let reselect = "an extract needs a whole expression or whole statements selected";
+    let hint = match (names.is_empty(), is_extract(action), names.iter().any(|n| is_extract(n))) {
+        (true, true, _) => format!("the server offers nothing at this place ({reselect})"),
+        (true, false, _) => "the server offers nothing at this place: try another place".to_string(),
+        (false, true, true) => {
+            format!("the server offers {} here, not `{action}`: select other text ({reselect})", names.join(", "))
+        }
+        (false, _, _) => format!(
+            "the server offers only {} here: pick one of those (details.offered), or another place",
+            names.join(", ")
+        ),
+    };
+    hint.into()
+}
+
 pub(crate) fn join_lines(lines: &[usize]) -> String {
     lines.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
 }
@@ -195,11 +219,17 @@ impl From<TransformError> for AideError {
                 .with_hint("run it again (a server still loading the project answers once it has; AIDE_LSP_READY_TIMEOUT waits longer)")
                 .with_details(json!({ "server": server })),
             E::NotOffered { server, action, title, several, place, offered } => error(code::NOT_OFFERED)
-                .with_hint(match several {
-                    true => "give `title`, one of details.offered's, to pick one".to_string(),
-                    false => "pick an action the server offers there (details.offered), or select other text: an extract needs a whole expression or whole statements".to_string(),
-                })
+                .with_hint(not_offered_hint(&action, several, &offered))
                 .with_details(json!({ "server": server, "action": action, "title": title, "place": place, "offered": offered })),
+            E::NewNameInvalid { name } => error(code::INVALID_ARGUMENTS)
+                .with_hint(say(|v| format!("give {} a name of letters, digits and _, not starting with a digit", v.arg("new_name"))))
+                .with_details(json!({ "field": "new_name", "given": name })),
+            E::NewNameTaken { path, name } => error(code::CONFLICT)
+                .with_hint(say(|v| format!("pick a {} the file does not use yet", v.arg("new_name"))))
+                .with_details(json!({ "field": "new_name", "path": path, "name": name })),
+            E::NewNameNotExact { path, introduced, .. } => error(code::NOT_OFFERED)
+                .with_hint(say(|v| format!("run it without {}, then rename what it made with rename_symbol", v.arg("new_name"))))
+                .with_details(json!({ "field": "new_name", "path": path, "introduced": introduced })),
             E::RefactorLanguage { path } => error(code::UNKNOWN_LANGUAGE)
                 .with_hint("refactors come from the language's server: C, C++, Python, TypeScript, JavaScript, Rust, Go or Java files")
                 .with_details(json!({ "path": path })),

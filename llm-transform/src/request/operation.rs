@@ -383,21 +383,28 @@ pub struct RefactorOp {
     pub path: String,
     /// The action's name, as the list of the server's actions gives it.
     pub action: String,
-    /// Default 1.
+    /// 1-based line where the place starts (default 1; given alone, the whole line is the place).
     #[serde(default)]
     pub line: Option<usize>,
-    /// Default 1.
+    /// 1-based column where the place starts, in characters (default 1).
     #[serde(default)]
     pub column: Option<usize>,
-    /// Default `line`.
+    /// 1-based line the place ends on: its end, (end_line, end_column), is exclusive as every
+    /// span's is (default: `line`).
     #[serde(default)]
     pub end_line: Option<usize>,
-    /// Default: the end of `end_line`'s text.
+    /// 1-based column of the place's exclusive end, in characters, on end_line (default: just past
+    /// end_line's text, which takes the whole line).
     #[serde(default)]
     pub end_column: Option<usize>,
     /// The action's title, when the server offers several of that name.
     #[serde(default)]
     pub title: Option<String>,
+    /// The name an extract gives what it makes, instead of the server's
+    /// (clangd's `placeholder`, `extracted`); only where exact: the edit
+    /// introduces one new name, and the file does not use this one.
+    #[serde(default)]
+    pub new_name: Option<String>,
     #[serde(default)]
     pub checksum_before: Option<String>,
 }

@@ -130,3 +130,89 @@ fn definitions_behind_conditions_and_declarations_are_outlined_in_every_language
         assert!(paths.contains(&wanted), "{wanted} missing from {paths:?}");
     }
 }
+
+/// What Python's own `ast` says a module defines at module level (its
+/// statements and those of its `if`/`try`/`with`/`for`/`while`/`match`
+/// at any depth, not a def's or class's): its functions and classes, and
+/// its constants (an UPPER_CASE name assigned alone): (line, kind, name).
+const AST_TOP_LEVEL: &str = r#"
+import ast, json, sys
+
+def inner(stmt):
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    lists = [getattr(stmt, f, None) or [] for f in ("body", "orelse", "finalbody")]
+    lists += [h.body for h in getattr(stmt, "handlers", None) or []]
+    lists += [c.body for c in getattr(stmt, "cases", None) or []]
+    return [s for l in lists for s in l]
+
+out = {}
+for path in sys.argv[1:]:
+    todo, found = list(ast.parse(open(path, encoding="utf-8").read()).body), []
+    while todo:
+        stmt = todo.pop()
+        todo.extend(inner(stmt))
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.append([stmt.name, "Function"])
+        elif isinstance(stmt, ast.ClassDef):
+            found.append([stmt.name, "Class"])
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+            name = target.id if isinstance(target, ast.Name) else ""
+            if any(c.isupper() for c in name) and not any(c.islower() for c in name):
+                found.append([name, "Constant"])
+    out[path] = sorted(found)
+print(json.dumps(out))
+"#;
+
+/// Python's module-level definitions, however deep in the module's own
+/// `if`/`try` they stand (`if sys.platform == "win32": SEP = "\\"`), are
+/// the outline's top-level symbols: held against Python's `ast` on
+/// standard-library modules.
+#[test]
+fn python_module_level_definitions_equal_what_pythons_ast_reads() {
+    if !aide_tests::oracle("python3", "the Python outline against Python's ast") {
+        return;
+    }
+    let t = TestDir::new();
+    let modules = crate::code::stdlib_modules_named(&[
+        "os.py",
+        "socket.py",
+        "json/encoder.py",
+        "platform.py",
+        "tarfile.py",
+        "subprocess.py",
+        "selectors.py",
+    ]);
+    for (name, text) in &modules {
+        t.write(name, text);
+    }
+    let names: Vec<&str> = modules.iter().map(|(n, _)| n.as_str()).collect();
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(AST_TOP_LEVEL)
+        .args(&names)
+        .current_dir(t.root())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let oracle: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ours = ast(&t, &["--language", "python"], 0);
+    let mut compared = 0;
+    for (name, _) in &modules {
+        let mut got: Vec<Value> = ours["symbols"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["path"] == name.as_str() && s["depth"] == 1)
+            .filter(|s| matches!(s["kind"].as_str(), Some("Function" | "Class" | "Constant")))
+            .map(|s| json!([s["name"], s["kind"]]))
+            .collect();
+        got.sort_by_key(|v| v.to_string());
+        let mut want = oracle[name.as_str()].as_array().unwrap().clone();
+        want.sort_by_key(|v| v.to_string());
+        assert_eq!(got, want, "{name}");
+        compared += got.len();
+    }
+    assert!(compared > 200, "only {compared} definitions compared");
+}

@@ -202,10 +202,18 @@ fn clangd_extracts_a_variable_and_a_function_exactly_as_it_says_and_undo_takes_t
     let names: Vec<&str> = v["actions"].as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
     assert!(names.contains(&"extract_variable"), "{v}");
     assert_eq!(read(&t, "a.cpp"), SOURCE, "a list writes nothing");
+    // The list gives the checksum that guards the action chosen from it.
+    let listed_sum = v["checksum"].as_str().unwrap().to_string();
+    assert_eq!(listed_sum, aide_core::checksum::sha256_hex(SOURCE.as_bytes()), "{v}");
 
     let expected = clangds_own(&t, "a.cpp", [3, 16, 3, 21], "ExtractVariable");
     assert_ne!(expected, SOURCE);
-    let v: Value = t.cmd("llm-transform").arg("refactor").args(at).args(["--action", "extract_variable"]).json(0);
+    let v: Value = t
+        .cmd("llm-transform")
+        .arg("refactor")
+        .args(at)
+        .args(["--action", "extract_variable", "--checksum-before", &listed_sum])
+        .json(0);
     assert_eq!(v["refactors"][0]["action"], "extract_variable", "{v}");
     assert_eq!(v["refactors"][0]["server"], "clangd", "{v}");
     assert_eq!(read(&t, "a.cpp"), expected, "the server's own edit, byte for byte");
@@ -255,6 +263,9 @@ fn a_refactor_not_offered_stale_or_without_a_server_is_refused_and_writes_nothin
     assert_eq!(v["error"]["code"], "not_offered", "{v}");
     assert_eq!(v["error"]["details"]["offered"], offered, "{v}");
     assert!(v["error"]["message"].as_str().unwrap().contains("extract_function"), "{v}");
+    // It offers an extract there, of other text: the hint says to select it.
+    let hint = v["error"]["hint"].as_str().unwrap();
+    assert!(hint.contains("extract_function") && hint.contains("select other text"), "{v}");
     // A stale checksum.
     let v: Value = t.cmd("llm-transform").args(extract).args(["--checksum-before", &"0".repeat(64)]).json(3);
     assert_eq!(v["error"]["code"], "checksum_mismatch", "{v}");
@@ -315,7 +326,113 @@ fn aide_mcp_lists_applies_and_undoes_a_refactor() {
         (&json!(true), &json!("not_offered")),
         "{again}"
     );
+    // The hint says what the server did offer there, and asks for other
+    // text only when it offers an extract.
+    let error = &again["structuredContent"]["error"];
+    let hint = error["hint"].as_str().unwrap();
+    let offered: Vec<&str> =
+        error["details"]["offered"].as_array().unwrap().iter().map(|a| a["action"].as_str().unwrap()).collect();
+    assert!(offered.iter().all(|a| hint.contains(a)), "{again}");
+    assert_eq!(hint.contains("select other text"), offered.iter().any(|a| a.starts_with("extract")), "{again}");
+    if offered.is_empty() {
+        assert!(hint.contains("offers nothing"), "{again}");
+    }
     let result = client.call("transform_undo", json!({ "last": 1 }));
     assert_ne!(result["isError"], true, "{result}");
     assert_eq!(read(&t, "a.cpp"), SOURCE);
+}
+
+/// transform_refactor's place is described to a model in one span
+/// convention: `line`, `column`, `end_line`, `end_column` are the shared
+/// vocabulary's (the server's instructions say them once, the end
+/// exclusive), and the tool's description gives the refactor's defaults.
+#[test]
+fn transform_refactors_place_is_described_in_the_shared_span_convention() {
+    let t = TestDir::new();
+    let mut client = aide_tests::mcp::McpClient::start(t.root(), t.home(), &[]);
+    let hello = json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "aide-tests", "version": "1" } });
+    let reply = client.request("initialize", hello);
+    let instructions = reply["result"]["instructions"].as_str().unwrap().to_string();
+    client.notify("notifications/initialized", json!({}));
+    let listed = client.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    let refactor = tools.iter().find(|tool| tool["name"] == "transform_refactor").expect("transform_refactor listed");
+    let properties = &refactor["inputSchema"]["properties"];
+    for field in ["line", "column", "end_line", "end_column"] {
+        assert_eq!(properties[field]["type"], "integer", "{field}: {refactor}");
+    }
+    let description = refactor["description"].as_str().unwrap();
+    assert!(description.contains("end_line:end_column, end exclusive"), "{description}");
+    assert!(description.contains("end_line defaults to line"), "{description}");
+    for said in [
+        "end_line: the line a span ends on: its end is (end_line, end_column), exclusive",
+        "end_column: the column of a span's exclusive end",
+    ] {
+        assert!(instructions.contains(said), "{said} not in the instructions: {instructions}");
+    }
+}
+
+/// `new_name` names what an extract makes: clangd's own edit with its
+/// `placeholder` (or `extracted`) written as the name given, in the one
+/// commit undo takes back whole; a name the file uses, or no identifier,
+/// is refused with nothing written.
+// Long because: two extracts named against clangd's own edits, each undone, then the refusals and the same over MCP.
+#[test]
+fn new_name_names_an_extract_exactly_in_one_commit() {
+    if !aide_tests::oracle("clangd", "naming extracts made through clangd") {
+        return;
+    }
+    let t = cpp();
+    let expected = clangds_own(&t, "a.cpp", [3, 16, 3, 21], "ExtractVariable");
+    assert!(expected.contains("placeholder") && !SOURCE.contains("placeholder"), "{expected}");
+    let at = ["--path", "a.cpp", "--line", "4", "--column", "17", "--end-column", "22"];
+    let v: Value = t
+        .cmd("llm-transform")
+        .arg("refactor")
+        .args(at)
+        .args(["--action", "extract_variable", "--new-name", "doubled"])
+        .json(0);
+    assert_eq!(read(&t, "a.cpp"), expected.replace("placeholder", "doubled"), "{v}");
+    assert_eq!(v["refactors"][0]["named_from"], "placeholder", "{v}");
+    assert!(compiles(&t, "a.cpp"), "{}", read(&t, "a.cpp"));
+    let _: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(read(&t, "a.cpp"), SOURCE, "one commit, undone whole");
+
+    let expected = clangds_own(&t, "a.cpp", [4, 0, 5, 27], "ExtractFunction");
+    let v: Value = t
+        .cmd("llm-transform")
+        .args(["refactor", "--path", "a.cpp", "--line", "5", "--end-line", "6", "--action", "extract_function"])
+        .args(["--new-name", "report_both"])
+        .json(0);
+    let named_from = v["refactors"][0]["named_from"].as_str().unwrap().to_string();
+    assert!(!SOURCE.contains(&named_from), "{v}");
+    assert_eq!(read(&t, "a.cpp"), expected.replace(&named_from, "report_both"), "{v}");
+    assert!(read(&t, "a.cpp").contains("report_both(a, total);"), "{}", read(&t, "a.cpp"));
+    assert!(compiles(&t, "a.cpp"), "{}", read(&t, "a.cpp"));
+    let _: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(read(&t, "a.cpp"), SOURCE);
+
+    // A name the file already uses would capture it: refused.
+    let v: Value = t
+        .cmd("llm-transform")
+        .arg("refactor")
+        .args(at)
+        .args(["--action", "extract_variable", "--new-name", "total"])
+        .json(3);
+    assert_eq!((&v["error"]["code"], &v["error"]["details"]["field"]), (&json!("conflict"), &json!("new_name")), "{v}");
+    let v: Value = t
+        .cmd("llm-transform")
+        .arg("refactor")
+        .args(at)
+        .args(["--action", "extract_variable", "--new-name", "2x"])
+        .json(2);
+    assert_eq!(v["error"]["code"], "invalid_arguments", "{v}");
+    assert_eq!(read(&t, "a.cpp"), SOURCE, "nothing written");
+
+    let expected = clangds_own(&t, "a.cpp", [3, 16, 3, 21], "ExtractVariable");
+    let mut client = aide_tests::mcp::McpClient::initialized(t.root(), t.home(), &[], json!({}));
+    let named = json!({ "path": "a.cpp", "line": 4, "column": 17, "end_column": 22, "action": "extract_variable", "new_name": "doubled" });
+    let result = client.call("transform_refactor", named);
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(read(&t, "a.cpp"), expected.replace("placeholder", "doubled"), "over MCP the same: {result}");
 }

@@ -14,6 +14,7 @@ mod cancel;
 mod catalogue;
 mod code;
 mod code_actions;
+mod code_imports;
 mod contract;
 mod deps;
 mod directories;

@@ -42,18 +42,16 @@ const OPAQUE_KINDS: &[&str] = &[
 ];
 
 /// The innermost declarator of a C/C++ declarator chain that names something
-/// (`*f(int)` → `f(int)` → `f`), and whether a function declarator was passed.
+/// (`*f(int)` → `f(int)` → `f`), and whether it names a function: the
+/// declarator nearest the name is a function declarator (`*f(int)` is a
+/// function returning a pointer, `(*fp)(int)` a pointer to a function).
 fn c_declarator_name<'t>(mut decl: Node<'t>) -> (Option<Node<'t>>, bool) {
     let mut is_function = false;
     loop {
         match decl.kind() {
             "function_declarator" => is_function = true,
-            "pointer_declarator"
-            | "reference_declarator"
-            | "parenthesized_declarator"
-            | "attributed_declarator"
-            | "array_declarator"
-            | "init_declarator" => {}
+            "pointer_declarator" | "reference_declarator" | "array_declarator" => is_function = false,
+            "parenthesized_declarator" | "attributed_declarator" | "init_declarator" => {}
             "identifier"
             | "field_identifier"
             | "type_identifier"
@@ -110,7 +108,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 ("function_definition", _) => function_or_method(parent),
                 (_, true) => K::Declaration,
                 ("field_declaration", false) => K::Field,
-                _ => return None,
+                _ => return variables(node, source, parent),
             };
             let (qualifier, simple) = if name.kind() == "qualified_identifier" {
                 split_qualified(name, source)
@@ -118,7 +116,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 (Vec::new(), text(name, source).into_owned())
             };
             let kind = if kind == K::Function && !qualifier.is_empty() { K::Method } else { kind };
-            return Some(Def { kind, name: simple, name_node: last_name_node(name), qualifier });
+            return Some(Def { kind, name: simple, name_node: last_name_node(name), qualifier, ..Def::PLAIN });
         }
         "struct_specifier" | "union_specifier" | "enum_specifier" | "class_specifier" if with_body() => {
             let kind = match node.kind() {
@@ -132,7 +130,13 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
             if name.kind() == "template_type" {
                 name = named(name, "name")?;
             }
-            return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
+            return Some(Def {
+                kind,
+                name: text(name, source).into_owned(),
+                name_node: Some(name),
+                qualifier: vec![],
+                ..Def::PLAIN
+            });
         }
         "namespace_definition" => K::Namespace,
         "enumerator" => K::Variant,
@@ -147,11 +151,73 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 name: text(name, source).into_owned(),
                 name_node: Some(name),
                 qualifier: vec![],
+                ..Def::PLAIN
             });
         }
         _ => return None,
     };
     by_name(kind, node, source)
+}
+
+/// The variables a declaration at file or namespace scope defines, as
+/// universal-ctags lists them: `int g = 3;` a Static (ctags' `variable`),
+/// `extern int e;` a Declaration (its `externvar`), `int K::n = 0;` a Field
+/// of `K` (its `member`); one symbol a declarator, all of the declaration's
+/// span. Local variables are none.
+fn variables<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> Option<Def<'t>> {
+    use SymbolKind as K;
+    // Inside a function (or a variable's initializer), not at file scope;
+    // the symbol parent decides without climbing the tree.
+    if parent.is_some_and(|p| p != K::Namespace) || !at_file_scope(node) {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let mut names = node
+        .children_by_field_name("declarator", &mut cursor)
+        .filter_map(|d| match c_declarator_name(d) {
+            (Some(name), false) => Some(name),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .into_iter();
+    let first = names.next()?;
+    let is_extern = {
+        let mut c = node.walk();
+        node.children(&mut c).any(|c| c.kind() == "storage_class_specifier" && text(c, source) == "extern")
+    };
+    let initialised = {
+        let mut c = node.walk();
+        node.children_by_field_name("declarator", &mut c).any(|d| d.kind() == "init_declarator")
+    };
+    let (qualifier, simple) = if first.kind() == "qualified_identifier" {
+        split_qualified(first, source)
+    } else {
+        (Vec::new(), text(first, source).into_owned())
+    };
+    let kind = match (qualifier.is_empty(), is_extern && !initialised) {
+        (false, _) => K::Field,
+        (true, true) => K::Declaration,
+        (true, false) => K::Static,
+    };
+    let more = names.map(|n| (text(n, source).into_owned(), n)).collect();
+    Some(Def { kind, name: simple, name_node: last_name_node(first), qualifier, more, holds: false })
+}
+
+/// Whether a declaration stands at file scope: below the translation unit
+/// through namespaces, `extern "C"` blocks, templates and preprocessor
+/// branches only.
+fn at_file_scope(node: Node<'_>) -> bool {
+    let mut up = node.parent();
+    while let Some(p) = up {
+        match p.kind() {
+            "translation_unit" => return true,
+            "declaration_list" | "namespace_definition" | "linkage_specification" | "template_declaration" => {}
+            k if k.starts_with("preproc_") => {}
+            _ => return false,
+        }
+        up = p.parent();
+    }
+    false
 }
 
 /// The node of the last component of a possibly qualified name.

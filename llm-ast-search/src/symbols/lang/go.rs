@@ -46,13 +46,32 @@ fn definition<'t>(node: Node<'t>, source: &[u8], _parent: Option<SymbolKind>) ->
             _ => K::TypeAlias,
         },
         "type_alias" => K::TypeAlias,
-        "const_spec" => K::Constant,
-        "var_spec" if node.parent().and_then(|p| p.parent()).is_some_and(|p| p.kind() == "source_file") => K::Static,
+        "const_spec" => return every_name(K::Constant, node, source),
+        "var_spec" if node.parent().and_then(|p| p.parent()).is_some_and(|p| p.kind() == "source_file") => {
+            return every_name(K::Static, node, source);
+        }
         "field_declaration" => K::Field,
         "method_elem" => K::Method,
         _ => return None,
     };
     by_name(kind, node, source)
+}
+
+/// A spec of several names (`var a, B = 1, 2`): one symbol a name.
+fn every_name<'t>(kind: SymbolKind, node: Node<'t>, source: &[u8]) -> Option<Def<'t>> {
+    let mut cursor = node.walk();
+    let mut names =
+        node.children_by_field_name("name", &mut cursor).filter(|n| n.is_named()).collect::<Vec<_>>().into_iter();
+    let first = names.next()?;
+    let more = names.map(|n| (text(n, source).into_owned(), n)).collect();
+    Some(Def {
+        kind,
+        name: text(first, source).into_owned(),
+        name_node: Some(first),
+        qualifier: Vec::new(),
+        more,
+        holds: true,
+    })
 }
 
 /// `func (c *Client[T]) Connect()` → `(*Client)`, `func (c Client) Len()` →

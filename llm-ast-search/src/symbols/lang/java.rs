@@ -52,7 +52,13 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
             let declarator = named(node, "declarator")?;
             let name = named(declarator, "name")?;
             let kind = if node.kind() == "constant_declaration" { K::Constant } else { K::Field };
-            return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
+            return Some(Def {
+                kind,
+                name: text(name, source).into_owned(),
+                name_node: Some(name),
+                qualifier: vec![],
+                ..Def::PLAIN
+            });
         }
         _ => return None,
     };

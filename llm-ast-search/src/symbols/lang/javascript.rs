@@ -60,7 +60,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
         "function_expression" | "function" | "generator_function" => K::Function,
         // `new (…): T` in an interface.
         "construct_signature" if node.parent().is_some_and(|p| p.kind() == "interface_body") => {
-            return Some(Def { kind: K::Method, name: "new".into(), name_node: None, qualifier: vec![] });
+            return Some(Def { kind: K::Method, name: "new".into(), name_node: None, qualifier: vec![], ..Def::PLAIN });
         }
         "class_declaration" | "abstract_class_declaration" | "class" => K::Class,
         "method_definition" | "abstract_method_signature" => K::Method,
@@ -81,18 +81,25 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 name: text(node, source).into_owned(),
                 name_node: None,
                 qualifier: vec![],
+                ..Def::PLAIN
             });
         }
         "public_field_definition" | "field_definition" => {
             let name = named(node, "name").or_else(|| named(node, "property"))?;
             let kind = if is_function_value(named(node, "value")) { K::Method } else { K::Field };
-            return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
+            return Some(Def {
+                kind,
+                name: text(name, source).into_owned(),
+                name_node: Some(name),
+                qualifier: vec![],
+                ..Def::PLAIN
+            });
         }
         // `{ key: function () {…} }`: a method of an object literal.
         "pair" if is_function_value(named(node, "value")) => {
             let key = named(node, "key")?;
             let name = text(key, source).trim_matches(['"', '\'', '`']).to_string();
-            return Some(Def { kind: K::Method, name, name_node: Some(key), qualifier: vec![] });
+            return Some(Def { kind: K::Method, name, name_node: Some(key), qualifier: vec![], ..Def::PLAIN });
         }
         // `A.prototype.f = function…`, `exports.f = () => …`.
         "assignment_expression" if is_function_value(named(node, "right")) => {
@@ -103,7 +110,13 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 Some(class) => (K::Method, vec![class.to_string()]),
                 None => (K::Function, vec![]),
             };
-            return Some(Def { kind, name: text(property, source).into_owned(), name_node: Some(property), qualifier });
+            return Some(Def {
+                kind,
+                name: text(property, source).into_owned(),
+                name_node: Some(property),
+                qualifier,
+                ..Def::PLAIN
+            });
         }
         "variable_declarator" => {
             let name = named(node, "name").filter(|n| n.kind() == "identifier")?;
@@ -128,7 +141,13 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 }
                 K::Constant
             };
-            return Some(Def { kind, name: text(name, source).into_owned(), name_node: Some(name), qualifier: vec![] });
+            return Some(Def {
+                kind,
+                name: text(name, source).into_owned(),
+                name_node: Some(name),
+                qualifier: vec![],
+                ..Def::PLAIN
+            });
         }
         _ => return None,
     };

@@ -26,15 +26,31 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
             let statement = node.parent().filter(|p| p.kind() == "expression_statement")?;
             let container = statement.parent()?;
             let name = text(left, source).into_owned();
+            let constant_name = name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(char::is_lowercase);
             let kind = match container.kind() {
-                "module" if name.chars().any(|c| c.is_ascii_uppercase()) && !name.chars().any(char::is_lowercase) => {
-                    SymbolKind::Constant
-                }
+                "module" if constant_name => SymbolKind::Constant,
                 "block" if container.parent().is_some_and(|c| c.kind() == "class_definition") => SymbolKind::Field,
+                // `if sys.platform == "win32": SEP = "\\"`: still the module's
+                // (no enclosing symbol, so no function's or class's).
+                "block" if constant_name && parent.is_none() && at_module_level(container) => SymbolKind::Constant,
                 _ => return None,
             };
-            Some(Def { kind, name, name_node: Some(left), qualifier: Vec::new() })
+            Some(Def { kind, name, name_node: Some(left), qualifier: Vec::new(), ..Def::PLAIN })
         }
         _ => None,
     }
+}
+
+/// Whether a block belongs to the module's own compound statements (`if`,
+/// `try`, `with`, `for`, `while`, `match`), not to a function or class.
+fn at_module_level(block: Node<'_>) -> bool {
+    let mut up = block.parent();
+    while let Some(p) = up {
+        match p.kind() {
+            "module" => return true,
+            "function_definition" | "class_definition" | "lambda" => return false,
+            _ => up = p.parent(),
+        }
+    }
+    false
 }

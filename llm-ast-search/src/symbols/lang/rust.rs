@@ -82,7 +82,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 }
                 None => format!("impl {}", node_text_collapsed(ty, source)),
             };
-            return Some(Def { kind: K::Impl, name, name_node: None, qualifier: Vec::new() });
+            return Some(Def { kind: K::Impl, name, name_node: None, qualifier: Vec::new(), ..Def::PLAIN });
         }
         _ => return None,
     };
