@@ -190,6 +190,36 @@ pub(crate) fn tool_name(tool: &str, operations: &[Operation], argv: &[String]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aide_core::operation::{Group, Mcp, READS};
+
+    const fn op(name: &'static str, command: &'static [&'static str]) -> Operation {
+        Operation {
+            name,
+            group: Group::Git,
+            output: &[],
+            mcp_defaults: &[],
+            tool: "llm-git",
+            command,
+            description: "",
+            effects: READS,
+            mcp: Mcp::DERIVED,
+        }
+    }
+
+    const OPS: &[Operation] = &[op("git", &["status|diff|log"]), op("git_branch", &["branch", "list|delete"])];
+
+    fn argv(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_tool_name_is_the_program_and_the_subcommand_its_arguments_name() {
+        assert_eq!(tool_name("llm-git", OPS, &argv("llm-git --json diff --staged")), "llm-git diff");
+        assert_eq!(tool_name("llm-git", OPS, &argv("llm-git branch delete x")), "llm-git branch delete");
+        assert_eq!(tool_name("llm-git", OPS, &argv("llm-git --json")), "llm-git");
+        // Words after `--` are the command's, not the tool's.
+        assert_eq!(tool_name("llm-git", OPS, &argv("llm-git x -- diff")), "llm-git");
+    }
 
     #[test]
     fn the_risk_a_tool_rated_is_read_from_its_result() {

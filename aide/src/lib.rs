@@ -19,7 +19,8 @@
 //! * `aide doctor` — checks what the tools rely on (bash, git, rustfmt and
 //!   cargo for the guards, rg and ctags for the test suite, a writable
 //!   `AIDE_HOME`, the log and job databases' integrity and size, interrupted
-//!   transforms, lock files, shell sessions) and says how to fix each miss;
+//!   transforms, lock files, shell sessions, OpenTelemetry export: the
+//!   endpoint's health and the spans sent and dropped) and says how to fix each miss;
 //!   exit 0 when no check fails, 3 when one does (see [`doctor`]).
 //!
 //! Wire format: the aide envelope with `runs` (list), `removed`/`remaining`

@@ -122,7 +122,7 @@ fn otel_env(endpoint: &str, protocol: &str) -> Vec<(&'static str, String)> {
 }
 
 fn run_json(t: &TestDir, env: &[(&str, String)], tool: &str, args: &[&str]) -> Value {
-    let mut cmd = t.cmd(tool).args(args).arg("--json");
+    let mut cmd = t.cmd(tool).arg("--json").args(args);
     for (k, v) in env {
         cmd = cmd.env(k, v);
     }
@@ -159,15 +159,37 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     // No file content leaves unless asked.
     assert!(!span.to_string().contains("alpha"), "{span}");
 
-    // A child process is handed TRACEPARENT naming the run's own span, so
-    // its spans join the tree; the failing run's span says its error.
-    let exec = run_json(&t, &env, "llm-shell", &["exec", "--", "printenv", "TRACEPARENT"]);
-    let id = exec["execution_id"].as_str().unwrap();
-    let printed = exec["result"]["stdout"].as_str().unwrap_or_default().trim().to_string();
+    // A job's process is handed TRACEPARENT naming the spawn's own span, so
+    // its spans join the tree.
+    let spawn = run_json(&t, &env, "llm-jobs", &["spawn", "--", "printenv", "TRACEPARENT"]);
+    let id = spawn["execution_id"].as_str().unwrap();
+    let job = spawn["job_id"].as_i64().unwrap().to_string();
+    run_json(&t, &env, "llm-jobs", &["wait", &job]);
+    let logs = run_json(&t, &env, "llm-jobs", &["logs", &job]);
+    let printed = logs["content"].as_str().unwrap_or_default().trim().to_string();
     let span = phoenix.span_where("gen_ai.tool.call.id", id);
-    assert_eq!(attribute(&span, "gen_ai.tool.name"), "llm-shell exec", "{span}");
+    assert_eq!(attribute(&span, "gen_ai.tool.name"), "llm-jobs spawn", "{span}");
     let own = span["context"]["span_id"].as_str().unwrap();
-    assert_eq!(printed, format!("00-{TRACE_ID}-{own}-01"), "{exec}");
+    assert_eq!(printed, format!("00-{TRACE_ID}-{own}-01"), "{logs}");
+
+    // A process the run starts through the gate is a phase: a child span.
+    if oracle("shellcheck", "a checker's process as a child span of llm-lint's") {
+        t.write("s.sh", "#!/bin/sh\necho $1\n");
+        let lint = run_json(&t, &env, "llm-lint", &["--checker", "shellcheck", "s.sh"]);
+        let span = phoenix.span_where("gen_ai.tool.call.id", lint["execution_id"].as_str().unwrap());
+        let own = span["context"]["span_id"].as_str().unwrap().to_string();
+        let mut checker = None;
+        eventually("the checker's span under llm-lint's", ARRIVAL, || {
+            checker = phoenix.spans().into_iter().find(|s| s["parent_id"] == own.as_str());
+            checker.is_some()
+        });
+        let checker = checker.unwrap();
+        assert_eq!(checker["name"], "checker", "{checker}");
+        assert_eq!(attribute(&checker, "aide.process.purpose"), "checker", "{checker}");
+        assert_eq!(checker["context"]["trace_id"], TRACE_ID, "{checker}");
+    }
+
+    // A failed run's span says its error.
     let failed = run_json(&t, &env, "llm-read", &["no-such-file.txt"]);
     let id = failed["execution_id"].as_str().unwrap();
     let code = failed["error"]["code"].as_str().unwrap();
@@ -217,7 +239,7 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
 }
 
 fn telemetry_check(doctor: &Value) -> Value {
-    let checks = doctor["result"]["checks"].as_array().cloned().unwrap_or_default();
+    let checks = doctor["checks"].as_array().cloned().unwrap_or_default();
     checks.into_iter().find(|c| c["name"] == "telemetry").unwrap_or_else(|| panic!("no telemetry check: {doctor}"))
 }
 
@@ -228,10 +250,10 @@ fn an_unreachable_endpoint_changes_no_result_and_its_dropped_spans_are_counted()
     // A port nobody listens on: connections are refused.
     let endpoint = format!("http://127.0.0.1:{}", free_port());
     let env = otel_env(&endpoint, "http/protobuf");
-    let plain = run_json(&t, &[], "llm-search", &["needle"]);
-    let exported = run_json(&t, &env, "llm-search", &["needle"]);
-    assert_eq!(exported["ok"], plain["ok"]);
-    assert_eq!(exported["result"], plain["result"], "the result is the same with export on");
+    let plain = run_json(&t, &[], "llm-search", &["--pattern", "needle"]);
+    let exported = run_json(&t, &env, "llm-search", &["--pattern", "needle"]);
+    assert_eq!(exported["ok"], true, "{exported}");
+    assert_eq!(without_run_ids(exported), without_run_ids(plain), "the result is the same with export on");
     let failed = t.cmd("llm-read").args(["missing.txt", "--json"]);
     let mut failed = failed;
     for (k, v) in &env {
@@ -254,8 +276,17 @@ fn an_unreachable_endpoint_changes_no_result_and_its_dropped_spans_are_counted()
 
     // Off unless asked: without the variables nothing is spooled.
     let before = spooled_and_sent(t.home());
-    run_json(&t, &[], "llm-search", &["needle"]);
+    run_json(&t, &[], "llm-search", &["--pattern", "needle"]);
     assert_eq!(spooled_and_sent(t.home()), before);
+}
+
+/// A document without what differs from run to run (its id and timings).
+fn without_run_ids(mut doc: Value) -> Value {
+    if let Some(map) = doc.as_object_mut() {
+        map.remove("execution_id");
+        map.remove("stats");
+    }
+    doc
 }
 
 /// The forwarder's state file, as `aide doctor` reads it.
@@ -268,4 +299,34 @@ fn spooled_and_sent(home: &Path) -> u64 {
     let waiting = std::fs::read_dir(home.join("otel/spool")).map_or(0, |d| d.count() as u64);
     let state = aide_telemetry_state(home).unwrap_or_default();
     waiting + state["dropped_spans"].as_u64().unwrap_or(0) + state["exported_spans"].as_u64().unwrap_or(0)
+}
+
+#[test]
+fn log_stats_counts_calls_errors_and_latency_per_tool_from_the_local_log() {
+    let t = TestDir::new();
+    t.write("a.txt", "one\n");
+    for _ in 0..3 {
+        run_json(&t, &[], "llm-read", &["a.txt"]);
+    }
+    let failed = run_json(&t, &[], "llm-read", &["missing.txt"]);
+    let code = failed["error"]["code"].as_str().unwrap().to_string();
+    run_json(&t, &[], "llm-search", &["--pattern", "one"]);
+
+    let stats = run_json(&t, &[], "aide", &["log", "stats"]);
+    let per_tool = stats["per_tool"].as_array().unwrap();
+    let names: Vec<&str> = per_tool.iter().filter_map(|s| s["tool"].as_str()).collect();
+    assert_eq!(names, ["read", "search"], "by MCP tool, by name: {stats}");
+    let read = &per_tool[0];
+    assert_eq!((read["runs"].as_u64(), read["errors"].as_u64()), (Some(4), Some(1)), "{read}");
+    assert_eq!(read["error_rate"], 0.25, "{read}");
+    assert_eq!(read["error_codes"][&code], 1, "{read}");
+    let (p50, p95, max) = (read["p50_ms"].as_f64().unwrap(), read["p95_ms"].as_f64().unwrap(), read["max_ms"].as_f64().unwrap());
+    assert!(p50 > 0.0 && p50 <= p95 && p95 <= max, "{read}");
+
+    // One tool, by its MCP name or its program's.
+    let only = run_json(&t, &[], "aide", &["log", "stats", "--tool", "search"]);
+    assert_eq!(only["per_tool"].as_array().map(Vec::len), Some(1), "{only}");
+    assert_eq!(only["per_tool"][0]["runs"], 1, "{only}");
+    let unknown = run_json(&t, &[], "aide", &["log", "stats", "--tool", "serch"]);
+    assert_eq!(unknown["ok"], false, "{unknown}");
 }
