@@ -96,7 +96,8 @@ impl RunSpan {
     /// (tightened by the one the process imposes).
     pub(crate) fn govern<R: Governed>(&mut self, request: &mut R) {
         self.max_risk = request.max_risk().and_then(|r| r.map(|r| r.as_str()));
-        self.sandbox = request.sandbox().map(|s| aide_gate::stricter(s.clone().or(SandboxUsed::default()), aide_gate::ambient()));
+        self.sandbox =
+            request.sandbox().map(|s| aide_gate::stricter(s.clone().or(SandboxUsed::default()), aide_gate::ambient()));
     }
 
     /// Spools the run's span and wakes the forwarder; nothing it meets
@@ -182,8 +183,7 @@ pub(crate) fn tool_name(tool: &str, operations: &[Operation], argv: &[String]) -
     let Some(op) = operations.iter().filter(named).max_by_key(|op| op.command.len()) else {
         return tool.to_string();
     };
-    let said: Vec<&str> =
-        op.command.iter().filter_map(|c| c.split('|').find(|alt| words.contains(alt))).collect();
+    let said: Vec<&str> = op.command.iter().filter_map(|c| c.split('|').find(|alt| words.contains(alt))).collect();
     format!("{tool} {}", said.join(" "))
 }
 

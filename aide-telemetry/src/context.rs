@@ -31,7 +31,8 @@ impl SpanContext {
         let span_id = parts.next()?;
         let flags = parts.next()?;
         let rest = parts.next();
-        if !is_hex(version, 2) || version == "ff" || !is_hex(trace_id, 32) || !is_hex(span_id, 16) || !is_hex(flags, 2) {
+        if !is_hex(version, 2) || version == "ff" || !is_hex(trace_id, 32) || !is_hex(span_id, 16) || !is_hex(flags, 2)
+        {
             return None;
         }
         if version == "00" && (rest.is_some() || header.len() != 55) {
@@ -137,7 +138,10 @@ mod tests {
 
     #[test]
     fn tracestate_keeps_members_and_drops_what_is_not_one() {
-        assert_eq!(clean_tracestate("rojo=00f067aa0ba902b7, congo=t61rcWkgMzE,junk").as_deref(), Some("rojo=00f067aa0ba902b7,congo=t61rcWkgMzE"));
+        assert_eq!(
+            clean_tracestate("rojo=00f067aa0ba902b7, congo=t61rcWkgMzE,junk").as_deref(),
+            Some("rojo=00f067aa0ba902b7,congo=t61rcWkgMzE")
+        );
         assert_eq!(clean_tracestate(" , ="), None);
     }
 

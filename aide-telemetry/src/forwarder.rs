@@ -41,7 +41,8 @@ pub fn wake(home: &Path) -> std::io::Result<()> {
 /// it (this one then has nothing to do).
 pub fn hold(home: &Path) -> std::io::Result<Option<std::fs::File>> {
     aide_core::fsutil::private_dir(&crate::record::telemetry_dir(home))?;
-    let file = aide_core::fsutil::private_file().read(true).write(true).create(true).truncate(false).open(lock_path(home))?;
+    let file =
+        aide_core::fsutil::private_file().read(true).write(true).create(true).truncate(false).open(lock_path(home))?;
     let file = aide_core::fsutil::regular(file)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(file)),

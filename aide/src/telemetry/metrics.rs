@@ -24,16 +24,14 @@ pub(crate) struct Metrics {
 }
 
 impl Metrics {
-    pub(crate) fn new(
-        exporter: opentelemetry_otlp::MetricExporter,
-        resource: opentelemetry_sdk::Resource,
-    ) -> Metrics {
+    pub(crate) fn new(exporter: opentelemetry_otlp::MetricExporter, resource: opentelemetry_sdk::Resource) -> Metrics {
         // Exported when the forwarder flushes; the interval only bounds a
         // forwarder that is never quiet.
         let reader = PeriodicReader::builder(exporter).with_interval(Duration::from_secs(60)).build();
         let provider = SdkMeterProvider::builder().with_resource(resource).with_reader(reader).build();
         let meter = provider.meter_with_scope(super::spans::scope());
-        let calls = meter.u64_counter("aide.tool.calls").with_unit("{call}").with_description("Runs of each tool").build();
+        let calls =
+            meter.u64_counter("aide.tool.calls").with_unit("{call}").with_description("Runs of each tool").build();
         let errors = meter
             .u64_counter("aide.tool.errors")
             .with_unit("{call}")
@@ -43,7 +41,9 @@ impl Metrics {
             .f64_histogram("aide.tool.duration")
             .with_unit("s")
             .with_description("How long each tool's runs took")
-            .with_boundaries(vec![0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0])
+            .with_boundaries(vec![
+                0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0,
+            ])
             .build();
         Metrics { provider, calls, errors, duration }
     }

@@ -199,11 +199,8 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     assert_eq!(attribute(&span, "aide.error_code"), code, "{span}");
 
     // aide mcp: the request's `_meta` trace context is the parent.
-    let mcp_env: Vec<(&str, &Path)> = env
-        .iter()
-        .filter(|(k, _)| *k != "TRACEPARENT")
-        .map(|(k, v)| (*k, Path::new(v.as_str())))
-        .collect();
+    let mcp_env: Vec<(&str, &Path)> =
+        env.iter().filter(|(k, _)| *k != "TRACEPARENT").map(|(k, v)| (*k, Path::new(v.as_str()))).collect();
     let aide = aide_tests::bin_dir().join("aide");
     let mut client = McpClient::start_with_env(&aide, t.root(), t.home(), &[], &mcp_env).handshake(json!({}));
     let reply = client.request(
@@ -232,7 +229,8 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     assert_ne!(span["context"]["trace_id"], TRACE_ID, "{span}");
 
     // `aide doctor` sees the endpoint answer and the spans sent.
-    let doctor = run_json(&t, &otel_env(&format!("http://127.0.0.1:{}", phoenix.http), "http/protobuf"), "aide", &["doctor"]);
+    let doctor =
+        run_json(&t, &otel_env(&format!("http://127.0.0.1:{}", phoenix.http), "http/protobuf"), "aide", &["doctor"]);
     let check = telemetry_check(&doctor);
     assert_eq!(check["status"], "ok", "{check}");
     assert!(check["detail"].as_str().unwrap().contains("accepts connections"), "{check}");
@@ -320,7 +318,8 @@ fn log_stats_counts_calls_errors_and_latency_per_tool_from_the_local_log() {
     assert_eq!((read["runs"].as_u64(), read["errors"].as_u64()), (Some(4), Some(1)), "{read}");
     assert_eq!(read["error_rate"], 0.25, "{read}");
     assert_eq!(read["error_codes"][&code], 1, "{read}");
-    let (p50, p95, max) = (read["p50_ms"].as_f64().unwrap(), read["p95_ms"].as_f64().unwrap(), read["max_ms"].as_f64().unwrap());
+    let (p50, p95, max) =
+        (read["p50_ms"].as_f64().unwrap(), read["p95_ms"].as_f64().unwrap(), read["max_ms"].as_f64().unwrap());
     assert!(p50 > 0.0 && p50 <= p95 && p95 <= max, "{read}");
 
     // One tool, by its MCP name or its program's.
