@@ -205,8 +205,6 @@ impl AideServer {
         context: RequestContext<RoleServer>,
     ) -> Result<Shaped, McpError> {
         let name = params.name.as_ref();
-        // The caller's trace (SEP-414's `_meta.traceparent`), for the run's span.
-        let trace = crate::telemetry::call_trace(name, params.meta.as_ref().unwrap_or(&context.meta));
         let Some(binding) = self.inner.bindings.get(name) else {
             return Err(self.unknown_tool(name));
         };
@@ -260,7 +258,7 @@ impl AideServer {
             confine: Some(opened),
             notes: Vec::new(),
             voice: aide_core::voice::Voice::Mcp,
-            trace: Some(trace),
+            trace: Some(crate::telemetry::call_trace(name, params.meta.as_ref().unwrap_or(&context.meta))),
         };
         let bound = Arc::clone(binding);
         let stop = call.cancel.clone();

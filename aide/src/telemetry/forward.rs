@@ -29,6 +29,7 @@ const BACKLOG: usize = 10_000;
 /// Serves `home` until the spool has been idle for [`IDLE`]; 0 also when
 /// another forwarder already serves it.
 pub(super) fn serve(home: &Path) -> i32 {
+    let Ok(Some(mut lock)) = forwarder::hold(home) else { return 0 };
     let Ok(runtime) = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() else {
         return 4;
     };
@@ -41,31 +42,31 @@ pub(super) fn serve(home: &Path) -> i32 {
         exporter.set_resource(&resource);
     }
     let metrics = exporter::metric_exporter(transport).ok().map(|e| Metrics::new(e, resource));
-    let mut forwarding = Forwarding {
-        home,
-        runtime: &runtime,
-        spans,
-        metrics,
-        state: state::read(home).unwrap_or_default(),
-        metrics_due: false,
-    };
-    forwarding.state.endpoint = exporter::endpoint_from_env();
-    forwarding.state.protocol = transport.name().to_string();
+    let mut forwarding =
+        Forwarding { home, runtime: &runtime, spans, metrics, state: ForwarderState::default(), metrics_due: false };
     loop {
-        let Ok(Some(lock)) = forwarder::hold(home) else { break };
+        // Read under the lock: another forwarder may have counted since.
+        forwarding.state = state::read(home).unwrap_or_default();
+        forwarding.state.endpoint = exporter::endpoint_from_env();
+        forwarding.state.protocol = transport.name().to_string();
         forwarding.until_idle();
+        if forwarding.metrics_due {
+            forwarding.flush_metrics();
+        }
         drop(lock);
         // A run that spooled while this one was leaving saw the lock held
         // and started no forwarder: look once more, now that it is let go.
         if record::spooled(home, 1).is_empty() {
             break;
         }
+        match forwarder::hold(home) {
+            Ok(Some(again)) => lock = again,
+            _ => break,
+        }
     }
-    if let Some(metrics) = forwarding.metrics.take()
-        && !metrics.shutdown()
-    {
-        forwarding.state.failed_metric_exports += 1;
-        forwarding.save();
+    // Everything counted was flushed under the lock; this only stops the reader.
+    if let Some(metrics) = forwarding.metrics.take() {
+        let _ = metrics.shutdown();
     }
     0
 }

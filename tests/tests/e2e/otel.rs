@@ -140,10 +140,32 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     t.write("notes.txt", "alpha\nbeta\n");
     let mut env = otel_env(&format!("http://127.0.0.1:{}", phoenix.http), "http/protobuf");
     env.push(("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_SPAN}-01")));
+    command_line_runs_continue_traceparent(&phoenix, &t, &env);
+    children_join_the_run_s_span(&phoenix, &t, &env);
+    mcp_calls_continue_their_meta_trace(&phoenix, &t, &env);
 
-    // A command-line run continues TRACEPARENT; the span carries the GenAI
-    // conventions and aide's own attributes, the execution id leading to `aide log show`.
-    let read = run_json(&t, &env, "llm-read", &["notes.txt"]);
+    // grpc, from another AIDE_HOME (its own forwarder), a run with no caller: a trace of its own.
+    let g = TestDir::new();
+    g.write("notes.txt", "gamma\n");
+    let grpc = otel_env(&format!("http://127.0.0.1:{}", phoenix.grpc), "grpc");
+    let read = run_json(&g, &grpc, "llm-read", &["notes.txt"]);
+    let span = phoenix.span_where("gen_ai.tool.call.id", read["execution_id"].as_str().unwrap());
+    assert!(span["parent_id"].is_null(), "{span}");
+    assert_ne!(span["context"]["trace_id"], TRACE_ID, "{span}");
+
+    // `aide doctor` sees the endpoint answer and the spans sent.
+    let doctor =
+        run_json(&t, &otel_env(&format!("http://127.0.0.1:{}", phoenix.http), "http/protobuf"), "aide", &["doctor"]);
+    let check = telemetry_check(&doctor);
+    assert_eq!(check["status"], "ok", "{check}");
+    assert!(check["detail"].as_str().unwrap().contains("accepts connections"), "{check}");
+}
+
+/// A command-line run continues TRACEPARENT; its span carries the GenAI
+/// conventions and aide's own attributes, the execution id leading to
+/// `aide log show`; a failed run's span says its error.
+fn command_line_runs_continue_traceparent(phoenix: &Phoenix, t: &TestDir, env: &[(&str, String)]) {
+    let read = run_json(t, env, "llm-read", &["notes.txt"]);
     assert_eq!(read["ok"], true, "{read}");
     let id = read["execution_id"].as_str().unwrap();
     let span = phoenix.span_where("gen_ai.tool.call.id", id);
@@ -159,13 +181,37 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     // No file content leaves unless asked.
     assert!(!span.to_string().contains("alpha"), "{span}");
 
+    // Asked, the result goes as the log keeps it: redacted.
+    t.write("key.txt", "key AKIAIOSFODNN7EXAMPLE here\n");
+    let mut capture = env.to_vec();
+    capture.push(("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true".into()));
+    let read = run_json(t, &capture, "llm-read", &["key.txt"]);
+    assert!(read.to_string().contains("AKIAIOSFODNN7EXAMPLE"), "the caller reads it whole: {read}");
+    let span = phoenix.span_where("gen_ai.tool.call.id", read["execution_id"].as_str().unwrap());
+    let result = attribute(&span, "gen_ai.tool.call.result").as_str().unwrap_or_default().to_string();
+    assert!(result.contains("here") && result.contains("[REDACTED]"), "{span}");
+    assert!(!span.to_string().contains("AKIAIOSFODNN7EXAMPLE"), "{span}");
+
+    // A failed run's span says its error.
+    let failed = run_json(t, env, "llm-read", &["no-such-file.txt"]);
+    let id = failed["execution_id"].as_str().unwrap();
+    let code = failed["error"]["code"].as_str().unwrap();
+    let span = phoenix.span_where("gen_ai.tool.call.id", id);
+    assert_eq!(span["status_code"], "ERROR", "{span}");
+    assert_eq!(attribute(&span, "error.type"), code, "{span}");
+    assert_eq!(attribute(&span, "aide.error_code"), code, "{span}");
+}
+
+/// What a run starts is handed TRACEPARENT naming the run's span, and a
+/// process it starts through the gate is a child span.
+fn children_join_the_run_s_span(phoenix: &Phoenix, t: &TestDir, env: &[(&str, String)]) {
     // A job's process is handed TRACEPARENT naming the spawn's own span, so
     // its spans join the tree.
-    let spawn = run_json(&t, &env, "llm-jobs", &["spawn", "--", "printenv", "TRACEPARENT"]);
+    let spawn = run_json(t, env, "llm-jobs", &["spawn", "--", "printenv", "TRACEPARENT"]);
     let id = spawn["execution_id"].as_str().unwrap();
     let job = spawn["job_id"].as_i64().unwrap().to_string();
-    run_json(&t, &env, "llm-jobs", &["wait", &job]);
-    let logs = run_json(&t, &env, "llm-jobs", &["logs", &job]);
+    run_json(t, env, "llm-jobs", &["wait", &job]);
+    let logs = run_json(t, env, "llm-jobs", &["logs", &job]);
     let printed = logs["content"].as_str().unwrap_or_default().trim().to_string();
     let span = phoenix.span_where("gen_ai.tool.call.id", id);
     assert_eq!(attribute(&span, "gen_ai.tool.name"), "llm-jobs spawn", "{span}");
@@ -175,7 +221,7 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     // A process the run starts through the gate is a phase: a child span.
     if oracle("shellcheck", "a checker's process as a child span of llm-lint's") {
         t.write("s.sh", "#!/bin/sh\necho $1\n");
-        let lint = run_json(&t, &env, "llm-lint", &["--checker", "shellcheck", "s.sh"]);
+        let lint = run_json(t, env, "llm-lint", &["--checker", "shellcheck", "s.sh"]);
         let span = phoenix.span_where("gen_ai.tool.call.id", lint["execution_id"].as_str().unwrap());
         let own = span["context"]["span_id"].as_str().unwrap().to_string();
         let mut checker = None;
@@ -188,17 +234,10 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
         assert_eq!(attribute(&checker, "aide.process.purpose"), "checker", "{checker}");
         assert_eq!(checker["context"]["trace_id"], TRACE_ID, "{checker}");
     }
+}
 
-    // A failed run's span says its error.
-    let failed = run_json(&t, &env, "llm-read", &["no-such-file.txt"]);
-    let id = failed["execution_id"].as_str().unwrap();
-    let code = failed["error"]["code"].as_str().unwrap();
-    let span = phoenix.span_where("gen_ai.tool.call.id", id);
-    assert_eq!(span["status_code"], "ERROR", "{span}");
-    assert_eq!(attribute(&span, "error.type"), code, "{span}");
-    assert_eq!(attribute(&span, "aide.error_code"), code, "{span}");
-
-    // aide mcp: the request's `_meta` trace context is the parent.
+/// aide mcp: the request's `_meta` trace context is the parent.
+fn mcp_calls_continue_their_meta_trace(phoenix: &Phoenix, t: &TestDir, env: &[(&str, String)]) {
     let mcp_env: Vec<(&str, &Path)> =
         env.iter().filter(|(k, _)| *k != "TRACEPARENT").map(|(k, v)| (*k, Path::new(v.as_str()))).collect();
     let aide = aide_tests::bin_dir().join("aide");
@@ -217,23 +256,6 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     assert_eq!(span["context"]["trace_id"], MCP_TRACE_ID, "{span}");
     assert_eq!(span["parent_id"], MCP_PARENT_SPAN, "{span}");
     assert_eq!(attribute(&span, "aide.origin").as_str().map(|o| o.starts_with("mcp:")), Some(true), "{span}");
-
-    // grpc, from another AIDE_HOME (its own forwarder), a run with no caller: a trace of its own.
-    let g = TestDir::new();
-    g.write("notes.txt", "gamma\n");
-    let env = otel_env(&format!("http://127.0.0.1:{}", phoenix.grpc), "grpc");
-    let read = run_json(&g, &env, "llm-read", &["notes.txt"]);
-    let id = read["execution_id"].as_str().unwrap();
-    let span = phoenix.span_where("gen_ai.tool.call.id", id);
-    assert!(span["parent_id"].is_null(), "{span}");
-    assert_ne!(span["context"]["trace_id"], TRACE_ID, "{span}");
-
-    // `aide doctor` sees the endpoint answer and the spans sent.
-    let doctor =
-        run_json(&t, &otel_env(&format!("http://127.0.0.1:{}", phoenix.http), "http/protobuf"), "aide", &["doctor"]);
-    let check = telemetry_check(&doctor);
-    assert_eq!(check["status"], "ok", "{check}");
-    assert!(check["detail"].as_str().unwrap().contains("accepts connections"), "{check}");
 }
 
 fn telemetry_check(doctor: &Value) -> Value {
@@ -249,7 +271,7 @@ fn an_unreachable_endpoint_changes_no_result_and_its_dropped_spans_are_counted()
     let endpoint = format!("http://127.0.0.1:{}", free_port());
     let env = otel_env(&endpoint, "http/protobuf");
     let plain = run_json(&t, &[], "llm-search", &["--pattern", "needle"]);
-    let exported = run_json(&t, &env, "llm-search", &["--pattern", "needle"]);
+    let exported = run_json(t, env, "llm-search", &["--pattern", "needle"]);
     assert_eq!(exported["ok"], true, "{exported}");
     assert_eq!(without_run_ids(exported), without_run_ids(plain), "the result is the same with export on");
     let failed = t.cmd("llm-read").args(["missing.txt", "--json"]);
@@ -265,7 +287,7 @@ fn an_unreachable_endpoint_changes_no_result_and_its_dropped_spans_are_counted()
     eventually("the dropped spans to be counted", ARRIVAL, || {
         aide_telemetry_state(t.home()).is_some_and(|s| s["dropped_spans"].as_u64().unwrap_or(0) >= 2)
     });
-    let doctor = run_json(&t, &env, "aide", &["doctor"]);
+    let doctor = run_json(t, env, "aide", &["doctor"]);
     let check = telemetry_check(&doctor);
     assert_eq!(check["status"], "warn", "{check}");
     let detail = check["detail"].as_str().unwrap();
