@@ -271,7 +271,7 @@ fn an_unreachable_endpoint_changes_no_result_and_its_dropped_spans_are_counted()
     let endpoint = format!("http://127.0.0.1:{}", free_port());
     let env = otel_env(&endpoint, "http/protobuf");
     let plain = run_json(&t, &[], "llm-search", &["--pattern", "needle"]);
-    let exported = run_json(t, env, "llm-search", &["--pattern", "needle"]);
+    let exported = run_json(&t, &env, "llm-search", &["--pattern", "needle"]);
     assert_eq!(exported["ok"], true, "{exported}");
     assert_eq!(without_run_ids(exported), without_run_ids(plain), "the result is the same with export on");
     let failed = t.cmd("llm-read").args(["missing.txt", "--json"]);
@@ -287,7 +287,7 @@ fn an_unreachable_endpoint_changes_no_result_and_its_dropped_spans_are_counted()
     eventually("the dropped spans to be counted", ARRIVAL, || {
         aide_telemetry_state(t.home()).is_some_and(|s| s["dropped_spans"].as_u64().unwrap_or(0) >= 2)
     });
-    let doctor = run_json(t, env, "aide", &["doctor"]);
+    let doctor = run_json(&t, &env, "aide", &["doctor"]);
     let check = telemetry_check(&doctor);
     assert_eq!(check["status"], "warn", "{check}");
     let detail = check["detail"].as_str().unwrap();
