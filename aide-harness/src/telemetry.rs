@@ -97,7 +97,7 @@ impl RunSpan {
     pub(crate) fn govern<R: Governed>(&mut self, request: &mut R) {
         self.max_risk = request.max_risk().and_then(|r| r.map(|r| r.as_str()));
         self.sandbox =
-            request.sandbox().map(|s| aide_gate::stricter(s.clone().or(SandboxUsed::default()), aide_gate::ambient()));
+            request.sandbox().map(|s| aide_gate::stricter(s.or(SandboxUsed::default()), aide_gate::ambient()));
     }
 
     /// Spools the run's span and wakes the forwarder; nothing it meets

@@ -1,8 +1,8 @@
 //! The forwarder: one detached process per `$AIDE_HOME` (the `aide`
 //! executable's hidden `__aide_otel_forward`) that sends the spooled spans.
 //! A run only spools its record and, when no forwarder holds the lock,
-//! starts one through the keepers' detaching launcher, so a run never waits
-//! on the network and the exporter's code never loads in a tool's process.
+//! starts one without waiting for it, so a run never waits on the network
+//! and the exporter's code never loads in a tool's process.
 
 use std::path::{Path, PathBuf};
 
