@@ -225,6 +225,8 @@ impl Launch {
         if self.clear_env {
             command.env_clear();
         }
+        // Before the launch's own variables: a caller that sets TRACEPARENT wins.
+        crate::trace::apply(&mut command, self.run_id.as_deref());
         for (key, value) in &self.envs {
             match value {
                 Some(v) => command.env(key, v),
@@ -437,6 +439,11 @@ pub struct ProcessRecord {
     pub exit_code: Option<i32>,
     pub duration_ms: u64,
     pub timed_out: bool,
+    /// When it started: the start of its span (not kept in the log, whose
+    /// run has its own start).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub started: Option<std::time::SystemTime>,
 }
 
 fn records() -> &'static Mutex<HashMap<String, Vec<ProcessRecord>>> {
@@ -454,6 +461,7 @@ fn record(launch: &Launch, sandbox: SandboxUsed, exit_code: Option<i32>, duratio
         exit_code,
         duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
         timed_out,
+        started: std::time::SystemTime::now().checked_sub(duration),
     };
     aide_core::sync::lock(records()).entry(id.clone()).or_default().push(entry);
 }

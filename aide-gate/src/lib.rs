@@ -14,7 +14,9 @@
 //! * [`process`] — process groups: signals, waiting with a timeout, the
 //!   watchdog that ends a run whose caller went away;
 //! * [`redact`] — secrets in what is kept or shown replaced by `[REDACTED]`;
-//! * [`program`] — where a program is: beside the running binary, or on `PATH`.
+//! * [`program`] — where a program is: beside the running binary, or on `PATH`;
+//! * [`trace`] — the `TRACEPARENT` a run's children are given while it
+//!   exports an OpenTelemetry span.
 
 mod error;
 mod launch;
@@ -22,6 +24,7 @@ pub mod process;
 pub mod program;
 pub mod redact;
 pub mod sandbox;
+pub mod trace;
 
 pub use error::StartError;
 pub use launch::{

@@ -280,12 +280,16 @@ impl Sandbox {
     // The sandbox helper, and an unsandboxed program for the gate, are what may construct a Command.
     #[allow(clippy::disallowed_methods)]
     pub fn command(&self, program: impl AsRef<OsStr>) -> Result<Command, AideError> {
+        // A command-line run's children (a job's, an exec's shell) continue its trace.
         if self.is_off() {
-            return Ok(Command::new(program));
+            let mut command = Command::new(program);
+            crate::trace::apply(&mut command, None);
+            return Ok(command);
         }
         self.check()?;
         let mut command = self.command_with(OsStr::new("--"))?;
         command.arg(program);
+        crate::trace::apply(&mut command, None);
         Ok(command)
     }
 

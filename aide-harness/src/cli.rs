@@ -305,7 +305,9 @@ pub fn run<T: Tool>(argv: Vec<OsString>) -> ExitStatus {
     aide_core::envelope::set_stderr_color(guess_color(&words).for_stderr());
     let generate_kind = generate_requested(&words);
     let logging = !words.iter().any(|a| a == "--no-log") && !aide_log::disabled_by_env();
+    let span = crate::telemetry::RunSpan::for_command_line(T::NAME, T::OPERATIONS, &words);
     let mut run = RunLog::new(T::NAME, T::VERSION, words, logging);
+    run.span = span;
 
     // --generate stands alone: the tool's own required flags need not be given.
     if let Some(kind) = generate_kind {

@@ -43,6 +43,9 @@ pub struct Call {
     pub notes: Vec<Diagnostic>,
     /// Whose words the run's messages and errors are in (`aide mcp`'s: MCP's).
     pub voice: aide_core::voice::Voice,
+    /// The trace the run belongs to, and its tool's name there (`aide
+    /// mcp`'s: the MCP tool and the request's `_meta` trace context).
+    pub trace: Option<crate::telemetry::CallTrace>,
 }
 
 /// A finished in-process run: the typed output (for rendering and paging)
@@ -76,8 +79,9 @@ const UNFINISHED_EXIT: i32 = -1;
 
 /// Runs `T` on `request` in this process and logs it like a CLI run.
 pub fn invoke<T: Tool>(request: T::Request, call: Call) -> Finished<T::Output> {
-    let Call { working_dir, cancel, progress, log, argv, origin, confine, notes, voice } = call;
+    let Call { working_dir, cancel, progress, log, argv, origin, confine, notes, voice, trace } = call;
     let mut run = RunLog::for_call::<T>(argv, log, origin);
+    run.span = crate::telemetry::RunSpan::for_call(T::NAME, trace.as_ref(), &run.execution_id);
     run.voice = voice;
     run.diagnostics.extend(notes);
     let mut ctx = Context::new(run.execution_id.clone()).with_cancel(cancel).with_progress(progress).with_voice(voice);
@@ -121,6 +125,9 @@ pub(crate) fn run_tool<T: Tool, G>(
     ready: impl FnOnce(&mut Context, &RunLog, &T::Request) -> G,
 ) -> Result<T::Output, AideError> {
     catch_panic(|| T::prepare(&mut request))?;
+    if let Some(span) = &mut run.span {
+        span.govern(&mut request);
+    }
     // Only the log keeps the request: a --no-log run of 100,000 edits need
     // not serialise them.
     if run.enabled {
@@ -145,6 +152,7 @@ pub(crate) fn run_tool<T: Tool, G>(
 /// given (redacted in the log like every request).
 pub fn refuse<T: Tool>(request_json: Option<String>, err: AideError, call: Call) -> Finished<T::Output> {
     let mut run = RunLog::for_call::<T>(call.argv, call.log, call.origin);
+    run.span = crate::telemetry::RunSpan::for_call(T::NAME, call.trace.as_ref(), &run.execution_id);
     run.voice = call.voice;
     if run.enabled {
         run.request_json = request_json;
@@ -202,6 +210,8 @@ pub(crate) struct RunLog {
     pub(crate) voice: aide_core::voice::Voice,
     /// The thread writing the provisional record, joined before the final one.
     provisional: Option<std::thread::JoinHandle<()>>,
+    /// Its OpenTelemetry span, when one is exported.
+    pub(crate) span: Option<crate::telemetry::RunSpan>,
 }
 
 impl RunLog {
@@ -222,6 +232,7 @@ impl RunLog {
             origin: None,
             voice: aide_core::voice::Voice::Cli,
             provisional: None,
+            span: None,
         }
     }
 
@@ -348,6 +359,25 @@ impl RunLog {
     ) {
         // Taken whether logged or not: a server's runs leave nothing behind.
         let processes = aide_gate::take_records(&self.execution_id);
+        // The span too, logged or not: it holds no more than the log's record.
+        if let Some(span) = self.span.take() {
+            span.end(crate::telemetry::Ended {
+                execution_id: &self.execution_id,
+                tool: self.tool,
+                version: self.version,
+                origin: self.origin.as_deref(),
+                started: self.started,
+                duration: self.clock.elapsed(),
+                exit_code: status.code(),
+                ok,
+                error_code,
+                root: self.root.as_deref(),
+                result_json: &result_json,
+                bytes_out: oversized.unwrap_or(result_json.len() as u64),
+                request_json: self.request_json.as_deref(),
+                processes: &processes,
+            });
+        }
         if !self.enabled {
             return;
         }

@@ -6,7 +6,9 @@
 //! exit codes, Ctrl-C) or in-process for a host such as `aide mcp`
 //! ([`invoke`]: the same request, context, envelope and panics), and records
 //! each run in the execution log ([`aide_log`]) with the processes it started
-//! through the gate ([`aide_gate::take_records`]).
+//! through the gate ([`aide_gate::take_records`]), and, when the
+//! OpenTelemetry environment asks, spools each run's span for the forwarder
+//! (`telemetry`, on [`aide_telemetry`]).
 //!
 //! It sits above the contract (`aide-core`), the log and the gate, which is
 //! why it is not part of the contract crate: the contract defines what a run
@@ -15,5 +17,8 @@
 pub mod cli;
 mod error;
 pub mod invoke;
+mod telemetry;
+
+pub use telemetry::CallTrace;
 
 pub use cli::{main, run};

@@ -11,7 +11,7 @@ use aide_core::home::aide_home;
 use aide_core::time::{millis, rfc3339};
 
 use crate::error::{ambiguous_prefix, no_run, unavailable};
-use crate::record::{ListFilter, RunRecord, RunSummary, StoredRun, UNFINISHED, max_result_bytes};
+use crate::record::{ListFilter, RunOutcome, RunRecord, RunSummary, StoredRun, UNFINISHED, max_result_bytes};
 use crate::retention::{PruneReport, Retention};
 use crate::schema;
 use crate::spool::{MAX_SPOOLED_BYTES, claim_spooled, spool_dir};
@@ -226,6 +226,32 @@ impl ExecutionLog {
             .map_err(|e| unavailable(&self.path, e))?;
         let rows = stmt
             .query_map(params![filter.tool, since, limit], summary_from_row)
+            .map_err(|e| unavailable(&self.path, e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| unavailable(&self.path, e))
+    }
+
+    /// How each run ended, oldest first, for figures per tool (`aide log
+    /// stats`): only runs of `tool` when given, started at or after `since`.
+    pub fn outcomes(&self, tool: Option<&str>, since: Option<SystemTime>) -> Result<Vec<RunOutcome>, AideError> {
+        let since = since.map(millis).unwrap_or(i64::MIN);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT tool, argv, duration_ms, ok, error_code FROM runs
+                 WHERE (?1 IS NULL OR tool = ?1) AND started_ms >= ?2 ORDER BY started_ms, execution_id",
+            )
+            .map_err(|e| unavailable(&self.path, e))?;
+        let rows = stmt
+            .query_map(params![tool, since], |r| {
+                let argv: String = r.get(1)?;
+                Ok(RunOutcome {
+                    tool: r.get(0)?,
+                    argv: serde_json::from_str(&argv).unwrap_or_default(),
+                    duration_ms: r.get(2)?,
+                    ok: r.get(3)?,
+                    error_code: r.get(4)?,
+                })
+            })
             .map_err(|e| unavailable(&self.path, e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| unavailable(&self.path, e))
     }

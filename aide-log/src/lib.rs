@@ -40,7 +40,9 @@ pub mod store;
 
 pub use database::{ExecutionLog, ResultFields};
 pub use error::no_run;
-pub use record::{ListFilter, RunRecord, RunSummary, StoredRun, UNFINISHED, disabled_by_env, max_result_bytes};
+pub use record::{
+    ListFilter, RunOutcome, RunRecord, RunSummary, StoredRun, UNFINISHED, disabled_by_env, max_result_bytes,
+};
 pub use retention::{PruneReport, Retention};
 pub use spool::{ingests_after, spool_in, spool_ready, spooled};
 

@@ -86,6 +86,17 @@ pub struct StoredRun {
     pub processes: Vec<aide_gate::ProcessRecord>,
 }
 
+/// How one run ended: what per-tool figures are made of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub tool: String,
+    pub argv: Vec<String>,
+    pub duration_ms: f64,
+    pub ok: bool,
+    /// `unfinished` for a run that never recorded its end.
+    pub error_code: Option<String>,
+}
+
 /// Filters for listing runs.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilter {

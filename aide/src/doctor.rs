@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+mod telemetry;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -35,7 +37,7 @@ impl CheckStatus {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Check {
     /// What was checked: a program (`bash`), or `aide_home`, `log`, `jobs`,
-    /// `transform_journals`, `transform_locks`, `shell_sessions`.
+    /// `transform_journals`, `transform_locks`, `shell_sessions`, `telemetry`.
     pub name: String,
     pub status: CheckStatus,
     /// What was found: a version, a path and size, a count.
@@ -132,6 +134,7 @@ pub(crate) fn doctor(fix: bool) -> DoctorReport {
     checks.push(check_indexes());
     checks.push(check_sandbox(&home));
     checks.push(check_configuration());
+    checks.push(telemetry::check_telemetry(&home));
     checks.extend(aide_checkers::CHECKERS.iter().map(check_checker));
     let healthy = checks.iter().all(|c| c.status != CheckStatus::Fail);
     DoctorReport { healthy, checks }

@@ -6,6 +6,8 @@
 //!   least 8 characters will do). With `--json` it prints the JSON document
 //!   exactly as the tool printed it, so an agent can recover a result after its
 //!   context was compacted.
+//! * `aide log stats [--tool T] [--since TIME]` — calls, errors, error rate
+//!   and p50/p95 latency per tool, from the local log.
 //! * `aide log prune [--older-than DURATION] [--keep N]` — apply retention now.
 //! * `aide tools` — the aide tools, whether each is installed, its request
 //!   and output schemas (`<tool> --schema`), and its operations: each with
@@ -17,7 +19,8 @@
 //! * `aide doctor` — checks what the tools rely on (bash, git, rustfmt and
 //!   cargo for the guards, rg and ctags for the test suite, a writable
 //!   `AIDE_HOME`, the log and job databases' integrity and size, interrupted
-//!   transforms, lock files, shell sessions) and says how to fix each miss;
+//!   transforms, lock files, shell sessions, OpenTelemetry export: the
+//!   endpoint's health and the spans sent and dropped) and says how to fix each miss;
 //!   exit 0 when no check fails, 3 when one does (see [`doctor`]).
 //!
 //! Wire format: the aide envelope with `runs` (list), `removed`/`remaining`
@@ -28,10 +31,12 @@ pub mod catalogue;
 mod doctor;
 mod error;
 mod log;
+mod log_stats;
 mod mcp;
 mod operations;
 mod output;
 mod request;
+mod telemetry;
 
 use aide_core::AideError;
 use aide_core::tool::{Context, Outcome, Tool};
@@ -41,6 +46,7 @@ use aide_core::operation::Operation;
 
 pub use crate::catalogue::TOOLS;
 use log::run_log;
+pub use log_stats::ToolStats;
 pub use output::{AideOutput, LoggedRun, OperationInfo, ToolInfo};
 pub use request::{AideCommand, AideRequest, DefinitionFormat, LogAction};
 
@@ -66,6 +72,9 @@ impl Tool for Aide {
     /// `aide mcp` serves MCP on stdio, outside the harness; every other
     /// subcommand runs through it.
     fn outside_harness() -> Option<i32> {
+        if let Some(status) = telemetry::run_internal_command() {
+            return Some(status);
+        }
         let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
         argv.get(1).is_some_and(|a| a == "mcp").then(|| mcp::main(argv).code())
     }

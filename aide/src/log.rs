@@ -67,6 +67,22 @@ pub(crate) fn run_log(action: LogAction, ctx: &Context) -> Result<AideOutput, Ai
                 .ok_or_else(|| AideError::internal("a stored run has no result and is not flagged as capped"))?;
             Ok(AideOutput::Show { run: Box::new(stored.summary), processes: stored.processes, result_json })
         }
+        LogAction::Stats { tool, since } => {
+            let since = since.as_deref().map(aide_core::time::parse_since).transpose()?;
+            let program = tool.as_deref().map(logged_tool).transpose()?;
+            let outcomes = log.outcomes(program.as_deref(), since)?;
+            let mcp_tool = |o: &aide_log::RunOutcome| {
+                catalogue::operation_of(&o.tool, o.argv.get(1..).unwrap_or_default()).map(|op| op.name)
+            };
+            // `--tool search` means the MCP tool's runs, not every run of its program.
+            let wanted = |o: &&aide_log::RunOutcome| match tool.as_deref() {
+                Some(t) if Some(t) != program.as_deref() => mcp_tool(o) == Some(t),
+                _ => true,
+            };
+            let outcomes: Vec<_> = outcomes.iter().filter(wanted).cloned().collect();
+            let per_tool = crate::log_stats::per_tool(&outcomes, |o| mcp_tool(o).unwrap_or(&o.tool).to_string());
+            Ok(AideOutput::Stats { per_tool })
+        }
         LogAction::Prune { older_than, keep } => {
             let older_than = older_than.as_deref().map(aide_core::time::parse_duration).transpose()?;
             Ok(AideOutput::Prune(log.prune(older_than, keep)?))

@@ -27,6 +27,17 @@ pub(crate) const OPERATIONS: &[Operation] = &[
         mcp: aide_core::operation::Mcp { stored_result: true, ..aide_core::operation::Mcp::DERIVED },
     },
     Operation {
+        name: "log_stats",
+        tool: "aide",
+        command: &["log", "stats"],
+        group: Group::Log,
+        description: "Calls, errors, error rate and p50/p95 latency per tool, from the execution log.",
+        effects: READS,
+        output: &["per_tool"],
+        mcp_defaults: &[],
+        mcp: aide_core::operation::Mcp::DERIVED,
+    },
+    Operation {
         name: "log_prune",
         tool: "aide",
         command: &["log", "prune"],

@@ -65,6 +65,10 @@ pub enum AideOutput {
         result_json: String,
     },
     Prune(PruneReport),
+    Stats {
+        /// One entry per tool, by name.
+        per_tool: Vec<crate::log_stats::ToolStats>,
+    },
     Tools {
         tools: Vec<ToolInfo>,
     },
@@ -129,6 +133,22 @@ impl Render for AideOutput {
                 writeln!(w, "{result_json}")?;
             }
             AideOutput::Prune(p) => writeln!(w, "removed {} runs, {} remain", p.removed, p.remaining)?,
+            AideOutput::Stats { per_tool } => {
+                for s in per_tool {
+                    writeln!(
+                        w,
+                        "{:<20} runs={} errors={} ({:.1}%) unfinished={} p50={:.1}ms p95={:.1}ms max={:.1}ms",
+                        s.tool,
+                        s.runs,
+                        s.errors,
+                        s.error_rate * 100.0,
+                        s.unfinished,
+                        s.p50_ms,
+                        s.p95_ms,
+                        s.max_ms
+                    )?;
+                }
+            }
             AideOutput::Doctor(report) => {
                 for c in &report.checks {
                     let paint = match c.status {
@@ -176,6 +196,7 @@ impl Render for AideOutput {
 
     fn found(&self) -> bool {
         !matches!(self, AideOutput::Runs { runs } if runs.is_empty())
+            && !matches!(self, AideOutput::Stats { per_tool } if per_tool.is_empty())
     }
 
     fn exit_status(&self) -> aide_core::ExitStatus {
@@ -189,6 +210,7 @@ impl Render for AideOutput {
     fn jsonl_records(&self) -> Option<(&'static str, &'static str)> {
         match self {
             AideOutput::Runs { .. } => Some(("runs", "run")),
+            AideOutput::Stats { .. } => Some(("per_tool", "tool_stats")),
             AideOutput::Tools { .. } => Some(("tools", "tool")),
             AideOutput::Definitions { .. } => Some(("definitions", "definition")),
             AideOutput::Doctor(_) => Some(("checks", "check")),
@@ -199,6 +221,7 @@ impl Render for AideOutput {
     fn keep_records(&mut self, range: std::ops::Range<usize>) {
         match self {
             AideOutput::Runs { runs } => aide_core::tool::keep_range(runs, range),
+            AideOutput::Stats { per_tool } => aide_core::tool::keep_range(per_tool, range),
             AideOutput::Tools { tools } => aide_core::tool::keep_range(tools, range),
             AideOutput::Definitions { definitions, .. } => aide_core::tool::keep_range(definitions, range),
             _ => {}

@@ -90,6 +90,15 @@ pub enum LogAction {
         /// An execution_id, or its first 8+ characters.
         id: String,
     },
+    /// Calls, errors and p50/p95 latency per tool, from the local log.
+    Stats {
+        /// Only runs of this tool: a program (llm-search) or an MCP tool (search).
+        #[arg(long)]
+        tool: Option<String>,
+        /// Only runs since: RFC 3339, or a duration ago (2h, 7d).
+        #[arg(long)]
+        since: Option<String>,
+    },
     /// Remove old runs now (retention also runs automatically).
     Prune {
         /// Remove runs older than this (e.g. 7d, 12h). Default: 30 days or $AIDE_LOG_MAX_AGE.

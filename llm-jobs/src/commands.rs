@@ -92,6 +92,20 @@ fn settled_job(store: &JobStore, id: i64) -> Result<store::JobRow, AideError> {
 }
 
 /// Starts a job. `exe` is the llm-jobs executable that will supervise it.
+/// A job's process continues the trace of the run that spawned it (when
+/// that run exports a span): `TRACEPARENT` names the spawn's span, unless
+/// the job's own `--env` sets it.
+fn with_trace_context(env: &mut Vec<(String, String)>, execution_id: &str) {
+    let Some((parent, state)) = aide_gate::trace::of_run(Some(execution_id)) else { return };
+    if env.iter().any(|(k, _)| k == "TRACEPARENT") {
+        return;
+    }
+    env.push(("TRACEPARENT".into(), parent));
+    if let Some(state) = state.filter(|_| !env.iter().any(|(k, _)| k == "TRACESTATE")) {
+        env.push(("TRACESTATE".into(), state));
+    }
+}
+
 pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput, AideError> {
     let mut what = args.command.clone();
     what.normalize()?;
@@ -99,7 +113,8 @@ pub fn spawn(args: &SpawnArgs, exe: &Path, ctx: &Context) -> Result<SpawnOutput,
     let command = what.shell_line();
     let cwd = job_cwd(args.cwd.as_deref(), ctx)?;
     aide_core::request::check_timeout("--timeout", args.timeout)?;
-    let env = aide_core::request::parse_env_pairs(&args.env)?;
+    let mut env = aide_core::request::parse_env_pairs(&args.env)?;
+    with_trace_context(&mut env, &ctx.execution_id);
     // What the flags do not say, aide.toml does (the project's, then the user's).
     let config = aide_config::load(&cwd)?;
     let sandbox =

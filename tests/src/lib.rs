@@ -113,6 +113,10 @@ impl TestDir {
             .env("AIDE_HOME", &self.home)
             .env("XDG_CONFIG_HOME", self.home.join("config"))
             .env_remove("AIDE_LOG");
+        // Nor the runner's OpenTelemetry export: a test that wants it says so.
+        for name in ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "TRACEPARENT", "TRACESTATE"] {
+            cmd.env_remove(name);
+        }
         TestCommand { cmd, stdin: None }
     }
 }

@@ -258,6 +258,7 @@ impl AideServer {
             confine: Some(opened),
             notes: Vec::new(),
             voice: aide_core::voice::Voice::Mcp,
+            trace: Some(crate::telemetry::call_trace(name, params.meta.as_ref().unwrap_or(&context.meta))),
         };
         let bound = Arc::clone(binding);
         let stop = call.cancel.clone();
@@ -377,7 +378,7 @@ fn instructions(sandbox: aide_gate::sandbox::SandboxUsed, structured: Structured
          git_write (status, diff, log, blame; stage, commit, branch), shell_* (persistent sessions, risk \
          explanation), term_* (terminals for interactive programs), jobs_* (background jobs), deps_* \
          (the project's packages from its lock files: list, tree, outdated, audit), log_* (past \
-         results by execution_id). A failed call has \
+         results by execution_id, per-tool stats). A failed call has \
          `isError` and `error: {code, \
          message, hint, details}`, naming the argument at fault in details.field. Every tool also takes \
          `max_output_chars` (default 40000): a larger result is paged, its document has `page: {records, \

@@ -38,6 +38,7 @@ mod mcp_face;
 mod mcp_sdk;
 mod mcp_structured;
 mod name_paths;
+mod otel;
 mod patch;
 mod plant;
 mod policy;

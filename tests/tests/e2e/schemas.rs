@@ -259,6 +259,8 @@ fn shell_jobs_and_aide_documents_match_their_schemas() {
     let runs = c.run("aide", &["log", "list", "--limit", "5"], true);
     c.run("aide", &["log", "show", "nope"], false);
     c.run("aide", &["log", "prune", "--keep", "1000"], true);
+    c.run("aide", &["log", "stats"], true);
+    c.run("aide", &["log", "stats", "--tool", "no-such-tool"], false);
     // `aide log show` prints the stored document as it was: it validates
     // against the schema of the tool that printed it.
     let last = &runs["runs"][0];

@@ -1,0 +1,71 @@
+//! The W3C trace context a run's children continue: while a run exports
+//! a span (see `aide-telemetry`), every process the gate starts for it is
+//! given `TRACEPARENT` naming the run's span (and `TRACESTATE` beside it),
+//! so a child that speaks OpenTelemetry (another aide tool, a build, a
+//! test runner) puts its own spans under the run's.
+//!
+//! A command-line run is the only run of its process: its context is the
+//! process's, given to every process started ([`set_for_process`]). In a
+//! host of many runs (`aide mcp`) each run's context is kept under its
+//! execution id ([`set_for_run`]) and given to what is launched under it
+//! ([`crate::Launch::logged_under`]).
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// A `traceparent` header and the `tracestate` that goes with it.
+pub type Headers = (String, Option<String>);
+
+static PROCESS: Mutex<Option<Headers>> = Mutex::new(None);
+
+fn runs() -> &'static Mutex<HashMap<String, Headers>> {
+    static RUNS: OnceLock<Mutex<HashMap<String, Headers>>> = OnceLock::new();
+    RUNS.get_or_init(Default::default)
+}
+
+/// Gives every process this process starts from now on `headers`.
+pub fn set_for_process(headers: Headers) {
+    *aide_core::sync::lock(&PROCESS) = Some(headers);
+}
+
+/// Gives what is launched under `execution_id` `headers`, until [`clear_run`].
+pub fn set_for_run(execution_id: &str, headers: Headers) {
+    aide_core::sync::lock(runs()).insert(execution_id.to_string(), headers);
+}
+
+/// Forgets the context of a run that ended.
+pub fn clear_run(execution_id: &str) {
+    aide_core::sync::lock(runs()).remove(execution_id);
+}
+
+/// The context a process started for `execution_id` continues: the run's,
+/// else the process's; None when no span is being exported.
+pub fn of_run(execution_id: Option<&str>) -> Option<Headers> {
+    let run = execution_id.and_then(|id| aide_core::sync::lock(runs()).get(id).cloned());
+    run.or_else(|| aide_core::sync::lock(&PROCESS).clone())
+}
+
+/// Puts the context of `execution_id` in `command`'s environment.
+pub(crate) fn apply(command: &mut std::process::Command, execution_id: Option<&str>) {
+    if let Some((parent, state)) = of_run(execution_id) {
+        command.env("TRACEPARENT", parent);
+        match state {
+            Some(state) => command.env("TRACESTATE", state),
+            None => command.env_remove("TRACESTATE"),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_s_context_is_its_own_and_goes_when_the_run_ends() {
+        set_for_run("run-a", ("00-aa-bb-01".into(), None));
+        assert_eq!(of_run(Some("run-a")).map(|h| h.0), Some("00-aa-bb-01".to_string()));
+        clear_run("run-a");
+        // No process context was set in this test binary.
+        assert_eq!(of_run(Some("run-a")).map(|h| h.0), aide_core::sync::lock(&PROCESS).clone().map(|h| h.0));
+    }
+}

@@ -1,0 +1,30 @@
+//! The OpenTelemetry forwarder: `aide __aide_otel_forward HOME`, started
+//! detached by the first run that spools a span under `HOME` while none
+//! runs (see `aide_telemetry::forwarder`). It sends the spooled spans in
+//! batches through `opentelemetry-otlp` (http/protobuf or grpc, as
+//! `OTEL_EXPORTER_OTLP_PROTOCOL` says), records each run in the per-tool
+//! metrics and flushes them through the same endpoint, counts what it could
+//! not send in its state file (`aide doctor` reads it), and leaves when the
+//! spool has been empty for a while. The exporter's crates are this
+//! module's alone: no tool's run loads them.
+
+mod exporter;
+mod forward;
+mod http;
+mod metrics;
+mod spans;
+
+/// Runs the forwarder's hidden commands; None for any other command line.
+pub(crate) fn run_internal_command() -> Option<i32> {
+    aide_keeper::detach::run(aide_telemetry::forwarder::WORDS, |home| forward::serve(std::path::Path::new(home)))
+}
+
+/// The trace a `tools/call` continues: its `_meta` W3C trace context (as
+/// harnesses pass it, SEP-414), with the MCP tool's name for the span.
+pub(crate) fn call_trace(name: &str, meta: &rmcp::model::RequestMetaObject) -> aide_harness::CallTrace {
+    aide_harness::CallTrace {
+        tool_name: name.to_string(),
+        traceparent: meta.get_traceparent().map(str::to_string),
+        tracestate: meta.get_tracestate().map(str::to_string),
+    }
+}
