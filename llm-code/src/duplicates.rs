@@ -13,7 +13,7 @@
 //! a block repeated four times is one clone of four places, not the pairs
 //! and overlapping windows between them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
@@ -133,12 +133,13 @@ struct Group {
 pub(crate) fn duplicates(files: &[FileTokens], min_tokens: usize, min_lines: usize) -> Vec<Duplicate> {
     let (classes, class_of) = window_classes(files, min_tokens);
     let mut groups: Vec<Group> = Vec::new();
+    let mut seen: HashSet<(Vec<At>, usize)> = HashSet::new();
     for (i, places) in classes.iter().enumerate() {
         if continues(places, i, &classes, &class_of) {
             continue;
         }
         let group = grown(files, Group { starts: places.clone(), length: min_tokens });
-        if !groups.contains(&group) {
+        if seen.insert((group.starts.clone(), group.length)) {
             groups.push(group);
         }
     }
@@ -259,9 +260,18 @@ fn without_covered(mut found: Vec<(Group, Vec<Place>)>) -> Vec<(Group, Vec<Place
         )
     });
     let mut kept: Vec<(Group, Vec<Place>)> = Vec::new();
+    // The kept groups with a place in each file: only those can cover a
+    // group whose first place is there.
+    let mut in_file: HashMap<usize, Vec<usize>> = HashMap::new();
     for (group, places) in found {
-        let covered = kept.iter().any(|(by, _)| group.starts.iter().all(|&at| inside(at, group.length, by)));
+        let candidates = in_file.get(&group.starts[0].file).map(Vec::as_slice).unwrap_or_default();
+        let covered = candidates.iter().any(|&k| group.starts.iter().all(|&at| inside(at, group.length, &kept[k].0)));
         if !covered {
+            let mut files: Vec<usize> = group.starts.iter().map(|at| at.file).collect();
+            files.dedup();
+            for file in files {
+                in_file.entry(file).or_default().push(kept.len());
+            }
             kept.push((group, places));
         }
     }

@@ -97,16 +97,11 @@ fn export_statement<'t>(
                 }
             }
         }
-        // `export * from "m"`.
         // `export * as ns from "m"` offers `ns`; `export * from "m"` every name of m.
         None if reexport => {
             let mut c = statement.walk();
             let namespace = statement.children(&mut c).find(|k| k.kind() == "namespace_export");
-            let name = namespace.and_then(|n| {
-                let mut c = n.walk();
-                let found = n.named_children(&mut c).last();
-                found
-            });
+            let name = namespace.and_then(|n| n.named_child(0));
             emit(name.map_or_else(|| "*".to_string(), |n| text(n, source)), "Reexport", statement);
         }
         // TypeScript's `export = x`: the module's whole export, as `module.exports = x`.
