@@ -4,7 +4,8 @@
 //! of its own code action, applied here independently; the file
 //! llm-transform leaves must be byte for byte that, still compile, and come
 //! back whole on undo. clangd 14's refactors ("tweaks") are C++ only, so
-//! the file is C++.
+//! its file is C++; pyright organises imports, and typescript-language-server
+//! (on TypeScript 5) inlines.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -435,4 +436,68 @@ fn new_name_names_an_extract_exactly_in_one_commit() {
     let result = client.call("transform_refactor", named);
     assert_ne!(result["isError"], true, "{result}");
     assert_eq!(read(&t, "a.cpp"), expected.replace("placeholder", "doubled"), "over MCP the same: {result}");
+}
+
+/// The edits of `uri` in a `WorkspaceEdit`, whether the server sent them as
+/// `changes` or as `documentChanges` (typescript-language-server does).
+fn as_changes(edit: &Value, uri: &str) -> Value {
+    let Some(documents) = edit["documentChanges"].as_array() else { return edit.clone() };
+    let edits: Vec<Value> = documents
+        .iter()
+        .filter(|d| d["textDocument"]["uri"] == uri)
+        .flat_map(|d| d["edits"].as_array().cloned().unwrap_or_default())
+        .collect();
+    json!({ "changes": { uri: edits } })
+}
+
+/// Inline is offered by typescript-language-server (TypeScript 5's
+/// "Inline variable"; clangd 14 and pyright offer none): what llm-transform
+/// applies is the server's own edit, asked here directly, and undo takes it
+/// back.
+#[test]
+fn typescript_language_server_inlines_a_variable_as_its_own_action_does() {
+    if !aide_tests::oracle("typescript-language-server", "inlining through typescript-language-server") {
+        return;
+    }
+    let t = TestDir::new();
+    let source = "export function area(): number {\n  const width = 3 * 4;\n  return width + width;\n}\n";
+    t.write("tsconfig.json", "{ \"compilerOptions\": { \"strict\": true } }\n");
+    t.write("a.ts", source);
+    let at = ["--path", "a.ts", "--line", "2", "--column", "9"];
+    let v: Value = t.cmd("llm-transform").arg("refactor").args(at).json(0);
+    assert_eq!(v["server"], "typescript-language-server", "{v}");
+    assert!(v["actions"].as_array().unwrap().iter().any(|a| a["action"] == "inline_variable"), "{v}");
+    // The place the listing resolved (1-based, end exclusive), as the server is asked.
+    let range = [&v["line"], &v["column"], &v["end_line"], &v["end_column"]].map(|n| n.as_u64().unwrap() - 1);
+    let sum = v["checksum"].as_str().unwrap().to_string();
+
+    let expected = {
+        let mut server = Server::start(&["typescript-language-server", "--stdio"], t.root());
+        let uri = server.open(t.root(), "a.ts", "typescript");
+        let [line, character, end_line, end_character] = range;
+        let actions = server.request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": uri },
+                    "range": { "start": { "line": line, "character": character },
+                               "end": { "line": end_line, "character": end_character } },
+                    "context": { "diagnostics": [], "only": ["refactor.inline"] } }),
+        );
+        let action = actions
+            .as_array()
+            .and_then(|all| all.iter().find(|a| a["kind"] == "refactor.inline.variable"))
+            .unwrap_or_else(|| panic!("the server offers no inline there: {actions}"))
+            .clone();
+        let edit = match action.get("edit") {
+            Some(edit) => edit.clone(),
+            None => server.execute(&action["command"]),
+        };
+        applied(source, &as_changes(&edit, &uri), &uri)
+    };
+    assert_ne!(expected, source);
+    let v: Value =
+        t.cmd("llm-transform").arg("refactor").args(at).args(["--action", "inline_variable", "--checksum-before", &sum]).json(0);
+    assert_eq!(v["refactors"][0]["kind"], "refactor.inline.variable", "{v}");
+    assert_eq!(read(&t, "a.ts"), expected, "the server's own edit, byte for byte");
+    let _: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);
+    assert_eq!(read(&t, "a.ts"), source, "undone whole");
 }
