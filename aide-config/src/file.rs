@@ -23,6 +23,25 @@ pub struct ConfigFile {
     pub rate: Option<String>,
     pub call_timeout: Option<f64>,
     pub exec_timeout: Option<f64>,
+    /// OpenTelemetry export; read from the user's file only.
+    pub telemetry: Option<TelemetryTable>,
+}
+
+/// `[telemetry]`: what the standard OpenTelemetry variables say, for a user
+/// who would rather write it once (each variable, when set, wins).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetryTable {
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`: setting it turns export on.
+    pub endpoint: Option<String>,
+    /// `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf` or `grpc`.
+    pub protocol: Option<String>,
+    /// `OTEL_SERVICE_NAME`.
+    pub service_name: Option<String>,
+    /// `OTEL_RESOURCE_ATTRIBUTES` (`key=value,key=value`).
+    pub resource_attributes: Option<String>,
+    /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`.
+    pub capture_content: Option<bool>,
 }
 
 pub(crate) fn read(path: &Path) -> Result<ConfigFile, AideError> {
@@ -54,6 +73,14 @@ pub(crate) fn read(path: &Path) -> Result<ConfigFile, AideError> {
     }
     if let Some(v) = file.rate.as_deref().filter(|v| rate_per_second(v).is_none()) {
         return Err(bad("rate", v, "N/s or N/m, N above 0"));
+    }
+    if let Some(t) = &file.telemetry {
+        if let Some(v) = t.protocol.as_deref().filter(|v| !matches!(*v, "http/protobuf" | "grpc")) {
+            return Err(bad("protocol", v, "http/protobuf or grpc"));
+        }
+        if let Some(v) = t.endpoint.as_deref().filter(|v| !v.starts_with("http://") && !v.starts_with("https://")) {
+            return Err(bad("endpoint", v, "an http:// or https:// URL"));
+        }
     }
     // Past MAX_SECONDS a Duration overflows.
     let seconds = |s: f64| s > 0.0 && s <= aide_core::request::MAX_SECONDS;

@@ -21,7 +21,17 @@
 //! rate = "10/s"                 # aide mcp: calls a second (N/s) or minute (N/m)
 //! call_timeout = 600            # aide mcp: seconds one call may run
 //! exec_timeout = 120            # llm-shell exec: seconds a command may run
+//!
+//! [telemetry]                   # OpenTelemetry export (the user's file only;
+//! endpoint = "http://collector:4318"  # each OTEL_ variable, when set, wins)
+//! protocol = "http/protobuf"    # or grpc
+//! service_name = "agents"
+//! resource_attributes = "team=infra"
+//! capture_content = false       # the redacted request and result on spans
 //! ```
+//!
+//! `[telemetry]` is read from the user's file only: a repository's file
+//! cannot send a user's runs anywhere.
 //!
 //! A file that does not parse, or names a key aide does not know, is an
 //! `invalid_request` error naming the file and line: never half-read.
@@ -32,4 +42,14 @@ mod file;
 
 pub use aide_core::home::settings::{FILE, root_file, user_file};
 pub use config::{Config, DEFAULT_EXEC_TIMEOUT, Setting, Source, load};
-pub use file::{ConfigFile, rate_per_second};
+pub use file::{ConfigFile, TelemetryTable, rate_per_second};
+
+/// The user's `[telemetry]` table: None when the user's file is absent,
+/// has none, or does not read (every tool reports a bad file itself).
+pub fn user_telemetry() -> Option<TelemetryTable> {
+    let path = user_file()?;
+    if !path.is_file() {
+        return None;
+    }
+    file::read(&path).ok()?.telemetry
+}

@@ -1,5 +1,5 @@
 //! A run's OpenTelemetry span, when the environment asks for one
-//! (`aide_telemetry::settings::enabled`): its ids taken when the run starts
+//! (`aide_telemetry::settings::resolve`): its ids taken when the run starts
 //! (so what it starts is given `TRACEPARENT` naming it, through the gate),
 //! and its record spooled for the forwarder when it ends. Nothing here
 //! touches the network or fails a run.
@@ -34,6 +34,7 @@ pub(crate) struct RunSpan {
     sandbox: Option<SandboxUsed>,
     /// Registered under the run's id (a host of many runs), to forget at its end.
     per_run: Option<String>,
+    settings: aide_telemetry::settings::Settings,
 }
 
 /// What a finished run tells its span.
@@ -58,10 +59,8 @@ impl RunSpan {
     /// The span of a command-line run, the one run of its process: it
     /// continues `TRACEPARENT`, and every process started is given its own.
     pub(crate) fn for_command_line(tool: &str, operations: &[Operation], argv: &[String]) -> Option<RunSpan> {
-        if !aide_telemetry::settings::enabled() {
-            return None;
-        }
-        let span = RunSpan::start(tool_name(tool, operations, argv), None);
+        let settings = aide_telemetry::settings::resolve()?;
+        let span = RunSpan::start(tool_name(tool, operations, argv), None, settings);
         aide_gate::trace::set_for_process((span.context.traceparent(), span.tracestate.clone()));
         Some(span)
     }
@@ -69,27 +68,29 @@ impl RunSpan {
     /// The span of an in-process run: it continues the trace its caller
     /// names (an MCP request's `_meta`), else the process's `TRACEPARENT`.
     pub(crate) fn for_call(tool: &str, trace: Option<&CallTrace>, execution_id: &str) -> Option<RunSpan> {
-        if !aide_telemetry::settings::enabled() {
-            return None;
-        }
+        let settings = aide_telemetry::settings::resolve()?;
         let name = trace.map(|t| t.tool_name.clone()).filter(|n| !n.is_empty()).unwrap_or_else(|| tool.to_string());
         let given = trace.and_then(|t| {
             let parent = SpanContext::parse(t.traceparent.as_deref()?)?;
             Some((parent, t.tracestate.as_deref().and_then(aide_telemetry::context::clean_tracestate)))
         });
-        let mut span = RunSpan::start(name, given);
+        let mut span = RunSpan::start(name, given, settings);
         aide_gate::trace::set_for_run(execution_id, (span.context.traceparent(), span.tracestate.clone()));
         span.per_run = Some(execution_id.to_string());
         Some(span)
     }
 
-    fn start(tool_name: String, given: Option<(SpanContext, Option<String>)>) -> RunSpan {
+    fn start(
+        tool_name: String,
+        given: Option<(SpanContext, Option<String>)>,
+        settings: aide_telemetry::settings::Settings,
+    ) -> RunSpan {
         let (parent, tracestate) = match given.or_else(aide_telemetry::settings::parent_from_env) {
             Some((parent, state)) => (Some(parent), state),
             None => (None, None),
         };
         let context = SpanContext::child_of(parent.as_ref());
-        RunSpan { context, parent, tracestate, tool_name, max_risk: None, sandbox: None, per_run: None }
+        RunSpan { context, parent, tracestate, tool_name, max_risk: None, sandbox: None, per_run: None, settings }
     }
 
     /// What the request asks of its commands: the risk cap and the sandbox
@@ -107,11 +108,11 @@ impl RunSpan {
         if let Some(id) = &self.per_run {
             aide_gate::trace::clear_run(id);
         }
-        let capture = aide_telemetry::settings::capture_content();
-        let record = self.record(&run, capture);
+        let settings = self.settings.clone();
+        let record = self.record(&run, settings.capture_content);
         let home = aide_core::home::aide_home();
         if aide_telemetry::record::spool(&home, &record).is_ok() {
-            let _ = aide_telemetry::forwarder::wake(&home);
+            let _ = aide_telemetry::forwarder::wake(&home, &settings);
         }
     }
 

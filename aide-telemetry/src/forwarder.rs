@@ -35,7 +35,7 @@ const STARTING: std::time::Duration = std::time::Duration::from_secs(5);
 /// again after letting go of its lock, so a record spooled while it left
 /// is not stranded. Errors are the caller's to ignore, never to fail a run
 /// with: the record stays spooled for the next forwarder.
-pub fn wake(home: &Path) -> std::io::Result<()> {
+pub fn wake(home: &Path, settings: &crate::settings::Settings) -> std::io::Result<()> {
     if running(home) {
         return Ok(());
     }
@@ -48,7 +48,7 @@ pub fn wake(home: &Path) -> std::io::Result<()> {
     std::fs::write(&stamp, b"")?;
     let executable = aide_gate::program::find_executable(FORWARDER)
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "the aide executable is not found"))?;
-    let child = start(&executable, home)?;
+    let child = start(&executable, home, &settings.from_file)?;
     std::thread::spawn(move || {
         let mut child = child;
         let _ = child.wait();
@@ -59,12 +59,15 @@ pub fn wake(home: &Path) -> std::io::Result<()> {
 /// Starts the forwarder for `home`, in `/`, its streams closed, in a
 /// process group of its own (a Ctrl-C at the run's terminal is not its).
 #[allow(clippy::disallowed_methods)] // aide's own executable, unsandboxed: it only reads the spool and sends
-fn start(executable: &Path, home: &Path) -> std::io::Result<std::process::Child> {
+/// `from_file`: what the user's aide.toml sets and the environment does
+/// not, for the exporter, which reads the variables.
+fn start(executable: &Path, home: &Path, from_file: &[(&str, String)]) -> std::io::Result<std::process::Child> {
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
     std::process::Command::new(executable)
         .arg(WORDS.keep)
         .arg(home)
+        .envs(from_file.iter().map(|(k, v)| (k, v)))
         .current_dir("/")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -1,7 +1,8 @@
 //! # aide-telemetry: every run as an OpenTelemetry span, off the run's path
 //!
 //! Export is off unless the standard OpenTelemetry environment asks for it
-//! ([`settings::enabled`]: `OTEL_EXPORTER_OTLP_ENDPOINT`). Then a run:
+//! ([`settings::resolve`]: `OTEL_EXPORTER_OTLP_ENDPOINT`, or the `[telemetry]`
+//! table of the user's aide.toml). Then a run:
 //!
 //! 1. takes its span's ids when it starts ([`SpanContext::child_of`] the
 //!    caller's `TRACEPARENT`, or an MCP request's `_meta.traceparent`), so

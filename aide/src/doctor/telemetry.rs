@@ -33,14 +33,13 @@ pub(super) fn check_telemetry(home: &Path) -> Check {
         },
     );
     let forwarder = format!("{waiting} waiting, forwarder {}", if running { "running" } else { "not running" });
-    if !aide_telemetry::settings::enabled() {
-        let detail = format!("off: OTEL_EXPORTER_OTLP_ENDPOINT is not set ({counts}; {forwarder})");
+    let Some(settings) = aide_telemetry::settings::resolve() else {
+        let detail = format!(
+            "off: neither OTEL_EXPORTER_OTLP_ENDPOINT nor the user's aide.toml [telemetry] names an endpoint ({counts}; {forwarder})"
+        );
         return Check::new("telemetry", NEEDED_BY, CheckStatus::Ok, detail);
-    }
-    let endpoint = aide_telemetry::settings::ENDPOINT_VARS
-        .iter()
-        .find_map(|v| std::env::var(v).ok().filter(|s| !s.trim().is_empty()))
-        .unwrap_or_default();
+    };
+    let endpoint = settings.endpoint;
     let reach = reachable(&endpoint);
     let dropped = state.as_ref().is_some_and(|s| s.dropped_spans > 0);
     let last_failed = state.as_ref().and_then(|s| s.last_export.as_ref()).is_some_and(|l| !l.ok);

@@ -286,6 +286,9 @@ fn every_tool_is_called_in(mode: &str) {
     if mode == "full" {
         assert_eq!(shown["execution_id"], newest);
     }
+    let stats = call(&mut client, "log_stats", json!({}));
+    let read = records(&stats, "per_tool").into_iter().find(|s| s["tool"] == "read");
+    assert!(read.is_some_and(|r| r["runs"].as_u64() >= Some(1)), "the read calls above, counted: {stats}");
     call(&mut client, "log_prune", json!({ "keep": 1000 }));
 
     // Called above, its refusal at least (the listing needs clangd).

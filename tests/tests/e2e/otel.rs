@@ -153,6 +153,20 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     assert!(span["parent_id"].is_null(), "{span}");
     assert_ne!(span["context"]["trace_id"], TRACE_ID, "{span}");
 
+    // The user's aide.toml alone turns export on, in the variables' words.
+    let u = TestDir::new();
+    u.write("notes.txt", "delta\n");
+    let config = u.home().join("config/aide");
+    std::fs::create_dir_all(&config).unwrap();
+    let table = format!(
+        "[telemetry]\nendpoint = \"http://127.0.0.1:{}\"\nprotocol = \"http/protobuf\"\nresource_attributes = \"openinference.project.name={PROJECT}\"\n",
+        phoenix.http
+    );
+    std::fs::write(config.join("aide.toml"), table).unwrap();
+    let read = run_json(&u, &[], "llm-read", &["notes.txt"]);
+    let span = phoenix.span_where("gen_ai.tool.call.id", read["execution_id"].as_str().unwrap());
+    assert_eq!(attribute(&span, "gen_ai.tool.name"), "llm-read", "{span}");
+
     // `aide doctor` sees the endpoint answer and the spans sent.
     let doctor =
         run_json(&t, &otel_env(&format!("http://127.0.0.1:{}", phoenix.http), "http/protobuf"), "aide", &["doctor"]);
