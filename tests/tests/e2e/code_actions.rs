@@ -494,8 +494,12 @@ fn typescript_language_server_inlines_a_variable_as_its_own_action_does() {
         applied(source, &as_changes(&edit, &uri), &uri)
     };
     assert_ne!(expected, source);
-    let v: Value =
-        t.cmd("llm-transform").arg("refactor").args(at).args(["--action", "inline_variable", "--checksum-before", &sum]).json(0);
+    let v: Value = t
+        .cmd("llm-transform")
+        .arg("refactor")
+        .args(at)
+        .args(["--action", "inline_variable", "--checksum-before", &sum])
+        .json(0);
     assert_eq!(v["refactors"][0]["kind"], "refactor.inline.variable", "{v}");
     assert_eq!(read(&t, "a.ts"), expected, "the server's own edit, byte for byte");
     let _: Value = t.cmd("llm-transform").args(["undo", "--last", "1"]).json(0);

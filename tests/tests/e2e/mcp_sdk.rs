@@ -176,8 +176,10 @@ fn what_a_model_loads_names_no_flag_and_no_program() {
     let report = report(&t, &[], json!([]));
     let mut said = vec![("instructions".to_string(), report["instructions"].as_str().unwrap().to_string())];
     for tool in report["tools"].as_array().unwrap() {
-        // The log names runs by their programs: log_list's filter takes those names too.
-        let schema = if tool["name"] == "log_list" { Value::Null } else { tool["inputSchema"].clone() };
+        // The log names runs by their programs: log_list's and log_stats'
+        // filters take those names too.
+        let by_program = tool["name"] == "log_list" || tool["name"] == "log_stats";
+        let schema = if by_program { Value::Null } else { tool["inputSchema"].clone() };
         said.push((tool["name"].as_str().unwrap().to_string(), format!("{} {schema}", tool["description"])));
     }
     for (whose, text) in said {
