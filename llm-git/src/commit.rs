@@ -37,7 +37,8 @@ pub(crate) fn commit(repo: &Repo, message: &str, ctx: &Context) -> Result<(Commi
         with_hooks(repo, &hooks, message, &mut diagnostics)?;
     }
     let committed = one_commit(repo, "HEAD")?;
-    let numstat = repo.run(&["diff-tree", "--numstat", "-r", "--root", "--no-commit-id", "HEAD"])?;
+    let numstat =
+        repo.run(&["diff-tree", "--numstat", "-r", "--root", "--no-commit-id", crate::diff::FIRST_PARENT, "HEAD"])?;
     let (mut files, mut insertions, mut deletions) = (0, 0, 0);
     for line in String::from_utf8_lossy(&numstat).lines() {
         let mut f = line.split('\t');

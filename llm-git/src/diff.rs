@@ -55,6 +55,10 @@ pub(crate) fn diff(
     Ok(totals(old, new_name, files))
 }
 
+/// How a merge commit's changes are read: against its first parent, what
+/// the merge brought into its branch (`git show --diff-merges=first-parent`).
+pub(crate) const FIRST_PARENT: &str = "--diff-merges=first-parent";
+
 /// The output with its totals.
 pub(crate) fn totals(old: String, new: String, files: Vec<DiffFile>) -> DiffOutput {
     let insertions = files.iter().map(|f| f.insertions).sum();
@@ -62,10 +66,11 @@ pub(crate) fn totals(old: String, new: String, files: Vec<DiffFile>) -> DiffOutp
     DiffOutput { old, new, files, insertions, deletions }
 }
 
-/// The changes a commit made (against its first parent; a root commit's
+/// The changes a commit made (against its first parent, a merge's too:
+/// diff-tree alone shows a merge as changing nothing; a root commit's
 /// against nothing).
 pub(crate) fn commit_changes(repo: &Repo, commit: &str) -> Result<Vec<DiffFile>, GitError> {
-    let mut args: Vec<&str> = vec!["diff-tree", "-p", "-r", "--root", "--no-commit-id"];
+    let mut args: Vec<&str> = vec!["diff-tree", "-p", "-r", "--root", "--no-commit-id", FIRST_PARENT];
     args.extend(FORMAT);
     args.extend(["--end-of-options", commit, "--"]);
     let text = repo.run(&args)?;

@@ -215,6 +215,8 @@ pub struct ShowOutput {
     pub shown: Shown,
     pub rev: String,
     pub commit: Option<Commit>,
+    /// The commit's changes against its first parent, a merge's too (as
+    /// `git show --diff-merges=first-parent`); a root commit's are added.
     pub files: Option<Vec<DiffFile>>,
     pub path: Option<String>,
     /// A file's text (null if binary).

@@ -10,7 +10,7 @@ use aide_tests::TestDir;
 use serde_json::{Value, json};
 
 /// git's answer in the root, as text.
-fn git_out(t: &TestDir, args: &[&str]) -> String {
+pub(crate) fn git_out(t: &TestDir, args: &[&str]) -> String {
     let out = Command::new("git").args(args).current_dir(t.root()).output().unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
@@ -20,7 +20,7 @@ fn git_bytes(t: &TestDir, args: &[&str]) -> Vec<u8> {
     Command::new("git").args(args).current_dir(t.root()).output().unwrap().stdout
 }
 
-fn llm_git(t: &TestDir, args: &[&str], code: i32) -> Value {
+pub(crate) fn llm_git(t: &TestDir, args: &[&str], code: i32) -> Value {
     identity(t.cmd("llm-git")).args(args).json(code)
 }
 
@@ -433,7 +433,7 @@ fn on_this_repository_log_blame_show_and_diff_agree_with_git() {
     let mut ours: Vec<String> =
         v["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_string()).collect();
     ours.sort();
-    let theirs = in_repo(&["show", "--name-only", "--format=", "-M", "HEAD~1"]).1;
+    let theirs = in_repo(&["show", "--name-only", "--format=", "-M", "--diff-merges=first-parent", "HEAD~1"]).1;
     let mut theirs: Vec<String> = theirs.lines().filter(|l| !l.is_empty()).map(str::to_string).collect();
     theirs.sort();
     assert_eq!(ours, theirs);

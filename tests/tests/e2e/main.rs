@@ -23,6 +23,7 @@ mod gate;
 mod git;
 mod git_branch_delete;
 mod git_gate;
+mod git_merge;
 mod house;
 mod index;
 mod jobs;
