@@ -51,6 +51,13 @@ impl Def<'_> {
     };
 }
 
+impl<'t> Def<'t> {
+    /// A plain definition of `kind` named by the text of `name`.
+    fn named(kind: SymbolKind, name: Node<'t>, source: &[u8]) -> Def<'t> {
+        Def { kind, name: text(name, source).into_owned(), name_node: Some(name), ..Def::PLAIN }
+    }
+}
+
 /// Per language, indexed by node kind id: may a node of this kind define a
 /// symbol, and is its subtree worth entering?
 #[derive(Debug)]

@@ -130,13 +130,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
             if name.kind() == "template_type" {
                 name = named(name, "name")?;
             }
-            return Some(Def {
-                kind,
-                name: text(name, source).into_owned(),
-                name_node: Some(name),
-                qualifier: vec![],
-                ..Def::PLAIN
-            });
+            return Some(Def::named(kind, name, source));
         }
         "namespace_definition" => K::Namespace,
         "enumerator" => K::Variant,
@@ -146,13 +140,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
         "type_definition" => {
             let (name, _) = c_declarator_name(named(node, "declarator")?);
             let name = name?;
-            return Some(Def {
-                kind: K::TypeAlias,
-                name: text(name, source).into_owned(),
-                name_node: Some(name),
-                qualifier: vec![],
-                ..Def::PLAIN
-            });
+            return Some(Def::named(K::TypeAlias, name, source));
         }
         _ => return None,
     };

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::Family;
-use crate::symbols::{Def, SymbolKind, by_name, function_or_method, named, text};
+use crate::symbols::{Def, SymbolKind, by_name, function_or_method, named};
 
 /// The family's rules.
 pub(super) const FAMILY: Family = Family { definition_kinds: DEFINITION_KINDS, opaque_kinds: OPAQUE_KINDS, definition };
@@ -52,13 +52,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
             let declarator = named(node, "declarator")?;
             let name = named(declarator, "name")?;
             let kind = if node.kind() == "constant_declaration" { K::Constant } else { K::Field };
-            return Some(Def {
-                kind,
-                name: text(name, source).into_owned(),
-                name_node: Some(name),
-                qualifier: vec![],
-                ..Def::PLAIN
-            });
+            return Some(Def::named(kind, name, source));
         }
         _ => return None,
     };

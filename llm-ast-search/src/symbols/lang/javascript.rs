@@ -87,13 +87,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
         "public_field_definition" | "field_definition" => {
             let name = named(node, "name").or_else(|| named(node, "property"))?;
             let kind = if is_function_value(named(node, "value")) { K::Method } else { K::Field };
-            return Some(Def {
-                kind,
-                name: text(name, source).into_owned(),
-                name_node: Some(name),
-                qualifier: vec![],
-                ..Def::PLAIN
-            });
+            return Some(Def::named(kind, name, source));
         }
         // `{ key: function () {…} }`: a method of an object literal.
         "pair" if is_function_value(named(node, "value")) => {
@@ -141,13 +135,7 @@ fn definition<'t>(node: Node<'t>, source: &[u8], parent: Option<SymbolKind>) -> 
                 }
                 K::Constant
             };
-            return Some(Def {
-                kind,
-                name: text(name, source).into_owned(),
-                name_node: Some(name),
-                qualifier: vec![],
-                ..Def::PLAIN
-            });
+            return Some(Def::named(kind, name, source));
         }
         _ => return None,
     };
