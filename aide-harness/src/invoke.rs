@@ -236,6 +236,11 @@ impl RunLog {
         }
     }
 
+    /// Whether the run's end is recorded: in the log, or as its span.
+    pub(crate) fn records(&self) -> bool {
+        self.enabled || self.span.is_some()
+    }
+
     /// The bookkeeping of an in-process run of `T`: logged when the caller
     /// and the tool want it and the environment does not switch it off.
     fn for_call<T: Tool>(argv: Vec<String>, log: bool, origin: Option<String>) -> RunLog {

@@ -29,7 +29,7 @@ pub(super) fn emit<O: Serialize + Render>(
         return print_raw(out, format, raw);
     }
     let overflow = output.log_overflow();
-    let need_compact = (run.enabled && overflow.is_none()) || matches!(format, Format::Json { pretty: false });
+    let need_compact = (run.records() && overflow.is_none()) || matches!(format, Format::Json { pretty: false });
     let mut compact = if need_compact { Some(to_json_string(&env, false)?) } else { None };
     // What is printed from the envelope is made first: the run is logged next.
     let pretty_text = match (format, &compact) {
@@ -72,7 +72,8 @@ fn print_raw(out: &mut Stdout, format: Format, raw: &str) -> Result<(), AideErro
 
 /// Records the run's document in the log: whole, by its size alone when it
 /// is over what the log keeps, or (a plain `--json` run) a copy of the
-/// compact document, which is then the log's alone in any other format.
+/// compact document, which is then the log's alone in any other format. A
+/// run not logged but exported is recorded too: that ends its span.
 fn log_document<O: Render>(
     run: &mut RunLog,
     output: &O,
@@ -82,7 +83,7 @@ fn log_document<O: Render>(
     compact: &mut Option<String>,
 ) -> Result<(), AideError> {
     let logged = match (overflow, &spliced(output, compact)?) {
-        _ if !run.enabled => Ok(None),
+        _ if !run.records() => Ok(None),
         (Some(bytes), _) => Err(bytes),
         // Over what the log keeps: logged by its size, never assembled.
         (None, Some(spliced)) if spliced.len() > aide_log::max_result_bytes() => Err(spliced.len() as u64),
@@ -97,7 +98,7 @@ fn log_document<O: Render>(
     match logged {
         Err(bytes) => run.record_sized(status, true, None, String::new(), Some(bytes)),
         Ok(Some(document)) => run.record(status, true, None, document),
-        Ok(None) if run.enabled => {
+        Ok(None) if run.records() => {
             // A plain `--json` document is printed too: the log gets a copy;
             // in any other format the compact document is the log's alone.
             let document = if format == (Format::Json { pretty: false }) { compact.clone() } else { compact.take() };

@@ -314,6 +314,31 @@ fn an_unreachable_endpoint_changes_no_result_and_its_dropped_spans_are_counted()
     assert_eq!(spooled_and_sent(t.home()), before);
 }
 
+/// Logging off is no export off: a run with `--no-log` (or `AIDE_LOG=off`)
+/// exports its span too, a successful one as well as a failed one (only the
+/// failures did, so error rates read 100%).
+#[test]
+fn a_run_not_logged_still_exports_its_span() {
+    let t = TestDir::new();
+    t.write("a.txt", "needle\n");
+    let endpoint = format!("http://127.0.0.1:{}", free_port());
+    let env = otel_env(&endpoint, "http/protobuf");
+    let before = spooled_and_sent(t.home());
+    let runs: [(&[&str], Option<&str>); 3] =
+        [(&["a.txt", "--no-log", "--json"], None), (&["a.txt", "--no-log"], None), (&["a.txt", "--json"], Some("off"))];
+    for (args, log) in runs {
+        let mut cmd = t.cmd("llm-read").args(args);
+        for (k, v) in &env {
+            cmd = cmd.env(k, v);
+        }
+        if let Some(log) = log {
+            cmd = cmd.env("AIDE_LOG", log);
+        }
+        cmd.expect_exit(0);
+    }
+    eventually("three spans spooled or dealt with", ARRIVAL, || spooled_and_sent(t.home()) == before + 3);
+}
+
 /// A document without what differs from run to run (its id and timings).
 fn without_run_ids(mut doc: Value) -> Value {
     if let Some(map) = doc.as_object_mut() {
