@@ -386,7 +386,8 @@ impl RunLog {
         if !self.enabled {
             return;
         }
-        self.spool(status.code(), ok, error_code, result_json, oversized, processes);
+        let record = self.record_of(status.code(), ok, error_code, result_json, oversized, processes);
+        self.spool(record);
         // The output is out already: a spool nobody reads stays small.
         if aide_log::ingests_after(&self.execution_id) {
             let _ = ExecutionLog::open_in(&aide_core::home::aide_home());
@@ -395,16 +396,7 @@ impl RunLog {
 
     /// Writes the run's record to the spool, replacing the provisional one
     /// (waited for first, so the final record is the one that stays).
-    fn spool(
-        &mut self,
-        exit_code: i32,
-        ok: bool,
-        error_code: Option<&str>,
-        result_json: String,
-        oversized: Option<u64>,
-        processes: Vec<aide_gate::ProcessRecord>,
-    ) {
-        let record = self.record_of(exit_code, ok, error_code, result_json, oversized, processes);
+    fn spool(&mut self, record: RunRecord) {
         if let Some(provisional) = self.provisional.take() {
             let _ = provisional.join();
         }

@@ -111,6 +111,23 @@ impl Server {
         uri
     }
 
+    /// The code actions offered at the 0-based (line, character, end line,
+    /// end character) `range` of `uri`; only those of kind `only`, if given.
+    fn code_actions(&mut self, uri: &str, range: [u64; 4], only: Option<&str>) -> Value {
+        let [line, character, end_line, end_character] = range;
+        let mut context = json!({ "diagnostics": [] });
+        if let Some(kind) = only {
+            context["only"] = json!([kind]);
+        }
+        self.request(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": uri },
+                    "range": { "start": { "line": line, "character": character },
+                               "end": { "line": end_line, "character": end_character } },
+                    "context": context }),
+        )
+    }
+
     /// Executes `command`; the edit it made (sent as applyEdit, or answered).
     fn execute(&mut self, command: &Value) -> Value {
         self.sent.clear();
@@ -155,13 +172,7 @@ fn applied(text: &str, edit: &Value, uri: &str) -> String {
 fn clangds_own(t: &TestDir, rel: &str, range: [u64; 4], tweak: &str) -> String {
     let mut clangd = Server::start(&["clangd"], t.root());
     let uri = clangd.open(t.root(), rel, "cpp");
-    let [line, character, end_line, end_character] = range;
-    let actions = clangd.request(
-        "textDocument/codeAction",
-        json!({ "textDocument": { "uri": uri },
-                "range": { "start": { "line": line, "character": character }, "end": { "line": end_line, "character": end_character } },
-                "context": { "diagnostics": [] } }),
-    );
+    let actions = clangd.code_actions(&uri, range, None);
     let action = actions
         .as_array()
         .unwrap()
@@ -474,14 +485,7 @@ fn typescript_language_server_inlines_a_variable_as_its_own_action_does() {
     let expected = {
         let mut server = Server::start(&["typescript-language-server", "--stdio"], t.root());
         let uri = server.open(t.root(), "a.ts", "typescript");
-        let [line, character, end_line, end_character] = range;
-        let actions = server.request(
-            "textDocument/codeAction",
-            json!({ "textDocument": { "uri": uri },
-                    "range": { "start": { "line": line, "character": character },
-                               "end": { "line": end_line, "character": end_character } },
-                    "context": { "diagnostics": [], "only": ["refactor.inline"] } }),
-        );
+        let actions = server.code_actions(&uri, range, Some("refactor.inline"));
         let action = actions
             .as_array()
             .and_then(|all| all.iter().find(|a| a["kind"] == "refactor.inline.variable"))
