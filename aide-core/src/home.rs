@@ -26,6 +26,12 @@ pub fn aide_home() -> PathBuf {
     home
 }
 
+/// The folder of OpenTelemetry export's spool, locks and counts under
+/// aide's state folder: hidden from every sandboxed command (a lock there
+/// that a confined command could hold would stop every unconfined run's
+/// export).
+pub const TELEMETRY_DIR: &str = "otel";
+
 /// Creates `home` with mode 0700, or narrows an existing one to it.
 fn make_private(home: &Path) {
     use std::os::unix::fs::PermissionsExt;

@@ -47,6 +47,7 @@
 //! The wire format is documented in `docs/CONTRACT.md`.
 
 pub mod checksum;
+pub mod child;
 pub mod color;
 pub mod command;
 pub mod diagnostic;

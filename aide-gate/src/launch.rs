@@ -221,7 +221,7 @@ impl Launch {
         let sandbox = crate::sandbox::Sandbox::of(used, &self.dir, &self.writable);
         let mut command = sandbox.command(&self.program).map_err(StartError::Sandbox)?;
         command.args(&self.args).current_dir(&self.dir).process_group(0);
-        inherit_only_stdio(&mut command);
+        aide_core::child::inherit_only_stdio(&mut command);
         if self.clear_env {
             command.env_clear();
         }
@@ -362,22 +362,6 @@ impl Ran {
 
     pub fn stderr_text(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
-    }
-}
-
-/// Marks every descriptor above stderr close-on-exec in the child: a
-/// program started through the gate inherits nothing of its caller's but
-/// its three streams (not the MCP server's protocol, a log database, or a
-/// pipe someone waits on for its end). Best effort before Linux 5.11.
-#[allow(unsafe_code)]
-fn inherit_only_stdio(command: &mut std::process::Command) {
-    // SAFETY: close_range is one async-signal-safe system call made in the
-    // forked child before exec; nothing is allocated.
-    unsafe {
-        command.pre_exec(|| {
-            libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, libc::CLOSE_RANGE_CLOEXEC);
-            Ok(())
-        });
     }
 }
 

@@ -110,6 +110,12 @@ pub struct Sandbox {
     /// state, the user's aide configuration).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub protected: Vec<PathBuf>,
+    /// Folders the command cannot see at all: an empty read-only file
+    /// system is mounted over each (aide's telemetry folder, whose lock a
+    /// confined command could otherwise hold). Where no mount can be made
+    /// they stay readable.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden: Vec<PathBuf>,
     /// Where the command's private temporary directory is mounted (its `TMPDIR`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temp: Option<PathBuf>,
@@ -179,7 +185,9 @@ impl Sandbox {
             sandbox.writable.push(resolved(work_dir));
         }
         sandbox.writable.extend(extra.iter().map(|p| resolved(p)));
-        sandbox.protected.push(resolved(&aide_core::home::aide_home()));
+        let home = aide_core::home::aide_home();
+        sandbox.hidden.push(resolved(&home.join(aide_core::home::TELEMETRY_DIR)));
+        sandbox.protected.push(resolved(&home));
         if let Some(config) = aide_core::home::settings::user_file().as_deref().and_then(Path::parent) {
             sandbox.protected.push(resolved(config));
         }
@@ -247,8 +255,8 @@ impl Sandbox {
     }
 
     /// A read-only sandbox that makes every kind of mount a real one does:
-    /// aide's state read-only, a folder of it writable again, the private
-    /// temporary directory.
+    /// aide's state read-only, a folder of it writable again, one hidden,
+    /// the private temporary directory.
     fn file_probe() -> Sandbox {
         let probe = Sandbox::new(SandboxMode::ReadOnly, Network::On, Path::new("/"), &[]);
         let own = probe.temp.as_deref().and_then(Path::parent).map(Path::to_path_buf);
@@ -296,8 +304,10 @@ impl Sandbox {
     #[allow(clippy::disallowed_methods)] // this executable, as the sandbox helper
     fn command_with(&self, separator: &OsStr) -> Result<Command, AideError> {
         let exe = std::env::current_exe().map_err(|e| unavailable(&format!("this executable is not found: {e}")))?;
-        // The folder the private temporary directory is mounted over, and the tool's own: there before the helper looks.
-        for dir in self.temp.iter().chain(&self.own) {
+        // The folders mounted over (the private temporary directory, the
+        // hidden ones) and the tool's own: there before the helper looks,
+        // so none appears later where the command could open it.
+        for dir in self.temp.iter().chain(&self.hidden).chain(&self.own) {
             aide_core::fsutil::private_dir(dir).map_err(|e| unavailable(&format!("{}: {e}", dir.display())))?;
         }
         let spec = serde_json::to_string(self).map_err(|e| AideError::internal(e.to_string()))?;

@@ -45,6 +45,17 @@ pub fn of_run(execution_id: Option<&str>) -> Option<Headers> {
     run.or_else(|| aide_core::sync::lock(&PROCESS).clone())
 }
 
+/// The context a child of `execution_id` sees when it is not started
+/// with this process's environment (a kept session's command, a
+/// terminal): the run's span, else the caller's own `TRACEPARENT` (and
+/// `TRACESTATE`), as a child started directly inherits it.
+pub fn for_child(execution_id: &str) -> Option<Headers> {
+    of_run(Some(execution_id)).or_else(|| {
+        let parent = std::env::var("TRACEPARENT").ok().filter(|p| !p.is_empty())?;
+        Some((parent, std::env::var("TRACESTATE").ok().filter(|s| !s.is_empty())))
+    })
+}
+
 /// Puts the context of `execution_id` in `command`'s environment.
 pub(crate) fn apply(command: &mut std::process::Command, execution_id: Option<&str>) {
     if let Some((parent, state)) = of_run(execution_id) {

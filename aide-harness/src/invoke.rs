@@ -346,6 +346,35 @@ impl RunLog {
         len
     }
 
+    /// Ends the run's span, if it exports one: how it ended, the result (for
+    /// its risk, and its content when asked) and the bytes it printed.
+    pub(crate) fn end_span(
+        &mut self,
+        (status, ok, error_code): (ExitStatus, bool, Option<&str>),
+        result_json: &str,
+        bytes_out: u64,
+        processes: &[aide_gate::ProcessRecord],
+    ) {
+        if let Some(span) = self.span.take() {
+            span.end(crate::telemetry::Ended {
+                execution_id: &self.execution_id,
+                tool: self.tool,
+                version: self.version,
+                origin: self.origin.as_deref(),
+                started: self.started,
+                duration: self.clock.elapsed(),
+                exit_code: status.code(),
+                ok,
+                error_code,
+                root: self.root.as_deref(),
+                result_json,
+                bytes_out,
+                request_json: self.request_json.as_deref(),
+                processes,
+            });
+        }
+    }
+
     /// Records the run, if logging is on; a failure only warns on stderr
     /// (the result is already on its way).
     pub(crate) fn record(&mut self, status: ExitStatus, ok: bool, error_code: Option<&str>, result_json: String) {
@@ -365,24 +394,8 @@ impl RunLog {
         // Taken whether logged or not: a server's runs leave nothing behind.
         let processes = aide_gate::take_records(&self.execution_id);
         // The span too, logged or not: it holds no more than the log's record.
-        if let Some(span) = self.span.take() {
-            span.end(crate::telemetry::Ended {
-                execution_id: &self.execution_id,
-                tool: self.tool,
-                version: self.version,
-                origin: self.origin.as_deref(),
-                started: self.started,
-                duration: self.clock.elapsed(),
-                exit_code: status.code(),
-                ok,
-                error_code,
-                root: self.root.as_deref(),
-                result_json: &result_json,
-                bytes_out: oversized.unwrap_or(result_json.len() as u64),
-                request_json: self.request_json.as_deref(),
-                processes: &processes,
-            });
-        }
+        let bytes_out = oversized.unwrap_or(result_json.len() as u64);
+        self.end_span((status, ok, error_code), &result_json, bytes_out, &processes);
         if !self.enabled {
             return;
         }

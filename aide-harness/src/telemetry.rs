@@ -110,9 +110,17 @@ impl RunSpan {
         }
         let settings = self.settings.clone();
         let record = self.record(&run, settings.capture_content);
-        let home = aide_core::home::aide_home();
-        if aide_telemetry::record::spool(&home, &record).is_ok() {
-            let _ = aide_telemetry::forwarder::wake(&home, &settings);
+        let dir = aide_telemetry::record::export_dir(&aide_core::home::aide_home(), &settings.key);
+        if aide_telemetry::record::spool(&dir, &record).is_err() {
+            return;
+        }
+        // Without an aide executable no forwarder can ever send it: counted
+        // as lost rather than left to pile up.
+        if let Err(e) = aide_telemetry::forwarder::wake(&dir, &settings)
+            && e.kind() == std::io::ErrorKind::NotFound
+        {
+            let _ = std::fs::remove_file(aide_telemetry::record::spooled_path(&dir, &record.execution_id));
+            aide_telemetry::record::note_loss(&dir, aide_telemetry::forwarder::NO_EXECUTABLE);
         }
     }
 

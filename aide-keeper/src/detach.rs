@@ -20,13 +20,10 @@ pub struct Words {
 /// launcher, and waits for the launcher only.
 #[allow(clippy::disallowed_methods)] // aide's own executable, unsandboxed for an unsandboxed caller
 pub fn start(executable: &Path, words: Words, arg: &OsStr) -> std::io::Result<()> {
-    let status = Command::new(executable)
-        .arg(words.launch)
-        .arg(arg)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()?;
+    let mut launcher = Command::new(executable);
+    launcher.arg(words.launch).arg(arg).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    aide_core::child::inherit_only_stdio(&mut launcher);
+    let status = launcher.status()?;
     if status.success() { Ok(()) } else { Err(std::io::Error::other(format!("the launcher exited with {status}"))) }
 }
 
@@ -34,7 +31,6 @@ pub fn start(executable: &Path, words: Words, arg: &OsStr) -> std::io::Result<()
 /// as the launcher, starts this executable as the keeper (in `/`, holding
 /// no folder busy, its streams closed) and returns 0 (4 if it could not);
 /// as the keeper, returns what `keep` does with the argument (2 without one).
-#[allow(clippy::disallowed_methods)] // this executable, detached as the keeper
 pub fn run(words: Words, keep: impl FnOnce(&OsStr) -> i32) -> Option<i32> {
     let mut args = std::env::args_os().skip(1);
     let which = args.next()?;
@@ -47,13 +43,17 @@ pub fn run(words: Words, keep: impl FnOnce(&OsStr) -> i32) -> Option<i32> {
         return Some(keep(&arg));
     }
     let Ok(exe) = std::env::current_exe() else { return Some(4) };
-    let spawned = Command::new(exe)
-        .arg(words.keep)
-        .arg(&arg)
-        .current_dir("/")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    Some(if spawned.is_ok() { 0 } else { 4 })
+    Some(if keeper(&exe, words, &arg).spawn().is_ok() { 0 } else { 4 })
+}
+
+/// The command that is the keeper `executable` serves as `words.keep arg`:
+/// in `/` (holding no folder busy), its streams closed, inheriting no
+/// other descriptor of its caller's (a pipe someone waits on would stay
+/// open for the keeper's whole life).
+#[allow(clippy::disallowed_methods)] // aide's own executable, as its keeper
+pub fn keeper(executable: &Path, words: Words, arg: &OsStr) -> Command {
+    let mut command = Command::new(executable);
+    command.arg(words.keep).arg(arg).current_dir("/").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    aide_core::child::inherit_only_stdio(&mut command);
+    command
 }

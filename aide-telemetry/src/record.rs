@@ -80,45 +80,66 @@ pub struct Content {
 
 /// The folder of telemetry's files under `home`.
 pub fn telemetry_dir(home: &Path) -> PathBuf {
-    home.join("otel")
+    home.join(aide_core::home::TELEMETRY_DIR)
 }
 
-/// The spool folder under `home`.
-pub fn spool_dir(home: &Path) -> PathBuf {
-    telemetry_dir(home).join("spool")
+/// The folder of one export's settings under `home` (`key`: their
+/// [`crate::settings::Settings::key`]): its spool, its forwarder's lock and
+/// its counts. Runs asking for another endpoint, credentials or service
+/// name have a forwarder of their own.
+pub fn export_dir(home: &Path, key: &str) -> PathBuf {
+    telemetry_dir(home).join(key)
+}
+
+/// The spool folder of an export folder.
+pub fn spool_dir(dir: &Path) -> PathBuf {
+    dir.join("spool")
+}
+
+/// Where the forwarder keeps the records it is sending: one it ends
+/// without having sent is counted as lost by the next.
+pub fn in_flight_dir(dir: &Path) -> PathBuf {
+    dir.join("in-flight")
 }
 
 /// The largest record read back: a record without content is a few
 /// kilobytes; with content, bounded by the log's own result limit.
 pub const MAX_RECORD_BYTES: u64 = 64 << 20;
 
-/// Spools `record` under `home` (creating the folder when needed).
-pub fn spool(home: &Path, record: &SpanRecord) -> std::io::Result<()> {
+/// Spools `record` in the export folder `dir` (creating it when needed).
+pub fn spool(dir: &Path, record: &SpanRecord) -> std::io::Result<()> {
     use std::io::Write;
-    let dir = spool_dir(home);
+    let spool = spool_dir(dir);
     let bytes = serde_json::to_vec(record).map_err(std::io::Error::other)?;
     let name = format!("{}.json", record.execution_id);
-    let tmp = dir.join(format!(".{name}.tmp"));
+    let tmp = spool.join(format!(".{name}.tmp"));
+    let done = spooled_path(dir, &record.execution_id);
     let create = || aide_core::fsutil::private_file().write(true).create_new(true).open(&tmp);
     let mut file = match create() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            aide_core::fsutil::private_dir(&telemetry_dir(home))?;
-            aide_core::fsutil::private_dir(&dir)?;
+            for folder in [dir.parent().unwrap_or(dir), dir, &spool] {
+                aide_core::fsutil::private_dir(folder)?;
+            }
             create()?
         }
         other => other?,
     };
-    let written = file.write_all(&bytes).and_then(|()| std::fs::rename(&tmp, dir.join(&name)));
+    let written = file.write_all(&bytes).and_then(|()| std::fs::rename(&tmp, &done));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     written
 }
 
-/// The spooled records' files, oldest name first (execution ids are
-/// UUIDv7: by start time), at most `limit`.
-pub fn spooled(home: &Path, limit: usize) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(spool_dir(home)) else { return Vec::new() };
+/// Where the record of `execution_id` is spooled in the export folder `dir`.
+pub fn spooled_path(dir: &Path, execution_id: &str) -> PathBuf {
+    spool_dir(dir).join(format!("{execution_id}.json"))
+}
+
+/// The records' files in `folder` (a spool or in-flight folder), oldest
+/// name first (execution ids are UUIDv7: by start time), at most `limit`.
+pub fn records_in(folder: &Path, limit: usize) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(folder) else { return Vec::new() };
     let mut names: Vec<PathBuf> = rd
         .flatten()
         .map(|e| e.path())
@@ -129,12 +150,76 @@ pub fn spooled(home: &Path, limit: usize) -> Vec<PathBuf> {
     names
 }
 
-/// Reads one spooled record and removes its file (read once, sent at most
-/// once). None for a file that is not a record (removed all the same).
-pub fn take(path: &Path) -> Option<SpanRecord> {
-    let bytes = aide_core::fsutil::read_private(path, MAX_RECORD_BYTES);
-    let _ = std::fs::remove_file(path);
-    serde_json::from_slice(&bytes.ok()?).ok()
+/// The spooled records' files of the export folder `dir`, oldest first, at most `limit`.
+pub fn spooled(dir: &Path, limit: usize) -> Vec<PathBuf> {
+    records_in(&spool_dir(dir), limit)
+}
+
+/// Takes one spooled record to send: moved into the in-flight folder and
+/// read. The record and where it now lies (for [`settle`]); None for a
+/// file that is not a record (removed) or one another took first.
+pub fn take(dir: &Path, path: &Path) -> Option<(SpanRecord, PathBuf)> {
+    let in_flight = in_flight_dir(dir);
+    let to = in_flight.join(path.file_name()?);
+    let moved = std::fs::rename(path, &to).or_else(|e| match e.kind() {
+        std::io::ErrorKind::NotFound if path.exists() => {
+            aide_core::fsutil::private_dir(&in_flight)?;
+            std::fs::rename(path, &to)
+        }
+        _ => Err(e),
+    });
+    if moved.is_err() {
+        return None;
+    }
+    let bytes = aide_core::fsutil::read_private(&to, MAX_RECORD_BYTES);
+    match bytes.ok().and_then(|b| serde_json::from_slice(&b).ok()) {
+        Some(record) => Some((record, to)),
+        None => {
+            let _ = std::fs::remove_file(&to);
+            None
+        }
+    }
+}
+
+/// Forgets records taken and dealt with (sent, or dropped and counted).
+pub fn settle(taken: &[PathBuf]) {
+    for path in taken {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// The file where runs count the spans they could not hand to a
+/// forwarder (one line each: when, and why).
+pub fn losses_path(dir: &Path) -> PathBuf {
+    dir.join("lost-by-runs")
+}
+
+/// The largest the losses file grows: past it the count reads "at least".
+const MAX_LOSS_BYTES: u64 = 1 << 20;
+
+/// Counts one span a run could not hand on, and why (one of aide's own
+/// short reasons; best effort: a run never fails for it).
+pub fn note_loss(dir: &Path, why: &str) {
+    use std::io::Write;
+    let path = losses_path(dir);
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() >= MAX_LOSS_BYTES) {
+        return;
+    }
+    let line = format!("{} {}\n", aide_core::time::rfc3339(SystemTime::now()), why.replace('\n', " "));
+    let _ = aide_core::fsutil::private_dir(dir);
+    if let Ok(mut file) = aide_core::fsutil::private_file().append(true).create(true).open(&path) {
+        let _ = file.write_all(line.as_bytes());
+    }
+}
+
+/// How many spans runs could not hand on, and the last line's reason.
+pub fn losses(dir: &Path) -> (u64, Option<String>) {
+    let Ok(bytes) = aide_core::fsutil::read_private(&losses_path(dir), MAX_LOSS_BYTES + 4096) else {
+        return (0, None);
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let last = text.lines().last().and_then(|l| l.split_once(' ')).map(|(_, why)| why.to_string());
+    (text.lines().count() as u64, last)
 }
 
 #[cfg(test)]
@@ -168,26 +253,44 @@ mod tests {
     }
 
     #[test]
-    fn a_spooled_record_is_taken_back_whole_once() {
+    fn a_spooled_record_is_taken_whole_once_and_stays_in_flight_until_settled() {
         let home = tempfile::tempdir().expect("tempdir");
+        let dir = export_dir(home.path(), "k");
         let a = record("a");
-        spool(home.path(), &record("b")).expect("spooled");
-        spool(home.path(), &a).expect("spooled");
-        let files = spooled(home.path(), 10);
+        spool(&dir, &record("b")).expect("spooled");
+        spool(&dir, &a).expect("spooled");
+        let files = spooled(&dir, 10);
         assert_eq!(files.len(), 2);
         assert!(files[0].ends_with("a.json"), "oldest name first: {files:?}");
-        assert_eq!(take(&files[0]), Some(a));
-        assert_eq!(spooled(home.path(), 10).len(), 1);
-        assert_eq!(spooled(home.path(), 0).len(), 0);
+        let (taken, at) = take(&dir, &files[0]).expect("taken");
+        assert_eq!(taken, a);
+        assert_eq!(take(&dir, &files[0]), None, "taken once");
+        assert_eq!(spooled(&dir, 10).len(), 1);
+        assert_eq!(records_in(&in_flight_dir(&dir), 10), [at.clone()], "in flight until settled");
+        settle(&[at]);
+        assert!(records_in(&in_flight_dir(&dir), 10).is_empty());
+        assert_eq!(spooled(&dir, 0).len(), 0);
     }
 
     #[test]
     fn a_file_that_is_not_a_record_is_removed() {
         let home = tempfile::tempdir().expect("tempdir");
-        spool(home.path(), &record("a")).expect("spooled");
-        let path = spool_dir(home.path()).join("junk.json");
+        let dir = export_dir(home.path(), "k");
+        spool(&dir, &record("a")).expect("spooled");
+        let path = spool_dir(&dir).join("junk.json");
         std::fs::write(&path, "{").expect("written");
-        assert_eq!(take(&path), None);
+        assert_eq!(take(&dir, &path), None);
         assert!(!path.exists());
+        assert!(records_in(&in_flight_dir(&dir), 10).is_empty());
+    }
+
+    #[test]
+    fn losses_are_counted_with_the_last_reason() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let dir = export_dir(home.path(), "k");
+        assert_eq!(losses(&dir), (0, None));
+        note_loss(&dir, "first");
+        note_loss(&dir, "the aide executable is not found");
+        assert_eq!(losses(&dir), (2, Some("the aide executable is not found".to_string())));
     }
 }

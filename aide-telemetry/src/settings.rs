@@ -21,6 +21,11 @@ pub struct Settings {
     pub from_file: Vec<(&'static str, String)>,
     /// Whether spans carry the redacted request and result.
     pub capture_content: bool,
+    /// Names these settings' export folder and forwarder: a digest of every
+    /// `OTEL_` variable the forwarder reads and of what aide.toml adds, so
+    /// runs asking for another endpoint, credentials, protocol or service
+    /// name are never sent by a forwarder started with other settings.
+    pub key: String,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -35,7 +40,26 @@ pub fn resolve() -> Option<Settings> {
     if is("OTEL_SDK_DISABLED", "true") || is("OTEL_TRACES_EXPORTER", "none") {
         return None;
     }
-    resolve_with(ENDPOINT_VARS.iter().find_map(|v| var(v)), aide_config::user_telemetry().unwrap_or_default(), var)
+    let mut settings = resolve_with(
+        ENDPOINT_VARS.iter().find_map(|v| var(v)),
+        aide_config::user_telemetry().unwrap_or_default(),
+        var,
+    )?;
+    let environment: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))
+        .filter(|(k, _)| k.starts_with("OTEL_") && k != CAPTURE_CONTENT_VAR)
+        .collect();
+    settings.key = key_of(environment, &settings.from_file);
+    Some(settings)
+}
+
+/// The digest naming an export's settings: its `OTEL_` variables and what
+/// aide.toml adds, sorted, 16 hex digits of their SHA-256.
+fn key_of(mut environment: Vec<(String, String)>, from_file: &[(&'static str, String)]) -> String {
+    environment.extend(from_file.iter().map(|(k, v)| (format!("aide.toml {k}"), v.clone())));
+    environment.sort();
+    let text: String = environment.iter().map(|(k, v)| format!("{k}={v}\0")).collect();
+    aide_core::checksum::sha256_hex(text.as_bytes())[..16].to_string()
 }
 
 /// [`resolve`] from an endpoint of the environment, the user's table and
@@ -60,7 +84,7 @@ fn resolve_with(
         Some(v) => v.trim().eq_ignore_ascii_case("true"),
         None => table.capture_content.unwrap_or(false),
     };
-    Some(Settings { endpoint, from_file, capture_content })
+    Some(Settings { endpoint, from_file, capture_content, key: String::new() })
 }
 
 /// Whether this process's runs export spans (see [`resolve`]).
@@ -122,5 +146,17 @@ mod tests {
         assert_eq!(set.endpoint, "http://here:4318");
         assert!(!set.capture_content);
         assert_eq!(set.from_file, [("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc".to_string())]);
+    }
+
+    #[test]
+    fn other_settings_have_another_key_and_the_order_of_the_environment_none() {
+        let env = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let a = [("OTEL_EXPORTER_OTLP_ENDPOINT", "http://a:4318"), ("OTEL_SERVICE_NAME", "x")];
+        let key = key_of(env(&a), &[]);
+        assert_eq!(key.len(), 16);
+        assert_eq!(key, key_of(env(&[a[1], a[0]]), &[]));
+        assert_ne!(key, key_of(env(&[a[0]]), &[]));
+        assert_ne!(key, key_of(env(&[a[0], ("OTEL_SERVICE_NAME", "y")]), &[]));
+        assert_ne!(key, key_of(env(&[a[0]]), &[("OTEL_SERVICE_NAME", "x".to_string())]));
     }
 }

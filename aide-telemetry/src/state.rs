@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The forwarder's state file under `home`.
-pub fn state_path(home: &Path) -> PathBuf {
-    crate::record::telemetry_dir(home).join("state.json")
+/// The forwarder's state file in the export folder `dir`.
+pub fn state_path(dir: &Path) -> PathBuf {
+    dir.join("state.json")
 }
 
 /// The forwarder's counts and its last export.
@@ -19,7 +19,7 @@ pub struct ForwarderState {
     pub protocol: String,
     pub exported_spans: u64,
     /// Spans that could not be sent (the endpoint unreachable, slow or
-    /// refusing) and were dropped.
+    /// refusing, or a forwarder ended while sending them) and were dropped.
     pub dropped_spans: u64,
     /// Metric exports that failed.
     #[serde(default)]
@@ -38,14 +38,14 @@ pub struct LastExport {
     pub error: Option<String>,
 }
 
-/// Reads the state under `home` (None before any forwarder ran).
-pub fn read(home: &Path) -> Option<ForwarderState> {
-    let bytes = aide_core::fsutil::read_private(&state_path(home), 1 << 20).ok()?;
+/// Reads the state of the export folder `dir` (None before any forwarder ran).
+pub fn read(dir: &Path) -> Option<ForwarderState> {
+    let bytes = aide_core::fsutil::read_private(&state_path(dir), 1 << 20).ok()?;
     serde_json::from_slice(&bytes).ok()
 }
 
-/// Replaces the state under `home`.
-pub fn write(home: &Path, state: &ForwarderState) -> std::io::Result<()> {
+/// Replaces the state of the export folder `dir`.
+pub fn write(dir: &Path, state: &ForwarderState) -> std::io::Result<()> {
     let bytes = serde_json::to_vec_pretty(state).map_err(std::io::Error::other)?;
-    aide_core::fsutil::write_atomic_with(&state_path(home), &bytes, Some(aide_core::fsutil::private_permissions()))
+    aide_core::fsutil::write_atomic_with(&state_path(dir), &bytes, Some(aide_core::fsutil::private_permissions()))
 }

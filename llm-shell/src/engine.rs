@@ -115,6 +115,7 @@ fn run_exec(args: &ExecArgs, ctx: &Context) -> Result<ShellOutput, AideError> {
         // The session's own secret values, besides every shape the rules know.
         redact: !args.no_redact,
         unrecorded: false,
+        trace: aide_gate::trace::for_child(&ctx.execution_id),
     };
     let out = run_command(&mut session, &order, args.session.is_some(), &ctx.cancel)?;
     drop(stdin);
@@ -360,7 +361,8 @@ fn run_term(action: &TermAction, ctx: &Context) -> Result<ShellOutput, AideError
             if let Some(max) = max_risk {
                 check_risk(&line, &s, &s.declared(), *max)?;
             }
-            ask(&s, &Ask::TermStart { command: line, size, redact: !no_redact })?
+            let trace = aide_gate::trace::for_child(&ctx.execution_id);
+            ask(&s, &Ask::TermStart { command: line, size, redact: !no_redact, trace })?
         }
         TermAction::Send { terminal_id, text, keys, then } => {
             if text.is_none() && keys.is_empty() {

@@ -34,6 +34,11 @@ pub(crate) struct ExecOrder {
     /// Kept out of the session's timing history (the tool's own commands: `env`).
     #[serde(default)]
     pub unrecorded: bool,
+    /// The `TRACEPARENT` (and `TRACESTATE`) the command is given: the span
+    /// of the run that asked for it. None: both unset for it. Never the
+    /// session's: a kept session outlives the trace it was made under.
+    #[serde(default)]
+    pub trace: Option<aide_gate::trace::Headers>,
 }
 
 impl ExecOrder {
@@ -44,6 +49,7 @@ impl ExecOrder {
             timeout: self.timeout_ms.map(Duration::from_millis),
             max_output: self.max_output,
             redact: self.redact,
+            trace: self.trace.as_ref(),
         }
     }
 }

@@ -45,12 +45,34 @@ pub const DEFAULT_IDLE: Duration = Duration::from_secs(30 * 60);
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Ask {
     Exec(ExecOrder),
-    TermStart { command: String, size: Size, redact: bool },
-    TermSend { terminal_id: String, text: Option<String>, keys: Vec<String>, wait: ReadWait, redact: bool },
-    TermRead { terminal_id: String, wait: ReadWait, redact: bool },
-    TermResize { terminal_id: String, size: Size },
+    TermStart {
+        command: String,
+        size: Size,
+        redact: bool,
+        /// The trace context of the run that starts it, for its program.
+        #[serde(default)]
+        trace: Option<aide_gate::trace::Headers>,
+    },
+    TermSend {
+        terminal_id: String,
+        text: Option<String>,
+        keys: Vec<String>,
+        wait: ReadWait,
+        redact: bool,
+    },
+    TermRead {
+        terminal_id: String,
+        wait: ReadWait,
+        redact: bool,
+    },
+    TermResize {
+        terminal_id: String,
+        size: Size,
+    },
     TermList,
-    TermClose { terminal_id: String },
+    TermClose {
+        terminal_id: String,
+    },
 }
 
 /// What a keeper answers.
@@ -331,7 +353,7 @@ fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer,
             let (session, shell) = &mut *exec;
             run(session, shell, &order, stop).map(|out| Answer::Done(Box::new(out)))
         }
-        Ask::TermStart { command, size, redact } => {
+        Ask::TermStart { command, size, redact, trace } => {
             let session = session_now()?;
             let id = {
                 let mut terminals = aide_core::sync::lock(&kept.terminals);
@@ -339,7 +361,8 @@ fn answer(question: Ask, kept: &Kept, stop: &dyn Fn() -> bool) -> Result<Answer,
                 format!("{}.t{}", kept.session_id, terminals.next)
             };
             let sandbox = session.sandbox();
-            let started = Terminal::start(id.clone(), &command, &kept.dir, &session.meta.working_dir, size, &sandbox)?;
+            let place = (kept.dir.as_path(), session.meta.working_dir.as_str());
+            let started = Terminal::start(id.clone(), &command, place, size, &sandbox, trace.as_ref())?;
             let terminal = Arc::new(started);
             aide_core::sync::lock(&kept.terminals).by_id.insert(id, terminal.clone());
             let first = ReadWait { wait_for: None, quiet_ms: Some(200), timeout_ms: Some(2000), ..Default::default() };

@@ -100,9 +100,13 @@ trap() {
 }
 while IFS= read -r -d '' -u 3 __aide_cmd && IFS= read -r -d '' -u 3 __aide_in \
   && IFS= read -r -d '' -u 3 __aide_out && IFS= read -r -d '' -u 3 __aide_err \
-  && IFS= read -r -d '' -u 3 __aide_tag; do
+  && IFS= read -r -d '' -u 3 __aide_tag && IFS= read -r -d '' -u 3 __aide_tp \
+  && IFS= read -r -d '' -u 3 __aide_ts; do
   __aide_user_exit= __aide_on=${__aide_flags//[^euxv]/}
   __aide_t1=$EPOCHREALTIME
+  # The trace of the run that sent this command, never an earlier one's.
+  if [[ -n $__aide_tp ]]; then export TRACEPARENT=$__aide_tp; else unset TRACEPARENT; fi
+  if [[ -n $__aide_ts ]]; then export TRACESTATE=$__aide_ts; else unset TRACESTATE; fi
   {
     if [[ -n $__aide_on ]]; then set "-$__aide_on"; fi
     # $? starts as the previous command's exit code (unless set -e would stop on it).
@@ -142,6 +146,8 @@ pub(crate) struct Order<'a> {
     pub timeout: Option<Duration>,
     pub max_output: usize,
     pub redact: bool,
+    /// The trace context the command is given (`TRACEPARENT`, `TRACESTATE`).
+    pub trace: Option<&'a aide_gate::trace::Headers>,
 }
 
 /// What one command did.
@@ -326,12 +332,21 @@ impl LiveShell {
         let streams = self.open_output_fifos([&out_path, &err_path], order.max_output, redactor.as_ref())?;
         let stdin = order.stdin.map_or_else(|| PathBuf::from("/dev/null"), Path::to_path_buf);
         let tag = report::marker();
+        let (traceparent, tracestate) = match order.trace {
+            Some((parent, state)) => (parent.as_str(), state.as_deref().unwrap_or("")),
+            None => ("", ""),
+        };
+        if traceparent.contains('\0') || tracestate.contains('\0') {
+            return Err(ShellError::NulInCommand.into());
+        }
         let request = request_fields(&[
             order.command.as_bytes(),
             stdin.as_os_str().as_encoded_bytes(),
             out_path.as_os_str().as_encoded_bytes(),
             err_path.as_os_str().as_encoded_bytes(),
             tag.as_bytes(),
+            traceparent.as_bytes(),
+            tracestate.as_bytes(),
         ]);
         let exec_start = Instant::now();
         let sent = match &mut self.control {

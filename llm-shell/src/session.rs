@@ -83,7 +83,8 @@ fn io_err(what: &str, e: &std::io::Error) -> AideError {
 pub fn initial_state(cwd: &Path, env: &BTreeMap<String, String>) -> String {
     let mut script = String::new();
     for (k, v) in env {
-        if is_identifier(k) && !SHELL_OWNED.contains(&k.as_str()) && !k.starts_with("BASH_") {
+        let kept = !SHELL_OWNED.contains(&k.as_str()) && !crate::state::RUN_SCOPED.contains(&k.as_str());
+        if is_identifier(k) && kept && !k.starts_with("BASH_") {
             script.push_str(&crate::state::declare_exported(k, v));
         }
     }

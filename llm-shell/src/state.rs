@@ -150,6 +150,11 @@ const BASH_OWNED: &[&str] = &[
     "_",
 ];
 
+/// Variables that belong to one run, never to a session: the W3C trace
+/// context each command is given afresh (a kept session outlives the trace
+/// it was made under, and would hand that old trace to every later command).
+pub(crate) const RUN_SCOPED: &[&str] = &["TRACEPARENT", "TRACESTATE"];
+
 /// The state script to save from what a live shell printed (`declare -p`,
 /// `declare -f`, `alias -p`): bash's own and read-only variables, and the
 /// session machinery's names (`__aide_*`, its `trap` wrapper), left out;
@@ -161,6 +166,7 @@ pub(crate) fn restorable_state(printed: &str, working_dir: &str) -> String {
             Entry::Variable { flags, name, .. } => {
                 !(flags.contains('r')
                     || BASH_OWNED.contains(&name)
+                    || RUN_SCOPED.contains(&name)
                     || name.starts_with("__aide_")
                     || name.starts_with("BASH_")
                     || name.starts_with("COMP_"))
@@ -370,11 +376,12 @@ alias q='echo it'\''s'"#,
         let printed = saved_raw(
             r#"shopt -s expand_aliases
 export KEEP='x y'; ML=$'a\nb'; declare -r RO=1; __aide_x=1; declare -a ARR=(1 $'two\nlines')
+export TRACEPARENT=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 TRACESTATE=a=b
 __aide_f() { :; }; trap() { :; }; mine() { echo "}"; }
 alias ll='ls -la'"#,
         );
         let state = restorable_state(&printed, "/tmp/a b");
-        for gone in ["RO=", "__aide_", "BASHPID", "EPOCHREALTIME", "trap ()", "SHLVL"] {
+        for gone in ["RO=", "__aide_", "BASHPID", "EPOCHREALTIME", "trap ()", "SHLVL", "TRACEPARENT", "TRACESTATE"] {
             assert!(!state.contains(gone), "{gone} kept: {state}");
         }
         assert!(state.ends_with("cd -- '/tmp/a b' 2>/dev/null\n"));

@@ -242,14 +242,15 @@ pub(crate) struct Terminal {
 
 impl Terminal {
     /// Starts `command` (a shell line) on a new PTY of `rows`×`cols`, in the
-    /// session folder `dir`'s saved state and its `working_dir`.
+    /// session folder `dir`'s saved state and its `working_dir` (`place`),
+    /// given `trace`: the trace context of the run that starts it.
     pub(crate) fn start(
         id: String,
         command: &str,
-        dir: &Path,
-        working_dir: &str,
+        (dir, working_dir): (&Path, &str),
         size: Size,
         sandbox: &aide_gate::sandbox::Sandbox,
+        trace: Option<&aide_gate::trace::Headers>,
     ) -> Result<Terminal, AideError> {
         let size = size.checked()?;
         let (rows, cols) = (size.rows.get(), size.cols.get());
@@ -283,6 +284,8 @@ impl Terminal {
             .env_clear()
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
             .env("TERM", "xterm-256color")
+            .envs(trace.map(|(parent, _)| ("TRACEPARENT", parent.as_str())))
+            .envs(trace.and_then(|(_, state)| Some(("TRACESTATE", state.as_deref()?))))
             .current_dir(if Path::new(working_dir).is_dir() { working_dir } else { "/" })
             .stdin(Stdio::from(slave.try_clone().map_err(|e| AideError::io("pty", &e))?))
             .stdout(Stdio::from(slave.try_clone().map_err(|e| AideError::io("pty", &e))?))

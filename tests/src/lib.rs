@@ -8,6 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 pub mod mcp;
+pub mod otlp;
 mod programs;
 pub mod ripgrep;
 pub mod trees;

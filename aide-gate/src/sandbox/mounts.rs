@@ -45,12 +45,20 @@ pub(super) fn mount(sandbox: &Sandbox) -> Mounts {
     }
 }
 
-/// The bind mounts, then the private temporary directory; each target
-/// mounted is added to `made`.
+/// The bind mounts, the hidden folders, then the private temporary
+/// directory; each target mounted is added to `made`.
 fn mount_all(sandbox: &Sandbox, made: &mut Vec<PathBuf>) -> Result<(), String> {
     for layer in layers(sandbox) {
         bind(&layer.path, layer.read_only, made)
             .map_err(|e| format!("{} cannot be mounted {}: {e}", layer.path.display(), layer.mode()))?;
+    }
+    for hidden in &sandbox.hidden {
+        let at = open(hidden).map_err(|e| format!("{}: {e}", hidden.display()))?;
+        // Empty and read-only: nothing in it to open, lock or write.
+        let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+        sys_mount(Some("tmpfs"), &via(&at), Some("tmpfs"), flags, Some("mode=0500,size=4k"))
+            .map_err(|e| format!("{} cannot be hidden: {e}", hidden.display()))?;
+        made.push(hidden.clone());
     }
     if let Some(temp) = &sandbox.temp {
         let at = open(temp).map_err(|e| format!("{}: {e}", temp.display()))?;

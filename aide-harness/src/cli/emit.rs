@@ -26,6 +26,10 @@ pub(super) fn emit<O: Serialize + Render>(
     let stats = run.stats();
     let env = run.envelope(output, &stats);
     if let (Some(raw), true) = (output.raw_json(), format.is_json()) {
+        // A stored document, printed as it is kept, is not logged again;
+        // its span still ends.
+        let processes = aide_gate::take_records(&run.execution_id);
+        run.end_span((status, true, None), "", raw.len() as u64, &processes);
         return print_raw(out, format, raw);
     }
     let overflow = output.log_overflow();

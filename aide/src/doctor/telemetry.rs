@@ -13,10 +13,24 @@ const NEEDED_BY: &str = "OpenTelemetry export of every run (OTEL_EXPORTER_OTLP_E
 /// How long the endpoint gets to accept a connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// How long a spooled span may wait before doctor says nothing sends it.
+const STUCK: Duration = Duration::from_secs(60);
+
 pub(super) fn check_telemetry(home: &Path) -> Check {
-    let state = aide_telemetry::state::read(home);
-    let waiting = aide_telemetry::record::spooled(home, usize::MAX).len();
-    let running = aide_telemetry::forwarder::running(home);
+    let Some(settings) = aide_telemetry::settings::resolve() else {
+        let detail = "off: neither OTEL_EXPORTER_OTLP_ENDPOINT nor the user's aide.toml [telemetry] names an endpoint";
+        return Check::new("telemetry", NEEDED_BY, CheckStatus::Ok, detail.to_string());
+    };
+    // The counts of this environment's settings: another endpoint's are another forwarder's.
+    let dir = aide_telemetry::record::export_dir(home, &settings.key);
+    let state = aide_telemetry::state::read(&dir);
+    let waiting = aide_telemetry::record::spooled(&dir, usize::MAX);
+    let running = aide_telemetry::forwarder::running(&dir);
+    let (lost_by_runs, loss_reason) = aide_telemetry::record::losses(&dir);
+    let stuck = waiting
+        .first()
+        .and_then(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+        .is_some_and(|t| t.elapsed().is_ok_and(|age| age >= STUCK));
     let counts = state.as_ref().map_or_else(
         || "no span sent yet".to_string(),
         |s| {
@@ -32,25 +46,32 @@ pub(super) fn check_telemetry(home: &Path) -> Check {
             format!("{} runs' spans sent, {} dropped{metrics}{last}", s.exported_spans, s.dropped_spans)
         },
     );
-    let forwarder = format!("{waiting} waiting, forwarder {}", if running { "running" } else { "not running" });
-    let Some(settings) = aide_telemetry::settings::resolve() else {
-        let detail = format!(
-            "off: neither OTEL_EXPORTER_OTLP_ENDPOINT nor the user's aide.toml [telemetry] names an endpoint ({counts}; {forwarder})"
-        );
-        return Check::new("telemetry", NEEDED_BY, CheckStatus::Ok, detail);
+    let lost = match &loss_reason {
+        Some(why) => format!("; {lost_by_runs} never handed to a forwarder ({why})"),
+        None => String::new(),
     };
+    let forwarder = format!("{} waiting, forwarder {}", waiting.len(), if running { "running" } else { "not running" });
     let endpoint = settings.endpoint;
     let reach = reachable(&endpoint);
     let dropped = state.as_ref().is_some_and(|s| s.dropped_spans > 0);
     let last_failed = state.as_ref().and_then(|s| s.last_export.as_ref()).is_some_and(|l| !l.ok);
-    let status = if reach.is_err() || last_failed { CheckStatus::Warn } else { CheckStatus::Ok };
+    let warn = reach.is_err() || last_failed || stuck || lost_by_runs > 0;
+    let status = if warn { CheckStatus::Warn } else { CheckStatus::Ok };
     let health = match &reach {
         Ok(()) => "accepts connections".to_string(),
         Err(e) => format!("does not answer: {e}"),
     };
-    let detail = format!("{endpoint} {health}; {counts}; {forwarder}");
+    let detail = format!("{endpoint} {health}; {counts}{lost}; {forwarder}");
     let check = Check::new("telemetry", NEEDED_BY, status, detail);
-    if reach.is_err() {
+    if stuck {
+        check.fix(format!(
+            "spans have waited over {} s with no forwarder sending them (its lock {}): stop whatever holds that lock, or run any tool again to start one",
+            STUCK.as_secs(),
+            if running { "is held" } else { "is free" }
+        ))
+    } else if lost_by_runs > 0 && loss_reason.as_deref() == Some(aide_telemetry::forwarder::NO_EXECUTABLE) {
+        check.fix("put the aide executable on PATH beside the tools: it is the forwarder that sends their spans")
+    } else if reach.is_err() {
         check.fix("start the OpenTelemetry backend (or collector) at OTEL_EXPORTER_OTLP_ENDPOINT, or unset it; runs are unaffected, their spans are dropped and counted")
     } else if dropped || last_failed {
         check.fix("see the last export's error: the endpoint refused or timed out; OTEL_EXPORTER_OTLP_PROTOCOL must match its port (http/protobuf or grpc)")

@@ -1,5 +1,7 @@
-//! The forwarder's life: hold the lock of its `$AIDE_HOME`, send what the
+//! The forwarder's life: hold the lock of its export folder, send what the
 //! spool holds in batches, count what could not be sent, leave when idle.
+//! A record taken is moved in flight and removed once dealt with, so one
+//! left in flight by a forwarder that was killed is counted by the next.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -26,10 +28,10 @@ const BATCH: usize = 512;
 /// stays bounded.
 const BACKLOG: usize = 10_000;
 
-/// Serves `home` until the spool has been idle for [`IDLE`]; 0 also when
-/// another forwarder already serves it.
-pub(super) fn serve(home: &Path) -> i32 {
-    let Ok(Some(mut lock)) = forwarder::hold(home) else { return 0 };
+/// Serves the export folder `dir` until its spool has been idle for
+/// [`IDLE`]; 0 also when another forwarder already serves it.
+pub(super) fn serve(dir: &Path) -> i32 {
+    let Ok(Some(mut lock)) = forwarder::hold(dir) else { return 0 };
     let Ok(runtime) = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build() else {
         return 4;
     };
@@ -43,10 +45,11 @@ pub(super) fn serve(home: &Path) -> i32 {
     }
     let metrics = exporter::metric_exporter(transport).ok().map(|e| Metrics::new(e, resource));
     let mut forwarding =
-        Forwarding { home, runtime: &runtime, spans, metrics, state: ForwarderState::default(), metrics_due: false };
+        Forwarding { dir, runtime: &runtime, spans, metrics, state: ForwarderState::default(), metrics_due: false };
     loop {
         // Read under the lock: another forwarder may have counted since.
-        forwarding.state = state::read(home).unwrap_or_default();
+        forwarding.state = state::read(dir).unwrap_or_default();
+        forwarding.count_stranded();
         forwarding.state.endpoint = exporter::endpoint_from_env();
         forwarding.state.protocol = transport.name().to_string();
         forwarding.until_idle();
@@ -56,10 +59,10 @@ pub(super) fn serve(home: &Path) -> i32 {
         drop(lock);
         // A run that spooled while this one was leaving saw the lock held
         // and started no forwarder: look once more, now that it is let go.
-        if record::spooled(home, 1).is_empty() {
+        if record::spooled(dir, 1).is_empty() {
             break;
         }
-        match forwarder::hold(home) {
+        match forwarder::hold(dir) {
             Ok(Some(again)) => lock = again,
             _ => break,
         }
@@ -72,7 +75,7 @@ pub(super) fn serve(home: &Path) -> i32 {
 }
 
 struct Forwarding<'a> {
-    home: &'a Path,
+    dir: &'a Path,
     runtime: &'a tokio::runtime::Runtime,
     spans: Result<opentelemetry_otlp::SpanExporter, String>,
     metrics: Option<Metrics>,
@@ -86,7 +89,7 @@ impl Forwarding<'_> {
     fn until_idle(&mut self) {
         let mut last_seen = Instant::now();
         loop {
-            let mut waiting = record::spooled(self.home, usize::MAX);
+            let mut waiting = record::spooled(self.dir, usize::MAX);
             if waiting.is_empty() {
                 if self.metrics_due && last_seen.elapsed() >= QUIET {
                     self.flush_metrics();
@@ -106,9 +109,23 @@ impl Forwarding<'_> {
                 self.state.dropped_spans += excess.len() as u64;
             }
             let batch = &waiting[..waiting.len().min(BATCH)];
-            let records: Vec<_> = batch.iter().filter_map(|p| record::take(p)).collect();
+            let (records, taken): (Vec<_>, Vec<_>) = batch.iter().filter_map(|p| record::take(self.dir, p)).unzip();
             self.send(&records);
+            record::settle(&taken);
         }
+    }
+
+    /// Counts as dropped what an earlier forwarder took and never dealt
+    /// with (it was killed while sending: whether the endpoint got it is
+    /// unknown, and sending it again could show it twice).
+    fn count_stranded(&mut self) {
+        let stranded = record::records_in(&record::in_flight_dir(self.dir), usize::MAX);
+        if stranded.is_empty() {
+            return;
+        }
+        self.state.dropped_spans += stranded.len() as u64;
+        record::settle(&stranded);
+        self.save();
     }
 
     /// Exports one batch of runs and counts the runs in the metrics.
@@ -156,7 +173,7 @@ impl Forwarding<'_> {
     }
 
     fn save(&self) {
-        let _ = state::write(self.home, &self.state);
+        let _ = state::write(self.dir, &self.state);
     }
 }
 

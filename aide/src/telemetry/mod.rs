@@ -1,5 +1,5 @@
-//! The OpenTelemetry forwarder: `aide __aide_otel_forward HOME`, started
-//! detached by the first run that spools a span under `HOME` while none
+//! The OpenTelemetry forwarder: `aide __aide_otel_forward DIR`, started
+//! detached by the first run that spools a span in the export folder `DIR` while none
 //! runs (see `aide_telemetry::forwarder`). It sends the spooled spans in
 //! batches through `opentelemetry-otlp` (http/protobuf or grpc, as
 //! `OTEL_EXPORTER_OTLP_PROTOCOL` says), records each run in the per-tool
@@ -16,7 +16,7 @@ mod spans;
 
 /// Runs the forwarder's hidden commands; None for any other command line.
 pub(crate) fn run_internal_command() -> Option<i32> {
-    aide_keeper::detach::run(aide_telemetry::forwarder::WORDS, |home| forward::serve(std::path::Path::new(home)))
+    aide_keeper::detach::run(aide_telemetry::forwarder::WORDS, |dir| forward::serve(std::path::Path::new(dir)))
 }
 
 /// The trace a `tools/call` continues: its `_meta` W3C trace context (as

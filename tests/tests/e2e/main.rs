@@ -40,6 +40,7 @@ mod mcp_sdk;
 mod mcp_structured;
 mod name_paths;
 mod otel;
+mod otel_seams;
 mod patch;
 mod plant;
 mod policy;
