@@ -36,7 +36,8 @@
 //! * [`sync`] — a lock that survives a panicking holder.
 //! * [`command`] and [`quote`] — what a tool runs (a shell line or a literal
 //!   argv) and words quoted for bash, byte for byte; [`sandbox`] — what a
-//!   request asks of a sandbox.
+//!   request asks of a sandbox; [`child`] — what a process aide starts
+//!   inherits (its three streams, no other descriptor).
 //!
 //! What runs a tool and what it runs live in crates of their own, above
 //! this one: `aide-harness` (the command line and in-process invocation),

@@ -150,6 +150,19 @@ pub(crate) struct Order<'a> {
     pub trace: Option<&'a aide_gate::trace::Headers>,
 }
 
+/// The `TRACEPARENT` and `TRACESTATE` fields of a command's request
+/// (empty: unset for it).
+fn trace_fields(trace: Option<&aide_gate::trace::Headers>) -> Result<(&str, &str), AideError> {
+    let (parent, state) = match trace {
+        Some((parent, state)) => (parent.as_str(), state.as_deref().unwrap_or("")),
+        None => ("", ""),
+    };
+    if parent.contains('\0') || state.contains('\0') {
+        return Err(ShellError::NulInCommand.into());
+    }
+    Ok((parent, state))
+}
+
 /// What one command did.
 #[derive(Debug)]
 pub(crate) struct Done {
@@ -332,13 +345,7 @@ impl LiveShell {
         let streams = self.open_output_fifos([&out_path, &err_path], order.max_output, redactor.as_ref())?;
         let stdin = order.stdin.map_or_else(|| PathBuf::from("/dev/null"), Path::to_path_buf);
         let tag = report::marker();
-        let (traceparent, tracestate) = match order.trace {
-            Some((parent, state)) => (parent.as_str(), state.as_deref().unwrap_or("")),
-            None => ("", ""),
-        };
-        if traceparent.contains('\0') || tracestate.contains('\0') {
-            return Err(ShellError::NulInCommand.into());
-        }
+        let (traceparent, tracestate) = trace_fields(order.trace)?;
         let request = request_fields(&[
             order.command.as_bytes(),
             stdin.as_os_str().as_encoded_bytes(),
