@@ -54,6 +54,7 @@ impl Metrics {
             KeyValue::new(genai::OPERATION_NAME, genai::EXECUTE_TOOL),
             KeyValue::new(genai::TOOL_NAME, run.tool_name.clone()),
         ];
+        attributes.extend(super::operation::of(run).map(|op| KeyValue::new(super::operation::OPERATION, op)));
         if let Some(code) = run.error_code.as_ref().filter(|_| !run.ok) {
             attributes.push(KeyValue::new(semconv::ERROR_TYPE, code.clone()));
             self.errors.add(1, &attributes);

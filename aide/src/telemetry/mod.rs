@@ -12,6 +12,7 @@ mod exporter;
 mod forward;
 mod http;
 mod metrics;
+mod operation;
 mod spans;
 
 /// Runs the forwarder's hidden commands; None for any other command line.

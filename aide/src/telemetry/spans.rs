@@ -119,6 +119,7 @@ fn run_attributes(r: &SpanRecord) -> Vec<KeyValue> {
         KeyValue::new(attr::EXIT_CODE, i64::from(r.exit_code)),
         KeyValue::new(attr::BYTES_OUT, i64::try_from(r.bytes_out).unwrap_or(i64::MAX)),
     ];
+    a.extend(super::operation::of(r).map(|op| KeyValue::new(super::operation::OPERATION, op)));
     let optional = [
         (attr::ERROR_CODE, &r.error_code),
         (semconv::ERROR_TYPE, &r.error_code),

@@ -250,6 +250,17 @@ fn a_kept_session_gives_each_command_its_own_run_s_trace_and_never_an_earlier_on
     // With no trace and no export, nothing: never the one it was made under.
     let plain = run(&t, &[], "llm-shell", &printenv);
     assert_eq!(plain["stdout"], "end\n", "{plain}");
+
+    // A terminal's program is given the trace of the run that starts it.
+    let line = "printf '<%s>\\n' \"$TRACEPARENT\"; sleep 30";
+    let term = run(&t, &env, "llm-shell", &["term", "start", "--session", &session, "--", line]);
+    let id = term["terminal_id"].as_str().unwrap_or_else(|| panic!("{term}")).to_string();
+    let shown = run(&t, &[], "llm-shell", &["term", "read", &id, "--wait-for", ">", "--timeout", "10"]);
+    let screen = shown["screen"].as_array().map(|l| l.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"));
+    let screen = screen.unwrap_or_else(|| panic!("{shown}"));
+    assert!(screen.contains(&format!("<00-{TRACE}-")), "{shown}");
+    assert!(!screen.contains("1111111111"), "never the trace the session was made under: {shown}");
+    run(&t, &[], "llm-shell", &["term", "close", &id]);
 }
 
 /// The bytes of a hex span id, as OTLP's protobuf carries them.
@@ -276,4 +287,14 @@ fn metrics_count_calls_errors_and_durations_per_tool_at_the_endpoint() {
     assert_eq!(cumulative_total(&errors), 1.0, "{errors:?}");
     let durations = of_read("aide.tool.duration");
     assert_eq!(cumulative_total(&durations), 3.0, "one duration per run: {durations:?}");
+
+    // The same tool, counted the same by the local log: `aide log stats`
+    // groups by the operation every point carries.
+    assert!(durations.iter().all(|p| p.attribute("aide.operation") == Some("read")), "{durations:?}");
+    let stats = run(&t, &[], "aide", &["log", "stats", "--tool", "read"]);
+    let read = &stats["per_tool"][0];
+    assert_eq!(
+        (read["tool"].as_str(), read["runs"].as_u64(), read["errors"].as_u64()),
+        (Some("read"), Some(3), Some(1))
+    );
 }
