@@ -121,7 +121,7 @@ fn otel_env(endpoint: &str, protocol: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn run_json(t: &TestDir, env: &[(&str, String)], tool: &str, args: &[&str]) -> Value {
+pub(crate) fn run_json(t: &TestDir, env: &[(&str, String)], tool: &str, args: &[&str]) -> Value {
     let mut cmd = t.cmd(tool).arg("--json").args(args);
     for (k, v) in env {
         cmd = cmd.env(k, v);

@@ -13,20 +13,11 @@ use aide_tests::otlp::{OtlpSink, Point, cumulative_total};
 use aide_tests::{TestDir, eventually};
 use serde_json::Value;
 
-use crate::otel::{aide_telemetry_state, export_dirs, records_in};
+use crate::otel::{aide_telemetry_state, export_dirs, records_in, run_json as run};
 use crate::sandbox::{mounts_refused, sandbox_available};
 use crate::shell::shell;
 
 const ARRIVAL: Duration = Duration::from_secs(120);
-
-fn run(t: &TestDir, env: &[(&str, String)], tool: &str, args: &[&str]) -> Value {
-    let mut cmd = t.cmd(tool).arg("--json").args(args);
-    for (k, v) in env {
-        cmd = cmd.env(k, v);
-    }
-    let out = cmd.output();
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{tool} {args:?}: not JSON ({e})"))
-}
 
 fn id(doc: &Value) -> String {
     doc["execution_id"].as_str().unwrap_or_else(|| panic!("no execution id: {doc}")).to_string()
