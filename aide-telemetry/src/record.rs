@@ -266,7 +266,7 @@ mod tests {
         assert_eq!(taken, a);
         assert_eq!(take(&dir, &files[0]), None, "taken once");
         assert_eq!(spooled(&dir, 10).len(), 1);
-        assert_eq!(records_in(&in_flight_dir(&dir), 10), [at.clone()], "in flight until settled");
+        assert_eq!(records_in(&in_flight_dir(&dir), 10), std::slice::from_ref(&at), "in flight until settled");
         settle(&[at]);
         assert!(records_in(&in_flight_dir(&dir), 10).is_empty());
         assert_eq!(spooled(&dir, 0).len(), 0);
