@@ -40,6 +40,8 @@ mod mcp_sdk;
 mod mcp_structured;
 mod name_paths;
 mod otel;
+mod otel_config;
+mod otel_spans;
 mod patch;
 mod plant;
 mod policy;
