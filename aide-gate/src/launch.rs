@@ -235,7 +235,9 @@ impl Launch {
             command.env_clear();
         }
         // Before the launch's own variables: a caller that sets TRACEPARENT wins.
-        let span_id = crate::trace::apply_child(&mut command, self.run_id.as_deref());
+        // A process recorded under its run is a span of its own; any other
+        // continues the run's (the sandbox's command gave it that).
+        let span_id = self.run_id.as_deref().and_then(|id| crate::trace::apply_child(&mut command, Some(id)));
         for (key, value) in &self.envs {
             match value {
                 Some(v) => command.env(key, v),

@@ -59,7 +59,7 @@ pub(super) fn check_telemetry(home: &Path) -> Check {
     let health = match &reach {
         Some(Ok(())) => format!("{} accepts connections", endpoint::shown(&settings.endpoint)),
         Some(Err(e)) => format!("{} does not answer: {e}", endpoint::shown(&settings.endpoint)),
-        None => "nothing is sent".to_string(),
+        None => format!("nothing is sent to {}", endpoint::shown(&settings.endpoint)),
     };
     let check = Check::new("telemetry", NEEDED_BY, status, format!("{signals}; {health}; {about}"));
     if let Some((_, fix)) = problems.first() {
