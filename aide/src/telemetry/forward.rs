@@ -117,13 +117,13 @@ impl Forwarding<'_> {
         // A run not sampled, or any run when spans are not asked, is counted only.
         let sampled: Vec<_> = records.iter().filter(|r| self.spans.is_some() && r.context.sampled()).collect();
         self.state.metrics_only_runs += (records.len() - sampled.len()) as u64;
-        let Some(spans) = self.spans.as_ref().filter(|_| !sampled.is_empty()) else {
+        let Some(exporter) = self.spans.as_ref().filter(|_| !sampled.is_empty()) else {
             self.save();
             return;
         };
         let scope = spans::scope();
         let batch: Vec<_> = sampled.iter().flat_map(|r| spans::spans_of(r, &scope)).collect();
-        let outcome = match spans {
+        let outcome = match exporter {
             Ok(exporter) => {
                 // The exporter's own timeout bounds each request; this bounds the whole.
                 let bound = export_timeout() + Duration::from_secs(1);
