@@ -69,7 +69,9 @@ mod tests {
     #[test]
     fn trace_ids_are_random_in_every_bit_and_never_zero() {
         let ids: Vec<String> = (0..64).map(|_| new_trace_id()).collect();
-        assert!(ids.iter().all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())));
+        assert!(
+            ids.iter().all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()))
+        );
         // A UUID's variant bits would hold byte 8's top bits at 10 in every id.
         let top_bits: std::collections::BTreeSet<&str> = ids.iter().map(|id| &id[16..17]).collect();
         assert!(top_bits.len() > 4, "the low half's first digit varies: {top_bits:?}");

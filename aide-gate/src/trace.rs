@@ -103,10 +103,8 @@ mod tests {
         let mut command = std::process::Command::new("true");
         let span = apply_child(&mut command, Some("run-b")).expect("a span");
         clear_run("run-b");
-        let given: HashMap<String, String> = command
-            .get_envs()
-            .filter_map(|(k, v)| Some((k.to_str()?.to_string(), v?.to_str()?.to_string())))
-            .collect();
+        let given: HashMap<String, String> =
+            command.get_envs().filter_map(|(k, v)| Some((k.to_str()?.to_string(), v?.to_str()?.to_string()))).collect();
         let expected = format!("00-4bf92f3577b34da6a3ce929d0e0e4736-{span}-00");
         assert_eq!(given.get("TRACEPARENT"), Some(&expected), "the run's trace and flags, its own span");
         assert_ne!(span, "00f067aa0ba902b7");

@@ -77,7 +77,9 @@ fn percent_decode(text: &str) -> Result<String, String> {
             .and_then(|hex| std::str::from_utf8(hex).ok())
             .filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))
             .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-            .ok_or_else(|| format!("OTEL_RESOURCE_ATTRIBUTES: `{text}` has a `%` that is not a percent-encoded byte"))?;
+            .ok_or_else(|| {
+                format!("OTEL_RESOURCE_ATTRIBUTES: `{text}` has a `%` that is not a percent-encoded byte")
+            })?;
         out.push(byte);
         i += 3;
     }
@@ -124,7 +126,11 @@ mod tests {
         let both = [("OTEL_SERVICE_NAME", "from-env"), ("OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attrs,team=a")];
         let described = describe(env(&both));
         assert_eq!(described.service_name, "from-env");
-        assert_eq!(described.attributes, pairs(&[("team", "a")]), "service.name is the resource's once, from the winner");
+        assert_eq!(
+            described.attributes,
+            pairs(&[("team", "a")]),
+            "service.name is the resource's once, from the winner"
+        );
         assert_eq!(describe(env(&both[1..])).service_name, "from-attrs");
         assert_eq!(describe(env(&[("OTEL_RESOURCE_ATTRIBUTES", "service.name=a%20b")])).service_name, "a b");
         // Another key ending in service.name is not the service's name.

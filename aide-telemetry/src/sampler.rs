@@ -130,7 +130,10 @@ mod tests {
         assert!(ratio_samples(1.0, LOW_MAX));
         // Only the low half counts.
         let low = "1000000000000000";
-        assert_eq!(ratio_samples(0.3, &format!("ffffffffffffffff{low}")), ratio_samples(0.3, &format!("0000000000000001{low}")));
+        assert_eq!(
+            ratio_samples(0.3, &format!("ffffffffffffffff{low}")),
+            ratio_samples(0.3, &format!("0000000000000001{low}"))
+        );
         assert!(!ratio_samples(0.5, "not an id"));
     }
 
@@ -142,7 +145,14 @@ mod tests {
         assert_eq!(parsed("traceidratio", None).describe(), "traceidratio 1", "1.0 when no argument");
         assert_eq!(parsed("parentbased_traceidratio", Some(" 0.25 ")).describe(), "parentbased_traceidratio 0.25");
         assert_eq!(parsed("parentbased_always_on", None), Sampler::default());
-        for (name, arg) in [("jaeger_remote", None), ("xray", None), ("traceidratio", Some("10%")), ("traceidratio", Some("1.5")), ("traceidratio", Some("-0.1")), ("traceidratio", Some("NaN"))] {
+        for (name, arg) in [
+            ("jaeger_remote", None),
+            ("xray", None),
+            ("traceidratio", Some("10%")),
+            ("traceidratio", Some("1.5")),
+            ("traceidratio", Some("-0.1")),
+            ("traceidratio", Some("NaN")),
+        ] {
             let refused = Sampler::parse(Some(name), arg).expect_err(name);
             assert!(refused.contains("OTEL_TRACES_SAMPLER"), "{refused}");
         }

@@ -215,7 +215,10 @@ fn signal(kind: &Kind, get: &impl Fn(&str) -> Option<String>) -> Signal {
                 return off(format!("switched off by {}=none", kind.exporter), false);
             }
             let said = exporter.trim();
-            return off(format!("{}=`{said}` is not supported: aide exports OTLP only (otlp, none)", kind.exporter), true);
+            return off(
+                format!("{}=`{said}` is not supported: aide exports OTLP only (otlp, none)", kind.exporter),
+                true,
+            );
         }
     }
     let protocol = [kind.protocol, "OTEL_EXPORTER_OTLP_PROTOCOL"]

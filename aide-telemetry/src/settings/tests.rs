@@ -122,11 +122,8 @@ fn an_exporter_aide_does_not_have_means_that_signal_is_not_sent_and_says_so() {
 
 #[test]
 fn protocols_are_read_per_signal_whatever_their_case_and_an_unknown_one_is_refused() {
-    let set = env(&[
-        BASE,
-        ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"),
-        ("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "GRPC"),
-    ]);
+    let set =
+        env(&[BASE, ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf"), ("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "GRPC")]);
     let protocol = |s: &Signal| s.destination().map(|d| d.protocol.clone());
     assert_eq!(protocol(&set.traces), Some(Ok(Protocol::HttpProtobuf)));
     assert_eq!(protocol(&set.metrics), Some(Ok(Protocol::Grpc)));

@@ -103,7 +103,9 @@ fn problems(settings: &Settings, get: impl Fn(&str) -> Option<String>) -> Vec<(S
         }
     }
     if let Some(why) = aide_telemetry::resource::describe(get).discarded {
-        let fix = format!("{why}: write key=value pairs separated by commas, with `,` `=` and `%` in them percent-encoded; until then none of its attributes is sent");
+        let fix = format!(
+            "{why}: write key=value pairs separated by commas, with `,` `=` and `%` in them percent-encoded; until then none of its attributes is sent"
+        );
         found.push((why, fix));
     }
     found
@@ -131,7 +133,8 @@ fn counts(state: Option<&ForwarderState>) -> String {
 
 /// Whether a TCP connection to the endpoint's host and port is accepted.
 fn reachable(url: &str) -> Result<(), String> {
-    let (host, port) = endpoint::host_port(url).ok_or_else(|| format!("`{}` is not an http(s) URL", endpoint::shown(url)))?;
+    let (host, port) =
+        endpoint::host_port(url).ok_or_else(|| format!("`{}` is not an http(s) URL", endpoint::shown(url)))?;
     let addrs = (host.as_str(), port).to_socket_addrs().map_err(|e| format!("{host}: {e}"))?;
     let mut last = String::from("no address");
     for addr in addrs {
@@ -167,7 +170,10 @@ mod tests {
     fn a_signal_is_said_without_its_password() {
         let said = said(&to("http://user:secret@collector:4318/v1/traces", Ok(Protocol::HttpProtobuf)));
         assert_eq!(said, "to http://user:***@collector:4318/v1/traces (http/protobuf)");
-        assert_eq!(said_off("switched off by OTEL_METRICS_EXPORTER=none"), "off: switched off by OTEL_METRICS_EXPORTER=none");
+        assert_eq!(
+            said_off("switched off by OTEL_METRICS_EXPORTER=none"),
+            "off: switched off by OTEL_METRICS_EXPORTER=none"
+        );
     }
 
     fn said_off(why: &str) -> String {
@@ -176,14 +182,20 @@ mod tests {
 
     #[test]
     fn what_aide_cannot_do_is_a_problem_with_its_fix() {
-        let unsupported = Signal::Off(Off { why: "OTEL_TRACES_EXPORTER=`console` is not supported".into(), unsupported: true });
+        let unsupported =
+            Signal::Off(Off { why: "OTEL_TRACES_EXPORTER=`console` is not supported".into(), unsupported: true });
         let refused = to("localhost:4318", Ok(Protocol::HttpProtobuf));
         let found = problems(&settings(unsupported, refused), |name| {
             (name == "OTEL_RESOURCE_ATTRIBUTES").then(|| "broken".to_string())
         });
         let said: Vec<&str> = found.iter().map(|(what, _)| what.as_str()).collect();
         assert_eq!(said.len(), 3, "{said:?}");
-        assert!(said[0].contains("console") && said[1].contains("no scheme") && said[2].contains("OTEL_RESOURCE_ATTRIBUTES"), "{said:?}");
+        assert!(
+            said[0].contains("console")
+                && said[1].contains("no scheme")
+                && said[2].contains("OTEL_RESOURCE_ATTRIBUTES"),
+            "{said:?}"
+        );
         assert!(found[1].1.contains("http://localhost:4318"), "the fix says what to write: {}", found[1].1);
         let fine = settings(to("http://collector:4318/v1/traces", Ok(Protocol::Grpc)), said_off_signal());
         assert!(problems(&fine, |_| None).is_empty());
@@ -203,6 +215,10 @@ mod tests {
         };
         let said = counts(Some(&state));
         assert!(said.starts_with("3 runs' spans sent, 0 dropped"), "{said}");
-        assert!(said.contains("2 runs in the metrics only") && said.contains("no metric sent: OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"), "{said}");
+        assert!(
+            said.contains("2 runs in the metrics only")
+                && said.contains("no metric sent: OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"),
+            "{said}"
+        );
     }
 }

@@ -34,9 +34,8 @@ pub(crate) struct Exporters {
 /// called inside the Tokio runtime that drives them.
 pub(crate) fn from_settings() -> Exporters {
     let settings = aide_telemetry::settings::current();
-    let resource = resource(&aide_telemetry::resource::describe(|name| {
-        std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-    }));
+    let resource =
+        resource(&aide_telemetry::resource::describe(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty())));
     let mut spans = settings.traces.destination().map(span_exporter);
     if let Some(Ok(exporter)) = &mut spans {
         exporter.set_resource(&resource);
@@ -133,7 +132,8 @@ mod tests {
 
     #[test]
     fn otel_service_name_wins_over_the_attributes_and_aide_names_the_rest() {
-        let both = described(&[("OTEL_SERVICE_NAME", "env"), ("OTEL_RESOURCE_ATTRIBUTES", "service.name=attrs,team=a%2Cb")]);
+        let both =
+            described(&[("OTEL_SERVICE_NAME", "env"), ("OTEL_RESOURCE_ATTRIBUTES", "service.name=attrs,team=a%2Cb")]);
         assert_eq!(get(&both, "service.name").as_deref(), Some("env"));
         assert_eq!(get(&both, "team").as_deref(), Some("a,b"), "percent-decoded");
         assert_eq!(get(&both, "telemetry.sdk.language").as_deref(), Some("rust"));
@@ -152,7 +152,11 @@ mod tests {
         assert!(span_exporter(&refused).is_err_and(|e| e.contains("http/xml")));
         let schemeless = Destination { url: "localhost:4318".into(), protocol: Ok(Protocol::HttpProtobuf), ..refused };
         assert!(metric_exporter(&schemeless).is_err_and(|e| e.contains("no scheme")));
-        let json = Destination { url: "http://127.0.0.1:4318/v1/traces".into(), protocol: Ok(Protocol::HttpJson), ..schemeless };
+        let json = Destination {
+            url: "http://127.0.0.1:4318/v1/traces".into(),
+            protocol: Ok(Protocol::HttpJson),
+            ..schemeless
+        };
         assert!(span_exporter(&json).is_ok(), "http/json is built in");
     }
 }

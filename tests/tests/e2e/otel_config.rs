@@ -171,11 +171,7 @@ pub(crate) fn state(home: &Path) -> Value {
 /// Every span of an OTLP/JSON traces body.
 pub(crate) fn spans(body: &Value) -> Vec<Value> {
     let each = |v: &Value, key: &str| v[key].as_array().cloned().unwrap_or_default();
-    each(body, "resourceSpans")
-        .iter()
-        .flat_map(|r| each(r, "scopeSpans"))
-        .flat_map(|s| each(&s, "spans"))
-        .collect()
+    each(body, "resourceSpans").iter().flat_map(|r| each(r, "scopeSpans")).flat_map(|s| each(&s, "spans")).collect()
 }
 
 /// An attribute of an OTLP/JSON span or resource, as text.
@@ -249,7 +245,11 @@ fn each_signal_goes_where_its_own_variables_send_it() {
     for (t, _) in &homes {
         eventually("the forwarder to leave", ARRIVAL, || forwarder_gone(t.home()));
     }
-    assert_eq!(common.posts("/v1/traces").len(), 2, "both homes' spans: the common one and the one with a metrics endpoint");
+    assert_eq!(
+        common.posts("/v1/traces").len(),
+        2,
+        "both homes' spans: the common one and the one with a metrics endpoint"
+    );
     assert!(metrics_only.posts("/v1/traces").is_empty() && metrics_only.posts("/v1/metrics").is_empty());
     assert!(no_metrics.posts("/v1/metrics").is_empty(), "OTEL_METRICS_EXPORTER=none");
     assert!(no_traces.posts("/v1/traces").is_empty(), "OTEL_TRACES_EXPORTER=none");
@@ -282,7 +282,8 @@ fn a_run_not_sampled_sends_no_span_and_is_counted_in_the_metrics() {
     let spawn = run_json(t, env, "llm-jobs", &["spawn", "--", "printenv", "TRACEPARENT"]);
     let job = spawn["job_id"].as_i64().unwrap().to_string();
     run_json(t, env, "llm-jobs", &["wait", &job]);
-    let printed = run_json(t, env, "llm-jobs", &["logs", &job])["content"].as_str().unwrap_or_default().trim().to_string();
+    let printed =
+        run_json(t, env, "llm-jobs", &["logs", &job])["content"].as_str().unwrap_or_default().trim().to_string();
     assert!(printed.starts_with("00-4bf92f3577b34da6a3ce929d0e0e4736-") && printed.ends_with("-00"), "{printed}");
     assert!(!printed.contains("00f067aa0ba902b7"), "the job's parent is the spawn's span, not the caller's: {printed}");
     for (t, _) in &homes {
@@ -306,7 +307,8 @@ fn children_get_only_the_flags_trace_context_defines() {
     let spawn = run_json(&t, &env, "llm-jobs", &["spawn", "--", "printenv", "TRACEPARENT"]);
     let job = spawn["job_id"].as_i64().unwrap().to_string();
     run_json(&t, &env, "llm-jobs", &["wait", &job]);
-    let printed = run_json(&t, &env, "llm-jobs", &["logs", &job])["content"].as_str().unwrap_or_default().trim().to_string();
+    let printed =
+        run_json(&t, &env, "llm-jobs", &["logs", &job])["content"].as_str().unwrap_or_default().trim().to_string();
     assert!(printed.starts_with("00-4bf92f3577b34da6a3ce929d0e0e4736-") && printed.ends_with("-03"), "{printed}");
 }
 

@@ -47,7 +47,8 @@ fn a_checker_s_span_is_the_one_its_traceparent_names_under_the_run_s() {
     let parts: Vec<&str> = given.trim().split('-').collect();
     assert_eq!(parts.len(), 4, "{given}");
     let spans = spans_of_run(&sink, id);
-    let run = spans.iter().find(|s| attribute(s, "gen_ai.tool.call.id").as_deref() == Some(id)).expect("the run's span");
+    let run =
+        spans.iter().find(|s| attribute(s, "gen_ai.tool.call.id").as_deref() == Some(id)).expect("the run's span");
     let checker = spans.iter().find(|s| s["name"] == "checker shellcheck").unwrap_or_else(|| panic!("{spans:?}"));
     assert_eq!(checker["spanId"], parts[2], "the span its TRACEPARENT named: {checker}");
     assert_eq!(checker["parentSpanId"], run["spanId"], "{checker}");
@@ -131,14 +132,12 @@ fn an_unknown_protocol_sends_nothing_and_says_why() {
     let sink = Sink::start();
     let t = TestDir::new();
     t.write("a.txt", "one\n");
-    let env = [
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", sink.url()),
-        ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/xml".to_string()),
-    ];
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", sink.url()), ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/xml".to_string())];
     assert_eq!(run_json(&t, &env, "llm-read", &["a.txt"])["ok"], true);
     eventually("the span dropped with why", ARRIVAL, || {
         let s = state(t.home());
-        s["dropped_spans"].as_u64().unwrap_or(0) >= 1 && s["last_export"]["error"].as_str().is_some_and(|e| e.contains("http/xml"))
+        s["dropped_spans"].as_u64().unwrap_or(0) >= 1
+            && s["last_export"]["error"].as_str().is_some_and(|e| e.contains("http/xml"))
     });
     eventually("the forwarder to leave", ARRIVAL, || forwarder_gone(t.home()));
     assert!(sink.all().is_empty(), "{:?}", sink.all());
