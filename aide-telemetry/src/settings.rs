@@ -236,7 +236,11 @@ fn signal(kind: &Kind, get: &impl Fn(&str) -> Option<String>) -> Signal {
         };
         (url, ENDPOINT_VAR)
     } else {
-        return off(format!("no endpoint is set for {} ({} or {ENDPOINT_VAR})", kind.name, kind.endpoint), false);
+        let why = format!(
+            "no endpoint is set for {} ({}, {ENDPOINT_VAR}, or the user's aide.toml [telemetry] endpoint)",
+            kind.name, kind.endpoint
+        );
+        return off(why, false);
     };
     Signal::On(Destination { url, named_by, protocol })
 }
