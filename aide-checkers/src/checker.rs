@@ -288,7 +288,7 @@ impl Checker {
 
     /// The command that runs it on `files` (all of its kind), in `root`.
     pub fn command(&self, program: &Path, root: &Path, files: &[&String]) -> Launch {
-        let c = Launch::new("checker", program, root);
+        let c = Launch::new("checker", program, root).named(self.name);
         match self.kind {
             Kind::Cargo => c.args(["check", "--workspace", "--all-targets", "--message-format=json", "--quiet"]),
             Kind::Clippy => {

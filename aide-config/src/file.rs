@@ -34,7 +34,7 @@ pub struct ConfigFile {
 pub struct TelemetryTable {
     /// `OTEL_EXPORTER_OTLP_ENDPOINT`: setting it turns export on.
     pub endpoint: Option<String>,
-    /// `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf` or `grpc`.
+    /// `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf`, `http/json` or `grpc`.
     pub protocol: Option<String>,
     /// `OTEL_SERVICE_NAME`.
     pub service_name: Option<String>,

@@ -91,6 +91,7 @@ pub struct Launch {
     cancel: Option<Cancel>,
     run_id: Option<String>,
     purpose: &'static str,
+    name: Option<String>,
 }
 
 impl Launch {
@@ -113,7 +114,14 @@ impl Launch {
             cancel: None,
             run_id: None,
             purpose,
+            name: None,
         }
+    }
+
+    /// What it runs as, beside its purpose (a checker's name): its span says it.
+    pub fn named(mut self, name: impl Into<String>) -> Launch {
+        self.name = Some(name.into());
+        self
     }
 
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Launch {
@@ -215,8 +223,9 @@ impl Launch {
     }
 
     /// The `std::process::Command` inside its sandbox, in its own process
-    /// group, with its environment and directory.
-    fn command(&self) -> Result<(std::process::Command, SandboxUsed), StartError> {
+    /// group, with its environment and directory; and the span id its
+    /// `TRACEPARENT` names, when the run exports a span.
+    fn command(&self) -> Result<(std::process::Command, SandboxUsed, Option<String>), StartError> {
         let used = self.effective_sandbox();
         let sandbox = crate::sandbox::Sandbox::of(used, &self.dir, &self.writable);
         let mut command = sandbox.command(&self.program).map_err(StartError::Sandbox)?;
@@ -226,14 +235,16 @@ impl Launch {
             command.env_clear();
         }
         // Before the launch's own variables: a caller that sets TRACEPARENT wins.
-        crate::trace::apply(&mut command, self.run_id.as_deref());
+        // A process recorded under its run is a span of its own; any other
+        // continues the run's (the sandbox's command gave it that).
+        let span_id = self.run_id.as_deref().and_then(|id| crate::trace::apply_child(&mut command, Some(id)));
         for (key, value) in &self.envs {
             match value {
                 Some(v) => command.env(key, v),
                 None => command.env_remove(key),
             };
         }
-        Ok((command, used))
+        Ok((command, used, span_id))
     }
 
     fn start_error(&self, e: std::io::Error) -> StartError {
@@ -248,17 +259,17 @@ impl Launch {
     /// server, a long-lived helper): the caller waits for it, or drops it to
     /// [`Started`]'s kill of its whole group.
     pub fn spawn(self, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Result<Started, StartError> {
-        let (mut command, used) = self.command()?;
+        let (mut command, used, span_id) = self.command()?;
         command.stdin(stdin).stdout(stdout).stderr(stderr);
         let child = command.spawn().map_err(|e| self.start_error(e))?;
-        record(&self, used, None, Duration::ZERO, false);
+        record(&self, used, span_id, None, Duration::ZERO, false);
         Ok(Started { child: Some(child), sandbox: used })
     }
 
     /// Runs it to its end (or its timeout, or the run's cancellation) and
     /// collects both streams.
     pub fn run(self) -> Result<Ran, StartError> {
-        let (mut command, used) = self.command()?;
+        let (mut command, used, span_id) = self.command()?;
         let stdin = if self.input.is_some() { Stdio::piped() } else { Stdio::null() };
         command.stdin(stdin).stdout(Stdio::piped()).stderr(Stdio::piped());
         let started = Instant::now();
@@ -298,7 +309,7 @@ impl Launch {
             sandbox: used,
             shown: self.shown(),
         };
-        record(&self, used, ran.exit_code(), duration, ran.timed_out);
+        record(&self, used, span_id, ran.exit_code(), duration, ran.timed_out);
         Ok(ran)
     }
 }
@@ -428,6 +439,15 @@ pub struct ProcessRecord {
     #[serde(skip)]
     #[schemars(skip)]
     pub started: Option<std::time::SystemTime>,
+    /// The span id its `TRACEPARENT` named (its span, under the run's),
+    /// when the run exports one; not kept in the log.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span_id: Option<String>,
+    /// What it ran as, beside its purpose (a checker's name); not kept in the log.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name: Option<String>,
 }
 
 fn records() -> &'static Mutex<HashMap<String, Vec<ProcessRecord>>> {
@@ -435,7 +455,14 @@ fn records() -> &'static Mutex<HashMap<String, Vec<ProcessRecord>>> {
     RECORDS.get_or_init(Default::default)
 }
 
-fn record(launch: &Launch, sandbox: SandboxUsed, exit_code: Option<i32>, duration: Duration, timed_out: bool) {
+fn record(
+    launch: &Launch,
+    sandbox: SandboxUsed,
+    span_id: Option<String>,
+    exit_code: Option<i32>,
+    duration: Duration,
+    timed_out: bool,
+) {
     let Some(id) = &launch.run_id else { return };
     let entry = ProcessRecord {
         purpose: launch.purpose.to_string(),
@@ -446,6 +473,8 @@ fn record(launch: &Launch, sandbox: SandboxUsed, exit_code: Option<i32>, duratio
         duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
         timed_out,
         started: std::time::SystemTime::now().checked_sub(duration),
+        span_id,
+        name: launch.name.clone(),
     };
     aide_core::sync::lock(records()).entry(id.clone()).or_default().push(entry);
 }
@@ -538,5 +567,13 @@ mod tests {
         assert_eq!(taken.len(), 1);
         assert_eq!((taken[0].purpose.as_str(), taken[0].exit_code), ("test", Some(0)));
         assert!(take_records(&id).is_empty());
+        // While the run exports a span, the process is given one of its own, and it is recorded.
+        crate::trace::set_for_run(&id, ("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into(), None));
+        let ran = bash("printf %s \"$TRACEPARENT\"").named("shellcheck").logged_under(&id).run().unwrap();
+        crate::trace::clear_run(&id);
+        let taken = take_records(&id);
+        let span = taken[0].span_id.clone().expect("a span id");
+        assert_eq!(ran.stdout_text(), format!("00-4bf92f3577b34da6a3ce929d0e0e4736-{span}-01"));
+        assert_eq!(taken[0].name.as_deref(), Some("shellcheck"));
     }
 }

@@ -46,6 +46,30 @@ pub struct Call {
     /// The trace the run belongs to, and its tool's name there (`aide
     /// mcp`'s: the MCP tool and the request's `_meta` trace context).
     pub trace: Option<crate::telemetry::CallTrace>,
+    /// Why the caller raised `cancel`, when for a reason of its own.
+    pub stopped: StopReason,
+}
+
+/// Why a caller raised a run's cancellation for a reason of its own
+/// (`aide mcp`'s call timeout): a run that then ends `cancelled` ends with
+/// this error instead, in its result, its log record and its span.
+#[derive(Debug, Clone, Default)]
+pub struct StopReason(std::sync::Arc<Mutex<Option<AideError>>>);
+
+impl StopReason {
+    /// Records `why`, then raises `cancel`.
+    pub fn stop(&self, cancel: &Cancel, why: AideError) {
+        *aide_core::sync::lock(&self.0) = Some(why);
+        cancel.cancel();
+    }
+
+    /// `err`, or why the run was stopped when it ended cancelled.
+    fn explain(&self, err: AideError) -> AideError {
+        if err.code != aide_core::error::code::CANCELLED {
+            return err;
+        }
+        aide_core::sync::lock(&self.0).clone().unwrap_or(err)
+    }
 }
 
 /// A finished in-process run: the typed output (for rendering and paging)
@@ -79,7 +103,7 @@ const UNFINISHED_EXIT: i32 = -1;
 
 /// Runs `T` on `request` in this process and logs it like a CLI run.
 pub fn invoke<T: Tool>(request: T::Request, call: Call) -> Finished<T::Output> {
-    let Call { working_dir, cancel, progress, log, argv, origin, confine, notes, voice, trace } = call;
+    let Call { working_dir, cancel, progress, log, argv, origin, confine, notes, voice, trace, stopped } = call;
     let mut run = RunLog::for_call::<T>(argv, log, origin);
     run.span = crate::telemetry::RunSpan::for_call(T::NAME, trace.as_ref(), &run.execution_id);
     run.voice = voice;
@@ -108,7 +132,7 @@ pub fn invoke<T: Tool>(request: T::Request, call: Call) -> Finished<T::Output> {
                 Err(e) => run.finish_failed(e),
             }
         }
-        Err(e) => run.finish_failed(e),
+        Err(e) => run.finish_failed(stopped.explain(e)),
     }
 }
 
@@ -458,5 +482,23 @@ impl RunLog {
 fn spool_record(tool: &str, record: RunRecord) {
     if let Err(e) = aide_log::spool_in(&aide_core::home::aide_home(), record) {
         stderr_line(&format!("{tool}: warning[{}]: {}", diag::LOG_FAILED, e.message));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_stopped_for_a_reason_ends_with_it_and_any_other_error_is_kept() {
+        let reason = StopReason::default();
+        let cancel = Cancel::new();
+        assert_eq!(reason.explain(AideError::cancelled()).code, aide_core::error::code::CANCELLED, "no reason yet");
+        reason.stop(&cancel, AideError::internal("stopped past its limit"));
+        assert!(cancel.is_cancelled());
+        let explained = reason.clone().explain(AideError::cancelled());
+        assert_eq!(explained.code, aide_core::error::code::INTERNAL);
+        let other = AideError::io("a.txt", &std::io::Error::other("disk"));
+        assert_eq!(reason.explain(other.clone()).code, other.code, "only a cancellation is explained");
     }
 }

@@ -19,6 +19,7 @@ mod error;
 pub mod invoke;
 mod telemetry;
 
+pub use invoke::StopReason;
 pub use telemetry::CallTrace;
 
 pub use cli::{main, run};

@@ -1,8 +1,10 @@
-//! A run's OpenTelemetry span, when the environment asks for one
-//! (`aide_telemetry::settings::resolve`): its ids taken when the run starts
-//! (so what it starts is given `TRACEPARENT` naming it, through the gate),
-//! and its record spooled for the forwarder when it ends. Nothing here
-//! touches the network or fails a run.
+//! A run's OpenTelemetry span, when the environment asks for spans or
+//! metrics (`aide_telemetry::settings::resolve`): its ids taken and its
+//! sampling decided when the run starts (so what it starts through the gate
+//! is given `TRACEPARENT` under it, sampled flag and all), and its record
+//! spooled for the forwarder when it ends, unless there is nothing to send
+//! (an unsampled run with no metrics asked). Nothing here touches the
+//! network or fails a run.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
@@ -61,7 +63,9 @@ impl RunSpan {
     pub(crate) fn for_command_line(tool: &str, operations: &[Operation], argv: &[String]) -> Option<RunSpan> {
         let settings = aide_telemetry::settings::resolve()?;
         let span = RunSpan::start(tool_name(tool, operations, argv), None, settings);
-        aide_gate::trace::set_for_process((span.context.traceparent(), span.tracestate.clone()));
+        if span.traces() {
+            aide_gate::trace::set_for_process((span.context.traceparent(), span.tracestate.clone()));
+        }
         Some(span)
     }
 
@@ -75,8 +79,10 @@ impl RunSpan {
             Some((parent, t.tracestate.as_deref().and_then(aide_telemetry::context::clean_tracestate)))
         });
         let mut span = RunSpan::start(name, given, settings);
-        aide_gate::trace::set_for_run(execution_id, (span.context.traceparent(), span.tracestate.clone()));
-        span.per_run = Some(execution_id.to_string());
+        if span.traces() {
+            aide_gate::trace::set_for_run(execution_id, (span.context.traceparent(), span.tracestate.clone()));
+            span.per_run = Some(execution_id.to_string());
+        }
         Some(span)
     }
 
@@ -89,8 +95,20 @@ impl RunSpan {
             Some((parent, state)) => (Some(parent), state),
             None => (None, None),
         };
-        let context = SpanContext::child_of(parent.as_ref());
+        // With spans off (metrics only) the run claims no span: never
+        // sampled, so no forwarder exports it, and its children keep the
+        // caller's context.
+        let sampler = match settings.traces {
+            aide_telemetry::settings::Signal::On(_) => settings.sampler,
+            aide_telemetry::settings::Signal::Off(_) => aide_telemetry::sampler::Sampler::NEVER,
+        };
+        let context = SpanContext::child_of(parent.as_ref(), &sampler);
         RunSpan { context, parent, tracestate, tool_name, max_risk: None, sandbox: None, per_run: None, settings }
+    }
+
+    /// Whether the run's span may be exported: spans are asked for.
+    fn traces(&self) -> bool {
+        self.settings.traces.destination().is_some()
     }
 
     /// What the request asks of its commands: the risk cap and the sandbox
@@ -109,6 +127,10 @@ impl RunSpan {
             aide_gate::trace::clear_run(id);
         }
         let settings = self.settings.clone();
+        // An unsampled run is only counted in the metrics: with none asked, nothing is sent.
+        if !self.context.sampled() && settings.metrics.destination().is_none() {
+            return;
+        }
         let record = self.record(&run, settings.capture_content);
         let dir = aide_telemetry::record::export_dir(&aide_core::home::aide_home(), &settings.key);
         if aide_telemetry::record::spool(&dir, &record).is_err() {
@@ -134,7 +156,9 @@ impl RunSpan {
             .iter()
             .map(|p| Phase {
                 purpose: p.purpose.clone(),
-                span_id: aide_telemetry::context::new_span_id(),
+                name: p.name.clone(),
+                // The id its TRACEPARENT named, so its own spans hang off it.
+                span_id: p.span_id.clone().unwrap_or_else(aide_telemetry::context::new_span_id),
                 started: p.started.unwrap_or(run.started),
                 duration: Duration::from_millis(p.duration_ms),
                 exit_code: p.exit_code,
@@ -151,7 +175,7 @@ impl RunSpan {
             context: self.context,
             parent: self.parent,
             tracestate: self.tracestate,
-            origin: run.origin.map(str::to_string),
+            origin: run.origin.map(|o| bounded(o, MAX_ORIGIN_CHARS)),
             started: run.started,
             duration: run.duration,
             exit_code: run.exit_code,
@@ -170,6 +194,14 @@ impl RunSpan {
             }),
         }
     }
+}
+
+/// The most of `aide.origin` a span carries: the MCP request id in it is the client's to choose.
+const MAX_ORIGIN_CHARS: usize = 256;
+
+/// `text`'s first `max` characters.
+fn bounded(text: &str, max: usize) -> String {
+    text.chars().take(max).collect()
 }
 
 /// The risk a tool rated its command (`overall_risk` in its result), where it rates one.
@@ -228,6 +260,15 @@ mod tests {
         assert_eq!(tool_name("llm-git", OPS, &argv("llm-git --json")), "llm-git");
         // Words after `--` are the command's, not the tool's.
         assert_eq!(tool_name("llm-git", OPS, &argv("llm-git x -- diff")), "llm-git");
+    }
+
+    #[test]
+    fn an_origin_is_bounded_on_a_character_boundary() {
+        let long = format!("mcp:{}", "é".repeat(1000));
+        let kept = bounded(&long, MAX_ORIGIN_CHARS);
+        assert_eq!(kept.chars().count(), 256);
+        assert!(long.starts_with(&kept));
+        assert_eq!(bounded("mcp:7", MAX_ORIGIN_CHARS), "mcp:7");
     }
 
     #[test]

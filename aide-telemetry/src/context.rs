@@ -13,9 +13,16 @@ pub struct SpanContext {
     pub trace_id: String,
     /// 16 lowercase hex digits, never all zero.
     pub span_id: String,
-    /// The trace flags byte (bit 0: sampled).
+    /// The trace flags byte: bit 0 sampled, bit 1 (Trace Context Level 2)
+    /// random trace id; as read, every bit the caller sent.
     pub flags: u8,
 }
+
+/// The sampled flag: the span is recorded (and exported).
+pub const SAMPLED: u8 = 0x01;
+/// Trace Context Level 2's random flag: the trace id's right-most seven
+/// bytes are random. It belongs to the trace id, so it travels with it.
+pub const RANDOM: u8 = 0x02;
 
 impl SpanContext {
     /// Reads a `traceparent` header: `version-traceid-parentid-flags`. None
@@ -50,13 +57,21 @@ impl SpanContext {
         format!("00-{}-{}-{:02x}", self.trace_id, self.span_id, self.flags)
     }
 
-    /// A new span in the trace of `parent`, or the root span of a new,
-    /// sampled trace.
-    pub fn child_of(parent: Option<&SpanContext>) -> SpanContext {
-        match parent {
-            Some(p) => SpanContext { trace_id: p.trace_id.clone(), span_id: new_span_id(), flags: p.flags },
-            None => SpanContext { trace_id: new_trace_id(), span_id: new_span_id(), flags: 1 },
-        }
+    /// Whether the span is sampled (recorded and exported).
+    pub fn sampled(&self) -> bool {
+        self.flags & SAMPLED != 0
+    }
+
+    /// A new span in the trace of `parent`, or the root span of a new
+    /// trace, sampled as `sampler` decides. Its flags are the ones this
+    /// version of Trace Context defines, and no other (the recommendation
+    /// has vendors zero the rest): sampled as decided, and random as the
+    /// parent said of the trace id it keeps (a new trace id is random).
+    pub fn child_of(parent: Option<&SpanContext>, sampler: &crate::sampler::Sampler) -> SpanContext {
+        let trace_id = parent.map_or_else(new_trace_id, |p| p.trace_id.clone());
+        let sampled = sampler.samples(parent, &trace_id);
+        let random = parent.map_or(RANDOM, |p| p.flags & RANDOM);
+        SpanContext { trace_id, span_id: new_span_id(), flags: random | if sampled { SAMPLED } else { 0 } }
     }
 }
 
@@ -65,33 +80,46 @@ fn is_hex(s: &str, len: usize) -> bool {
     s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// A random trace id: a version 4 UUID's 122 random bits.
+/// A random trace id (all 128 bits random).
 pub fn new_trace_id() -> String {
-    uuid::Uuid::new_v4().simple().to_string()
+    aide_core::ids::new_trace_id()
 }
 
-/// A random span id (never all zero: a v4 UUID's version nibble is 4).
+/// A random span id (never all zero).
 pub fn new_span_id() -> String {
-    uuid::Uuid::new_v4().simple().to_string()[8..24].to_string()
+    aide_core::ids::new_trace_span_id()
 }
+
+/// The longest `tracestate` kept, commas included.
+const TRACESTATE_MAX: usize = 512;
+/// Members longer than this go first when it is too long.
+const LONG_MEMBER: usize = 128;
 
 /// Reads a `tracestate` header as the recommendation bounds it: at most 32
-/// members and 512 characters kept, members that are not `key=value`
-/// dropped. None when nothing is left.
+/// members, members that are not `key=value` dropped, and at most 512
+/// characters kept by dropping whole members: those over 128 characters
+/// first, then from the right (the oldest). None when nothing is left.
 pub fn clean_tracestate(header: &str) -> Option<String> {
-    let members: Vec<&str> = header
+    let mut members: Vec<&str> = header
         .split(',')
         .map(str::trim)
         .filter(|m| m.split_once('=').is_some_and(|(k, v)| !k.is_empty() && !v.is_empty() && m.is_ascii()))
         .take(32)
         .collect();
-    let joined = members.join(",");
-    (!joined.is_empty() && joined.len() <= 512).then_some(joined)
+    let joined_len = |m: &[&str]| m.iter().map(|s| s.len()).sum::<usize>() + m.len().saturating_sub(1);
+    while joined_len(&members) > TRACESTATE_MAX {
+        match members.iter().rposition(|m| m.len() > LONG_MEMBER) {
+            Some(long) => members.remove(long),
+            None => members.pop().unwrap_or_default(),
+        };
+    }
+    Some(members.join(",")).filter(|joined| !joined.is_empty())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampler::Sampler;
     use proptest::prelude::*;
 
     const EXAMPLE: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -125,15 +153,43 @@ mod tests {
         assert_eq!(SpanContext::parse(later).map(|c| c.span_id), Some("00f067aa0ba902b7".to_string()));
     }
 
+    fn sampler(name: &str) -> Sampler {
+        Sampler::parse(Some(name), None).expect("a sampler")
+    }
+
     #[test]
-    fn a_child_keeps_the_trace_and_flags_with_a_span_of_its_own() {
+    fn a_child_keeps_the_trace_with_a_span_of_its_own() {
         let parent = SpanContext::parse(EXAMPLE).expect("valid");
-        let child = SpanContext::child_of(Some(&parent));
+        let child = SpanContext::child_of(Some(&parent), &Sampler::default());
         assert_eq!(child.trace_id, parent.trace_id);
         assert_ne!(child.span_id, parent.span_id);
+        assert_eq!(child.flags, SAMPLED, "the parent's sampled flag, no random flag it did not set");
         assert_eq!(SpanContext::parse(&child.traceparent()), Some(child.clone()));
-        let root = SpanContext::child_of(None);
+        let root = SpanContext::child_of(None, &Sampler::default());
+        assert_eq!(root.flags, SAMPLED | RANDOM, "a new trace id is random");
         assert_eq!(SpanContext::parse(&root.traceparent()), Some(root));
+    }
+
+    #[test]
+    fn an_unsampled_parent_makes_an_unsampled_child_by_default() {
+        let parent = SpanContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00").expect("valid");
+        let child = SpanContext::child_of(Some(&parent), &Sampler::default());
+        assert!(!child.sampled());
+        assert!(child.traceparent().ends_with("-00"), "{}", child.traceparent());
+        // always_on decides for itself, whatever the parent says.
+        assert!(SpanContext::child_of(Some(&parent), &sampler("always_on")).sampled());
+        assert!(!SpanContext::child_of(None, &sampler("always_off")).sampled());
+    }
+
+    #[test]
+    fn flags_this_version_does_not_define_are_not_passed_on() {
+        // ff: sampled, random, and six bits nobody defined.
+        let parent = SpanContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-ff").expect("valid");
+        let child = SpanContext::child_of(Some(&parent), &Sampler::default());
+        assert!(child.traceparent().ends_with("-03"), "{}", child.traceparent());
+        let parent = SpanContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-fc").expect("valid");
+        let child = SpanContext::child_of(Some(&parent), &Sampler::default());
+        assert!(child.traceparent().ends_with("-00"), "{}", child.traceparent());
     }
 
     #[test]
@@ -145,11 +201,33 @@ mod tests {
         assert_eq!(clean_tracestate(" , ="), None);
     }
 
+    #[test]
+    fn a_tracestate_too_long_loses_whole_members_long_ones_first_then_from_the_right() {
+        // 10 members of 60 characters: 609 with commas.
+        let members: Vec<String> = (0..10).map(|i| format!("k{i}={}", "v".repeat(57))).collect();
+        let kept = clean_tracestate(&members.join(",")).expect("kept");
+        assert_eq!(kept, members[..8].join(","), "the first eight fit (487 characters)");
+        // A member over 128 characters goes before any shorter one, wherever it stands.
+        let long = format!("big={}", "x".repeat(200));
+        let with_long = format!("{},{long},{}", members[0], members[1..8].join(","));
+        assert_eq!(clean_tracestate(&with_long).as_deref(), Some(members[..8].join(",").as_str()));
+        // Exactly 512 is kept whole.
+        let exact = format!("a={}", "b".repeat(510));
+        assert_eq!(clean_tracestate(&exact).as_deref(), Some(exact.as_str()));
+    }
+
     proptest! {
         #[test]
         fn any_text_is_read_without_panicking_and_what_is_read_round_trips(s in "\\PC{0,80}") {
             if let Some(ctx) = SpanContext::parse(&s) {
                 prop_assert_eq!(SpanContext::parse(&ctx.traceparent()), Some(ctx));
+            }
+        }
+
+        #[test]
+        fn a_kept_tracestate_is_never_longer_than_512(s in "[a-z0-9=,]{0,900}") {
+            if let Some(kept) = clean_tracestate(&s) {
+                prop_assert!(kept.len() <= 512);
             }
         }
 

@@ -1,12 +1,15 @@
 //! # aide-telemetry: every run as an OpenTelemetry span, off the run's path
 //!
 //! Export is off unless the standard OpenTelemetry environment asks for it
-//! ([`settings::resolve`]: `OTEL_EXPORTER_OTLP_ENDPOINT`, or the `[telemetry]`
-//! table of the user's aide.toml). Then a run:
+//! ([`settings::resolve`]: an OTLP endpoint for spans or metrics, or the
+//! `[telemetry]` table of the user's aide.toml; each signal resolved on its
+//! own). Then a run:
 //!
 //! 1. takes its span's ids when it starts ([`SpanContext::child_of`] the
-//!    caller's `TRACEPARENT`, or an MCP request's `_meta.traceparent`), so
-//!    the processes it starts are given `TRACEPARENT` naming its span;
+//!    caller's `TRACEPARENT`, or an MCP request's `_meta.traceparent`,
+//!    sampled as `OTEL_TRACES_SAMPLER` says: [`sampler`]), so the processes
+//!    it starts are given `TRACEPARENT` naming its span (or, for a process
+//!    started through the gate, a span of its own under it);
 //! 2. when it ends, spools a [`SpanRecord`] (made from its execution-log
 //!    record, already redacted) under `$AIDE_HOME/otel/spool/`;
 //! 3. wakes the forwarder ([`forwarder::wake`]): one detached `aide`
@@ -22,8 +25,11 @@
 //! module is the forwarder.
 
 pub mod context;
+pub mod endpoint;
 pub mod forwarder;
 pub mod record;
+pub mod resource;
+pub mod sampler;
 pub mod settings;
 pub mod state;
 

@@ -59,6 +59,9 @@ pub struct SpanRecord {
 pub struct Phase {
     /// What started it ("checker", "verify command", "job", …).
     pub purpose: String,
+    /// What it ran as, beside its purpose (a checker's name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     pub span_id: String,
     pub started: SystemTime,
     pub duration: Duration,
@@ -232,7 +235,7 @@ mod tests {
             tool_name: "llm-search".into(),
             tool: "llm-search".into(),
             version: "0.1.0".into(),
-            context: SpanContext::child_of(None),
+            context: SpanContext::child_of(None, &crate::sampler::Sampler::default()),
             parent: None,
             tracestate: None,
             origin: None,

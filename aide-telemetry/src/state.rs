@@ -14,7 +14,8 @@ pub fn state_path(dir: &Path) -> PathBuf {
 /// The forwarder's counts and its last export.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ForwarderState {
-    /// The traces endpoint it sends to, and how.
+    /// The endpoint it sends to (the spans', else the metrics'; never with
+    /// a password), and how.
     pub endpoint: String,
     pub protocol: String,
     pub exported_spans: u64,
@@ -24,6 +25,14 @@ pub struct ForwarderState {
     /// Metric exports that failed.
     #[serde(default)]
     pub failed_metric_exports: u64,
+    /// Runs whose span is not exported (not sampled, or spans not asked):
+    /// counted in the metrics only.
+    #[serde(default)]
+    pub metrics_only_runs: u64,
+    /// Why no metric is sent although metrics are asked (a protocol or
+    /// endpoint aide cannot use).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_refused: Option<String>,
     pub last_export: Option<LastExport>,
 }
 

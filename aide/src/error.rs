@@ -111,7 +111,7 @@ pub enum McpError {
     TypedRefused { tool: String, field: String, max: Risk },
     #[error("`{tool}` is not allowed: {why}")]
     NotAllowed { tool: String, why: String },
-    /// The call ran past `--call-timeout` (it ended as cancelled).
+    /// The call ran past `--call-timeout` and was stopped.
     #[error("the call ran past the server's limit of {} s and was stopped", .limit.as_secs_f64())]
     TimedOut { limit: Duration },
 }

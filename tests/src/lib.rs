@@ -114,8 +114,9 @@ impl TestDir {
             .env("AIDE_HOME", &self.home)
             .env("XDG_CONFIG_HOME", self.home.join("config"))
             .env_remove("AIDE_LOG");
-        // Nor the runner's OpenTelemetry export: a test that wants it says so.
-        for name in ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "TRACEPARENT", "TRACESTATE"] {
+        // Nor the runner's OpenTelemetry export (any OTEL_ variable): a test that wants it says so.
+        let otel = std::env::vars_os().map(|(name, _)| name).filter(|n| n.to_string_lossy().starts_with("OTEL_"));
+        for name in otel.chain(["TRACEPARENT".into(), "TRACESTATE".into()]) {
             cmd.env_remove(name);
         }
         TestCommand { cmd, stdin: None }

@@ -14,7 +14,6 @@ use aide_core::envelope::Document;
 use aide_core::operation::Operation;
 use aide_core::request::{request_from_value, schema_property_names};
 use aide_core::tool::Tool;
-use aide_core::voice::Voice;
 use aide_harness::invoke::{Call, invoke, refuse};
 use serde_json::{Map, Value, json};
 
@@ -113,19 +112,6 @@ impl ToolFn for Run<'_> {
         };
         shape(finished, self.page)
     }
-}
-
-/// A call's result once the server stopped it at its time limit: a
-/// `cancelled` failure becomes that limit's `timeout` (a call that finished
-/// before it noticed keeps its result).
-pub(crate) fn as_timeout(mut shaped: Shaped, error: AideError) -> Shaped {
-    if shaped.structured.pointer("/error/code").and_then(Value::as_str) != Some("cancelled") {
-        return shaped;
-    }
-    let body = aide_core::error::ErrorBody::said(&error, Voice::Mcp);
-    shaped.structured["error"] = serde_json::to_value(body).unwrap_or(Value::Null);
-    shaped.text = format!("{}\n", error.said(Voice::Mcp));
-    shaped
 }
 
 /// Runs a bound call: the arguments made the tool's request and run

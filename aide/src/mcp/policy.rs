@@ -217,7 +217,7 @@ pub(crate) fn not_allowed(tool: &str, why: &str) -> AideError {
     McpError::NotAllowed { tool: tool.to_string(), why: why.to_string() }.into()
 }
 
-/// The result of a call stopped at `--call-timeout` (it ended as cancelled).
+/// Why a call was stopped at `--call-timeout`: its result, log record and span say it.
 pub(crate) fn timed_out(limit: Duration) -> AideError {
     McpError::TimedOut { limit }.into()
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use aide_core::operation::{Gate, Group};
 use aide_core::tool::{Cancel, Progress, ProgressSink};
 use aide_core::{AideError, Root};
-use aide_harness::invoke::Call;
+use aide_harness::invoke::{Call, StopReason};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, ToolAnnotations,
@@ -259,11 +259,12 @@ impl AideServer {
             notes: Vec::new(),
             voice: aide_core::voice::Voice::Mcp,
             trace: Some(crate::telemetry::call_trace(name, params.meta.as_ref().unwrap_or(&context.meta))),
+            stopped: StopReason::default(),
         };
         let bound = Arc::clone(binding);
-        let stop = call.cancel.clone();
+        let (stop, stopped) = (call.cancel.clone(), call.stopped.clone());
         let task = tokio::task::spawn_blocking(move || binding::run(&bound, arguments, &imposition, call, &page));
-        let result = within_limit(task, &stop, self.inner.options.policy.call_timeout).await;
+        let result = within_limit(task, &stop, &stopped, self.inner.options.policy.call_timeout).await;
         watcher.abort();
         aide_core::sync::lock(&self.inner.running).remove(&call_id);
         // The sink went with the call: the forwarder drains and ends, so no
@@ -541,18 +542,21 @@ fn progress_forwarding(context: &RequestContext<RoleServer>) -> (ProgressSink, O
 }
 
 /// The call's result, or past the operator's `limit` the call stopped as
-/// a cancellation is (`stop`) and its result said as a timeout.
+/// a cancellation is (`stop`), for a reason the run records (`stopped`): it
+/// ends as a `timeout`, in its result, its log record and its span (a call
+/// that finished before it noticed keeps its result).
 async fn within_limit(
     mut task: tokio::task::JoinHandle<Shaped>,
     stop: &Cancel,
+    stopped: &StopReason,
     limit: Option<std::time::Duration>,
 ) -> Result<Shaped, tokio::task::JoinError> {
     let Some(limit) = limit else { return task.await };
     match tokio::time::timeout(limit, &mut task).await {
         Ok(result) => result,
         Err(_) => {
-            stop.cancel();
-            task.await.map(|shaped| binding::as_timeout(shaped, super::policy::timed_out(limit)))
+            stopped.stop(stop, super::policy::timed_out(limit));
+            task.await
         }
     }
 }

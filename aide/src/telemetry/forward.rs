@@ -11,7 +11,7 @@ use opentelemetry_sdk::trace::SpanExporter as _;
 use aide_telemetry::state::{ForwarderState, LastExport};
 use aide_telemetry::{forwarder, record, state};
 
-use super::exporter::{self, Transport};
+use super::exporter;
 use super::metrics::Metrics;
 use super::spans;
 
@@ -37,21 +37,16 @@ pub(super) fn serve(dir: &Path) -> i32 {
     };
     // The grpc channel is made inside the runtime that drives it.
     let _entered = runtime.enter();
-    let transport = Transport::from_env();
-    let resource = exporter::resource();
-    let mut spans = exporter::span_exporter(transport);
-    if let Ok(exporter) = &mut spans {
-        exporter.set_resource(&resource);
-    }
-    let metrics = exporter::metric_exporter(transport).ok().map(|e| Metrics::new(e, resource));
+    let exporter::Exporters { spans, metrics, metrics_refused, endpoint, protocol } = exporter::from_settings();
     let mut forwarding =
         Forwarding { dir, runtime: &runtime, spans, metrics, state: ForwarderState::default(), metrics_due: false };
     loop {
         // Read under the lock: another forwarder may have counted since.
         forwarding.state = state::read(dir).unwrap_or_default();
         forwarding.count_stranded();
-        forwarding.state.endpoint = exporter::endpoint_from_env();
-        forwarding.state.protocol = transport.name().to_string();
+        forwarding.state.endpoint = endpoint.clone();
+        forwarding.state.protocol = protocol.clone();
+        forwarding.state.metrics_refused = metrics_refused.clone();
         forwarding.until_idle();
         if forwarding.metrics_due {
             forwarding.flush_metrics();
@@ -77,7 +72,8 @@ pub(super) fn serve(dir: &Path) -> i32 {
 struct Forwarding<'a> {
     dir: &'a Path,
     runtime: &'a tokio::runtime::Runtime,
-    spans: Result<opentelemetry_otlp::SpanExporter, String>,
+    /// None when spans are not asked (metrics only).
+    spans: Option<Result<opentelemetry_otlp::SpanExporter, String>>,
     metrics: Option<Metrics>,
     state: ForwarderState,
     /// Runs were counted since the metrics were last flushed.
@@ -128,15 +124,23 @@ impl Forwarding<'_> {
         self.save();
     }
 
-    /// Exports one batch of runs and counts the runs in the metrics.
+    /// Exports one batch of runs and counts the runs in the metrics (all
+    /// of them: metrics are not sampled).
     fn send(&mut self, records: &[aide_telemetry::SpanRecord]) {
         if let Some(metrics) = &self.metrics {
             records.iter().for_each(|r| metrics.record(r));
             self.metrics_due = true;
         }
+        // A run not sampled, or any run when spans are not asked, is counted only.
+        let sampled: Vec<_> = records.iter().filter(|r| self.spans.is_some() && r.context.sampled()).collect();
+        self.state.metrics_only_runs += (records.len() - sampled.len()) as u64;
+        let Some(exporter) = self.spans.as_ref().filter(|_| !sampled.is_empty()) else {
+            self.save();
+            return;
+        };
         let scope = spans::scope();
-        let batch: Vec<_> = records.iter().flat_map(|r| spans::spans_of(r, &scope)).collect();
-        let outcome = match &self.spans {
+        let batch: Vec<_> = sampled.iter().flat_map(|r| spans::spans_of(r, &scope)).collect();
+        let outcome = match exporter {
             Ok(exporter) => {
                 // The exporter's own timeout bounds each request; this bounds the whole.
                 let bound = export_timeout() + Duration::from_secs(1);
@@ -146,9 +150,9 @@ impl Forwarding<'_> {
                     Err(_) => Err(format!("no answer within {} s", bound.as_secs())),
                 }
             }
-            Err(e) => Err(format!("the exporter could not be made: {e}")),
+            Err(e) => Err(format!("nothing is sent: {e}")),
         };
-        let runs = records.len() as u64;
+        let runs = sampled.len() as u64;
         match &outcome {
             Ok(()) => self.state.exported_spans += runs,
             Err(_) => self.state.dropped_spans += runs,

@@ -1,11 +1,12 @@
 //! The OpenTelemetry forwarder: `aide __aide_otel_forward DIR`, started
-//! detached by the first run that spools a span in the export folder `DIR` while none
-//! runs (see `aide_telemetry::forwarder`). It sends the spooled spans in
-//! batches through `opentelemetry-otlp` (http/protobuf or grpc, as
-//! `OTEL_EXPORTER_OTLP_PROTOCOL` says), records each run in the per-tool
-//! metrics and flushes them through the same endpoint, counts what it could
-//! not send in its state file (`aide doctor` reads it), and leaves when the
-//! spool has been empty for a while. The exporter's crates are this
+//! detached by the first run that spools a span in the export folder `DIR`
+//! while none runs (see `aide_telemetry::forwarder`). It sends the spooled
+//! spans of sampled runs in batches through `opentelemetry-otlp`
+//! (http/protobuf, http/json or grpc), records every run in the per-tool
+//! metrics and flushes them, each signal where `aide_telemetry::settings`
+//! sends it (or not at all), counts what it could not send in its state
+//! file (`aide doctor` reads it), and leaves when the spool has been empty
+//! for a while. The exporter's crates are this
 //! module's alone: no tool's run loads them.
 
 mod exporter;

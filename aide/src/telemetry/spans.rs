@@ -1,6 +1,8 @@
 //! A spooled run made into the spans the exporter sends: the run's
 //! `execute_tool` span (GenAI semantic conventions, with aide's own
-//! attributes) and one child span per process it started (its phases).
+//! attributes) and one child span per process it started (its phases, each
+//! with the span id its `TRACEPARENT` named); none for a run that was not
+//! sampled (it is counted in the metrics only).
 
 use std::borrow::Cow;
 use std::str::FromStr;
@@ -42,6 +44,7 @@ pub(crate) mod attr {
     pub(crate) const BYTES_OUT: &str = "aide.bytes_out";
     pub(crate) const ORIGIN: &str = "aide.origin";
     pub(crate) const PURPOSE: &str = "aide.process.purpose";
+    pub(crate) const PROCESS_NAME: &str = "aide.process.name";
     pub(crate) const TIMED_OUT: &str = "aide.process.timed_out";
 }
 
@@ -50,9 +53,12 @@ pub(crate) fn scope() -> InstrumentationScope {
     InstrumentationScope::builder("aide").with_version(env!("CARGO_PKG_VERSION")).build()
 }
 
-/// The run's span and its phases' spans; none when its ids do not read
-/// (a record not written by aide).
+/// The run's span and its phases' spans; none when the run was not
+/// sampled, or its ids do not read (a record not written by aide).
 pub(crate) fn spans_of(record: &SpanRecord, scope: &InstrumentationScope) -> Vec<SpanData> {
+    if !record.context.sampled() {
+        return Vec::new();
+    }
     let (Ok(trace_id), Ok(span_id)) =
         (TraceId::from_hex(&record.context.trace_id), SpanId::from_hex(&record.context.span_id))
     else {
@@ -88,7 +94,10 @@ pub(crate) fn spans_of(record: &SpanRecord, scope: &InstrumentationScope) -> Vec
             parent_span_id: span_id,
             parent_span_is_remote: false,
             span_kind: SpanKind::Internal,
-            name: Cow::Owned(phase.purpose.clone()),
+            name: Cow::Owned(match &phase.name {
+                Some(name) => format!("{} {name}", phase.purpose),
+                None => phase.purpose.clone(),
+            }),
             start_time: phase.started,
             end_time: phase_end(phase, end),
             attributes: phase_attributes(phase),
@@ -148,6 +157,9 @@ fn phase_attributes(p: &Phase) -> Vec<KeyValue> {
         KeyValue::new(attr::SANDBOX, p.sandbox.clone()),
         KeyValue::new(attr::TIMED_OUT, p.timed_out),
     ];
+    if let Some(name) = &p.name {
+        a.push(KeyValue::new(attr::PROCESS_NAME, name.clone()));
+    }
     if let Some(code) = p.exit_code {
         a.push(KeyValue::new(attr::EXIT_CODE, i64::from(code)));
     }
@@ -164,7 +176,7 @@ mod tests {
 
     fn record() -> SpanRecord {
         let parent = aide_telemetry::SpanContext::parse("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
-        let context = aide_telemetry::SpanContext::child_of(parent.as_ref());
+        let context = aide_telemetry::SpanContext::child_of(parent.as_ref(), &Default::default());
         let started = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
         SpanRecord {
             execution_id: "019a0000-0000-7000-8000-000000000001".into(),
@@ -188,6 +200,7 @@ mod tests {
             bytes_out: 321,
             phases: vec![Phase {
                 purpose: "verify command".into(),
+                name: None,
                 span_id: aide_telemetry::context::new_span_id(),
                 started: started + Duration::from_millis(5),
                 duration: Duration::from_millis(30),
@@ -232,11 +245,56 @@ mod tests {
     fn a_root_run_has_no_parent_and_a_record_with_bad_ids_makes_no_span() {
         let mut r = record();
         r.parent = None;
-        r.context = aide_telemetry::SpanContext::child_of(None);
+        r.context = aide_telemetry::SpanContext::child_of(None, &Default::default());
         let spans = spans_of(&r, &scope());
         assert_eq!(spans[0].parent_span_id, SpanId::INVALID);
         assert!(!spans[0].parent_span_is_remote);
         r.context.span_id = "zz".into();
         assert!(spans_of(&r, &scope()).is_empty());
+    }
+
+    #[test]
+    fn an_unsampled_run_makes_no_span() {
+        let mut r = record();
+        r.context.flags &= !aide_telemetry::context::SAMPLED;
+        assert!(spans_of(&r, &scope()).is_empty());
+    }
+
+    #[test]
+    fn a_phase_keeps_the_span_id_it_was_given_and_says_what_it_ran_as() {
+        let mut r = record();
+        r.phases[0].purpose = "checker".into();
+        r.phases[0].name = Some("shellcheck".into());
+        let spans = spans_of(&r, &scope());
+        let phase = &spans[1];
+        assert_eq!(phase.span_context.span_id().to_string(), r.phases[0].span_id);
+        assert_eq!(phase.name, "checker shellcheck");
+        assert_eq!(value(phase, "aide.process.purpose").map(|v| v.as_str().into_owned()), Some("checker".into()));
+        assert_eq!(value(phase, "aide.process.name").map(|v| v.as_str().into_owned()), Some("shellcheck".into()));
+    }
+
+    /// aide decides a run's sampling itself (the forwarder only sends what
+    /// was sampled): its trace id ratio must agree with the SDK's sampler.
+    #[test]
+    fn the_ratio_sampler_agrees_with_the_sdk_s() {
+        use opentelemetry_sdk::trace::{Sampler, ShouldSample};
+        for ratio in [0.0, 0.1, 0.25, 0.5, 0.9, 1.0] {
+            let ours = aide_telemetry::sampler::Sampler::parse(Some("traceidratio"), Some(&ratio.to_string()))
+                .expect("a sampler");
+            for _ in 0..200 {
+                let id = aide_telemetry::context::new_trace_id();
+                let trace_id = TraceId::from_hex(&id).expect("an id");
+                let decided = Sampler::TraceIdRatioBased(ratio).should_sample(
+                    None,
+                    trace_id,
+                    "run",
+                    &SpanKind::Internal,
+                    &[],
+                    &[],
+                );
+                let sdk = matches!(decided.decision, opentelemetry_sdk::trace::SamplingDecision::RecordAndSample);
+                assert_eq!(ours.samples(None, &id), sdk, "ratio {ratio}, trace {id}");
+            }
+        }
     }
 }

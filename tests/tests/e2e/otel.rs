@@ -141,13 +141,15 @@ fn spans_of_the_command_line_and_aide_mcp_reach_phoenix_under_their_callers_trac
     let mut env = otel_env(&format!("http://127.0.0.1:{}", phoenix.http), "http/protobuf");
     env.push(("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_SPAN}-01")));
     command_line_runs_continue_traceparent(&phoenix, &t, &env);
+    an_unsampled_caller_s_run_is_not_in_phoenix(&phoenix, &t, &env);
     children_join_the_run_s_span(&phoenix, &t, &env);
     mcp_calls_continue_their_meta_trace(&phoenix, &t, &env);
 
-    // grpc, from another AIDE_HOME (its own forwarder), a run with no caller: a trace of its own.
+    // grpc (its name in capitals, as it is read whatever the case), from
+    // another AIDE_HOME (its own forwarder), a run with no caller: a trace of its own.
     let g = TestDir::new();
     g.write("notes.txt", "gamma\n");
-    let grpc = otel_env(&format!("http://127.0.0.1:{}", phoenix.grpc), "grpc");
+    let grpc = otel_env(&format!("http://127.0.0.1:{}", phoenix.grpc), "GRPC");
     let read = run_json(&g, &grpc, "llm-read", &["notes.txt"]);
     let span = phoenix.span_where("gen_ai.tool.call.id", read["execution_id"].as_str().unwrap());
     assert!(span["parent_id"].is_null(), "{span}");
@@ -216,6 +218,22 @@ fn command_line_runs_continue_traceparent(phoenix: &Phoenix, t: &TestDir, env: &
     assert_eq!(attribute(&span, "aide.error_code"), code, "{span}");
 }
 
+/// A caller that did not sample its span (flags 00) gets no span of the
+/// run in Phoenix, while the run succeeds: a sampled run spooled after it,
+/// once in Phoenix, shows the forwarder has dealt with the unsampled one.
+fn an_unsampled_caller_s_run_is_not_in_phoenix(phoenix: &Phoenix, t: &TestDir, env: &[(&str, String)]) {
+    let mut unsampled = env.to_vec();
+    unsampled.retain(|(k, _)| *k != "TRACEPARENT");
+    unsampled.push(("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_SPAN}-00")));
+    let skipped = run_json(t, &unsampled, "llm-read", &["notes.txt"]);
+    assert_eq!(skipped["ok"], true, "{skipped}");
+    let after = run_json(t, env, "llm-read", &["notes.txt"]);
+    phoenix.span_where("gen_ai.tool.call.id", after["execution_id"].as_str().unwrap());
+    let id = skipped["execution_id"].as_str().unwrap();
+    let found = phoenix.spans().into_iter().find(|s| attribute(s, "gen_ai.tool.call.id").as_str() == Some(id));
+    assert!(found.is_none(), "{found:?}");
+}
+
 /// What a run starts is handed TRACEPARENT naming the run's span, and a
 /// process it starts through the gate is a child span.
 fn children_join_the_run_s_span(phoenix: &Phoenix, t: &TestDir, env: &[(&str, String)]) {
@@ -244,8 +262,9 @@ fn children_join_the_run_s_span(phoenix: &Phoenix, t: &TestDir, env: &[(&str, St
             checker.is_some()
         });
         let checker = checker.unwrap();
-        assert_eq!(checker["name"], "checker", "{checker}");
+        assert_eq!(checker["name"], "checker shellcheck", "{checker}");
         assert_eq!(attribute(&checker, "aide.process.purpose"), "checker", "{checker}");
+        assert_eq!(attribute(&checker, "aide.process.name"), "shellcheck", "{checker}");
         assert_eq!(checker["context"]["trace_id"], TRACE_ID, "{checker}");
     }
 }
