@@ -143,29 +143,23 @@ fn read_chunked(reader: &mut BufReader<TcpStream>) -> Option<Vec<u8>> {
     }
 }
 
-/// Runs `tool --json args` in `t` with `env`; the document.
-pub(crate) fn run_json(t: &TestDir, env: &[(&str, String)], tool: &str, args: &[&str]) -> Value {
-    let mut cmd = t.cmd(tool).arg("--json").args(args);
-    for (k, v) in env {
-        cmd = cmd.env(k, v);
-    }
-    let out = cmd.output();
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{tool} {args:?}: not JSON ({e})"))
-}
+pub(crate) use crate::otel::run_json;
 
-/// Whether `home`'s forwarder has left, its spool empty: what it was to
-/// send, it sent (or never will).
+/// Whether `home`'s forwarders have left, their spools empty: what they
+/// were to send, they sent (or never will).
 pub(crate) fn forwarder_gone(home: &Path) -> bool {
-    let spooled = std::fs::read_dir(home.join("otel/spool"))
-        .map_or(0, |d| d.flatten().filter(|e| !e.file_name().to_string_lossy().starts_with('.')).count());
-    let held = std::fs::File::open(home.join("otel/forwarder.lock"))
-        .is_ok_and(|f| matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock)));
-    spooled == 0 && !held
+    crate::otel::export_dirs(home).iter().all(|dir| {
+        let spooled = std::fs::read_dir(dir.join("spool"))
+            .map_or(0, |d| d.flatten().filter(|e| !e.file_name().to_string_lossy().starts_with('.')).count());
+        let held = std::fs::File::open(dir.join("forwarder.lock"))
+            .is_ok_and(|f| matches!(f.try_lock_shared(), Err(std::fs::TryLockError::WouldBlock)));
+        spooled == 0 && !held
+    })
 }
 
 /// The forwarder's state file, as `aide doctor` reads it.
 pub(crate) fn state(home: &Path) -> Value {
-    std::fs::read(home.join("otel/state.json")).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+    crate::otel::aide_telemetry_state(home).unwrap_or_default()
 }
 
 /// Every span of an OTLP/JSON traces body.

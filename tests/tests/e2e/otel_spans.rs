@@ -97,7 +97,7 @@ fn an_endpoint_s_password_is_never_shown_or_stored() {
     let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://user:hunter2secret@127.0.0.1:{}", sink.port))];
     assert_eq!(run_json(&t, &env, "llm-read", &["a.txt"])["ok"], true);
     eventually("the forwarder's state", ARRIVAL, || state(t.home())["last_export"].is_object());
-    let stored = std::fs::read_to_string(t.home().join("otel/state.json")).unwrap();
+    let stored = state(t.home()).to_string();
     assert!(!stored.contains("hunter2secret") && stored.contains("user:***@"), "{stored}");
     let check = telemetry_check(&t, &env);
     assert!(!check.to_string().contains("hunter2secret"), "{check}");
