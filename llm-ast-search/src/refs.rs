@@ -214,6 +214,7 @@ fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &'static str, sy
         node_kind: tag,
         span: file.index.span(&file.source, range.start, range.end),
         signature: aide_core::text::shorten(signature, 200).0,
+        exported: None,
         name_span: Some((start, end)),
     }
 }

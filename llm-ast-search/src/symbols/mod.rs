@@ -12,7 +12,10 @@ use tree_sitter::{Node, Tree};
 
 use lang::{definition, family};
 
+use crate::exports::{Declared, FileFacts, RustReach};
 use crate::source::SourceFile;
+use crate::tree::collapse;
+pub(crate) use crate::tree::node_text_collapsed;
 
 mod lang;
 mod macros;
@@ -184,6 +187,7 @@ fn outline_counting(file: &Parsed<'_>, tables: Option<&KindTables>, options: Out
 fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> Vec<Symbol> {
     let Parsed { lang, path, source, tree, index, .. } = *file;
     let path: Arc<str> = Arc::from(path);
+    let facts = FileFacts::read(lang, tree.root_node(), source);
     let mut symbols: Vec<Symbol> = Vec::new();
     // Open symbols: (node id, index into `symbols`).
     let mut open: Vec<(usize, usize)> = Vec::new();
@@ -197,7 +201,7 @@ fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outl
         if candidate && node.is_named() {
             let parent = open.last().map(|&(_, i)| &symbols[i]);
             if let Some(mut def) = definition(lang, node, source, parent.map(|p| p.kind)) {
-                let at = Site { path: &path, checksum: &file.checksum, source, index };
+                let at = Site { path: &path, checksum: &file.checksum, source, index, lang, facts: &facts };
                 let (more, holds) = (std::mem::take(&mut def.more), def.holds);
                 let kind = def.kind;
                 let symbol = make_symbol(&at, node, def, parent, options.signatures);
@@ -233,12 +237,15 @@ fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outl
     }
 }
 
-/// Where a symbol is: its file's shared path and checksum, and its text.
+/// Where a symbol is: its file's shared path and checksum, its text, and
+/// what its file's statements say of its exports.
 struct Site<'a> {
     path: &'a Arc<str>,
     checksum: &'a Arc<str>,
     source: &'a [u8],
     index: &'a LineIndex,
+    lang: Lang,
+    facts: &'a FileFacts,
 }
 
 fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symbol>, with_signature: bool) -> Symbol {
@@ -256,6 +263,15 @@ fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symb
         Some(p) => Arc::from(format!("{p}/{}", def.name)),
         None => Arc::from(def.name.as_str()),
     };
+    let depth = parent.map_or(1, |p| p.depth + 1);
+    let declared = Declared {
+        kind: def.kind,
+        name: &def.name,
+        depth,
+        name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
+        in_namespace: parent.is_some_and(|p| p.kind == SymbolKind::Namespace && p.depth == 1),
+    };
+    let exported = at.facts.exported(at.lang, node, source, &declared, RustReach::OtherModules);
     Symbol {
         path: at.path.clone(),
         name: def.name,
@@ -263,21 +279,13 @@ fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symb
         node_kind: node.kind(),
         name_path,
         parent: parent_path,
-        depth: parent.map_or(1, |p| p.depth + 1),
+        depth,
         checksum: at.checksum.clone(),
         span: index.span(source, node.start_byte(), node.end_byte()),
         signature: if with_signature { signature(node, source) } else { String::new() },
+        exported,
         name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
     }
-}
-
-/// The text of a node, whitespace runs collapsed to one space.
-pub(crate) fn node_text_collapsed(node: Node<'_>, source: &[u8]) -> String {
-    collapse(&String::from_utf8_lossy(&source[node.byte_range()]))
-}
-
-fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> {
