@@ -29,9 +29,8 @@ thread_local! {
     static PARSERS: RefCell<HashMap<Lang, Parser>> = RefCell::new(HashMap::new());
 }
 
-/// Parses `source` as `lang`. None only if tree-sitter gives up (it does not
-/// on valid grammars without a timeout); callers report it as a parse error.
-pub fn parse(lang: Lang, source: &[u8]) -> Option<Tree> {
+/// Calls `f` with this thread's parser of `lang`.
+fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> R {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = parsers.entry(lang).or_insert_with(|| {
@@ -40,21 +39,32 @@ pub fn parse(lang: Lang, source: &[u8]) -> Option<Tree> {
             let _ = p.set_language(&grammar(lang));
             p
         });
-        parser.parse(source, None)
+        f(parser)
     })
+}
+
+/// Parses `source` as `lang`. None only if tree-sitter gives up (it does not
+/// on valid grammars without a timeout); callers report it as a parse error.
+pub fn parse(lang: Lang, source: &[u8]) -> Option<Tree> {
+    with_parser(lang, |parser| parser.parse(source, None))
 }
 
 /// Parses `source` again, reusing `old` (a tree of the earlier text,
 /// already `edit`ed to the changes): only the changed regions are parsed.
 pub fn reparse(lang: Lang, source: &[u8], old: &Tree) -> Option<Tree> {
-    PARSERS.with(|cell| {
-        let mut parsers = cell.borrow_mut();
-        let parser = parsers.entry(lang).or_insert_with(|| {
-            let mut p = Parser::new();
-            let _ = p.set_language(&grammar(lang));
-            p
-        });
-        parser.parse(source, Some(old))
+    with_parser(lang, |parser| parser.parse(source, Some(old)))
+}
+
+/// Parses only `ranges` of `source` (in order, none overlapping) as `lang`,
+/// as if the text between them were absent; every node keeps its offset in
+/// `source`. None if tree-sitter refuses the ranges or gives up.
+pub(crate) fn parse_ranges(lang: Lang, source: &[u8], ranges: &[tree_sitter::Range]) -> Option<Tree> {
+    with_parser(lang, |parser| {
+        parser.set_included_ranges(ranges).ok()?;
+        let tree = parser.parse(source, None);
+        // The parser's next file is read whole.
+        let _ = parser.set_included_ranges(&[]);
+        tree
     })
 }
 
