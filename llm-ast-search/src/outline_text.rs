@@ -3,6 +3,7 @@
 //! surface (the default for a folder or several files): per file, the names
 //! its language's rule exports, grouped by kind, each with its start line.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use aide_core::color::{Paint, TextOut};
@@ -60,30 +61,35 @@ pub(crate) fn write_outline(w: &mut TextOut<'_>, symbols: &[Symbol], view: Outli
 /// A member exported on its own (a C++ namespace's, a Go method) is named
 /// by its name path (`net/connect`, `(*Client)/Do`).
 fn write_surface(w: &mut TextOut<'_>, symbols: &[Symbol]) -> io::Result<()> {
-    // (kind word, [(name, lines)]) in order of first appearance.
+    // (kind word, [(name, lines)]) in order of first appearance; where each
+    // (kind word, name) is, so a file of thousands of names costs no square.
     let mut groups: Vec<(&'static str, Vec<(&str, Vec<usize>)>)> = Vec::new();
+    let mut seen: HashMap<(&'static str, &str), (usize, usize)> = HashMap::new();
     for s in symbols.iter().filter(|s| on_surface(s)) {
         let word = kind_word(s.kind);
         let name: &str = if s.parent.is_some() { &s.name_path } else { &s.name };
-        let at = match groups.iter().position(|(k, _)| *k == word) {
-            Some(at) => at,
+        if let Some(&(group, at)) = seen.get(&(word, name)) {
+            groups[group].1[at].1.push(s.span.line);
+            continue;
+        }
+        let group = match groups.iter().position(|(k, _)| *k == word) {
+            Some(group) => group,
             None => {
                 groups.push((word, Vec::new()));
                 groups.len() - 1
             }
         };
-        let names = &mut groups[at].1;
-        match names.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, lines)) => lines.push(s.span.line),
-            None => names.push((name, vec![s.span.line])),
-        }
+        seen.insert((word, name), (group, groups[group].1.len()));
+        groups[group].1.push((name, vec![s.span.line]));
     }
     for (word, names) in groups {
         write!(w, "  ")?;
         w.paint(Paint::Kind, word)?;
         for (name, lines) in names {
-            let lines: Vec<String> = lines.iter().map(usize::to_string).collect();
-            write!(w, " {name}:{}", lines.join(","))?;
+            write!(w, " {name}:")?;
+            for (i, line) in lines.iter().enumerate() {
+                write!(w, "{}{line}", if i == 0 { "" } else { "," })?;
+            }
         }
         writeln!(w)?;
     }

@@ -132,10 +132,10 @@ fn tags_at(file: &SourceFile, start: usize, end: usize) -> Vec<&'static str> {
     let mut tags = Vec::new();
     let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
     while let Some(m) = matches.next() {
-        if !m.captures.iter().any(|c| c.index == name_index && c.node.byte_range() == (start..end)) {
+        if !m.captures().iter().any(|c| c.index == name_index && c.node.byte_range() == (start..end)) {
             continue;
         }
-        for c in m.captures {
+        for c in m.captures() {
             let tag = query.capture_names()[c.index as usize];
             if tag.starts_with("reference.") || tag.starts_with("definition.") {
                 tags.push(tag);

@@ -68,38 +68,25 @@ fn parse_body(source: &[u8], node: Node<'_>) -> Option<Result<BodyParse, ()>> {
         up = list.parent();
     }
     kept.sort_by_key(|r| r.start_byte);
-    let Some(tree) = crate::language::parse_ranges(Lang::Rust, source, &kept) else { return Some(Err(())) };
-    if tree.root_node().has_error() {
-        return Some(Err(()));
+    match crate::language::parse_ranges_without_errors(Lang::Rust, source, &kept) {
+        Some(tree) => Some(Ok(BodyParse { tree, start, end })),
+        None => Some(Err(())),
     }
-    Some(Ok(BodyParse { tree, start, end }))
 }
 
-/// The items of every macro body of a Rust file, outlined where they
-/// stand, and how many bodies could not be read as items (counted, not
-/// guessed at).
+/// The items of the bodies of `invocations` (the item-position macro
+/// invocations of a Rust file, as the outline's walk met them), outlined
+/// where they stand, and how many bodies could not be read as items
+/// (counted, not guessed at).
 pub(super) fn macro_items(
     file: &Parsed<'_>,
+    invocations: &[Node<'_>],
     tables: Option<&KindTables>,
     options: OutlineOptions,
 ) -> (Vec<Symbol>, usize) {
-    if file.lang != Lang::Rust {
-        return (Vec::new(), 0);
-    }
     let mut found = Vec::new();
     let mut skipped = 0;
-    let mut stack = vec![file.tree.root_node()];
-    while let Some(node) = stack.pop() {
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor).filter(|c| {
-            matches!(
-                c.kind(),
-                "source_file" | "declaration_list" | "impl_item" | "trait_item" | "mod_item" | "macro_invocation"
-            )
-        }));
-        if !at_item_position(node) {
-            continue;
-        }
+    for &node in invocations {
         let body = match parse_body(file.source, node) {
             None => continue,
             Some(Err(())) => {

@@ -62,11 +62,14 @@ impl<'t> Def<'t> {
 }
 
 /// Per language, indexed by node kind id: may a node of this kind define a
-/// symbol, and is its subtree worth entering?
+/// symbol, and is its subtree worth entering? And (Rust) is it a macro
+/// invocation, or a list of items where one stands as an item?
 #[derive(Debug)]
 struct KindTables {
     definition: Vec<bool>,
     opaque: Vec<bool>,
+    macro_call: Vec<bool>,
+    item_list: Vec<bool>,
 }
 
 fn kind_tables(lang: Lang) -> &'static KindTables {
@@ -81,7 +84,13 @@ fn kind_tables(lang: Lang) -> &'static KindTables {
                 .collect()
         };
         let rules = family(lang);
-        KindTables { definition: table(rules.definition_kinds), opaque: table(rules.opaque_kinds) }
+        let rust = |kinds: &[&str]| if lang == Lang::Rust { table(kinds) } else { Vec::new() };
+        KindTables {
+            definition: table(rules.definition_kinds),
+            opaque: table(rules.opaque_kinds),
+            macro_call: rust(&["macro_invocation"]),
+            item_list: rust(&["source_file", "declaration_list"]),
+        }
     })
 }
 
@@ -173,8 +182,8 @@ fn outline_with(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outline
 /// [`outline_with`], with the items of macro bodies (see [`macro_items`])
 /// in their places, and how many macro bodies could not be read as items.
 fn outline_counting(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> (Vec<Symbol>, usize) {
-    let mut symbols = outline_of_tree(file, tables, options);
-    let (hidden, skipped) = macro_items(file, tables, options);
+    let (mut symbols, item_macros) = outline_of_tree(file, tables, options);
+    let (hidden, skipped) = macro_items(file, &item_macros, tables, options);
     if !hidden.is_empty() {
         symbols.extend(hidden);
         // Document order, a parent before what it holds.
@@ -183,19 +192,33 @@ fn outline_counting(file: &Parsed<'_>, tables: Option<&KindTables>, options: Out
     (symbols, skipped)
 }
 
-/// The symbols of the tree as tree-sitter parsed it.
-fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> Vec<Symbol> {
+/// The symbols of the tree as tree-sitter parsed it, and the macro
+/// invocations met where an item stands (Rust), whose bodies may hold more.
+// Long because: one walk of the tree, each node asked in turn whether it defines, holds or wraps items.
+fn outline_of_tree<'t>(
+    file: &Parsed<'t>,
+    tables: Option<&KindTables>,
+    options: OutlineOptions,
+) -> (Vec<Symbol>, Vec<Node<'t>>) {
     let Parsed { lang, path, source, tree, index, .. } = *file;
     let path: Arc<str> = Arc::from(path);
     let facts = FileFacts::read(lang, tree.root_node(), source);
     let mut symbols: Vec<Symbol> = Vec::new();
+    let mut item_macros = Vec::new();
     // Open symbols: (node id, index into `symbols`).
     let mut open: Vec<(usize, usize)> = Vec::new();
+    // The kinds of the cursor's ancestors, nearest last (tree-sitter's
+    // `parent()` walks down from the root).
+    let mut parents: Vec<u16> = Vec::new();
+    let ids = kind_tables(lang);
     let mut cursor = tree.walk();
     let flag = |table: &[bool], id: u16| table.get(usize::from(id)).copied().unwrap_or(false);
     loop {
         let node = cursor.node();
         let id = node.kind_id();
+        if flag(&ids.macro_call, id) && parents.last().is_some_and(|&p| flag(&ids.item_list, p)) {
+            item_macros.push(node);
+        }
         let candidate = tables.is_none_or(|t| flag(&t.definition, id));
         let mut enter = tables.is_none_or(|t| !flag(&t.opaque, id));
         if candidate && node.is_named() {
@@ -221,6 +244,7 @@ fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outl
             }
         }
         if enter && cursor.goto_first_child() {
+            parents.push(id);
             continue;
         }
         loop {
@@ -231,8 +255,9 @@ fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outl
                 break;
             }
             if !cursor.goto_parent() {
-                return symbols;
+                return (symbols, item_macros);
             }
+            parents.pop();
         }
     }
 }
@@ -276,7 +301,7 @@ fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symb
         path: at.path.clone(),
         name: def.name,
         kind: def.kind,
-        node_kind: node.kind(),
+        node_kind: crate::language::kind_name(at.lang, node.kind_id()),
         name_path,
         parent: parent_path,
         depth,
