@@ -140,6 +140,7 @@ fn over_mcp_the_text_block_is_the_surface_and_the_structured_result_every_symbol
 /// aliases, enums and constants, Java's public types. By design they differ
 /// elsewhere: ast-grep lists Rust's `pub use` and TypeScript's `export { … }`
 /// and `export … from` as items (they define nothing: not outline symbols),
+/// lists an impl's `pub` methods as items (ours are members of their impl),
 /// and has no rule for Rust's type aliases and macros; it counts every Go
 /// and Python top-level name and every C and C++ function exported, where
 /// ours follows each language's rule (a capital letter, `_` and `__all__`,
@@ -183,6 +184,10 @@ fn exported_names_are_ast_greps_where_the_rules_agree() {
             theirs.insert((path.clone(), item["name"].as_str().unwrap().to_string()));
         }
     }
-    assert_eq!(ours, theirs);
+    // ast-grep 0.51 also lists an impl's `pub` methods as items of their
+    // own; ours are their impl's members (JSON depth 2, `--all` in text).
+    let only_theirs: Vec<_> = theirs.difference(&ours).collect();
+    assert_eq!(only_theirs, [&("lib.rs".to_string(), "knock".to_string())], "{theirs:?}");
+    assert!(ours.is_subset(&theirs), "{ours:?}\n{theirs:?}");
     assert_eq!(ours.len(), 13, "{ours:?}");
 }
