@@ -66,8 +66,9 @@ pub(crate) fn parse_ranges_without_errors(lang: Lang, source: &[u8], ranges: &[t
         parser.set_included_ranges(ranges).ok()?;
         let len = source.len();
         let mut read = |at: usize, _: tree_sitter::Point| if at < len { &source[at..] } else { &[][..] };
-        let mut stop_at_error =
-            |state: &tree_sitter::ParseState| if state.has_error() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
+        let mut stop_at_error = |state: &tree_sitter::ParseState| {
+            if state.has_error() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut stop_at_error);
         let tree = parser.parse_with_options(&mut read, None, Some(options));
         // A parse stopped part-way would be resumed by the next one.

@@ -104,7 +104,10 @@ pub(crate) fn write_surface_note(w: &mut TextOut<'_>, left_out: usize) -> io::Re
     }
     let all = w.voice().on("all");
     let s = if left_out == 1 { "" } else { "s" };
-    w.paint(Paint::Dim, format_args!("(exported top-level symbols only: {left_out} other symbol{s} not shown; {all} lists every one)"))?;
+    w.paint(
+        Paint::Dim,
+        format_args!("(exported top-level symbols only: {left_out} other symbol{s} not shown; {all} lists every one)"),
+    )?;
     writeln!(w)
 }
 

@@ -220,11 +220,8 @@ impl Render for AstOutput {
                     write_outline(w, file, *view)?;
                 }
                 if *view == OutlineView::Surface {
-                    let left_out = if *streamed {
-                        *streamed_left_out
-                    } else {
-                        symbols.iter().filter(|s| !on_surface(s)).count()
-                    };
+                    let left_out =
+                        if *streamed { *streamed_left_out } else { symbols.iter().filter(|s| !on_surface(s)).count() };
                     write_surface_note(w, left_out)?;
                 }
                 truncated_note(w, page)

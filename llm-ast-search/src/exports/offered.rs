@@ -11,9 +11,10 @@ use crate::symbols::{Symbol, SymbolKind, with_symbol_node};
 pub fn offered(file: &SourceFile, symbol: &Symbol, reach: RustReach) -> bool {
     let in_namespace = symbol.depth == 2
         && symbol.parent.is_some()
-        && file.outline().iter().any(|p| {
-            p.kind == SymbolKind::Namespace && Some(&p.name_path) == symbol.parent.as_ref() && p.depth == 1
-        });
+        && file
+            .outline()
+            .iter()
+            .any(|p| p.kind == SymbolKind::Namespace && Some(&p.name_path) == symbol.parent.as_ref() && p.depth == 1);
     let declared = Declared {
         kind: symbol.kind,
         name: &symbol.name,
@@ -27,4 +28,3 @@ pub fn offered(file: &SourceFile, symbol: &Symbol, reach: RustReach) -> bool {
     .flatten()
     .unwrap_or(false)
 }
-

@@ -98,10 +98,7 @@ fn typescript_and_javascript_exports() {
     // CommonJS: `exports.x = function…` defines and offers `x`; `= helper` offers `helper`.
     let text =
         "function helper() {}\nfunction unused() {}\nexports.run = function () {};\nmodule.exports.help = helper;\n";
-    assert_eq!(
-        marked(Lang::JavaScript, "m.js", text),
-        want(&[("helper", YES), ("unused", NO), ("run", YES)])
-    );
+    assert_eq!(marked(Lang::JavaScript, "m.js", text), want(&[("helper", YES), ("unused", NO), ("run", YES)]));
     // `export default name` offers the name.
     let text = "function main() {}\nfunction other() {}\nexport default main;\n";
     assert_eq!(marked(Lang::JavaScript, "m.js", text), want(&[("main", YES), ("other", NO)]));
@@ -128,15 +125,13 @@ fn go_capitalised_names_and_methods() {
 #[test]
 fn java_public_top_level_types() {
     let text = "package p;\n\npublic class A {\n    public void m() {}\n}\n\nclass B {}\n\npublic interface C {}\n";
-    assert_eq!(
-        marked(Lang::Java, "A.java", text),
-        want(&[("A", YES), ("A/m", None), ("B", NO), ("C", YES)])
-    );
+    assert_eq!(marked(Lang::Java, "A.java", text), want(&[("A", YES), ("A/m", None), ("B", NO), ("C", YES)]));
 }
 
 #[test]
 fn c_and_cpp_without_internal_linkage() {
-    let text = "int g = 1;\nstatic int s = 2;\nvoid f(void) {}\nstatic void h(void) {}\nstruct point {\n    int x;\n};\n";
+    let text =
+        "int g = 1;\nstatic int s = 2;\nvoid f(void) {}\nstatic void h(void) {}\nstruct point {\n    int x;\n};\n";
     assert_eq!(
         marked(Lang::C, "a.c", text),
         want(&[("g", YES), ("s", NO), ("f", YES), ("h", NO), ("point", YES), ("point/x", None)])

@@ -164,12 +164,8 @@ fn exported_names_are_ast_greps_where_the_rules_agree() {
         "public class Shop {\n    public void sell() {}\n}\n\nclass Stock {}\n\ninterface Ledger {}\n",
     );
     let ours: Outline = t.cmd("llm-ast-search").json(0);
-    let ours: BTreeSet<(String, String)> = ours
-        .symbols
-        .into_iter()
-        .filter(|s| s.exported == Some(true))
-        .map(|s| (s.path, s.name_path))
-        .collect();
+    let ours: BTreeSet<(String, String)> =
+        ours.symbols.into_iter().filter(|s| s.exported == Some(true)).map(|s| (s.path, s.name_path)).collect();
     let out = std::process::Command::new("ast-grep")
         .args(["outline", "--items", "exports", "--json=compact", "."])
         .current_dir(t.root())

@@ -208,8 +208,12 @@ fn outline(ours: &str, sg: &str, crates: &Path, home: &str, runs: usize) -> Resu
     case(
         "Rust corpus: symbol outline",
         vec![
-            Cmd::new("llm-ast-search --language rust (outline, text: exported names)", &[ours, "--language", "rust"], crates)
-                .env("AIDE_HOME", home),
+            Cmd::new(
+                "llm-ast-search --language rust (outline, text: exported names)",
+                &[ours, "--language", "rust"],
+                crates,
+            )
+            .env("AIDE_HOME", home),
             Cmd::new("ast-grep outline --lang rust", &[sg, "outline", "--lang", "rust", "--color", "never"], crates),
         ],
         runs.min(5),
