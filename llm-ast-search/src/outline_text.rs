@@ -63,7 +63,7 @@ pub(crate) fn write_outline(w: &mut TextOut<'_>, symbols: &[Symbol], view: Outli
 fn write_surface(w: &mut TextOut<'_>, symbols: &[Symbol]) -> io::Result<()> {
     // (kind word, [(name, lines)]) in order of first appearance; where each
     // (kind word, name) is, so a file of thousands of names costs no square.
-    let mut groups: Vec<(&'static str, Vec<(&str, Vec<usize>)>)> = Vec::new();
+    let mut groups: Vec<(&'static str, Vec<NameLines<'_>>)> = Vec::new();
     let mut seen: HashMap<(&'static str, &str), (usize, usize)> = HashMap::new();
     for s in symbols.iter().filter(|s| on_surface(s)) {
         let word = kind_word(s.kind);
@@ -95,6 +95,9 @@ fn write_surface(w: &mut TextOut<'_>, symbols: &[Symbol]) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// A name of a surface and its start lines.
+type NameLines<'a> = (&'a str, Vec<usize>);
 
 /// The line after a surface that left symbols out: how many, and how to
 /// see them.

@@ -138,10 +138,12 @@ fn on_the_definition(
         Lang::Go => (top || declared.kind == SymbolKind::Method)
             .then(|| declared.name.chars().next().is_some_and(char::is_uppercase)),
         Lang::C | Lang::Cpp => (top || declared.in_namespace).then(|| {
-            !matches!(declared.kind, SymbolKind::Namespace | SymbolKind::Field | SymbolKind::Variant)
-                && !is_static(node, source)
-                && !in_anonymous_namespace(node)
-                && !(lang == Lang::Cpp && declared.kind == SymbolKind::Static && const_object(node, source, declared))
+            // Internal linkage, or no linkage of its own.
+            let internal = matches!(declared.kind, SymbolKind::Namespace | SymbolKind::Field | SymbolKind::Variant)
+                || is_static(node, source)
+                || in_anonymous_namespace(node)
+                || (lang == Lang::Cpp && declared.kind == SymbolKind::Static && const_object(node, source, declared));
+            !internal
         }),
         Lang::Python | Lang::JavaScript | Lang::TypeScript | Lang::Tsx => None,
     }
