@@ -7,7 +7,8 @@ use aide_core::{AideError, Lang, Root};
 use crate::error::AstError;
 use crate::files::Scope;
 use crate::lsp::CodeEngine;
-use crate::output::{AstOutput, FileValidation, Matching, Page, page, write_outline};
+use crate::outline_text::{OutlineView, on_surface, write_outline};
+use crate::output::{AstOutput, FileValidation, Matching, Page, page};
 use crate::refs::{self, Reference};
 use crate::request::{AstRequest, Mode};
 use crate::symbols::{self, NameMatch, Symbol, SymbolKind};
@@ -87,10 +88,11 @@ impl Engine<'_> {
     /// way; a full --limit page with more after it stops the parsing (the
     /// counts are then those up to there). A write error (a closed pipe)
     /// stops the printing, not the count.
-    pub fn stream_symbols(&self, w: &mut TextOut<'_>) -> Result<(Page, Vec<aide_core::Diagnostic>), AideError> {
+    pub fn stream_symbols(&self, w: &mut TextOut<'_>) -> Result<(Page, usize, Vec<aide_core::Diagnostic>), AideError> {
         let kinds = self.kinds()?;
+        let view = self.outline_view();
         let (offset, limit) = (self.request.offset, self.request.limit.unwrap_or(usize::MAX));
-        let (mut total, mut files, mut printed) = (0usize, 0usize, 0usize);
+        let (mut total, mut files, mut printed, mut left_out) = (0usize, 0usize, 0usize, 0usize);
         let mut writing = true;
         let (diagnostics, cut_short) = self.scope().for_each_file(
             None,
@@ -119,8 +121,11 @@ impl Engine<'_> {
                     printed += 1;
                     shown.push(s);
                 }
+                if view == OutlineView::Surface {
+                    left_out += shown.iter().filter(|s| !on_surface(s)).count();
+                }
                 if writing && !shown.is_empty() {
-                    writing &= write_outline(w, &shown, self.request.compact).is_ok();
+                    writing &= write_outline(w, &shown, view).is_ok();
                 }
                 // A --limit page is full and more remain: no need to parse on.
                 if self.request.limit.is_some() && printed >= limit && total > offset.saturating_add(printed) {
@@ -131,7 +136,32 @@ impl Engine<'_> {
         )?;
         let truncated = total > offset.saturating_add(printed) && printed >= limit;
         let next_offset = truncated.then_some(offset + printed);
-        Ok((Page { total, files_parsed: files, truncated, next_offset, totals_exact: !cut_short }, diagnostics))
+        let page = Page { total, files_parsed: files, truncated, next_offset, totals_exact: !cut_short };
+        Ok((page, left_out, diagnostics))
+    }
+
+    /// How the text outline shows the symbols: a folder's or several
+    /// files' exported surface, unless the request names one file or asks
+    /// for symbols (`--all`, `--kind`, `--name`, `--depth`); else every
+    /// symbol, dense with `--compact`.
+    pub(crate) fn outline_view(&self) -> OutlineView {
+        let request = self.request;
+        let asked = request.all || !request.kind.is_empty() || request.name.is_some() || request.depth.is_some();
+        if !asked && !self.names_one_file() {
+            OutlineView::Surface
+        } else if request.compact {
+            OutlineView::Compact
+        } else {
+            OutlineView::Full
+        }
+    }
+
+    /// Whether the request's paths are one file (not a folder).
+    fn names_one_file(&self) -> bool {
+        match self.request.paths.as_slice() {
+            [one] => self.root.resolve(one).is_ok_and(|abs| std::fs::metadata(abs).is_ok_and(|m| !m.is_dir())),
+            _ => false,
+        }
     }
 
     /// The definitions of `name` across the scope, at the best name-match
@@ -372,19 +402,27 @@ impl Engine<'_> {
             && let Some(mut live) = self.ctx.live()
         {
             // Text outline: print file by file, holding nothing.
-            let (page, diagnostics) = live.buffered(|w| self.stream_symbols(w))?;
+            let (page, left_out, diagnostics) = live.buffered(|w| self.stream_symbols(w))?;
             let output = AstOutput::Symbols {
                 symbols: Vec::new(),
                 name_match: None,
                 page,
                 streamed: true,
-                compact: request.compact,
+                view: self.outline_view(),
+                streamed_left_out: left_out,
             };
             return Ok(Outcome::with_diagnostics(output, diagnostics));
         }
         let (all, name_match, files, diagnostics) = self.symbols()?;
         let (symbols, page) = page(all, request, files);
-        let output = AstOutput::Symbols { symbols, name_match, page, streamed: false, compact: request.compact };
+        let output = AstOutput::Symbols {
+            symbols,
+            name_match,
+            page,
+            streamed: false,
+            view: self.outline_view(),
+            streamed_left_out: 0,
+        };
         Ok(Outcome::with_diagnostics(output, diagnostics))
     }
 

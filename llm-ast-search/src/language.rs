@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use aide_core::Lang;
@@ -29,9 +30,8 @@ thread_local! {
     static PARSERS: RefCell<HashMap<Lang, Parser>> = RefCell::new(HashMap::new());
 }
 
-/// Parses `source` as `lang`. None only if tree-sitter gives up (it does not
-/// on valid grammars without a timeout); callers report it as a parse error.
-pub fn parse(lang: Lang, source: &[u8]) -> Option<Tree> {
+/// Calls `f` with this thread's parser of `lang`.
+fn with_parser<R>(lang: Lang, f: impl FnOnce(&mut Parser) -> R) -> R {
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
         let parser = parsers.entry(lang).or_insert_with(|| {
@@ -40,21 +40,42 @@ pub fn parse(lang: Lang, source: &[u8]) -> Option<Tree> {
             let _ = p.set_language(&grammar(lang));
             p
         });
-        parser.parse(source, None)
+        f(parser)
     })
+}
+
+/// Parses `source` as `lang`. None only if tree-sitter gives up (it does not
+/// on valid grammars without a timeout); callers report it as a parse error.
+pub fn parse(lang: Lang, source: &[u8]) -> Option<Tree> {
+    with_parser(lang, |parser| parser.parse(source, None))
 }
 
 /// Parses `source` again, reusing `old` (a tree of the earlier text,
 /// already `edit`ed to the changes): only the changed regions are parsed.
 pub fn reparse(lang: Lang, source: &[u8], old: &Tree) -> Option<Tree> {
-    PARSERS.with(|cell| {
-        let mut parsers = cell.borrow_mut();
-        let parser = parsers.entry(lang).or_insert_with(|| {
-            let mut p = Parser::new();
-            let _ = p.set_language(&grammar(lang));
-            p
-        });
-        parser.parse(source, Some(old))
+    with_parser(lang, |parser| parser.parse(source, Some(old)))
+}
+
+/// Parses only `ranges` of `source` (in order, none overlapping) as `lang`,
+/// as if the text between them were absent; every node keeps its offset in
+/// `source`. None if tree-sitter refuses the ranges or gives up, and as
+/// soon as every way it is trying has met a syntax error: the caller wants
+/// a tree without one, and error recovery is the costly part of a parse.
+pub(crate) fn parse_ranges_without_errors(lang: Lang, source: &[u8], ranges: &[tree_sitter::Range]) -> Option<Tree> {
+    with_parser(lang, |parser| {
+        parser.set_included_ranges(ranges).ok()?;
+        let len = source.len();
+        let mut read = |at: usize, _: tree_sitter::Point| if at < len { &source[at..] } else { &[][..] };
+        let mut stop_at_error = |state: &tree_sitter::ParseState| {
+            if state.has_error() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut stop_at_error);
+        let tree = parser.parse_with_options(&mut read, None, Some(options));
+        // A parse stopped part-way would be resumed by the next one.
+        parser.reset();
+        // The parser's next file is read whole.
+        let _ = parser.set_included_ranges(&[]);
+        tree.filter(|t| !t.root_node().has_error())
     })
 }
 
@@ -135,6 +156,14 @@ fn grammar_tags(lang: Lang) -> String {
         Lang::Java => tree_sitter_java::TAGS_QUERY.to_string(),
         Lang::Go => tree_sitter_go::TAGS_QUERY.to_string(),
     }
+}
+
+/// The name of node kind `id` in `lang`'s grammar (what a node's `kind()`
+/// says), for the life of the process: tree-sitter ties a node's kind name
+/// to its tree, and our grammars are compiled in.
+pub(crate) fn kind_name(lang: Lang, id: u16) -> &'static str {
+    static GRAMMARS: [OnceLock<Language>; 9] = [const { OnceLock::new() }; 9];
+    per_language(&GRAMMARS, lang, || grammar(lang)).node_kind_for_id(id).unwrap_or("")
 }
 
 /// A value computed once per process and language, on first use: a run

@@ -74,6 +74,11 @@
 //!   are not included.
 //! * Every symbol, capture and reference carries `checksum`, the SHA-256 of
 //!   its file as parsed: what llm-transform takes to edit the span.
+//! * A top-level symbol says whether its file exports it (`exported`, by
+//!   the language's rule: [`exports`]). The text outline of a folder or of
+//!   several files lists only those, each file's names by kind with their
+//!   start lines, and says how many it left out; one file, `--all`,
+//!   `--kind`, `--name` and `--depth` list every symbol, as JSON always does.
 //! * Definitions match by name or name path. References of a name that
 //!   names one definition (`matching: "definition"`) are its uses, judged by
 //!   scope, receiver and qualifier ([`resolve`]), each `matched`
@@ -115,9 +120,11 @@ mod callers;
 mod dialect;
 mod engine;
 mod error;
+pub mod exports;
 mod files;
 mod language;
 pub mod lsp;
+mod outline_text;
 mod output;
 mod query;
 mod receiver;
@@ -137,6 +144,7 @@ use aide_core::operation::{Group, Operation, READS};
 use aide_core::tool::{Context, Outcome, Tool};
 
 pub use engine::{Engine, Found, run};
+pub use outline_text::OutlineView;
 pub use output::{AstOutput, FileValidation, Page};
 
 // The surface other crates build on (llm-transform's block edits, rewrites

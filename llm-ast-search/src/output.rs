@@ -11,6 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::dialect::DialectValue;
+use crate::outline_text::{OutlineView, on_surface, write_outline, write_surface_note};
 use crate::query;
 use crate::refs::{Reference, Resolution};
 use crate::request::AstRequest;
@@ -36,9 +37,13 @@ pub enum AstOutput {
         /// mode without --name); `symbols` is then empty and the counts stand.
         #[serde(skip_serializing_if = "std::ops::Not::not", default)]
         streamed: bool,
-        /// The text form is the dense one (`--compact`).
+        /// How the text form shows the symbols: every one (`--compact`:
+        /// dense), or a folder's exported surface.
         #[serde(skip)]
-        compact: bool,
+        view: OutlineView,
+        /// Streamed: the symbols printed that the surface view did not list.
+        #[serde(skip)]
+        streamed_left_out: usize,
     },
     Definitions {
         name: String,
@@ -210,9 +215,14 @@ impl Render for AstOutput {
                 }
                 truncated_note(w, page)
             }
-            AstOutput::Symbols { symbols, page, compact, .. } => {
+            AstOutput::Symbols { symbols, page, view, streamed, streamed_left_out, .. } => {
                 for file in symbols.chunk_by(|a, b| a.path == b.path) {
-                    write_outline(w, file, *compact)?;
+                    write_outline(w, file, *view)?;
+                }
+                if *view == OutlineView::Surface {
+                    let left_out =
+                        if *streamed { *streamed_left_out } else { symbols.iter().filter(|s| !on_surface(s)).count() };
+                    write_surface_note(w, left_out)?;
                 }
                 truncated_note(w, page)
             }
@@ -360,95 +370,6 @@ impl Render for AstOutput {
             AstOutput::Hover { .. } | AstOutput::Dialect { .. } => {}
         }
     }
-}
-
-/// The outline of one file's symbols (in outline order): its path, then a
-/// line a symbol (`Kind name/path [start-end]`, indented by nesting), or,
-/// `compact`, the dense form of [`write_compact_outline`].
-pub(crate) fn write_outline(w: &mut TextOut<'_>, symbols: &[Symbol], compact: bool) -> io::Result<()> {
-    let Some(first) = symbols.first() else { return Ok(()) };
-    w.paint(Paint::Path, escape_controls(&first.path))?;
-    writeln!(w)?;
-    if compact {
-        return write_compact_outline(w, symbols);
-    }
-    for s in symbols {
-        write!(w, "{:indent$}", "", indent = 2 * s.depth)?;
-        w.paint(Paint::Kind, s.kind)?;
-        writeln!(w, " {} [{}-{}]", s.name_path, s.span.line, s.span.end_line)?;
-    }
-    Ok(())
-}
-
-/// The dense outline: a symbol with members is `kind name:start-end` and,
-/// when its members have none of their own, `{member:line …}` on the same
-/// line; leaves side by side (`fn top:7  const MAX:9`) on one line. Half
-/// the bytes of the default or less; the JSON keeps the full ranges.
-fn write_compact_outline(w: &mut TextOut<'_>, symbols: &[Symbol]) -> io::Result<()> {
-    let mut i = 0;
-    let mut leaves: Vec<String> = Vec::new();
-    let mut leaves_depth = 0;
-    let flush = |w: &mut TextOut<'_>, leaves: &mut Vec<String>, depth: usize| -> io::Result<()> {
-        if !leaves.is_empty() {
-            writeln!(w, "{:indent$}{}", "", leaves.join("  "), indent = 2 * depth)?;
-            leaves.clear();
-        }
-        Ok(())
-    };
-    while i < symbols.len() {
-        let s = &symbols[i];
-        let subtree = symbols[i + 1..].iter().take_while(|c| c.depth > s.depth).count();
-        let head = compact_head(s);
-        if subtree == 0 {
-            if leaves_depth != s.depth {
-                flush(w, &mut leaves, leaves_depth)?;
-                leaves_depth = s.depth;
-            }
-            leaves.push(format!("{head}:{}", s.span.line));
-            i += 1;
-            continue;
-        }
-        flush(w, &mut leaves, leaves_depth)?;
-        let members = &symbols[i + 1..=i + subtree];
-        write!(w, "{:indent$}", "", indent = 2 * s.depth)?;
-        w.paint(Paint::Kind, &head)?;
-        write!(w, ":{}-{}", s.span.line, s.span.end_line)?;
-        if members.iter().all(|m| m.depth == s.depth + 1) {
-            let listed: Vec<String> = members.iter().map(|m| format!("{}:{}", m.name, m.span.line)).collect();
-            writeln!(w, " {{{}}}", listed.join(" "))?;
-            i += 1 + subtree;
-        } else {
-            writeln!(w)?;
-            i += 1;
-        }
-    }
-    flush(w, &mut leaves, leaves_depth)
-}
-
-/// A symbol's short kind and name: `fn run`, `struct Agent`, `impl Agent`.
-fn compact_head(s: &Symbol) -> String {
-    use crate::symbols::SymbolKind as K;
-    let word = match s.kind {
-        K::Function | K::Method => "fn",
-        K::Struct => "struct",
-        K::Enum => "enum",
-        K::Union => "union",
-        K::TypeAlias => "type",
-        K::Trait => "trait",
-        K::Interface => "interface",
-        // Its name says it: `impl Agent`, `impl Display for Agent`.
-        K::Impl => return s.name.clone(),
-        K::Class => "class",
-        K::Module => "mod",
-        K::Namespace => "namespace",
-        K::Constant => "const",
-        K::Static => "static",
-        K::Macro => "macro",
-        K::Field => "field",
-        K::Variant => "variant",
-        K::Declaration => "decl",
-    };
-    format!("{word} {}", s.name)
 }
 
 /// `path:line:column:`, coloured as ripgrep colours it.

@@ -209,7 +209,7 @@ pub(crate) fn run(compiled: &CompiledQuery, file: &SourceFile, max_text: usize) 
         let mut cursor = QueryCursor::new();
         let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
         while let Some(m) = matches.next() {
-            for c in m.captures {
+            for c in m.captures() {
                 out.push(capture(c.node, query.capture_names()[c.index as usize]));
             }
         }

@@ -132,10 +132,10 @@ fn tags_at(file: &SourceFile, start: usize, end: usize) -> Vec<&'static str> {
     let mut tags = Vec::new();
     let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
     while let Some(m) = matches.next() {
-        if !m.captures.iter().any(|c| c.index == name_index && c.node.byte_range() == (start..end)) {
+        if !m.captures().iter().any(|c| c.index == name_index && c.node.byte_range() == (start..end)) {
             continue;
         }
-        for c in m.captures {
+        for c in m.captures() {
             let tag = query.capture_names()[c.index as usize];
             if tag.starts_with("reference.") || tag.starts_with("definition.") {
                 tags.push(tag);
@@ -214,6 +214,7 @@ fn tag_symbol(file: &SourceFile, start: usize, end: usize, tag: &'static str, sy
         node_kind: tag,
         span: file.index.span(&file.source, range.start, range.end),
         signature: aide_core::text::shorten(signature, 200).0,
+        exported: None,
         name_span: Some((start, end)),
     }
 }

@@ -84,6 +84,14 @@ pub struct AstRequest {
     /// unless `compact: false`.
     #[arg(long)]
     pub compact: bool,
+    /// Symbols: every symbol in the text outline of a folder or of several
+    /// files, which otherwise lists only their exported top-level symbols
+    /// (Rust `pub…`, `export`, Python's public names or `__all__`, Go's
+    /// capitalised, Java's `public`, C/C++ not `static`) by kind, each with
+    /// its start line. A single file, `--kind`, `--name` and `--depth` show
+    /// every symbol anyway; JSON always holds them all.
+    #[arg(long)]
+    pub all: bool,
     /// Who answers --references, --callers, --implementations and --hover: `syntax`
     /// (default), `lsp` (the language's server, kept warm per root; without
     /// one, the syntax engine with an `lsp_unavailable` diagnostic) or

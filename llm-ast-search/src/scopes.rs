@@ -103,7 +103,7 @@ impl Locals {
             cursor.set_byte_range(range.clone());
             let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
             while let Some(m) = matches.next() {
-                for c in m.captures {
+                for c in m.captures() {
                     if c.index == scope_index {
                         scopes.push((c.node.start_byte(), c.node.end_byte()));
                     } else if c.index == def_index {

@@ -2,6 +2,7 @@
 //! node's parent by walking down from the root, so a chain of `parent()`
 //! calls costs the square of the depth (a query over a file of 500 nested
 //! blocks took 26 s). The ancestors are found once, from the root down.
+//! And a node's text on one line.
 
 use tree_sitter::Node;
 
@@ -29,6 +30,16 @@ pub(crate) fn node_spanning<'t>(root: Node<'t>, start: usize, end: usize, kind: 
         node = node.parent().filter(|p| p.byte_range() == (start..end))?;
     }
     Some(node)
+}
+
+/// The text of a node, whitespace runs collapsed to one space.
+pub(crate) fn node_text_collapsed(node: Node<'_>, source: &[u8]) -> String {
+    collapse(&String::from_utf8_lossy(&source[node.byte_range()]))
+}
+
+/// `text` with its whitespace runs collapsed to one space, trimmed.
+pub(crate) fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

@@ -1,20 +1,19 @@
 //! Items a Rust item-position macro invocation wraps (`cfg_rt! { impl
 //! Builder { pub fn enable_io… } }`): tree-sitter keeps a macro's body as
-//! tokens, so each body is parsed on its own — the file's text outside it
-//! (but the headers of the items it sits in) blanked, lines kept, so every
-//! offset, line and column is the file's own. The outline lists the items
+//! tokens, so each body is parsed on its own — only the body and the heads
+//! of the items it sits in, where they stand in the file, so every offset,
+//! line and column is the file's own. The outline lists the items
 //! found there, and whoever needs such an item's node (its body, its
 //! attributes) finds it in the same parse.
 
 use aide_core::Lang;
-use tree_sitter::{Node, Tree};
+use tree_sitter::{Node, Point, Range, Tree};
 
 use super::{KindTables, OutlineOptions, Parsed, Symbol, outline_counting};
 
-/// A macro body parsed as items: the masked source, its tree, and the
-/// body's byte range (inside the braces).
+/// A macro body parsed as items: its tree and the body's byte range
+/// (inside the braces).
 pub(super) struct BodyParse {
-    pub source: Vec<u8>,
     pub tree: Tree,
     pub start: usize,
     pub end: usize,
@@ -29,7 +28,10 @@ fn at_item_position(node: Node<'_>) -> bool {
 
 /// The body of the item-position invocation `node` parsed as items: None
 /// when it has no body worth parsing, Some(Err(())) when the body does not
-/// parse as items (`lazy_static!`'s `static ref`).
+/// parse as items (`lazy_static!`'s `static ref`). Only the body and the
+/// head and closing brace of each item it is inside are parsed (tree-sitter's
+/// included ranges), so a body costs its own length, not the file's up to
+/// it, and every node keeps its offset in the file.
 fn parse_body(source: &[u8], node: Node<'_>) -> Option<Result<BodyParse, ()>> {
     let mut cursor = node.walk();
     let body = node.named_children(&mut cursor).find(|c| c.kind() == "token_tree")?;
@@ -37,57 +39,54 @@ fn parse_body(source: &[u8], node: Node<'_>) -> Option<Result<BodyParse, ()>> {
     if start >= end || source[start..end].iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    // What stays: the body, and the head and closing brace of each item it is inside.
-    let mut kept = vec![(start, end)];
+    // The delimiters are one byte each: `{` `(` `[`, `}` `)` `]`.
+    let inside = |from: Point, by: isize| Point { row: from.row, column: from.column.saturating_add_signed(by) };
+    let mut kept = vec![Range {
+        start_byte: start,
+        end_byte: end,
+        start_point: inside(body.start_position(), 1),
+        end_point: inside(body.end_position(), -1),
+    }];
     let mut up = node.parent();
     while let Some(list) = up {
         if list.kind() == "declaration_list"
             && let Some(item) = list.parent()
         {
-            kept.push((item.start_byte(), list.start_byte() + 1));
-            kept.push((list.end_byte().saturating_sub(1), list.end_byte()));
+            kept.push(Range {
+                start_byte: item.start_byte(),
+                end_byte: list.start_byte() + 1,
+                start_point: item.start_position(),
+                end_point: inside(list.start_position(), 1),
+            });
+            kept.push(Range {
+                start_byte: list.end_byte().saturating_sub(1),
+                end_byte: list.end_byte(),
+                start_point: inside(list.end_position(), -1),
+                end_point: list.end_position(),
+            });
         }
         up = list.parent();
     }
-    // Nothing after the last byte kept needs parsing.
-    let last = kept.iter().map(|&(_, e)| e).max().unwrap_or(end);
-    let masked: Vec<u8> = source[..last]
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| if b == b'\n' || kept.iter().any(|&(s, e)| s <= i && i < e) { b } else { b' ' })
-        .collect();
-    let Some(tree) = crate::language::parse(Lang::Rust, &masked) else { return Some(Err(())) };
-    if tree.root_node().has_error() {
-        return Some(Err(()));
+    kept.sort_by_key(|r| r.start_byte);
+    match crate::language::parse_ranges_without_errors(Lang::Rust, source, &kept) {
+        Some(tree) => Some(Ok(BodyParse { tree, start, end })),
+        None => Some(Err(())),
     }
-    Some(Ok(BodyParse { source: masked, tree, start, end }))
 }
 
-/// The items of every macro body of a Rust file, outlined where they
-/// stand, and how many bodies could not be read as items (counted, not
-/// guessed at).
+/// The items of the bodies of `invocations` (the item-position macro
+/// invocations of a Rust file, as the outline's walk met them), outlined
+/// where they stand, and how many bodies could not be read as items
+/// (counted, not guessed at).
 pub(super) fn macro_items(
     file: &Parsed<'_>,
+    invocations: &[Node<'_>],
     tables: Option<&KindTables>,
     options: OutlineOptions,
 ) -> (Vec<Symbol>, usize) {
-    if file.lang != Lang::Rust {
-        return (Vec::new(), 0);
-    }
     let mut found = Vec::new();
     let mut skipped = 0;
-    let mut stack = vec![file.tree.root_node()];
-    while let Some(node) = stack.pop() {
-        let mut cursor = node.walk();
-        stack.extend(node.named_children(&mut cursor).filter(|c| {
-            matches!(
-                c.kind(),
-                "source_file" | "declaration_list" | "impl_item" | "trait_item" | "mod_item" | "macro_invocation"
-            )
-        }));
-        if !at_item_position(node) {
-            continue;
-        }
+    for &node in invocations {
         let body = match parse_body(file.source, node) {
             None => continue,
             Some(Err(())) => {
@@ -99,7 +98,7 @@ pub(super) fn macro_items(
         let inner = Parsed {
             lang: file.lang,
             path: file.path,
-            source: &body.source,
+            source: file.source,
             tree: &body.tree,
             index: file.index,
             checksum: file.checksum.clone(),
@@ -115,8 +114,9 @@ pub(super) fn macro_items(
 const MAX_NESTING: usize = 8;
 
 /// Calls `f` with the node of the item spanning `start..end` (of grammar
-/// kind `kind`) inside a macro body of `tree`, and the masked source that
-/// node's tree was parsed from: the same parse the outline made.
+/// kind `kind`) inside a macro body of `tree`, and the file's source (of
+/// which that node's tree read the body's part): the same parse the
+/// outline made.
 pub(super) fn in_macro_body<R>(
     tree: &Tree,
     source: &[u8],
@@ -141,7 +141,7 @@ pub(super) fn in_macro_body<R>(
         return None;
     }
     match crate::tree::node_spanning(body.tree.root_node(), start, end, kind) {
-        Some(found) => Some(f(found, &body.source)),
-        None => in_macro_body(&body.tree, &body.source, (start, end, kind), depth + 1, f),
+        Some(found) => Some(f(found, source)),
+        None => in_macro_body(&body.tree, source, (start, end, kind), depth + 1, f),
     }
 }

@@ -12,7 +12,10 @@ use tree_sitter::{Node, Tree};
 
 use lang::{definition, family};
 
+use crate::exports::{Declared, FileFacts, RustReach};
 use crate::source::SourceFile;
+use crate::tree::collapse;
+pub(crate) use crate::tree::node_text_collapsed;
 
 mod lang;
 mod macros;
@@ -59,11 +62,14 @@ impl<'t> Def<'t> {
 }
 
 /// Per language, indexed by node kind id: may a node of this kind define a
-/// symbol, and is its subtree worth entering?
+/// symbol, and is its subtree worth entering? And (Rust) is it a macro
+/// invocation, or a list of items where one stands as an item?
 #[derive(Debug)]
 struct KindTables {
     definition: Vec<bool>,
     opaque: Vec<bool>,
+    macro_call: Vec<bool>,
+    item_list: Vec<bool>,
 }
 
 fn kind_tables(lang: Lang) -> &'static KindTables {
@@ -78,7 +84,13 @@ fn kind_tables(lang: Lang) -> &'static KindTables {
                 .collect()
         };
         let rules = family(lang);
-        KindTables { definition: table(rules.definition_kinds), opaque: table(rules.opaque_kinds) }
+        let rust = |kinds: &[&str]| if lang == Lang::Rust { table(kinds) } else { Vec::new() };
+        KindTables {
+            definition: table(rules.definition_kinds),
+            opaque: table(rules.opaque_kinds),
+            macro_call: rust(&["macro_invocation"]),
+            item_list: rust(&["source_file", "declaration_list"]),
+        }
     })
 }
 
@@ -170,8 +182,8 @@ fn outline_with(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outline
 /// [`outline_with`], with the items of macro bodies (see [`macro_items`])
 /// in their places, and how many macro bodies could not be read as items.
 fn outline_counting(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> (Vec<Symbol>, usize) {
-    let mut symbols = outline_of_tree(file, tables, options);
-    let (hidden, skipped) = macro_items(file, tables, options);
+    let (mut symbols, item_macros) = outline_of_tree(file, tables, options);
+    let (hidden, skipped) = macro_items(file, &item_macros, tables, options);
     if !hidden.is_empty() {
         symbols.extend(hidden);
         // Document order, a parent before what it holds.
@@ -180,24 +192,39 @@ fn outline_counting(file: &Parsed<'_>, tables: Option<&KindTables>, options: Out
     (symbols, skipped)
 }
 
-/// The symbols of the tree as tree-sitter parsed it.
-fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: OutlineOptions) -> Vec<Symbol> {
+/// The symbols of the tree as tree-sitter parsed it, and the macro
+/// invocations met where an item stands (Rust), whose bodies may hold more.
+// Long because: one walk of the tree, each node asked in turn whether it defines, holds or wraps items.
+fn outline_of_tree<'t>(
+    file: &Parsed<'t>,
+    tables: Option<&KindTables>,
+    options: OutlineOptions,
+) -> (Vec<Symbol>, Vec<Node<'t>>) {
     let Parsed { lang, path, source, tree, index, .. } = *file;
     let path: Arc<str> = Arc::from(path);
+    let facts = FileFacts::read(lang, tree.root_node(), source);
     let mut symbols: Vec<Symbol> = Vec::new();
+    let mut item_macros = Vec::new();
     // Open symbols: (node id, index into `symbols`).
     let mut open: Vec<(usize, usize)> = Vec::new();
+    // The kinds of the cursor's ancestors, nearest last (tree-sitter's
+    // `parent()` walks down from the root).
+    let mut parents: Vec<u16> = Vec::new();
+    let ids = kind_tables(lang);
     let mut cursor = tree.walk();
     let flag = |table: &[bool], id: u16| table.get(usize::from(id)).copied().unwrap_or(false);
     loop {
         let node = cursor.node();
         let id = node.kind_id();
+        if flag(&ids.macro_call, id) && parents.last().is_some_and(|&p| flag(&ids.item_list, p)) {
+            item_macros.push(node);
+        }
         let candidate = tables.is_none_or(|t| flag(&t.definition, id));
         let mut enter = tables.is_none_or(|t| !flag(&t.opaque, id));
         if candidate && node.is_named() {
             let parent = open.last().map(|&(_, i)| &symbols[i]);
             if let Some(mut def) = definition(lang, node, source, parent.map(|p| p.kind)) {
-                let at = Site { path: &path, checksum: &file.checksum, source, index };
+                let at = Site { path: &path, checksum: &file.checksum, source, index, lang, facts: &facts };
                 let (more, holds) = (std::mem::take(&mut def.more), def.holds);
                 let kind = def.kind;
                 let symbol = make_symbol(&at, node, def, parent, options.signatures);
@@ -217,6 +244,7 @@ fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outl
             }
         }
         if enter && cursor.goto_first_child() {
+            parents.push(id);
             continue;
         }
         loop {
@@ -227,18 +255,22 @@ fn outline_of_tree(file: &Parsed<'_>, tables: Option<&KindTables>, options: Outl
                 break;
             }
             if !cursor.goto_parent() {
-                return symbols;
+                return (symbols, item_macros);
             }
+            parents.pop();
         }
     }
 }
 
-/// Where a symbol is: its file's shared path and checksum, and its text.
+/// Where a symbol is: its file's shared path and checksum, its text, and
+/// what its file's statements say of its exports.
 struct Site<'a> {
     path: &'a Arc<str>,
     checksum: &'a Arc<str>,
     source: &'a [u8],
     index: &'a LineIndex,
+    lang: Lang,
+    facts: &'a FileFacts,
 }
 
 fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symbol>, with_signature: bool) -> Symbol {
@@ -256,28 +288,29 @@ fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symb
         Some(p) => Arc::from(format!("{p}/{}", def.name)),
         None => Arc::from(def.name.as_str()),
     };
+    let depth = parent.map_or(1, |p| p.depth + 1);
+    let declared = Declared {
+        kind: def.kind,
+        name: &def.name,
+        depth,
+        name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
+        in_namespace: parent.is_some_and(|p| p.kind == SymbolKind::Namespace && p.depth == 1),
+    };
+    let exported = at.facts.exported(at.lang, node, source, &declared, RustReach::OtherModules);
     Symbol {
         path: at.path.clone(),
         name: def.name,
         kind: def.kind,
-        node_kind: node.kind(),
+        node_kind: crate::language::kind_name(at.lang, node.kind_id()),
         name_path,
         parent: parent_path,
-        depth: parent.map_or(1, |p| p.depth + 1),
+        depth,
         checksum: at.checksum.clone(),
         span: index.span(source, node.start_byte(), node.end_byte()),
         signature: if with_signature { signature(node, source) } else { String::new() },
+        exported,
         name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
     }
-}
-
-/// The text of a node, whitespace runs collapsed to one space.
-pub(crate) fn node_text_collapsed(node: Node<'_>, source: &[u8]) -> String {
-    collapse(&String::from_utf8_lossy(&source[node.byte_range()]))
-}
-
-fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn text<'s>(node: Node<'_>, source: &'s [u8]) -> std::borrow::Cow<'s, str> {

@@ -10,9 +10,9 @@ use super::Symbol;
 use super::macros::in_macro_body;
 use crate::tree::node_spanning;
 
-/// Calls `f` with `symbol`'s node and the source its tree was parsed from
-/// (the file's own, or for an item of a Rust macro body the body's parse,
-/// whose offsets are the file's). None if the tree has no such node.
+/// Calls `f` with `symbol`'s node (in the file's tree, or for an item of a
+/// Rust macro body in the body's parse, whose offsets are the file's) and
+/// the file's source. None if the tree has no such node.
 pub fn with_symbol_node<R>(
     lang: Lang,
     tree: &Tree,

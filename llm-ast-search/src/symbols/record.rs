@@ -170,6 +170,15 @@ pub struct Symbol {
     pub span: Span,
     /// The declaration up to its body, on one line.
     pub signature: String,
+    /// Of a top-level symbol (and of a C or C++ namespace's member),
+    /// whether its file exports it by its language's rule: Rust any
+    /// `pub…` visibility or `#[macro_export]`, JavaScript/TypeScript
+    /// `export` (and CommonJS `exports.x =`), Python `__all__` or else a
+    /// name not starting with `_`, Go a capital letter, Java `public`, C
+    /// and C++ not `static` (nor in an anonymous namespace, nor a C++
+    /// `const` object). Absent on nested symbols.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub exported: Option<bool>,
     /// Span of the name itself (for telling a definition from a use).
     #[serde(skip)]
     #[schemars(skip)]

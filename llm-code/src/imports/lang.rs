@@ -4,6 +4,8 @@ use aide_core::Lang;
 use llm_ast_search::SourceFile;
 use tree_sitter::Node;
 
+use llm_ast_search::exports::rust::use_groups;
+
 use super::{Import, ImportKind, text, unquoted};
 
 /// Every import of a file, in source order (wherever it stands: a Python
@@ -121,7 +123,7 @@ fn rust(node: Node<'_>, source: &[u8], emit: &mut Emit<'_>) {
     match node.kind() {
         "use_declaration" => {
             if let Some(argument) = node.child_by_field_name("argument") {
-                for (module, names) in rust_use(argument, source) {
+                for (module, names) in use_groups(argument, source) {
                     emit(ImportKind::Use, module, names, None);
                 }
             }
@@ -137,78 +139,6 @@ fn rust(node: Node<'_>, source: &[u8], emit: &mut Emit<'_>) {
             emit(ImportKind::Mod, name, Vec::new(), None);
         }
         _ => {}
-    }
-}
-
-/// A `use` tree as groups of (the path they start from, the names taken),
-/// one group a path: `a::b::{c, d as e}` is (`a::b`, [`c`, `d as e`]);
-/// `a::b::c` is (`a::b`, [`c`]); `a::*` is (`a`, [`*`]); nested lists are
-/// opened, `crate::{x::{Y, Z}, w::V}` being (`crate::x`, [`Y`, `Z`]) and
-/// (`crate::w`, [`V`]).
-pub(crate) fn rust_use(argument: Node<'_>, source: &[u8]) -> Vec<(String, Vec<String>)> {
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    match argument.kind() {
-        "scoped_use_list" | "use_list" | "scoped_identifier" | "use_wildcard" | "use_as_clause" => {
-            rust_use_tree(argument, "", source, &mut groups)
-        }
-        // `use foo;`: the crate or module itself.
-        _ => groups.push((text(argument, source), Vec::new())),
-    }
-    groups
-}
-
-/// Adds the groups of `node`, a part of a `use` tree below `prefix`, to
-/// `groups` (a name under the last group's path joins it).
-fn rust_use_tree(node: Node<'_>, prefix: &str, source: &[u8], groups: &mut Vec<(String, Vec<String>)>) {
-    let join = |path: &str| match (prefix.is_empty(), path.is_empty()) {
-        (true, _) => path.to_string(),
-        (_, true) => prefix.to_string(),
-        _ => format!("{prefix}::{path}"),
-    };
-    let path_of = |n: Node<'_>| n.child_by_field_name("path").map(|p| text(p, source)).unwrap_or_default();
-    let mut add = |module: String, name: String| match groups.last_mut() {
-        Some((last, names)) if *last == module => names.push(name),
-        _ => groups.push((module, vec![name])),
-    };
-    match node.kind() {
-        "scoped_use_list" => {
-            let below = join(&path_of(node));
-            if let Some(list) = node.child_by_field_name("list") {
-                rust_use_tree(list, &below, source, groups);
-            }
-        }
-        "use_list" => {
-            let mut cursor = node.walk();
-            for part in node.named_children(&mut cursor).filter(|c| !c.kind().contains("comment")) {
-                rust_use_tree(part, prefix, source, groups);
-            }
-        }
-        "scoped_identifier" => {
-            let name = node.child_by_field_name("name").map(|n| text(n, source)).unwrap_or_default();
-            add(join(&path_of(node)), name);
-        }
-        "use_wildcard" => {
-            let inner = node.named_child(0).map(|p| text(p, source)).unwrap_or_default();
-            add(join(&inner), "*".to_string());
-        }
-        "use_as_clause" => {
-            let alias = node.child_by_field_name("alias").map(|a| text(a, source)).unwrap_or_default();
-            match node.child_by_field_name("path") {
-                Some(path) if path.kind() == "scoped_identifier" => {
-                    let name = path.child_by_field_name("name").map(|n| text(n, source)).unwrap_or_default();
-                    add(join(&path_of(path)), format!("{name} as {alias}"));
-                }
-                // `use foo as bar;` (the crate itself, as `foo as bar`), or `{x as y}` in a list.
-                Some(path) => {
-                    let name = text(path, source);
-                    let module = if prefix.is_empty() { name.clone() } else { prefix.to_string() };
-                    add(module, format!("{name} as {alias}"));
-                }
-                None => {}
-            }
-        }
-        // A name in a list: `self`, `Foo`.
-        _ => add(prefix.to_string(), text(node, source)),
     }
 }
 

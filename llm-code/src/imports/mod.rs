@@ -1,16 +1,15 @@
 //! Each file's imports (what it takes from other modules, as written) and
 //! exports (the names it offers other modules, by its language's rule).
 //! Imports are read from the import statements of the syntax tree
-//! ([`lang`]); exports from the outline's top-level symbols where the
-//! language marks them (`pub`, `public`, `export`, a capital letter, no
-//! `static`), JavaScript's and TypeScript's `export` statements
-//! ([`javascript`]), or Python's `__all__` as the module builds it, else
-//! the public names it binds at module level ([`python`]).
+//! ([`lang`]); exports by llm-ast-search's rule of each language
+//! ([`llm_ast_search::exports`]): the outline's top-level symbols where the
+//! language marks them (`pub`, `public`, a capital letter, no `static`),
+//! JavaScript's and TypeScript's `export` statements, or Python's
+//! `__all__` as the module builds it, else the public names it binds at
+//! module level.
 
 mod exports;
-mod javascript;
 mod lang;
-mod python;
 #[cfg(test)]
 mod tests;
 
@@ -18,6 +17,7 @@ use std::sync::Arc;
 
 use aide_core::{Lang, Span};
 use llm_ast_search::SourceFile;
+pub(crate) use llm_ast_search::exports::unquoted;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -153,10 +153,4 @@ pub(crate) fn of_file(file: &SourceFile) -> FileImports {
 /// The text of a node, whitespace runs collapsed to one space.
 pub(crate) fn text(node: tree_sitter::Node<'_>, source: &[u8]) -> String {
     String::from_utf8_lossy(&source[node.byte_range()]).split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// A string literal's text without its quotes (or a header's brackets).
-pub(crate) fn unquoted(node: tree_sitter::Node<'_>, source: &[u8]) -> String {
-    let t = text(node, source);
-    t.trim_matches(|c| matches!(c, '"' | '\'' | '`' | '<' | '>')).to_string()
 }

@@ -185,13 +185,13 @@ fn rewrite_edits(rw: &PreparedRewrite, file: &SourceFile, counter: &Counter) -> 
         cursor.set_byte_range(range);
         let mut matches = cursor.matches(query, file.tree.root_node(), file.source.as_slice());
         while let Some(m) = matches.next() {
-            if m.captures.is_empty() {
+            if m.captures().is_empty() {
                 continue;
             }
             // Each capture's text: from its first node to its last (a
             // quantified capture spans all its nodes).
             let mut captures: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
-            for c in m.captures {
+            for c in m.captures() {
                 let (s, e) = (c.node.start_byte(), c.node.end_byte());
                 captures.entry(c.index).and_modify(|r| *r = (r.0.min(s), r.1.max(e))).or_insert((s, e));
             }

@@ -10,7 +10,7 @@ use crate::ast::{ast, fixture_tree, refused_transform};
 #[test]
 fn the_text_outline_streams_and_pages_like_the_json_one() {
     let t = fixture_tree();
-    let (text, _) = t.cmd("llm-ast-search").args(["py", "--offset", "1", "--limit", "2"]).expect_exit(0);
+    let (text, _) = t.cmd("llm-ast-search").args(["py", "--all", "--offset", "1", "--limit", "2"]).expect_exit(0);
     assert_eq!(text, "py/models.py\n  Class Outer [4-13]\n    Field Outer/limit [5-5]\n… 4 more (--offset 3)\n");
     let v = ast(&t, &["py", "--offset", "1", "--limit", "2"], 0);
     let names: Vec<&str> = v["symbols"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
@@ -186,7 +186,7 @@ fn definitions_with_a_limit_stop_once_the_page_is_certain() {
     let (text, _) = t.cmd("llm-ast-search").args(["--definitions", "run", "--limit", "2"]).expect_exit(0);
     assert!(text.contains("… at least 1 more (--offset 2)"), "{text}");
     // The text outline stops the same way once its page is full.
-    let (outline, _) = t.cmd("llm-ast-search").args(["--limit", "2"]).expect_exit(0);
+    let (outline, _) = t.cmd("llm-ast-search").args(["--all", "--limit", "2"]).expect_exit(0);
     assert_eq!(
         outline,
         "a/aaa.py\n  Function run_all [1-2]\nm00/x.py\n  Function run [1-2]\n… at least 1 more (--offset 2)\n"

@@ -7,6 +7,7 @@
 
 mod ast;
 mod ast_outline;
+mod ast_surface;
 mod ast_text;
 mod bounds;
 mod callers;

@@ -230,8 +230,9 @@ fn arguments_that_do_not_fit_are_tool_errors_naming_the_field() {
     });
 }
 
-/// An outline's text block is the dense form, unless the call says
-/// `compact: false`; the structured content has every range either way.
+/// A file's outline's text block is the dense form, unless the call says
+/// `compact: false`, and a folder's its exported surface; the structured
+/// content has every range either way.
 #[test]
 fn an_outline_through_mcp_is_the_dense_text() {
     let t = TestDir::new();
@@ -239,11 +240,20 @@ fn an_outline_through_mcp_is_the_dense_text() {
     runtime().block_on(async {
         let client = connect(&t, &[]).await;
         let text = |r: &CallToolResult| r.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap();
-        let dense = call(&client, "ast_search", json!({ "symbols": true })).await.unwrap();
+        let dense = call(&client, "ast_search", json!({ "symbols": true, "paths": ["a.rs"] })).await.unwrap();
         assert_eq!(text(&dense), "a.rs\n  struct Agent:1-1 {name:1}\n  impl Agent:2-4 {run:3}\n");
-        let full = call(&client, "ast_search", json!({ "symbols": true, "compact": false })).await.unwrap();
+        let full =
+            call(&client, "ast_search", json!({ "symbols": true, "paths": ["a.rs"], "compact": false })).await.unwrap();
         assert!(text(&full).contains("Method impl Agent/run [3-3]"), "{}", text(&full));
-        assert_eq!(dense.structured_content.unwrap()["symbols"], full.structured_content.unwrap()["symbols"]);
+        let folder = call(&client, "ast_search", json!({ "symbols": true })).await.unwrap();
+        assert_eq!(
+            text(&folder),
+            "a.rs\n  struct Agent:1\n(exported top-level symbols only: 3 other symbols not shown; all: true lists every one)\n"
+        );
+        let dense_symbols = dense.structured_content.unwrap()["symbols"].clone();
+        assert_eq!(dense_symbols, full.structured_content.unwrap()["symbols"]);
+        // The folder holds only a.rs: every symbol, whatever its text shows.
+        assert_eq!(folder.structured_content.unwrap()["symbols"], dense_symbols);
         client.cancel().await.ok();
     });
 }

@@ -9,36 +9,66 @@ use tree_sitter::Node;
 
 use super::text;
 
+/// One name a JavaScript or TypeScript file offers other modules.
+#[derive(Debug, Clone)]
+pub struct Offered<'t> {
+    /// The name other modules know it by: `default` for a default export,
+    /// `*` for `export * from "m"`.
+    pub name: String,
+    /// `Function`, `Class`, `Interface`, `TypeAlias`, `Enum`, `Namespace`,
+    /// `Variable`, `Import`, `Reexport`, `Default` or `Unknown`.
+    pub kind: &'static str,
+    /// The file's own top-level name it offers: a declaration's name, `x`
+    /// of `export { x as y }` and of `export default x`, `f` of `exports.f
+    /// = function…`; None for a re-export or a value without a name.
+    pub local: Option<String>,
+    /// The statement that exports it.
+    pub statement: Node<'t>,
+}
+
 /// `export …` statements and CommonJS `exports.x = …`/`module.exports = …` at the top level.
-pub(crate) fn exports<'t>(root: Node<'t>, source: &[u8], emit: &mut dyn FnMut(String, &'static str, Node<'t>)) {
+pub fn exports<'t>(root: Node<'t>, source: &[u8]) -> Vec<Offered<'t>> {
     let kinds = top_level_kinds(root, source);
+    let mut out = Vec::new();
     let mut cursor = root.walk();
     for statement in root.named_children(&mut cursor) {
+        let mut emit = |name: String, kind: &'static str, local: Option<String>| {
+            out.push(Offered { name, kind, local, statement })
+        };
         match statement.kind() {
-            "export_statement" => export_statement(statement, source, &kinds, emit),
+            "export_statement" => export_statement(statement, source, &kinds, &mut emit),
             "expression_statement" => {
                 let Some(assignment) = statement.named_child(0).filter(|a| a.kind() == "assignment_expression") else {
                     continue;
                 };
                 let left = assignment.child_by_field_name("left").map(|l| text(l, source)).unwrap_or_default();
+                let right = assignment.child_by_field_name("right");
+                // `exports.x = x` offers the local `x`; `exports.x = function…` defines `x` there.
+                let local = |name: &str| match right {
+                    Some(r) if r.kind() == "identifier" => Some(text(r, source)),
+                    _ => Some(name.to_string()),
+                };
                 if left == "module.exports" {
-                    emit("default".into(), "Default", statement);
+                    let named = right.filter(|r| r.kind() == "identifier").map(|r| text(r, source));
+                    emit("default".into(), "Default", named);
                 } else if let Some(name) =
                     left.strip_prefix("exports.").or_else(|| left.strip_prefix("module.exports."))
                 {
-                    emit(name.to_string(), "Variable", statement);
+                    emit(name.to_string(), "Variable", local(name));
                 }
             }
             _ => {}
         }
     }
+    out
 }
 
-fn export_statement<'t>(
-    statement: Node<'t>,
+// Long because: one arm per form of `export` (default, declaration, clause, re-export, `export =`), in the grammar's order.
+fn export_statement(
+    statement: Node<'_>,
     source: &[u8],
     kinds: &HashMap<String, &'static str>,
-    emit: &mut dyn FnMut(String, &'static str, Node<'t>),
+    emit: &mut dyn FnMut(String, &'static str, Option<String>),
 ) {
     let is_default = {
         let mut c = statement.walk();
@@ -56,7 +86,13 @@ fn export_statement<'t>(
             (None, Some("function_expression" | "function" | "arrow_function" | "generator_function")) => "Function",
             _ => "Default",
         };
-        emit("default".into(), if kind == "Variable" { "Default" } else { kind }, statement);
+        let value = statement.child_by_field_name("value");
+        let named = declaration.and_then(|d| d.child_by_field_name("name")).or_else(|| match value {
+            Some(v) if v.kind() == "identifier" => Some(v),
+            Some(v) => v.child_by_field_name("name"),
+            None => None,
+        });
+        emit("default".into(), if kind == "Variable" { "Default" } else { kind }, named.map(|n| text(n, source)));
         return;
     }
     let reexport = statement.child_by_field_name("source").is_some();
@@ -67,13 +103,13 @@ fn export_statement<'t>(
                 let mut c = declaration.walk();
                 for declarator in declaration.named_children(&mut c).filter(|d| d.kind() == "variable_declarator") {
                     if let Some(name) = declarator.child_by_field_name("name") {
-                        emit(text(name, source), kind, statement);
+                        emit(text(name, source), kind, Some(text(name, source)));
                     }
                 }
             }
             _ => {
                 if let Some(name) = declaration.child_by_field_name("name") {
-                    emit(text(name, source), kind, statement);
+                    emit(text(name, source), kind, Some(text(name, source)));
                 }
             }
         }
@@ -93,7 +129,8 @@ fn export_statement<'t>(
                     None => "Unknown",
                 };
                 if let Some(name) = specifier.child_by_field_name("alias").or(local) {
-                    emit(text(name, source), kind, statement);
+                    let offers = local.filter(|_| !reexport).map(|l| text(l, source));
+                    emit(text(name, source), kind, offers);
                 }
             }
         }
@@ -102,11 +139,13 @@ fn export_statement<'t>(
             let mut c = statement.walk();
             let namespace = statement.children(&mut c).find(|k| k.kind() == "namespace_export");
             let name = namespace.and_then(|n| n.named_child(0));
-            emit(name.map_or_else(|| "*".to_string(), |n| text(n, source)), "Reexport", statement);
+            emit(name.map_or_else(|| "*".to_string(), |n| text(n, source)), "Reexport", None);
         }
         // TypeScript's `export = x`: the module's whole export, as `module.exports = x`.
         None if statement.child_by_field_name("value").is_some() || is_export_assignment(statement) => {
-            emit("default".into(), "Default", statement);
+            let mut c = statement.walk();
+            let named = statement.named_children(&mut c).find(|n| n.kind() == "identifier");
+            emit("default".into(), "Default", named.map(|n| text(n, source)));
         }
         None => {}
     }

@@ -11,9 +11,15 @@ use tree_sitter::Node;
 
 use super::{text, unquoted};
 
+/// Whether a module-level name is public (what `from m import *` binds
+/// without `__all__`): not starting with `_`.
+pub fn is_public(name: &str) -> bool {
+    !name.starts_with('_')
+}
+
 /// A name bound at module level, where it is first bound.
 #[derive(Debug, Clone)]
-pub(crate) struct Binding<'t> {
+pub struct Binding<'t> {
     pub name: String,
     /// `Function`, `Class`, `Import` or `Variable`.
     pub kind: &'static str,
@@ -27,7 +33,7 @@ pub(crate) struct Binding<'t> {
 /// (in an `if` or `try`) leaves it. `except E as e` binds nothing that
 /// stays (Python deletes `e` at the handler's end), nor does `x: int`
 /// without a value.
-pub(crate) fn bindings<'t>(root: Node<'t>, source: &[u8]) -> Vec<Binding<'t>> {
+pub fn bindings<'t>(root: Node<'t>, source: &[u8]) -> Vec<Binding<'t>> {
     let mut live: Vec<Option<Binding<'t>>> = Vec::new();
     let mut at: HashMap<String, usize> = HashMap::new();
     for (statement, top) in module_statements(root) {
@@ -200,7 +206,7 @@ fn with_targets(statement: Node<'_>, source: &[u8], names: &mut Vec<(String, &'s
 
 /// Whether the module has a module-level `from m import *`: it binds
 /// names the file does not write.
-pub(crate) fn star_import(root: Node<'_>) -> bool {
+pub fn star_import(root: Node<'_>) -> bool {
     module_statements(root).into_iter().any(|(statement, _)| {
         let mut cursor = statement.walk();
         statement.kind() == "import_from_statement"
@@ -220,7 +226,7 @@ fn deleted_names(statement: Node<'_>, source: &[u8]) -> Vec<String> {
 
 /// A module's `__all__`, as its module-level statements build it.
 #[derive(Debug)]
-pub(crate) struct All<'t> {
+pub struct All<'t> {
     /// The names written as strings, in the order they join the list, each
     /// with its string.
     pub names: Vec<(String, Node<'t>)>,
@@ -234,7 +240,7 @@ pub(crate) struct All<'t> {
 /// `__all__ += …`, `__all__.extend(…)`, `__all__.append(…)` and
 /// `__all__.remove(…)` change it, in source order, conditional ones too
 /// (what a module may export).
-pub(crate) fn all<'t>(root: Node<'t>, source: &[u8]) -> Option<All<'t>> {
+pub fn all<'t>(root: Node<'t>, source: &[u8]) -> Option<All<'t>> {
     let mut found: Option<All<'t>> = None;
     for (statement, _) in module_statements(root) {
         if statement.kind() != "expression_statement" {
