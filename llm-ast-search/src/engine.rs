@@ -7,7 +7,7 @@ use aide_core::{AideError, Lang, Root};
 use crate::error::AstError;
 use crate::files::Scope;
 use crate::lsp::CodeEngine;
-use crate::outline_text::{OutlineView, on_surface, write_outline};
+use crate::outline_text::{OutlineView, counted_left_out, write_outline};
 use crate::output::{AstOutput, FileValidation, Matching, Page, page};
 use crate::refs::{self, Reference};
 use crate::request::{AstRequest, Mode};
@@ -73,7 +73,7 @@ impl Engine<'_> {
     /// A file's symbols down to --depth (the walk stops there) of the kinds
     /// asked for (all when none).
     fn outline_of(&self, file: &crate::source::SourceFile, signatures: bool, kinds: &[SymbolKind]) -> Vec<Symbol> {
-        let options = symbols::OutlineOptions { max_depth: self.request.depth, signatures };
+        let options = symbols::OutlineOptions { max_depth: self.request.depth, signatures, surface_only: false };
         let all = if signatures && options.max_depth.is_none() {
             // The file's memo: free on a file kept parsed between calls.
             file.outline().to_vec()
@@ -104,8 +104,11 @@ impl Engine<'_> {
                     return self.outline_of(file, false, &kinds);
                 }
                 // The text outline shows no signatures: do not compute them,
-                // and count the unread macro bodies in the same walk.
-                let options = symbols::OutlineOptions { max_depth: None, signatures: false };
+                // and count the unread macro bodies in the same walk. The
+                // surface walks the top level only, unless paging asks for
+                // every symbol's place.
+                let surface_only = view == OutlineView::Surface && offset == 0 && self.request.limit.is_none();
+                let options = symbols::OutlineOptions { max_depth: None, signatures: false, surface_only };
                 let (all, skipped) = symbols::outline_of_file_counted(file, options);
                 diags.extend(file.macro_diagnostic_of(skipped));
                 of_kinds(all, &kinds)
@@ -122,7 +125,7 @@ impl Engine<'_> {
                     shown.push(s);
                 }
                 if view == OutlineView::Surface {
-                    left_out += shown.iter().filter(|s| !on_surface(s)).count();
+                    left_out += shown.iter().filter(|s| counted_left_out(s)).count();
                 }
                 if writing && !shown.is_empty() {
                     writing &= write_outline(w, &shown, view).is_ok();

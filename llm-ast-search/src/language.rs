@@ -24,6 +24,27 @@ pub(crate) fn grammar(lang: Lang) -> Language {
     }
 }
 
+/// Gives tree-sitter mimalloc for its nodes, stacks and trees: a parse
+/// allocates and frees small blocks by the million, and with glibc's
+/// malloc that was about an eighth of an outline's time
+/// (docs/BENCHMARKS.md). The rest of the process keeps the system
+/// allocator. For a parsing tool's `main`, before anything else.
+#[allow(unsafe_code)]
+pub fn parse_with_mimalloc() {
+    use libmimalloc_sys as mi;
+    let allocator = tree_sitter::Allocator {
+        malloc: mi::mi_malloc,
+        calloc: mi::mi_calloc,
+        realloc: mi::mi_realloc,
+        free: mi::mi_free,
+    };
+    // SAFETY: the four functions are one allocator's (mimalloc's, which
+    // returns malloc's alignment and null only when out of memory, as
+    // malloc does), and `main` calls this first, on its only thread,
+    // before any tree-sitter object exists.
+    unsafe { tree_sitter::set_allocator(Some(allocator)) }
+}
+
 thread_local! {
     /// One parser per thread and language: creating one per file costs more
     /// than parsing a small file.

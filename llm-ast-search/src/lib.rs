@@ -152,7 +152,7 @@ pub use output::{AstOutput, FileValidation, Page};
 // references and what they resolve to.
 pub use error::AstError;
 pub use files::{Scope, is_token_at, open_source, read_source};
-pub use language::{parse as parse_source, reparse as reparse_source};
+pub use language::{parse as parse_source, parse_with_mimalloc, reparse as reparse_source};
 pub use query::{CompiledQuery, compile as compile_query, required_literal, too_deep_for};
 pub use refs::{LINE_TEXT_CHARS, RefKind};
 pub use request::AstRequest;

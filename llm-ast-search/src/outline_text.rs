@@ -99,19 +99,27 @@ fn write_surface(w: &mut TextOut<'_>, symbols: &[Symbol]) -> io::Result<()> {
 /// A name of a surface and its start lines.
 type NameLines<'a> = (&'a str, Vec<usize>);
 
-/// The line after a surface that left symbols out: how many, and how to
-/// see them.
+/// The line after a surface: what it leaves out (how many top-level
+/// symbols, and every symbol's members) and how to see them.
 pub(crate) fn write_surface_note(w: &mut TextOut<'_>, left_out: usize) -> io::Result<()> {
-    if left_out == 0 {
-        return Ok(());
-    }
     let all = w.voice().on("all");
     let s = if left_out == 1 { "" } else { "s" };
+    let others = match left_out {
+        0 => String::new(),
+        n => format!("{n} other top-level symbol{s} and "),
+    };
     w.paint(
         Paint::Dim,
-        format_args!("(exported top-level symbols only: {left_out} other symbol{s} not shown; {all} lists every one)"),
+        format_args!("(exported top-level symbols only: {others}members not shown; {all} lists every symbol)"),
     )?;
     writeln!(w)
+}
+
+/// Whether a symbol the surface leaves out is counted in its note: a
+/// top-level one (members are left out whole, uncounted, so the surface
+/// need not walk them).
+pub(crate) fn counted_left_out(symbol: &Symbol) -> bool {
+    symbol.depth == 1 && !on_surface(symbol)
 }
 
 /// The dense outline: a symbol with members is `kind name:start-end` and,

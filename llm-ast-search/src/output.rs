@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::dialect::DialectValue;
-use crate::outline_text::{OutlineView, on_surface, write_outline, write_surface_note};
+use crate::outline_text::{OutlineView, counted_left_out, write_outline, write_surface_note};
 use crate::query;
 use crate::refs::{Reference, Resolution};
 use crate::request::AstRequest;
@@ -219,9 +219,12 @@ impl Render for AstOutput {
                 for file in symbols.chunk_by(|a, b| a.path == b.path) {
                     write_outline(w, file, *view)?;
                 }
-                if *view == OutlineView::Surface {
-                    let left_out =
-                        if *streamed { *streamed_left_out } else { symbols.iter().filter(|s| !on_surface(s)).count() };
+                if *view == OutlineView::Surface && page.total > 0 {
+                    let left_out = if *streamed {
+                        *streamed_left_out
+                    } else {
+                        symbols.iter().filter(|s| counted_left_out(s)).count()
+                    };
                     write_surface_note(w, left_out)?;
                 }
                 truncated_note(w, page)

@@ -101,11 +101,15 @@ pub(crate) struct OutlineOptions {
     pub max_depth: Option<usize>,
     /// Compute each symbol's one-line signature (the text outline shows none).
     pub signatures: bool,
+    /// Walk only where the exported surface is: the top level, and the
+    /// members of a top-level namespace (C++ exports them), not the
+    /// members, bodies and nested items of other symbols.
+    pub surface_only: bool,
 }
 
 impl Default for OutlineOptions {
     fn default() -> Self {
-        OutlineOptions { max_depth: None, signatures: true }
+        OutlineOptions { max_depth: None, signatures: true, surface_only: false }
     }
 }
 
@@ -236,6 +240,7 @@ fn outline_of_tree<'t>(
                     })
                     .collect();
                 enter &= options.max_depth.is_none_or(|m| symbol.depth < m);
+                enter &= !options.surface_only || (symbol.depth == 1 && symbol.kind == SymbolKind::Namespace);
                 if holds {
                     open.push((node.id(), symbols.len()));
                 }

@@ -37,7 +37,7 @@ fn tree() -> TestDir {
     t
 }
 
-const SURFACE: &str = "py/models.py\n  class User:1\nsrc/lib.rs\n  struct Agent:1\n  fn helper:7 helper2:8\n  const LIMIT:10\nweb/app.ts\n  fn start:1\n  class Server:3\n(exported top-level symbols only: 7 other symbols not shown; --all lists every one)\n";
+const SURFACE: &str = "py/models.py\n  class User:1\nsrc/lib.rs\n  struct Agent:1\n  fn helper:7 helper2:8\n  const LIMIT:10\nweb/app.ts\n  fn start:1\n  class Server:3\n(exported top-level symbols only: 5 other top-level symbols and members not shown; --all lists every symbol)\n";
 
 #[test]
 fn a_folder_outlines_to_its_exported_surface_a_file_to_every_symbol() {
@@ -48,7 +48,7 @@ fn a_folder_outlines_to_its_exported_surface_a_file_to_every_symbol() {
     let (two, _) = t.cmd("llm-ast-search").args(["src/lib.rs", "src/inner.rs"]).expect_exit(0);
     assert_eq!(
         two,
-        "src/lib.rs\n  struct Agent:1\n  fn helper:7 helper2:8\n  const LIMIT:10\n(exported top-level symbols only: 4 other symbols not shown; --all lists every one)\n"
+        "src/lib.rs\n  struct Agent:1\n  fn helper:7 helper2:8\n  const LIMIT:10\n(exported top-level symbols only: 3 other top-level symbols and members not shown; --all lists every symbol)\n"
     );
     // One file: every symbol, as before.
     let (one, _) = t.cmd("llm-ast-search").arg("src/lib.rs").expect_exit(0);
@@ -78,7 +78,7 @@ fn a_folder_outlines_to_its_exported_surface_a_file_to_every_symbol() {
     let (page, _) = t.cmd("llm-ast-search").args(["--limit", "3"]).expect_exit(0);
     assert_eq!(
         page,
-        "py/models.py\n  class User:1\n(exported top-level symbols only: 2 other symbols not shown; --all lists every one)\n… at least 1 more (--offset 3)\n"
+        "py/models.py\n  class User:1\n(exported top-level symbols only: 1 other top-level symbol and members not shown; --all lists every symbol)\n… at least 1 more (--offset 3)\n"
     );
 }
 
@@ -113,6 +113,31 @@ fn the_json_holds_every_symbol_top_level_ones_marked_exported() {
     let all: serde_json::Value = t.cmd("llm-ast-search").arg("--all").json(0);
     let plain: serde_json::Value = t.cmd("llm-ast-search").json(0);
     assert_eq!(all["symbols"], plain["symbols"]);
+}
+
+/// The surface walks the top level alone, yet misses nothing it shows: a
+/// C++ namespace's exported members, the items of a Rust macro body at the
+/// top level; and what it leaves out is counted the same when paging makes
+/// it walk every symbol.
+#[test]
+fn the_surface_keeps_namespace_members_and_macro_items_and_counts_top_level_symbols() {
+    let t = TestDir::new();
+    t.write(
+        "net.cpp",
+        "namespace net {\nint connect();\nstatic int hidden() { return 0; }\n}\nstatic int local = 1;\n",
+    );
+    t.write(
+        "rt.rs",
+        "macro_rules! cfg_rt { ($($i:item)*) => { $($i)* } }\ncfg_rt! {\n    pub fn spawn() {}\n    fn quiet() {}\n}\npub fn run() {\n    pub struct Inner;\n}\n",
+    );
+    let (text, _) = t.cmd("llm-ast-search").expect_exit(0);
+    assert_eq!(
+        text,
+        "net.cpp\n  decl net/connect:2\nrt.rs\n  fn spawn:3 run:6\n(exported top-level symbols only: 4 other top-level symbols and members not shown; --all lists every symbol)\n"
+    );
+    // Paging walks every symbol; the note counts the same top-level ones.
+    let (paged, _) = t.cmd("llm-ast-search").args(["--limit", "100"]).expect_exit(0);
+    assert_eq!(paged, text);
 }
 
 #[test]

@@ -248,7 +248,7 @@ fn an_outline_through_mcp_is_the_dense_text() {
         let folder = call(&client, "ast_search", json!({ "symbols": true })).await.unwrap();
         assert_eq!(
             text(&folder),
-            "a.rs\n  struct Agent:1\n(exported top-level symbols only: 3 other symbols not shown; all: true lists every one)\n"
+            "a.rs\n  struct Agent:1\n(exported top-level symbols only: 1 other top-level symbol and members not shown; all: true lists every symbol)\n"
         );
         let dense_symbols = dense.structured_content.unwrap()["symbols"].clone();
         assert_eq!(dense_symbols, full.structured_content.unwrap()["symbols"]);
