@@ -463,9 +463,11 @@ type WalkEntry = Result<ignore::DirEntry, ignore::Error>;
 /// parallel walk costs more than it saves.
 const SMALL_TREE: usize = 64;
 
-/// The default number of worker threads: the number of CPUs.
+/// The default number of worker threads: the number of CPUs this process
+/// may use, asked once (each asking reads the cgroup's files again).
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The most worker threads a run uses: 4× the CPUs, at most 64 (more only

@@ -1,5 +1,7 @@
 //! For each trigram, the ids of the files that hold it: ascending, stored
-//! as varint gaps (most gaps of a common trigram take one byte).
+//! as varint gaps (most gaps of a common trigram take one byte), a long
+//! list with skips every [`SKIP_EVERY`] bytes, so an intersection with a
+//! few ids jumps to each instead of decoding the whole list.
 
 use std::collections::HashMap;
 
@@ -8,6 +10,9 @@ use crate::trigram::Trigram;
 #[derive(Default)]
 pub(crate) struct Postings {
     lists: HashMap<Trigram, List, BuildTrigramHasher>,
+    /// The skips of the lists longer than [`SKIP_EVERY`] bytes (few: most
+    /// lists are short, and a field in each would cost more than these).
+    skips: HashMap<Trigram, Vec<Skip>, BuildTrigramHasher>,
     /// Bytes the lists' buffers hold, kept as they grow: the size is asked
     /// after every search, and summing a million lists would cost more.
     held: usize,
@@ -18,6 +23,18 @@ struct List {
     bytes: Vec<u8>,
     last: Option<u32>,
 }
+
+/// Where decoding a list may resume: at byte `at`, the id before it being
+/// `before`. Recorded as a list's entries cross each [`SKIP_EVERY`] bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Skip {
+    before: u32,
+    at: u32,
+}
+
+/// Bytes of a list between skips: each skip costs 8 bytes (6% of a long
+/// list), and spares decoding up to this many bytes for each id looked up.
+const SKIP_EVERY: usize = 128;
 
 /// A trigram's hash: one multiplication (Fibonacci hashing), where the
 /// default SipHash, made to withstand chosen keys, cost a third of a
@@ -58,36 +75,48 @@ impl Postings {
                 Some(last) => id - last,
                 None => id,
             };
+            let at = list.bytes.len();
             push_varint(&mut list.bytes, gap);
             self.held += list.bytes.capacity() - before;
             list.last = Some(id);
+            if at / SKIP_EVERY < list.bytes.len() / SKIP_EVERY
+                && let Ok(end) = u32::try_from(list.bytes.len())
+            {
+                let skips = self.skips.entry(t).or_default();
+                let before = skips.capacity();
+                skips.push(Skip { before: id, at: end });
+                self.held += (skips.capacity() - before) * std::mem::size_of::<Skip>();
+            }
         }
     }
 
     /// The ids holding every one of `trigrams` (ascending).
     pub(crate) fn holding_all(&self, trigrams: &[Trigram]) -> Vec<u32> {
-        let mut lists: Vec<&List> = Vec::with_capacity(trigrams.len());
+        let mut lists: Vec<(&Trigram, &List)> = Vec::with_capacity(trigrams.len());
         for t in trigrams {
             match self.lists.get(t) {
-                Some(list) => lists.push(list),
+                Some(list) => lists.push((t, list)),
                 None => return Vec::new(),
             }
         }
-        lists.sort_by_key(|l| l.bytes.len());
-        let Some((first, rest)) = lists.split_first() else { return Vec::new() };
+        lists.sort_by_key(|(_, l)| l.bytes.len());
+        let Some(((_, first), rest)) = lists.split_first() else { return Vec::new() };
         let mut ids = first.decode();
-        for list in rest {
+        for (t, list) in rest {
             if ids.is_empty() {
                 break;
             }
-            list.keep_held(&mut ids);
+            let skips = self.skips.get(t).map_or(&[][..], Vec::as_slice);
+            list.keep_held(&mut ids, skips);
         }
         ids
     }
 
-    /// Bytes held: the lists' buffers, and each list's own.
+    /// Bytes held: the lists' buffers and skips, and each list's own.
     pub(crate) fn size(&self) -> usize {
-        self.held + self.lists.len() * (std::mem::size_of::<List>() + std::mem::size_of::<Trigram>())
+        self.held
+            + self.lists.len() * (std::mem::size_of::<List>() + std::mem::size_of::<Trigram>())
+            + self.skips.len() * (std::mem::size_of::<Vec<Skip>>() + std::mem::size_of::<Trigram>())
     }
 
     pub(crate) fn shrink(&mut self) {
@@ -95,18 +124,31 @@ impl Postings {
             list.bytes.shrink_to_fit();
         }
         self.lists.shrink_to_fit();
-        self.held = self.lists.values().map(|l| l.bytes.capacity()).sum();
+        for skips in self.skips.values_mut() {
+            skips.shrink_to_fit();
+        }
+        self.skips.shrink_to_fit();
+        self.held = self.lists.values().map(|l| l.bytes.capacity()).sum::<usize>()
+            + self.skips.values().map(|s| s.capacity() * std::mem::size_of::<Skip>()).sum::<usize>();
     }
 }
 
 impl List {
     /// Keeps those of the ascending `ids` this list holds, reading it once
-    /// without decoding it into a vector of its own.
-    fn keep_held(&self, ids: &mut Vec<u32>) {
+    /// without decoding it into a vector of its own, jumping by `skips`
+    /// (this list's) over the stretches before each id.
+    fn keep_held(&self, ids: &mut Vec<u32>, skips: &[Skip]) {
         let (mut at, mut id, mut kept) = (0, 0u32, 0);
         let mut started = false;
         for i in 0..ids.len() {
             let wanted = ids[i];
+            // The last skip before `wanted`: every id up to it is smaller.
+            if (!started || id < wanted)
+                && let Some(skip) = skips.partition_point(|s| s.before < wanted).checked_sub(1).map(|k| skips[k])
+                && skip.at as usize > at
+            {
+                (at, id, started) = (skip.at as usize, skip.before, true);
+            }
             while (!started || id < wanted) && at < self.bytes.len() {
                 let (gap, used) = read_varint(&self.bytes[at..]);
                 at += used;
@@ -223,8 +265,49 @@ mod tests {
             }
             let asked: Vec<u32> = asked.into_iter().collect();
             let mut kept = asked.clone();
-            list.keep_held(&mut kept);
+            list.keep_held(&mut kept, &[]);
             prop_assert_eq!(kept, intersect(&asked, &list.decode()));
+        }
+
+        /// Lists long enough to have skips, with gaps of every size, give
+        /// the same ids as the lists decoded whole and intersected.
+        #[test]
+        fn skipping_through_long_lists_is_the_intersection(
+            first in proptest::collection::btree_set(0u32..200_000, 0..3000),
+            kept_in_second in proptest::collection::vec(any::<bool>(), 3000),
+            more in proptest::collection::btree_set(0u32..200_000, 0..1000),
+            picked in proptest::collection::vec(0usize..3000, 0..60),
+        ) {
+            // Most ids asked are in the first list, half of those in the second.
+            let listed: Vec<u32> = first.iter().copied().collect();
+            let second: std::collections::BTreeSet<u32> = listed
+                .iter()
+                .zip(&kept_in_second)
+                .filter_map(|(&id, &kept)| kept.then_some(id))
+                .chain(more.iter().copied())
+                .collect();
+            let asked: std::collections::BTreeSet<u32> = picked
+                .iter()
+                .map(|&i| listed.get(i).copied().unwrap_or(i as u32))
+                .collect();
+            let mut p = Postings::default();
+            let mut ids: Vec<(u32, Vec<Trigram>)> = Vec::new();
+            let all: std::collections::BTreeSet<u32> = first.iter().chain(&second).chain(&asked).copied().collect();
+            for id in all {
+                let mut held = Vec::new();
+                if first.contains(&id) { held.push(1); }
+                if second.contains(&id) { held.push(2); }
+                if asked.contains(&id) { held.push(3); }
+                ids.push((id, held));
+            }
+            for (id, held) in &ids {
+                p.add(*id, held);
+            }
+            let decoded = |t: Trigram| p.lists.get(&t).map_or(Vec::new(), List::decode);
+            let expected = intersect(&intersect(&decoded(3), &decoded(1)), &decoded(2));
+            prop_assert_eq!(p.holding_all(&[1, 2, 3]), expected);
+            let skips = p.skips.get(&1).map_or(0, Vec::len);
+            prop_assert!(first.len() < 1000 || skips > 0, "a long list has skips");
         }
     }
 
@@ -238,9 +321,16 @@ mod tests {
         assert_eq!(p.holding_all(&[1, 2]), vec![0, 70_000]);
         assert_eq!(p.holding_all(&[3]), Vec::<u32>::new());
         assert_eq!(union(&[1, 3], &[2, 3, 4]), vec![1, 2, 3, 4]);
-        let held: usize = p.lists.values().map(|l| l.bytes.capacity()).sum();
-        assert_eq!(p.held, held, "the size kept as lists grow is their buffers' sum");
+        for id in 100_000..100_400 {
+            p.add(id, &[2]);
+        }
+        assert!(!p.skips[&2].is_empty());
+        let held = |p: &Postings| {
+            p.lists.values().map(|l| l.bytes.capacity()).sum::<usize>()
+                + p.skips.values().map(|s| s.capacity() * std::mem::size_of::<Skip>()).sum::<usize>()
+        };
+        assert_eq!(p.held, held(&p), "the size kept as lists grow is their buffers' and skips' sum");
         p.shrink();
-        assert_eq!(p.held, p.lists.values().map(|l| l.bytes.capacity()).sum::<usize>());
+        assert_eq!(p.held, held(&p));
     }
 }

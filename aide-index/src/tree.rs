@@ -94,9 +94,9 @@ pub struct TreeIndex {
     entries: Vec<Entry>,
     /// The id of each file there is, in byte order of the paths.
     live: BTreeMap<String, u32>,
-    /// `live`'s ids in its order, kept until `live` changes: a search
-    /// goes through every file, and a vector is far quicker to go through.
-    order: std::sync::OnceLock<Vec<u32>>,
+    /// `live`'s ids in its order and each one's place in it, kept until
+    /// `live` changes.
+    order: std::sync::OnceLock<Order>,
     postings: Postings,
     /// Files searched whatever the query: unreadable, or too large to index.
     always: Vec<u32>,
@@ -223,21 +223,19 @@ impl TreeIndex {
     /// skipped), as can those the index could not read and those with a
     /// NUL byte (the search says they are binary).
     pub fn listed(&self, query: &Query, max_filesize: Option<u64>) -> (usize, Vec<(usize, &Entry)>) {
-        let mut can = vec![false; self.entries.len()];
-        for id in self.matching(query).into_iter().chain(self.always.iter().copied()) {
-            can[id as usize] = true;
+        let order = self.order.get_or_init(|| Order::of(&self.live, self.entries.len()));
+        let mut ids = self.matching(query);
+        ids.extend_from_slice(&self.always);
+        if let Some(max) = max_filesize {
+            let large = |id: &u32| self.entries[*id as usize].stamp.is_none_or(|s| s.size > max);
+            ids.extend(order.ids.iter().copied().filter(large));
         }
-        let order = self.order.get_or_init(|| self.live.values().copied().collect());
-        let listed = order
-            .iter()
-            .enumerate()
-            .filter_map(|(position, &id)| {
-                let entry = &self.entries[id as usize];
-                let large = max_filesize.is_some_and(|max| entry.stamp.is_none_or(|s| s.size > max));
-                (can[id as usize] || large).then_some((position, entry))
-            })
-            .collect();
-        (order.len(), listed)
+        // Ids of files since changed or gone have no place: they are not listed.
+        let mut listed: Vec<(usize, &Entry)> =
+            ids.into_iter().filter_map(|id| Some((order.place(id)?, &self.entries[id as usize]))).collect();
+        listed.sort_unstable_by_key(|&(place, _)| place);
+        listed.dedup_by_key(|&mut (place, _)| place);
+        (order.ids.len(), listed)
     }
 
     /// The files that can hold a match of `query`, in byte order of their paths.
@@ -430,6 +428,32 @@ fn excludes_file() -> Option<PathBuf> {
         Some(rest) => home.join(rest),
         None => PathBuf::from(value),
     })
+}
+
+/// The files there are in byte order of their paths, and where each id
+/// stands in it: a search lists its candidates by place without going
+/// through every file.
+struct Order {
+    ids: Vec<u32>,
+    /// By id: its place in `ids`, or [`Order::GONE`].
+    places: Vec<u32>,
+}
+
+impl Order {
+    const GONE: u32 = u32::MAX;
+
+    fn of(live: &BTreeMap<String, u32>, entries: usize) -> Order {
+        let ids: Vec<u32> = live.values().copied().collect();
+        let mut places = vec![Order::GONE; entries];
+        for (place, &id) in ids.iter().enumerate() {
+            places[id as usize] = place as u32;
+        }
+        Order { ids, places }
+    }
+
+    fn place(&self, id: u32) -> Option<usize> {
+        self.places.get(id as usize).copied().filter(|&p| p != Order::GONE).map(|p| p as usize)
+    }
 }
 
 /// Each file's stamp and trigrams (None: searched always), in order.

@@ -6,7 +6,6 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::place::{LOCK, PID, SOCKET};
@@ -42,8 +41,8 @@ pub struct Quiet {
     pub busy: bool,
 }
 
-/// Serves connections of this uid, each on its own thread through
-/// `handle`, until a signal or `should_end` (asked every 50 ms); then the
+/// Serves connections of this uid, each on a thread of its own at the
+/// time (kept between connections) through `handle`, until a signal or `should_end` (asked every 50 ms); then the
 /// socket goes first (no caller connects to a keeper that is going) and
 /// the lock last, when the returned [`Ended`] is dropped. A caller that is
 /// not proven to be as confined as the keeper or less is answered
@@ -60,46 +59,32 @@ pub fn serve(
     for sig in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP] {
         let _ = signal_hook::flag::register(sig, signalled.clone());
     }
-    let (tx, connections) = mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            if tx.send(stream).is_err() {
-                return;
-            }
-        }
-    });
-    let handle = Arc::new(handle);
     let busy = Arc::new(AtomicUsize::new(0));
     let last = Arc::new(std::sync::Mutex::new(Instant::now()));
+    let ended = Arc::new(AtomicBool::new(false));
     let own = crate::peer::Confinement::own();
-    loop {
-        match connections.recv_timeout(Duration::from_millis(50)) {
-            Ok(stream) => match admit(&stream, &own) {
-                Admission::Refuse => {
-                    let refusal = refusal.clone();
-                    std::thread::spawn(move || refuse(stream, &refusal));
-                    continue;
-                }
+    {
+        let (busy, last, signalled) = (busy.clone(), last.clone(), signalled.clone());
+        workers::serve_on_threads(listener, ended.clone(), move |stream| {
+            busy.fetch_add(1, Ordering::SeqCst);
+            match admit(&stream, &own) {
+                Admission::Refuse => refuse(stream, &refusal),
+                // A request the handler panics on ends its own connection
+                // (the caller sees it closed, never a wait), and the keeper
+                // goes on serving and idling.
                 Admission::Serve => {
-                    busy.fetch_add(1, Ordering::SeqCst);
-                    let (handle, busy, last, signalled) =
-                        (handle.clone(), busy.clone(), last.clone(), signalled.clone());
-                    std::thread::spawn(move || {
-                        // A request the handler panics on ends its own
-                        // connection (the caller sees it closed, never a
-                        // wait), and the keeper goes on serving and idling.
-                        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(stream, &signalled)));
-                        *aide_core::sync::lock(&last) = Instant::now();
-                        busy.fetch_sub(1, Ordering::SeqCst);
-                    });
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(stream, &signalled)));
                 }
                 Admission::Close => {
                     let _ = stream.shutdown(Shutdown::Both);
                 }
-            },
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        }
+            }
+            *aide_core::sync::lock(&last) = Instant::now();
+            busy.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
         if signalled.load(Ordering::Relaxed) {
             break;
         }
@@ -109,6 +94,7 @@ pub fn serve(
             break;
         }
     }
+    ended.store(true, Ordering::SeqCst);
     let _ = std::fs::remove_file(&socket);
     Ended { _lock, signalled: signalled.load(Ordering::Relaxed) }
 }
@@ -168,3 +154,4 @@ pub struct Ended {
 
 #[cfg(test)]
 mod tests;
+mod workers;

@@ -13,7 +13,7 @@
 //! concurrent processes lose no row; so does about one run in 64 after its
 //! output is written, so a spool nobody reads stays small. An ingest claims
 //! each file by renaming it before reading it, so a run's final record
-//! spooled meanwhile over its provisional one is never removed unread, and
+//! spooled meanwhile beside its provisional one is never removed unread, and
 //! a provisional record never replaces a stored one. Logging never
 //! fails a tool: a failure becomes a `log_failed` diagnostic. `--no-log` or
 //! `AIDE_LOG=off` disables it.

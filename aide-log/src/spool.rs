@@ -29,6 +29,11 @@ pub fn spool_ready(home: &Path) -> Result<(), AideError> {
 
 /// Spools `run` under `home`: one file, written whole and renamed into
 /// place. A result over the stored limit is spooled without its body.
+/// A run's provisional record (`unfinished`) and its final one have names
+/// of their own, the provisional removed once the final is in place:
+/// renaming over an existing file makes ext4 allocate and start writing
+/// the new file's data at once (`auto_da_alloc`), which cost a short run
+/// more than the rest of its log.
 pub fn spool_in(home: &Path, mut run: RunRecord) -> Result<(), AideError> {
     use std::io::Write;
     let dir = spool_dir(home);
@@ -37,7 +42,9 @@ pub fn spool_in(home: &Path, mut run: RunRecord) -> Result<(), AideError> {
         run.result_json = String::new();
     }
     let bytes = serde_json::to_vec(&run).map_err(|e| unavailable(&dir, e))?;
-    let name = format!("{}.json", run.execution_id);
+    let provisional = format!("{}.start.json", run.execution_id);
+    let is_provisional = run.error_code.as_deref() == Some(crate::record::UNFINISHED);
+    let name = if is_provisional { provisional.clone() } else { format!("{}.json", run.execution_id) };
     let tmp = dir.join(format!(".{name}.tmp"));
     let write = || -> std::io::Result<()> {
         let create = || aide_core::fsutil::private_file().write(true).create_new(true).open(&tmp);
@@ -56,14 +63,19 @@ pub fn spool_in(home: &Path, mut run: RunRecord) -> Result<(), AideError> {
     write().map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         unavailable(&dir, e)
-    })
+    })?;
+    if !is_provisional {
+        // Gone already when an ingest took it: its row never replaces this one.
+        let _ = std::fs::remove_file(dir.join(provisional));
+    }
+    Ok(())
 }
 
 /// Takes the spool's records for one ingest: each file is renamed to a
 /// name of this process's before it is read, so the file read is the file
-/// removed. A run's final record renamed over its provisional one after
-/// that is a new file, left for the next ingest (removing the path read
-/// once removed it, and the run stayed `unfinished`); a file another
+/// removed. A run's final record spooled after that is a file of its own,
+/// left for the next ingest (when it replaced the provisional one, removing
+/// the path read once removed it, and the run stayed `unfinished`); a file another
 /// process claimed first is skipped. Claims left by an ingest that died
 /// (older than ten minutes) are taken again, as are stale temporaries
 /// removed.

@@ -74,8 +74,7 @@ fn spooled_runs_reach_the_database_when_it_is_opened_and_leave_the_spool() {
     assert_eq!(got.result_json.as_deref(), Some(r#"{"ok":true}"#));
 }
 
-/// A run's final record renamed over its provisional one while an
-/// ingest holds the provisional (read, not yet committed) must survive:
+/// A run's final record spooled while an ingest holds its provisional one (read, not yet committed) must survive:
 /// the ingest once removed the path it had read, and with it the final
 /// record that had replaced it, leaving the run `unfinished` forever.
 #[test]
@@ -107,6 +106,32 @@ fn a_final_record_spooled_while_its_provisional_is_being_ingested_is_kept() {
     // once) never replaces it.
     log.record(&provisional).unwrap();
     assert_eq!(log.get(id).unwrap().summary.error_code.as_deref(), Some("cancelled"));
+}
+
+/// The final record takes the provisional one's place in the spool (one
+/// file a run once it ended), and both ingested in either order leave
+/// the run as it ended.
+#[test]
+fn a_final_record_removes_its_provisional_one_from_the_spool() {
+    let home = tempfile::tempdir().unwrap();
+    let now = SystemTime::now();
+    spool_ready(home.path()).unwrap();
+    let id = "0190aaaa-0000-7000-8000-00000000abce";
+    let mut provisional = record(id, "llm-search", now, "");
+    provisional.ok = false;
+    provisional.error_code = Some(UNFINISHED.into());
+    spool_in(home.path(), provisional).unwrap();
+    assert_eq!(spooled(home.path()), 1);
+    spool_in(home.path(), record(id, "llm-search", now, r#"{"ok":true}"#)).unwrap();
+    let names: Vec<String> = std::fs::read_dir(spool_dir(home.path()))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, [format!("{id}.json")]);
+    let mut log = ExecutionLog::open_in(home.path()).unwrap();
+    log.ingest(home.path()).unwrap();
+    assert!(log.get(id).unwrap().summary.ok);
 }
 
 #[test]

@@ -160,7 +160,7 @@ fn keep(dir: &Path) -> i32 {
     let Ok(kept) = serde_json::from_slice::<Kept>(&bytes) else { return 4 };
     let Ok(root) = Root::new(&kept.root) else { return 4 };
     crate::indexed::keep_indexes(if kept.always { Indexing::Always } else { Indexing::Auto });
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = aide_core::walk::default_threads();
     let refusal =
         aide_keeper::json_line(&Answer::Walk("a sandboxed search cannot ask an index kept outside it".into()));
     let idle = idle();

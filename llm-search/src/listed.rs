@@ -64,23 +64,24 @@ fn collected(listing: Listing, plan: &Plan<'_>) -> Result<(Vec<FileOutcome>, usi
     Ok((kept, searched + listing.files - listing.candidates.len()))
 }
 
-/// Each file's outcome, in order, searched on the plan's threads.
+/// Each file's outcome, in order, searched on the plan's threads (this
+/// one among them: a thread less to start for the few files an index lists).
 fn search_all(files: &[(usize, WalkedFile)], plan: &Plan<'_>) -> Vec<FileOutcome> {
     let per = files.len().div_ceil(plan.threads.max(1)).max(1);
+    let search_part = |part: &[(usize, WalkedFile)]| {
+        let mut searcher = plan.searcher.build();
+        let mut copy = Vec::new();
+        part.iter().map(|(_, file)| search_file(&mut searcher, plan.settings, file, &mut copy)).collect::<Vec<_>>()
+    };
+    let mut parts = files.chunks(per);
+    let Some(first) = parts.next() else { return Vec::new() };
     std::thread::scope(|s| {
-        let handles: Vec<_> = files
-            .chunks(per)
-            .map(|part| {
-                s.spawn(move || {
-                    let mut searcher = plan.searcher.build();
-                    let mut copy = Vec::new();
-                    part.iter()
-                        .map(|(_, file)| search_file(&mut searcher, plan.settings, file, &mut copy))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        let handles: Vec<_> = parts.map(|part| s.spawn(move || search_part(part))).collect();
+        let mut outcomes = search_part(first);
+        for h in handles {
+            outcomes.extend(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        outcomes
     })
 }
 

@@ -10,7 +10,7 @@ pub(crate) fn parallel_map<'a, T: Sync, R: Send>(items: &'a [T], f: impl Fn(&'a 
 /// [`parallel_map`] taking the items: each is dropped on its worker (a
 /// syntax tree costs as much to free as to parse again).
 pub(crate) fn parallel_map_owned<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8);
+    let threads = aide_core::walk::default_threads().clamp(1, 8);
     map_on_threads(threads, items, f)
 }
 

@@ -126,8 +126,14 @@ proptest! {
         for e in &edits {
             apply(root, e);
             assert!(index.refresh(&Plain::new(root)));
+            // Every file listed by its place among all of them, in order.
+            let (total, all) = index.listed(&Query::All, None);
+            prop_assert_eq!(all.iter().map(|(place, _)| *place).collect::<Vec<_>>(), (0..total).collect::<Vec<_>>());
             for q in &queries {
                 prop_assert_eq!(found(&index, q), truth(root, q), "after {:?}, query {:?}", e, q);
+                for (place, entry) in index.listed(q, None).1 {
+                    prop_assert_eq!(&all[place].1.rel, &entry.rel);
+                }
             }
         }
     }
