@@ -55,7 +55,14 @@ impl Cmd {
 
     /// Spawns the command, stdin and stderr null, stdout as given.
     fn spawn(&self, stdout: Stdio) -> Result<std::process::Child> {
-        Command::new(&self.argv[0])
+        let mut command = Command::new(&self.argv[0]);
+        for (key, value) in cargo_run_environment() {
+            match value {
+                Some(value) => command.env(key, value),
+                None => command.env_remove(key),
+            };
+        }
+        command
             .args(&self.argv[1..])
             .current_dir(&self.cwd)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
@@ -65,6 +72,33 @@ impl Cmd {
             .spawn()
             .map_err(|e| format!("spawning {}: {e}", self.argv[0]))
     }
+}
+
+/// What `cargo xtask` (a `cargo run`) adds to the environment, undone for
+/// the commands measured, which run as a user's shell runs them: cargo's
+/// `CARGO_*` variables removed, and `LD_LIBRARY_PATH` without the folders
+/// cargo put first (the build's and the toolchain's), the dynamic loader
+/// otherwise trying each of them for every library of every dynamically
+/// linked tool (ours, rg) and of none that is linked statically (csearch).
+fn cargo_run_environment() -> Vec<(String, Option<String>)> {
+    let target = workspace().join("target");
+    let toolchains = std::env::var("RUSTUP_HOME").map(|h| PathBuf::from(h).join("toolchains")).ok();
+    let mut changes: Vec<(String, Option<String>)> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("CARGO_") && k != "CARGO_HOME" || k == "CARGO")
+        .map(|(k, _)| (k, None))
+        .collect();
+    if let Ok(paths) = std::env::var("LD_LIBRARY_PATH") {
+        let users: Vec<&str> = paths
+            .split(':')
+            .filter(|p| {
+                let p = Path::new(p);
+                !p.starts_with(&target) && toolchains.as_ref().is_none_or(|t| !p.starts_with(t))
+            })
+            .collect();
+        let value = (!users.is_empty()).then(|| users.join(":"));
+        changes.push(("LD_LIBRARY_PATH".into(), value));
+    }
+    changes
 }
 
 #[derive(Debug, Serialize)]
