@@ -88,9 +88,12 @@ impl Engine<'_> {
     /// way; a full --limit page with more after it stops the parsing (the
     /// counts are then those up to there). A write error (a closed pipe)
     /// stops the printing, not the count.
-    pub fn stream_symbols(&self, w: &mut TextOut<'_>) -> Result<(Page, usize, Vec<aide_core::Diagnostic>), AideError> {
+    pub fn stream_symbols(
+        &self,
+        w: &mut TextOut<'_>,
+        view: OutlineView,
+    ) -> Result<(Page, usize, Vec<aide_core::Diagnostic>), AideError> {
         let kinds = self.kinds()?;
-        let view = self.outline_view();
         let (offset, limit) = (self.request.offset, self.request.limit.unwrap_or(usize::MAX));
         let (mut total, mut files, mut printed, mut left_out) = (0usize, 0usize, 0usize, 0usize);
         let mut writing = true;
@@ -401,31 +404,26 @@ impl Engine<'_> {
     /// filtered by name and the output is live text.
     fn run_symbols(&self) -> Result<Outcome<AstOutput>, AideError> {
         let request = self.request;
+        // Asked once: it may look at the file system (one file or a folder).
+        let view = self.outline_view();
         if request.name.is_none()
             && let Some(mut live) = self.ctx.live()
         {
             // Text outline: print file by file, holding nothing.
-            let (page, left_out, diagnostics) = live.buffered(|w| self.stream_symbols(w))?;
+            let (page, left_out, diagnostics) = live.buffered(|w| self.stream_symbols(w, view))?;
             let output = AstOutput::Symbols {
                 symbols: Vec::new(),
                 name_match: None,
                 page,
                 streamed: true,
-                view: self.outline_view(),
+                view,
                 streamed_left_out: left_out,
             };
             return Ok(Outcome::with_diagnostics(output, diagnostics));
         }
         let (all, name_match, files, diagnostics) = self.symbols()?;
         let (symbols, page) = page(all, request, files);
-        let output = AstOutput::Symbols {
-            symbols,
-            name_match,
-            page,
-            streamed: false,
-            view: self.outline_view(),
-            streamed_left_out: 0,
-        };
+        let output = AstOutput::Symbols { symbols, name_match, page, streamed: false, view, streamed_left_out: 0 };
         Ok(Outcome::with_diagnostics(output, diagnostics))
     }
 
