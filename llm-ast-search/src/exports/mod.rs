@@ -39,12 +39,6 @@ pub enum RustReach {
     OtherModules,
 }
 
-/// Whether the direct members of `symbol` are exported each on its own
-/// (by the rule of its language, C and C++): it is a top-level namespace.
-pub(crate) fn exports_its_members(symbol: &crate::symbols::Symbol) -> bool {
-    symbol.depth == 1 && symbol.kind == SymbolKind::Namespace
-}
-
 /// A symbol as the rule asks about it, besides its node.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Declared<'a> {

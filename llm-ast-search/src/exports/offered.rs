@@ -1,7 +1,7 @@
 //! llm-code's question of a symbol it has from an outline: is it exported?
 //! Its node is found again, and the rule of [`super`] asked about it.
 
-use super::{Declared, RustReach, exports_its_members, on_the_definition};
+use super::{Declared, RustReach, on_the_definition};
 use crate::source::SourceFile;
 use crate::symbols::{Symbol, with_symbol_node};
 
@@ -11,7 +11,7 @@ use crate::symbols::{Symbol, with_symbol_node};
 pub fn offered(file: &SourceFile, symbol: &Symbol, reach: RustReach) -> bool {
     let in_namespace = symbol.depth == 2
         && symbol.parent.is_some()
-        && file.outline().iter().any(|p| exports_its_members(p) && Some(&p.name_path) == symbol.parent.as_ref());
+        && file.outline().iter().any(|p| p.exports_its_members() && Some(&p.name_path) == symbol.parent.as_ref());
     let declared = Declared {
         kind: symbol.kind,
         name: &symbol.name,

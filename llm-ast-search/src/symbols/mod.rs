@@ -12,7 +12,7 @@ use tree_sitter::{Node, Tree};
 
 use lang::{definition, family};
 
-use crate::exports::{Declared, FileFacts, RustReach, exports_its_members};
+use crate::exports::{Declared, FileFacts, RustReach};
 use crate::source::SourceFile;
 use crate::tree::collapse;
 pub(crate) use crate::tree::node_text_collapsed;
@@ -240,7 +240,7 @@ fn outline_of_tree<'t>(
                     })
                     .collect();
                 enter &= options.max_depth.is_none_or(|m| symbol.depth < m);
-                enter &= !options.surface_only || exports_its_members(&symbol);
+                enter &= !options.surface_only || symbol.exports_its_members();
                 if holds {
                     open.push((node.id(), symbols.len()));
                 }
@@ -299,7 +299,7 @@ fn make_symbol(at: &Site<'_>, node: Node<'_>, def: Def<'_>, parent: Option<&Symb
         name: &def.name,
         depth,
         name_span: def.name_node.map(|n| (n.start_byte(), n.end_byte())),
-        in_namespace: parent.is_some_and(exports_its_members),
+        in_namespace: parent.is_some_and(Symbol::exports_its_members),
     };
     let exported = at.facts.exported(at.lang, node, source, &declared, RustReach::OtherModules);
     Symbol {

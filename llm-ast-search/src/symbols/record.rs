@@ -111,6 +111,14 @@ impl SymbolKind {
     }
 }
 
+impl Symbol {
+    /// Whether its direct members are exported each on its own (by the
+    /// rule of C and C++): it is a top-level namespace.
+    pub(crate) fn exports_its_members(&self) -> bool {
+        self.depth == 1 && self.kind == SymbolKind::Namespace
+    }
+}
+
 impl std::fmt::Display for SymbolKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
